@@ -1,0 +1,186 @@
+"""The ``krouter`` command: a thin layer over the library. Errors become messages and exit codes.
+
+Exit codes: 0 cited (or success), 3 refused, 2 usage error, 1 any other error.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from krouter import __version__
+from krouter.config import bundled_vault, default_vault
+from krouter.errors import KRouterError, PageNotFound, PathOutsideVault, VaultNotFound
+from krouter.router import Router
+
+EXIT_REFUSED = 3
+EXIT_USAGE = 2
+EXIT_ERROR = 1
+
+app = typer.Typer(
+    name="krouter",
+    help="Which page of your Markdown vault holds the answer — or does none? Cites the page, or refuses.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+VaultOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the bundled demo vault.",
+        show_default=False,
+    ),
+]
+
+
+def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+    typer.echo(f"krouter: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _router(vault: Path | None) -> Router:
+    try:
+        return Router(vault if vault is not None else default_vault())
+    except VaultNotFound as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    except KRouterError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"krouter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """KRouter: cite the right page of a Markdown vault, or refuse with a reason."""
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in any language.")],
+    vault: VaultOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the receipt as one JSON object.")] = False,
+    k: Annotated[int, typer.Option("-k", min=1, max=50, help="How many ranked pages to show.")] = 3,
+) -> None:
+    """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
+    router = _router(vault)
+    try:
+        receipt = router.ask(question, k=k)
+    except KRouterError as exc:
+        raise _fail(str(exc)) from exc
+    finally:
+        router.close()
+    if as_json:
+        typer.echo(json.dumps(receipt.to_dict(), ensure_ascii=False))
+    else:
+        typer.echo(receipt.to_text())
+    if receipt.decision == "refuse":
+        raise typer.Exit(EXIT_REFUSED)
+
+
+@app.command()
+def index(
+    vault: VaultOpt = None,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Drop the index and build it from scratch.")
+    ] = False,
+) -> None:
+    """Bring the vault's index up to date (only changed pages are re-read)."""
+    router = _router(vault)
+    bar = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if total < 200:
+            return
+        if bar is None:
+            bar = typer.progressbar(length=total, label="indexing", file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+
+    try:
+        stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress)
+    except KRouterError as exc:
+        raise _fail(str(exc)) from exc
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+        router.close()
+    typer.echo(
+        f"indexed {router.root}: {stats.added} added, {stats.updated} updated, {stats.deleted} deleted, "
+        f"{stats.unchanged} unchanged ({stats.seconds:.2f}s)"
+    )
+    for p in stats.problems:
+        typer.echo(f"  problem: {p.path}: {p.message}", err=True)
+
+
+@app.command()
+def status(
+    vault: VaultOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Show the vault's pages, replaced pages, broken pages, and where the index lives."""
+    router = _router(vault)
+    try:
+        stats = router.refresh()
+        report = router.status(stats)
+    finally:
+        router.close()
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+        return
+    typer.echo(f"vault:    {report['vault']}")
+    typer.echo(f"pages:    {report['pages']} ({report['replaced']} replaced)")
+    typer.echo(f"index:    {report['index']} ({report['index_bytes']} bytes)")
+    for p in report["problems"]:
+        typer.echo(f"problem:  {p['path']}: {p['message']}")
+    for r in report["broken_links"]:
+        typer.echo(f"link:     {r['from']}: {r['problem']}")
+
+
+@app.command()
+def read(
+    path: Annotated[str, typer.Argument(help="Vault-relative path of the page, as cited.")],
+    vault: VaultOpt = None,
+) -> None:
+    """Print a page. Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
+    router = _router(vault)
+    try:
+        typer.echo(router.read(path), nl=False)
+    except (PathOutsideVault, PageNotFound) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    finally:
+        router.close()
+
+
+@app.command()
+def init(target: Annotated[Path, typer.Argument(help="Folder to create the new vault in.")]) -> None:
+    """Start a new vault from the bundled template (refuses to overwrite a non-empty folder)."""
+    if target.exists() and any(target.iterdir()):
+        raise _fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
+    source = bundled_vault()
+    if not source.is_dir():
+        raise _fail(f"the bundled vault template is missing from this install ({source})")
+    shutil.copytree(source, target, dirs_exist_ok=True)
+    typer.echo(
+        f'created vault {target} from the template; try: krouter ask "which database do we use" --vault {target}'
+    )
+
+
+def run() -> None:
+    """Entry point: runs the app and maps usage errors to exit code 2."""
+    app()

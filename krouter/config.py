@@ -1,0 +1,100 @@
+"""Where KRouter keeps things, and the user's configuration.
+
+Every location derives from one of three directories (cache, state, config), each overridable by an
+environment variable, so tests and sandboxes can point the whole program somewhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from krouter.errors import ConfigError
+
+APP_NAME = "krouter"
+
+
+def cache_dir() -> Path:
+    """Directory for rebuildable data: the per-vault indexes and jieba's dictionary cache."""
+    return Path(os.environ.get("KROUTER_CACHE_DIR") or platformdirs.user_cache_dir(APP_NAME))
+
+
+def state_dir() -> Path:
+    """Directory for data that cannot be rebuilt: the private query log and the learner's journal."""
+    return Path(os.environ.get("KROUTER_STATE_DIR") or platformdirs.user_state_dir(APP_NAME))
+
+
+def config_dir() -> Path:
+    """Directory holding ``config.toml``."""
+    return Path(os.environ.get("KROUTER_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME))
+
+
+def config_path() -> Path:
+    """Path of the user's configuration file (it need not exist)."""
+    return config_dir() / "config.toml"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The user's settings; every field has a working default."""
+
+    vault: Path | None = None
+    query_log: bool = True
+    exclude_folders: tuple[str, ...] = ("Inputs", "Clippings", "03 资料与证据")
+    learn_model: str = "claude-sonnet-4-5"
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read ``config.toml``; a missing file gives the defaults, a broken one raises ConfigError."""
+    path = path or config_path()
+    if not path.is_file():
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    known = {"vault", "query_log", "exclude_folders", "learn_model"}
+    vault = data.get("vault")
+    if vault is not None and not isinstance(vault, str):
+        raise ConfigError(f"{path}: 'vault' must be a string path")
+    query_log = data.get("query_log", True)
+    if not isinstance(query_log, bool):
+        raise ConfigError(f"{path}: 'query_log' must be true or false")
+    exclude = data.get("exclude_folders", list(Config.exclude_folders))
+    if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
+        raise ConfigError(f"{path}: 'exclude_folders' must be a list of folder names")
+    model = data.get("learn_model", Config.learn_model)
+    if not isinstance(model, str):
+        raise ConfigError(f"{path}: 'learn_model' must be a string")
+    return Config(
+        vault=Path(vault).expanduser() if vault else None,
+        query_log=query_log,
+        exclude_folders=tuple(exclude),
+        learn_model=model,
+        extra={k: v for k, v in data.items() if k not in known},
+    )
+
+
+def bundled_vault() -> Path:
+    """The demo vault shipped with the package (or beside it, in a source checkout)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "vault_template", here.parent / "vault_template"):
+        if candidate.is_dir():
+            return candidate
+    return here / "vault_template"
+
+
+def default_vault() -> Path:
+    """The vault used when none is named: ``KROUTER_VAULT``, then the configured one, then the demo vault."""
+    env = os.environ.get("KROUTER_VAULT")
+    if env:
+        return Path(env).expanduser()
+    configured = load_config().vault
+    if configured is not None:
+        return configured
+    return bundled_vault()

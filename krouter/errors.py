@@ -1,0 +1,28 @@
+"""Typed errors raised by the library; the CLI turns them into messages and exit codes."""
+
+from __future__ import annotations
+
+
+class KRouterError(Exception):
+    """Base class for every error KRouter raises on purpose."""
+
+
+class VaultNotFound(KRouterError):
+    """The vault folder does not exist or is not a folder."""
+
+
+class PathOutsideVault(KRouterError):
+    """A path given to read or write resolves outside the vault (``..``, absolute, or a symlink)."""
+
+
+class PageNotFound(KRouterError):
+    """A vault-relative path names no page."""
+
+
+class IndexBusy(KRouterError):
+    """Another process holds the index for writing longer than we are willing to wait, and there is
+    no earlier index to answer from."""
+
+
+class ConfigError(KRouterError):
+    """The configuration file cannot be read or holds a value of the wrong type."""

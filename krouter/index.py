@@ -1,0 +1,435 @@
+"""The persistent, incrementally refreshed index of one vault, in SQLite.
+
+One database file per vault under the cache dir. Postings are our own table rather than FTS5: the
+router needs per-field term frequencies, document frequencies for IDF and per-passage term sets for
+its evidence, and our tokeniser (jieba words + bigrams, stemmed English) would have to be re-encoded
+for FTS5's tokenisers anyway. Many processes may share the file: WAL lets readers go on while one
+refresher writes, ``BEGIN IMMEDIATE`` makes refreshers take turns, and a file that is not a database
+is deleted and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from krouter import config
+from krouter.errors import IndexBusy
+from krouter.tokenizer import TOKENIZER_VERSION, index_terms
+from krouter.vault import (
+    FileStat,
+    LinkResolver,
+    Page,
+    Problem,
+    check_vault,
+    content_hash,
+    decode,
+    parse_page,
+    walk,
+)
+
+SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_S = 30.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pages (
+    id INTEGER PRIMARY KEY,
+    path TEXT UNIQUE NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    title TEXT NOT NULL,
+    status TEXT NOT NULL,
+    replaced INTEGER NOT NULL,
+    superseded_by TEXT NOT NULL,
+    supersedes TEXT NOT NULL,
+    n_body INTEGER NOT NULL,
+    n_meta INTEGER NOT NULL,
+    body_line INTEGER NOT NULL,
+    yaml_error TEXT,
+    passages TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS postings (
+    term TEXT NOT NULL,
+    page_id INTEGER NOT NULL,
+    meta_tf INTEGER NOT NULL,
+    trig_tf INTEGER NOT NULL,
+    body_tf INTEGER NOT NULL,
+    PRIMARY KEY (term, page_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS postings_page ON postings(page_id);
+CREATE TABLE IF NOT EXISTS problems (
+    path TEXT PRIMARY KEY, kind TEXT NOT NULL, message TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS links (
+    src TEXT NOT NULL, dst TEXT, kind TEXT NOT NULL, raw TEXT NOT NULL
+);
+"""
+
+# A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
+# turn, so "key terms in one passage" means one fact, not one page.
+_PASSAGE_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#|>|\*\*[^*]+\*\*\s*[:：]|[^\s:：]{1,40}[:：]\s)")
+
+
+@dataclass
+class RefreshStats:
+    """What one refresh did. ``tokenized`` counts pages whose text was re-tokenised."""
+
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    tokenized: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+    stale: bool = False
+
+    @property
+    def changed(self) -> bool:
+        """True when the refresh changed the index."""
+        return bool(self.added or self.updated or self.deleted)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A stretch of a page (paragraph, list item, table row, turn) and the terms it holds."""
+
+    line: int
+    terms: frozenset[str]
+
+
+def index_path(vault_root: Path) -> Path:
+    """Where the index of a vault lives: one file per vault, named after its resolved path."""
+    digest = hashlib.sha1(str(vault_root).encode("utf-8")).hexdigest()[:16]
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", vault_root.name)[:40] or "vault"
+    return config.cache_dir() / "indexes" / f"{safe}-{digest}.sqlite3"
+
+
+def split_passages(page: Page) -> list[tuple[int, str]]:
+    """Cut a page body into passages: (1-based file line, text)."""
+    out: list[tuple[int, list[str]]] = []
+    current: list[str] | None = None
+    for i, line in enumerate(page.body.splitlines()):
+        lineno = page.body_line + i
+        if not line.strip():
+            current = None
+            continue
+        if current is None or _PASSAGE_START.match(line):
+            current = [line]
+            out.append((lineno, current))
+        else:
+            current.append(line)
+    return [(n, "\n".join(lines)) for n, lines in out]
+
+
+def _meta_text(page: Page) -> str:
+    stem = page.path.rsplit("/", 1)[-1].removesuffix(".md")
+    return "\n".join([page.title, stem, *page.aliases, *page.tags])
+
+
+class Index:
+    """An open index of one vault. Use ``refresh()`` to bring it up to date with the files."""
+
+    def __init__(self, vault: Path, *, path: Path | None = None) -> None:
+        self.root = check_vault(vault)
+        self.path = path or index_path(self.root)
+        self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in range(2):
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(_SCHEMA)
+                self._check_versions(conn)
+                return conn
+            except sqlite3.DatabaseError:
+                conn.close()
+                if attempt:
+                    raise
+                self._delete_files()
+        raise AssertionError("unreachable")
+
+    def _check_versions(self, conn: sqlite3.Connection) -> None:
+        """A schema or tokeniser change makes every stored term stale: start over."""
+        want = {"schema": SCHEMA_VERSION, "tokenizer": TOKENIZER_VERSION, "vault": str(self.root)}
+        have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        if all(have.get(k) == v for k, v in want.items()):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if not all(have.get(k) == v for k, v in want.items()):
+                for table in ("pages", "postings", "problems", "links", "meta"):
+                    conn.execute(f"DELETE FROM {table}")
+                conn.executemany("INSERT INTO meta VALUES (?, ?)", list(want.items()) + [("generation", "0")])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self.conn.close()
+
+    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+        """Drop everything and index the vault from scratch."""
+        self.conn.close()
+        self._delete_files()
+        self.conn = self._open()
+        return self.refresh(progress=progress)
+
+    def generation(self) -> int:
+        """A counter that goes up with every refresh that changed the index (for caches)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def refresh(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+        """Bring the index up to date: re-tokenise only files whose (mtime, size) changed.
+
+        Safe to call from many processes at once: refreshers take turns, and one that cannot get its
+        turn within the busy timeout answers from the index as it is (``stale``) rather than fail.
+        """
+        started = time.perf_counter()
+        stats = RefreshStats()
+        on_disk = {fs.path: fs for fs in walk(self.root)}
+        stored = self._stored_stats()
+        todo = [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)]
+        gone = [p for p in stored if p not in on_disk]
+        stats.unchanged = len(on_disk) - len(todo)
+        if todo or gone:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if not stored:
+                    raise IndexBusy(
+                        f"index {self.path} is being built by another process; try again"
+                    ) from exc
+                stats.stale = True
+                stats.seconds = time.perf_counter() - started
+                return stats
+            try:
+                self._apply(todo, gone, stats, progress)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        stats.problems = self.problems()
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _stored_stats(self) -> dict[str, tuple[int, int]]:
+        rows = self.conn.execute(
+            "SELECT path, mtime_ns, size FROM pages "
+            "UNION ALL SELECT path, mtime_ns, size FROM problems WHERE kind != 'yaml'"
+        )
+        return {p: (m, s) for p, m, s in rows}
+
+    def _apply(
+        self,
+        todo: list[FileStat],
+        gone: list[str],
+        stats: RefreshStats,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        # Another refresher may have done part of the work while we waited for the lock.
+        stored = {
+            p: (i, m, s, h)
+            for i, p, m, s, h in self.conn.execute("SELECT id, path, mtime_ns, size, hash FROM pages")
+        }
+        problem_paths = {p for (p,) in self.conn.execute("SELECT path FROM problems")}
+        for n, fs in enumerate(todo, 1):
+            if progress:
+                progress(n, len(todo))
+            old = stored.get(fs.path)
+            if old and (old[1], old[2]) == (fs.mtime_ns, fs.size):
+                continue
+            self._index_file(fs, old, fs.path in problem_paths, stats)
+        for path in gone:
+            row = stored.get(path)
+            if row:
+                self._delete_page(row[0])
+            self.conn.execute("DELETE FROM problems WHERE path=?", (path,))
+            stats.deleted += 1
+        self._resolve_links()
+        n_pages, avg_body = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM pages"
+        ).fetchone()
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [
+                ("generation", str(self.generation() + 1)),
+                ("n_pages", str(n_pages)),
+                ("avg_body", repr(float(avg_body))),
+                ("refreshed_at", repr(time.time())),
+            ],
+        )
+
+    def _index_file(
+        self, fs: FileStat, old: tuple[int, int, int, str] | None, was_problem: bool, stats: RefreshStats
+    ) -> None:
+        try:
+            data = (self.root / fs.path).read_bytes()
+        except OSError as exc:
+            self._record_problem(Problem(fs.path, "unreadable", str(exc)), fs, old)
+            return
+        digest = content_hash(data)
+        if old and old[3] == digest:
+            self.conn.execute(
+                "UPDATE pages SET mtime_ns=?, size=? WHERE id=?", (fs.mtime_ns, fs.size, old[0])
+            )
+            stats.unchanged += 1
+            return
+        text = decode(fs.path, data)
+        if isinstance(text, Problem):
+            self._record_problem(text, fs, old)
+            stats.updated += 1
+            return
+        if was_problem:
+            self.conn.execute("DELETE FROM problems WHERE path=?", (fs.path,))
+        page = parse_page(fs.path, text)
+        if page.yaml_error:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
+                (fs.path, "yaml", page.yaml_error, -1, -1),
+            )
+        if old:
+            self._delete_page(old[0])
+            stats.updated += 1
+        else:
+            stats.added += 1
+        self._insert_page(page, fs, digest, old[0] if old else None)
+        stats.tokenized += 1
+
+    def _record_problem(self, problem: Problem, fs: FileStat, old: tuple[int, int, int, str] | None) -> None:
+        if old:
+            self._delete_page(old[0])
+        self.conn.execute(
+            "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
+            (problem.path, problem.kind, problem.message, fs.mtime_ns, fs.size),
+        )
+
+    def _delete_page(self, page_id: int) -> None:
+        path = self.conn.execute("SELECT path FROM pages WHERE id=?", (page_id,)).fetchone()
+        self.conn.execute("DELETE FROM postings WHERE page_id=?", (page_id,))
+        self.conn.execute("DELETE FROM pages WHERE id=?", (page_id,))
+        if path:
+            self.conn.execute("DELETE FROM problems WHERE path=? AND kind='yaml'", (path[0],))
+
+    def _insert_page(self, page: Page, fs: FileStat, digest: str, page_id: int | None) -> None:
+        meta_terms = Counter(index_terms(_meta_text(page)))
+        trig_terms = Counter(index_terms("\n".join(page.triggers)))
+        body_terms: Counter[str] = Counter()
+        passages = []
+        for line, text in split_passages(page):
+            terms = index_terms(text)
+            body_terms.update(terms)
+            passages.append([line, " ".join(sorted(set(terms)))])
+        cur = self.conn.execute(
+            "INSERT INTO pages (id, path, mtime_ns, size, hash, title, status, replaced, superseded_by, "
+            "supersedes, n_body, n_meta, body_line, yaml_error, passages) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                page_id,
+                page.path,
+                fs.mtime_ns,
+                fs.size,
+                digest,
+                page.title,
+                page.status,
+                int(page.replaced),
+                json.dumps(page.superseded_by, ensure_ascii=False),
+                json.dumps(page.supersedes, ensure_ascii=False),
+                sum(body_terms.values()),
+                sum(meta_terms.values()),
+                page.body_line,
+                page.yaml_error,
+                json.dumps(passages, ensure_ascii=False),
+            ),
+        )
+        new_id = cur.lastrowid
+        terms = set(meta_terms) | set(trig_terms) | set(body_terms)
+        self.conn.executemany(
+            "INSERT INTO postings VALUES (?, ?, ?, ?, ?)",
+            ((t, new_id, meta_terms[t], trig_terms[t], body_terms[t]) for t in terms),
+        )
+
+    def _resolve_links(self) -> None:
+        """Re-resolve every replacement link: a page added or renamed can make a dangling link resolve."""
+        paths = [p for (p,) in self.conn.execute("SELECT path FROM pages")]
+        resolver = LinkResolver(paths)
+        self.conn.execute("DELETE FROM links")
+        rows = self.conn.execute(
+            "SELECT path, superseded_by, supersedes FROM pages WHERE superseded_by != '[]' OR supersedes != '[]'"
+        ).fetchall()
+        out = []
+        for path, by_json, sup_json in rows:
+            for raw in json.loads(by_json):
+                out.append((path, resolver.resolve(raw), "superseded_by", raw))
+            for raw in json.loads(sup_json):
+                out.append((path, resolver.resolve(raw), "supersedes", raw))
+        self.conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", out)
+
+    def problems(self) -> list[Problem]:
+        """Every file the index had trouble with: non-UTF-8 (skipped), broken YAML (read as text)."""
+        rows = self.conn.execute("SELECT path, kind, message FROM problems ORDER BY path")
+        return [Problem(p, k, m) for p, k, m in rows]
+
+    def links(self) -> list[tuple[str, str | None, str, str]]:
+        """Replacement links: (page, resolved target or None, 'superseded_by'|'supersedes', raw text)."""
+        return self.conn.execute("SELECT src, dst, kind, raw FROM links ORDER BY src").fetchall()
+
+    def meta(self) -> dict[str, str]:
+        """The index's bookkeeping values (generation, page count, average body length, ...)."""
+        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def postings(self, term: str) -> list[tuple[int, int, int, int]]:
+        """(page id, title/alias tf, trigger tf, body tf) for every page holding a term."""
+        return self.conn.execute(
+            "SELECT page_id, meta_tf, trig_tf, body_tf FROM postings WHERE term=?", (term,)
+        ).fetchall()
+
+    def doc_freq(self, terms: Iterable[str]) -> dict[str, int]:
+        """How many pages hold each term."""
+        return {
+            t: self.conn.execute("SELECT COUNT(*) FROM postings WHERE term=?", (t,)).fetchone()[0]
+            for t in terms
+        }
+
+    def page_table(self) -> list[tuple[int, str, str, str, int, int, int]]:
+        """(id, path, title, status, replaced, n_body, n_meta) of every page."""
+        return self.conn.execute(
+            "SELECT id, path, title, status, replaced, n_body, n_meta FROM pages ORDER BY id"
+        ).fetchall()
+
+    def passages(self, page_id: int) -> list[Passage]:
+        """A page's passages with their term sets."""
+        row = self.conn.execute("SELECT passages FROM pages WHERE id=?", (page_id,)).fetchone()
+        if not row:
+            return []
+        return [Passage(line, frozenset(terms.split())) for line, terms in json.loads(row[0])]
+
+    def page_terms(self, page_id: int) -> set[str]:
+        """Every term a page holds (title, aliases, triggers, body)."""
+        return {t for (t,) in self.conn.execute("SELECT term FROM postings WHERE page_id=?", (page_id,))}

@@ -1,0 +1,123 @@
+"""The receipt every lookup returns: what was cited and why, what was skipped, and the evidence."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+Decision = Literal["cite", "refuse"]
+
+
+@dataclass
+class Citation:
+    """One cited page. ``line`` and ``snippet`` point at the passage that matched best."""
+
+    path: str
+    title: str
+    score: float
+    line: int
+    snippet: str
+    matched: list[str]
+    missing: list[str]
+    via: str | None = None
+
+
+@dataclass
+class Redirect:
+    """A replaced page that the question hit, and the current page it leads to (``chain`` in order)."""
+
+    from_path: str
+    to_path: str | None
+    chain: list[str]
+    problem: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON form, with ``from``/``to`` keys."""
+        return {"from": self.from_path, "to": self.to_path, "chain": self.chain, "problem": self.problem}
+
+
+@dataclass
+class Evidence:
+    """The numbers behind the decision.
+
+    ``confidence`` is compared with ``floor``. It is the IDF-weighted share of the question's content
+    that the top page covers, averaged between the whole page and its best passage, so it means the
+    same thing on any vault. ``corpus_missing`` are question words no page contains;
+    ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal).
+    """
+
+    confidence: float = 0.0
+    floor: float = 0.0
+    page_coverage: float = 0.0
+    passage_coverage: float = 0.0
+    margin: float = 0.0
+    query_terms: list[str] = field(default_factory=list)
+    corpus_missing: list[str] = field(default_factory=list)
+    elsewhere_missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Receipt:
+    """Everything a lookup decided, in a form a person or an agent can check."""
+
+    query: str
+    vault: str
+    decision: Decision
+    cited: list[Citation]
+    redirects: list[Redirect]
+    skipped: list[str]
+    evidence: Evidence
+    reason: str
+    index: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def top(self) -> Citation | None:
+        """The first citation, or None when there is no candidate at all."""
+        return self.cited[0] if self.cited else None
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form (the schema ``krouter ask --json`` prints)."""
+        return {
+            "query": self.query,
+            "vault": self.vault,
+            "decision": self.decision,
+            "cited": [asdict(c) for c in self.cited] if self.decision == "cite" else [],
+            "candidates": [asdict(c) for c in self.cited],
+            "redirects": [r.to_dict() for r in self.redirects],
+            "skipped": self.skipped,
+            "evidence": asdict(self.evidence),
+            "reason": self.reason,
+            "index": self.index,
+        }
+
+    def to_text(self) -> str:
+        """Human-readable rendering for the terminal."""
+        ev = self.evidence
+        lines: list[str] = []
+        if self.decision == "cite" and self.top:
+            top = self.top
+            lines.append(f"CITE  {top.path}  ({top.title})")
+            lines.append(f"  line {top.line}: {top.snippet}")
+            lines.append(
+                f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
+            )
+            for c in self.cited[1:]:
+                lines.append(f"  also  {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}")
+        else:
+            lines.append("REFUSE  the vault does not hold a page that answers this")
+            if self.top:
+                top = self.top
+                lines.append(f"  closest: {top.path}  ({top.title}), line {top.line}")
+                lines.append(
+                    f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
+                )
+        for r in self.redirects:
+            if r.to_path:
+                lines.append(f"  redirect: {r.from_path} was replaced -> {' -> '.join(r.chain[1:])}")
+            else:
+                lines.append(f"  skipped: {r.from_path} was replaced ({r.problem})")
+        if ev.corpus_missing:
+            lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
+        lines.append(f"  confidence {ev.confidence:.2f} vs floor {ev.floor:.2f}")
+        lines.append(f"  reason: {self.reason}")
+        return "\n".join(lines)

@@ -1,0 +1,444 @@
+"""Rank a vault's pages for a question, follow replacements, and decide: cite or refuse.
+
+Ranking is BM25F over two fields (title/aliases/path/tags and triggers weighted above the body).
+The decision does not look at raw BM25 magnitudes, which mean different things on different vaults:
+it compares the IDF-weighted share of the question's content that the top page covers (on the whole
+page and in its best passage) with one floor. A question word the vault never contains, or one that
+other pages hold but the top page lacks, lowers that share by its IDF weight.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from krouter import config
+from krouter.index import Index, Passage, RefreshStats
+from krouter.receipt import Citation, Evidence, Receipt, Redirect
+from krouter.tokenizer import fallback_bigrams, is_cjk, query_terms
+from krouter.vault import contained_path
+
+DEFAULT_FLOOR = 0.6
+K1 = 1.2
+B = 0.75
+W_META = 3.0
+W_TRIGGER = 2.0
+SNIPPET_CHARS = 240
+
+
+@dataclass
+class _Unit:
+    """One content unit of the question as looked up: its display text, index terms, IDF weight."""
+
+    text: str
+    terms: tuple[str, ...]
+    df: int
+    weight: float
+    postings: dict[int, tuple[int, int, int]]
+
+
+@dataclass
+class _PageInfo:
+    id: int
+    path: str
+    title: str
+    replaced: bool
+    n_body: int
+
+
+@dataclass
+class _Tables:
+    """Per-generation snapshot of what every lookup needs about all pages."""
+
+    generation: int
+    pages: dict[int, _PageInfo]
+    by_path: dict[str, int]
+    n_pages: int
+    avg_body: float
+    successor: dict[str, list[str]]
+    dangling: dict[str, list[str]]
+
+
+@dataclass
+class _Target:
+    """A live page and what the question matched on it or on replaced pages that lead to it."""
+
+    page_id: int
+    score: float
+    matched: set[int] = field(default_factory=set)
+    via: int | None = None
+    contributors: list[int] = field(default_factory=list)
+
+
+class Router:
+    """Answers questions about one vault. Keeps the index open between questions.
+
+    ``auto_refresh`` re-checks the files before every question (the default); a caller that keeps
+    the index fresh by other means (a file watcher) can turn it off.
+    """
+
+    def __init__(
+        self,
+        vault: Path | str | None = None,
+        *,
+        floor: float = DEFAULT_FLOOR,
+        auto_refresh: bool = True,
+        index_path: Path | None = None,
+    ) -> None:
+        self.index = Index(Path(vault) if vault is not None else config.default_vault(), path=index_path)
+        self.root = self.index.root
+        self.floor = floor
+        self.auto_refresh = auto_refresh
+        self._tables: _Tables | None = None
+        self.last_refresh: RefreshStats | None = None
+
+    def close(self) -> None:
+        """Close the index."""
+        self.index.close()
+
+    def __enter__(self) -> Router:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def refresh(self) -> RefreshStats:
+        """Re-index pages that changed since the last refresh."""
+        self.last_refresh = self.index.refresh()
+        return self.last_refresh
+
+    def read(self, rel_path: str) -> str:
+        """The text of a page, confined to the vault (``..``, absolute paths and outbound symlinks refused)."""
+        return contained_path(self.root, rel_path).read_text(encoding="utf-8", errors="replace")
+
+    def status(self, stats: RefreshStats | None = None) -> dict[str, object]:
+        """Pages, replaced pages, problems and broken replacement links, and where the index lives."""
+        t = self._load_tables()
+        meta = self.index.meta()
+        broken = []
+        for page in t.pages.values():
+            if page.replaced:
+                red = self.resolve(page.path)
+                if red.to_path is None:
+                    broken.append({"from": page.path, "problem": red.problem, "chain": red.chain})
+        size = sum(
+            Path(f"{self.index.path}{s}").stat().st_size
+            for s in ("", "-wal")
+            if Path(f"{self.index.path}{s}").exists()
+        )
+        return {
+            "vault": str(self.root),
+            "pages": t.n_pages,
+            "replaced": sum(p.replaced for p in t.pages.values()),
+            "problems": [
+                {"path": p.path, "kind": p.kind, "message": p.message} for p in self.index.problems()
+            ],
+            "broken_links": broken,
+            "index": str(self.index.path),
+            "index_bytes": size,
+            "refreshed_at": float(meta.get("refreshed_at", 0)),
+            "changed_now": stats.tokenized if stats else 0,
+        }
+
+    def _load_tables(self) -> _Tables:
+        gen = self.index.generation()
+        if self._tables and self._tables.generation == gen:
+            return self._tables
+        rows = self.index.page_table()
+        pages = {r[0]: _PageInfo(r[0], r[1], r[2], bool(r[4]), r[5]) for r in rows}
+        by_path = {p.path: p.id for p in pages.values()}
+        successor: dict[str, list[str]] = defaultdict(list)
+        dangling: dict[str, list[str]] = defaultdict(list)
+        for src, dst, kind, raw in self.index.links():
+            if dst is None:
+                if kind == "superseded_by":
+                    dangling[src].append(raw)
+            elif kind == "superseded_by":
+                successor[src].append(dst)
+            else:
+                successor[dst].append(src)
+        # A page that another page replaces is replaced, whatever its own status says.
+        for old in successor:
+            if old in by_path:
+                pages[by_path[old]].replaced = True
+        # So is a page that names a replacement, even one that does not resolve.
+        for src in dangling:
+            if src in by_path:
+                pages[by_path[src]].replaced = True
+        n_pages = len(pages)
+        avg = sum(p.n_body for p in pages.values()) / n_pages if n_pages else 0.0
+        self._tables = _Tables(gen, pages, by_path, n_pages, max(avg, 1.0), dict(successor), dict(dangling))
+        return self._tables
+
+    def resolve(self, path: str) -> Redirect:
+        """Follow replacements from a page to the current one; cycles and dead ends are reported."""
+        t = self._load_tables()
+        chain = [path]
+        seen = {path}
+        current = path
+        while True:
+            info = t.pages.get(t.by_path.get(current, -1))
+            if info is not None and not info.replaced and current != path:
+                return Redirect(path, current, chain)
+            nexts = sorted(t.successor.get(current, []))
+            if not nexts:
+                if current != path and info is not None and not info.replaced:
+                    return Redirect(path, current, chain)
+                problem = "replaced, with no replacement page"
+                if t.dangling.get(current):
+                    problem = f"replacement {t.dangling[current][0]!r} names no page"
+                return Redirect(path, None, chain, problem)
+            nxt = next((n for n in nexts if n not in seen), None)
+            if nxt is None:
+                return Redirect(path, None, chain + [nexts[0]], "replacement cycle")
+            chain.append(nxt)
+            seen.add(nxt)
+            current = nxt
+
+    def ask(self, question: str, k: int = 5) -> Receipt:
+        """Answer a question: cite the page that holds the answer, or refuse, with the evidence."""
+        if self.auto_refresh:
+            self.refresh()
+        t = self._load_tables()
+        units = self._units(question, t)
+        index_info = self._index_info()
+        total = sum(u.weight for u in units)
+        if not units or total <= 0:
+            return Receipt(
+                query=question,
+                vault=str(self.root),
+                decision="refuse",
+                cited=[],
+                redirects=[],
+                skipped=[],
+                evidence=Evidence(floor=self.floor),
+                reason="the question has no content words to look up",
+                index=index_info,
+            )
+        scores, meta_hits = self._score(units, t)
+        targets, redirects, skipped = self._targets(scores, units, t)
+        ranked = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))[: max(k, 1)]
+        corpus_missing = [u.text for u in units if u.df == 0]
+        if not ranked:
+            return Receipt(
+                query=question,
+                vault=str(self.root),
+                decision="refuse",
+                cited=[],
+                redirects=redirects,
+                skipped=skipped,
+                evidence=Evidence(
+                    floor=self.floor, query_terms=[u.text for u in units], corpus_missing=corpus_missing
+                ),
+                reason=_reason_nothing(corpus_missing),
+                index=index_info,
+            )
+        citations = [self._citation(x, units, meta_hits, t) for x in ranked]
+        top = ranked[0]
+        page_cov = sum(units[i].weight for i in top.matched) / total
+        passage_cov = max(
+            self._passage_coverage(pid, top.matched, units, meta_hits, total) for pid in top.contributors
+        )
+        confidence = (page_cov + passage_cov) / 2
+        margin = (top.score - ranked[1].score) / top.score if len(ranked) > 1 and top.score > 0 else 1.0
+        elsewhere = [u.text for i, u in enumerate(units) if u.df > 0 and i not in top.matched]
+        evidence = Evidence(
+            confidence=round(confidence, 4),
+            floor=self.floor,
+            page_coverage=round(page_cov, 4),
+            passage_coverage=round(passage_cov, 4),
+            margin=round(margin, 4),
+            query_terms=[u.text for u in units],
+            corpus_missing=corpus_missing,
+            elsewhere_missing=elsewhere,
+        )
+        decision = "cite" if confidence >= self.floor else "refuse"
+        reason = _reason(decision, citations[0], evidence)
+        used = {r.from_path for r in redirects}
+        return Receipt(
+            query=question,
+            vault=str(self.root),
+            decision=decision,
+            cited=citations,
+            redirects=[r for r in redirects if r.from_path in used],
+            skipped=skipped,
+            evidence=evidence,
+            reason=reason,
+            index=index_info,
+        )
+
+    def _index_info(self) -> dict[str, object]:
+        meta = self.index.meta()
+        info: dict[str, object] = {"path": str(self.index.path), "pages": int(meta.get("n_pages", 0))}
+        if self.last_refresh is not None:
+            info["refreshed"] = self.last_refresh.tokenized
+            info["stale"] = self.last_refresh.stale
+        return info
+
+    def _units(self, question: str, t: _Tables) -> list[_Unit]:
+        units: list[_Unit] = []
+        n = t.n_pages
+        for qt in query_terms(question):
+            terms: tuple[str, ...] = (qt.term,)
+            rows = {r[0]: r[1:] for r in self.index.postings(qt.term)}
+            if not rows and is_cjk(qt.term) and fallback_bigrams(qt.term):
+                # jieba may cut the question's word differently from the page's text; the page's
+                # bigrams then still match, if all of them sit on one page.
+                terms = tuple(fallback_bigrams(qt.term))
+                per = [{r[0]: r[1:] for r in self.index.postings(g)} for g in terms]
+                common = set.intersection(*(set(p) for p in per)) if per else set()
+                rows = {
+                    pid: tuple(min(p[pid][f] for p in per) for f in range(3))  # type: ignore[misc]
+                    for pid in common
+                }
+            df = len(rows)
+            weight = math.log(1 + (n - df + 0.5) / (df + 0.5)) if n else 1.0
+            units.append(_Unit(qt.text, terms, df, weight, rows))
+        return units
+
+    def _score(
+        self, units: list[_Unit], t: _Tables
+    ) -> tuple[dict[int, tuple[float, set[int]]], dict[int, set[int]]]:
+        scores: dict[int, list] = {}
+        meta_hits: dict[int, set[int]] = defaultdict(set)
+        for i, u in enumerate(units):
+            for pid, (meta_tf, trig_tf, body_tf) in u.postings.items():
+                info = t.pages.get(pid)
+                if info is None:
+                    continue
+                tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf
+                norm = 1 - B + B * info.n_body / t.avg_body
+                s = u.weight * tf * (K1 + 1) / (tf + K1 * norm)
+                entry = scores.setdefault(pid, [0.0, set()])
+                entry[0] += s
+                entry[1].add(i)
+                if meta_tf or trig_tf:
+                    meta_hits[pid].add(i)
+        return {pid: (v[0], v[1]) for pid, v in scores.items()}, meta_hits
+
+    def _targets(
+        self, scores: dict[int, tuple[float, set[int]]], units: list[_Unit], t: _Tables
+    ) -> tuple[dict[int, _Target], list[Redirect], list[str]]:
+        targets: dict[int, _Target] = {}
+        redirects: list[Redirect] = []
+        skipped: list[str] = []
+        for pid, (score, matched) in sorted(scores.items(), key=lambda kv: -kv[1][0]):
+            info = t.pages[pid]
+            target_id = pid
+            if info.replaced:
+                red = self.resolve(info.path)
+                if red.to_path is None or red.to_path not in t.by_path:
+                    skipped.append(info.path)
+                    redirects.append(red)
+                    continue
+                redirects.append(red)
+                target_id = t.by_path[red.to_path]
+            tgt = targets.get(target_id)
+            if tgt is None:
+                tgt = targets[target_id] = _Target(target_id, 0.0)
+            if score > tgt.score:
+                tgt.score = score
+                tgt.via = pid if pid != target_id else None
+            tgt.matched |= matched
+            tgt.contributors.append(pid)
+        return targets, redirects[:20], skipped[:20]
+
+    def _passage_coverage(
+        self,
+        page_id: int,
+        matched: set[int],
+        units: list[_Unit],
+        meta_hits: dict[int, set[int]],
+        total: float,
+    ) -> float:
+        passages = self.index.passages(page_id)
+        base = meta_hits.get(page_id, set()) & matched
+        best = sum(units[i].weight for i in base)
+        for a, b in _windows(passages):
+            terms = a.terms | b.terms if b else a.terms
+            hit = {i for i in matched if all(term in terms for term in units[i].terms)} | base
+            best = max(best, sum(units[i].weight for i in hit))
+        return best / total
+
+    def _citation(
+        self, x: _Target, units: list[_Unit], meta_hits: dict[int, set[int]], t: _Tables
+    ) -> Citation:
+        info = t.pages[x.page_id]
+        line, snippet = self._snippet(x, units)
+        return Citation(
+            path=info.path,
+            title=info.title,
+            score=round(x.score, 4),
+            line=line,
+            snippet=snippet,
+            matched=[units[i].text for i in sorted(x.matched)],
+            missing=[u.text for i, u in enumerate(units) if i not in x.matched],
+            via=t.pages[x.via].path if x.via is not None else None,
+        )
+
+    def _snippet(self, x: _Target, units: list[_Unit]) -> tuple[int, str]:
+        """The passage of the cited page that holds most of the question's weight."""
+        passages = self.index.passages(x.page_id)
+        if not passages:
+            return 1, ""
+        best = max(
+            passages,
+            key=lambda p: (sum(u.weight for u in units if all(term in p.terms for term in u.terms)), -p.line),
+        )
+        path = self.index.conn.execute("SELECT path FROM pages WHERE id=?", (x.page_id,)).fetchone()[0]
+        try:
+            lines = (self.root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+            text = lines[best.line - 1].strip() if 0 < best.line <= len(lines) else ""
+        except OSError:
+            text = ""
+        if len(text) > SNIPPET_CHARS:
+            text = text[: SNIPPET_CHARS - 1] + "…"
+        return best.line, text
+
+
+def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:
+    """Each passage alone and with its successor: an answer often spans a question and its reply."""
+    out: list[tuple[Passage, Passage | None]] = [(p, None) for p in passages]
+    out.extend(zip(passages, passages[1:], strict=False))
+    return out
+
+
+def _reason_nothing(corpus_missing: list[str]) -> str:
+    if corpus_missing:
+        return f"no page matches: the vault never mentions {', '.join(repr(w) for w in corpus_missing)}"
+    return "no page matches the question's words"
+
+
+def _reason(decision: str, top: Citation, ev: Evidence) -> str:
+    if decision == "cite":
+        via = f" (reached through replaced page {top.via})" if top.via else ""
+        return f"{top.path} covers {ev.confidence:.0%} of the question's content (floor {ev.floor:.0%}){via}"
+    parts = []
+    if ev.corpus_missing:
+        parts.append(f"the vault never mentions {', '.join(repr(w) for w in ev.corpus_missing)}")
+    if ev.elsewhere_missing:
+        parts.append(
+            f"the closest page, {top.path}, lacks {', '.join(repr(w) for w in ev.elsewhere_missing)}"
+            " (other pages have them)"
+        )
+    if not parts:
+        parts.append(f"the closest page, {top.path}, matches the question only weakly")
+    return "; ".join(parts) + f" — confidence {ev.confidence:.0%} is below the floor {ev.floor:.0%}"
+
+
+def route(question: str, vault: Path | str | None = None, k: int = 5) -> Receipt:
+    """One-shot lookup: open the vault's index, refresh it, answer, close."""
+    with Router(vault) as router:
+        return router.ask(question, k=k)
+
+
+def _json_default(obj: object) -> object:
+    return str(obj)
+
+
+def dumps(receipt: Receipt) -> str:
+    """The receipt as one line of JSON."""
+    return json.dumps(receipt.to_dict(), ensure_ascii=False, default=_json_default)

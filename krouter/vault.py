@@ -1,0 +1,249 @@
+"""Find the pages of a vault and read each one: frontmatter fields, body, and problems.
+
+Nothing here writes to the vault. A page with broken YAML is reported and still read as plain text;
+a file that is not UTF-8 is reported and skipped.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
+
+# Statuses that mean "this page was replaced or abandoned": never cited.
+REPLACED_STATUSES = frozenset({"superseded", "retired", "deprecated", "archived", "rejected", "obsolete"})
+
+_YAML = YAMLHandler()
+_FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
+_WIKILINK = re.compile(r"^\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]$")
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+
+
+@dataclass
+class Problem:
+    """Something wrong with one file, reported by vault-relative path."""
+
+    path: str
+    kind: str
+    message: str
+
+
+@dataclass
+class Page:
+    """One parsed page. ``body_line`` is the 1-based line number in the file where the body starts."""
+
+    path: str
+    title: str
+    body: str
+    body_line: int
+    status: str = ""
+    aliases: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    triggers: list[str] = field(default_factory=list)
+    superseded_by: list[str] = field(default_factory=list)
+    supersedes: list[str] = field(default_factory=list)
+    meta: dict[str, object] = field(default_factory=dict)
+    yaml_error: str | None = None
+
+    @property
+    def replaced(self) -> bool:
+        """True when the page's status marks it replaced or abandoned."""
+        return self.status in REPLACED_STATUSES
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """What refresh compares to decide whether a page changed."""
+
+    path: str
+    mtime_ns: int
+    size: int
+
+
+def check_vault(root: Path) -> Path:
+    """Resolve a vault folder, raising VaultNotFound when it does not exist."""
+    root = Path(root).expanduser()
+    if not root.is_dir():
+        raise VaultNotFound(f"vault folder not found: {root}")
+    return root.resolve()
+
+
+def walk(root: Path) -> Iterator[FileStat]:
+    """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...).
+
+    Symlinks are not followed: a link could lead out of the vault or into a loop.
+    """
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False) and entry.name.lower().endswith(".md"):
+                    st = entry.stat(follow_symlinks=False)
+                    rel = Path(entry.path).relative_to(root).as_posix()
+                    yield FileStat(rel, st.st_mtime_ns, st.st_size)
+            except OSError:
+                continue
+
+
+def content_hash(data: bytes) -> str:
+    """A fingerprint of a file's bytes, so a touched-but-unchanged page is not re-tokenised."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    if value is None:
+        return ""
+    return str(value)
+
+
+def _as_list(value: object) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple, set)):
+        return [_as_text(v).strip() for v in value if v is not None and _as_text(v).strip()]
+    return [_as_text(value).strip()] if _as_text(value).strip() else []
+
+
+def _normalise(value: object) -> object:
+    """Dates become ISO strings so metadata is JSON-able and compares as text."""
+    if isinstance(value, dict):
+        return {str(k): _normalise(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_normalise(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    return value
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """Split ``---`` fenced frontmatter from the body.
+
+    Returns (frontmatter text or None, body, 1-based line where the body starts). Only a fence on the
+    very first line opens frontmatter, so a ``---`` rule inside the body is left alone.
+    """
+    lines = text.splitlines(keepends=True)
+    if not lines or not _FENCE.match(lines[0].rstrip("\n")):
+        return None, text, 1
+    for i in range(1, len(lines)):
+        if _FENCE.match(lines[i].rstrip("\n")):
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), i + 2
+    return None, text, 1
+
+
+def parse_page(rel_path: str, text: str) -> Page:
+    """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept."""
+    text = text.removeprefix("\ufeff")
+    fm_text, body, body_line = split_frontmatter(text)
+    meta: dict[str, object] = {}
+    error = None
+    if fm_text is not None:
+        try:
+            loaded = _YAML.load(fm_text)
+        except yaml.YAMLError as exc:
+            error = " ".join(str(exc).split())
+            loaded = None
+        if isinstance(loaded, dict):
+            meta = {str(k): _normalise(v) for k, v in loaded.items()}
+        elif loaded is not None and error is None:
+            error = f"frontmatter is a {type(loaded).__name__}, not a mapping of fields"
+    title = _as_text(meta.get("title")).strip()
+    if not title:
+        title = _first_heading(body) or PurePosixPath(rel_path).stem
+    return Page(
+        path=rel_path,
+        title=title,
+        body=body,
+        body_line=body_line,
+        status=_as_text(meta.get("status")).strip().lower(),
+        aliases=_as_list(meta.get("aliases") or meta.get("alias")),
+        tags=_as_list(meta.get("tags")),
+        triggers=_as_list(meta.get("triggers")),
+        superseded_by=_as_list(meta.get("superseded_by")),
+        supersedes=_as_list(meta.get("supersedes")),
+        meta=meta,
+        yaml_error=error,
+    )
+
+
+def _first_heading(body: str) -> str | None:
+    for line in body.splitlines()[:40]:
+        m = _HEADING.match(line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def decode(rel_path: str, data: bytes) -> str | Problem:
+    """Decode a file as UTF-8 (with or without BOM), or report it as a Problem."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(rel_path, "encoding", f"not UTF-8 (byte {exc.start}: {exc.reason}); skipped")
+
+
+def link_target(raw: str) -> str:
+    """The page name a link points at: ``[[A/B|x]]``, ``A/B.md`` and ``A/B`` all give ``A/B``."""
+    raw = raw.strip().strip('"').strip("'").strip()
+    m = _WIKILINK.match(raw)
+    if m:
+        raw = m.group(1).strip()
+    raw = raw.replace("\\", "/").lstrip("./").lstrip("/")
+    if raw.lower().endswith(".md"):
+        raw = raw[:-3]
+    return raw
+
+
+class LinkResolver:
+    """Resolves link targets to page paths the way Obsidian does: full path first, then a unique name."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self._by_stem_path: dict[str, str] = {}
+        by_name: dict[str, list[str]] = {}
+        for p in paths:
+            stem = p[:-3] if p.lower().endswith(".md") else p
+            self._by_stem_path[stem.casefold()] = p
+            by_name.setdefault(PurePosixPath(stem).name.casefold(), []).append(p)
+        self._by_name = {k: v[0] for k, v in by_name.items() if len(v) == 1}
+
+    def resolve(self, raw: str) -> str | None:
+        """The page path a link names, or None when it names no page (or an ambiguous name)."""
+        target = link_target(raw).casefold()
+        if not target:
+            return None
+        return self._by_stem_path.get(target) or self._by_name.get(PurePosixPath(target).name)
+
+
+def contained_path(root: Path, rel_path: str) -> Path:
+    """The absolute path of a vault-relative path, refusing anything that leaves the vault.
+
+    ``..``, absolute paths and symlinks that resolve outside the vault all raise PathOutsideVault.
+    """
+    if not rel_path or Path(rel_path).is_absolute() or rel_path.startswith(("/", "\\")):
+        raise PathOutsideVault(f"not a vault-relative path: {rel_path!r}")
+    root = root.resolve()
+    candidate = (root / rel_path).resolve()
+    if not candidate.is_relative_to(root):
+        raise PathOutsideVault(f"path leaves the vault: {rel_path!r}")
+    if not candidate.is_file():
+        raise PageNotFound(f"no page at {rel_path!r} in {root}")
+    return candidate
