@@ -10,6 +10,7 @@ is deleted and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -174,7 +175,7 @@ class Index:
             if not all(have.get(k) == v for k, v in want.items()):
                 for table in ("pages", "postings", "problems", "links", "meta"):
                     conn.execute(f"DELETE FROM {table}")
-                conn.executemany("INSERT INTO meta VALUES (?, ?)", list(want.items()) + [("generation", "0")])
+                conn.executemany("INSERT INTO meta VALUES (?, ?)", [*list(want.items()), ("generation", "0")])
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -182,10 +183,8 @@ class Index:
 
     def _delete_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
 
     def close(self) -> None:
         """Close the database connection."""

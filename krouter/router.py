@@ -9,6 +9,7 @@ other pages hold but the top page lacks, lowers that share by its IDF weight.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import defaultdict
@@ -193,7 +194,7 @@ class Router:
                 return Redirect(path, None, chain, problem)
             nxt = next((n for n in nexts if n not in seen), None)
             if nxt is None:
-                return Redirect(path, None, chain + [nexts[0]], "replacement cycle")
+                return Redirect(path, None, [*chain, nexts[0]], "replacement cycle")
             chain.append(nxt)
             seen.add(nxt)
             current = nxt
@@ -402,7 +403,7 @@ class Router:
 def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:
     """Each passage alone and with its successor: an answer often spans a question and its reply."""
     out: list[tuple[Passage, Passage | None]] = [(p, None) for p in passages]
-    out.extend(zip(passages, passages[1:], strict=False))
+    out.extend(itertools.pairwise(passages))
     return out
 
 
