@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from krouter import config
+from krouter import config, querylog
 from krouter.index import Index, Passage, RefreshStats
 from krouter.receipt import Citation, Evidence, Receipt, Redirect
 from krouter.tokenizer import fallback_bigrams, is_cjk, query_terms
@@ -200,7 +200,16 @@ class Router:
             current = nxt
 
     def ask(self, question: str, k: int = 5) -> Receipt:
-        """Answer a question: cite the page that holds the answer, or refuse, with the evidence."""
+        """Answer a question: cite the page that holds the answer, or refuse, with the evidence.
+
+        Every lookup is appended to the private query log (see ``krouter.querylog``) unless it is off.
+        """
+        receipt = self.decide(question, k=k)
+        querylog.record(receipt, self.root)
+        return receipt
+
+    def decide(self, question: str, k: int = 5) -> Receipt:
+        """The lookup itself, without logging it (the learner and the bench use this)."""
         if self.auto_refresh:
             self.refresh()
         t = self._load_tables()

@@ -1,0 +1,107 @@
+"""The private query log: one JSON line per lookup, on this machine only, for the nightly learner.
+
+The file is created 0600 inside a 0700 folder, rotated when it grows past a bound, and turned off by
+``KROUTER_NO_QUERY_LOG=1`` or ``query_log = false`` in config.toml. Writing it never fails a lookup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from krouter import config
+from krouter.receipt import Receipt
+
+LOG_NAME = "queries.jsonl"
+MAX_BYTES = 5 * 1024 * 1024
+KEEP_ROTATED = 3
+
+
+def log_path() -> Path:
+    """Where the query log lives (under the state dir)."""
+    return config.state_dir() / LOG_NAME
+
+
+def enabled() -> bool:
+    """False when the user turned the log off by environment or config."""
+    if os.environ.get("KROUTER_NO_QUERY_LOG", "").strip() not in ("", "0", "false", "no"):
+        return False
+    try:
+        return config.load_config().query_log
+    except config.ConfigError:
+        return True
+
+
+def vault_id(root: Path) -> str:
+    """A stable short id for a vault (its resolved path, hashed), so the log can be filtered per vault."""
+    return hashlib.sha1(str(root).encode("utf-8")).hexdigest()[:16]
+
+
+def entry(receipt: Receipt, root: Path) -> dict[str, object]:
+    """The log line for one lookup: question, decision, top candidates with scores, reason."""
+    return {
+        "time": time.time(),
+        "vault_id": vault_id(root),
+        "vault": str(root),
+        "question": receipt.query,
+        "decision": receipt.decision,
+        "confidence": receipt.evidence.confidence,
+        "margin": receipt.evidence.margin,
+        "candidates": [{"path": c.path, "score": c.score} for c in receipt.cited[:5]],
+        "reason": receipt.reason,
+    }
+
+
+def _secure_dir(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if (folder.stat().st_mode & 0o777) != 0o700:
+        os.chmod(folder, 0o700)
+
+
+def _rotate(path: Path) -> None:
+    for n in range(KEEP_ROTATED, 0, -1):
+        older = path.with_name(f"{path.name}.{n}")
+        newer = path.with_name(f"{path.name}.{n - 1}") if n > 1 else path
+        if newer.exists():
+            os.replace(newer, older)
+
+
+def record(receipt: Receipt, root: Path) -> None:
+    """Append one lookup to the log. Any failure is reported on stderr and swallowed."""
+    if not enabled():
+        return
+    path = log_path()
+    try:
+        _secure_dir(path.parent)
+        if path.exists() and path.stat().st_size > MAX_BYTES:
+            _rotate(path)
+        line = json.dumps(entry(receipt, root), ensure_ascii=False) + "\n"
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        print(f"krouter: query log not written ({path}): {exc}", file=sys.stderr)
+
+
+def read(path: Path | None = None, offset: int = 0) -> Iterator[tuple[int, dict[str, object]]]:
+    """Entries from a byte offset on, with the offset just past each; corrupt lines are skipped."""
+    path = path or log_path()
+    if not path.exists():
+        return
+    with path.open("rb") as fh:
+        fh.seek(offset)
+        for raw in fh:
+            offset += len(raw)
+            try:
+                item = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(item, dict):
+                yield offset, item
