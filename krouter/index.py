@@ -409,6 +409,12 @@ class Index:
             "SELECT page_id, meta_tf, trig_tf, body_tf FROM postings WHERE term=?", (term,)
         ).fetchall()
 
+    def has_term(self, term: str) -> bool:
+        """True when at least one page holds the term."""
+        return (
+            self.conn.execute("SELECT 1 FROM postings WHERE term=? LIMIT 1", (term,)).fetchone() is not None
+        )
+
     def doc_freq(self, terms: Iterable[str]) -> dict[str, int]:
         """How many pages hold each term."""
         return {

@@ -40,17 +40,21 @@ class Redirect:
 class Evidence:
     """The numbers behind the decision.
 
-    ``confidence`` is compared with ``floor``. It is the IDF-weighted share of the question's content
-    that the top page covers, averaged between the whole page and its best passage, so it means the
-    same thing on any vault. ``corpus_missing`` are question words no page contains;
+    ``confidence`` is compared with ``floor``: ``coverage`` (the IDF-weighted share of the question's
+    content the top page covers, averaged between the whole page and its best passage) times a clarity
+    factor from ``margin`` (how far the top page's score stands above the next one's, relative to its
+    own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
+    page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal).
     """
 
     confidence: float = 0.0
     floor: float = 0.0
+    coverage: float = 0.0
     page_coverage: float = 0.0
     passage_coverage: float = 0.0
     margin: float = 0.0
+    runner_up_same: bool = False
     query_terms: list[str] = field(default_factory=list)
     corpus_missing: list[str] = field(default_factory=list)
     elsewhere_missing: list[str] = field(default_factory=list)

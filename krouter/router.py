@@ -22,12 +22,22 @@ from krouter.receipt import Citation, Evidence, Receipt, Redirect
 from krouter.tokenizer import fallback_bigrams, is_cjk, query_terms
 from krouter.vault import contained_path
 
-DEFAULT_FLOOR = 0.6
+# The decision: confidence = coverage x clarity, compared with one floor.
+# coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
+# clarity: how far the top page's score stands above the next page's, relative to its own; a page that
+# only ties a neighbour gets half credit, one CLEAR_MARGIN ahead gets full credit. Both are ratios, so
+# the floor means the same on a 10-page vault and a 10,000-page one. Measured in docs/decisions.md.
+DEFAULT_FLOOR = 0.55
+MARGIN_SHARE = 0.5
+CLEAR_MARGIN = 0.5
 K1 = 1.2
 B = 0.75
 W_META = 3.0
 W_TRIGGER = 2.0
 SNIPPET_CHARS = 240
+# Clipped and imported material (Inputs/, Clippings/, ...) is raw evidence, not the vault's own memory:
+# it still answers, but a curated page that matches as well comes first.
+INPUT_WEIGHT = 0.5
 
 
 @dataclass
@@ -61,6 +71,7 @@ class _Tables:
     avg_body: float
     successor: dict[str, list[str]]
     dangling: dict[str, list[str]]
+    inputs: frozenset[int]
 
 
 @dataclass
@@ -93,6 +104,7 @@ class Router:
         self.root = self.index.root
         self.floor = floor
         self.auto_refresh = auto_refresh
+        self.input_folders = tuple(f.casefold() for f in _exclude_folders())
         self._tables: _Tables | None = None
         self.last_refresh: RefreshStats | None = None
 
@@ -171,7 +183,10 @@ class Router:
                 pages[by_path[src]].replaced = True
         n_pages = len(pages)
         avg = sum(p.n_body for p in pages.values()) / n_pages if n_pages else 0.0
-        self._tables = _Tables(gen, pages, by_path, n_pages, max(avg, 1.0), dict(successor), dict(dangling))
+        inputs = frozenset(p.id for p in pages.values() if _in_folders(p.path, self.input_folders))
+        self._tables = _Tables(
+            gen, pages, by_path, n_pages, max(avg, 1.0), dict(successor), dict(dangling), inputs
+        )
         return self._tables
 
     def resolve(self, path: str) -> Redirect:
@@ -252,15 +267,19 @@ class Router:
         passage_cov = max(
             self._passage_coverage(pid, top.matched, units, meta_hits, total) for pid in top.contributors
         )
-        confidence = (page_cov + passage_cov) / 2
+        coverage = (page_cov + passage_cov) / 2
         margin = (top.score - ranked[1].score) / top.score if len(ranked) > 1 and top.score > 0 else 1.0
+        confidence = coverage * (1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN))
+        runner_up_same = len(ranked) > 1 and ranked[1].matched >= top.matched
         elsewhere = [u.text for i, u in enumerate(units) if u.df > 0 and i not in top.matched]
         evidence = Evidence(
             confidence=round(confidence, 4),
             floor=self.floor,
+            coverage=round(coverage, 4),
             page_coverage=round(page_cov, 4),
             passage_coverage=round(passage_cov, 4),
             margin=round(margin, 4),
+            runner_up_same=runner_up_same,
             query_terms=[u.text for u in units],
             corpus_missing=corpus_missing,
             elsewhere_missing=elsewhere,
@@ -291,7 +310,7 @@ class Router:
     def _units(self, question: str, t: _Tables) -> list[_Unit]:
         units: list[_Unit] = []
         n = t.n_pages
-        for qt in query_terms(question):
+        for qt in query_terms(question, known=self.index.has_term):
             terms: tuple[str, ...] = (qt.term,)
             rows = {r[0]: r[1:] for r in self.index.postings(qt.term)}
             if not rows and is_cjk(qt.term) and fallback_bigrams(qt.term):
@@ -322,6 +341,8 @@ class Router:
                 tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf
                 norm = 1 - B + B * info.n_body / t.avg_body
                 s = u.weight * tf * (K1 + 1) / (tf + K1 * norm)
+                if pid in t.inputs:
+                    s *= INPUT_WEIGHT
                 entry = scores.setdefault(pid, [0.0, set()])
                 entry[0] += s
                 entry[1].add(i)
@@ -407,6 +428,18 @@ class Router:
         if len(text) > SNIPPET_CHARS:
             text = text[: SNIPPET_CHARS - 1] + "…"
         return best.line, text
+
+
+def _exclude_folders() -> tuple[str, ...]:
+    try:
+        return config.load_config().exclude_folders
+    except config.ConfigError:
+        return config.Config.exclude_folders
+
+
+def _in_folders(path: str, folders: tuple[str, ...]) -> bool:
+    """True when any folder on the page's path is one of the input folders."""
+    return any(part.casefold() in folders for part in path.split("/")[:-1])
 
 
 def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:

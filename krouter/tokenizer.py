@@ -15,7 +15,7 @@ import logging
 import re
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -126,29 +126,95 @@ class QueryTerm:
     term: str
 
 
-def query_terms(question: str) -> list[QueryTerm]:
-    """The content terms of a question, deduplicated, in the order they appear."""
+# Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
+# time", "these days". Left in, "long" or "time" count as content the page must contain.
+_EN_FRAMES = re.compile(
+    r"\bhow (?:long|many|much|often|far|soon|frequently|big|large|old)\b|\bwhat time\b"
+    r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
+)
+
+
+def query_terms(question: str, known: Callable[[str], bool] | None = None) -> list[QueryTerm]:
+    """The content terms of a question, deduplicated, in the order they appear.
+
+    ``known`` tells whether the vault holds a term. When given, a Han stretch that jieba cut into single
+    characters or into words the vault does not hold is re-cut into the longest pieces the vault does
+    hold ("一上午" → "上午", "自" + "建" → "自建"), so a segmentation quirk does not read as a missing word.
+    """
     seen: set[str] = set()
     out: list[QueryTerm] = []
-    for text, term in _query_pairs(question):
+    for text, term in _query_pairs(question, known):
         if term not in seen:
             seen.add(term)
             out.append(QueryTerm(text=text, term=term))
     return out
 
 
-def _query_pairs(question: str) -> Iterator[tuple[str, str]]:
-    for run in _RUN.findall(normalize(question)):
+def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
+    for run in _RUN.findall(_EN_FRAMES.sub(" ", normalize(question))):
         if not _IS_CJK.match(run):
             term = _word_terms(run)
             if term:
                 yield run, term
         elif _ONLY_HAN.match(run):
-            for word in _jieba_words(run):
-                yield word, word
+            words = _load_jieba().lcut(run, HMM=True)
+            if known is not None:
+                words = _repair(words, known)
+            for word in words:
+                if word.strip() and word not in CHINESE:
+                    yield word, word
         else:
             for gram in _bigrams(run):
                 yield gram, gram
+
+
+def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
+    """Re-cut stretches of single characters and unknown words by longest match against the vault."""
+    out: list[str] = []
+    stretch = ""
+    for word in [*words, ""]:
+        weak = bool(word) and (len(word) == 1 or not known(word)) and word not in CHINESE
+        if weak:
+            stretch += word
+            continue
+        out.extend(_recut(stretch, known))
+        stretch = ""
+        if word:
+            out.append(word)
+    return out
+
+
+def _recut(stretch: str, known: Callable[[str], bool]) -> list[str]:
+    """Longest-match pieces of a stretch; characters the vault does not hold stay together as one word,
+    so an unknown word counts once as missing, not once per character."""
+    out: list[str] = []
+    unknown = ""
+    for piece in _longest_match(stretch, known):
+        if len(piece) == 1 and not known(piece):
+            unknown += piece
+            continue
+        if unknown:
+            out.append(unknown)
+            unknown = ""
+        out.append(piece)
+    if unknown:
+        out.append(unknown)
+    return out
+
+
+def _longest_match(text: str, known: Callable[[str], bool], longest: int = 4) -> list[str]:
+    pieces: list[str] = []
+    i = 0
+    while i < len(text):
+        for size in range(min(longest, len(text) - i), 1, -1):
+            if known(text[i : i + size]):
+                pieces.append(text[i : i + size])
+                i += size
+                break
+        else:
+            pieces.append(text[i])
+            i += 1
+    return pieces
 
 
 def fallback_bigrams(word: str) -> list[str]:
