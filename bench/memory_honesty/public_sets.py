@@ -1,0 +1,405 @@
+"""Built-in question sets: the project's own vaults, and public data turned into vaults plus question files.
+
+Public sets are materialised once into the system temp folder (keyed by set name and a format version), never
+into
+the project: their licences allow evaluation, not redistribution (LoCoMo is non-commercial).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from stats import BenchError, Question, load_questions, question_from_dict
+
+HERE = Path(__file__).resolve().parent
+PROJECT_ROOT = HERE.parents[1]
+
+# Bump when the page or question layout below changes, so stale cached copies are not reused.
+FORMAT_VERSION = "1"
+
+OWN_SETS: dict[str, tuple[str, str, str]] = {
+    # name: (vault folder, question file, the dev question file of the same vault that floors are picked on)
+    "dev": ("vault", "questions_dev.jsonl", "questions_dev.jsonl"),
+    "dev2": ("vault2", "questions_dev2.jsonl", "questions_dev2.jsonl"),
+    "heldout": ("vault", "heldout.jsonl", "questions_dev.jsonl"),
+    "heldout2": ("vault2", "heldout2.jsonl", "questions_dev2.jsonl"),
+}
+PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
+ALL_DEV: tuple[str, ...] = ("dev", "dev2", *PUBLIC_SETS)
+SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")
+
+CHINESE_SQUAD_SAMPLE = 500
+CHINESE_SQUAD_SEED = 0
+
+
+@dataclass
+class Part:
+    """One vault and the questions asked of it."""
+
+    vault: Path
+    questions: list[Question]
+
+
+@dataclass
+class BenchSet:
+    """A named set: one or more vaults with their questions, and where bm25-floor picks its floor."""
+
+    name: str
+    parts: list[Part]
+    floor_parts: list[Part]
+    floor_note: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def questions(self) -> list[Question]:
+        """All questions, pooled over the vaults in order."""
+        return [q for p in self.parts for q in p.questions]
+
+
+def shared_data_dir() -> Path:
+    """The public data folder: KROUTER_SHARED_DATA, else <project root>/../shared/data."""
+    env = os.environ.get("KROUTER_SHARED_DATA")
+    return Path(env) if env else PROJECT_ROOT.parent / "shared" / "data"
+
+
+def _cache_root() -> Path:
+    return Path(tempfile.gettempdir()) / "krouter-bench-sets"
+
+
+def _require(path: Path, what: str) -> Path:
+    if not path.exists():
+        raise BenchError(f"{what} not found: {path}")
+    return path
+
+
+def _questions_file(path: Path) -> Path:
+    # A held-out file may be stored gzipped so that it does not turn up in a grep of the repository.
+    if path.is_file():
+        return path
+    gz = path.with_name(path.name + ".gz")
+    if gz.is_file():
+        return gz
+    raise BenchError(f"question file not found: {path} (nor {gz.name})")
+
+
+def read_question_file(path: Path) -> list[Question]:
+    """Load a question file, transparently un-gzipping *.gz."""
+    if path.suffix != ".gz":
+        return load_questions(path)
+    out = []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if line.strip():
+                out.append(question_from_dict(json.loads(line), f"{path}:{lineno}"))
+    return out
+
+
+def _safe(name: str) -> str:
+    """A title made safe to use as one path component."""
+    s = re.sub(r"[\\/:*?\"<>|\x00-\x1f]", "_", name).strip().lstrip(".")
+    return s or "untitled"
+
+
+def _page(meta: dict[str, Any], body: str) -> str:
+    # JSON strings are valid YAML double-quoted scalars, which sidesteps quoting rules for titles with colons.
+    lines = (
+        ["---"] + [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items()] + ["---", "", body]
+    )
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _materialise(name: str, build: Callable[[Path], None]) -> Path:
+    """Build a public set once into the temp cache; a half-built copy is never reused."""
+    target = _cache_root() / f"{name}-v{FORMAT_VERSION}"
+    if (target / ".complete").is_file():
+        return target
+    _cache_root().mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=_cache_root()))
+    try:
+        build(staging)
+        (staging / ".complete").write_text("ok\n", encoding="utf-8")
+        if target.exists():
+            shutil.rmtree(target, ignore_errors=True)
+        try:
+            os.replace(staging, target)
+        except OSError:
+            # another bench process finished the same set first; its copy is as good as ours
+            if not (target / ".complete").is_file():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _write_questions(path: Path, rows: list[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def _load_json(path: Path) -> Any:
+    with _require(path, "public data file").open(encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+# --- LoCoMo
+# ---------------------------------------------------------------------------------------------------
+
+
+def _session_date(raw: str) -> str | None:
+    try:
+        return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").date().isoformat()
+    except ValueError:
+        return None
+
+
+def _build_locomo(out: Path) -> None:
+    data_dir = shared_data_dir() / "locomo"
+    samples = _load_json(data_dir / "locomo_dev.json")
+    flat = data_dir / "locomo_dev_qa_flat.jsonl"
+    qa_rows = [
+        json.loads(line) for line in _require(flat, "public data file").open(encoding="utf-8") if line.strip()
+    ]
+    skipped = 0
+    for sample in samples:
+        sid = sample["sample_id"]
+        conv = sample["conversation"]
+        vault = out / sid / "vault"
+        vault.mkdir(parents=True)
+        for key, turns in conv.items():
+            m = re.fullmatch(r"session_(\d+)", key)
+            if not m or not isinstance(turns, list):
+                continue
+            n = int(m.group(1))
+            when = str(conv.get(f"{key}_date_time", "")).strip()
+            lines = []
+            for t in turns:
+                text = str(t.get("text", "")).strip()
+                # The image caption is what the other speaker saw; several answers live only there.
+                if t.get("blip_caption"):
+                    text += f" [shares a photo: {t['blip_caption']}]"
+                lines.append(f"**{t.get('speaker', '?')}**: {text}")
+            meta: dict[str, Any] = {"title": f"Session {n} — {when}", "session": n, "date_time": when}
+            iso = _session_date(when)
+            if iso:
+                meta["date"] = iso
+            meta["speakers"] = [conv.get("speaker_a"), conv.get("speaker_b")]
+            (vault / f"session_{n}.md").write_text(_page(meta, "\n\n".join(lines)), encoding="utf-8")
+        rows = []
+        for r in qa_rows:
+            if r["sample_id"] != sid:
+                continue
+            base = {
+                "id": f"{sid}#{r['qa_index']}",
+                "q": r["question"],
+                "category": r["category"],
+                "category_name": r.get("category_name"),
+                "answer": r.get("answer"),
+            }
+            if r["category"] == 5:
+                rows.append({**base, "kind": "refuse", "gold": None, "trap": _session_pages(r)})
+            elif r["evidence_sessions"]:
+                rows.append({**base, "kind": "current", "gold": _session_pages(r)})
+            else:
+                skipped += 1  # no evidence session to grade against
+        _write_questions(out / sid / "questions.jsonl", rows)
+    (out / "notes.json").write_text(json.dumps({"skipped_no_evidence": skipped}), encoding="utf-8")
+
+
+def _session_pages(row: dict[str, Any]) -> list[str]:
+    return [f"{s}.md" for s in row.get("evidence_sessions") or []]
+
+
+def _locomo() -> BenchSet:
+    root = _materialise("locomo", _build_locomo)
+    parts = [
+        Part(d / "vault", read_question_file(d / "questions.jsonl"))
+        for d in sorted(p for p in root.iterdir() if (p / "questions.jsonl").is_file())
+    ]
+    skipped = json.loads((root / "notes.json").read_text(encoding="utf-8")).get("skipped_no_evidence", 0)
+    notes = [
+        f"LoCoMo dev half, {len(parts)} conversations (one vault each, one page per session), metrics pooled",
+        "categories 1-4: gold = evidence sessions (any is right); category 5 (adversarial): must refuse",
+    ]
+    if skipped:
+        notes.append(f"{skipped} questions of categories 1-4 have no evidence session and are left out")
+    return BenchSet(
+        "locomo", parts, parts, "picked on this set itself (public set, no separate dev split)", notes
+    )
+
+
+# --- ChineseSquad
+# -----------------------------------------------------------------------------------------------
+
+
+def _build_squad(out: Path) -> None:
+    data = _load_json(shared_data_dir() / "chinese-squad2" / "dev-v2.0-zh.part-dev.json")["data"]
+    vault = out / "vault"
+    vault.mkdir()
+    all_rows: list[dict[str, Any]] = []
+    for art in data:
+        title = str(art["title"])
+        folder = vault / _safe(title)
+        folder.mkdir(exist_ok=True)
+        for i, para in enumerate(art["paragraphs"]):
+            rel = f"{_safe(title)}/{i}.md"
+            meta = {"title": f"{title.replace('_', ' ')} {i}", "article": title, "paragraph": i}
+            (folder / f"{i}.md").write_text(_page(meta, para["context"]), encoding="utf-8")
+            for qa in para["qas"]:
+                row: dict[str, Any] = {"id": qa["id"], "q": qa["question"]}
+                if qa.get("is_impossible"):
+                    # the own paragraph is the neighbour the question was written to resemble
+                    row.update(kind="refuse", gold=None, trap=rel)
+                else:
+                    row.update(kind="current", gold=rel)
+                all_rows.append(row)
+    picked = sorted(random.Random(CHINESE_SQUAD_SEED).sample(range(len(all_rows)), CHINESE_SQUAD_SAMPLE))
+    _write_questions(out / "questions.jsonl", [all_rows[i] for i in picked])
+
+
+def _chinese_squad() -> BenchSet:
+    root = _materialise("chinese-squad", _build_squad)
+    part = Part(root / "vault", read_question_file(root / "questions.jsonl"))
+    notes = [
+        f"ChineseSquad dev half: one page per paragraph; a fixed sample of {CHINESE_SQUAD_SAMPLE} questions "
+        f"(seed {CHINESE_SQUAD_SEED}); is_impossible questions must be refused",
+    ]
+    return BenchSet(
+        "chinese-squad",
+        [part],
+        [part],
+        "picked on this set itself (public set, no separate dev split)",
+        notes,
+    )
+
+
+# --- CMRC 2018
+# ----------------------------------------------------------------------------------------------------
+
+
+def _build_cmrc(out: Path) -> None:
+    data = _load_json(shared_data_dir() / "cmrc2018" / "cmrc2018_trial.json")["data"]
+    vault = out / "vault"
+    vault.mkdir()
+    rows: list[dict[str, Any]] = []
+    for art in data:
+        title = str(art["title"])
+        for para in art["paragraphs"]:
+            pid = str(para["id"])
+            rel = f"{_safe(title)}/{pid}.md"
+            (vault / _safe(title)).mkdir(exist_ok=True)
+            (vault / rel).write_text(
+                _page({"title": title, "paragraph_id": pid}, para["context"]), encoding="utf-8"
+            )
+            for qa in para["qas"]:
+                # the question sits inside its own paragraph, which is the gold page
+                rows.append({"id": qa["id"], "q": qa["question"], "kind": "current", "gold": rel})
+    _write_questions(out / "questions.jsonl", rows)
+
+
+def _cmrc() -> BenchSet:
+    root = _materialise("cmrc", _build_cmrc)
+    part = Part(root / "vault", read_question_file(root / "questions.jsonl"))
+    notes = ["CMRC 2018 trial: one page per paragraph, answerable questions only (no refusal test here)"]
+    return BenchSet(
+        "cmrc", [part], [part], "picked on this set itself (public set, no separate dev split)", notes
+    )
+
+
+# --- lock_vs_neighbor fixture
+# ---------------------------------------------------------------------------------
+
+
+def _build_lock(out: Path) -> None:
+    src = shared_data_dir() / "dsh-krouter-fixtures" / "lock_vs_neighbor"
+    shutil.copytree(_require(src / "vault", "fixture vault"), out / "vault")
+    rows = []
+    for line in _require(src / "gold.jsonl", "public data file").open(encoding="utf-8"):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if r.get("gold") is None:
+            kind = "refuse"
+        elif r.get("slice") == "supersede":
+            kind = "correction"
+        else:
+            kind = "current"
+        extra = {k: v for k, v in r.items() if k not in ("id", "query", "gold", "kind")}
+        if "kind" in r:
+            extra["fixture_kind"] = r["kind"]  # lexical / rewrite: theirs, not ours
+        rows.append({"id": r["id"], "q": r["query"], "kind": kind, "gold": r.get("gold"), **extra})
+    _write_questions(out / "questions.jsonl", rows)
+
+
+def _lock_vs_neighbor() -> BenchSet:
+    root = _materialise("lock-vs-neighbor", _build_lock)
+    part = Part(root / "vault", read_question_file(root / "questions.jsonl"))
+    notes = [
+        "DSH-KRouter lock_vs_neighbor fixture (8 pages, EN+ZH), designed by that router's author: "
+        "a format check"
+    ]
+    return BenchSet(
+        "lock-vs-neighbor",
+        [part],
+        [part],
+        "picked on this set itself (public set, no separate dev split)",
+        notes,
+    )
+
+
+# --- entry points
+# ---------------------------------------------------------------------------------------------
+
+
+def _own(name: str) -> BenchSet:
+    vault_name, qfile, devfile = OWN_SETS[name]
+    vault = _require(HERE / vault_name, f"vault folder for set {name!r}")
+    part = Part(vault, read_question_file(_questions_file(HERE / qfile)))
+    if devfile == qfile:
+        return BenchSet(name, [part], [part], f"picked on this dev set ({qfile})")
+    dev = Part(vault, read_question_file(_questions_file(HERE / devfile)))
+    return BenchSet(
+        name, [part], [dev], f"picked on the dev set of the same vault ({devfile}), never on {qfile}"
+    )
+
+
+def load_set(name: str) -> BenchSet:
+    """Resolve a built-in set by name (not 'all-dev', which is a list of sets)."""
+    builders: dict[str, Callable[[], BenchSet]] = {
+        "locomo": _locomo,
+        "chinese-squad": _chinese_squad,
+        "cmrc": _cmrc,
+        "lock-vs-neighbor": _lock_vs_neighbor,
+    }
+    if name in OWN_SETS:
+        return _own(name)
+    if name in builders:
+        return builders[name]()
+    raise BenchError(f"unknown set {name!r} (choose from {', '.join(SET_NAMES)})")
+
+
+def custom_set(vault: Path, questions: Path, floor_from: Path | None) -> BenchSet:
+    """A set from --vault/--questions; bm25-floor picks its floor on --floor-from, else on these questions."""
+    if not vault.is_dir():
+        raise BenchError(f"vault folder not found: {vault}")
+    part = Part(vault, read_question_file(questions))
+    if floor_from is not None:
+        return BenchSet(
+            questions.stem, [part], [Part(vault, read_question_file(floor_from))], f"picked on {floor_from}"
+        )
+    return BenchSet(
+        questions.stem, [part], [part], "picked on the given questions themselves (no --floor-from)"
+    )
