@@ -23,6 +23,21 @@ from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
 REPLACED_STATUSES = frozenset({"superseded", "retired", "deprecated", "archived", "rejected", "obsolete"})
 
 _YAML = YAMLHandler()
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader with YAML 1.2 booleans: ``title: yes`` or ``aliases: [no, on]`` are words, not
+    True/False (the YAML 1.1 reading turned them into "True"/"False" in titles and aliases)."""
+
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+# Deeper than this is a recursive alias (``a: &x [*x]``), not a real page's metadata.
+_MAX_DEPTH = 64
 _FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
 _WIKILINK = re.compile(r"^\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]$")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
@@ -82,23 +97,25 @@ def walk(root: Path) -> Iterator[FileStat]:
 
     Symlinks are not followed: a link could lead out of the vault or into a loop.
     """
-    stack = [root]
+    # Every lookup with auto-refresh walks the whole vault, so this loop is hot: relative paths are
+    # built by joining names (a pathlib object per file cost ~70 % of a no-change refresh).
+    stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
-        folder = stack.pop()
+        folder, prefix = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
             continue
         for entry in entries:
-            if entry.name.startswith("."):
+            name = entry.name
+            if name.startswith("."):
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=False) and entry.name.lower().endswith(".md"):
+                    stack.append((entry.path, f"{prefix}{name}/"))
+                elif entry.is_file(follow_symlinks=False) and name.lower().endswith(".md"):
                     st = entry.stat(follow_symlinks=False)
-                    rel = Path(entry.path).relative_to(root).as_posix()
-                    yield FileStat(rel, st.st_mtime_ns, st.st_size)
+                    yield FileStat(prefix + name, st.st_mtime_ns, st.st_size)
             except OSError:
                 continue
 
@@ -124,12 +141,14 @@ def _as_list(value: object) -> list[str]:
     return [_as_text(value).strip()] if _as_text(value).strip() else []
 
 
-def _normalise(value: object) -> object:
+def _normalise(value: object, depth: int = 0) -> object:
     """Dates become ISO strings so metadata is JSON-able and compares as text."""
+    if depth > _MAX_DEPTH:
+        raise ValueError("frontmatter nests too deeply (a recursive alias?)")
     if isinstance(value, dict):
-        return {str(k): _normalise(v) for k, v in value.items()}
+        return {str(k): _normalise(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_normalise(v) for v in value]
+        return [_normalise(v, depth + 1) for v in value]
     if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
         return value.isoformat()
     return value
@@ -158,13 +177,18 @@ def parse_page(rel_path: str, text: str) -> Page:
     error = None
     if fm_text is not None:
         try:
-            loaded = _YAML.load(fm_text)
-        except yaml.YAMLError as exc:
+            loaded = _YAML.load(fm_text, Loader=_Loader)
+            if isinstance(loaded, dict):
+                meta = {str(k): _normalise(v) for k, v in loaded.items()}
+        # PyYAML raises ValueError for impossible dates (2024-13-45) and recurses on deep nesting;
+        # neither may stop the page from being read.
+        except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
             error = " ".join(str(exc).split())
             loaded = None
-        if isinstance(loaded, dict):
-            meta = {str(k): _normalise(v) for k, v in loaded.items()}
-        elif loaded is not None and error is None:
+        if error is not None:
+            # Broken frontmatter is read as plain text, so words in it (a title) still find the page.
+            body, body_line = text, 1
+        elif loaded is not None and not isinstance(loaded, dict):
             error = f"frontmatter is a {type(loaded).__name__}, not a mapping of fields"
     title = _as_text(meta.get("title")).strip()
     if not title:

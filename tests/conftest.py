@@ -1,0 +1,17 @@
+"""Shared test set-up: every test runs with its own cache, state and config directories."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point indexes, the query log and config.toml at fresh tmp dirs, never at the user's own."""
+    base = tmp_path_factory.mktemp("krouter-home")
+    for name in ("CACHE", "STATE", "CONFIG"):
+        folder = base / name.lower()
+        folder.mkdir()
+        monkeypatch.setenv(f"KROUTER_{name}_DIR", str(folder))
+    # A vault named by the developer's environment must not leak into tests that rely on defaults.
+    monkeypatch.delenv("KROUTER_VAULT", raising=False)

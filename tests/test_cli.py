@@ -1,0 +1,236 @@
+"""The ``krouter`` command: the done-when checks, exit codes, the JSON schema, read confinement, init."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter import __version__
+from krouter.cli import app
+
+REPO = Path(__file__).resolve().parents[1]
+TEMPLATE = REPO / "vault_template"
+runner = CliRunner()
+
+CITE_KEYS = {"path", "title", "score", "line", "snippet", "matched", "missing"}
+
+
+def krouter(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the real command in a subprocess, from the repository root, with the test's env dirs."""
+    return subprocess.run(
+        [sys.executable, "-c", "from krouter.cli import run; run()", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    pages = {
+        "Ops/Pager.md": "---\ntitle: Pager rotation\n---\n# Pager\n\nThe pager rotation is weekly.\n",
+        "Ops/Backups.md": "# Backups\n\nNightly database dumps go to object storage.\n",
+        "Notes/Cooking.md": "# Cooking\n\nBake bread at high heat with steam.\n",
+    }
+    for rel, text in pages.items():
+        (tmp_path / "v" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "v" / rel).write_text(text, encoding="utf-8")
+    return tmp_path / "v"
+
+
+# --- the done-when checks ---------------------------------------------------------------------------
+
+
+def test_done_when_database_cites_current_page() -> None:
+    result = krouter("ask", "which database do we use", "--vault", "vault_template", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["decision"] == "cite"
+    assert out["cited"][0]["path"] == "Decisions/Primary database.md"
+    assert all(c["path"] != "Decisions/Database - MySQL.md" for c in out["cited"])
+    assert {"from": "Decisions/Database - MySQL.md", "to": "Decisions/Primary database.md"}.items() <= (
+        out["redirects"][0].items()
+    )
+
+
+def test_done_when_neighbour_question_refused() -> None:
+    result = krouter("ask", "what is the search API timeout", "--vault", "vault_template", "--json")
+    assert result.returncode == 3, result.stderr
+    out = json.loads(result.stdout)
+    assert out["decision"] == "refuse" and out["cited"] == []
+    assert "search" in out["reason"]
+
+
+# --- ask: exit codes and JSON ----------------------------------------------------------------------
+
+
+def test_ask_json_schema(vault: Path) -> None:
+    result = runner.invoke(app, ["ask", "pager rotation", "--vault", str(vault), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert {"query", "decision", "cited", "redirects", "evidence", "reason"} <= set(out)
+    assert out["query"] == "pager rotation" and out["decision"] == "cite"
+    top = out["cited"][0]
+    assert set(top) >= CITE_KEYS
+    assert top["path"] == "Ops/Pager.md" and top["title"] == "Pager rotation"
+    assert isinstance(top["score"], float) and isinstance(top["line"], int)
+    assert top["snippet"] == "The pager rotation is weekly."
+    assert top["matched"] == ["pager", "rotation"] and top["missing"] == []
+    assert isinstance(out["redirects"], list) and isinstance(out["evidence"], dict)
+    assert isinstance(out["reason"], str) and out["reason"]
+
+
+def test_ask_redirect_json(tmp_path: Path) -> None:
+    shutil.copytree(TEMPLATE, tmp_path / "v")
+    result = runner.invoke(app, ["ask", "are we on mysql", "--vault", str(tmp_path / "v"), "--json"])
+    out = json.loads(result.stdout)
+    assert result.exit_code == 0 and out["cited"][0]["path"] == "Decisions/Primary database.md"
+    for r in out["redirects"]:
+        assert {"from", "to"} <= set(r)
+
+
+def test_ask_refuse_exit_3(vault: Path) -> None:
+    result = runner.invoke(app, ["ask", "giraffe vaccination schedule", "--vault", str(vault)])
+    assert result.exit_code == 3
+    assert "REFUSE" in result.stdout and "reason:" in result.stdout
+
+
+def test_ask_text_cite(vault: Path) -> None:
+    result = runner.invoke(app, ["ask", "pager rotation", "--vault", str(vault)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("CITE  Ops/Pager.md")
+
+
+def test_usage_errors_exit_2(tmp_path: Path, vault: Path) -> None:
+    assert runner.invoke(app, ["ask", "x", "--vault", str(tmp_path / "missing")]).exit_code == 2
+    (tmp_path / "file.md").write_text("x")
+    assert runner.invoke(app, ["ask", "x", "--vault", str(tmp_path / "file.md")]).exit_code == 2
+    assert runner.invoke(app, ["ask"]).exit_code == 2
+    assert runner.invoke(app, ["read", "../x", "--vault", str(vault)]).exit_code == 2
+    assert runner.invoke(app, ["frobnicate"]).exit_code == 2
+
+
+def test_missing_vault_real_process(tmp_path: Path) -> None:
+    result = krouter("ask", "anything", "--vault", str(tmp_path / "missing"))
+    assert result.returncode == 2
+    assert "vault folder not found" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_other_error_exit_1(tmp_path: Path) -> None:
+    # A broken config file, with no --vault, is an error that is not the user's command line.
+    Path(os.environ["KROUTER_CONFIG_DIR"], "config.toml").write_text("vault = [not toml", encoding="utf-8")
+    result = runner.invoke(app, ["ask", "pager rotation"])
+    assert result.exit_code == 1
+    assert "config.toml" in result.stderr
+
+
+def test_default_vault_from_config(vault: Path) -> None:
+    Path(os.environ["KROUTER_CONFIG_DIR"], "config.toml").write_text(f'vault = "{vault}"\n', encoding="utf-8")
+    result = runner.invoke(app, ["ask", "pager rotation", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["cited"][0]["path"] == "Ops/Pager.md"
+
+
+# --- read --------------------------------------------------------------------------------------------
+
+
+def test_read_prints_page(vault: Path) -> None:
+    result = runner.invoke(app, ["read", "Ops/Pager.md", "--vault", str(vault)])
+    assert result.exit_code == 0
+    assert result.stdout == (vault / "Ops/Pager.md").read_text(encoding="utf-8")
+
+
+def test_read_confined_to_vault(tmp_path: Path, vault: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("the launch codes")
+    os.symlink(secret, vault / "Ops" / "Link.md")
+    os.symlink(tmp_path, vault / "Escape")
+    for path in [
+        "../secret.md",
+        "Ops/../../secret.md",
+        str(secret),
+        "/etc/passwd",
+        "Ops/Link.md",
+        "Escape/secret.md",
+    ]:
+        result = runner.invoke(app, ["read", path, "--vault", str(vault)])
+        assert result.exit_code == 2, path
+        assert "launch codes" not in result.stdout
+    missing = runner.invoke(app, ["read", "Ops/Nope.md", "--vault", str(vault)])
+    assert missing.exit_code == 2
+
+
+# --- init, status, index, version ---------------------------------------------------------------------
+
+
+def test_init_copies_template(tmp_path: Path) -> None:
+    target = tmp_path / "new vault"
+    result = runner.invoke(app, ["init", str(target)])
+    assert result.exit_code == 0, result.output
+    expected = sorted(p.relative_to(TEMPLATE).as_posix() for p in TEMPLATE.rglob("*.md"))
+    assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*.md")) == expected
+    asked = runner.invoke(app, ["ask", "which database do we use", "--vault", str(target), "--json"])
+    assert json.loads(asked.stdout)["cited"][0]["path"] == "Decisions/Primary database.md"
+
+
+def test_init_into_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert runner.invoke(app, ["init", str(tmp_path / "empty")]).exit_code == 0
+    assert (tmp_path / "empty" / "Decisions" / "Primary database.md").is_file()
+
+
+def test_init_refuses_non_empty_folder(tmp_path: Path) -> None:
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "keep.md").write_text("my own notes")
+    result = runner.invoke(app, ["init", str(target)])
+    assert result.exit_code == 2
+    assert sorted(p.name for p in target.iterdir()) == ["keep.md"]
+    assert (target / "keep.md").read_text() == "my own notes"
+
+
+def test_init_refuses_a_file(tmp_path: Path) -> None:
+    (tmp_path / "notes").write_text("a file")
+    result = runner.invoke(app, ["init", str(tmp_path / "notes")])
+    assert result.exit_code == 2
+    assert (tmp_path / "notes").read_text() == "a file"
+
+
+def test_status(tmp_path: Path, vault: Path) -> None:
+    (vault / "Bad.md").write_bytes(b"\xff\xfe not utf8")
+    (vault / "Old.md").write_text("---\nstatus: superseded\nsuperseded_by: Nowhere\n---\nold\n")
+    result = runner.invoke(app, ["status", "--vault", str(vault), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["pages"] == 4 and report["replaced"] == 1
+    assert [p["path"] for p in report["problems"]] == ["Bad.md"]
+    assert [b["from"] for b in report["broken_links"]] == ["Old.md"]
+    assert Path(report["index"]).is_file()
+    assert Path(report["index"]).is_relative_to(os.environ["KROUTER_CACHE_DIR"])
+    text = runner.invoke(app, ["status", "--vault", str(vault)])
+    assert text.exit_code == 0
+    assert "pages:    4 (1 replaced)" in text.stdout and "Bad.md" in text.stdout
+
+
+def test_index_and_rebuild(vault: Path) -> None:
+    first = runner.invoke(app, ["index", "--vault", str(vault)])
+    assert first.exit_code == 0 and "3 added" in first.stdout
+    again = runner.invoke(app, ["index", "--vault", str(vault)])
+    assert again.exit_code == 0 and "0 added" in again.stdout and "3 unchanged" in again.stdout
+    rebuilt = runner.invoke(app, ["index", "--vault", str(vault), "--rebuild"])
+    assert rebuilt.exit_code == 0 and "3 added" in rebuilt.stdout
+    assert runner.invoke(app, ["ask", "pager rotation", "--vault", str(vault)]).exit_code == 0
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"krouter {__version__}"
+    assert krouter("--version").stdout.strip() == f"krouter {__version__}"

@@ -1,0 +1,97 @@
+"""The memory-honesty bench in CI: its data stays well-formed and KRouter stays ahead of plain BM25.
+
+The guard is deliberately a sanity check (KRouter's wrong-citation rate below plain BM25's on each dev
+set), not a tuned floor: figures are reported in bench/README.md, not pinned here. Held-out sets are
+checked for format only, never scored (bench/memory_honesty/HELDOUT.md).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from krouter import Router
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench" / "memory_honesty"
+SETS = {
+    "questions_dev.jsonl": "vault",
+    "heldout.jsonl": "vault",
+    "questions_dev2.jsonl": "vault2",
+    "heldout2.jsonl": "vault2",
+}
+
+
+def _questions(name: str) -> list[dict]:
+    return [
+        json.loads(line) for line in (BENCH / name).read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+
+
+def _vault_text(vault: Path) -> str:
+    """Every file of a vault, lower-cased, with its path: what an "absent" phrase must not be in."""
+    parts = []
+    for f in sorted(vault.rglob("*")):
+        if f.is_file():
+            parts.append(f.relative_to(vault).as_posix().lower())
+            parts.append(f.read_text(encoding="utf-8").lower())
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("qfile", sorted(SETS))
+def test_question_file_is_well_formed(qfile: str) -> None:
+    vault = BENCH / SETS[qfile]
+    rows = _questions(qfile)
+    ids = [r["id"] for r in rows]
+    assert len(ids) == len(set(ids)), f"{qfile}: duplicate ids"
+    with Router(vault) as router:
+        router.refresh()
+        for r in rows:
+            assert r["kind"] in {"correction", "current", "refuse"}, r["id"]
+            if r["kind"] == "refuse":
+                assert r["gold"] is None, r["id"]
+                continue
+            gold = r["gold"]
+            assert (vault / gold).is_file(), f"{qfile} {r['id']}: gold {gold} does not exist"
+            assert router.resolve(gold).to_path is None or router.resolve(gold).chain == [gold], (
+                f"{qfile} {r['id']}: gold {gold} is a replaced page"
+            )
+            if r["kind"] == "correction" and r.get("old"):
+                assert router.resolve(r["old"]).to_path == gold, (
+                    f"{qfile} {r['id']}: {r['old']} does not lead to {gold}"
+                )
+
+
+@pytest.mark.parametrize("qfile", sorted(SETS))
+def test_neighbour_questions_are_unanswerable(qfile: str) -> None:
+    """Each neighbour question names a subject (its "absent" phrase) that no file of the vault holds."""
+    text = _vault_text(BENCH / SETS[qfile])
+    refuse = [r for r in _questions(qfile) if r["kind"] == "refuse"]
+    assert refuse
+    for r in refuse:
+        absent = r.get("absent")
+        assert absent, f"{qfile} {r['id']}: a neighbour question must name its absent subject"
+        assert absent.lower() not in text, f"{qfile} {r['id']}: {absent!r} is in the vault"
+
+
+def _run(*args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, str(BENCH / "run.py"), *args, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return json.loads(out.stdout)["sets"][0]["metrics"]["overall"]
+
+
+@pytest.mark.parametrize("name", ["dev", "dev2"])
+def test_krouter_cites_fewer_wrong_pages_than_plain_bm25(name: str) -> None:
+    ours = _run("--set", name, "--adapter", "krouter")
+    bm25 = _run("--set", name, "--adapter", "bm25")
+    assert ours["wrong_citation"]["rate"] < bm25["wrong_citation"]["rate"]
+    assert ours["neighbours_refused"]["count"] > bm25["neighbours_refused"]["count"]

@@ -1,0 +1,150 @@
+"""Replaced pages: a hit on one leads to its current replacement, and a replaced page is never cited."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from krouter import Receipt, Router
+
+FILLER = {
+    "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
+    "Notes/Cooking.md": "# Cooking\n\nBake bread at high heat with steam for a crisp crust.\n",
+    "Notes/Cycling.md": "# Cycling\n\nPump the tyres before a long ride on gravel roads.\n",
+}
+OLD_BODY = "# Queue - RabbitMQ\n\nThe message broker is RabbitMQ on a single node.\n"
+NEW_BODY = "# Message broker\n\nThe message broker is Kafka, three brokers.\n"
+
+
+def make_vault(root: Path, pages: dict[str, str]) -> Path:
+    for rel, text in {**FILLER, **pages}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def ask(vault: Path, question: str) -> Receipt:
+    with Router(vault) as router:
+        return router.ask(question)
+
+
+def cited_paths(receipt: Receipt) -> list[str]:
+    return [c.path for c in receipt.cited]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "Decisions/Message broker",
+        "Decisions/Message broker.md",
+        '"[[Decisions/Message broker]]"',
+        '"[[Decisions/Message broker|the new broker]]"',
+        '"[[Message broker]]"',
+    ],
+)
+def test_superseded_by_forms(tmp_path: Path, link: str) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": f"---\nstatus: superseded\nsuperseded_by: {link}\n---\n{OLD_BODY}",
+            "Decisions/Message broker.md": NEW_BODY,
+        },
+    )
+    receipt = ask(vault, "rabbitmq message broker")
+    assert receipt.decision == "cite"
+    assert receipt.top.path == "Decisions/Message broker.md"
+    assert receipt.top.via == "Decisions/Queue - RabbitMQ.md"
+    assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
+    redirect = next(r for r in receipt.redirects if r.from_path == "Decisions/Queue - RabbitMQ.md")
+    assert redirect.to_path == "Decisions/Message broker.md"
+
+
+@pytest.mark.parametrize("link", ["Decisions/Queue - RabbitMQ", '"[[Queue - RabbitMQ]]"'])
+def test_supersedes_on_new_page(tmp_path: Path, link: str) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": OLD_BODY,  # no status: the new page alone says it is replaced
+            "Decisions/Message broker.md": f"---\nsupersedes: {link}\n---\n{NEW_BODY}",
+        },
+    )
+    receipt = ask(vault, "rabbitmq message broker")
+    assert receipt.decision == "cite" and receipt.top.path == "Decisions/Message broker.md"
+    assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
+
+
+def test_chain_of_three(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "A.md": "---\nstatus: superseded\nsuperseded_by: B\n---\nDeploys go to Heroku dynos.\n",
+            "B.md": "---\nstatus: superseded\nsuperseded_by: C\n---\nDeploys go to Fly machines.\n",
+            "C.md": "---\nstatus: current\n---\nDeploys go to the Kubernetes cluster.\n",
+        },
+    )
+    receipt = ask(vault, "heroku dynos")
+    assert receipt.decision == "cite" and receipt.top.path == "C.md"
+    (redirect,) = [r for r in receipt.redirects if r.from_path == "A.md"]
+    assert redirect.chain == ["A.md", "B.md", "C.md"]
+    assert not {"A.md", "B.md"} & set(cited_paths(receipt))
+
+
+def test_cycle_reported_never_cited_no_hang(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "A.md": "---\nstatus: superseded\nsuperseded_by: B\n---\nThe ocelot budget is ten.\n",
+            "B.md": "---\nsuperseded_by: C\n---\nThe ocelot budget is twenty.\n",
+            "C.md": "---\nsuperseded_by: '[[A]]'\n---\nThe ocelot budget is thirty.\n",
+        },
+    )
+    result: dict[str, object] = {}
+
+    def run() -> None:
+        with Router(vault) as router:
+            result["receipt"] = router.ask("ocelot budget")
+            result["status"] = router.status()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "lookup hung on a replacement cycle"
+    receipt = result["receipt"]
+    assert isinstance(receipt, Receipt)
+    assert receipt.decision == "refuse" and receipt.cited == []
+    assert set(receipt.skipped) == {"A.md", "B.md", "C.md"}
+    assert all(r.problem == "replacement cycle" for r in receipt.redirects)
+    broken = result["status"]["broken_links"]  # type: ignore[index]
+    assert {b["from"] for b in broken} == {"A.md", "B.md", "C.md"}
+
+
+def test_missing_replacement_skipped_and_reported(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Old.md": "---\nstatus: superseded\nsuperseded_by: Decisions/Nowhere\n---\nThe tapir quota is four.\n"
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.ask("tapir quota")
+        status = router.status()
+    assert receipt.decision == "refuse" and receipt.cited == []
+    assert receipt.skipped == ["Old.md"]
+    (redirect,) = receipt.redirects
+    assert redirect.to_path is None and "Decisions/Nowhere" in (redirect.problem or "")
+    assert [b["from"] for b in status["broken_links"]] == ["Old.md"]
+
+
+@pytest.mark.parametrize("status", ["superseded", "retired", "deprecated", "archived", "rejected", "Retired"])
+def test_replaced_statuses_never_cited(tmp_path: Path, status: str) -> None:
+    vault = make_vault(tmp_path, {"Old.md": f"---\nstatus: {status}\n---\nThe narwhal tank holds water.\n"})
+    receipt = ask(vault, "narwhal tank")
+    assert receipt.decision == "refuse" and receipt.cited == []
+    assert "Old.md" in receipt.skipped
+
+
+def test_current_status_is_cited(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"Now.md": "---\nstatus: current\n---\nThe narwhal tank holds water.\n"})
+    assert ask(vault, "narwhal tank").top.path == "Now.md"

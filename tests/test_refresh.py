@@ -1,0 +1,133 @@
+"""Incremental refresh: every change to the files shows in the next lookup, and only changed pages are
+re-tokenised."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from krouter import Router
+from krouter.index import Index
+
+FILLER = {
+    "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
+    "Notes/Cooking.md": "# Cooking\n\nBake bread at high heat with steam for a crisp crust.\n",
+    "Notes/Cycling.md": "# Cycling\n\nPump the tyres before a long ride on gravel roads.\n",
+}
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    """Write a page and move its mtime forward a second, so a same-tick rewrite still counts as a change."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    path.write_text(text, encoding="utf-8")
+    mtime = max(path.stat().st_mtime_ns, before + 1_000_000_000)
+    os.utime(path, ns=(mtime, mtime))
+    return path
+
+
+def make_vault(root: Path, pages: dict[str, str]) -> Path:
+    for rel, text in {**FILLER, **pages}.items():
+        write(root, rel, text)
+    return root
+
+
+def cited(router: Router, question: str) -> str | None:
+    receipt = router.ask(question)
+    return receipt.top.path if receipt.decision == "cite" else None
+
+
+def test_edit_add_delete_rename(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"Ops/Pager.md": "# Pager\n\nThe pager rotation is weekly.\n"})
+    with Router(vault) as router:
+        assert cited(router, "pager rotation") == "Ops/Pager.md"
+        assert cited(router, "kestrel escalation") is None
+
+        write(
+            vault,
+            "Ops/Pager.md",
+            "# Pager\n\nThe pager rotation is weekly; kestrel escalation after 5 min.\n",
+        )
+        assert cited(router, "kestrel escalation") == "Ops/Pager.md"
+
+        write(vault, "Ops/Vpn.md", "# VPN\n\nConnect to the wombat gateway for the VPN.\n")
+        assert cited(router, "wombat gateway") == "Ops/Vpn.md"
+
+        (vault / "Ops/Vpn.md").unlink()
+        receipt = router.ask("wombat gateway")
+        assert receipt.decision == "refuse" and receipt.cited == []
+
+        os.rename(vault / "Ops/Pager.md", vault / "Ops/On-call.md")
+        assert cited(router, "kestrel escalation") == "Ops/On-call.md"
+        assert router.status()["pages"] == len(FILLER) + 1
+
+
+def test_edit_one_page_of_2000_retokenises_one(tmp_path: Path) -> None:
+    for i in range(2000):
+        path = tmp_path / f"F{i % 20}" / f"Page {i}.md"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"# Page {i}\n\nItem w{i} costs {i * 7} coins.\n", encoding="utf-8")
+    index = Index(tmp_path)
+    try:
+        first = index.refresh()
+        assert (first.added, first.tokenized) == (2000, 2000)
+        assert index.refresh().tokenized == 0
+
+        write(tmp_path, "F7/Page 1007.md", "# Page 1007\n\nItem w1007 now costs 12 coins and a gryphon.\n")
+        stats = index.refresh()
+        assert (stats.tokenized, stats.updated, stats.added, stats.deleted) == (1, 1, 0, 0)
+    finally:
+        index.close()
+    with Router(tmp_path) as router:
+        assert cited(router, "gryphon") == "F7/Page 1007.md"
+        assert router.last_refresh is not None and router.last_refresh.tokenized == 0
+
+
+def test_touch_without_change_retokenises_nothing(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"Ops/Pager.md": "# Pager\n\nThe pager rotation is weekly.\n"})
+    with Router(vault) as router:
+        router.refresh()
+        st = (vault / "Ops/Pager.md").stat()
+        os.utime(vault / "Ops/Pager.md", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+        assert router.refresh().tokenized == 0
+        # The new mtime was recorded: the next refresh does not even re-read the file.
+        assert router.refresh().unchanged == len(FILLER) + 1
+        assert cited(router, "pager rotation") == "Ops/Pager.md"
+
+
+def test_changed_superseded_by_graph_is_picked_up(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Queue/Old.md": "---\nstatus: superseded\nsuperseded_by: Queue/Kafka\n---\nOur message broker.\n",
+            "Queue/Kafka.md": "# Kafka\n\nThe message broker is Kafka.\n",
+            "Queue/Pulsar.md": "# Pulsar\n\nThe message broker is Pulsar.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.ask("message broker")
+        assert [(r.from_path, r.to_path) for r in receipt.redirects] == [("Queue/Old.md", "Queue/Kafka.md")]
+
+        write(
+            vault,
+            "Queue/Old.md",
+            "---\nstatus: superseded\nsuperseded_by: Queue/Pulsar\n---\nOur message broker.\n",
+        )
+        write(
+            vault, "Queue/Kafka.md", "---\nsuperseded_by: Queue/Pulsar\n---\nThe message broker was Kafka.\n"
+        )
+        receipt = router.ask("message broker")
+        assert receipt.decision == "cite" and receipt.top.path == "Queue/Pulsar.md"
+        assert all(c.path != "Queue/Kafka.md" for c in receipt.cited)
+        assert ("Queue/Old.md", "Queue/Pulsar.md") in [(r.from_path, r.to_path) for r in receipt.redirects]
+
+
+def test_replacement_appearing_later_resolves_dangling_link(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path, {"Old.md": "---\nstatus: superseded\nsuperseded_by: New\n---\nThe lemur feeding time.\n"}
+    )
+    with Router(vault) as router:
+        assert cited(router, "lemur feeding time") is None
+        write(vault, "New.md", "# Lemur feeding\n\nThe lemur feeding time is noon.\n")
+        assert cited(router, "lemur feeding time") == "New.md"

@@ -1,0 +1,111 @@
+"""Tokenisation in English, Chinese, Japanese and Korean, and that each language's pages can be found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+from krouter.tokenizer import index_terms, query_terms
+
+
+def q(question: str) -> list[str]:
+    return [t.term for t in query_terms(question)]
+
+
+def make_vault(root: Path, pages: dict[str, str]) -> Path:
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+# --- English ----------------------------------------------------------------------------------------
+
+
+def test_stop_words_dropped() -> None:
+    assert q("what is the timeout of the payments API") == q("timeout payments API")
+    assert q("what do we have here") == []
+    assert "the" not in index_terms("the cat and the hat")
+
+
+def test_inflections_meet() -> None:
+    assert q("services") == q("service")
+    assert q("locally") == q("local")
+    assert set(index_terms("Our services run locally")) >= set(q("service local"))
+
+
+def test_full_width_letters_and_case_meet() -> None:
+    assert index_terms("ＡＰＩ Ｔｉｍｅｏｕｔ") == index_terms("api timeout")
+    assert q("ＡＰＩ") == q("API")
+
+
+def test_english_questions_find_inflected_pages(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Dev.md": "# Development\n\nAll services are run locally with docker compose.\n",
+            "Food.md": "# Lunch\n\nSandwiches are ordered from the bakery.\n",
+            "Travel.md": "# Travel\n\nBook trains through the portal.\n",
+        },
+    )
+    receipt = Router(vault).ask("how do I run the service local")
+    assert receipt.decision == "cite" and receipt.top.path == "Dev.md"
+
+
+# --- Chinese ----------------------------------------------------------------------------------------
+
+
+def test_chinese_index_holds_jieba_words_and_bigrams() -> None:
+    terms = index_terms("我们使用Kafka作为消息队列")
+    assert {"消息", "队列"} <= set(terms)  # jieba words
+    assert {"息队", "为消"} <= set(terms)  # character bigrams, across word boundaries
+    assert "kafka" in terms
+    # Never the whole unsegmented run as if whitespace were the only separator.
+    assert "作为消息队列" not in terms
+
+
+def test_chinese_question_uses_jieba_words_only() -> None:
+    terms = q("消息队列用的是什么")
+    assert terms == ["消息", "队列"]
+    assert "息队" not in terms  # no bigrams on the question side
+    assert q("什么是") == []  # function words only
+
+
+def test_chinese_page_found(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "决策/消息队列.md": "---\ntitle: 消息队列\n---\n我们使用Kafka作为消息队列，保留七天。\n",
+            "运维/值班.md": "---\ntitle: 值班安排\n---\n每周一轮换值班人员，周末由二线负责。\n",
+            "Notes/English.md": "Plain English notes about gardening.\n",
+        },
+    )
+    receipt = Router(vault).ask("我们的消息队列用的是什么")
+    assert receipt.decision == "cite" and receipt.top.path == "决策/消息队列.md"
+    assert Router(vault).ask("值班怎么轮换").top.path == "运维/值班.md"
+
+
+# --- Japanese and Korean ----------------------------------------------------------------------------
+
+
+def test_kana_and_hangul_become_bigrams() -> None:
+    assert index_terms("データ") == ["デー", "ータ"]
+    assert index_terms("데이터") == ["데이", "이터"]
+    assert q("データ") == ["デー", "ータ"]
+    assert index_terms("ア") == ["ア"] and index_terms("가") == ["가"]
+
+
+def test_japanese_and_korean_pages_found(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "ja.md": "# バックアップ\n\nデータベースのバックアップは毎晩です。\n",
+            "ko.md": "# 백업\n\n데이터베이스 백업은 매일 밤 실행됩니다.\n",
+            "en.md": "# Backups\n\nNightly database dumps go to object storage.\n",
+        },
+    )
+    with Router(vault) as router:
+        ja = router.ask("データベースのバックアップ")
+        ko = router.ask("데이터베이스 백업")
+    assert ja.decision == "cite" and ja.top.path == "ja.md"
+    assert ko.decision == "cite" and ko.top.path == "ko.md"

@@ -1,0 +1,207 @@
+"""How pages are read: frontmatter edge cases, files that are skipped, and what a vault walk includes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from krouter import Router
+from krouter.vault import parse_page
+
+FILLER = {
+    "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
+    "Notes/Cooking.md": "# Cooking\n\nBake bread at high heat with steam for a crisp crust.\n",
+    "Notes/Cycling.md": "# Cycling\n\nPump the tyres before a long ride on gravel roads.\n",
+}
+
+
+def make_vault(root: Path, pages: dict[str, str | bytes], filler: bool = True) -> Path:
+    """Write pages (text or raw bytes) under root, with a few unrelated pages so IDF means something."""
+    for rel, content in {**(FILLER if filler else {}), **pages}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def cited_path(vault: Path, question: str) -> str | None:
+    receipt = Router(vault).ask(question)
+    return receipt.top.path if receipt.decision == "cite" and receipt.top else None
+
+
+# --- frontmatter fields -----------------------------------------------------------------------------
+
+
+def test_dates_become_iso_strings() -> None:
+    page = parse_page(
+        "a.md", "---\ndate: 2024-05-01\nwhen: 2024-05-01 10:20:30\nlog: [2023-01-02]\n---\nbody\n"
+    )
+    assert page.meta["date"] == "2024-05-01"
+    assert page.meta["when"] == "2024-05-01T10:20:30"
+    assert page.meta["log"] == ["2023-01-02"]
+
+
+def test_impossible_date_is_reported_not_fatal(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path, {"Ops/Pager.md": "---\ndate: 2024-13-45\n---\nThe pager rotation is weekly.\n"}
+    )
+    page = parse_page("Ops/Pager.md", (vault / "Ops/Pager.md").read_text())
+    assert page.yaml_error
+    with Router(vault) as router:
+        assert router.ask("pager rotation").top.path == "Ops/Pager.md"
+        assert [p["path"] for p in router.status()["problems"]] == ["Ops/Pager.md"]
+
+
+@pytest.mark.parametrize("word", ["yes", "no", "on", "off"])
+def test_yes_no_values_stay_words(word: str) -> None:
+    page = parse_page("a.md", f"---\ntitle: {word}\naliases: [{word}]\nstatus: {word}\n---\nbody\n")
+    assert page.title == word
+    assert page.aliases == [word]
+    assert page.status == word
+    assert not page.replaced
+
+
+def test_true_false_are_still_booleans() -> None:
+    page = parse_page("a.md", "---\ndraft: true\npublished: false\n---\n")
+    assert page.meta == {"draft": True, "published": False}
+
+
+def test_byte_order_mark_does_not_hide_frontmatter(tmp_path: Path) -> None:
+    text = "---\ntitle: Kafka retention\nstatus: current\n---\nWe keep topics for seven days.\n"
+    vault = make_vault(tmp_path, {"Ops/Retention.md": b"\xef\xbb\xbf" + text.encode()})
+    with Router(vault) as router:
+        receipt = router.ask("kafka retention")
+        assert receipt.top.title == "Kafka retention"
+        assert router.status()["problems"] == []
+
+
+def test_rule_inside_body_is_not_frontmatter() -> None:
+    page = parse_page("a.md", "---\ntitle: T\n---\nfirst part\n\n---\n\nsecond: part\n---\nthird\n")
+    assert page.meta == {"title": "T"}
+    assert "second: part" in page.body and "third" in page.body
+    no_fm = parse_page("b.md", "# Heading\n\ntext\n---\nkey: value\n---\n")
+    assert no_fm.meta == {} and no_fm.yaml_error is None
+    assert "key: value" in no_fm.body
+
+
+def test_broken_yaml_reported_by_path_and_page_searchable(tmp_path: Path) -> None:
+    text = "---\ntitle: Zeppelin hangar: north\ntags: [a\n---\nThe zeppelin hangar door code is 4411.\n"
+    vault = make_vault(tmp_path, {"Sites/Hangar.md": text})
+    expected = parse_page("Sites/Hangar.md", text).yaml_error
+    assert expected and "mapping values are not allowed" in expected
+    with Router(vault) as router:
+        receipt = router.ask("zeppelin hangar door code")
+        assert receipt.decision == "cite" and receipt.top.path == "Sites/Hangar.md"
+        problems = router.status()["problems"]
+    assert problems == [{"path": "Sites/Hangar.md", "kind": "yaml", "message": expected}]
+
+
+def test_words_in_broken_frontmatter_still_find_the_page(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"a.md": "---\ntitle: Quokka census: 2024\n---\nCounted on the island.\n"})
+    assert cited_path(vault, "quokka census") == "a.md"
+
+
+def test_empty_file_and_no_frontmatter(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"Empty.md": "", "Plain note.md": "Marmalade recipe: oranges and sugar.\n"})
+    with Router(vault) as router:
+        assert router.ask("marmalade recipe").top.path == "Plain note.md"
+        assert router.status()["pages"] == len(FILLER) + 2
+        assert router.status()["problems"] == []
+    empty = parse_page("Empty.md", "")
+    assert (empty.title, empty.body, empty.meta, empty.yaml_error) == ("Empty", "", {}, None)
+
+
+@pytest.mark.parametrize("frontmatter", ["- a\n- b\n", "just a sentence\n", "42\n"])
+def test_frontmatter_that_is_not_a_mapping_is_reported(tmp_path: Path, frontmatter: str) -> None:
+    vault = make_vault(tmp_path, {"Odd.md": f"---\n{frontmatter}---\nThe walrus enclosure is closed.\n"})
+    with Router(vault) as router:
+        assert router.ask("walrus enclosure").top.path == "Odd.md"
+        (problem,) = router.status()["problems"]
+    assert problem["path"] == "Odd.md" and "not a mapping" in problem["message"]
+
+
+def test_title_fallbacks() -> None:
+    assert parse_page("x/From field.md", "---\ntitle: Given\n---\n# Heading\n").title == "Given"
+    assert (
+        parse_page("x/From heading.md", "---\nother: 1\n---\n\n## The Heading ##\nbody\n").title
+        == "The Heading"
+    )
+    assert parse_page("x/From name.md", "no heading here\n").title == "From name"
+    assert parse_page("x/Empty title.md", "---\ntitle:\n---\n# H1\n").title == "H1"
+
+
+def test_title_is_cited_in_receipt(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path, {"Ops/file-name.md": "Intro line.\n\n# Ferret feeding schedule\n\nTwice daily.\n"}
+    )
+    receipt = Router(vault).ask("ferret feeding schedule")
+    assert (receipt.top.path, receipt.top.title) == ("Ops/file-name.md", "Ferret feeding schedule")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("single phrase", ["single phrase"]), ("[one, two]", ["one", "two"]), ("", []), ("[]", [])],
+)
+def test_aliases_tags_triggers_string_or_list(value: str, expected: list[str]) -> None:
+    page = parse_page("a.md", f"---\naliases: {value}\ntags: {value}\ntriggers: {value}\n---\n")
+    assert page.aliases == expected
+    assert page.tags == expected
+    assert page.triggers == expected
+
+
+def test_string_alias_and_trigger_recall_the_page(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Ops/Broker.md": "---\naliases: nightingale cluster\ntriggers: where do events flow\n---\nKafka.\n",
+        },
+    )
+    assert cited_path(vault, "nightingale cluster") == "Ops/Broker.md"
+    assert cited_path(vault, "where do events flow") == "Ops/Broker.md"
+
+
+# --- files that are skipped -------------------------------------------------------------------------
+
+
+def test_non_utf8_file_reported_and_skipped(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Latin1.md": "Le café du matin est servi à huit heures.\n".encode("latin-1"),
+            "Good.md": "The morning coffee is served at eight.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.ask("café matin heures")
+        assert all(c.path != "Latin1.md" for c in receipt.cited)
+        status = router.status()
+    assert status["pages"] == len(FILLER) + 1
+    (problem,) = status["problems"]
+    assert problem["path"] == "Latin1.md" and problem["kind"] == "encoding"
+    assert "UTF-8" in problem["message"]
+
+
+@pytest.mark.parametrize("folder", [".obsidian", ".trash", ".git", "Notes/.hidden"])
+def test_dot_folders_skipped(tmp_path: Path, folder: str) -> None:
+    vault = make_vault(tmp_path, {f"{folder}/Secret.md": "The platypus vault combination is 9911.\n"})
+    with Router(vault) as router:
+        receipt = router.ask("platypus vault combination")
+        assert receipt.decision == "refuse" and receipt.cited == []
+        assert router.status()["pages"] == len(FILLER)
+
+
+def test_symlinks_not_followed(tmp_path: Path) -> None:
+    outside = make_vault(tmp_path / "outside", {"Loot.md": "The armadillo treasure map.\n"}, filler=False)
+    vault = make_vault(tmp_path / "vault", {})
+    os.symlink(outside, vault / "Linked folder")
+    os.symlink(outside / "Loot.md", vault / "Linked page.md")
+    os.symlink(vault, vault / "Notes" / "Loop")
+    with Router(vault) as router:
+        receipt = router.ask("armadillo treasure map")
+        assert receipt.decision == "refuse" and receipt.cited == []
+        assert router.status()["pages"] == len(FILLER)
