@@ -24,7 +24,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.errors import IndexBusy
-from krouter.tokenizer import TOKENIZER_VERSION, index_terms
+from krouter.tokenizer import TOKENIZER_VERSION, index_terms, query_terms
 from krouter.vault import (
     FileStat,
     LinkResolver,
@@ -37,7 +37,7 @@ from krouter.vault import (
     walk,
 )
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS pages (
     n_meta INTEGER NOT NULL,
     body_line INTEGER NOT NULL,
     yaml_error TEXT,
-    passages TEXT NOT NULL
+    passages TEXT NOT NULL,
+    trigger_terms TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS postings (
     term TEXT NOT NULL,
@@ -144,6 +145,7 @@ class Index:
     def __init__(self, vault: Path, *, path: Path | None = None) -> None:
         self.root = check_vault(vault)
         self.path = path or index_path(self.root)
+        self._stored: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
         self.conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -153,19 +155,24 @@ class Index:
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
-                conn.executescript(_SCHEMA)
                 self._check_versions(conn)
                 return conn
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as exc:
                 conn.close()
+                # Locked or busy means another process is writing, not that the file is damaged:
+                # deleting it would pull the index from under that process.
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise IndexBusy(f"index {self.path} is locked by another process; try again") from exc
                 if attempt:
                     raise
                 self._delete_files()
         raise AssertionError("unreachable")
 
     def _check_versions(self, conn: sqlite3.Connection) -> None:
-        """A schema or tokeniser change makes every stored term stale: start over."""
+        """Create the tables; a schema or tokeniser change makes every stored row stale: start over,
+        dropping the old tables (their columns may differ from this version's)."""
         want = {"schema": SCHEMA_VERSION, "tokenizer": TOKENIZER_VERSION, "vault": str(self.root)}
+        conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         if all(have.get(k) == v for k, v in want.items()):
             return
@@ -173,8 +180,12 @@ class Index:
         try:
             have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if not all(have.get(k) == v for k, v in want.items()):
-                for table in ("pages", "postings", "problems", "links", "meta"):
-                    conn.execute(f"DELETE FROM {table}")
+                for table in ("pages", "postings", "problems", "links"):
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+                conn.execute("DELETE FROM meta")
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
                 conn.executemany("INSERT INTO meta VALUES (?, ?)", [*list(want.items()), ("generation", "0")])
             conn.execute("COMMIT")
         except BaseException:
@@ -194,6 +205,7 @@ class Index:
         """Drop everything and index the vault from scratch."""
         self.conn.close()
         self._delete_files()
+        self._stored = None
         self.conn = self._open()
         return self.refresh(progress=progress)
 
@@ -239,11 +251,24 @@ class Index:
         return stats
 
     def _stored_stats(self) -> dict[str, tuple[int, int]]:
+        # Every refresh that writes also bumps the generation and stamps refreshed_at, so an unchanged
+        # pair means the stored (mtime, size) table is unchanged: re-reading it on every lookup cost a
+        # query over every page (~60 ms at 100k pages) for nothing.
+        key = tuple(
+            v
+            for (v,) in self.conn.execute(
+                "SELECT value FROM meta WHERE key IN ('generation', 'refreshed_at') ORDER BY key"
+            )
+        )
+        if self._stored is not None and self._stored[0] == key:
+            return self._stored[1]
         rows = self.conn.execute(
             "SELECT path, mtime_ns, size FROM pages "
             "UNION ALL SELECT path, mtime_ns, size FROM problems WHERE kind != 'yaml'"
         )
-        return {p: (m, s) for p, m, s in rows}
+        stored = {p: (m, s) for p, m, s in rows}
+        self._stored = (key, stored)
+        return stored
 
     def _apply(
         self,
@@ -347,8 +372,8 @@ class Index:
             passages.append([line, " ".join(sorted(set(terms)))])
         cur = self.conn.execute(
             "INSERT INTO pages (id, path, mtime_ns, size, hash, title, status, replaced, superseded_by, "
-            "supersedes, n_body, n_meta, body_line, yaml_error, passages) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "supersedes, n_body, n_meta, body_line, yaml_error, passages, trigger_terms) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 page_id,
                 page.path,
@@ -365,6 +390,7 @@ class Index:
                 page.body_line,
                 page.yaml_error,
                 json.dumps(passages, ensure_ascii=False),
+                json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
             ),
         )
         new_id = cur.lastrowid
@@ -434,6 +460,11 @@ class Index:
         if not row:
             return []
         return [Passage(line, frozenset(terms.split())) for line, terms in json.loads(row[0])]
+
+    def trigger_terms(self, page_id: int) -> list[set[str]]:
+        """Each trigger of a page as the set of terms a question holding that phrasing would have."""
+        row = self.conn.execute("SELECT trigger_terms FROM pages WHERE id=?", (page_id,)).fetchone()
+        return [set(terms) for terms in json.loads(row[0])] if row else []
 
     def page_terms(self, page_id: int) -> set[str]:
         """Every term a page holds (title, aliases, triggers, body)."""

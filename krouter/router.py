@@ -30,6 +30,7 @@ from krouter.vault import contained_path
 DEFAULT_FLOOR = 0.55
 MARGIN_SHARE = 0.5
 CLEAR_MARGIN = 0.5
+TRIGGER_MATCH = 2 / 3
 K1 = 1.2
 B = 0.75
 W_META = 3.0
@@ -45,6 +46,7 @@ class _Unit:
     """One content unit of the question as looked up: its display text, index terms, IDF weight."""
 
     text: str
+    key: str
     terms: tuple[str, ...]
     df: int
     weight: float
@@ -243,7 +245,7 @@ class Router:
                 reason="the question has no content words to look up",
                 index=index_info,
             )
-        scores, meta_hits = self._score(units, t)
+        scores, meta_hits, content_hits = self._score(units, t)
         targets, redirects, skipped = self._targets(scores, units, t)
         ranked = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))[: max(k, 1)]
         corpus_missing = [u.text for u in units if u.df == 0]
@@ -263,15 +265,17 @@ class Router:
             )
         citations = [self._citation(x, units, meta_hits, t) for x in ranked]
         top = ranked[0]
-        page_cov = sum(units[i].weight for i in top.matched) / total
+        content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
+        effective = content | (self._fired_triggers(top, units) & top.matched)
+        page_cov = sum(units[i].weight for i in effective) / total
         passage_cov = max(
-            self._passage_coverage(pid, top.matched, units, meta_hits, total) for pid in top.contributors
+            self._passage_coverage(pid, effective, units, meta_hits, total) for pid in top.contributors
         )
         coverage = (page_cov + passage_cov) / 2
         margin = (top.score - ranked[1].score) / top.score if len(ranked) > 1 and top.score > 0 else 1.0
         confidence = coverage * (1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN))
         runner_up_same = len(ranked) > 1 and ranked[1].matched >= top.matched
-        elsewhere = [u.text for i, u in enumerate(units) if u.df > 0 and i not in top.matched]
+        elsewhere = [u.text for i, u in enumerate(units) if u.df > 0 and i not in effective]
         evidence = Evidence(
             confidence=round(confidence, 4),
             floor=self.floor,
@@ -325,14 +329,17 @@ class Router:
                 }
             df = len(rows)
             weight = math.log(1 + (n - df + 0.5) / (df + 0.5)) if n else 1.0
-            units.append(_Unit(qt.text, terms, df, weight, rows))
+            units.append(_Unit(qt.text, qt.term, terms, df, weight, rows))
         return units
 
     def _score(
         self, units: list[_Unit], t: _Tables
-    ) -> tuple[dict[int, tuple[float, set[int]]], dict[int, set[int]]]:
+    ) -> tuple[dict[int, tuple[float, set[int]]], dict[int, set[int]], dict[int, set[int]]]:
+        """BM25F scores with the units each page matched; also which units hit the title/alias/trigger
+        field and which hit the page's own text (title, aliases, tags, body: everything but triggers)."""
         scores: dict[int, list] = {}
         meta_hits: dict[int, set[int]] = defaultdict(set)
+        content_hits: dict[int, set[int]] = defaultdict(set)
         for i, u in enumerate(units):
             for pid, (meta_tf, trig_tf, body_tf) in u.postings.items():
                 info = t.pages.get(pid)
@@ -348,7 +355,9 @@ class Router:
                 entry[1].add(i)
                 if meta_tf or trig_tf:
                     meta_hits[pid].add(i)
-        return {pid: (v[0], v[1]) for pid, v in scores.items()}, meta_hits
+                if meta_tf or body_tf:
+                    content_hits[pid].add(i)
+        return {pid: (v[0], v[1]) for pid, v in scores.items()}, meta_hits, content_hits
 
     def _targets(
         self, scores: dict[int, tuple[float, set[int]]], units: list[_Unit], t: _Tables
@@ -376,6 +385,22 @@ class Router:
             tgt.matched |= matched
             tgt.contributors.append(pid)
         return targets, redirects[:20], skipped[:20]
+
+    def _fired_triggers(self, top: _Target, units: list[_Unit]) -> set[int]:
+        """Question units that belong to a trigger phrasing the question actually expresses.
+
+        Triggers (some written by the learner) always help ranking, but count towards the decision only
+        when the question holds at least TRIGGER_MATCH of one trigger's terms: sharing a single word
+        with a trigger is not asking what the trigger asks, and must not turn a refusal into a citation.
+        """
+        keys = {u.key: i for i, u in enumerate(units)}
+        fired: set[int] = set()
+        for pid in top.contributors:
+            for trig in self.index.trigger_terms(pid):
+                shared = trig & keys.keys()
+                if trig and len(shared) / len(trig) >= TRIGGER_MATCH:
+                    fired |= {keys[k] for k in shared}
+        return fired
 
     def _passage_coverage(
         self,

@@ -109,7 +109,8 @@ def index_terms(text: str) -> list[str]:
         if _ONLY_HAN.match(run):
             words = _jieba_words(run)
             out.extend(words)
-            out.extend(b for b in _bigrams(run) if b not in words)
+            seen = set(words)  # a set: runs can be long, and this ran once per bigram
+            out.extend(b for b in _bigrams(run) if b not in seen)
         else:
             out.extend(_bigrams(run))
     return out
