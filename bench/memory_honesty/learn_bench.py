@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Learner bench: does one learner run make next week's wording of last week's questions land, without
+teaching wrong pages or letting neighbour questions through?
+
+Per bench vault, a pairs file holds the same intent in two wordings (``{"id", "week1", "week2", "gold"}``).
+On a scratch copy of the vault with a fresh state dir: week-2 wordings (and the vault's refuse questions)
+are scored, week-1 wordings are asked through ``Router.ask`` so they enter a fresh query log, the learner
+runs once, and everything is scored again.
+
+The default model is scripted (for tests and CI): it picks the gold page when the learner shows it as a
+candidate and copies the page sentence sharing most words with the question, and says "none" otherwise.
+``--lane api`` (needs ANTHROPIC_API_KEY) or ``--lane claude`` uses a real model.
+
+    python bench/memory_honesty/learn_bench.py [--set dev|dev2|all] [--lane scripted|api|claude] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parents[1]) not in sys.path:
+    sys.path.insert(0, str(HERE.parents[1]))
+
+from krouter import learn  # noqa: E402
+from krouter.config import Config  # noqa: E402
+from krouter.lanes import Lane, make_lane  # noqa: E402
+from krouter.quote_check import is_sentence  # noqa: E402
+from krouter.router import Router  # noqa: E402
+from krouter.tokenizer import index_terms, query_terms  # noqa: E402
+from krouter.vault import parse_page  # noqa: E402
+
+# name: (vault folder, pairs file, the vault's question file whose "refuse" questions are the neighbours)
+SETS: dict[str, tuple[str, str, str]] = {
+    "dev": ("vault", "learn_pairs_dev.jsonl", "questions_dev.jsonl"),
+    "dev2": ("vault2", "learn_pairs_dev2.jsonl", "questions_dev2.jsonl"),
+}
+# A Latin full stop ends a sentence only before a space ("api.tallyhq.com" is one word); CJK ones always do.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
+_QUOTED = re.compile(r"[\x27\x22].*")
+_LINE_MARK = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|#+\s+|>\s*)")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One intent in two wordings, and the page that answers it."""
+
+    id: str
+    week1: str
+    week2: str
+    gold: str
+
+
+def load_pairs(path: Path) -> list[Pair]:
+    """Read a pairs file (one JSON object per line)."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        try:
+            out.append(Pair(obj["id"], obj["week1"], obj["week2"], obj["gold"]))
+        except KeyError as exc:
+            raise SystemExit(f"{path}:{n}: missing field {exc}") from exc
+    return out
+
+
+def load_refuse(path: Path) -> list[str]:
+    """The refuse questions of a vault's question file (empty when the file is missing)."""
+    if not path.is_file():
+        return []
+    qs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [q["q"] for q in qs if q.get("kind") == "refuse"]
+
+
+def sentences(body: str) -> list[str]:
+    """Candidate sentences of a page: lines without list/heading marks, split at sentence ends."""
+    out = []
+    for line in body.splitlines():
+        line = _LINE_MARK.sub("", line).strip()
+        if not line or line.startswith(("|", "```")):
+            if line.startswith("|"):
+                out.extend(c.strip() for c in [" ".join(line.strip("|").split("|"))] if c.strip())
+            continue
+        out.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
+    return out
+
+
+def best_sentence(body: str, question: str) -> str | None:
+    """The sentence that shares the most content words with the question (first one on ties)."""
+    wanted = {qt.term for qt in query_terms(question)}
+    best, best_n = None, 0
+    for s in sentences(body):
+        if not is_sentence(s):
+            continue
+        n = len(wanted & set(index_terms(s)))
+        if n > best_n:
+            best, best_n = s, n
+    return best
+
+
+class ScriptedLane:
+    """A stand-in model: picks the gold page if it is a candidate, quoting its best-matching sentence."""
+
+    name = "scripted"
+    model = "scripted"
+
+    def __init__(self, root: Path, gold: dict[str, str]) -> None:
+        self.root = root
+        self.gold = {" ".join(q.split()): g for q, g in gold.items()}
+        self.calls = 0
+
+    def complete(self, system: str, prompt: str) -> str:
+        """Read the questions block of the prompt and answer it as a careful model would."""
+        self.calls += 1
+        block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
+        answers: list[dict[str, Any]] = []
+        for item in json.loads(block):
+            gold = self.gold.get(item["question"])
+            if gold is None or gold not in item["candidates"]:
+                answers.append({"q": item["q"], "page": None})
+                continue
+            page = parse_page(gold, (self.root / gold).read_text(encoding="utf-8"))
+            quote = best_sentence(page.body, item["question"])
+            answers.append({"q": item["q"], "page": gold if quote else None, "quote": quote})
+        return json.dumps({"answers": answers}, ensure_ascii=False)
+
+
+@contextmanager
+def scratch_env(tmp: Path) -> Iterator[None]:
+    """Point the state, cache and config dirs at a scratch folder and turn the query log on."""
+    keys = ("KROUTER_STATE_DIR", "KROUTER_CACHE_DIR", "KROUTER_CONFIG_DIR", "KROUTER_NO_QUERY_LOG")
+    saved = {k: os.environ.get(k) for k in keys}
+    os.environ["KROUTER_STATE_DIR"] = str(tmp / "state")
+    os.environ["KROUTER_CACHE_DIR"] = str(tmp / "cache")
+    os.environ["KROUTER_CONFIG_DIR"] = str(tmp / "config")
+    os.environ.pop("KROUTER_NO_QUERY_LOG", None)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def score(router: Router, pairs: list[Pair], refuse: list[str], which: str) -> dict[str, int]:
+    """Right answers, wrong citations and refusals for one wording; neighbours refused."""
+    out = {"right": 0, "wrong": 0, "refused": 0, "neighbours_refused": 0, "neighbours_cited": 0}
+    for p in pairs:
+        r = router.decide(getattr(p, which))
+        if r.decision == "refuse":
+            out["refused"] += 1
+        elif r.top is not None and r.top.path == p.gold:
+            out["right"] += 1
+        else:
+            out["wrong"] += 1
+    for q in refuse:
+        key = "neighbours_refused" if router.decide(q).decision == "refuse" else "neighbours_cited"
+        out[key] += 1
+    return out
+
+
+def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, model: str) -> dict[str, Any]:
+    """Before/after numbers for one vault, on a scratch copy (the real vault is never written)."""
+    with tempfile.TemporaryDirectory(prefix="krouter-learn-bench-") as tmp_s:
+        tmp = Path(tmp_s)
+        root = tmp / "vault"
+        shutil.copytree(vault, root)
+        with scratch_env(tmp):
+            with Router(root) as router:
+                before = score(router, pairs, refuse, "week2")
+                week1_before = score(router, pairs, [], "week1")
+                for p in pairs:
+                    router.ask(p.week1)
+            lane: Lane
+            if lane_name == "scripted":
+                lane = ScriptedLane(root, {p.week1: p.gold for p in pairs})
+            else:
+                lane = make_lane(lane_name, model)
+            report = learn.learn(root, lane, max_questions=len(pairs) * 2)
+            with Router(root) as router:
+                after = score(router, pairs, refuse, "week2")
+                week1_after = score(router, pairs, [], "week1")
+            learned_pages = [o.page for o in report.outcomes if o.status == learn.LEARNED]
+    gold_of = {p.week1: p.gold for p in pairs}
+    wrong_learned = sum(
+        1 for o in report.outcomes if o.status == learn.LEARNED and gold_of.get(o.question) != o.page
+    )
+    reasons: dict[str, int] = {}
+    for o in report.outcomes:
+        if o.status != learn.LEARNED:
+            # Group by the reason's wording, without the quoted words that differ per question.
+            key = f"{o.status}: {_QUOTED.sub('', o.reason).strip()}"
+            reasons[key] = reasons.get(key, 0) + 1
+    return {
+        "vault": vault.name,
+        "pairs": len(pairs),
+        "refuse_questions": len(refuse),
+        "lane": lane.name,
+        "model": lane.model,
+        "weak_week1": report.weak,
+        "learned": len(learned_pages),
+        "learned_wrong_page": wrong_learned,
+        "not_learned": reasons,
+        "week2_before": before,
+        "week2_after": after,
+        "week1_before": week1_before,
+        "week1_after": week1_after,
+    }
+
+
+def _line(name: str, s: dict[str, int], refuse_n: int) -> str:
+    n_refuse = f"  neighbours refused {s['neighbours_refused']}/{refuse_n}" if refuse_n else ""
+    return f"  {name:13} right {s['right']:2}  wrong {s['wrong']:2}  refused {s['refused']:2}{n_refuse}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the bench and print before/after numbers."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=[*SETS, "all"], default="all")
+    ap.add_argument("--lane", default="scripted", help="scripted (default), api, claude")
+    ap.add_argument("--model", default=Config.learn_model)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    results = []
+    for name in SETS if args.set == "all" else [args.set]:
+        folder, pairs_file, questions_file = SETS[name]
+        pairs_path = HERE / pairs_file
+        if not pairs_path.is_file():
+            print(f"[{name}] skipped: {pairs_file} not found", file=sys.stderr)
+            continue
+        refuse = load_refuse(HERE / questions_file)
+        res = run_set(HERE / folder, load_pairs(pairs_path), refuse, args.lane, args.model)
+        res["set"] = name
+        results.append(res)
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False, indent=1))
+        return 0
+    for r in results:
+        print(f"[{r['set']}] {r['vault']}: {r['pairs']} pairs, lane {r['lane']} ({r['model']})")
+        print(
+            f"  learner: {r['weak_week1']} weak week-1 questions, learned {r['learned']} "
+            f"({r['learned_wrong_page']} on a wrong page)"
+        )
+        for k, v in sorted(r["not_learned"].items()):
+            print(f"    {v:2} {k}")
+        print(_line("week2 before", r["week2_before"], r["refuse_questions"]))
+        print(_line("week2 after", r["week2_after"], r["refuse_questions"]))
+        print(_line("week1 before", r["week1_before"], 0))
+        print(_line("week1 after", r["week1_after"], 0))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

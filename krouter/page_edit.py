@@ -1,0 +1,239 @@
+"""Add one phrase to a page's ``triggers`` list with the smallest possible edit, written atomically.
+
+This is the only place KRouter writes to a vault page. The edit touches nothing but the ``triggers``
+field: line endings, a BOM, comments, key order and every other byte stay as they were. The result is
+re-parsed before it is written and refused unless the only change is the new trigger at the end of the
+list. The write goes to a hidden temp file in the page's folder (the vault walker skips dot-files, so a
+crash never leaves a half-written page that gets indexed), is fsynced, and is renamed over the page only
+if the page still holds the bytes the caller read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from krouter.errors import KRouterError
+from krouter.vault import split_frontmatter
+
+BOM = b"\xef\xbb\xbf"
+_YAML = YAMLHandler()
+_KEY = re.compile(r"^triggers[ \t]*:(?P<rest>.*?)(?P<eol>\r?\n)?$")
+_ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
+_TOP_KEY = re.compile(r"^[^\s#-]")
+
+
+class PageEditError(KRouterError):
+    """The page cannot be edited safely (not UTF-8, broken frontmatter, a layout we do not rewrite)."""
+
+
+class PageChanged(KRouterError):
+    """The page's bytes changed after they were read: the edit is skipped, never merged."""
+
+
+@dataclass(frozen=True)
+class Splice:
+    """A byte range replaced by an edit: enough to reverse it exactly."""
+
+    offset: int
+    old: bytes
+    new: bytes
+
+
+def clean_trigger(text: str) -> str:
+    """A question as a one-line trigger: whitespace (including line separators) collapsed."""
+    return " ".join(text.split())
+
+
+def _yaml_scalar(text: str) -> str:
+    # A JSON string is a valid YAML double-quoted scalar; quoting always means a question that
+    # starts with "-", "?", "[" or holds ": " cannot change the YAML structure.
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _parse_meta(fm_text: str) -> dict[str, object]:
+    try:
+        loaded = _YAML.load(fm_text) if fm_text.strip() else {}
+    except yaml.YAMLError as exc:
+        raise PageEditError(f"frontmatter is not valid YAML: {' '.join(str(exc).split())}") from exc
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise PageEditError("frontmatter is not a mapping of fields")
+    return loaded
+
+
+def _triggers_of(meta: dict[str, object]) -> list[object]:
+    value = meta.get("triggers")
+    if value is None or value == "":
+        return []
+    if isinstance(value, list):
+        return list(value)
+    return [value]
+
+
+def _newline(text: str) -> str:
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
+def _insert_into_frontmatter(lines: list[str], end: int, item: str, nl: str) -> list[str]:
+    """Lines 1..end-1 are the frontmatter, ``lines[end]`` the closing fence. Returns the new lines."""
+    key_at = next((i for i in range(1, end) if _KEY.match(lines[i])), None)
+    if key_at is None:
+        # No triggers key yet: add it as the last field, just before the closing fence.
+        return [*lines[:end], f"triggers:{nl}", f"  - {item}{nl}", *lines[end:]]
+    m = _KEY.match(lines[key_at])
+    assert m is not None
+    rest = m.group("rest")
+    eol = m.group("eol") or nl
+    value = rest.split(" #", 1)[0].strip()
+    if value.startswith("["):
+        if not value.endswith("]"):
+            raise PageEditError("a triggers list spread over several lines in [ ] form is not rewritten")
+        close = rest.rindex("]")
+        inner = rest[rest.index("[") + 1 : close].strip()
+        head = rest[:close].rstrip() + ", " if inner else rest[:close]
+        new_rest = head + item + rest[close:]
+        return [*lines[:key_at], f"triggers:{new_rest}{eol}", *lines[key_at + 1 :]]
+    if value and not value.startswith(("|", ">", "&", "!")):
+        # A single phrase written as a scalar: keep it, as the first item of a list.
+        old = rest.strip()
+        return [
+            *lines[:key_at],
+            f"triggers:{eol}",
+            f"  - {old}{eol}",
+            f"  - {item}{eol}",
+            *lines[key_at + 1 :],
+        ]
+    if value:
+        raise PageEditError("a triggers field written as a block scalar, anchor or tag is not rewritten")
+    # A block list (or an empty key): append after its last line, with the indentation its items use.
+    last = key_at
+    indent = "  "
+    seen_item = False
+    for i in range(key_at + 1, end):
+        line = lines[i]
+        if _TOP_KEY.match(line):
+            break
+        im = _ITEM.match(line)
+        if im and not seen_item:
+            indent = im.group("indent")
+            seen_item = True
+        if line.strip() and not line.lstrip().startswith("#"):
+            last = i
+    tail = lines[last]
+    if not tail.endswith("\n"):
+        raise PageEditError("frontmatter line without a line ending")
+    return [*lines[: last + 1], f"{indent}- {item}{nl}", *lines[last + 1 :]]
+
+
+def with_trigger(data: bytes, trigger: str) -> bytes:
+    """The page's bytes with ``trigger`` appended to its ``triggers`` list; everything else unchanged.
+
+    Creates the ``triggers`` key when absent and a frontmatter block when the page has none. Raises
+    PageEditError when the page cannot be edited safely, including when the re-parsed result would
+    differ in anything but the new trigger.
+    """
+    trigger = clean_trigger(trigger)
+    if not trigger:
+        raise PageEditError("empty trigger")
+    bom = data.startswith(BOM)
+    try:
+        text = data[len(BOM) if bom else 0 :].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PageEditError(f"page is not UTF-8 (byte {exc.start})") from exc
+    nl = _newline(text)
+    item = _yaml_scalar(trigger)
+    fm_text, _body, body_line = split_frontmatter(text)
+    if fm_text is None:
+        old_meta: dict[str, object] = {}
+        new_text = f"---{nl}triggers:{nl}  - {item}{nl}---{nl}{text}"
+    else:
+        old_meta = _parse_meta(fm_text)
+        lines = text.splitlines(keepends=True)
+        end = body_line - 2  # index of the closing fence
+        new_text = "".join(_insert_into_frontmatter(lines, end, item, nl))
+    out = (BOM if bom else b"") + new_text.encode("utf-8")
+    _check(out, old_meta, trigger)
+    return out
+
+
+def _check(out: bytes, old_meta: dict[str, object], trigger: str) -> None:
+    """Refuse any result whose frontmatter differs from the old one in more than the new trigger."""
+    fm_text, _, _ = split_frontmatter(out.decode("utf-8").removeprefix("\ufeff"))
+    if fm_text is None:
+        raise PageEditError("edit produced no frontmatter")
+    new_meta = _parse_meta(fm_text)
+    expected = dict(old_meta)
+    expected["triggers"] = [*_triggers_of(old_meta), trigger]
+    got = dict(new_meta)
+    got["triggers"] = _triggers_of(new_meta)
+    if got != expected:
+        raise PageEditError("edit would change more than the triggers list; page left alone")
+
+
+def splice(old: bytes, new: bytes) -> Splice:
+    """The single byte range that turns ``old`` into ``new`` (common prefix and suffix kept)."""
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+        end += 1
+    return Splice(start, old[start : len(old) - end], new[start : len(new) - end])
+
+
+def atomic_replace(
+    path: Path, data: bytes, expected: bytes, before_rename: Callable[[], None] | None = None
+) -> None:
+    """Write ``data`` over ``path`` via a hidden temp file in the same folder, fsync, rename.
+
+    Raises PageChanged (and writes nothing) when the page no longer holds ``expected``.
+    ``before_rename`` runs after the temp file is durable and just before the rename (the learner
+    journals there, so a journal entry always exists for a page that changed).
+    """
+    if path.read_bytes() != expected:
+        raise PageChanged(f"{path.name} changed since it was read; skipped")
+    mode = path.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krouter-tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        if before_rename is not None:
+            before_rename()
+        # Checked again as late as possible: an editor may have saved while we wrote.
+        if path.read_bytes() != expected:
+            raise PageChanged(f"{path.name} changed while it was being edited; skipped")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,30 @@
+"""The learner bench with its scripted model, on the dev vault: learning helps and teaches no wrong page."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "memory_honesty"
+sys.path.insert(0, str(BENCH))
+
+import learn_bench  # noqa: E402
+
+
+def test_scripted_learner_run_on_dev_vault() -> None:
+    folder, pairs_file, questions_file = learn_bench.SETS["dev"]
+    pairs = learn_bench.load_pairs(BENCH / pairs_file)
+    refuse = learn_bench.load_refuse(BENCH / questions_file)
+    res = learn_bench.run_set(BENCH / folder, pairs, refuse, "scripted", "scripted")
+    assert res["learned"] > 0
+    assert res["learned_wrong_page"] == 0
+    before, after = res["week2_before"], res["week2_after"]
+    assert after["right"] >= before["right"]
+    assert after["wrong"] <= before["wrong"]
+    assert after["neighbours_refused"] >= before["neighbours_refused"]
+
+
+def test_best_sentence_is_a_sentence_from_the_page() -> None:
+    body = "# Title\n\n- Weekly shifts, handoff **Monday 10:00 CET**\n- See api.example.com for more.\n"
+    quote = learn_bench.best_sentence(body, "When is the weekly handoff?")
+    assert quote == "Weekly shifts, handoff **Monday 10:00 CET**"

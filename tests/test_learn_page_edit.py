@@ -1,0 +1,97 @@
+"""The learner's frontmatter editor: adds one trigger, keeps every other byte, writes atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from krouter.page_edit import PageChanged, PageEditError, atomic_replace, splice, with_trigger
+from krouter.vault import parse_page
+
+Q = 'what: "is" - the [merge] rule?'
+
+
+def _triggers(data: bytes) -> list[str]:
+    return parse_page("p.md", data.decode("utf-8")).triggers
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        b"---\ntitle: A\ntriggers:\n  - one\n  - two\ntags: [x]\n---\nbody\n",
+        b"---\ntitle: A\ntriggers:\n- one\n# a comment\nx: 1\n---\nbody\n",
+        b"---\r\ntitle: A\r\ntriggers: [one]\r\n---\r\nbody\r\n",
+        b"\xef\xbb\xbf---\ntitle: A\n---\nbody",
+        b"---\ntitle: A\ntriggers: []\n---\n",
+        b"---\ntitle: A\ntriggers:\n---\nbody\n",
+        b"---\ntitle: A\ntriggers: one\n---\n",
+        b"# No frontmatter\r\n\r\nbody\r\n",
+        b"",
+    ],
+)
+def test_adds_trigger_and_keeps_every_other_byte(before: bytes) -> None:
+    after = with_trigger(before, Q)
+    old = _triggers(before)
+    assert _triggers(after) == [*old, Q]
+    before_meta = parse_page("p.md", before.decode("utf-8")).meta
+    after_meta = parse_page("p.md", after.decode("utf-8")).meta
+    assert {k: v for k, v in after_meta.items() if k != "triggers"} == {
+        k: v for k, v in before_meta.items() if k != "triggers"
+    }
+    assert after.startswith(b"\xef\xbb\xbf") == before.startswith(b"\xef\xbb\xbf")
+    if b"\r\n" in before:
+        assert after.count(b"\n") == after.count(b"\r\n")
+    sp = splice(before, after)
+    # One contiguous change; everything before and after it is the old file's bytes.
+    assert before[: sp.offset] == after[: sp.offset]
+    assert before[sp.offset + len(sp.old) :] == after[sp.offset + len(sp.new) :]
+    assert (
+        parse_page("p.md", after.decode("utf-8")).body.strip()
+        == parse_page("p.md", before.decode("utf-8")).body.strip()
+    )
+
+
+def test_refuses_pages_it_cannot_edit_safely() -> None:
+    with pytest.raises(PageEditError):
+        with_trigger(b"---\ntitle: [\n---\nbody\n", Q)
+    with pytest.raises(PageEditError):
+        with_trigger(b"---\ntriggers: |\n  a\n---\n", Q)
+    with pytest.raises(PageEditError):
+        with_trigger(b"\xff\xfe not utf-8", Q)
+
+
+def test_multiline_question_becomes_one_line_trigger() -> None:
+    after = with_trigger(b"---\ntitle: A\n---\n", "which\u2028database\nwe use")
+    assert _triggers(after) == ["which database we use"]
+
+
+def test_atomic_replace_skips_page_changed_since_read(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_bytes(b"new text\n")
+    with pytest.raises(PageChanged):
+        atomic_replace(page, b"edited\n", expected=b"old text\n")
+    assert page.read_bytes() == b"new text\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.md"]
+
+
+def test_atomic_replace_rechecks_just_before_rename(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_bytes(b"old\n")
+
+    def editor_saves() -> None:
+        page.write_bytes(b"saved by the editor\n")
+
+    with pytest.raises(PageChanged):
+        atomic_replace(page, b"ours\n", expected=b"old\n", before_rename=editor_saves)
+    assert page.read_bytes() == b"saved by the editor\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.md"]
+
+
+def test_atomic_replace_keeps_file_mode(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_bytes(b"old\n")
+    page.chmod(0o640)
+    atomic_replace(page, b"new\n", expected=b"old\n")
+    assert page.read_bytes() == b"new\n"
+    assert page.stat().st_mode & 0o777 == 0o640
