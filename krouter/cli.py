@@ -14,9 +14,16 @@ from typing import Annotated
 import typer
 
 from krouter import __version__
+from krouter.check import check_command
 from krouter.config import bundled_vault, default_vault
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault, VaultNotFound
+from krouter.learn_cli import learn_command
+from krouter.mcp_server import mcp_command
+from krouter.recall import recall_command
 from krouter.router import Router
+from krouter.session_import import import_command
+from krouter.setup_agents import setup_command
+from krouter.watch import watch_command
 
 EXIT_REFUSED = 3
 EXIT_USAGE = 2
@@ -170,6 +177,8 @@ def read(
 @app.command()
 def init(target: Annotated[Path, typer.Argument(help="Folder to create the new vault in.")]) -> None:
     """Start a new vault from the bundled template (refuses to overwrite a non-empty folder)."""
+    if target.exists() and not target.is_dir():
+        raise _fail(f"{target} exists and is not a folder; choose a new folder", EXIT_USAGE)
     if target.exists() and any(target.iterdir()):
         raise _fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
     source = bundled_vault()
@@ -179,6 +188,19 @@ def init(target: Annotated[Path, typer.Argument(help="Folder to create the new v
     typer.echo(
         f'created vault {target} from the template; try: krouter ask "which database do we use" --vault {target}'
     )
+
+
+# Commands defined in their own modules, registered here so `krouter --help` lists them all.
+app.command("import")(import_command)
+app.command("check")(check_command)
+app.command("learn")(learn_command)
+
+
+# Agent surfaces live in their own modules (heavy imports such as the MCP SDK stay inside them).
+app.command("mcp")(mcp_command)
+app.command("watch")(watch_command)
+app.command("recall-context")(recall_command)
+app.command("setup")(setup_command)
 
 
 def run() -> None:

@@ -1,0 +1,433 @@
+"""``krouter check``: lint a vault for what makes KRouter cite wrongly or refuse needlessly.
+
+Findings: replacement links that name no page, replacement cycles, superseded pages with no
+replacement, pages replaced by a page that is itself replaced (the chain works but should be collapsed;
+reported, never fixed), broken YAML, files that are not UTF-8, live pages sharing a title, near-duplicate
+pages, and triggers on replaced pages (they can never recall anything). The vault is read through
+``krouter.vault`` exactly as the index reads it and is never written.
+
+"Replaced" means what it means to the router: a replaced status, a ``superseded_by`` (even one that
+names no page), or another page's ``supersedes`` naming it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import Annotated
+
+import typer
+
+from krouter.config import default_vault
+from krouter.errors import VaultNotFound
+from krouter.tokenizer import index_terms, normalize
+from krouter.vault import LinkResolver, Page, check_vault, decode, link_target, parse_page, walk
+
+SIMHASH_BITS = 64
+# At most this many differing bits counts as near-duplicate. Measured on the bundled and bench vaults:
+# distinct pages sit 12+ bits from their nearest neighbour, while a page with 5% of its terms changed
+# lands 0-8 bits from the original; 6 catches most light edits with a wide margin from distinct pages.
+NEAR_DUP_DISTANCE = 6
+# Short pages share most of their few terms by chance; their fingerprints say little.
+MIN_TERMS = 24
+# A bucket this large means many pages are alike; comparing neighbours in fingerprint order keeps
+# the check linear there while still reporting them.
+MAX_BUCKET = 256
+
+
+# Reported but not a failure: a chain A -> B -> C still redirects correctly (the router follows it);
+# collapsing it is tidying, not repair.
+NOTICE_KINDS = frozenset({"chain_not_collapsed"})
+
+
+@dataclass
+class Finding:
+    """One thing wrong with the vault, reported against a vault-relative path."""
+
+    kind: str
+    path: str
+    message: str
+    related: list[str] = field(default_factory=list)
+
+    @property
+    def severity(self) -> str:
+        """'error' fails the check; 'notice' is reported only."""
+        return "notice" if self.kind in NOTICE_KINDS else "error"
+
+
+@dataclass
+class CheckReport:
+    """All findings for one vault."""
+
+    vault: str
+    pages: int
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing but notices was found."""
+        return all(f.severity == "notice" for f in self.findings)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON form."""
+        return {
+            "vault": self.vault,
+            "pages": self.pages,
+            "ok": self.ok,
+            "counts": dict(Counter(f.kind for f in self.findings)),
+            "findings": [{**asdict(f), "severity": f.severity} for f in self.findings],
+        }
+
+
+_LANE = 32  # bits per counter in the packed sum below: room for 4 billion occurrences of a term
+
+
+@lru_cache(maxsize=262144)
+def _spread(term: str) -> int:
+    """A term's 64-bit hash with each bit moved into its own 32-bit lane of one big integer.
+
+    Adding spread hashes counts, per bit, how often it was set, in one bigint addition per term
+    instead of 64 Python-level additions; the vocabulary repeats across pages, so this is cached.
+    """
+    h = int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "big")
+    return sum(1 << (bit * _LANE) for bit in range(SIMHASH_BITS) if (h >> bit) & 1)
+
+
+def simhash(terms: list[str]) -> int:
+    """64-bit SimHash of a bag of terms, each weighted by its frequency."""
+    packed = 0
+    total = 0
+    for term, count in Counter(terms).items():
+        packed += count * _spread(term)
+        total += count
+    lane = (1 << _LANE) - 1
+    # A bit is set when the terms setting it outweigh those clearing it: set-count > total / 2.
+    return sum(1 << bit for bit in range(SIMHASH_BITS) if 2 * ((packed >> (bit * _LANE)) & lane) > total)
+
+
+def hamming(a: int, b: int) -> int:
+    """Number of differing bits."""
+    return (a ^ b).bit_count()
+
+
+def near_duplicate_pairs(
+    fingerprints: dict[str, int], distance: int = NEAR_DUP_DISTANCE
+) -> list[tuple[str, str, int]]:
+    """Pairs of paths whose fingerprints differ in at most ``distance`` bits, without comparing all pairs.
+
+    The fingerprint is cut into ``distance + 2`` bands; ``distance`` differing bits touch at most
+    ``distance`` bands, so a near pair agrees exactly on at least two (pigeonhole). Pages are bucketed
+    by every pair of bands, and only pages sharing a bucket are compared: with 8-bit bands a bucket key
+    is 16 bits, so buckets stay small on a 100k-page vault.
+    """
+    distance = max(0, min(distance, SIMHASH_BITS // 2 - 2))
+    bands = distance + 2
+    width = SIMHASH_BITS // bands
+    mask = (1 << width) - 1
+    buckets: dict[tuple[int, int, int, int], list[str]] = defaultdict(list)
+    for path, fp in fingerprints.items():
+        parts = [(fp >> (band * width)) & mask for band in range(bands)]
+        for i, j in itertools.combinations(range(bands), 2):
+            buckets[(i, j, parts[i], parts[j])].append(path)
+    seen: set[tuple[str, str]] = set()
+    out: list[tuple[str, str, int]] = []
+    for members in buckets.values():
+        if len(members) < 2:
+            continue
+        members = sorted(members, key=lambda p: (fingerprints[p], p))
+        if len(members) > MAX_BUCKET:
+            pairs = itertools.pairwise(members)
+        else:
+            pairs = itertools.combinations(members, 2)
+        for a, b in pairs:
+            key = (a, b) if a < b else (b, a)
+            if key in seen:
+                continue
+            seen.add(key)
+            d = hamming(fingerprints[a], fingerprints[b])
+            if d <= distance:
+                out.append((key[0], key[1], d))
+    return sorted(out)
+
+
+def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's SCCs, iteratively (a long replacement chain must not hit the recursion limit)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(graph.get(start, [])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(graph.get(nxt, []))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    comp.append(member)
+                    if member == node:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport:
+    """Lint the vault at ``vault``; raises VaultNotFound when it is not a folder."""
+    root = check_vault(vault)
+    findings: list[Finding] = []
+    pages: dict[str, Page] = {}
+    for fs in sorted(walk(root), key=lambda f: f.path):
+        try:
+            data = (root / fs.path).read_bytes()
+        except OSError as exc:
+            findings.append(Finding("unreadable", fs.path, f"cannot read: {exc.strerror or exc}"))
+            continue
+        text = decode(fs.path, data)
+        if not isinstance(text, str):
+            findings.append(Finding("encoding", fs.path, text.message))
+            continue
+        page = parse_page(fs.path, text)
+        pages[fs.path] = page
+        if page.yaml_error:
+            findings.append(
+                Finding("yaml", fs.path, f"broken frontmatter, read as plain text: {page.yaml_error}")
+            )
+
+    successor, replaced = _links(pages, findings)
+    findings.extend(_replacement_findings(pages, successor, replaced))
+    findings.extend(_duplicate_titles(pages, replaced))
+    findings.extend(_near_duplicates(pages, successor, near_distance))
+    for path, page in pages.items():
+        if page.triggers and path in replaced:
+            findings.append(
+                Finding(
+                    "trigger_on_replaced",
+                    path,
+                    f"{len(page.triggers)} trigger(s) on a replaced page never recall it; "
+                    "move them to its replacement",
+                    successor.get(path, []),
+                )
+            )
+    order = {k: i for i, k in enumerate(_KIND_ORDER)}
+    findings.sort(key=lambda f: (order.get(f.kind, len(order)), f.path, f.related))
+    return CheckReport(str(root), len(pages), findings)
+
+
+_KIND_ORDER = (
+    "encoding",
+    "unreadable",
+    "yaml",
+    "dangling_link",
+    "cycle",
+    "no_replacement",
+    "chain_not_collapsed",
+    "trigger_on_replaced",
+    "duplicate_title",
+    "near_duplicate",
+)
+
+
+def _links(pages: dict[str, Page], findings: list[Finding]) -> tuple[dict[str, list[str]], set[str]]:
+    """Replacement edges old → new, as the router builds them, and the set of replaced pages."""
+    resolver = LinkResolver(list(pages))
+    name_count = Counter(PurePosixPath(p[:-3]).name.casefold() for p in pages)
+    successor: dict[str, set[str]] = defaultdict(set)
+    replaced = {p for p, page in pages.items() if page.replaced}
+    for path, page in pages.items():
+        for kind, raws in (("superseded_by", page.superseded_by), ("supersedes", page.supersedes)):
+            for raw in raws:
+                dst = resolver.resolve(raw)
+                if dst is None:
+                    name = PurePosixPath(link_target(raw)).name.casefold()
+                    why = (
+                        "is ambiguous: several pages have that name; use the full path"
+                        if name_count.get(name, 0) > 1
+                        else "names no page"
+                    )
+                    findings.append(Finding("dangling_link", path, f"{kind}: {raw!r} {why}"))
+                    if kind == "superseded_by":
+                        replaced.add(path)  # the router treats it as replaced all the same
+                    continue
+                old, new = (path, dst) if kind == "superseded_by" else (dst, path)
+                successor[old].add(new)
+                replaced.add(old)
+    return {k: sorted(v) for k, v in successor.items()}, replaced
+
+
+def _replacement_findings(
+    pages: dict[str, Page], successor: dict[str, list[str]], replaced: set[str]
+) -> list[Finding]:
+    out: list[Finding] = []
+    in_cycle: set[str] = set()
+    for comp in _strongly_connected(successor):
+        if len(comp) > 1 or comp[0] in successor.get(comp[0], []):
+            in_cycle.update(comp)
+            loop = " → ".join([*comp, comp[0]]) if len(comp) > 1 else f"{comp[0]} → itself"
+            out.append(Finding("cycle", comp[0], f"replacement cycle: {loop}; no current page", comp[1:]))
+    for path in sorted(replaced):
+        page = pages[path]
+        nexts = successor.get(path, [])
+        if not nexts:
+            # Only "superseded" promises a replacement; retired/rejected/archived pages may have none.
+            if page.status == "superseded" and not page.superseded_by:
+                out.append(
+                    Finding(
+                        "no_replacement",
+                        path,
+                        "status superseded but no superseded_by, and no page supersedes it; "
+                        "hits on it cannot lead anywhere",
+                    )
+                )
+            continue
+        if path in in_cycle:
+            continue
+        stale = [n for n in nexts if n in replaced]
+        for mid in stale:
+            end, chain = _follow(mid, successor, replaced)
+            tail = " → ".join(chain)
+            why = "and the chain ends without a current page" if end is None else f"point it at {end!r}"
+            out.append(
+                Finding(
+                    "chain_not_collapsed",
+                    path,
+                    f"replaced by {mid!r}, which is itself replaced ({path} → {tail}); {why}",
+                    chain,
+                )
+            )
+    return out
+
+
+def _follow(start: str, successor: dict[str, list[str]], replaced: set[str]) -> tuple[str | None, list[str]]:
+    """Follow replacements from ``start`` to the first current page, as the router does."""
+    chain = [start]
+    seen = {start}
+    current = start
+    while current in replaced:
+        nxt = next((n for n in successor.get(current, []) if n not in seen), None)
+        if nxt is None:
+            return None, chain
+        chain.append(nxt)
+        seen.add(nxt)
+        current = nxt
+    return current, chain
+
+
+def _duplicate_titles(pages: dict[str, Page], replaced: set[str]) -> list[Finding]:
+    """Live pages sharing a title: a receipt naming that title is ambiguous to whoever reads it.
+
+    Replaced pages are left out: an old decision and its replacement often keep the same title, and
+    the router never cites the old one.
+    """
+    groups: dict[str, list[str]] = defaultdict(list)
+    for path, page in pages.items():
+        if path not in replaced:
+            groups[" ".join(normalize(page.title).split())].append(path)
+    out = []
+    for paths in groups.values():
+        if len(paths) > 1:
+            paths.sort()
+            title = pages[paths[0]].title
+            out.append(
+                Finding(
+                    "duplicate_title", paths[0], f"title {title!r} is shared by {len(paths)} pages", paths[1:]
+                )
+            )
+    return out
+
+
+def _near_duplicates(pages: dict[str, Page], successor: dict[str, list[str]], distance: int) -> list[Finding]:
+    """Pages whose bodies are nearly the same, except a page and its own replacement (expected)."""
+    fingerprints = {}
+    for path, page in pages.items():
+        terms = index_terms(page.body)
+        if len(terms) >= MIN_TERMS:
+            fingerprints[path] = simhash(terms)
+    out = []
+    for a, b, d in near_duplicate_pairs(fingerprints, distance):
+        if _in_chain(a, b, successor) or _in_chain(b, a, successor):
+            continue
+        what = (
+            "identical bodies"
+            if d == 0 and pages[a].body.strip() == pages[b].body.strip()
+            else (f"near-duplicate bodies (SimHash distance {d} of {SIMHASH_BITS} bits)")
+        )
+        out.append(Finding("near_duplicate", a, f"{what} with {b!r}; merge them or mark one replaced", [b]))
+    return out
+
+
+def _in_chain(old: str, new: str, successor: dict[str, list[str]]) -> bool:
+    """True when ``new`` is reached from ``old`` by following replacements."""
+    stack, seen = [old], {old}
+    while stack:
+        for nxt in successor.get(stack.pop(), []):
+            if nxt == new:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False
+
+
+def check_command(
+    vault: Annotated[
+        Path | None,
+        typer.Option(
+            "--vault",
+            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the bundled demo vault.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Lint the vault: broken replacement links, cycles, broken YAML, duplicates. Exit 1 on any problem.
+
+    Uncollapsed replacement chains are reported as notices and do not fail the check."""
+    try:
+        report = check(vault if vault is not None else default_vault())
+    except VaultNotFound as exc:
+        typer.echo(f"krouter: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        for f in report.findings:
+            related = f" [{', '.join(f.related)}]" if f.related else ""
+            typer.echo(f"{f.kind:<20} {f.path}: {f.message}{related}")
+        errors = sum(f.severity == "error" for f in report.findings)
+        summary = (
+            f"{errors} problem(s), {len(report.findings) - errors} notice(s)" if report.findings else "clean"
+        )
+        typer.echo(f"checked {report.pages} page(s) in {report.vault}: {summary}")
+    if not report.ok:
+        raise typer.Exit(1)

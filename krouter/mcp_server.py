@@ -1,0 +1,201 @@
+"""``krouter mcp``: the vault as three read-only MCP tools over stdio (official ``mcp`` SDK).
+
+One Router stays open for the life of the server, on one worker thread that alone touches its SQLite
+connection (the SDK runs tools on the event loop or on a pool of threads, neither of which may share
+it). A watchdog observer marks the index dirty when a page changes; the next call refreshes before it
+answers, so a call made after an edit sees the edit, and a debounced refresh in between keeps calls
+fast. stdout carries the protocol and nothing else: every log line goes to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from krouter.config import default_vault
+from krouter.errors import KRouterError, VaultNotFound
+from krouter.watch import VaultWatcher, configure_stderr_logging, describe
+
+if TYPE_CHECKING:
+    from krouter.router import Router
+
+log = logging.getLogger("krouter.mcp")
+
+T = TypeVar("T")
+
+DEFAULT_K = 3
+# Enough for any real note; a runaway file must not flood the model's context in one call.
+MAX_READ_CHARS = 60_000
+
+INSTRUCTIONS = """\
+KRouter answers "which page of the user's notes (the vault) holds the answer to this?" — or says that \
+none does. Call krouter_ask before answering from memory about the user's projects, decisions, \
+preferences, people or procedures. When it cites a page, read that page with krouter_read before \
+relying on it, and name the page path in your answer. When it refuses, the vault does not hold the \
+answer: say so and do not guess."""
+
+
+class VaultService:
+    """A Router owned by one worker thread and kept fresh by a file watcher."""
+
+    def __init__(self, vault: Path, *, debounce: float = 0.3) -> None:
+        # Imported here, not at module top: cli.py imports this module at start-up, and `krouter ask`
+        # never needs a thread pool or asyncio (~50 ms of imports on a fresh process).
+        from concurrent.futures import ThreadPoolExecutor
+
+        from krouter.router import Router
+
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
+        self.router: Router = self._executor.submit(Router, vault, auto_refresh=False).result()
+        self.root = self.router.root
+        self.watcher = VaultWatcher(self.root, debounce=debounce)
+        self._stop = threading.Event()
+        self._pump: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start watching the vault, index it, and start the background refresher."""
+        try:
+            # Watch before the first refresh, so an edit made while it runs is not missed.
+            self.watcher.start()
+        except OSError as exc:
+            # Without events (inotify limit reached, odd filesystem) calls still re-check the files,
+            # they just find more left to re-tokenise.
+            log.warning("cannot watch %s (%s); indexing changes at call time only", self.root, exc)
+        stats = self._executor.submit(self.router.refresh).result()
+        log.info("vault %s: %d pages indexed", self.root, stats.unchanged + stats.added)
+        if self.watcher.running:
+            self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
+            self._pump.start()
+
+    def _pump_loop(self) -> None:
+        """Refresh after each quiet batch of changes, so the next call has little left to do."""
+        while not self._stop.is_set():
+            changed = self.watcher.wait(timeout=0.5)
+            if changed and not self._stop.is_set():
+                try:
+                    self._executor.submit(self._refresh, changed)
+                except RuntimeError:  # executor shut down while we waited
+                    return
+
+    def _refresh(self, changed: set[str]) -> None:
+        try:
+            stats = self.router.refresh()
+        except KRouterError as exc:
+            log.warning("refresh failed: %s", exc)
+            return
+        if stats.changed:
+            log.info(describe(stats, changed))
+
+    def _ensure_fresh(self) -> None:
+        """Runs on the worker before every call: re-check every file (a stat per page).
+
+        Watcher events arrive asynchronously, so an edit made just before a call may not have been
+        reported yet; only a check at call time guarantees the call sees it. The watcher's background
+        refreshes mean that check usually finds the re-tokenising already done.
+        """
+        self._refresh(self.watcher.take())
+
+    async def run(self, fn: Callable[[Router], T]) -> T:
+        """Run ``fn(router)`` on the worker thread, after bringing the index up to date."""
+
+        def job() -> T:
+            self._ensure_fresh()
+            return fn(self.router)
+
+        import asyncio  # already loaded by the running event loop; kept out of `krouter ask`'s imports
+
+        return await asyncio.wrap_future(self._executor.submit(job))
+
+    def close(self) -> None:
+        """Stop watching, close the index on its own thread, and stop the worker."""
+        self._stop.set()
+        self.watcher.stop()
+        if self._pump is not None:
+            self._pump.join(timeout=2)
+        try:
+            self._executor.submit(self.router.close).result(timeout=10)
+        finally:
+            self._executor.shutdown(wait=False)
+
+
+def ask_result(router: Router, question: str, k: int) -> dict[str, Any]:
+    """The receipt as a dict, plus ``next_step``: what the model should do with it."""
+    receipt = router.ask(question, k=k)
+    out = receipt.to_dict()
+    top = receipt.top
+    if receipt.decision == "cite" and top is not None:
+        out["next_step"] = (
+            f"Read {top.path!r} with krouter_read (around line {top.line}) before relying on it, "
+            f"and cite that path in your answer."
+        )
+    else:
+        out["next_step"] = (
+            "The vault does not hold a page that answers this. Say so; do not guess or answer from "
+            "the closest candidate."
+        )
+    return out
+
+
+def read_page(router: Router, path: str, start_line: int | None, end_line: int | None) -> str:
+    """A page's text (optionally a 1-based inclusive line range), confined to the vault.
+
+    Raises PathOutsideVault for ``..``, absolute paths and symlinks leaving the vault, PageNotFound for a
+    missing page, ValueError for a file that is not a Markdown page or a bad range.
+    """
+    if not path.lower().endswith(".md"):
+        # The tool serves the pages KRouter cites, not arbitrary files that sit in the vault folder.
+        raise ValueError(f"not a Markdown page: {path!r} (pass the .md path krouter_ask cited)")
+    text = router.read(path)
+    if start_line is None and end_line is None:
+        body = text
+    else:
+        lines = text.splitlines(keepends=True)
+        start = max(start_line or 1, 1)
+        end = min(end_line or len(lines), len(lines))
+        if start > len(lines):
+            raise ValueError(f"{path} has {len(lines)} lines; start_line {start} is past the end")
+        if end < start:
+            raise ValueError(f"end_line {end} is before start_line {start}")
+        body = "".join(lines[start - 1 : end])
+    if len(body) > MAX_READ_CHARS:
+        body = (
+            body[:MAX_READ_CHARS]
+            + f"\n[… truncated at {MAX_READ_CHARS} characters; pass start_line/end_line to read the rest]\n"
+        )
+    return body
+
+
+def mcp_command(
+    vault: Annotated[
+        Path | None,
+        typer.Option(
+            "--vault",
+            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the demo vault.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_status."""
+    configure_stderr_logging()
+    try:
+        service = VaultService(vault if vault is not None else default_vault())
+    except VaultNotFound as exc:
+        typer.echo(f"krouter: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    except KRouterError as exc:
+        typer.echo(f"krouter: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    try:
+        service.start()
+        from krouter.mcp_tools import build_server  # the SDK takes a second to import: only here
+
+        build_server(service).run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()

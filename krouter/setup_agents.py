@@ -1,0 +1,256 @@
+"""``krouter setup claude-code|codex|cursor``: tell an agent about KRouter.
+
+Prints (default) or installs (``--write``, into the current project) the instruction snippet for the
+agent and the MCP server configuration. Installing is idempotent and never loses the user's content:
+the snippet sits between marker comments that a re-run replaces, and MCP config JSON is merged so other
+servers stay. Files that KRouter writes for the user's home (Codex's ``~/.codex/config.toml``) are only
+printed: a project command should not edit global config.
+
+The snippets ship inside the package (``krouter/agent_docs``), so an installed KRouter has them;
+``docs/agents/`` holds the same files for people reading the repository (a test keeps them in sync).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
+END = "<!-- krouter:end -->"
+_BEGIN_PREFIX = "<!-- krouter:begin"
+
+DOC_FILES = ("CLAUDE.md", "AGENTS.md", "krouter.mdc", "SKILL.md")
+
+
+class Agent(enum.StrEnum):
+    """The agents ``krouter setup`` knows."""
+
+    claude_code = "claude-code"
+    codex = "codex"
+    cursor = "cursor"
+
+
+def agent_doc(name: str) -> str:
+    """The text of a bundled agent snippet (``CLAUDE.md``, ``AGENTS.md``, ``krouter.mdc``, ``SKILL.md``)."""
+    return resources.files("krouter").joinpath("agent_docs", name).read_text(encoding="utf-8")
+
+
+def server_command() -> str:
+    """How an agent should start KRouter: the absolute script path when found (GUI editors such as
+    Cursor do not inherit the shell's PATH), else the bare name."""
+    return shutil.which("krouter") or "krouter"
+
+
+def server_args(vault: Path | None) -> list[str]:
+    """Arguments for ``krouter mcp``; without a vault the server uses $KROUTER_VAULT / config.toml."""
+    return ["mcp", "--vault", str(vault)] if vault is not None else ["mcp"]
+
+
+def mcp_entry(vault: Path | None, *, stdio_type: bool = False) -> dict[str, Any]:
+    """The ``mcpServers.krouter`` entry for a JSON MCP config."""
+    entry: dict[str, Any] = {"command": server_command(), "args": server_args(vault)}
+    if stdio_type:
+        entry = {"type": "stdio", **entry}
+    return entry
+
+
+def codex_toml(vault: Path | None) -> str:
+    """The ``[mcp_servers.krouter]`` block for ``~/.codex/config.toml``."""
+    # JSON string escapes are valid TOML basic-string escapes.
+    args = ", ".join(json.dumps(a) for a in server_args(vault))
+    return f"[mcp_servers.krouter]\ncommand = {json.dumps(server_command())}\nargs = [{args}]\n"
+
+
+def claude_hook(vault: Path | None) -> dict[str, Any]:
+    """The optional proactive-recall hook for ``.claude/settings.json``."""
+    command = f"{server_command()} recall-context{f' --vault {json.dumps(str(vault))}' if vault else ''}"
+    return {
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}]}
+    }
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder and a rename, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def upsert_block(path: Path, snippet: str) -> str:
+    """Put ``snippet`` between KRouter's markers in ``path``: replace an earlier block, or append one.
+
+    Everything outside the markers is kept byte for byte. Returns "created", "updated" or "unchanged".
+    """
+    block = f"{BEGIN}\n{snippet.rstrip()}\n{END}\n"
+    if not path.exists():
+        _atomic_write(path, block)
+        return "created"
+    old = path.read_text(encoding="utf-8")
+    start = old.find(_BEGIN_PREFIX)
+    end = old.find(END, start + 1) if start >= 0 else -1
+    if start >= 0 and end >= 0:
+        tail = old[end + len(END) :]
+        new = old[:start] + block.rstrip("\n") + tail
+    else:
+        # One blank line between the user's text and the block.
+        if not old or old.endswith("\n\n"):
+            sep = ""
+        elif old.endswith("\n"):
+            sep = "\n"
+        else:
+            sep = "\n\n"
+        new = old + sep + block
+    if new == old:
+        return "unchanged"
+    _atomic_write(path, new)
+    return "updated"
+
+
+def merge_mcp_json(path: Path, entry: dict[str, Any]) -> str:
+    """Set ``mcpServers.krouter`` in a JSON MCP config, keeping every other key and server.
+
+    Raises ValueError when the file exists but is not a JSON object (it is left untouched).
+    Returns "created", "updated" or "unchanged".
+    """
+    data: dict[str, Any] = {}
+    existed = path.exists()
+    if existed:
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not valid JSON ({exc}); fix it or remove it, then re-run") from exc
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path} does not hold a JSON object; fix it or remove it, then re-run")
+        data = loaded
+    servers = data.get("mcpServers")
+    if servers is None:
+        servers = data["mcpServers"] = {}
+    if not isinstance(servers, dict):
+        raise ValueError(f'{path}: "mcpServers" is not an object; fix it, then re-run')
+    if servers.get("krouter") == entry:
+        return "unchanged"
+    servers["krouter"] = entry
+    _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return "updated" if existed else "created"
+
+
+def plan(agent: Agent, vault: Path | None) -> list[tuple[str, str, str]]:
+    """What setup installs for an agent: (kind, project-relative path or label, content).
+
+    kind is "block" (snippet between markers), "file" (whole file), "mcp-json" (merged JSON) or
+    "print" (shown only, never written).
+    """
+    if agent is Agent.claude_code:
+        return [
+            ("block", "CLAUDE.md", agent_doc("CLAUDE.md")),
+            ("file", ".claude/skills/krouter/SKILL.md", agent_doc("SKILL.md")),
+            ("mcp-json", ".mcp.json", json.dumps(mcp_entry(vault, stdio_type=True))),
+            (
+                "print",
+                "optional: proactive recall hook, merge into .claude/settings.json",
+                json.dumps(claude_hook(vault), indent=2),
+            ),
+        ]
+    if agent is Agent.codex:
+        return [
+            ("block", "AGENTS.md", agent_doc("AGENTS.md")),
+            ("print", "add to ~/.codex/config.toml", codex_toml(vault)),
+        ]
+    return [
+        ("file", ".cursor/rules/krouter.mdc", agent_doc("krouter.mdc")),
+        ("mcp-json", ".cursor/mcp.json", json.dumps(mcp_entry(vault))),
+    ]
+
+
+def install(agent: Agent, vault: Path | None, project: Path) -> list[str]:
+    """Write the plan into ``project``; returns one line per item saying what happened."""
+    report = []
+    for kind, rel, content in plan(agent, vault):
+        if kind == "print":
+            report.append(f"not written ({rel}):\n{content.rstrip()}")
+            continue
+        path = project / rel
+        if kind == "block":
+            status = upsert_block(path, content)
+        elif kind == "mcp-json":
+            status = merge_mcp_json(path, json.loads(content))
+        else:
+            status = (
+                "unchanged" if path.exists() and path.read_text(encoding="utf-8") == content else "written"
+            )
+            if status == "written":
+                _atomic_write(path, content)
+        report.append(f"{status}: {rel}")
+    return report
+
+
+def render_plan(agent: Agent, vault: Path | None) -> str:
+    """Everything setup would install, for a person to copy by hand."""
+    out = []
+    for kind, rel, content in plan(agent, vault):
+        if kind == "mcp-json":
+            content = json.dumps({"mcpServers": {"krouter": json.loads(content)}}, indent=2)
+            title = f"{rel} (merged into the existing file with --write)"
+        elif kind == "block":
+            title = f"{rel} (appended between marker comments with --write)"
+        elif kind == "file":
+            title = f"{rel} (written with --write)"
+        else:
+            title = rel
+        out.append(f"# ---- {title}\n{content.rstrip()}\n")
+    return "\n".join(out)
+
+
+def setup_command(
+    agent: Annotated[Agent, typer.Argument(help="Which agent to set up: claude-code, codex or cursor.")],
+    vault: Annotated[
+        Path | None,
+        typer.Option(
+            "--vault",
+            help="Vault the MCP server should use. Default: none named (the server uses $KROUTER_VAULT or config.toml).",
+            show_default=False,
+        ),
+    ] = None,
+    write: Annotated[
+        bool, typer.Option("--write", help="Install into the current project instead of printing.")
+    ] = False,
+    project: Annotated[
+        Path,
+        typer.Option("--project", help="Project folder to install into (with --write).", show_default=False),
+    ] = Path("."),
+) -> None:
+    """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent."""
+    if vault is not None:
+        vault = vault.expanduser().resolve()
+        if not vault.is_dir():
+            typer.echo(f"krouter: vault folder not found: {vault}", err=True)
+            raise typer.Exit(2)
+    if not write:
+        typer.echo(render_plan(agent, vault), nl=False)
+        return
+    try:
+        for line in install(agent, vault, project.resolve()):
+            typer.echo(line)
+    except (ValueError, OSError) as exc:
+        typer.echo(f"krouter: {exc}", err=True)
+        raise typer.Exit(1) from exc

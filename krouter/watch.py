@@ -1,0 +1,276 @@
+"""Keep a vault's index fresh as files change: ``krouter watch`` and the watcher the MCP server uses.
+
+File events only *trigger* a refresh; what to re-index is always decided by ``Index.refresh()``, which
+compares every page's (mtime, size) with the index. That makes the watcher indifferent to how an editor
+saves (write a temp file, fsync, rename over the page; vim's backup dance; Obsidian's rename-on-save) and
+to mass renames or a whole folder being moved: whatever sequence of events arrives, one debounced refresh
+after the burst sees the final state of the files. A missed event (an inotify queue overflow) is healed
+by the next event or by the periodic safety rescan.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from krouter.config import default_vault
+from krouter.errors import KRouterError, VaultNotFound
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
+
+    from krouter.index import RefreshStats
+    from krouter.router import Router
+
+log = logging.getLogger("krouter.watch")
+
+DEBOUNCE_S = 0.3
+# A steady stream of events (a sync client unpacking thousands of files) must not postpone the refresh
+# forever: after this long with changes pending, refresh anyway and pick up the rest next round.
+MAX_DELAY_S = 2.0
+RESCAN_S = 300.0
+
+# Events that can change what a page says or where it is; opened/closed-without-writing cannot.
+_RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
+def _relevant_path(root: Path, path: str, is_directory: bool) -> str | None:
+    """The vault-relative path an event touches, or None when no page can be affected.
+
+    Dot-folders and dot-files are skipped like the indexer skips them (``.obsidian``, ``.git``, vim's
+    ``.page.md.swp``). A directory counts because renaming or deleting a folder moves every page in it,
+    and some platforms report only the folder.
+    """
+    try:
+        rel = Path(os.fsdecode(path)).relative_to(root)
+    except ValueError:
+        return None
+    if any(part.startswith(".") for part in rel.parts):
+        return None
+    if not is_directory and not rel.name.lower().endswith(".md"):
+        return None
+    return rel.as_posix() or "."
+
+
+class VaultWatcher:
+    """Watches a vault with watchdog and collects changed paths until a caller takes them.
+
+    Thread-safe: watchdog's thread adds paths, a consumer waits for a quiet batch with ``wait()`` or
+    takes whatever is pending with ``take()``. It never touches the index itself, so the consumer can
+    keep the SQLite connection on the one thread that owns it.
+    """
+
+    def __init__(self, root: Path, *, debounce: float = DEBOUNCE_S, max_delay: float = MAX_DELAY_S) -> None:
+        self.root = Path(root).resolve()
+        self.debounce = debounce
+        self.max_delay = max_delay
+        self._cond = threading.Condition()
+        self._pending: set[str] = set()
+        self._first = 0.0
+        self._last = 0.0
+        self._observer: BaseObserver | None = None
+
+    def start(self) -> None:
+        """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        watcher = self
+
+        class _Handler(FileSystemEventHandler):
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                watcher._on_event(event)
+
+        observer = Observer()
+        observer.daemon = True
+        observer.schedule(_Handler(), str(self.root), recursive=True)
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        """Stop the observer thread and wait for it (bounded)."""
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+        with self._cond:
+            self._cond.notify_all()
+
+    @property
+    def running(self) -> bool:
+        """True while the observer thread is alive."""
+        return self._observer is not None and self._observer.is_alive()
+
+    def _on_event(self, event: FileSystemEvent) -> None:
+        if event.event_type not in _RELEVANT:
+            return
+        # A directory "modified" event accompanies every file change inside it: it says nothing new.
+        if event.is_directory and event.event_type in ("modified", "closed"):
+            return
+        paths = {_relevant_path(self.root, event.src_path, event.is_directory)}
+        dest = getattr(event, "dest_path", "")
+        if dest:
+            # An atomic save is "temp file moved onto page.md": only the destination is a page.
+            paths.add(_relevant_path(self.root, dest, event.is_directory))
+        paths.discard(None)
+        if not paths:
+            return
+        now = time.monotonic()
+        with self._cond:
+            if not self._pending:
+                self._first = now
+            self._pending.update(p for p in paths if p is not None)
+            self._last = now
+            self._cond.notify_all()
+
+    @property
+    def dirty(self) -> bool:
+        """True when changes arrived that nobody has taken yet."""
+        with self._cond:
+            return bool(self._pending)
+
+    def take(self) -> set[str]:
+        """Take every pending path now, quiet or not (a caller about to answer must see every edit)."""
+        with self._cond:
+            out, self._pending = self._pending, set()
+            return out
+
+    def wait(self, timeout: float | None = None) -> set[str]:
+        """Block until a batch is ready (no event for ``debounce`` s, or ``max_delay`` s of changes).
+
+        Returns the batch, or an empty set when ``timeout`` passes first or the watcher stops.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                if self._pending:
+                    ready_at = min(self._last + self.debounce, self._first + self.max_delay)
+                    if now >= ready_at:
+                        out, self._pending = self._pending, set()
+                        return out
+                    wake = ready_at
+                else:
+                    wake = None
+                if deadline is not None:
+                    if now >= deadline:
+                        return set()
+                    wake = deadline if wake is None else min(wake, deadline)
+                if self._observer is None and not self._pending:
+                    return set()
+                # Short slices keep Ctrl-C responsive on platforms where a blocked wait ignores it.
+                self._cond.wait(timeout=min(0.5, wake - now) if wake is not None else 0.5)
+
+
+def describe(stats: RefreshStats, changed: set[str]) -> str:
+    """One log line for a refresh: counts, time, and the paths the events named."""
+    names = sorted(changed)
+    shown = ", ".join(names[:8]) + (f" (+{len(names) - 8} more)" if len(names) > 8 else "")
+    return (
+        f"re-indexed: {stats.added} added, {stats.updated} updated, {stats.deleted} deleted "
+        f"({stats.seconds:.2f}s){'; changed: ' + shown if shown else ''}"
+    )
+
+
+def watch_loop(
+    router: Router,
+    watcher: VaultWatcher,
+    *,
+    stop: threading.Event | None = None,
+    rescan: float = RESCAN_S,
+    on_refresh: Callable[[RefreshStats], None] | None = None,
+) -> None:
+    """Refresh ``router``'s index after every quiet batch of changes until ``stop`` is set.
+
+    Runs on the caller's thread, which owns the index connection. Every ``rescan`` seconds without
+    events the vault is re-checked anyway, in case the platform dropped events.
+    """
+    stop = stop or threading.Event()
+    last_scan = time.monotonic()
+    while not stop.is_set():
+        if not watcher.running:
+            raise OSError("the file watcher stopped")
+        changed = watcher.wait(timeout=0.5)
+        if not changed and time.monotonic() - last_scan < rescan:
+            continue
+        last_scan = time.monotonic()
+        try:
+            stats = router.refresh()
+        except KRouterError as exc:
+            log.warning("refresh failed: %s", exc)
+            continue
+        if stats.changed or changed:
+            log.info(describe(stats, changed))
+        for p in stats.problems if stats.changed else []:
+            log.info("problem: %s: %s", p.path, p.message)
+        if on_refresh is not None:
+            on_refresh(stats)
+
+
+def configure_stderr_logging() -> None:
+    """Log KRouter's messages to stderr (stdout is for output, or for the MCP protocol)."""
+    logger = logging.getLogger("krouter")
+    if not any(getattr(h, "_krouter", False) for h in logger.handlers):
+        handler = logging.StreamHandler()  # stderr
+        handler.setFormatter(logging.Formatter("%(asctime)s krouter: %(message)s", "%H:%M:%S"))
+        handler._krouter = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def watch_command(
+    vault: Annotated[
+        Path | None,
+        typer.Option(
+            "--vault",
+            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the demo vault.",
+            show_default=False,
+        ),
+    ] = None,
+    debounce: Annotated[
+        float, typer.Option("--debounce", min=0.05, max=30.0, help="Seconds of quiet before re-indexing.")
+    ] = DEBOUNCE_S,
+) -> None:
+    """Keep the vault's index fresh as pages change (Ctrl-C to stop). Logs each re-index to stderr."""
+    from krouter.router import Router
+
+    configure_stderr_logging()
+    try:
+        router = Router(vault if vault is not None else default_vault(), auto_refresh=False)
+    except VaultNotFound as exc:
+        typer.echo(f"krouter: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    except KRouterError as exc:
+        typer.echo(f"krouter: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    watcher = VaultWatcher(router.root, debounce=debounce)
+    try:
+        # Watch first, then index: an edit made during the first refresh is caught by the watcher.
+        # And start watching before saying so: a caller waiting for this line may edit right away.
+        watcher.start()
+        stats = router.refresh()
+        log.info(
+            "watching %s (%d pages indexed, %s)",
+            router.root,
+            stats.unchanged + stats.added,
+            router.index.path,
+        )
+        watch_loop(router, watcher)
+    except KeyboardInterrupt:
+        log.info("stopped")
+    except OSError as exc:
+        typer.echo(f"krouter: cannot watch {router.root}: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        watcher.stop()
+        router.close()

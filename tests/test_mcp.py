@@ -1,0 +1,156 @@
+"""The MCP server, driven by the official SDK's client over a real stdio session (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult, TextContent
+
+from krouter.mcp_server import read_page
+from krouter.router import Router
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(
+        root / "Decisions" / "Primary database.md",
+        "---\ntitle: Primary database\ntags: [database]\n---\n# Primary database\n\n"
+        "We use PostgreSQL 16 as the primary database for every service.\n",
+    )
+    write(
+        root / "Runbooks" / "Deploy.md",
+        "---\ntitle: Deploy runbook\n---\n# Deploy\n\nDeploys go out with fly deploy from the main branch.\n",
+    )
+    (tmp_path / "secret.md").write_text("outside the vault\n", encoding="utf-8")
+    (root / "escape.md").symlink_to(tmp_path / "secret.md")
+    return root
+
+
+def server_params(vault: Path) -> StdioServerParameters:
+    # The SDK passes only a minimal environment to the server: hand it the test's isolated dirs.
+    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
+    )
+
+
+def text_of(result: CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text_of(result)
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(text_of(result))
+
+
+def test_stdio_session(vault: Path, tmp_path: Path) -> None:
+    """One client session: list tools, cite, refuse, read confined, escapes refused, edits seen."""
+
+    async def session() -> None:
+        with anyio.fail_after(60):
+            async with Client(server_params(vault), read_timeout_seconds=30) as client:
+                tools = {t.name: t for t in (await client.list_tools()).tools}
+                assert set(tools) == {"krouter_ask", "krouter_read", "krouter_status"}
+                for tool in tools.values():
+                    assert tool.annotations is not None and tool.annotations.read_only_hint is True
+                    assert tool.description and len(tool.description) > 80
+                assert "do not guess" in tools["krouter_ask"].description.lower()
+                assert "read" in tools["krouter_ask"].description.lower()
+
+                cited = structured(
+                    await client.call_tool("krouter_ask", {"question": "which database do we use"})
+                )
+                assert cited["decision"] == "cite"
+                assert cited["cited"][0]["path"] == "Decisions/Primary database.md"
+                assert cited["cited"][0]["line"] == 7
+                assert "krouter_read" in cited["next_step"]
+
+                refused = structured(
+                    await client.call_tool("krouter_ask", {"question": "what is the office wifi password"})
+                )
+                assert refused["decision"] == "refuse"
+                assert refused["cited"] == []
+                assert "do not guess" in refused["next_step"].lower()
+
+                page = await client.call_tool("krouter_read", {"path": "Decisions/Primary database.md"})
+                assert not page.is_error and "PostgreSQL 16" in text_of(page)
+                lines = await client.call_tool(
+                    "krouter_read", {"path": "Decisions/Primary database.md", "start_line": 7, "end_line": 7}
+                )
+                assert (
+                    text_of(lines).strip()
+                    == "We use PostgreSQL 16 as the primary database for every service."
+                )
+
+                for bad in (
+                    "../secret.md",
+                    str(tmp_path / "secret.md"),
+                    "escape.md",
+                    "Decisions/../../secret.md",
+                ):
+                    result = await client.call_tool("krouter_read", {"path": bad})
+                    assert result.is_error, bad
+                    assert "refused" in text_of(result) and "inside the vault" in text_of(result), bad
+                    assert "outside the vault\n" not in text_of(result)
+                missing = await client.call_tool("krouter_read", {"path": "Decisions/Nope.md"})
+                assert missing.is_error and "no page" in text_of(missing)
+
+                status = structured(await client.call_tool("krouter_status", {}))
+                assert status["pages"] == 2 and status["vault"] == str(vault.resolve())
+
+                # An edit between two calls is seen by the second call.
+                before = structured(
+                    await client.call_tool("krouter_ask", {"question": "which payments provider do we use"})
+                )
+                assert before["decision"] == "refuse"
+                write(
+                    vault / "Decisions" / "Payments provider.md",
+                    "---\ntitle: Payments provider\n---\n# Payments provider\n\n"
+                    "We use Stripe as the payments provider for card payments.\n",
+                )
+                after = structured(
+                    await client.call_tool("krouter_ask", {"question": "which payments provider do we use"})
+                )
+                assert after["decision"] == "cite", after["reason"]
+                assert after["cited"][0]["path"] == "Decisions/Payments provider.md"
+
+                # And an edit to an existing page, through an editor-style atomic save.
+                tmp = vault / "Decisions" / ".Primary database.md.tmp"
+                tmp.write_text(
+                    "---\ntitle: Primary database\n---\n# Primary database\n\nWe use CockroachDB as the database since 2026.\n",
+                    encoding="utf-8",
+                )
+                os.replace(tmp, vault / "Decisions" / "Primary database.md")
+                page = await client.call_tool("krouter_ask", {"question": "which database do we use"})
+                assert "CockroachDB" in structured(page)["cited"][0]["snippet"]
+
+    anyio.run(session)
+
+
+def test_read_page_confined(vault: Path) -> None:
+    """The read tool's core, without a session: line ranges, non-pages and escapes."""
+    with Router(vault) as router:
+        assert read_page(router, "Runbooks/Deploy.md", 5, None).startswith("\nDeploys go out")
+        with pytest.raises(ValueError, match="not a Markdown page"):
+            read_page(router, "Runbooks/Deploy.txt", None, None)
+        with pytest.raises(ValueError, match="past the end"):
+            read_page(router, "Runbooks/Deploy.md", 99, None)
+        from krouter.errors import PathOutsideVault
+
+        with pytest.raises(PathOutsideVault):
+            read_page(router, "escape.md", None, None)

@@ -1,0 +1,191 @@
+"""``krouter recall-context`` (the proactive-recall hook) and ``krouter setup`` (agent instructions)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter.cli import app
+from krouter.setup_agents import BEGIN, DOC_FILES, END, agent_doc, merge_mcp_json, upsert_block
+
+runner = CliRunner()
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / "Decisions").mkdir(parents=True)
+    (root / "Decisions" / "Primary database.md").write_text(
+        "---\ntitle: Primary database\n---\n# Primary database\n\n"
+        "We use PostgreSQL 16 as the primary database for every service.\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def recall(stdin: str, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["recall-context", *args], input=stdin)
+    return result.exit_code, result.stdout
+
+
+def test_recall_cites_from_hook_json(vault: Path) -> None:
+    hook = {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "which database do we use?"}
+    code, out = recall(json.dumps(hook), "--vault", str(vault))
+    assert code == 0
+    assert "Decisions/Primary database.md" in out
+    assert "Primary database" in out and "line 6" in out and "PostgreSQL 16" in out
+    assert "Read it before relying on it" in out
+
+
+def test_recall_plain_text_and_env_vault(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KROUTER_VAULT", str(vault))
+    code, out = recall("which database do we use")
+    assert code == 0 and "Decisions/Primary database.md" in out
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        json.dumps({"prompt": "refactor the login form to use hooks"}),  # the router would refuse
+        json.dumps({"prompt": "what is the office wifi password"}),
+        "",  # nothing on stdin
+        "{not json",  # broken JSON is read as plain text, and refused
+        json.dumps({"prompt": 42}),
+        json.dumps({"prompt": "/clear"}),  # an agent slash command
+    ],
+)
+def test_recall_silent_when_it_would_refuse(vault: Path, stdin: str) -> None:
+    assert recall(stdin, "--vault", str(vault)) == (0, "")
+
+
+def test_recall_never_fails_the_turn(tmp_path: Path) -> None:
+    # A vault that does not exist, and no vault at all (no fallback to the demo vault).
+    assert recall("which database do we use", "--vault", str(tmp_path / "missing")) == (0, "")
+    assert recall("which database do we use") == (0, "")
+
+
+def test_recall_real_process_is_fast_and_silent_on_refusal(vault: Path) -> None:
+    cmd = [sys.executable, "-m", "krouter", "recall-context", "--vault", str(vault)]
+    subprocess.run(cmd, input="warm the index", capture_output=True, text=True, timeout=30, check=True)
+    started = time.monotonic()
+    done = subprocess.run(
+        cmd, input='{"prompt": "tell me a joke"}', capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert time.monotonic() - started < 10
+
+
+def test_bundled_docs_match_docs_agents() -> None:
+    """docs/agents/ are the human-readable copies of krouter/agent_docs/: they must not drift.
+
+    To update: edit krouter/agent_docs/, then `cp krouter/agent_docs/* docs/agents/`.
+    """
+    for name in DOC_FILES:
+        assert (REPO / "docs" / "agents" / name).read_text(encoding="utf-8") == agent_doc(name), name
+
+
+def test_docs_say_what_agents_must_do() -> None:
+    for name in DOC_FILES:
+        text = agent_doc(name).lower()
+        assert "krouter_ask" in text and "krouter ask" in text, name
+        assert "read" in text and "path" in text and "do not guess" in text, name
+    skill = agent_doc("SKILL.md")
+    assert skill.startswith("---\nname: krouter\ndescription: ")
+    import yaml
+
+    front = yaml.safe_load(skill.split("---\n")[1])
+    assert set(front) == {"name", "description"}
+
+
+def test_upsert_block_is_idempotent(tmp_path: Path) -> None:
+    path = tmp_path / "CLAUDE.md"
+    path.write_text("# My project\n\nUse tabs.", encoding="utf-8")
+    assert upsert_block(path, "first") == "updated"
+    once = path.read_text(encoding="utf-8")
+    assert once.startswith("# My project\n\nUse tabs.\n\n" + BEGIN) and once.endswith(END + "\n")
+    assert upsert_block(path, "first") == "unchanged"
+    path.write_text(once + "\n## Later section\n", encoding="utf-8")
+    assert upsert_block(path, "second") == "updated"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(BEGIN) == 1 and "second" in text and "first" not in text
+    assert text.endswith("\n## Later section\n") and text.startswith("# My project\n\nUse tabs.")
+
+
+def test_merge_mcp_json_keeps_other_servers(tmp_path: Path) -> None:
+    path = tmp_path / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}, "extra": 1}), encoding="utf-8")
+    assert merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]}) == "updated"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["mcpServers"]["other"] == {"command": "x"} and data["extra"] == 1
+    assert data["mcpServers"]["krouter"]["args"] == ["mcp"]
+    assert merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]}) == "unchanged"
+    path.write_text("{broken", encoding="utf-8")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        merge_mcp_json(path, {"command": "krouter"})
+    assert path.read_text(encoding="utf-8") == "{broken"
+
+
+def test_setup_prints_by_default(tmp_path: Path, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["setup", "codex", "--vault", str(vault)])
+    assert result.exit_code == 0, result.output
+    assert "[mcp_servers.krouter]" in result.stdout and json.dumps(str(vault.resolve())) in result.stdout
+    assert "krouter ask" in result.stdout
+    assert not (tmp_path / "AGENTS.md").exists()
+    result = runner.invoke(app, ["setup", "cursor"])
+    assert '"mcpServers"' in result.stdout and "alwaysApply" in result.stdout
+    assert not (tmp_path / ".cursor").exists()
+
+
+def test_setup_write_claude_code(tmp_path: Path, vault: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("# Rules\n\nBe brief.\n", encoding="utf-8")
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"db": {"command": "pg"}}}), encoding="utf-8"
+    )
+    args = ["setup", "claude-code", "--vault", str(vault), "--write", "--project", str(project)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    claude = (project / "CLAUDE.md").read_text(encoding="utf-8")
+    assert claude.startswith("# Rules\n\nBe brief.\n\n") and "krouter_ask" in claude
+    servers = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["db"] == {"command": "pg"}
+    assert servers["krouter"]["args"] == ["mcp", "--vault", str(vault.resolve())]
+    assert (project / ".claude" / "skills" / "krouter" / "SKILL.md").read_text(encoding="utf-8") == agent_doc(
+        "SKILL.md"
+    )
+    assert "recall-context" in result.stdout  # the optional hook is shown, not written
+    assert runner.invoke(app, args).exit_code == 0  # idempotent
+    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == claude
+
+
+def test_setup_write_cursor_and_codex(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    result = runner.invoke(app, ["setup", "cursor", "--write", "--project", str(project)])
+    assert result.exit_code == 0, result.output
+    assert (project / ".cursor" / "rules" / "krouter.mdc").read_text(encoding="utf-8") == agent_doc(
+        "krouter.mdc"
+    )
+    assert json.loads((project / ".cursor" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][
+        "krouter"
+    ]["args"] == ["mcp"]
+    result = runner.invoke(app, ["setup", "codex", "--write", "--project", str(project)])
+    assert result.exit_code == 0 and "[mcp_servers.krouter]" in result.stdout
+    assert "krouter ask" in (project / "AGENTS.md").read_text(encoding="utf-8")
+
+
+def test_setup_rejects_broken_json_and_missing_vault(tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text("[]", encoding="utf-8")
+    result = runner.invoke(app, ["setup", "claude-code", "--write", "--project", str(tmp_path)])
+    assert result.exit_code == 1 and (tmp_path / ".mcp.json").read_text(encoding="utf-8") == "[]"
+    result = runner.invoke(app, ["setup", "cursor", "--vault", str(tmp_path / "nope")])
+    assert result.exit_code == 2

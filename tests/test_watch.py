@@ -1,0 +1,192 @@
+"""``krouter watch``: a real watchdog observer on a tmp_path vault, checked by polling the index."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from krouter.index import Index
+from krouter.router import Router
+from krouter.watch import VaultWatcher, _relevant_path, watch_loop
+
+TIMEOUT = 15.0
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    """Poll until ``check()`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    assert check(), "condition not reached in time"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(
+        root / "Decisions" / "Primary database.md",
+        "# Primary database\n\nWe use PostgreSQL for everything.\n",
+    )
+    return root
+
+
+@pytest.fixture
+def watching(vault: Path) -> Iterator[Index]:
+    """Run the watch loop on its own thread (which owns its index connection); yield a reader."""
+    stop = threading.Event()
+    ready = threading.Event()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with Router(vault, auto_refresh=False) as router:
+                router.refresh()
+                watcher = VaultWatcher(router.root, debounce=0.1)
+                watcher.start()
+                ready.set()
+                try:
+                    watch_loop(router, watcher, stop=stop)
+                finally:
+                    watcher.stop()
+        except BaseException as exc:
+            errors.append(exc)
+            ready.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(TIMEOUT)
+    assert not errors, errors
+    reader = Index(vault)
+    try:
+        yield reader
+    finally:
+        reader.close()
+        stop.set()
+        thread.join(TIMEOUT)
+        assert not thread.is_alive()
+        assert not errors, errors
+
+
+def paths(index: Index) -> set[str]:
+    return {row[1] for row in index.page_table()}
+
+
+def body_has(index: Index, rel: str, term: str) -> bool:
+    row = index.conn.execute("SELECT id FROM pages WHERE path=?", (rel,)).fetchone()
+    return row is not None and term in index.page_terms(row[0])
+
+
+def test_create_edit_delete(vault: Path, watching: Index) -> None:
+    page = vault / "Runbooks" / "Deploy.md"
+    write(page, "# Deploy\n\nRun fly deploy.\n")
+    wait_for(lambda: "Runbooks/Deploy.md" in paths(watching))
+    write(page, "# Deploy\n\nRun kubectl apply.\n")
+    wait_for(lambda: body_has(watching, "Runbooks/Deploy.md", "kubectl"))
+    page.unlink()
+    wait_for(lambda: "Runbooks/Deploy.md" not in paths(watching))
+
+
+def test_atomic_saves(vault: Path, watching: Index) -> None:
+    page = vault / "Decisions" / "Primary database.md"
+    # Write a temp file, then rename it over the page (most editors, Obsidian, our own writes).
+    tmp = page.with_name(".Primary database.md.tmp")
+    tmp.write_text("# Primary database\n\nWe use CockroachDB now.\n", encoding="utf-8")
+    os.replace(tmp, page)
+    wait_for(lambda: body_has(watching, "Decisions/Primary database.md", "cockroachdb"))
+    # vim's backup dance: move the page aside, write a fresh file, delete the backup.
+    backup = page.with_name("Primary database.md~")
+    os.rename(page, backup)
+    page.write_text("# Primary database\n\nWe use SQLite now.\n", encoding="utf-8")
+    backup.unlink()
+    wait_for(lambda: body_has(watching, "Decisions/Primary database.md", "sqlite"))
+    assert paths(watching) == {"Decisions/Primary database.md"}
+
+
+def test_mass_renames(vault: Path, watching: Index) -> None:
+    for i in range(60):
+        write(vault / "Inbox" / f"note {i}.md", f"# Note {i}\n\nTopic number {i}.\n")
+    wait_for(lambda: len(paths(watching)) == 61)
+    # A whole folder moved at once, then every file in it renamed.
+    (vault / "Inbox").rename(vault / "Archive")
+    wait_for(lambda: not any(p.startswith("Inbox/") for p in paths(watching)))
+    for i in range(60):
+        os.rename(vault / "Archive" / f"note {i}.md", vault / "Archive" / f"renamed {i}.md")
+    expected = {"Decisions/Primary database.md"} | {f"Archive/renamed {i}.md" for i in range(60)}
+    wait_for(lambda: paths(watching) == expected)
+
+
+def test_relevant_paths(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    assert _relevant_path(root, str(root / "A" / "b.md"), False) == "A/b.md"
+    assert _relevant_path(root, str(root / "A" / "b.txt"), False) is None
+    assert _relevant_path(root, str(root / ".obsidian" / "x.md"), False) is None
+    assert _relevant_path(root, str(root / "A" / ".b.md.swp"), False) is None
+    assert _relevant_path(root, str(root / "A"), True) == "A"
+    assert _relevant_path(root, "/elsewhere/x.md", False) is None
+
+
+def test_debounce_batches_a_burst(tmp_path: Path) -> None:
+    watcher = VaultWatcher(tmp_path, debounce=0.2)
+    watcher.start()
+    try:
+        for i in range(20):
+            (tmp_path / f"p{i}.md").write_text("x", encoding="utf-8")
+        batch: set[str] = set()
+        deadline = time.monotonic() + TIMEOUT
+        while len(batch) < 20 and time.monotonic() < deadline:
+            batch |= watcher.wait(timeout=1.0)
+        assert batch == {f"p{i}.md" for i in range(20)}
+    finally:
+        watcher.stop()
+
+
+def test_cli_logs_and_exits_on_ctrl_c(vault: Path) -> None:
+    """The real command: logs each re-index to stderr; SIGINT (Ctrl-C) ends it cleanly with exit 0."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
+
+    def expect(word: str) -> str:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if word in line:
+                return line
+        raise AssertionError(f"no {word!r} on stderr")
+
+    try:
+        expect("watching")
+        write(vault / "People" / "Mara.md", "# Mara\n\nMara owns billing.\n")
+        assert "People/Mara.md" in expect("re-indexed")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(TIMEOUT) == 0
+        expect("stopped")
+        assert proc.stdout is not None and proc.stdout.read() == ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
