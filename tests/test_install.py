@@ -1,0 +1,240 @@
+"""install.sh end to end, in a throwaway HOME, from KROUTER_SOURCE=<this checkout>.
+
+One module-scoped install (a fresh venv costs about a minute) runs the whole life cycle once, and each
+test checks one claim about it: NO_TIMER installs no units; krouter answers on the demo vault; the units
+are written and verify; a second run changes nothing; --uninstall keeps the vault and the query log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTALL_SH = ROOT / "install.sh"
+UNITS = ("krouter-learn.service", "krouter-learn.timer", "krouter-watch.service")
+QUESTION = "which database do we use"
+
+# The real HOME's pip settings (index mirrors, find-links) and pip cache: a new HOME must keep them, or
+# the install would need a network this machine may not have, and would rebuild every wheel.
+_REAL_HOME = Path.home()
+_PIP_CONFIGS = (".config/pip/pip.conf", ".pip/pip.conf")
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="install.sh is for POSIX systems")
+
+
+def _pip_cache_dir() -> str:
+    if os.environ.get("PIP_CACHE_DIR"):
+        return os.environ["PIP_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or str(_REAL_HOME / ".cache")
+    return str(Path(base) / "pip")
+
+
+def _make_home(home: Path) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    for rel in _PIP_CONFIGS:
+        if (_REAL_HOME / rel).is_file():
+            (home / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(_REAL_HOME / rel, home / rel)
+    return home
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    """The caller's environment with HOME moved and everything that points at the real user removed.
+
+    XDG_RUNTIME_DIR and the bus address go too, so systemctl --user can never touch a real user manager.
+    """
+    drop = ("XDG_", "KROUTER_", "DBUS_SESSION_BUS_ADDRESS", "VIRTUAL_ENV")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update(HOME=str(home), PIP_CACHE_DIR=_pip_cache_dir(), **extra)
+    return env
+
+
+def _shells() -> list[str]:
+    """sh, and dash too when present (the strictest common /bin/sh)."""
+    return ["sh"] + (["dash"] if shutil.which("dash") else [])
+
+
+def _install(home: Path, *args: str, sh: str = "sh", **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sh, str(INSTALL_SH), *args],
+        env=_env(home, **env),
+        stdin=subprocess.DEVNULL,  # not a terminal: the "person in a checkout" rule must not fire
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def _tree_digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@dataclass
+class LifeCycle:
+    """What each stage of the install life cycle left behind, recorded once for all the tests."""
+
+    home: Path
+    vault: Path
+    runs: dict[str, subprocess.CompletedProcess[str]] = field(default_factory=dict)
+    asks: dict[str, subprocess.CompletedProcess[str]] = field(default_factory=dict)
+    units: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    vault_before: dict[str, str] = field(default_factory=dict)
+    venv_python_inode: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def venv(self) -> Path:
+        return self.home / ".local/share/krouter/venv"
+
+    @property
+    def link(self) -> Path:
+        return self.home / ".local/bin/krouter"
+
+    @property
+    def unit_dir(self) -> Path:
+        return self.home / ".config/systemd/user"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.home / ".local/state/krouter"
+
+    def ask(self, stage: str) -> None:
+        self.asks[stage] = subprocess.run(
+            [str(self.link), "ask", QUESTION, "--json"],
+            env=_env(self.home),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def snapshot(self, stage: str) -> None:
+        self.units[stage] = {
+            p.name: p.read_bytes() for p in sorted(self.unit_dir.glob("*")) if self.unit_dir.is_dir()
+        }
+        python = self.venv / "bin/python"
+        if python.exists():
+            self.venv_python_inode[stage] = (self.venv / "pyvenv.cfg").stat().st_ino
+
+
+@pytest.fixture(scope="module")
+def life(tmp_path_factory: pytest.TempPathFactory) -> LifeCycle:
+    base = tmp_path_factory.mktemp("install")
+    cycle = LifeCycle(home=_make_home(base / "home"), vault=base / "notes")
+    shutil.copytree(ROOT / "vault_template", cycle.vault)
+    cycle.vault_before = _tree_digest(cycle.vault)
+    sh = _shells()[-1]
+    src = {"KROUTER_SOURCE": str(ROOT)}
+
+    # 1. Fresh install, NO_TIMER=1 even though --timer and --watch are asked for: it must win.
+    cycle.runs["no_timer"] = _install(
+        cycle.home, "--timer", "--watch", "--vault", str(cycle.vault), sh=sh, KROUTER_NO_TIMER="1", **src
+    )
+    cycle.snapshot("no_timer")
+    cycle.ask("no_timer")
+    # 2. Opt in to the timer and the watcher (upgrades the same venv), with the vault from the env.
+    cycle.runs["timer"] = _install(
+        cycle.home, "--timer", "--watch", sh="sh", KROUTER_VAULT=str(cycle.vault), **src
+    )
+    cycle.snapshot("timer")
+    # 3. The same again: nothing may change.
+    cycle.runs["again"] = _install(
+        cycle.home, "--timer", "--watch", sh=sh, KROUTER_VAULT=str(cycle.vault), **src
+    )
+    cycle.snapshot("again")
+    cycle.ask("again")
+    # 4. Uninstall (without --purge-logs).
+    cycle.runs["uninstall"] = _install(cycle.home, "--uninstall", sh=sh)
+    cycle.snapshot("uninstall")
+    return cycle
+
+
+def _ok(run: subprocess.CompletedProcess[str]) -> None:
+    assert run.returncode == 0, f"exit {run.returncode}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr}"
+
+
+def test_every_stage_succeeds(life: LifeCycle) -> None:
+    for run in life.runs.values():
+        _ok(run)
+
+
+def test_no_timer_installs_no_units(life: LifeCycle) -> None:
+    assert life.units["no_timer"] == {}
+    assert "installing no units" in life.runs["no_timer"].stdout
+
+
+def test_krouter_on_path_answers_the_demo_vault(life: LifeCycle) -> None:
+    for stage in ("no_timer", "again"):
+        run = life.asks[stage]
+        _ok(run)
+        receipt = json.loads(run.stdout)
+        assert receipt["decision"] in ("cite", "redirect"), receipt
+        assert json.dumps(receipt, ensure_ascii=False).count("Primary database") >= 1
+
+
+def test_timer_run_writes_templated_units(life: LifeCycle) -> None:
+    units = life.units["timer"]
+    assert sorted(units) == sorted(UNITS)
+    service = units["krouter-learn.service"].decode()
+    assert f'ExecStart="{life.venv}/bin/krouter" learn --vault "{life.vault.resolve()}"' in service
+    assert f'"{life.state_dir}"' in service
+    assert not re.search(r"@[A-Z_]+@", service)
+    assert "not reachable" in life.runs["timer"].stdout  # no user manager here: says so, and what to do
+
+
+def test_second_run_is_idempotent(life: LifeCycle) -> None:
+    assert "upgrading KRouter" in life.runs["again"].stdout
+    assert life.units["again"] == life.units["timer"]
+    assert life.venv_python_inode["again"] == life.venv_python_inode["no_timer"]  # same venv, not rebuilt
+
+
+def test_uninstall_keeps_vault_and_query_log(life: LifeCycle) -> None:
+    assert not life.venv.exists()
+    assert not life.link.exists() and not life.link.is_symlink()
+    assert life.units["uninstall"] == {}
+    assert _tree_digest(life.vault) == life.vault_before
+    assert (life.state_dir / "queries.jsonl").is_file()  # the asks above were logged, and kept
+
+
+def test_units_pass_systemd_analyze_verify(life: LifeCycle, tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed (apt-get install systemd provides it)")
+    # The venv is gone after uninstall; verify needs ExecStart= to exist, so stand a stub in its place.
+    unit_dir = tmp_path / "units"
+    unit_dir.mkdir()
+    for name, text in life.units["timer"].items():
+        (unit_dir / name).write_bytes(text)
+    stub = life.venv / "bin" / "krouter"
+    stub.parent.mkdir(parents=True)
+    stub.write_text("#!/bin/sh\n")
+    stub.chmod(0o755)
+    runtime = tmp_path / "runtime"  # the user manager needs one; no real session is touched
+    runtime.mkdir(mode=0o700)
+    try:
+        run = subprocess.run(
+            [analyze, "--user", "verify", *UNITS],
+            cwd=unit_dir,
+            env={**_env(life.home), "XDG_RUNTIME_DIR": str(runtime)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(life.venv.parent)
+    assert run.returncode == 0 and not run.stderr.strip(), run.stderr
