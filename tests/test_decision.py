@@ -1,0 +1,141 @@
+"""The decision mechanisms on small hand-made vaults: each test names the mechanism it pins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+
+PAYMENTS = """---
+title: Payments API timeout
+---
+# Payments API timeout
+
+Calls to the payments provider time out after 8 seconds and are retried twice.
+"""
+EMAIL = """---
+title: Email API timeout
+---
+# Email API timeout
+
+The email vendor API times out after 20 seconds; failed sends go to a retry queue.
+"""
+SEARCH_IDX = """---
+title: Search index rebuild
+---
+# Search index rebuild
+
+The search index is rebuilt nightly from the product catalogue.
+"""
+DATABASE = """---
+title: Primary database
+aliases: [main datastore]
+---
+# Primary database
+
+We run PostgreSQL 16 on a managed instance, with read replicas for reporting.
+"""
+
+
+def make(root: Path, pages: dict[str, str]) -> Path:
+    for rel, text in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_neighbour_is_refused_with_the_missing_word_named(tmp_path: Path) -> None:
+    """'search' is in the vault, but not on a timeout page: the neighbour signal, not a missing word."""
+    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL, "Search.md": SEARCH_IDX})
+    with Router(vault) as router:
+        receipt = router.decide("What is the search API timeout?")
+        answered = router.decide("What is the payments API timeout?")
+    assert receipt.decision == "refuse"
+    assert receipt.evidence.corpus_missing == []
+    assert receipt.top is not None and receipt.top.missing
+    assert set(receipt.top.missing) <= set(receipt.evidence.elsewhere_missing)
+    assert "other pages have them" in receipt.reason
+    assert answered.decision == "cite" and answered.top is not None and answered.top.path == "Payments.md"
+
+
+def test_word_the_vault_never_contains_is_reported_and_refused(tmp_path: Path) -> None:
+    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
+    with Router(vault) as router:
+        receipt = router.decide("What is the kubernetes API timeout?")
+    assert receipt.decision == "refuse"
+    assert receipt.evidence.corpus_missing == ["kubernetes"]
+
+
+def test_paraphrase_of_a_title_is_answered(tmp_path: Path) -> None:
+    """Stemming and aliases: 'datastores' meets the alias 'main datastore'."""
+    vault = make(tmp_path, {"Decisions/Primary database.md": DATABASE, "Payments.md": PAYMENTS})
+    with Router(vault) as router:
+        receipt = router.decide("which main datastores do we run?")
+    assert receipt.decision == "cite"
+    assert receipt.top is not None and receipt.top.path == "Decisions/Primary database.md"
+
+
+def test_chain_is_redirected_to_the_current_page(tmp_path: Path) -> None:
+    """A question in the old page's words reaches the end of the chain, and the receipt says how."""
+    vault = make(
+        tmp_path,
+        {
+            "Decisions/Hosting 2022.md": "---\nstatus: superseded\nsuperseded_by: Decisions/Hosting 2024\n---\n"
+            "# Hosting\n\nProduction runs on Heroku dynos.\n",
+            "Decisions/Hosting 2024.md": "---\nstatus: superseded\nsuperseded_by: '[[Hosting 2025]]'\n---\n"
+            "# Hosting\n\nProduction moved to Fly.io machines.\n",
+            "Decisions/Hosting 2025.md": "---\nsupersedes: '[[Decisions/Hosting 2024]]'\n---\n"
+            "# Deployment platform\n\nWe deploy to Kubernetes on Hetzner.\n",
+            "Payments.md": PAYMENTS,
+            "Email.md": EMAIL,
+            "Tools/Editor.md": "# Editor\n\nWe use Neovim and use ruff on save.\n",
+            "Tools/Chat.md": "# Chat\n\nWe use Slack for chat.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("do we still use heroku dynos?")
+    assert receipt.decision == "cite"
+    assert receipt.top is not None and receipt.top.path == "Decisions/Hosting 2025.md"
+    assert receipt.top.via == "Decisions/Hosting 2022.md"
+    (redirect,) = [r for r in receipt.redirects if r.from_path == "Decisions/Hosting 2022.md"]
+    assert redirect.chain == [
+        "Decisions/Hosting 2022.md",
+        "Decisions/Hosting 2024.md",
+        "Decisions/Hosting 2025.md",
+    ]
+    assert all(c.path != "Decisions/Hosting 2022.md" for c in receipt.cited)
+
+
+def test_two_pages_that_tie_lower_clarity(tmp_path: Path) -> None:
+    """Clarity: when the next page matches as well as the first, confidence is about halved."""
+    twin = "# Backup window\n\nBackups run at 02:00 UTC.\n"
+    vault = make(tmp_path, {"A/Backups.md": twin, "B/Backups.md": twin, "Payments.md": PAYMENTS})
+    alone = make(tmp_path / "alone", {"A/Backups.md": twin, "Payments.md": PAYMENTS})
+    with Router(vault) as router:
+        tied = router.decide("when is the backup window?")
+    with Router(alone) as router:
+        clear = router.decide("when is the backup window?")
+    assert clear.decision == "cite" and clear.evidence.confidence >= 0.9
+    assert tied.evidence.margin == 0
+    assert tied.decision == "refuse"
+    assert abs(tied.evidence.confidence - clear.evidence.confidence / 2) < 0.05
+
+
+def test_clipped_input_ranks_below_the_vaults_own_page(tmp_path: Path) -> None:
+    clipping = (
+        "# Clipped article\n\nPayments API timeout advice: providers often time out after 30 seconds.\n"
+    )
+    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Inputs/Article.md": clipping})
+    with Router(vault) as router:
+        receipt = router.decide("payments API timeout")
+    assert receipt.top is not None and receipt.top.path == "Payments.md"
+
+
+def test_question_frames_are_not_content(tmp_path: Path) -> None:
+    """'how long' asks about a duration; the page need not contain the word 'long'."""
+    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
+    with Router(vault) as router:
+        receipt = router.decide("How long before a payments call times out?")
+    assert "long" not in receipt.evidence.query_terms
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Payments.md"
