@@ -10,7 +10,6 @@ other pages hold but the top page lacks, lowers that share by its IDF weight.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -289,7 +288,7 @@ class Router:
             elsewhere_missing=elsewhere,
         )
         decision = "cite" if confidence >= self.floor else "refuse"
-        reason = _reason(decision, citations[0], evidence)
+        reason = _reason(decision, citations, evidence)
         used = {r.from_path for r in redirects}
         return Receipt(
             query=question,
@@ -423,7 +422,7 @@ class Router:
         self, x: _Target, units: list[_Unit], meta_hits: dict[int, set[int]], t: _Tables
     ) -> Citation:
         info = t.pages[x.page_id]
-        line, snippet = self._snippet(x, units)
+        line, snippet = self._snippet(x, units, meta_hits.get(x.page_id, set()))
         return Citation(
             path=info.path,
             title=info.title,
@@ -435,24 +434,43 @@ class Router:
             via=t.pages[x.via].path if x.via is not None else None,
         )
 
-    def _snippet(self, x: _Target, units: list[_Unit]) -> tuple[int, str]:
-        """The passage of the cited page that holds most of the question's weight."""
+    def _snippet(self, x: _Target, units: list[_Unit], in_title: set[int]) -> tuple[int, str]:
+        """The passage of the cited page that holds most of the question's weight.
+
+        Words matched by the title, aliases or triggers count as present in every passage (they say
+        what the whole page is about), so a page found by its title shows its first paragraph, not
+        the one line that happens to repeat a title word. On a tie, content beats a heading."""
         passages = self.index.passages(x.page_id)
         if not passages:
             return 1, ""
+        try:
+            lines = (self.root / self._tables_path(x.page_id)).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            lines = ""
+        text_lines = lines.splitlines()
+
+        def line_text(n: int) -> str:
+            return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""
+
         best = max(
             passages,
-            key=lambda p: (sum(u.weight for u in units if all(term in p.terms for term in u.terms)), -p.line),
+            key=lambda p: (
+                sum(
+                    u.weight
+                    for i, u in enumerate(units)
+                    if i in in_title or all(term in p.terms for term in u.terms)
+                ),
+                not line_text(p.line).startswith("#"),
+                -p.line,
+            ),
         )
-        path = self.index.conn.execute("SELECT path FROM pages WHERE id=?", (x.page_id,)).fetchone()[0]
-        try:
-            lines = (self.root / path).read_text(encoding="utf-8", errors="replace").splitlines()
-            text = lines[best.line - 1].strip() if 0 < best.line <= len(lines) else ""
-        except OSError:
-            text = ""
+        text = line_text(best.line)
         if len(text) > SNIPPET_CHARS:
             text = text[: SNIPPET_CHARS - 1] + "…"
         return best.line, text
+
+    def _tables_path(self, page_id: int) -> str:
+        return self._load_tables().pages[page_id].path
 
 
 def _exclude_folders() -> tuple[str, ...]:
@@ -480,10 +498,14 @@ def _reason_nothing(corpus_missing: list[str]) -> str:
     return "no page matches the question's words"
 
 
-def _reason(decision: str, top: Citation, ev: Evidence) -> str:
+def _reason(decision: str, cited: list[Citation], ev: Evidence) -> str:
+    """One line a person can check: why this page, or why none."""
+    top = cited[0]
+    lead = f"leads {cited[1].path} by {ev.margin:.0%}" if len(cited) > 1 else "no other page matches"
+    summary = f"holds {ev.coverage:.0%} of the question's content and {lead}"
     if decision == "cite":
-        via = f" (reached through replaced page {top.via})" if top.via else ""
-        return f"{top.path} covers {ev.confidence:.0%} of the question's content (floor {ev.floor:.0%}){via}"
+        via = f"; reached through replaced page {top.via}" if top.via else ""
+        return f"{top.path} {summary}: confidence {ev.confidence:.0%} ≥ floor {ev.floor:.0%}{via}"
     parts = []
     if ev.corpus_missing:
         parts.append(f"the vault never mentions {', '.join(repr(w) for w in ev.corpus_missing)}")
@@ -492,21 +514,16 @@ def _reason(decision: str, top: Citation, ev: Evidence) -> str:
             f"the closest page, {top.path}, lacks {', '.join(repr(w) for w in ev.elsewhere_missing)}"
             " (other pages have them)"
         )
+    if not parts and len(cited) > 1 and ev.margin < CLEAR_MARGIN / 2:
+        parts.append(f"{top.path} and {cited[1].path} match about equally: the question does not say which")
     if not parts:
         parts.append(f"the closest page, {top.path}, matches the question only weakly")
-    return "; ".join(parts) + f" — confidence {ev.confidence:.0%} is below the floor {ev.floor:.0%}"
+    return (
+        "; ".join(parts) + f" — {top.path} {summary}: confidence {ev.confidence:.0%} < floor {ev.floor:.0%}"
+    )
 
 
 def route(question: str, vault: Path | str | None = None, k: int = 5) -> Receipt:
     """One-shot lookup: open the vault's index, refresh it, answer, close."""
     with Router(vault) as router:
         return router.ask(question, k=k)
-
-
-def _json_default(obj: object) -> object:
-    return str(obj)
-
-
-def dumps(receipt: Receipt) -> str:
-    """The receipt as one line of JSON."""
-    return json.dumps(receipt.to_dict(), ensure_ascii=False, default=_json_default)
