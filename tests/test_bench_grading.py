@@ -277,3 +277,19 @@ def test_run_py_usage_error_exits_2(tmp_path: Path) -> None:
     assert _run("--vault", str(tmp_path)).returncode == 2  # --questions missing
     missing = _run("--vault", str(tmp_path), "--questions", str(tmp_path / "nope.jsonl"), "--adapter", "bm25")
     assert missing.returncode == 2 and "nope.jsonl" in missing.stderr
+
+
+def test_pooled_comparison_keeps_same_ids_of_different_sets_apart() -> None:
+    """Every set has a 'C1': pooling must pair each question with its own set's counterpart."""
+    import run
+
+    mine = stats.grade(QUESTIONS, ANSWERS)
+    worse = stats.grade(QUESTIONS, [a(x.id, ["Elsewhere.md"], score=0.5) for x in QUESTIONS])
+    args = types.SimpleNamespace(resamples=200, seed=0)
+    pooled = run.pooled_matched([("one", mine, worse), ("two", mine, mine)], args)
+    wrong = pooled["paired"]["wrong_citation"]
+    # set one: mine 2 wrong of 4 answered vs 6 of 6; set two: identical systems, no difference
+    assert wrong["mine"] == stats.ratio(4, 8)
+    assert wrong["other"] == stats.ratio(8, 10)
+    assert wrong["count_diff"] == -4
+    assert pooled["sets"] == ["one", "two"]

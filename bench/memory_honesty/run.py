@@ -19,7 +19,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -138,8 +138,11 @@ def _limit(bset: BenchSet, limit: int | None) -> tuple[BenchSet, list[Part]]:
     return out, out.floor_parts
 
 
-def evaluate(bset: BenchSet, args: argparse.Namespace, runner: Runner) -> tuple[dict[str, Any], list[Graded]]:
-    """Every figure asked for on one set, as a JSON-able dict, plus the main system's graded rows."""
+def evaluate(
+    bset: BenchSet, args: argparse.Namespace, runner: Runner
+) -> tuple[dict[str, Any], list[Graded], list[Graded] | None]:
+    """Every figure asked for on one set, as a JSON-able dict, plus the main system's graded rows and,
+    with --vs-matched, the other system's rows at this system's coverage (for pooling across sets)."""
     bset, floor_parts = _limit(bset, args.limit)
     questions = bset.questions
     if not questions:
@@ -168,15 +171,18 @@ def evaluate(bset: BenchSet, args: argparse.Namespace, runner: Runner) -> tuple[
             "other_metrics": metrics(other_graded)["overall"],
             "paired": paired_bootstrap(graded, other_graded, args.resamples, args.seed),
         }
+    matched_graded = None
     if args.vs_matched:
-        result["vs_matched"] = _matched(main, graded, questions, bset, floor_parts, args, runner)
+        result["vs_matched"], matched_graded = _matched(
+            main, graded, questions, bset, floor_parts, args, runner
+        )
     if args.curve:
         if has_scores(main.answers):
             result["curve"] = coverage_curve(questions, main.answers)
         else:
             result["curve"] = None
             result["curve_note"] = "no scores in this system's output: no curve"
-    return result, graded
+    return result, graded, matched_graded
 
 
 def _matched(
@@ -187,7 +193,7 @@ def _matched(
     floor_parts: list[Part],
     args: argparse.Namespace,
     runner: Runner,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], list[Graded]]:
     """Put the other system at this system's coverage (operating point chosen for the baseline only)."""
     other = runner.run(args.vs_matched, bset, floor_parts)
     if not has_scores(other.answers):
@@ -215,7 +221,27 @@ def _matched(
         out["note"] = (
             f"{other.name} has candidates for only {oc['answered']} questions; coverage not fully matched"
         )
-    return out
+    return out, other_graded
+
+
+def _prefixed(set_name: str, graded: list[Graded]) -> list[Graded]:
+    """Question ids made unique across sets (every set has a 'C01'), for pooling."""
+    return [
+        Graded(replace(g.question, id=f"{set_name}:{g.question.id}"), g.answer, g.verdict) for g in graded
+    ]
+
+
+def pooled_matched(
+    per_set: list[tuple[str, list[Graded], list[Graded]]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """The equal-coverage comparison pooled over sets: each set keeps its own matched operating point,
+    and the paired bootstrap resamples questions from all of them together."""
+    mine = [g for name, m, _ in per_set for g in _prefixed(name, m)]
+    other = [g for name, _, o in per_set for g in _prefixed(name, o)]
+    return {
+        "sets": [name for name, _, _ in per_set],
+        "paired": paired_bootstrap(mine, other, args.resamples, args.seed),
+    }
 
 
 # --- human-readable output
@@ -475,10 +501,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BenchError("no set of all-dev could be loaded")
         else:
             sets = [load_set(args.set or "dev")]
+        per_set: list[tuple[str, list[Graded], list[Graded]]] = []
         for bset in sets:
-            res, graded = evaluate(bset, args, runner)
+            res, graded, matched = evaluate(bset, args, runner)
             results.append(res)
             rows += _per_question(bset.name, graded)
+            if matched is not None:
+                per_set.append((bset.name, graded, matched))
+        pooled = pooled_matched(per_set, args) if len(per_set) > 1 else None
     except BenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -489,11 +519,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     system = results[0]["system"]
     if args.json:
         doc = {"system": system, "sets": results, "skipped": skipped}
+        if pooled:
+            doc["pooled_vs_matched"] = pooled
         print(json.dumps(_json_safe(doc), ensure_ascii=False, allow_nan=False))
     elif len(results) == 1 and not skipped:
         print(format_set(results[0]))
     else:
         print(format_table(results, skipped, system))
+        if pooled:
+            print(f"\npooled over {', '.join(pooled['sets'])}, each set at its own matched coverage:")
+            print("\n".join(_paired_lines(pooled["paired"])))
     return 0
 
 
