@@ -4,7 +4,7 @@
 #   curl -fsSL <url>/install.sh | sh          lookup only: asks nothing, installs no timer
 #   sh install.sh                             from a checkout, by a person at a terminal: also the timer
 #   sh install.sh --ask                       asks: vault, session import, nightly timer, watcher
-#   sh install.sh --uninstall [--purge-logs]  removes venv, link and units; never the vault
+#   sh install.sh --uninstall [--purge-logs]  removes venv, link, units and cache; never the vault
 #
 # The timer rule, in order (README "Install" says the same):
 #   1. KROUTER_NO_TIMER=1 installs no units at all, whatever else is asked.
@@ -32,12 +32,14 @@ Usage: install.sh [--ask] [--timer|--no-timer] [--watch] [--vault DIR]
   --no-timer     do not install the timer, even from a checkout
   --watch        install the index watcher service (needs a vault)
   --vault DIR    the vault the timer and watcher use
-  --uninstall    remove the venv, the krouter link and the units (never the vault or config)
+  --uninstall    remove the venv, the krouter link, the units and the cache dir (indexes, which
+                 hold words of your notes; rebuilt on demand), never the vault or config
   --purge-logs   with --uninstall: also delete the state dir (query log, learner journal)
 
 Environment: KROUTER_SOURCE=PATH (install from a local checkout or wheel), KROUTER_TAG=VERSION (pin a
 release; from the package index, or from git when KROUTER_REPO=URL is set), KROUTER_NO_TIMER=1,
-KROUTER_PYTHON=/path/to/python3.11+, XDG_DATA_HOME, XDG_CONFIG_HOME.
+KROUTER_PYTHON=/path/to/python3.11+, KROUTER_STATE_DIR, KROUTER_CACHE_DIR, XDG_DATA_HOME,
+XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME.
 EOF
 }
 
@@ -80,6 +82,22 @@ UNIT_DIR=${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user
 AGENT_DIR=$HOME/Library/LaunchAgents
 OS=$(uname -s)
 
+# KRouter's state and cache dirs, worked out as krouter/config.py does, but without the venv (uninstall
+# may run after the venv is gone): KROUTER_STATE_DIR / KROUTER_CACHE_DIR, else platformdirs, which takes
+# $XDG_STATE_HOME / $XDG_CACHE_HOME when they are absolute paths (on macOS too), else the platform default.
+xdg_or() { # xdg_or VALUE DEFAULT: VALUE when it is an absolute path, as platformdirs decides
+	case $1 in /*) printf '%s' "$1" ;; *) printf '%s' "$2" ;; esac
+}
+if [ "$OS" = Darwin ]; then
+	state_base=$(xdg_or "${XDG_STATE_HOME:-}" "$HOME/Library/Application Support")
+	cache_base=$(xdg_or "${XDG_CACHE_HOME:-}" "$HOME/Library/Caches")
+else
+	state_base=$(xdg_or "${XDG_STATE_HOME:-}" "$HOME/.local/state")
+	cache_base=$(xdg_or "${XDG_CACHE_HOME:-}" "$HOME/.cache")
+fi
+STATE_DIR=${KROUTER_STATE_DIR:-$state_base/krouter}
+CACHE_DIR=${KROUTER_CACHE_DIR:-$cache_base/krouter}
+
 # A checkout is the folder this file sits in, when that folder holds KRouter's pyproject.toml. Piped
 # into sh, $0 is the shell's name, so a piped run never counts as a checkout, whatever the cwd is.
 CHECKOUT=""
@@ -100,11 +118,17 @@ have_user_systemd() {
 kpy() { "$VENV/bin/python" -m krouter.units "$@"; }
 
 # ---------------------------------------------------------------- uninstall
+remove_dir() { # remove_dir DIR WHAT: delete one of KRouter's dirs, but only a folder named krouter
+	dir=${1%/}
+	[ -d "$dir" ] || return 0
+	case $dir in
+	*/krouter) rm -rf "$dir" && say "removed $dir ($2)" ;;
+	# An override can name any folder (even $HOME): too risky to delete wholesale.
+	*) warn "left $dir ($2): only a folder named krouter is removed; delete it by hand if you wish" ;;
+	esac
+}
+
 if [ "$UNINSTALL" = 1 ]; then
-	state=""
-	if [ -x "$VENV/bin/python" ]; then
-		state=$(kpy path state 2>/dev/null || true)
-	fi
 	if [ "$OS" = Darwin ]; then
 		for label in com.krouter.learn com.krouter.watch; do
 			if [ -f "$AGENT_DIR/$label.plist" ]; then
@@ -136,15 +160,12 @@ if [ "$UNINSTALL" = 1 ]; then
 		say "removed $VENV"
 	fi
 	rmdir "$DATA_DIR" 2>/dev/null || true
+	# The indexes hold the words of private notes; they are rebuilt on demand, so they never need keeping.
+	remove_dir "$CACHE_DIR" "indexes and jieba cache, rebuildable"
 	if [ "$PURGE_LOGS" = 1 ]; then
-		if [ -n "$state" ] && [ -d "$state" ]; then
-			rm -rf "$state"
-			say "removed $state (query log, learner journal)"
-		elif [ -z "$state" ]; then
-			warn "could not find the state dir (the venv was already gone); delete it by hand if you wish"
-		fi
-	elif [ -n "$state" ] && [ -d "$state" ]; then
-		say "kept $state (query log, learner journal); --purge-logs deletes it"
+		remove_dir "$STATE_DIR" "query log, learner journal"
+	elif [ -d "$STATE_DIR" ]; then
+		say "kept $STATE_DIR (query log, learner journal); --purge-logs deletes it"
 	fi
 	say "kept your vault and config.toml"
 	exit 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from krouter.errors import ConfigError
+from krouter.errors import ConfigError, VaultNotNamed
 
 APP_NAME = "krouter"
 
@@ -98,3 +98,35 @@ def default_vault() -> Path:
     if configured is not None:
         return configured
     return bundled_vault()
+
+
+def vault_to_write(vault: Path | None, purpose: str) -> Path:
+    """The vault for a command that writes into it: ``vault`` when named, else ``default_vault()``.
+
+    Raises VaultNotNamed instead of falling back to the bundled demo vault: it lives inside the
+    installed package, so writing there would put the user's data where an upgrade deletes it and
+    every other user of the install reads it. ``purpose`` completes "name the vault to ...".
+    """
+    if vault is not None:
+        return vault
+    target = default_vault()
+    if target.expanduser().resolve() == bundled_vault().resolve():
+        raise VaultNotNamed(
+            f"name the vault to {purpose} with --vault DIR (or set $KROUTER_VAULT, or vault in config.toml)"
+        )
+    return target
+
+
+def input_folders() -> tuple[str, ...]:
+    """The configured input/clipping folder names, case-folded (defaults when config.toml is broken:
+    a lookup must not fail over a setting it can do without)."""
+    try:
+        folders = load_config().exclude_folders
+    except ConfigError:
+        folders = Config.exclude_folders
+    return tuple(f.casefold() for f in folders)
+
+
+def in_folders(path: str, folders: tuple[str, ...]) -> bool:
+    """True when any folder on a vault-relative path is one of ``folders`` (case-folded names)."""
+    return any(part.casefold() in folders for part in path.split("/")[:-1])

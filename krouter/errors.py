@@ -11,6 +11,10 @@ class VaultNotFound(KRouterError):
     """The vault folder does not exist or is not a folder."""
 
 
+class VaultNotNamed(KRouterError):
+    """A command that writes into a vault was given none, and would fall back to the bundled demo vault."""
+
+
 class PathOutsideVault(KRouterError):
     """A path given to read or write resolves outside the vault (``..``, absolute, or a symlink)."""
 

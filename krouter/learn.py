@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from krouter import config, page_edit, querylog
+from krouter.atomic import atomic_write
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
 from krouter.lanes import Lane, LaneError
 from krouter.learn_prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
@@ -192,7 +193,7 @@ def candidates(router: Router, question: str, exclude: Iterable[str]) -> list[Ci
     """
     receipt = router.decide(question, k=CANDIDATE_POOL)
     folders = tuple(exclude)
-    keep = [c for c in receipt.cited if not excluded(c.path, folders)]
+    keep = [c for c in receipt.candidates if not excluded(c.path, folders)]
     return keep[:MAX_CANDIDATES]
 
 
@@ -211,7 +212,8 @@ def _specific_units(router: Router, question: str, ignore: set[int]) -> list[str
     """
     best: list[str] = []
     best_df: int | None = None
-    for qt in query_terms(question):
+    # The same vocabulary-aware cut as the router's, so these units are the ones a citation matched.
+    for qt in query_terms(question, known=router.index.has_term):
         df = _df(router, qt.term, ignore)
         if df == 0 and is_cjk(qt.term) and fallback_bigrams(qt.term):
             df = min(_df(router, g, ignore) for g in fallback_bigrams(qt.term))
@@ -270,6 +272,7 @@ def outcomes_path() -> Path:
 
 
 def _write_private(path: Path, data: bytes, append: bool) -> None:
+    """Append to, or atomically replace, a private state file (0600, in a 0700 folder)."""
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     if append:
@@ -280,14 +283,7 @@ def _write_private(path: Path, data: bytes, append: bool) -> None:
         finally:
             os.close(fd)
         return
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    atomic_write(path, data, mode=0o600)
 
 
 def _append_jsonl(path: Path, obj: dict[str, object]) -> None:
@@ -354,6 +350,11 @@ def learn(
         ignore = {row[0] for row in router.index.page_table() if excluded(row[1], folders)}
         prepared: list[tuple[str, list[Citation]]] = []
         for w in todo:
+            problem = page_edit.trigger_problem(page_edit.clean_trigger(w.question))
+            if problem:
+                # Refused before the model sees it: it could never be written as a trigger.
+                report.outcomes.append(Outcome(w.question, SKIPPED, reason=problem))
+                continue
             cands = candidates(router, w.question, folders)
             if not cands:
                 report.outcomes.append(Outcome(w.question, SKIPPED, reason="no candidate page"))

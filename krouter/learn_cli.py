@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from krouter import config
-from krouter.errors import KRouterError, VaultNotFound
+from krouter.errors import KRouterError, VaultNotFound, VaultNotNamed
 from krouter.lanes import LaneError, make_lane
 
 
@@ -22,7 +22,7 @@ def learn_command(
         Path | None,
         typer.Option(
             "--vault",
-            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the demo vault.",
+            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml (never the demo vault).",
             show_default=False,
         ),
     ] = None,
@@ -62,12 +62,12 @@ def learn_command(
             report = learn.undo(undo)
         else:
             cfg = config.load_config()
-            root = vault if vault is not None else config.default_vault()
+            root = config.vault_to_write(vault, "learn on")
             if not root.is_dir():
                 raise VaultNotFound(f"vault folder not found: {root}")
             chosen = make_lane(lane, model or cfg.learn_model)
             report = learn.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
-    except VaultNotFound as exc:
+    except (VaultNotFound, VaultNotNamed) as exc:
         typer.echo(f"krouter: {exc}", err=True)
         raise typer.Exit(2) from exc
     except (LaneError, KRouterError) as exc:

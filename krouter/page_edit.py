@@ -1,20 +1,16 @@
 """Add one phrase to a page's ``triggers`` list with the smallest possible edit, written atomically.
 
-This is the only place KRouter writes to a vault page. The edit touches nothing but the ``triggers``
+This is the only place KRouter edits a page the user wrote. The edit touches nothing but the ``triggers``
 field: line endings, a BOM, comments, key order and every other byte stay as they were. The result is
 re-parsed before it is written and refused unless the only change is the new trigger at the end of the
-list. The write goes to a hidden temp file in the page's folder (the vault walker skips dot-files, so a
-crash never leaves a half-written page that gets indexed), is fsynced, and is renamed over the page only
-if the page still holds the bytes the caller read.
+list. The write is atomic (``krouter.atomic``: a hidden temp file that a crash never leaves indexed,
+fsynced, then renamed) and happens only if the page still holds the bytes the caller read.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,10 +18,12 @@ from pathlib import Path
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
+from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
 from krouter.vault import split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
+MAX_TRIGGER_CHARS = 200
 _YAML = YAMLHandler()
 _KEY = re.compile(r"^triggers[ \t]*:(?P<rest>.*?)(?P<eol>\r?\n)?$")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
@@ -52,6 +50,19 @@ class Splice:
 def clean_trigger(text: str) -> str:
     """A question as a one-line trigger: whitespace (including line separators) collapsed."""
     return " ".join(text.split())
+
+
+def trigger_problem(trigger: str) -> str | None:
+    """Why a cleaned trigger must not be written, or None when it may be.
+
+    The cap bounds what any client of the query log (an MCP agent as much as the user) can put into
+    a page's frontmatter; real questions are far shorter.
+    """
+    if not trigger:
+        return "empty trigger"
+    if len(trigger) > MAX_TRIGGER_CHARS:
+        return f"too long for a trigger: {len(trigger)} characters (at most {MAX_TRIGGER_CHARS})"
+    return None
 
 
 def _yaml_scalar(text: str) -> str:
@@ -145,8 +156,9 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
     differ in anything but the new trigger.
     """
     trigger = clean_trigger(trigger)
-    if not trigger:
-        raise PageEditError("empty trigger")
+    problem = trigger_problem(trigger)
+    if problem:
+        raise PageEditError(problem)
     bom = data.startswith(BOM)
     try:
         text = data[len(BOM) if bom else 0 :].decode("utf-8")
@@ -197,7 +209,7 @@ def splice(old: bytes, new: bytes) -> Splice:
 def atomic_replace(
     path: Path, data: bytes, expected: bytes, before_rename: Callable[[], None] | None = None
 ) -> None:
-    """Write ``data`` over ``path`` via a hidden temp file in the same folder, fsync, rename.
+    """Write ``data`` over ``path`` atomically (``krouter.atomic``), keeping the page's permission bits.
 
     Raises PageChanged (and writes nothing) when the page no longer holds ``expected``.
     ``before_rename`` runs after the temp file is durable and just before the rename (the learner
@@ -205,35 +217,12 @@ def atomic_replace(
     """
     if path.read_bytes() != expected:
         raise PageChanged(f"{path.name} changed since it was read; skipped")
-    mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krouter-tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+
+    def last_checks() -> None:
         if before_rename is not None:
             before_rename()
         # Checked again as late as possible: an editor may have saved while we wrote.
         if path.read_bytes() != expected:
             raise PageChanged(f"{path.name} changed while it was being edited; skipped")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
 
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    atomic_write(path, data, mode=path.stat().st_mode & 0o7777, before_replace=last_checks)

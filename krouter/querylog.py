@@ -52,7 +52,7 @@ def entry(receipt: Receipt, root: Path) -> dict[str, object]:
         "decision": receipt.decision,
         "confidence": receipt.evidence.confidence,
         "margin": receipt.evidence.margin,
-        "candidates": [{"path": c.path, "score": c.score} for c in receipt.cited[:5]],
+        "candidates": [{"path": c.path, "score": c.score} for c in receipt.candidates[:5]],
         "reason": receipt.reason,
     }
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import sys
 import threading
 from pathlib import Path
@@ -62,8 +63,12 @@ def resolve_vault(vault: Path | None) -> Path | None:
     return load_config().vault
 
 
-def render(receipt: Receipt) -> str:
-    """The block printed into the agent's context for a cited page (empty for a refusal)."""
+def render(receipt: Receipt, vault: Path) -> str:
+    """The block printed into the agent's context for a cited page (empty for a refusal).
+
+    The suggested ``krouter read`` names ``vault``: the agent's shell may lack the hook's
+    $KROUTER_VAULT, and without it the read would go to another vault (the demo one, by default).
+    """
     top = receipt.top
     if receipt.decision != "cite" or top is None:
         return ""
@@ -75,9 +80,8 @@ def render(receipt: Receipt) -> str:
         lines.append(f"  > {top.snippet}")
     if top.via:
         lines.append(f"  (the older page {top.via} was replaced by this one; do not rely on the old one)")
-    lines.append(
-        f'Read it before relying on it (krouter_read, or: krouter read "{top.path}"), and cite the path.'
-    )
+    read = shlex.join(["krouter", "read", "--vault", str(vault), top.path])
+    lines.append(f"Read it before relying on it (krouter_read, or: {read}), and cite the path.")
     lines.append("</krouter-recall>")
     return "\n".join(lines)
 
@@ -90,7 +94,7 @@ def recall(prompt: str, vault: Path) -> str:
     with Router(vault) as router:
         # decide(), not ask(): every prompt of every session is not a question to the vault, and
         # logging them all would bury the learner's real weak questions under chat.
-        return render(router.decide(prompt, k=1))
+        return render(router.decide(prompt, k=1), router.root)
 
 
 def _log_to_stderr() -> None:

@@ -9,7 +9,9 @@ Two JSONL shapes are read, line by line, and may be mixed in one file:
 
 Each session becomes one page under an inputs folder (``Inputs/Sessions`` by default), named by a slug
 of its first question plus the session id, so a re-import finds and updates the same page instead of
-adding a second one, and leaves it untouched when nothing but the import time would change. Text is
+adding a second one, and leaves it untouched when nothing but the import time would change. A page
+records the hash of the text the import wrote (``import_hash``): a page that no longer matches it was
+edited by hand and is kept as it is, never overwritten; so is a page that cannot be read. Text is
 kept; a tool call becomes one line; tool results, thinking, and Claude Code's own bookkeeping
 (system reminders, slash-command echoes, sub-agent side chains) are dropped. Anything that looks like
 a secret is redacted *before* it reaches the page, because a vault is read by agents and synced to
@@ -21,20 +23,18 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 import typer
 import yaml
 
-from krouter.config import bundled_vault, default_vault
-from krouter.errors import KRouterError, PathOutsideVault
+from krouter.atomic import atomic_write
+from krouter.config import vault_to_write
+from krouter.errors import KRouterError, PathOutsideVault, VaultNotNamed
 from krouter.vault import check_vault, split_frontmatter
 
 DEFAULT_FOLDER = "Inputs/Sessions"
@@ -140,11 +140,13 @@ class Session:
 
 @dataclass
 class ImportReport:
-    """What one import did: vault-relative paths of pages created, updated and left unchanged."""
+    """What one import did: vault-relative paths of pages created, updated, left unchanged, and kept
+    (with the reason an existing page was not overwritten)."""
 
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    kept: list[tuple[str, str]] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     files: int = 0
@@ -370,7 +372,11 @@ def redacted(session: Session) -> Session:
 
 
 def render(session: Session, imported_at: str) -> str:
-    """The page for a (redacted) session: frontmatter, then a ``**User**:``/``**Assistant**:`` paragraph a turn."""
+    """The page for a (redacted) session: frontmatter, then a ``**User**:``/``**Assistant**:`` paragraph a turn.
+
+    The last frontmatter field, ``import_hash``, is the hash of the page without that line: a later
+    import overwrites the page only while it still matches (see ``_why_keep``).
+    """
     title = _title(session)
     when = min(session.timestamps).date() if session.timestamps else session.fallback_date
     meta: dict[str, object] = {
@@ -383,55 +389,41 @@ def render(session: Session, imported_at: str) -> str:
         "tags": ["session"],
     }
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
-    parts = [f"---\n{front}---\n", f"# {title}\n"]
+    parts = [f"# {title}\n"]
     for turn in session.turns:
         label = "User" if turn.role == "user" else "Assistant"
         parts.append(f"**{label}**: {turn.text}\n")
-    return "\n".join(parts)
+    body = "\n".join(parts)
+    unsigned = f"---\n{front}---\n\n{body}"
+    return f"---\n{front}import_hash: {_page_hash(unsigned)}\n---\n\n{body}"
 
 
 _IMPORTED_AT = re.compile(r"^imported_at:.*$", re.M)
+# "sha256:" keeps the value a string to YAML (64 hex digits alone can read as a number).
+_IMPORT_HASH = re.compile(r"^import_hash: (sha256:[0-9a-f]{64})\r?\n", re.M)
+
+
+def _page_hash(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _same_apart_from_import_time(old: str, new: str) -> bool:
-    return _IMPORTED_AT.sub("", old, count=1) == _IMPORTED_AT.sub("", new, count=1)
+    def core(text: str) -> str:
+        # The hash covers the import time, so it differs whenever the time does.
+        return _IMPORT_HASH.sub("", _IMPORTED_AT.sub("", text, count=1), count=1)
+
+    return core(old) == core(new)
 
 
-def atomic_write(target: Path, text: str) -> None:
-    """Write via a temp file in the same folder, fsync, rename: a reader sees the old page or the new.
-
-    The temp file's name starts with a dot so a vault walk never picks up a half-written page.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        # mkstemp makes the file private (0600); a page should have the mode any new vault file gets.
-        os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:  # make the rename itself durable; not every platform lets a folder be opened
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-@cache
-def _umask() -> int:
-    # Reading the umask means setting it; doing it once keeps the window for other threads tiny.
-    current = os.umask(0)
-    os.umask(current)
-    return current
+def _why_keep(text: str) -> str | None:
+    """Why an existing page must not be overwritten, or None when it is exactly what an import wrote."""
+    m = _IMPORT_HASH.search(text)
+    if m is None:
+        return "no import_hash: written by hand or by an older krouter; delete it to re-import"
+    unsigned = text[: m.start()] + text[m.end() :]
+    if _page_hash(unsigned) != m.group(1):
+        return "edited by hand; delete it to re-import"
+    return None
 
 
 def inputs_folder(root: Path, folder: str) -> Path:
@@ -481,7 +473,7 @@ def import_sessions(
     *,
     now: _dt.datetime | None = None,
 ) -> ImportReport:
-    """Import transcripts into ``vault``/``folder``: one page per session, created, updated or unchanged."""
+    """Import transcripts into ``vault``/``folder``: one page per session, created, updated, unchanged or kept."""
     root = check_vault(vault)
     out_dir = inputs_folder(root, folder)
     report = ImportReport()
@@ -505,10 +497,18 @@ def import_sessions(
         if existed:
             try:
                 old = target.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                old = ""
+            except UnicodeDecodeError as exc:
+                report.kept.append((rel, f"not UTF-8 (byte {exc.start}); left alone"))
+                continue
+            except OSError as exc:
+                report.kept.append((rel, f"cannot be read ({exc.strerror or exc}); left alone"))
+                continue
             if _same_apart_from_import_time(old, text):
                 report.unchanged.append(rel)
+                continue
+            why = _why_keep(old)
+            if why is not None:
+                report.kept.append((rel, why))
                 continue
         atomic_write(target, text)
         (report.updated if existed else report.created).append(rel)
@@ -536,18 +536,14 @@ def import_command(
         str, typer.Option("--folder", help="Vault-relative folder the session pages go in.")
     ] = DEFAULT_FOLDER,
 ) -> None:
-    """Import conversation transcripts as pages, one per session; re-importing updates the same page."""
+    """Import conversation transcripts as pages, one per session; re-importing updates the same page,
+    unless it was edited by hand."""
     if not source.exists():
         typer.echo(f"krouter: no such file or folder: {source}", err=True)
         raise typer.Exit(2)
-    target = vault if vault is not None else default_vault()
-    # The fallback demo vault lives inside the installed package: never write a user's sessions there.
-    if vault is None and target.expanduser().resolve() == bundled_vault().resolve():
-        typer.echo("krouter: name the vault to import into with --vault (or set $KROUTER_VAULT)", err=True)
-        raise typer.Exit(2)
     try:
-        report = import_sessions([source], target, folder)
-    except PathOutsideVault as exc:
+        report = import_sessions([source], vault_to_write(vault, "import into"), folder)
+    except (VaultNotNamed, PathOutsideVault) as exc:
         typer.echo(f"krouter: {exc}", err=True)
         raise typer.Exit(2) from exc
     except KRouterError as exc:
@@ -562,8 +558,11 @@ def import_command(
         typer.echo(f"created   {rel}")
     for rel in report.updated:
         typer.echo(f"updated   {rel}")
+    for rel, why in report.kept:
+        typer.echo(f"kept      {rel} ({why})")
     typer.echo(
         f"imported {report.files} file(s): {len(report.created)} created, {len(report.updated)} updated, "
-        f"{len(report.unchanged)} unchanged, {len(report.empty)} empty session(s) skipped, "
+        f"{len(report.unchanged)} unchanged, {len(report.kept)} kept, "
+        f"{len(report.empty)} empty session(s) skipped, "
         f"{len(report.problems)} line(s) skipped"
     )

@@ -15,19 +15,23 @@ from __future__ import annotations
 import enum
 import json
 import os
-import shutil
-import tempfile
+import shlex
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from krouter.atomic import atomic_write
+
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
 _BEGIN_PREFIX = "<!-- krouter:begin"
 
 DOC_FILES = ("CLAUDE.md", "AGENTS.md", "krouter.mdc", "SKILL.md")
+# What the console script is called where pip installs it (POSIX, and Windows' launcher).
+_SCRIPT_NAMES = ("krouter", "krouter.exe")
 
 
 class Agent(enum.StrEnum):
@@ -43,10 +47,18 @@ def agent_doc(name: str) -> str:
     return resources.files("krouter").joinpath("agent_docs", name).read_text(encoding="utf-8")
 
 
-def server_command() -> str:
-    """How an agent should start KRouter: the absolute script path when found (GUI editors such as
-    Cursor do not inherit the shell's PATH), else the bare name."""
-    return shutil.which("krouter") or "krouter"
+def server_command() -> list[str]:
+    """How an agent should start this very KRouter: the running ``krouter`` script's absolute path, or
+    this interpreter with ``-m krouter``.
+
+    Never a PATH lookup: GUI editors such as Cursor do not inherit the shell's PATH, and the first
+    ``krouter`` on PATH may be another install than the one the user is setting up.
+    """
+    script = Path(sys.argv[0] if sys.argv else "").resolve()
+    if script.name in _SCRIPT_NAMES and script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    # Not resolved: a venv's python is a symlink, and following it would leave the venv behind.
+    return [sys.executable, "-m", "krouter"]
 
 
 def server_args(vault: Path | None) -> list[str]:
@@ -56,7 +68,8 @@ def server_args(vault: Path | None) -> list[str]:
 
 def mcp_entry(vault: Path | None, *, stdio_type: bool = False) -> dict[str, Any]:
     """The ``mcpServers.krouter`` entry for a JSON MCP config."""
-    entry: dict[str, Any] = {"command": server_command(), "args": server_args(vault)}
+    program, *prefix = server_command()
+    entry: dict[str, Any] = {"command": program, "args": [*prefix, *server_args(vault)]}
     if stdio_type:
         entry = {"type": "stdio", **entry}
     return entry
@@ -64,36 +77,29 @@ def mcp_entry(vault: Path | None, *, stdio_type: bool = False) -> dict[str, Any]
 
 def codex_toml(vault: Path | None) -> str:
     """The ``[mcp_servers.krouter]`` block for ``~/.codex/config.toml``."""
+    program, *prefix = server_command()
     # JSON string escapes are valid TOML basic-string escapes.
-    args = ", ".join(json.dumps(a) for a in server_args(vault))
-    return f"[mcp_servers.krouter]\ncommand = {json.dumps(server_command())}\nargs = [{args}]\n"
+    args = ", ".join(json.dumps(a) for a in [*prefix, *server_args(vault)])
+    return f"[mcp_servers.krouter]\ncommand = {json.dumps(program)}\nargs = [{args}]\n"
 
 
 def claude_hook(vault: Path | None) -> dict[str, Any]:
-    """The optional proactive-recall hook for ``.claude/settings.json``."""
-    command = f"{server_command()} recall-context{f' --vault {json.dumps(str(vault))}' if vault else ''}"
+    """The optional proactive-recall hook for ``.claude/settings.json`` (a shell command line)."""
+    words = [*server_command(), "recall-context", *(["--vault", str(vault)] if vault else [])]
     return {
-        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}]}
+        "hooks": {
+            "UserPromptSubmit": [
+                {"hooks": [{"type": "command", "command": shlex.join(words), "timeout": 10}]}
+            ]
+        }
     }
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder and a rename, so a crash never leaves half a file."""
+def _write(path: Path, text: str) -> None:
+    """Write a project file atomically, keeping the mode of the file it replaces."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    atomic_write(path, text, mode=mode)
 
 
 def upsert_block(path: Path, snippet: str) -> str:
@@ -103,7 +109,7 @@ def upsert_block(path: Path, snippet: str) -> str:
     """
     block = f"{BEGIN}\n{snippet.rstrip()}\n{END}\n"
     if not path.exists():
-        _atomic_write(path, block)
+        _write(path, block)
         return "created"
     old = path.read_text(encoding="utf-8")
     start = old.find(_BEGIN_PREFIX)
@@ -122,7 +128,7 @@ def upsert_block(path: Path, snippet: str) -> str:
         new = old + sep + block
     if new == old:
         return "unchanged"
-    _atomic_write(path, new)
+    _write(path, new)
     return "updated"
 
 
@@ -150,7 +156,7 @@ def merge_mcp_json(path: Path, entry: dict[str, Any]) -> str:
     if servers.get("krouter") == entry:
         return "unchanged"
     servers["krouter"] = entry
-    _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return "updated" if existed else "created"
 
 
@@ -199,7 +205,7 @@ def install(agent: Agent, vault: Path | None, project: Path) -> list[str]:
                 "unchanged" if path.exists() and path.read_text(encoding="utf-8") == content else "written"
             )
             if status == "written":
-                _atomic_write(path, content)
+                _write(path, content)
         report.append(f"{status}: {rel}")
     return report
 

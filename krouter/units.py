@@ -8,13 +8,13 @@ Run as ``python -m krouter.units path state|cache|config|vault|bundled-vault`` o
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
 from krouter import config
+from krouter.atomic import atomic_write
 
 # Which template files make up each job, per service manager.
 JOBS = {
@@ -104,9 +104,7 @@ def write_units(kind: str, outdir: Path, vault: Path, jobs: list[str]) -> list[P
         for name in JOBS[kind][job]:
             text = render((source / name).read_text(encoding="utf-8"), kind, mapping)
             target = outdir / name
-            tmp = target.with_name(f".{name}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)
+            atomic_write(target, text)
             written.append(target)
     return written
 

@@ -321,3 +321,56 @@ def test_new_pages_get_ordinary_permissions(vault: Path, tmp_path: Path) -> None
     umask = os.umask(0)
     os.umask(umask)
     assert mode == 0o666 & ~umask
+
+
+def _two_turns(tmp_path: Path) -> tuple[Path, list[object]]:
+    rows: list[object] = [
+        {"session_id": "s1", "role": "user", "content": "Where are backups kept?"},
+        {"session_id": "s1", "role": "assistant", "content": "In the backups bucket."},
+    ]
+    return write_jsonl(tmp_path / "a.jsonl", rows), rows
+
+
+def test_page_records_the_hash_of_what_the_import_wrote(vault: Path, tmp_path: Path) -> None:
+    src, _ = _two_turns(tmp_path)
+    page = parse_page("p.md", (vault / import_sessions([src], vault).created[0]).read_text(encoding="utf-8"))
+    assert page.yaml_error is None and str(page.meta["import_hash"]).startswith("sha256:")
+
+
+def test_reimport_keeps_a_page_edited_by_hand(vault: Path, tmp_path: Path) -> None:
+    src, rows = _two_turns(tmp_path)
+    rel = import_sessions([src], vault).created[0]
+    page = vault / rel
+    edited = page.read_text(encoding="utf-8") + "\n## My own notes\n\nThe bucket is in eu-west-1.\n"
+    page.write_text(edited, encoding="utf-8")
+    # The transcript grew too: an import would have something new to write, and must still not.
+    write_jsonl(src, [*rows, {"session_id": "s1", "role": "user", "content": "And how long are they kept?"}])
+    result = run_import(str(src), "--vault", str(vault))
+    assert result.exit_code == 0, result.output
+    assert page.read_text(encoding="utf-8") == edited
+    assert f"kept      {rel} (edited by hand" in result.output and "1 kept" in result.output
+    assert "updated" not in result.output.split("imported")[0]
+
+
+def test_reimport_never_treats_an_unreadable_page_as_empty(vault: Path, tmp_path: Path) -> None:
+    src, _ = _two_turns(tmp_path)
+    rel = import_sessions([src], vault).created[0]
+    page = vault / rel
+    broken = page.read_bytes().replace(b"Where", b"\xffWhere")
+    page.write_bytes(broken)
+    report = import_sessions([src], vault)
+    assert report.updated == [] and report.created == []
+    assert [(r, why.split(" (")[0]) for r, why in report.kept] == [(rel, "not UTF-8")]
+    assert page.read_bytes() == broken
+
+
+def test_reimport_keeps_a_page_the_import_did_not_write(vault: Path, tmp_path: Path) -> None:
+    src, _ = _two_turns(tmp_path)
+    rel = import_sessions([src], vault).created[0]
+    page = vault / rel
+    # The same session id, but written by hand (or by an importer that recorded no hash).
+    handmade = "---\nsession_id: s1\n---\n# Backups\n\nMy summary of that session.\n"
+    page.write_text(handmade, encoding="utf-8")
+    report = import_sessions([src], vault)
+    assert [r for r, _ in report.kept] == [rel] and "no import_hash" in report.kept[0][1]
+    assert page.read_text(encoding="utf-8") == handmade

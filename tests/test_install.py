@@ -2,7 +2,8 @@
 
 One module-scoped install (a fresh venv costs about a minute) runs the whole life cycle once, and each
 test checks one claim about it: NO_TIMER installs no units; krouter answers on the demo vault; the units
-are written and verify; a second run changes nothing; --uninstall keeps the vault and the query log.
+are written and verify; a second run changes nothing; --uninstall keeps the vault and the query log
+and removes the cache; a later --uninstall --purge-logs, with the venv gone, removes the query log.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ class LifeCycle:
     units: dict[str, dict[str, bytes]] = field(default_factory=dict)
     vault_before: dict[str, str] = field(default_factory=dict)
     venv_python_inode: dict[str, int] = field(default_factory=dict)
+    query_log: dict[str, bool] = field(default_factory=dict)
+    cache: dict[str, bool] = field(default_factory=dict)
 
     @property
     def venv(self) -> Path:
@@ -112,6 +115,10 @@ class LifeCycle:
     def state_dir(self) -> Path:
         return self.home / ".local/state/krouter"
 
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / ".cache/krouter"
+
     def ask(self, stage: str) -> None:
         self.asks[stage] = subprocess.run(
             [str(self.link), "ask", QUESTION, "--json"],
@@ -126,6 +133,8 @@ class LifeCycle:
         self.units[stage] = {
             p.name: p.read_bytes() for p in sorted(self.unit_dir.glob("*")) if self.unit_dir.is_dir()
         }
+        self.query_log[stage] = (self.state_dir / "queries.jsonl").is_file()
+        self.cache[stage] = self.cache_dir.is_dir()
         python = self.venv / "bin/python"
         if python.exists():
             self.venv_python_inode[stage] = (self.venv / "pyvenv.cfg").stat().st_ino
@@ -160,6 +169,9 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> LifeCycle:
     # 4. Uninstall (without --purge-logs).
     cycle.runs["uninstall"] = _install(cycle.home, "--uninstall", sh=sh)
     cycle.snapshot("uninstall")
+    # 5. Purge the logs afterwards: the venv is gone, the state dir must still be found.
+    cycle.runs["purge"] = _install(cycle.home, "--uninstall", "--purge-logs", sh=sh)
+    cycle.snapshot("purge")
     return cycle
 
 
@@ -207,7 +219,17 @@ def test_uninstall_keeps_vault_and_query_log(life: LifeCycle) -> None:
     assert not life.link.exists() and not life.link.is_symlink()
     assert life.units["uninstall"] == {}
     assert _tree_digest(life.vault) == life.vault_before
-    assert (life.state_dir / "queries.jsonl").is_file()  # the asks above were logged, and kept
+    assert life.query_log["again"] and life.query_log["uninstall"]  # the asks were logged, and kept
+
+
+def test_uninstall_removes_the_cache(life: LifeCycle) -> None:
+    assert life.cache["again"] and not life.cache["uninstall"]  # the asks built an index; it is gone
+    assert f"removed {life.cache_dir}" in life.runs["uninstall"].stdout
+
+
+def test_purge_logs_after_uninstall_removes_the_state_dir(life: LifeCycle) -> None:
+    assert not life.state_dir.exists()
+    assert f"removed {life.state_dir}" in life.runs["purge"].stdout
 
 
 def test_units_pass_systemd_analyze_verify(life: LifeCycle, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter import learn, page_edit, querylog
+from krouter import atomic, learn, page_edit, querylog
 from krouter.cli import app
 from krouter.lanes import ApiLane
 from krouter.vault import parse_page
@@ -370,7 +370,7 @@ def test_crash_between_journal_and_rename_leaves_every_page_valid(
         raise SystemExit("power cut")
 
     with monkeypatch.context() as m, pytest.raises(SystemExit):
-        m.setattr(page_edit.os, "replace", power_cut)
+        m.setattr(atomic.os, "replace", power_cut)
         run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     # The journal has the change; the page still holds its old bytes and every page still parses.
     entries = learn.journal_entries()
@@ -387,9 +387,9 @@ def test_crash_between_journal_and_rename_leaves_every_page_valid(
 def test_temp_file_left_by_a_crash_is_never_indexed(vault: Path) -> None:
     from krouter.vault import walk
 
-    leftover = vault / "Runbooks" / ".Code review.md.abc.krouter-tmp"
+    leftover = vault / "Runbooks" / ".Code review.md.0123456789abcdef.tmp"
     leftover.write_text("---\ntitle: [broken\n", encoding="utf-8")
-    assert all(".krouter-tmp" not in f.path for f in walk(vault))
+    assert all(not f.path.endswith(".tmp") for f in walk(vault))
 
 
 # ----- a page that talks to the model ----------------------------------------------------------------
@@ -525,3 +525,62 @@ def test_failing_cli_lane_is_uncertain(vault: Path, tmp_path: Path) -> None:
     assert [o.status for o in report.outcomes] == [learn.UNCERTAIN]
     assert "exited 3" in report.outcomes[0].reason
     assert snapshot(vault) == before
+
+
+# ----- what the learner refuses before asking -------------------------------------------------------
+
+
+def test_cli_without_a_vault_never_learns_on_the_demo_vault(monkeypatch: pytest.MonkeyPatch) -> None:
+    import krouter.learn_cli as learn_cli
+    from krouter.config import bundled_vault
+
+    model = Model(answers())
+    monkeypatch.setattr(learn_cli, "make_lane", lambda name, m: model.lane())
+    demo = bundled_vault()
+    log_weak(demo, MERGE_Q)
+    before = snapshot(demo)
+    res = CliRunner().invoke(app, ["learn"])  # no --vault, no $KROUTER_VAULT, no config.toml
+    assert res.exit_code == 2, res.output
+    assert "--vault" in res.output
+    assert model.requests == [] and snapshot(demo) == before
+
+
+def test_question_too_long_for_a_trigger_is_skipped_with_a_reason(vault: Path) -> None:
+    long_q = MERGE_Q + " " + "Asking for the release checklist of the payments team." * 4
+    assert len(long_q) > page_edit.MAX_TRIGGER_CHARS
+    log_weak(vault, long_q)
+    before = snapshot(vault)
+    report, model = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    assert [o.status for o in report.outcomes] == [learn.SKIPPED]
+    assert "too long for a trigger" in report.outcomes[0].reason
+    assert model.requests == []  # never sent to the model
+    assert snapshot(vault) == before
+    logged = [json.loads(line) for line in learn.outcomes_path().read_text(encoding="utf-8").splitlines()]
+    assert "too long for a trigger" in logged[-1]["reason"]
+
+
+def test_specific_units_use_the_routers_vocabulary_aware_cut(tmp_path: Path) -> None:
+    from krouter.router import Router
+
+    root = tmp_path / "cjk"
+    root.mkdir()
+    (root / "周会.md").write_text("# 周会\n\n周会定在上午十点。\n", encoding="utf-8")
+    (root / "周会纪要.md").write_text("# 周会纪要\n\n周会纪要由秘书整理。\n", encoding="utf-8")
+    with Router(root) as router:
+        router.refresh()
+        # jieba alone keeps "一上午", which no page holds; the router re-cuts it to "上午" (one page),
+        # which is rarer than "周会" (two pages): the learner must see the same unit.
+        assert learn._specific_units(router, "周会是一上午吗？", set()) == ["上午"]
+
+
+def test_cursor_is_written_through_a_fresh_temp_file(vault: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n", encoding="utf-8")
+    cursor = learn._cursor_path()
+    cursor.parent.mkdir(parents=True, exist_ok=True)
+    # A temp file name that was fixed and known in advance could be planted as a symlink.
+    (cursor.parent / f".{cursor.name}.tmp").symlink_to(victim)
+    learn._write_cursor("vault-id", 12.5)
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+    assert json.loads(cursor.read_text(encoding="utf-8")) == {"vault-id": 12.5}
+    assert cursor.stat().st_mode & 0o777 == 0o600

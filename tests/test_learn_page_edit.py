@@ -66,6 +66,13 @@ def test_multiline_question_becomes_one_line_trigger() -> None:
     assert _triggers(after) == ["which database we use"]
 
 
+def test_triggers_are_capped_at_200_characters() -> None:
+    page = b"---\ntitle: A\n---\n"
+    assert _triggers(with_trigger(page, "x" * 200)) == ["x" * 200]
+    with pytest.raises(PageEditError, match="too long for a trigger"):
+        with_trigger(page, "x" * 201)
+
+
 def test_atomic_replace_skips_page_changed_since_read(tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     page.write_bytes(b"new text\n")

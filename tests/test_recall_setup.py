@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from krouter import setup_agents
 from krouter.cli import app
 from krouter.setup_agents import BEGIN, DOC_FILES, END, agent_doc, merge_mcp_json, upsert_block
 
@@ -42,6 +43,8 @@ def test_recall_cites_from_hook_json(vault: Path) -> None:
     assert "Decisions/Primary database.md" in out
     assert "Primary database" in out and "line 6" in out and "PostgreSQL 16" in out
     assert "Read it before relying on it" in out
+    # The agent's shell may not know the hook's vault: the suggested read names it.
+    assert f"krouter read --vault {vault.resolve()} 'Decisions/Primary database.md'" in out
 
 
 def test_recall_plain_text_and_env_vault(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,7 +161,9 @@ def test_setup_write_claude_code(tmp_path: Path, vault: Path) -> None:
     assert claude.startswith("# Rules\n\nBe brief.\n\n") and "krouter_ask" in claude
     servers = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]
     assert servers["db"] == {"command": "pg"}
-    assert servers["krouter"]["args"] == ["mcp", "--vault", str(vault.resolve())]
+    # Under pytest no krouter script runs: the entry starts this interpreter with -m krouter.
+    assert servers["krouter"]["command"] == sys.executable
+    assert servers["krouter"]["args"] == ["-m", "krouter", "mcp", "--vault", str(vault.resolve())]
     assert (project / ".claude" / "skills" / "krouter" / "SKILL.md").read_text(encoding="utf-8") == agent_doc(
         "SKILL.md"
     )
@@ -177,7 +182,7 @@ def test_setup_write_cursor_and_codex(tmp_path: Path) -> None:
     )
     assert json.loads((project / ".cursor" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][
         "krouter"
-    ]["args"] == ["mcp"]
+    ]["args"] == ["-m", "krouter", "mcp"]
     result = runner.invoke(app, ["setup", "codex", "--write", "--project", str(project)])
     assert result.exit_code == 0 and "[mcp_servers.krouter]" in result.stdout
     assert "krouter ask" in (project / "AGENTS.md").read_text(encoding="utf-8")
@@ -189,3 +194,55 @@ def test_setup_rejects_broken_json_and_missing_vault(tmp_path: Path) -> None:
     assert result.exit_code == 1 and (tmp_path / ".mcp.json").read_text(encoding="utf-8") == "[]"
     result = runner.invoke(app, ["setup", "cursor", "--vault", str(tmp_path / "nope")])
     assert result.exit_code == 2
+
+
+def test_agents_start_the_running_krouter_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / "venv" / "bin" / "krouter"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    link = tmp_path / "krouter"  # as in ~/.local/bin: a link to the venv's script
+    link.symlink_to(script)
+    monkeypatch.setattr(sys, "argv", [str(link), "setup", "cursor"])
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))  # a PATH lookup would find nothing
+    assert setup_agents.server_command() == [str(script)]
+    assert setup_agents.mcp_entry(None) == {"command": str(script), "args": ["mcp"]}
+
+
+def test_agents_use_this_interpreter_when_no_krouter_script_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "bin" / "krouter"  # another install, first on PATH: not the one running
+    other.parent.mkdir()
+    other.write_text("#!/bin/sh\n", encoding="utf-8")
+    other.chmod(0o755)
+    monkeypatch.setenv("PATH", str(other.parent))
+    monkeypatch.setattr(sys, "argv", [str(REPO / "krouter" / "__main__.py")])  # python -m krouter
+    assert setup_agents.server_command() == [sys.executable, "-m", "krouter"]
+    vault = tmp_path / "my notes"
+    entry = setup_agents.mcp_entry(vault, stdio_type=True)
+    assert entry == {
+        "type": "stdio",
+        "command": sys.executable,
+        "args": ["-m", "krouter", "mcp", "--vault", str(vault)],
+    }
+    toml = setup_agents.codex_toml(vault)
+    assert f"command = {json.dumps(sys.executable)}" in toml and '"-m", "krouter", "mcp"' in toml
+    hook = setup_agents.claude_hook(vault)["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert hook.endswith(f"-m krouter recall-context --vault '{vault}'")
+
+
+def test_setup_files_are_written_durably(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import stat
+
+    kinds: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        kinds.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    assert upsert_block(tmp_path / "CLAUDE.md", "snippet") == "created"
+    assert kinds == ["file", "dir"]  # the rename itself is made durable too

@@ -6,6 +6,7 @@ is installed, and the exposure score is held under the figure SECURITY.md report
 
 from __future__ import annotations
 
+import os
 import plistlib
 import re
 import shutil
@@ -79,6 +80,29 @@ def test_the_demo_vault_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(units.UnitError, match="demo vault"):
         units.write_units("systemd", tmp_path, bundled_vault(), ["learn"])
+
+
+def test_units_are_written_durably_through_fresh_temp_files(
+    tmp_path: Path, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("keep", encoding="utf-8")
+    # A fixed temp name known in advance could be planted as a symlink; a fresh one never is.
+    (out / ".krouter-watch.service.tmp").symlink_to(victim)
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    units.write_units("systemd", out, vault, ["watch"])
+    assert victim.read_text(encoding="utf-8") == "keep"
+    assert "ExecStart=" in (out / "krouter-watch.service").read_text(encoding="utf-8")
+    assert len(synced) == 2  # the unit, then its folder
 
 
 def test_launchd_plists_parse_and_carry_the_paths(tmp_path: Path) -> None:
@@ -205,3 +229,72 @@ def test_install_sh_is_shellcheck_clean() -> None:
         ["shellcheck", "-s", "sh", str(INSTALL_SH)], capture_output=True, text=True, check=False
     )
     assert run.returncode == 0, run.stdout
+
+
+def _uninstall_home(tmp_path: Path) -> Path:
+    """A HOME with KRouter's default cache and state dirs filled, and no venv (already removed)."""
+    home = tmp_path / "home"
+    for rel in (".cache/krouter/indexes", ".local/state/krouter"):
+        (home / rel).mkdir(parents=True)
+    (home / ".cache/krouter/indexes/notes.sqlite3").write_text("terms of private notes", encoding="utf-8")
+    (home / ".local/state/krouter/queries.jsonl").write_text("{}\n", encoding="utf-8")
+    return home
+
+
+def test_uninstall_removes_the_cache_and_keeps_the_state(tmp_path: Path) -> None:
+    home = _uninstall_home(tmp_path)
+    run = _sh("--uninstall", env={"HOME": str(home)})
+    assert run.returncode == 0, run.stderr
+    assert not (home / ".cache/krouter").exists()
+    assert "indexes and jieba cache" in run.stdout
+    assert (home / ".local/state/krouter/queries.jsonl").is_file()
+    assert "--purge-logs deletes it" in run.stdout
+
+
+def test_purge_logs_works_after_the_venv_is_gone(tmp_path: Path) -> None:
+    home = _uninstall_home(tmp_path)
+    assert _sh("--uninstall", env={"HOME": str(home)}).returncode == 0
+    run = _sh("--uninstall", "--purge-logs", env={"HOME": str(home)})
+    assert run.returncode == 0, run.stderr
+    assert not (home / ".local/state/krouter").exists()
+    assert "could not find" not in run.stderr
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="the Linux defaults are checked here")
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"XDG_STATE_HOME": "@/xdg-state", "XDG_CACHE_HOME": "@/xdg-cache"},
+        {"XDG_STATE_HOME": "relative/is-ignored", "XDG_CACHE_HOME": ""},
+        {"KROUTER_STATE_DIR": "@/own/krouter", "KROUTER_CACHE_DIR": "@/own-cache/krouter"},
+    ],
+)
+def test_uninstall_finds_the_dirs_krouter_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, overrides: dict[str, str]
+) -> None:
+    from krouter import config
+
+    home = tmp_path / "home"
+    env = {"HOME": str(home), **{k: v.replace("@", str(tmp_path)) for k, v in overrides.items()}}
+    for name in ("KROUTER_STATE_DIR", "KROUTER_CACHE_DIR", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    state, cache = config.state_dir(), config.cache_dir()  # what krouter itself would use
+    for folder in (state, cache):
+        folder.mkdir(parents=True)
+        (folder / "data").write_text("x", encoding="utf-8")
+    run = _sh("--uninstall", "--purge-logs", env=env)
+    assert run.returncode == 0, run.stderr
+    assert not state.exists() and not cache.exists()
+
+
+def test_uninstall_never_deletes_an_override_not_named_krouter(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "precious.txt").write_text("mine", encoding="utf-8")
+    run = _sh("--uninstall", "--purge-logs", env={"HOME": str(home), "KROUTER_STATE_DIR": str(home)})
+    assert run.returncode == 0, run.stderr
+    assert (home / "precious.txt").read_text(encoding="utf-8") == "mine"
+    assert "delete it by hand" in run.stderr

@@ -1,0 +1,72 @@
+"""Replace a file atomically: every KRouter write that must never leave half a file goes through here.
+
+A reader (an agent, a vault walk, systemd) sees the old file or the new one, never a mix, and a crash
+leaves at most a hidden temp file. The temp file sits in the target's folder (a rename is atomic only
+within one file system), has a random name created with ``O_EXCL`` (so two writers never share one,
+and a planted symlink of the same name is never followed), and starts with a dot (the vault walker
+skips dot-files, so a temp file left by a crash is never indexed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+# Kept short so that the temp name of a long page name still fits in a folder entry (255 bytes).
+_NAME_CHARS = 64
+
+
+def atomic_write(
+    path: Path,
+    data: bytes | str,
+    *,
+    mode: int | None = None,
+    before_replace: Callable[[], None] | None = None,
+) -> None:
+    """Write ``data`` (text is written as UTF-8, no newline translation) over ``path``, durably.
+
+    Steps: a new temp file in the same folder, write, fsync, set ``mode``, run ``before_replace``,
+    rename over ``path``, fsync the folder (so the rename itself survives a power cut). ``mode`` is
+    the exact permission bits of the result; without it the file gets what any new file gets (0666
+    less the umask), and a ``mode`` of 0600 is applied from the start, so a private file is never
+    readable by others, not even for a moment. ``before_replace`` runs once the temp file is durable:
+    it may raise to cancel the write. On any failure the temp file is removed and ``path`` is left as
+    it was.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    folder = path.parent
+    tmp = folder / f".{path.name[:_NAME_CHARS]}.{secrets.token_hex(8)}.tmp"
+    # The kernel applies the umask to this; an explicit mode is set exactly below.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode & 0o777)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        if before_replace is not None:
+            before_replace()
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable; a no-op where a folder cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a folder; the data itself is already synced
+    finally:
+        os.close(fd)
