@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -23,8 +24,9 @@ from typing import Annotated
 
 import typer
 
-from krouter.config import default_vault
+from krouter.config import default_vault, in_folders, input_folders
 from krouter.errors import VaultNotFound
+from krouter.replacements import Link, Replacements
 from krouter.tokenizer import index_terms, normalize
 from krouter.vault import LinkResolver, Page, check_vault, decode, link_target, parse_page, walk
 
@@ -224,19 +226,20 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
                 Finding("yaml", fs.path, f"broken frontmatter, read as plain text: {page.yaml_error}")
             )
 
-    successor, replaced = _links(pages, findings)
-    findings.extend(_replacement_findings(pages, successor, replaced))
-    findings.extend(_duplicate_titles(pages, replaced))
-    findings.extend(_near_duplicates(pages, successor, near_distance))
+    folders = input_folders()
+    graph = _links(pages, findings, lambda path: in_folders(path, folders))
+    findings.extend(_replacement_findings(pages, graph))
+    findings.extend(_duplicate_titles(pages, graph.replaced))
+    findings.extend(_near_duplicates(pages, graph.successor, near_distance))
     for path, page in pages.items():
-        if page.triggers and path in replaced:
+        if page.triggers and path in graph.replaced:
             findings.append(
                 Finding(
                     "trigger_on_replaced",
                     path,
                     f"{len(page.triggers)} trigger(s) on a replaced page never recall it; "
                     "move them to its replacement",
-                    successor.get(path, []),
+                    graph.successor.get(path, []),
                 )
             )
     order = {k: i for i, k in enumerate(_KIND_ORDER)}
@@ -249,6 +252,7 @@ _KIND_ORDER = (
     "unreadable",
     "yaml",
     "dangling_link",
+    "untrusted_supersedes",
     "cycle",
     "no_replacement",
     "chain_not_collapsed",
@@ -258,16 +262,16 @@ _KIND_ORDER = (
 )
 
 
-def _links(pages: dict[str, Page], findings: list[Finding]) -> tuple[dict[str, list[str]], set[str]]:
-    """Replacement edges old → new, as the router builds them, and the set of replaced pages."""
+def _links(pages: dict[str, Page], findings: list[Finding], untrusted: Callable[[str], bool]) -> Replacements:
+    """The replacement graph exactly as the router builds it; links that name no page are findings."""
     resolver = LinkResolver(list(pages))
     name_count = Counter(PurePosixPath(p[:-3]).name.casefold() for p in pages)
-    successor: dict[str, set[str]] = defaultdict(set)
-    replaced = {p for p, page in pages.items() if page.replaced}
+    links: list[Link] = []
     for path, page in pages.items():
         for kind, raws in (("superseded_by", page.superseded_by), ("supersedes", page.supersedes)):
             for raw in raws:
                 dst = resolver.resolve(raw)
+                links.append((path, dst, kind, raw))
                 if dst is None:
                     name = PurePosixPath(link_target(raw)).name.casefold()
                     why = (
@@ -276,29 +280,30 @@ def _links(pages: dict[str, Page], findings: list[Finding]) -> tuple[dict[str, l
                         else "names no page"
                     )
                     findings.append(Finding("dangling_link", path, f"{kind}: {raw!r} {why}"))
-                    if kind == "superseded_by":
-                        replaced.add(path)  # the router treats it as replaced all the same
-                    continue
-                old, new = (path, dst) if kind == "superseded_by" else (dst, path)
-                successor[old].add(new)
-                replaced.add(old)
-    return {k: sorted(v) for k, v in successor.items()}, replaced
+                elif kind == "supersedes" and untrusted(path):
+                    findings.append(
+                        Finding(
+                            "untrusted_supersedes",
+                            path,
+                            f"supersedes {dst!r} from an input/clipping folder: ignored, such pages "
+                            "cannot retire the vault's own pages",
+                            [dst],
+                        )
+                    )
+    return Replacements.build((p for p, page in pages.items() if page.replaced), links, untrusted)
 
 
-def _replacement_findings(
-    pages: dict[str, Page], successor: dict[str, list[str]], replaced: set[str]
-) -> list[Finding]:
+def _replacement_findings(pages: dict[str, Page], graph: Replacements) -> list[Finding]:
     out: list[Finding] = []
     in_cycle: set[str] = set()
-    for comp in _strongly_connected(successor):
-        if len(comp) > 1 or comp[0] in successor.get(comp[0], []):
+    for comp in _strongly_connected(graph.successor):
+        if len(comp) > 1 or comp[0] in graph.successor.get(comp[0], []):
             in_cycle.update(comp)
             loop = " → ".join([*comp, comp[0]]) if len(comp) > 1 else f"{comp[0]} → itself"
             out.append(Finding("cycle", comp[0], f"replacement cycle: {loop}; no current page", comp[1:]))
-    for path in sorted(replaced):
+    for path in sorted(graph.replaced):
         page = pages[path]
-        nexts = successor.get(path, [])
-        if not nexts:
+        if not graph.successor.get(path):
             # Only "superseded" promises a replacement; retired/rejected/archived pages may have none.
             if page.status == "superseded" and not page.superseded_by:
                 out.append(
@@ -312,35 +317,27 @@ def _replacement_findings(
             continue
         if path in in_cycle:
             continue
-        stale = [n for n in nexts if n in replaced]
-        for mid in stale:
-            end, chain = _follow(mid, successor, replaced)
-            tail = " → ".join(chain)
-            why = "and the chain ends without a current page" if end is None else f"point it at {end!r}"
+        red = graph.resolve(path)
+        if red.to_path is None:
+            out.append(
+                Finding(
+                    "no_replacement",
+                    path,
+                    f"its replacements lead to no current page ({' → '.join(red.chain)}: {red.problem})",
+                    red.chain[1:],
+                )
+            )
+        elif len(red.chain) > 2:
             out.append(
                 Finding(
                     "chain_not_collapsed",
                     path,
-                    f"replaced by {mid!r}, which is itself replaced ({path} → {tail}); {why}",
-                    chain,
+                    f"replaced by {red.chain[1]!r}, which is itself replaced ({' → '.join(red.chain)}); "
+                    f"point it at {red.to_path!r}",
+                    red.chain[1:],
                 )
             )
     return out
-
-
-def _follow(start: str, successor: dict[str, list[str]], replaced: set[str]) -> tuple[str | None, list[str]]:
-    """Follow replacements from ``start`` to the first current page, as the router does."""
-    chain = [start]
-    seen = {start}
-    current = start
-    while current in replaced:
-        nxt = next((n for n in successor.get(current, []) if n not in seen), None)
-        if nxt is None:
-            return None, chain
-        chain.append(nxt)
-        seen.add(nxt)
-        current = nxt
-    return current, chain
 
 
 def _duplicate_titles(pages: dict[str, Page], replaced: set[str]) -> list[Finding]:

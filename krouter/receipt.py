@@ -54,7 +54,6 @@ class Evidence:
     page_coverage: float = 0.0
     passage_coverage: float = 0.0
     margin: float = 0.0
-    runner_up_same: bool = False
     query_terms: list[str] = field(default_factory=list)
     corpus_missing: list[str] = field(default_factory=list)
     elsewhere_missing: list[str] = field(default_factory=list)
@@ -67,7 +66,7 @@ class Receipt:
     query: str
     vault: str
     decision: Decision
-    cited: list[Citation]
+    candidates: list[Citation]
     redirects: list[Redirect]
     skipped: list[str]
     evidence: Evidence
@@ -75,9 +74,19 @@ class Receipt:
     index: dict[str, object] = field(default_factory=dict)
 
     @property
+    def cited(self) -> list[Citation]:
+        """The cited pages in rank order: the candidates when the decision is to cite, else nothing."""
+        return self.candidates if self.decision == "cite" else []
+
+    @property
     def top(self) -> Citation | None:
-        """The first citation, or None when there is no candidate at all."""
+        """The cited page, or None on a refusal."""
         return self.cited[0] if self.cited else None
+
+    @property
+    def closest(self) -> Citation | None:
+        """The best candidate, cited or not (on a refusal: the page that was not good enough)."""
+        return self.candidates[0] if self.candidates else None
 
     def to_dict(self) -> dict[str, object]:
         """JSON-able form (the schema ``krouter ask --json`` prints)."""
@@ -85,8 +94,8 @@ class Receipt:
             "query": self.query,
             "vault": self.vault,
             "decision": self.decision,
-            "cited": [asdict(c) for c in self.cited] if self.decision == "cite" else [],
-            "candidates": [asdict(c) for c in self.cited],
+            "cited": [asdict(c) for c in self.cited],
+            "candidates": [asdict(c) for c in self.candidates],
             "redirects": [r.to_dict() for r in self.redirects],
             "skipped": self.skipped,
             "evidence": asdict(self.evidence),
@@ -109,8 +118,8 @@ class Receipt:
                 lines.append(f"  also  {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}")
         else:
             lines.append("REFUSE  the vault does not hold a page that answers this")
-            if self.top:
-                top = self.top
+            if self.closest:
+                top = self.closest
                 lines.append(f"  closest: {top.path}  ({top.title}), line {top.line}")
                 lines.append(
                     f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"

@@ -18,8 +18,9 @@ from pathlib import Path
 from krouter import config, querylog
 from krouter.index import Index, Passage, RefreshStats
 from krouter.receipt import Citation, Evidence, Receipt, Redirect
+from krouter.replacements import Replacements
 from krouter.tokenizer import fallback_bigrams, is_cjk, query_terms
-from krouter.vault import contained_path
+from krouter.vault import REPLACED_STATUSES, contained_path
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -57,6 +58,7 @@ class _PageInfo:
     id: int
     path: str
     title: str
+    status: str
     replaced: bool
     n_body: int
 
@@ -70,8 +72,7 @@ class _Tables:
     by_path: dict[str, int]
     n_pages: int
     avg_body: float
-    successor: dict[str, list[str]]
-    dangling: dict[str, list[str]]
+    graph: Replacements
     inputs: frozenset[int]
 
 
@@ -105,7 +106,7 @@ class Router:
         self.root = self.index.root
         self.floor = floor
         self.auto_refresh = auto_refresh
-        self.input_folders = tuple(f.casefold() for f in _exclude_folders())
+        self.input_folders = config.input_folders()
         self._tables: _Tables | None = None
         self.last_refresh: RefreshStats | None = None
 
@@ -134,10 +135,14 @@ class Router:
         meta = self.index.meta()
         broken = []
         for page in t.pages.values():
-            if page.replaced:
-                red = self.resolve(page.path)
-                if red.to_path is None:
-                    broken.append({"from": page.path, "problem": red.problem, "chain": red.chain})
+            if not page.replaced:
+                continue
+            red = t.graph.resolve(page.path)
+            # Retired, archived or rejected pages may rightly have no replacement (as krouter check
+            # says); a superseded page, a cycle or a link naming no page is broken.
+            ended = red.chain == [page.path] and page.status in REPLACED_STATUSES - {"superseded"}
+            if red.to_path is None and not ended:
+                broken.append({"from": page.path, "problem": red.problem, "chain": red.chain})
         size = sum(
             Path(f"{self.index.path}{s}").stat().st_size
             for s in ("", "-wal")
@@ -162,58 +167,27 @@ class Router:
         if self._tables and self._tables.generation == gen:
             return self._tables
         rows = self.index.page_table()
-        pages = {r[0]: _PageInfo(r[0], r[1], r[2], bool(r[4]), r[5]) for r in rows}
+        pages = {r[0]: _PageInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows}
         by_path = {p.path: p.id for p in pages.values()}
-        successor: dict[str, list[str]] = defaultdict(list)
-        dangling: dict[str, list[str]] = defaultdict(list)
-        for src, dst, kind, raw in self.index.links():
-            if dst is None:
-                if kind == "superseded_by":
-                    dangling[src].append(raw)
-            elif kind == "superseded_by":
-                successor[src].append(dst)
-            else:
-                successor[dst].append(src)
-        # A page that another page replaces is replaced, whatever its own status says.
-        for old in successor:
-            if old in by_path:
-                pages[by_path[old]].replaced = True
-        # So is a page that names a replacement, even one that does not resolve.
-        for src in dangling:
-            if src in by_path:
-                pages[by_path[src]].replaced = True
+        folders = self.input_folders
+        graph = Replacements.build(
+            (p.path for p in pages.values() if p.replaced),
+            self.index.links(),
+            untrusted=lambda path: config.in_folders(path, folders),
+        )
+        for page in pages.values():
+            page.replaced = page.path in graph.replaced
         n_pages = len(pages)
         avg = sum(p.n_body for p in pages.values()) / n_pages if n_pages else 0.0
-        inputs = frozenset(p.id for p in pages.values() if _in_folders(p.path, self.input_folders))
-        self._tables = _Tables(
-            gen, pages, by_path, n_pages, max(avg, 1.0), dict(successor), dict(dangling), inputs
-        )
+        inputs = frozenset(p.id for p in pages.values() if config.in_folders(p.path, self.input_folders))
+        self._tables = _Tables(gen, pages, by_path, n_pages, max(avg, 1.0), graph, inputs)
         return self._tables
 
     def resolve(self, path: str) -> Redirect:
         """Follow replacements from a page to the current one; cycles and dead ends are reported."""
-        t = self._load_tables()
-        chain = [path]
-        seen = {path}
-        current = path
-        while True:
-            info = t.pages.get(t.by_path.get(current, -1))
-            if info is not None and not info.replaced and current != path:
-                return Redirect(path, current, chain)
-            nexts = sorted(t.successor.get(current, []))
-            if not nexts:
-                if current != path and info is not None and not info.replaced:
-                    return Redirect(path, current, chain)
-                problem = "replaced, with no replacement page"
-                if t.dangling.get(current):
-                    problem = f"replacement {t.dangling[current][0]!r} names no page"
-                return Redirect(path, None, chain, problem)
-            nxt = next((n for n in nexts if n not in seen), None)
-            if nxt is None:
-                return Redirect(path, None, [*chain, nexts[0]], "replacement cycle")
-            chain.append(nxt)
-            seen.add(nxt)
-            current = nxt
+        if self.auto_refresh:
+            self.refresh()
+        return self._load_tables().graph.resolve(path)
 
     def ask(self, question: str, k: int = 5) -> Receipt:
         """Answer a question: cite the page that holds the answer, or refuse, with the evidence.
@@ -237,7 +211,7 @@ class Router:
                 query=question,
                 vault=str(self.root),
                 decision="refuse",
-                cited=[],
+                candidates=[],
                 redirects=[],
                 skipped=[],
                 evidence=Evidence(floor=self.floor),
@@ -246,20 +220,23 @@ class Router:
             )
         scores, meta_hits, content_hits = self._score(units, t)
         targets, redirects, skipped = self._targets(scores, units, t)
-        ranked = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))[: max(k, 1)]
+        # The lead over the runner-up is measured on the full ranking, before it is cut to k: with k=1
+        # there would be no runner-up and every tie would look like a clear answer.
+        everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
+        ranked = everything[: max(k, 1)]
         corpus_missing = [u.text for u in units if u.df == 0]
         if not ranked:
             return Receipt(
                 query=question,
                 vault=str(self.root),
                 decision="refuse",
-                cited=[],
+                candidates=[],
                 redirects=redirects,
                 skipped=skipped,
                 evidence=Evidence(
                     floor=self.floor, query_terms=[u.text for u in units], corpus_missing=corpus_missing
                 ),
-                reason=_reason_nothing(corpus_missing),
+                reason=_reason_nothing(corpus_missing, t.n_pages),
                 index=index_info,
             )
         citations = [self._citation(x, units, meta_hits, t) for x in ranked]
@@ -271,10 +248,18 @@ class Router:
             self._passage_coverage(pid, effective, units, meta_hits, total) for pid in top.contributors
         )
         coverage = (page_cov + passage_cov) / 2
-        margin = (top.score - ranked[1].score) / top.score if len(ranked) > 1 and top.score > 0 else 1.0
+        runner_up = everything[1] if len(everything) > 1 else None
+        margin = (top.score - runner_up.score) / top.score if runner_up and top.score > 0 else 1.0
         confidence = coverage * (1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN))
-        runner_up_same = len(ranked) > 1 and ranked[1].matched >= top.matched
-        elsewhere = [u.text for i, u in enumerate(units) if u.df > 0 and i not in effective]
+        # "Other pages have it" must be true of a page that could be cited: a current page that is not
+        # this one. Words held only by replaced pages or this page's own triggers are not listed.
+        mine = set(top.contributors)
+        elsewhere = [
+            u.text
+            for i, u in enumerate(units)
+            if i not in effective
+            and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
+        ]
         evidence = Evidence(
             confidence=round(confidence, 4),
             floor=self.floor,
@@ -282,20 +267,28 @@ class Router:
             page_coverage=round(page_cov, 4),
             passage_coverage=round(passage_cov, 4),
             margin=round(margin, 4),
-            runner_up_same=runner_up_same,
             query_terms=[u.text for u in units],
             corpus_missing=corpus_missing,
             elsewhere_missing=elsewhere,
         )
         decision = "cite" if confidence >= self.floor else "refuse"
-        reason = _reason(decision, citations, evidence)
-        used = {r.from_path for r in redirects}
+        reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
+        # Only the replacements that led to a page listed here, and dead ends that scored as high as
+        # a listed page: a redirect elsewhere in the ranking would point an agent at a page this
+        # answer is not about.
+        listed = {c.path for c in citations}
+        bar = ranked[-1].score
+        redirects = [
+            r
+            for r in redirects
+            if r.to_path in listed or (r.to_path is None and scores[t.by_path[r.from_path]][0] >= bar)
+        ]
         return Receipt(
             query=question,
             vault=str(self.root),
             decision=decision,
-            cited=citations,
-            redirects=[r for r in redirects if r.from_path in used],
+            candidates=citations,
+            redirects=redirects,
             skipped=skipped,
             evidence=evidence,
             reason=reason,
@@ -368,7 +361,7 @@ class Router:
             info = t.pages[pid]
             target_id = pid
             if info.replaced:
-                red = self.resolve(info.path)
+                red = t.graph.resolve(info.path)
                 if red.to_path is None or red.to_path not in t.by_path:
                     skipped.append(info.path)
                     redirects.append(red)
@@ -473,18 +466,6 @@ class Router:
         return self._load_tables().pages[page_id].path
 
 
-def _exclude_folders() -> tuple[str, ...]:
-    try:
-        return config.load_config().exclude_folders
-    except config.ConfigError:
-        return config.Config.exclude_folders
-
-
-def _in_folders(path: str, folders: tuple[str, ...]) -> bool:
-    """True when any folder on the page's path is one of the input folders."""
-    return any(part.casefold() in folders for part in path.split("/")[:-1])
-
-
 def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:
     """Each passage alone and with its successor: an answer often spans a question and its reply."""
     out: list[tuple[Passage, Passage | None]] = [(p, None) for p in passages]
@@ -492,30 +473,38 @@ def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:
     return out
 
 
-def _reason_nothing(corpus_missing: list[str]) -> str:
+def _reason_nothing(corpus_missing: list[str], n_pages: int) -> str:
+    if not n_pages:
+        return "the vault has no pages to answer from"
     if corpus_missing:
         return f"no page matches: the vault never mentions {', '.join(repr(w) for w in corpus_missing)}"
-    return "no page matches the question's words"
+    return "no current page matches the question's words"
 
 
-def _reason(decision: str, cited: list[Citation], ev: Evidence) -> str:
+def _quoted(words: list[str]) -> str:
+    return ", ".join(repr(w) for w in words)
+
+
+def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int | None, t: _Tables) -> str:
     """One line a person can check: why this page, or why none."""
     top = cited[0]
-    lead = f"leads {cited[1].path} by {ev.margin:.0%}" if len(cited) > 1 else "no other page matches"
+    second = t.pages[runner_up].path if runner_up is not None else None
+    lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
     summary = f"holds {ev.coverage:.0%} of the question's content and {lead}"
     if decision == "cite":
         via = f"; reached through replaced page {top.via}" if top.via else ""
         return f"{top.path} {summary}: confidence {ev.confidence:.0%} ≥ floor {ev.floor:.0%}{via}"
     parts = []
     if ev.corpus_missing:
-        parts.append(f"the vault never mentions {', '.join(repr(w) for w in ev.corpus_missing)}")
+        parts.append(f"the vault never mentions {_quoted(ev.corpus_missing)}")
     if ev.elsewhere_missing:
+        one = len(ev.elsewhere_missing) == 1
         parts.append(
-            f"the closest page, {top.path}, lacks {', '.join(repr(w) for w in ev.elsewhere_missing)}"
-            " (other pages have them)"
+            f"the closest page, {top.path}, lacks {_quoted(ev.elsewhere_missing)}"
+            f" ({'another page has it' if one else 'other pages have them'})"
         )
-    if not parts and len(cited) > 1 and ev.margin < CLEAR_MARGIN / 2:
-        parts.append(f"{top.path} and {cited[1].path} match about equally: the question does not say which")
+    if not parts and second and ev.margin < CLEAR_MARGIN / 2:
+        parts.append(f"{top.path} and {second} match about equally: the question does not say which")
     if not parts:
         parts.append(f"the closest page, {top.path}, matches the question only weakly")
     return (

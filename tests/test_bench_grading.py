@@ -204,7 +204,7 @@ def test_krouter_adapter_uses_public_api_only(vault: Path, monkeypatch: pytest.M
         def __init__(self, question: str) -> None:
             refuse = "zebra" in question
             self.decision = "refuse" if refuse else "cite"
-            self.cited = [types.SimpleNamespace(path="Ops/Payments timeout.md", title="t", score=1.0)]
+            self.candidates = [types.SimpleNamespace(path="Ops/Payments timeout.md", title="t", score=1.0)]
             self.evidence = types.SimpleNamespace(confidence=0.1 if refuse else 0.8, floor=0.5)
 
     class Router:

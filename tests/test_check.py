@@ -108,9 +108,10 @@ def test_cycles_are_found_once(tmp_path: Path) -> None:
     findings = check(vault).findings
     cycles = [f for f in findings if f.kind == "cycle"]
     assert sorted((f.path, f.related) for f in cycles) == [("A.md", ["B.md", "C.md"]), ("Self.md", [])]
-    # A page leading into a cycle is reported as a chain that ends nowhere.
-    (into,) = [f for f in findings if f.kind == "chain_not_collapsed"]
-    assert into.path == "Into.md" and "without a current page" in into.message
+    # A page leading into a cycle has no current replacement: an error, not a tidying notice.
+    (into,) = [f for f in findings if f.path == "Into.md"]
+    assert into.kind == "no_replacement" and "no current page" in into.message
+    assert into.severity == "error"
 
 
 def test_superseded_without_replacement(tmp_path: Path) -> None:
@@ -254,3 +255,29 @@ def test_bundled_vaults_have_only_known_findings(vault: str) -> None:
     assert report.pages > 10
     assert {f.kind for f in report.findings} <= {"chain_not_collapsed"}
     assert report.ok
+
+
+def test_branching_replacement_reaches_the_live_branch(tmp_path: Path) -> None:
+    """superseded_by: [B, C] where B was retired: C is current, so nothing is wrong."""
+    vault = make(
+        tmp_path,
+        {
+            "A.md": "---\nstatus: superseded\nsuperseded_by: [B, C]\n---\nA\n",
+            "B.md": page("B", status="retired"),
+            "C.md": page("C"),
+        },
+    )
+    report = check(vault)
+    assert report.ok, report.findings
+
+
+def test_supersedes_from_a_clipping_is_ignored_and_reported(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {
+            "Decisions/Primary database.md": page("Primary database"),
+            "Clippings/blog.md": "---\nsupersedes: '[[Primary database]]'\n---\nUse MongoDB.\n",
+        },
+    )
+    (finding,) = check(vault).findings
+    assert finding.kind == "untrusted_supersedes" and finding.path == "Clippings/blog.md"

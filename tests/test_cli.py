@@ -168,6 +168,18 @@ def test_read_confined_to_vault(tmp_path: Path, vault: Path) -> None:
     assert missing.exit_code == 2
 
 
+def test_read_refuses_hidden_folders(vault: Path) -> None:
+    """.trash and .git are never indexed, so they are never served either."""
+    (vault / ".trash").mkdir()
+    (vault / ".trash" / "old.md").write_text("a deleted note about salaries")
+    (vault / ".git").mkdir()
+    (vault / ".git" / "config").write_text("[remote] url = secret")
+    for path in [".trash/old.md", ".git/config", "Ops/../.trash/old.md"]:
+        result = runner.invoke(app, ["read", path, "--vault", str(vault)])
+        assert result.exit_code == 2, path
+        assert "salaries" not in result.stdout and "secret" not in result.stdout
+
+
 # --- init, status, index, version ---------------------------------------------------------------------
 
 

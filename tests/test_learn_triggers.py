@@ -56,5 +56,5 @@ def test_learned_trigger_alone_does_not_flip_a_refusal(vault: Path) -> None:
     _learn_merge_trigger(vault)
     with Router(vault) as router:
         after = router.decide(question)
-    assert after.decision == "refuse", f"cited {after.top.path if after.top else None}: {after.reason}"
-    assert after.top is not None and "sign" in after.top.matched[0]
+    assert after.decision == "refuse", after.reason
+    assert after.closest is not None and "sign" in after.closest.matched[0]

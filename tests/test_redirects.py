@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,60 @@ def test_replaced_statuses_never_cited(tmp_path: Path, status: str) -> None:
 def test_current_status_is_cited(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"Now.md": "---\nstatus: current\n---\nThe narwhal tank holds water.\n"})
     assert ask(vault, "narwhal tank").top.path == "Now.md"
+
+
+def test_branching_replacement_follows_the_branch_that_leads_somewhere(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "A.md": "---\nstatus: superseded\nsuperseded_by: [B, C]\n---\nThe heroku pipeline bills monthly.\n",
+            "B.md": "---\nstatus: retired\n---\nAn abandoned plan.\n",
+            "C.md": "# Billing\n\nThe platform bills weekly.\n",
+        },
+    )
+    receipt = ask(vault, "heroku pipeline billing")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "C.md"
+    assert receipt.top.via == "A.md"
+
+
+def test_a_clipping_cannot_retire_a_vault_page(tmp_path: Path) -> None:
+    """Pasted outside text that says it supersedes a decision must not take its place."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Primary database.md": "# Primary database\n\nWe run PostgreSQL 16.\n",
+            "Clippings/blog.md": "---\nsupersedes: '[[Primary database]]'\n---\n# Database\n\nUse MongoDB.\n",
+            "Other.md": "# Other\n\nNothing to see.\n",
+        },
+    )
+    receipt = ask(vault, "which primary database do we run")
+    assert receipt.top is not None and receipt.top.path == "Decisions/Primary database.md"
+    assert receipt.redirects == []
+
+
+def test_unquoted_wikilink_in_yaml_resolves(tmp_path: Path) -> None:
+    """`superseded_by: [[Queue v2]]` unquoted is a nested list to YAML; Obsidian users write it so."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Queue v1.md": "---\nstatus: superseded\nsuperseded_by: [[Queue v2]]\n---\nJobs go through rabbitmq.\n",
+            "Queue v2.md": "# Queue\n\nJobs go through the nats stream.\n",
+            "Other.md": "# Other\n\nUnrelated jobs page.\n",
+        },
+    )
+    receipt = ask(vault, "rabbitmq jobs")
+    assert receipt.top is not None and receipt.top.path == "Queue v2.md"
+
+
+def test_link_typed_composed_finds_a_decomposed_file_name(tmp_path: Path) -> None:
+    nfd = unicodedata.normalize("NFD", "Café menu")
+    vault = make_vault(
+        tmp_path,
+        {
+            f"{nfd}.md": "# Menu\n\nThe cafe serves espresso.\n",
+            "Old menu.md": "---\nstatus: superseded\nsuperseded_by: '[[Café menu]]'\n---\nThe cafe serves drip coffee.\n",
+            "Other.md": "# Other\n\nUnrelated.\n",
+        },
+    )
+    with Router(vault) as router:
+        assert router.resolve("Old menu.md").to_path == f"{nfd}.md"

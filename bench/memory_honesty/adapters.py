@@ -290,7 +290,7 @@ class KRouterAdapter:
             out.append(
                 Answer(
                     id=q.id,
-                    cited=tuple(c.path for c in rec.cited),
+                    cited=tuple(c.path for c in rec.candidates),
                     refused=rec.decision == "refuse",
                     score=float(rec.evidence.confidence),
                 )

@@ -1,0 +1,89 @@
+"""The replacement graph: which pages replace which, and where a hit on a replaced page leads.
+
+Shared by the router (to redirect) and the vault check (to lint), so both follow links the same way.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from krouter.receipt import Redirect
+
+Link = tuple[str, str | None, str, str]
+"""(page, resolved target or None, "superseded_by" | "supersedes", the link as written)."""
+
+
+@dataclass
+class Replacements:
+    """Edges old → new, the pages never cited, and replacement links that name no page."""
+
+    successor: dict[str, list[str]] = field(default_factory=dict)
+    replaced: set[str] = field(default_factory=set)
+    dangling: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls, replaced_by_status: Iterable[str], links: Iterable[Link], untrusted: Callable[[str], bool]
+    ) -> Replacements:
+        """Build the graph. A page is replaced when its status says so, when it names a replacement
+        (even one that names no page), or when a page says it ``supersedes`` it.
+
+        ``untrusted(path)`` marks pages (clippings, imported inputs) whose ``supersedes`` is ignored:
+        pasted outside text must not be able to retire one of the vault's own pages.
+        """
+        successor: dict[str, set[str]] = defaultdict(set)
+        replaced = set(replaced_by_status)
+        dangling: dict[str, list[str]] = defaultdict(list)
+        for src, dst, kind, raw in links:
+            if kind == "supersedes" and untrusted(src):
+                continue
+            if dst is None:
+                if kind == "superseded_by":
+                    dangling[src].append(raw)
+                    replaced.add(src)
+                continue
+            old, new = (src, dst) if kind == "superseded_by" else (dst, src)
+            if old != new or kind == "superseded_by":
+                successor[old].add(new)
+                replaced.add(old)
+        return cls({k: sorted(v) for k, v in successor.items()}, replaced, dict(dangling))
+
+    def resolve(self, path: str) -> Redirect:
+        """Follow replacements from a page to the nearest current page (breadth first, so a branch
+        that dead-ends does not hide another that leads somewhere); dead ends and cycles are reported."""
+        if path not in self.replaced:
+            return Redirect(path, path, [path])
+        parent: dict[str, str | None] = {path: None}
+        queue = deque([path])
+        looped = False
+        while queue:
+            current = queue.popleft()
+            for nxt in self.successor.get(current, []):
+                if nxt in parent:
+                    looped = True
+                    continue
+                parent[nxt] = current
+                if nxt not in self.replaced:
+                    return Redirect(path, nxt, _chain(parent, nxt))
+                queue.append(nxt)
+        chain = _chain(parent, _deepest(parent))
+        if looped:
+            return Redirect(path, None, chain, "replacement cycle")
+        ends = [p for p in parent if self.dangling.get(p)]
+        if ends:
+            return Redirect(path, None, chain, f"replacement {self.dangling[ends[0]][0]!r} names no page")
+        return Redirect(path, None, chain, "replaced, with no replacement page")
+
+
+def _chain(parent: dict[str, str | None], end: str) -> list[str]:
+    out = [end]
+    while (up := parent[out[-1]]) is not None:
+        out.append(up)
+    return out[::-1]
+
+
+def _deepest(parent: dict[str, str | None]) -> str:
+    """The last page reached: the end of the longest chain walked."""
+    return next(reversed(parent))
