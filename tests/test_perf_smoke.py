@@ -1,0 +1,76 @@
+"""Smoke run of the performance bench at 300 pages, so bench/perf cannot rot unnoticed.
+
+It checks that every measurement is taken and lands in the JSON and the table. It asserts nothing
+about speed: timings on shared CI machines say nothing, and the targets are ratios reported in
+docs/PERFORMANCE.md, measured side by side with FTS5.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+PERF = Path(__file__).resolve().parents[1] / "bench" / "perf"
+
+
+def _load(name: str) -> ModuleType:
+    """Load a bench/perf module by file path: other benches also have a ``run`` module."""
+    spec = importlib.util.spec_from_file_location(f"krouter_perf_{name}", PERF / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved  # run.py puts bench/perf first on sys.path; keep that out of other tests
+    return module
+
+
+@pytest.fixture
+def perf_run() -> ModuleType:
+    return _load("run")
+
+
+def test_vault_generator_is_seeded(tmp_path: Path) -> None:
+    vaultgen = _load("vaultgen")
+    a = vaultgen.generate(tmp_path / "a", 60, seed=3, n_questions=10)
+    b = vaultgen.generate(tmp_path / "b", 60, seed=3, n_questions=10)
+    assert a == b
+    files = vaultgen.all_pages(tmp_path / "a")
+    assert len(files) == 60
+    assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)
+    assert {q["lang"] for q in a["questions"]} == {"en", "zh"}
+
+
+def test_perf_smoke_300_pages(tmp_path: Path, perf_run, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "perf.json"
+    argv = ["--sizes", "300", "--questions", "12", "--refresh-questions", "3", "--process-runs", "1"]
+    assert perf_run.main([*argv, "--json", str(out), "--work-dir", str(tmp_path / "work")]) == 0
+    result = json.loads(out.read_text())
+    (size,) = result["sizes"]
+    assert size["pages"] == 300
+    for system in ("krouter", "fts5"):
+        assert size["build"][system]["pages"] == 300
+        assert size["build"][system]["index_bytes"] > 0
+        assert size["lookup"][system]["lookup"]["n"] == 12
+    assert sum(size["lookup"]["krouter"]["decisions"].values()) == 12
+    assert size["lookup"]["krouter"]["lookup_auto_refresh"]["n"] == 3
+    assert size["refresh"]["1 page"]["krouter"]["tokenized"] == 1
+    assert size["refresh"]["1 page"]["fts5"]["changed"] == 1
+    assert size["refresh"]["1%"]["krouter"]["tokenized"] == 3
+    for key in ("krouter_en", "krouter_zh", "fts5_en", "fts5_zh", "python_startup"):
+        assert size["process"][key]["runs"] == 1
+    table = capsys.readouterr().out
+    assert "300 pages" in table and "lookup p50" in table
+
+
+def test_fts_query_is_quoted(perf_run) -> None:
+    """User text never reaches MATCH unquoted (FTS5 syntax: quotes, NEAR, AND, -, *)."""
+    q = perf_run.fts_query('what "NEAR" AND -x* 数据库迁移方案')
+    assert q == '"what" OR "near" OR "and" OR "数据库" OR "据库迁" OR "库迁移" OR "迁移方" OR "移方案"'
