@@ -38,7 +38,11 @@ from krouter.vault import (
 )
 
 SCHEMA_VERSION = "2"
+# Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
+_FEW_PATHS = 2000
 BUSY_TIMEOUT_S = 30.0
+# Coarse file systems (FAT, SMB, older kernels) stamp mtimes in up to 2-second ticks.
+RACY_NS = 2_000_000_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -202,11 +206,20 @@ class Index:
         self.conn.close()
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
-        """Drop everything and index the vault from scratch."""
-        self.conn.close()
-        self._delete_files()
+        """Drop every row and index the vault from scratch.
+
+        Done inside the database rather than by deleting the file, so processes that have the index
+        open (a watcher, the MCP server) see the rebuilt index instead of keeping an unlinked one."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for table in ("pages", "postings", "problems", "links"):
+                self.conn.execute(f"DELETE FROM {table}")
+            self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
         self._stored = None
-        self.conn = self._open()
         return self.refresh(progress=progress)
 
     def generation(self) -> int:
@@ -221,10 +234,15 @@ class Index:
         turn within the busy timeout answers from the index as it is (``stale``) rather than fail.
         """
         started = time.perf_counter()
+        racy_after = time.time_ns() - RACY_NS
         stats = RefreshStats()
         on_disk = {fs.path: fs for fs in walk(self.root)}
         stored = self._stored_stats()
         todo = [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)]
+        # A file modified just before we read it could change again within the same timestamp tick
+        # and keep its (mtime, size): store mtime 0 for it, so the next refresh re-reads it (the hash
+        # check keeps that cheap) until its mtime is safely in the past. Git calls these "racy" entries.
+        todo = [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
         gone = [p for p in stored if p not in on_disk]
         stats.unchanged = len(on_disk) - len(todo)
         if todo or gone:
@@ -278,16 +296,14 @@ class Index:
         progress: Callable[[int, int], None] | None,
     ) -> None:
         # Another refresher may have done part of the work while we waited for the lock.
-        stored = {
-            p: (i, m, s, h)
-            for i, p, m, s, h in self.conn.execute("SELECT id, path, mtime_ns, size, hash FROM pages")
-        }
+        stored = self._stored_rows([fs.path for fs in todo] + gone)
         problem_paths = {p for (p,) in self.conn.execute("SELECT path FROM problems")}
         for n, fs in enumerate(todo, 1):
             if progress:
                 progress(n, len(todo))
             old = stored.get(fs.path)
-            if old and (old[1], old[2]) == (fs.mtime_ns, fs.size):
+            # mtime 0 marks a racy file: always re-read it (by hash), never trust its stored stat.
+            if old and fs.mtime_ns and (old[1], old[2]) == (fs.mtime_ns, fs.size):
                 continue
             self._index_file(fs, old, fs.path in problem_paths, stats)
         for path in gone:
@@ -309,6 +325,20 @@ class Index:
                 ("refreshed_at", repr(time.time())),
             ],
         )
+
+    def _stored_rows(self, paths: list[str]) -> dict[str, tuple[int, int, int, str]]:
+        """(id, mtime, size, hash) of the given pages, by path. A few edited pages are looked up by
+        path rather than by reading every row (~15 % of a one-page refresh at 10k pages)."""
+        sql = "SELECT id, path, mtime_ns, size, hash FROM pages"
+        if len(paths) > _FEW_PATHS:
+            rows = self.conn.execute(sql).fetchall()
+        else:
+            rows = []
+            for start in range(0, len(paths), 500):  # under SQLite's bound-parameter limit
+                chunk = paths[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                rows.extend(self.conn.execute(f"{sql} WHERE path IN ({marks})", chunk))
+        return {p: (i, m, s, h) for i, p, m, s, h in rows}
 
     def _index_file(
         self, fs: FileStat, old: tuple[int, int, int, str] | None, was_problem: bool, stats: RefreshStats

@@ -131,3 +131,27 @@ def test_replacement_appearing_later_resolves_dangling_link(tmp_path: Path) -> N
         assert cited(router, "lemur feeding time") is None
         write(vault, "New.md", "# Lemur feeding\n\nThe lemur feeding time is noon.\n")
         assert cited(router, "lemur feeding time") == "New.md"
+
+
+def test_same_size_rewrite_within_one_timestamp_tick_is_seen(tmp_path: Path) -> None:
+    """A rewrite that keeps both size and mtime (a coarse-timestamp file system, or an edit within one
+    tick of the last refresh) is still picked up: recently modified files are re-checked by hash."""
+    vault = make_vault(tmp_path, {"Ops/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
+    page = vault / "Ops" / "DB.md"
+    with Router(vault) as router:
+        assert cited(router, "postgres primary") == "Ops/DB.md"
+        stamp = page.stat().st_mtime_ns
+        page.write_text("# Database\n\nWe run Cassandr on the primary.\n", encoding="utf-8")
+        os.utime(page, ns=(stamp, stamp))
+        assert cited(router, "cassandr primary") == "Ops/DB.md"
+
+
+def test_rebuild_keeps_the_index_file_other_processes_have_open(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"Ops/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
+    with Router(vault) as watcher, Router(vault) as other:
+        watcher.refresh()
+        inode = os.stat(watcher.index.path).st_ino
+        other.index.rebuild()
+        write(vault, "Ops/Queue.md", "# Queue\n\nJobs go through NATS.\n")
+        assert cited(watcher, "nats jobs") == "Ops/Queue.md"
+        assert os.stat(watcher.index.path).st_ino == inode
