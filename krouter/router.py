@@ -9,6 +9,7 @@ other pages hold but the top page lacks, lowers that share by its IDF weight.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from collections import defaultdict
@@ -74,6 +75,11 @@ class _Tables:
     avg_body: float
     graph: Replacements
     inputs: frozenset[int]
+    # K1 * (1 - B + B * length / average), per page: the BM25 length term, computed once per generation.
+    length_norm: dict[int, float]
+    # Replaced pages by the current page they lead to, so a target's weaker contributors can be found
+    # without scoring every page in order.
+    predecessors: dict[int, list[int]]
 
 
 @dataclass
@@ -179,8 +185,18 @@ class Router:
             page.replaced = page.path in graph.replaced
         n_pages = len(pages)
         avg = sum(p.n_body for p in pages.values()) / n_pages if n_pages else 0.0
+        avg = max(avg, 1.0)
         inputs = frozenset(p.id for p in pages.values() if config.in_folders(p.path, self.input_folders))
-        self._tables = _Tables(gen, pages, by_path, n_pages, max(avg, 1.0), graph, inputs)
+        length_norm = {p.id: K1 * (1 - B + B * p.n_body / avg) for p in pages.values()}
+        predecessors: dict[int, list[int]] = defaultdict(list)
+        for page in pages.values():
+            if page.replaced:
+                end = graph.resolve(page.path).to_path
+                if end in by_path:
+                    predecessors[by_path[end]].append(page.id)
+        self._tables = _Tables(
+            gen, pages, by_path, n_pages, avg, graph, inputs, length_norm, dict(predecessors)
+        )
         return self._tables
 
     def resolve(self, path: str) -> Redirect:
@@ -218,8 +234,11 @@ class Router:
                 reason="the question has no content words to look up",
                 index=index_info,
             )
-        scores, meta_hits, content_hits = self._score(units, t)
-        targets, redirects, skipped = self._targets(scores, units, t)
+        scores, meta_mask, content_mask = self._score(units, t)
+        targets, redirects, skipped = self._targets(scores, max(k, 1), t)
+        listed_pages = {pid for tgt in targets.values() for pid in tgt.contributors}
+        meta_hits = {pid: _bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
+        content_hits = {pid: _bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
         # The lead over the runner-up is measured on the full ranking, before it is cut to k: with k=1
         # there would be no runner-up and every tie would look like a clear answer.
         everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
@@ -326,57 +345,91 @@ class Router:
 
     def _score(
         self, units: list[_Unit], t: _Tables
-    ) -> tuple[dict[int, tuple[float, set[int]]], dict[int, set[int]], dict[int, set[int]]]:
-        """BM25F scores with the units each page matched; also which units hit the title/alias/trigger
-        field and which hit the page's own text (title, aliases, tags, body: everything but triggers)."""
+    ) -> tuple[dict[int, list], dict[int, int], dict[int, int]]:
+        """BM25F score and matched-unit bitmask per page; also bitmasks of the units that hit the
+        title/alias/trigger field and of those that hit the page's own text (everything but triggers).
+
+        This loop runs once per posting of every question word, so it is kept to plain arithmetic and
+        integer bitmasks (sets per page cost a third of a lookup at 10k pages)."""
         scores: dict[int, list] = {}
-        meta_hits: dict[int, set[int]] = defaultdict(set)
-        content_hits: dict[int, set[int]] = defaultdict(set)
+        meta: dict[int, int] = {}
+        content: dict[int, int] = {}
+        norms = t.length_norm
+        inputs = t.inputs
         for i, u in enumerate(units):
+            bit = 1 << i
+            w = u.weight * (K1 + 1)
             for pid, (meta_tf, trig_tf, body_tf) in u.postings.items():
-                info = t.pages.get(pid)
-                if info is None:
+                norm = norms.get(pid)
+                if norm is None:
                     continue
                 tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf
-                norm = 1 - B + B * info.n_body / t.avg_body
-                s = u.weight * tf * (K1 + 1) / (tf + K1 * norm)
-                if pid in t.inputs:
+                s = w * tf / (tf + norm)
+                if pid in inputs:
                     s *= INPUT_WEIGHT
-                entry = scores.setdefault(pid, [0.0, set()])
-                entry[0] += s
-                entry[1].add(i)
+                entry = scores.get(pid)
+                if entry is None:
+                    scores[pid] = [s, bit]
+                else:
+                    entry[0] += s
+                    entry[1] |= bit
                 if meta_tf or trig_tf:
-                    meta_hits[pid].add(i)
+                    meta[pid] = meta.get(pid, 0) | bit
                 if meta_tf or body_tf:
-                    content_hits[pid].add(i)
-        return {pid: (v[0], v[1]) for pid, v in scores.items()}, meta_hits, content_hits
+                    content[pid] = content.get(pid, 0) | bit
+        return scores, meta, content
 
     def _targets(
-        self, scores: dict[int, tuple[float, set[int]]], units: list[_Unit], t: _Tables
+        self, scores: dict[int, list], k: int, t: _Tables
     ) -> tuple[dict[int, _Target], list[Redirect], list[str]]:
-        targets: dict[int, _Target] = {}
-        redirects: list[Redirect] = []
-        skipped: list[str] = []
-        for pid, (score, matched) in sorted(scores.items(), key=lambda kv: -kv[1][0]):
-            info = t.pages[pid]
-            target_id = pid
-            if info.replaced:
-                red = t.graph.resolve(info.path)
-                if red.to_path is None or red.to_path not in t.by_path:
-                    skipped.append(info.path)
-                    redirects.append(red)
+        """The best k+1 distinct current pages, each scored by its best contributor (itself or a
+        replaced page leading to it), with what all its contributors matched.
+
+        Only the highest-scoring pages are walked: a target's score is its best contributor's, so once
+        k+1 targets are found no page further down can outrank them."""
+        want = k + 1
+        size = 32 + 8 * want
+        while True:
+            best = heapq.nlargest(size, scores.items(), key=lambda kv: kv[1][0])
+            targets: dict[int, _Target] = {}
+            redirects: list[Redirect] = []
+            skipped: list[str] = []
+            for pid, (score, mask) in best:
+                target_id = self._target_of(pid, t, redirects, skipped)
+                if target_id is None:
                     continue
-                redirects.append(red)
-                target_id = t.by_path[red.to_path]
-            tgt = targets.get(target_id)
-            if tgt is None:
-                tgt = targets[target_id] = _Target(target_id, 0.0)
-            if score > tgt.score:
-                tgt.score = score
-                tgt.via = pid if pid != target_id else None
-            tgt.matched |= matched
-            tgt.contributors.append(pid)
-        return targets, redirects[:20], skipped[:20]
+                tgt = targets.get(target_id)
+                if tgt is None:
+                    tgt = targets[target_id] = _Target(
+                        target_id, score, via=pid if pid != target_id else None
+                    )
+                tgt.matched |= _bits(mask)
+                tgt.contributors.append(pid)
+            if len(targets) >= want or size >= len(scores):
+                break
+            size *= 4
+        seen = {pid for pid, _ in best}
+        for tgt in targets.values():
+            # Weaker contributors below the walked pages still add what they matched.
+            for pid in (tgt.page_id, *t.predecessors.get(tgt.page_id, ())):
+                if pid not in seen and pid in scores:
+                    self._target_of(pid, t, redirects, skipped)
+                    tgt.matched |= _bits(scores[pid][1])
+                    tgt.contributors.append(pid)
+        return targets, redirects, skipped
+
+    @staticmethod
+    def _target_of(pid: int, t: _Tables, redirects: list[Redirect], skipped: list[str]) -> int | None:
+        """The current page a hit on ``pid`` leads to (itself, unless replaced); None for a dead end."""
+        info = t.pages[pid]
+        if not info.replaced:
+            return pid
+        red = t.graph.resolve(info.path)
+        redirects.append(red)
+        if red.to_path is None or red.to_path not in t.by_path:
+            skipped.append(info.path)
+            return None
+        return t.by_path[red.to_path]
 
     def _fired_triggers(self, top: _Target, units: list[_Unit]) -> set[int]:
         """Question units that belong to a trigger phrasing the question actually expresses.
@@ -464,6 +517,18 @@ class Router:
 
     def _tables_path(self, page_id: int) -> str:
         return self._load_tables().pages[page_id].path
+
+
+def _bits(mask: int) -> set[int]:
+    """The unit indexes set in a bitmask."""
+    out = set()
+    i = 0
+    while mask:
+        if mask & 1:
+            out.add(i)
+        mask >>= 1
+        i += 1
+    return out
 
 
 def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:
