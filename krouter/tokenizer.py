@@ -289,11 +289,12 @@ def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
 
 
 def _recut(stretch: str, known: Callable[[str], bool]) -> list[str]:
-    """Longest-match pieces of a stretch; characters the vault does not hold stay together as one word,
-    so an unknown word counts once as missing, not once per character."""
+    """The cut of a stretch into pieces the vault holds that leaves the fewest characters unexplained;
+    characters the vault does not hold stay together as one word, so an unknown word counts once as
+    missing, not once per character."""
     out: list[str] = []
     unknown = ""
-    for piece in _longest_match(stretch, known):
+    for piece in _best_cut(stretch, known):
         if len(piece) == 1 and not known(piece):
             unknown += piece
             continue
@@ -306,19 +307,28 @@ def _recut(stretch: str, known: Callable[[str], bool]) -> list[str]:
     return out
 
 
-def _longest_match(text: str, known: Callable[[str], bool], longest: int = 4) -> list[str]:
-    pieces: list[str] = []
-    i = 0
-    while i < len(text):
-        for size in range(min(longest, len(text) - i), 1, -1):
-            if known(text[i : i + size]):
-                pieces.append(text[i : i + size])
-                i += size
-                break
-        else:
-            pieces.append(text[i])
-            i += 1
-    return pieces
+def _best_cut(text: str, known: Callable[[str], bool], longest: int = 4) -> list[str]:
+    """Dynamic programming over cut points: fewest unexplained characters (a function word such as 一
+    or 的 costs nothing), then fewest pieces. A greedy left-to-right match would take 一上 from 一上午
+    because the index holds every bigram, and leave 午 unexplained."""
+    inf = (len(text) + 1, len(text) + 1)
+    best: list[tuple[int, int]] = [(0, 0)] + [inf] * len(text)
+    back = [0] * (len(text) + 1)
+    for end in range(1, len(text) + 1):
+        for size in range(1, min(longest, end) + 1):
+            piece = text[end - size : end]
+            if size > 1 and not known(piece):
+                continue
+            unexplained = 0 if size > 1 or piece in CHINESE or known(piece) else 1
+            cost = (best[end - size][0] + unexplained, best[end - size][1] + 1)
+            if cost < best[end]:
+                best[end], back[end] = cost, end - size
+    pieces = []
+    end = len(text)
+    while end:
+        pieces.append(text[back[end] : end])
+        end = back[end]
+    return pieces[::-1]
 
 
 def fallback_bigrams(word: str) -> list[str]:

@@ -109,3 +109,13 @@ def test_japanese_and_korean_pages_found(tmp_path: Path) -> None:
         ko = router.ask("데이터베이스 백업")
     assert ja.decision == "cite" and ja.top.path == "ja.md"
     assert ko.decision == "cite" and ko.top.path == "ko.md"
+
+
+def test_question_recut_prefers_the_cut_that_explains_every_character() -> None:
+    """The index holds every bigram, so a greedy left-to-right match took 一上 from 一上午 and reported
+    午 as a word the vault never contains; the best cut is 一 (a function word) + 上午."""
+    from krouter.tokenizer import query_terms
+
+    vocabulary = {"一上", "上午", "周一", "值班", "交接"}
+    terms = [q.term for q in query_terms("值班一上午交接", known=vocabulary.__contains__)]
+    assert "上午" in terms and "午" not in terms and "一上" not in terms
