@@ -24,6 +24,7 @@ from typing import Annotated
 
 import typer
 
+from krouter.cli_options import VaultOption
 from krouter.config import default_vault, in_folders, input_folders
 from krouter.errors import VaultNotFound
 from krouter.replacements import Link, Replacements
@@ -397,14 +398,7 @@ def _in_chain(old: str, new: str, successor: dict[str, list[str]]) -> bool:
 
 
 def check_command(
-    vault: Annotated[
-        Path | None,
-        typer.Option(
-            "--vault",
-            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the bundled demo vault.",
-            show_default=False,
-        ),
-    ] = None,
+    vault: VaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Lint the vault: broken replacement links, cycles, broken YAML, duplicates. Exit 1 on any problem.

@@ -15,6 +15,7 @@ import typer
 
 from krouter import __version__
 from krouter.check import check_command
+from krouter.cli_options import VaultOption
 from krouter.config import bundled_vault, default_vault
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault, VaultNotFound
 from krouter.learn_cli import learn_command
@@ -36,15 +37,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-VaultOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--vault",
-        help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the bundled demo vault.",
-        show_default=False,
-    ),
-]
 
 
 def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
@@ -79,7 +71,7 @@ def main(
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in any language.")],
-    vault: VaultOpt = None,
+    vault: VaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the receipt as one JSON object.")] = False,
     k: Annotated[int, typer.Option("-k", min=1, max=50, help="How many ranked pages to show.")] = 3,
 ) -> None:
@@ -101,7 +93,7 @@ def ask(
 
 @app.command()
 def index(
-    vault: VaultOpt = None,
+    vault: VaultOption = None,
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Drop the index and build it from scratch.")
     ] = False,
@@ -137,7 +129,7 @@ def index(
 
 @app.command()
 def status(
-    vault: VaultOpt = None,
+    vault: VaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Show the vault's pages, replaced pages, broken pages, and where the index lives."""
@@ -162,7 +154,7 @@ def status(
 @app.command()
 def read(
     path: Annotated[str, typer.Argument(help="Vault-relative path of the page, as cited.")],
-    vault: VaultOpt = None,
+    vault: VaultOption = None,
 ) -> None:
     """Print a page. Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
     router = _router(vault)

@@ -7,25 +7,18 @@ Exit codes: 0 done, 1 the model could not be asked for some questions ("uncertai
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from krouter import config
+from krouter.cli_options import NamedVaultOption
 from krouter.errors import KRouterError, VaultNotFound, VaultNotNamed
 from krouter.lanes import LaneError, make_lane
 
 
 def learn_command(
-    vault: Annotated[
-        Path | None,
-        typer.Option(
-            "--vault",
-            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml (never the demo vault).",
-            show_default=False,
-        ),
-    ] = None,
+    vault: NamedVaultOption = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Propose and verify, but write nothing.")
     ] = False,

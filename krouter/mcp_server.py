@@ -13,10 +13,11 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
+from krouter.cli_options import VaultOption
 from krouter.config import default_vault
 from krouter.errors import KRouterError, VaultNotFound
 from krouter.watch import VaultWatcher, configure_stderr_logging, describe
@@ -171,14 +172,7 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
 
 
 def mcp_command(
-    vault: Annotated[
-        Path | None,
-        typer.Option(
-            "--vault",
-            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the demo vault.",
-            show_default=False,
-        ),
-    ] = None,
+    vault: VaultOption = None,
 ) -> None:
     """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_status."""
     configure_stderr_logging()

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from krouter.cli_options import NamedVaultOption
+
 if TYPE_CHECKING:
     from krouter.receipt import Receipt
 
@@ -107,14 +109,7 @@ def _log_to_stderr() -> None:
 
 
 def recall_command(
-    vault: Annotated[
-        Path | None,
-        typer.Option(
-            "--vault",
-            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml.",
-            show_default=False,
-        ),
-    ] = None,
+    vault: NamedVaultOption = None,
     timeout: Annotated[
         float,
         typer.Option("--timeout", min=0.1, max=60.0, help="Give up (silently) after this many seconds."),

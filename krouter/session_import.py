@@ -33,6 +33,7 @@ import typer
 import yaml
 
 from krouter.atomic import atomic_write
+from krouter.cli_options import NamedVaultOption
 from krouter.config import vault_to_write
 from krouter.errors import KRouterError, PathOutsideVault, VaultNotNamed
 from krouter.vault import check_vault, split_frontmatter
@@ -528,10 +529,7 @@ def import_command(
     source: Annotated[
         Path, typer.Argument(help="A transcript (.jsonl), or a folder: every *.jsonl under it is imported.")
     ],
-    vault: Annotated[
-        Path | None,
-        typer.Option("--vault", help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml."),
-    ] = None,
+    vault: NamedVaultOption = None,
     folder: Annotated[
         str, typer.Option("--folder", help="Vault-relative folder the session pages go in.")
     ] = DEFAULT_FOLDER,

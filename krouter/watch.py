@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from krouter.cli_options import VaultOption
 from krouter.config import default_vault
 from krouter.errors import KRouterError, VaultNotFound
 
@@ -229,14 +230,7 @@ def configure_stderr_logging() -> None:
 
 
 def watch_command(
-    vault: Annotated[
-        Path | None,
-        typer.Option(
-            "--vault",
-            help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml, then the demo vault.",
-            show_default=False,
-        ),
-    ] = None,
+    vault: VaultOption = None,
     debounce: Annotated[
         float, typer.Option("--debounce", min=0.05, max=30.0, help="Seconds of quiet before re-indexing.")
     ] = DEBOUNCE_S,
