@@ -312,6 +312,12 @@ class Index:
                 self._delete_page(row[0])
             self.conn.execute("DELETE FROM problems WHERE path=?", (path,))
             stats.deleted += 1
+        if not (stats.added or stats.updated or stats.deleted):
+            # Only stored mtimes moved (touched files, racy re-checks): the pages are as they were, so
+            # the generation stays and readers keep their cached tables; refreshed_at still changes,
+            # which is what the stored-stats cache keys on.
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('refreshed_at', ?)", (repr(time.time()),))
+            return
         self._resolve_links()
         n_pages, avg_body = self.conn.execute(
             "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM pages"
