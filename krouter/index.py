@@ -143,6 +143,13 @@ def _meta_text(page: Page) -> str:
     return "\n".join([page.title, stem, *page.aliases, *page.tags])
 
 
+def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
+    """A file modified just before we read it could change again within the same timestamp tick and
+    keep its (mtime, size): it is stored with mtime 0, so later refreshes re-read it (the hash check
+    keeps that cheap) until its mtime is safely in the past. Git calls these "racy" entries."""
+    return [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
+
+
 class Index:
     """An open index of one vault. Use ``refresh()`` to bring it up to date with the files."""
 
@@ -206,21 +213,40 @@ class Index:
         self.conn.close()
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
-        """Drop every row and index the vault from scratch.
+        """Drop every row and index the vault from scratch, in one transaction.
 
         Done inside the database rather than by deleting the file, so processes that have the index
-        open (a watcher, the MCP server) see the rebuilt index instead of keeping an unlinked one."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        open (a watcher, the MCP server) keep answering from the old rows until the new ones commit,
+        then see them. Only a file that is not a usable database any more is deleted and recreated."""
+        started = time.perf_counter()
+        stats = RefreshStats()
+        todo = _mark_racy(list(walk(self.root)), time.time_ns() - RACY_NS)
         try:
-            for table in ("pages", "postings", "problems", "links"):
-                self.conn.execute(f"DELETE FROM {table}")
-            self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for table in ("pages", "postings", "problems", "links"):
+                    self.conn.execute(f"DELETE FROM {table}")
+                self.conn.execute(
+                    "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+                )
+                self._apply(todo, [], stats, progress)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):
+                raise  # locked or busy: another process is writing, the file is fine
+            self.conn.close()
+            self._delete_files()
+            self.conn = self._open()
+            self._stored = None
+            return self.refresh(progress=progress)
         self._stored = None
-        return self.refresh(progress=progress)
+        stats.problems = self.problems()
+        stats.seconds = time.perf_counter() - started
+        return stats
 
     def generation(self) -> int:
         """A counter that goes up with every refresh that changed the index (for caches)."""
@@ -238,11 +264,9 @@ class Index:
         stats = RefreshStats()
         on_disk = {fs.path: fs for fs in walk(self.root)}
         stored = self._stored_stats()
-        todo = [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)]
-        # A file modified just before we read it could change again within the same timestamp tick
-        # and keep its (mtime, size): store mtime 0 for it, so the next refresh re-reads it (the hash
-        # check keeps that cheap) until its mtime is safely in the past. Git calls these "racy" entries.
-        todo = [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
+        todo = _mark_racy(
+            [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
+        )
         gone = [p for p in stored if p not in on_disk]
         stats.unchanged = len(on_disk) - len(todo)
         if todo or gone:
@@ -364,7 +388,8 @@ class Index:
         text = decode(fs.path, data)
         if isinstance(text, Problem):
             self._record_problem(text, fs, old)
-            stats.updated += 1
+            if old or not was_problem:  # a file that stays undecodable changes nothing readers see
+                stats.updated += 1
             return
         if was_problem:
             self.conn.execute("DELETE FROM problems WHERE path=?", (fs.path,))

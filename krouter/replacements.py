@@ -62,7 +62,8 @@ class Replacements:
             current = queue.popleft()
             for nxt in self.successor.get(current, []):
                 if nxt in parent:
-                    looped = True
+                    # Only a back edge is a cycle; two branches meeting again (a diamond) is not.
+                    looped = looped or nxt in _chain(parent, current)
                     continue
                 parent[nxt] = current
                 if nxt not in self.replaced:

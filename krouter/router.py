@@ -37,6 +37,9 @@ B = 0.75
 W_META = 3.0
 W_TRIGGER = 2.0
 SNIPPET_CHARS = 240
+# A receipt lists at most this many redirects and skipped pages: a vault with thousands of archived
+# versions of one page must not turn an answer into hundreds of kilobytes.
+MAX_LISTED = 20
 # Clipped and imported material (Inputs/, Clippings/, ...) is raw evidence, not the vault's own memory:
 # it still answers, but a curated page that matches as well comes first.
 INPUT_WEIGHT = 0.5
@@ -250,8 +253,8 @@ class Router:
                 vault=str(self.root),
                 decision="refuse",
                 candidates=[],
-                redirects=redirects,
-                skipped=skipped,
+                redirects=redirects[:MAX_LISTED],
+                skipped=skipped[:MAX_LISTED],
                 evidence=Evidence(
                     floor=self.floor, query_terms=[u.text for u in units], corpus_missing=corpus_missing
                 ),
@@ -301,7 +304,8 @@ class Router:
             r
             for r in redirects
             if r.to_path in listed or (r.to_path is None and scores[t.by_path[r.from_path]][0] >= bar)
-        ]
+        ][:MAX_LISTED]
+        skipped = skipped[:MAX_LISTED]
         return Receipt(
             query=question,
             vault=str(self.root),
@@ -386,28 +390,16 @@ class Router:
         replaced page leading to it), with what all its contributors matched.
 
         Only the highest-scoring pages are walked: a target's score is its best contributor's, so once
-        k+1 targets are found no page further down can outrank them."""
+        k+1 targets score strictly above every page left unwalked, nothing further down can outrank
+        them or tie them. When replaced pages or ties crowd that window, every page is walked once."""
         want = k + 1
-        size = 32 + 8 * want
-        while True:
-            best = heapq.nlargest(size, scores.items(), key=lambda kv: kv[1][0])
-            targets: dict[int, _Target] = {}
-            redirects: list[Redirect] = []
-            skipped: list[str] = []
-            for pid, (score, mask) in best:
-                target_id = self._target_of(pid, t, redirects, skipped)
-                if target_id is None:
-                    continue
-                tgt = targets.get(target_id)
-                if tgt is None:
-                    tgt = targets[target_id] = _Target(
-                        target_id, score, via=pid if pid != target_id else None
-                    )
-                tgt.matched |= _bits(mask)
-                tgt.contributors.append(pid)
-            if len(targets) >= want or size >= len(scores):
-                break
-            size *= 4
+        best = heapq.nlargest(32 + 8 * want, scores.items(), key=lambda kv: kv[1][0])
+        targets, redirects, skipped = self._walk(best, t)
+        ranked = sorted((x.score for x in targets.values()), reverse=True)
+        settled = len(ranked) >= want and ranked[want - 1] > best[-1][1][0]
+        if len(best) < len(scores) and not settled:
+            best = sorted(scores.items(), key=lambda kv: -kv[1][0])
+            targets, redirects, skipped = self._walk(best, t)
         seen = {pid for pid, _ in best}
         for tgt in targets.values():
             # Weaker contributors below the walked pages still add what they matched.
@@ -416,6 +408,24 @@ class Router:
                     self._target_of(pid, t, redirects, skipped)
                     tgt.matched |= _bits(scores[pid][1])
                     tgt.contributors.append(pid)
+        return targets, redirects, skipped
+
+    def _walk(
+        self, pages: list[tuple[int, list]], t: _Tables
+    ) -> tuple[dict[int, _Target], list[Redirect], list[str]]:
+        """Map pages, best first, to the current pages they lead to."""
+        targets: dict[int, _Target] = {}
+        redirects: list[Redirect] = []
+        skipped: list[str] = []
+        for pid, (score, mask) in pages:
+            target_id = self._target_of(pid, t, redirects, skipped)
+            if target_id is None:
+                continue
+            tgt = targets.get(target_id)
+            if tgt is None:
+                tgt = targets[target_id] = _Target(target_id, score, via=pid if pid != target_id else None)
+            tgt.matched |= _bits(mask)
+            tgt.contributors.append(pid)
         return targets, redirects, skipped
 
     @staticmethod

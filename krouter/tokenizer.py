@@ -309,10 +309,10 @@ def _recut(stretch: str, known: Callable[[str], bool]) -> list[str]:
 
 def _best_cut(text: str, known: Callable[[str], bool], longest: int = 4) -> list[str]:
     """Dynamic programming over cut points: fewest unexplained characters (a function word such as 一
-    or 的 costs nothing), then fewest pieces. A greedy left-to-right match would take 一上 from 一上午
+    or 的 costs nothing), then fewest content pieces, then fewest pieces. A greedy left-to-right match would take 一上 from 一上午
     because the index holds every bigram, and leave 午 unexplained."""
-    inf = (len(text) + 1, len(text) + 1)
-    best: list[tuple[int, int]] = [(0, 0)] + [inf] * len(text)
+    inf = (len(text) + 1,) * 3
+    best: list[tuple[int, int, int]] = [(0, 0, 0)] + [inf] * len(text)
     back = [0] * (len(text) + 1)
     for end in range(1, len(text) + 1):
         for size in range(1, min(longest, end) + 1):
@@ -320,7 +320,9 @@ def _best_cut(text: str, known: Callable[[str], bool], longest: int = 4) -> list
             if size > 1 and not known(piece):
                 continue
             unexplained = 0 if size > 1 or piece in CHINESE or known(piece) else 1
-            cost = (best[end - size][0] + unexplained, best[end - size][1] + 1)
+            content = 0 if piece in CHINESE else 1
+            prev = best[end - size]
+            cost = (prev[0] + unexplained, prev[1] + content, prev[2] + 1)
             if cost < best[end]:
                 best[end], back[end] = cost, end - size
     pieces = []

@@ -194,3 +194,28 @@ def test_question_frames_are_not_content(tmp_path: Path) -> None:
         receipt = router.decide("How long before a payments call times out?")
     assert "long" not in receipt.evidence.query_terms
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Payments.md"
+
+
+def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
+    """Many pages with the same score: the top page must not depend on k or on indexing order."""
+    same = "# Note\n\nThe ferry timetable changes in spring.\n"
+    vault = make(tmp_path, {f"B{i:02}.md": same for i in range(61)})
+    with Router(vault) as router:
+        router.refresh()
+        (vault / "A.md").write_text(same, encoding="utf-8")
+        one, five = router.decide("ferry timetable", k=1), router.decide("ferry timetable", k=5)
+    assert one.candidates[0].path == five.candidates[0].path == "A.md"
+
+
+def test_receipt_lists_a_bounded_number_of_redirects(tmp_path: Path) -> None:
+    pages = {
+        f"Archive/v{i}.md": "---\nstatus: superseded\nsuperseded_by: Broker\n---\nThe broker is rabbitmq 3.\n"
+        for i in range(40)
+    }
+    pages["Broker.md"] = "# Broker\n\nWe run NATS.\n"
+    pages["Other.md"] = EMAIL
+    vault = make(tmp_path, pages)
+    with Router(vault) as router:
+        receipt = router.decide("rabbitmq broker")
+    assert receipt.top is not None and receipt.top.path == "Broker.md"
+    assert 0 < len(receipt.redirects) <= 20

@@ -206,3 +206,18 @@ def test_link_typed_composed_finds_a_decomposed_file_name(tmp_path: Path) -> Non
     )
     with Router(vault) as router:
         assert router.resolve("Old menu.md").to_path == f"{nfd}.md"
+
+
+def test_two_branches_meeting_again_are_not_a_cycle(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "A.md": "---\nstatus: superseded\nsuperseded_by: [B, C]\n---\nThe quokka feed is hay.\n",
+            "B.md": "---\nstatus: superseded\nsuperseded_by: D\n---\nquokka\n",
+            "C.md": "---\nstatus: superseded\nsuperseded_by: D\n---\nquokka\n",
+            "D.md": "---\nstatus: superseded\n---\nquokka\n",
+        },
+    )
+    with Router(vault) as router:
+        redirect = router.resolve("A.md")
+    assert redirect.to_path is None and redirect.problem == "replaced, with no replacement page"

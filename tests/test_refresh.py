@@ -155,3 +155,33 @@ def test_rebuild_keeps_the_index_file_other_processes_have_open(tmp_path: Path) 
         write(vault, "Ops/Queue.md", "# Queue\n\nJobs go through NATS.\n")
         assert cited(watcher, "nats jobs") == "Ops/Queue.md"
         assert os.stat(watcher.index.path).st_ino == inode
+
+
+def test_readers_answer_from_the_old_index_while_a_rebuild_runs(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"Ops/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
+    seen: list[str] = []
+    with Router(vault) as builder, Router(vault, auto_refresh=False) as reader:
+        builder.refresh()
+
+        def progress(done: int, total: int) -> None:
+            if done == total:
+                seen.append(reader.decide("postgres primary").decision)
+
+        builder.index.rebuild(progress)
+        assert seen == ["cite"]
+        assert reader.decide("postgres primary").decision == "cite"
+
+
+def test_rebuild_recovers_a_malformed_index(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"Ops/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
+    with Router(vault) as router:
+        router.refresh()
+        path = router.index.path
+    with open(path, "r+b") as fh:
+        fh.seek(4096)
+        fh.write(b"\x00garbage" * 512)
+    index = Index(vault)
+    index.rebuild()
+    index.close()
+    with Router(vault) as router:
+        assert cited(router, "postgres primary") == "Ops/DB.md"
