@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
@@ -46,7 +46,6 @@ class Config:
     query_log: bool = True
     exclude_folders: tuple[str, ...] = ("Inputs", "Clippings", "03 资料与证据")
     learn_model: str = "claude-sonnet-4-5"
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -58,7 +57,6 @@ def load_config(path: Path | None = None) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
-    known = {"vault", "query_log", "exclude_folders", "learn_model"}
     vault = data.get("vault")
     if vault is not None and not isinstance(vault, str):
         raise ConfigError(f"{path}: 'vault' must be a string path")
@@ -76,7 +74,6 @@ def load_config(path: Path | None = None) -> Config:
         query_log=query_log,
         exclude_folders=tuple(exclude),
         learn_model=model,
-        extra={k: v for k, v in data.items() if k not in known},
     )
 
 

@@ -18,7 +18,7 @@ import re
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -501,13 +501,6 @@ class Index:
         return (
             self.conn.execute("SELECT 1 FROM postings WHERE term=? LIMIT 1", (term,)).fetchone() is not None
         )
-
-    def doc_freq(self, terms: Iterable[str]) -> dict[str, int]:
-        """How many pages hold each term."""
-        return {
-            t: self.conn.execute("SELECT COUNT(*) FROM postings WHERE term=?", (t,)).fetchone()[0]
-            for t in terms
-        }
 
     def page_table(self) -> list[tuple[int, str, str, str, int, int, int]]:
         """(id, path, title, status, replaced, n_body, n_meta) of every page."""

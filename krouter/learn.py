@@ -85,7 +85,7 @@ class LearnReport:
     def to_text(self) -> str:
         """A short human summary, one line per question."""
         head = (
-            f"run {self.run_id}{' (dry run)' if self.dry_run else ''}: {self.weak} weak questions from "
+            f"run {self.run_id}{' (dry run)' if self.dry_run else ''}: {self.weak} weak question{'' if self.weak == 1 else 's'} from "
             f"{self.log_entries} log entries; learned {self.count(LEARNED)}, proposed {self.count(PROPOSED)}, "
             f"rejected {self.count(REJECTED)}, no page {self.count(NO_PAGE)}, "
             f"uncertain {self.count(UNCERTAIN)}, skipped {self.count(SKIPPED)}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from krouter import config, querylog
+from krouter.errors import PageNotFound
 from krouter.index import Index, Passage, RefreshStats
 from krouter.receipt import Citation, Evidence, Receipt, Redirect
 from krouter.replacements import Replacements
@@ -135,8 +136,16 @@ class Router:
         return self.last_refresh
 
     def read(self, rel_path: str) -> str:
-        """The text of a page, confined to the vault (``..``, absolute paths and outbound symlinks refused)."""
-        return contained_path(self.root, rel_path).read_text(encoding="utf-8", errors="replace")
+        """The text of a page, confined to the vault (``..``, absolute paths and outbound symlinks refused).
+
+        A path without ``.md`` (the form links use) is also tried with it."""
+        try:
+            path = contained_path(self.root, rel_path)
+        except PageNotFound:
+            if rel_path.lower().endswith(".md"):
+                raise
+            path = contained_path(self.root, f"{rel_path}.md")
+        return path.read_text(encoding="utf-8", errors="replace")
 
     def status(self, stats: RefreshStats | None = None) -> dict[str, object]:
         """Pages, replaced pages, problems and broken replacement links, and where the index lives."""

@@ -164,11 +164,6 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def has_han(text: str) -> bool:
-    """True when the text holds at least one Han character (and so needs jieba)."""
-    return _HAS_HAN.search(text) is not None
-
-
 def is_cjk(term: str) -> bool:
     """True when a term is CJK (segmented), not a Latin-script word."""
     return _IS_CJK.match(term) is not None

@@ -133,12 +133,6 @@ class VaultWatcher:
             self._last = now
             self._cond.notify_all()
 
-    @property
-    def dirty(self) -> bool:
-        """True when changes arrived that nobody has taken yet."""
-        with self._cond:
-            return bool(self._pending)
-
     def take(self) -> set[str]:
         """Take every pending path now, quiet or not (a caller about to answer must see every edit)."""
         with self._cond:

@@ -246,3 +246,10 @@ def test_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and result.stdout.strip() == f"krouter {__version__}"
     assert krouter("--version").stdout.strip() == f"krouter {__version__}"
+
+
+def test_read_accepts_the_link_form_without_md(vault: Path) -> None:
+    page = next(p for p in vault.rglob("*.md"))
+    rel = page.relative_to(vault).as_posix()
+    result = runner.invoke(app, ["read", rel[:-3], "--vault", str(vault)])
+    assert result.exit_code == 0 and result.stdout == page.read_text(encoding="utf-8")
