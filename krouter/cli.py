@@ -125,6 +125,10 @@ def index(
     )
     for p in stats.problems:
         typer.echo(f"  problem: {p.path}: {p.message}", err=True)
+    for folder in stats.unreadable:
+        typer.echo(
+            f"  problem: {folder or '.'}: folder cannot be read; its pages are kept as last indexed", err=True
+        )
 
 
 @app.command()
@@ -147,6 +151,8 @@ def status(
     typer.echo(f"index:    {report['index']} ({report['index_bytes']} bytes)")
     for p in report["problems"]:
         typer.echo(f"problem:  {p['path']}: {p['message']}")
+    for folder in report["unreadable_folders"]:
+        typer.echo(f"problem:  {folder or '.'}: folder cannot be read; its pages are kept as last indexed")
     for r in report["broken_links"]:
         typer.echo(f"link:     {r['from']}: {r['problem']}")
 

@@ -99,6 +99,7 @@ class RefreshStats:
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
     stale: bool = False
+    unreadable: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -262,12 +263,16 @@ class Index:
         started = time.perf_counter()
         racy_after = time.time_ns() - RACY_NS
         stats = RefreshStats()
-        on_disk = {fs.path: fs for fs in walk(self.root)}
+        unreadable: list[str] = []
+        on_disk = {fs.path: fs for fs in walk(self.root, unreadable)}
         stored = self._stored_stats()
         todo = _mark_racy(
             [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
         )
-        gone = [p for p in stored if p not in on_disk]
+        # A folder that cannot be listed right now (a sync mount hiccup, permissions) has not lost its
+        # pages: keep them until the folder can be read again, and say so.
+        gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
+        stats.unreadable = unreadable
         stats.unchanged = len(on_disk) - len(todo)
         if todo or gone:
             try:

@@ -178,6 +178,7 @@ class Router:
             "index_bytes": size,
             "refreshed_at": float(meta.get("refreshed_at", 0)),
             "changed_now": stats.tokenized if stats else 0,
+            "unreadable_folders": stats.unreadable if stats else [],
         }
 
     def _load_tables(self) -> _Tables:

@@ -97,10 +97,11 @@ def check_vault(root: Path) -> Path:
     return root.resolve()
 
 
-def walk(root: Path) -> Iterator[FileStat]:
+def walk(root: Path, unreadable: list[str] | None = None) -> Iterator[FileStat]:
     """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...).
 
-    Symlinks are not followed: a link could lead out of the vault or into a loop.
+    Symlinks are not followed: a link could lead out of the vault or into a loop. Folders that cannot
+    be listed are appended to ``unreadable`` (vault-relative, ending in ``/``; ``""`` for the root).
     """
     # Every lookup with auto-refresh walks the whole vault, so this loop is hot: relative paths are
     # built by joining names (a pathlib object per file cost ~70 % of a no-change refresh).
@@ -110,6 +111,8 @@ def walk(root: Path) -> Iterator[FileStat]:
         try:
             entries = list(os.scandir(folder))
         except OSError:
+            if unreadable is not None:
+                unreadable.append(prefix)
             continue
         for entry in entries:
             name = entry.name

@@ -185,3 +185,25 @@ def test_rebuild_recovers_a_malformed_index(tmp_path: Path) -> None:
     index.close()
     with Router(vault) as router:
         assert cited(router, "postgres primary") == "Ops/DB.md"
+
+
+def test_a_folder_that_cannot_be_listed_keeps_its_pages(tmp_path: Path, monkeypatch) -> None:
+    """A sync mount that fails for a moment must not drop its pages from the index."""
+    import krouter.vault
+
+    vault = make_vault(tmp_path, {"Sync/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
+    real_scandir = os.scandir
+
+    def failing_scandir(path):  # type: ignore[no-untyped-def]
+        if str(path).endswith("Sync"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    with Router(vault) as router:
+        assert cited(router, "postgres primary") == "Sync/DB.md"
+        monkeypatch.setattr(krouter.vault.os, "scandir", failing_scandir)
+        stats = router.refresh()
+        assert stats.unreadable == ["Sync/"] and stats.deleted == 0
+        assert cited(router, "postgres primary") == "Sync/DB.md"
+        monkeypatch.undo()
+        assert router.refresh().unreadable == []
