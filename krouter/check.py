@@ -24,9 +24,8 @@ from typing import Annotated
 
 import typer
 
-from krouter.cli_options import VaultOption
+from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault, in_folders, input_folders
-from krouter.errors import VaultNotFound
 from krouter.replacements import Link, Replacements
 from krouter.tokenizer import index_terms, normalize
 from krouter.vault import LinkResolver, Page, check_vault, decode, link_target, parse_page, walk
@@ -404,11 +403,8 @@ def check_command(
     """Lint the vault: broken replacement links, cycles, broken YAML, duplicates. Exit 1 on any problem.
 
     Uncollapsed replacement chains are reported as notices and do not fail the check."""
-    try:
+    with exit_codes():
         report = check(vault if vault is not None else default_vault())
-    except VaultNotFound as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(2) from exc
     if as_json:
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
     else:

@@ -15,9 +15,8 @@ import typer
 
 from krouter import __version__
 from krouter.check import check_command
-from krouter.cli_options import VaultOption
+from krouter.cli_options import EXIT_USAGE, VaultOption, exit_codes, fail
 from krouter.config import bundled_vault, default_vault
-from krouter.errors import KRouterError, PageNotFound, PathOutsideVault, VaultNotFound
 from krouter.learn_cli import learn_command
 from krouter.mcp_server import mcp_command
 from krouter.recall import recall_command
@@ -27,8 +26,6 @@ from krouter.setup_agents import setup_command
 from krouter.watch import watch_command
 
 EXIT_REFUSED = 3
-EXIT_USAGE = 2
-EXIT_ERROR = 1
 
 app = typer.Typer(
     name="krouter",
@@ -39,18 +36,9 @@ app = typer.Typer(
 )
 
 
-def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
-    typer.echo(f"krouter: {message}", err=True)
-    return typer.Exit(code)
-
-
 def _router(vault: Path | None) -> Router:
-    try:
+    with exit_codes():
         return Router(vault if vault is not None else default_vault())
-    except VaultNotFound as exc:
-        raise _fail(str(exc), EXIT_USAGE) from exc
-    except KRouterError as exc:
-        raise _fail(str(exc)) from exc
 
 
 def _version(value: bool) -> None:
@@ -78,9 +66,8 @@ def ask(
     """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
     router = _router(vault)
     try:
-        receipt = router.ask(question, k=k)
-    except KRouterError as exc:
-        raise _fail(str(exc)) from exc
+        with exit_codes():
+            receipt = router.ask(question, k=k)
     finally:
         router.close()
     if as_json:
@@ -112,9 +99,8 @@ def index(
         bar.update(1)
 
     try:
-        stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress)
-    except KRouterError as exc:
-        raise _fail(str(exc)) from exc
+        with exit_codes():
+            stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -165,9 +151,8 @@ def read(
     """Print a page. Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
     router = _router(vault)
     try:
-        typer.echo(router.read(path), nl=False)
-    except (PathOutsideVault, PageNotFound) as exc:
-        raise _fail(str(exc), EXIT_USAGE) from exc
+        with exit_codes():
+            typer.echo(router.read(path), nl=False)
     finally:
         router.close()
 
@@ -176,12 +161,12 @@ def read(
 def init(target: Annotated[Path, typer.Argument(help="Folder to create the new vault in.")]) -> None:
     """Start a new vault from the bundled template (refuses to overwrite a non-empty folder)."""
     if target.exists() and not target.is_dir():
-        raise _fail(f"{target} exists and is not a folder; choose a new folder", EXIT_USAGE)
+        raise fail(f"{target} exists and is not a folder; choose a new folder", EXIT_USAGE)
     if target.exists() and any(target.iterdir()):
-        raise _fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
+        raise fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
     source = bundled_vault()
     if not source.is_dir():
-        raise _fail(f"the bundled vault template is missing from this install ({source})")
+        raise fail(f"the bundled vault template is missing from this install ({source})")
     shutil.copytree(source, target, dirs_exist_ok=True)
     typer.echo(
         f'created vault {target} from the template; try: krouter ask "which database do we use" --vault {target}'

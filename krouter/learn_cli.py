@@ -12,9 +12,9 @@ from typing import Annotated
 import typer
 
 from krouter import config
-from krouter.cli_options import NamedVaultOption
-from krouter.errors import KRouterError, VaultNotFound, VaultNotNamed
-from krouter.lanes import LaneError, make_lane
+from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
+from krouter.errors import KRouterError, VaultNotFound
+from krouter.lanes import make_lane
 
 
 def learn_command(
@@ -60,12 +60,10 @@ def learn_command(
                 raise VaultNotFound(f"vault folder not found: {root}")
             chosen = make_lane(lane, model or cfg.learn_model)
             report = learn.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
-    except (VaultNotFound, VaultNotNamed) as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    except (LaneError, KRouterError) as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    except USAGE_ERRORS as exc:
+        raise fail(str(exc), EXIT_USAGE) from exc
+    except KRouterError as exc:
+        raise fail(str(exc)) from exc
     typer.echo(json.dumps(report.to_dict(), ensure_ascii=False) if as_json else report.to_text())
     if report.count(learn.UNCERTAIN):
         raise typer.Exit(1)

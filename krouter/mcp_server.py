@@ -15,11 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
-
-from krouter.cli_options import VaultOption
+from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
-from krouter.errors import KRouterError, VaultNotFound
+from krouter.errors import KRouterError
 from krouter.watch import VaultWatcher, configure_stderr_logging, describe
 
 if TYPE_CHECKING:
@@ -176,14 +174,8 @@ def mcp_command(
 ) -> None:
     """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_status."""
     configure_stderr_logging()
-    try:
+    with exit_codes():
         service = VaultService(vault if vault is not None else default_vault())
-    except VaultNotFound as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    except KRouterError as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(1) from exc
     try:
         service.start()
         from krouter.mcp_tools import build_server  # the SDK takes a second to import: only here

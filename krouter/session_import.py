@@ -33,9 +33,9 @@ import typer
 import yaml
 
 from krouter.atomic import atomic_write
-from krouter.cli_options import NamedVaultOption
+from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.config import vault_to_write
-from krouter.errors import KRouterError, PathOutsideVault, VaultNotNamed
+from krouter.errors import KRouterError, PathOutsideVault
 from krouter.vault import check_vault, split_frontmatter
 
 DEFAULT_FOLDER = "Inputs/Sessions"
@@ -541,15 +541,10 @@ def import_command(
         raise typer.Exit(2)
     try:
         report = import_sessions([source], vault_to_write(vault, "import into"), folder)
-    except (VaultNotNamed, PathOutsideVault) as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    except KRouterError as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(2 if "not found" in str(exc) else 1) from exc
-    except OSError as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    except USAGE_ERRORS as exc:
+        raise fail(str(exc), EXIT_USAGE) from exc
+    except (KRouterError, OSError) as exc:
+        raise fail(str(exc)) from exc
     for problem in report.problems:
         typer.echo(f"  skipped: {problem}", err=True)
     for rel in report.created:

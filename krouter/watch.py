@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from krouter.cli_options import VaultOption
+from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
-from krouter.errors import KRouterError, VaultNotFound
+from krouter.errors import KRouterError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -233,14 +233,8 @@ def watch_command(
     from krouter.router import Router
 
     configure_stderr_logging()
-    try:
+    with exit_codes():
         router = Router(vault if vault is not None else default_vault(), auto_refresh=False)
-    except VaultNotFound as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    except KRouterError as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(1) from exc
     watcher = VaultWatcher(router.root, debounce=debounce)
     try:
         # Watch first, then index: an edit made during the first refresh is caught by the watcher.
