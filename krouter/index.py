@@ -18,7 +18,7 @@ import re
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -248,6 +248,15 @@ class Index:
         stats.problems = self.problems()
         stats.seconds = time.perf_counter() - started
         return stats
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction: in WAL mode every read inside it sees one consistent state of the index."""
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
 
     def generation(self) -> int:
         """A counter that goes up with every refresh that changed the index (for caches)."""

@@ -231,6 +231,12 @@ class Router:
         """The lookup itself, without logging it (the learner and the bench use this)."""
         if self.auto_refresh:
             self.refresh()
+        # One read transaction: every statement of this lookup sees the same index, even if another
+        # process commits a refresh halfway through.
+        with self.index.snapshot():
+            return self._decide(question, k)
+
+    def _decide(self, question: str, k: int) -> Receipt:
         t = self._load_tables()
         units = self._units(question, t)
         index_info = self._index_info()
