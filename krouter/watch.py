@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -247,7 +248,13 @@ def watch_command(
             stats.unchanged + stats.added,
             router.index.path,
         )
-        watch_loop(router, watcher)
+        stop = threading.Event()
+        # Ctrl-C and systemd's SIGTERM set a flag the loop checks every half second, rather than
+        # raising KeyboardInterrupt at whatever line happens to run (inside a refresh, a lock wait).
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+        watch_loop(router, watcher, stop=stop)
+        log.info("stopped")
     except KeyboardInterrupt:
         log.info("stopped")
     except OSError as exc:

@@ -156,8 +156,10 @@ def test_debounce_batches_a_burst(tmp_path: Path) -> None:
         watcher.stop()
 
 
-def test_cli_logs_and_exits_on_ctrl_c(vault: Path) -> None:
-    """The real command: logs each re-index to stderr; SIGINT (Ctrl-C) ends it cleanly with exit 0."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_cli_logs_and_exits_on_ctrl_c(vault: Path, sig: signal.Signals) -> None:
+    """The real command: logs each re-index to stderr; Ctrl-C (SIGINT) or systemd's SIGTERM ends it
+    cleanly with exit 0."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.1"],
         stdout=subprocess.PIPE,
@@ -182,7 +184,7 @@ def test_cli_logs_and_exits_on_ctrl_c(vault: Path) -> None:
         expect("watching")
         write(vault / "People" / "Mara.md", "# Mara\n\nMara owns billing.\n")
         assert "People/Mara.md" in expect("re-indexed")
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         assert proc.wait(TIMEOUT) == 0
         expect("stopped")
         assert proc.stdout is not None and proc.stdout.read() == ""
