@@ -6,8 +6,10 @@ environment variable, so tests and sandboxes can point the whole program somewhe
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,7 +123,18 @@ def input_folders() -> tuple[str, ...]:
         folders = load_config().exclude_folders
     except ConfigError:
         folders = Config.exclude_folders
-    return tuple(f.casefold() for f in folders)
+    return folder_names(folders)
+
+
+def folder_names(folders: Iterable[str]) -> tuple[str, ...]:
+    """Folder names as ``in_folders`` compares them: case-folded, without surrounding slashes."""
+    return tuple(f.casefold().strip("/") for f in folders)
+
+
+def vault_id(root: Path) -> str:
+    """A stable short id for a vault (its resolved path, hashed): names its index file and tags its
+    query-log entries."""
+    return hashlib.sha1(str(root).encode("utf-8")).hexdigest()[:16]
 
 
 def in_folders(path: str, folders: tuple[str, ...]) -> bool:

@@ -11,7 +11,6 @@ is deleted and rebuilt.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -117,9 +116,8 @@ class Passage:
 
 def index_path(vault_root: Path) -> Path:
     """Where the index of a vault lives: one file per vault, named after its resolved path."""
-    digest = hashlib.sha1(str(vault_root).encode("utf-8")).hexdigest()[:16]
     safe = re.sub(r"[^A-Za-z0-9_-]+", "_", vault_root.name)[:40] or "vault"
-    return config.cache_dir() / "indexes" / f"{safe}-{digest}.sqlite3"
+    return config.cache_dir() / "indexes" / f"{safe}-{config.vault_id(vault_root)}.sqlite3"
 
 
 def split_passages(page: Page) -> list[tuple[int, str]]:

@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from krouter import config, page_edit, querylog
 from krouter.atomic import atomic_write
@@ -180,20 +180,14 @@ def _log_entries() -> Iterable[dict[str, object]]:
 # ----- candidates -----------------------------------------------------------------------------------
 
 
-def excluded(path: str, folders: Iterable[str]) -> bool:
-    """True when a page sits in an inputs/clippings folder (any folder level, case-insensitive)."""
-    names = {f.casefold().strip("/") for f in folders}
-    return any(part.casefold() in names for part in PurePosixPath(path).parts[:-1])
-
-
 def candidates(router: Router, question: str, exclude: Iterable[str]) -> list[Citation]:
     """The live pages the router would consider for a question, minus inputs/clippings folders.
 
     Replaced pages never appear: the router ranks them under their replacement, or skips them.
     """
     receipt = router.decide(question, k=CANDIDATE_POOL)
-    folders = tuple(exclude)
-    keep = [c for c in receipt.candidates if not excluded(c.path, folders)]
+    folders = config.folder_names(exclude)
+    keep = [c for c in receipt.candidates if not config.in_folders(c.path, folders)]
     return keep[:MAX_CANDIDATES]
 
 
@@ -333,7 +327,7 @@ def learn(
     are tried again next time.
     """
     cfg = config.load_config()
-    folders = tuple(exclude_folders if exclude_folders is not None else cfg.exclude_folders)
+    folders = config.folder_names(exclude_folders if exclude_folders is not None else cfg.exclude_folders)
     run_id = run_id or new_run_id()
     with Router(vault) as router:
         root = router.root
@@ -347,7 +341,7 @@ def learn(
 
         router.refresh()
         # Inputs and clippings pages, left out of the neighbour check (see _specific_units).
-        ignore = {row[0] for row in router.index.page_table() if excluded(row[1], folders)}
+        ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
         prepared: list[tuple[str, list[Citation]]] = []
         for w in todo:
             problem = page_edit.trigger_problem(page_edit.clean_trigger(w.question))

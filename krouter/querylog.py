@@ -6,7 +6,6 @@ The file is created 0600 inside a 0700 folder, rotated when it grows past a boun
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -37,9 +36,7 @@ def enabled() -> bool:
         return True
 
 
-def vault_id(root: Path) -> str:
-    """A stable short id for a vault (its resolved path, hashed), so the log can be filtered per vault."""
-    return hashlib.sha1(str(root).encode("utf-8")).hexdigest()[:16]
+vault_id = config.vault_id
 
 
 def entry(receipt: Receipt, root: Path) -> dict[str, object]:

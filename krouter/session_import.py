@@ -36,7 +36,7 @@ from krouter.atomic import atomic_write
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.config import vault_to_write
 from krouter.errors import KRouterError, PathOutsideVault
-from krouter.vault import check_vault, split_frontmatter
+from krouter.vault import check_vault, parse_page
 
 DEFAULT_FOLDER = "Inputs/Sessions"
 TITLE_CHARS = 72
@@ -451,11 +451,10 @@ def _existing_page(folder: Path, session_id: str, safe_id: str) -> Path | None:
         if candidate.name != f"{safe_id}.md" and not candidate.name.endswith(f"-{safe_id}.md"):
             continue
         try:
-            fm_text, _, _ = split_frontmatter(candidate.read_text(encoding="utf-8"))
-            meta = yaml.safe_load(fm_text) if fm_text else None
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            page = parse_page(candidate.name, candidate.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
             continue
-        if isinstance(meta, dict) and str(meta.get("session_id")) == session_id:
+        if str(page.meta.get("session_id")) == session_id:
             return candidate
     return None
 
