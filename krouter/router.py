@@ -81,6 +81,8 @@ class _Tables:
     inputs: frozenset[int]
     # K1 * (1 - B + B * length / average), per page: the BM25 length term, computed once per generation.
     length_norm: dict[int, float]
+    # Where each replaced page leads, resolved once per generation rather than on every hit.
+    redirect: dict[int, Redirect]
     # Replaced pages by the current page they lead to, so a target's weaker contributors can be found
     # without scoring every page in order.
     predecessors: dict[int, list[int]]
@@ -152,10 +154,8 @@ class Router:
         t = self._load_tables()
         meta = self.index.meta()
         broken = []
-        for page in t.pages.values():
-            if not page.replaced:
-                continue
-            red = t.graph.resolve(page.path)
+        for pid, red in t.redirect.items():
+            page = t.pages[pid]
             # Retired, archived or rejected pages may rightly have no replacement (as krouter check
             # says); a superseded page, a cycle or a link naming no page is broken.
             ended = red.chain == [page.path] and page.status in REPLACED_STATUSES - {"superseded"}
@@ -201,14 +201,13 @@ class Router:
         avg = max(avg, 1.0)
         inputs = frozenset(p.id for p in pages.values() if config.in_folders(p.path, self.input_folders))
         length_norm = {p.id: K1 * (1 - B + B * p.n_body / avg) for p in pages.values()}
+        redirect = {p.id: graph.resolve(p.path) for p in pages.values() if p.replaced}
         predecessors: dict[int, list[int]] = defaultdict(list)
-        for page in pages.values():
-            if page.replaced:
-                end = graph.resolve(page.path).to_path
-                if end in by_path:
-                    predecessors[by_path[end]].append(page.id)
+        for pid, red in redirect.items():
+            if red.to_path in by_path:
+                predecessors[by_path[red.to_path]].append(pid)
         self._tables = _Tables(
-            gen, pages, by_path, n_pages, avg, graph, inputs, length_norm, dict(predecessors)
+            gen, pages, by_path, n_pages, avg, graph, inputs, length_norm, redirect, dict(predecessors)
         )
         return self._tables
 
@@ -447,13 +446,12 @@ class Router:
     @staticmethod
     def _target_of(pid: int, t: _Tables, redirects: list[Redirect], skipped: list[str]) -> int | None:
         """The current page a hit on ``pid`` leads to (itself, unless replaced); None for a dead end."""
-        info = t.pages[pid]
-        if not info.replaced:
+        red = t.redirect.get(pid)
+        if red is None:
             return pid
-        red = t.graph.resolve(info.path)
         redirects.append(red)
         if red.to_path is None or red.to_path not in t.by_path:
-            skipped.append(info.path)
+            skipped.append(red.from_path)
             return None
         return t.by_path[red.to_path]
 
