@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -28,7 +28,7 @@ from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault, in_folders, input_folders
 from krouter.replacements import Link, Replacements
 from krouter.tokenizer import index_terms, normalize
-from krouter.vault import LinkResolver, Page, check_vault, decode, link_target, parse_page, walk
+from krouter.vault import LinkResolver, Page, check_vault, decode, parse_page, walk
 
 SIMHASH_BITS = 64
 # At most this many differing bits counts as near-duplicate. Measured on the bundled and bench vaults:
@@ -265,18 +265,18 @@ _KIND_ORDER = (
 def _links(pages: dict[str, Page], findings: list[Finding], untrusted: Callable[[str], bool]) -> Replacements:
     """The replacement graph exactly as the router builds it; links that name no page are findings."""
     resolver = LinkResolver(list(pages))
-    name_count = Counter(PurePosixPath(p[:-3]).name.casefold() for p in pages)
     links: list[Link] = []
     for path, page in pages.items():
         for kind, raws in (("superseded_by", page.superseded_by), ("supersedes", page.supersedes)):
             for raw in raws:
-                dst = resolver.resolve(raw)
+                found = resolver.matches(raw, path)
+                dst = found[0] if len(found) == 1 else None
                 links.append((path, dst, kind, raw))
                 if dst is None:
-                    name = PurePosixPath(link_target(raw)).name.casefold()
                     why = (
-                        "is ambiguous: several pages have that name; use the full path"
-                        if name_count.get(name, 0) > 1
+                        f"is ambiguous: it could mean {', '.join(repr(p) for p in found)}; "
+                        "use the full path, in the file's own letter case"
+                        if found
                         else "names no page"
                     )
                     findings.append(Finding("dangling_link", path, f"{kind}: {raw!r} {why}"))

@@ -36,7 +36,9 @@ from krouter.vault import (
     walk,
 )
 
-SCHEMA_VERSION = "2"
+# Bumped when the tables or what is stored in them change (3: fields read case-insensitively and
+# salvaged from broken YAML), so an index built by an older KRouter is rebuilt, not misread.
+SCHEMA_VERSION = "3"
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
 BUSY_TIMEOUT_S = 30.0
@@ -406,16 +408,18 @@ class Index:
         if was_problem:
             self.conn.execute("DELETE FROM problems WHERE path=?", (fs.path,))
         page = parse_page(fs.path, text)
-        if page.yaml_error:
-            self.conn.execute(
-                "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
-                (fs.path, "yaml", page.yaml_error, -1, -1),
-            )
+        # The old page goes first: deleting it also deletes its YAML problem, which must not take the
+        # new version's problem with it.
         if old:
             self._delete_page(old[0])
             stats.updated += 1
         else:
             stats.added += 1
+        if page.yaml_error:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
+                (fs.path, "yaml", page.yaml_error, -1, -1),
+            )
         self._insert_page(page, fs, digest, old[0] if old else None)
         stats.tokenized += 1
 
@@ -484,9 +488,9 @@ class Index:
         out = []
         for path, by_json, sup_json in rows:
             for raw in json.loads(by_json):
-                out.append((path, resolver.resolve(raw), "superseded_by", raw))
+                out.append((path, resolver.resolve(raw, path), "superseded_by", raw))
             for raw in json.loads(sup_json):
-                out.append((path, resolver.resolve(raw), "supersedes", raw))
+                out.append((path, resolver.resolve(raw, path), "supersedes", raw))
         self.conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", out)
 
     def problems(self) -> list[Problem]:

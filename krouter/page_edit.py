@@ -20,12 +20,13 @@ from frontmatter.default_handlers import YAMLHandler
 
 from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
-from krouter.vault import split_frontmatter
+from krouter.vault import field_key, split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200
 _YAML = YAMLHandler()
-_KEY = re.compile(r"^triggers[ \t]*:(?P<rest>.*?)(?P<eol>\r?\n)?$")
+# Any spelling the router reads as the triggers field (``Triggers:`` too); the page keeps its spelling.
+_KEY = re.compile(r"^(?P<key>triggers)[ \t]*:(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
 _TOP_KEY = re.compile(r"^[^\s#-]")
 
@@ -83,8 +84,13 @@ def _parse_meta(fm_text: str) -> dict[str, object]:
     return loaded
 
 
+def _triggers_key(meta: dict[str, object]) -> str:
+    """The name the page gives its triggers field ("triggers" when it has none)."""
+    return next((str(k) for k in meta if field_key(str(k)) == "triggers"), "triggers")
+
+
 def _triggers_of(meta: dict[str, object]) -> list[object]:
-    value = meta.get("triggers")
+    value = meta.get(_triggers_key(meta))
     if value is None or value == "":
         return []
     if isinstance(value, list):
@@ -106,6 +112,7 @@ def _insert_into_frontmatter(lines: list[str], end: int, item: str, nl: str) -> 
     m = _KEY.match(lines[key_at])
     assert m is not None
     rest = m.group("rest")
+    key = m.group("key")
     eol = m.group("eol") or nl
     value = rest.split(" #", 1)[0].strip()
     if value.startswith("["):
@@ -115,13 +122,13 @@ def _insert_into_frontmatter(lines: list[str], end: int, item: str, nl: str) -> 
         inner = rest[rest.index("[") + 1 : close].strip()
         head = rest[:close].rstrip() + ", " if inner else rest[:close]
         new_rest = head + item + rest[close:]
-        return [*lines[:key_at], f"triggers:{new_rest}{eol}", *lines[key_at + 1 :]]
+        return [*lines[:key_at], f"{key}:{new_rest}{eol}", *lines[key_at + 1 :]]
     if value and not value.startswith(("|", ">", "&", "!")):
         # A single phrase written as a scalar: keep it, as the first item of a list.
         old = rest.strip()
         return [
             *lines[:key_at],
-            f"triggers:{eol}",
+            f"{key}:{eol}",
             f"  - {old}{eol}",
             f"  - {item}{eol}",
             *lines[key_at + 1 :],
@@ -187,9 +194,9 @@ def _check(out: bytes, old_meta: dict[str, object], trigger: str) -> None:
         raise PageEditError("edit produced no frontmatter")
     new_meta = _parse_meta(fm_text)
     expected = dict(old_meta)
-    expected["triggers"] = [*_triggers_of(old_meta), trigger]
+    expected[_triggers_key(old_meta)] = [*_triggers_of(old_meta), trigger]
     got = dict(new_meta)
-    got["triggers"] = _triggers_of(new_meta)
+    got[_triggers_key(new_meta)] = _triggers_of(new_meta)
     if got != expected:
         raise PageEditError("edit would change more than the triggers list; page left alone")
 

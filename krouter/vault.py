@@ -9,8 +9,10 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import os
+import posixpath
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -42,6 +44,7 @@ _Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|F
 _MAX_DEPTH = 64
 _FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
 _WIKILINK = re.compile(r"^\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]$")
+_MD_LINK = re.compile(r"^\[[^\]]*\]\(([^)]+)\)$")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 
@@ -194,11 +197,16 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
 
 
 def parse_page(rel_path: str, text: str) -> Page:
-    """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept."""
+    """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept.
+
+    Field names are read case- and hyphen-insensitively (``Status:``, ``superseded-by:``). When the
+    YAML is broken, the fields that decide whether a page may be cited (status, replacement links) and
+    the title are still read line by line: a colon in a title must not turn a replaced page current."""
     text = text.removeprefix("\ufeff")
     fm_text, body, body_line = split_frontmatter(text)
     meta: dict[str, object] = {}
     error = None
+    fields: dict[str, object] = {}
     if fm_text is not None:
         try:
             loaded = _YAML.load(fm_text, Loader=_Loader)
@@ -212,9 +220,12 @@ def parse_page(rel_path: str, text: str) -> Page:
         if error is not None:
             # Broken frontmatter is read as plain text, so words in it (a title) still find the page.
             body, body_line = text, 1
+            fields = _salvage(fm_text)
         elif loaded is not None and not isinstance(loaded, dict):
             error = f"frontmatter is a {type(loaded).__name__}, not a mapping of fields"
-    title = _as_text(meta.get("title")).strip()
+        else:
+            fields = _fields(meta)
+    title = _as_text(fields.get("title")).strip()
     if not title:
         title = _first_heading(body) or PurePosixPath(rel_path).stem
     return Page(
@@ -222,15 +233,67 @@ def parse_page(rel_path: str, text: str) -> Page:
         title=title,
         body=body,
         body_line=body_line,
-        status=_as_text(meta.get("status")).strip().lower(),
-        aliases=_as_list(meta.get("aliases") or meta.get("alias")),
-        tags=_as_list(meta.get("tags")),
-        triggers=_as_list(meta.get("triggers")),
-        superseded_by=_as_list(meta.get("superseded_by")),
-        supersedes=_as_list(meta.get("supersedes")),
+        status=_as_text(fields.get("status")).strip().strip("\"'").lstrip("#").strip().lower(),
+        aliases=_as_list(fields.get("aliases") or fields.get("alias")),
+        tags=_as_list(fields.get("tags")),
+        triggers=_as_list(fields.get("triggers")),
+        superseded_by=_links(fields.get("superseded_by")),
+        supersedes=_links(fields.get("supersedes")),
         meta=meta,
         yaml_error=error,
     )
+
+
+def field_key(name: str) -> str:
+    """The form a frontmatter field name is compared in: ``Superseded-By`` and ``superseded_by`` agree."""
+    return name.strip().lower().replace("-", "_")
+
+
+def _fields(meta: dict[str, object]) -> dict[str, object]:
+    """Fields by their compared name; a name written exactly in lower case wins over its variants."""
+    out: dict[str, object] = {}
+    for key, value in meta.items():
+        norm = field_key(key)
+        if norm not in out or key == norm:
+            out[norm] = value
+    return out
+
+
+_SALVAGED = frozenset({"title", "status", "superseded_by", "supersedes"})
+_TOP_FIELD = re.compile(r"^([A-Za-z][\w-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_ITEM = re.compile(r"^[ \t]+-[ \t]+(.+?)[ \t]*$")
+
+
+def _salvage(fm_text: str) -> dict[str, object]:
+    """The title, status and replacement links of frontmatter that YAML cannot parse, read line by line
+    (``key: value``, or ``key:`` followed by ``- item`` lines)."""
+    out: dict[str, object] = {}
+    current: list[str] | None = None
+    for line in fm_text.splitlines():
+        m = _TOP_FIELD.match(line)
+        if m:
+            key = field_key(m.group(1))
+            current = None
+            if key not in _SALVAGED or key in out:
+                continue
+            value = (m.group(2) or "").strip()
+            if value:
+                out[key] = value.strip("\"'") if key in ("title", "status") else value
+            else:
+                current = []
+                out[key] = current
+            continue
+        item = _ITEM.match(line)
+        if item and current is not None:
+            current.append(item.group(1))
+        elif line.strip():
+            current = None
+    return out
+
+
+def _links(value: object) -> list[str]:
+    """Replacement links as written, without empty placeholders (``[[]]``, ``""``)."""
+    return [raw for raw in _as_list(value) if link_target(raw)]
 
 
 def _first_heading(body: str) -> str | None:
@@ -250,42 +313,83 @@ def decode(rel_path: str, data: bytes) -> str | Problem:
 
 
 def link_target(raw: str) -> str:
-    """The page name a link points at: ``[[A/B|x]]``, ``A/B.md`` and ``A/B`` all give ``A/B``."""
+    """The page a link points at, as a path without ``.md``: ``[[A/B|x]]``, ``[[A/B#h]]``,
+    ``[x](A/B.md)``, ``A/B.md`` and ``A/B`` all give ``A/B``. Relative forms (``./``, ``../``) are kept
+    for the resolver, which knows the linking page's folder."""
     # NFC: macOS file names arrive decomposed (NFD) while typed links are composed.
     raw = unicodedata.normalize("NFC", raw).strip().strip('"').strip("'").strip()
     m = _WIKILINK.match(raw)
     if m:
         raw = m.group(1).strip()
-    raw = raw.replace("\\", "/").lstrip("./").lstrip("/")
+    elif raw.startswith("[["):
+        return ""  # an empty or unclosed wikilink names nothing
+    else:
+        md = _MD_LINK.match(raw)
+        if md:
+            raw = urllib.parse.unquote(md.group(1).strip().strip("<>"))
+        raw = raw.split("#", 1)[0].strip()
+    raw = raw.replace("\\", "/").lstrip("/")
     if raw.lower().endswith(".md"):
         raw = raw[:-3]
     return raw
 
 
 class LinkResolver:
-    """Resolves link targets to page paths the way Obsidian does: full path first, then a unique name."""
+    """Resolves links to page paths the way Obsidian does: the full path, else a unique page whose path
+    ends with the link (a bare name matches a page of that name in any folder). Letter case must match
+    when it can; a case-insensitive match counts only when it is unique."""
 
     def __init__(self, paths: list[str]) -> None:
-        self._by_stem_path: dict[str, str] = {}
-        by_name: dict[str, list[str]] = {}
+        self._paths: dict[str, str] = {}
+        self._folded: dict[str, list[str]] = {}
         for p in paths:
             stem = unicodedata.normalize("NFC", p[:-3] if p.lower().endswith(".md") else p)
-            self._by_stem_path[stem.casefold()] = p
-            # Built on every refresh from every page path: a string split instead of a PurePosixPath
-            # per page (that was ~45 % of refreshing one edited page in 10k). Odd stems ("a/b/", "a/.")
-            # still go through PurePosixPath so the name is exactly what it gave.
-            name = stem.rsplit("/", 1)[-1]
-            if not name or name == "." or name == "..":
-                name = PurePosixPath(stem).name
-            by_name.setdefault(name.casefold(), []).append(p)
-        self._by_name = {k: v[0] for k, v in by_name.items() if len(v) == 1}
+            self._paths[stem] = p
+            self._folded.setdefault(stem.casefold(), []).append(p)
+        self._suffix: dict[str, list[str]] | None = None
+        self._suffix_folded: dict[str, list[str]] = {}
 
-    def resolve(self, raw: str) -> str | None:
-        """The page path a link names, or None when it names no page (or an ambiguous name)."""
-        target = link_target(raw).casefold()
-        if not target:
-            return None
-        return self._by_stem_path.get(target) or self._by_name.get(PurePosixPath(target).name)
+    def _suffixes(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """Pages by every trailing part of their path ("b/c" and "c" for "a/b/c"), built on first need:
+        links that give the full path never pay for it."""
+        if self._suffix is None:
+            self._suffix = {}
+            # String splits rather than a PurePosixPath per page (that was ~45 % of refreshing one
+            # edited page in a 10k vault).
+            for stem, p in self._paths.items():
+                parts = stem.split("/")
+                for i in range(1, len(parts)):
+                    self._suffix.setdefault("/".join(parts[i:]), []).append(p)
+            for key, found in self._suffix.items():
+                self._suffix_folded.setdefault(key.casefold(), []).extend(found)
+        return self._suffix, self._suffix_folded
+
+    def resolve(self, raw: str, source: str | None = None) -> str | None:
+        """The page path a link names, or None when it names no page or several equally well.
+
+        ``source`` is the linking page's vault-relative path: ``./x`` and ``../x`` are resolved from its
+        folder, and a relative link that climbs out of the vault names nothing."""
+        found = self.matches(raw, source)
+        return found[0] if len(found) == 1 else None
+
+    def matches(self, raw: str, source: str | None = None) -> list[str]:
+        """The pages a link could mean at the first rule that matches any: one page, several (the link
+        is ambiguous) or none."""
+        target = link_target(raw)
+        if target.startswith(("./", "../")) or target in (".", ".."):
+            folder = PurePosixPath(source).parent if source else PurePosixPath()
+            target = posixpath.normpath(posixpath.join(str(folder), target))
+            if target == ".." or target.startswith("../"):
+                return []
+        if not target or target == ".":
+            return []
+        if target in self._paths:
+            return [self._paths[target]]
+        folded = target.casefold()
+        if folded in self._folded:
+            return list(self._folded[folded])
+        suffix, suffix_folded = self._suffixes()
+        return list(suffix.get(target) or suffix_folded.get(folded) or [])
 
 
 def contained_path(root: Path, rel_path: str) -> Path:

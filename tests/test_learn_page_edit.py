@@ -102,3 +102,13 @@ def test_atomic_replace_keeps_file_mode(tmp_path: Path) -> None:
     atomic_replace(page, b"new\n", expected=b"old\n")
     assert page.read_bytes() == b"new\n"
     assert page.stat().st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize(
+    "before",
+    [b"---\ntitle: A\nTriggers:\n  - one\n---\nbody\n", b"---\nTRIGGERS: [one]\n---\nbody\n"],
+)
+def test_adds_to_the_triggers_field_as_the_page_spells_it(before: bytes) -> None:
+    after = with_trigger(before, "two")
+    assert _triggers(after) == ["one", "two"]
+    assert b"\ntriggers:" not in after  # no second, lower-case field shadowing the page's own

@@ -221,3 +221,88 @@ def test_two_branches_meeting_again_are_not_a_cycle(tmp_path: Path) -> None:
     with Router(vault) as router:
         redirect = router.resolve("A.md")
     assert redirect.to_path is None and redirect.problem == "replaced, with no replacement page"
+
+
+def test_broken_yaml_still_marks_a_page_replaced(tmp_path: Path) -> None:
+    # A colon in a title breaks the YAML; the status line must still keep the old page from being cited.
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": (
+                "---\ntitle: Queue: RabbitMQ\nstatus: superseded\nsuperseded_by: Decisions/Message broker\n---\n"
+                + OLD_BODY
+            ),
+            "Decisions/Message broker.md": NEW_BODY,
+        },
+    )
+    receipt = ask(vault, "rabbitmq single node message broker")
+    assert receipt.top.path == "Decisions/Message broker.md"
+    assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
+    with Router(vault) as router:
+        assert any(p["path"] == "Decisions/Queue - RabbitMQ.md" for p in router.status()["problems"])
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "Status: superseded\nSuperseded_by: Decisions/Message broker",
+        "STATUS: Superseded\nsuperseded-by: Decisions/Message broker",
+        'status: "#superseded"\nsuperseded_by: Decisions/Message broker',
+        "status: superseded\nsuperseded_by: '[Message broker](Decisions/Message%20broker.md)'",
+        "status: superseded\nsuperseded_by: Decisions/Message broker#Decision",
+    ],
+)
+def test_field_spellings_and_link_forms_people_write(tmp_path: Path, frontmatter: str) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": f"---\n{frontmatter}\n---\n{OLD_BODY}",
+            "Decisions/Message broker.md": NEW_BODY,
+        },
+    )
+    receipt = ask(vault, "rabbitmq single node message broker")
+    assert receipt.top.path == "Decisions/Message broker.md"
+    assert receipt.top.via == "Decisions/Queue - RabbitMQ.md"
+
+
+def test_names_differing_only_in_case_resolve_to_the_exact_one(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "D/Auth.md": "# Auth current\n\nStaff login uses Okta single sign-on.\n",
+            "D/auth.md": "# auth notes\n\nRandom notes about OAuth scopes for the mobile app.\n",
+            "D/AuthV1.md": "---\nstatus: superseded\nsuperseded_by: D/Auth\n---\nStaff login uses LDAP via OpenLDAP.\n",
+        },
+    )
+    if not (tmp_path / "D/auth.md").exists() or (tmp_path / "D/Auth.md").samefile(tmp_path / "D/auth.md"):
+        pytest.skip("case-insensitive file system")
+    receipt = ask(vault, "does staff login use LDAP via OpenLDAP")
+    assert receipt.top.path == "D/Auth.md"
+    assert receipt.top.via == "D/AuthV1.md"
+
+
+@pytest.mark.parametrize(
+    ("link", "expected"),
+    [
+        ("../Runbooks/Message broker.md", "Runbooks/Message broker.md"),  # relative to the linking page
+        ("./Message broker", None),  # Decisions/Message broker.md does not exist
+        ("../../outside/Message broker.md", None),  # climbs out of the vault
+        ("Team/Message broker", None),  # a folder that holds no such page
+        ('"[[]]"', "Decisions/Queue - RabbitMQ.md"),  # an empty placeholder is no link at all
+    ],
+)
+def test_links_land_only_where_they_point(tmp_path: Path, link: str, expected: str | None) -> None:
+    status = "current" if link == '"[[]]"' else "superseded"
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": f"---\nstatus: {status}\nsuperseded_by: {link}\n---\n{OLD_BODY}",
+            "Runbooks/Message broker.md": NEW_BODY,
+        },
+    )
+    receipt = ask(vault, "rabbitmq single node message broker")
+    if expected is None:
+        assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
+        assert all(r.to_path is None for r in receipt.redirects if r.from_path == "Decisions/Queue - RabbitMQ.md")
+    else:
+        assert receipt.top.path == expected

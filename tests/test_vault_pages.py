@@ -205,3 +205,21 @@ def test_symlinks_not_followed(tmp_path: Path) -> None:
         receipt = router.ask("armadillo treasure map")
         assert receipt.decision == "refuse" and receipt.cited == []
         assert router.status()["pages"] == len(FILLER)
+
+
+def test_broken_yaml_problem_survives_an_edit(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"p.md": "---\ntitle: ok\n---\nbody\n"}, filler=False)
+    with Router(vault) as router:
+        router.refresh()
+        (vault / "p.md").write_text("---\ntitle: a: b\n---\nbody two\n", encoding="utf-8")
+        os.utime(vault / "p.md", ns=(1, 1))
+        router.refresh()
+        problems = router.status()["problems"]
+    assert [(p["path"], p["kind"]) for p in problems] == [("p.md", "yaml")]
+
+
+def test_broken_yaml_title_is_salvaged() -> None:
+    page = parse_page("Deploy old.md", "---\ntitle: Deploy: Heroku\nstatus: superseded\n---\nbody\n")
+    assert page.yaml_error
+    assert page.title == "Deploy: Heroku"
+    assert page.replaced
