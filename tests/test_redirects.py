@@ -303,6 +303,8 @@ def test_links_land_only_where_they_point(tmp_path: Path, link: str, expected: s
     receipt = ask(vault, "rabbitmq single node message broker")
     if expected is None:
         assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
-        assert all(r.to_path is None for r in receipt.redirects if r.from_path == "Decisions/Queue - RabbitMQ.md")
+        assert all(
+            r.to_path is None for r in receipt.redirects if r.from_path == "Decisions/Queue - RabbitMQ.md"
+        )
     else:
         assert receipt.top.path == expected
