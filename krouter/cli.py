@@ -125,8 +125,9 @@ def status(
     """Show the vault's pages, replaced pages, broken pages, and where the index lives."""
     router = _router(vault)
     try:
-        stats = router.refresh()
-        report = router.status(stats)
+        with exit_codes():
+            stats = router.refresh()
+            report = router.status(stats)
     finally:
         router.close()
     if as_json:

@@ -28,5 +28,9 @@ class IndexBusy(KRouterError):
     no earlier index to answer from."""
 
 
+class IndexUnavailable(KRouterError):
+    """The index file or its folder cannot be created or opened (a file in the way, no permission)."""
+
+
 class ConfigError(KRouterError):
     """The configuration file cannot be read or holds a value of the wrong type."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from krouter import config
-from krouter.errors import IndexBusy
+from krouter.errors import IndexBusy, IndexUnavailable
 from krouter.tokenizer import TOKENIZER_VERSION, index_terms, query_terms
 from krouter.vault import (
     FileStat,
@@ -161,9 +161,16 @@ class Index:
         self.conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        hint = "set KROUTER_CACHE_DIR to a folder you can write"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexUnavailable(f"cannot create the index folder {self.path.parent}: {exc}; {hint}") from exc
         for attempt in range(2):
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            try:
+                conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            except sqlite3.Error as exc:
+                raise IndexUnavailable(f"cannot open the index {self.path}: {exc}; {hint}") from exc
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
@@ -176,8 +183,11 @@ class Index:
                 if "locked" in str(exc) or "busy" in str(exc):
                     raise IndexBusy(f"index {self.path} is locked by another process; try again") from exc
                 if attempt:
-                    raise
-                self._delete_files()
+                    raise IndexUnavailable(f"cannot open the index {self.path}: {exc}; {hint}") from exc
+                try:
+                    self._delete_files()
+                except OSError as os_exc:
+                    raise IndexUnavailable(f"cannot replace the index {self.path}: {os_exc}; {hint}") from exc
         raise AssertionError("unreachable")
 
     def _check_versions(self, conn: sqlite3.Connection) -> None:

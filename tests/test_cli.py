@@ -133,6 +133,17 @@ def test_other_error_exit_1(tmp_path: Path) -> None:
     assert "config.toml" in result.stderr
 
 
+@pytest.mark.parametrize("command", ["ask", "status", "index"])
+def test_unusable_cache_dir_is_a_message_not_a_traceback(vault: Path, command: str) -> None:
+    # A file where the index folder should be: the same as a cache dir that cannot be written.
+    Path(os.environ["KROUTER_CACHE_DIR"], "indexes").write_text("", encoding="utf-8")
+    args = [command, "pager rotation"] if command == "ask" else [command]
+    result = krouter(*args, "--vault", str(vault))
+    assert result.returncode == 1
+    assert "cannot create the index folder" in result.stderr and "KROUTER_CACHE_DIR" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_default_vault_from_config(vault: Path) -> None:
     Path(os.environ["KROUTER_CONFIG_DIR"], "config.toml").write_text(f'vault = "{vault}"\n', encoding="utf-8")
     result = runner.invoke(app, ["ask", "pager rotation", "--json"])
