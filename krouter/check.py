@@ -2,7 +2,7 @@
 
 Findings: replacement links that name no page, replacement cycles, superseded pages with no
 replacement, pages replaced by a page that is itself replaced (the chain works but should be collapsed;
-reported, never fixed), broken YAML, files that are not UTF-8, live pages sharing a title, near-duplicate
+reported, never fixed), broken YAML, files that are not UTF-8, symbolic links (not followed), live pages sharing a title, near-duplicate
 pages, and triggers on replaced pages (they can never recall anything). The vault is read through
 ``krouter.vault`` exactly as the index reads it and is never written.
 
@@ -44,7 +44,7 @@ MAX_BUCKET = 256
 
 # Reported but not a failure: a chain A -> B -> C still redirects correctly (the router follows it);
 # collapsing it is tidying, not repair.
-NOTICE_KINDS = frozenset({"chain_not_collapsed"})
+NOTICE_KINDS = frozenset({"chain_not_collapsed", "symlink"})
 
 
 @dataclass
@@ -209,7 +209,8 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
     root = check_vault(vault)
     findings: list[Finding] = []
     pages: dict[str, Page] = {}
-    for fs in sorted(walk(root), key=lambda f: f.path):
+    symlinks: list[str] = []
+    for fs in sorted(walk(root, symlinks=symlinks), key=lambda f: f.path):
         try:
             data = (root / fs.path).read_bytes()
         except OSError as exc:
@@ -223,8 +224,17 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
         pages[fs.path] = page
         if page.yaml_error:
             findings.append(
-                Finding("yaml", fs.path, f"broken frontmatter, read as plain text: {page.yaml_error}")
+                Finding(
+                    "yaml",
+                    fs.path,
+                    "broken frontmatter, read as plain text (title, status and replacement links are still "
+                    f"read line by line): {page.yaml_error}",
+                )
             )
+    findings.extend(
+        Finding("symlink", link, "a symbolic link: not followed (it could lead out of the vault or loop)")
+        for link in sorted(symlinks)
+    )
 
     folders = input_folders()
     graph = _links(pages, findings, lambda path: in_folders(path, folders))
@@ -256,6 +266,7 @@ _KIND_ORDER = (
     "cycle",
     "no_replacement",
     "chain_not_collapsed",
+    "symlink",
     "trigger_on_replaced",
     "duplicate_title",
     "near_duplicate",

@@ -140,7 +140,8 @@ def split_passages(page: Page) -> list[tuple[int, str]]:
 
 
 def _meta_text(page: Page) -> str:
-    stem = page.path.rsplit("/", 1)[-1].removesuffix(".md")
+    name = page.path.rsplit("/", 1)[-1]
+    stem = name[:-3] if name.lower().endswith(".md") else name
     return "\n".join([page.title, stem, *page.aliases, *page.tags])
 
 
@@ -165,7 +166,9 @@ class Index:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise IndexUnavailable(f"cannot create the index folder {self.path.parent}: {exc}; {hint}") from exc
+            raise IndexUnavailable(
+                f"cannot create the index folder {self.path.parent}: {exc}; {hint}"
+            ) from exc
         for attempt in range(2):
             try:
                 conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)

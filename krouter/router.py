@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from krouter.index import Index, Passage, RefreshStats
 from krouter.receipt import Citation, Evidence, Receipt, Redirect
 from krouter.replacements import Replacements
 from krouter.tokenizer import fallback_bigrams, is_cjk, query_terms
-from krouter.vault import REPLACED_STATUSES, contained_path
+from krouter.vault import REPLACED_STATUSES, Problem, contained_path, decode
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -140,14 +141,29 @@ class Router:
     def read(self, rel_path: str) -> str:
         """The text of a page, confined to the vault (``..``, absolute paths and outbound symlinks refused).
 
-        A path without ``.md`` (the form links use) is also tried with it."""
+        A path as links write it also finds the page: without ``.md``, in another Unicode form (macOS
+        stores names decomposed) or another letter case, when exactly one page matches."""
         try:
             path = contained_path(self.root, rel_path)
         except PageNotFound:
-            if rel_path.lower().endswith(".md"):
-                raise
-            path = contained_path(self.root, f"{rel_path}.md")
-        return path.read_text(encoding="utf-8", errors="replace")
+            try:
+                path = contained_path(self.root, f"{rel_path}.md")
+            except PageNotFound:
+                path = self._page_spelled(rel_path)
+        text = decode(rel_path, path.read_bytes())
+        if isinstance(text, Problem):
+            raise PageNotFound(f"{rel_path!r} is not a page KRouter reads: {text.message}")
+        return text
+
+    def _page_spelled(self, rel_path: str) -> Path:
+        """The one page whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""
+        if self.auto_refresh:
+            self.refresh()
+        want = _stem_key(rel_path)
+        found = [p.path for p in self._load_tables().pages.values() if _stem_key(p.path) == want]
+        if len(found) != 1:
+            raise PageNotFound(f"no page at {rel_path!r} in {self.root}")
+        return contained_path(self.root, found[0])
 
     def status(self, stats: RefreshStats | None = None) -> dict[str, object]:
         """Pages, replaced pages, problems and broken replacement links, and where the index lives."""
@@ -541,6 +557,12 @@ class Router:
 
     def _tables_path(self, page_id: int) -> str:
         return self._load_tables().pages[page_id].path
+
+
+def _stem_key(path: str) -> str:
+    """A page path compared the way a person types it: any Unicode form, any case, ``.md`` optional."""
+    key = unicodedata.normalize("NFC", path.replace("\\", "/").strip().lstrip("/")).casefold()
+    return key.removesuffix(".md")
 
 
 def _bits(mask: int) -> set[int]:

@@ -233,6 +233,10 @@ _EN_FRAMES = re.compile(
 )
 
 
+# An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
+_MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
+
+
 def query_terms(question: str, known: Callable[[str], bool] | None = None) -> list[QueryTerm]:
     """The content terms of a question, deduplicated, in the order they appear.
 
@@ -250,7 +254,7 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in _RUN.findall(_EN_FRAMES.sub(" ", normalize(question))):
+    for run in _RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
         if not _IS_CJK.match(run):
             term = _word_terms(run)
             if term:

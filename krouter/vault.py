@@ -100,11 +100,14 @@ def check_vault(root: Path) -> Path:
     return root.resolve()
 
 
-def walk(root: Path, unreadable: list[str] | None = None) -> Iterator[FileStat]:
+def walk(
+    root: Path, unreadable: list[str] | None = None, symlinks: list[str] | None = None
+) -> Iterator[FileStat]:
     """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...).
 
-    Symlinks are not followed: a link could lead out of the vault or into a loop. Folders that cannot
-    be listed are appended to ``unreadable`` (vault-relative, ending in ``/``; ``""`` for the root).
+    Symlinks are not followed: a link could lead out of the vault or into a loop; those to folders or
+    ``.md`` files are appended to ``symlinks``. Folders that cannot be listed are appended to
+    ``unreadable`` (vault-relative, ending in ``/``; ``""`` for the root).
     """
     # Every lookup with auto-refresh walks the whole vault, so this loop is hot: relative paths are
     # built by joining names (a pathlib object per file cost ~70 % of a no-change refresh).
@@ -122,6 +125,10 @@ def walk(root: Path, unreadable: list[str] | None = None) -> Iterator[FileStat]:
             if name.startswith("."):
                 continue
             try:
+                if symlinks is not None and entry.is_symlink():
+                    if name.lower().endswith(".md") or entry.is_dir():
+                        symlinks.append(prefix + name)
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, f"{prefix}{name}/"))
                 elif entry.is_file(follow_symlinks=False) and name.lower().endswith(".md"):

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import types
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,24 @@ def test_missing_answer_and_path_spelling() -> None:
     qs = [q("K", "current", "Ops/Backups.md"), q("R", "refuse", None)]
     graded = stats.grade(qs, [a("K", ["./Ops\\Backups"])])  # no answer for R at all
     assert [g.verdict for g in graded] == ["right", "refused"]
+
+
+def test_path_spelling_across_systems_is_the_same_page() -> None:
+    # A macOS file name is decomposed (NFD), a typed gold path composed; ".MD" is still a Markdown page.
+    qs = [q("K", "current", "Notes/Café.md"), q("L", "current", "Notes/Ferret Policy")]
+    nfd = unicodedata.normalize("NFD", "Notes/Café.md")
+    graded = stats.grade(qs, [a("K", [nfd]), a("L", ["Notes/Ferret Policy.MD"])])
+    assert [g.verdict for g in graded] == ["right", "right"]
+
+
+def test_question_file_with_byte_order_mark_and_bad_q(tmp_path: Path) -> None:
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"id": "1", "q": "x", "kind": "refuse", "gold": None}).encode()
+    )
+    assert [x.id for x in stats.load_questions(qfile)] == ["1"]
+    with pytest.raises(stats.BenchError, match="q must be"):
+        stats.question_from_dict({"id": "2", "q": None, "kind": "refuse", "gold": None}, "test")
 
 
 def test_inconsistent_question_is_rejected() -> None:
@@ -271,6 +290,17 @@ def test_run_py_grades_answers_file_as_one_json_object(tmp_path: Path, vault: Pa
     assert res["ci"]["wrong_citation"] is not None
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [x["verdict"] for x in lines] == ["right", "wrong", "missed", "right", "wrong", "refused"]
+
+
+def test_run_py_warns_about_gold_pages_the_vault_lacks(tmp_path: Path, vault: Path) -> None:
+    qfile, afile = tmp_path / "q.jsonl", tmp_path / "a.jsonl"
+    qfile.write_text(
+        json.dumps({"id": "G", "q": "x", "kind": "current", "gold": "Nope/Missing.md"}), encoding="utf-8"
+    )
+    afile.write_text(json.dumps({"id": "G", "cited": [], "refused": True}), encoding="utf-8")
+    proc = _run("--vault", str(vault), "--questions", str(qfile), "--answers", str(afile), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "gold page that is not in" in proc.stderr and "ids: G" in proc.stderr
 
 
 def test_run_py_usage_error_exits_2(tmp_path: Path) -> None:

@@ -94,6 +94,34 @@ def test_ambiguous_link_name_is_explained(tmp_path: Path) -> None:
     assert "ambiguous" in finding.message
 
 
+def test_case_only_collision_is_ambiguous_and_names_both(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {"Old.md": page("Old", superseded_by="d/AUTH"), "D/Auth.md": page("Auth"), "D/auth.md": page("auth")},
+    )
+    if (vault / "D/Auth.md").samefile(vault / "D/auth.md"):
+        pytest.skip("case-insensitive file system")
+    (finding,) = [f for f in check(vault).findings if f.kind == "dangling_link"]
+    assert (
+        "ambiguous" in finding.message and "D/Auth.md" in finding.message and "D/auth.md" in finding.message
+    )
+
+
+def test_symlinks_are_reported_as_notices(tmp_path: Path) -> None:
+    vault = make(tmp_path, {"Ops/Pager.md": page("Pager")})
+    outside = tmp_path / "shared"
+    outside.mkdir()
+    (outside / "Team.md").write_text(page("Team"), encoding="utf-8")
+    (vault / "Shared").symlink_to(outside)
+    (vault / "Ops" / "Alias.md").symlink_to(vault / "Ops" / "Pager.md")
+    report = check(vault)
+    assert [(f.kind, f.path, f.severity) for f in report.findings] == [
+        ("symlink", "Ops/Alias.md", "notice"),
+        ("symlink", "Shared", "notice"),
+    ]
+    assert report.ok
+
+
 def test_cycles_are_found_once(tmp_path: Path) -> None:
     vault = make(
         tmp_path,

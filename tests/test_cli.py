@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -177,6 +178,22 @@ def test_read_confined_to_vault(tmp_path: Path, vault: Path) -> None:
         assert "launch codes" not in result.stdout
     missing = runner.invoke(app, ["read", "Ops/Nope.md", "--vault", str(vault)])
     assert missing.exit_code == 2
+
+
+def test_read_finds_a_page_as_people_and_links_spell_it(vault: Path) -> None:
+    nfd = unicodedata.normalize("NFD", "Ops/Café notes.MD")
+    (vault / nfd).write_text("# Café\n\nEspresso at ten.\n", encoding="utf-8")
+    runner.invoke(app, ["index", "--vault", str(vault)])
+    for typed in ["Ops/Café notes.md", "Ops/Café notes", "ops/café NOTES", nfd]:
+        result = runner.invoke(app, ["read", typed, "--vault", str(vault)])
+        assert result.exit_code == 0, typed
+        assert "Espresso at ten." in result.stdout
+
+
+def test_read_refuses_a_file_that_is_not_utf8(vault: Path) -> None:
+    (vault / "Ops" / "Latin.md").write_bytes("caf\xe9 notes".encode("latin-1"))
+    result = runner.invoke(app, ["read", "Ops/Latin.md", "--vault", str(vault)])
+    assert result.exit_code == 2 and "not UTF-8" in result.stderr
 
 
 def test_read_refuses_hidden_folders(vault: Path) -> None:

@@ -119,3 +119,8 @@ def test_question_recut_prefers_the_cut_that_explains_every_character() -> None:
     for vocabulary in ({"一上", "上午", "周一", "值班", "交接"}, {"一上", "上午", "午", "值班", "交接"}):
         terms = [q.term for q in query_terms("值班一上午交接", known=vocabulary.__contains__)]
         assert terms == ["值班", "上午", "交接"], vocabulary
+
+
+def test_a_file_name_in_a_question_asks_for_the_page_not_for_md() -> None:
+    assert [t.text for t in query_terms("Primary database.md")] == ["primary", "database"]
+    assert [t.text for t in query_terms("what does README.md say about md5 sums")][-2:] == ["md5", "sums"]

@@ -13,6 +13,7 @@ import os
 import random
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from stats import BenchError, Question, load_questions, question_from_dict
+from stats import BenchError, Question, load_questions, norm_path, question_from_dict
 
 HERE = Path(__file__).resolve().parent
 PROJECT_ROOT = HERE.parents[1]
@@ -391,11 +392,27 @@ def load_set(name: str) -> BenchSet:
     raise BenchError(f"unknown set {name!r} (choose from {', '.join(SET_NAMES)})")
 
 
+def _warn_missing_gold(vault: Path, source: Path, questions: list[Question]) -> None:
+    """A gold page the vault does not hold can only be graded wrong: say so rather than score it."""
+    pages = {
+        norm_path(p.relative_to(vault).as_posix()) for p in vault.rglob("*") if p.suffix.lower() == ".md"
+    }
+    missing = [q.id for q in questions if q.gold is not None and not any(g in pages for g in q.gold)]
+    if missing:
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        print(
+            f"warning: {source}: {len(missing)} question(s) name a gold page that is not in {vault} "
+            f"(ids: {shown}); they can only be graded wrong",
+            file=sys.stderr,
+        )
+
+
 def custom_set(vault: Path, questions: Path, floor_from: Path | None) -> BenchSet:
     """A set from --vault/--questions; bm25-floor picks its floor on --floor-from, else on these questions."""
     if not vault.is_dir():
         raise BenchError(f"vault folder not found: {vault}")
     part = Part(vault, read_question_file(questions))
+    _warn_missing_gold(vault, questions, part.questions)
     if floor_from is not None:
         return BenchSet(
             questions.stem, [part], [Part(vault, read_question_file(floor_from))], f"picked on {floor_from}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -93,14 +94,15 @@ class Graded:
 
 def norm_path(path: str) -> str:
     """Normalise a vault-relative path so harmless spelling differences do not count as wrong citations."""
-    p = path.strip().replace("\\", "/")
+    # NFC: a macOS file name arrives decomposed (NFD) while a typed gold path is composed.
+    p = unicodedata.normalize("NFC", path.strip().replace("\\", "/"))
     while p.startswith("./"):
         p = p[2:]
     p = p.lstrip("/")
     # Some systems cite Obsidian-style names without the extension; the page is still the same page.
-    if not p.lower().endswith(".md"):
-        p += ".md"
-    return p
+    if p.lower().endswith(".md"):
+        p = p[:-3]
+    return p + ".md"
 
 
 def _norm_gold(raw: Any, where: str) -> tuple[str, ...] | None:
@@ -118,6 +120,8 @@ def question_from_dict(obj: dict[str, Any], where: str) -> Question:
     for key in ("id", "q", "kind"):
         if key not in obj:
             raise BenchError(f"{where}: missing field {key!r}")
+    if not isinstance(obj["q"], str) or not obj["q"].strip():
+        raise BenchError(f"{where}: q must be a non-empty string, not {obj['q']!r}")
     kind = obj["kind"]
     if kind not in KINDS:
         raise BenchError(f"{where}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -133,7 +137,8 @@ def question_from_dict(obj: dict[str, Any], where: str) -> Question:
 def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise BenchError(f"file not found: {path}")
-    with path.open(encoding="utf-8") as fh:
+    # utf-8-sig: a file saved by Windows Notepad starts with a byte-order mark.
+    with path.open(encoding="utf-8-sig") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
