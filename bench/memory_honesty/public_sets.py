@@ -29,12 +29,14 @@ PROJECT_ROOT = HERE.parents[1]
 # Bump when the page or question layout below changes, so stale cached copies are not reused.
 FORMAT_VERSION = "1"
 
-OWN_SETS: dict[str, tuple[str, str, str]] = {
-    # name: (vault folder, question file, the dev question file of the same vault that floors are picked on)
+OWN_SETS: dict[str, tuple[str, str, str | None]] = {
+    # name: (vault folder, question file, the dev question file of the same vault that floors are picked
+    # on; None when the vault has no dev questions: then on both dev sets, from the other two vaults)
     "dev": ("vault", "questions_dev.jsonl", "questions_dev.jsonl"),
     "dev2": ("vault2", "questions_dev2.jsonl", "questions_dev2.jsonl"),
     "heldout": ("vault", "heldout.jsonl", "questions_dev.jsonl"),
     "heldout2": ("vault2", "heldout2.jsonl", "questions_dev2.jsonl"),
+    "heldout3": ("vault3", "heldout3.jsonl", None),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = ("dev", "dev2", *PUBLIC_SETS)
@@ -369,6 +371,9 @@ def _own(name: str) -> BenchSet:
     vault_name, qfile, devfile = OWN_SETS[name]
     vault = _require(HERE / vault_name, f"vault folder for set {name!r}")
     part = Part(vault, read_question_file(_questions_file(HERE / qfile)))
+    if devfile is None:
+        floor_parts = [_own("dev").parts[0], _own("dev2").parts[0]]
+        return BenchSet(name, [part], floor_parts, f"picked on dev and dev2 (other vaults), never on {qfile}")
     if devfile == qfile:
         return BenchSet(name, [part], [part], f"picked on this dev set ({qfile})")
     dev = Part(vault, read_question_file(_questions_file(HERE / devfile)))
