@@ -97,7 +97,7 @@ def test_question_file_with_byte_order_mark_and_bad_q(tmp_path: Path) -> None:
         b"\xef\xbb\xbf" + json.dumps({"id": "1", "q": "x", "kind": "refuse", "gold": None}).encode()
     )
     assert [x.id for x in stats.load_questions(qfile)] == ["1"]
-    with pytest.raises(stats.BenchError, match="q must be"):
+    with pytest.raises(stats.BenchError, match="q must be a string"):
         stats.question_from_dict({"id": "2", "q": None, "kind": "refuse", "gold": None}, "test")
 
 
