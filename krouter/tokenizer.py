@@ -39,6 +39,12 @@ _RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 _HAS_HAN = re.compile(rf"[{_HAN}]")
 _ONLY_HAN = re.compile(rf"^[{_HAN}]+$")
 _IS_CJK = re.compile(rf"^[{_CJK}]")
+_HAS_HANGUL = re.compile(rf"[{_HANGUL}]")
+# In a Japanese question, hiragana stretches are particles, endings and auxiliaries (は, の, ですか,
+# ました): grammar, not subject. Kanji and katakana stretches carry the content; 何 and 誰 (what, who)
+# ask rather than name.
+_JA_CONTENT = re.compile(rf"[{_HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
+_JA_ASKING = re.compile(r"[何誰]")
 
 _stemmer = Stemmer.Stemmer("english")
 _jieba_lock = threading.Lock()
@@ -266,9 +272,25 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             for word in words:
                 if word.strip() and word not in CHINESE:
                     yield word, word
-        else:
+        elif _HAS_HANGUL.search(run):
             for gram in _bigrams(run):
                 yield gram, gram
+        else:
+            for piece in _japanese_pieces(run, known):
+                yield piece, piece
+
+
+def _japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
+    """The content bigrams of a kana-and-kanji run: hiragana and question kanji dropped. A lone kanji
+    left between them is kept only when the vault holds it alone (pages index runs as bigrams)."""
+    out: list[str] = []
+    for stretch in _JA_CONTENT.findall(run):
+        for part in _JA_ASKING.split(stretch):
+            if len(part) > 1:
+                out.extend(_bigrams(part))
+            elif part and known is not None and known(part):
+                out.append(part)
+    return out
 
 
 def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:

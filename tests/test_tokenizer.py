@@ -124,3 +124,24 @@ def test_question_recut_prefers_the_cut_that_explains_every_character() -> None:
 def test_a_file_name_in_a_question_asks_for_the_page_not_for_md() -> None:
     assert [t.text for t in query_terms("Primary database.md")] == ["primary", "database"]
     assert [t.text for t in query_terms("what does README.md say about md5 sums")][-2:] == ["md5", "sums"]
+
+
+def test_japanese_question_drops_particles_and_asking_words() -> None:
+    assert q("会議室は何階ですか") == ["会議", "議室"]
+    assert q("サーバーの再起動はいつですか") == ["サー", "ーバ", "バー", "再起", "起動"]
+
+
+def test_japanese_question_with_particles_finds_its_page_and_refuses_a_neighbour(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "ja/会議室.md": "# 会議室\n\n大会議室は3階にあります。予約は総務に連絡してください。\n",
+            "ja/経費.md": "# 経費精算\n\n経費精算は毎月25日までに提出します。\n",
+            "en.md": "# Backups\n\nNightly database dumps go to object storage.\n",
+        },
+    )
+    with Router(vault) as router:
+        found = router.ask("大会議室は何階にありますか")
+        neighbour = router.ask("駐車場の予約はどこに連絡しますか")
+    assert found.decision == "cite" and found.top.path == "ja/会議室.md"
+    assert neighbour.decision == "refuse"
