@@ -415,7 +415,7 @@ class Index:
         text = decode(fs.path, data)
         if isinstance(text, Problem):
             self._record_problem(text, fs, old)
-            if old or not was_problem:  # a file that stays undecodable changes nothing readers see
+            if old:  # a page that became unreadable leaves the index; a new unreadable file adds nothing
                 stats.updated += 1
             return
         if was_problem:

@@ -65,11 +65,16 @@ class VaultService:
             # Without events (inotify limit reached, odd filesystem) calls still re-check the files,
             # they just find more left to re-tokenise.
             log.warning("cannot watch %s (%s); indexing changes at call time only", self.root, exc)
-        stats = self._executor.submit(self.router.refresh).result()
-        log.info("vault %s: %d pages indexed", self.root, stats.unchanged + stats.added)
+        pages = self._executor.submit(self._refresh_and_count).result()
+        log.info("vault %s: %s pages indexed", self.root, pages)
         if self.watcher.running:
             self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
             self._pump.start()
+
+    def _refresh_and_count(self) -> str:
+        """Refresh, then the page count (on the router's own thread: SQLite objects stay on theirs)."""
+        self.router.refresh()
+        return self.router.index.meta().get("n_pages", "0")
 
     def _pump_loop(self) -> None:
         """Refresh after each quiet batch of changes, so the next call has little left to do."""

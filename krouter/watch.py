@@ -241,11 +241,11 @@ def watch_command(
         # Watch first, then index: an edit made during the first refresh is caught by the watcher.
         # And start watching before saying so: a caller waiting for this line may edit right away.
         watcher.start()
-        stats = router.refresh()
+        router.refresh()
         log.info(
-            "watching %s (%d pages indexed, %s)",
+            "watching %s (%s pages indexed, %s)",
             router.root,
-            stats.unchanged + stats.added,
+            router.index.meta().get("n_pages", 0),
             router.index.path,
         )
         stop = threading.Event()

@@ -177,9 +177,11 @@ def test_non_utf8_file_reported_and_skipped(tmp_path: Path) -> None:
         },
     )
     with Router(vault) as router:
+        stats = router.refresh()
         receipt = router.ask("café matin heures")
         assert all(c.path != "Latin1.md" for c in receipt.cited)
         status = router.status()
+    assert (stats.added, stats.updated) == (len(FILLER) + 1, 0)  # the skipped file is not a page
     assert status["pages"] == len(FILLER) + 1
     (problem,) = status["problems"]
     assert problem["path"] == "Latin1.md" and problem["kind"] == "encoding"
