@@ -107,6 +107,13 @@ def test_case_only_collision_is_ambiguous_and_names_both(tmp_path: Path) -> None
     )
 
 
+def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:
+    vault = make(tmp_path, {"List.md": "---\n- x\n---\nbody\n", "Broken.md": "---\ntitle: a: b\n---\nbody\n"})
+    messages = {f.path: f.message for f in check(vault).findings if f.kind == "yaml"}
+    assert messages["List.md"].startswith("fields ignored")
+    assert messages["Broken.md"].startswith("broken frontmatter, read as plain text")
+
+
 def test_symlinks_are_reported_as_notices(tmp_path: Path) -> None:
     vault = make(tmp_path, {"Ops/Pager.md": page("Pager")})
     outside = tmp_path / "shared"
