@@ -2,7 +2,8 @@
 
 Findings: replacement links that name no page, replacement cycles, superseded pages with no
 replacement, pages replaced by a page that is itself replaced (the chain works but should be collapsed;
-reported, never fixed), broken YAML, files that are not UTF-8, symbolic links (not followed), live pages sharing a title, near-duplicate
+reported, never fixed), pages replaced by several pages (a hit leads to one), broken YAML, files that
+are not UTF-8, symbolic links (not followed), live pages sharing a title, near-duplicate
 pages, and triggers on replaced pages (they can never recall anything). The vault is read through
 ``krouter.vault`` exactly as the index reads it and is never written.
 
@@ -44,7 +45,7 @@ MAX_BUCKET = 256
 
 # Reported but not a failure: a chain A -> B -> C still redirects correctly (the router follows it);
 # collapsing it is tidying, not repair.
-NOTICE_KINDS = frozenset({"chain_not_collapsed", "symlink"})
+NOTICE_KINDS = frozenset({"chain_not_collapsed", "several_replacements", "symlink"})
 
 
 @dataclass
@@ -267,6 +268,7 @@ _KIND_ORDER = (
     "cycle",
     "no_replacement",
     "chain_not_collapsed",
+    "several_replacements",
     "symlink",
     "trigger_on_replaced",
     "duplicate_title",
@@ -330,6 +332,17 @@ def _replacement_findings(pages: dict[str, Page], graph: Replacements) -> list[F
         if path in in_cycle:
             continue
         red = graph.resolve(path)
+        successors = graph.successor.get(path, [])
+        if red.to_path is not None and len(successors) > 1:
+            out.append(
+                Finding(
+                    "several_replacements",
+                    path,
+                    f"replaced by {len(successors)} pages ({', '.join(map(repr, successors))}); a hit on it "
+                    f"leads to {red.to_path!r} only",
+                    successors,
+                )
+            )
         if red.to_path is None:
             out.append(
                 Finding(

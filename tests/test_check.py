@@ -107,6 +107,19 @@ def test_case_only_collision_is_ambiguous_and_names_both(tmp_path: Path) -> None
     )
 
 
+def test_a_page_replaced_by_two_is_a_notice_naming_where_hits_go(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {
+            "Old.md": "---\nstatus: superseded\nsuperseded_by: [B, A]\n---\nold\n",
+            "A.md": page("A"),
+            "B.md": page("B"),
+        },
+    )
+    (finding,) = [f for f in check(vault).findings if f.kind == "several_replacements"]
+    assert finding.severity == "notice" and "leads to 'A.md' only" in finding.message
+
+
 def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:
     vault = make(tmp_path, {"List.md": "---\n- x\n---\nbody\n", "Broken.md": "---\ntitle: a: b\n---\nbody\n"})
     messages = {f.path: f.message for f in check(vault).findings if f.kind == "yaml"}
