@@ -236,6 +236,8 @@ class QueryTerm:
 _EN_FRAMES = re.compile(
     r"\bhow (?:long|many|much|often|far|soon|frequently|big|large|old)\b|\bwhat time\b"
     r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
+    # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
+    r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
 )
 
 
@@ -316,6 +318,13 @@ def _recut(stretch: str, known: Callable[[str], bool]) -> list[str]:
     out: list[str] = []
     unknown = ""
     for piece in _best_cut(stretch, known):
+        if piece in CHINESE:
+            # A function word ends an unknown stretch and is dropped: 钱 + 一 + 套 must not become the
+            # "missing word" 钱一.
+            if unknown:
+                out.append(unknown)
+                unknown = ""
+            continue
         if len(piece) == 1 and not known(piece):
             unknown += piece
             continue

@@ -23,6 +23,7 @@ SETS = {
     "heldout.jsonl": "vault",
     "questions_dev2.jsonl": "vault2",
     "heldout2.jsonl": "vault2",
+    "questions_dev3.jsonl": "vault3",
     "heldout3.jsonl": "vault3",
 }
 

@@ -145,3 +145,19 @@ def test_japanese_question_with_particles_finds_its_page_and_refuses_a_neighbour
         neighbour = router.ask("駐車場の予約はどこに連絡しますか")
     assert found.decision == "cite" and found.top.path == "ja/会議室.md"
     assert neighbour.decision == "refuse"
+
+
+def test_asking_an_assistant_is_not_content() -> None:
+    assert q("Remind me what time the courier collects parcels?") == q(
+        "what time the courier collects parcels?"
+    )
+    assert q("I was wondering who signs off releases") == q("who signs off releases")
+    assert "remind" in q("how do payment reminders work")  # a reminder page is still found by its word
+
+
+def test_a_function_word_does_not_glue_unknown_characters(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"pack.md": "# 包装\n\n纸浆模塑内托每套 1.2 元。\n"})
+    with Router(vault) as router:
+        router.refresh()
+        words = [t.text for t in query_terms("内托多少钱一套?", known=router.index.has_term)]
+    assert "钱一" not in words and "钱" in words

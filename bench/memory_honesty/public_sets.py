@@ -36,6 +36,7 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "dev2": ("vault2", "questions_dev2.jsonl", "questions_dev2.jsonl"),
     "heldout": ("vault", "heldout.jsonl", "questions_dev.jsonl"),
     "heldout2": ("vault2", "heldout2.jsonl", "questions_dev2.jsonl"),
+    "dev3": ("vault3", "questions_dev3.jsonl", "questions_dev3.jsonl"),
     "heldout3": ("vault3", "heldout3.jsonl", None),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
