@@ -40,7 +40,7 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "heldout3": ("vault3", "heldout3.jsonl", None),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
-ALL_DEV: tuple[str, ...] = ("dev", "dev2", *PUBLIC_SETS)
+ALL_DEV: tuple[str, ...] = ("dev", "dev2", "dev3", *PUBLIC_SETS)
 SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")
 
 CHINESE_SQUAD_SAMPLE = 500
