@@ -398,35 +398,54 @@ def _run_batch(
             for (q, _), b in zip(batch, qs, strict=True)
         ]
 
-    try:
-        reply = lane.complete(SYSTEM, render(qs, pages))
-    except LaneError as exc:
-        return all_as(UNCERTAIN, str(exc))
-    try:
-        proposals, problems = parse(reply)
-    except MalformedReply as exc:
-        return all_as(REJECTED, f"model reply rejected: {exc}")
-
-    by_q: dict[int, Proposal] = {}
-    for p in proposals:
-        # One answer per question: a second answer for the same number is ignored, not merged.
-        by_q.setdefault(p.q, p)
+    # The same questions twice, the second time with each question's candidates in reverse order: a
+    # pick that depends on where a page was listed (a model leaning on the first candidate, or on the
+    # router's order) is not a judgement that the page answers the question.
+    replies: list[dict[int, Proposal]] = []
+    problems: list[str] = []
+    for order in (qs, [BatchQuestion(b.q, b.question, b.candidates[::-1]) for b in qs]):
+        try:
+            reply = lane.complete(SYSTEM, render(order, pages))
+        except LaneError as exc:
+            return all_as(UNCERTAIN, str(exc))
+        try:
+            proposals, found = parse(reply)
+        except MalformedReply as exc:
+            return all_as(REJECTED, f"model reply rejected: {exc}")
+        problems.extend(found)
+        by_q: dict[int, Proposal] = {}
+        for p in proposals:
+            # One answer per question: a second answer for the same number is ignored, not merged.
+            by_q.setdefault(p.q, p)
+        replies.append(by_q)
     out: list[Outcome] = []
     for (question, cands), b in zip(batch, qs, strict=True):
-        prop = by_q.get(b.q)
+        first, second = (r.get(b.q) for r in replies)
         cand_paths = list(b.candidates)
-        if prop is None:
+        if first is None or second is None:
             reason = "; ".join(problems) if problems else "the model gave no answer for it"
             out.append(Outcome(question, REJECTED, reason=reason, candidates=cand_paths))
             continue
-        if prop.page is None:
+        if first.page != second.page:
+            out.append(
+                Outcome(
+                    question,
+                    REJECTED,
+                    page=first.page,
+                    reason=f"the model's pick changed with the order of the candidates "
+                    f"({first.page or 'none'} vs {second.page or 'none'})",
+                    candidates=cand_paths,
+                )
+            )
+            continue
+        if first.page is None:
             out.append(
                 Outcome(
                     question, NO_PAGE, reason="the model says no candidate answers", candidates=cand_paths
                 )
             )
             continue
-        out.append(_apply(router, question, ignore, cands, prop, run_id, lane, dry_run))
+        out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run))
     return out
 
 

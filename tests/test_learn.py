@@ -270,6 +270,33 @@ def test_neighbour_page_is_rejected(vault: Path) -> None:
     assert snapshot(vault) == before
 
 
+def test_a_pick_that_follows_the_order_of_the_candidates_is_rejected(vault: Path) -> None:
+    # A model leaning on whatever page is listed first: asked twice, with the candidates reversed the
+    # second time, it names two different pages, and neither is learned.
+    log_weak(vault, MERGE_Q)
+    before = snapshot(vault)
+
+    def first_listed(request: httpx.Request) -> httpx.Response:
+        prompt = json.loads(request.content)["messages"][0]["content"]
+        block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
+        cands = json.loads(block)[0]["candidates"]
+        quote = GOOD_QUOTE if cands[0] == CODE_REVIEW else "Anything at all."
+        return httpx.Response(200, json=message(answers({"q": 1, "page": cands[0], "quote": quote})))
+
+    report, model = run(vault, first_listed)
+    assert len(model.requests) == 2
+    firsts = [
+        json.loads(
+            str(r["messages"][0]["content"]).split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:")[0]
+        )[0]["candidates"]
+        for r in model.requests
+    ]  # type: ignore[index]
+    assert len(firsts[0]) > 1 and firsts[1] == firsts[0][::-1]
+    assert [o.status for o in report.outcomes] == [learn.REJECTED]
+    assert "order of the candidates" in report.outcomes[0].reason
+    assert snapshot(vault) == before
+
+
 @pytest.mark.parametrize("status", [529, 500, 429, 400])
 def test_http_errors_are_uncertain_and_write_nothing(vault: Path, status: int) -> None:
     log_weak(vault, MERGE_Q)

@@ -28,3 +28,14 @@ def test_best_sentence_is_a_sentence_from_the_page() -> None:
     body = "# Title\n\n- Weekly shifts, handoff **Monday 10:00 CET**\n- See api.example.com for more.\n"
     quote = learn_bench.best_sentence(body, "When is the weekly handoff?")
     assert quote == "Weekly shifts, handoff **Monday 10:00 CET**"
+
+
+def test_a_model_that_always_takes_the_first_candidate_teaches_nothing() -> None:
+    # Week 1 holds the vault's neighbour questions too; a model that always names the first listed
+    # candidate would teach them to the wrong pages if its picks were not asked for twice, reordered.
+    folder, pairs_file, questions_file = learn_bench.SETS["dev"]
+    pairs = learn_bench.load_pairs(BENCH / pairs_file)
+    refuse = learn_bench.load_refuse(BENCH / questions_file)
+    res = learn_bench.run_set(BENCH / folder, pairs, refuse, "careless", "careless")
+    assert res["learned_wrong_page"] == 0 and res["learned_neighbours"] == 0
+    assert res["week2_after"]["neighbours_refused"] == res["week2_before"]["neighbours_refused"]

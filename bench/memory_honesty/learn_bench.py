@@ -9,9 +9,11 @@ runs once, and everything is scored again.
 
 The default model is scripted (for tests and CI): it picks the gold page when the learner shows it as a
 candidate and copies the page sentence sharing most words with the question, and says "none" otherwise.
+``--lane careless`` always proposes the first candidate and ``--lane lexical`` the candidate sharing most
+words with the question: stand-ins for a careless model, to measure what the learner's checks stop.
 ``--lane api`` (needs ANTHROPIC_API_KEY) or ``--lane claude`` uses a real model.
 
-    python bench/memory_honesty/learn_bench.py [--set dev|dev2|all] [--lane scripted|api|claude] [--json]
+    python bench/memory_honesty/learn_bench.py [--set dev|dev2|dev3|all] [--lane scripted|careless|lexical|api|claude]
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from krouter.vault import parse_page  # noqa: E402
 SETS: dict[str, tuple[str, str, str]] = {
     "dev": ("vault", "learn_pairs_dev.jsonl", "questions_dev.jsonl"),
     "dev2": ("vault2", "learn_pairs_dev2.jsonl", "questions_dev2.jsonl"),
+    "dev3": ("vault3", "learn_pairs_dev3.jsonl", "questions_dev3.jsonl"),
 }
 # A Latin full stop ends a sentence only before a space ("api.tallyhq.com" is one word); CJK ones always do.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
@@ -137,6 +140,63 @@ class ScriptedLane:
         return json.dumps({"answers": answers}, ensure_ascii=False)
 
 
+class CarelessLane(ScriptedLane):
+    """A stand-in for a model that always answers: the first candidate shown, its best-matching sentence.
+
+    It measures what the learner's checks stop, not what a model gets right: every wrong page it
+    proposes (a neighbour question's closest page, a paraphrase's wrong first hit) must be rejected."""
+
+    name = "careless"
+    model = "scripted-careless"
+
+    def complete(self, system: str, prompt: str) -> str:
+        """Answer every question with its first candidate."""
+        self.calls += 1
+        block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
+        answers: list[dict[str, Any]] = []
+        for item in json.loads(block):
+            first = item["candidates"][0] if item["candidates"] else None
+            quote = None
+            if first is not None:
+                page = parse_page(first, (self.root / first).read_text(encoding="utf-8"))
+                quote = best_sentence(page.body, item["question"])
+            answers.append({"q": item["q"], "page": first if quote else None, "quote": quote})
+        return json.dumps({"answers": answers}, ensure_ascii=False)
+
+
+class LexicalLane(ScriptedLane):
+    """A stand-in for a model that always answers and judges by shared words: the candidate whose best
+    sentence shares the most content words with the question, whatever order the candidates come in.
+
+    Unlike ``careless`` it is not fooled by the order of the list, so it shows what reaches the
+    learner's checks from a model that is consistently, confidently wrong."""
+
+    name = "lexical"
+    model = "scripted-lexical"
+
+    def complete(self, system: str, prompt: str) -> str:
+        """Answer every question with its best-overlapping candidate."""
+        self.calls += 1
+        block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
+        wanted_of = lambda q: {qt.term for qt in query_terms(q)}  # noqa: E731
+        answers: list[dict[str, Any]] = []
+        for item in json.loads(block):
+            best: tuple[int, str, str] | None = None
+            for path in sorted(item["candidates"]):
+                page = parse_page(path, (self.root / path).read_text(encoding="utf-8"))
+                quote = best_sentence(page.body, item["question"])
+                if quote is None:
+                    continue
+                overlap = len(wanted_of(item["question"]) & set(index_terms(quote)))
+                if best is None or overlap > best[0]:
+                    best = (overlap, path, quote)
+            if best is None:
+                answers.append({"q": item["q"], "page": None})
+            else:
+                answers.append({"q": item["q"], "page": best[1], "quote": best[2]})
+        return json.dumps({"answers": answers}, ensure_ascii=False)
+
+
 @contextmanager
 def scratch_env(tmp: Path) -> Iterator[None]:
     """Point the state, cache and config dirs at a scratch folder and turn the query log on."""
@@ -183,14 +243,20 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
             with Router(root) as router:
                 before = score(router, pairs, refuse, "week2")
                 week1_before = score(router, pairs, [], "week1")
-                for p in pairs:
-                    router.ask(p.week1)
+                # Week 1 also holds the neighbour questions: refused, they reach the learner like any other,
+                # and a trigger learned from one would let it through next week.
+                for question in [*(p.week1 for p in pairs), *refuse]:
+                    router.ask(question)
             lane: Lane
             if lane_name == "scripted":
                 lane = ScriptedLane(root, {p.week1: p.gold for p in pairs})
+            elif lane_name == "careless":
+                lane = CarelessLane(root, {})
+            elif lane_name == "lexical":
+                lane = LexicalLane(root, {})
             else:
                 lane = make_lane(lane_name, model)
-            report = learn.learn(root, lane, max_questions=len(pairs) * 2)
+            report = learn.learn(root, lane, max_questions=(len(pairs) + len(refuse)) * 2)
             with Router(root) as router:
                 after = score(router, pairs, refuse, "week2")
                 week1_after = score(router, pairs, [], "week1")
@@ -199,6 +265,7 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
     wrong_learned = sum(
         1 for o in report.outcomes if o.status == learn.LEARNED and gold_of.get(o.question) != o.page
     )
+    neighbours_learned = sum(1 for o in report.outcomes if o.status == learn.LEARNED and o.question in refuse)
     reasons: dict[str, int] = {}
     for o in report.outcomes:
         if o.status != learn.LEARNED:
@@ -214,6 +281,7 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
         "weak_week1": report.weak,
         "learned": len(learned_pages),
         "learned_wrong_page": wrong_learned,
+        "learned_neighbours": neighbours_learned,
         "not_learned": reasons,
         "week2_before": before,
         "week2_after": after,
@@ -231,7 +299,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the bench and print before/after numbers."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=[*SETS, "all"], default="all")
-    ap.add_argument("--lane", default="scripted", help="scripted (default), api, claude")
+    ap.add_argument(
+        "--lane",
+        default="scripted",
+        help="scripted (default: picks the gold page), careless (always the first candidate), lexical "
+        "(always the best word overlap), api, claude",
+    )
     ap.add_argument("--model", default=Config.learn_model)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -253,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{r['set']}] {r['vault']}: {r['pairs']} pairs, lane {r['lane']} ({r['model']})")
         print(
             f"  learner: {r['weak_week1']} weak week-1 questions, learned {r['learned']} "
-            f"({r['learned_wrong_page']} on a wrong page)"
+            f"({r['learned_wrong_page']} on a wrong page, {r['learned_neighbours']} of them neighbour questions)"
         )
         for k, v in sorted(r["not_learned"].items()):
             print(f"    {v:2} {k}")
