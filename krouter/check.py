@@ -27,9 +27,10 @@ import typer
 
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault, in_folders, input_folders
+from krouter.links import LinkResolver
 from krouter.replacements import Link, Replacements
 from krouter.tokenizer import index_terms, normalize
-from krouter.vault import LinkResolver, Page, check_vault, decode, parse_page, walk
+from krouter.vault import Page, check_vault, decode, parse_page, walk
 
 SIMHASH_BITS = 64
 # At most this many differing bits counts as near-duplicate. Measured on the bundled and bench vaults:
@@ -287,9 +288,11 @@ def _links(pages: dict[str, Page], findings: list[Finding], untrusted: Callable[
                 dst = found[0] if len(found) == 1 else None
                 links.append((path, dst, kind, raw))
                 if dst is None:
+                    shown = ", ".join(repr(p) for p in found[:5]) + (
+                        f" and {len(found) - 5} more" if len(found) > 5 else ""
+                    )
                     why = (
-                        f"is ambiguous: it could mean {', '.join(repr(p) for p in found)}; "
-                        "use the full path, in the file's own letter case"
+                        f"is ambiguous: it could mean {shown}; use the full path, in the file's own letter case"
                         if found
                         else "names no page"
                     )

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from krouter import config
 from krouter.errors import IndexBusy, IndexUnavailable
+from krouter.links import LinkResolver
 from krouter.tokenizer import TOKENIZER_VERSION, index_terms, query_terms
 from krouter.vault import (
     FileStat,
-    LinkResolver,
     Page,
     Problem,
     check_vault,

@@ -398,14 +398,15 @@ def _run_batch(
             for (q, _), b in zip(batch, qs, strict=True)
         ]
 
-    # The same questions twice, the second time with each question's candidates in reverse order: a
-    # pick that depends on where a page was listed (a model leaning on the first candidate, or on the
-    # router's order) is not a judgement that the page answers the question.
+    # The same questions twice, the second time with each question's candidates and the page texts in
+    # reverse order: a pick that depends on where a page was listed or shown (a model leaning on the
+    # first one, or on the router's order) is not a judgement that the page answers the question.
     replies: list[dict[int, Proposal]] = []
     problems: list[str] = []
-    for order in (qs, [BatchQuestion(b.q, b.question, b.candidates[::-1]) for b in qs]):
+    reordered = [BatchQuestion(b.q, b.question, b.candidates[::-1]) for b in qs]
+    for order, shown in ((qs, pages), (reordered, dict(reversed(list(pages.items()))))):
         try:
-            reply = lane.complete(SYSTEM, render(order, pages))
+            reply = lane.complete(SYSTEM, render(order, shown))
         except LaneError as exc:
             return all_as(UNCERTAIN, str(exc))
         try:

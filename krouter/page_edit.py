@@ -179,6 +179,10 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
         new_text = f"---{nl}triggers:{nl}  - {item}{nl}---{nl}{text}"
     else:
         old_meta = _parse_meta(fm_text)
+        spellings = [str(k) for k in old_meta if field_key(str(k)) == "triggers"]
+        if len(spellings) > 1:
+            # The router reads one of them; adding to the other would be learning nothing.
+            raise PageEditError(f"the page has {len(spellings)} triggers fields ({', '.join(spellings)})")
         lines = text.splitlines(keepends=True)
         end = body_line - 2  # index of the closing fence
         new_text = "".join(_insert_into_frontmatter(lines, end, item, nl))

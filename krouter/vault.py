@@ -9,10 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import os
-import posixpath
 import re
-import unicodedata
-import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -22,6 +19,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
+from krouter.links import split_links
 
 # Statuses that mean "this page was replaced or abandoned": never cited.
 REPLACED_STATUSES = frozenset({"superseded", "retired", "deprecated", "archived", "rejected", "obsolete"})
@@ -43,8 +41,6 @@ _Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|F
 # Deeper than this is a recursive alias (``a: &x [*x]``), not a real page's metadata.
 _MAX_DEPTH = 64
 _FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
-_WIKILINK = re.compile(r"^\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]$")
-_MD_LINK = re.compile(r"^\[[^\]]*\]\(([^)]+)\)$")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 
@@ -240,7 +236,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         title=title,
         body=body,
         body_line=body_line,
-        status=_as_text(fields.get("status")).strip().strip("\"'").lstrip("#").strip().lower(),
+        status=_status(fields.get("status")),
         aliases=_as_list(fields.get("aliases") or fields.get("alias")),
         tags=_as_list(fields.get("tags")),
         triggers=_as_list(fields.get("triggers")),
@@ -273,9 +269,10 @@ _ITEM = re.compile(r"^[ \t]+-[ \t]+(.+?)[ \t]*$")
 
 def _salvage(fm_text: str) -> dict[str, object]:
     """The title, status and replacement links of frontmatter that YAML cannot parse, read line by line
-    (``key: value``, or ``key:`` followed by ``- item`` lines)."""
+    (``key: value``, or ``key:`` followed by ``- item`` lines), each value read as YAML on its own so
+    quotes and ``# comments`` mean what they mean in YAML."""
     out: dict[str, object] = {}
-    current: list[str] | None = None
+    current: list[object] | None = None
     for line in fm_text.splitlines():
         m = _TOP_FIELD.match(line)
         if m:
@@ -283,24 +280,41 @@ def _salvage(fm_text: str) -> dict[str, object]:
             current = None
             if key not in _SALVAGED or key in out:
                 continue
-            value = (m.group(2) or "").strip()
-            if value:
-                out[key] = value.strip("\"'") if key in ("title", "status") else value
-            else:
+            value = _scalar(m.group(2) or "")
+            if value in (None, ""):
                 current = []
                 out[key] = current
+            else:
+                out[key] = value
             continue
         item = _ITEM.match(line)
         if item and current is not None:
-            current.append(item.group(1))
+            current.append(_scalar(item.group(1)))
         elif line.strip():
             current = None
     return out
 
 
+def _scalar(text: str) -> object:
+    """One salvaged value, read as YAML when it can be, else as text without a trailing comment."""
+    try:
+        return _normalise(_YAML.load(f"v: {text}", Loader=_Loader)["v"])
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError, TypeError):
+        return re.sub(r"\s+#.*$", "", text).strip().strip("\"'")
+
+
+def _status(value: object) -> str:
+    """A page's status in the form compared with REPLACED_STATUSES (a list counts by its first item)."""
+    if isinstance(value, (list, tuple)):
+        value = next((v for v in value if v not in (None, "")), "")
+    return _as_text(value).strip().strip("\"'").lstrip("#").strip().lower()
+
+
 def _links(value: object) -> list[str]:
-    """Replacement links as written, without empty placeholders (``[[]]``, ``""``)."""
-    return [raw for raw in _as_list(value) if link_target(raw)]
+    """Replacement links as written: ``"[[A]], [[B]]"`` is two links, an empty placeholder (``[[]]``,
+    ``""``) none. Anything else, however malformed, is kept: a link that names no page still marks the
+    page replaced (and ``krouter check`` reports it), where dropping it would make the page current."""
+    return [link for raw in _as_list(value) for link in split_links(raw)]
 
 
 def _first_heading(body: str) -> str | None:
@@ -319,86 +333,6 @@ def decode(rel_path: str, data: bytes) -> str | Problem:
         return Problem(rel_path, "encoding", f"not UTF-8 (byte {exc.start}: {exc.reason}); skipped")
 
 
-def link_target(raw: str) -> str:
-    """The page a link points at, as a path without ``.md``: ``[[A/B|x]]``, ``[[A/B#h]]``,
-    ``[x](A/B.md)``, ``A/B.md`` and ``A/B`` all give ``A/B``. Relative forms (``./``, ``../``) are kept
-    for the resolver, which knows the linking page's folder."""
-    # NFC: macOS file names arrive decomposed (NFD) while typed links are composed.
-    raw = unicodedata.normalize("NFC", raw).strip().strip('"').strip("'").strip()
-    m = _WIKILINK.match(raw)
-    if m:
-        raw = m.group(1).strip()
-    elif raw.startswith("[["):
-        return ""  # an empty or unclosed wikilink names nothing
-    else:
-        md = _MD_LINK.match(raw)
-        if md:
-            raw = urllib.parse.unquote(md.group(1).strip().strip("<>"))
-        raw = raw.split("#", 1)[0].strip()
-    raw = raw.replace("\\", "/").lstrip("/")
-    if raw.lower().endswith(".md"):
-        raw = raw[:-3]
-    return raw
-
-
-class LinkResolver:
-    """Resolves links to page paths the way Obsidian does: the full path, else a unique page whose path
-    ends with the link (a bare name matches a page of that name in any folder). Letter case must match
-    when it can; a case-insensitive match counts only when it is unique."""
-
-    def __init__(self, paths: list[str]) -> None:
-        self._paths: dict[str, str] = {}
-        self._folded: dict[str, list[str]] = {}
-        for p in paths:
-            stem = unicodedata.normalize("NFC", p[:-3] if p.lower().endswith(".md") else p)
-            self._paths[stem] = p
-            self._folded.setdefault(stem.casefold(), []).append(p)
-        self._suffix: dict[str, list[str]] | None = None
-        self._suffix_folded: dict[str, list[str]] = {}
-
-    def _suffixes(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-        """Pages by every trailing part of their path ("b/c" and "c" for "a/b/c"), built on first need:
-        links that give the full path never pay for it."""
-        if self._suffix is None:
-            self._suffix = {}
-            # String splits rather than a PurePosixPath per page (that was ~45 % of refreshing one
-            # edited page in a 10k vault).
-            for stem, p in self._paths.items():
-                parts = stem.split("/")
-                for i in range(1, len(parts)):
-                    self._suffix.setdefault("/".join(parts[i:]), []).append(p)
-            for key, found in self._suffix.items():
-                self._suffix_folded.setdefault(key.casefold(), []).extend(found)
-        return self._suffix, self._suffix_folded
-
-    def resolve(self, raw: str, source: str | None = None) -> str | None:
-        """The page path a link names, or None when it names no page or several equally well.
-
-        ``source`` is the linking page's vault-relative path: ``./x`` and ``../x`` are resolved from its
-        folder, and a relative link that climbs out of the vault names nothing."""
-        found = self.matches(raw, source)
-        return found[0] if len(found) == 1 else None
-
-    def matches(self, raw: str, source: str | None = None) -> list[str]:
-        """The pages a link could mean at the first rule that matches any: one page, several (the link
-        is ambiguous) or none."""
-        target = link_target(raw)
-        if target.startswith(("./", "../")) or target in (".", ".."):
-            folder = PurePosixPath(source).parent if source else PurePosixPath()
-            target = posixpath.normpath(posixpath.join(str(folder), target))
-            if target == ".." or target.startswith("../"):
-                return []
-        if not target or target == ".":
-            return []
-        if target in self._paths:
-            return [self._paths[target]]
-        folded = target.casefold()
-        if folded in self._folded:
-            return list(self._folded[folded])
-        suffix, suffix_folded = self._suffixes()
-        return list(suffix.get(target) or suffix_folded.get(folded) or [])
-
-
 def contained_path(root: Path, rel_path: str) -> Path:
     """The absolute path of a vault-relative path, refusing anything that leaves the vault.
 
@@ -408,12 +342,19 @@ def contained_path(root: Path, rel_path: str) -> Path:
     if not rel_path or Path(rel_path).is_absolute() or rel_path.startswith(("/", "\\")):
         raise PathOutsideVault(f"not a vault-relative path: {rel_path!r}")
     root = root.resolve()
-    candidate = (root / rel_path).resolve()
+    try:
+        candidate = (root / rel_path).resolve()
+    except (OSError, ValueError) as exc:  # a NUL byte, a name too long for the file system
+        raise PageNotFound(f"no page at {rel_path!r} in {root}: {exc}") from exc
     if not candidate.is_relative_to(root):
         raise PathOutsideVault(f"path leaves the vault: {rel_path!r}")
     if any(part.startswith(".") for part in candidate.relative_to(root).parts):
         # .trash, .git, .obsidian: never indexed, so never served either.
         raise PathOutsideVault(f"not a page of the vault (hidden folder or file): {rel_path!r}")
-    if not candidate.is_file():
+    try:
+        is_file = candidate.is_file()
+    except (OSError, ValueError) as exc:
+        raise PageNotFound(f"no page at {rel_path!r} in {root}: {exc}") from exc
+    if not is_file:
         raise PageNotFound(f"no page at {rel_path!r} in {root}")
     return candidate

@@ -190,6 +190,12 @@ def test_read_finds_a_page_as_people_and_links_spell_it(vault: Path) -> None:
         assert "Espresso at ten." in result.stdout
 
 
+@pytest.mark.parametrize("path", ["x" * 300 + ".md", "Ops/a\x00b.md"])
+def test_read_of_an_impossible_path_is_a_message(vault: Path, path: str) -> None:
+    result = runner.invoke(app, ["read", path, "--vault", str(vault)])
+    assert result.exit_code == 2 and "no page at" in result.stderr
+
+
 def test_read_refuses_a_file_that_is_not_utf8(vault: Path) -> None:
     (vault / "Ops" / "Latin.md").write_bytes("caf\xe9 notes".encode("latin-1"))
     result = runner.invoke(app, ["read", "Ops/Latin.md", "--vault", str(vault)])

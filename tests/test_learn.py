@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -270,28 +271,32 @@ def test_neighbour_page_is_rejected(vault: Path) -> None:
     assert snapshot(vault) == before
 
 
+def _questions_sent(sent: dict[str, object]) -> list[dict[str, object]]:
+    prompt = str(sent["messages"][0]["content"])  # type: ignore[index]
+    return json.loads(prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0])
+
+
+def _pages_sent(sent: dict[str, object]) -> list[str]:
+    prompt = str(sent["messages"][0]["content"])  # type: ignore[index]
+    return re.findall(r'<page path="([^"]+)"', prompt)
+
+
 def test_a_pick_that_follows_the_order_of_the_candidates_is_rejected(vault: Path) -> None:
-    # A model leaning on whatever page is listed first: asked twice, with the candidates reversed the
-    # second time, it names two different pages, and neither is learned.
+    # A model leaning on whatever page is listed first: asked twice, with the candidates and the pages
+    # reversed the second time, it names two different pages, and neither is learned.
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
 
     def first_listed(request: httpx.Request) -> httpx.Response:
-        prompt = json.loads(request.content)["messages"][0]["content"]
-        block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
-        cands = json.loads(block)[0]["candidates"]
-        quote = GOOD_QUOTE if cands[0] == CODE_REVIEW else "Anything at all."
-        return httpx.Response(200, json=message(answers({"q": 1, "page": cands[0], "quote": quote})))
+        cands = _questions_sent(json.loads(request.content))[0]["candidates"]
+        quote = GOOD_QUOTE if cands[0] == CODE_REVIEW else "Anything at all."  # type: ignore[index]
+        return httpx.Response(200, json=message(answers({"q": 1, "page": cands[0], "quote": quote})))  # type: ignore[index]
 
     report, model = run(vault, first_listed)
-    assert len(model.requests) == 2
-    firsts = [
-        json.loads(
-            str(r["messages"][0]["content"]).split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:")[0]
-        )[0]["candidates"]
-        for r in model.requests
-    ]  # type: ignore[index]
-    assert len(firsts[0]) > 1 and firsts[1] == firsts[0][::-1]
+    first, second = model.requests
+    listed = [_questions_sent(r)[0]["candidates"] for r in model.requests]
+    assert len(listed[0]) > 1 and listed[1] == listed[0][::-1]  # type: ignore[arg-type,index]
+    assert _pages_sent(second) == _pages_sent(first)[::-1]
     assert [o.status for o in report.outcomes] == [learn.REJECTED]
     assert "order of the candidates" in report.outcomes[0].reason
     assert snapshot(vault) == before

@@ -112,3 +112,8 @@ def test_adds_to_the_triggers_field_as_the_page_spells_it(before: bytes) -> None
     after = with_trigger(before, "two")
     assert _triggers(after) == ["one", "two"]
     assert b"\ntriggers:" not in after  # no second, lower-case field shadowing the page's own
+
+
+def test_a_page_with_two_triggers_fields_is_not_edited() -> None:
+    with pytest.raises(PageEditError, match="2 triggers fields"):
+        with_trigger(b"---\nTriggers: [a]\ntriggers: [b]\n---\nbody\n", "c")

@@ -223,15 +223,21 @@ def test_two_branches_meeting_again_are_not_a_cycle(tmp_path: Path) -> None:
     assert redirect.to_path is None and redirect.problem == "replaced, with no replacement page"
 
 
-def test_broken_yaml_still_marks_a_page_replaced(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "fields",
+    [
+        "status: superseded\nsuperseded_by: Decisions/Message broker",
+        "status: superseded  # replaced by Kafka\nsuperseded_by: Decisions/Message broker # moved",
+        "status: 'superseded' # x\nsuperseded_by: '[[Message broker]]'",
+        "status:\n  - superseded\nsuperseded_by:\n  - Decisions/Message broker",
+    ],
+)
+def test_broken_yaml_still_marks_a_page_replaced(tmp_path: Path, fields: str) -> None:
     # A colon in a title breaks the YAML; the status line must still keep the old page from being cited.
     vault = make_vault(
         tmp_path,
         {
-            "Decisions/Queue - RabbitMQ.md": (
-                "---\ntitle: Queue: RabbitMQ\nstatus: superseded\nsuperseded_by: Decisions/Message broker\n---\n"
-                + OLD_BODY
-            ),
+            "Decisions/Queue - RabbitMQ.md": f"---\ntitle: Queue: RabbitMQ\n{fields}\n---\n" + OLD_BODY,
             "Decisions/Message broker.md": NEW_BODY,
         },
     )
@@ -308,3 +314,19 @@ def test_links_land_only_where_they_point(tmp_path: Path, link: str, expected: s
         )
     else:
         assert receipt.top.path == expected
+
+
+@pytest.mark.parametrize(
+    "link",
+    ['"[[Message broker]], [[Kafka cluster]]"', '"[[Message broker"', '"[[Kafka cluster"'],
+)
+def test_a_malformed_replacement_link_still_marks_the_page_replaced(tmp_path: Path, link: str) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": f"---\nsuperseded_by: {link}\n---\n{OLD_BODY}",
+            "Decisions/Message broker.md": NEW_BODY,
+        },
+    )
+    receipt = ask(vault, "rabbitmq single node message broker")
+    assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)

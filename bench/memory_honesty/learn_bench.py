@@ -178,16 +178,16 @@ class LexicalLane(ScriptedLane):
         """Answer every question with its best-overlapping candidate."""
         self.calls += 1
         block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
-        wanted_of = lambda q: {qt.term for qt in query_terms(q)}  # noqa: E731
         answers: list[dict[str, Any]] = []
         for item in json.loads(block):
+            wanted = {qt.term for qt in query_terms(item["question"])}
             best: tuple[int, str, str] | None = None
             for path in sorted(item["candidates"]):
                 page = parse_page(path, (self.root / path).read_text(encoding="utf-8"))
                 quote = best_sentence(page.body, item["question"])
                 if quote is None:
                     continue
-                overlap = len(wanted_of(item["question"]) & set(index_terms(quote)))
+                overlap = len(wanted & set(index_terms(quote)))
                 if best is None or overlap > best[0]:
                     best = (overlap, path, quote)
             if best is None:

@@ -31,7 +31,8 @@ FORMAT_VERSION = "1"
 
 OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # name: (vault folder, question file, the dev question file of the same vault that floors are picked
-    # on; None when the vault has no dev questions: then on both dev sets, from the other two vaults)
+    # on; None for heldout3, frozen and first run before vault3 had dev questions: its floor is picked on
+    # dev and dev2, from the other two vaults, as it was then)
     "dev": ("vault", "questions_dev.jsonl", "questions_dev.jsonl"),
     "dev2": ("vault2", "questions_dev2.jsonl", "questions_dev2.jsonl"),
     "heldout": ("vault", "heldout.jsonl", "questions_dev.jsonl"),

@@ -1,0 +1,62 @@
+"""How replacement links are split and resolved to pages (``krouter.links``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from krouter.links import LinkResolver, split_links
+
+PAGES = [
+    "Decisions/New.md",
+    "Archive/Decisions/Old.md",
+    "Issues/Issue #42.md",
+    "Issues/Issue.md",
+    "auth.md",
+    "D/Auth.md",
+    "Runbooks/Message broker.md",
+    "x/Plan.md",
+    "y/Plan.md",
+]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("[[A]], [[B]]", ["[[A]]", "[[B]]"]),
+        ("[[A]]", ["[[A]]"]),
+        ("[[]]", []),
+        ('""', []),
+        ("#", []),
+        ("[[A", ["[[A"]),
+        ("Decisions/New", ["Decisions/New"]),
+    ],
+)
+def test_split_links(raw: str, expected: list[str]) -> None:
+    assert split_links(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "source", "expected"),
+    [
+        ("Decisions/New", None, "Decisions/New.md"),
+        ("decisions/new.MD", None, "Decisions/New.md"),  # another case, when only one page matches
+        ("[[New#Why]]", None, "Decisions/New.md"),
+        ("[x](Decisions/New.md#why)", None, "Decisions/New.md"),
+        ("Decisions/New#Why", None, "Decisions/New.md"),  # not a file name: the part before # is tried
+        ("Issues/Issue #42", None, "Issues/Issue #42.md"),  # a # that is part of a file name
+        ("[i](Issues/Issue%20%2342.md)", None, "Issues/Issue #42.md"),
+        ("Decisions/Old", None, "Archive/Decisions/Old.md"),  # the path ends with the link
+        ("Auth", None, "D/Auth.md"),  # exact letter case beats a case-insensitive full path
+        ("../Decisions/New", "Runbooks/Page.md", "Decisions/New.md"),
+        ("./Message broker", "Top.md", None),  # relative links name full paths only
+        ("../../x/Plan", "Runbooks/Page.md", None),  # out of the vault
+        ("Team/Message broker", None, None),  # a folder that holds no such page
+        ("Plan", None, None),  # two pages of that name: ambiguous
+    ],
+)
+def test_resolve(raw: str, source: str | None, expected: str | None) -> None:
+    assert LinkResolver(PAGES).resolve(raw, source) == expected
+
+
+def test_an_ambiguous_link_lists_what_it_could_mean() -> None:
+    assert sorted(LinkResolver(PAGES).matches("Plan")) == ["x/Plan.md", "y/Plan.md"]
