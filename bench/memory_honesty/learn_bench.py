@@ -125,19 +125,30 @@ class ScriptedLane:
         self.calls = 0
 
     def complete(self, system: str, prompt: str) -> str:
-        """Read the questions block of the prompt and answer it as a careful model would."""
+        """Read the questions block of the prompt and answer each question with ``pick``."""
         self.calls += 1
         block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
         answers: list[dict[str, Any]] = []
         for item in json.loads(block):
-            gold = self.gold.get(item["question"])
-            if gold is None or gold not in item["candidates"]:
+            picked = self.pick(item["question"], item["candidates"])
+            if picked is None:
                 answers.append({"q": item["q"], "page": None})
-                continue
-            page = parse_page(gold, (self.root / gold).read_text(encoding="utf-8"))
-            quote = best_sentence(page.body, item["question"])
-            answers.append({"q": item["q"], "page": gold if quote else None, "quote": quote})
+            else:
+                answers.append({"q": item["q"], "page": picked[0], "quote": picked[1]})
         return json.dumps({"answers": answers}, ensure_ascii=False)
+
+    def quote_from(self, path: str, question: str) -> str | None:
+        """The sentence of a page that shares most words with the question."""
+        page = parse_page(path, (self.root / path).read_text(encoding="utf-8"))
+        return best_sentence(page.body, question)
+
+    def pick(self, question: str, candidates: list[str]) -> tuple[str, str] | None:
+        """The gold page and its quote, when the gold page is a candidate; else no page."""
+        gold = self.gold.get(question)
+        if gold is None or gold not in candidates:
+            return None
+        quote = self.quote_from(gold, question)
+        return (gold, quote) if quote else None
 
 
 class CarelessLane(ScriptedLane):
@@ -149,19 +160,10 @@ class CarelessLane(ScriptedLane):
     name = "careless"
     model = "scripted-careless"
 
-    def complete(self, system: str, prompt: str) -> str:
-        """Answer every question with its first candidate."""
-        self.calls += 1
-        block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
-        answers: list[dict[str, Any]] = []
-        for item in json.loads(block):
-            first = item["candidates"][0] if item["candidates"] else None
-            quote = None
-            if first is not None:
-                page = parse_page(first, (self.root / first).read_text(encoding="utf-8"))
-                quote = best_sentence(page.body, item["question"])
-            answers.append({"q": item["q"], "page": first if quote else None, "quote": quote})
-        return json.dumps({"answers": answers}, ensure_ascii=False)
+    def pick(self, question: str, candidates: list[str]) -> tuple[str, str] | None:
+        """The first candidate listed."""
+        quote = self.quote_from(candidates[0], question) if candidates else None
+        return (candidates[0], quote) if quote else None
 
 
 class LexicalLane(ScriptedLane):
@@ -174,27 +176,18 @@ class LexicalLane(ScriptedLane):
     name = "lexical"
     model = "scripted-lexical"
 
-    def complete(self, system: str, prompt: str) -> str:
-        """Answer every question with its best-overlapping candidate."""
-        self.calls += 1
-        block = prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0]
-        answers: list[dict[str, Any]] = []
-        for item in json.loads(block):
-            wanted = {qt.term for qt in query_terms(item["question"])}
-            best: tuple[int, str, str] | None = None
-            for path in sorted(item["candidates"]):
-                page = parse_page(path, (self.root / path).read_text(encoding="utf-8"))
-                quote = best_sentence(page.body, item["question"])
-                if quote is None:
-                    continue
-                overlap = len(wanted & set(index_terms(quote)))
-                if best is None or overlap > best[0]:
-                    best = (overlap, path, quote)
-            if best is None:
-                answers.append({"q": item["q"], "page": None})
-            else:
-                answers.append({"q": item["q"], "page": best[1], "quote": best[2]})
-        return json.dumps({"answers": answers}, ensure_ascii=False)
+    def pick(self, question: str, candidates: list[str]) -> tuple[str, str] | None:
+        """The candidate whose best sentence overlaps the question most (first by path on ties)."""
+        wanted = {qt.term for qt in query_terms(question)}
+        best: tuple[int, str, str] | None = None
+        for path in sorted(candidates):
+            quote = self.quote_from(path, question)
+            if quote is None:
+                continue
+            overlap = len(wanted & set(index_terms(quote)))
+            if best is None or overlap > best[0]:
+                best = (overlap, path, quote)
+        return (best[1], best[2]) if best else None
 
 
 @contextmanager
