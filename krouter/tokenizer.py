@@ -275,11 +275,44 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
                 if word.strip() and word not in CHINESE:
                     yield word, word
         elif _HAS_HANGUL.search(run):
-            for gram in _bigrams(run):
-                yield gram, gram
+            for piece in _korean_pieces(run, known):
+                yield piece, piece
         else:
             for piece in _japanese_pieces(run, known):
                 yield piece, piece
+
+
+# Korean attaches particles and endings to the word before them (회의실은, 어디예요): they are cut off a
+# question word, longest first, so the word's own bigrams remain; question words ask rather than name.
+_KO_ENDINGS = tuple(
+    sorted(
+        """은 는 이 가 을 를 에 에서 에게 께 한테 의 로 으로 와 과 도 만 까지 부터 보다 처럼 이랑 랑 요 예요 이에요
+        인가요 나요 까요 니까 습니까 입니까 ㅂ니까 는지 은지 인지 이나 나 죠 지요 야 이야 입니다 습니다""".split(),
+        key=len,
+        reverse=True,
+    )
+)
+_KO_ASKING = frozenset("어디 언제 무엇 뭐 뭔가 누구 누가 몇 어떻게 왜 어느 무슨 얼마 얼마나".split())
+
+
+def _korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
+    """The content bigrams of a Hangul word in a question: its particle or ending cut off (when a
+    syllable is left), question words dropped; a one-syllable stem only when the vault holds it. A word
+    whose bigrams the vault holds as written is kept whole: 회의 (meeting) ends like the particle 의."""
+    if run in _KO_ASKING:
+        return []
+    if known is not None and all(known(g) for g in _bigrams(run)):
+        return _bigrams(run)
+    stem = run
+    for ending in _KO_ENDINGS:
+        if stem.endswith(ending) and len(stem) > len(ending):
+            stem = stem[: -len(ending)]
+            break
+    if stem in _KO_ASKING:
+        return []
+    if len(stem) > 1:
+        return _bigrams(stem)
+    return [stem] if known is not None and known(stem) else []
 
 
 def _japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:

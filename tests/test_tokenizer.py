@@ -161,3 +161,26 @@ def test_a_function_word_does_not_glue_unknown_characters(tmp_path: Path) -> Non
         router.refresh()
         words = [t.text for t in query_terms("内托多少钱一套?", known=router.index.has_term)]
     assert "钱一" not in words and "钱" in words
+
+
+def test_korean_question_drops_particles_endings_and_asking_words() -> None:
+    assert q("회의실은 어디예요?") == ["회의", "의실"]
+    assert q("백업은 몇 시에 하나요?") == ["백업"]
+
+
+def test_korean_question_with_particles_finds_its_page_and_refuses_a_neighbour(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "ko/회의.md": "# 회의실\n\n대회의실은 3층에 있습니다. 회의 예약은 총무팀에 연락하세요.\n",
+            "ko/경비.md": "# 경비 정산\n\n경비 정산은 매월 25일까지 제출합니다.\n",
+            "en.md": "# Backups\n\nNightly database dumps go to object storage.\n",
+        },
+    )
+    with Router(vault) as router:
+        found = router.ask("대회의실이 어디에 있나요?")
+        meeting = router.ask("회의 예약은 누구에게 연락해요?")
+        neighbour = router.ask("주차장 예약은 어디에 연락하나요?")
+    assert found.decision == "cite" and found.top.path == "ko/회의.md"
+    assert meeting.decision == "cite" and meeting.top.path == "ko/회의.md"
+    assert neighbour.decision == "refuse"
