@@ -321,8 +321,8 @@ def _replacement_findings(pages: dict[str, Page], graph: Replacements) -> list[F
     for path in sorted(graph.replaced):
         page = pages[path]
         if not graph.successor.get(path):
-            # Only "superseded" promises a replacement; retired/rejected/archived pages may have none.
-            if page.status == "superseded" and not page.superseded_by:
+            # Only "superseded"/"replaced" promise a replacement; retired/rejected/archived pages may have none.
+            if page.status in ("superseded", "replaced") and not page.superseded_by:
                 out.append(
                     Finding(
                         "no_replacement",

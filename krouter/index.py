@@ -36,8 +36,9 @@ from krouter.vault import (
     walk,
 )
 
-# Bumped when the tables or what is stored in them change (3: fields read case-insensitively and
-# salvaged from broken YAML), so an index built by an older KRouter is rebuilt, not misread.
+# Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
+# rebuilt, not misread (3: field names read case-insensitively, salvaged from broken YAML, replaced_by /
+# replaces and the statuses replaced and outdated understood).
 SCHEMA_VERSION = "3"
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000

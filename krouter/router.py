@@ -174,7 +174,7 @@ class Router:
             page = t.pages[pid]
             # Retired, archived or rejected pages may rightly have no replacement (as krouter check
             # says); a superseded page, a cycle or a link naming no page is broken.
-            ended = red.chain == [page.path] and page.status in REPLACED_STATUSES - {"superseded"}
+            ended = red.chain == [page.path] and page.status in REPLACED_STATUSES - {"superseded", "replaced"}
             if red.to_path is None and not ended:
                 broken.append({"from": page.path, "problem": red.problem, "chain": red.chain})
         size = sum(

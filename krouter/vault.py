@@ -22,7 +22,9 @@ from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
 from krouter.links import split_links
 
 # Statuses that mean "this page was replaced or abandoned": never cited.
-REPLACED_STATUSES = frozenset({"superseded", "retired", "deprecated", "archived", "rejected", "obsolete"})
+REPLACED_STATUSES = frozenset(
+    {"superseded", "replaced", "outdated", "retired", "deprecated", "archived", "rejected", "obsolete"}
+)
 
 _YAML = YAMLHandler()
 
@@ -240,8 +242,8 @@ def parse_page(rel_path: str, text: str) -> Page:
         aliases=_as_list(fields.get("aliases") or fields.get("alias")),
         tags=_as_list(fields.get("tags")),
         triggers=_as_list(fields.get("triggers")),
-        superseded_by=_links(fields.get("superseded_by")),
-        supersedes=_links(fields.get("supersedes")),
+        superseded_by=_links(fields.get("superseded_by") or fields.get("replaced_by")),
+        supersedes=_links(fields.get("supersedes") or fields.get("replaces")),
         meta=meta,
         yaml_error=error,
     )
@@ -262,7 +264,7 @@ def _fields(meta: dict[str, object]) -> dict[str, object]:
     return out
 
 
-_SALVAGED = frozenset({"title", "status", "superseded_by", "supersedes"})
+_SALVAGED = frozenset({"title", "status", "superseded_by", "supersedes", "replaced_by", "replaces"})
 _TOP_FIELD = re.compile(r"^([A-Za-z][\w-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
 _ITEM = re.compile(r"^[ \t]+-[ \t]+(.+?)[ \t]*$")
 

@@ -62,13 +62,20 @@ def test_superseded_by_forms(tmp_path: Path, link: str) -> None:
     assert redirect.to_path == "Decisions/Message broker.md"
 
 
-@pytest.mark.parametrize("link", ["Decisions/Queue - RabbitMQ", '"[[Queue - RabbitMQ]]"'])
-def test_supersedes_on_new_page(tmp_path: Path, link: str) -> None:
+@pytest.mark.parametrize(
+    "field",
+    [
+        "supersedes: Decisions/Queue - RabbitMQ",
+        "supersedes: '[[Queue - RabbitMQ]]'",
+        "Replaces: Decisions/Queue - RabbitMQ",
+    ],
+)
+def test_supersedes_on_new_page(tmp_path: Path, field: str) -> None:
     vault = make_vault(
         tmp_path,
         {
             "Decisions/Queue - RabbitMQ.md": OLD_BODY,  # no status: the new page alone says it is replaced
-            "Decisions/Message broker.md": f"---\nsupersedes: {link}\n---\n{NEW_BODY}",
+            "Decisions/Message broker.md": f"---\n{field}\n---\n{NEW_BODY}",
         },
     )
     receipt = ask(vault, "rabbitmq message broker")
@@ -256,6 +263,8 @@ def test_broken_yaml_still_marks_a_page_replaced(tmp_path: Path, fields: str) ->
         'status: "#superseded"\nsuperseded_by: Decisions/Message broker',
         "status: superseded\nsuperseded_by: '[Message broker](Decisions/Message%20broker.md)'",
         "status: superseded\nsuperseded_by: Decisions/Message broker#Decision",
+        "status: replaced\nreplaced_by: Decisions/Message broker",
+        "status: outdated\nReplaced-By: '[[Message broker]]'",
     ],
 )
 def test_field_spellings_and_link_forms_people_write(tmp_path: Path, frontmatter: str) -> None:
