@@ -153,9 +153,17 @@ def read(
     router = _router(vault)
     try:
         with exit_codes():
-            typer.echo(router.read(path), nl=False)
+            text = router.read(path)
+            red = router.resolve(path if path.lower().endswith(".md") else f"{path}.md")
     finally:
         router.close()
+    typer.echo(text, nl=False)
+    if red.to_path != red.from_path:
+        # The page is printed as asked, but an agent reading it must not take it as current.
+        now = (
+            f"the current page is {red.to_path}" if red.to_path else f"it has no current page ({red.problem})"
+        )
+        typer.echo(f"krouter: {red.from_path} was replaced; {now}", err=True)
 
 
 @app.command()

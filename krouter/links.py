@@ -16,20 +16,23 @@ import urllib.parse
 from pathlib import PurePosixPath
 
 _WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
-_MD_LINK = re.compile(r"^\[[^\]]*\]\(([^)]+)\)$")
+_MD_LINK = re.compile(r"^\[[^\]]*\]\((.+)\)$")
+# A Markdown link's optional title after its destination: [x](path.md "title").
+_MD_TITLE = re.compile(r"\s+(?:\"[^\"]*\"|'[^']*')$")
 # What may sit between several wikilinks written in one string: "[[A]], [[B]]".
 _BETWEEN_LINKS = re.compile(r"^[\s,;|]*$")
 
 
 def split_links(raw: str) -> list[str]:
-    """The links one written value holds: ``"[[A]], [[B]]"`` gives two, a placeholder (``""``,
-    ``[[]]``, ``#``) none, anything else itself, however malformed (it then names no page)."""
+    """The links one written value holds: a placeholder (``""``, ``[[]]``, ``#``) none; wikilinks inside
+    other text (``"[[A]], [[B]]"``, ``see [[A]]``) each of them; anything else itself, however
+    malformed (it then names no page, and still marks its page replaced)."""
     text = raw.strip()
     if not text.strip("\"' []#"):
         return []
-    found = list(_WIKILINK.finditer(text))
-    if len(found) > 1 and _BETWEEN_LINKS.match(_WIKILINK.sub("", text)):
-        return [m.group(0) for m in found if m.group(1).strip()]
+    found = [m.group(0) for m in _WIKILINK.finditer(text) if m.group(1).strip()]
+    if found and not _WIKILINK.fullmatch(text.strip("\"'")):
+        return found
     return [text]
 
 
@@ -39,10 +42,16 @@ def _strip_md(path: str) -> str:
 
 def link_target(raw: str) -> str:
     """The page a link points at, as a path without ``.md``. A wikilink's ``#heading`` and ``|label``
-    and a Markdown link's ``#fragment`` are dropped; a ``#`` in a plain path is kept, because a file
-    name may hold one (the resolver also tries the part before it)."""
+    and a Markdown link's ``#fragment`` and title are dropped; a ``#`` in a plain path is kept, because
+    a file name may hold one (the resolver may also try the part before it)."""
+    return _parse(raw)[0]
+
+
+def _parse(raw: str) -> tuple[str, bool]:
+    """(the link's target path without ``.md``, whether it was written as a Markdown link)."""
     # NFC: macOS file names arrive decomposed (NFD) while typed links are composed.
     raw = unicodedata.normalize("NFC", raw).strip().strip('"').strip("'").strip()
+    markdown = False
     m = _WIKILINK.fullmatch(raw)
     if m:
         raw = m.group(1).strip()
@@ -52,9 +61,13 @@ def link_target(raw: str) -> str:
     else:
         md = _MD_LINK.match(raw)
         if md:
+            markdown = True
+            dest = _MD_TITLE.sub("", md.group(1).strip())
+            if dest.startswith("<") and ">" in dest:
+                dest = dest[1 : dest.index(">")]
             # The fragment goes before unquoting: a %23 in the path is part of a file name.
-            raw = urllib.parse.unquote(md.group(1).strip().strip("<>").split("#", 1)[0])
-    return _strip_md(raw.replace("\\", "/").lstrip("/"))
+            raw = urllib.parse.unquote(dest.split("#", 1)[0].strip())
+    return _strip_md(raw.replace("\\", "/").lstrip("/")), markdown
 
 
 class LinkResolver:
@@ -94,24 +107,48 @@ class LinkResolver:
     def matches(self, raw: str, source: str | None = None) -> list[str]:
         """The pages a link could mean at the first rule that matches any: one page, several (the link
         is ambiguous) or none."""
-        target = link_target(raw)
+        target, markdown = _parse(raw)
+        folder = str(PurePosixPath(source).parent) if source else "."
         relative = target.startswith(("./", "../")) or target in (".", "..")
-        if relative:
-            folder = str(PurePosixPath(source).parent) if source else "."
-            target = posixpath.normpath(posixpath.join(folder, target))
-            if target == ".." or target.startswith("../"):
-                return []
-        tries = [target]
-        if "#" in target:
-            tries.append(_strip_md(target.split("#", 1)[0].strip()))
-        for t in tries:
+        tries: list[tuple[str, bool]] = []
+        if relative or markdown:
+            # A Markdown link is relative to the page that holds it; a vault-root path is tried second.
+            joined = posixpath.normpath(posixpath.join(folder, target))
+            if joined != ".." and not joined.startswith("../"):
+                tries.append((joined, False))
+            if markdown and not relative:
+                tries.append((target, False))
+        else:
+            tries.append((target, True))
+            head, sep, tail = target.partition("#")
+            # "Page#Heading" written as a plain path; "C# notes" or "Issue #42" is a name, not a heading.
+            if sep and head and tail and not head[-1].isspace() and not tail[0].isspace():
+                tries.append((_strip_md(head), True))
+        for t, suffixes in tries:
             if t and t != ".":
-                found = self._lookup(t, suffixes=not relative)
+                found = self._lookup(t, suffixes, folder)
                 if found:
                     return found
         return []
 
-    def _lookup(self, target: str, suffixes: bool) -> list[str]:
+    def _lookup(self, target: str, suffixes: bool, folder: str) -> list[str]:
+        if "/" not in target and suffixes:
+            # A bare name: every page of that name, the root one included; the linking page's own
+            # folder breaks a tie, anything else is ambiguous.
+            for found in (
+                self._by_name.get(target, []),
+                self._folded_maps()[1].get(target.casefold(), []),
+            ):
+                if len(found) > 1:
+                    here = [
+                        st
+                        for st in found
+                        if st.rsplit("/", 1)[0] == folder or ("/" not in st and folder == ".")
+                    ]
+                    found = here if len(here) == 1 else found
+                if found:
+                    return [self._paths[st] for st in found]
+            return []
         if target in self._paths:
             return [self._paths[target]]
         if suffixes:

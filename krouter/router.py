@@ -150,6 +150,9 @@ class Router:
                 path = contained_path(self.root, f"{rel_path}.md")
             except PageNotFound:
                 path = self._page_spelled(rel_path)
+        if not path.name.lower().endswith(".md"):
+            # Pages are what KRouter cites; other files in the vault folder are not served.
+            raise PageNotFound(f"{rel_path!r} is not a Markdown page of the vault")
         text = decode(rel_path, path.read_bytes())
         if isinstance(text, Problem):
             raise PageNotFound(f"{rel_path!r} is not a page KRouter reads: {text.message}")
@@ -160,8 +163,10 @@ class Router:
         if self.auto_refresh:
             self.refresh()
         want = _stem_key(rel_path)
-        found = [p.path for p in self._load_tables().pages.values() if _stem_key(p.path) == want]
-        if len(found) != 1:
+        found = sorted(p.path for p in self._load_tables().pages.values() if _stem_key(p.path) == want)
+        if len(found) > 1:
+            raise PageNotFound(f"{rel_path!r} could be {', '.join(map(repr, found))}: give the exact path")
+        if not found:
             raise PageNotFound(f"no page at {rel_path!r} in {self.root}")
         return contained_path(self.root, found[0])
 

@@ -292,24 +292,33 @@ _KO_ENDINGS = tuple(
         reverse=True,
     )
 )
-_KO_ASKING = frozenset("어디 언제 무엇 뭐 뭔가 누구 누가 몇 어떻게 왜 어느 무슨 얼마 얼마나".split())
+_KO_ASKING = frozenset(
+    "어디 언제 무엇 뭐 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
+    "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
+)
+# What turns a noun into a verb (사용 + 하 + 나요, 실행 + 되 + 나요): cut too, so the noun is what is looked for.
+_KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
 
 
 def _korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
-    """The content bigrams of a Hangul word in a question: its particle or ending cut off (when a
-    syllable is left), question words dropped; a one-syllable stem only when the vault holds it. A word
-    whose bigrams the vault holds as written is kept whole: 회의 (meeting) ends like the particle 의."""
+    """The content bigrams of a Hangul word in a question: its particle or ending cut off, then a
+    verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as
+    written is kept whole."""
     if run in _KO_ASKING:
         return []
     if known is not None and all(known(g) for g in _bigrams(run)):
         return _bigrams(run)
     stem = run
     for ending in _KO_ENDINGS:
-        if stem.endswith(ending) and len(stem) > len(ending):
+        # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
+        # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
+        if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
             stem = stem[: -len(ending)]
             break
     if stem in _KO_ASKING:
         return []
+    if len(stem) > 2 and stem.endswith(_KO_VERBAL):
+        stem = stem[:-1]
     if len(stem) > 1:
         return _bigrams(stem)
     return [stem] if known is not None and known(stem) else []

@@ -204,14 +204,16 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
 def parse_page(rel_path: str, text: str) -> Page:
     """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept.
 
-    Field names are read case- and hyphen-insensitively (``Status:``, ``superseded-by:``). When the
-    YAML is broken, the fields that decide whether a page may be cited (status, replacement links) and
-    the title are still read line by line: a colon in a title must not turn a replaced page current."""
+    Field names are read case- and hyphen-insensitively (``Status:``, ``superseded-by:``), and a field
+    written under several spellings counts under all of them, on the cautious side: any replaced status
+    marks the page replaced, and every replacement link counts. When the YAML is broken, the fields that
+    decide whether a page may be cited (status, replacement links) and the title are still read line by
+    line: a colon in a title must not turn a replaced page current."""
     text = text.removeprefix("\ufeff")
     fm_text, body, body_line = split_frontmatter(text)
     meta: dict[str, object] = {}
     error = None
-    fields: dict[str, object] = {}
+    fields: dict[str, list[object]] = {}
     if fm_text is not None:
         try:
             loaded = _YAML.load(fm_text, Loader=_Loader)
@@ -230,7 +232,11 @@ def parse_page(rel_path: str, text: str) -> Page:
             error = f"frontmatter is a {type(loaded).__name__}, not a mapping of fields"
         else:
             fields = _fields(meta)
-    title = _as_text(fields.get("title")).strip()
+
+    def every(*names: str) -> list[str]:
+        return [item for name in names for value in fields.get(name, []) for item in _as_list(value)]
+
+    title = next((t for t in (_as_text(v).strip() for v in fields.get("title", [])) if t), "")
     if not title:
         title = _first_heading(body) or PurePosixPath(rel_path).stem
     return Page(
@@ -238,12 +244,12 @@ def parse_page(rel_path: str, text: str) -> Page:
         title=title,
         body=body,
         body_line=body_line,
-        status=_status(fields.get("status")),
-        aliases=_as_list(fields.get("aliases") or fields.get("alias")),
-        tags=_as_list(fields.get("tags")),
-        triggers=_as_list(fields.get("triggers")),
-        superseded_by=_links(fields.get("superseded_by") or fields.get("replaced_by")),
-        supersedes=_links(fields.get("supersedes") or fields.get("replaces")),
+        status=_status(fields.get("status", [])),
+        aliases=every("aliases", "alias"),
+        tags=every("tags"),
+        triggers=every("triggers"),
+        superseded_by=[link for raw in every("superseded_by", "replaced_by") for link in split_links(raw)],
+        supersedes=[link for raw in every("supersedes", "replaces") for link in split_links(raw)],
         meta=meta,
         yaml_error=error,
     )
@@ -251,50 +257,65 @@ def parse_page(rel_path: str, text: str) -> Page:
 
 def field_key(name: str) -> str:
     """The form a frontmatter field name is compared in: ``Superseded-By`` and ``superseded_by`` agree."""
-    return name.strip().lower().replace("-", "_")
+    return name.strip().strip("\"'").strip().lower().replace("-", "_")
 
 
-def _fields(meta: dict[str, object]) -> dict[str, object]:
-    """Fields by their compared name; a name written exactly in lower case wins over its variants."""
-    out: dict[str, object] = {}
+def _fields(meta: dict[str, object]) -> dict[str, list[object]]:
+    """Every value of each field by its compared name, the one spelled exactly in lower case first."""
+    out: dict[str, list[object]] = {}
     for key, value in meta.items():
         norm = field_key(key)
-        if norm not in out or key == norm:
-            out[norm] = value
+        if key == norm:
+            out.setdefault(norm, []).insert(0, value)
+        else:
+            out.setdefault(norm, []).append(value)
     return out
 
 
 _SALVAGED = frozenset({"title", "status", "superseded_by", "supersedes", "replaced_by", "replaces"})
-_TOP_FIELD = re.compile(r"^([A-Za-z][\w-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
-_ITEM = re.compile(r"^[ \t]+-[ \t]+(.+?)[ \t]*$")
+_TOP_FIELD = re.compile(r"^[ \t]*([\"']?[A-Za-z][\w-]*[\"']?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_ITEM = re.compile(r"^[ \t]*-[ \t]+(.+?)[ \t]*$")
+_BLOCK_SCALAR = re.compile(r"^[|>][+-]?\d*$")
 
 
-def _salvage(fm_text: str) -> dict[str, object]:
-    """The title, status and replacement links of frontmatter that YAML cannot parse, read line by line
-    (``key: value``, or ``key:`` followed by ``- item`` lines), each value read as YAML on its own so
-    quotes and ``# comments`` mean what they mean in YAML."""
-    out: dict[str, object] = {}
+class _Block(list):
+    """The lines of a ``>`` or ``|`` block scalar: one value once joined."""
+
+
+def _salvage(fm_text: str) -> dict[str, list[object]]:
+    """The title, status and replacement links of frontmatter that YAML cannot parse, read line by line:
+    ``key: value`` (each value read as YAML on its own, so quotes and ``# comments`` mean what they mean
+    in YAML), ``key:`` followed by ``- item`` lines (indented or not), or a ``>``/``|`` block."""
+    out: dict[str, list[object]] = {}
     current: list[object] | None = None
+    block: _Block | None = None
     for line in fm_text.splitlines():
         m = _TOP_FIELD.match(line)
-        if m:
+        if m and not _ITEM.match(line):
             key = field_key(m.group(1))
-            current = None
-            if key not in _SALVAGED or key in out:
+            current = block = None
+            if key not in _SALVAGED:
                 continue
-            value = _scalar(m.group(2) or "")
+            raw = (m.group(2) or "").strip()
+            if _BLOCK_SCALAR.match(raw):
+                block = _Block()
+                out.setdefault(key, []).append(block)
+                continue
+            value = _scalar(raw)
             if value in (None, ""):
                 current = []
-                out[key] = current
+                out.setdefault(key, []).append(current)
             else:
-                out[key] = value
+                out.setdefault(key, []).append(value)
             continue
         item = _ITEM.match(line)
         if item and current is not None:
             current.append(_scalar(item.group(1)))
+        elif block is not None and line.strip():
+            block.append(line.strip())
         elif line.strip():
-            current = None
-    return out
+            current = block = None
+    return {k: [" ".join(v) if isinstance(v, _Block) else v for v in vs] for k, vs in out.items()}
 
 
 def _scalar(text: str) -> object:
@@ -305,18 +326,24 @@ def _scalar(text: str) -> object:
         return re.sub(r"\s+#.*$", "", text).strip().strip("\"'")
 
 
-def _status(value: object) -> str:
-    """A page's status in the form compared with REPLACED_STATUSES (a list counts by its first item)."""
-    if isinstance(value, (list, tuple)):
-        value = next((v for v in value if v not in (None, "")), "")
-    return _as_text(value).strip().strip("\"'").lstrip("#").strip().lower()
+_STATUS_WORD = re.compile(r"[a-z]+")
 
 
-def _links(value: object) -> list[str]:
-    """Replacement links as written: ``"[[A]], [[B]]"`` is two links, an empty placeholder (``[[]]``,
-    ``""``) none. Anything else, however malformed, is kept: a link that names no page still marks the
-    page replaced (and ``krouter check`` reports it), where dropping it would make the page current."""
-    return [link for raw in _as_list(value) for link in split_links(raw)]
+def _status(values: list[object]) -> str:
+    """A page's status in the form compared with REPLACED_STATUSES. On the cautious side: a replaced
+    status anywhere among the values (``[active, superseded]``, two spellings of the field) wins, and a
+    phrase counts by its first word (``superseded by [[New]]``, ``❌ superseded``)."""
+    words = []
+    for item in (i for v in values for i in (v if isinstance(v, (list, tuple)) else [v])):
+        text = _as_text(item).strip().lower()
+        if not text:
+            continue
+        first = _STATUS_WORD.search(text)
+        word = first.group(0) if first else text
+        if word in REPLACED_STATUSES:
+            return word
+        words.append(text.strip("\"'#").strip())
+    return words[0] if words else ""
 
 
 def _first_heading(body: str) -> str | None:

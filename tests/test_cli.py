@@ -196,6 +196,19 @@ def test_read_of_an_impossible_path_is_a_message(vault: Path, path: str) -> None
     assert result.exit_code == 2 and "no page at" in result.stderr
 
 
+def test_read_serves_pages_only_and_says_when_one_was_replaced(tmp_path: Path, vault: Path) -> None:
+    (vault / "notes.txt").write_text("not a page", encoding="utf-8")
+    result = runner.invoke(app, ["read", "notes.txt", "--vault", str(vault)])
+    assert result.exit_code == 2 and "not a Markdown page" in result.stderr
+    (vault / "Ops" / "Old pager.md").write_text(
+        "---\nstatus: superseded\nsuperseded_by: Ops/Pager\n---\nThe pager used to rotate daily.\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["read", "Ops/Old pager.md", "--vault", str(vault)])
+    assert result.exit_code == 0 and "rotate daily" in result.stdout
+    assert "Ops/Old pager.md was replaced; the current page is Ops/Pager.md" in result.stderr
+
+
 def test_read_refuses_a_file_that_is_not_utf8(vault: Path) -> None:
     (vault / "Ops" / "Latin.md").write_bytes("caf\xe9 notes".encode("latin-1"))
     result = runner.invoke(app, ["read", "Ops/Latin.md", "--vault", str(vault)])

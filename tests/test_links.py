@@ -8,6 +8,9 @@ from krouter.links import LinkResolver, split_links
 
 PAGES = [
     "Decisions/New.md",
+    "New.md",
+    "C.md",
+    "Decisions/New (2).md",
     "Archive/Decisions/Old.md",
     "Issues/Issue #42.md",
     "Issues/Issue.md",
@@ -28,6 +31,8 @@ PAGES = [
         ('""', []),
         ("#", []),
         ("[[A", ["[[A"]),
+        ("see [[A]]", ["[[A]]"]),
+        ("[[A]] and [[B]]", ["[[A]]", "[[B]]"]),
         ("Decisions/New", ["Decisions/New"]),
     ],
 )
@@ -40,7 +45,7 @@ def test_split_links(raw: str, expected: list[str]) -> None:
     [
         ("Decisions/New", None, "Decisions/New.md"),
         ("decisions/new.MD", None, "Decisions/New.md"),  # another case, when only one page matches
-        ("[[New#Why]]", None, "Decisions/New.md"),
+        ("[[Decisions/New#Why]]", None, "Decisions/New.md"),
         ("[x](Decisions/New.md#why)", None, "Decisions/New.md"),
         ("Decisions/New#Why", None, "Decisions/New.md"),  # not a file name: the part before # is tried
         ("Issues/Issue #42", None, "Issues/Issue #42.md"),  # a # that is part of a file name
@@ -52,6 +57,14 @@ def test_split_links(raw: str, expected: list[str]) -> None:
         ("../../x/Plan", "Runbooks/Page.md", None),  # out of the vault
         ("Team/Message broker", None, None),  # a folder that holds no such page
         ("Plan", None, None),  # two pages of that name: ambiguous
+        ("C# guide", None, None),  # a missing name with a # is not "C" plus a heading
+        ("Issues/Issue #43", None, None),
+        ("[[New]]", "Decisions/Old.md", "Decisions/New.md"),  # the linking page's folder breaks a tie
+        ("[[New]]", "Other/Old.md", None),  # New.md and Decisions/New.md: ambiguous from elsewhere
+        ("[n](New.md)", "Decisions/Old.md", "Decisions/New.md"),  # Markdown links are relative
+        ("[n](New.md)", "Other/Old.md", "New.md"),  # ... then from the vault root
+        ("[n](<Decisions/New (2).md>)", None, "Decisions/New (2).md"),
+        ('[n](Decisions/New.md "the new one")', None, "Decisions/New.md"),
     ],
 )
 def test_resolve(raw: str, source: str | None, expected: str | None) -> None:

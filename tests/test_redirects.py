@@ -237,6 +237,10 @@ def test_two_branches_meeting_again_are_not_a_cycle(tmp_path: Path) -> None:
         "status: superseded  # replaced by Kafka\nsuperseded_by: Decisions/Message broker # moved",
         "status: 'superseded' # x\nsuperseded_by: '[[Message broker]]'",
         "status:\n  - superseded\nsuperseded_by:\n  - Decisions/Message broker",
+        "superseded_by:\n- '[[Message broker]]'",  # the list style PyYAML itself writes
+        "status:\n- superseded\nsuperseded_by: >-\n  Decisions/Message broker",
+        '"status": superseded\n"superseded_by": Decisions/Message broker',
+        "  status: superseded\n  superseded_by: Decisions/Message broker",
     ],
 )
 def test_broken_yaml_still_marks_a_page_replaced(tmp_path: Path, fields: str) -> None:
@@ -339,3 +343,40 @@ def test_a_malformed_replacement_link_still_marks_the_page_replaced(tmp_path: Pa
     )
     receipt = ask(vault, "rabbitmq single node message broker")
     assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "status: superseded by [[Message broker]]\nsuperseded_by: Decisions/Message broker",
+        "status: '❌ superseded'\nsuperseded_by: Decisions/Message broker",
+        "status: [active, superseded]\nsuperseded_by: Decisions/Message broker",
+        "Status: superseded\nstatus: current\nsuperseded_by: Decisions/Message broker",
+        "superseded_by: ''\nSuperseded-By: '[[Message broker]]'",
+    ],
+)
+def test_any_spelling_that_says_replaced_wins(tmp_path: Path, frontmatter: str) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": f"---\n{frontmatter}\n---\n{OLD_BODY}",
+            "Decisions/Message broker.md": NEW_BODY,
+        },
+    )
+    receipt = ask(vault, "rabbitmq single node message broker")
+    assert receipt.top.path == "Decisions/Message broker.md"
+    assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
+
+
+def test_supersedes_and_replaces_on_one_page_both_count(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "A.md": "# A\n\nalphaqueue wombat\n",
+            "B.md": "# B\n\nbetaqueue quokka\n",
+            "New.md": "---\nsupersedes: '[[A]]'\nreplaces: '[[B]]'\n---\n# Platform\n\nOne queue for everything.\n",
+        },
+    )
+    for question in ("alphaqueue wombat", "betaqueue quokka"):
+        receipt = ask(vault, question)
+        assert receipt.top.path == "New.md", question

@@ -165,7 +165,8 @@ def test_a_function_word_does_not_glue_unknown_characters(tmp_path: Path) -> Non
 
 def test_korean_question_drops_particles_endings_and_asking_words() -> None:
     assert q("회의실은 어디예요?") == ["회의", "의실"]
-    assert q("백업은 몇 시에 하나요?") == ["백업"]
+    assert q("우리는 어떤 서버를 사용하나요?") == ["서버", "사용"]
+    assert q("휴가 며칠?") == ["휴가"]  # 휴가 ends like the particle 가 but is the word asked about
 
 
 def test_korean_question_with_particles_finds_its_page_and_refuses_a_neighbour(tmp_path: Path) -> None:
