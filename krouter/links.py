@@ -3,8 +3,10 @@
 A link is written as a path (``Decisions/New``, ``Decisions/New.md``), an Obsidian wikilink
 (``[[New]]``, ``[[Decisions/New|label]]``, ``[[New#Heading]]``), a Markdown link (``[x](Decisions/New.md)``)
 or a path relative to the linking page (``../Decisions/New``). Resolution follows Obsidian: the full
-path, else a page whose path ends with the link (a bare name matches a page of that name in any folder).
-Letter case must match when it can; a rule that matches two pages makes the link ambiguous.
+path, else a page whose path ends with the link; a bare name matches every page of that name, and the
+linking page's folder breaks a tie; a Markdown link is read from the linking page's folder first.
+Letter case must match when it can; a rule that matches two pages makes the link ambiguous: it names
+no page, which keeps the linking page replaced and refused rather than redirected to a guess.
 """
 
 from __future__ import annotations
@@ -19,8 +21,6 @@ _WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 _MD_LINK = re.compile(r"^\[[^\]]*\]\((.+)\)$")
 # A Markdown link's optional title after its destination: [x](path.md "title").
 _MD_TITLE = re.compile(r"\s+(?:\"[^\"]*\"|'[^']*')$")
-# What may sit between several wikilinks written in one string: "[[A]], [[B]]".
-_BETWEEN_LINKS = re.compile(r"^[\s,;|]*$")
 
 
 def split_links(raw: str) -> list[str]:
@@ -135,10 +135,11 @@ class LinkResolver:
         if "/" not in target and suffixes:
             # A bare name: every page of that name, the root one included; the linking page's own
             # folder breaks a tie, anything else is ambiguous.
-            for found in (
-                self._by_name.get(target, []),
-                self._folded_maps()[1].get(target.casefold(), []),
+            for pick in (
+                lambda: self._by_name.get(target, []),
+                lambda: self._folded_maps()[1].get(target.casefold(), []),
             ):
+                found = pick()  # the case-folded map is built only when the exact case finds nothing
                 if len(found) > 1:
                     here = [
                         st
