@@ -424,7 +424,7 @@ def _run_batch(
         first, second = (r.get(b.q) for r in replies)
         cand_paths = list(b.candidates)
         if first is None or second is None:
-            reason = "; ".join(problems) if problems else "the model gave no answer for it"
+            reason = "; ".join(dict.fromkeys(problems)) if problems else "the model gave no answer for it"
             out.append(Outcome(question, REJECTED, reason=reason, candidates=cand_paths))
             continue
         if first.page != second.page:
