@@ -153,8 +153,8 @@ def read(
     router = _router(vault)
     try:
         with exit_codes():
-            text = router.read(path)
-            red = router.resolve(path if path.lower().endswith(".md") else f"{path}.md")
+            page, text = router.read_page(path)
+            red = router.resolve(page)
     finally:
         router.close()
     typer.echo(text, nl=False)

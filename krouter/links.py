@@ -3,8 +3,9 @@
 A link is written as a path (``Decisions/New``, ``Decisions/New.md``), an Obsidian wikilink
 (``[[New]]``, ``[[Decisions/New|label]]``, ``[[New#Heading]]``), a Markdown link (``[x](Decisions/New.md)``)
 or a path relative to the linking page (``../Decisions/New``). Resolution follows Obsidian: the full
-path, else a page whose path ends with the link; a bare name matches every page of that name, and the
-linking page's folder breaks a tie; a Markdown link is read from the linking page's folder first.
+path, else a page whose path ends with the link; a bare name shared by several pages means the one in
+the linking page's folder, else the one at the vault root; a Markdown link is read from the linking
+page's folder and from the vault root (two different pages: ambiguous), then like a wikilink.
 Letter case must match when it can; a rule that matches two pages makes the link ambiguous: it names
 no page, which keeps the linking page replaced and refused rather than redirected to a guess.
 """
@@ -19,21 +20,33 @@ from pathlib import PurePosixPath
 
 _WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 _MD_LINK = re.compile(r"^\[[^\]]*\]\((.+)\)$")
-# A Markdown link's optional title after its destination: [x](path.md "title").
-_MD_TITLE = re.compile(r"\s+(?:\"[^\"]*\"|'[^']*')$")
+# What may sit between several wikilinks written in one string: "[[A]], [[B]]".
+_BETWEEN_LINKS = re.compile(r"^[\s,;|]*$")
 
 
 def split_links(raw: str) -> list[str]:
-    """The links one written value holds: a placeholder (``""``, ``[[]]``, ``#``) none; wikilinks inside
-    other text (``"[[A]], [[B]]"``, ``see [[A]]``) each of them; anything else itself, however
-    malformed (it then names no page, and still marks its page replaced)."""
+    """The links one written value holds: a placeholder (``""``, ``[[]]``, ``#``) none; several
+    wikilinks with only separators between them (``"[[A]], [[B]]"``) each; one wikilink inside other
+    text (``see [[A]]``) that one; anything else itself, however malformed: it then names no page, so
+    its page stays replaced and no other page is retired or redirected to by a guess."""
     text = raw.strip()
     if not text.strip("\"' []#"):
         return []
+    if _WIKILINK.fullmatch(text.strip("\"'")):
+        return [text]
     found = [m.group(0) for m in _WIKILINK.finditer(text) if m.group(1).strip()]
-    if found and not _WIKILINK.fullmatch(text.strip("\"'")):
+    if len(found) == 1 or (found and _BETWEEN_LINKS.match(_WIKILINK.sub("", text.strip("\"'")))):
         return found
     return [text]
+
+
+def _without_title(dest: str) -> str:
+    """A Markdown link destination without its optional title (``path.md "title"``)."""
+    if dest[-1:] in ("'", '"'):
+        opening = dest.rfind(dest[-1], 0, len(dest) - 1)
+        if opening > 0 and dest[opening - 1].isspace():
+            return dest[:opening].rstrip()
+    return dest
 
 
 def _strip_md(path: str) -> str:
@@ -62,7 +75,7 @@ def _parse(raw: str) -> tuple[str, bool]:
         md = _MD_LINK.match(raw)
         if md:
             markdown = True
-            dest = _MD_TITLE.sub("", md.group(1).strip())
+            dest = _without_title(md.group(1).strip())
             if dest.startswith("<") and ">" in dest:
                 dest = dest[1 : dest.index(">")]
             # The fragment goes before unquoting: a %23 in the path is part of a file name.
@@ -111,13 +124,20 @@ class LinkResolver:
         folder = str(PurePosixPath(source).parent) if source else "."
         relative = target.startswith(("./", "../")) or target in (".", "..")
         tries: list[tuple[str, bool]] = []
-        if relative or markdown:
-            # A Markdown link is relative to the page that holds it; a vault-root path is tried second.
+        if relative:
             joined = posixpath.normpath(posixpath.join(folder, target))
             if joined != ".." and not joined.startswith("../"):
                 tries.append((joined, False))
-            if markdown and not relative:
-                tries.append((target, False))
+        elif markdown:
+            # A Markdown link is relative to the page that holds it, but vaults also write vault-root
+            # paths and, in Obsidian's "shortest path" style, bare names: when the relative and the
+            # vault-root reading name two different pages the link is ambiguous; when neither names a
+            # page, the wikilink rules apply.
+            joined = posixpath.normpath(posixpath.join(folder, target))
+            exact = {self._paths[t] for t in (joined, target) if not t.startswith("../") and t in self._paths}
+            if exact:
+                return sorted(exact)
+            tries.append((target, True))
         else:
             tries.append((target, True))
             head, sep, tail = target.partition("#")
@@ -133,20 +153,17 @@ class LinkResolver:
 
     def _lookup(self, target: str, suffixes: bool, folder: str) -> list[str]:
         if "/" not in target and suffixes:
-            # A bare name: every page of that name, the root one included; the linking page's own
-            # folder breaks a tie, anything else is ambiguous.
+            # A bare name: the page of that name in the linking page's own folder, else the one at the
+            # vault root, else the only page of that name; several otherwise (ambiguous).
             for pick in (
                 lambda: self._by_name.get(target, []),
                 lambda: self._folded_maps()[1].get(target.casefold(), []),
             ):
                 found = pick()  # the case-folded map is built only when the exact case finds nothing
                 if len(found) > 1:
-                    here = [
-                        st
-                        for st in found
-                        if st.rsplit("/", 1)[0] == folder or ("/" not in st and folder == ".")
-                    ]
-                    found = here if len(here) == 1 else found
+                    here = [st for st in found if (st.rpartition("/")[0] or ".") == folder]
+                    root = [st for st in found if "/" not in st]
+                    found = here if len(here) == 1 else root if len(root) == 1 else found
                 if found:
                     return [self._paths[st] for st in found]
             return []

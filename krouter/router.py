@@ -143,6 +143,10 @@ class Router:
 
         A path as links write it also finds the page: without ``.md``, in another Unicode form (macOS
         stores names decomposed) or another letter case, when exactly one page matches."""
+        return self.read_page(rel_path)[1]
+
+    def read_page(self, rel_path: str) -> tuple[str, str]:
+        """(the page's vault-relative path as indexed, its text); found and confined as ``read`` says."""
         try:
             path = contained_path(self.root, rel_path)
         except PageNotFound:
@@ -156,7 +160,7 @@ class Router:
         text = decode(rel_path, path.read_bytes())
         if isinstance(text, Problem):
             raise PageNotFound(f"{rel_path!r} is not a page KRouter reads: {text.message}")
-        return text
+        return path.relative_to(self.root.resolve()).as_posix(), text
 
     def _page_spelled(self, rel_path: str) -> Path:
         """The one page whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""

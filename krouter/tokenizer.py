@@ -309,7 +309,9 @@ def _korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     if known is not None and all(known(g) for g in _bigrams(run)):
         return _bigrams(run)
     stem = run
-    for ending in _KO_ENDINGS:
+    # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut.
+    ends_known = known is not None and known(run[-2:])
+    for ending in () if ends_known else _KO_ENDINGS:
         # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
         # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
@@ -317,7 +319,7 @@ def _korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
             break
     if stem in _KO_ASKING:
         return []
-    if len(stem) > 2 and stem.endswith(_KO_VERBAL):
+    if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not (known is not None and known(stem[-2:])):
         stem = stem[:-1]
     if len(stem) > 1:
         return _bigrams(stem)

@@ -155,10 +155,11 @@ def _as_list(value: object) -> list[str]:
     if _is_bare_wikilink(value):
         return [f"[[{value[0][0]}]]"]  # type: ignore[index]
     if isinstance(value, (list, tuple, set)):
-        if all(_is_bare_wikilink([v]) for v in value if v is not None):
-            # `supersedes: [[[A]], [[B]]]`-style lists of unquoted wikilinks
-            return [f"[[{v[0]}]]" for v in value if v is not None]
-        return [_as_text(v).strip() for v in value if v is not None and _as_text(v).strip()]
+        # Items may be unquoted wikilinks too: `- [[A]]` or `[[[A]], [[B]]]`.
+        items = (
+            f"[[{v[0][0]}]]" if _is_bare_wikilink(v) else _as_text(v).strip() for v in value if v is not None
+        )
+        return [item for item in items if item]
     return [_as_text(value).strip()] if _as_text(value).strip() else []
 
 
@@ -289,9 +290,14 @@ def _salvage(fm_text: str) -> dict[str, list[object]]:
     out: dict[str, list[object]] = {}
     current: list[object] | None = None
     block: _Block | None = None
-    for line in fm_text.splitlines():
+    lines = fm_text.splitlines()
+    # Fields sit at the frontmatter's own indentation (usually none); deeper "key:" lines belong to a
+    # nested map or a text block and must not be read as this page's status or links.
+    keyed = [len(x) - len(x.lstrip(" \t")) for x in lines if _TOP_FIELD.match(x) and not _ITEM.match(x)]
+    top = min(keyed, default=0)
+    for line in lines:
         m = _TOP_FIELD.match(line)
-        if m and not _ITEM.match(line):
+        if m and not _ITEM.match(line) and len(line) - len(line.lstrip(" \t")) == top:
             key = field_key(m.group(1))
             current = block = None
             if key not in _SALVAGED:
@@ -313,7 +319,7 @@ def _salvage(fm_text: str) -> dict[str, list[object]]:
             current.append(_scalar(item.group(1)))
         elif block is not None and line.strip():
             block.append(line.strip())
-        elif line.strip():
+        elif line.strip() and len(line) - len(line.lstrip(" \t")) <= top:
             current = block = None
     return {k: [" ".join(v) if isinstance(v, _Block) else v for v in vs] for k, vs in out.items()}
 
@@ -334,7 +340,18 @@ def _status(values: list[object]) -> str:
     status anywhere among the values (``[active, superseded]``, two spellings of the field) wins, and a
     phrase counts by its first word (``superseded by [[New]]``, ``❌ superseded``)."""
     words = []
-    for item in (i for v in values for i in (v if isinstance(v, (list, tuple)) else [v])):
+    flat = (
+        i
+        for v in values
+        for i in (
+            sorted(v, key=str)
+            if isinstance(v, (set, frozenset))
+            else v
+            if isinstance(v, (list, tuple))
+            else [v]
+        )
+    )
+    for item in flat:
         text = _as_text(item).strip().lower()
         if not text:
             continue

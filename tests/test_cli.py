@@ -204,9 +204,10 @@ def test_read_serves_pages_only_and_says_when_one_was_replaced(tmp_path: Path, v
         "---\nstatus: superseded\nsuperseded_by: Ops/Pager\n---\nThe pager used to rotate daily.\n",
         encoding="utf-8",
     )
-    result = runner.invoke(app, ["read", "Ops/Old pager.md", "--vault", str(vault)])
-    assert result.exit_code == 0 and "rotate daily" in result.stdout
-    assert "Ops/Old pager.md was replaced; the current page is Ops/Pager.md" in result.stderr
+    for spelled in ("Ops/Old pager.md", "ops/old PAGER", "./Ops/Old pager"):
+        result = runner.invoke(app, ["read", spelled, "--vault", str(vault)])
+        assert result.exit_code == 0 and "rotate daily" in result.stdout, spelled
+        assert "Ops/Old pager.md was replaced; the current page is Ops/Pager.md" in result.stderr, spelled
 
 
 def test_read_refuses_a_file_that_is_not_utf8(vault: Path) -> None:

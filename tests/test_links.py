@@ -32,7 +32,8 @@ PAGES = [
         ("#", []),
         ("[[A", ["[[A"]),
         ("see [[A]]", ["[[A]]"]),
-        ("[[A]] and [[B]]", ["[[A]]", "[[B]]"]),
+        ("[[A]] and [[B]]", ["[[A]] and [[B]]"]),  # prose around two links: no guess, it names no page
+        ("[[New plan]] (was [[Draft plan]])", ["[[New plan]] (was [[Draft plan]])"]),
         ("Decisions/New", ["Decisions/New"]),
     ],
 )
@@ -60,8 +61,11 @@ def test_split_links(raw: str, expected: list[str]) -> None:
         ("C# guide", None, None),  # a missing name with a # is not "C" plus a heading
         ("Issues/Issue #43", None, None),
         ("[[New]]", "Decisions/Old.md", "Decisions/New.md"),  # the linking page's folder breaks a tie
-        ("[[New]]", "Other/Old.md", None),  # New.md and Decisions/New.md: ambiguous from elsewhere
-        ("[n](New.md)", "Decisions/Old.md", "Decisions/New.md"),  # Markdown links are relative
+        ("[[New]]", "Other/Old.md", "New.md"),  # no New in the page's folder: the vault root's
+        ("[[Plan]]", "x/Old.md", "x/Plan.md"),
+        ("[n](New.md)", "Decisions/Old.md", None),  # relative and vault-root readings differ: ambiguous
+        ("[n](Plan.md)", "x/Old.md", "x/Plan.md"),  # Markdown links are relative to their page
+        ("[o](Old.md)", "Decisions/Queue.md", "Archive/Decisions/Old.md"),  # Obsidian's shortest path
         ("[n](New.md)", "Other/Old.md", "New.md"),  # ... then from the vault root
         ("[n](<Decisions/New (2).md>)", None, "Decisions/New (2).md"),
         ('[n](Decisions/New.md "the new one")', None, "Decisions/New.md"),

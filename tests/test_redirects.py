@@ -240,7 +240,6 @@ def test_two_branches_meeting_again_are_not_a_cycle(tmp_path: Path) -> None:
         "superseded_by:\n- '[[Message broker]]'",  # the list style PyYAML itself writes
         "status:\n- superseded\nsuperseded_by: >-\n  Decisions/Message broker",
         '"status": superseded\n"superseded_by": Decisions/Message broker',
-        "  status: superseded\n  superseded_by: Decisions/Message broker",
     ],
 )
 def test_broken_yaml_still_marks_a_page_replaced(tmp_path: Path, fields: str) -> None:

@@ -185,3 +185,11 @@ def test_korean_question_with_particles_finds_its_page_and_refuses_a_neighbour(t
     assert found.decision == "cite" and found.top.path == "ko/회의.md"
     assert meeting.decision == "cite" and meeting.top.path == "ko/회의.md"
     assert neighbour.decision == "refuse"
+
+
+def test_korean_compound_keeps_a_last_word_the_vault_holds(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"ko.md": "# 성능\n\n응답 속도 개선 계획과 자연 재해 대비.\n"})
+    with Router(vault) as router:
+        router.refresh()
+        terms = {t.text for t in query_terms("응답속도 개선? 자연재해 대비는?", known=router.index.has_term)}
+    assert {"속도", "재해", "개선"} <= terms

@@ -225,3 +225,16 @@ def test_broken_yaml_title_is_salvaged() -> None:
     assert page.yaml_error
     assert page.title == "Deploy: Heroku"
     assert page.replaced
+
+
+def test_broken_yaml_salvage_reads_top_level_fields_only() -> None:
+    indented = parse_page("a.md", "---\n  title: a: b\n  status: superseded\n  superseded_by: New\n---\nx\n")
+    assert indented.replaced and indented.superseded_by == ["New"]  # the whole block indented alike
+    nested = "---\ntitle: a: b\nnotes: |\n  status: superseded\n  replaces: [[Budget]]\nreview:\n  status: superseded\n---\nx\n"
+    page = parse_page("b.md", nested)
+    assert not page.replaced and page.supersedes == []  # text in a block or a nested map is not a field
+
+
+def test_unquoted_wikilinks_in_lists_are_links() -> None:
+    for fm in ("supersedes:\n  - [[Old]]\n  - [[Older]]", "supersedes: [[[Old]], [[Older]]]"):
+        assert parse_page("n.md", f"---\n{fm}\n---\nx\n").supersedes == ["[[Old]]", "[[Older]]"]
