@@ -46,7 +46,7 @@ MAX_BUCKET = 256
 
 # Reported but not a failure: a chain A -> B -> C still redirects correctly (the router follows it);
 # collapsing it is tidying, not repair.
-NOTICE_KINDS = frozenset({"chain_not_collapsed", "several_replacements", "symlink"})
+NOTICE_KINDS = frozenset({"chain_not_collapsed", "several_replacements", "symlink", "loose_link"})
 
 
 @dataclass
@@ -269,6 +269,7 @@ _KIND_ORDER = (
     "cycle",
     "no_replacement",
     "chain_not_collapsed",
+    "loose_link",
     "several_replacements",
     "symlink",
     "trigger_on_replaced",
@@ -287,6 +288,16 @@ def _links(pages: dict[str, Page], findings: list[Finding], untrusted: Callable[
                 found = resolver.matches(raw, path)
                 dst = found[0] if len(found) == 1 else None
                 links.append((path, dst, kind, raw))
+                if dst is not None and resolver.loose(raw, path):
+                    findings.append(
+                        Finding(
+                            "loose_link",
+                            path,
+                            f"{kind}: {raw!r} names no page where it points; it is read as the only page of "
+                            f"that name, {dst!r}: point it there",
+                            [dst],
+                        )
+                    )
                 if dst is None:
                     shown = ", ".join(repr(p) for p in found[:5]) + (
                         f" and {len(found) - 5} more" if len(found) > 5 else ""

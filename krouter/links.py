@@ -119,7 +119,35 @@ class LinkResolver:
 
     def matches(self, raw: str, source: str | None = None) -> list[str]:
         """The pages a link could mean at the first rule that matches any: one page, several (the link
-        is ambiguous) or none."""
+        is ambiguous) or none. A page never names itself.
+
+        When no rule matches, a link whose folders hold no such page (moved since it was written, or
+        written from the wrong place) still names the page of its name if the vault has exactly one:
+        dropping it would leave a page that says ``supersedes`` current. ``krouter check`` reports such
+        links (see ``loose``)."""
+        return self._strict(raw, source) or self._by_name_only(raw, source)
+
+    def loose(self, raw: str, source: str | None = None) -> bool:
+        """True when the link names its page only by the last part of its path."""
+        return not self._strict(raw, source) and bool(self._by_name_only(raw, source))
+
+    def _by_name_only(self, raw: str, source: str | None) -> list[str]:
+        target = _parse(raw)[0]
+        folder = str(PurePosixPath(source).parent) if source else "."
+        if target.startswith(("./", "../")):
+            # Written from the vault root or from the wrong depth: the path without its ./ and ../
+            # (only ever a page of this vault).
+            target = re.sub(r"^(?:\.{1,2}/)+", "", target)
+            found = self._lookup(target, True, folder, source) if target else []
+            if len(found) == 1:
+                return found
+        name = target.rsplit("/", 1)[-1]
+        if "/" not in target or not name:
+            return []
+        found = [self._paths[st] for st in self._by_name.get(name, []) if self._paths[st] != source]
+        return found if len(found) == 1 else []
+
+    def _strict(self, raw: str, source: str | None) -> list[str]:
         target, markdown = _parse(raw)
         folder = str(PurePosixPath(source).parent) if source else "."
         relative = target.startswith(("./", "../")) or target in (".", "..")
@@ -135,6 +163,7 @@ class LinkResolver:
             # page, the wikilink rules apply.
             joined = posixpath.normpath(posixpath.join(folder, target))
             exact = {self._paths[t] for t in (joined, target) if not t.startswith("../") and t in self._paths}
+            exact.discard(source or "")
             if exact:
                 return sorted(exact)
             tries.append((target, True))
@@ -146,12 +175,12 @@ class LinkResolver:
                 tries.append((_strip_md(head), True))
         for t, suffixes in tries:
             if t and t != ".":
-                found = self._lookup(t, suffixes, folder)
+                found = self._lookup(t, suffixes, folder, source)
                 if found:
                     return found
         return []
 
-    def _lookup(self, target: str, suffixes: bool, folder: str) -> list[str]:
+    def _lookup(self, target: str, suffixes: bool, folder: str, source: str | None) -> list[str]:
         if "/" not in target and suffixes:
             # A bare name: the page of that name in the linking page's own folder, else the one at the
             # vault root, else the only page of that name; several otherwise (ambiguous).
@@ -160,6 +189,8 @@ class LinkResolver:
                 lambda: self._folded_maps()[1].get(target.casefold(), []),
             ):
                 found = pick()  # the case-folded map is built only when the exact case finds nothing
+                # The linking page itself only when it is the one page of that name (a self-link).
+                found = [st for st in found if self._paths[st] != source] or found
                 if len(found) > 1:
                     here = [st for st in found if (st.rpartition("/")[0] or ".") == folder]
                     root = [st for st in found if "/" not in st]

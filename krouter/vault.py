@@ -155,9 +155,16 @@ def _as_list(value: object) -> list[str]:
     if _is_bare_wikilink(value):
         return [f"[[{value[0][0]}]]"]  # type: ignore[index]
     if isinstance(value, (list, tuple, set)):
-        # Items may be unquoted wikilinks too: `- [[A]]` or `[[[A]], [[B]]]`.
+        # Items may be unquoted wikilinks too: `- [[A]]` or `[[[A]], [[B]]]`; in `[[A], [B]]` YAML reads
+        # each `[A]` as a one-item list, which can only have meant a link to A.
         items = (
-            f"[[{v[0][0]}]]" if _is_bare_wikilink(v) else _as_text(v).strip() for v in value if v is not None
+            f"[[{v[0][0]}]]"
+            if _is_bare_wikilink(v)
+            else f"[[{v[0]}]]"
+            if isinstance(v, list) and len(v) == 1 and isinstance(v[0], str)
+            else _as_text(v).strip()
+            for v in value
+            if v is not None
         )
         return [item for item in items if item]
     return [_as_text(value).strip()] if _as_text(value).strip() else []

@@ -127,6 +127,16 @@ def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:
     assert messages["Broken.md"].startswith("broken frontmatter, read as plain text")
 
 
+def test_a_link_found_only_by_name_is_a_notice(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {"Decisions/Old.md": page("Old", superseded_by="Team/New"), "Runbooks/New.md": page("New")},
+    )
+    (finding,) = check(vault).findings
+    assert finding.kind == "loose_link" and finding.severity == "notice"
+    assert finding.related == ["Runbooks/New.md"]
+
+
 def test_symlinks_are_reported_as_notices(tmp_path: Path) -> None:
     vault = make(tmp_path, {"Ops/Pager.md": page("Pager")})
     outside = tmp_path / "shared"

@@ -54,9 +54,10 @@ def test_split_links(raw: str, expected: list[str]) -> None:
         ("Decisions/Old", None, "Archive/Decisions/Old.md"),  # the path ends with the link
         ("Auth", None, "D/Auth.md"),  # exact letter case beats a case-insensitive full path
         ("../Decisions/New", "Runbooks/Page.md", "Decisions/New.md"),
-        ("./Message broker", "Top.md", None),  # relative links name full paths only
-        ("../../x/Plan", "Runbooks/Page.md", None),  # out of the vault
-        ("Team/Message broker", None, None),  # a folder that holds no such page
+        ("./Message broker", "Top.md", "Runbooks/Message broker.md"),  # loose: see below
+        ("../../x/Plan", "Runbooks/Page.md", "x/Plan.md"),  # loose: read from the vault root
+        ("Team/Message broker", None, "Runbooks/Message broker.md"),  # loose: the only page of that name
+        ("Team/Plan", None, None),  # two pages of that name: no guess
         ("Plan", None, None),  # two pages of that name: ambiguous
         ("C# guide", None, None),  # a missing name with a # is not "C" plus a heading
         ("Issues/Issue #43", None, None),
@@ -77,3 +78,19 @@ def test_resolve(raw: str, source: str | None, expected: str | None) -> None:
 
 def test_an_ambiguous_link_lists_what_it_could_mean() -> None:
     assert sorted(LinkResolver(PAGES).matches("Plan")) == ["x/Plan.md", "y/Plan.md"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "source"),
+    [("./Message broker", "Top.md"), ("../../x/Plan", "Runbooks/Page.md"), ("Team/Message broker", None)],
+)
+def test_a_link_found_only_by_its_name_is_loose(raw: str, source: str | None) -> None:
+    resolver = LinkResolver(PAGES)
+    assert resolver.loose(raw, source)
+    assert not resolver.loose("Decisions/New", None)
+
+
+def test_a_page_names_itself_only_when_nothing_else_matches() -> None:
+    resolver = LinkResolver(["Plan.md", "Decisions/Plan.md", "Self.md"])
+    assert resolver.resolve("[[Plan]]", "Decisions/Plan.md") == "Plan.md"
+    assert resolver.resolve("Self", "Self.md") == "Self.md"

@@ -236,5 +236,9 @@ def test_broken_yaml_salvage_reads_top_level_fields_only() -> None:
 
 
 def test_unquoted_wikilinks_in_lists_are_links() -> None:
-    for fm in ("supersedes:\n  - [[Old]]\n  - [[Older]]", "supersedes: [[[Old]], [[Older]]]"):
+    for fm in (
+        "supersedes:\n  - [[Old]]\n  - [[Older]]",
+        "supersedes: [[[Old]], [[Older]]]",
+        "supersedes: [[Old], [Older]]",
+    ):
         assert parse_page("n.md", f"---\n{fm}\n---\nx\n").supersedes == ["[[Old]]", "[[Older]]"]
