@@ -113,13 +113,13 @@ class LinkResolver:
         """The page path a link names, or None when it names no page or several equally well.
 
         ``source`` is the linking page's vault-relative path: ``./x`` and ``../x`` are resolved from its
-        folder, must then name a full path, and never name anything outside the vault."""
+        folder (only ever to a page of this vault)."""
         found = self.matches(raw, source)
         return found[0] if len(found) == 1 else None
 
     def matches(self, raw: str, source: str | None = None) -> list[str]:
         """The pages a link could mean at the first rule that matches any: one page, several (the link
-        is ambiguous) or none. A page never names itself.
+        is ambiguous) or none. A page names itself only when nothing else matches.
 
         When no rule matches, a link whose folders hold no such page (moved since it was written, or
         written from the wrong place) still names the page of its name if the vault has exactly one:
