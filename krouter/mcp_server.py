@@ -154,7 +154,8 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
     if not path.lower().endswith(".md"):
         # The tool serves the pages KRouter cites, not arbitrary files that sit in the vault folder.
         raise ValueError(f"not a Markdown page: {path!r} (pass the .md path krouter_ask cited)")
-    text = router.read(path)
+    page, text = router.read_page(path)
+    red = router.resolve(page)
     if start_line is None and end_line is None:
         body = text
     else:
@@ -171,6 +172,12 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
             body[:MAX_READ_CHARS]
             + f"\n[… truncated at {MAX_READ_CHARS} characters; pass start_line/end_line to read the rest]\n"
         )
+    if red.to_path != red.from_path:
+        # At the end, so line numbers still match the file: an agent must not take this page as current.
+        now = (
+            f"the current page is {red.to_path}" if red.to_path else f"it has no current page ({red.problem})"
+        )
+        body += f"\n[krouter: {red.from_path} was replaced; {now}]\n"
     return body
 
 

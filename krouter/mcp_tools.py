@@ -86,7 +86,8 @@ def build_server(service: VaultService) -> MCPServer:
 
         Read the cited page before relying on it: the snippet alone can miss conditions, dates or a
         newer note further down. Pass the path exactly as cited. Only pages inside the vault can be
-        read; paths with `..`, absolute paths and links that lead outside the vault are refused.
+        read; paths with `..`, absolute paths and links that lead outside the vault are refused. A page
+        that was replaced ends with a note naming its current page: do not rely on a replaced page.
         """
         try:
             return await service.run(lambda r: read_page(r, path, start_line, end_line))

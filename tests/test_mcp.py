@@ -154,3 +154,17 @@ def test_read_page_confined(vault: Path) -> None:
 
         with pytest.raises(PathOutsideVault):
             read_page(router, "escape.md", None, None)
+
+
+def test_read_page_says_when_the_page_was_replaced(vault: Path) -> None:
+    write(
+        vault / "Decisions" / "Database (2022).md",
+        "---\nstatus: superseded\nsuperseded_by: Decisions/Primary database\n---\nWe use MySQL 5.7.\n",
+    )
+    with Router(vault) as router:
+        text = read_page(router, "Decisions/Database (2022).md", None, None)
+        assert text.startswith("---\nstatus: superseded")  # the page itself, line numbers intact
+        assert text.endswith(
+            "[krouter: Decisions/Database (2022).md was replaced; the current page is Decisions/Primary database.md]\n"
+        )
+        assert "was replaced" not in read_page(router, "Runbooks/Deploy.md", None, None)
