@@ -83,6 +83,7 @@ class FileStat(NamedTuple):
 
     A named tuple rather than a frozen dataclass: every lookup with auto-refresh makes one per page,
     and a frozen dataclass's ``__init__`` made up about half of walking a 10k-page vault.
+    ``mtime_ns`` is the later of the file's modification and status-change (ctime) times.
     """
 
     path: str
@@ -131,7 +132,9 @@ def walk(
                     stack.append((entry.path, f"{prefix}{name}/"))
                 elif entry.is_file(follow_symlinks=False) and name.lower().endswith(".md"):
                     st = entry.stat(follow_symlinks=False)
-                    yield FileStat(prefix + name, st.st_mtime_ns, st.st_size)
+                    # The later of mtime and ctime: a copy that keeps an old mtime (cp -p, rsync -t,
+                    # a restored backup) still moves ctime, which no tool can set back.
+                    yield FileStat(prefix + name, max(st.st_mtime_ns, st.st_ctime_ns), st.st_size)
             except OSError:
                 continue
 

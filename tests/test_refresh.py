@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from krouter import Router
+from krouter import index as index_module
 from krouter.index import Index
 
 FILLER = {
@@ -143,6 +144,22 @@ def test_same_size_rewrite_within_one_timestamp_tick_is_seen(tmp_path: Path) -> 
         stamp = page.stat().st_mtime_ns
         page.write_text("# Database\n\nWe run Cassandr on the primary.\n", encoding="utf-8")
         os.utime(page, ns=(stamp, stamp))
+        assert cited(router, "cassandr primary") == "Ops/DB.md"
+
+
+def test_a_same_size_copy_with_an_old_mtime_is_seen(tmp_path: Path, monkeypatch) -> None:
+    """cp -p, rsync -t or a restored backup: same size, an mtime long in the past. The file's ctime
+    still moves, so the edit is not mistaken for "unchanged"."""
+    # No racy window: the re-check of recently changed files must not be what catches the edit here.
+    monkeypatch.setattr(index_module, "RACY_NS", 0)
+    vault = make_vault(tmp_path, {"Ops/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
+    page = vault / "Ops" / "DB.md"
+    old = 1_500_000_000_000_000_000  # 2017: well outside the racy window
+    os.utime(page, ns=(old, old))
+    with Router(vault) as router:
+        assert cited(router, "postgres primary") == "Ops/DB.md"
+        page.write_text("# Database\n\nWe run Cassandr on the primary.\n", encoding="utf-8")
+        os.utime(page, ns=(old, old))
         assert cited(router, "cassandr primary") == "Ops/DB.md"
 
 
