@@ -53,15 +53,12 @@ def _strip_md(path: str) -> str:
     return path[:-3] if path.lower().endswith(".md") else path
 
 
-def link_target(raw: str) -> str:
-    """The page a link points at, as a path without ``.md``. A wikilink's ``#heading`` and ``|label``
-    and a Markdown link's ``#fragment`` and title are dropped; a ``#`` in a plain path is kept, because
-    a file name may hold one (the resolver may also try the part before it)."""
-    return _parse(raw)[0]
-
-
 def _parse(raw: str) -> tuple[str, bool]:
-    """(the link's target path without ``.md``, whether it was written as a Markdown link)."""
+    """(the page a link points at, as a path without ``.md``; whether it was written as a Markdown link).
+
+    A wikilink's ``#heading`` and ``|label`` and a Markdown link's ``#fragment`` and title are dropped;
+    a ``#`` in a plain path is kept, because a file name may hold one (the resolver may also try the
+    part before it)."""
     # NFC: macOS file names arrive decomposed (NFD) while typed links are composed.
     raw = unicodedata.normalize("NFC", raw).strip().strip('"').strip("'").strip()
     markdown = False
