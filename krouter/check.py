@@ -293,8 +293,8 @@ def _links(pages: dict[str, Page], findings: list[Finding], untrusted: Callable[
                         Finding(
                             "loose_link",
                             path,
-                            f"{kind}: {raw!r} names no page where it points; it is read as the only page of "
-                            f"that name, {dst!r}: point it there",
+                            f"{kind}: {raw!r} names no page from this page's folder; it is read from the "
+                            f"vault root as {dst!r}: point it there",
                             [dst],
                         )
                     )

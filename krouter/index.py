@@ -38,8 +38,9 @@ from krouter.vault import (
 
 # Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
 # rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
-# replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists).
-SCHEMA_VERSION = "4"
+# replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists; 5: link
+# resolution rules, whose results the links table keeps until a page changes).
+SCHEMA_VERSION = "5"
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
 BUSY_TIMEOUT_S = 30.0

@@ -118,31 +118,27 @@ class LinkResolver:
         """The pages a link could mean at the first rule that matches any: one page, several (the link
         is ambiguous) or none. A page names itself only when nothing else matches.
 
-        When no rule matches, a link whose folders hold no such page (moved since it was written, or
-        written from the wrong place) still names the page of its name if the vault has exactly one:
-        dropping it would leave a page that says ``supersedes`` current. ``krouter check`` reports such
-        links (see ``loose``)."""
-        return self._strict(raw, source) or self._by_name_only(raw, source)
+        A relative link that names nothing from the linking page's folder (written from the vault root,
+        or from the wrong depth) is read once more as a full vault path without its ``./`` and ``../``;
+        ``krouter check`` reports such links (see ``loose``). There is no guess by page name alone: a
+        link to a moved or deleted page must not retire, or lead to, another page that shares its name."""
+        return self._strict(raw, source) or self._rooted(raw, source)
 
     def loose(self, raw: str, source: str | None = None) -> bool:
-        """True when the link names its page only by the last part of its path."""
-        return not self._strict(raw, source) and bool(self._by_name_only(raw, source))
+        """True when a relative link names its page only when read from the vault root."""
+        return not self._strict(raw, source) and bool(self._rooted(raw, source))
 
-    def _by_name_only(self, raw: str, source: str | None) -> list[str]:
+    def _rooted(self, raw: str, source: str | None) -> list[str]:
         target = _parse(raw)[0]
-        folder = str(PurePosixPath(source).parent) if source else "."
-        if target.startswith(("./", "../")):
-            # Written from the vault root or from the wrong depth: the path without its ./ and ../
-            # (only ever a page of this vault).
-            target = re.sub(r"^(?:\.{1,2}/)+", "", target)
-            found = self._lookup(target, True, folder, source) if target else []
-            if len(found) == 1:
-                return found
-        name = target.rsplit("/", 1)[-1]
-        if "/" not in target or not name:
+        if not target.startswith(("./", "../")):
             return []
-        found = [self._paths[st] for st in self._by_name.get(name, []) if self._paths[st] != source]
-        return found if len(found) == 1 else []
+        path = re.sub(r"^(?:\.{1,2}/)+", "", target)
+        if path in self._paths:
+            stems = [path]
+        else:
+            stems = self._folded_maps()[0].get(path.casefold(), []) if path else []
+        pages = [self._paths[st] for st in stems if self._paths[st] != source]
+        return pages if len(pages) == 1 else []
 
     def _strict(self, raw: str, source: str | None) -> list[str]:
         target, markdown = _parse(raw)

@@ -160,7 +160,13 @@ class Router:
         text = decode(rel_path, path.read_bytes())
         if isinstance(text, Problem):
             raise PageNotFound(f"{rel_path!r} is not a page KRouter reads: {text.message}")
-        return path.relative_to(self.root.resolve()).as_posix(), text
+        page = path.relative_to(self.root.resolve()).as_posix()
+        by_path = self._load_tables().by_path
+        if page not in by_path:
+            # A case-insensitive file system opens "d/old.md" for "D/Old.md": name the page as indexed.
+            same = [p for p in by_path if _stem_key(p) == _stem_key(page)]
+            page = same[0] if len(same) == 1 else page
+        return page, text
 
     def _page_spelled(self, rel_path: str) -> Path:
         """The one page whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""

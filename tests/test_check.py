@@ -127,10 +127,10 @@ def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:
     assert messages["Broken.md"].startswith("broken frontmatter, read as plain text")
 
 
-def test_a_link_found_only_by_name_is_a_notice(tmp_path: Path) -> None:
+def test_a_relative_link_read_from_the_root_is_a_notice(tmp_path: Path) -> None:
     vault = make(
         tmp_path,
-        {"Decisions/Old.md": page("Old", superseded_by="Team/New"), "Runbooks/New.md": page("New")},
+        {"Decisions/Old.md": page("Old", superseded_by="./Runbooks/New"), "Runbooks/New.md": page("New")},
     )
     (finding,) = check(vault).findings
     assert finding.kind == "loose_link" and finding.severity == "notice"

@@ -54,10 +54,15 @@ def test_split_links(raw: str, expected: list[str]) -> None:
         ("Decisions/Old", None, "Archive/Decisions/Old.md"),  # the path ends with the link
         ("Auth", None, "D/Auth.md"),  # exact letter case beats a case-insensitive full path
         ("../Decisions/New", "Runbooks/Page.md", "Decisions/New.md"),
-        ("./Message broker", "Top.md", "Runbooks/Message broker.md"),  # loose: see below
-        ("../../x/Plan", "Runbooks/Page.md", "x/Plan.md"),  # loose: read from the vault root
-        ("Team/Message broker", None, "Runbooks/Message broker.md"),  # loose: the only page of that name
-        ("Team/Plan", None, None),  # two pages of that name: no guess
+        ("./Message broker", "Top.md", None),  # no guess by name: Runbooks/Message broker.md is elsewhere
+        ("./Runbooks/Message broker", "Decisions/New.md", "Runbooks/Message broker.md"),  # read from the root
+        ("../../x/Plan", "Runbooks/Page.md", "x/Plan.md"),  # read from the vault root (loose)
+        ("../../Other vault/New.md", "Runbooks/Page.md", None),  # outside the vault: no guess
+        ("../Plan", "q/Sub/Page.md", None),  # neither q/Plan nor a root Plan: no other Plan is guessed
+        ("https://wiki.example.com/display/ENG/Plan", None, None),
+        ("/home/me/Other vault/Decisions/New.md", None, None),  # an absolute path is not in this vault
+        ("Team/Message broker", None, None),  # a moved or deleted page: no guess by name
+        ("Archive/2021/Plan", "x/Plan.md", None),
         ("Plan", None, None),  # two pages of that name: ambiguous
         ("C# guide", None, None),  # a missing name with a # is not "C" plus a heading
         ("Issues/Issue #43", None, None),
@@ -82,9 +87,9 @@ def test_an_ambiguous_link_lists_what_it_could_mean() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "source"),
-    [("./Message broker", "Top.md"), ("../../x/Plan", "Runbooks/Page.md"), ("Team/Message broker", None)],
+    [("./Runbooks/Message broker", "Decisions/New.md"), ("../../x/Plan", "Runbooks/Page.md")],
 )
-def test_a_link_found_only_by_its_name_is_loose(raw: str, source: str | None) -> None:
+def test_a_relative_link_read_from_the_root_is_loose(raw: str, source: str | None) -> None:
     resolver = LinkResolver(PAGES)
     assert resolver.loose(raw, source)
     assert not resolver.loose("Decisions/New", None)

@@ -303,10 +303,9 @@ def test_names_differing_only_in_case_resolve_to_the_exact_one(tmp_path: Path) -
     ("link", "expected"),
     [
         ("../Runbooks/Message broker.md", "Runbooks/Message broker.md"),  # relative to the linking page
-        # No page where these point, but exactly one page of that name: it is meant (check says so).
-        ("./Message broker", "Runbooks/Message broker.md"),
-        ("../../outside/Message broker.md", "Runbooks/Message broker.md"),
-        ("Team/Message broker", "Runbooks/Message broker.md"),
+        ("./Message broker", None),  # Decisions/Message broker.md does not exist
+        ("../../outside/Message broker.md", None),  # outside the vault
+        ("Team/Message broker", None),  # a folder that holds no such page: no guess by name
         ('"[[]]"', "Decisions/Queue - RabbitMQ.md"),  # an empty placeholder is no link at all
     ],
 )
@@ -380,3 +379,15 @@ def test_supersedes_and_replaces_on_one_page_both_count(tmp_path: Path) -> None:
     for question in ("alphaqueue wombat", "betaqueue quokka"):
         receipt = ask(vault, question)
         assert receipt.top.path == "New.md", question
+
+
+def test_supersedes_to_a_deleted_page_does_not_retire_a_namesake(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Postgres.md": "---\nsupersedes: '[[Archive/2021/Index]]'\n---\n# Postgres\n\nWe use Postgres.\n",
+            "Projects/Index.md": "# Index\n\nOnboarding checklist for new hires.\n",
+        },
+    )
+    receipt = ask(vault, "onboarding checklist for new hires")
+    assert receipt.top.path == "Projects/Index.md" and receipt.top.via is None
