@@ -285,10 +285,10 @@ def _links(pages: dict[str, Page], findings: list[Finding], untrusted: Callable[
     for path, page in pages.items():
         for kind, raws in (("superseded_by", page.superseded_by), ("supersedes", page.supersedes)):
             for raw in raws:
-                found = resolver.matches(raw, path)
+                found, loose = resolver.explain(raw, path)
                 dst = found[0] if len(found) == 1 else None
                 links.append((path, dst, kind, raw))
-                if dst is not None and resolver.loose(raw, path):
+                if dst is not None and loose:
                     findings.append(
                         Finding(
                             "loose_link",

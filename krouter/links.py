@@ -120,28 +120,24 @@ class LinkResolver:
 
         A relative link that names nothing from the linking page's folder (written from the vault root,
         or from the wrong depth) is read once more as a full vault path without its ``./`` and ``../``;
-        ``krouter check`` reports such links (see ``loose``). There is no guess by page name alone: a
+        ``krouter check`` reports such links (see ``explain``). There is no guess by page name alone: a
         link to a moved or deleted page must not retire, or lead to, another page that shares its name."""
-        return self._strict(raw, source) or self._rooted(raw, source)
+        return self.explain(raw, source)[0]
 
-    def loose(self, raw: str, source: str | None = None) -> bool:
-        """True when a relative link names its page only when read from the vault root."""
-        return not self._strict(raw, source) and bool(self._rooted(raw, source))
-
-    def _rooted(self, raw: str, source: str | None) -> list[str]:
-        target = _parse(raw)[0]
-        if not target.startswith(("./", "../")):
-            return []
-        path = re.sub(r"^(?:\.{1,2}/)+", "", target)
-        if path in self._paths:
-            stems = [path]
-        else:
-            stems = self._folded_maps()[0].get(path.casefold(), []) if path else []
-        pages = [self._paths[st] for st in stems if self._paths[st] != source]
-        return pages if len(pages) == 1 else []
-
-    def _strict(self, raw: str, source: str | None) -> list[str]:
+    def explain(self, raw: str, source: str | None = None) -> tuple[list[str], bool]:
+        """``matches`` and whether the link is loose: a relative link that names its page only when
+        read from the vault root."""
         target, markdown = _parse(raw)
+        found = self._strict(target, markdown, source)
+        if found or not target.startswith(("./", "../")):
+            return found, False
+        # Only ever a full vault path, and only one page: the same exact-then-case-folded lookup as
+        # any path, with no suffix or name matching.
+        path = re.sub(r"^(?:\.{1,2}/)+", "", target)
+        rooted = [p for p in self._lookup(path, False, ".", source) if p != source] if path else []
+        return (rooted, True) if len(rooted) == 1 else ([], False)
+
+    def _strict(self, target: str, markdown: bool, source: str | None) -> list[str]:
         folder = str(PurePosixPath(source).parent) if source else "."
         relative = target.startswith(("./", "../")) or target in (".", "..")
         tries: list[tuple[str, bool]] = []

@@ -91,8 +91,8 @@ def test_an_ambiguous_link_lists_what_it_could_mean() -> None:
 )
 def test_a_relative_link_read_from_the_root_is_loose(raw: str, source: str | None) -> None:
     resolver = LinkResolver(PAGES)
-    assert resolver.loose(raw, source)
-    assert not resolver.loose("Decisions/New", None)
+    assert resolver.explain(raw, source)[1]
+    assert not resolver.explain("Decisions/New", None)[1]
 
 
 def test_a_page_names_itself_only_when_nothing_else_matches() -> None:
