@@ -154,16 +154,13 @@ def read(
     try:
         with exit_codes():
             page, text = router.read_page(path)
-            red = router.resolve(page)
+            note = router.resolve(page).replaced_note()
     finally:
         router.close()
     typer.echo(text, nl=False)
-    if red.to_path != red.from_path:
+    if note:
         # The page is printed as asked, but an agent reading it must not take it as current.
-        now = (
-            f"the current page is {red.to_path}" if red.to_path else f"it has no current page ({red.problem})"
-        )
-        typer.echo(f"krouter: {red.from_path} was replaced; {now}", err=True)
+        typer.echo(f"krouter: {note}", err=True)
 
 
 @app.command()

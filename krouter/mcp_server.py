@@ -155,7 +155,7 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
         # The tool serves the pages KRouter cites, not arbitrary files that sit in the vault folder.
         raise ValueError(f"not a Markdown page: {path!r} (pass the .md path krouter_ask cited)")
     page, text = router.read_page(path)
-    red = router.resolve(page)
+    note = router.resolve(page).replaced_note()
     if start_line is None and end_line is None:
         body = text
     else:
@@ -172,12 +172,9 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
             body[:MAX_READ_CHARS]
             + f"\n[… truncated at {MAX_READ_CHARS} characters; pass start_line/end_line to read the rest]\n"
         )
-    if red.to_path != red.from_path:
+    if note:
         # At the end, so line numbers still match the file: an agent must not take this page as current.
-        now = (
-            f"the current page is {red.to_path}" if red.to_path else f"it has no current page ({red.problem})"
-        )
-        body += f"\n[krouter: {red.from_path} was replaced; {now}]\n"
+        body += f"\n[krouter: {note}]\n"
     return body
 
 

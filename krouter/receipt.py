@@ -35,6 +35,17 @@ class Redirect:
         """JSON form, with ``from``/``to`` keys."""
         return {"from": self.from_path, "to": self.to_path, "chain": self.chain, "problem": self.problem}
 
+    def replaced_note(self) -> str | None:
+        """What a reader of ``from_path`` must be told (None when the page is current)."""
+        if self.to_path == self.from_path:
+            return None
+        now = (
+            f"the current page is {self.to_path}"
+            if self.to_path
+            else f"it has no current page ({self.problem})"
+        )
+        return f"{self.from_path} was replaced; {now}"
+
 
 @dataclass
 class Evidence:

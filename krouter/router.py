@@ -161,19 +161,22 @@ class Router:
         if isinstance(text, Problem):
             raise PageNotFound(f"{rel_path!r} is not a page KRouter reads: {text.message}")
         page = path.relative_to(self.root.resolve()).as_posix()
-        by_path = self._load_tables().by_path
-        if page not in by_path:
+        if page not in self._load_tables().by_path:
             # A case-insensitive file system opens "d/old.md" for "D/Old.md": name the page as indexed.
-            same = [p for p in by_path if _stem_key(p) == _stem_key(page)]
+            same = self._spelled_as(page)
             page = same[0] if len(same) == 1 else page
         return page, text
+
+    def _spelled_as(self, rel_path: str) -> list[str]:
+        """Indexed pages whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""
+        want = _stem_key(rel_path)
+        return sorted(p for p in self._load_tables().by_path if _stem_key(p) == want)
 
     def _page_spelled(self, rel_path: str) -> Path:
         """The one page whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""
         if self.auto_refresh:
             self.refresh()
-        want = _stem_key(rel_path)
-        found = sorted(p.path for p in self._load_tables().pages.values() if _stem_key(p.path) == want)
+        found = self._spelled_as(rel_path)
         if len(found) > 1:
             raise PageNotFound(f"{rel_path!r} could be {', '.join(map(repr, found))}: give the exact path")
         if not found:
