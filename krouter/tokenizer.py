@@ -304,14 +304,14 @@ def _korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     """The content bigrams of a Hangul word in a question: its particle or ending cut off, then a
     verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as
     written is kept whole."""
+    holds = known or _holds_nothing
     if run in _KO_ASKING:
         return []
-    if known is not None and all(known(g) for g in _bigrams(run)):
+    if all(holds(g) for g in _bigrams(run)):
         return _bigrams(run)
     stem = run
     # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut.
-    ends_known = known is not None and known(run[-2:])
-    for ending in () if ends_known else _KO_ENDINGS:
+    for ending in () if holds(run[-2:]) else _KO_ENDINGS:
         # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
         # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
@@ -319,24 +319,33 @@ def _korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
             break
     if stem in _KO_ASKING:
         return []
-    if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not (known is not None and known(stem[-2:])):
+    if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
         stem = stem[:-1]
-    if len(stem) > 1:
-        return _bigrams(stem)
-    return [stem] if known is not None and known(stem) else []
+    return _content_grams(stem, holds)
 
 
 def _japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     """The content bigrams of a kana-and-kanji run: hiragana and question kanji dropped. A lone kanji
     left between them is kept only when the vault holds it alone (pages index runs as bigrams)."""
-    out: list[str] = []
-    for stretch in _JA_CONTENT.findall(run):
-        for part in _JA_ASKING.split(stretch):
-            if len(part) > 1:
-                out.extend(_bigrams(part))
-            elif part and known is not None and known(part):
-                out.append(part)
-    return out
+    holds = known or _holds_nothing
+    return [
+        gram
+        for stretch in _JA_CONTENT.findall(run)
+        for part in _JA_ASKING.split(stretch)
+        for gram in _content_grams(part, holds)
+    ]
+
+
+def _holds_nothing(term: str) -> bool:
+    """The vault test when no vault is given: a lone character is then never kept."""
+    return False
+
+
+def _content_grams(piece: str, holds: Callable[[str], bool]) -> list[str]:
+    """A piece's bigrams; a single character only when the vault holds it alone."""
+    if len(piece) > 1:
+        return _bigrams(piece)
+    return [piece] if piece and holds(piece) else []
 
 
 def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
