@@ -157,20 +157,21 @@ def _as_list(value: object) -> list[str]:
         return []
     if _is_bare_wikilink(value):
         return [f"[[{value[0][0]}]]"]  # type: ignore[index]
-    if isinstance(value, (list, tuple, set)):
-        # Items may be unquoted wikilinks too: `- [[A]]` or `[[[A]], [[B]]]`; in `[[A], [B]]` YAML reads
-        # each `[A]` as a one-item list, which can only have meant a link to A.
-        items = (
-            f"[[{v[0][0]}]]"
-            if _is_bare_wikilink(v)
-            else f"[[{v[0]}]]"
-            if isinstance(v, list) and len(v) == 1 and isinstance(v[0], str)
-            else _as_text(v).strip()
-            for v in value
-            if v is not None
-        )
-        return [item for item in items if item]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        # A YAML !!set has no order: sorted, so every process reads the page the same way.
+        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+        return [text for text in (_item_text(v) for v in items if v is not None) if text]
     return [_as_text(value).strip()] if _as_text(value).strip() else []
+
+
+def _item_text(value: object) -> str:
+    """One list item as text. Items may be unquoted wikilinks too: `- [[A]]` or `[[[A]], [[B]]]`; in
+    `[[A], [B]]` YAML reads each `[A]` as a one-item list, which can only have meant a link to A."""
+    if _is_bare_wikilink(value):
+        return f"[[{value[0][0]}]]"  # type: ignore[index]
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+        return f"[[{value[0]}]]"
+    return _as_text(value).strip()
 
 
 def _is_bare_wikilink(value: object) -> bool:
@@ -350,21 +351,8 @@ def _status(values: list[object]) -> str:
     status anywhere among the values (``[active, superseded]``, two spellings of the field) wins, and a
     phrase counts by its first word (``superseded by [[New]]``, ``❌ superseded``)."""
     words = []
-    flat = (
-        i
-        for v in values
-        for i in (
-            sorted(v, key=str)
-            if isinstance(v, (set, frozenset))
-            else v
-            if isinstance(v, (list, tuple))
-            else [v]
-        )
-    )
-    for item in flat:
-        text = _as_text(item).strip().lower()
-        if not text:
-            continue
+    for item in (item for v in values for item in _as_list(v)):
+        text = item.lower()
         first = _STATUS_WORD.search(text)
         word = first.group(0) if first else text
         if word in REPLACED_STATUSES:
