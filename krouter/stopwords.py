@@ -48,13 +48,5 @@ CHINESE = frozenset(
     """
 而且 但是 但 不过 然后 所以 因为 如果 要是 另外 而是 即使 虽然 只要 只有 除了 必须 需要 需 须 务必 一定 肯定
 可能 能否 可否 应 比较 非常 特别 挺 一直 同时 当时 两个 哪位 哪家 哪一 第几
-"""
-    # Measure words left alone after 几/多少/哪 (多少种, 哪位): they count, they do not name.
-    """
-种 位 件 项 只 张 份 座 台 条 次 回 趟 遍
-"""
-    # Light verbs and degree words of everyday speech (去看, 找着, 好几年), like "get", "go", "quite".
-    """
-去 来 看 找 拿 做 放 好 好几 好多 着
 """.split()
 )
