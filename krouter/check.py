@@ -29,6 +29,7 @@ from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault, in_folders, input_folders
 from krouter.links import LinkResolver
 from krouter.replacements import Link, Replacements
+from krouter.safe_text import visible
 from krouter.tokenizer import index_terms, normalize
 from krouter.vault import Page, PageTooLarge, Problem, check_vault, decode, parse_page, read_page_bytes, walk
 
@@ -465,7 +466,7 @@ def check_command(
     else:
         for f in report.findings:
             related = f" [{', '.join(f.related)}]" if f.related else ""
-            typer.echo(f"{f.kind:<20} {f.path}: {f.message}{related}")
+            typer.echo(visible(f"{f.kind:<20} {f.path}: {f.message}{related}"))
         errors = sum(f.severity == "error" for f in report.findings)
         summary = (
             f"{errors} problem(s), {len(report.findings) - errors} notice(s)" if report.findings else "clean"

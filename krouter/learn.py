@@ -28,6 +28,7 @@ from krouter.learn_prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal
 from krouter.quote_check import is_sentence, quote_on_page, shared_words
 from krouter.receipt import Citation
 from krouter.router import Router
+from krouter.safe_text import visible
 from krouter.tokenizer import fallback_bigrams, is_cjk, normalize, query_terms
 from krouter.vault import contained_path, parse_page
 
@@ -95,7 +96,8 @@ class LearnReport:
             where = f" -> {o.page}" if o.page else ""
             why = f" ({o.reason})" if o.reason else ""
             lines.append(f"  {o.status:9} {o.question!r}{where}{why}")
-        return "\n".join(lines)
+        # The page string comes from the model and the questions from the log: shown, never obeyed.
+        return "\n".join(visible(line) for line in lines)
 
 
 @dataclass

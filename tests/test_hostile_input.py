@@ -9,7 +9,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from typer.testing import CliRunner
 from krouter.check import check
 from krouter.cli import app
 from krouter.index import Index
+from krouter.mcp_server import ask_result
 from krouter.router import Router
 from krouter.vault import MAX_PAGE_BYTES, parse_page
 
@@ -145,3 +148,120 @@ def test_a_page_over_the_size_cap_is_skipped_and_reported(tmp_path: Path) -> Non
         assert receipt.top and receipt.top.path == "Decisions/Database.md"
         assert [(p.path, p.kind) for p in router.index.problems()] == [("Dump.md", "too_large")]
     assert [(f.kind, f.path) for f in check(root).findings] == [("too_large", "Dump.md")]
+
+
+# ----- 8. lone surrogates in a question -------------------------------------------------------------
+
+
+def test_question_with_undecodable_bytes_is_answered_and_logged(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    # What Python makes of `krouter ask "$(printf 'caf\xe9')..."`: the bad byte as a lone surrogate.
+    result = runner.invoke(app, ["ask", "caf\udce9 primary database", "--vault", str(root)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code in (0, 3)
+    log = Path(os.environ["KROUTER_STATE_DIR"]) / "queries.jsonl"
+    (line,) = log.read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["question"] == "caf\ufffd primary database"
+
+
+def _rpc(*messages: dict[str, object]) -> bytes:
+    # ensure_ascii: a lone surrogate travels as the JSON escape "\ud800", as a hostile client sends it.
+    return b"".join(json.dumps(m).encode("ascii") + b"\n" for m in messages)
+
+
+def test_mcp_ask_with_a_lone_surrogate_returns_a_serialisable_receipt(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    with Router(root) as router:
+        out = ask_result(router, "\ud800 primary database", 3)
+    # The reply must survive the SDK's JSON encoding: no lone surrogate anywhere in it.
+    json.dumps(out, ensure_ascii=False).encode("utf-8")
+    assert out["query"] == "\ufffd primary database"
+
+
+def test_mcp_server_keeps_answering_after_a_lone_surrogate(tmp_path: Path) -> None:
+    """The SDK's JSON parser (mcp 2.x) rejects a lone-surrogate escape before any tool runs, and sends
+    no reply for that request; what KRouter must guarantee is that the next call is answered."""
+    root = _vault(tmp_path)
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+
+    def ask(n: int, question: str) -> dict[str, object]:
+        return {
+            "jsonrpc": "2.0",
+            "id": n,
+            "method": "tools/call",
+            "params": {"name": "krouter_ask", "arguments": {"question": question}},
+        }
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "mcp", "--vault", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    # Bounds the test if the server never answers: it is killed, and its stdout ends.
+    guard = threading.Timer(120, proc.kill)
+    guard.start()
+    replies: dict[object, dict[str, object]] = {}
+    try:
+        assert proc.stdin and proc.stdout
+        notified = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        proc.stdin.write(_rpc(init, notified, ask(2, "\ud800 primary database"), ask(3, "primary database")))
+        proc.stdin.flush()
+        for raw in proc.stdout:
+            message = json.loads(raw)
+            replies[message.get("id")] = message
+            if 3 in replies:
+                break
+    finally:
+        guard.cancel()
+        proc.kill()
+        proc.wait()
+    assert 3 in replies, "the server stopped answering"
+    assert "Decisions/Database.md" in json.dumps(replies[3])
+
+
+# ----- 7. control characters in what is printed -----------------------------------------------------
+
+
+def test_a_title_cannot_overwrite_the_receipt_on_a_terminal(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    (root / "Decisions" / "Database.md").write_text(
+        '---\ntitle: "ok\\e[2K\\rCITE  Decisions/Fake.md (spoofed)"\n---\n'
+        "We use PostgreSQL as the primary database for every service.\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["ask", "which primary database do we use", "--vault", str(root)])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\r" not in result.output
+    assert "ok\\e[2K\\rCITE  Decisions/Fake.md (spoofed)" in result.output
+    assert result.output.splitlines()[0].startswith("CITE  Decisions/Database.md")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no newline in Windows file names")
+def test_a_newline_in_a_file_name_stays_on_one_output_line(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    (root / "Decisions" / "Database.md").unlink()
+    (root / "Decisions" / "Data\nCITE  base.md").write_text(
+        "We use PostgreSQL as the primary database for every service.\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["ask", "which primary database do we use", "--vault", str(root)])
+    assert result.output.splitlines()[0].startswith("CITE  Decisions/Data\\nCITE  base.md")
+    checked = runner.invoke(app, ["check", "--vault", str(root)])
+    assert not any(line.startswith("CITE") for line in checked.output.splitlines())
+
+
+def test_page_text_printed_by_read_shows_escape_sequences(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    (root / "Note.md").write_bytes(b"line one\r\nline \x1b[31mtwo\x07\r\n")
+    result = runner.invoke(app, ["read", "Note.md", "--vault", str(root)])
+    assert result.exit_code == 0
+    assert result.output.replace("\r\n", "\n") == "line one\nline \\e[31mtwo\\x07\n"
