@@ -172,15 +172,19 @@ class Index:
     def _open(self) -> sqlite3.Connection:
         hint = "set KROUTER_CACHE_DIR to a folder you can write"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # The index holds every word of the notes, secrets included: owner-only, like the query log.
+            if self.path.parent.parent == config.cache_dir():
+                config.private_dir(self.path.parent.parent)
+            config.private_dir(self.path.parent)
         except OSError as exc:
             raise IndexUnavailable(
                 f"cannot create the index folder {self.path.parent}: {exc}; {hint}"
             ) from exc
         for attempt in range(2):
             try:
+                self._private_files()
                 conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, OSError) as exc:
                 raise IndexUnavailable(f"cannot open the index {self.path}: {exc}; {hint}") from exc
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -224,6 +228,16 @@ class Index:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+    def _private_files(self) -> None:
+        """Create the database file 0600 before SQLite does (its -wal and -shm files take the database
+        file's mode), and narrow the files an older version left 0644."""
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(f"{self.path}{suffix}").st_mode & 0o077:
+                    os.chmod(f"{self.path}{suffix}", 0o600)
 
     def _delete_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):

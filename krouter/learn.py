@@ -272,8 +272,7 @@ def outcomes_path() -> Path:
 
 def _write_private(path: Path, data: bytes, append: bool) -> None:
     """Append to, or atomically replace, a private state file (0600, in a 0700 folder)."""
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    config.private_dir(path.parent)
     if append:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:

@@ -56,9 +56,7 @@ def entry(receipt: Receipt, root: Path) -> dict[str, object]:
 
 
 def _secure_dir(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if (folder.stat().st_mode & 0o777) != 0o700:
-        os.chmod(folder, 0o700)
+    config.private_dir(folder)
 
 
 def _rotate(path: Path) -> None:

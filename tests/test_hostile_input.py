@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,62 @@ def test_page_text_printed_by_read_shows_escape_sequences(tmp_path: Path) -> Non
     result = runner.invoke(app, ["read", "Note.md", "--vault", str(root)])
     assert result.exit_code == 0
     assert result.output.replace("\r\n", "\n") == "line one\nline \\e[31mtwo\\x07\n"
+
+
+# ----- 4. files that hold vault text are owner-only -------------------------------------------------
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    old = os.umask(0o022)  # the usual default, under which a plain mkdir/creat is world-readable
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+@pytest.mark.usefixtures("umask_022")
+def test_index_and_the_folders_krouter_creates_are_owner_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _vault(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir(mode=0o755)
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(home / ".cache" / "krouter"))
+    monkeypatch.setenv("KROUTER_STATE_DIR", str(home / ".local" / "state" / "krouter"))
+    monkeypatch.delenv("KROUTER_NO_QUERY_LOG", raising=False)
+    with Router(root) as router:
+        router.ask("which primary database do we use")
+        db = router.index.path
+        # While the connection is open the WAL and shared-memory files exist: they hold page text too.
+        files = [Path(f"{db}{s}") for s in ("", "-wal", "-shm")]
+        assert all(f.exists() for f in files)
+        assert {f.name: _mode(f) for f in files} == {f.name: 0o600 for f in files}
+    for folder in (
+        home / ".cache",
+        home / ".cache" / "krouter",
+        db.parent,
+        home / ".local",
+        home / ".local" / "state",
+    ):
+        assert _mode(folder) == 0o700, folder
+    assert _mode(home / ".local" / "state" / "krouter" / "queries.jsonl") == 0o600
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+@pytest.mark.usefixtures("umask_022")
+def test_an_index_left_world_readable_is_narrowed(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    with Router(root) as router:
+        db = router.index.path
+    os.chmod(db.parent, 0o755)
+    os.chmod(db.parent.parent, 0o755)
+    os.chmod(db, 0o644)
+    with Router(root) as router:
+        router.ask("which primary database do we use")
+    assert (_mode(db.parent.parent), _mode(db.parent), _mode(db)) == (0o700, 0o700, 0o600)
