@@ -20,10 +20,11 @@ from typer.testing import CliRunner
 
 from krouter.check import check
 from krouter.cli import app
+from krouter.errors import PathOutsideVault
 from krouter.index import Index
 from krouter.mcp_server import ask_result
 from krouter.router import Router
-from krouter.vault import MAX_PAGE_BYTES, parse_page
+from krouter.vault import MAX_PAGE_BYTES, contained_path, parse_page, read_contained, read_page_bytes
 
 runner = CliRunner()
 
@@ -325,3 +326,34 @@ def test_an_index_left_world_readable_is_narrowed(tmp_path: Path) -> None:
     with Router(root) as router:
         router.ask("which primary database do we use")
     assert (_mode(db.parent.parent), _mode(db.parent), _mode(db)) == (0o700, 0o700, 0o600)
+
+
+# ----- 5. read containment: no check-then-use gap --------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_read(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Database.md").write_text("the outside secret\n", encoding="utf-8")
+    checked = contained_path(root, "Decisions/Database.md")
+    # The swap lands between the check and the read: the window the race test hit 224 times.
+    (root / "Decisions").rename(tmp_path / "moved")
+    (root / "Decisions").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(PathOutsideVault):
+        read_contained(root, checked)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_the_learner_never_reads_a_page_through_a_swapped_folder(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    assert read_contained(root, contained_path(root, "Decisions/Database.md")).startswith(b"---")
+    (tmp_path / "secret.md").write_text("outside\n", encoding="utf-8")
+    (root / "Runbooks.md").unlink()
+    (root / "Runbooks.md").symlink_to(tmp_path / "secret.md")
+    # contained_path refuses the outbound link; the reader refuses any link even when asked directly.
+    with pytest.raises(PathOutsideVault):
+        contained_path(root, "Runbooks.md")
+    with pytest.raises(OSError):
+        read_page_bytes(root, "Runbooks.md")
