@@ -357,3 +357,76 @@ def test_the_learner_never_reads_a_page_through_a_swapped_folder(tmp_path: Path)
         contained_path(root, "Runbooks.md")
     with pytest.raises(OSError):
         read_page_bytes(root, "Runbooks.md")
+
+
+# ----- 9. hard links; temp files left by a crash ----------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="hard links need NTFS and privileges")
+def test_check_reports_a_page_hard_linked_from_outside(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    outside = tmp_path / "diary.md"
+    outside.write_text("private words\n", encoding="utf-8")
+    os.link(outside, root / "Diary.md")
+    report = check(root)
+    assert [(f.kind, f.path, f.severity) for f in report.findings] == [("hardlink", "Diary.md", "notice")]
+    assert "2 hard links" in report.findings[0].message
+
+
+def test_check_lists_a_temp_file_left_by_an_interrupted_write(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    left = root / "Decisions" / ".Database.md.0123456789abcdef.tmp"
+    left.write_text("half a page\n", encoding="utf-8")
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
+    report = check(root)
+    assert [(f.kind, f.path) for f in report.findings] == [
+        ("leftover_tmp", "Decisions/.Database.md.0123456789abcdef.tmp")
+    ]
+    with Router(root) as router:  # never read as a page
+        assert all(".tmp" not in row[1] for row in router.index.page_table())
+
+
+# ----- 10. uninstall says what it keeps ---------------------------------------------------------------
+
+INSTALL_SH = Path(__file__).resolve().parent.parent / "install.sh"
+
+
+def _uninstall(home: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "KROUTER_", "DBUS_"))}
+    env["HOME"] = str(home)
+    return subprocess.run(
+        ["sh", str(INSTALL_SH), "--uninstall", *flags],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="install.sh is for POSIX systems")
+def test_uninstall_names_the_api_key_and_the_agent_configs_it_leaves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    project.mkdir(parents=True)
+    state = home / ".local" / "state" / "krouter"
+    monkeypatch.setenv("KROUTER_STATE_DIR", str(state))
+    written = runner.invoke(app, ["setup", "claude-code", "--write", "--project", str(project)])
+    assert written.exit_code == 0, written.output
+    key = home / ".config" / "krouter" / "learn.env"
+    key.parent.mkdir(parents=True)
+    key.write_text("ANTHROPIC_API_KEY=test\n", encoding="utf-8")
+
+    kept = _uninstall(home)
+    assert kept.returncode == 0, kept.stderr
+    assert f"kept {key}" in kept.stdout and "--purge-key" in kept.stdout
+    assert str(project / ".mcp.json") in kept.stdout and str(project / "CLAUDE.md") in kept.stdout
+    assert key.exists()
+
+    purged = _uninstall(home, "--purge-key", "--purge-logs")
+    assert purged.returncode == 0, purged.stderr
+    assert f"removed {key}" in purged.stdout
+    assert not key.exists() and not state.exists()
