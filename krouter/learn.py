@@ -241,6 +241,9 @@ def _verify(
     if not prop.quote or not prop.quote.strip():
         return "no quote"
     page = parse_page(prop.page, text)
+    if page.yaml_error:
+        # Broken or oversized frontmatter (an alias bomb among them) is not loaded again to be edited.
+        return f"the page's frontmatter has a problem ({page.yaml_error}); fix it first"
     if page.replaced:
         return "the page is marked replaced"
     if not quote_on_page(prop.quote, page.body):

@@ -402,6 +402,20 @@ def test_an_uncertain_question_holds_the_cursor_back_only_from_itself(vault: Pat
     assert [o.question for o in again.outcomes] == [MERGE_Q]
 
 
+def test_a_page_whose_frontmatter_is_an_alias_bomb_is_never_edited(vault: Path) -> None:
+    page = vault / CODE_REVIEW
+    bomb = ["m0: &m0 {a: 1, b: 2}"] + [
+        f"m{i}: &m{i} {{<<: [" + ", ".join([f"*m{i - 1}"] * 9) + "]}" for i in range(1, 7)
+    ]
+    page.write_bytes(page.read_bytes().replace(b"---\n", ("---\n" + "\n".join(bomb) + "\n").encode(), 1))
+    log_weak(vault, MERGE_Q)
+    before = snapshot(vault)
+    report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    assert [o.status for o in report.outcomes] == [learn.REJECTED], report.to_text()
+    assert "frontmatter has a problem" in report.outcomes[0].reason
+    assert snapshot(vault) == before
+
+
 def test_learn_without_the_learn_extra_says_what_to_install(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
