@@ -57,7 +57,9 @@ def private_dir(folder: Path) -> Path:
     if not folder.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder))
     if folder.stat().st_mode & 0o077:
-        os.chmod(folder, 0o700)
+        # Best effort: a folder someone else owns stays as it is rather than make KRouter unusable.
+        with contextlib.suppress(PermissionError):
+            os.chmod(folder, 0o700)
     return folder
 
 

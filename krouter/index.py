@@ -235,7 +235,7 @@ class Index:
         with contextlib.suppress(FileExistsError):
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError, PermissionError):  # best effort, like private_dir
                 if os.stat(f"{self.path}{suffix}").st_mode & 0o077:
                     os.chmod(f"{self.path}{suffix}", 0o600)
 
