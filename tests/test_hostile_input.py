@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from krouter.check import check
 from krouter.cli import app
-from krouter.errors import PathOutsideVault
+from krouter.errors import PageNotFound, PathOutsideVault
 from krouter.index import Index
 from krouter.mcp_server import ask_result
 from krouter.router import Router
@@ -430,3 +430,41 @@ def test_uninstall_names_the_api_key_and_the_agent_configs_it_leaves(
     assert purged.returncode == 0, purged.stderr
     assert f"removed {key}" in purged.stdout
     assert not key.exists() and not state.exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_reads_racing_a_folder_symlink_swap_never_return_outside_bytes(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Database.md").write_text("the outside secret\n", encoding="utf-8")
+    real, link, parked = root / "Decisions", root / "Decisions.link", root / "Decisions.real"
+    link.symlink_to(outside, target_is_directory=True)
+    stop = threading.Event()
+
+    def swap() -> None:
+        # Bounded: the reader below stops it, and it stops by itself after this many swaps.
+        for _ in range(200_000):
+            if stop.is_set():
+                return
+            os.rename(real, parked)
+            os.rename(link, real)
+            os.rename(real, link)
+            os.rename(parked, real)
+
+    swapper = threading.Thread(target=swap, daemon=True)
+    swapper.start()
+    read = refused = 0
+    try:
+        for _ in range(20_000):
+            try:
+                data = read_contained(root, contained_path(root, "Decisions/Database.md"))
+            except (PathOutsideVault, PageNotFound):
+                refused += 1
+                continue
+            assert b"outside" not in data
+            read += 1
+    finally:
+        stop.set()
+        swapper.join()
+    assert read and refused  # both sides of the race were exercised
