@@ -21,6 +21,7 @@ from krouter.learn_cli import learn_command
 from krouter.mcp_server import mcp_command
 from krouter.recall import recall_command
 from krouter.router import Router
+from krouter.safe_text import clean, visible, visible_text
 from krouter.session_import import import_command
 from krouter.setup_agents import setup_command
 from krouter.watch import watch_command
@@ -64,6 +65,7 @@ def ask(
     k: Annotated[int, typer.Option("-k", min=1, max=50, help="How many ranked pages to show.")] = 3,
 ) -> None:
     """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
+    question = clean(question)  # undecodable bytes in the argument must not reach the log or stdout
     router = _router(vault)
     try:
         with exit_codes():
@@ -110,10 +112,11 @@ def index(
         f"{stats.unchanged} unchanged ({stats.seconds:.2f}s)"
     )
     for p in stats.problems:
-        typer.echo(f"  problem: {p.path}: {p.message}", err=True)
+        typer.echo(visible(f"  problem: {p.path}: {p.message}"), err=True)
     for folder in stats.unreadable:
         typer.echo(
-            f"  problem: {folder or '.'}: folder cannot be read; its pages are kept as last indexed", err=True
+            visible(f"  problem: {folder or '.'}: folder cannot be read; its pages are kept as last indexed"),
+            err=True,
         )
 
 
@@ -137,11 +140,13 @@ def status(
     typer.echo(f"pages:    {report['pages']} ({report['replaced']} replaced)")
     typer.echo(f"index:    {report['index']} ({report['index_bytes']} bytes)")
     for p in report["problems"]:
-        typer.echo(f"problem:  {p['path']}: {p['message']}")
+        typer.echo(visible(f"problem:  {p['path']}: {p['message']}"))
     for folder in report["unreadable_folders"]:
-        typer.echo(f"problem:  {folder or '.'}: folder cannot be read; its pages are kept as last indexed")
+        typer.echo(
+            visible(f"problem:  {folder or '.'}: folder cannot be read; its pages are kept as last indexed")
+        )
     for r in report["broken_links"]:
-        typer.echo(f"link:     {r['from']}: {r['problem']}")
+        typer.echo(visible(f"link:     {r['from']}: {r['problem']}"))
 
 
 @app.command()
@@ -157,10 +162,10 @@ def read(
             note = router.resolve(page).replaced_note()
     finally:
         router.close()
-    typer.echo(text, nl=False)
+    typer.echo(visible_text(text), nl=False)
     if note:
         # The page is printed as asked, but an agent reading it must not take it as current.
-        typer.echo(f"krouter: {note}", err=True)
+        typer.echo(visible(f"krouter: {note}"), err=True)
 
 
 @app.command()

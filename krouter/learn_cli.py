@@ -62,7 +62,7 @@ def learn_command(
             report = learn.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE) from exc
-    except KRouterError as exc:
+    except (KRouterError, OSError) as exc:  # an unwritable state dir, a vault gone mid-run: one line
         raise fail(str(exc)) from exc
     typer.echo(json.dumps(report.to_dict(), ensure_ascii=False) if as_json else report.to_text())
     if report.count(learn.UNCERTAIN):
