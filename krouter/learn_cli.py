@@ -23,12 +23,13 @@ def learn_command(
         bool, typer.Option("--dry-run", help="Propose and verify, but write nothing.")
     ] = False,
     max_questions: Annotated[
-        int, typer.Option("--max", min=0, help="Handle at most N weak questions this run.")
+        int, typer.Option("--max", metavar="N", min=0, help="Handle at most N weak questions this run.")
     ] = 50,
     lane: Annotated[
         str | None,
         typer.Option(
             "--lane",
+            metavar="LANE",
             help="How to call the model: api (needs ANTHROPIC_API_KEY), claude (the Claude Code CLI), or "
             "another command (only with KROUTER_ALLOW_UNCONFINED=1). Default: api if a key is set, else claude.",
             show_default=False,
@@ -37,7 +38,10 @@ def learn_command(
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", help="Model name. Default: 'learn_model' in config.toml.", show_default=False
+            "--model",
+            metavar="NAME",
+            help="Model name. Default: 'learn_model' in config.toml.",
+            show_default=False,
         ),
     ] = None,
     undo: Annotated[

@@ -24,6 +24,7 @@ from typing import Annotated, Any
 import typer
 
 from krouter.atomic import atomic_write
+from krouter.cli_options import exit_codes, terminal_progress
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
@@ -228,12 +229,16 @@ def render_plan(agent: Agent, vault: Path | None) -> str:
 
 
 def setup_command(
-    agent: Annotated[Agent, typer.Argument(help="Which agent to set up: claude-code, codex or cursor.")],
+    agent: Annotated[
+        Agent, typer.Argument(metavar="AGENT", help="Which agent to set up: claude-code, codex or cursor.")
+    ],
     vault: Annotated[
         Path | None,
         typer.Option(
             "--vault",
-            help="Vault the MCP server should use. Default: none named (the server uses $KROUTER_VAULT or config.toml).",
+            metavar="DIR",
+            help="Vault the agent should use. Default: $KROUTER_VAULT, then 'vault' in config.toml; "
+            "the config names it explicitly.",
             show_default=False,
         ),
     ] = None,
@@ -242,15 +247,28 @@ def setup_command(
     ] = False,
     project: Annotated[
         Path,
-        typer.Option("--project", help="Project folder to install into (with --write).", show_default=False),
+        typer.Option(
+            "--project",
+            metavar="DIR",
+            help="Project folder to install into (with --write).",
+            show_default=False,
+        ),
     ] = Path("."),
 ) -> None:
-    """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent."""
-    if vault is not None:
-        vault = vault.expanduser().resolve()
-        if not vault.is_dir():
-            typer.echo(f"krouter: vault folder not found: {vault}", err=True)
-            raise typer.Exit(2)
+    """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent.
+
+    The config names the vault explicitly (an agent's environment may lack $KROUTER_VAULT), and
+    --write also builds the vault's index, so the agent's first lookup does not wait for it."""
+    from krouter.config import default_vault, is_demo
+
+    with exit_codes():
+        # Never the demo vault by default: an agent would cite its fictional pages as the user's notes.
+        vault = (vault if vault is not None else default_vault()).expanduser().resolve()
+    if not vault.is_dir():
+        typer.echo(f"krouter: vault folder not found: {vault}", err=True)
+        raise typer.Exit(2)
+    if is_demo(vault):
+        typer.echo("krouter: note: this is the bundled demo vault (fictional example pages)", err=True)
     if not write:
         typer.echo(render_plan(agent, vault), nl=False)
         return
@@ -260,3 +278,14 @@ def setup_command(
     except (ValueError, OSError) as exc:
         typer.echo(f"krouter: {exc}", err=True)
         raise typer.Exit(1) from exc
+    with exit_codes():
+        typer.echo(warm_index(vault))
+
+
+def warm_index(vault: Path) -> str:
+    """Build or refresh ``vault``'s index now, with a progress bar on a terminal; returns a summary."""
+    from krouter.router import Router
+
+    with Router(vault, auto_refresh=False) as router:
+        stats = router.index.refresh(terminal_progress("indexing"))
+        return f"indexed {router.root}: {router.index.meta().get('n_pages', 0)} pages ({stats.seconds:.1f}s)"

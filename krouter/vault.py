@@ -19,6 +19,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
+from krouter.ignore import ignore_rules
 from krouter.links import split_links
 
 # Statuses that mean "this page was replaced or abandoned": never cited.
@@ -102,7 +103,8 @@ def check_vault(root: Path) -> Path:
 def walk(
     root: Path, unreadable: list[str] | None = None, symlinks: list[str] | None = None
 ) -> Iterator[FileStat]:
-    """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...).
+    """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...) and
+    what the vault's ignore rules leave out (``krouter.ignore``: .krouterignore, config, Obsidian).
 
     Symlinks are not followed: a link could lead out of the vault or into a loop; those to folders or
     ``.md`` files are appended to ``symlinks``. Folders that cannot be listed are appended to
@@ -111,6 +113,7 @@ def walk(
     # Every lookup with auto-refresh walks the whole vault, so this loop is hot: relative paths are
     # built by joining names (a pathlib object per file cost ~70 % of a no-change refresh).
     stack: list[tuple[str, str]] = [(str(root), "")]
+    rules = ignore_rules(Path(root))
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -124,6 +127,8 @@ def walk(
             if name.startswith("."):
                 continue
             try:
+                if rules is not None and rules.ignored(prefix + name, entry.is_dir(follow_symlinks=False)):
+                    continue
                 if symlinks is not None and entry.is_symlink():
                     if name.lower().endswith(".md") or entry.is_dir():
                         symlinks.append(prefix + name)

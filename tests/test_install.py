@@ -121,7 +121,7 @@ class LifeCycle:
 
     def ask(self, stage: str) -> None:
         self.asks[stage] = subprocess.run(
-            [str(self.link), "ask", QUESTION, "--json"],
+            [str(self.link), "ask", QUESTION, "--vault", "demo", "--json"],
             env=_env(self.home),
             capture_output=True,
             text=True,
