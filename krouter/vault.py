@@ -239,6 +239,12 @@ def parse_page(rel_path: str, text: str) -> Page:
         # PyYAML raises ValueError for impossible dates (2024-13-45) and recurses on deep nesting;
         # neither may stop the page from being read.
         except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
+            if isinstance(exc, yaml.MarkedYAMLError):
+                # PyYAML counts from the first line inside the fence: name the file and its own line.
+                exc.context_mark, exc.problem_mark = (
+                    yaml.Mark(rel_path, m.index, m.line + 1, m.column, None, None) if m is not None else None
+                    for m in (exc.context_mark, exc.problem_mark)
+                )
             error = " ".join(str(exc).split())
             loaded = None
         if error is not None:

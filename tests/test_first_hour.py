@@ -391,3 +391,37 @@ def test_index_json(notes: Path) -> None:
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["added"] == 1 and out["vault"] == str(notes.resolve()) and out["problems"] == []
+
+
+def test_yaml_errors_name_the_file_and_its_own_line(notes: Path) -> None:
+    (notes / "Broken.md").write_text("---\ntitle: ok\nstatus: [broken\n---\nbody\n", encoding="utf-8")
+    report = json.loads(runner.invoke(app, ["check", "--vault", str(notes), "--json"]).stdout)
+    (finding,) = [f for f in report["findings"] if f["kind"] == "yaml"]
+    # "status: [broken" is line 3 of the file (line 2 inside the fence, as PyYAML counts).
+    assert 'in "Broken.md", line 3, column 9' in finding["message"], finding
+
+
+# --- 9. check lints links in page bodies --------------------------------------------------------------
+
+
+def test_check_lints_wikilinks_and_markdown_links_in_bodies(notes: Path) -> None:
+    (notes / "Ops" / "Backups.md").write_text(
+        "# Backups\n\nSee [[Pager]], [[Ops/Pager#Rota|the rota]], [pager](Pager.md) and [x](../Ops/Pager.md).\n"
+        "Broken: [old](Old%20runbook.md), and a page to write: [[Disaster recovery]].\n"
+        "Not pages: ![[diagram.png]], [site](https://example.org), [top](#backups), `[[in code]]`.\n"
+        "```\n[[in a fence]]\n```\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["check", "--vault", str(notes), "--json"])
+    assert result.exit_code == 1, result.output
+    found = {(f["kind"], f["message"]) for f in json.loads(result.stdout)["findings"]}
+    assert found == {
+        ("broken_link", "line 4: [old](Old%20runbook.md) names no page"),
+        ("unresolved_wikilink", "line 4: [[Disaster recovery]] names no page (not written yet?)"),
+    }
+    # An unresolved wikilink alone is a notice (Obsidian's way to note a page to write): exit 0.
+    page = notes / "Ops" / "Backups.md"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("[old](Old%20runbook.md), ", ""), encoding="utf-8"
+    )
+    assert runner.invoke(app, ["check", "--vault", str(notes)]).exit_code == 0
