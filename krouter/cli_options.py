@@ -43,7 +43,7 @@ def exit_codes(*, as_json: bool = False) -> Iterator[None]:
         raise fail(str(exc), as_json=as_json) from exc
 
 
-def _vault_name(value: Path | None) -> Path | None:
+def vault_name(value: Path | None) -> Path | None:
     """``--vault demo`` names the bundled demo vault; any other value is a folder."""
     from krouter.config import named_vault
 
@@ -55,7 +55,7 @@ VaultOption = Annotated[
     typer.Option(
         "--vault",
         metavar="DIR",
-        callback=_vault_name,
+        callback=vault_name,
         help="Vault folder ('demo' for the bundled demo vault). Default: $KROUTER_VAULT, then 'vault' in "
         "config.toml (`krouter config set vault DIR`).",
         show_default=False,
@@ -68,7 +68,7 @@ NamedVaultOption = Annotated[
     typer.Option(
         "--vault",
         metavar="DIR",
-        callback=_vault_name,
+        callback=vault_name,
         help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml (never the demo vault).",
         show_default=False,
     ),

@@ -24,7 +24,7 @@ from typing import Annotated, Any
 import typer
 
 from krouter.atomic import atomic_write
-from krouter.cli_options import exit_codes, terminal_progress
+from krouter.cli_options import exit_codes, terminal_progress, vault_name
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
@@ -161,16 +161,32 @@ def merge_mcp_json(path: Path, entry: dict[str, Any]) -> str:
     return "updated" if existed else "created"
 
 
+def vault_note(vault: Path | None) -> str:
+    """The paragraph that tells an agent which vault this project uses (shell commands need it too:
+    without --vault they use the user's default vault, which may be another one)."""
+    if vault is None:
+        return ""
+    flag = shlex.join(["--vault", str(vault)])
+    return (
+        f"\n**This project's vault:** `{vault}`. The `krouter` MCP server uses it; in a shell, add "
+        f"`{flag}` to every `krouter` command.\n"
+    )
+
+
 def plan(agent: Agent, vault: Path | None) -> list[tuple[str, str, str]]:
     """What setup installs for an agent: (kind, project-relative path or label, content).
 
     kind is "block" (snippet between markers), "file" (whole file), "mcp-json" (merged JSON) or
-    "print" (shown only, never written).
+    "print" (shown only, never written). Every snippet ends by naming the vault.
     """
+
+    def doc(name: str) -> str:
+        return agent_doc(name).rstrip("\n") + "\n" + vault_note(vault)
+
     if agent is Agent.claude_code:
         return [
-            ("block", "CLAUDE.md", agent_doc("CLAUDE.md")),
-            ("file", ".claude/skills/krouter/SKILL.md", agent_doc("SKILL.md")),
+            ("block", "CLAUDE.md", doc("CLAUDE.md")),
+            ("file", ".claude/skills/krouter/SKILL.md", doc("SKILL.md")),
             ("mcp-json", ".mcp.json", json.dumps(mcp_entry(vault, stdio_type=True))),
             (
                 "print",
@@ -180,11 +196,11 @@ def plan(agent: Agent, vault: Path | None) -> list[tuple[str, str, str]]:
         ]
     if agent is Agent.codex:
         return [
-            ("block", "AGENTS.md", agent_doc("AGENTS.md")),
+            ("block", "AGENTS.md", doc("AGENTS.md")),
             ("print", "add to ~/.codex/config.toml", codex_toml(vault)),
         ]
     return [
-        ("file", ".cursor/rules/krouter.mdc", agent_doc("krouter.mdc")),
+        ("file", ".cursor/rules/krouter.mdc", doc("krouter.mdc")),
         ("mcp-json", ".cursor/mcp.json", json.dumps(mcp_entry(vault))),
     ]
 
@@ -237,6 +253,7 @@ def setup_command(
         typer.Option(
             "--vault",
             metavar="DIR",
+            callback=vault_name,
             help="Vault the agent should use. Default: $KROUTER_VAULT, then 'vault' in config.toml; "
             "the config names it explicitly.",
             show_default=False,

@@ -178,8 +178,13 @@ def test_setup_write_claude_code(tmp_path: Path, vault: Path) -> None:
     # Under pytest no krouter script runs: the entry starts this interpreter with -m krouter.
     assert servers["krouter"]["command"] == sys.executable
     assert servers["krouter"]["args"] == ["-m", "krouter", "mcp", "--vault", str(vault.resolve())]
-    assert (project / ".claude" / "skills" / "krouter" / "SKILL.md").read_text(encoding="utf-8") == agent_doc(
-        "SKILL.md"
+    skill = (project / ".claude" / "skills" / "krouter" / "SKILL.md").read_text(encoding="utf-8")
+    # The bundled snippet, then the vault it must use: shell commands without --vault would use the
+    # user's default vault, which need not be this one.
+    assert skill.startswith(agent_doc("SKILL.md"))
+    assert skill.endswith(f"add `--vault {vault.resolve()}` to every `krouter` command.\n")
+    assert f"This project's vault:** `{vault.resolve()}`" in (project / "CLAUDE.md").read_text(
+        encoding="utf-8"
     )
     assert "recall-context" in result.stdout  # the optional hook is shown, not written
     assert runner.invoke(app, args).exit_code == 0  # idempotent
@@ -195,9 +200,8 @@ def test_setup_write_cursor_and_codex(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("KROUTER_VAULT", str(notes))
     result = runner.invoke(app, ["setup", "cursor", "--write", "--project", str(project)])
     assert result.exit_code == 0, result.output
-    assert (project / ".cursor" / "rules" / "krouter.mdc").read_text(encoding="utf-8") == agent_doc(
-        "krouter.mdc"
-    )
+    rule = (project / ".cursor" / "rules" / "krouter.mdc").read_text(encoding="utf-8")
+    assert rule.startswith(agent_doc("krouter.mdc")) and f"`{notes.resolve()}`" in rule
     assert json.loads((project / ".cursor" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][
         "krouter"
     ]["args"] == ["-m", "krouter", "mcp", "--vault", str(notes.resolve())]
