@@ -305,4 +305,6 @@ def warm_index(vault: Path) -> str:
 
     with Router(vault, auto_refresh=False) as router:
         stats = router.index.refresh(terminal_progress("indexing"))
-        return f"indexed {router.root}: {router.index.meta().get('n_pages', 0)} pages ({stats.seconds:.1f}s)"
+        return (
+            f"indexed {router.root}: {router.index.meta().get('n_pages', 0)} page(s) ({stats.seconds:.1f}s)"
+        )

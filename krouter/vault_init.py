@@ -59,9 +59,9 @@ triggers:                       # phrasings that should recall the page
 the old one `status: superseded` with `superseded_by: "[[New page]]"` (or put `supersedes:` on the new
 page). KRouter never cites a replaced page; it leads to the current one.
 
-Try it: `krouter ask "how do we ship a release"`; `krouter check` lints the vault; `krouter status`
-shows which vault is in use. To see a filled-in example vault: `krouter ask "which database do we
-use" --vault demo`.
+Once you have pages, ask about them: `krouter ask "how do we ship a release"`. `krouter check` lints
+the vault (broken links, replaced pages); `krouter status` and `krouter config` show which vault is in
+use. To see a filled-in example vault: `krouter ask "which database do we use" --vault demo`.
 """
 
 
@@ -112,5 +112,9 @@ def init_command(
     env = os.environ.get("KROUTER_VAULT")
     if env:
         typer.echo(f"note: $KROUTER_VAULT ({env}) is set, and wins over config.toml while it is")
-    question = "which database do we use" if with_examples else "how do we ship a release"
-    typer.echo(f'try: krouter ask "{question}"')
+    if with_examples:
+        typer.echo('try: krouter ask "which database do we use"')
+    else:
+        typer.echo(
+            f"next: write your pages in {root} (one topic a page; see {GUIDE_NAME}), then ask about them"
+        )

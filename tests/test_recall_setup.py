@@ -206,7 +206,7 @@ def test_setup_write_cursor_and_codex(tmp_path: Path, monkeypatch: pytest.Monkey
         "krouter"
     ]["args"] == ["-m", "krouter", "mcp", "--vault", str(notes.resolve())]
     # --write builds the index too, so the agent's first lookup does not wait for it.
-    assert "indexed" in result.stdout and "1 pages" in result.stdout
+    assert "indexed" in result.stdout and "1 page(s)" in result.stdout
     result = runner.invoke(app, ["setup", "codex", "--write", "--project", str(project)])
     assert result.exit_code == 0 and "[mcp_servers.krouter]" in result.stdout
     assert "krouter ask" in (project / "AGENTS.md").read_text(encoding="utf-8")
