@@ -132,23 +132,29 @@ def warm_index(root: str, lock: str) -> None:
         Path(lock).unlink(missing_ok=True)
 
 
-def start_warming(root: Path) -> bool:
-    """Start indexing ``root`` in a detached process, unless one is already at it. True when started.
+def start_warming(root: Path, started: list[Path]) -> None:
+    """Start indexing ``root`` in a detached process, unless one is already at it; ``root`` is
+    appended to ``started`` when this call started it.
 
     A lock file beside the index holds the indexer's pid; the indexer removes it when done, and a lock
-    whose process is gone (killed, machine restarted) is taken over.
+    whose process is gone (killed, machine restarted) is taken over. ``started`` is filled before the
+    pid is written, so whoever sees a live indexer's pid also sees who started it (the hook's worker
+    and its time-out path may both get here).
     """
     lock = _warm_lock(root)
     lock.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.kill(int(lock.read_text(encoding="ascii")), 0)
-        return False  # an indexer is at work
+        text = lock.read_text(encoding="ascii")
+        if not text and time.time() - lock.stat().st_mtime < 10:
+            return  # being created by another caller this very moment
+        os.kill(int(text), 0)
+        return  # an indexer is at work
     except (OSError, ValueError):
         lock.unlink(missing_ok=True)
     try:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
-        return False  # another hook started one just now
+        return  # another hook started one just now
     try:
         proc = subprocess.Popen(
             [sys.executable, "-c", _WARM_CODE, str(root), str(lock)],
@@ -157,13 +163,13 @@ def start_warming(root: Path) -> bool:
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # outlives the hook, and the agent's Ctrl-C
         )
+        started.append(root)
         os.write(fd, str(proc.pid).encode("ascii"))
     except OSError:
         lock.unlink(missing_ok=True)
         raise
     finally:
         os.close(fd)
-    return True
 
 
 def wait_for_warming(root: Path) -> None:
@@ -226,8 +232,7 @@ def recall_command(
                 return
             if root.is_dir() and index_is_cold(root.resolve()):
                 # Build in a process of its own, so the work survives this hook's time bound.
-                if start_warming(root.resolve()):
-                    warming.append(root.resolve())
+                start_warming(root.resolve(), warming)
                 wait_for_warming(root.resolve())
             result.append(recall(prompt, root))
         except Exception as exc:  # a hook must never fail the agent's turn
@@ -241,8 +246,8 @@ def recall_command(
         log.warning("no answer within %.1fs; staying silent while the index is brought up to date", timeout)
         try:
             root = resolve_vault(vault)
-            if root is not None and not warming and start_warming(root.resolve()):
-                warming.append(root.resolve())
+            if root is not None and not warming:
+                start_warming(root.resolve(), warming)
         except Exception as exc:  # a hook must never fail the agent's turn
             log.warning("cannot start indexing in the background: %s: %s", type(exc).__name__, exc)
         if warming:
