@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
 from pathlib import Path
 
 from krouter import config
@@ -49,20 +50,35 @@ def _rule(line: str) -> _Rule | None:
     return _Rule(text.casefold(), "/" in text or line.strip().startswith("/"), folders_only)
 
 
-@dataclass(frozen=True)
+def _union(rules: list[_Rule]) -> re.Pattern[str] | None:
+    # One regular expression per kind of rule: the vault walk asks about every entry on every lookup.
+    return re.compile("|".join(translate(r.pattern) for r in rules)) if rules else None
+
+
 class IgnoreRules:
     """The ignore patterns in force for one vault."""
 
-    rules: tuple[_Rule, ...]
+    def __init__(self, rules: tuple[_Rule, ...]) -> None:
+        self.rules = rules
+        # (matched against the name or the path, folders only) -> the union of those patterns
+        self._by_kind = {
+            (anchored, folders): _union(
+                [r for r in rules if r.anchored == anchored and r.folders_only == folders]
+            )
+            for anchored in (False, True)
+            for folders in (False, True)
+        }
 
     def ignored(self, rel_path: str, is_folder: bool) -> bool:
         """True when the vault-relative ``rel_path`` (a folder when ``is_folder``) is left out."""
         path = rel_path.strip("/").casefold()
         name = path.rsplit("/", 1)[-1]
-        for rule in self.rules:
-            if rule.folders_only and not is_folder:
-                continue
-            if fnmatchcase(path if rule.anchored else name, rule.pattern):
+        for (anchored, folders), pattern in self._by_kind.items():
+            if (
+                pattern is not None
+                and (is_folder or not folders)
+                and pattern.match(path if anchored else name)
+            ):
                 return True
         return False
 

@@ -425,3 +425,27 @@ def test_check_lints_wikilinks_and_markdown_links_in_bodies(notes: Path) -> None
         page.read_text(encoding="utf-8").replace("[old](Old%20runbook.md), ", ""), encoding="utf-8"
     )
     assert runner.invoke(app, ["check", "--vault", str(notes)]).exit_code == 0
+
+
+def test_ignore_pattern_rules(tmp_path: Path) -> None:
+    from krouter.ignore import ignore_rules
+
+    (tmp_path / ".krouterignore").write_text(
+        "# a comment\nTemplates/\n/Archive/2019/\n*.draft.md\n!keep.md\nPrivate notes.md\n", encoding="utf-8"
+    )
+    rules = ignore_rules(tmp_path)
+    assert rules is not None
+    cases = {
+        ("Templates", True): True,
+        ("a/b/templates", True): True,  # a name at any depth, in any letter case
+        ("Templates.md", False): False,  # "Templates/" is for folders only
+        ("Archive/2019", True): True,
+        ("Old/Archive/2019", True): False,  # anchored at the vault root
+        ("Ops/Plan.draft.md", False): True,
+        ("keep.md", False): False,
+        ("x/Private notes.md", False): True,
+        ("Ops/Plan.md", False): False,
+    }
+    for (path, folder), expected in cases.items():
+        assert rules.ignored(path, folder) is expected, (path, folder)
+    assert ignore_rules(tmp_path / "nothing") is None
