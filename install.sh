@@ -263,6 +263,7 @@ else
 	"$PYTHON" -m venv "$VENV" || die "could not create a virtual environment in $VENV with $PYTHON"
 fi
 # --upgrade rebuilds a local source even when its version number has not changed.
+say "pip is installing KRouter and its dependencies (a minute or so on a first install; quiet until done)"
 "$VENV/bin/python" -m pip install --quiet --upgrade "$spec" ||
 	die "pip could not install $spec (the venv in $VENV is kept; run this again once fixed)"
 "$VENV/bin/krouter" --version >/dev/null || die "the installed krouter does not run ($VENV/bin/krouter)"
@@ -367,6 +368,7 @@ fi
 # ---------------------------------------------------------------- the timer rule
 TIMER=0
 EXPLICIT=0
+AUTO_TIMER=0
 if [ "${KROUTER_NO_TIMER:-}" = 1 ]; then
 	if [ "$WANT_TIMER" = 1 ] || [ "$WANT_WATCH" = 1 ]; then say "KROUTER_NO_TIMER=1: installing no units"; fi
 	WANT_WATCH=0
@@ -375,12 +377,32 @@ elif [ -n "$WANT_TIMER" ]; then
 	EXPLICIT=1
 elif [ -n "$CHECKOUT" ] && [ -t 0 ]; then
 	TIMER=1
-	say "run from a checkout at a terminal: installing the nightly learner too (KROUTER_NO_TIMER=1 or --no-timer to skip)"
+	AUTO_TIMER=1 # said below, once there is a vault to learn on
 fi
 [ "$WANT_WATCH" = 0 ] || EXPLICIT=1
 
-if [ "$TIMER" = 0 ] && [ "$WANT_WATCH" = 0 ]; then
-	say "lookup only: try  krouter ask \"which database do we use\"  (the demo vault), or krouter init ~/notes"
+hint() { # the last line of a lookup-only run: a lookup that works with what is configured
+	v=${VAULT:-${VAULT_ARG:-${KROUTER_VAULT:-$CONFIGURED_VAULT}}}
+	if [ -n "$v" ]; then
+		say "try:  krouter ask \"<a question your notes answer>\"   (vault $v)"
+	else
+		say "try:  krouter ask \"which database do we use\" --vault demo   (the demo vault's fictional pages); start your own with  krouter init ~/notes"
+	fi
+}
+
+# Units an earlier run installed: a lookup-only run re-renders them too (below), so they never keep
+# naming an old vault or venv.
+EXISTING=0
+if [ "$OS" = Darwin ]; then
+	for f in "$AGENT_DIR/com.krouter.learn.plist" "$AGENT_DIR/com.krouter.watch.plist"; do [ ! -f "$f" ] || EXISTING=1; done
+else
+	for f in "$UNIT_DIR/krouter-learn.timer" "$UNIT_DIR/krouter-watch.service"; do [ ! -f "$f" ] || EXISTING=1; done
+fi
+if [ "${KROUTER_NO_TIMER:-}" = 1 ]; then EXISTING=0; fi
+
+if [ "$TIMER" = 0 ] && [ "$WANT_WATCH" = 0 ] && [ "$EXISTING" = 0 ]; then
+	say "lookup only (no nightly learner or watcher)"
+	hint
 	exit 0
 fi
 
@@ -390,20 +412,34 @@ if [ -z "$VAULT" ]; then
 		VAULT=$(abs_dir "$v") || VAULT=""
 		[ -n "$VAULT" ] || {
 			if [ "$EXPLICIT" = 1 ]; then die "vault $v is not a folder; no units installed"; fi
-			warn "vault $v is not a folder; no units installed"
+			warn "vault $v is not a folder; no units installed or updated"
+			hint
 			exit 0
 		}
 	else
-		msg="no vault to learn on (use --vault DIR, KROUTER_VAULT, or --ask); no units installed"
-		if [ "$EXPLICIT" = 1 ]; then die "$msg"; fi
-		warn "$msg"
+		msg="no vault to learn on (use --vault DIR, KROUTER_VAULT, or --ask)"
+		if [ "$EXPLICIT" = 1 ]; then die "$msg; no units installed"; fi
+		if [ "$AUTO_TIMER" = 1 ]; then
+			say "run from a checkout at a terminal, but $msg: lookup only"
+		else
+			warn "$msg; the units installed earlier were left as they are"
+		fi
+		hint
 		exit 0
 	fi
+fi
+if [ "$AUTO_TIMER" = 1 ]; then
+	say "run from a checkout at a terminal: installing the nightly learner too (KROUTER_NO_TIMER=1 or --no-timer to skip)"
 fi
 
 jobs=""
 if [ "$TIMER" = 1 ]; then jobs="--learn"; fi
 if [ "$WANT_WATCH" = 1 ]; then jobs="$jobs --watch"; fi
+if [ "$OS" = Darwin ]; then
+	# Agents an earlier run installed are re-rendered (and reloaded) too.
+	if [ -f "$AGENT_DIR/com.krouter.learn.plist" ] && [ "$TIMER" = 0 ]; then jobs="$jobs --learn"; fi
+	if [ -f "$AGENT_DIR/com.krouter.watch.plist" ] && [ "$WANT_WATCH" = 0 ]; then jobs="$jobs --watch"; fi
+fi
 for dir in "$(kpy path state)" "$(kpy path cache)"; do
 	# The sandbox mounts these, so they must exist; 0700 because the query log is private.
 	mkdir -p "$dir" && chmod 700 "$dir"
@@ -421,6 +457,7 @@ if [ "$OS" = Darwin ]; then
 		say "loaded $plist"
 	done
 	say "put ANTHROPIC_API_KEY=... in $CONFIG_DIR/learn.env (chmod 600) for the learner's model"
+	hint
 	exit 0
 fi
 
@@ -445,8 +482,9 @@ if have_user_systemd; then
 else
 	say "systemd's user manager is not reachable here (a container, or no login session): the units are written but not enabled."
 	say "  later, in a login session: systemctl --user daemon-reload && systemctl --user enable --now krouter-learn.timer"
-	say "  or run the learner from cron instead:  30 3 * * * '$VENV/bin/krouter' learn --vault '$VAULT'"
+	say "  or run the learner from cron instead (it reads learn.env itself):  30 3 * * * '$VENV/bin/krouter' learn --vault '$VAULT'"
 fi
 if [ "$TIMER" = 1 ]; then
 	say "the learner's model: put ANTHROPIC_API_KEY=... in $CONFIG_DIR/learn.env (chmod 600)"
 fi
+hint

@@ -4,7 +4,8 @@ Findings: replacement links that name no page, replacement cycles, superseded pa
 replacement, pages replaced by a page that is itself replaced (the chain works but should be collapsed;
 reported, never fixed), pages replaced by several pages (a hit leads to one), broken YAML, files that
 are not UTF-8, symbolic links (not followed), live pages sharing a title, near-duplicate
-pages, and triggers on replaced pages (they can never recall anything). The vault is read through
+pages, triggers on replaced pages (they can never recall anything), and links in page bodies
+(``[[wikilinks]]`` and Markdown links to pages) that name no page or could mean several. The vault is read through
 ``krouter.vault`` exactly as the index reads it and is never written.
 
 "Replaced" means what it means to the router: a replaced status, a ``superseded_by`` (even one that
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -47,8 +49,17 @@ MAX_BUCKET = 256
 
 # Reported but not a failure: a chain A -> B -> C still redirects correctly (the router follows it);
 # collapsing it is tidying, not repair.
+# An unresolved [[wikilink]] is how Obsidian notes a page not written yet: reported, not a failure.
 NOTICE_KINDS = frozenset(
-    {"chain_not_collapsed", "several_replacements", "symlink", "loose_link", "hardlink", "leftover_tmp"}
+    {
+        "chain_not_collapsed",
+        "several_replacements",
+        "symlink",
+        "loose_link",
+        "hardlink",
+        "leftover_tmp",
+        "unresolved_wikilink",
+    }
 )
 
 
@@ -254,6 +265,7 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
 
     folders = input_folders()
     graph = _links(pages, findings, lambda path: in_folders(path, folders))
+    findings.extend(_body_links(pages))
     findings.extend(_replacement_findings(pages, graph))
     findings.extend(_duplicate_titles(pages, graph.replaced))
     findings.extend(_near_duplicates(pages, graph.successor, near_distance))
@@ -285,6 +297,8 @@ _KIND_ORDER = (
     "no_replacement",
     "chain_not_collapsed",
     "loose_link",
+    "broken_link",
+    "unresolved_wikilink",
     "several_replacements",
     "symlink",
     "hardlink",
@@ -336,6 +350,64 @@ def _links(pages: dict[str, Page], findings: list[Finding], untrusted: Callable[
                         )
                     )
     return Replacements.build((p for p, page in pages.items() if page.replaced), links, untrusted)
+
+
+# [[Page]], [[Page#Heading]], [[Page|label]], ![[embed]]; and [text](dest) that is not an image.
+_BODY_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_BODY_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+(?:\s+\"[^\"]*\")?|<[^<>\n]+>)\)")
+_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+# A destination with a scheme (https:, mailto:, obsidian:) or only a #fragment is not a page of the vault.
+_NOT_A_PAGE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
+
+
+def _page_target(target: str) -> bool:
+    """True when a link target names a page (``x``, ``x.md``), not an attachment (``x.png``)."""
+    name = target.split("#", 1)[0].split("|", 1)[0].strip().rsplit("/", 1)[-1]
+    suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return suffix in ("", "md") or not suffix.isalnum()
+
+
+def _body_links(pages: dict[str, Page]) -> list[Finding]:
+    """Links in page bodies that name no page, or could mean several (resolved as replacement links
+    are, so a link that works in Obsidian works here). Code blocks and code spans are skipped, and
+    so are links to attachments (images, PDFs) and to other sites."""
+    resolver = LinkResolver(list(pages))
+    out: list[Finding] = []
+    for path, page in pages.items():
+        fenced = False
+        for offset, line in enumerate(page.body.splitlines()):
+            if _FENCE_LINE.match(line):
+                fenced = not fenced
+                continue
+            if fenced or ("[" not in line):
+                continue
+            text = _CODE_SPAN.sub("", line)
+            links = [
+                (m.group(0).lstrip("!"), True)
+                for m in _BODY_WIKILINK.finditer(text)
+                if m.group(2).split("|", 1)[0].split("#", 1)[0].strip() and _page_target(m.group(2))
+            ]
+            links += [
+                (m.group(0), False)
+                for m in _BODY_MD_LINK.finditer(text)
+                if not _NOT_A_PAGE.match(m.group(2).strip("<")) and _page_target(m.group(2).strip("<>"))
+            ]
+            for raw, wiki in links:
+                found = resolver.matches(raw, path)
+                if len(found) == 1:
+                    continue
+                where = f"line {page.body_line + offset}: {raw}"
+                if found:
+                    shown = ", ".join(repr(p) for p in found[:5])
+                    out.append(Finding("broken_link", path, f"{where} could mean {shown}; use the full path"))
+                elif wiki:
+                    out.append(
+                        Finding("unresolved_wikilink", path, f"{where} names no page (not written yet?)")
+                    )
+                else:
+                    out.append(Finding("broken_link", path, f"{where} names no page"))
+    return out
 
 
 def _replacement_findings(pages: dict[str, Page], graph: Replacements) -> list[Finding]:
@@ -459,7 +531,7 @@ def check_command(
     """Lint the vault: broken replacement links, cycles, broken YAML, duplicates. Exit 1 on any problem.
 
     Uncollapsed replacement chains are reported as notices and do not fail the check."""
-    with exit_codes():
+    with exit_codes(as_json=as_json):
         report = check(vault if vault is not None else default_vault())
     if as_json:
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))

@@ -6,7 +6,6 @@ Exit codes: 0 cited (or success), 3 refused, 2 usage error, 1 any other error.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -15,8 +14,9 @@ import typer
 
 from krouter import __version__
 from krouter.check import check_command
-from krouter.cli_options import EXIT_USAGE, VaultOption, exit_codes, fail
-from krouter.config import bundled_vault, default_vault
+from krouter.cli_options import Command, VaultOption, exit_codes, terminal_progress
+from krouter.config import default_vault, is_demo
+from krouter.config_cli import config_app
 from krouter.learn_cli import learn_command
 from krouter.mcp_server import mcp_command
 from krouter.recall import recall_command
@@ -24,6 +24,7 @@ from krouter.router import Router
 from krouter.safe_text import clean, visible, visible_text
 from krouter.session_import import import_command
 from krouter.setup_agents import setup_command
+from krouter.vault_init import init_command
 from krouter.watch import watch_command
 
 EXIT_REFUSED = 3
@@ -32,14 +33,21 @@ app = typer.Typer(
     name="krouter",
     help="Which page of your Markdown vault holds the answer — or does none? Cites the page, or refuses.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help, as other command-line tools print it (no boxes, no `<str>` type column).
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+DEMO_NOTE = "krouter: this is the bundled demo vault: its pages are fictional examples, not your notes"
 
-def _router(vault: Path | None) -> Router:
-    with exit_codes():
-        return Router(vault if vault is not None else default_vault())
+
+def _router(vault: Path | None, *, as_json: bool = False) -> Router:
+    with exit_codes(as_json=as_json):
+        router = Router(vault if vault is not None else default_vault())
+    if is_demo(router.root):
+        typer.echo(DEMO_NOTE, err=True)
+    return router
 
 
 def _version(value: bool) -> None:
@@ -57,18 +65,24 @@ def main(
     """KRouter: cite the right page of a Markdown vault, or refuse with a reason."""
 
 
-@app.command()
+@app.command(cls=Command)
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in any language.")],
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in any language.")],
     vault: VaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the receipt as one JSON object.")] = False,
-    k: Annotated[int, typer.Option("-k", min=1, max=50, help="How many ranked pages to show.")] = 3,
+    k: Annotated[
+        int, typer.Option("-k", metavar="N", min=1, max=50, help="How many ranked pages to show.")
+    ] = 3,
 ) -> None:
     """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
     question = clean(question)  # undecodable bytes in the argument must not reach the log or stdout
-    router = _router(vault)
+    router = _router(vault, as_json=as_json)
     try:
-        with exit_codes():
+        with exit_codes(as_json=as_json):
+            progress = terminal_progress("indexing the vault (first lookup)")
+            if progress is not None and not router.index.meta().get("n_pages"):
+                # A first lookup on a big vault reads every page: show it, rather than seem to hang.
+                router.index.refresh(progress)
             receipt = router.ask(question, k=k)
     finally:
         router.close()
@@ -80,15 +94,16 @@ def ask(
         raise typer.Exit(EXIT_REFUSED)
 
 
-@app.command()
+@app.command(cls=Command)
 def index(
     vault: VaultOption = None,
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Drop the index and build it from scratch.")
     ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Bring the vault's index up to date (only changed pages are re-read)."""
-    router = _router(vault)
+    router = _router(vault, as_json=as_json)
     bar = None
 
     def progress(done: int, total: int) -> None:
@@ -101,12 +116,22 @@ def index(
         bar.update(1)
 
     try:
-        with exit_codes():
+        with exit_codes(as_json=as_json):
             stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
         router.close()
+    if as_json:
+        report = {
+            "vault": str(router.root),
+            **{key: getattr(stats, key) for key in ("added", "updated", "deleted", "unchanged")},
+            "seconds": round(stats.seconds, 3),
+            "problems": [{"path": p.path, "kind": p.kind, "message": p.message} for p in stats.problems],
+            "unreadable_folders": stats.unreadable,
+        }
+        typer.echo(json.dumps(report, ensure_ascii=False))
+        return
     typer.echo(
         f"indexed {router.root}: {stats.added} added, {stats.updated} updated, {stats.deleted} deleted, "
         f"{stats.unchanged} unchanged ({stats.seconds:.2f}s)"
@@ -120,15 +145,15 @@ def index(
         )
 
 
-@app.command()
+@app.command(cls=Command)
 def status(
     vault: VaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Show the vault's pages, replaced pages, broken pages, and where the index lives."""
-    router = _router(vault)
+    router = _router(vault, as_json=as_json)
     try:
-        with exit_codes():
+        with exit_codes(as_json=as_json):
             stats = router.refresh()
             report = router.status(stats)
     finally:
@@ -149,9 +174,9 @@ def status(
         typer.echo(visible(f"link:     {r['from']}: {r['problem']}"))
 
 
-@app.command()
+@app.command(cls=Command)
 def read(
-    path: Annotated[str, typer.Argument(help="Vault-relative path of the page, as cited.")],
+    path: Annotated[str, typer.Argument(metavar="PATH", help="Vault-relative path of the page, as cited.")],
     vault: VaultOption = None,
 ) -> None:
     """Print a page. Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
@@ -168,33 +193,19 @@ def read(
         typer.echo(visible(f"krouter: {note}"), err=True)
 
 
-@app.command()
-def init(target: Annotated[Path, typer.Argument(help="Folder to create the new vault in.")]) -> None:
-    """Start a new vault from the bundled template (refuses to overwrite a non-empty folder)."""
-    if target.exists() and not target.is_dir():
-        raise fail(f"{target} exists and is not a folder; choose a new folder", EXIT_USAGE)
-    if target.exists() and any(target.iterdir()):
-        raise fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
-    source = bundled_vault()
-    if not source.is_dir():
-        raise fail(f"the bundled vault template is missing from this install ({source})")
-    shutil.copytree(source, target, dirs_exist_ok=True)
-    typer.echo(
-        f'created vault {target} from the template; try: krouter ask "which database do we use" --vault {target}'
-    )
-
-
 # Commands defined in their own modules, registered here so `krouter --help` lists them all.
-app.command("import")(import_command)
-app.command("check")(check_command)
-app.command("learn")(learn_command)
+app.command("init", cls=Command)(init_command)
+app.command("import", cls=Command)(import_command)
+app.command("check", cls=Command)(check_command)
+app.command("learn", cls=Command)(learn_command)
 
 
 # Agent surfaces live in their own modules (heavy imports such as the MCP SDK stay inside them).
-app.command("mcp")(mcp_command)
-app.command("watch")(watch_command)
-app.command("recall-context")(recall_command)
-app.command("setup")(setup_command)
+app.command("mcp", cls=Command)(mcp_command)
+app.command("watch", cls=Command)(watch_command)
+app.command("recall-context", cls=Command)(recall_command)
+app.command("setup", cls=Command)(setup_command)
+app.add_typer(config_app, name="config")
 
 
 def run() -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import json
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,9 +19,17 @@ from pathlib import Path
 
 import platformdirs
 
+from krouter.atomic import atomic_write
 from krouter.errors import ConfigError, VaultNotNamed
 
 APP_NAME = "krouter"
+# What `--vault demo` means: the bundled demo vault, unless a folder of that name is in the way.
+DEMO_NAME = "demo"
+NO_VAULT = (
+    "no vault named: pass --vault DIR, set $KROUTER_VAULT, or record a default with "
+    "`krouter config set vault DIR` (`krouter init DIR` creates a vault and records it); "
+    "to try the bundled demo vault, pass --vault demo"
+)
 
 
 def cache_dir() -> Path:
@@ -63,14 +73,54 @@ def private_dir(folder: Path) -> Path:
     return folder
 
 
+def learn_env_path() -> Path:
+    """``learn.env`` in the config dir: the learner's API key (``ANTHROPIC_API_KEY=...``), mode 0600."""
+    return config_dir() / "learn.env"
+
+
+def load_learn_env(path: Path | None = None) -> list[str]:
+    """Put the variables of ``learn.env`` into this process's environment; returns their names.
+
+    The service units read the file themselves (systemd's EnvironmentFile, launchd's wrapper); this
+    makes a manual ``krouter learn`` and a cron line see the same key. A variable already set in the
+    environment wins. Syntax: ``NAME=value`` lines (``export`` and surrounding quotes allowed, ``#``
+    comments), as both systemd and ``sh`` read it. A missing file is no error.
+    """
+    path = path or learn_env_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    loaded = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").strip()
+        name, sep, value = line.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            continue
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if name not in os.environ:
+            os.environ[name] = value
+            loaded.append(name)
+    return loaded
+
+
 @dataclass(frozen=True)
 class Config:
     """The user's settings; every field has a working default."""
 
     vault: Path | None = None
     query_log: bool = True
+    # Folders of raw material (clippings, imported sessions): ranked at half weight, never trusted
+    # to replace a page. Spelled `input_folders` in config.toml (`exclude_folders` is the old name).
     exclude_folders: tuple[str, ...] = ("Inputs", "Clippings", "03 资料与证据")
     learn_model: str = "claude-sonnet-4-5"
+    # Folders or files never indexed (gitignore-like patterns, as in a vault's .krouterignore).
+    ignore: tuple[str, ...] = ()
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -88,9 +138,13 @@ def load_config(path: Path | None = None) -> Config:
     query_log = data.get("query_log", True)
     if not isinstance(query_log, bool):
         raise ConfigError(f"{path}: 'query_log' must be true or false")
-    exclude = data.get("exclude_folders", list(Config.exclude_folders))
+    key = "input_folders" if "input_folders" in data else "exclude_folders"
+    exclude = data.get(key, list(Config.exclude_folders))
     if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
-        raise ConfigError(f"{path}: 'exclude_folders' must be a list of folder names")
+        raise ConfigError(f"{path}: '{key}' must be a list of folder names")
+    ignore = data.get("ignore", [])
+    if not isinstance(ignore, list) or not all(isinstance(x, str) for x in ignore):
+        raise ConfigError(f"{path}: 'ignore' must be a list of folder or file patterns")
     model = data.get("learn_model", Config.learn_model)
     if not isinstance(model, str):
         raise ConfigError(f"{path}: 'learn_model' must be a string")
@@ -99,7 +153,40 @@ def load_config(path: Path | None = None) -> Config:
         query_log=query_log,
         exclude_folders=tuple(exclude),
         learn_model=model,
+        ignore=tuple(ignore),
     )
+
+
+def _toml_value(value: str | bool) -> str:
+    # A JSON string is a valid TOML basic string (the same escapes), and JSON's booleans are TOML's.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def set_config_value(key: str, value: str | bool | None, path: Path | None = None) -> Path:
+    """Set (or, with ``None``, remove) one top-level scalar setting in ``config.toml``.
+
+    Every other line of the file is kept as written. The result is read back before it replaces the
+    file, so a broken file is never left behind (ConfigError, the old file untouched). Returns the path.
+    """
+    path = path or config_path()
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    lines = old.splitlines(keepends=True)
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    # Top-level keys are the ones before the first [table] header.
+    top = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    kept = [line for i, line in enumerate(lines) if i >= top or not pattern.match(line)]
+    if value is not None:
+        kept.insert(0, f"{key} = {_toml_value(value)}\n")
+    new = "".join(kept)
+    try:
+        tomllib.loads(new)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: cannot set {key!r} ({exc}); edit the file by hand") from exc
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    atomic_write(path, new, mode=mode)
+    load_config(path)
+    return path
 
 
 def bundled_vault() -> Path:
@@ -111,30 +198,48 @@ def bundled_vault() -> Path:
     return here / "vault_template"
 
 
+def named_vault(name: Path) -> Path:
+    """What a vault named on the command line means: ``demo`` is the bundled demo vault (unless a
+    folder called ``demo`` is in the current directory: a real folder wins), anything else a folder."""
+    if str(name) == DEMO_NAME and not name.exists():
+        return bundled_vault()
+    return name
+
+
+def is_demo(root: Path) -> bool:
+    """True when ``root`` is the bundled demo vault (whose pages are fictional examples)."""
+    try:
+        return Path(root).expanduser().resolve() == bundled_vault().resolve()
+    except OSError:
+        return False
+
+
 def default_vault() -> Path:
-    """The vault used when none is named: ``KROUTER_VAULT``, then the configured one, then the demo vault."""
+    """The vault used when none is named: ``KROUTER_VAULT``, then ``vault`` in config.toml.
+
+    Raises VaultNotNamed when neither is set. There is no fallback to the demo vault: its fictional
+    pages, cited at full confidence to someone who thinks they asked their own notes, would be a lie.
+    """
     env = os.environ.get("KROUTER_VAULT")
     if env:
         return Path(env).expanduser()
     configured = load_config().vault
     if configured is not None:
         return configured
-    return bundled_vault()
+    raise VaultNotNamed(NO_VAULT)
 
 
 def vault_to_write(vault: Path | None, purpose: str) -> Path:
     """The vault for a command that writes into it: ``vault`` when named, else ``default_vault()``.
 
-    Raises VaultNotNamed instead of falling back to the bundled demo vault: it lives inside the
-    installed package, so writing there would put the user's data where an upgrade deletes it and
-    every other user of the install reads it. ``purpose`` completes "name the vault to ...".
+    Raises VaultNotNamed for the bundled demo vault: it lives inside the installed package, so
+    writing there would put the user's data where an upgrade deletes it and every other user of the
+    install reads it. ``purpose`` completes "name the vault to ...".
     """
-    if vault is not None:
-        return vault
-    target = default_vault()
-    if target.expanduser().resolve() == bundled_vault().resolve():
+    target = vault if vault is not None else default_vault()
+    if is_demo(target):
         raise VaultNotNamed(
-            f"name the vault to {purpose} with --vault DIR (or set $KROUTER_VAULT, or vault in config.toml)"
+            f"the bundled demo vault is read-only; name your own vault to {purpose} with --vault DIR"
         )
     return target
 

@@ -12,7 +12,7 @@ class VaultNotFound(KRouterError):
 
 
 class VaultNotNamed(KRouterError):
-    """A command that writes into a vault was given none, and would fall back to the bundled demo vault."""
+    """No vault was named and none is configured, or a write would land in the bundled demo vault."""
 
 
 class PathOutsideVault(KRouterError):

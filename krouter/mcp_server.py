@@ -31,6 +31,10 @@ T = TypeVar("T")
 DEFAULT_K = 3
 # Enough for any real note; a runaway file must not flood the model's context in one call.
 MAX_READ_CHARS = 60_000
+# A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
+# and the query log whole.
+MAX_QUESTION_CHARS = 1000
+MAX_PATH_CHARS = 1024
 
 INSTRUCTIONS = """\
 KRouter answers "which page of the user's notes (the vault) holds the answer to this?" — or says that \
@@ -129,11 +133,31 @@ class VaultService:
 
 
 def ask_result(router: Router, question: str, k: int) -> dict[str, Any]:
-    """The receipt as a dict, plus ``next_step``: what the model should do with it."""
+    """The receipt in the compact form an agent needs, plus ``next_step``: what to do with it.
+
+    The full receipt (every score and term) is for people and scripts (``krouter ask --json``); an
+    agent pays for every byte of a reply on every call, so it gets the decision, the cited page and
+    its passage, the replaced pages, the reason, and the confidence against the floor.
+    """
+    from krouter.config import is_demo
+
     # A lone surrogate ("\\ud800" in the request's JSON) could not be logged, nor serialised in the reply.
     receipt = router.ask(clean(question), k=k)
-    out = receipt.to_dict()
     top = receipt.top
+    out: dict[str, Any] = {
+        "decision": receipt.decision,
+        "cited": [
+            {"path": c.path, "title": c.title, "line": c.line, "snippet": c.snippet, "via": c.via}
+            for c in receipt.cited
+        ],
+        "closest": receipt.closest.path if receipt.decision == "refuse" and receipt.closest else None,
+        "redirects": [{"from": r.from_path, "to": r.to_path} for r in receipt.redirects],
+        "reason": receipt.reason,
+        "confidence": round(receipt.evidence.confidence, 3),
+        "floor": round(receipt.evidence.floor, 3),
+        "vault": receipt.vault,
+        "demo_vault": is_demo(Path(receipt.vault)),
+    }
     if receipt.decision == "cite" and top is not None:
         out["next_step"] = (
             f"Read {top.path!r} with krouter_read (around line {top.line}) before relying on it, "
@@ -145,6 +169,47 @@ def ask_result(router: Router, question: str, k: int) -> dict[str, Any]:
             "the closest candidate."
         )
     return out
+
+
+def ask_summary(out: dict[str, Any]) -> str:
+    """The few lines of text an agent reads for ``ask_result``'s reply (its text content)."""
+    lines = []
+    if out["decision"] == "cite":
+        top = out["cited"][0]
+        lines.append(f"cite: {top['path']} ({top['title']}), line {top['line']}")
+        if top["snippet"]:
+            lines.append(f"> {top['snippet']}")
+        lines.extend(f"also: {c['path']}" for c in out["cited"][1:])
+    else:
+        lines.append(f"refuse: {out['reason']}")
+    for r in out["redirects"]:
+        now = r["to"] or "no current page"
+        lines.append(f"replaced: {r['from']} -> {now} (do not answer from the replaced page)")
+    if out["demo_vault"]:
+        lines.append("note: this is KRouter's demo vault; its pages are fictional, not the user's notes")
+    lines.append(f"next: {out['next_step']}")
+    return "\n".join(lines)
+
+
+def status_result(router: Router) -> dict[str, Any]:
+    """``Router.status`` plus whether the vault is the bundled demo one."""
+    from krouter.config import is_demo
+
+    report = router.status(router.last_refresh)
+    return {**report, "demo_vault": is_demo(router.root)}
+
+
+def status_summary(report: dict[str, Any]) -> str:
+    """The text an agent reads for ``krouter_status``."""
+    lines = [
+        f"vault: {report['vault']}"
+        + (" (KRouter's demo vault: fictional pages)" if report["demo_vault"] else ""),
+        f"pages: {report['pages']} ({report['replaced']} replaced)",
+    ]
+    lines.extend(f"problem: {p['path']}: {p['message']}" for p in report["problems"])
+    lines.extend(f"problem: {f or '.'}: folder cannot be read" for f in report["unreadable_folders"])
+    lines.extend(f"broken replacement: {b['from']}: {b['problem']}" for b in report["broken_links"])
+    return "\n".join(lines)
 
 
 def read_page(router: Router, path: str, start_line: int | None, end_line: int | None) -> str:

@@ -1,21 +1,102 @@
 """The MCP tools of ``krouter mcp``, kept apart from the command so the SDK is imported only by the server.
 
 The SDK reads each tool's signature (evaluated in this module's globals) for the input schema and its
-docstring for the description the model sees: both are written for the model.
+docstring for the description the model sees: both are written for the model. Replies carry a few
+lines of text for the model to read and, for clients that use it, the same facts as structured content
+under a typed output schema (the models below).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
 
 from krouter import __version__
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
-from krouter.mcp_server import DEFAULT_K, INSTRUCTIONS, VaultService, ask_result, read_page
+from krouter.mcp_server import (
+    DEFAULT_K,
+    INSTRUCTIONS,
+    MAX_PATH_CHARS,
+    MAX_QUESTION_CHARS,
+    VaultService,
+    ask_result,
+    ask_summary,
+    read_page,
+    status_result,
+    status_summary,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class CitedPage(BaseModel):
+    """A page krouter_ask cites, with the line and text of its best passage."""
+
+    path: str = Field(description="Vault-relative path: pass it to krouter_read as is.")
+    title: str
+    line: int = Field(description="1-based line of the best-matching passage.")
+    snippet: str
+    via: str | None = Field(description="The replaced page the question hit, when it led here.")
+
+
+class Replacement(BaseModel):
+    """A replaced page the question hit, and the current page it leads to (None: no current page)."""
+
+    from_: str = Field(alias="from")
+    to: str | None
+
+
+class AskReply(BaseModel):
+    """krouter_ask's structured reply."""
+
+    decision: Literal["cite", "refuse"]
+    cited: list[CitedPage] = Field(description="The cited pages, best first; empty on a refusal.")
+    closest: str | None = Field(description="On a refusal, the nearest page (not an answer).")
+    redirects: list[Replacement]
+    reason: str
+    confidence: float
+    floor: float
+    vault: str
+    demo_vault: bool = Field(description="True when the vault is KRouter's demo one (fictional pages).")
+    next_step: str
+
+
+class Problem(BaseModel):
+    """A page KRouter could not read as a page."""
+
+    path: str
+    kind: str
+    message: str
+
+
+class BrokenLink(BaseModel):
+    """A replaced page whose replacement cannot be followed."""
+
+    from_: str = Field(alias="from")
+    problem: str | None
+    chain: list[str]
+
+
+class StatusReply(BaseModel):
+    """krouter_status's structured reply."""
+
+    vault: str
+    demo_vault: bool
+    pages: int
+    replaced: int
+    problems: list[Problem]
+    broken_links: list[BrokenLink]
+    unreadable_folders: list[str]
+    index: str
+    index_bytes: int
+    refreshed_at: float
+    changed_now: int
 
 
 def build_server(service: VaultService) -> MCPServer:
@@ -38,48 +119,68 @@ def build_server(service: VaultService) -> MCPServer:
             open_world_hint=False,
         )
 
-    @server.tool(annotations=hints("Ask the user's notes"))
+    def tool(title: str) -> Callable[[F], F]:
+        # The docstring is the description the model reads: without its source indentation.
+        def register(fn: F) -> F:
+            return server.tool(annotations=hints(title), description=inspect.cleandoc(fn.__doc__ or ""))(fn)
+
+        return register
+
+    @tool("Ask the user's notes")
     async def krouter_ask(
         question: Annotated[
             str,
             Field(
-                description="The question, in plain words (any language), e.g. 'which database do we use'."
+                min_length=1,
+                max_length=MAX_QUESTION_CHARS,
+                description="The question, in plain words (any language), e.g. 'which database do we use'.",
             ),
         ],
         k: Annotated[
             int, Field(ge=1, le=20, description="How many ranked candidate pages to return.")
         ] = DEFAULT_K,
-    ) -> dict[str, Any]:
+    ) -> Annotated[CallToolResult, AskReply]:
         """Find the page of the user's notes (their Markdown vault) that answers a question — or learn that none does.
 
         Call this before answering from memory about the user's own projects, decisions, preferences,
         people, runbooks or past sessions ("which database do we use", "what is our deploy process").
-        The result has a `decision`:
-        - "cite": `cited[0].path` is the page that holds the answer, with the best `line` and a
-          `snippet`. Read the page with krouter_read before relying on it, and name the page path in
-          your answer. If `redirects` is not empty, an older page was replaced and the cited page is
-          the current one: do not answer from the replaced page.
-        - "refuse": the vault does not hold the answer (`reason` says why). Do not guess and do not
-          answer from the closest candidate; tell the user their notes don't cover it.
+        The reply starts with the decision:
+        - "cite: PATH (title), line N" and the passage: that page holds the answer. Read it with
+          krouter_read before relying on it, and name the page path in your answer. A "replaced:" line
+          means an older page was replaced and the cited page is the current one: do not answer from
+          the replaced page.
+        - "refuse: reason": the vault does not hold the answer. Do not guess and do not answer from
+          the closest candidate; tell the user their notes don't cover it.
         """
         try:
-            return await service.run(lambda r: ask_result(r, question, k))
+            out = await service.run(lambda r: ask_result(r, question, k))
         except KRouterError as exc:
             raise ToolError(f"krouter_ask failed: {exc}") from exc
+        return CallToolResult(
+            content=[TextContent(type="text", text=ask_summary(out))], structured_content=out
+        )
 
-    @server.tool(annotations=hints("Read a page of the user's notes"))
+    @tool("Read a page of the user's notes")
     async def krouter_read(
         path: Annotated[
             str,
             Field(
-                description="Vault-relative page path exactly as krouter_ask cited it, e.g. 'Decisions/Primary database.md'."
+                min_length=1,
+                max_length=MAX_PATH_CHARS,
+                description="Vault-relative page path exactly as krouter_ask cited it, e.g. 'Decisions/Primary database.md'.",
             ),
         ],
         start_line: Annotated[
-            int | None, Field(ge=1, description="First line to return (1-based). Omit for the whole page.")
+            int | None,
+            Field(
+                ge=1, le=10_000_000, description="First line to return (1-based). Omit for the whole page."
+            ),
         ] = None,
         end_line: Annotated[
-            int | None, Field(ge=1, description="Last line to return (inclusive). Omit to read to the end.")
+            int | None,
+            Field(
+                ge=1, le=10_000_000, description="Last line to return (inclusive). Omit to read to the end."
+            ),
         ] = None,
     ) -> str:
         """Read a page of the user's notes, usually the one krouter_ask just cited.
@@ -98,16 +199,19 @@ def build_server(service: VaultService) -> MCPServer:
         except (ValueError, KRouterError, OSError) as exc:
             raise ToolError(str(exc)) from exc
 
-    @server.tool(annotations=hints("Status of the user's notes"))
-    async def krouter_status() -> dict[str, Any]:
+    @tool("Status of the user's notes")
+    async def krouter_status() -> Annotated[CallToolResult, StatusReply]:
         """Describe the vault KRouter answers from: its folder, how many pages (and how many are replaced),
         pages it could not read, broken replacement links, and where the index lives.
 
         Call this when krouter_ask refuses everything or the user asks whether their notes are set up.
         """
         try:
-            return await service.run(lambda r: r.status(r.last_refresh))
+            report = await service.run(status_result)
         except KRouterError as exc:
             raise ToolError(f"krouter_status failed: {exc}") from exc
+        return CallToolResult(
+            content=[TextContent(type="text", text=status_summary(report))], structured_content=report
+        )
 
     return server

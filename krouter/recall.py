@@ -7,16 +7,25 @@ the usual and correct output: a refusal prints nothing at all.
 A hook runs on every turn, so this command must never get in the agent's way: no model, no network, a
 hard time bound, and any failure (bad input, missing vault, broken index) is logged to stderr and ends
 with exit 0 and empty stdout.
+
+An index that is not built yet (a first prompt on a big vault) is built by a detached ``krouter``
+process that outlives the hook, so the time bound never throws the work away: the prompts after it
+are answered once it is done, and the prompt that started it says so on stdout (Claude Code shows a
+hook's stdout, not its stderr).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import shlex
+import sqlite3
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -89,6 +98,88 @@ def render(receipt: Receipt, vault: Path) -> str:
     return "\n".join(lines)
 
 
+# What the detached indexer runs: build the index, then remove the lock that says it is running.
+_WARM_CODE = "import sys; from krouter.recall import warm_index; warm_index(sys.argv[1], sys.argv[2])"
+
+
+def _warm_lock(root: Path) -> Path:
+    from krouter.index import index_path
+
+    return Path(f"{index_path(root)}.warming")
+
+
+def index_is_cold(root: Path) -> bool:
+    """True when ``root`` has no built index yet (no file, or one no refresh ever completed)."""
+    from krouter.index import index_path
+
+    path = index_path(root)
+    if not path.is_file():
+        return True
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=0.5)) as conn:
+            return conn.execute("SELECT 1 FROM meta WHERE key = 'n_pages'").fetchone() is None
+    except sqlite3.Error:
+        return True
+
+
+def warm_index(root: str, lock: str) -> None:
+    """Build or refresh the index of ``root`` (run by the detached indexer), then remove ``lock``."""
+    from krouter.router import Router
+
+    try:
+        with Router(Path(root), auto_refresh=False) as router:
+            router.index.refresh()
+    finally:
+        Path(lock).unlink(missing_ok=True)
+
+
+def start_warming(root: Path, started: list[Path]) -> None:
+    """Start indexing ``root`` in a detached process, unless one is already at it; ``root`` is
+    appended to ``started`` when this call started it.
+
+    A lock file beside the index holds the indexer's pid; the indexer removes it when done, and a lock
+    whose process is gone (killed, machine restarted) is taken over. ``started`` is filled before the
+    pid is written, so whoever sees a live indexer's pid also sees who started it (the hook's worker
+    and its time-out path may both get here).
+    """
+    lock = _warm_lock(root)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        text = lock.read_text(encoding="ascii")
+        if not text and time.time() - lock.stat().st_mtime < 10:
+            return  # being created by another caller this very moment
+        os.kill(int(text), 0)
+        return  # an indexer is at work
+    except (OSError, ValueError):
+        lock.unlink(missing_ok=True)
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return  # another hook started one just now
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _WARM_CODE, str(root), str(lock)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # outlives the hook, and the agent's Ctrl-C
+        )
+        started.append(root)
+        os.write(fd, str(proc.pid).encode("ascii"))
+    except OSError:
+        lock.unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
+
+
+def wait_for_warming(root: Path) -> None:
+    """Wait while a detached indexer builds ``root``'s index (the caller's time bound cuts it short)."""
+    lock = _warm_lock(root)
+    while lock.exists():
+        time.sleep(0.05)
+
+
 def recall(prompt: str, vault: Path) -> str:
     """Look the prompt up and return the block to print (empty when the router refuses)."""
     from krouter.router import Router
@@ -113,7 +204,13 @@ def recall_command(
     vault: NamedVaultOption = None,
     timeout: Annotated[
         float,
-        typer.Option("--timeout", min=0.1, max=60.0, help="Give up (silently) after this many seconds."),
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=0.1,
+            max=60.0,
+            help="Give up (silently) after this many seconds.",
+        ),
     ] = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Hook for agents: print a short block citing the page that answers the prompt on stdin, or nothing.
@@ -122,6 +219,7 @@ def recall_command(
     """
     _log_to_stderr()
     result: list[str] = []
+    warming: list[Path] = []
 
     def work() -> None:
         try:
@@ -133,6 +231,10 @@ def recall_command(
             if root is None:
                 log.info("no vault configured (--vault, KROUTER_VAULT or config.toml); staying silent")
                 return
+            if root.is_dir() and index_is_cold(root.resolve()):
+                # Build in a process of its own, so the work survives this hook's time bound.
+                start_warming(root.resolve(), warming)
+                wait_for_warming(root.resolve())
             result.append(recall(prompt, root))
         except Exception as exc:  # a hook must never fail the agent's turn
             log.warning("staying silent after an error: %s: %s", type(exc).__name__, exc)
@@ -142,7 +244,18 @@ def recall_command(
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        log.warning("no answer within %.1fs; staying silent (run `krouter index` to warm the index)", timeout)
+        log.warning("no answer within %.1fs; staying silent while the index is brought up to date", timeout)
+        try:
+            root = resolve_vault(vault)
+            if root is not None and not warming:
+                start_warming(root.resolve(), warming)
+        except Exception as exc:  # a hook must never fail the agent's turn
+            log.warning("cannot start indexing in the background: %s: %s", type(exc).__name__, exc)
+        if warming:
+            typer.echo(
+                f"(KRouter is indexing the notes in {warming[0]} in the background; it will recall "
+                "pages from them once that is done.)"
+            )
         sys.stdout.flush()
         sys.stderr.flush()
         # Skip interpreter shutdown, which would wait on the worker's open SQLite transaction; the

@@ -90,6 +90,8 @@ class ImportReport:
     empty: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     files: int = 0
+    # Files in which no line was in a transcript format KRouter knows.
+    unrecognised: list[str] = field(default_factory=list)
 
 
 _ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "model": "assistant"}
@@ -193,15 +195,20 @@ def _display(path: Path) -> str:
         return path.resolve().as_posix()
 
 
-def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str]) -> None:
-    """Add the turns of one JSONL file to ``sessions``; malformed lines go to ``problems``."""
+def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str]) -> bool:
+    """Add the turns of one JSONL file to ``sessions``; malformed lines go to ``problems``.
+
+    Returns False when no line of the file was in a format KRouter knows (Claude Code, Codex, or
+    ``{session_id, role, content}`` lines), so the caller can say so instead of importing nothing.
+    """
     source = _display(path)
+    known = False
     try:
         mtime = _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.UTC).date()
         handle = path.open("r", encoding="utf-8", errors="replace")
     except OSError as exc:
         problems.append(f"{path}: cannot read: {exc.strerror or exc}")
-        return
+        return True
     with handle:
         for lineno, line in enumerate(handle, 1):
             if not line.strip():
@@ -216,6 +223,9 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
                 problems.append(f"{where}: not a JSON object")
                 continue
             parsed = _parse_line(obj, path)
+            # Bookkeeping lines of a known agent (Claude Code's summaries, Codex's session header)
+            # still show the file is a transcript, even when they hold no turn.
+            known = known or not isinstance(parsed, str) or any(key in obj for key in _KNOWN_KEYS)
             if isinstance(parsed, str):
                 if parsed:
                     problems.append(f"{where}: {parsed}")
@@ -229,11 +239,41 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             if ts is not None:
                 session.timestamps.append(ts)
             session.add(role, text)
+    return known
+
+
+# Keys that mark a line as written by an agent KRouter reads (Claude Code, Codex), turn or not.
+_KNOWN_KEYS = ("sessionId", "uuid", "leafUuid", "payload")
+# Codex wraps the context it sends with the user's first message in tags; none of it was typed.
+_CODEX_CONTEXT = re.compile(r"^\s*<(environment_context|user_instructions|turn_aborted)>.*?</\1>\s*$", re.S)
+
+
+def _codex_line(
+    obj: dict[str, object], payload: dict[str, object], path: Path
+) -> tuple[str, str, str, str, _dt.datetime | None] | str:
+    """A line of a Codex rollout file (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+
+    Messages are ``response_item`` lines with a ``message`` payload; ``event_msg`` lines repeat them
+    for the terminal UI and are skipped, as are reasoning, tool calls and the session header. One
+    file is one session, named by the file.
+    """
+    if obj.get("type") != "response_item" or payload.get("type") != "message":
+        return ""
+    role = _ROLES.get(str(payload.get("role")).lower())
+    if role is None:
+        return ""
+    text = _content_text(payload.get("content"))
+    if _CODEX_CONTEXT.match(text):
+        return ""
+    return path.stem, "codex", role, text, _timestamp(obj.get("timestamp"))
 
 
 def _parse_line(obj: dict[str, object], path: Path) -> tuple[str, str, str, str, _dt.datetime | None] | str:
     """(session id, format, role, text, timestamp), or a reason to skip ("" for silent noise)."""
     message = obj.get("message")
+    payload = obj.get("payload")
+    if isinstance(payload, dict) and "type" in obj:
+        return _codex_line(obj, payload, path)
     if "type" in obj and "role" not in obj:
         # Claude Code: summaries, snapshots, system lines and sub-agent side chains are bookkeeping.
         if obj.get("type") not in ("user", "assistant") or obj.get("isMeta") or obj.get("isSidechain"):
@@ -419,7 +459,8 @@ def import_sessions(
     sessions: dict[str, Session] = {}
     for path in _expand(sources):
         report.files += 1
-        read_transcript(path, sessions, report.problems)
+        if not read_transcript(path, sessions, report.problems):
+            report.unrecognised.append(_display(path))
     imported_at = (now or _dt.datetime.now(_dt.UTC)).replace(microsecond=0).isoformat()
     for raw in sessions.values():
         if not raw.turns:
@@ -465,24 +506,51 @@ def _expand(sources: Iterable[Path]) -> Iterator[Path]:
 
 def import_command(
     source: Annotated[
-        Path, typer.Argument(help="A transcript (.jsonl), or a folder: every *.jsonl under it is imported.")
+        Path,
+        typer.Argument(
+            metavar="SOURCE", help="A transcript (.jsonl), or a folder: every *.jsonl under it is imported."
+        ),
     ],
     vault: NamedVaultOption = None,
     folder: Annotated[
-        str, typer.Option("--folder", help="Vault-relative folder the session pages go in.")
+        str, typer.Option("--folder", metavar="FOLDER", help="Vault-relative folder the session pages go in.")
     ] = DEFAULT_FOLDER,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Import conversation transcripts as pages, one per session; re-importing updates the same page,
-    unless it was edited by hand."""
+    """Import Claude Code, Codex or {role, content} JSONL transcripts as pages, one per session.
+
+    Re-importing updates the same page, unless it was edited by hand. A file in no known format is
+    named, and makes the command exit 1."""
     if not source.exists():
-        typer.echo(f"krouter: no such file or folder: {source}", err=True)
-        raise typer.Exit(2)
+        raise fail(f"no such file or folder: {source}", EXIT_USAGE, as_json=as_json)
     try:
         report = import_sessions([source], vault_to_write(vault, "import into"), folder)
     except USAGE_ERRORS as exc:
-        raise fail(str(exc), EXIT_USAGE) from exc
+        raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except (KRouterError, OSError) as exc:
-        raise fail(str(exc)) from exc
+        raise fail(str(exc), as_json=as_json) from exc
+    unknown = [
+        f"{name}: not a transcript KRouter reads (Claude Code, Codex, or JSONL lines of "
+        "{session_id, role, content}); nothing imported from it"
+        for name in report.unrecognised
+    ]
+    if as_json:
+        out = {
+            "files": report.files,
+            "created": report.created,
+            "updated": report.updated,
+            "unchanged": report.unchanged,
+            "kept": [{"path": rel, "why": why} for rel, why in report.kept],
+            "empty_sessions": report.empty,
+            "skipped_lines": report.problems,
+            "unrecognised_files": report.unrecognised,
+        }
+        typer.echo(json.dumps(out, ensure_ascii=False))
+        for line in unknown:
+            typer.echo(f"krouter: {line}", err=True)
+        if unknown:
+            raise typer.Exit(1)
+        return
     for problem in report.problems:
         typer.echo(f"  skipped: {problem}", err=True)
     for rel in report.created:
@@ -497,3 +565,7 @@ def import_command(
         f"{len(report.empty)} empty session(s) skipped, "
         f"{len(report.problems)} line(s) skipped"
     )
+    for line in unknown:
+        typer.echo(f"krouter: {line}", err=True)
+    if unknown:
+        raise typer.Exit(1)

@@ -25,6 +25,7 @@ import typer
 
 from krouter import config
 from krouter.atomic import atomic_write
+from krouter.cli_options import exit_codes, terminal_progress, vault_name
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
@@ -164,16 +165,32 @@ def merge_mcp_json(path: Path, entry: dict[str, Any]) -> str:
     return "updated" if existed else "created"
 
 
+def vault_note(vault: Path | None) -> str:
+    """The paragraph that tells an agent which vault this project uses (shell commands need it too:
+    without --vault they use the user's default vault, which may be another one)."""
+    if vault is None:
+        return ""
+    flag = shlex.join(["--vault", str(vault)])
+    return (
+        f"\n**This project's vault:** `{vault}`. The `krouter` MCP server uses it; in a shell, add "
+        f"`{flag}` to every `krouter` command.\n"
+    )
+
+
 def plan(agent: Agent, vault: Path | None) -> list[tuple[str, str, str]]:
     """What setup installs for an agent: (kind, project-relative path or label, content).
 
     kind is "block" (snippet between markers), "file" (whole file), "mcp-json" (merged JSON) or
-    "print" (shown only, never written).
+    "print" (shown only, never written). Every snippet ends by naming the vault.
     """
+
+    def doc(name: str) -> str:
+        return agent_doc(name).rstrip("\n") + "\n" + vault_note(vault)
+
     if agent is Agent.claude_code:
         return [
-            ("block", "CLAUDE.md", agent_doc("CLAUDE.md")),
-            ("file", ".claude/skills/krouter/SKILL.md", agent_doc("SKILL.md")),
+            ("block", "CLAUDE.md", doc("CLAUDE.md")),
+            ("file", ".claude/skills/krouter/SKILL.md", doc("SKILL.md")),
             ("mcp-json", ".mcp.json", json.dumps(mcp_entry(vault, stdio_type=True))),
             (
                 "print",
@@ -183,11 +200,11 @@ def plan(agent: Agent, vault: Path | None) -> list[tuple[str, str, str]]:
         ]
     if agent is Agent.codex:
         return [
-            ("block", "AGENTS.md", agent_doc("AGENTS.md")),
+            ("block", "AGENTS.md", doc("AGENTS.md")),
             ("print", "add to ~/.codex/config.toml", codex_toml(vault)),
         ]
     return [
-        ("file", ".cursor/rules/krouter.mdc", agent_doc("krouter.mdc")),
+        ("file", ".cursor/rules/krouter.mdc", doc("krouter.mdc")),
         ("mcp-json", ".cursor/mcp.json", json.dumps(mcp_entry(vault))),
     ]
 
@@ -253,12 +270,17 @@ def render_plan(agent: Agent, vault: Path | None) -> str:
 
 
 def setup_command(
-    agent: Annotated[Agent, typer.Argument(help="Which agent to set up: claude-code, codex or cursor.")],
+    agent: Annotated[
+        Agent, typer.Argument(metavar="AGENT", help="Which agent to set up: claude-code, codex or cursor.")
+    ],
     vault: Annotated[
         Path | None,
         typer.Option(
             "--vault",
-            help="Vault the MCP server should use. Default: none named (the server uses $KROUTER_VAULT or config.toml).",
+            metavar="DIR",
+            callback=vault_name,
+            help="Vault the agent should use. Default: $KROUTER_VAULT, then 'vault' in config.toml; "
+            "the config names it explicitly.",
             show_default=False,
         ),
     ] = None,
@@ -267,15 +289,28 @@ def setup_command(
     ] = False,
     project: Annotated[
         Path,
-        typer.Option("--project", help="Project folder to install into (with --write).", show_default=False),
+        typer.Option(
+            "--project",
+            metavar="DIR",
+            help="Project folder to install into (with --write).",
+            show_default=False,
+        ),
     ] = Path("."),
 ) -> None:
-    """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent."""
-    if vault is not None:
-        vault = vault.expanduser().resolve()
-        if not vault.is_dir():
-            typer.echo(f"krouter: vault folder not found: {vault}", err=True)
-            raise typer.Exit(2)
+    """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent.
+
+    The config names the vault explicitly (an agent's environment may lack $KROUTER_VAULT), and
+    --write also builds the vault's index, so the agent's first lookup does not wait for it."""
+    from krouter.config import default_vault, is_demo
+
+    with exit_codes():
+        # Never the demo vault by default: an agent would cite its fictional pages as the user's notes.
+        vault = (vault if vault is not None else default_vault()).expanduser().resolve()
+    if not vault.is_dir():
+        typer.echo(f"krouter: vault folder not found: {vault}", err=True)
+        raise typer.Exit(2)
+    if is_demo(vault):
+        typer.echo("krouter: note: this is the bundled demo vault (fictional example pages)", err=True)
     if not write:
         typer.echo(render_plan(agent, vault), nl=False)
         return
@@ -285,3 +320,16 @@ def setup_command(
     except (ValueError, OSError) as exc:
         typer.echo(f"krouter: {exc}", err=True)
         raise typer.Exit(1) from exc
+    with exit_codes():
+        typer.echo(warm_index(vault))
+
+
+def warm_index(vault: Path) -> str:
+    """Build or refresh ``vault``'s index now, with a progress bar on a terminal; returns a summary."""
+    from krouter.router import Router
+
+    with Router(vault, auto_refresh=False) as router:
+        stats = router.index.refresh(terminal_progress("indexing"))
+        return (
+            f"indexed {router.root}: {router.index.meta().get('n_pages', 0)} page(s) ({stats.seconds:.1f}s)"
+        )

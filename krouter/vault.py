@@ -21,6 +21,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
+from krouter.ignore import ignore_rules
 from krouter.links import split_links
 
 # Statuses that mean "this page was replaced or abandoned": never cited.
@@ -169,7 +170,8 @@ def walk(
     symlinks: list[str] | None = None,
     findings: list[Problem] | None = None,
 ) -> Iterator[FileStat]:
-    """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...).
+    """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...) and
+    what the vault's ignore rules leave out (``krouter.ignore``: .krouterignore, config, Obsidian).
 
     Symlinks are not followed: a link could lead out of the vault or into a loop; those to folders or
     ``.md`` files are appended to ``symlinks``. Folders that cannot be listed are appended to
@@ -181,6 +183,7 @@ def walk(
     # Every lookup with auto-refresh walks the whole vault, so this loop is hot: relative paths are
     # built by joining names (a pathlib object per file cost ~70 % of a no-change refresh).
     stack: list[tuple[str, str]] = [(str(root), "")]
+    rules = ignore_rules(Path(root))
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -199,6 +202,8 @@ def walk(
                 if not name.isascii() and not _encodable(name):
                     if findings is not None and (name.lower().endswith(".md") or entry.is_dir()):
                         findings.append(_bad_name(prefix, name, entry.is_dir(follow_symlinks=False)))
+                    continue
+                if rules is not None and rules.ignored(prefix + name, entry.is_dir(follow_symlinks=False)):
                     continue
                 if symlinks is not None and entry.is_symlink():
                     if name.lower().endswith(".md") or entry.is_dir():
@@ -423,6 +428,12 @@ def parse_page(rel_path: str, text: str) -> Page:
         # PyYAML raises ValueError for impossible dates (2024-13-45) and recurses on deep nesting;
         # neither may stop the page from being read.
         except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
+            if isinstance(exc, yaml.MarkedYAMLError):
+                # PyYAML counts from the first line inside the fence: name the file and its own line.
+                exc.context_mark, exc.problem_mark = (
+                    yaml.Mark(rel_path, m.index, m.line + 1, m.column, None, None) if m is not None else None
+                    for m in (exc.context_mark, exc.problem_mark)
+                )
             error = " ".join(str(exc).split())
             loaded = None
         if error is not None:

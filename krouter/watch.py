@@ -229,7 +229,10 @@ def configure_stderr_logging() -> None:
 def watch_command(
     vault: VaultOption = None,
     debounce: Annotated[
-        float, typer.Option("--debounce", min=0.05, max=30.0, help="Seconds of quiet before re-indexing.")
+        float,
+        typer.Option(
+            "--debounce", metavar="SECONDS", min=0.05, max=30.0, help="Seconds of quiet before re-indexing."
+        ),
     ] = DEBOUNCE_S,
 ) -> None:
     """Keep the vault's index fresh as pages change (Ctrl-C to stop). Logs each re-index to stderr."""

@@ -198,7 +198,8 @@ def small_vault(tmp_path: Path) -> Path:
 @example(question="caf\udce9 primary database")
 def test_any_question_gets_a_receipt_without_raw_control_characters(small_vault: Path, question: str) -> None:
     os.environ.pop("KROUTER_NO_QUERY_LOG", None)
-    result = runner.invoke(app, ["ask", question, "--vault", str(small_vault)])
+    # "--": a question may start with "-" (an agent may send "-0"), which would otherwise read as an option.
+    result = runner.invoke(app, ["ask", "--vault", str(small_vault), "--", question])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code in (0, 3), result.output
     assert not any(ch in result.output for ch in "\x1b\r\x00\x07\x85\u202e")

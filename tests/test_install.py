@@ -91,6 +91,7 @@ class LifeCycle:
 
     home: Path
     vault: Path
+    vault2: Path
     runs: dict[str, subprocess.CompletedProcess[str]] = field(default_factory=dict)
     asks: dict[str, subprocess.CompletedProcess[str]] = field(default_factory=dict)
     units: dict[str, dict[str, bytes]] = field(default_factory=dict)
@@ -121,7 +122,7 @@ class LifeCycle:
 
     def ask(self, stage: str) -> None:
         self.asks[stage] = subprocess.run(
-            [str(self.link), "ask", QUESTION, "--json"],
+            [str(self.link), "ask", QUESTION, "--vault", "demo", "--json"],
             env=_env(self.home),
             capture_output=True,
             text=True,
@@ -143,7 +144,7 @@ class LifeCycle:
 @pytest.fixture(scope="module")
 def life(tmp_path_factory: pytest.TempPathFactory) -> LifeCycle:
     base = tmp_path_factory.mktemp("install")
-    cycle = LifeCycle(home=_make_home(base / "home"), vault=base / "notes")
+    cycle = LifeCycle(home=_make_home(base / "home"), vault=base / "notes", vault2=base / "other notes")
     shutil.copytree(ROOT / "vault_template", cycle.vault)
     cycle.vault_before = _tree_digest(cycle.vault)
     sh = _shells()[-1]
@@ -166,6 +167,11 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> LifeCycle:
     )
     cycle.snapshot("again")
     cycle.ask("again")
+    # 3b. A lookup-only run (no timer flags, not a terminal) naming another vault: the units installed
+    # earlier are re-rendered for it, not left naming the old one.
+    shutil.copytree(ROOT / "vault_template", cycle.vault2)
+    cycle.runs["lookup_only"] = _install(cycle.home, sh=sh, KROUTER_VAULT=str(cycle.vault2), **src)
+    cycle.snapshot("lookup_only")
     # 4. Uninstall (without --purge-logs).
     cycle.runs["uninstall"] = _install(cycle.home, "--uninstall", sh=sh)
     cycle.snapshot("uninstall")
@@ -187,6 +193,29 @@ def test_every_stage_succeeds(life: LifeCycle) -> None:
 def test_no_timer_installs_no_units(life: LifeCycle) -> None:
     assert life.units["no_timer"] == {}
     assert "installing no units" in life.runs["no_timer"].stdout
+
+
+def test_installer_says_what_it_does(life: LifeCycle) -> None:
+    first = life.runs["no_timer"].stdout
+    # pip's quiet minute is announced, not silent.
+    assert "pip is installing KRouter" in first
+    # A vault was named (--vault): the last hint is about it, never "(the demo vault)".
+    assert f"(vault {life.vault})" in first and "demo" not in first
+    for run in life.runs.values():
+        out = run.stdout + run.stderr
+        assert not ("installing the nightly learner too" in out and "no units installed" in out), out
+    # A vault is configured (KROUTER_VAULT): the hint is about it, not the demo vault.
+    again = life.runs["again"].stdout
+    assert f"(vault {life.vault})" in again and "demo" not in again
+
+
+def test_lookup_only_run_rerenders_earlier_units(life: LifeCycle) -> None:
+    _ok(life.runs["lookup_only"])
+    before, after = life.units["again"], life.units["lookup_only"]
+    assert set(after) == set(before) and after != before
+    for name, text in after.items():
+        if name.endswith(".service"):
+            assert str(life.vault2).encode() in text and str(life.vault).encode() + b"'" not in text, name
 
 
 def test_krouter_on_path_answers_the_demo_vault(life: LifeCycle) -> None:

@@ -36,3 +36,27 @@ def test_no_store_means_no_stored_segmenter(tmp_path, monkeypatch) -> None:
 
     monkeypatch.setenv("KROUTER_CACHE_DIR", str(tmp_path / "empty"))
     assert tokenizer._stored_segmenter(jieba) is None
+
+
+def test_one_dictionary_copy_in_the_cache(tmp_path, monkeypatch) -> None:
+    """Issue #14 item 14: no jieba.cache beside the store, one store per jieba version, old ones go."""
+    import jieba
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
+    # What older KRouter versions left: jieba's own 9 MB cache and a store keyed on another install.
+    (cache / "jieba.cache").write_bytes(b"old")
+    (cache / "jieba-freq-000000000000.sqlite3").write_bytes(b"old")
+    monkeypatch.setattr(tokenizer, "_jieba", None)
+    monkeypatch.setattr(jieba.dt, "initialized", False)
+    loaded = tokenizer._load_jieba()
+    assert sorted(p.name for p in cache.iterdir()) == [tokenizer._freq_store_path(loaded).name]
+    # A second process (here: a second load) reads the store, writes nothing, and cuts the same.
+    expected = [loaded.lcut(s, HMM=True) for s in SAMPLES]
+    monkeypatch.setattr(tokenizer, "_jieba", None)
+    monkeypatch.setattr(jieba.dt, "initialized", False)
+    monkeypatch.setattr(jieba.dt, "FREQ", {})
+    again = tokenizer._load_jieba()
+    assert [again.lcut(s, HMM=True) for s in SAMPLES] == expected
+    assert len(list(cache.iterdir())) == 1

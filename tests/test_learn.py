@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -505,6 +506,9 @@ def test_undo_cli_and_changed_page_left_alone(vault: Path) -> None:
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
     assert res.exit_code == 0, res.output
     assert "changed since the run" in res.output
+    # Its own header: an undo has no weak questions or log entries to speak of.
+    assert res.output.startswith(f"undo of run {report.run_id}: 0 triggers removed")
+    assert "weak question" not in res.output
     assert page.read_bytes() == edited
     res = CliRunner().invoke(app, ["learn", "--undo", "no-such-run"])
     assert res.exit_code == 1
@@ -639,6 +643,55 @@ def test_cli_dry_run_json(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = json.loads(res.output)
     assert data["dry_run"] is True and data["outcomes"][0]["status"] == learn.PROPOSED
     assert snapshot(vault) == before
+
+
+def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import krouter.learn_cli as learn_cli
+    from krouter.config import learn_env_path
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "from-the-shell")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")  # restored to absent afterwards
+    learn_env_path().write_text('# the learner\'s key\nexport ANTHROPIC_API_KEY="sk-ant-from-file"\n')
+    seen: list[str | None] = []
+    model = Model(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+
+    def lane_for(name: str | None, m: str) -> ApiLane:
+        seen.append(os.environ.get("ANTHROPIC_API_KEY"))
+        return model.lane()
+
+    monkeypatch.setattr(learn_cli, "make_lane", lane_for)
+    log_weak(vault, MERGE_Q)
+    res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert seen == ["sk-ant-from-file"]
+
+
+def test_dry_run_without_a_model_lists_the_weak_questions(vault: Path) -> None:
+    log_weak(vault, MERGE_Q, SEARCH_Q)
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    # No key and no claude CLI on PATH: no lane at all.
+    env["PATH"] = str(Path(sys.executable).parent)
+    before = snapshot(vault)
+    res = subprocess.run(
+        [sys.executable, "-m", "krouter", "learn", "--vault", str(vault), "--dry-run"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("no model lane (set ANTHROPIC_API_KEY")
+    assert MERGE_Q in res.stdout and SEARCH_Q in res.stdout
+    assert snapshot(vault) == before
+    # A real run without a lane still fails, naming what is missing.
+    res = subprocess.run(
+        [sys.executable, "-m", "krouter", "learn", "--vault", str(vault)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 1 and "no model lane" in res.stderr
 
 
 def test_claude_lane_has_no_tools_temp_cwd_and_minimal_env(

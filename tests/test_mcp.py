@@ -168,3 +168,45 @@ def test_read_page_says_when_the_page_was_replaced(vault: Path) -> None:
             "[krouter: Decisions/Database (2022).md was replaced; the current page is Decisions/Primary database.md]\n"
         )
         assert "was replaced" not in read_page(router, "Runbooks/Deploy.md", None, None)
+
+
+def test_replies_are_compact_typed_and_bounded(vault: Path) -> None:
+    """Issue #14 item 12: a few lines of text per ask, a typed output schema, bounded inputs, and
+    descriptions without docstring indentation."""
+
+    async def session() -> dict[str, Any]:
+        with anyio.fail_after(60):
+            async with Client(server_params(vault), read_timeout_seconds=30) as client:
+                tools = {t.name: t for t in (await client.list_tools()).tools}
+                cited = await client.call_tool("krouter_ask", {"question": "which database do we use"})
+                refused = await client.call_tool(
+                    "krouter_ask", {"question": "what is the office wifi password"}
+                )
+                huge = await client.call_tool("krouter_ask", {"question": "database " * 2500})
+                status = await client.call_tool("krouter_status", {})
+                return {"tools": tools, "cited": cited, "refused": refused, "huge": huge, "status": status}
+
+    got = anyio.run(session)
+    tools = got["tools"]
+    for tool in tools.values():
+        assert "\n    " not in tool.description, tool.name
+    schema = tools["krouter_ask"].output_schema
+    assert schema is not None and schema["properties"]["decision"]["enum"] == ["cite", "refuse"]
+    assert "cited" in schema["required"] and "next_step" in schema["required"]
+    assert tools["krouter_status"].output_schema["properties"]["pages"]["type"] == "integer"
+    question = tools["krouter_ask"].input_schema["properties"]["question"]
+    assert question["maxLength"] <= 2000
+
+    text = text_of(got["cited"])
+    assert text.startswith("cite: Decisions/Primary database.md (Primary database), line 7")
+    assert "krouter_read" in text and len(text.encode()) < 600
+    assert not text.lstrip().startswith("{")
+    assert structured(got["cited"])["cited"][0]["path"] == "Decisions/Primary database.md"
+    assert len(json.dumps(structured(got["cited"])).encode()) < 1500
+    refused = text_of(got["refused"])
+    assert refused.startswith("refuse: ") and "do not guess" in refused.lower()
+    assert got["huge"].is_error
+    assert len(text_of(got["huge"])) < 2000, text_of(got["huge"])  # the error does not echo it whole
+    log = Path(os.environ["KROUTER_STATE_DIR"], "queries.jsonl")
+    assert "database database database" not in (log.read_text(encoding="utf-8") if log.exists() else "")
+    assert text_of(got["status"]).startswith(f"vault: {vault.resolve()}\npages: 2 (0 replaced)")

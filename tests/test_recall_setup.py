@@ -142,9 +142,23 @@ def test_setup_prints_by_default(tmp_path: Path, vault: Path, monkeypatch: pytes
     assert "[mcp_servers.krouter]" in result.stdout and json.dumps(str(vault.resolve())) in result.stdout
     assert "krouter ask" in result.stdout
     assert not (tmp_path / "AGENTS.md").exists()
-    result = runner.invoke(app, ["setup", "cursor"])
+    result = runner.invoke(app, ["setup", "cursor", "--vault", str(vault)])
     assert '"mcpServers"' in result.stdout and "alwaysApply" in result.stdout
     assert not (tmp_path / ".cursor").exists()
+
+
+def test_setup_without_a_vault_never_leads_to_the_demo(
+    tmp_path: Path, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["setup", "cursor"])
+    assert result.exit_code == 2 and "no vault named" in result.stderr
+    assert not (tmp_path / ".cursor").exists()
+    # With a default recorded, the config names that vault explicitly (an editor may lack the env).
+    assert runner.invoke(app, ["config", "set", "vault", str(vault)]).exit_code == 0
+    result = runner.invoke(app, ["setup", "cursor"])
+    assert result.exit_code == 0, result.output
+    assert json.dumps(str(vault.resolve())) in result.stdout
 
 
 def test_setup_write_claude_code(tmp_path: Path, vault: Path) -> None:
@@ -164,25 +178,35 @@ def test_setup_write_claude_code(tmp_path: Path, vault: Path) -> None:
     # Under pytest no krouter script runs: the entry starts this interpreter with -m krouter.
     assert servers["krouter"]["command"] == sys.executable
     assert servers["krouter"]["args"] == ["-m", "krouter", "mcp", "--vault", str(vault.resolve())]
-    assert (project / ".claude" / "skills" / "krouter" / "SKILL.md").read_text(encoding="utf-8") == agent_doc(
-        "SKILL.md"
+    skill = (project / ".claude" / "skills" / "krouter" / "SKILL.md").read_text(encoding="utf-8")
+    # The bundled snippet, then the vault it must use: shell commands without --vault would use the
+    # user's default vault, which need not be this one.
+    assert skill.startswith(agent_doc("SKILL.md"))
+    assert skill.endswith(f"add `--vault {vault.resolve()}` to every `krouter` command.\n")
+    assert f"This project's vault:** `{vault.resolve()}`" in (project / "CLAUDE.md").read_text(
+        encoding="utf-8"
     )
     assert "recall-context" in result.stdout  # the optional hook is shown, not written
     assert runner.invoke(app, args).exit_code == 0  # idempotent
     assert (project / "CLAUDE.md").read_text(encoding="utf-8") == claude
 
 
-def test_setup_write_cursor_and_codex(tmp_path: Path) -> None:
+def test_setup_write_cursor_and_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = tmp_path / "proj"
     project.mkdir()
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Pager.md").write_text("# Pager\n\nThe pager rotation is weekly.\n", encoding="utf-8")
+    monkeypatch.setenv("KROUTER_VAULT", str(notes))
     result = runner.invoke(app, ["setup", "cursor", "--write", "--project", str(project)])
     assert result.exit_code == 0, result.output
-    assert (project / ".cursor" / "rules" / "krouter.mdc").read_text(encoding="utf-8") == agent_doc(
-        "krouter.mdc"
-    )
+    rule = (project / ".cursor" / "rules" / "krouter.mdc").read_text(encoding="utf-8")
+    assert rule.startswith(agent_doc("krouter.mdc")) and f"`{notes.resolve()}`" in rule
     assert json.loads((project / ".cursor" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][
         "krouter"
-    ]["args"] == ["-m", "krouter", "mcp"]
+    ]["args"] == ["-m", "krouter", "mcp", "--vault", str(notes.resolve())]
+    # --write builds the index too, so the agent's first lookup does not wait for it.
+    assert "indexed" in result.stdout and "1 page(s)" in result.stdout
     result = runner.invoke(app, ["setup", "codex", "--write", "--project", str(project)])
     assert result.exit_code == 0 and "[mcp_servers.krouter]" in result.stdout
     assert "krouter ask" in (project / "AGENTS.md").read_text(encoding="utf-8")
@@ -190,7 +214,8 @@ def test_setup_write_cursor_and_codex(tmp_path: Path) -> None:
 
 def test_setup_rejects_broken_json_and_missing_vault(tmp_path: Path) -> None:
     (tmp_path / ".mcp.json").write_text("[]", encoding="utf-8")
-    result = runner.invoke(app, ["setup", "claude-code", "--write", "--project", str(tmp_path)])
+    args = ["setup", "claude-code", "--write", "--project", str(tmp_path), "--vault", str(tmp_path)]
+    result = runner.invoke(app, args)
     assert result.exit_code == 1 and (tmp_path / ".mcp.json").read_text(encoding="utf-8") == "[]"
     result = runner.invoke(app, ["setup", "cursor", "--vault", str(tmp_path / "nope")])
     assert result.exit_code == 2

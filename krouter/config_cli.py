@@ -1,0 +1,128 @@
+"""``krouter config``: show where the configuration lives, and get or set its values."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from krouter import config
+from krouter.cli_options import EXIT_USAGE, Command, exit_codes, fail
+
+# The settings `krouter config set` writes (lists such as `ignore` are edited in the file by hand).
+SETTABLE = ("vault", "query_log", "learn_model")
+KEYS = ("vault", "query_log", "learn_model", "input_folders", "ignore")
+
+config_app = typer.Typer(
+    help="Show or change KRouter's settings (config.toml): the default vault and the rest.",
+    no_args_is_help=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _values(cfg: config.Config) -> dict[str, object]:
+    return {
+        "vault": str(cfg.vault) if cfg.vault is not None else None,
+        "query_log": cfg.query_log,
+        "learn_model": cfg.learn_model,
+        "input_folders": list(cfg.exclude_folders),
+        "ignore": list(cfg.ignore),
+    }
+
+
+def _vault_source(cfg: config.Config) -> tuple[str | None, str]:
+    env = os.environ.get("KROUTER_VAULT")
+    if env:
+        return env, "$KROUTER_VAULT"
+    if cfg.vault is not None:
+        return str(cfg.vault), "config.toml"
+    return None, "none: pass --vault DIR, or `krouter config set vault DIR`"
+
+
+@config_app.callback(invoke_without_command=True)
+def show(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Show the config file's path, the vault in use (and where it comes from), and every setting."""
+    if ctx.invoked_subcommand is not None:
+        return
+    path = config.config_path()
+    with exit_codes():
+        cfg = config.load_config()
+    vault, source = _vault_source(cfg)
+    if as_json:
+        out = {"path": str(path), "exists": path.is_file(), "vault_in_use": vault, "vault_from": source}
+        typer.echo(json.dumps({**out, "settings": _values(cfg)}, ensure_ascii=False))
+        return
+    typer.echo(f"config file:  {path}{'' if path.is_file() else ' (not created yet)'}")
+    typer.echo(f"vault in use: {vault or '-'} ({source})")
+    for key, value in _values(cfg).items():
+        typer.echo(f"  {key} = {json.dumps(value, ensure_ascii=False)}")
+
+
+@config_app.command("path", cls=Command)
+def path_command() -> None:
+    """Print the path of config.toml (it need not exist yet)."""
+    typer.echo(str(config.config_path()))
+
+
+@config_app.command("get", cls=Command)
+def get_command(
+    key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(KEYS)}.")],
+) -> None:
+    """Print one setting as config.toml has it (empty output and exit 1 when it is not set)."""
+    if key not in KEYS:
+        raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE)
+    with exit_codes():
+        value = _values(config.load_config())[key]
+    if value is None:
+        raise typer.Exit(1)
+    typer.echo(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+
+
+@config_app.command("set", cls=Command)
+def set_command(
+    key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
+    value: Annotated[
+        str, typer.Argument(metavar="VALUE", help="A folder for vault; true/false for query_log.")
+    ],
+) -> None:
+    """Set one setting in config.toml (the rest of the file is kept as written)."""
+    new: str | bool
+    if key == "vault":
+        folder = Path(value).expanduser()
+        if value == config.DEMO_NAME and not folder.exists():
+            raise fail("the demo vault is never a default; name it per command with --vault demo", EXIT_USAGE)
+        if not folder.is_dir():
+            raise fail(f"vault folder not found: {folder}", EXIT_USAGE)
+        new = str(folder.resolve())
+    elif key == "query_log":
+        if value.lower() not in ("true", "false"):
+            raise fail("query_log is true or false", EXIT_USAGE)
+        new = value.lower() == "true"
+    elif key in SETTABLE:
+        new = value
+    else:
+        raise fail(
+            f"cannot set {key!r} here; settable: {', '.join(SETTABLE)} (edit lists in the file)", EXIT_USAGE
+        )
+    with exit_codes():
+        path = config.set_config_value(key, new)
+    typer.echo(f"{key} = {json.dumps(new, ensure_ascii=False)} in {path}")
+
+
+@config_app.command("unset", cls=Command)
+def unset_command(
+    key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
+) -> None:
+    """Remove one setting from config.toml, so its default applies again."""
+    if key not in SETTABLE:
+        raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE)
+    with exit_codes():
+        path = config.set_config_value(key, None)
+    typer.echo(f"{key} removed from {path}")

@@ -1,0 +1,122 @@
+"""Folders and files of a vault that are never indexed (beyond dot-folders, which are always skipped).
+
+Patterns come from three places, all read on every vault walk so an edit takes effect at the next
+lookup: ``ignore = [...]`` in config.toml, the vault's own ``.krouterignore`` (one pattern a line, as in
+``.gitignore``), and Obsidian's settings inside the vault (the core Templates plugin's folder, the
+Templater plugin's folder, and "Excluded files"), so a template full of placeholders never answers.
+
+Pattern rules (a subset of ``.gitignore``): ``#`` starts a comment; a trailing ``/`` matches folders
+only; a pattern containing ``/`` elsewhere is matched against the vault-relative path (a leading ``/``
+is dropped), any other against the name at any depth; ``*``, ``?`` and ``[...]`` are wildcards;
+letter case is ignored (Obsidian runs on case-insensitive disks). ``!`` (un-ignore) is not supported:
+such lines are skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from dataclasses import dataclass
+from fnmatch import translate
+from pathlib import Path
+
+from krouter import config
+from krouter.errors import ConfigError
+
+IGNORE_FILE = ".krouterignore"
+# Obsidian's own settings files (inside the vault) that name folders to leave out, and the key.
+_OBSIDIAN = (
+    (".obsidian/templates.json", "folder"),
+    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    pattern: str  # case-folded, without leading or trailing "/"
+    anchored: bool
+    folders_only: bool
+
+
+def _rule(line: str) -> _Rule | None:
+    text = line.strip()
+    if not text or text.startswith(("#", "!")):
+        return None
+    folders_only = text.endswith("/")
+    text = text.strip("/")
+    if not text:
+        return None
+    return _Rule(text.casefold(), "/" in text or line.strip().startswith("/"), folders_only)
+
+
+def _union(rules: list[_Rule]) -> re.Pattern[str] | None:
+    # One regular expression per kind of rule: the vault walk asks about every entry on every lookup.
+    return re.compile("|".join(translate(r.pattern) for r in rules)) if rules else None
+
+
+class IgnoreRules:
+    """The ignore patterns in force for one vault."""
+
+    def __init__(self, rules: tuple[_Rule, ...]) -> None:
+        self.rules = rules
+        # (matched against the name or the path, folders only) -> the union of those patterns
+        self._by_kind = {
+            (anchored, folders): _union(
+                [r for r in rules if r.anchored == anchored and r.folders_only == folders]
+            )
+            for anchored in (False, True)
+            for folders in (False, True)
+        }
+
+    def ignored(self, rel_path: str, is_folder: bool) -> bool:
+        """True when the vault-relative ``rel_path`` (a folder when ``is_folder``) is left out."""
+        path = rel_path.strip("/").casefold()
+        name = path.rsplit("/", 1)[-1]
+        for (anchored, folders), pattern in self._by_kind.items():
+            if (
+                pattern is not None
+                and (is_folder or not folders)
+                and pattern.match(path if anchored else name)
+            ):
+                return True
+        return False
+
+
+def _obsidian_patterns(root: Path) -> list[str]:
+    patterns = []
+    for rel, key in _OBSIDIAN:
+        try:
+            data = json.loads((root / rel).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        folder = data.get(key) if isinstance(data, dict) else None
+        if isinstance(folder, str) and folder.strip("/ "):
+            patterns.append(f"/{folder.strip('/ ')}/")
+    try:
+        app = json.loads((root / ".obsidian/app.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        app = None
+    filters = app.get("userIgnoreFilters") if isinstance(app, dict) else None
+    if isinstance(filters, list):
+        # Obsidian's "Excluded files": paths from the vault root ("Archive/" or "Archive/old.md");
+        # entries written as /regex/ have no glob equivalent and are skipped.
+        for entry in filters:
+            if isinstance(entry, str) and entry.strip() and not entry.strip().startswith("/"):
+                patterns.append("/" + entry.strip())
+    return patterns
+
+
+def ignore_rules(root: Path) -> IgnoreRules | None:
+    """The rules for the vault at ``root``; None when nothing is ignored (the common, fast case)."""
+    try:
+        lines = list(config.load_config().ignore)
+    except ConfigError:
+        # A lookup must not fail over a setting: `krouter config` and `krouter status` report it.
+        lines = []
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        lines += (root / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
+    if (root / ".obsidian").is_dir():
+        lines += _obsidian_patterns(root)
+    rules = tuple(r for r in map(_rule, lines) if r is not None)
+    return IgnoreRules(rules) if rules else None

@@ -1,0 +1,120 @@
+"""``krouter init``: start a new vault, and record it as the default one.
+
+A new vault is empty but for a folder skeleton, a short guide and a ``.krouterignore`` that keeps the
+guide (and Obsidian's ``Templates/`` folder) out of the index: example pages in a real vault compete
+with the user's own, and a guide about KRouter would be the "closest" page to many real questions.
+``--with-examples`` copies the bundled demo vault instead, for trying KRouter out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from krouter.cli_options import EXIT_USAGE, exit_codes, fail
+from krouter.config import bundled_vault, load_config, set_config_value
+from krouter.ignore import IGNORE_FILE
+
+FOLDERS = ("Decisions", "Runbooks", "Preferences", "People", "Daily", "Inputs", "Templates")
+GUIDE_NAME = "KRouter guide.md"
+
+IGNORE_TEXT = f"""\
+# Folders and files KRouter never indexes, one pattern a line (as in .gitignore):
+#   Templates/        a folder of that name, at any depth
+#   /Archive/2019/    one folder, from the vault root
+#   *.excalidraw.md   files by name
+# Lines starting with # are comments. Dot-folders (.obsidian, .trash) are always skipped.
+/{GUIDE_NAME}
+Templates/
+"""
+
+GUIDE_TEXT = """\
+# KRouter guide
+
+This page is not indexed (see `.krouterignore`), so it never answers a question. Delete it when you
+like.
+
+KRouter cites the page of this vault that answers a question, or refuses when none does. Write
+**one page per topic** ("Primary database", "Release checklist"), in any language. Folders are for
+people; KRouter searches them all. `Inputs/` is for raw material (clippings, imported sessions): it
+ranks at half weight.
+
+Optional YAML frontmatter makes pages easier to find:
+
+```yaml
+---
+title: Release checklist
+aliases: [shipping steps]
+tags: [runbook, release]
+triggers:                       # phrasings that should recall the page
+  - how do we ship a release
+---
+```
+
+**When a decision changes**, do not edit the old page into the new answer. Write a new page and mark
+the old one `status: superseded` with `superseded_by: "[[New page]]"` (or put `supersedes:` on the new
+page). KRouter never cites a replaced page; it leads to the current one.
+
+Once you have pages, ask about them: `krouter ask "how do we ship a release"`. `krouter check` lints
+the vault (broken links, replaced pages); `krouter status` and `krouter config` show which vault is in
+use. To see a filled-in example vault: `krouter ask "which database do we use" --vault demo`.
+"""
+
+
+def init_command(
+    target: Annotated[Path, typer.Argument(metavar="DIR", help="Folder to create the new vault in.")],
+    with_examples: Annotated[
+        bool,
+        typer.Option(
+            "--with-examples", help="Copy the demo vault's example pages instead of starting empty."
+        ),
+    ] = False,
+    default: Annotated[
+        bool,
+        typer.Option(
+            "--default/--no-default",
+            help="Record the new vault as the default one in config.toml (default: yes).",
+        ),
+    ] = True,
+) -> None:
+    """Create a new, empty vault (folder skeleton and a guide kept out of the index), and make it the
+    default vault. Refuses to overwrite a non-empty folder."""
+    if target.exists() and not target.is_dir():
+        raise fail(f"{target} exists and is not a folder; choose a new folder", EXIT_USAGE)
+    if target.exists() and any(target.iterdir()):
+        raise fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
+    if with_examples:
+        source = bundled_vault()
+        if not source.is_dir():
+            raise fail(f"the bundled vault template is missing from this install ({source})")
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    else:
+        for folder in FOLDERS:
+            (target / folder).mkdir(parents=True, exist_ok=True)
+        (target / GUIDE_NAME).write_text(GUIDE_TEXT, encoding="utf-8")
+        (target / IGNORE_FILE).write_text(IGNORE_TEXT, encoding="utf-8")
+    root = target.resolve()
+    what = "with the demo's example pages" if with_examples else "empty, with a folder skeleton"
+    typer.echo(f"created vault {root} ({what})")
+    if not default:
+        typer.echo(f"not recorded as the default vault; name it with --vault {root}")
+        return
+    with exit_codes():
+        previous = load_config().vault
+        path = set_config_value("vault", str(root))
+    was = f" (was {previous})" if previous is not None and previous != root else ""
+    typer.echo(f"recorded as the default vault in {path}{was}")
+    typer.echo("change it with: krouter config set vault DIR")
+    env = os.environ.get("KROUTER_VAULT")
+    if env:
+        typer.echo(f"note: $KROUTER_VAULT ({env}) is set, and wins over config.toml while it is")
+    if with_examples:
+        typer.echo('try: krouter ask "which database do we use"')
+    else:
+        typer.echo(
+            f"next: write your pages in {root} (one topic a page; see {GUIDE_NAME}), then ask about them"
+        )
