@@ -23,6 +23,7 @@ from krouter.recall import recall_command
 from krouter.router import Router
 from krouter.session_import import import_command
 from krouter.setup_agents import setup_command
+from krouter.teach_cli import teach_command
 from krouter.watch import watch_command
 
 EXIT_REFUSED = 3
@@ -183,6 +184,7 @@ def init(target: Annotated[Path, typer.Argument(help="Folder to create the new v
 app.command("import")(import_command)
 app.command("check")(check_command)
 app.command("learn")(learn_command)
+app.command("teach")(teach_command)
 
 
 # Agent surfaces live in their own modules (heavy imports such as the MCP SDK stay inside them).

@@ -48,6 +48,9 @@ class Config:
     query_log: bool = True
     exclude_folders: tuple[str, ...] = ("Inputs", "Clippings", "03 资料与证据")
     learn_model: str = "claude-sonnet-4-5"
+    # Whether agents may teach triggers (``krouter_teach``, ``krouter teach``); the nightly learner is
+    # not affected.
+    agent_teaching: bool = True
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -71,11 +74,15 @@ def load_config(path: Path | None = None) -> Config:
     model = data.get("learn_model", Config.learn_model)
     if not isinstance(model, str):
         raise ConfigError(f"{path}: 'learn_model' must be a string")
+    agent_teaching = data.get("agent_teaching", True)
+    if not isinstance(agent_teaching, bool):
+        raise ConfigError(f"{path}: 'agent_teaching' must be true or false")
     return Config(
         vault=Path(vault).expanduser() if vault else None,
         query_log=query_log,
         exclude_folders=tuple(exclude),
         learn_model=model,
+        agent_teaching=agent_teaching,
     )
 
 

@@ -13,13 +13,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from krouter import __version__
+from krouter import __version__, teach
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
 from krouter.mcp_server import DEFAULT_K, INSTRUCTIONS, VaultService, ask_result, read_page
+from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
 
 
 def build_server(service: VaultService) -> MCPServer:
-    """The MCP server with KRouter's three read-only tools, bound to one vault service."""
+    """The MCP server with KRouter's tools (three read-only, and krouter_teach), bound to one vault service."""
     server = MCPServer(
         name="krouter",
         title="KRouter memory",
@@ -97,6 +98,55 @@ def build_server(service: VaultService) -> MCPServer:
             raise ToolError(f"{exc}. Use the path exactly as krouter_ask cited it.") from exc
         except (ValueError, KRouterError, OSError) as exc:
             raise ToolError(str(exc)) from exc
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            title="Teach KRouter which page answers a question",
+            # It adds one trigger to one page (journaled, undoable); repeating a call adds nothing.
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        )
+    )
+    async def krouter_teach(
+        question: Annotated[
+            str, Field(description="The question krouter_ask refused, exactly as you asked it.")
+        ],
+        path: Annotated[
+            str,
+            Field(description="Vault-relative path of the page you read that answers it (a closest page)."),
+        ],
+        quote: Annotated[
+            str,
+            Field(description="The sentence of that page that answers the question, copied word for word."),
+        ],
+        phrasings: Annotated[
+            list[str] | None,
+            Field(
+                description=f"Optional: other phrasings of the question you used, e.g. its translation into "
+                f"the notes' language (at most {MAX_PHRASINGS}, {MAX_PHRASING_CHARS} characters each).",
+            ),
+        ] = None,
+    ) -> str:
+        """Tell KRouter that a page answers a question it refused, so the next asking cites it.
+
+        Use only after krouter_ask refused, you read one of the closest pages with krouter_read, and
+        that page really answers the question. KRouter checks the pick (the quote is on the page, is a
+        sentence, shares a word with the question or a phrasing; the page is a current note, not a
+        clipping, and not a neighbour lacking the question's key word) and only then adds the question
+        to the page's triggers. The reply says what was written, with the run id the user can undo
+        (`krouter learn --undo RUN_ID`), or why nothing was. Never teach a page that only looks related.
+        """
+        try:
+            result = await service.run(
+                lambda r: teach.teach(r, question, path, quote, phrasings or [], client="mcp")
+            )
+        except BadPhrasings as exc:
+            raise ToolError(f"krouter_teach refused: {exc}") from exc
+        except KRouterError as exc:
+            raise ToolError(f"krouter_teach failed: {exc}") from exc
+        return result.to_text()
 
     @server.tool(annotations=hints("Status of the user's notes"))
     async def krouter_status() -> dict[str, Any]:
