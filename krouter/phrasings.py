@@ -1,42 +1,83 @@
-"""Alternative phrasings of one question that an agent may pass along (a translation, a rewording).
+"""Combine the lookups of one question asked in several wordings into one decision.
 
-Bounded in count and length, because every phrasing is routed (``krouter ask --also``, ``krouter_ask``)
-or checked (``krouter teach``, ``krouter_teach``), and an agent's input is not trusted to be small.
+An agent can supply phrasings of its question (a translation into the notes' language, a rewording).
+Each wording is looked up on its own; this module decides which lookup answers. Every extra wording is
+one more chance for a neighbour page to clear the floor, so a phrasing's citation is taken only when no
+other wording cites a different page: wordings that disagree are a refusal, not a vote.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from krouter.errors import KRouterError
+from krouter.receipt import Receipt, Route
 
+# An agent pays for every wording it sends and every one is a lookup: a few suffice (a translation and a
+# rewording), and a bound keeps a runaway caller from turning one question into hundreds of lookups.
 MAX_PHRASINGS = 4
-MAX_PHRASING_CHARS = 200
+MAX_PHRASING_CHARS = 500
 
 
 class BadPhrasings(KRouterError):
-    """Too many phrasings, or one that is too long or empty: a usage error, named with the bound."""
+    """Phrasings over the count or length bound."""
 
 
-def clean_phrasings(phrasings: Sequence[str], question: str = "") -> list[str]:
-    """The phrasings with whitespace collapsed, repeats (and repeats of ``question``) dropped.
-
-    Raises BadPhrasings, naming the bound, for more than MAX_PHRASINGS, an empty phrasing, or one
-    longer than MAX_PHRASING_CHARS characters.
-    """
-    if len(phrasings) > MAX_PHRASINGS:
-        raise BadPhrasings(f"too many phrasings: {len(phrasings)} (at most {MAX_PHRASINGS})")
-    seen = {" ".join(question.split()).casefold()}
+def check(phrasings: Sequence[str]) -> list[str]:
+    """The phrasings worth looking up (blank ones and repeats dropped), or BadPhrasings over a bound."""
+    if isinstance(phrasings, str):
+        raise BadPhrasings("phrasings must be a list of strings, not one string")
     out: list[str] = []
-    for n, raw in enumerate(phrasings, 1):
-        text = " ".join(str(raw).split())
-        if not text:
-            raise BadPhrasings(f"phrasing {n} is empty")
+    for p in phrasings:
+        text = p.strip()
         if len(text) > MAX_PHRASING_CHARS:
-            raise BadPhrasings(
-                f"phrasing {n} is too long: {len(text)} characters (at most {MAX_PHRASING_CHARS})"
-            )
-        if text.casefold() not in seen:
-            seen.add(text.casefold())
+            raise BadPhrasings(f"a phrasing is {len(text)} characters long; at most {MAX_PHRASING_CHARS}")
+        if text and text not in out:
             out.append(text)
+    if len(out) > MAX_PHRASINGS:
+        raise BadPhrasings(f"{len(out)} phrasings given; at most {MAX_PHRASINGS}")
     return out
+
+
+def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
+    """One receipt for the question from its own lookup and its phrasings' lookups.
+
+    The question's own citation stands when it cites. Otherwise the most confident phrasing that cites
+    answers, unless another wording cites a different page. A refusal reports the wording that came
+    closest, so the agent reads the most promising page.
+    """
+    routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
+    if not phrased:
+        return asked
+    if asked.decision == "cite":
+        return replace(asked, routes=routes)
+    citing = [(text, r) for text, r in phrased if r.decision == "cite"]
+    if citing:
+        text, best = max(citing, key=lambda tr: tr[1].evidence.confidence)
+        pages = {r.top.path for _, r in citing if r.top}
+        if len(pages) == 1:
+            return replace(best, query=asked.query, phrasing=text, routes=routes)
+        disagree = ", ".join(sorted(pages))
+        return replace(
+            best,
+            query=asked.query,
+            phrasing=text,
+            decision="refuse",
+            routes=routes,
+            reason=f"the phrasings lead to different pages ({disagree}): the question does not say which",
+        )
+    text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
+    if text is None:
+        return replace(asked, routes=routes)
+    return replace(closest, query=asked.query, phrasing=text, routes=routes)
+
+
+def _route(text: str, receipt: Receipt) -> Route:
+    closest = receipt.closest
+    return Route(
+        text=text,
+        decision=receipt.decision,
+        top=closest.path if closest else None,
+        confidence=receipt.evidence.confidence,
+    )

@@ -71,8 +71,22 @@ class Evidence:
 
 
 @dataclass
+class Route:
+    """How one wording of the question fared: the question itself or a phrasing the caller supplied."""
+
+    text: str
+    decision: Decision
+    top: str | None
+    confidence: float
+
+
+@dataclass
 class Receipt:
-    """Everything a lookup decided, in a form a person or an agent can check."""
+    """Everything a lookup decided, in a form a person or an agent can check.
+
+    ``phrasing`` names the wording whose lookup decided (None: the question as asked); ``routes`` lists
+    how every wording fared when the caller gave alternative phrasings (empty otherwise).
+    """
 
     query: str
     vault: str
@@ -83,6 +97,8 @@ class Receipt:
     evidence: Evidence
     reason: str
     index: dict[str, object] = field(default_factory=dict)
+    phrasing: str | None = None
+    routes: list[Route] = field(default_factory=list)
 
     @property
     def cited(self) -> list[Citation]:
@@ -111,6 +127,8 @@ class Receipt:
             "skipped": self.skipped,
             "evidence": asdict(self.evidence),
             "reason": self.reason,
+            "phrasing": self.phrasing,
+            "routes": [asdict(r) for r in self.routes],
             "index": self.index,
         }
 
@@ -140,6 +158,8 @@ class Receipt:
                 lines.append(f"  redirect: {r.from_path} was replaced -> {' -> '.join(r.chain[1:])}")
             else:
                 lines.append(f"  skipped: {r.from_path} was replaced ({r.problem})")
+        if self.phrasing is not None:
+            lines.append(f"  decided by the phrasing: {self.phrasing}")
         if ev.corpus_missing:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
         lines.append(f"  confidence {ev.confidence:.2f} vs floor {ev.floor:.2f}")

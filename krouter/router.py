@@ -14,10 +14,11 @@ import itertools
 import math
 import unicodedata
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from krouter import config, querylog
+from krouter import config, phrasings, querylog
 from krouter.errors import PageNotFound
 from krouter.index import Index, Passage, RefreshStats
 from krouter.receipt import Citation, Evidence, Receipt, Redirect
@@ -251,23 +252,28 @@ class Router:
             self.refresh()
         return self._load_tables().graph.resolve(path)
 
-    def ask(self, question: str, k: int = 5) -> Receipt:
+    def ask(self, question: str, k: int = 5, also: Sequence[str] = ()) -> Receipt:
         """Answer a question: cite the page that holds the answer, or refuse, with the evidence.
 
+        ``also`` are other wordings of the same question (a translation into the notes' language, a
+        rewording), at most ``phrasings.MAX_PHRASINGS``; see ``krouter.phrasings`` for how they combine.
         Every lookup is appended to the private query log (see ``krouter.querylog``) unless it is off.
         """
-        receipt = self.decide(question, k=k)
+        receipt = self.decide(question, k=k, also=also)
         querylog.record(receipt, self.root)
         return receipt
 
-    def decide(self, question: str, k: int = 5) -> Receipt:
+    def decide(self, question: str, k: int = 5, also: Sequence[str] = ()) -> Receipt:
         """The lookup itself, without logging it (the learner and the bench use this)."""
+        others = phrasings.check(also)
         if self.auto_refresh:
             self.refresh()
         # One read transaction: every statement of this lookup sees the same index, even if another
         # process commits a refresh halfway through.
         with self.index.snapshot():
-            return self._decide(question, k)
+            asked = self._decide(question, k)
+            phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
+        return phrasings.combine(asked, phrased)
 
     def _decide(self, question: str, k: int) -> Receipt:
         t = self._load_tables()
@@ -641,7 +647,7 @@ def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int |
     )
 
 
-def route(question: str, vault: Path | str | None = None, k: int = 5) -> Receipt:
+def route(question: str, vault: Path | str | None = None, k: int = 5, also: Sequence[str] = ()) -> Receipt:
     """One-shot lookup: open the vault's index, refresh it, answer, close."""
     with Router(vault) as router:
-        return router.ask(question, k=k)
+        return router.ask(question, k=k, also=also)

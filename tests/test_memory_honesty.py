@@ -25,6 +25,14 @@ SETS = {
     "heldout2.jsonl": "vault2",
     "questions_dev3.jsonl": "vault3",
     "heldout3.jsonl": "vault3",
+    "questions_colloquial.jsonl": "vault2",
+    "heldout_colloquial.jsonl": "vault2",
+    "questions_crosslang2.jsonl": "vault2",
+    "heldout_crosslang2.jsonl": "vault2",
+    "questions_crosslang3.jsonl": "vault3",
+    "heldout_crosslang3.jsonl": "vault3",
+    "questions_everyday.jsonl": "vault",
+    "heldout_everyday.jsonl": "vault",
 }
 
 

@@ -39,9 +39,19 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "heldout2": ("vault2", "heldout2.jsonl", "questions_dev2.jsonl"),
     "dev3": ("vault3", "questions_dev3.jsonl", "questions_dev3.jsonl"),
     "heldout3": ("vault3", "heldout3.jsonl", None),
+    # Questions not worded like the pages (issue #12): colloquial Chinese, the other language of a
+    # bilingual vault, everyday English. Each dev set has a held-out twin by another writer.
+    "colloquial": ("vault2", "questions_colloquial.jsonl", "questions_colloquial.jsonl"),
+    "heldout-colloquial": ("vault2", "heldout_colloquial.jsonl", "questions_colloquial.jsonl"),
+    "crosslang2": ("vault2", "questions_crosslang2.jsonl", "questions_crosslang2.jsonl"),
+    "heldout-crosslang2": ("vault2", "heldout_crosslang2.jsonl", "questions_crosslang2.jsonl"),
+    "crosslang3": ("vault3", "questions_crosslang3.jsonl", "questions_crosslang3.jsonl"),
+    "heldout-crosslang3": ("vault3", "heldout_crosslang3.jsonl", "questions_crosslang3.jsonl"),
+    "everyday": ("vault", "questions_everyday.jsonl", "questions_everyday.jsonl"),
+    "heldout-everyday": ("vault", "heldout_everyday.jsonl", "questions_everyday.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
-ALL_DEV: tuple[str, ...] = ("dev", "dev2", "dev3", *PUBLIC_SETS)
+ALL_DEV: tuple[str, ...] = ("dev", "dev2", "dev3", "colloquial", "crosslang2", "crosslang3", "everyday", *PUBLIC_SETS)
 SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")
 
 CHINESE_SQUAD_SAMPLE = 500
