@@ -20,7 +20,7 @@ from pathlib import Path
 
 from krouter import config, learn, page_edit, querylog
 from krouter.errors import KRouterError
-from krouter.phrasings import clean_phrasings
+from krouter.phrasings import check as check_phrasings
 from krouter.router import Router
 from krouter.tokenizer import normalize
 from krouter.vault import contained_path, parse_page
@@ -122,7 +122,7 @@ def teach(
     ``client`` names the teacher in the journal. Raises BadPhrasings for phrasings over the bounds;
     every other problem is a result with ``reason`` and nothing written.
     """
-    cleaned = clean_phrasings(phrasings, question)
+    cleaned = check_phrasings(phrasings)
     result = TeachResult(NOT_TAUGHT, page_edit.clean_trigger(question), page, quote, cleaned)
     result.reason = _teach(router, result, client, run_id or learn.new_run_id())
     learn._append_jsonl(
