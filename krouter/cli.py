@@ -19,6 +19,8 @@ from krouter.cli_options import EXIT_USAGE, VaultOption, exit_codes, fail
 from krouter.config import bundled_vault, default_vault
 from krouter.learn_cli import learn_command
 from krouter.mcp_server import mcp_command
+from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.phrasings import check as check_phrasings
 from krouter.recall import recall_command
 from krouter.router import Router
 from krouter.session_import import import_command
@@ -63,12 +65,25 @@ def ask(
     vault: VaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the receipt as one JSON object.")] = False,
     k: Annotated[int, typer.Option("-k", min=1, max=50, help="How many ranked pages to show.")] = 3,
+    also: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--also",
+            help=f"Another wording of the question, e.g. in the notes' language; repeatable, at most "
+            f"{MAX_PHRASINGS} of {MAX_PHRASING_CHARS} characters.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
+    try:
+        phrasings = check_phrasings(also or [])
+    except BadPhrasings as exc:
+        raise fail(str(exc), EXIT_USAGE) from exc
     router = _router(vault)
     try:
         with exit_codes():
-            receipt = router.ask(question, k=k)
+            receipt = router.ask(question, k=k, also=phrasings)
     finally:
         router.close()
     if as_json:

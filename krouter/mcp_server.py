@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -127,9 +127,12 @@ class VaultService:
             self._executor.shutdown(wait=False)
 
 
-def ask_result(router: Router, question: str, k: int) -> dict[str, Any]:
-    """The receipt as a dict, plus ``next_step``: what the model should do with it."""
-    receipt = router.ask(question, k=k)
+def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) -> dict[str, Any]:
+    """The receipt as a dict, plus ``next_step``: what the model should do with it.
+
+    ``also`` are the agent's other wordings of the question (``krouter.phrasings`` bounds them).
+    """
+    receipt = router.ask(question, k=k, also=also)
     out = receipt.to_dict()
     top = receipt.top
     if receipt.decision == "cite" and top is not None:

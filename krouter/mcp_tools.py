@@ -17,6 +17,7 @@ from krouter import __version__, teach
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
 from krouter.mcp_server import DEFAULT_K, INSTRUCTIONS, VaultService, ask_result, read_page
 from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.phrasings import check as check_phrasings
 
 
 def build_server(service: VaultService) -> MCPServer:
@@ -50,6 +51,14 @@ def build_server(service: VaultService) -> MCPServer:
         k: Annotated[
             int, Field(ge=1, le=20, description="How many ranked candidate pages to return.")
         ] = DEFAULT_K,
+        phrasings: Annotated[
+            list[str] | None,
+            Field(
+                description=f"Optional: the same question in other words, above all translated into the "
+                f"language the notes are written in (at most {MAX_PHRASINGS}, {MAX_PHRASING_CHARS} "
+                f"characters each). `phrasing` in the reply names the wording that decided.",
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Find the page of the user's notes (their Markdown vault) that answers a question — or learn that none does.
 
@@ -64,7 +73,10 @@ def build_server(service: VaultService) -> MCPServer:
           answer from the closest candidate; tell the user their notes don't cover it.
         """
         try:
-            return await service.run(lambda r: ask_result(r, question, k))
+            also = check_phrasings(phrasings or [])
+            return await service.run(lambda r: ask_result(r, question, k, also))
+        except BadPhrasings as exc:
+            raise ToolError(f"krouter_ask refused: {exc}") from exc
         except KRouterError as exc:
             raise ToolError(f"krouter_ask failed: {exc}") from exc
 
