@@ -28,6 +28,8 @@ log = logging.getLogger("krouter.mcp")
 T = TypeVar("T")
 
 DEFAULT_K = 3
+# How many of a refusal's closest pages next_step names for the agent to read.
+READ_CLOSEST = 3
 # Enough for any real note; a runaway file must not flood the model's context in one call.
 MAX_READ_CHARS = 60_000
 
@@ -35,8 +37,11 @@ INSTRUCTIONS = """\
 KRouter answers "which page of the user's notes (the vault) holds the answer to this?" — or says that \
 none does. Call krouter_ask before answering from memory about the user's projects, decisions, \
 preferences, people or procedures. When it cites a page, read that page with krouter_read before \
-relying on it, and name the page path in your answer. When it refuses, the vault does not hold the \
-answer: say so and do not guess."""
+relying on it, and name the page path in your answer. Ask in the language(s) the notes are written \
+in: give a translation or a rewording in the notes' terms as `phrasings`. When it refuses, read the \
+closest pages it lists; if one really answers, answer from it and teach it with krouter_teach (the \
+question, the path, the sentence that answers). Otherwise the vault does not hold the answer: say so \
+and do not guess."""
 
 
 class VaultService:
@@ -141,9 +146,16 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
             f"and cite that path in your answer."
         )
     else:
+        closest = ", ".join(f"{c.path!r} (line {c.line})" for c in receipt.candidates[:READ_CLOSEST])
+        read = (
+            f"Closest pages: {closest}. Read them with krouter_read; if one really answers, answer from it "
+            f"and call krouter_teach with the sentence that answers. "
+            if closest
+            else ""
+        )
         out["next_step"] = (
-            "The vault does not hold a page that answers this. Say so; do not guess or answer from "
-            "the closest candidate."
+            "No page answers this as asked. If the notes are in another language, ask again with a "
+            f"translation in `phrasings`. {read}Otherwise say the notes don't cover it; do not guess."
         )
     return out
 

@@ -69,8 +69,11 @@ def build_server(service: VaultService) -> MCPServer:
           `snippet`. Read the page with krouter_read before relying on it, and name the page path in
           your answer. If `redirects` is not empty, an older page was replaced and the cited page is
           the current one: do not answer from the replaced page.
-        - "refuse": the vault does not hold the answer (`reason` says why). Do not guess and do not
-          answer from the closest candidate; tell the user their notes don't cover it.
+        - "refuse": no page answers it as asked (`reason` says why). Do not guess. `candidates` are
+          the closest pages with their `line`: read them; if one really answers, answer from it and
+          call krouter_teach with the sentence. Otherwise tell the user their notes don't cover it.
+        Ask in the notes' language: pass a translation (or a rewording in the notes' terms) in
+        `phrasings`; `phrasing` in the reply names the wording that decided.
         """
         try:
             also = check_phrasings(phrasings or [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -64,7 +65,12 @@ def test_teach_over_stdio(tmp_path: Path) -> None:
                 async def ask(q: str) -> str:
                     return text_of(await client.call_tool("krouter_ask", {"question": q}))
 
-                assert '"refuse"' in await ask(MERGE_Q)
+                refused = json.loads(await ask(MERGE_Q))
+                assert refused["decision"] == "refuse"
+                # The refusal names the closest pages with their lines, and says to read and teach.
+                first = refused["candidates"][0]
+                assert f"{first['path']!r} (line {first['line']})" in refused["next_step"]
+                assert "krouter_read" in refused["next_step"] and "krouter_teach" in refused["next_step"]
                 # Refused checks: nothing written, and the reply says why.
                 for args, why in (
                     (

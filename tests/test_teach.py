@@ -245,3 +245,10 @@ def test_phrasings_over_the_bounds_are_a_usage_error(vault: Path) -> None:
 def test_teach_refuses_the_demo_vault_when_none_is_named() -> None:
     res = CliRunner().invoke(app, ["teach", MERGE_Q, "--page", CODE_REVIEW, "--quote", GOOD_QUOTE])
     assert res.exit_code == 2 and "--vault" in res.output
+
+
+def test_a_refusal_names_the_closest_pages_with_their_lines(vault: Path) -> None:
+    res = CliRunner().invoke(app, ["ask", MERGE_Q, "--vault", str(vault)])
+    assert res.exit_code == 3
+    closest = [line for line in res.output.splitlines() if "closest:" in line or "also close:" in line]
+    assert len(closest) >= 2 and all("line " in line for line in closest), res.output
