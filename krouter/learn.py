@@ -237,6 +237,28 @@ def _holds(router: Router, page: str, question: str, units: list[str]) -> set[st
     return held
 
 
+def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str] | None:
+    """A question word this page's own text lacks while another current page's title, aliases, tags or
+    path hold it, with that page; or None.
+
+    Such a word names another subject ("frontend" when a "Frontend team" page exists): written onto
+    this page it would make a trigger that the router does not count (``Router._fired_triggers``), and
+    it is the mark of a neighbour, not of a rewording.
+    """
+    rows = router.index.page_table()
+    pid = next((r[0] for r in rows if r[1] == page), None)
+    live = {r[0]: r[1] for r in rows if not r[4]}
+    for qt in query_terms(question, known=router.index.has_term):
+        postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
+        own = postings.get(pid) if pid is not None else None
+        if own and (own[0] or own[2]):
+            continue
+        other = sorted(live[p] for p, tf in postings.items() if tf[0] and p != pid and p in live)
+        if other:
+            return qt.text, other[0]
+    return None
+
+
 def verify_pick(
     router: Router,
     question: str,
@@ -257,7 +279,9 @@ def verify_pick(
     phrasing. Every wording that shares a word with the quote (the question itself whenever it does)
     must find on the page its most specific word that the vault knows: a page lacking it while other
     pages hold it is a neighbour, not the answer. A phrasing therefore cannot vouch for a question
-    that the quote's own words tie to a neighbour.
+    that the quote's own words tie to a neighbour. Nor may the question hold a word that names another
+    page (its title, aliases, tags or path) while this page's text lacks it: the router would not
+    count such a trigger, and that word is what makes the question a neighbour's.
     """
     askings = [(question, cands), *also]
     if not any(page in {c.path for c in cs} for _, cs in askings):
@@ -275,6 +299,9 @@ def verify_pick(
     if not linked:
         what = "the question or its phrasings" if also else "the question"
         return f"the quote shares no content word with {what}"
+    named = _named_elsewhere(router, question, page)
+    if named:
+        return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]})"
     for wording, cs in linked:
         specific = _specific_units(router, wording, ignore)
         if not specific:

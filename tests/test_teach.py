@@ -24,8 +24,8 @@ CHINESE = "决策/主数据库.md"
 GOOD_QUOTE = "Every pull request needs two approvals before it can be merged."
 MERGE_Q = "How many sign-offs does a merge need?"
 SEARCH_Q = "What's the timeout for calls to the search API?"
-ENGINE_Q = "Which database engine do we run?"
-ENGINE_ZH = "我们用哪个数据库引擎"
+ENGINE_Q = "Do all our apps share one cluster?"
+ENGINE_ZH = "所有服务都用同一个集群吗？"
 ZH_QUOTE = "所有服务都使用同一个主数据库集群。"
 
 PAGES = {
@@ -113,11 +113,17 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
         result = teach.teach(router, ENGINE_Q, CHINESE, ZH_QUOTE, [ENGINE_ZH])
     assert result.taught, result.reason
     assert result.trigger == ENGINE_Q and result.phrasings == [ENGINE_ZH]
-    assert decision(vault, "which database engine do we run in production?") == ("cite", CHINESE)
-    # Without the phrasing, the quote shares no word with the English question: nothing is written.
+    assert decision(vault, "do all the apps share a single cluster") == ("cite", CHINESE)
+    # Without the phrasing, the Chinese page is not even a candidate of the English question.
     with Router(vault) as router:
-        again = teach.teach(router, "Which storage engine holds our data?", CHINESE, ZH_QUOTE)
-    assert not again.taught and "shares no content word" in again.reason
+        again = teach.teach(router, "Which engine keeps our records?", CHINESE, ZH_QUOTE)
+    assert not again.taught and "not one of this question's candidates" in again.reason
+    # 'database' is the English page's title word, which the Chinese page lacks: a neighbour's word.
+    with Router(vault) as router:
+        named = teach.teach(
+            router, "Which database engine do we run?", CHINESE, ZH_QUOTE, ["我们用哪个数据库引擎"]
+        )
+    assert not named.taught and f"names another page ({PRIMARY})" in named.reason
 
 
 @pytest.mark.parametrize(
