@@ -24,7 +24,7 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import IndexBusy, IndexUnavailable
 from krouter.links import LinkResolver
-from krouter.tokenizer import TOKENIZER_VERSION, index_terms, query_terms
+from krouter.tokenizer import TOKENIZER_VERSION, counts_toward_length, index_terms, query_terms
 from krouter.vault import (
     FileStat,
     Page,
@@ -477,8 +477,8 @@ class Index:
                 int(page.replaced),
                 json.dumps(page.superseded_by, ensure_ascii=False),
                 json.dumps(page.supersedes, ensure_ascii=False),
-                sum(body_terms.values()),
-                sum(meta_terms.values()),
+                sum(n for term, n in body_terms.items() if counts_toward_length(term)),
+                sum(n for term, n in meta_terms.items() if counts_toward_length(term)),
                 page.body_line,
                 page.yaml_error,
                 json.dumps(passages, ensure_ascii=False),
@@ -532,6 +532,11 @@ class Index:
         return (
             self.conn.execute("SELECT 1 FROM postings WHERE term=? LIMIT 1", (term,)).fetchone() is not None
         )
+
+    def has_term_between(self, low: str, high: str) -> bool:
+        """True when some page holds a term in [low, high] (which scripts the vault is written in)."""
+        row = self.conn.execute("SELECT 1 FROM postings WHERE term BETWEEN ? AND ? LIMIT 1", (low, high))
+        return row.fetchone() is not None
 
     def page_table(self) -> list[tuple[int, str, str, str, int, int, int]]:
         """(id, path, title, status, replaced, n_body, n_meta) of every page."""

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from krouter import config, phrasings, querylog
+from krouter import bilingual, config, phrasings, querylog
 from krouter.errors import PageNotFound
 from krouter.index import Index, Passage, RefreshStats
 from krouter.receipt import Citation, Evidence, Receipt, Redirect
@@ -46,18 +46,35 @@ MAX_LISTED = 20
 # Clipped and imported material (Inputs/, Clippings/, ...) is raw evidence, not the vault's own memory:
 # it still answers, but a curated page that matches as well comes first.
 INPUT_WEIGHT = 0.5
+# A page that holds a question word only through a translation counts it at this share of its term
+# frequency when ranking (the decision counts it in full): a page holding the question's own word comes
+# first, and a generic translation ("tool", "monitor") does not outrank the page in the question's language.
+TRANSLATION_TF = 0.5
 
 
 @dataclass
 class _Unit:
-    """One content unit of the question as looked up: its display text, index terms, IDF weight."""
+    """One content unit of the question as looked up: its display text, the routes by which a page can
+    hold it (each a tuple of index terms that must all be on the page: the word itself, its bigrams, a
+    translation), its IDF weight and postings over all routes."""
 
     text: str
     key: str
-    terms: tuple[str, ...]
+    alts: tuple[tuple[str, ...], ...]
     df: int
     weight: float
     postings: dict[int, tuple[int, int, int]]
+    # Pages that hold the unit only through a translation, with that translation (for the receipt).
+    translated: dict[int, str] = field(default_factory=dict)
+
+    def in_terms(self, terms: frozenset[str] | set[str]) -> bool:
+        """True when a passage's terms hold the unit by one of its routes."""
+        return any(all(term in terms for term in alt) for alt in self.alts)
+
+    def shown_for(self, page_ids: list[int]) -> str:
+        """The unit as a receipt shows it for a page: with the translation it matched through, if any."""
+        via = next((self.translated[p] for p in page_ids if p in self.translated), None)
+        return f"{self.text}→{via}" if via else self.text
 
 
 @dataclass
@@ -88,6 +105,9 @@ class _Tables:
     # Replaced pages by the current page they lead to, so a target's weaker contributors can be found
     # without scoring every page in order.
     predecessors: dict[int, list[int]]
+    # Which scripts the vault holds: a question word is translated only into a script the vault has.
+    has_han: bool
+    has_latin: bool
 
 
 @dataclass
@@ -242,7 +262,18 @@ class Router:
             if red.to_path in by_path:
                 predecessors[by_path[red.to_path]].append(pid)
         self._tables = _Tables(
-            gen, pages, by_path, n_pages, avg, graph, inputs, length_norm, redirect, dict(predecessors)
+            gen,
+            pages,
+            by_path,
+            n_pages,
+            avg,
+            graph,
+            inputs,
+            length_norm,
+            redirect,
+            dict(predecessors),
+            has_han=self.index.has_term_between("\u3400", "\u9fff"),
+            has_latin=self.index.has_term_between("0", "z\uffff"),
         )
         return self._tables
 
@@ -386,21 +417,59 @@ class Router:
         n = t.n_pages
         for qt in query_terms(question, known=self.index.has_term):
             terms: tuple[str, ...] = (qt.term,)
-            rows = {r[0]: r[1:] for r in self.index.postings(qt.term)}
+            rows = self._holding(terms)
             if not rows and is_cjk(qt.term) and fallback_bigrams(qt.term):
                 # jieba may cut the question's word differently from the page's text; the page's
                 # bigrams then still match, if all of them sit on one page.
                 terms = tuple(fallback_bigrams(qt.term))
-                per = [{r[0]: r[1:] for r in self.index.postings(g)} for g in terms]
-                common = set.intersection(*(set(p) for p in per)) if per else set()
-                rows = {
-                    pid: tuple(min(p[pid][f] for p in per) for f in range(3))  # type: ignore[misc]
-                    for pid in common
-                }
+                rows = self._holding(terms)
+            alts = [terms]
+            # A word's weight is how rare it is in the question's own words, whatever its translations
+            # match: a word the vault never writes as asked weighs what a never-seen word weighs, so it
+            # counts fully when a translation finds it on a page and fully when the page lacks it.
+            own_df = len(rows)
+            translated: dict[int, str] = {}
+            for label, alt in self._translations(qt.term, t):
+                for pid, tfs in self._holding(alt).items():
+                    tfs = tuple(f * TRANSLATION_TF for f in tfs)
+                    if pid not in rows:
+                        translated.setdefault(pid, label)
+                    old = rows.get(pid)
+                    rows[pid] = (
+                        tfs if old is None else tuple(max(a, b) for a, b in zip(old, tfs, strict=True))
+                    )  # type: ignore[assignment]
+                alts.append(alt)
             df = len(rows)
-            weight = math.log(1 + (n - df + 0.5) / (df + 0.5)) if n else 1.0
-            units.append(_Unit(qt.text, qt.term, terms, df, weight, rows))
+            weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
+            units.append(_Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
         return units
+
+    def _holding(self, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:
+        """(title/alias tf, trigger tf, body tf) per page holding every one of the terms."""
+        if len(terms) == 1:
+            return {r[0]: r[1:] for r in self.index.postings(terms[0])}
+        per = [{r[0]: r[1:] for r in self.index.postings(g)} for g in terms]
+        common = set.intersection(*(set(p) for p in per)) if per else set()
+        return {pid: tuple(min(p[pid][f] for p in per) for f in range(3)) for pid in common}  # type: ignore[misc]
+
+    def _translations(self, term: str, t: _Tables) -> list[tuple[str, tuple[str, ...]]]:
+        """(translation, index terms) for a question word in the vault's other script, kept only when
+        the vault holds the translation (as a word, or as bigrams all on one page)."""
+        out: list[tuple[str, tuple[str, ...]]] = []
+        if is_cjk(term):
+            if t.has_latin:
+                out = [
+                    (shown, terms)
+                    for terms, shown in bilingual.to_english(term)
+                    if all(self.index.has_term(en) for en in terms)
+                ]
+        elif t.has_han:
+            for zh in bilingual.to_chinese(term):
+                if self.index.has_term(zh):
+                    out.append((zh, (zh,)))
+                elif len(zh) > 2:
+                    out.append((zh, tuple(fallback_bigrams(zh))))
+        return out
 
     def _score(
         self, units: list[_Unit], t: _Tables
@@ -543,7 +612,7 @@ class Router:
         best = sum(units[i].weight for i in base)
         for a, b in _windows(passages):
             terms = a.terms | b.terms if b else a.terms
-            hit = {i for i in matched if all(term in terms for term in units[i].terms)} | base
+            hit = {i for i in matched if units[i].in_terms(terms)} | base
             best = max(best, sum(units[i].weight for i in hit))
         return best / total
 
@@ -558,7 +627,7 @@ class Router:
             score=round(x.score, 4),
             line=line,
             snippet=snippet,
-            matched=[units[i].text for i in sorted(x.matched)],
+            matched=[units[i].shown_for(x.contributors) for i in sorted(x.matched)],
             missing=[u.text for i, u in enumerate(units) if i not in x.matched],
             via=t.pages[x.via].path if x.via is not None else None,
         )
@@ -584,11 +653,7 @@ class Router:
         best = max(
             passages,
             key=lambda p: (
-                sum(
-                    u.weight
-                    for i, u in enumerate(units)
-                    if i in in_title or all(term in p.terms for term in u.terms)
-                ),
+                sum(u.weight for i, u in enumerate(units) if i in in_title or u.in_terms(p.terms)),
                 not line_text(p.line).startswith("#"),
                 -p.line,
             ),

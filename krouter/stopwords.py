@@ -34,5 +34,19 @@ CHINESE = frozenset(
 吧 呀 告诉 呗 呢 和 咱们 哦 哪 哪个 哪些 哪儿 哪种 哪里 啊 啥 嘛 在 地 多少 大家 她 她们 如何 它 它们 对 对于 就 已 已经 并 并且 应当 应该 当前 很 得 怎么 怎么样 怎样
 您 我 我们 或 或者 所 把 时 时候 是 是不是 是否 最 有 有没有 没 没有 现在 用 的 的话 目前 着 知道 等 等等 给 而 能 能够 自己 被 要 让 该 请 请问 谁 跟 过 还 还是 这
 这个 这些 这样 这里 那 那个 那些 那样 那里 都 采用 里 问
+"""
+    # The spoken register of a question to a colleague (issue #12): pronouns (咱, 俺), particles (啦, 嘞),
+    # question words (咋, 为啥, 干啥), colloquial numerals (俩, 仨), light verbs that only stand in for
+    # another verb (弄, 搞, 咋整), pointing words (这边, 那块) and adverbs of habit or degree (平时, 一般,
+    # 到底). Closed classes, like the English list: they ask, they do not name a subject.
+    """
+咱 俺 咱家 人家 大伙 大伙儿 啦 咯 呐 嘞 哇 噢 哈 嗯 呃 咋 咋样 咋办 咋整 咋弄 咋搞 咋回事 怎 怎么办 怎么弄
+怎么搞 为啥 干啥 干嘛 啥样 啥事 多会儿 几时 俩 仨 两 弄 搞 这边 那边 哪边 这块 那块 哪块 这儿 那儿 平时 平常
+一般 通常 到底 究竟 具体 大概 大约 一共 总共 还能 还得 还要 不能 不会 不用 得要
+"""
+    # Conjunctions and modal verbs, the counterparts of the English list's "and", "but", "must", "need".
+    """
+而且 但是 但 不过 然后 所以 因为 如果 要是 另外 而是 即使 虽然 只要 只有 除了 必须 需要 需 须 务必 一定 肯定
+可能 能否 可否 应 比较 非常 特别 挺 一直 同时 当时 两个 哪位 哪家 哪一 第几
 """.split()
 )

@@ -29,7 +29,7 @@ import Stemmer
 from krouter import config
 from krouter.stopwords import CHINESE, ENGLISH
 
-TOKENIZER_VERSION = "1"
+TOKENIZER_VERSION = "2"
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
@@ -188,6 +188,17 @@ def _word_terms(word: str) -> str | None:
     return _stem(word)
 
 
+def english_terms(text: str) -> list[str]:
+    """The stemmed content words of a text's Latin-script words, in order (function words dropped)."""
+    out = []
+    for run in _RUN.findall(normalize(text)):
+        if not _IS_CJK.match(run):
+            term = _word_terms(run)
+            if term:
+                out.append(term)
+    return out
+
+
 def _bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
@@ -201,7 +212,12 @@ def _jieba_words(run: str) -> list[str]:
 def index_terms(text: str) -> list[str]:
     """Terms to index for a text, in order, repeats kept (they are term frequencies).
 
-    Han runs give their jieba words followed by their character bigrams; kana/Hangul runs give bigrams.
+    Han runs give their jieba words, then their character bigrams, then their single characters (but
+    function words); kana/Hangul runs give bigrams. Single characters are indexed so that a character a
+    question is left with after segmentation (人 of 几个人, 少 of 最少) is looked up like any other
+    term: found where the vault holds it, weighed by how common it is, and never reported as a word the
+    vault lacks when the vault is full of it. They do not count towards a page's length
+    (``counts_toward_length``), so Chinese pages are not made to look longer than English ones.
     """
     out: list[str] = []
     for run in _RUN.findall(normalize(text)):
@@ -214,10 +230,17 @@ def index_terms(text: str) -> list[str]:
             words = _jieba_words(run)
             out.extend(words)
             seen = set(words)  # a set: runs can be long, and this ran once per bigram
-            out.extend(b for b in _bigrams(run) if b not in seen)
+            if len(run) > 1:
+                out.extend(b for b in _bigrams(run) if b not in seen)
+            out.extend(c for c in run if c not in seen and c not in CHINESE)
         else:
             out.extend(_bigrams(run))
     return out
+
+
+def counts_toward_length(term: str) -> bool:
+    """False for a single Han character: indexed for lookup, but not part of a page's BM25 length."""
+    return not (len(term) == 1 and _HAS_HAN.match(term) is not None)
 
 
 @dataclass(frozen=True)
@@ -234,7 +257,7 @@ class QueryTerm:
 # Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
 # time", "these days". Left in, "long" or "time" count as content the page must contain.
 _EN_FRAMES = re.compile(
-    r"\bhow (?:long|many|much|often|far|soon|frequently|big|large|old)\b|\bwhat time\b"
+    r"\bhow (?:long|many|much|often|far|soon|frequently|quickly|fast|big|large|old)\b|\bwhat time\b"
     r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
     # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
     r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
@@ -350,41 +373,59 @@ def _content_grams(piece: str, holds: Callable[[str], bool]) -> list[str]:
 
 def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
     """Re-cut stretches of single characters and unknown words by longest match against the vault."""
+    dictionary = _question_jieba().FREQ
     out: list[str] = []
-    stretch = ""
-    for word in [*words, ""]:
+    stretch: list[str] = []
+    for word in [*(_split_asking(w) for w in words), ""]:
         weak = bool(word) and (len(word) == 1 or not known(word)) and word not in CHINESE
         if weak:
-            stretch += word
+            stretch.append(word)
             continue
-        out.extend(_recut(stretch, known))
-        stretch = ""
+        out.extend(_recut(stretch, known, dictionary))
+        stretch = []
         if word:
             out.append(word)
     return out
 
 
-def _recut(stretch: str, known: Callable[[str], bool]) -> list[str]:
-    """The cut of a stretch into pieces the vault holds that leaves the fewest characters unexplained;
-    characters the vault does not hold stay together as one word, so an unknown word counts once as
-    missing, not once per character."""
+def _split_asking(word: str) -> str:
+    """几 before a measure word asks for a number (几秒, 几号, 几台): the measure word is what is asked about."""
+    return word[1:] if len(word) > 1 and word.startswith("几") and word not in CHINESE else word
+
+
+def _recut(stretch: list[str], known: Callable[[str], bool], dictionary) -> list[str]:
+    """The cut of a stretch of segmenter words into pieces the vault holds that leaves the fewest
+    characters unexplained. Characters left over stay together when they come from one dictionary
+    word the vault lacks (邮件 is missing as a word, not as 邮 and 件); otherwise each is looked up
+    alone (人 of 几个人; 发 of the segmenter's guess 发一版), and the index knows every character."""
+    text = "".join(stretch)
+    pieces = _best_cut(text, known)
+    # Which dictionary word each character came from (None for a segmenter guess or a lone character).
+    owner: list[int | None] = []
+    for n, word in enumerate(stretch):
+        whole = len(word) > 1 and dictionary.get(word, 0)
+        owner.extend([n if whole else None] * len(word))
     out: list[str] = []
     unknown = ""
-    for piece in _best_cut(stretch, known):
-        if piece in CHINESE:
-            # A function word ends an unknown stretch and is dropped: 钱 + 一 + 套 must not become the
-            # "missing word" 钱一.
-            if unknown:
+    unknown_owner: int | None = None
+    pos = 0
+    for piece in pieces:
+        at = pos
+        pos += len(piece)
+        if len(piece) == 1 and piece not in CHINESE:
+            if unknown and (owner[at] is None or owner[at] != unknown_owner):
                 out.append(unknown)
                 unknown = ""
-            continue
-        if len(piece) == 1 and not known(piece):
             unknown += piece
+            unknown_owner = owner[at]
             continue
         if unknown:
             out.append(unknown)
             unknown = ""
-        out.append(piece)
+        if piece not in CHINESE:
+            # A function word ends an unknown stretch and is dropped: 钱 + 一 + 套 must not become the
+            # "missing word" 钱一.
+            out.append(piece)
     if unknown:
         out.append(unknown)
     return out
@@ -392,18 +433,21 @@ def _recut(stretch: str, known: Callable[[str], bool]) -> list[str]:
 
 def _best_cut(text: str, known: Callable[[str], bool], longest: int = 4) -> list[str]:
     """Dynamic programming over cut points: fewest unexplained characters (a function word such as 一
-    or 的 costs nothing), then fewest content pieces, then fewest pieces. A greedy left-to-right match would take 一上 from 一上午
-    because the index holds every bigram, and leave 午 unexplained."""
+    or 的 costs nothing), then fewest content pieces, then fewest pieces. A greedy left-to-right match
+    would take 一上 from 一上午 because the index holds every bigram, and leave 午 unexplained."""
     inf = (len(text) + 1,) * 3
     best: list[tuple[int, int, int]] = [(0, 0, 0)] + [inf] * len(text)
     back = [0] * (len(text) + 1)
     for end in range(1, len(text) + 1):
         for size in range(1, min(longest, end) + 1):
             piece = text[end - size : end]
-            if size > 1 and not known(piece):
+            function = piece in CHINESE
+            if size > 1 and not function and not known(piece):
                 continue
-            unexplained = 0 if size > 1 or piece in CHINESE or known(piece) else 1
-            content = 0 if piece in CHINESE else 1
+            # A lone character explains nothing here, though the index holds every character: cutting
+            # an unknown word into characters the vault holds would hide that the word is missing.
+            unexplained = 0 if size > 1 or function else 1
+            content = 0 if function else 1
             prev = best[end - size]
             cost = (prev[0] + unexplained, prev[1] + content, prev[2] + 1)
             if cost < best[end]:

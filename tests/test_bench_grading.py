@@ -232,7 +232,8 @@ def test_krouter_adapter_uses_public_api_only(vault: Path, monkeypatch: pytest.M
             seen["no_log"] = __import__("os").environ.get("KROUTER_NO_QUERY_LOG")
             seen["cache"] = __import__("os").environ.get("KROUTER_CACHE_DIR")
 
-        def ask(self, question: str, k: int = 5) -> Receipt:
+        def ask(self, question: str, k: int = 5, also: tuple[str, ...] = ()) -> Receipt:
+            seen["also"] = also
             return Receipt(question)
 
     monkeypatch.setitem(sys.modules, "krouter", types.SimpleNamespace(Router=Router))
@@ -244,6 +245,7 @@ def test_krouter_adapter_uses_public_api_only(vault: Path, monkeypatch: pytest.M
     ]
     got = adapters.KRouterAdapter().answer(vault, qs)
     assert seen["no_log"] == "1" and seen["cache"]
+    assert not seen["also"]
     assert got[0].answered and got[0].score == 0.8
     assert got[1].refused and got[1].cited == ("Ops/Payments timeout.md",) and got[1].score == 0.1
 

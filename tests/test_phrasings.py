@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from krouter import Router
-from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings, combine, phrasing_floor
+from krouter.receipt import Citation, Evidence, Receipt
 
 
 def _vault(tmp_path: Path) -> Path:
@@ -68,3 +69,28 @@ def test_phrasings_are_bounded(tmp_path: Path) -> None:
             router.ask("q", also=["x" * (MAX_PHRASING_CHARS + 1)])
         with pytest.raises(BadPhrasings, match="list"):
             router.ask("q", also="one string")  # type: ignore[arg-type]
+
+
+def _receipt(query: str, decision: str, path: str, confidence: float) -> Receipt:
+    cand = Citation(path=path, title=path, score=1.0, line=1, snippet="", matched=[], missing=[])
+    return Receipt(
+        query=query,
+        vault="v",
+        decision=decision,  # type: ignore[arg-type]
+        candidates=[cand],
+        redirects=[],
+        skipped=[],
+        evidence=Evidence(confidence=confidence, floor=0.55),
+        reason="",
+    )
+
+
+def test_a_phrasing_must_clear_a_stricter_bar_than_the_question() -> None:
+    """A phrasing is one more chance for a neighbour to clear the floor: it needs (1 + floor) / 2."""
+    assert phrasing_floor(0.55) == pytest.approx(0.775)
+    asked = _receipt("q", "refuse", "A.md", 0.3)
+    weak = combine(asked, [("p", _receipt("p", "cite", "A.md", 0.7))])
+    assert weak.decision == "refuse"
+    assert "needs 78%" in weak.reason
+    strong = combine(asked, [("p", _receipt("p", "cite", "A.md", 0.8))])
+    assert strong.decision == "cite" and strong.phrasing == "p"

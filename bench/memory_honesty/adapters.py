@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from stats import RIGHT, Answer, BenchError, Question, verdict
 
-ADAPTERS: tuple[str, ...] = ("krouter", "bm25", "bm25-floor")
+ADAPTERS: tuple[str, ...] = ("krouter", "krouter-phrased", "bm25", "bm25-floor")
 
 # Frontmatter statuses that mean "this page was replaced": bm25-floor leaves such pages out of its index,
 # which is
@@ -261,7 +261,7 @@ class KRouterAdapter:
 
     name = "krouter"
 
-    def __init__(self, k: int = 5, progress: Progress | None = None) -> None:
+    def __init__(self, k: int = 5, progress: Progress | None = None, phrased: bool = False) -> None:
         # Bench questions must never land in the user's private query log, and the bench must not write into
         # the
         # user's index cache unless they asked for it.
@@ -276,6 +276,9 @@ class KRouterAdapter:
         self._router_cls = Router
         self.k = k
         self.progress = progress
+        # krouter-phrased: each question is asked with the phrasings an agent would add (a translation, a
+        # rewording), written by a helper who saw only the questions (phrasings/<set>.jsonl).
+        self.phrased = phrased
         self._routers: dict[Path, Any] = {}
 
     def answer(self, vault: Path, questions: Sequence[Question]) -> list[Answer]:
@@ -286,7 +289,7 @@ class KRouterAdapter:
         router = self._routers[key]
         out = []
         for i, q in enumerate(questions, 1):
-            rec = router.ask(q.q, k=self.k)
+            rec = router.ask(q.q, k=self.k, also=q.extra.get("phrasings", []) if self.phrased else [])
             out.append(
                 Answer(
                     id=q.id,
@@ -303,6 +306,8 @@ def make_adapter(name: str, k: int = 5, progress: Progress | None = None) -> Ada
     """Build an adapter by name."""
     if name == "krouter":
         return KRouterAdapter(k, progress)
+    if name == "krouter-phrased":
+        return KRouterAdapter(k, progress, phrased=True)
     if name == "bm25":
         return Bm25Adapter(k, progress)
     if name == "bm25-floor":

@@ -51,7 +51,16 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "heldout-everyday": ("vault", "heldout_everyday.jsonl", "questions_everyday.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
-ALL_DEV: tuple[str, ...] = ("dev", "dev2", "dev3", "colloquial", "crosslang2", "crosslang3", "everyday", *PUBLIC_SETS)
+ALL_DEV: tuple[str, ...] = (
+    "dev",
+    "dev2",
+    "dev3",
+    "colloquial",
+    "crosslang2",
+    "crosslang3",
+    "everyday",
+    *PUBLIC_SETS,
+)
 SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")
 
 CHINESE_SQUAD_SAMPLE = 500
@@ -379,10 +388,25 @@ def _lock_vs_neighbor() -> BenchSet:
 # ---------------------------------------------------------------------------------------------
 
 
+def _with_phrasings(name: str, questions: list[Question]) -> list[Question]:
+    """Questions with the phrasings an agent would send (phrasings/<set>.jsonl, when there is one)."""
+    path = HERE / "phrasings" / f"{name}.jsonl"
+    if not path.is_file():
+        return questions
+    rows = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            rows[str(row["id"])] = [row[k] for k in ("translation", "rewording") if row.get(k)]
+    return [
+        Question(q.id, q.q, q.kind, q.gold, {**q.extra, "phrasings": rows.get(q.id, [])}) for q in questions
+    ]
+
+
 def _own(name: str) -> BenchSet:
     vault_name, qfile, devfile = OWN_SETS[name]
     vault = _require(HERE / vault_name, f"vault folder for set {name!r}")
-    part = Part(vault, read_question_file(_questions_file(HERE / qfile)))
+    part = Part(vault, _with_phrasings(name, read_question_file(_questions_file(HERE / qfile))))
     if devfile is None:
         floor_parts = [_own("dev").parts[0], _own("dev2").parts[0]]
         return BenchSet(name, [part], floor_parts, f"picked on dev and dev2 (other vaults), never on {qfile}")

@@ -48,6 +48,7 @@ from stats import (  # noqa: E402
     load_answers,
     metrics,
     paired_bootstrap,
+    separation_auc,
 )
 
 DEFAULT_RESAMPLES = 2000
@@ -179,6 +180,7 @@ def evaluate(
     if args.curve:
         if has_scores(main.answers):
             result["curve"] = coverage_curve(questions, main.answers)
+            result["separation_auc"] = separation_auc(questions, main.answers)
         else:
             result["curve"] = None
             result["curve_note"] = "no scores in this system's output: no curve"
@@ -355,6 +357,12 @@ def format_set(res: dict[str, Any], brief: bool = False) -> str:
         if "note" in v:
             lines.append(f"    note: {v['note']}")
     if res.get("curve"):
+        auc = res.get("separation_auc")
+        if auc is not None:
+            lines += [
+                "",
+                f"  separation (AUC of the score, right first candidate vs everything else): {auc:.3f}",
+            ]
         lines += ["", "  coverage curve (answer only the top x% by score):"]
         lines.append(
             f"    {'target':>6}{'answered':>10}{'wrong citations':>22}{'answerable right':>22}"

@@ -416,6 +416,37 @@ def answer_top(answers: Sequence[Answer], m: int) -> list[Answer]:
     return [Answer(a.id, a.cited, refused=i not in keep, score=a.score) for i, a in enumerate(answers)]
 
 
+def separation_auc(questions: Sequence[Question], answers: Sequence[Answer]) -> float | None:
+    """How well the score separates right answers from everything else, as an AUC.
+
+    Positives are questions whose first candidate is right (answerable, gold page first); everything
+    else (a neighbour question, a wrong first candidate, no candidate) is negative. A question with no
+    score counts as the lowest score. 1.0: some floor cites every right answer and nothing else; 0.5:
+    the score says nothing. None when either side is empty.
+    """
+    pos: list[float] = []
+    neg: list[float] = []
+    for q, a in zip(questions, answers, strict=True):
+        score = float(a.score) if a.score is not None and a.cited else -1.0
+        right = q.gold is not None and bool(a.cited) and norm_path(a.cited[0]) in q.gold
+        (pos if right else neg).append(score)
+    if not pos or not neg:
+        return None
+    # Rank-sum (Mann-Whitney U), ties counted half.
+    ranked = sorted([(s, 1) for s in pos] + [(s, 0) for s in neg])
+    rank_sum = 0.0
+    i = 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j][0] == ranked[i][0]:
+            j += 1
+        mid = (i + j + 1) / 2
+        rank_sum += mid * sum(flag for _, flag in ranked[i:j])
+        i = j
+    u = rank_sum - len(pos) * (len(pos) + 1) / 2
+    return u / (len(pos) * len(neg))
+
+
 def coverage_curve(
     questions: Sequence[Question], answers: Sequence[Answer], steps: Sequence[float] | None = None
 ) -> list[dict[str, Any]]:

