@@ -14,8 +14,8 @@ words with the question: stand-ins for a careless model, to measure what the lea
 ``--lane api`` (needs ANTHROPIC_API_KEY) or ``--lane claude`` uses a real model.
 
 The agent lane (``--agent honest|careless``) has no nightly run: in week 1 an agent asks each question
-(with its phrasings, when a phrasings file gives them), and on a refusal reads the closest pages the
-receipt names and may teach one through ``krouter.teach`` (the checks and caps an MCP agent meets). The
+(with its phrasings from ``phrasings/``, written by helpers who saw only the questions), and on a
+refusal reads the closest pages the receipt names and may teach one through ``krouter.teach`` (the checks and caps an MCP agent meets). The
 honest stand-in teaches only when the gold page is among the pages it read, with a real sentence from
 it; the careless one teaches the closest page whatever it is, with its first sentence. ``--pairs
 distant`` (the default when the files exist) uses pairs whose week-2 wording shares at most half of
@@ -23,8 +23,8 @@ week 1's content words; the report gives that overlap. ``--cold-start`` scores t
 colloquial dev sets with and without phrasings.
 
     python bench/memory_honesty/learn_bench.py [--set dev|dev2|dev3|all] [--lane scripted|careless|lexical|api|claude]
-    python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|dev] [--phrasings FILE]
-    python bench/memory_honesty/learn_bench.py --cold-start [--phrasings FILE]
+    python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|dev] [--no-phrasings]
+    python bench/memory_honesty/learn_bench.py --cold-start
 """
 
 from __future__ import annotations
@@ -308,17 +308,38 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
     }
 
 
-def load_phrasings(path: Path | None) -> dict[str, list[str]]:
-    """Phrasings by question (``{"q": ..., "phrasings": [...]}`` per line); empty without a file."""
-    if path is None:
+def phrasings_by_id(path: Path) -> dict[str, list[str]]:
+    """The phrasings an agent would send, by question id (``phrasings/<set>.jsonl``: a translation and a
+    rewording written by helpers who saw only the questions); empty when the file is missing."""
+    if not path.is_file():
         return {}
     out: dict[str, list[str]] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
-            obj = json.loads(line)
-            if not isinstance(obj.get("q"), str) or not isinstance(obj.get("phrasings"), list):
-                raise SystemExit(f"{path}:{n}: expected {{'q': str, 'phrasings': [str, ...]}}")
-            out[" ".join(obj["q"].split())] = [str(p) for p in obj["phrasings"]]
+            row = json.loads(line)
+            out[str(row["id"])] = [row[k] for k in ("translation", "rewording") if row.get(k)]
+    return out
+
+
+def set_phrasings(name: str, pairs: list[Pair], questions_file: str) -> dict[str, list[str]]:
+    """Phrasings by question text for a learn set: week-1 and week-2 wordings of the distant pairs
+    (``phrasings/pairsN.jsonl``, ids ``P01-week1``) and the vault's neighbour questions
+    (``phrasings/<dev set>.jsonl``, by id)."""
+    n = {"dev": "1", "dev2": "2", "dev3": "3"}[name]
+    by_id = phrasings_by_id(HERE / "phrasings" / f"pairs{n}.jsonl")
+    out: dict[str, list[str]] = {}
+    for p in pairs:
+        for week in ("week1", "week2"):
+            if by_id.get(f"{p.id}-{week}"):
+                out[" ".join(getattr(p, week).split())] = by_id[f"{p.id}-{week}"]
+    neighbours = phrasings_by_id(HERE / "phrasings" / f"{name}.jsonl")
+    path = HERE / questions_file
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if row.get("kind") == "refuse" and neighbours.get(str(row["id"])):
+                    out[" ".join(row["q"].split())] = neighbours[str(row["id"])]
     return out
 
 
@@ -427,11 +448,16 @@ def run_agent_set(
     }
 
 
-def cold_start(name: str, phr: dict[str, list[str]]) -> dict[str, Any]:
+def cold_start(name: str) -> dict[str, Any]:
     """A question set scored as asked, and with its phrasings: right, wrong, refused, neighbours refused."""
     folder, qfile = COLD_START[name]
     rows = [json.loads(x) for x in (HERE / qfile).read_text(encoding="utf-8").splitlines() if x.strip()]
-    out: dict[str, Any] = {"set": name, "questions": len(rows), "phrasings": 0}
+    phr = phrasings_by_id(HERE / "phrasings" / f"{name}.jsonl")
+    out: dict[str, Any] = {
+        "set": name,
+        "questions": len(rows),
+        "phrasings": sum(1 for r in rows if phr.get(r["id"])),
+    }
     with (
         tempfile.TemporaryDirectory(prefix="krouter-cold-bench-") as tmp_s,
         scratch_env(Path(tmp_s)),
@@ -440,9 +466,7 @@ def cold_start(name: str, phr: dict[str, list[str]]) -> dict[str, Any]:
         for label, use in (("without", False), ("with", True)):
             s = {"right": 0, "wrong": 0, "refused": 0, "neighbours_refused": 0, "neighbours": 0}
             for row in rows:
-                also = phr.get(" ".join(row["q"].split()), []) if use else []
-                out["phrasings"] += bool(also) and use
-                r = router.decide(row["q"], also=also)
+                r = router.decide(row["q"], also=phr.get(row["id"], []) if use else [])
                 if row["kind"] == "refuse":
                     s["neighbours"] += 1
                     s["neighbours_refused"] += r.decision == "refuse"
@@ -474,15 +498,14 @@ def main(argv: list[str] | None = None) -> int:
         "--agent", choices=["honest", "careless"], help="run the agent lane instead of a nightly run"
     )
     ap.add_argument("--pairs", choices=["distant", "dev"], default=None, help="default: distant when present")
-    ap.add_argument("--phrasings", type=Path, default=None, help="JSONL of {q, phrasings} for the agent")
+    ap.add_argument("--no-phrasings", action="store_true", help="agent lane: ask without the phrasings files")
     ap.add_argument(
         "--cold-start", action="store_true", help="cross-language and colloquial sets, +/- phrasings"
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    phr = load_phrasings(args.phrasings)
     if args.cold_start:
-        rows = [cold_start(name, phr) for name in COLD_START]
+        rows = [cold_start(name) for name in COLD_START]
         if args.json:
             print(json.dumps(rows, ensure_ascii=False, indent=1))
             return 0
@@ -496,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
         return 0
     if args.agent:
-        return _agent_main(args, phr)
+        return _agent_main(args)
     results = []
     for name in SETS if args.set == "all" else [args.set]:
         folder, pairs_file, questions_file = SETS[name]
@@ -533,7 +556,7 @@ def _pairs_file(name: str, which: str | None) -> Path:
     return HERE / SETS[name][1]
 
 
-def _agent_main(args: argparse.Namespace, phr: dict[str, list[str]]) -> int:
+def _agent_main(args: argparse.Namespace) -> int:
     results = []
     for name in SETS if args.set == "all" else [args.set]:
         folder, _pairs, questions_file = SETS[name]
@@ -542,7 +565,9 @@ def _agent_main(args: argparse.Namespace, phr: dict[str, list[str]]) -> int:
             print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
             continue
         refuse = load_refuse(HERE / questions_file)
-        res = run_agent_set(HERE / folder, load_pairs(pairs_path), refuse, args.agent, phr)
+        pairs = load_pairs(pairs_path)
+        phr = {} if args.no_phrasings else set_phrasings(name, pairs, questions_file)
+        res = run_agent_set(HERE / folder, pairs, refuse, args.agent, phr)
         res["set"], res["pairs_file"] = name, pairs_path.name
         results.append(res)
     if args.json:
@@ -563,8 +588,8 @@ def _agent_main(args: argparse.Namespace, phr: dict[str, list[str]]) -> int:
         print(_line("week2 before", r["week2_before"], r["refuse_questions"]))
         print(_line("week2 after", r["week2_after"], r["refuse_questions"]))
         if r["phrasings"]:
-            print(_line("  +phrasings", r["week2_before_with_phrasings"], r["refuse_questions"]))
-            print(_line("  +phrasings", r["week2_after_with_phrasings"], r["refuse_questions"]))
+            print(_line("+phr before", r["week2_before_with_phrasings"], r["refuse_questions"]))
+            print(_line("+phr after", r["week2_after_with_phrasings"], r["refuse_questions"]))
     return 0
 
 
