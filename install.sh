@@ -24,7 +24,7 @@ die() {
 usage() {
 	cat <<'EOF'
 Usage: install.sh [--ask] [--timer|--no-timer] [--watch] [--vault DIR]
-       install.sh --uninstall [--purge-logs]
+       install.sh --uninstall [--purge-logs] [--purge-key]
 
   --ask          ask which vault to use (or create one), whether to import agent sessions,
                  whether to install the nightly learner timer and the index watcher
@@ -35,6 +35,7 @@ Usage: install.sh [--ask] [--timer|--no-timer] [--watch] [--vault DIR]
   --uninstall    remove the venv, the krouter link, the units and the cache dir (indexes, which
                  hold words of your notes; rebuilt on demand), never the vault or config
   --purge-logs   with --uninstall: also delete the state dir (query log, learner journal)
+  --purge-key    with --uninstall: also delete learn.env (the learner's API key)
 
 Environment: KROUTER_SOURCE=PATH (install from a local checkout or wheel), KROUTER_TAG=VERSION (pin a
 release; from the package index, or from git when KROUTER_REPO=URL is set), KROUTER_NO_TIMER=1,
@@ -46,6 +47,7 @@ EOF
 ASK=0
 UNINSTALL=0
 PURGE_LOGS=0
+PURGE_KEY=0
 WANT_TIMER=""
 WANT_WATCH=0
 VAULT_ARG=""
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--ask) ASK=1 ;;
 	--uninstall) UNINSTALL=1 ;;
 	--purge-logs) PURGE_LOGS=1 ;;
+	--purge-key) PURGE_KEY=1 ;;
 	--timer) WANT_TIMER=1 ;;
 	--no-timer) WANT_TIMER=0 ;;
 	--watch) WANT_WATCH=1 ;;
@@ -72,6 +75,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ "$PURGE_LOGS" = 0 ] || [ "$UNINSTALL" = 1 ] || die "--purge-logs only goes with --uninstall"
+[ "$PURGE_KEY" = 0 ] || [ "$UNINSTALL" = 1 ] || die "--purge-key only goes with --uninstall"
 
 [ -n "${HOME:-}" ] || die "HOME is not set"
 DATA_DIR=${XDG_DATA_HOME:-$HOME/.local/share}/krouter
@@ -162,6 +166,25 @@ if [ "$UNINSTALL" = 1 ]; then
 	rmdir "$DATA_DIR" 2>/dev/null || true
 	# The indexes hold the words of private notes; they are rebuilt on demand, so they never need keeping.
 	remove_dir "$CACHE_DIR" "indexes and jieba cache, rebuildable"
+	# Files `krouter setup --write` wrote (.mcp.json, CLAUDE.md, ...) start krouter from the venv just
+	# removed: list them before the state dir that records them may go.
+	if [ -s "$STATE_DIR/agent_configs.txt" ]; then
+		say "agent configs that still start krouter; remove its entry or block from each by hand:"
+		while IFS= read -r written; do
+			if [ -e "$written" ]; then say "  $written"; fi
+		done <"$STATE_DIR/agent_configs.txt"
+	fi
+	if [ "$OS" = Darwin ]; then
+		config_base=$(xdg_or "${XDG_CONFIG_HOME:-}" "$HOME/Library/Application Support")
+	else
+		config_base=$(xdg_or "${XDG_CONFIG_HOME:-}" "$HOME/.config")
+	fi
+	key_file=${KROUTER_CONFIG_DIR:-$config_base/krouter}/learn.env
+	if [ -f "$key_file" ] && [ "$PURGE_KEY" = 1 ]; then
+		rm -f "$key_file" && say "removed $key_file (the learner's API key)"
+	elif [ -f "$key_file" ]; then
+		say "kept $key_file: it holds the learner's API key; --purge-key deletes it"
+	fi
 	if [ "$PURGE_LOGS" = 1 ]; then
 		remove_dir "$STATE_DIR" "query log, learner journal"
 	elif [ -d "$STATE_DIR" ]; then

@@ -29,8 +29,9 @@ from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault, in_folders, input_folders
 from krouter.links import LinkResolver
 from krouter.replacements import Link, Replacements
+from krouter.safe_text import visible
 from krouter.tokenizer import index_terms, normalize
-from krouter.vault import Page, check_vault, decode, parse_page, walk
+from krouter.vault import Page, PageTooLarge, Problem, check_vault, decode, parse_page, read_page_bytes, walk
 
 SIMHASH_BITS = 64
 # At most this many differing bits counts as near-duplicate. Measured on the bundled and bench vaults:
@@ -46,7 +47,9 @@ MAX_BUCKET = 256
 
 # Reported but not a failure: a chain A -> B -> C still redirects correctly (the router follows it);
 # collapsing it is tidying, not repair.
-NOTICE_KINDS = frozenset({"chain_not_collapsed", "several_replacements", "symlink", "loose_link"})
+NOTICE_KINDS = frozenset(
+    {"chain_not_collapsed", "several_replacements", "symlink", "loose_link", "hardlink", "leftover_tmp"}
+)
 
 
 @dataclass
@@ -212,9 +215,14 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
     findings: list[Finding] = []
     pages: dict[str, Page] = {}
     symlinks: list[str] = []
-    for fs in sorted(walk(root, symlinks=symlinks), key=lambda f: f.path):
+    found: list[Problem] = []
+    unreadable: list[str] = []
+    for fs in sorted(walk(root, unreadable, symlinks, found), key=lambda f: f.path):
         try:
-            data = (root / fs.path).read_bytes()
+            data = read_page_bytes(root, fs.path)
+        except PageTooLarge as exc:
+            findings.append(Finding("too_large", fs.path, str(exc)))
+            continue
         except OSError as exc:
             findings.append(Finding("unreadable", fs.path, f"cannot read: {exc.strerror or exc}"))
             continue
@@ -237,6 +245,11 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
     findings.extend(
         Finding("symlink", link, "a symbolic link: not followed (it could lead out of the vault or loop)")
         for link in sorted(symlinks)
+    )
+    findings.extend(Finding(p.kind, p.path, p.message) for p in found)
+    findings.extend(
+        Finding("unreadable", folder or ".", "folder cannot be listed; its pages are not checked")
+        for folder in unreadable
     )
 
     folders = input_folders()
@@ -261,6 +274,8 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
 
 
 _KIND_ORDER = (
+    "name",
+    "too_large",
     "encoding",
     "unreadable",
     "yaml",
@@ -272,6 +287,8 @@ _KIND_ORDER = (
     "loose_link",
     "several_replacements",
     "symlink",
+    "hardlink",
+    "leftover_tmp",
     "trigger_on_replaced",
     "duplicate_title",
     "near_duplicate",
@@ -449,7 +466,7 @@ def check_command(
     else:
         for f in report.findings:
             related = f" [{', '.join(f.related)}]" if f.related else ""
-            typer.echo(f"{f.kind:<20} {f.path}: {f.message}{related}")
+            typer.echo(visible(f"{f.kind:<20} {f.path}: {f.message}{related}"))
         errors = sum(f.severity == "error" for f in report.findings)
         summary = (
             f"{errors} problem(s), {len(report.findings) - errors} notice(s)" if report.findings else "clean"

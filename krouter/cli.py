@@ -23,6 +23,7 @@ from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
 from krouter.phrasings import check as check_phrasings
 from krouter.recall import recall_command
 from krouter.router import Router
+from krouter.safe_text import clean, visible, visible_text
 from krouter.session_import import import_command
 from krouter.setup_agents import setup_command
 from krouter.teach_cli import teach_command
@@ -76,8 +77,9 @@ def ask(
     ] = None,
 ) -> None:
     """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
+    question = clean(question)  # undecodable bytes in the argument must not reach the log or stdout
     try:
-        phrasings = check_phrasings(also or [])
+        phrasings = [clean(p) for p in check_phrasings(also or [])]
     except BadPhrasings as exc:
         raise fail(str(exc), EXIT_USAGE) from exc
     router = _router(vault)
@@ -126,10 +128,11 @@ def index(
         f"{stats.unchanged} unchanged ({stats.seconds:.2f}s)"
     )
     for p in stats.problems:
-        typer.echo(f"  problem: {p.path}: {p.message}", err=True)
+        typer.echo(visible(f"  problem: {p.path}: {p.message}"), err=True)
     for folder in stats.unreadable:
         typer.echo(
-            f"  problem: {folder or '.'}: folder cannot be read; its pages are kept as last indexed", err=True
+            visible(f"  problem: {folder or '.'}: folder cannot be read; its pages are kept as last indexed"),
+            err=True,
         )
 
 
@@ -153,11 +156,13 @@ def status(
     typer.echo(f"pages:    {report['pages']} ({report['replaced']} replaced)")
     typer.echo(f"index:    {report['index']} ({report['index_bytes']} bytes)")
     for p in report["problems"]:
-        typer.echo(f"problem:  {p['path']}: {p['message']}")
+        typer.echo(visible(f"problem:  {p['path']}: {p['message']}"))
     for folder in report["unreadable_folders"]:
-        typer.echo(f"problem:  {folder or '.'}: folder cannot be read; its pages are kept as last indexed")
+        typer.echo(
+            visible(f"problem:  {folder or '.'}: folder cannot be read; its pages are kept as last indexed")
+        )
     for r in report["broken_links"]:
-        typer.echo(f"link:     {r['from']}: {r['problem']}")
+        typer.echo(visible(f"link:     {r['from']}: {r['problem']}"))
 
 
 @app.command()
@@ -173,10 +178,10 @@ def read(
             note = router.resolve(page).replaced_note()
     finally:
         router.close()
-    typer.echo(text, nl=False)
+    typer.echo(visible_text(text), nl=False)
     if note:
         # The page is printed as asked, but an agent reading it must not take it as current.
-        typer.echo(f"krouter: {note}", err=True)
+        typer.echo(visible(f"krouter: {note}"), err=True)
 
 
 @app.command()

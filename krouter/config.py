@@ -6,6 +6,8 @@ environment variable, so tests and sandboxes can point the whole program somewhe
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import tomllib
@@ -38,6 +40,27 @@ def config_dir() -> Path:
 def config_path() -> Path:
     """Path of the user's configuration file (it need not exist)."""
     return config_dir() / "config.toml"
+
+
+def private_dir(folder: Path) -> Path:
+    """Create ``folder`` 0700, with every missing parent 0700 too (XDG's rule for folders a program
+    creates: ``~/.cache`` made by us must not be world-readable), and narrow ``folder`` itself to 0700
+    if it is wider: the cache and state dirs hold the words of the user's notes and questions."""
+    missing: list[Path] = []
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for part in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+            os.mkdir(part, 0o700)
+    if not folder.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder))
+    if folder.stat().st_mode & 0o077:
+        # Best effort: a folder someone else owns stays as it is rather than make KRouter unusable.
+        with contextlib.suppress(PermissionError):
+            os.chmod(folder, 0o700)
+    return folder
 
 
 @dataclass(frozen=True)

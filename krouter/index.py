@@ -28,11 +28,13 @@ from krouter.tokenizer import TOKENIZER_VERSION, counts_toward_length, index_ter
 from krouter.vault import (
     FileStat,
     Page,
+    PageTooLarge,
     Problem,
     check_vault,
     content_hash,
     decode,
     parse_page,
+    read_page_bytes,
     walk,
 )
 
@@ -147,6 +149,10 @@ def _meta_text(page: Page) -> str:
     return "\n".join([page.title, stem, *page.aliases, *page.tags])
 
 
+def _bad_names(found: list[Problem]) -> dict[str, str]:
+    return {p.path: p.message for p in found if p.kind == "name"}
+
+
 def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
     """A file modified just before we read it could change again within the same timestamp tick and
     keep its (mtime, size): it is stored with mtime 0, so later refreshes re-read it (the hash check
@@ -166,15 +172,19 @@ class Index:
     def _open(self) -> sqlite3.Connection:
         hint = "set KROUTER_CACHE_DIR to a folder you can write"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # The index holds every word of the notes, secrets included: owner-only, like the query log.
+            if self.path.parent.parent == config.cache_dir():
+                config.private_dir(self.path.parent.parent)
+            config.private_dir(self.path.parent)
         except OSError as exc:
             raise IndexUnavailable(
                 f"cannot create the index folder {self.path.parent}: {exc}; {hint}"
             ) from exc
         for attempt in range(2):
             try:
+                self._private_files()
                 conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, OSError) as exc:
                 raise IndexUnavailable(f"cannot open the index {self.path}: {exc}; {hint}") from exc
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -219,6 +229,16 @@ class Index:
             conn.execute("ROLLBACK")
             raise
 
+    def _private_files(self) -> None:
+        """Create the database file 0600 before SQLite does (its -wal and -shm files take the database
+        file's mode), and narrow the files an older version left 0644."""
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError, PermissionError):  # best effort, like private_dir
+                if os.stat(f"{self.path}{suffix}").st_mode & 0o077:
+                    os.chmod(f"{self.path}{suffix}", 0o600)
+
     def _delete_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
@@ -236,7 +256,8 @@ class Index:
         then see them. Only a file that is not a usable database any more is deleted and recreated."""
         started = time.perf_counter()
         stats = RefreshStats()
-        todo = _mark_racy(list(walk(self.root)), time.time_ns() - RACY_NS)
+        found: list[Problem] = []
+        todo = _mark_racy(list(walk(self.root, findings=found)), time.time_ns() - RACY_NS)
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
@@ -246,6 +267,7 @@ class Index:
                     "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
                 )
                 self._apply(todo, [], stats, progress)
+                self._store_bad_names(_bad_names(found))
                 self.conn.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
@@ -288,7 +310,9 @@ class Index:
         racy_after = time.time_ns() - RACY_NS
         stats = RefreshStats()
         unreadable: list[str] = []
-        on_disk = {fs.path: fs for fs in walk(self.root, unreadable)}
+        found: list[Problem] = []
+        on_disk = {fs.path: fs for fs in walk(self.root, unreadable, findings=found)}
+        bad_names = _bad_names(found)
         stored = self._stored_stats()
         todo = _mark_racy(
             [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
@@ -298,7 +322,8 @@ class Index:
         gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
         stats.unreadable = unreadable
         stats.unchanged = len(on_disk) - len(todo)
-        if todo or gone:
+        names_moved = bad_names != self._stored_bad_names()
+        if todo or gone or names_moved:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
@@ -312,7 +337,10 @@ class Index:
                 stats.seconds = time.perf_counter() - started
                 return stats
             try:
-                self._apply(todo, gone, stats, progress)
+                if todo or gone:
+                    self._apply(todo, gone, stats, progress)
+                if names_moved:
+                    self._store_bad_names(bad_names)
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
@@ -335,11 +363,22 @@ class Index:
             return self._stored[1]
         rows = self.conn.execute(
             "SELECT path, mtime_ns, size FROM pages "
-            "UNION ALL SELECT path, mtime_ns, size FROM problems WHERE kind != 'yaml'"
+            "UNION ALL SELECT path, mtime_ns, size FROM problems WHERE kind NOT IN ('yaml', 'name')"
         )
         stored = {p: (m, s) for p, m, s in rows}
         self._stored = (key, stored)
         return stored
+
+    def _stored_bad_names(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT path, message FROM problems WHERE kind='name'"))
+
+    def _store_bad_names(self, bad_names: dict[str, str]) -> None:
+        """Keep the files and folders skipped for their names in the problems table, so ``status`` and
+        every reader of ``problems()`` report them (under their path with each bad byte as ``\\xNN``)."""
+        self.conn.execute("DELETE FROM problems WHERE kind='name'")
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO problems VALUES (?, 'name', ?, -1, -1)", sorted(bad_names.items())
+        )
 
     def _apply(
         self,
@@ -403,9 +442,14 @@ class Index:
         self, fs: FileStat, old: tuple[int, int, int, str] | None, was_problem: bool, stats: RefreshStats
     ) -> None:
         try:
-            data = (self.root / fs.path).read_bytes()
+            data = read_page_bytes(self.root, fs.path)
         except OSError as exc:
-            self._record_problem(Problem(fs.path, "unreadable", str(exc)), fs, old)
+            kind = "too_large" if isinstance(exc, PageTooLarge) else "unreadable"
+            self._record_problem(
+                Problem(fs.path, kind, str(exc) if kind == "too_large" else exc.strerror or str(exc)), fs, old
+            )
+            if old:  # its rows are gone: readers must reload their tables
+                stats.updated += 1
             return
         digest = content_hash(data)
         if old and old[3] == digest:

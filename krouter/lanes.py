@@ -6,8 +6,10 @@
 - any other command: refused unless ``KROUTER_ALLOW_UNCONFINED=1``; its output is still only parsed as
   a proposal, like every other lane's.
 
-Any failure to get an answer (HTTP 4xx/5xx, timeout, a CLI that exits non-zero) raises LaneError, which
-the learner reports as "uncertain" and never as "no page answers".
+Any failure to get an answer (HTTP 4xx/5xx, timeout, a CLI that exits non-zero, an HTTP 200 whose body
+is not a message: truncated JSON, an HTML page, another shape) raises LaneError, which the learner
+reports as "uncertain" and never as "no page answers". A lane's ``deadline`` (a ``time.monotonic()``
+value the learner sets) caps every call's timeout, so a hung endpoint cannot outlast the run's budget.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from typing import Any, Protocol
 
 from krouter.errors import KRouterError
@@ -38,6 +41,7 @@ class Lane(Protocol):
 
     name: str
     model: str
+    deadline: float | None
 
     def complete(self, system: str, prompt: str) -> str:
         """The model's text reply, or LaneError."""
@@ -51,6 +55,7 @@ class ApiLane:
     """
 
     name = "api"
+    deadline: float | None = None
 
     def __init__(
         self,
@@ -94,15 +99,18 @@ class ApiLane:
 
     def complete(self, system: str, prompt: str) -> str:
         """Send one message; HTTP errors, timeouts and odd replies become LaneError."""
+        client = self._get_client()  # first: it says which extra to install when the SDK is missing
         import anthropic
 
-        client = self._get_client()
+        # Every try (the SDK retries) gets its share of what is left of the run's budget.
+        timeout = min(self._timeout, remaining(self.deadline) / (self._max_retries + 1))
         try:
             reply = client.messages.create(
                 model=self.model,
                 max_tokens=MAX_TOKENS,
                 system=system,
                 messages=[{"role": "user", "content": prompt}],
+                timeout=timeout,
             )
         except anthropic.APIStatusError as exc:
             raise LaneError(f"model API answered HTTP {exc.status_code}") from exc
@@ -110,12 +118,36 @@ class ApiLane:
             raise LaneError("model API timed out") from exc
         except anthropic.APIError as exc:
             raise LaneError(f"model API error: {type(exc).__name__}") from exc
-        texts = [
-            getattr(block, "text", "") for block in reply.content if getattr(block, "type", "") == "text"
-        ]
-        if reply.stop_reason == "max_tokens":
-            raise LaneError("model reply was cut off (max_tokens)")
-        return "".join(texts)
+        except Exception as exc:
+            # The SDK parses the body of an HTTP 200 itself: truncated JSON raises JSONDecodeError, an
+            # HTML page or another shape an AttributeError or TypeError somewhere inside it. Whatever it
+            # raises, the model did not answer.
+            raise LaneError(f"model API sent a reply that is not a message ({type(exc).__name__})") from exc
+        return _reply_text(reply)
+
+
+def remaining(deadline: float | None) -> float:
+    """Seconds left before ``deadline`` (a ``time.monotonic()`` value); LaneError when none are."""
+    if deadline is None:
+        return float("inf")
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise LaneError("the run's time budget is used up")
+    return left
+
+
+def _reply_text(reply: Any) -> str:
+    """The text of a Messages API reply, checked field by field: the SDK does not validate a 200's body,
+    so an HTML page arrives as a str and a JSON object of another shape with missing fields."""
+    content = getattr(reply, "content", None)
+    if not isinstance(content, list):
+        raise LaneError(f"model API sent a reply that is not a message (a {type(reply).__name__})")
+    if getattr(reply, "stop_reason", None) == "max_tokens":
+        raise LaneError("model reply was cut off (max_tokens)")
+    texts = [getattr(block, "text", None) for block in content if getattr(block, "type", "") == "text"]
+    if any(not isinstance(text, str) for text in texts):
+        raise LaneError("model API sent a text block without text")
+    return "".join(texts)  # type: ignore[arg-type]
 
 
 class CommandLane:
@@ -130,10 +162,12 @@ class CommandLane:
         self.argv = argv
         self.model = model
         self.timeout = timeout
+        self.deadline: float | None = None
 
     def complete(self, system: str, prompt: str) -> str:
         """Run the command once with the system text and prompt on stdin."""
         env = {k: os.environ[k] for k in _PASS_ENV if k in os.environ}
+        timeout = min(self.timeout, remaining(self.deadline))
         with tempfile.TemporaryDirectory(prefix="krouter-lane-") as cwd:
             try:
                 proc = subprocess.run(
@@ -145,11 +179,11 @@ class CommandLane:
                     errors="replace",
                     cwd=cwd,
                     env=env,
-                    timeout=self.timeout,
+                    timeout=timeout,
                     check=False,
                 )
             except subprocess.TimeoutExpired as exc:
-                raise LaneError(f"{self.name} lane timed out after {self.timeout:.0f}s") from exc
+                raise LaneError(f"{self.name} lane timed out after {timeout:.0f}s") from exc
             except OSError as exc:
                 raise LaneError(f"{self.name} lane could not start: {exc}") from exc
         if proc.returncode != 0:

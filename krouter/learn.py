@@ -28,8 +28,9 @@ from krouter.learn_prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal
 from krouter.quote_check import is_sentence, quote_on_page, shared_words
 from krouter.receipt import Citation
 from krouter.router import Router
+from krouter.safe_text import visible
 from krouter.tokenizer import fallback_bigrams, is_cjk, normalize, query_terms
-from krouter.vault import contained_path, parse_page
+from krouter.vault import contained_path, parse_page, read_contained
 
 JOURNAL_NAME = "learned.jsonl"
 OUTCOMES_NAME = "learn_log.jsonl"
@@ -39,6 +40,9 @@ BATCH_SIZE = 5
 CANDIDATE_POOL = 12
 MAX_CANDIDATES = 5
 DEFAULT_MAX = 50
+# A whole run's model time. A hung endpoint costs each call its timeout times its retries (~6 minutes
+# with the API lane's defaults); past this, the questions left are "uncertain" and asked next run.
+RUN_BUDGET_S = 20 * 60.0
 
 LEARNED = "learned"
 PROPOSED = "proposed"  # would be learned; dry run
@@ -95,7 +99,8 @@ class LearnReport:
             where = f" -> {o.page}" if o.page else ""
             why = f" ({o.reason})" if o.reason else ""
             lines.append(f"  {o.status:9} {o.question!r}{where}{why}")
-        return "\n".join(lines)
+        # The page string comes from the model and the questions from the log: shown, never obeyed.
+        return "\n".join(visible(line) for line in lines)
 
 
 @dataclass
@@ -289,6 +294,9 @@ def verify_pick(
     if not quote or not quote.strip():
         return "no quote"
     parsed = parse_page(page, text)
+    if parsed.yaml_error:
+        # Broken or oversized frontmatter (an alias bomb among them) is not loaded again to be edited.
+        return f"the page's frontmatter has a problem ({parsed.yaml_error}); fix it first"
     if parsed.replaced:
         return "the page is marked replaced"
     if not quote_on_page(quote, parsed.body):
@@ -329,8 +337,7 @@ def outcomes_path() -> Path:
 
 def _write_private(path: Path, data: bytes, append: bool) -> None:
     """Append to, or atomically replace, a private state file (0600, in a 0700 folder)."""
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    config.private_dir(path.parent)
     if append:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
@@ -359,6 +366,9 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
+_OUT_OF_TIME = "the run's time budget (%.0f s) ran out before the model was asked; asked again next run"
+
+
 # ----- the run -----------------------------------------------------------------------------------------
 
 
@@ -368,7 +378,7 @@ def _batches(items: list, size: int) -> Iterable[list]:
 
 
 def _page_start(root: Path, rel: str) -> str:
-    text = contained_path(root, rel).read_text(encoding="utf-8", errors="replace")
+    text = read_contained(root, contained_path(root, rel)).decode("utf-8", errors="replace")
     return parse_page(rel, text).body.strip()
 
 
@@ -381,13 +391,18 @@ def learn(
     exclude_folders: Iterable[str] | None = None,
     batch_size: int = BATCH_SIZE,
     run_id: str | None = None,
+    time_budget: float = RUN_BUDGET_S,
 ) -> LearnReport:
     """One learner run over ``vault``. Returns what happened to every weak question.
 
-    Writes pages only for verified picks (never in a dry run), and advances the log cursor only when
-    the run had no uncertain outcome and was not a dry run, so questions the model could not be asked
-    are tried again next time.
+    Writes pages only for verified picks (never in a dry run). The log cursor advances (never in a dry
+    run) only up to the first question whose outcome is uncertain (the model could not be asked, did
+    not answer it, or sent something that is not the JSON asked for), so that one and every later one
+    is asked again next time. ``time_budget`` bounds the run's model calls, in seconds.
     """
+    deadline = time.monotonic() + max(time_budget, 0.0)
+    # Every call's timeout is capped by what is left (lanes that do not know the attribute ignore it).
+    lane.deadline = deadline
     cfg = config.load_config()
     folders = config.folder_names(exclude_folders if exclude_folders is not None else cfg.exclude_folders)
     run_id = run_id or new_run_id()
@@ -418,6 +433,14 @@ def learn(
             prepared.append((w.question, cands))
 
         for batch in _batches(prepared, max(batch_size, 1)):
+            if time.monotonic() >= deadline:
+                report.outcomes.extend(
+                    Outcome(
+                        q, UNCERTAIN, reason=_OUT_OF_TIME % time_budget, candidates=[c.path for c in cands]
+                    )
+                    for q, cands in batch
+                )
+                continue
             report.outcomes.extend(_run_batch(router, lane, batch, ignore, run_id, dry_run))
 
         for o in report.outcomes:
@@ -425,9 +448,13 @@ def learn(
                 outcomes_path(), {"run_id": run_id, "time": time.time(), "vault": str(root), **asdict(o)}
             )
 
-        if not dry_run and report.count(UNCERTAIN) == 0 and times:
-            # A bounded run stops just before the first question it did not reach.
-            cutoff = rest[0].first_time if rest else None
+        if not dry_run and times:
+            # Stop just before the first question this run did not settle: one it did not reach (a
+            # bounded run), or one whose outcome is uncertain.
+            first_seen = {w.question: w.first_time for w in weak}
+            unsettled = [first_seen[o.question] for o in report.outcomes if o.status == UNCERTAIN]
+            unsettled += [rest[0].first_time] if rest else []
+            cutoff = min(unsettled, default=None)
             done = [t for t in times if cutoff is None or t < cutoff]
             if done:
                 _write_cursor(vid, done[-1])
@@ -474,7 +501,8 @@ def _run_batch(
         try:
             proposals, found = parse(reply)
         except MalformedReply as exc:
-            return all_as(REJECTED, f"model reply rejected: {exc}")
+            # Not the JSON asked for (cut off, an error page, prose): the model did not answer.
+            return all_as(UNCERTAIN, f"model reply unusable: {exc}")
         problems.extend(found)
         by_q: dict[int, Proposal] = {}
         for p in proposals:
@@ -486,8 +514,9 @@ def _run_batch(
         first, second = (r.get(b.q) for r in replies)
         cand_paths = list(b.candidates)
         if first is None or second is None:
+            # No usable answer for this question is a failed call for it, not a judgement: ask again.
             reason = "; ".join(dict.fromkeys(problems)) if problems else "the model gave no answer for it"
-            out.append(Outcome(question, REJECTED, reason=reason, candidates=cand_paths))
+            out.append(Outcome(question, UNCERTAIN, reason=reason, candidates=cand_paths))
             continue
         if first.page != second.page:
             out.append(
@@ -561,7 +590,7 @@ class PageBytes:
 def read_for_edit(root: Path, rel: str) -> PageBytes:
     """Read a page for an edit, confined to the vault; raises KRouterError, OSError or UnicodeDecodeError."""
     path = contained_path(root, rel)
-    data = path.read_bytes()
+    data = read_contained(root, path)
     return PageBytes(rel, path, data, data.decode("utf-8-sig"))
 
 
@@ -642,7 +671,7 @@ def undo(run_id: str) -> LearnReport:
         report.outcomes.append(o)
         try:
             path = contained_path(Path(str(e["vault"])), page)
-            current = path.read_bytes()
+            current = read_contained(Path(str(e["vault"])), path)
         except (KRouterError, OSError) as exc:
             o.reason = f"page cannot be read: {exc}"
             continue

@@ -73,7 +73,7 @@ def learn_command(
             report = learn.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE) from exc
-    except KRouterError as exc:
+    except (KRouterError, OSError) as exc:  # an unwritable state dir, a vault gone mid-run: one line
         raise fail(str(exc)) from exc
     typer.echo(json.dumps(report.to_dict(), ensure_ascii=False) if as_json else report.to_text())
     if report.count(learn.UNCERTAIN):
@@ -82,6 +82,7 @@ def learn_command(
 
 def _list(vault: Path | None, as_json: bool) -> None:
     """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
+    from krouter.safe_text import visible
     from krouter.teach import history
 
     rows = history(vault)
@@ -94,4 +95,7 @@ def _list(vault: Path | None, as_json: bool) -> None:
     for r in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(r["time"] or 0)))  # type: ignore[arg-type]
         undone = "  (undone)" if r["undone"] else ""
-        typer.echo(f"{r['run_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}{undone}")
+        # Triggers and page names came from agents and the query log: shown, never interpreted.
+        typer.echo(
+            visible(f"{r['run_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}{undone}")
+        )

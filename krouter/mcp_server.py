@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
 from krouter.errors import KRouterError
+from krouter.safe_text import clean
 from krouter.watch import VaultWatcher, configure_stderr_logging, describe
 
 if TYPE_CHECKING:
@@ -137,7 +138,8 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
 
     ``also`` are the agent's other wordings of the question (``krouter.phrasings`` bounds them).
     """
-    receipt = router.ask(question, k=k, also=also)
+    # A lone surrogate ("\\ud800" in the request's JSON) could not be logged, nor serialised in the reply.
+    receipt = router.ask(clean(question), k=k, also=[clean(a) for a in also])
     out = receipt.to_dict()
     top = receipt.top
     if receipt.decision == "cite" and top is not None:

@@ -18,6 +18,7 @@ from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
 from krouter.mcp_server import DEFAULT_K, INSTRUCTIONS, VaultService, ask_result, read_page
 from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
 from krouter.phrasings import check as check_phrasings
+from krouter.safe_text import clean
 
 
 def build_server(service: VaultService) -> MCPServer:
@@ -155,7 +156,14 @@ def build_server(service: VaultService) -> MCPServer:
         """
         try:
             result = await service.run(
-                lambda r: teach.teach(r, question, path, quote, phrasings or [], client="mcp")
+                lambda r: teach.teach(
+                    r,
+                    clean(question),
+                    clean(path),
+                    clean(quote),
+                    [clean(p) for p in phrasings or []],
+                    client="mcp",
+                )
             )
         except BadPhrasings as exc:
             raise ToolError(f"krouter_teach refused: {exc}") from exc

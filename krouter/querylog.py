@@ -15,6 +15,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.receipt import Receipt
+from krouter.safe_text import clean
 
 LOG_NAME = "queries.jsonl"
 MAX_BYTES = 5 * 1024 * 1024
@@ -45,7 +46,7 @@ def entry(receipt: Receipt, root: Path) -> dict[str, object]:
         "time": time.time(),
         "vault_id": vault_id(root),
         "vault": str(root),
-        "question": receipt.query,
+        "question": clean(receipt.query),
         "decision": receipt.decision,
         "confidence": receipt.evidence.confidence,
         "margin": receipt.evidence.margin,
@@ -55,9 +56,7 @@ def entry(receipt: Receipt, root: Path) -> dict[str, object]:
 
 
 def _secure_dir(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if (folder.stat().st_mode & 0o777) != 0o700:
-        os.chmod(folder, 0o700)
+    config.private_dir(folder)
 
 
 def _rotate(path: Path) -> None:
@@ -83,7 +82,7 @@ def record(receipt: Receipt, root: Path) -> None:
             os.write(fd, line.encode("utf-8"))
         finally:
             os.close(fd)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: text that cannot be encoded, a bad number
         print(f"krouter: query log not written ({path}): {exc}", file=sys.stderr)
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from krouter.cli_options import NamedVaultOption
+from krouter.safe_text import clean, visible_text
 
 if TYPE_CHECKING:
     from krouter.receipt import Receipt
@@ -125,7 +126,7 @@ def recall_command(
     def work() -> None:
         try:
             raw = sys.stdin.buffer.read(MAX_STDIN_BYTES).decode("utf-8", errors="replace")
-            prompt = prompt_from_input(raw)
+            prompt = clean(prompt_from_input(raw))
             if not prompt or prompt.startswith("/"):  # empty, or an agent slash command
                 return
             root = resolve_vault(vault)
@@ -148,4 +149,4 @@ def recall_command(
         # transaction rolls back on its own.
         os._exit(0)
     if result and result[0]:
-        typer.echo(result[0])
+        typer.echo(visible_text(result[0]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from krouter.safe_text import visible
+
 Decision = Literal["cite", "refuse"]
 
 
@@ -167,4 +169,6 @@ class Receipt:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
         lines.append(f"  confidence {ev.confidence:.2f} vs floor {ev.floor:.2f}")
         lines.append(f"  reason: {self.reason}")
-        return "\n".join(lines)
+        # Titles, paths and snippets come from files anyone may have written: each line is shown with
+        # its control characters escaped, so a title cannot erase or forge the line above it.
+        return "\n".join(visible(line) for line in lines)

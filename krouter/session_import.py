@@ -36,74 +36,13 @@ from krouter.atomic import atomic_write
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.config import vault_to_write
 from krouter.errors import KRouterError, PathOutsideVault
+from krouter.redaction import redact
 from krouter.vault import check_vault, parse_page
 
 DEFAULT_FOLDER = "Inputs/Sessions"
 TITLE_CHARS = 72
 SLUG_CHARS = 48
 TOOL_LINE_CHARS = 160
-
-# ---------------------------------------------------------------------------------------------------
-# Redaction. Order matters: whole private-key blocks first, then vendor-specific token shapes (their
-# kind names are more useful than "token"), then the generic ``name = value`` assignments.
-
-_REDACTIONS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "private_key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
-            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-            re.S,
-        ),
-    ),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("stripe_key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-]
-# Secrets whose surroundings are worth keeping: "Bearer <x>", "password = <x>", "://user:<x>@".
-_BEARER = re.compile(r"(?i)\b(bearer\s+)(?!\[REDACTED)([A-Za-z0-9._~+/=-]{12,})")
-_URL_PASSWORD = re.compile(r"(://[^\s:/@]+:)(?!\[REDACTED)([^\s@/]{3,})(@)")
-_ASSIGNMENT = re.compile(
-    r"(?i)\b((?:[a-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|"
-    r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)(?:[_-][a-z0-9]+)*)"
-    r"(\"?'?\s*[:=]\s*)([\"'`]?)(?!\[REDACTED)([^\s\"'`,;]{4,})"
-)
-# Values of a secret-named field that are placeholders or code, not secrets: redacting them would
-# only make transcripts about configuration unreadable.
-_NOT_SECRET = re.compile(
-    r"(?i)^(?:none|null|nil|true|false|str|string|int|bool|undefined|optional|required|"
-    r"redacted|\*+|x+|\.\.\.|[$<{(].*|os\.environ.*|process\.env.*|env\(.*|getenv.*)$"
-)
-
-
-def _kind_for(name: str) -> str:
-    low = name.lower()
-    for word in ("password", "passwd", "pwd", "passphrase"):
-        if word in low:
-            return "password"
-    return "secret" if "secret" in low or "credential" in low else "token"
-
-
-def redact(text: str) -> str:
-    """Replace secret-looking strings with ``[REDACTED:kind]``; everything else is left as it was."""
-    for kind, pattern in _REDACTIONS:
-        text = pattern.sub(f"[REDACTED:{kind}]", text)
-    text = _BEARER.sub(r"\1[REDACTED:bearer_token]", text)
-    text = _URL_PASSWORD.sub(r"\1[REDACTED:password]\3", text)
-
-    def assignment(m: re.Match[str]) -> str:
-        value = m.group(4)
-        if _NOT_SECRET.match(value):
-            return m.group(0)
-        return f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:{_kind_for(m.group(1))}]"
-
-    return _ASSIGNMENT.sub(assignment, text)
-
 
 # ---------------------------------------------------------------------------------------------------
 # Reading transcripts.

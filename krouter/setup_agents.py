@@ -23,6 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
+from krouter import config
 from krouter.atomic import atomic_write
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
@@ -30,6 +31,9 @@ END = "<!-- krouter:end -->"
 _BEGIN_PREFIX = "<!-- krouter:begin"
 
 DOC_FILES = ("CLAUDE.md", "AGENTS.md", "krouter.mdc", "SKILL.md")
+# Every file ``setup --write`` wrote, one absolute path a line, in the state dir: ``install.sh
+# --uninstall`` lists them, since they name a krouter command that uninstalling removes.
+WRITTEN_RECORD = "agent_configs.txt"
 # What the console script is called where pip installs it (POSIX, and Windows' launcher).
 _SCRIPT_NAMES = ("krouter", "krouter.exe")
 
@@ -188,9 +192,28 @@ def plan(agent: Agent, vault: Path | None) -> list[tuple[str, str, str]]:
     ]
 
 
+def remember_written(paths: list[Path]) -> None:
+    """Add paths to the record of files ``setup --write`` wrote (see WRITTEN_RECORD); best effort."""
+    record = config.state_dir() / WRITTEN_RECORD
+    try:
+        known = set(record.read_text(encoding="utf-8").splitlines()) if record.exists() else set()
+        new = [str(p) for p in dict.fromkeys(paths) if str(p) not in known]
+        if not new:
+            return
+        config.private_dir(record.parent)
+        fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, "".join(f"{p}\n" for p in new).encode("utf-8"))
+        finally:
+            os.close(fd)
+    except (OSError, UnicodeError) as exc:
+        print(f"krouter: could not note {len(paths)} written file(s) in {record}: {exc}", file=sys.stderr)
+
+
 def install(agent: Agent, vault: Path | None, project: Path) -> list[str]:
     """Write the plan into ``project``; returns one line per item saying what happened."""
     report = []
+    written: list[Path] = []
     for kind, rel, content in plan(agent, vault):
         if kind == "print":
             report.append(f"not written ({rel}):\n{content.rstrip()}")
@@ -206,7 +229,9 @@ def install(agent: Agent, vault: Path | None, project: Path) -> list[str]:
             )
             if status == "written":
                 _write(path, content)
+        written.append(path.absolute())
         report.append(f"{status}: {rel}")
+    remember_written(written)
     return report
 
 

@@ -23,7 +23,7 @@ from krouter.errors import KRouterError
 from krouter.phrasings import check as check_phrasings
 from krouter.router import Router
 from krouter.tokenizer import normalize
-from krouter.vault import contained_path, parse_page
+from krouter.vault import contained_path, parse_page, read_contained
 
 AGENT_LANE = "agent"
 DAILY_CAP = 20
@@ -74,7 +74,7 @@ def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
     """Whether a journaled trigger is still one of its page's triggers (an undo or an edit removes it)."""
     try:
         rel = str(entry["page"])
-        text = contained_path(root, rel).read_bytes().decode("utf-8-sig")
+        text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
     except (KeyError, KRouterError, OSError, UnicodeDecodeError):
         return False
     return _key(str(entry.get("trigger", ""))) in {_key(t) for t in parse_page(rel, text).triggers}

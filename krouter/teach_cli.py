@@ -44,17 +44,20 @@ def teach_command(
     from krouter import config, teach
     from krouter.phrasings import BadPhrasings
     from krouter.router import Router
+    from krouter.safe_text import clean, visible
 
     try:
         root = config.vault_to_write(vault, "teach")
         if not root.is_dir():
             raise VaultNotFound(f"vault folder not found: {root}")
         with Router(root) as router:
-            result = teach.teach(router, question, page, quote, also or [], client="cli")
+            # Undecodable bytes in an argument must not reach the journal, the page or the terminal.
+            phrasings = [clean(p) for p in also or []]
+            result = teach.teach(router, clean(question), clean(page), clean(quote), phrasings, client="cli")
     except (BadPhrasings, *USAGE_ERRORS) as exc:
         raise fail(str(exc), EXIT_USAGE) from exc
     except KRouterError as exc:
         raise fail(str(exc)) from exc
-    typer.echo(json.dumps(result.to_dict(), ensure_ascii=False) if as_json else result.to_text())
+    typer.echo(json.dumps(result.to_dict(), ensure_ascii=False) if as_json else visible(result.to_text()))
     if not result.taught:
         raise typer.Exit(EXIT_NOT_TAUGHT)

@@ -7,9 +7,11 @@ a file that is not UTF-8 is reported and skipped.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -40,8 +42,70 @@ _Loader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
+def _bounded_single_data(self: _Loader) -> object:
+    """Compose the document, measure what it expands to, and only then build Python objects from it:
+    PyYAML's constructor shares aliased objects, but merge keys (``<<: [*a, *a]``) and everything that
+    later walks or prints the values copy each alias again."""
+    node = self.get_single_node()
+    if node is None:
+        return None
+    _check_expansion(node)
+    return self.construct_document(node)
+
+
+_Loader.get_single_data = _bounded_single_data
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Raise ValueError when the node graph, with every alias followed, exceeds the work budget, nests
+    deeper than any real page's metadata, or contains itself."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    # Iterative post-order: (node, depth, children already pushed?).
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]
+    while stack:
+        node, depth, expanded = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        if expanded:
+            on_path.discard(key)
+            total = 1 + sum(sizes[id(c)] for c in children)
+            if isinstance(node, yaml.ScalarNode):
+                total += len(node.value)
+            if total > _MAX_EXPANDED:
+                raise ValueError(
+                    f"frontmatter expands to more than {_MAX_EXPANDED:,} items and characters once its "
+                    "aliases are followed (an alias bomb?); fields not read"
+                )
+            sizes[key] = total
+            continue
+        if key in on_path:
+            raise ValueError("frontmatter refers to itself (a recursive alias); fields not read")
+        if depth > _MAX_DEPTH:
+            raise ValueError("frontmatter nests too deeply (a recursive alias?)")
+        on_path.add(key)
+        stack.append((node, depth, True))
+        stack.extend((c, depth + 1, False) for c in children if id(c) not in sizes)
+
+
 # Deeper than this is a recursive alias (``a: &x [*x]``), not a real page's metadata.
 _MAX_DEPTH = 64
+# Bounds on the work one page may cost, so a single clipped or imported file cannot deny service to
+# every lookup. A real page is far below each: notes run to kilobytes, frontmatter to a few hundred
+# bytes. A larger file is reported as a problem and skipped; larger frontmatter is read line by line.
+MAX_PAGE_BYTES = 8 * 1024 * 1024
+MAX_FRONTMATTER_CHARS = 256 * 1024
+# What frontmatter may expand to once aliases are followed: nodes plus scalar characters. A YAML alias
+# bomb (``&a [x, x, ...]``, ``&b [*a, *a, ...]``, ...) expands exponentially in a few hundred bytes.
+_MAX_EXPANDED = 1_000_000
 _FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -100,13 +164,19 @@ def check_vault(root: Path) -> Path:
 
 
 def walk(
-    root: Path, unreadable: list[str] | None = None, symlinks: list[str] | None = None
+    root: Path,
+    unreadable: list[str] | None = None,
+    symlinks: list[str] | None = None,
+    findings: list[Problem] | None = None,
 ) -> Iterator[FileStat]:
     """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...).
 
     Symlinks are not followed: a link could lead out of the vault or into a loop; those to folders or
     ``.md`` files are appended to ``symlinks``. Folders that cannot be listed are appended to
-    ``unreadable`` (vault-relative, ending in ``/``; ``""`` for the root).
+    ``unreadable`` (vault-relative, ending in ``/``; ``""`` for the root). ``findings`` gets what else
+    a person should know: a file or folder whose name is not valid UTF-8 (kind ``name``: skipped, since
+    no index, log or terminal can hold it), a page with other hard links (``hardlink``: its bytes may
+    also live outside the vault) and a temp file left by an interrupted write (``leftover_tmp``).
     """
     # Every lookup with auto-refresh walks the whole vault, so this loop is hot: relative paths are
     # built by joining names (a pathlib object per file cost ~70 % of a no-change refresh).
@@ -122,8 +192,14 @@ def walk(
         for entry in entries:
             name = entry.name
             if name.startswith("."):
+                if findings is not None and _LEFTOVER_TMP.match(name):
+                    findings.append(Problem(prefix + name, "leftover_tmp", _LEFTOVER_MESSAGE))
                 continue
             try:
+                if not name.isascii() and not _encodable(name):
+                    if findings is not None and (name.lower().endswith(".md") or entry.is_dir()):
+                        findings.append(_bad_name(prefix, name, entry.is_dir(follow_symlinks=False)))
+                    continue
                 if symlinks is not None and entry.is_symlink():
                     if name.lower().endswith(".md") or entry.is_dir():
                         symlinks.append(prefix + name)
@@ -132,11 +208,120 @@ def walk(
                     stack.append((entry.path, f"{prefix}{name}/"))
                 elif entry.is_file(follow_symlinks=False) and name.lower().endswith(".md"):
                     st = entry.stat(follow_symlinks=False)
+                    if findings is not None and st.st_nlink > 1:
+                        findings.append(Problem(prefix + name, "hardlink", _HARDLINK_MESSAGE % st.st_nlink))
                     # The later of mtime and ctime: a copy that keeps an old mtime (cp -p, rsync -t,
                     # a restored backup) still moves ctime, which no tool can set back.
                     yield FileStat(prefix + name, max(st.st_mtime_ns, st.st_ctime_ns), st.st_size)
             except OSError:
                 continue
+
+
+# The temp files of ``atomic.atomic_write``: hidden, the target's name, 16 hex digits.
+_LEFTOVER_TMP = re.compile(r"^\..+\.[0-9a-f]{16}\.tmp$")
+_LEFTOVER_MESSAGE = (
+    "a temp file left by an interrupted write (the page itself is intact); never read: delete it"
+)
+_HARDLINK_MESSAGE = (
+    "has %d hard links: the same bytes may sit outside the vault, and are indexed and may be sent to "
+    "the learner's model as this page; containment cannot see hard links"
+)
+
+
+def _encodable(name: str) -> bool:
+    """False for a name the OS gave us with lone surrogates: its bytes were not valid UTF-8."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_path(path: str) -> str:
+    """A path that may hold undecodable bytes (as lone surrogates), as text any output can carry:
+    each bad byte is written ``\\xNN``."""
+    if _encodable(path):
+        return path
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _bad_name(prefix: str, name: str, is_dir: bool) -> Problem:
+    what = "folder" if is_dir else "file"
+    skipped = "its pages are skipped" if is_dir else "skipped"
+    return Problem(
+        shown_path(prefix + name) + ("/" if is_dir else ""),
+        "name",
+        f"{what} name is not valid UTF-8 (old archives, SMB shares and sync clients write such names); "
+        f"{skipped}: rename it",
+    )
+
+
+class PageTooLarge(OSError):
+    """A file over MAX_PAGE_BYTES: reported and skipped, never read whole."""
+
+
+def read_page_bytes(root: Path, rel_path: str, limit: int = MAX_PAGE_BYTES) -> bytes:
+    """The bytes of a vault-relative file, opened without following a symlink anywhere below ``root``.
+
+    The path is opened one folder at a time with ``O_NOFOLLOW``, and what was opened is checked to be a
+    regular file: a folder swapped for a symlink after the path was checked fails with OSError (ELOOP
+    or ENOTDIR) instead of reading outside the vault. More than ``limit`` bytes raise PageTooLarge.
+    """
+    parts = PurePosixPath(rel_path).parts
+    if not parts or any(p in ("..", "/") for p in parts):
+        raise PathOutsideVault(f"not a vault-relative path: {rel_path!r}")
+    if os.open not in os.supports_dir_fd or not hasattr(os, "O_NOFOLLOW"):
+        return _read_capped(os.open(Path(root, *parts), os.O_RDONLY | getattr(os, "O_BINARY", 0)), limit)
+    nofollow = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[:-1]:
+            nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        # O_NONBLOCK: a FIFO put in a page's place must not hang the reader; no effect on files.
+        file_fd = os.open(parts[-1], os.O_RDONLY | os.O_NONBLOCK | nofollow, dir_fd=fd)
+    finally:
+        os.close(fd)
+    return _read_capped(file_fd, limit)
+
+
+def _read_capped(fd: int, limit: int) -> bytes:
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise IsADirectoryError(f"not a regular file ({_kind_of(handle.fileno())})")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise PageTooLarge(f"larger than {limit // (1024 * 1024)} MiB; skipped")
+    return data
+
+
+def _kind_of(fd: int) -> str:
+    """What kind of file an open descriptor is, for an error message."""
+    mode = os.fstat(fd).st_mode
+    return "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a special file"
+
+
+def read_contained(root: Path, path: Path) -> bytes:
+    """The bytes of a path ``contained_path`` returned, read without following symlinks again.
+
+    ``contained_path`` resolves and checks; between that and the read a folder could be swapped for a
+    symlink leading out. Reading the checked, already resolved path with ``O_NOFOLLOW`` at every step
+    closes that gap: such a swap makes the read fail with PathOutsideVault, never return outside bytes.
+    """
+    base = root.resolve()
+    try:
+        return read_page_bytes(base, path.relative_to(base).as_posix())
+    except PageTooLarge as exc:
+        raise PageNotFound(f"{path.relative_to(base).as_posix()!r} is too large to serve: {exc}") from exc
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise PathOutsideVault(
+                f"path changed to a symlink while being read: {path.relative_to(base).as_posix()!r}"
+            ) from exc
+        raise PageNotFound(
+            f"cannot read {path.relative_to(base).as_posix()!r}: {exc.strerror or exc}"
+        ) from exc
 
 
 def content_hash(data: bytes) -> str:
@@ -228,6 +413,10 @@ def parse_page(rel_path: str, text: str) -> Page:
     fields: dict[str, list[object]] = {}
     if fm_text is not None:
         try:
+            if len(fm_text) > MAX_FRONTMATTER_CHARS:
+                raise ValueError(
+                    f"frontmatter longer than {MAX_FRONTMATTER_CHARS // 1024} KiB; fields not read"
+                )
             loaded = _YAML.load(fm_text, Loader=_Loader)
             if isinstance(loaded, dict):
                 meta = {str(k): _normalise(v) for k, v in loaded.items()}

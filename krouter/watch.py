@@ -23,6 +23,7 @@ import typer
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
 from krouter.errors import KRouterError
+from krouter.vault import shown_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -60,7 +61,8 @@ def _relevant_path(root: Path, path: str, is_directory: bool) -> str | None:
         return None
     if not is_directory and not rel.name.lower().endswith(".md"):
         return None
-    return rel.as_posix() or "."
+    # A name that is not UTF-8 is only ever shown (in the log line), never stored.
+    return shown_path(rel.as_posix()) or "."
 
 
 class VaultWatcher:

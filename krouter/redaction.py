@@ -1,0 +1,212 @@
+"""Redact secrets from imported text before it becomes a vault page.
+
+Two layers (after whole private-key blocks; our vendor token rules run before the library's, because
+they take a whole token where a library pattern may stop inside one):
+
+1. detect-secrets (Yelp's scanner), with the plugins that look for one vendor's documented token
+   format (AWS, Azure storage, GitHub, GitLab, Slack, Stripe, npm, PyPI, SendGrid, Twilio, Telegram,
+   Mailchimp, ...) plus its keyword and URL-credential plugins. Its entropy plugins are left out: they
+   flag commit hashes, UUIDs and digests, which transcripts are full of and which are not secrets. Only
+   the plugins' matchers are used, never their verification (which would send the secret to the
+   vendor): nothing leaves the machine.
+2. Our own rules for what that leaves: vendor formats it does not know (Anthropic, OpenAI, Hugging
+   Face, Docker, npm's ``npm_`` tokens, Shopify, DigitalOcean, Google, Atlassian), secrets that only
+   their surroundings reveal (``Authorization: Basic``, ``password X`` in a .netrc line, ``mysql -pX``,
+   ``curl -u user:X``, ``docker login -p X``, a URL password even with ``@`` in it, ``sig=`` in an
+   Azure SAS URL, a JSON key like ``"SecretAccessKey"``), and ``name = value`` assignments whose name
+   says secret (``PGPASSWORD``, ``DB_PASS``, ``client_secret``; a quoted value may hold spaces).
+
+Each secret becomes ``[REDACTED:kind]``. Placeholders and code (``password=None``,
+``api_key = os.environ[...]``, ``${TOKEN}``) are left alone: a transcript about configuration stays
+readable. Pattern-based redaction will miss some secrets; SECURITY.md says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+# ---------------------------------------------------------------------------------------------------
+# Layer 1: detect-secrets.
+
+# The vendor-format plugins: what they match is the token itself.
+_DS_TOKEN_PLUGINS = (
+    "AWSKeyDetector",
+    "ArtifactoryDetector",
+    "AzureStorageKeyDetector",
+    "CloudantDetector",
+    "DiscordBotTokenDetector",
+    "GitHubTokenDetector",
+    "GitLabTokenDetector",
+    "IbmCloudIamDetector",
+    "IbmCosHmacDetector",
+    "JwtTokenDetector",
+    "MailchimpDetector",
+    "NpmDetector",
+    "OpenAIDetector",
+    "PypiTokenDetector",
+    "SendGridDetector",
+    "SlackDetector",
+    "SoftlayerDetector",
+    "SquareOAuthDetector",
+    "StripeDetector",
+    "TelegramBotTokenDetector",
+    "TwilioKeyDetector",
+)
+# These report the secret value inside a longer match (``password = "x"``, ``://user:x@``).
+_DS_VALUE_PLUGINS = ("KeywordDetector", "BasicAuthDetector")
+_MIN_VALUE = 4  # a shorter "secret" is a word fragment: replacing it would garble the text around it
+
+
+@cache
+def _plugins() -> tuple[list[tuple[str, re.Pattern[str]]], list[tuple[str, Any]]]:
+    """(kind, pattern) of every token plugin, and (kind, plugin) of the value plugins; loaded once."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    by_name = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    patterns = [
+        (_slug(by_name[name].secret_type), pattern)
+        for name in _DS_TOKEN_PLUGINS
+        if name in by_name
+        for pattern in by_name[name].denylist
+    ]
+    values = [
+        (_slug(by_name[name].secret_type), by_name[name]()) for name in _DS_VALUE_PLUGINS if name in by_name
+    ]
+    return patterns, values
+
+
+def _slug(secret_type: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+
+
+def _library_pass(line: str) -> str:
+    patterns, values = _plugins()
+    for kind, pattern in patterns:
+        line = pattern.sub(f"[REDACTED:{kind}]", line)
+    for kind, plugin in values:
+        # analyze_string yields the raw values only: analyze_line would also try to verify them online.
+        found = {v for v in plugin.analyze_string(line) if len(v) >= _MIN_VALUE and not _NOT_SECRET.match(v)}
+        for value in sorted(found, key=len, reverse=True):
+            line = line.replace(value, f"[REDACTED:{kind}]")
+    return line
+
+
+# ---------------------------------------------------------------------------------------------------
+# Layer 2: our rules. Vendor formats as each vendor documents its token prefixes.
+
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+    r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.S,
+)
+_TOKENS: list[tuple[str, re.Pattern[str]]] = [
+    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
+    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("stripe_key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("gitlab_token", re.compile(r"\bgl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    (
+        "slack_webhook",
+        re.compile(r"(?<=://hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}"),
+    ),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("google_oauth_secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),
+    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("docker_token", re.compile(r"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}")),
+    ("shopify_token", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
+    ("digitalocean_token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    ("atlassian_token", re.compile(r"\bATATT3[A-Za-z0-9_=-]{50,}")),
+    ("sendgrid_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("pypi_token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+]
+
+# Values of a secret-named field that are placeholders or code, not secrets.
+_NOT_SECRET = re.compile(
+    r"(?i)^(?:none|null|nil|true|false|str|string|int|bool|undefined|optional|required|"
+    r"redacted|\*+|x+|\.\.\.|[$<{(\[].*|os\.environ.*|process\.env.*|env\(.*|getenv.*|"
+    r"getpass\..*|input\(.*|https?://.*)$"
+)
+_GUARD = r"(?!\[REDACTED)"
+
+# (kind, pattern whose last group is the secret; every other group is kept).
+_CONTEXT: list[tuple[str, re.Pattern[str]]] = [
+    ("bearer_token", re.compile(rf"(?i)\b(bearer\s+){_GUARD}([A-Za-z0-9._~+/=-]{{12,}})")),
+    ("basic_auth", re.compile(rf"(?i)\b(authorization\s*:\s*basic\s+){_GUARD}([A-Za-z0-9+/=]{{8,}})")),
+    # scheme://user:password@host, the user possibly empty (redis://:pw@host) and the password possibly
+    # holding "@" (the last "@" before the host ends it).
+    ("password", re.compile(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){_GUARD}([^\s/]+)(?=@[^\s@/]+)")),
+    # A .netrc entry: "machine host login user password secret".
+    ("password", re.compile(rf"(?i)(\blogin\s+\S+\s+password\s+){_GUARD}(\S+)")),
+    # mysql -pSECRET (no space: with a space, -p asks for the password).
+    ("password", re.compile(rf"(\bmysql(?:dump|admin|import|sh)?\b[^\n]*?\s-p){_GUARD}([^\s-]\S*)")),
+    (
+        "password",
+        re.compile(rf"(\b(?:curl|wget|http)\b[^\n]*?\s(?:-u|--user)\s+['\"]?[^\s:'\"]+:){_GUARD}([^\s'\"]+)"),
+    ),
+    ("password", re.compile(rf"(\bdocker\s+login\b[^\n]*?\s(?:-p|--password)[\s=]+){_GUARD}(\S+)")),
+    ("sas_signature", re.compile(rf"([?&]sig=){_GUARD}([^&\s\"'#]+)")),
+    ("azure_key", re.compile(rf"(?i)(\b(?:AccountKey|SharedAccessKey)=){_GUARD}([^;\s\"']+)")),
+    # A JSON key naming a secret, camelCase included ("SecretAccessKey", "SessionToken", "auth").
+    (
+        "secret",
+        re.compile(
+            rf"(?i)(\"[A-Za-z0-9_-]*(?:secret|token|password|passwd|accesskey|accountkey|apikey|privatekey)"
+            rf"[A-Za-z0-9_-]*\"\s*:\s*\"|\"auth\"\s*:\s*\"){_GUARD}([^\"\s]{{8,}})(?=\")"
+        ),
+    ),
+]
+# A bare "pass" is too common a word ("first pass: tokenize"): only with a prefix (DB_PASS, smtp-pass).
+_NAME = (
+    r"(?:(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|pgpassword|secret|token|api[_-]?key|"
+    r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)|(?:[a-z0-9]+[_-])+pass)(?:[_-][a-z0-9]+)*"
+)
+# name = "a quoted value, spaces allowed", then name = unquoted-value.
+_QUOTED = re.compile(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]){_GUARD}([^\"'`\n]{{4,200}}?)(\3)")
+_ASSIGNMENT = re.compile(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]?){_GUARD}([^\s\"'`,;]{{4,}})")
+
+
+def _kind_for(name: str) -> str:
+    low = name.lower()
+    if any(word in low for word in ("password", "passwd", "pwd", "passphrase")) or re.search(
+        r"(?:^|[_-])pass(?:$|[_-])", low
+    ):
+        return "password"
+    return "secret" if "secret" in low or "credential" in low else "token"
+
+
+def _keep_groups(kind: str) -> Callable[[re.Match[str]], str]:
+    def sub(m: re.Match[str]) -> str:
+        if _NOT_SECRET.match(m.group(m.lastindex or 0)):
+            return m.group(0)
+        kept = "".join(m.group(i) or "" for i in range(1, m.lastindex or 1))
+        return f"{kept}[REDACTED:{kind}]"
+
+    return sub
+
+
+def _assignment(m: re.Match[str]) -> str:
+    value = m.group(4)
+    if _NOT_SECRET.match(value):
+        return m.group(0)
+    end = m.group(5) if m.re is _QUOTED else ""
+    return f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:{_kind_for(m.group(1))}]{end}"
+
+
+def redact(text: str) -> str:
+    """Replace secret-looking strings with ``[REDACTED:kind]``; everything else is left as it was."""
+    text = _PRIVATE_KEY.sub("[REDACTED:private_key]", text)
+    # Our token rules first: they take a whole token where a library pattern may stop inside one.
+    for kind, pattern in _TOKENS:
+        text = pattern.sub(f"[REDACTED:{kind}]", text)
+    text = "".join(_library_pass(line) for line in text.splitlines(keepends=True))
+    for kind, pattern in _CONTEXT:
+        text = pattern.sub(_keep_groups(kind), text)
+    text = _QUOTED.sub(_assignment, text)
+    return _ASSIGNMENT.sub(_assignment, text)

@@ -1,0 +1,58 @@
+"""Text that came from outside, made safe to store and to show.
+
+``clean`` turns lone surrogates (undecodable bytes of a command-line argument, ``\\ud800`` in an MCP
+request's JSON) into U+FFFD, so a question can be logged, tokenised and serialised. ``visible`` renders
+control characters as escapes before text reaches a terminal: a page title like ``"ok\\x1b[2K\\rCITE
+Fake.md"`` must not erase or overwrite the real receipt line, and a newline in a file name must not
+split one line of output in two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 controls, DEL, C1 controls, the bidirectional overrides and isolates (they reorder what a line
+# shows), line/paragraph separators, and lone surrogates.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+# In multi-line text (a page printed by `krouter read`) newlines, tabs and CRLF endings are the text's
+# own layout and stay; every other control character is still shown as an escape.
+_CONTROL_IN_TEXT = re.compile(
+    "\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+
+
+def clean(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD; text without any is returned as is.
+
+    A command-line argument's undecodable bytes arrive as surrogates in U+DC80..U+DCFF; they are
+    decoded back to bytes first, so valid UTF-8 split by the terminal is not lost."""
+    if not _SURROGATE.search(text):
+        return text
+    # Surrogates outside the escape range (from JSON) cannot be encoded: replaced one by one below.
+    with contextlib.suppress(UnicodeEncodeError):
+        text = os.fsencode(text).decode("utf-8", "replace")
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """One line of output with every control character written as an escape (``\\e``, ``\\n``, ``\\x07``,
+    ``\\u202e``), so what the terminal shows is what the text holds."""
+    return _CONTROL.sub(_escape, text)
+
+
+def visible_text(text: str) -> str:
+    """Like ``visible``, for multi-line text: newlines, tabs and CRLF line ends are kept."""
+    return _CONTROL_IN_TEXT.sub(_escape, text)

@@ -1,0 +1,297 @@
+"""Property tests for hostile and unlucky input (issue #15): file names, frontmatter, questions and model
+replies. Whatever hypothesis draws, nothing raises, nothing hangs (every page costs bounded work), and
+no page is skipped without being reported."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from krouter import learn, querylog
+from krouter.check import check
+from krouter.cli import app
+from krouter.lanes import ApiLane
+from krouter.mcp_server import ask_result
+from krouter.router import Router
+from krouter.vault import MAX_PAGE_BYTES, parse_page
+
+try:
+    import httpx2 as httpx
+except ImportError:  # anthropic < 2 runs on httpx
+    import httpx  # type: ignore[no-redef]
+
+SOME = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+FEW = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+runner = CliRunner()
+BASE_PAGE = b"---\ntitle: Primary database\n---\nWe use PostgreSQL as the primary database.\n"
+# Kinds of problem under which a file is left out of the index; any other problem keeps the page.
+SKIPPING = {"name", "encoding", "too_large", "unreadable"}
+
+bytes_names = pytest.mark.skipif(
+    sys.platform in ("darwin", "win32"), reason="the file system refuses names that are not UTF-8"
+)
+
+
+# ----- names -------------------------------------------------------------------------------------------
+
+NAME_TEXT = st.one_of(
+    st.text(
+        st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"), min_size=1, max_size=40
+    ),
+    st.sampled_from(
+        ["café", "Café", "naïve résumé", "日本語のメモ", "a\nb", "tab\tname", "\x1b[2Kx", "‮evil"]
+    ),
+)
+
+
+def _name_bytes(draw: st.DrawFn) -> bytes:
+    kind = draw(st.sampled_from(["text", "nfd", "raw", "long"]))
+    if kind == "raw":  # undecodable bytes, as old archives and SMB shares write them
+        stem = draw(st.binary(min_size=1, max_size=30).filter(lambda b: b"/" not in b and b"\x00" not in b))
+    elif kind == "long":
+        stem = ("x" * draw(st.integers(200, 251))).encode()
+    else:
+        text = draw(NAME_TEXT)
+        if kind == "nfd":
+            text = unicodedata.normalize("NFD", text)
+        stem = text.encode("utf-8")
+    stem = stem[:251]
+    return b"_" + stem[:250] + b".md" if stem.startswith(b".") else stem + b".md"
+
+
+names = st.lists(st.composite(lambda draw: _name_bytes(draw))(), min_size=1, max_size=6, unique=True)
+
+
+def _md_files_on_disk(root: bytes) -> set[bytes]:
+    out = set()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(b".")]
+        out.update(
+            os.path.join(folder, f) for f in files if f.lower().endswith(b".md") and not f.startswith(b".")
+        )
+    return out
+
+
+@bytes_names
+@SOME
+@given(names)
+@example([b"caf\xe9.md"])
+@example([b"a\nb.md"])
+@example([("x" * 251 + ".md").encode()])
+def test_any_file_name_is_indexed_or_reported(batch: list[bytes]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(os.fsencode(tmp), b"vault")
+        os.makedirs(os.path.join(root, b"Decisions"))
+        with open(os.path.join(root, b"Decisions", b"Database.md"), "wb") as fh:
+            fh.write(BASE_PAGE)
+        for name in batch:
+            with open(os.path.join(root, name), "wb") as fh:
+                fh.write(b"# A page\n\nnotes about the primary database\n")
+        vault = Path(os.fsdecode(root))
+        with Router(vault) as router:
+            receipt = router.ask("which primary database do we use")
+            assert receipt.candidates
+            json.dumps(receipt.to_dict(), ensure_ascii=False).encode("utf-8")
+            receipt.to_text().encode("utf-8")
+            pages = {row[1] for row in router.index.page_table()}
+            skipped = {p.path for p in router.index.problems() if p.kind in SKIPPING}
+        on_disk = _md_files_on_disk(root)
+        for path in on_disk:
+            rel = os.path.relpath(path, root)
+            shown = rel.decode("utf-8", "backslashreplace")
+            assert shown in pages or shown in skipped, f"{shown!r} neither indexed nor reported"
+        report = check(vault)
+        reported = {f.path for f in report.findings}
+        assert all(p in reported for p in skipped)
+
+
+# ----- frontmatter -----------------------------------------------------------------------------------
+
+
+@st.composite
+def alias_bombs(draw: st.DrawFn) -> str:
+    levels = draw(st.integers(2, 12))
+    width = draw(st.integers(2, 12))
+    merge = draw(st.booleans())
+    names = [f"n{i}" for i in range(levels)]
+    lines = [f"{names[0]}: &{names[0]} " + ("{a: 1, b: [x, y]}" if merge else "[lol, lol]")]
+    for prev, name in itertools.pairwise(names):
+        refs = ", ".join([f"*{prev}"] * width)
+        lines.append(f"{name}: &{name} " + (f"{{<<: [{refs}]}}" if merge else f"[{refs}]"))
+    field = draw(st.sampled_from(["tags", "aliases", "title", "triggers", "superseded_by", "x"]))
+    lines.append(f"{field}: *{names[-1]}")
+    return "\n".join(lines)
+
+
+@st.composite
+def deep_nesting(draw: st.DrawFn) -> str:
+    depth = draw(st.integers(1, 20_000))
+    opener, closer = draw(st.sampled_from([("[", "]"), ("{a: ", "}")]))
+    return "x: " + opener * depth + "1" + closer * depth
+
+
+NON_MAPPINGS = st.sampled_from(["- a\n- b", "just a string", "42", "~", "[1, 2, 3]", "!!binary aGVsbG8="])
+
+
+@SOME
+@given(st.one_of(alias_bombs(), deep_nesting(), NON_MAPPINGS), st.text(max_size=50))
+def test_any_frontmatter_costs_bounded_work_and_keeps_the_body(frontmatter: str, body: str) -> None:
+    page = parse_page("p.md", f"---\n{frontmatter}\n---\n{body}")
+    assert isinstance(page.title, str) and page.title
+    for values in (page.aliases, page.tags, page.triggers, page.superseded_by, page.supersedes):
+        assert all(isinstance(v, str) for v in values)
+        assert sum(len(v) for v in values) < 2_000_000  # never an expanded bomb
+    assert body.strip() in page.body or not body.strip()
+
+
+@FEW
+@given(st.integers(MAX_PAGE_BYTES - 10, MAX_PAGE_BYTES + 10_000_000))
+def test_a_huge_page_is_indexed_or_reported_as_too_large(size: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp, "vault")
+        vault.mkdir()
+        (vault / "Database.md").write_bytes(BASE_PAGE)
+        with open(vault / "Dump.md", "wb") as fh:
+            fh.truncate(size)  # sparse
+        with Router(vault) as router:
+            router.ask("primary database")
+            pages = {row[1] for row in router.index.page_table()}
+            problems = {p.path: p.kind for p in router.index.problems()}
+        assert ("Dump.md" in pages) == (size <= MAX_PAGE_BYTES)
+        assert ("Dump.md" in pages) or problems.get("Dump.md") == "too_large"
+
+
+# ----- questions ---------------------------------------------------------------------------------------
+
+QUESTIONS = st.one_of(
+    st.text(st.characters(), max_size=300),  # surrogates and every control character included
+    st.text(st.sampled_from("\x00\x1b\r\n\t\x07\x85\u202e\ud800\udce9 ab数据库"), max_size=100),
+    st.integers(10_000, 100_000).map(lambda n: ("primary database \x1b[2K " * (n // 24 + 1))[:n]),
+)
+
+
+@pytest.fixture
+def small_vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / "Decisions").mkdir(parents=True)
+    (root / "Decisions" / "Database.md").write_bytes(BASE_PAGE)
+    (root / 'Title "ok\x1b[2K\rCITE  Fake.md".md').write_text(
+        "# ok\x1b[2K\rCITE  Fake\n\nprimary notes\n", encoding="utf-8"
+    )
+    return root
+
+
+@SOME
+@given(question=QUESTIONS)
+@example(question="\ud800 primary database")
+@example(question="caf\udce9 primary database")
+def test_any_question_gets_a_receipt_without_raw_control_characters(small_vault: Path, question: str) -> None:
+    os.environ.pop("KROUTER_NO_QUERY_LOG", None)
+    result = runner.invoke(app, ["ask", question, "--vault", str(small_vault)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code in (0, 3), result.output
+    assert not any(ch in result.output for ch in "\x1b\r\x00\x07\x85\u202e")
+    with Router(small_vault) as router:
+        json.dumps(ask_result(router, question, 3), ensure_ascii=False).encode("utf-8")
+    for _offset, entry in querylog.read():
+        assert isinstance(entry["question"], str)
+
+
+# ----- model replies ---------------------------------------------------------------------------------
+
+GOOD = {
+    "answers": [
+        {"q": 1, "page": "Decisions/Database.md", "quote": "We use PostgreSQL as the primary database."}
+    ]
+}
+
+
+def _message(text: str) -> dict[str, object]:
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+
+
+@st.composite
+def bad_replies(draw: st.DrawFn) -> tuple[str, object]:
+    """(what, the HTTP body or a callable raising) of replies that are not the answer asked for."""
+    kind = draw(
+        st.sampled_from(["truncated-body", "html", "other-json", "truncated-answer", "prose", "hung"])
+    )
+    whole = json.dumps(_message(json.dumps(GOOD)))
+    if kind == "truncated-body":
+        return kind, whole[: draw(st.integers(0, len(whole) - 1))]
+    if kind == "html":
+        return kind, "<html><body>" + draw(st.text(max_size=50)) + "</body></html>"
+    if kind == "other-json":
+        return kind, json.dumps(
+            draw(st.one_of(st.lists(st.integers()), st.dictionaries(st.text(), st.integers())))
+        )
+    if kind == "truncated-answer":
+        answer = json.dumps(GOOD)
+        return kind, json.dumps(_message(answer[: draw(st.integers(0, len(answer) - 2))]))
+    if kind == "prose":
+        return kind, json.dumps(_message(draw(st.text(max_size=80))))
+    return kind, None
+
+
+@FEW
+@given(bad_replies())
+def test_any_bad_model_reply_is_uncertain_writes_nothing_and_is_asked_again(
+    small_vault: Path, case: tuple[str, object]
+) -> None:
+    kind, body = case
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if body is None:
+            raise httpx.ReadTimeout("hung", request=request)
+        return httpx.Response(
+            200,
+            headers={"content-type": "text/html" if kind == "html" else "application/json"},
+            text=str(body),
+        )
+
+    os.environ.pop("KROUTER_NO_QUERY_LOG", None)
+    log = querylog.log_path()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    entry = {
+        "time": time.time(),
+        "vault_id": querylog.vault_id(small_vault.resolve()),
+        "vault": str(small_vault.resolve()),
+        "question": "Which primary database do we use?",
+        "decision": "refuse",
+        "margin": 0.5,
+    }
+    log.write_text(json.dumps(entry) + "\n", encoding="utf-8")
+    cursor = learn._cursor_path()
+    cursor.unlink(missing_ok=True)
+    before = {p: p.read_bytes() for p in small_vault.rglob("*.md")}
+    lane = ApiLane(
+        "claude-test",
+        api_key="k",
+        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        max_retries=0,
+        timeout=5,
+    )
+    report = learn.learn(small_vault, lane)
+    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN], report.to_text()
+    assert not report.cursor_advanced
+    assert {p: p.read_bytes() for p in small_vault.rglob("*.md")} == before
