@@ -24,6 +24,7 @@ colloquial dev sets with and without phrasings.
 
     python bench/memory_honesty/learn_bench.py [--set dev|dev2|dev3|all] [--lane scripted|careless|lexical|api|claude]
     python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|dev] [--no-phrasings]
+        [--teach-phrasings]
     python bench/memory_honesty/learn_bench.py --cold-start
 """
 
@@ -395,9 +396,17 @@ def score_with(router: Router, pairs: list[Pair], refuse: list[str], which: str,
 
 
 def run_agent_set(
-    vault: Path, pairs: list[Pair], refuse: list[str], kind: str, phr: dict[str, list[str]]
+    vault: Path,
+    pairs: list[Pair],
+    refuse: list[str],
+    kind: str,
+    phr: dict[str, list[str]],
+    teach_phrasings: bool = False,
 ) -> dict[str, Any]:
-    """Before/after numbers for one vault when an agent stand-in teaches in week 1 (scratch copy)."""
+    """Before/after numbers for one vault when an agent stand-in teaches in week 1 (scratch copy).
+
+    ``teach_phrasings``: after the question, the agent also teaches each of its phrasings (with the
+    question and the other phrasings as theirs), so that they too become triggers when they pass."""
     taught: list[tuple[str, str, str | None]] = []
     reasons: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="krouter-agent-bench-") as tmp_s:
@@ -420,12 +429,15 @@ def run_agent_set(
                         reasons.get("not taught: the agent found no page that answers", 0) + 1
                     )
                     continue
-                result = teach.teach(router, question, pick[0], pick[1], also, client=f"bench-{kind}")
-                if result.taught:
-                    taught.append((question, result.page, gold))
-                else:
-                    key = "refused by KRouter: " + _QUOTED.sub("", result.reason).strip()
-                    reasons[key] = reasons.get(key, 0) + 1
+                wordings = [question, *also] if teach_phrasings else [question]
+                for wording in wordings:
+                    others = [w for w in [question, *also] if w != wording]
+                    result = teach.teach(router, wording, pick[0], pick[1], others, client=f"bench-{kind}")
+                    if result.taught:
+                        taught.append((wording, result.page, gold))
+                    else:
+                        key = "refused by KRouter: " + _QUOTED.sub("", result.reason).strip()
+                        reasons[key] = reasons.get(key, 0) + 1
             after = score(router, pairs, refuse, "week2")
             after_phr = score_with(router, pairs, refuse, "week2", phr)
     overlaps = [content_overlap(p) for p in pairs]
@@ -500,6 +512,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pairs", choices=["distant", "dev"], default=None, help="default: distant when present")
     ap.add_argument("--no-phrasings", action="store_true", help="agent lane: ask without the phrasings files")
     ap.add_argument(
+        "--teach-phrasings",
+        action="store_true",
+        help="agent lane: teach the phrasings too, not only the question",
+    )
+    ap.add_argument(
         "--cold-start", action="store_true", help="cross-language and colloquial sets, +/- phrasings"
     )
     ap.add_argument("--json", action="store_true")
@@ -567,7 +584,7 @@ def _agent_main(args: argparse.Namespace) -> int:
         refuse = load_refuse(HERE / questions_file)
         pairs = load_pairs(pairs_path)
         phr = {} if args.no_phrasings else set_phrasings(name, pairs, questions_file)
-        res = run_agent_set(HERE / folder, pairs, refuse, args.agent, phr)
+        res = run_agent_set(HERE / folder, pairs, refuse, args.agent, phr, args.teach_phrasings)
         res["set"], res["pairs_file"] = name, pairs_path.name
         results.append(res)
     if args.json:
