@@ -94,14 +94,19 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
                 f"this question is already a trigger of {e['page']} (run {e['run_id']}); "
                 f"a question is taught to one page only (undo that run first)"
             )
-    today = [
-        e for e in agents if isinstance(e.get("time"), (int, float)) and now - float(e["time"]) < DAY_SECONDS
-    ]  # type: ignore[arg-type]
-    if len(today) >= DAILY_CAP:
-        return f"the daily cap is reached: agents taught {len(today)} triggers in this vault in the last 24 hours (at most {DAILY_CAP})"
+    times = [e.get("time") for e in agents]
+    today = sum(1 for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
+    if today >= DAILY_CAP:
+        return (
+            f"the daily cap is reached: agents taught {today} triggers in this vault in the last 24 hours "
+            f"(at most {DAILY_CAP})"
+        )
     on_page = [e for e in agents if e.get("page") == rel and _still_on_page(root, e)]
     if len(on_page) >= PAGE_CAP:
-        return f"the per-page cap is reached: {rel} already holds {len(on_page)} triggers taught by agents (at most {PAGE_CAP})"
+        return (
+            f"the per-page cap is reached: {rel} already holds {len(on_page)} triggers taught by agents "
+            f"(at most {PAGE_CAP})"
+        )
     return None
 
 
