@@ -24,7 +24,7 @@ from krouter.index import Index, Passage, RefreshStats
 from krouter.receipt import Citation, Evidence, Receipt, Redirect
 from krouter.replacements import Replacements
 from krouter.tokenizer import fallback_bigrams, is_cjk, query_terms
-from krouter.vault import REPLACED_STATUSES, Problem, contained_path, decode
+from krouter.vault import REPLACED_STATUSES, Problem, contained_path, decode, read_contained
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -178,7 +178,7 @@ class Router:
         if not path.name.lower().endswith(".md"):
             # Pages are what KRouter cites; other files in the vault folder are not served.
             raise PageNotFound(f"{rel_path!r} is not a Markdown page of the vault")
-        text = decode(rel_path, path.read_bytes())
+        text = decode(rel_path, read_contained(self.root, path))
         if isinstance(text, Problem):
             raise PageNotFound(f"{rel_path!r} is not a page KRouter reads: {text.message}")
         page = path.relative_to(self.root.resolve()).as_posix()

@@ -29,7 +29,7 @@ import Stemmer
 from krouter import config
 from krouter.stopwords import CHINESE, ENGLISH
 
-TOKENIZER_VERSION = "2"
+TOKENIZER_VERSION = "3"
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
@@ -165,9 +165,15 @@ def _stored_segmenter(jieba):
     return segmenter
 
 
+# Characters that print as nothing (zero-width space and joiners, word joiner, BOM, soft hyphen): pasted
+# text carries them inside words, and left in they split "data\u200bbase" into two words.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+
+
 def normalize(text: str) -> str:
-    """NFKC-normalise and case-fold, so full-width letters, ligatures and case all meet."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC-normalise and case-fold, so full-width letters, ligatures and case all meet; characters that
+    print as nothing are dropped."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
 
 
 def is_cjk(term: str) -> bool:

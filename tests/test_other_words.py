@@ -106,3 +106,30 @@ def test_the_receipt_json_names_the_translation(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["ask", "which database", "--vault", str(tmp_path), "--json"])
     data = json.loads(result.stdout)
     assert "database→数据库" in data["candidates"][0]["matched"]
+
+
+def test_characters_that_print_as_nothing_do_not_split_a_word(tmp_path: Path) -> None:
+    _page(
+        tmp_path, "Decisions/Primary database.md", "# Primary database\n\nThe data\u200bbase is PostgreSQL.\n"
+    )
+    terms = [t.term for t in query_terms("which data\u200bbase do we use")]
+    assert terms == [t.term for t in query_terms("which database do we use")]
+    with Router(tmp_path) as router:
+        receipt = router.ask("which data\u00adbase do we use")
+    assert receipt.closest is not None and "database" in receipt.closest.matched
+    assert not {"data", "base"} & set(receipt.evidence.query_terms)
+
+
+def test_read_serves_no_page_over_the_size_cap(tmp_path: Path) -> None:
+    """Router.read goes through the same capped, no-follow read as the index (issue #15 item 5)."""
+    from krouter.errors import PageNotFound
+    from krouter.vault import MAX_PAGE_BYTES
+
+    _page(tmp_path, "Big.md", "# Big\n\n" + "x" * (MAX_PAGE_BYTES + 10))
+    with Router(tmp_path) as router:
+        try:
+            router.read("Big.md")
+        except PageNotFound as exc:
+            assert "too large" in str(exc)
+        else:
+            raise AssertionError("a page over the cap was served")
