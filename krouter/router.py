@@ -575,8 +575,9 @@ class Router:
         subject ("frontend" when a "Frontend team" page exists, on the backend rotation page), so the
         trigger was taught for a neighbour's question, and must not outvote the pages themselves.
         Measured in learn_bench on the three dev vaults: a plausible-but-wrong teacher's neighbour
-        questions let through fell from 24 to 14, an honest teacher kept 16 of its 21 triggers (the same
-        rule on body-text words cost more honest triggers and stopped fewer neighbours).
+        questions let through fell from 24 to 14, and an honest teacher still taught 16 of its 21
+        triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
+        teacher 6 more of its own wordings.
         """
         keys = {u.key: i for i, u in enumerate(units)}
         mine = set(top.contributors)
