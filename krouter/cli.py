@@ -14,16 +14,19 @@ import typer
 
 from krouter import __version__
 from krouter.check import check_command
-from krouter.cli_options import Command, VaultOption, exit_codes, terminal_progress
+from krouter.cli_options import EXIT_USAGE, Command, VaultOption, exit_codes, fail, terminal_progress
 from krouter.config import default_vault, is_demo
 from krouter.config_cli import config_app
 from krouter.learn_cli import learn_command
 from krouter.mcp_server import mcp_command
+from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.phrasings import check as check_phrasings
 from krouter.recall import recall_command
 from krouter.router import Router
 from krouter.safe_text import clean, visible, visible_text
 from krouter.session_import import import_command
 from krouter.setup_agents import setup_command
+from krouter.teach_cli import teach_command
 from krouter.vault_init import init_command
 from krouter.watch import watch_command
 
@@ -73,9 +76,23 @@ def ask(
     k: Annotated[
         int, typer.Option("-k", metavar="N", min=1, max=50, help="How many ranked pages to show.")
     ] = 3,
+    also: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--also",
+            metavar="PHRASING",
+            help=f"Another wording of the question, e.g. in the notes' language; repeatable, at most "
+            f"{MAX_PHRASINGS} of {MAX_PHRASING_CHARS} characters.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
     question = clean(question)  # undecodable bytes in the argument must not reach the log or stdout
+    try:
+        phrasings = [clean(p) for p in check_phrasings(also or [])]
+    except BadPhrasings as exc:
+        raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     router = _router(vault, as_json=as_json)
     try:
         with exit_codes(as_json=as_json):
@@ -83,7 +100,7 @@ def ask(
             if progress is not None and not router.index.meta().get("n_pages"):
                 # A first lookup on a big vault reads every page: show it, rather than seem to hang.
                 router.index.refresh(progress)
-            receipt = router.ask(question, k=k)
+            receipt = router.ask(question, k=k, also=phrasings)
     finally:
         router.close()
     if as_json:
@@ -198,6 +215,7 @@ app.command("init", cls=Command)(init_command)
 app.command("import", cls=Command)(import_command)
 app.command("check", cls=Command)(check_command)
 app.command("learn", cls=Command)(learn_command)
+app.command("teach", cls=Command)(teach_command)
 
 
 # Agent surfaces live in their own modules (heavy imports such as the MCP SDK stay inside them).

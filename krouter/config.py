@@ -121,6 +121,9 @@ class Config:
     learn_model: str = "claude-sonnet-4-5"
     # Folders or files never indexed (gitignore-like patterns, as in a vault's .krouterignore).
     ignore: tuple[str, ...] = ()
+    # Whether agents may teach triggers (``krouter_teach``, ``krouter teach``); the nightly learner is
+    # not affected.
+    agent_teaching: bool = True
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -148,12 +151,16 @@ def load_config(path: Path | None = None) -> Config:
     model = data.get("learn_model", Config.learn_model)
     if not isinstance(model, str):
         raise ConfigError(f"{path}: 'learn_model' must be a string")
+    agent_teaching = data.get("agent_teaching", True)
+    if not isinstance(agent_teaching, bool):
+        raise ConfigError(f"{path}: 'agent_teaching' must be true or false")
     return Config(
         vault=Path(vault).expanduser() if vault else None,
         query_log=query_log,
         exclude_folders=tuple(exclude),
         learn_model=model,
         ignore=tuple(ignore),
+        agent_teaching=agent_teaching,
     )
 
 

@@ -16,13 +16,13 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from krouter import config, page_edit, querylog
 from krouter.atomic import atomic_write
-from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
+from krouter.errors import KRouterError
 from krouter.lanes import Lane, LaneError
 from krouter.learn_prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.quote_check import is_sentence, quote_on_page, shared_words
@@ -225,38 +225,100 @@ def _specific_units(router: Router, question: str, ignore: set[int]) -> list[str
     return best
 
 
-def _verify(
-    router: Router, question: str, ignore: set[int], cands: list[Citation], prop: Proposal, text: str
-) -> str | None:
-    """Why a proposal must be rejected, or None when it passes every check.
+def _holds(router: Router, page: str, question: str, units: list[str]) -> set[str]:
+    """Which of the question's ``units`` (display texts) the page holds, looked up in the index."""
+    pid = next((row[0] for row in router.index.page_table() if row[1] == page), None)
+    if pid is None:
+        return set()
+    held: set[str] = set()
+    for qt in query_terms(question, known=router.index.has_term):
+        if qt.text not in units:
+            continue
+        terms = [qt.term]
+        if not router.index.postings(qt.term) and is_cjk(qt.term) and fallback_bigrams(qt.term):
+            terms = list(fallback_bigrams(qt.term))
+        if all(any(row[0] == pid for row in router.index.postings(term)) for term in terms):
+            held.add(qt.text)
+    return held
 
-    ``text`` is the picked page's current text. The quote must be on the page's body (frontmatter,
-    where earlier triggers live, cannot vouch for itself), be a sentence, share a content word with
-    the question, and the page must hold the question's most specific word that the vault knows:
-    a page lacking it while other pages hold it is a neighbour, not the answer.
+
+def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str] | None:
+    """A question word this page's own text lacks while another current page's title, aliases, tags or
+    path hold it, with that page; or None.
+
+    Such a word names another subject ("frontend" when a "Frontend team" page exists): written onto
+    this page it would make a trigger that the router does not count (``Router._fired_triggers``), and
+    it is the mark of a neighbour, not of a rewording.
     """
-    by_path = {c.path: c for c in cands}
-    if prop.page not in by_path:
+    rows = router.index.page_table()
+    pid = next((r[0] for r in rows if r[1] == page), None)
+    live = {r[0]: r[1] for r in rows if not r[4]}
+    for qt in query_terms(question, known=router.index.has_term):
+        postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
+        own = postings.get(pid) if pid is not None else None
+        if own and (own[0] or own[2]):
+            continue
+        other = sorted(live[p] for p, tf in postings.items() if tf[0] and p != pid and p in live)
+        if other:
+            return qt.text, other[0]
+    return None
+
+
+def verify_pick(
+    router: Router,
+    question: str,
+    ignore: set[int],
+    cands: list[Citation],
+    page: str,
+    quote: str | None,
+    text: str,
+    also: Sequence[tuple[str, list[Citation]]] = (),
+) -> str | None:
+    """Why a pick of ``page`` for ``question`` must be rejected, or None when it passes every check.
+
+    The one verification path for every teacher: the nightly model and an agent (``krouter.teach``).
+    ``cands`` are the question's candidates, ``also`` the agent's phrasings with theirs (the nightly
+    learner has none). ``text`` is the picked page's current text. The page must be a candidate of the
+    question or of a phrasing; the quote must be on the page's body (frontmatter, where earlier triggers
+    live, cannot vouch for itself), be a sentence, and share a content word with the question or a
+    phrasing. Every wording that shares a word with the quote (the question itself whenever it does)
+    must find on the page its most specific word that the vault knows: a page lacking it while other
+    pages hold it is a neighbour, not the answer. A phrasing therefore cannot vouch for a question
+    that the quote's own words tie to a neighbour. Nor may the question hold a word that names another
+    page (its title, aliases, tags or path) while this page's text lacks it: the router would not
+    count such a trigger, and that word is what makes the question a neighbour's.
+    """
+    askings = [(question, cands), *also]
+    if not any(page in {c.path for c in cs} for _, cs in askings):
         return "the page is not one of this question's candidates"
-    if not prop.quote or not prop.quote.strip():
+    if not quote or not quote.strip():
         return "no quote"
-    page = parse_page(prop.page, text)
-    if page.yaml_error:
+    parsed = parse_page(page, text)
+    if parsed.yaml_error:
         # Broken or oversized frontmatter (an alias bomb among them) is not loaded again to be edited.
-        return f"the page's frontmatter has a problem ({page.yaml_error}); fix it first"
-    if page.replaced:
+        return f"the page's frontmatter has a problem ({parsed.yaml_error}); fix it first"
+    if parsed.replaced:
         return "the page is marked replaced"
-    if not quote_on_page(prop.quote, page.body):
+    if not quote_on_page(quote, parsed.body):
         return "the quote is not on the page"
-    if not is_sentence(prop.quote):
+    if not is_sentence(quote):
         return "the quote is a fragment, not a sentence"
-    if not shared_words(prop.quote, question):
-        return "the quote shares no content word with the question"
-    specific = _specific_units(router, question, ignore)
-    matched = set(by_path[prop.page].matched)
-    if specific and not matched & set(specific):
-        words = ", ".join(repr(w) for w in specific)
-        return f"neighbour page: it lacks {words}, which other pages hold"
+    linked = [(q, cs) for q, cs in askings if shared_words(quote, q)]
+    if not linked:
+        what = "the question or its phrasings" if also else "the question"
+        return f"the quote shares no content word with {what}"
+    named = _named_elsewhere(router, question, page)
+    if named:
+        return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]})"
+    for wording, cs in linked:
+        specific = _specific_units(router, wording, ignore)
+        if not specific:
+            continue
+        by_path = {c.path: c for c in cs}
+        matched = set(by_path[page].matched) if page in by_path else _holds(router, page, wording, specific)
+        if not matched & set(specific):
+            words = ", ".join(repr(w) for w in specific)
+            return f"neighbour page: it lacks {words}, which other pages hold"
     return None
 
 
@@ -496,52 +558,88 @@ def _apply(
         outcome.reason = "the page is not one of this question's candidates"
         return outcome
     try:
-        path = contained_path(root, prop.page)
-        data = read_contained(root, path)
-        text = data.decode("utf-8-sig")
-    except (PathOutsideVault, PageNotFound, OSError, UnicodeDecodeError) as exc:
+        page = read_for_edit(root, prop.page)
+    except (KRouterError, OSError, UnicodeDecodeError) as exc:
         outcome.reason = f"page cannot be read: {exc}"
         return outcome
-    reason = _verify(router, question, ignore, cands, prop, text)
+    reason = verify_pick(router, question, ignore, cands, prop.page, prop.quote, page.text)
     if reason:
         outcome.reason = reason
         return outcome
+    outcome.status, outcome.reason = write_trigger(
+        root,
+        page,
+        question,
+        run_id,
+        dry_run=dry_run,
+        record={"quote": prop.quote, "lane": lane.name, "model": lane.model},
+    )
+    return outcome
+
+
+@dataclass(frozen=True)
+class PageBytes:
+    """A page as read for an edit: its path, exact bytes, and text (BOM kept, as the bytes hold it)."""
+
+    rel: str
+    path: Path
+    data: bytes
+    text: str
+
+
+def read_for_edit(root: Path, rel: str) -> PageBytes:
+    """Read a page for an edit, confined to the vault; raises KRouterError, OSError or UnicodeDecodeError."""
+    path = contained_path(root, rel)
+    data = read_contained(root, path)
+    return PageBytes(rel, path, data, data.decode("utf-8-sig"))
+
+
+def write_trigger(
+    root: Path,
+    page: PageBytes,
+    question: str,
+    run_id: str,
+    *,
+    dry_run: bool,
+    record: dict[str, object],
+) -> tuple[str, str]:
+    """Add ``question`` to a verified page's ``triggers`` and journal it: (status, reason).
+
+    The one page-edit path for every teacher. LEARNED when written, PROPOSED in a dry run, SKIPPED
+    (with the reason) when the page already has the trigger, cannot be edited safely, or changed since
+    it was read. ``record`` adds who taught it (lane, model, quote, ...) to the journal entry.
+    """
     trigger = page_edit.clean_trigger(question)
-    existing = {normalize(t) for t in parse_page(prop.page, text.removeprefix("\ufeff")).triggers}
+    existing = {normalize(t) for t in parse_page(page.rel, page.text).triggers}
     if normalize(trigger) in existing:
-        outcome.status, outcome.reason = SKIPPED, "already a trigger of the page"
-        return outcome
+        return SKIPPED, "already a trigger of the page"
     try:
-        new = page_edit.with_trigger(data, trigger)
+        new = page_edit.with_trigger(page.data, trigger)
     except page_edit.PageEditError as exc:
-        outcome.status, outcome.reason = SKIPPED, str(exc)
-        return outcome
+        return SKIPPED, str(exc)
     if dry_run:
-        outcome.status = PROPOSED
-        return outcome
-    sp = page_edit.splice(data, new)
+        return PROPOSED, ""
+    sp = page_edit.splice(page.data, new)
     entry = {
         "run_id": run_id,
         "time": time.time(),
         "vault": str(root),
-        "page": prop.page,
+        "page": page.rel,
         "trigger": trigger,
-        "quote": prop.quote,
-        "lane": lane.name,
-        "model": lane.model,
+        **record,
         "offset": sp.offset,
         "old": _b64(sp.old),
         "new": _b64(sp.new),
-        "before_sha256": _digest(data),
+        "before_sha256": _digest(page.data),
         "after_sha256": _digest(new),
     }
     try:
-        page_edit.atomic_replace(path, new, data, before_rename=lambda: _append_jsonl(journal_path(), entry))
+        page_edit.atomic_replace(
+            page.path, new, page.data, before_rename=lambda: _append_jsonl(journal_path(), entry)
+        )
     except page_edit.PageChanged as exc:
-        outcome.status, outcome.reason = SKIPPED, str(exc)
-        return outcome
-    outcome.status = LEARNED
-    return outcome
+        return SKIPPED, str(exc)
+    return LEARNED, ""
 
 
 # ----- undo ----------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ Exit codes: 0 done, 1 the model could not be asked for some questions ("uncertai
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -51,12 +53,21 @@ def learn_command(
         str | None,
         typer.Option("--undo", metavar="RUN_ID", help="Restore every page a run changed, byte for byte."),
     ] = None,
+    list_runs: Annotated[
+        bool,
+        typer.Option(
+            "--list", help="List every trigger the learner and agents taught (when, which page, run id)."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
     """Learn recall triggers from weak questions in the private query log (quote-verified, undoable)."""
     # Imported here so that `krouter ask` never pays for the learner's modules.
     from krouter import learn
 
+    if list_runs:
+        _list(vault, as_json)
+        return
     listing_only = False
     try:
         if undo:
@@ -117,3 +128,24 @@ class _NoModel:
     def complete(self, system: str, prompt: str) -> str:
         """Never asks anything: the question stays uncertain, with the reason."""
         raise LaneError(f"not sent: no model lane ({_no_lane()})")
+
+
+def _list(vault: Path | None, as_json: bool) -> None:
+    """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
+    from krouter.safe_text import visible
+    from krouter.teach import history
+
+    rows = history(vault)
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False))
+        return
+    if not rows:
+        typer.echo("nothing taught yet")
+        return
+    for r in rows:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(r["time"] or 0)))  # type: ignore[arg-type]
+        undone = "  (undone)" if r["undone"] else ""
+        # Triggers and page names came from agents and the query log: shown, never interpreted.
+        typer.echo(
+            visible(f"{r['run_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}{undone}")
+        )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,6 +29,8 @@ log = logging.getLogger("krouter.mcp")
 T = TypeVar("T")
 
 DEFAULT_K = 3
+# How many of a refusal's closest pages next_step names for the agent to read.
+READ_CLOSEST = 3
 # Enough for any real note; a runaway file must not flood the model's context in one call.
 MAX_READ_CHARS = 60_000
 # A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
@@ -40,8 +42,11 @@ INSTRUCTIONS = """\
 KRouter answers "which page of the user's notes (the vault) holds the answer to this?" — or says that \
 none does. Call krouter_ask before answering from memory about the user's projects, decisions, \
 preferences, people or procedures. When it cites a page, read that page with krouter_read before \
-relying on it, and name the page path in your answer. When it refuses, the vault does not hold the \
-answer: say so and do not guess."""
+relying on it, and name the page path in your answer. Ask in the language(s) the notes are written \
+in: give a translation or a rewording in the notes' terms as `phrasings`. When it refuses, read the \
+closest pages it lists; if one really answers, answer from it and teach it with krouter_teach (the \
+question, the path, the sentence that answers). Otherwise the vault does not hold the answer: say so \
+and do not guess."""
 
 
 class VaultService:
@@ -132,17 +137,18 @@ class VaultService:
             self._executor.shutdown(wait=False)
 
 
-def ask_result(router: Router, question: str, k: int) -> dict[str, Any]:
+def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) -> dict[str, Any]:
     """The receipt in the compact form an agent needs, plus ``next_step``: what to do with it.
 
     The full receipt (every score and term) is for people and scripts (``krouter ask --json``); an
     agent pays for every byte of a reply on every call, so it gets the decision, the cited page and
-    its passage, the replaced pages, the reason, and the confidence against the floor.
+    its passage, the replaced pages, the reason, the confidence against the floor, and which of its
+    wordings decided. ``also`` are the agent's other wordings (``krouter.phrasings`` bounds them).
     """
     from krouter.config import is_demo
 
     # A lone surrogate ("\\ud800" in the request's JSON) could not be logged, nor serialised in the reply.
-    receipt = router.ask(clean(question), k=k)
+    receipt = router.ask(clean(question), k=k, also=[clean(a) for a in also])
     top = receipt.top
     out: dict[str, Any] = {
         "decision": receipt.decision,
@@ -157,6 +163,7 @@ def ask_result(router: Router, question: str, k: int) -> dict[str, Any]:
         "floor": round(receipt.evidence.floor, 3),
         "vault": receipt.vault,
         "demo_vault": is_demo(Path(receipt.vault)),
+        "phrasing": receipt.phrasing,
     }
     if receipt.decision == "cite" and top is not None:
         out["next_step"] = (
@@ -164,9 +171,16 @@ def ask_result(router: Router, question: str, k: int) -> dict[str, Any]:
             f"and cite that path in your answer."
         )
     else:
+        closest = ", ".join(f"{c.path!r} (line {c.line})" for c in receipt.candidates[:READ_CLOSEST])
+        read = (
+            f"Closest pages: {closest}. Read them with krouter_read; if one really answers, answer from it "
+            f"and call krouter_teach with the sentence that answers. "
+            if closest
+            else ""
+        )
         out["next_step"] = (
-            "The vault does not hold a page that answers this. Say so; do not guess or answer from "
-            "the closest candidate."
+            "No page answers this as asked. If the notes are in another language, ask again with a "
+            f"translation in `phrasings`. {read}Otherwise say the notes don't cover it; do not guess."
         )
     return out
 
@@ -182,6 +196,8 @@ def ask_summary(out: dict[str, Any]) -> str:
         lines.extend(f"also: {c['path']}" for c in out["cited"][1:])
     else:
         lines.append(f"refuse: {out['reason']}")
+    if out["phrasing"] is not None:
+        lines.append(f"decided by the phrasing: {out['phrasing']}")
     for r in out["redirects"]:
         now = r["to"] or "no current page"
         lines.append(f"replaced: {r['from']} -> {now} (do not answer from the replaced page)")

@@ -17,7 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from krouter import __version__
+from krouter import __version__, teach
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
 from krouter.mcp_server import (
     DEFAULT_K,
@@ -31,6 +31,9 @@ from krouter.mcp_server import (
     status_result,
     status_summary,
 )
+from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.phrasings import check as check_phrasings
+from krouter.safe_text import clean
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,6 +67,7 @@ class AskReply(BaseModel):
     floor: float
     vault: str
     demo_vault: bool = Field(description="True when the vault is KRouter's demo one (fictional pages).")
+    phrasing: str | None = Field(description="The phrasing whose lookup decided (None: the question).")
     next_step: str
 
 
@@ -100,7 +104,7 @@ class StatusReply(BaseModel):
 
 
 def build_server(service: VaultService) -> MCPServer:
-    """The MCP server with KRouter's three read-only tools, bound to one vault service."""
+    """The MCP server with KRouter's tools (three read-only, and krouter_teach), bound to one vault service."""
     server = MCPServer(
         name="krouter",
         title="KRouter memory",
@@ -109,20 +113,22 @@ def build_server(service: VaultService) -> MCPServer:
         log_level="WARNING",
     )
 
-    def hints(title: str) -> ToolAnnotations:
-        # Read-only, idempotent, closed world: nothing here writes to the vault or reaches the network.
+    def hints(title: str, read_only: bool = True) -> ToolAnnotations:
+        # Idempotent, closed world, never destructive: the read tools write nothing, and teaching adds
+        # one journaled, undoable trigger (repeating the call adds nothing).
         return ToolAnnotations(
             title=title,
-            read_only_hint=True,
+            read_only_hint=read_only,
             idempotent_hint=True,
             destructive_hint=False,
             open_world_hint=False,
         )
 
-    def tool(title: str) -> Callable[[F], F]:
+    def tool(title: str, read_only: bool = True) -> Callable[[F], F]:
         # The docstring is the description the model reads: without its source indentation.
         def register(fn: F) -> F:
-            return server.tool(annotations=hints(title), description=inspect.cleandoc(fn.__doc__ or ""))(fn)
+            description = inspect.cleandoc(fn.__doc__ or "")
+            return server.tool(annotations=hints(title, read_only), description=description)(fn)
 
         return register
 
@@ -139,6 +145,14 @@ def build_server(service: VaultService) -> MCPServer:
         k: Annotated[
             int, Field(ge=1, le=20, description="How many ranked candidate pages to return.")
         ] = DEFAULT_K,
+        phrasings: Annotated[
+            list[str] | None,
+            Field(
+                description=f"Optional: the same question in other words, above all translated into the "
+                f"language the notes are written in (at most {MAX_PHRASINGS}, {MAX_PHRASING_CHARS} "
+                f"characters each). `phrasing` in the reply names the wording that decided.",
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, AskReply]:
         """Find the page of the user's notes (their Markdown vault) that answers a question — or learn that none does.
 
@@ -149,11 +163,17 @@ def build_server(service: VaultService) -> MCPServer:
           krouter_read before relying on it, and name the page path in your answer. A "replaced:" line
           means an older page was replaced and the cited page is the current one: do not answer from
           the replaced page.
-        - "refuse: reason": the vault does not hold the answer. Do not guess and do not answer from
-          the closest candidate; tell the user their notes don't cover it.
+        - "refuse: reason": no page answers it as asked. Do not guess. The "next:" line names the
+          closest pages with their lines: read them; if one really answers, answer from it and call
+          krouter_teach with the sentence. Otherwise tell the user their notes don't cover it.
+        Ask in the notes' language: pass a translation (or a rewording in the notes' terms) in
+        `phrasings`; a "decided by the phrasing:" line names the wording that decided.
         """
         try:
-            out = await service.run(lambda r: ask_result(r, question, k))
+            also = check_phrasings(phrasings or [])
+            out = await service.run(lambda r: ask_result(r, question, k, also))
+        except BadPhrasings as exc:
+            raise ToolError(f"krouter_ask refused: {exc}") from exc
         except KRouterError as exc:
             raise ToolError(f"krouter_ask failed: {exc}") from exc
         return CallToolResult(
@@ -198,6 +218,53 @@ def build_server(service: VaultService) -> MCPServer:
             raise ToolError(f"{exc}. Use the path exactly as krouter_ask cited it.") from exc
         except (ValueError, KRouterError, OSError) as exc:
             raise ToolError(str(exc)) from exc
+
+    @tool("Teach KRouter which page answers a question", read_only=False)
+    async def krouter_teach(
+        question: Annotated[
+            str, Field(description="The question krouter_ask refused, exactly as you asked it.")
+        ],
+        path: Annotated[
+            str,
+            Field(description="Vault-relative path of the page you read that answers it (a closest page)."),
+        ],
+        quote: Annotated[
+            str,
+            Field(description="The sentence of that page that answers the question, copied word for word."),
+        ],
+        phrasings: Annotated[
+            list[str] | None,
+            Field(
+                description=f"Optional: other phrasings of the question you used, e.g. its translation into "
+                f"the notes' language (at most {MAX_PHRASINGS}, {MAX_PHRASING_CHARS} characters each).",
+            ),
+        ] = None,
+    ) -> str:
+        """Tell KRouter that a page answers a question it refused, so the next asking cites it.
+
+        Use only after krouter_ask refused, you read one of the closest pages with krouter_read, and
+        that page really answers the question. KRouter checks the pick (the quote is on the page, is a
+        sentence, shares a word with the question or a phrasing; the page is a current note, not a
+        clipping, and not a neighbour lacking the question's key word) and only then adds the question
+        to the page's triggers. The reply says what was written, with the run id the user can undo
+        (`krouter learn --undo RUN_ID`), or why nothing was. Never teach a page that only looks related.
+        """
+        try:
+            result = await service.run(
+                lambda r: teach.teach(
+                    r,
+                    clean(question),
+                    clean(path),
+                    clean(quote),
+                    [clean(p) for p in phrasings or []],
+                    client="mcp",
+                )
+            )
+        except BadPhrasings as exc:
+            raise ToolError(f"krouter_teach refused: {exc}") from exc
+        except KRouterError as exc:
+            raise ToolError(f"krouter_teach failed: {exc}") from exc
+        return result.to_text()
 
     @tool("Status of the user's notes")
     async def krouter_status() -> Annotated[CallToolResult, StatusReply]:

@@ -155,6 +155,9 @@ class Receipt:
                 lines.append(
                     f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
                 )
+                # The next pages to read too: a refused agent (or person) checks these before giving up.
+                for c in self.candidates[1:]:
+                    lines.append(f"  also close: {c.path}, line {c.line}")
         for r in self.redirects:
             if r.to_path:
                 lines.append(f"  redirect: {r.from_path} was replaced -> {' -> '.join(r.chain[1:])}")

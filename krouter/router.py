@@ -570,14 +570,35 @@ class Router:
         Triggers (some written by the learner) always help ranking, but count towards the decision only
         when the question holds at least TRIGGER_MATCH of one trigger's terms: sharing a single word
         with a trigger is not asking what the trigger asks, and must not turn a refusal into a citation.
+        Nor does a trigger count when one of those shared words is missing from the page's own text
+        while another current page's title, aliases, tags or path hold it: that word names another
+        subject ("frontend" when a "Frontend team" page exists, on the backend rotation page), so the
+        trigger was taught for a neighbour's question, and must not outvote the pages themselves.
+        Measured in learn_bench on the three dev vaults: a plausible-but-wrong teacher's neighbour
+        questions let through fell from 24 to 14, and an honest teacher still taught 16 of its 21
+        triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
+        teacher 6 more of its own wordings.
         """
         keys = {u.key: i for i, u in enumerate(units)}
+        mine = set(top.contributors)
+        pages = self._load_tables().pages
+
+        def named_elsewhere(u: _Unit) -> bool:
+            own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
+            return not own and any(
+                tf[0] and p not in mine and p in pages and not pages[p].replaced
+                for p, tf in u.postings.items()
+            )
+
         fired: set[int] = set()
         for pid in top.contributors:
             for trig in self.index.trigger_terms(pid):
                 shared = trig & keys.keys()
-                if trig and len(shared) / len(trig) >= TRIGGER_MATCH:
-                    fired |= {keys[k] for k in shared}
+                if not trig or len(shared) / len(trig) < TRIGGER_MATCH:
+                    continue
+                if any(named_elsewhere(units[keys[k]]) for k in shared):
+                    continue
+                fired |= {keys[k] for k in shared}
         return fired
 
     def _passage_coverage(

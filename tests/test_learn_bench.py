@@ -39,3 +39,18 @@ def test_a_model_that_always_takes_the_first_candidate_teaches_nothing() -> None
     res = learn_bench.run_set(BENCH / folder, pairs, refuse, "careless", "careless")
     assert res["learned_wrong_page"] == 0 and res["learned_neighbours"] == 0
     assert res["week2_after"]["neighbours_refused"] == res["week2_before"]["neighbours_refused"]
+
+
+def test_agent_lane_honest_teaches_no_wrong_page_and_careless_is_bounded() -> None:
+    from krouter import teach
+
+    folder, _pairs, questions_file = learn_bench.SETS["dev"]
+    pairs = learn_bench.load_pairs(BENCH / learn_bench.DISTANT["dev"])
+    refuse = learn_bench.load_refuse(BENCH / questions_file)
+    assert max(learn_bench.content_overlap(p) for p in pairs) <= 0.5
+    honest = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "honest", {})
+    assert honest["taught"] > 0 and honest["taught_wrong_page"] == 0
+    assert honest["week2_after"]["neighbours_refused"] == honest["week2_before"]["neighbours_refused"]
+    careless = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "careless", {})
+    # Whatever a careless agent teaches is counted, and no more than the daily cap per vault.
+    assert careless["taught_wrong_page"] <= careless["taught"] <= teach.DAILY_CAP

@@ -65,9 +65,11 @@ def test_stdio_session(vault: Path, tmp_path: Path) -> None:
         with anyio.fail_after(60):
             async with Client(server_params(vault), read_timeout_seconds=30) as client:
                 tools = {t.name: t for t in (await client.list_tools()).tools}
-                assert set(tools) == {"krouter_ask", "krouter_read", "krouter_status"}
-                for tool in tools.values():
-                    assert tool.annotations is not None and tool.annotations.read_only_hint is True
+                assert set(tools) == {"krouter_ask", "krouter_read", "krouter_status", "krouter_teach"}
+                for name, tool in tools.items():
+                    # krouter_teach is the one tool that writes (a trigger, checked and undoable).
+                    assert tool.annotations is not None
+                    assert tool.annotations.read_only_hint is (name != "krouter_teach")
                     assert tool.description and len(tool.description) > 80
                 assert "do not guess" in tools["krouter_ask"].description.lower()
                 assert "read" in tools["krouter_ask"].description.lower()

@@ -103,5 +103,5 @@ def test_lowest_versions_answer_serve_and_init(lowest_venv: Path, tmp_path: Path
     served = run(lowest_venv / "bin" / "python", "-c", MCP_SESSION, krouter, env=env, timeout=120)
     assert served.returncode == 0, served.stderr[-3000:]
     out = json.loads(served.stdout)
-    assert out["tools"] == ["krouter_ask", "krouter_read", "krouter_status"]
+    assert out["tools"] == ["krouter_ask", "krouter_read", "krouter_status", "krouter_teach"]
     assert out["text"].startswith("cite: Decisions/Primary database.md")

@@ -99,6 +99,9 @@ def test_docs_say_what_agents_must_do() -> None:
         text = agent_doc(name).lower()
         assert "krouter_ask" in text and "krouter ask" in text, name
         assert "read" in text and "path" in text and "do not guess" in text, name
+        # How to ask in the notes' language and how to teach a page read after a refusal.
+        assert "phrasings" in text and "--also" in text and "language" in text, name
+        assert "krouter_teach" in text and "krouter teach" in text and "closest pages" in text, name
     skill = agent_doc("SKILL.md")
     assert skill.startswith("---\nname: krouter\ndescription: ")
     import yaml

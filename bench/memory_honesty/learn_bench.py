@@ -13,7 +13,19 @@ candidate and copies the page sentence sharing most words with the question, and
 words with the question: stand-ins for a careless model, to measure what the learner's checks stop.
 ``--lane api`` (needs ANTHROPIC_API_KEY) or ``--lane claude`` uses a real model.
 
+The agent lane (``--agent honest|careless``) has no nightly run: in week 1 an agent asks each question
+(with its phrasings from ``phrasings/``, written by helpers who saw only the questions), and on a
+refusal reads the closest pages the receipt names and may teach one through ``krouter.teach`` (the checks and caps an MCP agent meets). The
+honest stand-in teaches only when the gold page is among the pages it read, with a real sentence from
+it; the careless one teaches the closest page whatever it is, with its first sentence. ``--pairs
+distant`` (the default when the files exist) uses pairs whose week-2 wording shares at most half of
+week 1's content words; the report gives that overlap. ``--cold-start`` scores the cross-language and
+colloquial dev sets with and without phrasings.
+
     python bench/memory_honesty/learn_bench.py [--set dev|dev2|dev3|all] [--lane scripted|careless|lexical|api|claude]
+    python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|dev] [--no-phrasings]
+        [--teach-phrasings]
+    python bench/memory_honesty/learn_bench.py --cold-start
 """
 
 from __future__ import annotations
@@ -35,7 +47,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parents[1]) not in sys.path:
     sys.path.insert(0, str(HERE.parents[1]))
 
-from krouter import learn  # noqa: E402
+from krouter import learn, teach  # noqa: E402
 from krouter.config import Config  # noqa: E402
 from krouter.lanes import Lane, make_lane  # noqa: E402
 from krouter.quote_check import is_sentence  # noqa: E402
@@ -49,6 +61,20 @@ SETS: dict[str, tuple[str, str, str]] = {
     "dev2": ("vault2", "learn_pairs_dev2.jsonl", "questions_dev2.jsonl"),
     "dev3": ("vault3", "learn_pairs_dev3.jsonl", "questions_dev3.jsonl"),
 }
+# The same vaults with distant pairs: week 2 shares at most half of week 1's content words.
+DISTANT: dict[str, str] = {
+    "dev": "learn_pairs_distant1.jsonl",
+    "dev2": "learn_pairs_distant2.jsonl",
+    "dev3": "learn_pairs_distant3.jsonl",
+}
+# Question sets asked in other words than the pages (cold start): (vault folder, question file).
+COLD_START: dict[str, tuple[str, str]] = {
+    "crosslang2": ("vault2", "questions_crosslang2.jsonl"),
+    "crosslang3": ("vault3", "questions_crosslang3.jsonl"),
+    "colloquial": ("vault2", "questions_colloquial.jsonl"),
+}
+# How many of the closest pages a refused agent reads before it decides whether to teach.
+READ_PAGES = 3
 # A Latin full stop ends a sentence only before a space ("api.tallyhq.com" is one word); CJK ones always do.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
 _QUOTED = re.compile(r"[\x27\x22].*")
@@ -283,6 +309,187 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
     }
 
 
+def phrasings_by_id(path: Path) -> dict[str, list[str]]:
+    """The phrasings an agent would send, by question id (``phrasings/<set>.jsonl``: a translation and a
+    rewording written by helpers who saw only the questions); empty when the file is missing."""
+    if not path.is_file():
+        return {}
+    out: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out[str(row["id"])] = [row[k] for k in ("translation", "rewording") if row.get(k)]
+    return out
+
+
+def set_phrasings(name: str, pairs: list[Pair], questions_file: str) -> dict[str, list[str]]:
+    """Phrasings by question text for a learn set: week-1 and week-2 wordings of the distant pairs
+    (``phrasings/pairsN.jsonl``, ids ``P01-week1``) and the vault's neighbour questions
+    (``phrasings/<dev set>.jsonl``, by id)."""
+    n = {"dev": "1", "dev2": "2", "dev3": "3"}[name]
+    by_id = phrasings_by_id(HERE / "phrasings" / f"pairs{n}.jsonl")
+    out: dict[str, list[str]] = {}
+    for p in pairs:
+        for week in ("week1", "week2"):
+            if by_id.get(f"{p.id}-{week}"):
+                out[" ".join(getattr(p, week).split())] = by_id[f"{p.id}-{week}"]
+    neighbours = phrasings_by_id(HERE / "phrasings" / f"{name}.jsonl")
+    path = HERE / questions_file
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if row.get("kind") == "refuse" and neighbours.get(str(row["id"])):
+                    out[" ".join(row["q"].split())] = neighbours[str(row["id"])]
+    return out
+
+
+def content_overlap(pair: Pair) -> float:
+    """The share of week 1's content words that week 2 also holds (as the router cuts them)."""
+    one = {qt.term for qt in query_terms(pair.week1)}
+    two = {qt.term for qt in query_terms(pair.week2)}
+    return len(one & two) / len(one) if one else 0.0
+
+
+def first_sentence(body: str) -> str | None:
+    """The page's first sentence (a heading counts when it is long enough): what a careless agent quotes."""
+    return next((s for s in sentences(body) if is_sentence(s)), None)
+
+
+def agent_pick(kind: str, root: Path, read: list[str], question: str, gold: str | None, also: list[str]):
+    """The page and quote an agent stand-in teaches after reading ``read``, or None.
+
+    honest: the gold page if it read it, quoting the sentence sharing most words with the question or
+    a phrasing; careless: the closest page read, quoting its first sentence.
+    """
+    if not read:
+        return None
+    if kind == "careless":
+        page = read[0]
+        body = parse_page(page, (root / page).read_text(encoding="utf-8")).body
+        quote = first_sentence(body)
+    else:
+        if gold is None or gold not in read:
+            return None
+        page = gold
+        body = parse_page(page, (root / page).read_text(encoding="utf-8")).body
+        quote = next((q for q in (best_sentence(body, w) for w in (question, *also)) if q), None)
+    return (page, quote) if quote else None
+
+
+def score_with(router: Router, pairs: list[Pair], refuse: list[str], which: str, phr: dict[str, list[str]]):
+    """``score``, each question asked with its phrasings (when the phrasings file has them)."""
+    out = {"right": 0, "wrong": 0, "refused": 0, "neighbours_refused": 0, "neighbours_cited": 0}
+    for p in pairs:
+        q = getattr(p, which)
+        r = router.decide(q, also=phr.get(" ".join(q.split()), []))
+        if r.decision == "refuse":
+            out["refused"] += 1
+        elif r.top is not None and r.top.path == p.gold:
+            out["right"] += 1
+        else:
+            out["wrong"] += 1
+    for q in refuse:
+        r = router.decide(q, also=phr.get(" ".join(q.split()), []))
+        out["neighbours_refused" if r.decision == "refuse" else "neighbours_cited"] += 1
+    return out
+
+
+def run_agent_set(
+    vault: Path,
+    pairs: list[Pair],
+    refuse: list[str],
+    kind: str,
+    phr: dict[str, list[str]],
+    teach_phrasings: bool = False,
+) -> dict[str, Any]:
+    """Before/after numbers for one vault when an agent stand-in teaches in week 1 (scratch copy).
+
+    ``teach_phrasings``: after the question, the agent also teaches each of its phrasings (with the
+    question and the other phrasings as theirs), so that they too become triggers when they pass."""
+    taught: list[tuple[str, str, str | None]] = []
+    reasons: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="krouter-agent-bench-") as tmp_s:
+        tmp = Path(tmp_s)
+        root = tmp / "vault"
+        shutil.copytree(vault, root)
+        with scratch_env(tmp), Router(root) as router:
+            before = score(router, pairs, refuse, "week2")
+            before_phr = score_with(router, pairs, refuse, "week2", phr)
+            week1 = [(p.week1, p.gold) for p in pairs] + [(q, None) for q in refuse]
+            for question, gold in week1:
+                also = phr.get(" ".join(question.split()), [])
+                r = router.ask(question, also=also)
+                if r.decision == "cite":
+                    continue
+                read = [c.path for c in r.candidates[:READ_PAGES]]
+                pick = agent_pick(kind, root, read, question, gold, also)
+                if pick is None:
+                    reasons["not taught: the agent found no page that answers"] = (
+                        reasons.get("not taught: the agent found no page that answers", 0) + 1
+                    )
+                    continue
+                wordings = [question, *also] if teach_phrasings else [question]
+                for wording in wordings:
+                    others = [w for w in [question, *also] if w != wording]
+                    result = teach.teach(router, wording, pick[0], pick[1], others, client=f"bench-{kind}")
+                    if result.taught:
+                        taught.append((wording, result.page, gold))
+                    else:
+                        key = "refused by KRouter: " + _QUOTED.sub("", result.reason).strip()
+                        reasons[key] = reasons.get(key, 0) + 1
+            after = score(router, pairs, refuse, "week2")
+            after_phr = score_with(router, pairs, refuse, "week2", phr)
+    overlaps = [content_overlap(p) for p in pairs]
+    return {
+        "vault": vault.name,
+        "pairs": len(pairs),
+        "refuse_questions": len(refuse),
+        "agent": kind,
+        "phrasings": len(phr),
+        "overlap_max": round(max(overlaps), 2) if overlaps else 0.0,
+        "overlap_mean": round(sum(overlaps) / len(overlaps), 2) if overlaps else 0.0,
+        "taught": len(taught),
+        "taught_wrong_page": sum(1 for _, page, gold in taught if page != gold),
+        "taught_neighbours": sum(1 for _, _, gold in taught if gold is None),
+        "not_taught": reasons,
+        "week2_before": before,
+        "week2_after": after,
+        "week2_before_with_phrasings": before_phr,
+        "week2_after_with_phrasings": after_phr,
+    }
+
+
+def cold_start(name: str) -> dict[str, Any]:
+    """A question set scored as asked, and with its phrasings: right, wrong, refused, neighbours refused."""
+    folder, qfile = COLD_START[name]
+    rows = [json.loads(x) for x in (HERE / qfile).read_text(encoding="utf-8").splitlines() if x.strip()]
+    phr = phrasings_by_id(HERE / "phrasings" / f"{name}.jsonl")
+    out: dict[str, Any] = {
+        "set": name,
+        "questions": len(rows),
+        "phrasings": sum(1 for r in rows if phr.get(r["id"])),
+    }
+    with (
+        tempfile.TemporaryDirectory(prefix="krouter-cold-bench-") as tmp_s,
+        scratch_env(Path(tmp_s)),
+        Router(HERE / folder) as router,
+    ):
+        for label, use in (("without", False), ("with", True)):
+            s = {"right": 0, "wrong": 0, "refused": 0, "neighbours_refused": 0, "neighbours": 0}
+            for row in rows:
+                r = router.decide(row["q"], also=phr.get(row["id"], []) if use else [])
+                if row["kind"] == "refuse":
+                    s["neighbours"] += 1
+                    s["neighbours_refused"] += r.decision == "refuse"
+                elif r.decision == "refuse":
+                    s["refused"] += 1
+                else:
+                    s["right" if r.top is not None and r.top.path == row["gold"] else "wrong"] += 1
+            out[label] = s
+    return out
+
+
 def _line(name: str, s: dict[str, int], refuse_n: int) -> str:
     n_refuse = f"  neighbours refused {s['neighbours_refused']}/{refuse_n}" if refuse_n else ""
     return f"  {name:13} right {s['right']:2}  wrong {s['wrong']:2}  refused {s['refused']:2}{n_refuse}"
@@ -299,8 +506,37 @@ def main(argv: list[str] | None = None) -> int:
         "(always the best word overlap), api, claude",
     )
     ap.add_argument("--model", default=Config.learn_model)
+    ap.add_argument(
+        "--agent", choices=["honest", "careless"], help="run the agent lane instead of a nightly run"
+    )
+    ap.add_argument("--pairs", choices=["distant", "dev"], default=None, help="default: distant when present")
+    ap.add_argument("--no-phrasings", action="store_true", help="agent lane: ask without the phrasings files")
+    ap.add_argument(
+        "--teach-phrasings",
+        action="store_true",
+        help="agent lane: teach the phrasings too, not only the question",
+    )
+    ap.add_argument(
+        "--cold-start", action="store_true", help="cross-language and colloquial sets, +/- phrasings"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    if args.cold_start:
+        rows = [cold_start(name) for name in COLD_START]
+        if args.json:
+            print(json.dumps(rows, ensure_ascii=False, indent=1))
+            return 0
+        for c in rows:
+            print(f"[{c['set']}] {c['questions']} questions, {c['phrasings']} with phrasings")
+            for label in ("without", "with"):
+                s = c[label]
+                print(
+                    f"  {label:7} phrasings: right {s['right']:2}  wrong {s['wrong']:2}  refused {s['refused']:2}"
+                    f"  neighbours refused {s['neighbours_refused']}/{s['neighbours']}"
+                )
+        return 0
+    if args.agent:
+        return _agent_main(args)
     results = []
     for name in SETS if args.set == "all" else [args.set]:
         folder, pairs_file, questions_file = SETS[name]
@@ -327,6 +563,50 @@ def main(argv: list[str] | None = None) -> int:
         print(_line("week2 after", r["week2_after"], r["refuse_questions"]))
         print(_line("week1 before", r["week1_before"], 0))
         print(_line("week1 after", r["week1_after"], 0))
+    return 0
+
+
+def _pairs_file(name: str, which: str | None) -> Path:
+    distant = HERE / DISTANT[name]
+    if which == "distant" or (which is None and distant.is_file()):
+        return distant
+    return HERE / SETS[name][1]
+
+
+def _agent_main(args: argparse.Namespace) -> int:
+    results = []
+    for name in SETS if args.set == "all" else [args.set]:
+        folder, _pairs, questions_file = SETS[name]
+        pairs_path = _pairs_file(name, args.pairs)
+        if not pairs_path.is_file():
+            print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
+            continue
+        refuse = load_refuse(HERE / questions_file)
+        pairs = load_pairs(pairs_path)
+        phr = {} if args.no_phrasings else set_phrasings(name, pairs, questions_file)
+        res = run_agent_set(HERE / folder, pairs, refuse, args.agent, phr, args.teach_phrasings)
+        res["set"], res["pairs_file"] = name, pairs_path.name
+        results.append(res)
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False, indent=1))
+        return 0
+    for r in results:
+        print(
+            f"[{r['set']}] {r['vault']}: {r['pairs']} pairs ({r['pairs_file']}; week 2 shares "
+            f"{r['overlap_mean']:.0%} of week 1's content words on average, at most {r['overlap_max']:.0%}), "
+            f"agent {r['agent']}, {r['phrasings']} phrased questions"
+        )
+        print(
+            f"  taught {r['taught']} ({r['taught_wrong_page']} on a wrong page, "
+            f"{r['taught_neighbours']} of them neighbour questions)"
+        )
+        for k, v in sorted(r["not_taught"].items()):
+            print(f"    {v:2} {k}")
+        print(_line("week2 before", r["week2_before"], r["refuse_questions"]))
+        print(_line("week2 after", r["week2_after"], r["refuse_questions"]))
+        if r["phrasings"]:
+            print(_line("+phr before", r["week2_before_with_phrasings"], r["refuse_questions"]))
+            print(_line("+phr after", r["week2_after_with_phrasings"], r["refuse_questions"]))
     return 0
 
 

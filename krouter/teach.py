@@ -1,0 +1,230 @@
+"""Agents teach triggers: ``krouter_teach`` (MCP) and ``krouter teach`` (CLI).
+
+An agent that KRouter refused may read the closest page and report that it answers the question, with
+the sentence that does. The agent proposes; KRouter decides, with the nightly learner's own checks
+(``learn.verify_pick``) and its own byte-preserving edit (``learn.write_trigger``), journaled under a run
+id that ``krouter learn --undo RUN_ID`` reverses exactly. The agent never writes a page and never names
+what is written: the only thing added is the question itself, as one trigger of one memory page.
+
+Bounded per vault: at most DAILY_CAP triggers taught by agents in any 24 hours, at most PAGE_CAP of
+them on one page, a question taught to one page only, and only questions KRouter refuses (or barely
+answers). ``agent_teaching = false`` in ``config.toml`` turns it off.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from krouter import config, learn, page_edit, querylog
+from krouter.errors import KRouterError
+from krouter.phrasings import check as check_phrasings
+from krouter.router import Router
+from krouter.tokenizer import normalize
+from krouter.vault import contained_path, parse_page, read_contained
+
+AGENT_LANE = "agent"
+DAILY_CAP = 20
+PAGE_CAP = 3
+DAY_SECONDS = 24 * 60 * 60
+
+TAUGHT = "taught"
+NOT_TAUGHT = "not-taught"
+
+
+@dataclass
+class TeachResult:
+    """What a teach call did: the trigger written and its run id, or why nothing was written."""
+
+    status: str
+    question: str
+    page: str
+    quote: str
+    phrasings: list[str] = field(default_factory=list)
+    reason: str = ""
+    run_id: str | None = None
+    trigger: str | None = None
+
+    @property
+    def taught(self) -> bool:
+        """True when a trigger was written."""
+        return self.status == TAUGHT
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form."""
+        return asdict(self)
+
+    def to_text(self) -> str:
+        """One line saying exactly what was written, or why nothing was."""
+        if self.taught:
+            return (
+                f"taught: added the trigger {self.trigger!r} to {self.page} "
+                f"(run {self.run_id}; undo with: krouter learn --undo {self.run_id})"
+            )
+        return f"not taught, nothing written: {self.reason}"
+
+
+def _key(text: str) -> str:
+    return normalize(page_edit.clean_trigger(text))
+
+
+def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
+    """Whether a journaled trigger is still one of its page's triggers (an undo or an edit removes it)."""
+    try:
+        rel = str(entry["page"])
+        text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
+    except (KeyError, KRouterError, OSError, UnicodeDecodeError):
+        return False
+    return _key(str(entry.get("trigger", ""))) in {_key(t) for t in parse_page(rel, text).triggers}
+
+
+def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | None:
+    """Why the caps or an earlier teaching forbid this one, or None."""
+    mine = [e for e in learn.journal_entries() if e.get("vault") == str(root)]
+    agents = [e for e in mine if e.get("lane") == AGENT_LANE]
+    for e in mine:
+        if (
+            e.get("page") != rel
+            and _key(str(e.get("trigger", ""))) == _key(question)
+            and _still_on_page(root, e)
+        ):
+            return (
+                f"this question is already a trigger of {e['page']} (run {e['run_id']}); "
+                f"a question is taught to one page only (undo that run first)"
+            )
+    times = [e.get("time") for e in agents]
+    today = sum(1 for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
+    if today >= DAILY_CAP:
+        return (
+            f"the daily cap is reached: agents taught {today} triggers in this vault in the last 24 hours "
+            f"(at most {DAILY_CAP})"
+        )
+    on_page = [e for e in agents if e.get("page") == rel and _still_on_page(root, e)]
+    if len(on_page) >= PAGE_CAP:
+        return (
+            f"the per-page cap is reached: {rel} already holds {len(on_page)} triggers taught by agents "
+            f"(at most {PAGE_CAP})"
+        )
+    return None
+
+
+def teach(
+    router: Router,
+    question: str,
+    page: str,
+    quote: str,
+    phrasings: Sequence[str] = (),
+    *,
+    client: str = "agent",
+    run_id: str | None = None,
+) -> TeachResult:
+    """Add ``question`` as a trigger of ``page`` if every check passes; say what was written or why not.
+
+    ``quote`` is the page's sentence that answers the question; ``phrasings`` are the agent's other
+    wordings of it (a translation into the notes' language, a rewording), used only to check the pick.
+    ``client`` names the teacher in the journal. Raises BadPhrasings for phrasings over the bounds;
+    every other problem is a result with ``reason`` and nothing written.
+    """
+    cleaned = check_phrasings(phrasings)
+    result = TeachResult(NOT_TAUGHT, page_edit.clean_trigger(question), page, quote, cleaned)
+    result.reason = _teach(router, result, client, run_id or learn.new_run_id())
+    learn._append_jsonl(
+        learn.outcomes_path(),
+        {
+            "time": time.time(),
+            "vault": str(router.root),
+            "lane": AGENT_LANE,
+            "client": client,
+            **result.to_dict(),
+        },
+    )
+    return result
+
+
+def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str:
+    """Fill in ``result``; returns the reason nothing was written ("" when taught)."""
+    cfg = config.load_config()
+    if not cfg.agent_teaching:
+        return "agent teaching is turned off (agent_teaching = false in config.toml)"
+    question = result.question
+    problem = page_edit.trigger_problem(question)
+    if problem:
+        return problem
+    try:
+        rel, _ = router.read_page(result.page)
+    except KRouterError as exc:
+        return str(exc)
+    result.page = rel
+    folders = config.folder_names(cfg.exclude_folders)
+    if config.in_folders(rel, folders):
+        return f"{rel} is in an inputs or clippings folder: reading material, not the vault's own memory"
+    note = router.resolve(rel).replaced_note()
+    if note:
+        return f"{note}: teach the current page"
+    receipt = router.decide(question)
+    top = receipt.top
+    if top is not None and top.path == rel:
+        return f"KRouter already cites {rel} for this question: nothing to teach"
+    if top is not None and receipt.evidence.margin >= learn.WEAK_MARGIN:
+        return (
+            f"KRouter already cites {top.path} for this question; teaching is for questions it refuses "
+            f"(or barely answers)"
+        )
+    now = time.time()
+    problem = _limits_problem(router.root, rel, question, now)
+    if problem:
+        return problem
+    try:
+        page_bytes = learn.read_for_edit(router.root, rel)
+    except (KRouterError, OSError, UnicodeDecodeError) as exc:
+        return f"page cannot be read: {exc}"
+    ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
+    cands = learn.candidates(router, question, folders)
+    also = [(p, learn.candidates(router, p, folders)) for p in result.phrasings]
+    problem = learn.verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
+    if problem:
+        return problem
+    status, reason = learn.write_trigger(
+        router.root,
+        page_bytes,
+        question,
+        run_id,
+        dry_run=False,
+        record={"quote": result.quote, "lane": AGENT_LANE, "model": client, "phrasings": result.phrasings},
+    )
+    if status != learn.LEARNED:
+        return reason
+    result.status, result.run_id, result.trigger = TAUGHT, run_id, question
+    return ""
+
+
+def history(vault: Path | None = None) -> list[dict[str, object]]:
+    """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs.
+
+    ``vault`` keeps one vault's entries; None keeps all.
+    """
+    undone: set[str] = set()
+    for _offset, item in querylog.read(learn.outcomes_path()):
+        if "undo" in item and isinstance(item.get("restored"), int) and item["restored"]:
+            undone.add(str(item["undo"]))
+    root = str(vault.resolve()) if vault is not None else None
+    out = []
+    for e in learn.journal_entries():
+        if root is not None and e.get("vault") != root:
+            continue
+        out.append(
+            {
+                "run_id": e.get("run_id"),
+                "time": e.get("time"),
+                "vault": e.get("vault"),
+                "page": e.get("page"),
+                "trigger": e.get("trigger"),
+                "quote": e.get("quote"),
+                "taught_by": e.get("lane"),
+                "model": e.get("model"),
+                "undone": e.get("run_id") in undone,
+            }
+        )
+    return out

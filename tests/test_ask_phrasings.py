@@ -1,0 +1,134 @@
+"""Phrasings in: `krouter ask Q --also ...` and krouter_ask's `phrasings`, through the CLI (CliRunner) and
+the real MCP server over stdio (official client). A question asked in one language about a page written
+in the other cites it when a translation is given; a neighbour question is still refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult, TextContent
+from typer.testing import CliRunner
+
+from krouter.cli import app
+from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
+
+ZH_DB = "决策/主数据库.md"
+DEPLOY = "Runbooks/Deploy.md"
+PAGES = {
+    ZH_DB: "---\ntitle: 主数据库\n---\n# 主数据库\n\n我们在二〇二四年四月把主数据库迁移到了 PostgreSQL 16，所有服务都使用同一个集群。\n",
+    "运维/数据库备份.md": "---\ntitle: 数据库备份\n---\n# 数据库备份\n\nPostgreSQL 每天凌晨两点全量备份，备份保留三十天。\n",
+    DEPLOY: "---\ntitle: Deploy runbook\n---\n# Deploy\n\nDeploys go out with fly deploy from the main branch after CI passes.\n",
+    "Runbooks/Code review.md": "---\ntitle: Code review\n---\n# Code review\n\n"
+    "Every pull request needs two approvals before it can be merged.\n",
+}
+# (question, phrasing, the page it must cite, or None: refused)
+CASES = [
+    ("What is our primary database?", "我们的主数据库是什么？", ZH_DB),
+    ("我们怎么上线部署代码？", "How do we deploy?", DEPLOY),
+    ("How often is Redis backed up?", "Redis 多久备份一次？", None),
+    ("How do we ship the mobile app to the App Store?", "我们怎么把手机应用发布到应用商店？", None),
+]
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for rel, text in PAGES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return root
+
+
+def ask(vault: Path, question: str, *also: str) -> tuple[int, dict[str, Any] | str]:
+    args = ["ask", question, "--vault", str(vault), "--json", *[a for p in also for a in ("--also", p)]]
+    res = CliRunner().invoke(app, args)
+    try:
+        return res.exit_code, json.loads(res.output)
+    except json.JSONDecodeError:
+        return res.exit_code, res.output
+
+
+@pytest.mark.parametrize(
+    ("question", "phrasing", "page"), CASES, ids=["en-to-zh", "zh-to-en", "neighbour", "absent"]
+)
+def test_cli_phrasing(vault: Path, question: str, phrasing: str, page: str | None) -> None:
+    code, alone = ask(vault, question)
+    assert code == 3 and isinstance(alone, dict) and alone["decision"] == "refuse"
+    code, out = ask(vault, question, phrasing)
+    assert isinstance(out, dict)
+    if page is None:
+        assert code == 3 and out["decision"] == "refuse", out["reason"]
+        return
+    assert code == 0 and out["decision"] == "cite", out["reason"]
+    assert out["cited"][0]["path"] == page
+    assert out["query"] == question and out["phrasing"] == phrasing
+    assert [r["text"] for r in out["routes"]] == [question, phrasing]
+
+
+def test_cli_text_receipt_names_the_phrasing(vault: Path) -> None:
+    res = CliRunner().invoke(app, ["ask", CASES[0][0], "--vault", str(vault), "--also", CASES[0][1]])
+    assert res.exit_code == 0 and f"CITE  {ZH_DB}" in res.output
+    assert f"phrasing: {CASES[0][1]}" in res.output
+
+
+def test_cli_phrasings_over_the_bounds_are_a_usage_error(vault: Path) -> None:
+    code, out = ask(
+        vault, "What is our primary database?", *[f"wording {n}" for n in range(MAX_PHRASINGS + 1)]
+    )
+    assert code == 2 and f"at most {MAX_PHRASINGS}" in str(out)
+    code, out = ask(vault, "What is our primary database?", "x" * (MAX_PHRASING_CHARS + 1))
+    assert code == 2 and f"at most {MAX_PHRASING_CHARS}" in str(out)
+
+
+def text_of(result: CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text_of(result)
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(text_of(result))
+
+
+def test_mcp_phrasings_over_stdio(vault: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
+    )
+
+    async def session() -> None:
+        with anyio.fail_after(60):
+            async with Client(params, read_timeout_seconds=30) as client:
+                tools = {t.name: t for t in (await client.list_tools()).tools}
+                assert "phrasings" in tools["krouter_ask"].input_schema["properties"]
+                for question, phrasing, page in CASES:
+                    alone = structured(await client.call_tool("krouter_ask", {"question": question}))
+                    assert alone["decision"] == "refuse"
+                    out = structured(
+                        await client.call_tool("krouter_ask", {"question": question, "phrasings": [phrasing]})
+                    )
+                    if page is None:
+                        assert out["decision"] == "refuse", out["reason"]
+                        continue
+                    assert out["decision"] == "cite", out["reason"]
+                    assert out["cited"][0]["path"] == page and out["phrasing"] == phrasing
+                over = await client.call_tool(
+                    "krouter_ask",
+                    {"question": CASES[0][0], "phrasings": [f"w{n}" for n in range(MAX_PHRASINGS + 1)]},
+                )
+                assert over.is_error and f"at most {MAX_PHRASINGS}" in text_of(over)
+                long = await client.call_tool(
+                    "krouter_ask", {"question": CASES[0][0], "phrasings": ["x" * (MAX_PHRASING_CHARS + 1)]}
+                )
+                assert long.is_error and f"at most {MAX_PHRASING_CHARS}" in text_of(long)
+
+    anyio.run(session)

@@ -1,0 +1,131 @@
+"""krouter_teach over a real stdio MCP session (official client): checked, written, undoable, bounded."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult, TextContent
+from typer.testing import CliRunner
+
+from krouter.cli import app
+from krouter.phrasings import MAX_PHRASINGS
+
+PAGES = {
+    "Runbooks/Code review.md": "---\ntitle: Code review\n---\n# Code review\n\n"
+    "Every pull request needs two approvals before it can be merged.\n",
+    "Runbooks/Payments API timeouts.md": "---\ntitle: Payments API timeouts\n---\n# Payments API timeouts\n\n"
+    "The read timeout for Stripe calls is 10 seconds.\n",
+    "Search/Search service.md": "# Search service\n\nThe search service indexes invoices every night.\n",
+    "Runbooks/Email API timeouts.md": "# Email API timeouts\n\nThe Postmark API timeout is 5 seconds for all calls.\n",
+    "Clippings/Approvals.md": "A merge should need at most one sign-off, says this article.\n",
+}
+MERGE_Q = "How many sign-offs does a merge need?"
+QUOTE = "Every pull request needs two approvals before it can be merged."
+
+
+def make_vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for rel, text in PAGES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return root
+
+
+def text_of(result: CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_teach_over_stdio(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path)
+    before = snapshot(vault)
+    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
+    )
+    taught: dict[str, str] = {}
+
+    async def session() -> None:
+        with anyio.fail_after(60):
+            async with Client(params, read_timeout_seconds=30) as client:
+                tools = {t.name: t for t in (await client.list_tools()).tools}
+                schema = tools["krouter_teach"].input_schema
+                assert set(schema["required"]) == {"question", "path", "quote"}
+                assert "phrasings" in schema["properties"]
+
+                async def ask(q: str) -> dict[str, Any]:
+                    result = await client.call_tool("krouter_ask", {"question": q})
+                    assert result.structured_content is not None
+                    return result.structured_content
+
+                refused = await ask(MERGE_Q)
+                assert refused["decision"] == "refuse"
+                # The refusal names the closest pages with their lines, and says to read and teach.
+                assert f"{refused['closest']!r} (line " in refused["next_step"]
+                assert "krouter_read" in refused["next_step"] and "krouter_teach" in refused["next_step"]
+                # Refused checks: nothing written, and the reply says why.
+                for args, why in (
+                    (
+                        {"path": "Runbooks/Code review.md", "quote": "Merges need three sign-offs."},
+                        "not on the page",
+                    ),
+                    ({"path": "../outside.md", "quote": QUOTE}, "leaves the vault"),
+                    (
+                        {
+                            "path": "Clippings/Approvals.md",
+                            "quote": "A merge should need at most one sign-off, says this article.",
+                        },
+                        "clippings",
+                    ),
+                ):
+                    res = await client.call_tool("krouter_teach", {"question": MERGE_Q, **args})
+                    assert not res.is_error and why in text_of(res), text_of(res)
+                    assert text_of(res).startswith("not taught, nothing written")
+                over = await client.call_tool(
+                    "krouter_teach",
+                    {
+                        "question": MERGE_Q,
+                        "path": "Runbooks/Code review.md",
+                        "quote": QUOTE,
+                        "phrasings": [f"p{n}" for n in range(MAX_PHRASINGS + 1)],
+                    },
+                )
+                assert over.is_error and f"at most {MAX_PHRASINGS}" in text_of(over)
+                assert snapshot(vault) == before
+
+                res = await client.call_tool(
+                    "krouter_teach", {"question": MERGE_Q, "path": "Runbooks/Code review.md", "quote": QUOTE}
+                )
+                reply = text_of(res)
+                assert reply.startswith("taught: added the trigger"), reply
+                taught["run"] = reply.split("(run ", 1)[1].split(";", 1)[0]
+                # The server sees its own edit: the next wording cites the page.
+                nxt = await ask("how many sign-offs does a merge need before it lands")
+                assert nxt["decision"] == "cite" and nxt["cited"][0]["path"] == "Runbooks/Code review.md"
+
+                # A neighbour: the page holds a real sentence, but lacks 'search', which another page holds.
+                res = await client.call_tool(
+                    "krouter_teach",
+                    {
+                        "question": "What's the timeout for calls to the search API?",
+                        "path": "Runbooks/Payments API timeouts.md",
+                        "quote": "The read timeout for Stripe calls is 10 seconds.",
+                        "phrasings": ["The read timeout for Stripe calls is 10 seconds."],
+                    },
+                )
+                assert "neighbour" in text_of(res), text_of(res)
+
+    anyio.run(session)
+    res = CliRunner().invoke(app, ["learn", "--list"])
+    assert taught["run"] in res.output and "Runbooks/Code review.md" in res.output
+    assert CliRunner().invoke(app, ["learn", "--undo", taught["run"]]).exit_code == 0
+    assert snapshot(vault) == before

@@ -1,0 +1,260 @@
+"""Agents teach triggers (``krouter teach``, ``teach.teach``): checked like the nightly learner's picks,
+written by the same edit, journaled, listed and undoable; anything that fails a check writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter import learn, teach
+from krouter.cli import app
+from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
+from krouter.router import Router
+from krouter.vault import parse_page
+
+CODE_REVIEW = "Runbooks/Code review.md"
+PAYMENTS = "Runbooks/Payments API timeouts.md"
+PRIMARY = "Decisions/Primary database.md"
+OLD = "Decisions/Old database.md"
+ARTICLE = "Inputs/Article on approvals.md"
+CHINESE = "决策/主数据库.md"
+GOOD_QUOTE = "Every pull request needs two approvals before it can be merged."
+MERGE_Q = "How many sign-offs does a merge need?"
+SEARCH_Q = "What's the timeout for calls to the search API?"
+ENGINE_Q = "Do all our apps share one cluster?"
+ENGINE_ZH = "所有服务都用同一个集群吗？"
+ZH_QUOTE = "所有服务都使用同一个主数据库集群。"
+
+PAGES = {
+    CODE_REVIEW: "---\ntitle: Code review\ntags: [process]\n---\n# Code review\n\n"
+    "Every pull request needs **two approvals** before it can be merged.\n"
+    "The author cannot approve their own pull request.\n",
+    PAYMENTS: "---\ntitle: Payments API timeouts\n---\n# Payments API timeouts\n\n"
+    "The read timeout for Stripe calls is 10 seconds.\nRetries happen twice, with backoff.\n",
+    "Runbooks/Email API timeouts.md": "# Email API timeouts\r\n\r\nThe Postmark API timeout is 5 seconds "
+    "for all calls.\r\n",
+    "Search/Search service.md": "# Search service\n\nThe search service indexes invoices every night.\n",
+    PRIMARY: "---\ntitle: Primary database\nsupersedes: Decisions/Old database\n---\n"
+    "We migrated the main store to PostgreSQL 16 in April 2024.\n",
+    OLD: "---\ntitle: Old database\nstatus: superseded\nsuperseded_by: Decisions/Primary database\n---\n"
+    "The main store is MySQL 5.7 for every service, and merges need one approval.\n",
+    ARTICLE: "Approvals slow teams down: a merge should need at most one sign-off, says this article.\n",
+    CHINESE: "---\ntitle: 主数据库\n---\n# 主数据库\n\n我们在二〇二四年四月把主存储迁移到了 PostgreSQL 16。\n"
+    "所有服务都使用同一个主数据库集群。\n",
+}
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for rel, text in PAGES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode("utf-8"))
+    (tmp_path / "outside.md").write_text("Every pull request needs two approvals before it can be merged.\n")
+    return root
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def cli(vault: Path, *args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, [*args, "--vault", str(vault)])
+    return res.exit_code, res.output
+
+
+def teach_cli(vault: Path, question: str, page: str, quote: str, *also: str) -> tuple[int, str]:
+    extra = [a for p in also for a in ("--also", p)]
+    return cli(vault, "teach", question, "--page", page, "--quote", quote, *extra)
+
+
+def decision(vault: Path, question: str) -> tuple[str, str | None]:
+    with Router(vault) as router:
+        r = router.decide(question)
+    return r.decision, r.top.path if r.top else None
+
+
+def test_taught_trigger_makes_the_next_wording_cite_and_undo_restores_bytes(vault: Path) -> None:
+    next_week = "how many sign-offs does a merge need before it lands"
+    assert decision(vault, MERGE_Q)[0] == "refuse"
+    assert decision(vault, next_week)[0] == "refuse"
+    before = snapshot(vault)
+    code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)
+    assert code == 0, out
+    run_id = out.split("(run ", 1)[1].split(";", 1)[0]
+    assert f"added the trigger {MERGE_Q!r} to {CODE_REVIEW}" in out
+    assert f"krouter learn --undo {run_id}" in out
+    after = snapshot(vault)
+    assert [k for k in after if after[k] != before[k]] == [CODE_REVIEW]
+    assert parse_page(CODE_REVIEW, after[CODE_REVIEW].decode()).triggers == [MERGE_Q]
+    assert decision(vault, next_week) == ("cite", CODE_REVIEW)
+
+    # The journal and the list say who taught what, and when; the same run id undoes it.
+    entry = learn.journal_entries(run_id)[0]
+    assert entry["lane"] == "agent" and entry["model"] == "cli" and entry["quote"] == GOOD_QUOTE
+    code, listed = cli(vault, "learn", "--list")
+    assert code == 0 and run_id in listed and "agent" in listed and CODE_REVIEW in listed
+    assert "undone" not in listed
+    res = CliRunner().invoke(app, ["learn", "--undo", run_id])
+    assert res.exit_code == 0, res.output
+    assert snapshot(vault) == before
+    code, listed = cli(vault, "learn", "--list", "--json")
+    rows = json.loads(listed)
+    assert [(r["run_id"], r["taught_by"], r["undone"]) for r in rows] == [(run_id, "agent", True)]
+
+
+def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phrasing(vault: Path) -> None:
+    assert decision(vault, ENGINE_Q)[0] == "refuse"
+    with Router(vault) as router:
+        result = teach.teach(router, ENGINE_Q, CHINESE, ZH_QUOTE, [ENGINE_ZH])
+    assert result.taught, result.reason
+    assert result.trigger == ENGINE_Q and result.phrasings == [ENGINE_ZH]
+    assert decision(vault, "do all the apps share a single cluster") == ("cite", CHINESE)
+    # Without the phrasing, the Chinese page is not even a candidate of the English question.
+    with Router(vault) as router:
+        again = teach.teach(router, "Which engine keeps our records?", CHINESE, ZH_QUOTE)
+    assert not again.taught and "not one of this question's candidates" in again.reason
+    # 'database' is the English page's title word, which the Chinese page lacks: a neighbour's word.
+    with Router(vault) as router:
+        named = teach.teach(
+            router, "Which database engine do we run?", CHINESE, ZH_QUOTE, ["我们用哪个数据库引擎"]
+        )
+    assert not named.taught and f"names another page ({PRIMARY})" in named.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "page", "quote", "phrasings", "reason"),
+    [
+        (MERGE_Q, CODE_REVIEW, "Merges need three sign-offs from the whole team.", [], "not on the page"),
+        (MERGE_Q, CODE_REVIEW, "can be merged", [], "fragment"),
+        (MERGE_Q, OLD, "merges need one approval", [], "replaced"),
+        (MERGE_Q, "../outside.md", GOOD_QUOTE, [], "leaves the vault"),
+        (MERGE_Q, str(Path("/etc/passwd")), GOOD_QUOTE, [], "not a vault-relative path"),
+        (MERGE_Q, ARTICLE, "a merge should need at most one sign-off, says this article.", [], "clippings"),
+        (MERGE_Q, "Runbooks/Nope.md", GOOD_QUOTE, [], "no page"),
+        (MERGE_Q, CODE_REVIEW, "The author cannot approve their own pull request.", [], "shares no"),
+        # The quote is real and the phrasing is the quote itself, yet the page lacks the question's
+        # 'search', which another page holds: a neighbour, whatever the phrasings say.
+        (
+            SEARCH_Q,
+            PAYMENTS,
+            "The read timeout for Stripe calls is 10 seconds.",
+            ["The read timeout for Stripe calls is 10 seconds."],
+            "neighbour",
+        ),
+        (
+            "When did we migrate the main store to PostgreSQL?",
+            PRIMARY,
+            "We migrated the main store to PostgreSQL 16 in April 2024.",
+            [],
+            "already cites",
+        ),
+        ("x" * 201, CODE_REVIEW, GOOD_QUOTE, [], "too long for a trigger"),
+    ],
+    ids=[
+        "quote-not-on-page",
+        "fragment",
+        "replaced-page",
+        "outside-vault",
+        "absolute-path",
+        "clipping",
+        "no-such-page",
+        "no-shared-word",
+        "neighbour-even-with-phrasing",
+        "already-cited",
+        "too-long",
+    ],
+)
+def test_a_pick_that_fails_a_check_writes_nothing_and_says_why(
+    vault: Path, question: str, page: str, quote: str, phrasings: list[str], reason: str
+) -> None:
+    before = snapshot(vault.parent)
+    code, out = teach_cli(vault, question, page, quote, *phrasings)
+    assert code == 3, out
+    assert out.startswith("not taught, nothing written:") and reason in out, out
+    assert snapshot(vault.parent) == before
+    assert learn.journal_entries() == []
+
+
+def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stripe_quote = "The read timeout for Stripe calls is 10 seconds."
+    code, out = teach_cli(vault, "What is the Stripe deadline?", PAYMENTS, stripe_quote)
+    assert code == 0, out
+    # The same question again: the router now cites the page, so there is nothing to teach.
+    code, out = teach_cli(vault, "What is the Stripe deadline?", PAYMENTS, stripe_quote)
+    assert code == 3 and "already cites" in out
+    before = snapshot(vault)
+    monkeypatch.setattr(teach, "PAGE_CAP", 1)
+    code, out = teach_cli(vault, "How many seconds do we wait for Stripe?", PAYMENTS, stripe_quote)
+    assert code == 3 and "per-page cap" in out, out
+    monkeypatch.setattr(teach, "DAILY_CAP", 1)
+    code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)
+    assert code == 3 and "daily cap" in out, out
+    assert snapshot(vault) == before
+    # Undoing gives the page its room back, but not the day's budget.
+    run_id = learn.journal_entries()[0]["run_id"]
+    assert CliRunner().invoke(app, ["learn", "--undo", str(run_id)]).exit_code == 0
+    monkeypatch.setattr(teach, "DAILY_CAP", 2)
+    code, out = teach_cli(vault, "How many seconds do we wait for Stripe?", PAYMENTS, stripe_quote)
+    assert code == 0, out
+    code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)
+    assert code == 3 and "daily cap" in out, out
+
+
+def test_a_question_is_taught_to_one_page_only(vault: Path) -> None:
+    q = "How many seconds do we wait for an API?"
+    with Router(vault) as router:
+        first = teach.teach(router, q, PAYMENTS, "The read timeout for Stripe calls is 10 seconds.")
+    assert first.taught, first.reason
+    before = snapshot(vault)
+    # A floor no answer reaches: the router refuses the question again, so only the journal says no.
+    with Router(vault, floor=1.01) as router:
+        second = teach.teach(
+            router,
+            q,
+            "Runbooks/Email API timeouts.md",
+            "The Postmark API timeout is 5 seconds for all calls.",
+        )
+    assert not second.taught
+    assert f"already a trigger of {PAYMENTS}" in second.reason, second.reason
+    assert snapshot(vault) == before
+
+
+def test_teaching_can_be_turned_off_in_config(vault: Path) -> None:
+    from krouter import config
+
+    config.config_path().write_text("agent_teaching = false\n", encoding="utf-8")
+    before = snapshot(vault)
+    code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)
+    assert code == 3 and "agent_teaching = false" in out
+    assert snapshot(vault) == before
+    config.config_path().write_text("agent_teaching = 'no'\n", encoding="utf-8")
+    code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)
+    assert code == 1 and "agent_teaching" in out
+
+
+def test_phrasings_over_the_bounds_are_a_usage_error(vault: Path) -> None:
+    before = snapshot(vault)
+    code, out = teach_cli(
+        vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE, *[f"phrasing {n}" for n in range(MAX_PHRASINGS + 1)]
+    )
+    assert code == 2 and f"at most {MAX_PHRASINGS}" in out
+    code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE, "y" * (MAX_PHRASING_CHARS + 1))
+    assert code == 2 and f"at most {MAX_PHRASING_CHARS}" in out
+    assert snapshot(vault) == before
+
+
+def test_teach_refuses_the_demo_vault_when_none_is_named() -> None:
+    res = CliRunner().invoke(app, ["teach", MERGE_Q, "--page", CODE_REVIEW, "--quote", GOOD_QUOTE])
+    assert res.exit_code == 2 and "--vault" in res.output
+
+
+def test_a_refusal_names_the_closest_pages_with_their_lines(vault: Path) -> None:
+    res = CliRunner().invoke(app, ["ask", MERGE_Q, "--vault", str(vault)])
+    assert res.exit_code == 3
+    closest = [line for line in res.output.splitlines() if "closest:" in line or "also close:" in line]
+    assert len(closest) >= 2 and all("line " in line for line in closest), res.output

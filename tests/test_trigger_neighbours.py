@@ -1,0 +1,59 @@
+"""A trigger (taught by an agent, learned at night or written by hand) must not outvote the pages on the
+word that sets a question apart: a neighbour question written onto the wrong page stays refused, while
+a rewording the pages do not use elsewhere is answered through its trigger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter.router import Router
+
+BACKEND = "Runbooks/Backend on-call rotation.md"
+PAGES = {
+    BACKEND: "---\ntitle: Backend on-call rotation\ntriggers:\n  - {trigger}\n---\n# Backend on-call rotation\n\n"
+    "The backend on-call rotation changes every Monday at 10:00; the handoff happens in the ops channel.\n",
+    "Teams/Frontend team.md": "# Frontend team\n\nThe frontend team owns the web app and the design system.\n",
+    "Runbooks/Deploy.md": "# Deploy\n\nDeploys go out from the main branch after CI passes.\n",
+}
+# Other notes, so that word weights are those of a real vault rather than of three pages.
+FILLER = [
+    "Invoices are exported to the accounting system on the first day of each month.",
+    "The search service indexes documents every night at two.",
+    "Customer emails go through Postmark with a five second timeout.",
+    "Backups of the main database are kept for thirty days.",
+    "Pull requests need two approvals before they can be merged.",
+    "The staging environment is reset every Sunday evening.",
+    "Design reviews happen on Thursdays with the product lead.",
+    "Secrets live in the vault service and are rotated quarterly.",
+]
+
+
+def vault_with_trigger(tmp_path: Path, trigger: str) -> Path:
+    root = tmp_path / "vault"
+    for rel, text in PAGES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text.replace("{trigger}", f'"{trigger}"'), encoding="utf-8")
+    for n, line in enumerate(FILLER):
+        (root / f"Notes/Note {n}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"Notes/Note {n}.md").write_text(f"# Note {n}\n\n{line}\n", encoding="utf-8")
+    return root
+
+
+def test_a_neighbour_question_written_as_a_trigger_is_still_refused(tmp_path: Path) -> None:
+    question = "Who is on the frontend on-call rotation this week?"
+    root = vault_with_trigger(tmp_path, question)
+    with Router(root) as router:
+        r = router.decide(question)
+    # 'frontend' is the frontend team page's own word; the backend page has it only in the trigger.
+    assert r.decision == "refuse", r.reason
+    assert r.closest is not None and r.closest.path == BACKEND
+    assert "frontend" in r.evidence.elsewhere_missing
+
+
+def test_a_rewording_in_words_no_other_page_uses_is_answered_through_its_trigger(tmp_path: Path) -> None:
+    question = "When does pager duty swap over?"
+    root = vault_with_trigger(tmp_path, question)
+    with Router(root) as router:
+        r = router.decide("when does the pager duty swap over")
+    assert r.decision == "cite" and r.top is not None and r.top.path == BACKEND, r.reason
