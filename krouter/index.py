@@ -17,7 +17,7 @@ import re
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from krouter.vault import (
     content_hash,
     decode,
     parse_page,
+    stat_pages,
     walk,
 )
 
@@ -278,8 +279,14 @@ class Index:
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         return int(row[0]) if row else 0
 
-    def refresh(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+    def refresh(
+        self, progress: Callable[[int, int], None] | None = None, *, paths: Collection[str] | None = None
+    ) -> RefreshStats:
         """Bring the index up to date: re-tokenise only files whose (mtime, size) changed.
+
+        ``paths`` (vault-relative, as a file watcher reports them) limits the check to those pages: the
+        rest of the vault is not stat-ed. A path that names a folder, or that ``walk`` would not yield
+        as written, makes it walk the whole vault as without ``paths``.
 
         Safe to call from many processes at once: refreshers take turns, and one that cannot get its
         turn within the busy timeout answers from the index as it is (``stale``) rather than fail.
@@ -288,14 +295,20 @@ class Index:
         racy_after = time.time_ns() - RACY_NS
         stats = RefreshStats()
         unreadable: list[str] = []
-        on_disk = {fs.path: fs for fs in walk(self.root, unreadable)}
-        stored = self._stored_stats()
+        named = stat_pages(self.root, paths) if paths is not None else None
+        if named is not None:
+            on_disk = {fs.path: fs for fs in named[0]}
+            stored = self._stored_stats()
+            gone = [p for p in named[1] if p in stored]
+        else:
+            on_disk = {fs.path: fs for fs in walk(self.root, unreadable)}
+            stored = self._stored_stats()
+            # A folder that cannot be listed right now (a sync mount hiccup, permissions) has not lost
+            # its pages: keep them until the folder can be read again, and say so.
+            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
         todo = _mark_racy(
             [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
         )
-        # A folder that cannot be listed right now (a sync mount hiccup, permissions) has not lost its
-        # pages: keep them until the folder can be read again, and say so.
-        gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
         stats.unreadable = unreadable
         stats.unchanged = len(on_disk) - len(todo)
         if todo or gone:

@@ -106,7 +106,8 @@ def build_server(service: VaultService) -> MCPServer:
         Call this when krouter_ask refuses everything or the user asks whether their notes are set up.
         """
         try:
-            return await service.run(lambda r: r.status(r.last_refresh))
+            # A full walk on request: the status also catches a change the file watcher missed.
+            return await service.run(lambda r: r.status(r.last_refresh), rescan=True)
         except KRouterError as exc:
             raise ToolError(f"krouter_status failed: {exc}") from exc
 

@@ -10,7 +10,8 @@ import datetime as _dt
 import hashlib
 import os
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
@@ -137,6 +138,48 @@ def walk(
                     yield FileStat(prefix + name, max(st.st_mtime_ns, st.st_ctime_ns), st.st_size)
             except OSError:
                 continue
+
+
+def stat_pages(root: Path, paths: Iterable[str]) -> tuple[list[FileStat], list[str]] | None:
+    """What ``walk`` would say about just these vault-relative page paths, without walking the vault.
+
+    Returns (the FileStat of each path that is a page, the paths that are not a page any more), or None
+    when a path is not one ``walk`` yields as it is written: a folder, a dot-name, a symlinked folder on
+    the way, a name spelled otherwise on disk (another Unicode form or case) — the caller walks then.
+    """
+    found: list[FileStat] = []
+    missing: list[str] = []
+    listed: dict[str, set[str]] = {}
+    for rel in paths:
+        parts = rel.split("/")
+        if not rel.lower().endswith(".md") or any(not p or p.startswith(".") for p in parts):
+            return None
+        folder = os.path.join(root, *parts[:-1])
+        # walk() does not follow symlinks: a page reached through a linked folder is not in the vault.
+        if os.path.realpath(folder) != os.path.normpath(folder):
+            return None
+        try:
+            st = os.lstat(os.path.join(folder, parts[-1]))
+        except FileNotFoundError:
+            missing.append(rel)
+            continue
+        except OSError:
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            return None
+        if not stat.S_ISREG(st.st_mode):  # a symlink or a device: walk() skips it too
+            missing.append(rel)
+            continue
+        try:
+            names = listed.get(folder)
+            if names is None:
+                names = listed[folder] = set(os.listdir(folder))
+        except OSError:
+            return None
+        if parts[-1] not in names:
+            return None
+        found.append(FileStat(rel, max(st.st_mtime_ns, st.st_ctime_ns), st.st_size))
+    return found, missing
 
 
 def content_hash(data: bytes) -> str:

@@ -140,10 +140,12 @@ class VaultWatcher:
             out, self._pending = self._pending, set()
             return out
 
-    def wait(self, timeout: float | None = None) -> set[str]:
+    def wait(self, timeout: float | None = None, *, take: bool = True) -> set[str]:
         """Block until a batch is ready (no event for ``debounce`` s, or ``max_delay`` s of changes).
 
-        Returns the batch, or an empty set when ``timeout`` passes first or the watcher stops.
+        Returns the batch, or an empty set when ``timeout`` passes first or the watcher stops. With
+        ``take=False`` the batch stays pending, for a ``take()`` on the thread that will refresh: no
+        moment exists where a change is neither pending nor indexed.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
@@ -152,6 +154,8 @@ class VaultWatcher:
                 if self._pending:
                     ready_at = min(self._last + self.debounce, self._first + self.max_delay)
                     if now >= ready_at:
+                        if not take:
+                            return set(self._pending)
                         out, self._pending = self._pending, set()
                         return out
                     wake = ready_at
