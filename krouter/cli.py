@@ -5,6 +5,7 @@ Exit codes: 0 cited (or success), 3 refused, 2 usage error, 1 any other error.
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 import sys
@@ -12,20 +13,44 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import typer.core
+import typer.main
 
 from krouter import __version__
-from krouter.check import check_command
 from krouter.cli_options import EXIT_USAGE, VaultOption, exit_codes, fail
 from krouter.config import bundled_vault, default_vault
-from krouter.learn_cli import learn_command
-from krouter.mcp_server import mcp_command
-from krouter.recall import recall_command
 from krouter.router import Router
-from krouter.session_import import import_command
-from krouter.setup_agents import setup_command
-from krouter.watch import watch_command
 
 EXIT_REFUSED = 3
+
+# Commands defined in their own modules: (module, function), in the order `krouter --help` lists them.
+# A module is imported only when its command runs or help is shown, so `krouter ask` does not pay for
+# the importer, the learner, the MCP server or the watcher.
+_LAZY_COMMANDS = {
+    "import": ("krouter.session_import", "import_command"),
+    "check": ("krouter.check", "check_command"),
+    "learn": ("krouter.learn_cli", "learn_command"),
+    "mcp": ("krouter.mcp_server", "mcp_command"),
+    "watch": ("krouter.watch", "watch_command"),
+    "recall-context": ("krouter.recall", "recall_command"),
+    "setup": ("krouter.setup_agents", "setup_command"),
+}
+
+
+class _LazyGroup(typer.core.TyperGroup):
+    """The command group, with the commands of ``_LAZY_COMMANDS`` built when first looked up."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        return [*super().list_commands(ctx), *(n for n in _LAZY_COMMANDS if n not in self.commands)]
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> typer.core.TyperCommand | None:  # type: ignore[override]
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, attr = _LAZY_COMMANDS[cmd_name]
+            one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+            one.command(cmd_name)(getattr(importlib.import_module(module), attr))
+            self.add_command(typer.main.get_command(one), cmd_name)
+        return super().get_command(ctx, cmd_name)  # type: ignore[return-value]
+
 
 app = typer.Typer(
     name="krouter",
@@ -33,6 +58,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_LazyGroup,
 )
 
 
@@ -177,19 +203,6 @@ def init(target: Annotated[Path, typer.Argument(help="Folder to create the new v
     typer.echo(
         f'created vault {target} from the template; try: krouter ask "which database do we use" --vault {target}'
     )
-
-
-# Commands defined in their own modules, registered here so `krouter --help` lists them all.
-app.command("import")(import_command)
-app.command("check")(check_command)
-app.command("learn")(learn_command)
-
-
-# Agent surfaces live in their own modules (heavy imports such as the MCP SDK stay inside them).
-app.command("mcp")(mcp_command)
-app.command("watch")(watch_command)
-app.command("recall-context")(recall_command)
-app.command("setup")(setup_command)
 
 
 def run() -> None:

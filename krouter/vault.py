@@ -7,17 +7,15 @@ a file that is not UTF-8 is reported and skipped.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
-
-import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
 from krouter.links import split_links
@@ -27,20 +25,30 @@ REPLACED_STATUSES = frozenset(
     {"superseded", "replaced", "outdated", "retired", "deprecated", "archived", "rejected", "obsolete"}
 )
 
-_YAML = YAMLHandler()
+
+@functools.cache
+def _yaml() -> tuple[Callable[[str], object], type[Exception]]:
+    """(load frontmatter text, PyYAML's error class). PyYAML and python-frontmatter are imported when
+    the first page is parsed, not by every process importing this module: ``krouter ask`` parses none."""
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        """The safe loader with YAML 1.2 booleans: ``title: yes`` or ``aliases: [no, on]`` are words, not
+        True/False (the YAML 1.1 reading turned them into "True"/"False" in titles and aliases)."""
+
+    bool_tag = "tag:yaml.org,2002:bool"
+    _Loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != bool_tag]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    _Loader.add_implicit_resolver(
+        bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    handler = YAMLHandler()
+    return (lambda text: handler.load(text, Loader=_Loader)), yaml.YAMLError
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader with YAML 1.2 booleans: ``title: yes`` or ``aliases: [no, on]`` are words, not
-    True/False (the YAML 1.1 reading turned them into "True"/"False" in titles and aliases)."""
-
-
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL_TAG]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 # Deeper than this is a recursive alias (``a: &x [*x]``), not a real page's metadata.
 _MAX_DEPTH = 64
 _FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
@@ -270,13 +278,14 @@ def parse_page(rel_path: str, text: str) -> Page:
     error = None
     fields: dict[str, list[object]] = {}
     if fm_text is not None:
+        load, yaml_error = _yaml()
         try:
-            loaded = _YAML.load(fm_text, Loader=_Loader)
+            loaded = load(fm_text)
             if isinstance(loaded, dict):
                 meta = {str(k): _normalise(v) for k, v in loaded.items()}
         # PyYAML raises ValueError for impossible dates (2024-13-45) and recurses on deep nesting;
         # neither may stop the page from being read.
-        except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
+        except (yaml_error, ValueError, OverflowError, RecursionError) as exc:
             error = " ".join(str(exc).split())
             loaded = None
         if error is not None:
@@ -380,9 +389,10 @@ def _salvage(fm_text: str) -> dict[str, list[object]]:
 
 def _scalar(text: str) -> object:
     """One salvaged value, read as YAML when it can be, else as text without a trailing comment."""
+    load, yaml_error = _yaml()
     try:
-        return _normalise(_YAML.load(f"v: {text}", Loader=_Loader)["v"])
-    except (yaml.YAMLError, ValueError, OverflowError, RecursionError, TypeError):
+        return _normalise(load(f"v: {text}")["v"])  # type: ignore[index]
+    except (yaml_error, ValueError, OverflowError, RecursionError, TypeError):
         return re.sub(r"\s+#.*$", "", text).strip().strip("\"'")
 
 
