@@ -126,7 +126,8 @@ def index(
 
     try:
         with exit_codes():
-            stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress)
+            # Walk even when a running watcher says the index is fresh: this is how a user makes sure.
+            stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress, force=True)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

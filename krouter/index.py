@@ -36,6 +36,7 @@ from krouter.vault import (
     stat_pages,
     walk,
 )
+from krouter.watch_lease import watched_clean
 
 # Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
 # rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
@@ -280,7 +281,11 @@ class Index:
         return int(row[0]) if row else 0
 
     def refresh(
-        self, progress: Callable[[int, int], None] | None = None, *, paths: Collection[str] | None = None
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        paths: Collection[str] | None = None,
+        force: bool = False,
     ) -> RefreshStats:
         """Bring the index up to date: re-tokenise only files whose (mtime, size) changed.
 
@@ -288,12 +293,20 @@ class Index:
         rest of the vault is not stat-ed. A path that names a folder, or that ``walk`` would not yield
         as written, makes it walk the whole vault as without ``paths``.
 
+        When a watcher in another process (``krouter watch``, ``krouter mcp``) keeps this index and has
+        indexed every change it saw, nothing is walked either (``krouter.watch_lease``); ``force``
+        walks anyway.
+
         Safe to call from many processes at once: refreshers take turns, and one that cannot get its
         turn within the busy timeout answers from the index as it is (``stale``) rather than fail.
         """
         started = time.perf_counter()
         racy_after = time.time_ns() - RACY_NS
         stats = RefreshStats()
+        if paths is None and not force and watched_clean(self.path):
+            stats.problems = self.problems()
+            stats.seconds = time.perf_counter() - started
+            return stats
         unreadable: list[str] = []
         named = stat_pages(self.root, paths) if paths is not None else None
         if named is not None:

@@ -61,7 +61,7 @@ class VaultService:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
         self.router: Router = self._executor.submit(Router, vault, auto_refresh=False).result()
         self.root = self.router.root
-        self.watcher = VaultWatcher(self.root, debounce=debounce)
+        self.watcher = VaultWatcher(self.root, debounce=debounce, index_path=self.router.index.path)
         self.rescan = rescan
         self._last_walk = 0.0
         self._stop = threading.Event()
@@ -124,6 +124,8 @@ class VaultService:
             log.warning("refresh failed: %s", exc)
             return
         self.router.last_refresh = stats
+        if not stats.stale:
+            self.watcher.indexed()
         if stats.changed:
             log.info(describe(stats, changed))
 
