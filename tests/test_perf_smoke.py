@@ -64,12 +64,14 @@ def test_perf_smoke_300_pages(tmp_path: Path, perf_run, capsys: pytest.CaptureFi
     assert sum(size["lookup"]["krouter"]["decisions"].values()) == 12
     assert size["lookup"]["krouter"]["lookup_auto_refresh"]["n"] == 3
     assert size["refresh"]["1 page"]["krouter"]["tokenized"] == 1
+    assert size["refresh"]["1 page"]["krouter_watched"]["tokenized"] == 1
+    assert size["refresh"]["1%"]["krouter_watched"]["tokenized"] == 3
     assert size["refresh"]["1 page"]["fts5"]["changed"] == 1
     assert size["refresh"]["1 page"]["fts5_porter"]["changed"] == 1
     for server in ("krouter", "fts5"):
         assert size["mcp"][server]["call"]["n"] == 4
     assert size["refresh"]["1%"]["krouter"]["tokenized"] == 3
-    for key in ("krouter_en", "krouter_zh", "fts5_en", "fts5_trigram_en", "fts5_zh", "python_startup"):
+    for key in ("krouter_en", "krouter_zh", "krouter_en_watched", "krouter_zh_watched", "fts5_en", "fts5_zh"):
         assert size["process"][key]["runs"] == 1
     table = capsys.readouterr().out
     assert "300 pages" in table and "lookup p50" in table

@@ -208,7 +208,15 @@ def w_kr_refresh(a: dict[str, Any]) -> dict[str, Any]:
     _load_jieba()
     jieba_ms = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
-    stats = router.refresh()
+    if a.get("paths") is not None:
+        # As the MCP server refreshes when its watcher reported these pages: no walk of the vault.
+        try:
+            stats = router.index.refresh(paths=set(a["paths"]))
+        except TypeError:  # a KRouter before refresh(paths=...)
+            router.close()
+            return {}
+    else:
+        stats = router.refresh()
     refresh_ms = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
     router._load_tables()  # the next lookup reloads the page table once per changed generation
@@ -507,6 +515,42 @@ class Bench:
                 raise RuntimeError(f"{argv[:3]} failed ({proc.returncode}): {proc.stderr[-500:]}")
         return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": runs}
 
+    def watched_asks(self, kbin: list[str], vault: Path, en: str, zh: str) -> dict[str, Any]:
+        """Fresh ``krouter ask`` processes while ``krouter watch`` runs on the vault (its lease tells
+        them the index is fresh, so they skip the walk); empty for a KRouter without that lease."""
+        probe = (
+            "import sys; from pathlib import Path; from krouter.index import index_path; "
+            "from krouter.watch_lease import watched_clean; "
+            "sys.exit(0 if watched_clean(index_path(Path(sys.argv[1]).resolve())) else 1)"
+        )
+        proc = subprocess.Popen(
+            [*kbin, "watch", "--vault", str(vault)],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline:
+                rc = subprocess.run(
+                    [sys.executable, "-c", probe, str(vault)], env=self.env, stderr=subprocess.DEVNULL
+                )
+                if rc.returncode == 0:
+                    break
+                if proc.poll() is not None or rc.returncode != 1:  # the watcher died, or no lease module
+                    return {}
+                time.sleep(0.2)
+            else:
+                return {}
+            runs = self.args.process_runs
+            return {
+                "krouter_en_watched": self.fresh_process([*kbin, "ask", en, "--vault", str(vault)], runs),
+                "krouter_zh_watched": self.fresh_process([*kbin, "ask", zh, "--vault", str(vault)], runs),
+            }
+        finally:
+            proc.terminate()
+            proc.wait()
+
     def vault(self, size: int) -> tuple[Path, dict[str, Any]]:
         folder = self.tmp / f"vault-{size}-s{self.args.seed}"
         manifest_path = self.tmp / f"vault-{size}-s{self.args.seed}.json"
@@ -594,6 +638,7 @@ class Bench:
             "fts5_zh": fts_proc("trigram", zh),
             "questions": {"en": en, "zh": zh},
         }
+        out["process"].update(self.watched_asks(kbin, vault, en, zh))
         if not a.no_mcp:
             _log("MCP per call")
             mcp_questions = questions[: a.mcp_calls]
@@ -625,8 +670,10 @@ class Bench:
         for label, count in (("1 page", 1), ("1%", max(1, size // 100))):
             picks = rng.sample(pages, count)
             vaultgen.edit_pages(vault, picks, label)
+            watched = self.child("kr_refresh", vault=str(vault), paths=picks)
+            vaultgen.edit_pages(vault, picks, f"{label} again")
             kr = self.child("kr_refresh", vault=str(vault))
-            refresh[label] = {"edited": count, "krouter": kr}
+            refresh[label] = {"edited": count, "krouter": kr, "krouter_watched": watched}
             for tok in FTS_TOKENIZERS:
                 refresh[label][_fts_key(tok)] = self.child("fts_refresh", vault=str(vault), db=fts_db[tok])
             fr = refresh[label]["fts5"]
@@ -719,6 +766,10 @@ def table(result: dict[str, Any]) -> str:
             f"{label}: then table reload (ms)",
             lambda s, k=key: f"{s['refresh'][k]['krouter']['reload_ms']:.0f}",
         )
+        row(
+            f"{label}, watcher-reported: krouter (ms)",
+            lambda s, k=key: f"{s['refresh'][k]['krouter_watched']['ms']:.0f}",
+        )
 
     def lk(s: dict[str, Any], sys_: str, lang: str, p: str) -> float:
         return float(s["lookup"][sys_][f"lookup_{lang}"][p])
@@ -754,6 +805,14 @@ def table(result: dict[str, Any]) -> str:
             lambda s, lg=lang: (
                 f"{s['process'][f'krouter_{lg}']['median_ms']:.0f} / {s['process'][f'fts5_{lg}']['median_ms']:.0f} "
                 f"({_ratio(s['process'][f'krouter_{lg}']['median_ms'], s['process'][f'fts5_{lg}']['median_ms'])})"
+            ),
+        )
+    for lang in ("en", "zh"):
+        row(
+            f"fresh `krouter ask` {lang}, `krouter watch` running (ms)",
+            lambda s, lg=lang: (
+                f"{s['process'][f'krouter_{lg}_watched']['median_ms']:.0f} "
+                f"({_ratio(s['process'][f'krouter_{lg}_watched']['median_ms'], s['process'][f'fts5_{lg}']['median_ms'])})"
             ),
         )
     for pct in ("p50", "p95", "p99"):
