@@ -519,8 +519,9 @@ class Bench:
         """Fresh ``krouter ask`` processes while ``krouter watch`` runs on the vault (its lease tells
         them the index is fresh, so they skip the walk); empty for a KRouter without that lease."""
         probe = (
-            "import sys; from pathlib import Path; from krouter.index import index_path; "
-            "from krouter.watch_lease import watched_clean; "
+            "import sys; from pathlib import Path; from krouter.index import index_path\n"
+            "try:\n    from krouter.watch_lease import watched_clean\n"
+            "except ImportError:\n    sys.exit(2)\n"
             "sys.exit(0 if watched_clean(index_path(Path(sys.argv[1]).resolve())) else 1)"
         )
         proc = subprocess.Popen(
