@@ -504,7 +504,7 @@ class Index:
         self._delete_staging()
 
     def _delete_staging(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-journal", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self._staging_path()}{suffix}")
 
