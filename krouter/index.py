@@ -95,7 +95,8 @@ CREATE TABLE IF NOT EXISTS links (
 
 _POSTINGS_KEYED = "    body_tf INTEGER NOT NULL,\n    PRIMARY KEY (term, page_id)\n) WITHOUT ROWID;"
 _POSTINGS_INDEX = "CREATE INDEX IF NOT EXISTS postings_page ON postings(page_id);"
-assert _POSTINGS_KEYED in _SCHEMA and _POSTINGS_INDEX in _SCHEMA
+if _POSTINGS_KEYED not in _SCHEMA or _POSTINGS_INDEX not in _SCHEMA:  # kept in step with _SCHEMA
+    raise RuntimeError("krouter.index: the staging schema no longer matches the postings table")
 # The staging database of a cold build: the same tables, postings as a plain append-only table.
 _STAGING_SCHEMA = _SCHEMA.replace(_POSTINGS_KEYED, "    body_tf INTEGER NOT NULL\n);").replace(
     _POSTINGS_INDEX, ""
