@@ -5,32 +5,71 @@ Exit codes: 0 cited (or success), 3 refused, 2 usage error, 1 any other error.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
+import typer.core
+import typer.main
 
 from krouter import __version__
-from krouter.check import check_command
 from krouter.cli_options import EXIT_USAGE, Command, VaultOption, exit_codes, fail, terminal_progress
 from krouter.config import default_vault, is_demo
-from krouter.config_cli import config_app
-from krouter.learn_cli import learn_command
-from krouter.mcp_server import mcp_command
 from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
 from krouter.phrasings import check as check_phrasings
-from krouter.recall import recall_command
 from krouter.router import Router
 from krouter.safe_text import clean, visible, visible_text
-from krouter.session_import import import_command
-from krouter.setup_agents import setup_command
-from krouter.teach_cli import teach_command
-from krouter.vault_init import init_command
-from krouter.watch import watch_command
 
 EXIT_REFUSED = 3
+
+# Commands defined in their own modules: (module, function), in the order `krouter --help` lists them.
+# A module is imported only when its command runs or help is shown, so `krouter ask` does not pay for
+# the importer, the learner, the MCP server or the watcher.
+_LAZY_COMMANDS = {
+    "init": ("krouter.vault_init", "init_command"),
+    "import": ("krouter.session_import", "import_command"),
+    "check": ("krouter.check", "check_command"),
+    "learn": ("krouter.learn_cli", "learn_command"),
+    "teach": ("krouter.teach_cli", "teach_command"),
+    "mcp": ("krouter.mcp_server", "mcp_command"),
+    "watch": ("krouter.watch", "watch_command"),
+    "recall-context": ("krouter.recall", "recall_command"),
+    "setup": ("krouter.setup_agents", "setup_command"),
+    # A group of its own (``krouter config path|show|get|set|unset``), a Typer app rather than a function.
+    "config": ("krouter.config_cli", "config_app"),
+}
+
+
+# -h as well as --help, on every command.
+_CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+class _LazyGroup(typer.core.TyperGroup):
+    """The command group, with the commands of ``_LAZY_COMMANDS`` built when first looked up."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        return [*super().list_commands(ctx), *(n for n in _LAZY_COMMANDS if n not in self.commands)]
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> typer.core.TyperCommand | None:  # type: ignore[override]
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, attr = _LAZY_COMMANDS[cmd_name]
+            target = getattr(importlib.import_module(module), attr)
+            if isinstance(target, typer.Typer):
+                self.add_command(typer.main.get_group(target), cmd_name)
+            else:
+                one = typer.Typer(
+                    add_completion=False,
+                    pretty_exceptions_enable=False,
+                    rich_markup_mode=None,
+                    context_settings=_CONTEXT,
+                )
+                one.command(cmd_name, cls=Command)(target)
+                self.add_command(typer.main.get_command(one), cmd_name)
+        return super().get_command(ctx, cmd_name)  # type: ignore[return-value]
+
 
 app = typer.Typer(
     name="krouter",
@@ -39,7 +78,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     # Plain help, as other command-line tools print it (no boxes, no `<str>` type column).
     rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=_CONTEXT,
+    cls=_LazyGroup,
 )
 
 DEMO_NOTE = "krouter: this is the bundled demo vault: its pages are fictional examples, not your notes"
@@ -134,7 +174,8 @@ def index(
 
     try:
         with exit_codes(as_json=as_json):
-            stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress)
+            # Walk even when a running watcher says the index is fresh: this is how a user makes sure.
+            stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress, force=True)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -208,22 +249,6 @@ def read(
     if note:
         # The page is printed as asked, but an agent reading it must not take it as current.
         typer.echo(visible(f"krouter: {note}"), err=True)
-
-
-# Commands defined in their own modules, registered here so `krouter --help` lists them all.
-app.command("init", cls=Command)(init_command)
-app.command("import", cls=Command)(import_command)
-app.command("check", cls=Command)(check_command)
-app.command("learn", cls=Command)(learn_command)
-app.command("teach", cls=Command)(teach_command)
-
-
-# Agent surfaces live in their own modules (heavy imports such as the MCP SDK stay inside them).
-app.command("mcp", cls=Command)(mcp_command)
-app.command("watch", cls=Command)(watch_command)
-app.command("recall-context", cls=Command)(recall_command)
-app.command("setup", cls=Command)(setup_command)
-app.add_typer(config_app, name="config")
 
 
 def run() -> None:

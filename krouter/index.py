@@ -17,7 +17,7 @@ import re
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,8 +35,10 @@ from krouter.vault import (
     decode,
     parse_page,
     read_page_bytes,
+    stat_pages,
     walk,
 )
+from krouter.watch_lease import watched_clean
 
 # Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
 # rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
@@ -45,6 +47,12 @@ from krouter.vault import (
 SCHEMA_VERSION = "5"
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
+# A cold build (an empty index) writes into a staging database next to it and commits every this many
+# pages: an interrupted build keeps what it committed, and no transaction grows with the vault. The
+# staging postings table has no key, so rows are appended; the postings then go into the index once,
+# sorted by key, which writes its B-tree front to back. A build inside one transaction spilled SQLite's
+# page cache to the WAL over and over (15.5 GB written for a 1.5 GB index at 100k pages).
+BUILD_CHUNK = 500
 BUSY_TIMEOUT_S = 30.0
 # Coarse file systems (FAT, SMB, older kernels) stamp mtimes in up to 2-second ticks.
 RACY_NS = 2_000_000_000
@@ -86,6 +94,15 @@ CREATE TABLE IF NOT EXISTS links (
     src TEXT NOT NULL, dst TEXT, kind TEXT NOT NULL, raw TEXT NOT NULL
 );
 """
+
+_POSTINGS_KEYED = "    body_tf INTEGER NOT NULL,\n    PRIMARY KEY (term, page_id)\n) WITHOUT ROWID;"
+_POSTINGS_INDEX = "CREATE INDEX IF NOT EXISTS postings_page ON postings(page_id);"
+if _POSTINGS_KEYED not in _SCHEMA or _POSTINGS_INDEX not in _SCHEMA:  # kept in step with _SCHEMA
+    raise RuntimeError("krouter.index: the staging schema no longer matches the postings table")
+# The staging database of a cold build: the same tables, postings as a plain append-only table.
+_STAGING_SCHEMA = _SCHEMA.replace(_POSTINGS_KEYED, "    body_tf INTEGER NOT NULL\n);").replace(
+    _POSTINGS_INDEX, ""
+)
 
 # A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
 # turn, so "key terms in one passage" means one fact, not one page.
@@ -167,6 +184,9 @@ class Index:
         self.root = check_vault(vault)
         self.path = path or index_path(self.root)
         self._stored: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
+        # What the current refresh changed, for re-resolving only the links it can affect.
+        self._touched: set[str] = set()
+        self._paths_changed = False
         self.conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -254,6 +274,9 @@ class Index:
         Done inside the database rather than by deleting the file, so processes that have the index
         open (a watcher, the MCP server) keep answering from the old rows until the new ones commit,
         then see them. Only a file that is not a usable database any more is deleted and recreated."""
+        if not self._stored_stats():
+            # Nothing to keep answering from: build in chunks, which an interruption does not undo.
+            return self.refresh(progress, force=True)
         started = time.perf_counter()
         stats = RefreshStats()
         found: list[Problem] = []
@@ -300,8 +323,22 @@ class Index:
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         return int(row[0]) if row else 0
 
-    def refresh(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+    def refresh(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        paths: Collection[str] | None = None,
+        force: bool = False,
+    ) -> RefreshStats:
         """Bring the index up to date: re-tokenise only files whose (mtime, size) changed.
+
+        ``paths`` (vault-relative, as a file watcher reports them) limits the check to those pages: the
+        rest of the vault is not stat-ed. A path that names a folder, or that ``walk`` would not yield
+        as written, makes it walk the whole vault as without ``paths``.
+
+        When a watcher in another process (``krouter watch``, ``krouter mcp``) keeps this index and has
+        indexed every change it saw, nothing is walked either (``krouter.watch_lease``); ``force``
+        walks anyway.
 
         Safe to call from many processes at once: refreshers take turns, and one that cannot get its
         turn within the busy timeout answers from the index as it is (``stale``) rather than fail.
@@ -309,27 +346,47 @@ class Index:
         started = time.perf_counter()
         racy_after = time.time_ns() - RACY_NS
         stats = RefreshStats()
+        if paths is None and not force and watched_clean(self.path):
+            stats.problems = self.problems()
+            stats.seconds = time.perf_counter() - started
+            return stats
         unreadable: list[str] = []
-        found: list[Problem] = []
-        on_disk = {fs.path: fs for fs in walk(self.root, unreadable, findings=found)}
-        bad_names = _bad_names(found)
-        stored = self._stored_stats()
+        named = stat_pages(self.root, paths) if paths is not None else None
+        # Names that are not UTF-8 are reported by a walk; a refresh of named pages leaves them as stored.
+        bad_names: dict[str, str] | None = None
+        if named is not None:
+            on_disk = {fs.path: fs for fs in named[0]}
+            # Just these paths' rows: reading every row (~25 ms at 10k pages) would cost more than the rest.
+            stored = self._stored_stats_of([*on_disk, *named[1]])
+            gone = [p for p in named[1] if p in stored]
+        else:
+            found: list[Problem] = []
+            on_disk = {fs.path: fs for fs in walk(self.root, unreadable, findings=found)}
+            bad_names = _bad_names(found)
+            stored = self._stored_stats()
+            # A folder that cannot be listed right now (a sync mount hiccup, permissions) has not lost
+            # its pages: keep them until the folder can be read again, and say so.
+            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
         todo = _mark_racy(
             [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
         )
-        # A folder that cannot be listed right now (a sync mount hiccup, permissions) has not lost its
-        # pages: keep them until the folder can be read again, and say so.
-        gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
         stats.unreadable = unreadable
         stats.unchanged = len(on_disk) - len(todo)
-        names_moved = bad_names != self._stored_bad_names()
+        names_moved = bad_names is not None and bad_names != self._stored_bad_names()
+        if named is None:
+            if not stored and (len(todo) > BUILD_CHUNK or self._staging_path().exists()):
+                return self._build(on_disk, unreadable, stats, progress, started)
+            if stored and self._staging_path().exists():
+                self._delete_staging()  # left by a build whose merge committed, then was cut short
         if todo or gone or names_moved:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
-                if not stored:
+                if not stored and (
+                    named is None or not self.conn.execute("SELECT 1 FROM pages LIMIT 1").fetchone()
+                ):
                     raise IndexBusy(
                         f"index {self.path} is being built by another process; try again"
                     ) from exc
@@ -339,7 +396,7 @@ class Index:
             try:
                 if todo or gone:
                     self._apply(todo, gone, stats, progress)
-                if names_moved:
+                if names_moved and bad_names is not None:
                     self._store_bad_names(bad_names)
                 self.conn.execute("COMMIT")
             except BaseException:
@@ -348,6 +405,153 @@ class Index:
         stats.problems = self.problems()
         stats.seconds = time.perf_counter() - started
         return stats
+
+    def _staging_path(self) -> Path:
+        return Path(f"{self.path}.build")
+
+    def _open_staging(self) -> sqlite3.Connection:
+        """The cold build's staging database, created or reopened (a build of another KRouter version
+        or another vault is discarded)."""
+        path = self._staging_path()
+        want = {"schema": SCHEMA_VERSION, "tokenizer": TOKENIZER_VERSION, "vault": str(self.root)}
+        for _ in range(2):
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            try:
+                # Rows are only appended, and SQLite journals no page past the file's old end: a rollback
+                # journal writes them once (WAL wrote them twice). No fsync: a build cut short by a
+                # crash of the machine, not just of the process, may start over (a damaged file is
+                # discarded below).
+                conn.execute("PRAGMA journal_mode=TRUNCATE")
+                conn.execute("PRAGMA synchronous=OFF")
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+                if not have:
+                    for statement in _STAGING_SCHEMA.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                    conn.executemany("INSERT INTO meta VALUES (?, ?)", [*want.items(), ("generation", "0")])
+                    have = want
+                conn.execute("COMMIT")
+                if all(have.get(k) == v for k, v in want.items()):
+                    return conn
+            except sqlite3.DatabaseError as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                conn.close()
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise IndexBusy(
+                        f"index {self.path} is being built by another process; try again"
+                    ) from exc
+            else:
+                conn.close()
+            self._delete_staging()
+        raise IndexUnavailable(
+            f"cannot create the build file {path}; set KROUTER_CACHE_DIR to a folder you can write"
+        )
+
+    def _build(
+        self,
+        on_disk: dict[str, FileStat],
+        unreadable: list[str],
+        stats: RefreshStats,
+        progress: Callable[[int, int], None] | None,
+        started: float,
+    ) -> RefreshStats:
+        """A cold build: index every page into the staging database in chunks (each one committed, so
+        a build cut short goes on from there next time), then move everything into the empty index in
+        one transaction, postings sorted by key, and delete the staging database."""
+        main, self.conn = self.conn, self._open_staging()
+        self._stored = None
+        try:
+            racy_after = time.time_ns() - RACY_NS
+            stored = self._stored_stats()
+            todo = _mark_racy(
+                [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
+            )
+            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
+            for start in range(0, max(len(todo), 1), BUILD_CHUNK):
+                chunk = todo[start : start + BUILD_CHUNK]
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    self._apply(
+                        chunk,
+                        gone if start + BUILD_CHUNK >= len(todo) else [],
+                        stats,
+                        (lambda i, _t, d=start: progress(d + i, len(todo))) if progress else None,
+                        building=True,
+                    )
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+        finally:
+            staging, self.conn = self.conn, main
+            self._stored = None
+        staging.close()
+        self._merge_staging()
+        stats.problems = self.problems()
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _merge_staging(self) -> None:
+        """Move the staging database's rows into the (empty) index, then delete the staging files."""
+        path = self._staging_path()
+        self.conn.execute("ATTACH DATABASE ? AS staging", (str(path),))
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process building the same index may have merged first.
+                if self.conn.execute("SELECT 1 FROM main.pages LIMIT 1").fetchone() is None:
+                    # Built after the postings (one sort), not kept up row by row in page order.
+                    self.conn.execute("DROP INDEX IF EXISTS main.postings_page")
+                    self.conn.execute("INSERT INTO main.pages SELECT * FROM staging.pages")
+                    self.conn.execute("INSERT INTO main.problems SELECT * FROM staging.problems")
+                    self.conn.execute(
+                        "INSERT INTO main.postings SELECT term, page_id, meta_tf, trig_tf, body_tf "
+                        "FROM staging.postings ORDER BY term, page_id"
+                    )
+                    self.conn.execute(_POSTINGS_INDEX)
+                    self._resolve_links()
+                    n_pages, avg_body = self.conn.execute(
+                        "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM main.pages"
+                    ).fetchone()
+                    self.conn.executemany(
+                        "INSERT OR REPLACE INTO main.meta VALUES (?, ?)",
+                        [
+                            ("generation", str(self.generation() + 1)),
+                            ("n_pages", str(n_pages)),
+                            ("avg_body", repr(float(avg_body))),
+                            ("refreshed_at", repr(time.time())),
+                        ],
+                    )
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+        finally:
+            self.conn.execute("DETACH DATABASE staging")
+        self._delete_staging()
+
+    def _delete_staging(self) -> None:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self._staging_path()}{suffix}")
+
+    def _stored_stats_of(self, paths: list[str]) -> dict[str, tuple[int, int]]:
+        """The stored (mtime, size) of just these paths, as ``_stored_stats`` has them."""
+        out: dict[str, tuple[int, int]] = {}
+        for start in range(0, len(paths), 400):  # under SQLite's bound-parameter limit
+            chunk = paths[start : start + 400]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.conn.execute(
+                f"SELECT path, mtime_ns, size FROM pages WHERE path IN ({marks}) UNION ALL "
+                f"SELECT path, mtime_ns, size FROM problems WHERE kind != 'yaml' AND path IN ({marks})",
+                chunk * 2,
+            )
+            out.update((p, (m, s)) for p, m, s in rows)
+        return out
 
     def _stored_stats(self) -> dict[str, tuple[int, int]]:
         # Every refresh that writes also bumps the generation and stamps refreshed_at, so an unchanged
@@ -386,10 +590,15 @@ class Index:
         gone: list[str],
         stats: RefreshStats,
         progress: Callable[[int, int], None] | None,
+        *,
+        building: bool = False,
     ) -> None:
+        """Index ``todo`` and drop ``gone`` inside the caller's transaction. ``building``: a chunk of a
+        cold build, written to the staging database; links are resolved when it is merged."""
         # Another refresher may have done part of the work while we waited for the lock.
         stored = self._stored_rows([fs.path for fs in todo] + gone)
         problem_paths = {p for (p,) in self.conn.execute("SELECT path FROM problems")}
+        self._touched, self._paths_changed = set(), False
         for n, fs in enumerate(todo, 1):
             if progress:
                 progress(n, len(todo))
@@ -402,6 +611,7 @@ class Index:
             row = stored.get(path)
             if row:
                 self._delete_page(row[0])
+                self._paths_changed = True
             self.conn.execute("DELETE FROM problems WHERE path=?", (path,))
             stats.deleted += 1
         if not (stats.added or stats.updated or stats.deleted):
@@ -410,7 +620,8 @@ class Index:
             # which is what the stored-stats cache keys on.
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('refreshed_at', ?)", (repr(time.time()),))
             return
-        self._resolve_links()
+        if not building:
+            self._resolve_links(None if self._paths_changed else self._touched)
         n_pages, avg_body = self.conn.execute(
             "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM pages"
         ).fetchone()
@@ -450,6 +661,7 @@ class Index:
             )
             if old:  # its rows are gone: readers must reload their tables
                 stats.updated += 1
+            self._paths_changed = self._paths_changed or bool(old)
             return
         digest = content_hash(data)
         if old and old[3] == digest:
@@ -463,6 +675,7 @@ class Index:
             self._record_problem(text, fs, old)
             if old:  # a page that became unreadable leaves the index; a new unreadable file adds nothing
                 stats.updated += 1
+                self._paths_changed = True
             return
         if was_problem:
             self.conn.execute("DELETE FROM problems WHERE path=?", (fs.path,))
@@ -472,8 +685,10 @@ class Index:
         if old:
             self._delete_page(old[0])
             stats.updated += 1
+            self._touched.add(fs.path)
         else:
             stats.added += 1
+            self._paths_changed = True
         if page.yaml_error:
             self.conn.execute(
                 "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
@@ -536,14 +751,30 @@ class Index:
             ((t, new_id, meta_terms[t], trig_terms[t], body_terms[t]) for t in terms),
         )
 
-    def _resolve_links(self) -> None:
-        """Re-resolve every replacement link: a page added or renamed can make a dangling link resolve."""
-        paths = [p for (p,) in self.conn.execute("SELECT path FROM pages")]
-        resolver = LinkResolver(paths)
-        self.conn.execute("DELETE FROM links")
-        rows = self.conn.execute(
-            "SELECT path, superseded_by, supersedes FROM pages WHERE superseded_by != '[]' OR supersedes != '[]'"
-        ).fetchall()
+    def _resolve_links(self, only: set[str] | None = None) -> None:
+        """Re-resolve replacement links: every one when pages were added or removed (a new page can make
+        a dangling link resolve, or a link ambiguous), else only those of the ``only`` pages — a link's
+        target depends on the set of page paths and on the page it is written on, nothing else."""
+        if only is None:
+            self.conn.execute("DELETE FROM links")
+            rows = self.conn.execute(
+                "SELECT path, superseded_by, supersedes FROM pages "
+                "WHERE superseded_by != '[]' OR supersedes != '[]'"
+            ).fetchall()
+        else:
+            rows = []
+            for start in range(0, len(only), 500):  # under SQLite's bound-parameter limit
+                chunk = sorted(only)[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                self.conn.execute(f"DELETE FROM links WHERE src IN ({marks})", chunk)
+                rows += self.conn.execute(
+                    f"SELECT path, superseded_by, supersedes FROM pages WHERE path IN ({marks}) "
+                    "AND (superseded_by != '[]' OR supersedes != '[]')",
+                    chunk,
+                ).fetchall()
+            if not rows:
+                return
+        resolver = LinkResolver([p for (p,) in self.conn.execute("SELECT path FROM pages")])
         out = []
         for path, by_json, sup_json in rows:
             for raw in json.loads(by_json):

@@ -2,15 +2,18 @@
 
 One Router stays open for the life of the server, on one worker thread that alone touches its SQLite
 connection (the SDK runs tools on the event loop or on a pool of threads, neither of which may share
-it). A watchdog observer marks the index dirty when a page changes; the next call refreshes before it
-answers, so a call made after an edit sees the edit, and a debounced refresh in between keeps calls
-fast. stdout carries the protocol and nothing else: every log line goes to stderr.
+it). A watchdog observer reports the pages that change; a call first re-reads the pages reported since
+the last call (only those: no walk of the vault), and a debounced refresh in between keeps calls fast.
+A full walk still runs every ``rescan`` seconds in the background and on ``krouter_status``, so an event
+the platform dropped is healed; without a working watcher every call walks the vault, as before.
+stdout carries the protocol and nothing else: every log line goes to stderr.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,7 +22,7 @@ from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
 from krouter.errors import KRouterError
 from krouter.safe_text import clean
-from krouter.watch import VaultWatcher, configure_stderr_logging, describe
+from krouter.watch import RESCAN_S, VaultWatcher, configure_stderr_logging, describe
 
 if TYPE_CHECKING:
     from krouter.router import Router
@@ -50,9 +53,15 @@ and do not guess."""
 
 
 class VaultService:
-    """A Router owned by one worker thread and kept fresh by a file watcher."""
+    """A Router owned by one worker thread and kept fresh by a file watcher.
 
-    def __init__(self, vault: Path, *, debounce: float = 0.3) -> None:
+    While the watcher runs, a call re-reads only the pages it reported (none: no file is touched), and
+    a background walk every ``rescan`` seconds catches what it may have missed. An edit is therefore seen
+    by the first call after the watcher reports it (watchdog delivers an inotify event within about half
+    a second of the save); a call made in that half second answers from the index as it was.
+    """
+
+    def __init__(self, vault: Path, *, debounce: float = 0.3, rescan: float = RESCAN_S) -> None:
         # Imported here, not at module top: cli.py imports this module at start-up, and `krouter ask`
         # never needs a thread pool or asyncio (~50 ms of imports on a fresh process).
         from concurrent.futures import ThreadPoolExecutor
@@ -62,7 +71,9 @@ class VaultService:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
         self.router: Router = self._executor.submit(Router, vault, auto_refresh=False).result()
         self.root = self.router.root
-        self.watcher = VaultWatcher(self.root, debounce=debounce)
+        self.watcher = VaultWatcher(self.root, debounce=debounce, index_path=self.router.index.path)
+        self.rescan = rescan
+        self._last_walk = 0.0
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
 
@@ -81,44 +92,67 @@ class VaultService:
             self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
             self._pump.start()
 
+    @property
+    def watching(self) -> bool:
+        """True while file events keep the index fresh (the watcher and its refresher both run)."""
+        return self.watcher.running and self._pump is not None and self._pump.is_alive()
+
     def _refresh_and_count(self) -> str:
         """Refresh, then the page count (on the router's own thread: SQLite objects stay on theirs)."""
-        self.router.refresh()
+        self._refresh(set())
         return self.router.index.meta().get("n_pages", "0")
 
     def _pump_loop(self) -> None:
-        """Refresh after each quiet batch of changes, so the next call has little left to do."""
+        """Refresh after each quiet batch of changes, so the next call has little left to do; walk
+        the whole vault every ``rescan`` seconds in case the platform dropped an event."""
         while not self._stop.is_set():
-            changed = self.watcher.wait(timeout=0.5)
-            if changed and not self._stop.is_set():
+            # The batch stays pending until the worker takes it: a call queued meanwhile takes it
+            # itself, so no change is ever out of both the pending set and the index.
+            changed = self.watcher.wait(timeout=min(0.5, self.rescan), take=False)
+            if self._stop.is_set():
+                return
+            walk = time.monotonic() - self._last_walk >= self.rescan
+            if changed or walk:
                 try:
-                    self._executor.submit(self._refresh, changed)
+                    self._executor.submit(self._refresh_pending, walk).result()
                 except RuntimeError:  # executor shut down while we waited
                     return
 
-    def _refresh(self, changed: set[str]) -> None:
+    def _refresh_pending(self, walk: bool) -> None:
+        self._refresh(self.watcher.take(), walk=walk)
+
+    def _refresh(self, changed: set[str], *, walk: bool = True) -> None:
+        """Refresh the index: the ``changed`` pages only, or (``walk``) every page of the vault."""
+        if walk:
+            self._last_walk = time.monotonic()
+        elif not changed:
+            return
         try:
-            stats = self.router.refresh()
+            # Router.refresh() always walks; the index can check just the reported pages.
+            stats = self.router.index.refresh() if walk else self.router.index.refresh(paths=changed)
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
             return
+        self.router.last_refresh = stats
+        if not stats.stale:
+            self.watcher.indexed()
         if stats.changed:
             log.info(describe(stats, changed))
 
-    def _ensure_fresh(self) -> None:
-        """Runs on the worker before every call: re-check every file (a stat per page).
+    def _ensure_fresh(self, rescan: bool = False) -> None:
+        """Runs on the worker before every call: re-read what the watcher reported since the last call.
 
-        Watcher events arrive asynchronously, so an edit made just before a call may not have been
-        reported yet; only a check at call time guarantees the call sees it. The watcher's background
-        refreshes mean that check usually finds the re-tokenising already done.
+        Without a working watcher (or when asked to ``rescan``) it re-checks every file, a stat per
+        page, as a call must when nothing reports changes.
         """
-        self._refresh(self.watcher.take())
+        self._refresh(self.watcher.take(), walk=rescan or not self.watching)
 
-    async def run(self, fn: Callable[[Router], T]) -> T:
-        """Run ``fn(router)`` on the worker thread, after bringing the index up to date."""
+    async def run(self, fn: Callable[[Router], T], *, rescan: bool = False) -> T:
+        """Run ``fn(router)`` on the worker thread, after bringing the index up to date (``rescan``:
+        by walking the whole vault, whatever the watcher reported)."""
 
         def job() -> T:
-            self._ensure_fresh()
+            self._ensure_fresh(rescan)
             return fn(self.router)
 
         import asyncio  # already loaded by the running event loop; kept out of `krouter ask`'s imports

@@ -274,7 +274,8 @@ def build_server(service: VaultService) -> MCPServer:
         Call this when krouter_ask refuses everything or the user asks whether their notes are set up.
         """
         try:
-            report = await service.run(status_result)
+            # A full walk on request: the status also catches a change the file watcher missed.
+            report = await service.run(status_result, rescan=True)
         except KRouterError as exc:
             raise ToolError(f"krouter_status failed: {exc}") from exc
         return CallToolResult(

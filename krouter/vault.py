@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import errno
+import functools
 import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
-
-import yaml
-from frontmatter.default_handlers import YAMLHandler
+from typing import Any, NamedTuple
 
 from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
 from krouter.ignore import ignore_rules
@@ -29,49 +27,54 @@ REPLACED_STATUSES = frozenset(
     {"superseded", "replaced", "outdated", "retired", "deprecated", "archived", "rejected", "obsolete"}
 )
 
-_YAML = YAMLHandler()
+
+@functools.cache
+def _yaml() -> tuple[Callable[[str], object], Any]:
+    """(load frontmatter text, the ``yaml`` module for its error and mark classes). PyYAML and
+    python-frontmatter are imported when the first page is parsed, not by every process importing this
+    module: ``krouter ask`` parses none."""
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        """The safe loader with YAML 1.2 booleans: ``title: yes`` or ``aliases: [no, on]`` are words, not
+        True/False (the YAML 1.1 reading turned them into "True"/"False" in titles and aliases)."""
+
+        def get_single_data(self) -> object:
+            """Compose the document, measure what it expands to, and only then build Python objects
+            from it: PyYAML's constructor shares aliased objects, but merge keys (``<<: [*a, *a]``) and
+            everything that later walks or prints the values copy each alias again."""
+            node = self.get_single_node()
+            if node is None:
+                return None
+            _check_expansion(node, yaml)
+            return self.construct_document(node)
+
+    bool_tag = "tag:yaml.org,2002:bool"
+    _Loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != bool_tag]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    _Loader.add_implicit_resolver(
+        bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    handler = YAMLHandler()
+    return (lambda text: handler.load(text, Loader=_Loader)), yaml
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader with YAML 1.2 booleans: ``title: yes`` or ``aliases: [no, on]`` are words, not
-    True/False (the YAML 1.1 reading turned them into "True"/"False" in titles and aliases)."""
-
-
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL_TAG]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-
-
-def _bounded_single_data(self: _Loader) -> object:
-    """Compose the document, measure what it expands to, and only then build Python objects from it:
-    PyYAML's constructor shares aliased objects, but merge keys (``<<: [*a, *a]``) and everything that
-    later walks or prints the values copy each alias again."""
-    node = self.get_single_node()
-    if node is None:
-        return None
-    _check_expansion(node)
-    return self.construct_document(node)
-
-
-_Loader.get_single_data = _bounded_single_data
-
-
-def _check_expansion(root: yaml.Node) -> None:
+def _check_expansion(root: Any, yaml: Any) -> None:
     """Raise ValueError when the node graph, with every alias followed, exceeds the work budget, nests
     deeper than any real page's metadata, or contains itself."""
     sizes: dict[int, int] = {}
     on_path: set[int] = set()
     # Iterative post-order: (node, depth, children already pushed?).
-    stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]
+    stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
     while stack:
         node, depth, expanded = stack.pop()
         key = id(node)
         if key in sizes:
             continue
-        children: list[yaml.Node] = []
+        children: list[Any] = []
         if isinstance(node, yaml.SequenceNode):
             children = list(node.value)
         elif isinstance(node, yaml.MappingNode):
@@ -329,6 +332,48 @@ def read_contained(root: Path, path: Path) -> bytes:
         ) from exc
 
 
+def stat_pages(root: Path, paths: Iterable[str]) -> tuple[list[FileStat], list[str]] | None:
+    """What ``walk`` would say about just these vault-relative page paths, without walking the vault.
+
+    Returns (the FileStat of each path that is a page, the paths that are not a page any more), or None
+    when a path is not one ``walk`` yields as it is written: a folder, a dot-name, a symlinked folder on
+    the way, a name spelled otherwise on disk (another Unicode form or case) — the caller walks then.
+    """
+    found: list[FileStat] = []
+    missing: list[str] = []
+    listed: dict[str, set[str]] = {}
+    for rel in paths:
+        parts = rel.split("/")
+        if not rel.lower().endswith(".md") or any(not p or p.startswith(".") for p in parts):
+            return None
+        folder = os.path.join(root, *parts[:-1])
+        # walk() does not follow symlinks: a page reached through a linked folder is not in the vault.
+        if os.path.realpath(folder) != os.path.normpath(folder):
+            return None
+        try:
+            st = os.lstat(os.path.join(folder, parts[-1]))
+        except FileNotFoundError:
+            missing.append(rel)
+            continue
+        except OSError:
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            return None
+        if not stat.S_ISREG(st.st_mode):  # a symlink or a device: walk() skips it too
+            missing.append(rel)
+            continue
+        try:
+            names = listed.get(folder)
+            if names is None:
+                names = listed[folder] = set(os.listdir(folder))
+        except OSError:
+            return None
+        if parts[-1] not in names:
+            return None
+        found.append(FileStat(rel, max(st.st_mtime_ns, st.st_ctime_ns), st.st_size))
+    return found, missing
+
+
 def content_hash(data: bytes) -> str:
     """A fingerprint of a file's bytes, so a touched-but-unchanged page is not re-tokenised."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
@@ -417,12 +462,13 @@ def parse_page(rel_path: str, text: str) -> Page:
     error = None
     fields: dict[str, list[object]] = {}
     if fm_text is not None:
+        load, yaml = _yaml()
         try:
             if len(fm_text) > MAX_FRONTMATTER_CHARS:
                 raise ValueError(
                     f"frontmatter longer than {MAX_FRONTMATTER_CHARS // 1024} KiB; fields not read"
                 )
-            loaded = _YAML.load(fm_text, Loader=_Loader)
+            loaded = load(fm_text)
             if isinstance(loaded, dict):
                 meta = {str(k): _normalise(v) for k, v in loaded.items()}
         # PyYAML raises ValueError for impossible dates (2024-13-45) and recurses on deep nesting;
@@ -537,8 +583,9 @@ def _salvage(fm_text: str) -> dict[str, list[object]]:
 
 def _scalar(text: str) -> object:
     """One salvaged value, read as YAML when it can be, else as text without a trailing comment."""
+    load, yaml = _yaml()
     try:
-        return _normalise(_YAML.load(f"v: {text}", Loader=_Loader)["v"])
+        return _normalise(load(f"v: {text}")["v"])  # type: ignore[index]
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError, TypeError):
         return re.sub(r"\s+#.*$", "", text).strip().strip("\"'")
 

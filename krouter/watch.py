@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from krouter.index import RefreshStats
     from krouter.router import Router
+    from krouter.watch_lease import WatchLease
 
 log = logging.getLogger("krouter.watch")
 
@@ -73,7 +74,14 @@ class VaultWatcher:
     keep the SQLite connection on the one thread that owns it.
     """
 
-    def __init__(self, root: Path, *, debounce: float = DEBOUNCE_S, max_delay: float = MAX_DELAY_S) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        debounce: float = DEBOUNCE_S,
+        max_delay: float = MAX_DELAY_S,
+        index_path: Path | None = None,
+    ) -> None:
         self.root = Path(root).resolve()
         self.debounce = debounce
         self.max_delay = max_delay
@@ -82,6 +90,12 @@ class VaultWatcher:
         self._first = 0.0
         self._last = 0.0
         self._observer: BaseObserver | None = None
+        # With an index path, the watcher tells other processes whether every change it saw is indexed
+        # (krouter.watch_lease), so their lookups can skip walking the vault.
+        self._index_path = index_path
+        self._lease: WatchLease | None = None
+        self._seq = 0  # events seen so far
+        self._taken_seq = 0  # events seen when the last batch was taken
 
     def start(self) -> None:
         """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
@@ -99,9 +113,17 @@ class VaultWatcher:
         observer.schedule(_Handler(), str(self.root), recursive=True)
         observer.start()
         self._observer = observer
+        if self._index_path is not None:
+            from krouter.watch_lease import WatchLease
+
+            self._lease = WatchLease.acquire(self._index_path)
 
     def stop(self) -> None:
         """Stop the observer thread and wait for it (bounded)."""
+        with self._cond:
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(timeout=5)
@@ -130,6 +152,11 @@ class VaultWatcher:
             return
         now = time.monotonic()
         with self._cond:
+            self._seq += 1
+            if self._lease is not None:
+                # Before the change is pending: a lookup elsewhere must never see "clean" while a change
+                # waits to be indexed.
+                self._lease.mark(dirty=True)
             if not self._pending:
                 self._first = now
             self._pending.update(p for p in paths if p is not None)
@@ -140,12 +167,22 @@ class VaultWatcher:
         """Take every pending path now, quiet or not (a caller about to answer must see every edit)."""
         with self._cond:
             out, self._pending = self._pending, set()
+            self._taken_seq = self._seq
             return out
 
-    def wait(self, timeout: float | None = None) -> set[str]:
+    def indexed(self) -> None:
+        """Say that a refresh which started after the last ``take()`` has committed: when no event came
+        since, other processes may trust the index without walking the vault."""
+        with self._cond:
+            if self._lease is not None and not self._pending and self._seq == self._taken_seq:
+                self._lease.mark(dirty=False)
+
+    def wait(self, timeout: float | None = None, *, take: bool = True) -> set[str]:
         """Block until a batch is ready (no event for ``debounce`` s, or ``max_delay`` s of changes).
 
-        Returns the batch, or an empty set when ``timeout`` passes first or the watcher stops.
+        Returns the batch, or an empty set when ``timeout`` passes first or the watcher stops. With
+        ``take=False`` the batch stays pending, for a ``take()`` on the thread that will refresh: no
+        moment exists where a change is neither pending nor indexed.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
@@ -154,7 +191,10 @@ class VaultWatcher:
                 if self._pending:
                     ready_at = min(self._last + self.debounce, self._first + self.max_delay)
                     if now >= ready_at:
+                        if not take:
+                            return set(self._pending)
                         out, self._pending = self._pending, set()
+                        self._taken_seq = self._seq
                         return out
                     wake = ready_at
                 else:
@@ -206,6 +246,8 @@ def watch_loop(
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
             continue
+        if not stats.stale:
+            watcher.indexed()
         if stats.changed or changed:
             log.info(describe(stats, changed))
         for p in stats.problems if stats.changed else []:
@@ -241,12 +283,13 @@ def watch_command(
     configure_stderr_logging()
     with exit_codes():
         router = Router(vault if vault is not None else default_vault(), auto_refresh=False)
-    watcher = VaultWatcher(router.root, debounce=debounce)
+    watcher = VaultWatcher(router.root, debounce=debounce, index_path=router.index.path)
     try:
         # Watch first, then index: an edit made during the first refresh is caught by the watcher.
         # And start watching before saying so: a caller waiting for this line may edit right away.
         watcher.start()
-        router.refresh()
+        if not router.refresh().stale:
+            watcher.indexed()
         log.info(
             "watching %s (%s pages indexed, %s)",
             router.root,

@@ -51,20 +51,27 @@ def test_vault_generator_is_seeded(tmp_path: Path) -> None:
 def test_perf_smoke_300_pages(tmp_path: Path, perf_run, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "perf.json"
     argv = ["--sizes", "300", "--questions", "12", "--refresh-questions", "3", "--process-runs", "1"]
+    argv += ["--mcp-calls", "4"]
     assert perf_run.main([*argv, "--json", str(out), "--work-dir", str(tmp_path / "work")]) == 0
     result = json.loads(out.read_text())
     (size,) = result["sizes"]
     assert size["pages"] == 300
-    for system in ("krouter", "fts5"):
+    for system in ("krouter", "fts5", "fts5_porter"):
         assert size["build"][system]["pages"] == 300
+        assert 0 < size["build"][system]["rss_mb"] < 1000
         assert size["build"][system]["index_bytes"] > 0
         assert size["lookup"][system]["lookup"]["n"] == 12
     assert sum(size["lookup"]["krouter"]["decisions"].values()) == 12
     assert size["lookup"]["krouter"]["lookup_auto_refresh"]["n"] == 3
     assert size["refresh"]["1 page"]["krouter"]["tokenized"] == 1
+    assert size["refresh"]["1 page"]["krouter_watched"]["tokenized"] == 1
+    assert size["refresh"]["1%"]["krouter_watched"]["tokenized"] == 3
     assert size["refresh"]["1 page"]["fts5"]["changed"] == 1
+    assert size["refresh"]["1 page"]["fts5_porter"]["changed"] == 1
+    for server in ("krouter", "fts5"):
+        assert size["mcp"][server]["call"]["n"] == 4
     assert size["refresh"]["1%"]["krouter"]["tokenized"] == 3
-    for key in ("krouter_en", "krouter_zh", "fts5_en", "fts5_zh", "python_startup"):
+    for key in ("krouter_en", "krouter_zh", "krouter_en_watched", "krouter_zh_watched", "fts5_en", "fts5_zh"):
         assert size["process"][key]["runs"] == 1
     table = capsys.readouterr().out
     assert "300 pages" in table and "lookup p50" in table
@@ -73,4 +80,40 @@ def test_perf_smoke_300_pages(tmp_path: Path, perf_run, capsys: pytest.CaptureFi
 def test_fts_query_is_quoted(perf_run) -> None:
     """User text never reaches MATCH unquoted (FTS5 syntax: quotes, NEAR, AND, -, *)."""
     q = perf_run.fts_query('what "NEAR" AND -x* 数据库迁移方案')
-    assert q == '"what" OR "near" OR "and" OR "数据库" OR "据库迁" OR "库迁移" OR "迁移方" OR "移方案"'
+    assert q == '"near" OR "数据库" OR "据库迁" OR "库迁移" OR "迁移方" OR "移方案"'
+    # The porter baseline looks up the same content words ("what", "did", "about" are stopwords).
+    q = perf_run.fts_query('what did we "decide" about DB_2 ids?', "porter")
+    assert q == '"decide" OR "db_2" OR "ids"'
+
+
+def test_fts_process_is_a_plain_script(perf_run, tmp_path: Path) -> None:
+    """The fresh-process baseline imports nothing of the bench and builds the query fts_query builds."""
+    code = perf_run.fts_process_code(str(tmp_path / "x.db"), "trigram")
+    assert "import run" not in code and "from run" not in code and "sys.path" not in code
+    for tok in ("porter", "trigram"):
+        question = "what did we decide about the 数据库迁移 schema?"
+        code = perf_run.fts_process_code(str(tmp_path / "x.db"), tok)
+        source = code.split("conn = ")[0]
+        scope: dict[str, object] = {}
+        saved = sys.argv
+        sys.argv = ["-c", question]
+        try:
+            exec(source, scope)
+        finally:
+            sys.argv = saved
+        assert scope["match"] == perf_run.fts_query(question, tok)
+
+
+def test_peak_rss_is_the_process_own(perf_run) -> None:
+    """A child's peak is its own, not the parent's: ru_maxrss carries the forking process's peak over."""
+    import subprocess
+
+    ballast = bytearray(200_000_000)
+    for i in range(0, len(ballast), 4096):
+        ballast[i] = 1
+    code = f"import sys; sys.path.insert(0, {str(PERF)!r}); import run; print(run._peak_rss_mb())"
+    child = float(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
+    del ballast
+    assert child < 150

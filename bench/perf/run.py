@@ -11,11 +11,18 @@ fresh child process so peak RSS belongs to one job:
   the index fresh (``auto_refresh=False``) and as ``Router(vault)`` does by default (a change check
   before every question);
 - a fresh ``krouter ask`` process end to end, English and Chinese question (median of N runs);
-- the same through FTS5: build, refresh by (mtime, size), top-10 ``ORDER BY bm25()``, a fresh process.
+- MCP per call: ``krouter mcp`` (its own watcher running) against a minimal FTS5 tool on the same MCP
+  SDK (``fts_mcp.py``), both driven by the official client over stdio;
+- the same through FTS5: build, refresh by (mtime, size), top-10 ``ORDER BY bm25()``, a fresh process
+  that is a plain sqlite3 script (it imports nothing of the bench).
 
-FTS5 uses the ``trigram`` tokenizer, the built-in one that can search Chinese (``unicode61`` keeps a
-whole Han run as one token, so a Chinese question would match nothing). A question becomes its words
-of 3+ characters and the 3-character windows of its Han runs, each quoted, OR-ed.
+FTS5 runs with two tokenizers, each over the question's content words (KRouter's English stopwords
+dropped), quoted and OR-ed: ``porter unicode61`` (what an English user would pick; it keeps a whole
+Han run as one token, so it is reported for English questions only) and ``trigram`` (the built-in one
+that can search Chinese: words of 3+ characters and the 3-character windows of Han runs).
+
+Peak RSS is each process's own high-water mark (``VmHWM``): ``ru_maxrss`` of a child carries over the
+peak of the process that forked it, which made every job of a 100k run report the orchestrator's.
 
 Examples (from the project root):
     python bench/perf/run.py                                   # 1k and 10k
@@ -71,9 +78,20 @@ def _log(msg: str) -> None:
 
 
 def _peak_rss_mb() -> float:
-    # ru_maxrss is in KiB on Linux (bytes on macOS).
-    scale = 1 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
+    """This process's own peak resident set size, in MB.
+
+    On Linux ``ru_maxrss`` survives fork and exec (the child starts from its parent's peak), so it is
+    read from ``VmHWM``, which belongs to the memory map this program got at exec.
+    """
+    try:
+        status = Path("/proc/self/status").read_text()
+        m = re.search(r"^VmHWM:\s*(\d+) kB", status, re.M)
+        if m:
+            return int(m.group(1)) * 1024 / 1e6
+    except OSError:
+        pass
+    # macOS reports bytes and gives a fresh process its own figure.
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -190,7 +208,15 @@ def w_kr_refresh(a: dict[str, Any]) -> dict[str, Any]:
     _load_jieba()
     jieba_ms = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
-    stats = router.refresh()
+    if a.get("paths") is not None:
+        # As the MCP server refreshes when its watcher reported these pages: no walk of the vault.
+        try:
+            stats = router.index.refresh(paths=set(a["paths"]))
+        except TypeError:  # a KRouter before refresh(paths=...)
+            router.close()
+            return {}
+    else:
+        stats = router.refresh()
     refresh_ms = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
     router._load_tables()  # the next lookup reloads the page table once per changed generation
@@ -205,9 +231,12 @@ def w_kr_refresh(a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# The two FTS5 baselines: ``porter unicode61`` for English, ``trigram`` (the one that can search Chinese).
+FTS_TOKENIZERS = {"porter": "porter unicode61", "trigram": "trigram"}
+
 _FTS_SCHEMA = """
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, rid INTEGER);
-CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, title, body, tokenize='trigram');
+CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, title, body, tokenize='{tokenize}');
 """
 
 
@@ -231,7 +260,7 @@ def _fts_insert(conn: sqlite3.Connection, root: Path, path: str, stat: tuple[int
 
 
 def w_fts_build(a: dict[str, Any]) -> dict[str, Any]:
-    """Cold build of the baseline: every page's text into an FTS5 table, file stats beside it."""
+    """Cold build of a baseline: every page's text into an FTS5 table, file stats beside it."""
     db = Path(a["db"])
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
@@ -240,13 +269,13 @@ def w_fts_build(a: dict[str, Any]) -> dict[str, Any]:
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
-    conn.executescript(_FTS_SCHEMA)
+    conn.executescript(_FTS_SCHEMA.format(tokenize=FTS_TOKENIZERS[a["tokenizer"]]))
     conn.execute("BEGIN")
     files = _fts_walk(vault)
     for n, (path, stat) in enumerate(sorted(files.items()), 1):
         _fts_insert(conn, vault, path, stat)
         if len(files) >= 2000 and n % max(1, len(files) // 10) == 0:
-            _log(f"  fts5 build {n}/{len(files)}")
+            _log(f"  fts5 {a['tokenizer']} build {n}/{len(files)}")
     conn.execute("COMMIT")
     seconds = time.perf_counter() - t0
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -260,14 +289,46 @@ def w_fts_build(a: dict[str, Any]) -> dict[str, Any]:
 
 
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]+")
-_WORD = re.compile(r"[^\W\u3400-\u9fff]{3,}")
+_WORD = re.compile(r"[^\W\u3400-\u9fff]+")
 
 
-def fts_query(question: str) -> str:
-    """The MATCH expression a plain FTS5 user would write: quoted terms, OR-ed (never raw user text)."""
-    terms = [w for w in _WORD.findall(question.lower())]
-    for run in _HAN_RUN.findall(question):
-        terms.extend(run[i : i + 3] for i in range(max(1, len(run) - 2)) if len(run[i : i + 3]) == 3)
+_STOPWORDS: frozenset[str] | None = None
+
+
+def english_stopwords() -> frozenset[str]:
+    """KRouter's English stopwords, read from krouter/stopwords.py by file path: importing the package
+    would load the whole router into the FTS5 processes (and into their peak RSS)."""
+    global _STOPWORDS
+    if _STOPWORDS is None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("_kr_stopwords", ROOT / "krouter" / "stopwords.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _STOPWORDS = frozenset(module.ENGLISH)
+    return _STOPWORDS
+
+
+def _content_words(question: str) -> list[str]:
+    """The question's non-Han words without KRouter's English stopwords: the same content words both
+    systems look up ("what", "did", "about" are not searched by either)."""
+    stop = english_stopwords()
+    return [w for w in _WORD.findall(question.lower()) if w not in stop]
+
+
+def fts_query(question: str, tokenizer: str = "trigram") -> str:
+    """The MATCH expression a plain FTS5 user would write: quoted terms, OR-ed (never raw user text).
+
+    ``trigram``: content words of 3+ characters and the 3-character windows of Han runs; ``porter``:
+    content words of 2+ characters and whole Han runs (unicode61 keeps a Han run as one token).
+    """
+    if tokenizer == "trigram":
+        terms = [w for w in _content_words(question) if len(w) >= 3]
+        for run in _HAN_RUN.findall(question):
+            terms.extend(run[i : i + 3] for i in range(max(1, len(run) - 2)) if len(run[i : i + 3]) == 3)
+    else:
+        terms = [w for w in _content_words(question) if len(w) >= 2] + _HAN_RUN.findall(question)
     terms = list(dict.fromkeys(terms))
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
@@ -276,20 +337,21 @@ _FTS_TOP10 = "SELECT path, title, bm25(pages) AS s FROM pages WHERE pages MATCH 
 
 
 def w_fts_lookup(a: dict[str, Any]) -> dict[str, Any]:
-    """Open the FTS5 database and time the same question mix: top-10 by bm25()."""
+    """Open an FTS5 database and time the same question mix: top-10 by bm25()."""
+    tokenizer = a["tokenizer"]
     t0 = time.perf_counter()
     conn = sqlite3.connect(a["db"], isolation_level=None)
     conn.execute("SELECT count(*) FROM files").fetchone()
     open_ms = (time.perf_counter() - t0) * 1e3
     questions = a["questions"]
     for q in questions[:5]:
-        m = fts_query(q["text"])
+        m = fts_query(q["text"], tokenizer)
         if m:
             conn.execute(_FTS_TOP10, (m,)).fetchall()
     lat: dict[str, list[float]] = {"en": [], "zh": []}
     for q in questions:
         t0 = time.perf_counter()
-        m = fts_query(q["text"])
+        m = fts_query(q["text"], tokenizer)
         if m:
             conn.execute(_FTS_TOP10, (m,)).fetchall()
         lat[q["lang"]].append((time.perf_counter() - t0) * 1e3)
@@ -322,14 +384,64 @@ def w_fts_refresh(a: dict[str, Any]) -> dict[str, Any]:
     return {"ms": ms, "changed": len(changed), "rss_mb": _peak_rss_mb()}
 
 
+# The fresh-process baseline: a plain script that imports sqlite3 and re only (importing this bench
+# module cost it ~70 ms of imports a real FTS5 user would not pay). The query is built as fts_query does.
 _FTS_PROCESS = """
-import sqlite3, sys
-sys.path.insert(0, {here!r})
-from run import fts_query, _FTS_TOP10
+import re, sqlite3, sys
+STOP = set({stop!r})
+words = [w for w in re.findall(r"[^\\W\u3400-\u9fff]+", sys.argv[1].lower()) if w not in STOP]
+han = re.findall(r"[\u3400-\u9fff]+", sys.argv[1])
+if {tokenizer!r} == "trigram":
+    terms = [w for w in words if len(w) >= 3] + [r[i:i + 3] for r in han for i in range(len(r) - 2)]
+else:
+    terms = [w for w in words if len(w) >= 2] + han
+match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms))
 conn = sqlite3.connect({db!r})
-for row in conn.execute(_FTS_TOP10, (fts_query(sys.argv[1]),)):
+for row in conn.execute("SELECT path FROM pages WHERE pages MATCH ? ORDER BY bm25(pages) LIMIT 10", (match,)):
     print(row[0])
 """
+
+
+def fts_process_code(db: str, tokenizer: str) -> str:
+    """The source of the fresh-process FTS5 baseline for one database and tokenizer."""
+    return _FTS_PROCESS.format(stop=sorted(english_stopwords()), tokenizer=tokenizer, db=db)
+
+
+def w_mcp(a: dict[str, Any]) -> dict[str, Any]:
+    """Per-call latency of one MCP tool, driven by the official client over stdio (a warm server).
+
+    The server is started, initialised and warmed up with five calls first; then every question of the
+    mix is one timed ``call_tool`` round trip (request, tool, reply, parsing), as an agent pays it.
+    """
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=a["command"][0], args=a["command"][1:], env=a["env"])
+    lat: dict[str, list[float]] = {"en": [], "zh": []}
+    timing: dict[str, float] = {}
+
+    async def session() -> None:
+        t0 = time.perf_counter()
+        async with Client(params, read_timeout_seconds=600) as client:
+            timing["start_ms"] = (time.perf_counter() - t0) * 1e3
+            for q in a["questions"][:5]:
+                await client.call_tool(a["tool"], {"question": q["text"]})
+            for q in a["questions"]:
+                t0 = time.perf_counter()
+                result = await client.call_tool(a["tool"], {"question": q["text"]})
+                lat[q["lang"]].append((time.perf_counter() - t0) * 1e3)
+                if result.is_error:
+                    raise RuntimeError(f"{a['tool']} failed: {result.content}")
+
+    anyio.run(session)
+    return {
+        "start_ms": timing["start_ms"],
+        "call": _lat(lat["en"] + lat["zh"]),
+        "call_en": _lat(lat["en"]),
+        "call_zh": _lat(lat["zh"]),
+        "rss_mb": _peak_rss_mb(),
+    }
+
 
 WORKERS = {
     "kr_build": w_kr_build,
@@ -338,12 +450,18 @@ WORKERS = {
     "fts_build": w_fts_build,
     "fts_lookup": w_fts_lookup,
     "fts_refresh": w_fts_refresh,
+    "mcp": w_mcp,
 }
 
 
 # ---------------------------------------------------------------------------------------------
 # Orchestration
 # ---------------------------------------------------------------------------------------------
+
+
+def _fts_key(tokenizer: str) -> str:
+    """Result key of a baseline: "fts5" is the trigram table (as in earlier runs), "fts5_porter" the other."""
+    return "fts5" if tokenizer == "trigram" else f"fts5_{tokenizer}"
 
 
 class Bench:
@@ -397,6 +515,43 @@ class Bench:
                 raise RuntimeError(f"{argv[:3]} failed ({proc.returncode}): {proc.stderr[-500:]}")
         return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": runs}
 
+    def watched_asks(self, kbin: list[str], vault: Path, en: str, zh: str) -> dict[str, Any]:
+        """Fresh ``krouter ask`` processes while ``krouter watch`` runs on the vault (its lease tells
+        them the index is fresh, so they skip the walk); empty for a KRouter without that lease."""
+        probe = (
+            "import sys; from pathlib import Path; from krouter.index import index_path\n"
+            "try:\n    from krouter.watch_lease import watched_clean\n"
+            "except ImportError:\n    sys.exit(2)\n"
+            "sys.exit(0 if watched_clean(index_path(Path(sys.argv[1]).resolve())) else 1)"
+        )
+        proc = subprocess.Popen(
+            [*kbin, "watch", "--vault", str(vault)],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline:
+                rc = subprocess.run(
+                    [sys.executable, "-c", probe, str(vault)], env=self.env, stderr=subprocess.DEVNULL
+                )
+                if rc.returncode == 0:
+                    break
+                if proc.poll() is not None or rc.returncode != 1:  # the watcher died, or no lease module
+                    return {}
+                time.sleep(0.2)
+            else:
+                return {}
+            runs = self.args.process_runs
+            return {
+                "krouter_en_watched": self.fresh_process([*kbin, "ask", en, "--vault", str(vault)], runs),
+                "krouter_zh_watched": self.fresh_process([*kbin, "ask", zh, "--vault", str(vault)], runs),
+            }
+        finally:
+            proc.terminate()
+            proc.wait()
+
     def vault(self, size: int) -> tuple[Path, dict[str, Any]]:
         folder = self.tmp / f"vault-{size}-s{self.args.seed}"
         manifest_path = self.tmp / f"vault-{size}-s{self.args.seed}.json"
@@ -428,7 +583,7 @@ class Bench:
             "replaced": manifest["replaced"],
             "langs": manifest["langs"],
         }
-        fts_db = str(self.tmp / f"fts-{size}.sqlite3")
+        fts_db = {tok: str(self.tmp / f"fts-{tok}-{size}.sqlite3") for tok in FTS_TOKENIZERS}
 
         # jieba writes its dictionary cache on first use on a machine (seconds, once); do that
         # outside the timed build, which still pays the load from cache like any real build.
@@ -442,34 +597,72 @@ class Bench:
         kb["pages_s"] = kb["pages"] / kb["seconds"]
         kb["mb_s"] = mb / kb["seconds"]
         _log(f"  {kb['seconds']:.1f}s, {kb['mb_s']:.2f} MB/s, peak RSS {kb['rss_mb']:.0f} MB")
-        _log("fts5: cold build")
-        fb = self.child("fts_build", vault=str(vault), db=fts_db)
-        fb["pages_s"] = fb["pages"] / fb["seconds"]
-        fb["mb_s"] = mb / fb["seconds"]
-        _log(f"  {fb['seconds']:.1f}s, {fb['mb_s']:.2f} MB/s")
-        out["build"] = {"krouter": kb, "fts5": fb}
+        out["build"] = {"krouter": kb}
+        for tok in FTS_TOKENIZERS:
+            _log(f"fts5 {tok}: cold build")
+            fb = self.child("fts_build", vault=str(vault), db=fts_db[tok], tokenizer=tok)
+            fb["pages_s"] = fb["pages"] / fb["seconds"]
+            fb["mb_s"] = mb / fb["seconds"]
+            _log(f"  {fb['seconds']:.1f}s, {fb['mb_s']:.2f} MB/s")
+            out["build"][_fts_key(tok)] = fb
 
         _log(f"lookups: {len(questions)} questions")
         kl = self.child(
             "kr_lookup", vault=str(vault), questions=questions, refresh_questions=a.refresh_questions
         )
-        fl = self.child("fts_lookup", db=fts_db, questions=questions)
-        _log(f"  krouter p50 {kl['lookup']['p50']:.2f} ms, fts5 p50 {fl['lookup']['p50']:.2f} ms")
-        out["lookup"] = {"krouter": kl, "fts5": fl}
+        out["lookup"] = {"krouter": kl}
+        for tok in FTS_TOKENIZERS:
+            out["lookup"][_fts_key(tok)] = self.child(
+                "fts_lookup", db=fts_db[tok], questions=questions, tokenizer=tok
+            )
+        _log(
+            f"  p50 en: krouter {kl['lookup_en']['p50']:.2f} ms, "
+            f"fts5 porter {out['lookup']['fts5_porter']['lookup_en']['p50']:.2f} ms; "
+            f"zh: krouter {kl['lookup_zh']['p50']:.2f} ms, fts5 trigram {out['lookup']['fts5']['lookup_zh']['p50']:.2f} ms"
+        )
 
         _log("fresh processes")
         en = next(q["text"] for q in questions if q["lang"] == "en")
         zh = next(q["text"] for q in questions if q["lang"] == "zh")
         kbin = [self.krouter_bin] if self.krouter_bin else [sys.executable, "-m", "krouter"]
-        fts_code = _FTS_PROCESS.format(here=str(HERE), db=fts_db)
+
+        def fts_proc(tok: str, question: str) -> dict[str, Any]:
+            code = fts_process_code(fts_db[tok], tok)
+            return self.fresh_process([sys.executable, "-c", code, question], a.process_runs)
+
         out["process"] = {
             "python_startup": self.fresh_process([sys.executable, "-c", "pass"], a.process_runs),
             "krouter_en": self.fresh_process([*kbin, "ask", en, "--vault", str(vault)], a.process_runs),
             "krouter_zh": self.fresh_process([*kbin, "ask", zh, "--vault", str(vault)], a.process_runs),
-            "fts5_en": self.fresh_process([sys.executable, "-c", fts_code, en], a.process_runs),
-            "fts5_zh": self.fresh_process([sys.executable, "-c", fts_code, zh], a.process_runs),
+            "fts5_en": fts_proc("porter", en),
+            "fts5_trigram_en": fts_proc("trigram", en),
+            "fts5_zh": fts_proc("trigram", zh),
             "questions": {"en": en, "zh": zh},
         }
+        out["process"].update(self.watched_asks(kbin, vault, en, zh))
+        if not a.no_mcp:
+            _log("MCP per call")
+            mcp_questions = questions[: a.mcp_calls]
+            out["mcp"] = {
+                "krouter": self.child(
+                    "mcp",
+                    command=[*kbin, "mcp", "--vault", str(vault)],
+                    env=self.env,
+                    tool="krouter_ask",
+                    questions=mcp_questions,
+                ),
+                "fts5": self.child(
+                    "mcp",
+                    command=[sys.executable, str(HERE / "fts_mcp.py"), fts_db["porter"], fts_db["trigram"]],
+                    env=self.env,
+                    tool="fts_ask",
+                    questions=mcp_questions,
+                ),
+            }
+            _log(
+                f"  p50 krouter {out['mcp']['krouter']['call']['p50']:.1f} ms, "
+                f"fts5 {out['mcp']['fts5']['call']['p50']:.1f} ms"
+            )
 
         _log("incremental refresh")
         pages = vaultgen.all_pages(vault)
@@ -478,9 +671,13 @@ class Bench:
         for label, count in (("1 page", 1), ("1%", max(1, size // 100))):
             picks = rng.sample(pages, count)
             vaultgen.edit_pages(vault, picks, label)
+            watched = self.child("kr_refresh", vault=str(vault), paths=picks)
+            vaultgen.edit_pages(vault, picks, f"{label} again")
             kr = self.child("kr_refresh", vault=str(vault))
-            fr = self.child("fts_refresh", vault=str(vault), db=fts_db)
-            refresh[label] = {"edited": count, "krouter": kr, "fts5": fr}
+            refresh[label] = {"edited": count, "krouter": kr, "krouter_watched": watched}
+            for tok in FTS_TOKENIZERS:
+                refresh[label][_fts_key(tok)] = self.child("fts_refresh", vault=str(vault), db=fts_db[tok])
+            fr = refresh[label]["fts5"]
             _log(f"  {label}: krouter {kr['ms']:.0f} ms ({kr['tokenized']} re-read), fts5 {fr['ms']:.0f} ms")
         out["refresh"] = refresh
         # The vault was edited: a later run with --work-dir regenerates it rather than reuse it.
@@ -526,25 +723,33 @@ def table(result: dict[str, Any]) -> str:
                 cells.append("-")
         rows.append((label, *cells))
 
+    def b(s: dict[str, Any], sys_: str) -> dict[str, Any]:
+        return s["build"][sys_]
+
     row("markdown (MB)", lambda s: f"{s['markdown_mb']:.1f}")
+    for label, key in (("krouter", "krouter"), ("fts5 porter", "fts5_porter"), ("fts5 trigram", "fts5")):
+        row(
+            f"build: {label} s (MB/s)",
+            lambda s, k=key: f"{b(s, k)['seconds']:.1f} ({b(s, k)['mb_s']:.2f})",
+        )
     row(
-        "build: krouter s (MB/s)",
-        lambda s: f"{s['build']['krouter']['seconds']:.1f} ({s['build']['krouter']['mb_s']:.2f})",
+        "build rate: krouter / fts5 porter",
+        lambda s: f"{b(s, 'krouter')['mb_s'] / b(s, 'fts5_porter')['mb_s']:.2f}",
+    )
+    row("build: krouter pages/s", lambda s: f"{b(s, 'krouter')['pages_s']:.0f}")
+    row(
+        "build: peak RSS krouter / porter / trigram (MB)",
+        lambda s: " / ".join(f"{b(s, k)['rss_mb']:.0f}" for k in ("krouter", "fts5_porter", "fts5")),
     )
     row(
-        "build: fts5 s (MB/s)",
-        lambda s: f"{s['build']['fts5']['seconds']:.1f} ({s['build']['fts5']['mb_s']:.2f})",
-    )
-    row("build: krouter pages/s", lambda s: f"{s['build']['krouter']['pages_s']:.0f}")
-    row(
-        "build: peak RSS krouter / fts5 (MB)",
-        lambda s: f"{s['build']['krouter']['rss_mb']:.0f} / {s['build']['fts5']['rss_mb']:.0f}",
-    )
-    row(
-        "index on disk krouter / fts5 (MB)",
-        lambda s: (
-            f"{s['build']['krouter']['index_bytes'] / 1e6:.1f} / {s['build']['fts5']['index_bytes'] / 1e6:.1f}"
+        "index on disk krouter / porter / trigram (MB)",
+        lambda s: " / ".join(
+            f"{b(s, k)['index_bytes'] / 1e6:.1f}" for k in ("krouter", "fts5_porter", "fts5")
         ),
+    )
+    row(
+        "index on disk krouter / markdown",
+        lambda s: f"{b(s, 'krouter')['index_bytes'] / 1e6 / s['markdown_mb']:.1f}x",
     )
     row(
         "warm open krouter / fts5 (ms)",
@@ -553,22 +758,37 @@ def table(result: dict[str, Any]) -> str:
     row("no-change refresh check (ms)", lambda s: f"{s['lookup']['krouter']['noop_refresh_ms']:.1f}")
     for label, key in (("refresh 1 page", "1 page"), ("refresh 1% pages", "1%")):
         row(
-            f"{label}: krouter / fts5 (ms)",
-            lambda s, k=key: f"{s['refresh'][k]['krouter']['ms']:.0f} / {s['refresh'][k]['fts5']['ms']:.0f}",
+            f"{label}: krouter / porter / trigram (ms)",
+            lambda s, k=key: " / ".join(
+                f"{s['refresh'][k][x]['ms']:.0f}" for x in ("krouter", "fts5_porter", "fts5")
+            ),
+        )
+        row(
+            f"{label}: then table reload (ms)",
+            lambda s, k=key: f"{s['refresh'][k]['krouter']['reload_ms']:.0f}",
+        )
+        row(
+            f"{label}, watcher-reported: krouter (ms)",
+            lambda s, k=key: f"{s['refresh'][k]['krouter_watched']['ms']:.0f}",
+        )
+
+    def lk(s: dict[str, Any], sys_: str, lang: str, p: str) -> float:
+        return float(s["lookup"][sys_][f"lookup_{lang}"][p])
+
+    for pct in ("p50", "p95", "p99"):
+        row(
+            f"lookup {pct} en: krouter / porter / trigram (ms)",
+            lambda s, p=pct: (
+                f"{lk(s, 'krouter', 'en', p):.2f} / {lk(s, 'fts5_porter', 'en', p):.2f} "
+                f"({_ratio(lk(s, 'krouter', 'en', p), lk(s, 'fts5_porter', 'en', p))}) / {lk(s, 'fts5', 'en', p):.2f}"
+            ),
         )
     for pct in ("p50", "p95", "p99"):
         row(
-            f"lookup {pct}: krouter / fts5 (ms)",
+            f"lookup {pct} zh: krouter / trigram (ms)",
             lambda s, p=pct: (
-                f"{s['lookup']['krouter']['lookup'][p]:.2f} / {s['lookup']['fts5']['lookup'][p]:.2f} "
-                f"({_ratio(s['lookup']['krouter']['lookup'][p], s['lookup']['fts5']['lookup'][p])})"
-            ),
-        )
-    for lang in ("en", "zh"):
-        row(
-            f"lookup p50 {lang}: krouter / fts5 (ms)",
-            lambda s, lg=lang: (
-                f"{s['lookup']['krouter'][f'lookup_{lg}']['p50']:.2f} / {s['lookup']['fts5'][f'lookup_{lg}']['p50']:.2f}"
+                f"{lk(s, 'krouter', 'zh', p):.2f} / {lk(s, 'fts5', 'zh', p):.2f} "
+                f"({_ratio(lk(s, 'krouter', 'zh', p), lk(s, 'fts5', 'zh', p))})"
             ),
         )
     row(
@@ -576,15 +796,32 @@ def table(result: dict[str, Any]) -> str:
         lambda s: f"{s['lookup']['krouter']['lookup_auto_refresh']['p50']:.1f}",
     )
     row(
-        "lookup peak RSS krouter / fts5 (MB)",
-        lambda s: f"{s['lookup']['krouter']['rss_mb']:.0f} / {s['lookup']['fts5']['rss_mb']:.0f}",
+        "lookup peak RSS krouter / porter / trigram (MB)",
+        lambda s: " / ".join(f"{s['lookup'][k]['rss_mb']:.0f}" for k in ("krouter", "fts5_porter", "fts5")),
     )
     row("python -c pass (ms)", lambda s: f"{s['process']['python_startup']['median_ms']:.0f}")
+    for lang, base in (("en", "porter"), ("zh", "trigram")):
+        row(
+            f"fresh `krouter ask` {lang} / fts5 {base} script (ms)",
+            lambda s, lg=lang: (
+                f"{s['process'][f'krouter_{lg}']['median_ms']:.0f} / {s['process'][f'fts5_{lg}']['median_ms']:.0f} "
+                f"({_ratio(s['process'][f'krouter_{lg}']['median_ms'], s['process'][f'fts5_{lg}']['median_ms'])})"
+            ),
+        )
     for lang in ("en", "zh"):
         row(
-            f"fresh `krouter ask` {lang} / fts5 (ms)",
+            f"fresh `krouter ask` {lang}, `krouter watch` running (ms)",
             lambda s, lg=lang: (
-                f"{s['process'][f'krouter_{lg}']['median_ms']:.0f} / {s['process'][f'fts5_{lg}']['median_ms']:.0f}"
+                f"{s['process'][f'krouter_{lg}_watched']['median_ms']:.0f} "
+                f"({_ratio(s['process'][f'krouter_{lg}_watched']['median_ms'], s['process'][f'fts5_{lg}']['median_ms'])})"
+            ),
+        )
+    for pct in ("p50", "p95", "p99"):
+        row(
+            f"MCP call {pct}: krouter_ask / fts5 tool (ms)",
+            lambda s, p=pct: (
+                f"{s['mcp']['krouter']['call'][p]:.1f} / {s['mcp']['fts5']['call'][p]:.1f} "
+                f"({_ratio(s['mcp']['krouter']['call'][p], s['mcp']['fts5']['call'][p])})"
             ),
         )
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
@@ -610,6 +847,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--questions", type=int, default=200, help="questions in the mix (60%% English)")
     p.add_argument("--refresh-questions", type=int, default=40, help="questions timed with the change check")
     p.add_argument("--process-runs", type=int, default=5, help="fresh-process runs per question")
+    p.add_argument("--mcp-calls", type=int, default=200, help="timed MCP calls per server")
+    p.add_argument("--no-mcp", action="store_true", help="skip the MCP per-call measurement")
     p.add_argument("--json", type=Path, help="write the results here")
     p.add_argument(
         "--work-dir", type=Path, help="keep vaults and indexes here (default: a temp dir, removed)"

@@ -1,0 +1,116 @@
+"""Tell other processes that a file watcher keeps a vault's index fresh, so they need not walk the vault.
+
+A process running a watcher (``krouter watch``, ``krouter mcp``) holds an exclusive ``flock`` on a small
+file next to the index (``<index>.watch``, mode 0600) and writes in it whether every change it has been
+told about is indexed (``clean``) or not yet (``dirty``). A process about to walk the vault before a
+lookup first checks it: a lock it cannot share means a live watcher; ``clean`` means nothing changed
+since its last refresh, so the walk can be skipped. The lock dies with the watcher's process (a crash
+included), and then every lookup walks again, as without a watcher.
+
+The file is rewritten in place, never renamed: the lock belongs to the file, and a reader must see the
+one the watcher holds. Where ``fcntl`` does not exist (Windows) nothing is published and every lookup walks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+_ACQUIRE_TRIES = 20
+CLEAN = b"clean\n"
+DIRTY = b"dirty\n"
+
+# Leases this process holds: its own lookups must not trust them (the refresher is this process).
+_held: set[str] = set()
+_held_lock = threading.Lock()
+
+
+def lease_path(index_path: Path) -> Path:
+    """The lease file of an index."""
+    return Path(f"{index_path}.watch")
+
+
+class WatchLease:
+    """The lease a watcher holds while it runs. Create with ``acquire``; ``release`` when it stops."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd = fd
+        self._state = b""
+
+    @classmethod
+    def acquire(cls, index_path: Path) -> WatchLease | None:
+        """Take the lease of an index, marked dirty; None when another watcher holds it (or no flock)."""
+        if fcntl is None:
+            return None
+        path = lease_path(index_path)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        for attempt in range(_ACQUIRE_TRIES):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                # A reader checking the lease holds a shared lock for microseconds; another watcher
+                # holds it for as long as it runs.
+                if attempt == _ACQUIRE_TRIES - 1:
+                    os.close(fd)
+                    return None
+                time.sleep(0.01)
+        lease = cls(path, fd)
+        lease.mark(dirty=True)
+        with _held_lock:
+            _held.add(str(path))
+        return lease
+
+    def mark(self, *, dirty: bool) -> None:
+        """Publish whether changes are waiting to be indexed. Dirty must be marked before the change is
+        handed to the refresher, clean only after a refresh that saw every change reported so far."""
+        state = DIRTY if dirty else CLEAN
+        if state != self._state:
+            with contextlib.suppress(OSError):
+                os.pwrite(self._fd, state, 0)
+                self._state = state
+
+    def release(self) -> None:
+        """Give the lease up: lookups walk the vault again."""
+        with _held_lock:
+            _held.discard(str(self.path))
+        with contextlib.suppress(OSError):
+            os.pwrite(self._fd, DIRTY, 0)
+        os.close(self._fd)
+
+
+def watched_clean(index_path: Path) -> bool:
+    """True when a watcher in another process holds the index's lease and has indexed every change it
+    was told about: a lookup may then skip walking the vault."""
+    if fcntl is None:
+        return False
+    path = lease_path(index_path)
+    if str(path) in _held:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.pread(fd, len(CLEAN), 0) == CLEAN  # locked: a watcher is alive
+        except OSError:
+            return False
+        fcntl.flock(fd, fcntl.LOCK_UN)  # nobody holds it: no watcher runs
+        return False
+    finally:
+        os.close(fd)

@@ -1,0 +1,221 @@
+"""Freshness of the MCP server's index without a walk per call: the watcher reports, the rescan heals.
+
+The service runs in-process with a real watchdog observer on a tmp_path vault; ``walk`` is wrapped
+(not replaced) to count how often the whole vault is walked. Conditions are polled, never timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import unicodedata
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import krouter.index
+from krouter.index import Index
+from krouter.mcp_server import VaultService, ask_result
+from krouter.watch import VaultWatcher
+
+TIMEOUT = 20.0
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    """Poll until ``check()`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    assert check(), "condition not reached in time"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(
+        root / "Decisions" / "Primary database.md",
+        "# Primary database\n\nWe use PostgreSQL for everything.\n",
+    )
+    write(root / "Runbooks" / "Deploy.md", "# Deploy\n\nDeploys go out with fly deploy from main.\n")
+    return root
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every full walk of a vault made through the index, counted (the real walk still runs)."""
+    seen: list[str] = []
+    real = krouter.index.walk
+
+    def counting(root: Path, *args: object, **kwargs: object) -> Iterator[object]:
+        seen.append(str(root))
+        return real(root, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(krouter.index, "walk", counting)
+    return seen
+
+
+def start(vault: Path, **kwargs: float) -> VaultService:
+    service = VaultService(vault, debounce=0.05, **kwargs)
+    service.start()
+    return service
+
+
+def cited(service: VaultService, question: str, *, rescan: bool = False) -> str | None:
+    """What a krouter_ask call answers now: the cited path, or None for a refusal."""
+    out = asyncio.run(service.run(lambda r: ask_result(r, question, 3), rescan=rescan))
+    return out["cited"][0]["path"] if out["decision"] == "cite" else None
+
+
+def test_calls_do_not_walk_the_vault_while_the_watcher_reports_nothing(vault: Path, walks: list[str]) -> None:
+    service = start(vault, rescan=3600)
+    try:
+        assert service.watching
+        before = len(walks)
+        for _ in range(3):
+            assert cited(service, "which database do we use") == "Decisions/Primary database.md"
+        assert len(walks) == before
+    finally:
+        service.close()
+
+
+def test_an_edit_is_seen_by_the_next_call_once_the_watcher_reports_it(vault: Path, walks: list[str]) -> None:
+    service = start(vault, rescan=3600)
+    try:
+        before = len(walks)
+        write(
+            vault / "Decisions" / "Payments provider.md", "# Payments provider\n\nWe use Stripe for cards.\n"
+        )
+        wait_for(
+            lambda: cited(service, "which payments provider do we use") == "Decisions/Payments provider.md"
+        )
+        # An editor's atomic save of an existing page: temp file renamed over it.
+        tmp = vault / "Decisions" / ".Primary database.md.tmp"
+        tmp.write_text("# Primary database\n\nWe moved to CockroachDB in 2026.\n", encoding="utf-8")
+        os.replace(tmp, vault / "Decisions" / "Primary database.md")
+        wait_for(lambda: cited(service, "cockroachdb database") == "Decisions/Primary database.md")
+        (vault / "Runbooks" / "Deploy.md").unlink()
+        wait_for(lambda: cited(service, "fly deploy from main") is None)
+        # Only the reported pages were read: the vault was never walked again.
+        assert len(walks) == before
+    finally:
+        service.close()
+
+
+def test_a_same_size_rewrite_in_one_timestamp_tick_is_seen_through_the_watcher(vault: Path) -> None:
+    """The racy-mtime rule holds for reported pages too: a page stored as racy is re-read by hash."""
+    page = vault / "Ops" / "DB.md"
+    write(page, "# Database\n\nWe run Postgres on the primary.\n")
+    service = start(vault, rescan=3600)
+    try:
+        wait_for(lambda: cited(service, "postgres primary") == "Ops/DB.md")
+        old = page.stat().st_mtime_ns
+        page.write_text("# Database\n\nWe run Cassandr on the primary.\n", encoding="utf-8")
+        os.utime(page, ns=(old, old))
+        wait_for(lambda: cited(service, "cassandr primary") == "Ops/DB.md")
+    finally:
+        service.close()
+
+
+def test_a_missed_event_is_caught_by_the_rescan(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An event the platform drops (an inotify queue overflow) leaves the page out until a walk: the
+    periodic one in the background, or the one krouter_status asks for."""
+    real = VaultWatcher._on_event
+
+    def dropping(self: VaultWatcher, event: object) -> None:
+        if "Dropped" not in str(getattr(event, "src_path", "")) + str(getattr(event, "dest_path", "")):
+            real(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VaultWatcher, "_on_event", dropping)
+    service = start(vault, rescan=3600)
+    try:
+        write(vault / "Dropped" / "Queue.md", "# Queue\n\nJobs go through NATS.\n")
+        write(vault / "Reported.md", "# Cache\n\nSessions live in Redis.\n")
+        wait_for(lambda: cited(service, "sessions redis") == "Reported.md")
+        assert cited(service, "nats jobs") is None  # reported pages were read, the dropped one was not
+        assert cited(service, "nats jobs", rescan=True) == "Dropped/Queue.md"
+    finally:
+        service.close()
+
+    periodic = start(vault, rescan=0.3)
+    try:
+        write(vault / "Dropped" / "Mail.md", "# Mail\n\nOutbound mail goes through Postmark.\n")
+        wait_for(lambda: cited(periodic, "postmark outbound mail") == "Dropped/Mail.md")
+    finally:
+        periodic.close()
+
+
+def test_without_a_watcher_every_call_walks(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: VaultWatcher) -> None:
+        raise OSError("inotify watch limit reached")
+
+    monkeypatch.setattr(VaultWatcher, "start", refuse)
+    service = start(vault, rescan=3600)
+    try:
+        assert not service.watching
+        write(
+            vault / "Decisions" / "Payments provider.md", "# Payments provider\n\nWe use Stripe for cards.\n"
+        )
+        # No event will come: the call itself walks the vault and sees the page at once.
+        assert cited(service, "which payments provider do we use") == "Decisions/Payments provider.md"
+    finally:
+        service.close()
+
+
+def paths(index: Index) -> set[str]:
+    return {row[1] for row in index.page_table()}
+
+
+def test_refresh_of_named_paths_reads_only_those(vault: Path, walks: list[str]) -> None:
+    index = Index(vault)
+    try:
+        index.refresh()
+        before = len(walks)
+        write(vault / "New.md", "# New\n\nA new page.\n")
+        write(vault / "Unnamed.md", "# Unnamed\n\nNot reported.\n")
+        (vault / "Runbooks" / "Deploy.md").unlink()
+        stats = index.refresh(paths={"New.md", "Runbooks/Deploy.md", "Gone/Never.md"})
+        assert (stats.added, stats.deleted) == (1, 1)
+        assert paths(index) == {"Decisions/Primary database.md", "New.md"}
+        assert len(walks) == before
+        # A folder (renamed or deleted as a whole) can only be checked by walking.
+        stats = index.refresh(paths={"Runbooks"})
+        assert "Unnamed.md" in paths(index) and len(walks) == before + 1
+    finally:
+        index.close()
+
+
+def test_refresh_of_named_paths_keeps_the_walks_rules(vault: Path, tmp_path: Path, walks: list[str]) -> None:
+    """A symlink is not a page; a folder reached through a symlink, a dot-folder or a name spelled in
+    another Unicode form than on disk is left to a full walk, which indexes exactly what it always did."""
+    outside = tmp_path / "outside"
+    write(outside / "Secret.md", "# Secret\n\nOutside the vault.\n")
+    (vault / "Linked.md").symlink_to(outside / "Secret.md")
+    (vault / "LinkedDir").symlink_to(outside)
+    write(vault / ".obsidian" / "Hidden.md", "# Hidden\n")
+    write(vault / "Café.md", "# Cafe\n\nCoffee notes.\n")
+    index = Index(vault)
+    try:
+        index.refresh()
+        expected = paths(index)
+        assert "Linked.md" not in expected and "Café.md" in expected
+        before = len(walks)
+        index.refresh(paths={"Linked.md"})
+        assert len(walks) == before and paths(index) == expected
+        for named in ("LinkedDir/Secret.md", ".obsidian/Hidden.md"):
+            index.refresh(paths={named})
+            assert paths(index) == expected, named
+        assert len(walks) == before + 2
+        # Linux has no such file (names are bytes); macOS finds it but spelled otherwise, and walks.
+        index.refresh(paths={unicodedata.normalize("NFD", "Café.md")})
+        assert paths(index) == expected
+    finally:
+        index.close()

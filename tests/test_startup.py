@@ -1,0 +1,76 @@
+"""A fresh ``krouter ask`` imports only what answering needs (start-up is most of its cost)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from krouter.cli import app
+
+# Modules `ask` has no use for on an up-to-date index: other commands' modules, and the YAML reader
+# (no page is parsed when nothing changed).
+NOT_FOR_ASK = (
+    "yaml",
+    "frontmatter",
+    "krouter.session_import",
+    "krouter.check",
+    "krouter.learn_cli",
+    "krouter.learn",
+    "krouter.mcp_server",
+    "krouter.watch",
+    "krouter.recall",
+    "krouter.setup_agents",
+    "watchdog",
+    "mcp",
+)
+
+_PROBE = """
+import json, sys
+from krouter.cli import run
+sys.argv = ["krouter", *sys.argv[1:]]
+try:
+    run()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _modules_after(*args: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / "Decisions").mkdir(parents=True)
+    (root / "Decisions" / "Primary database.md").write_text(
+        "---\ntitle: Primary database\ntags: [database]\n---\n# Primary database\n\nWe use PostgreSQL 16.\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_ask_on_a_fresh_index_imports_no_other_command_and_no_yaml(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    indexing = _modules_after("index", "--vault", str(vault))
+    assert "yaml" in indexing  # reading a page's frontmatter does load it
+    asking = _modules_after("ask", "which database do we use", "--vault", str(vault))
+    assert "krouter.router" in asking
+    loaded = sorted(m for m in asking if m.split(".")[0] in {n.split(".")[0] for n in NOT_FOR_ASK})
+    assert not [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ASK)]
+
+
+def test_every_command_is_listed_and_runs_though_loaded_on_demand(tmp_path: Path) -> None:
+    runner = CliRunner()
+    listed = runner.invoke(app, ["--help"])
+    assert listed.exit_code == 0
+    for name in ("ask", "index", "import", "check", "learn", "mcp", "watch", "recall-context", "setup"):
+        assert name in listed.output
+    checked = runner.invoke(app, ["check", "--vault", str(_vault(tmp_path))])
+    assert checked.exit_code == 0, checked.output
+    assert runner.invoke(app, ["nosuchcommand"]).exit_code == 2

@@ -1,0 +1,150 @@
+"""A running watcher spares other processes the walk: the lease next to the index (krouter.watch_lease).
+
+Real processes throughout: ``krouter watch`` as a subprocess, lease checks from another interpreter
+(a process never trusts a lease it holds itself). ``walk`` is wrapped, not replaced, to count walks.
+Conditions are polled, never timed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import krouter.index
+from krouter.index import index_path
+from krouter.router import Router
+from krouter.watch import VaultWatcher
+from krouter.watch_lease import WatchLease, lease_path, watched_clean
+
+TIMEOUT = 20.0
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    """Poll until ``check()`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    assert check(), "condition not reached in time"
+
+
+def clean_seen_elsewhere(index: Path) -> bool:
+    """What another process reads from the lease."""
+    code = "import sys; from pathlib import Path; from krouter.watch_lease import watched_clean; "
+    code += "print(watched_clean(Path(sys.argv[1])))"
+    out = subprocess.run([sys.executable, "-c", code, str(index)], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(
+        root / "Decisions" / "Primary database.md",
+        "# Primary database\n\nWe use PostgreSQL for everything.\n",
+    )
+    return root
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+    real = krouter.index.walk
+
+    def counting(root: Path, *args: object, **kwargs: object) -> Iterator[object]:
+        seen.append(str(root))
+        return real(root, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(krouter.index, "walk", counting)
+    return seen
+
+
+def test_the_lease_says_clean_only_while_held_and_marked(tmp_path: Path) -> None:
+    index = tmp_path / "idx.sqlite3"
+    assert not clean_seen_elsewhere(index)  # no lease file at all
+    lease = WatchLease.acquire(index)
+    assert lease is not None
+    try:
+        assert oct(os.stat(lease_path(index)).st_mode & 0o777) == "0o600"
+        assert WatchLease.acquire(index) is None  # one watcher publishes per index
+        assert not clean_seen_elsewhere(index)  # held, but dirty until its first refresh
+        lease.mark(dirty=False)
+        assert clean_seen_elsewhere(index)
+        assert not watched_clean(index)  # never trusted by the process that holds it
+    finally:
+        lease.release()
+    assert not clean_seen_elsewhere(index)  # the file still says so, but nobody holds it
+
+
+def test_an_event_marks_the_lease_dirty_before_it_is_pending(vault: Path, tmp_path: Path) -> None:
+    index = tmp_path / "idx.sqlite3"
+    watcher = VaultWatcher(vault, debounce=0.05, index_path=index)
+    watcher.start()
+    try:
+        watcher.take()
+        watcher.indexed()
+        assert clean_seen_elsewhere(index)
+        write(vault / "Queue.md", "# Queue\n\nJobs go through NATS.\n")
+        assert watcher.wait(timeout=TIMEOUT, take=False) == {"Queue.md"}
+        assert not clean_seen_elsewhere(index)
+        # A refresh that took the batch, then an event before it ends: still dirty.
+        watcher.take()
+        write(vault / "Mail.md", "# Mail\n\nPostmark.\n")
+        assert watcher.wait(timeout=TIMEOUT, take=False) == {"Mail.md"}
+        watcher.indexed()
+        assert not clean_seen_elsewhere(index)
+        watcher.take()
+        watcher.indexed()
+        assert clean_seen_elsewhere(index)
+    finally:
+        watcher.stop()
+    assert not clean_seen_elsewhere(index)
+
+
+def test_lookups_skip_the_walk_while_krouter_watch_runs(vault: Path, walks: list[str]) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    index = index_path(vault.resolve())
+    try:
+        wait_for(lambda: watched_clean(index))
+        with Router(vault) as router:
+            before = len(walks)
+            for _ in range(3):
+                assert (
+                    router.decide("which database do we use").cited[0].path == "Decisions/Primary database.md"
+                )
+            assert len(walks) == before
+            # An edit: the lookup walks while the watcher has it pending, or reads what it indexed.
+            write(vault / "Decisions" / "Payments.md", "# Payments provider\n\nWe use Stripe for cards.\n")
+            wait_for(lambda: router.decide("stripe payments provider").decision == "cite")
+            wait_for(lambda: watched_clean(index))
+            before = len(walks)
+            router.decide("stripe payments provider")
+            assert len(walks) == before
+            # The watcher dies without a word (a crash): the lock goes with it, lookups walk again.
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(TIMEOUT)
+            assert not watched_clean(index)
+            write(vault / "Decisions" / "Queue.md", "# Queue\n\nJobs go through NATS.\n")
+            assert router.decide("nats jobs queue").cited[0].path == "Decisions/Queue.md"
+            assert len(walks) > before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
