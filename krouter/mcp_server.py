@@ -191,7 +191,11 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
             for c in receipt.cited
         ],
         "closest": receipt.closest.path if receipt.decision == "refuse" and receipt.closest else None,
-        "redirects": [{"from": r.from_path, "to": r.to_path} for r in receipt.redirects],
+        # On a refusal, the pages to read before giving up, with the line of their best passage.
+        "candidates": [{"path": c.path, "line": c.line} for c in receipt.candidates[:READ_CLOSEST]]
+        if receipt.decision == "refuse"
+        else [],
+        "redirects": [{"from": r.from_path, "to": r.to_path} for r in receipt.shown_redirects],
         "reason": receipt.reason,
         "confidence": round(receipt.evidence.confidence, 3),
         "floor": round(receipt.evidence.floor, 3),

@@ -55,12 +55,20 @@ class Replacement(BaseModel):
     to: str | None
 
 
+class Candidate(BaseModel):
+    """A page close to a refused question: read it before concluding the notes do not cover it."""
+
+    path: str
+    line: int = Field(description="1-based line of its best-matching passage.")
+
+
 class AskReply(BaseModel):
     """krouter_ask's structured reply."""
 
     decision: Literal["cite", "refuse"]
     cited: list[CitedPage] = Field(description="The cited pages, best first; empty on a refusal.")
     closest: str | None = Field(description="On a refusal, the nearest page (not an answer).")
+    candidates: list[Candidate] = Field(description="On a refusal, the closest pages to read, best first.")
     redirects: list[Replacement]
     reason: str
     confidence: float

@@ -59,10 +59,20 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
     if not phrased:
         return asked
-    if asked.decision == "cite":
-        return replace(asked, routes=routes)
     bar = phrasing_floor(asked.evidence.floor)
     citing = [(text, r) for text, r in phrased if r.decision == "cite" and r.evidence.confidence >= bar]
+    if asked.decision == "cite" and asked.top is not None:
+        other = sorted({r.top.path for _, r in citing if r.top and r.top.path != asked.top.path})
+        if not other:
+            return replace(asked, routes=routes)
+        # The question and a confident wording of it name different pages: one of them is a neighbour.
+        return replace(
+            asked,
+            decision="refuse",
+            routes=routes,
+            reason=f"the question leads to {asked.top.path} but a phrasing to {', '.join(other)}: "
+            "the wordings do not agree on a page",
+        )
     if citing:
         text, best = max(citing, key=lambda tr: tr[1].evidence.confidence)
         pages = {r.top.path for _, r in citing if r.top}

@@ -113,6 +113,16 @@ class Receipt:
         return self.cited[0] if self.cited else None
 
     @property
+    def shown_redirects(self) -> list[Redirect]:
+        """The replacements a reader of this answer needs: those leading to the page it names (cited, or
+        closest on a refusal) and dead ends. One leading to a page further down the list would read as
+        "the answer was replaced" about a page the answer is not about."""
+        page = self.top or self.closest
+        return [
+            r for r in self.redirects if r.to_path is None or (page is not None and r.to_path == page.path)
+        ]
+
+    @property
     def closest(self) -> Citation | None:
         """The best candidate, cited or not (on a refusal: the page that was not good enough)."""
         return self.candidates[0] if self.candidates else None
@@ -158,7 +168,7 @@ class Receipt:
                 # The next pages to read too: a refused agent (or person) checks these before giving up.
                 for c in self.candidates[1:]:
                     lines.append(f"  also close: {c.path}, line {c.line}")
-        for r in self.redirects:
+        for r in self.shown_redirects:
             if r.to_path:
                 lines.append(f"  redirect: {r.from_path} was replaced -> {' -> '.join(r.chain[1:])}")
             else:

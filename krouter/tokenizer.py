@@ -52,6 +52,24 @@ _jieba = None
 _query_segmenter = None
 
 
+def _import_jieba():
+    """jieba, imported without pkg_resources: jieba's compat module uses it when it can (about 57 ms of
+    setuptools on every fresh process) and otherwise opens its data files by path, as it does here."""
+    import sys
+
+    if "jieba" in sys.modules:
+        return sys.modules["jieba"]
+    blocked = "pkg_resources" not in sys.modules
+    if blocked:
+        sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` fail
+    try:
+        import jieba
+    finally:
+        if blocked:
+            del sys.modules["pkg_resources"]
+    return jieba
+
+
 def _load_jieba():
     """Import jieba on first use, its whole dictionary in memory, its chatter silenced.
 
@@ -62,7 +80,7 @@ def _load_jieba():
     global _jieba
     with _jieba_lock:
         if _jieba is None:
-            import jieba
+            jieba = _import_jieba()
 
             jieba.setLogLevel(logging.WARNING)
             cache = config.cache_dir()
@@ -176,7 +194,7 @@ def _question_jieba():
         return _jieba.dt
     with _jieba_lock:
         if _query_segmenter is None:
-            import jieba
+            jieba = _import_jieba()
 
             jieba.setLogLevel(logging.WARNING)
             _query_segmenter = _stored_segmenter(jieba)

@@ -52,9 +52,9 @@ def test_phrasings_that_lead_to_different_pages_refuse(tmp_path: Path) -> None:
     assert "different pages" in receipt.reason
 
 
-def test_a_citing_question_is_not_overruled_by_its_phrasings(tmp_path: Path) -> None:
+def test_a_citing_question_keeps_its_citation_when_its_phrasings_agree(tmp_path: Path) -> None:
     with Router(_vault(tmp_path)) as router:
-        receipt = router.ask("what is the payments API timeout", also=["消息队列用的是什么"])
+        receipt = router.ask("what is the payments API timeout", also=["payments API timeout retries"])
     assert receipt.decision == "cite"
     assert receipt.top is not None and receipt.top.path == "Runbooks/Payments API timeouts.md"
     assert receipt.phrasing is None
@@ -94,3 +94,39 @@ def test_a_phrasing_must_clear_a_stricter_bar_than_the_question() -> None:
     assert "needs 78%" in weak.reason
     strong = combine(asked, [("p", _receipt("p", "cite", "A.md", 0.8))])
     assert strong.decision == "cite" and strong.phrasing == "p"
+
+
+def test_a_confident_phrasing_that_names_another_page_turns_a_citation_into_a_refusal() -> None:
+    """The question cites A, a wording of it clears the phrasing bar on B: one of them is a neighbour."""
+    asked = _receipt("我们用什么消息队列", "cite", "People/Wang Lei.md", 0.69)
+    disagree = combine(
+        asked, [("which message queue do we use", _receipt("p", "cite", "Decisions/NATS.md", 1.0))]
+    )
+    assert disagree.decision == "refuse"
+    assert "do not agree" in disagree.reason and "Decisions/NATS.md" in disagree.reason
+    weak = combine(asked, [("p", _receipt("p", "cite", "Decisions/NATS.md", 0.6))])
+    assert weak.decision == "cite" and weak.top is not None and weak.top.path == "People/Wang Lei.md"
+    same = combine(asked, [("p", _receipt("p", "cite", "People/Wang Lei.md", 0.9))])
+    assert same.decision == "cite" and same.phrasing is None
+
+
+def test_only_the_replacements_of_the_named_page_are_shown() -> None:
+    """A replaced page leading to a candidate further down must not read as "the answer was replaced"."""
+    from krouter.receipt import Redirect
+
+    receipt = _receipt("q", "cite", "Decisions/Backups.md", 0.9)
+    receipt.redirects = [
+        Redirect(
+            "Decisions/RabbitMQ.md", "Decisions/NATS.md", ["Decisions/RabbitMQ.md", "Decisions/NATS.md"]
+        ),
+        Redirect(
+            "Decisions/Old backups.md",
+            "Decisions/Backups.md",
+            ["Decisions/Old backups.md", "Decisions/Backups.md"],
+        ),
+        Redirect("Decisions/Gone.md", None, ["Decisions/Gone.md"], "no page at 'X'"),
+    ]
+    text = receipt.to_text()
+    assert "Old backups.md was replaced" in text and "Gone.md was replaced" in text
+    assert "RabbitMQ" not in text
+    assert [r.from_path for r in receipt.shown_redirects] == ["Decisions/Old backups.md", "Decisions/Gone.md"]
