@@ -50,6 +50,9 @@ INPUT_WEIGHT = 0.5
 # frequency when ranking (the decision counts it in full): a page holding the question's own word comes
 # first, and a generic translation ("tool", "monitor") does not outrank the page in the question's language.
 TRANSLATION_TF = 0.5
+# A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
+# senses first): later senses are rarer readings, and each one is a posting list to merge per question.
+HELD_TRANSLATIONS = 3
 
 
 @dataclass
@@ -430,15 +433,16 @@ class Router:
             # counts fully when a translation finds it on a page and fully when the page lacks it.
             own_df = len(rows)
             translated: dict[int, str] = {}
+            half = TRANSLATION_TF
             for label, alt in self._translations(qt.term, t):
-                for pid, tfs in self._holding(alt).items():
-                    tfs = tuple(f * TRANSLATION_TF for f in tfs)
-                    if pid not in rows:
-                        translated.setdefault(pid, label)
+                # Plain tuples and comparisons: this runs once per posting of every translation.
+                for pid, (m, g, b) in self._holding(alt).items():
                     old = rows.get(pid)
-                    rows[pid] = (
-                        tfs if old is None else tuple(max(a, b) for a, b in zip(old, tfs, strict=True))
-                    )  # type: ignore[assignment]
+                    if old is None:
+                        translated.setdefault(pid, label)
+                        rows[pid] = (m * half, g * half, b * half)  # type: ignore[assignment]
+                    else:
+                        rows[pid] = (max(old[0], m * half), max(old[1], g * half), max(old[2], b * half))  # type: ignore[assignment]
                 alts.append(alt)
             df = len(rows)
             weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
@@ -470,7 +474,7 @@ class Router:
                     out.append((zh, (zh,)))
                 elif len(zh) > 2:
                     out.append((zh, tuple(fallback_bigrams(zh))))
-        return out
+        return out[:HELD_TRANSLATIONS]
 
     def _score(
         self, units: list[_Unit], t: _Tables
