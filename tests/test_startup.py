@@ -69,7 +69,20 @@ def test_every_command_is_listed_and_runs_though_loaded_on_demand(tmp_path: Path
     runner = CliRunner()
     listed = runner.invoke(app, ["--help"])
     assert listed.exit_code == 0
-    for name in ("ask", "index", "init", "import", "check", "learn", "teach", "mcp", "watch", "recall-context", "setup", "config"):
+    for name in (
+        "ask",
+        "index",
+        "init",
+        "import",
+        "check",
+        "learn",
+        "teach",
+        "mcp",
+        "watch",
+        "recall-context",
+        "setup",
+        "config",
+    ):
         assert name in listed.output
     checked = runner.invoke(app, ["check", "--vault", str(_vault(tmp_path))])
     assert checked.exit_code == 0, checked.output
