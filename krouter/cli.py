@@ -129,6 +129,12 @@ def ask(
 ) -> None:
     """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
     question = clean(question)  # undecodable bytes in the argument must not reach the log or stdout
+    if not question.strip():
+        raise fail(
+            'the question is empty: ask it in words, e.g. krouter ask "which database do we use"',
+            EXIT_USAGE,
+            as_json=as_json,
+        )
     try:
         phrasings = [clean(p) for p in check_phrasings(also or [])]
     except BadPhrasings as exc:

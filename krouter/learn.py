@@ -676,7 +676,10 @@ def undo(run_id: str) -> LearnReport:
             o.reason = f"page cannot be read: {exc}"
             continue
         if _digest(current) == e["before_sha256"]:
-            o.status, o.reason = "unchanged", "the change never reached the page"
+            o.status, o.reason = (
+                "unchanged",
+                "the page already holds its bytes from before the run (undone already?)",
+            )
             continue
         if _digest(current) != e["after_sha256"]:
             o.reason = "the page changed since the run; left alone"

@@ -105,9 +105,10 @@ def _undo_text(report: LearnReport) -> str:
     """What an undo did, page by page (a learn run's header would speak of weak questions)."""
     restored = report.count("restored")
     left = len(report.outcomes) - restored
+    restored_how = " (page restored byte for byte)" if restored == 1 else " (pages restored byte for byte)"
     lines = [
-        f"undo of run {report.run_id}: {restored} trigger{'' if restored == 1 else 's'} removed "
-        f"(page restored byte for byte), {left} left as {'it is' if left == 1 else 'they are'}"
+        f"undo of run {report.run_id}: {restored} trigger{'' if restored == 1 else 's'} removed"
+        f"{restored_how if restored else ''}, {left} left as {'it is' if left == 1 else 'they are'}"
     ]
     for o in report.outcomes:
         why = f" ({o.reason})" if o.reason else ""

@@ -523,6 +523,9 @@ def import_command(
     named, and makes the command exit 1."""
     if not source.exists():
         raise fail(f"no such file or folder: {source}", EXIT_USAGE, as_json=as_json)
+    if not transcript_files(source):
+        # An empty result would look like a successful import of nothing.
+        raise fail(f"no *.jsonl transcript under {source}: nothing to import", as_json=as_json)
     try:
         report = import_sessions([source], vault_to_write(vault, "import into"), folder)
     except USAGE_ERRORS as exc:

@@ -514,6 +514,18 @@ def test_undo_cli_and_changed_page_left_alone(vault: Path) -> None:
     assert res.exit_code == 1
 
 
+def test_undoing_a_run_twice_says_so_and_claims_no_restore(vault: Path) -> None:
+    log_weak(vault, MERGE_Q)
+    report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    first = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert first.output.startswith(f"undo of run {report.run_id}: 1 trigger removed (page restored")
+    again = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert again.exit_code == 0, again.output
+    assert again.output.startswith(f"undo of run {report.run_id}: 0 triggers removed, 1 left as it is")
+    assert "restored byte for byte" not in again.output
+    assert "undone already" in again.output
+
+
 def test_crash_between_journal_and_rename_leaves_every_page_valid(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
