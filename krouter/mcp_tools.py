@@ -79,6 +79,19 @@ class AskReply(BaseModel):
     next_step: str
 
 
+class TeachReply(BaseModel):
+    """krouter_teach's structured reply: what was written (with the run id to undo it), or why not."""
+
+    status: str = Field(description="'taught', or 'not-taught' (then `reason` says why).")
+    question: str
+    page: str
+    quote: str
+    phrasings: list[str]
+    reason: str = Field(description="Why nothing was written (empty when taught).")
+    run_id: str | None = Field(description="Pass to `krouter learn --undo RUN_ID` to remove the trigger.")
+    trigger: str | None = Field(description="The trigger added to the page's frontmatter.")
+
+
 class Problem(BaseModel):
     """A page KRouter could not read as a page."""
 
@@ -132,11 +145,13 @@ def build_server(service: VaultService) -> MCPServer:
             open_world_hint=False,
         )
 
-    def tool(title: str, read_only: bool = True) -> Callable[[F], F]:
+    def tool(title: str, read_only: bool = True, structured: bool | None = None) -> Callable[[F], F]:
         # The docstring is the description the model reads: without its source indentation.
         def register(fn: F) -> F:
             description = inspect.cleandoc(fn.__doc__ or "")
-            return server.tool(annotations=hints(title, read_only), description=description)(fn)
+            return server.tool(
+                annotations=hints(title, read_only), description=description, structured_output=structured
+            )(fn)
 
         return register
 
@@ -188,7 +203,8 @@ def build_server(service: VaultService) -> MCPServer:
             content=[TextContent(type="text", text=ask_summary(out))], structured_content=out
         )
 
-    @tool("Read a page of the user's notes")
+    # A page is text: sent once, as text (structured output would repeat all of it as {"result": ...}).
+    @tool("Read a page of the user's notes", structured=False)
     async def krouter_read(
         path: Annotated[
             str,
@@ -247,7 +263,7 @@ def build_server(service: VaultService) -> MCPServer:
                 f"the notes' language (at most {MAX_PHRASINGS}, {MAX_PHRASING_CHARS} characters each).",
             ),
         ] = None,
-    ) -> str:
+    ) -> Annotated[CallToolResult, TeachReply]:
         """Tell KRouter that a page answers a question it refused, so the next asking cites it.
 
         Use only after krouter_ask refused, you read one of the closest pages with krouter_read, and
@@ -272,7 +288,9 @@ def build_server(service: VaultService) -> MCPServer:
             raise ToolError(f"krouter_teach refused: {exc}") from exc
         except KRouterError as exc:
             raise ToolError(f"krouter_teach failed: {exc}") from exc
-        return result.to_text()
+        return CallToolResult(
+            content=[TextContent(type="text", text=result.to_text())], structured_content=result.to_dict()
+        )
 
     @tool("Status of the user's notes")
     async def krouter_status() -> Annotated[CallToolResult, StatusReply]:

@@ -129,3 +129,31 @@ def test_teach_over_stdio(tmp_path: Path) -> None:
     assert taught["run"] in res.output and "Runbooks/Code review.md" in res.output
     assert CliRunner().invoke(app, ["learn", "--undo", taught["run"]]).exit_code == 0
     assert snapshot(vault) == before
+
+
+def test_read_sends_a_page_once_and_teach_replies_with_typed_fields(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
+    )
+
+    async def session() -> None:
+        with anyio.fail_after(60):
+            async with Client(params, read_timeout_seconds=30) as client:
+                tools = {t.name: t for t in (await client.list_tools()).tools}
+                assert tools["krouter_teach"].output_schema is not None
+                assert "run_id" in tools["krouter_teach"].output_schema["properties"]
+                read = await client.call_tool("krouter_read", {"path": "Runbooks/Code review.md"})
+                # The page text once, as text: no structured copy of it.
+                assert read.structured_content is None
+                assert QUOTE in text_of(read)
+                res = await client.call_tool(
+                    "krouter_teach",
+                    {"question": MERGE_Q, "path": "Runbooks/Code review.md", "quote": "Not on the page."},
+                )
+                assert res.structured_content is not None
+                assert res.structured_content["status"] == "not-taught"
+                assert res.structured_content["run_id"] is None and res.structured_content["reason"]
+
+    anyio.run(session)
