@@ -56,9 +56,9 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     ``phrasing_floor`` answers, unless another one that clears it cites a different page. A refusal
     reports the wording that came closest, so the agent reads the most promising page.
     """
-    routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
     if not phrased:
         return asked
+    routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
     bar = phrasing_floor(asked.evidence.floor)
     citing = [(text, r) for text, r in phrased if r.decision == "cite" and r.evidence.confidence >= bar]
     if asked.decision == "cite" and asked.top is not None:
