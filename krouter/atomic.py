@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 # Kept short so that the temp name of a long page name still fits in a folder entry (255 bytes).
@@ -70,3 +71,31 @@ def _fsync_dir(folder: Path) -> None:
         pass  # some file systems refuse fsync on a folder; the data itself is already synced
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def sqlite_aside(path: Path) -> Iterator[sqlite3.Connection]:
+    """A new SQLite file built beside ``path`` and renamed onto it when the block ends without error,
+    owner-only: a reader opens the old file or the whole new one, never one half built (the compiled
+    dictionary stores in the cache dir)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        conn = sqlite3.connect(tmp)
+        try:
+            yield conn
+            conn.commit()
+        finally:
+            conn.close()
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def remove_others(keep: Path, pattern: str) -> None:
+    """Delete the files beside ``keep`` that match ``pattern`` but are not ``keep``: stores built for
+    another version, never read again (rebuilt on demand if that version comes back)."""
+    for old in keep.parent.glob(pattern):
+        if old != keep:
+            with contextlib.suppress(OSError):
+                old.unlink()

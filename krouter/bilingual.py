@@ -15,7 +15,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.util
-import os
 import re
 import sqlite3
 import threading
@@ -23,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from krouter import config
+from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokenizer import english_terms
 
 STORE_VERSION = "4"
@@ -117,30 +117,19 @@ def _build(source: Path, path: Path) -> None:
                     key = (words[0][0], word)
                     en2zh[key] = min(rank, en2zh.get(key, rank))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        conn = sqlite3.connect(tmp)
-        try:
-            conn.execute(
-                "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
-            )
-            conn.execute(
-                "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, "
-                "PRIMARY KEY (en, zh))"
-            )
-            conn.executemany(
-                "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
-            )
-            conn.executemany(
-                "INSERT INTO en2zh VALUES (?, ?, ?)", sorted((e, z, r) for (e, z), r in en2zh.items())
-            )
-            conn.commit()
-        finally:
-            conn.close()
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with sqlite_aside(path) as conn:
+        conn.execute(
+            "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
+        )
+        conn.execute(
+            "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (en, zh))"
+        )
+        conn.executemany(
+            "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
+        )
+        conn.executemany(
+            "INSERT INTO en2zh VALUES (?, ?, ?)", sorted((e, z, r) for (e, z), r in en2zh.items())
+        )
 
 
 def _store() -> sqlite3.Connection | None:
@@ -163,17 +152,10 @@ def _store() -> sqlite3.Connection | None:
                     conn = _open(path)
                 _conn = conn
                 _unavailable = conn is None
-                _remove_other_stores(path)
+                remove_others(path, "cedict-*.sqlite3")  # stores of other releases or store versions
             except (OSError, sqlite3.Error, UnicodeDecodeError):
                 _unavailable = True
     return _conn
-
-
-def _remove_other_stores(keep: Path) -> None:
-    """Stores of other dictionary releases or store versions: never read again."""
-    for old in keep.parent.glob("cedict-*.sqlite3"):
-        if old != keep:
-            old.unlink(missing_ok=True)
 
 
 @lru_cache(maxsize=8192)

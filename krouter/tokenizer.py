@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import os
 import re
 import sqlite3
 import threading
@@ -27,6 +26,7 @@ from pathlib import Path
 import Stemmer
 
 from krouter import config
+from krouter.atomic import remove_others, sqlite_aside
 from krouter.stopwords import CHINESE, ENGLISH
 
 TOKENIZER_VERSION = "3"
@@ -137,26 +137,12 @@ def _write_freq_store(jieba) -> None:
     path = _freq_store_path(jieba)
     if path.exists():
         return
-    # Written aside and renamed into place, so a reader never sees half a dictionary.
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        conn = sqlite3.connect(tmp)
-        try:
-            conn.execute("CREATE TABLE freq (word TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID")
-            conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
-            conn.executemany("INSERT INTO freq VALUES (?, ?)", sorted(jieba.dt.FREQ.items()))
-            conn.execute("INSERT INTO meta VALUES ('total', ?)", (jieba.dt.total,))
-            conn.commit()
-        finally:
-            conn.close()
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    # Stores of other jieba versions (an upgrade): rebuilt on demand if that version comes back.
-    for old in path.parent.glob("jieba-freq-*.sqlite3"):
-        if old != path:
-            with contextlib.suppress(OSError):
-                old.unlink()
+    with sqlite_aside(path) as conn:
+        conn.execute("CREATE TABLE freq (word TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID")
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+        conn.executemany("INSERT INTO freq VALUES (?, ?)", sorted(jieba.dt.FREQ.items()))
+        conn.execute("INSERT INTO meta VALUES ('total', ?)", (jieba.dt.total,))
+    remove_others(path, "jieba-freq-*.sqlite3")  # stores of other jieba versions (an upgrade)
 
 
 class _StoredFreq:
