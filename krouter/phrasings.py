@@ -52,41 +52,35 @@ def phrasing_floor(floor: float) -> float:
 def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     """One receipt for the question from its own lookup and its phrasings' lookups.
 
-    The question's own citation stands when it cites. Otherwise the most confident phrasing that clears
-    ``phrasing_floor`` answers, unless another one that clears it cites a different page. A refusal
-    reports the wording that came closest, so the agent reads the most promising page.
+    The question's own citation stands when it cites; otherwise the most confident phrasing that clears
+    ``phrasing_floor`` answers. Either way, a wording that clears it on a different page makes the
+    answer a refusal. A refusal reports the wording that came closest, so the agent reads the most
+    promising page.
     """
     if not phrased:
         return asked
     routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
     bar = phrasing_floor(asked.evidence.floor)
-    citing = [(text, r) for text, r in phrased if r.decision == "cite" and r.evidence.confidence >= bar]
-    if asked.decision == "cite" and asked.top is not None:
-        other = sorted({r.top.path for _, r in citing if r.top and r.top.path != asked.top.path})
-        if not other:
-            return replace(asked, routes=routes)
-        # The question and a confident wording of it name different pages: one of them is a neighbour.
-        return replace(
-            asked,
-            decision="refuse",
-            routes=routes,
-            reason=f"the question leads to {asked.top.path} but a phrasing to {', '.join(other)}: "
-            "the wordings do not agree on a page",
-        )
+    # The citing wordings: the question itself whenever it cites, a phrasing only above the bar.
+    citing: list[tuple[str | None, Receipt]] = [
+        (text, r) for text, r in phrased if r.decision == "cite" and r.evidence.confidence >= bar
+    ]
+    if asked.decision == "cite":
+        citing.insert(0, (None, asked))
     if citing:
-        text, best = max(citing, key=lambda tr: tr[1].evidence.confidence)
-        pages = {r.top.path for _, r in citing if r.top}
-        if len(pages) == 1:
-            return replace(best, query=asked.query, phrasing=text, routes=routes)
-        disagree = ", ".join(sorted(pages))
-        return replace(
-            best,
-            query=asked.query,
-            phrasing=text,
-            decision="refuse",
-            routes=routes,
-            reason=f"the phrasings lead to different pages ({disagree}): the question does not say which",
+        # The question's own citation comes first; among phrasings, the most confident.
+        text, best = (
+            citing[0] if citing[0][0] is None else max(citing, key=lambda tr: tr[1].evidence.confidence)
         )
+        pages = sorted({r.top.path for _, r in citing if r.top})
+        chosen = replace(best, query=asked.query, phrasing=text, routes=routes)
+        if len(pages) > 1:
+            # Two wordings of one question name different pages: one of them is a neighbour.
+            chosen.decision = "refuse"
+            chosen.reason = (
+                f"the wordings lead to different pages ({', '.join(pages)}): they do not agree on a page"
+            )
+        return chosen
     text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
     if text is None:
         return replace(asked, routes=routes)
