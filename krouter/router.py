@@ -434,9 +434,9 @@ class Router:
             own_df = len(rows)
             translated: dict[int, str] = {}
             half = TRANSLATION_TF
-            for label, alt in self._translations(qt.term, t):
+            for label, alt, held in self._translations(qt.term, t):
                 # Plain tuples and comparisons: this runs once per posting of every translation.
-                for pid, (m, g, b) in self._holding(alt).items():
+                for pid, (m, g, b) in held.items():
                     old = rows.get(pid)
                     if old is None:
                         translated.setdefault(pid, label)
@@ -457,24 +457,33 @@ class Router:
         common = set.intersection(*(set(p) for p in per)) if per else set()
         return {pid: tuple(min(p[pid][f] for p in per) for f in range(3)) for pid in common}  # type: ignore[misc]
 
-    def _translations(self, term: str, t: _Tables) -> list[tuple[str, tuple[str, ...]]]:
-        """(translation, index terms) for a question word in the vault's other script, kept only when
-        the vault holds the translation (as a word, or as bigrams all on one page)."""
-        out: list[tuple[str, tuple[str, ...]]] = []
+    def _translations(
+        self, term: str, t: _Tables
+    ) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
+        """(translation, index terms, postings) for a question word in the vault's other script, at most
+        HELD_TRANSLATIONS of them: a Chinese word the vault holds as a word (or, over two characters, as
+        bigrams), an English phrase whose every word the vault holds. The postings are read once, here:
+        for a single term, holding it is having postings."""
+        out: list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]] = []
         if is_cjk(term):
             if t.has_latin:
-                out = [
-                    (shown, terms)
-                    for terms, shown in bilingual.to_english(term)
-                    if all(self.index.has_term(en) for en in terms)
-                ]
+                for terms, shown in bilingual.to_english(term):
+                    held = self._holding(terms)
+                    if held or (len(terms) > 1 and all(map(self.index.has_term, terms))):
+                        out.append((shown, terms, held))
+                        if len(out) == HELD_TRANSLATIONS:
+                            break
         elif t.has_han:
             for zh in bilingual.to_chinese(term):
-                if self.index.has_term(zh):
-                    out.append((zh, (zh,)))
+                held = self._holding((zh,))
+                if held:
+                    out.append((zh, (zh,), held))
                 elif len(zh) > 2:
-                    out.append((zh, tuple(fallback_bigrams(zh))))
-        return out[:HELD_TRANSLATIONS]
+                    grams = tuple(fallback_bigrams(zh))
+                    out.append((zh, grams, self._holding(grams)))
+                if len(out) == HELD_TRANSLATIONS:
+                    break
+        return out
 
     def _score(
         self, units: list[_Unit], t: _Tables
