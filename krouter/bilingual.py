@@ -19,13 +19,14 @@ import re
 import sqlite3
 import threading
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokenizer import english_terms
 
-STORE_VERSION = "4"
+STORE_VERSION = "5"
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
 MAX_SENSES = 4
@@ -39,6 +40,8 @@ _NOT_A_TRANSLATION = re.compile(
     r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
     r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
 )
+# A sense that negates ("not to allow", "no longer") translates the opposite of its content words.
+_NEGATION = re.compile(r"\b(?:not|no|never|without|non|cannot|unable)\b")
 _HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 
 _lock = threading.Lock()
@@ -84,22 +87,43 @@ def _open(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _senses(defs: str) -> list[list[tuple[str, str]]]:
-    """Each usable sense of an entry as its English content words: (stemmed term, word as written)."""
+def _senses(defs: str) -> list[tuple[int, list[tuple[str, str]]]]:
+    """Each usable translation of an entry with the rank of the sense it belongs to, as its English
+    content words: (rank, [(stemmed term, word as written)]).
+
+    A sense lists its synonyms separated by semicolons ("to link; to join; to connect"): each is a
+    translation of its own, so a sense is never dropped for holding more words than one translation may."""
     out = []
-    for sense in defs.split("/")[:MAX_SENSES]:
-        plain = _PAREN.sub(" ", sense).strip().lower()
-        if not plain or _NOT_A_TRANSLATION.match(plain):
-            continue
-        words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
-        if 0 < len(words) <= MAX_SENSE_WORDS:
-            out.append(words)
+    for rank, sense in enumerate(defs.split("/")[:MAX_SENSES]):
+        for alternative in sense.split(";"):
+            plain = _PAREN.sub(" ", alternative).strip().lower()
+            if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATION.search(plain):
+                continue
+            words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
+            if 0 < len(words) <= MAX_SENSE_WORDS:
+                out.append((rank, words))
     return out
+
+
+def _word_counts() -> dict[str, int]:
+    """How often each word occurs in jieba's dictionary corpus: among the Chinese words one English word
+    translates into, the commonest is the likeliest to be the one a page uses (连接, not 搭咕, for
+    "connect"). Empty when the file cannot be read: the order then falls back to the dictionary's."""
+    try:
+        text = (resources.files("jieba") / "dict.txt").read_text(encoding="utf-8")
+    except (OSError, ModuleNotFoundError, UnicodeDecodeError):
+        return {}
+    counts = {}
+    for line in text.splitlines():
+        parts = line.split(" ")
+        if len(parts) >= 2 and parts[1].isdigit():
+            counts[parts[0]] = int(parts[1])
+    return counts
 
 
 def _build(source: Path, path: Path) -> None:
     """Compile the dictionary into the store, aside and renamed into place."""
-    zh2en: dict[tuple[str, str], str] = {}
+    zh2en: dict[tuple[str, str], tuple[int, str]] = {}
     en2zh: dict[tuple[str, str], int] = {}
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         for line in fh:
@@ -109,26 +133,32 @@ def _build(source: Path, path: Path) -> None:
             if not m or not _HAN_WORD.match(m.group(1)):
                 continue
             word = m.group(1)
-            for rank, words in enumerate(_senses(m.group(2))):
+            for rank, words in _senses(m.group(2)):
                 # A two-word sense ("server push") is one phrase: a page must hold both words.
-                zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+                key2 = (word, " ".join(t for t, _ in words))
+                if key2 not in zh2en or rank < zh2en[key2][0]:
+                    zh2en[key2] = (rank, " ".join(w for _, w in words))
                 if len(words) == 1:
                     # A one-word sense is a translation of that word; rank keeps the dictionary's order.
                     key = (words[0][0], word)
                     en2zh[key] = min(rank, en2zh.get(key, rank))
+    counts = _word_counts()
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
-            "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
+            "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, rank INTEGER NOT NULL, shown TEXT NOT NULL,"
+            " PRIMARY KEY (zh, en))"
         )
         conn.execute(
-            "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (en, zh))"
+            "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL,"
+            " count INTEGER NOT NULL, PRIMARY KEY (en, zh))"
         )
         conn.executemany(
-            "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
+            "INSERT INTO zh2en VALUES (?, ?, ?, ?)", sorted((z, e, r, w) for (z, e), (r, w) in zh2en.items())
         )
         conn.executemany(
-            "INSERT INTO en2zh VALUES (?, ?, ?)", sorted((e, z, r) for (e, z), r in en2zh.items())
+            "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
+            sorted((e, z, r, counts.get(z, 0)) for (e, z), r in en2zh.items()),
         )
 
 
@@ -160,13 +190,15 @@ def _store() -> sqlite3.Connection | None:
 
 @lru_cache(maxsize=8192)
 def to_chinese(term: str) -> tuple[str, ...]:
-    """Chinese words whose dictionary entry translates the stemmed English term, commonest sense first."""
+    """Chinese words whose dictionary entry translates the stemmed English term: those whose first senses
+    translate it first, the commonest words (by jieba's dictionary counts) first among them."""
     conn = _store()
     if conn is None:
         return ()
     try:
         rows = conn.execute(
-            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, length(zh), zh LIMIT ?", (term, MAX_TRANSLATIONS)
+            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
+            (term, MAX_TRANSLATIONS),
         )
         return tuple(r[0] for r in rows)
     except sqlite3.Error:
@@ -182,7 +214,10 @@ def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     if conn is None:
         return ()
     try:
-        rows = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (word, MAX_TRANSLATIONS))
+        rows = conn.execute(
+            "SELECT en, shown FROM zh2en WHERE zh=? ORDER BY rank, length(en), en LIMIT ?",
+            (word, MAX_TRANSLATIONS),
+        )
         return tuple((tuple(en.split()), shown) for en, shown in rows)
     except sqlite3.Error:
         return ()

@@ -204,3 +204,33 @@ def test_numbers_do_not_make_a_chinese_vault_bilingual(tmp_path: Path, monkeypat
     monkeypatch.setattr(bilingual, "to_english", consulted)
     with Router(tmp_path) as router:
         assert router.ask("值班要几个人").closest is not None
+
+
+def test_every_synonym_of_a_dictionary_sense_is_a_translation() -> None:
+    """CC-CEDICT lists a sense's synonyms with semicolons ("to link; to join; to connect"): the store
+    kept such a sense only when all its words together were at most two, so 连接 and 情况 had no
+    translation at all."""
+    assert "连接" in bilingual.to_chinese("connect")
+    assert ("connect",) in [terms for terms, _ in bilingual.to_english("连接")]
+    assert ("situat",) in [terms for terms, _ in bilingual.to_english("情况")]
+
+
+def test_a_negated_sense_is_not_a_translation() -> None:
+    """不许 is "not to allow": dropping "not" as a stop word made it a translation of "allow"."""
+    assert not {"不许", "不准"} & set(bilingual.to_chinese("allow"))
+
+
+def test_the_commonest_chinese_word_comes_first_among_equal_senses() -> None:
+    """Dozens of words translate "connect" in their first sense; the page most likely says 连接, not 搭咕."""
+    found = bilingual.to_chinese("connect")
+    assert "连接" in found
+    assert "搭咕" not in found or found.index("连接") < found.index("搭咕")
+
+
+def test_an_english_question_matches_a_word_with_synonym_senses(tmp_path: Path) -> None:
+    _page(tmp_path, "运维/数据库连接.md", "# 数据库连接池\n\n每个服务连接主库最多 30 个连接，超时 5 秒。\n")
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("how many database connections may each service open")
+    assert receipt.closest is not None and receipt.closest.path == "运维/数据库连接.md"
+    assert "connections→连接" in receipt.closest.matched
