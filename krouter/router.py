@@ -127,8 +127,10 @@ class _Target:
 class Router:
     """Answers questions about one vault. Keeps the index open between questions.
 
-    ``auto_refresh`` re-checks the files before every question (the default); a caller that keeps
-    the index fresh by other means (a file watcher) can turn it off.
+    ``vault`` is a folder, or ``"demo"`` for the bundled demo vault (as ``--vault demo`` on the command
+    line; a folder called ``demo`` in the current directory wins). ``auto_refresh`` re-checks the files
+    before every question (the default); a caller that keeps the index fresh by other means (a file
+    watcher) can turn it off.
     """
 
     def __init__(
@@ -139,7 +141,8 @@ class Router:
         auto_refresh: bool = True,
         index_path: Path | None = None,
     ) -> None:
-        self.index = Index(Path(vault) if vault is not None else config.default_vault(), path=index_path)
+        root = config.named_vault(Path(vault)) if vault is not None else config.default_vault()
+        self.index = Index(root, path=index_path)
         self.root = self.index.root
         self.floor = floor
         self.auto_refresh = auto_refresh

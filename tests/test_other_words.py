@@ -234,3 +234,11 @@ def test_an_english_question_matches_a_word_with_synonym_senses(tmp_path: Path) 
         receipt = router.ask("how many database connections may each service open")
     assert receipt.closest is not None and receipt.closest.path == "运维/数据库连接.md"
     assert "connections→连接" in receipt.closest.matched
+
+
+def test_the_library_names_the_demo_vault_as_the_cli_does() -> None:
+    """`route(q, "demo")` said "vault folder not found: demo" while `--vault demo` worked."""
+    from krouter import route
+
+    receipt = route("值班最少要几个人", "demo")
+    assert receipt.closest is not None and receipt.closest.path == "运维/值班安排.md"
