@@ -26,7 +26,7 @@ from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokenizer import english_terms
 
-STORE_VERSION = "5"
+STORE_VERSION = "7"
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
 MAX_SENSES = 4
@@ -42,6 +42,13 @@ _NOT_A_TRANSLATION = re.compile(
 )
 # A sense that negates ("not to allow", "no longer") translates the opposite of its content words.
 _NEGATION = re.compile(r"\b(?:not|no|never|without|non|cannot|unable)\b")
+# A phrasal verb on a light verb means what the verb alone does not ("to set up", "to give up", "to
+# make out"); the particle is a stop word to the index, so such a translation would match every page
+# that uses the bare verb. On a verb with meaning of its own ("to tighten up") the particle adds little.
+_LIGHT_PHRASAL = re.compile(
+    r"\b(?:be|do|make|take|give|get|have|put|set|go|come|keep|let|turn|bring|run|carry|hold|look|break)"
+    r" (?:up|out|off|down|over|back|away|on|in|through|around|about|along|for)\b"
+)
 _HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 
 _lock = threading.Lock()
@@ -97,7 +104,12 @@ def _senses(defs: str) -> list[tuple[int, list[tuple[str, str]]]]:
     for rank, sense in enumerate(defs.split("/")[:MAX_SENSES]):
         for alternative in sense.split(";"):
             plain = _PAREN.sub(" ", alternative).strip().lower()
-            if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATION.search(plain):
+            if (
+                not plain
+                or _NOT_A_TRANSLATION.match(plain)
+                or _NEGATION.search(plain)
+                or _LIGHT_PHRASAL.search(plain)
+            ):
                 continue
             words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
             if 0 < len(words) <= MAX_SENSE_WORDS:

@@ -242,3 +242,10 @@ def test_the_library_names_the_demo_vault_as_the_cli_does() -> None:
 
     receipt = route("值班最少要几个人", "demo")
     assert receipt.closest is not None and receipt.closest.path == "运维/值班安排.md"
+
+
+def test_a_phrasal_verb_on_a_light_verb_is_not_its_bare_verb() -> None:
+    """设置 is "to set up": with "up" a stop word it matched every English page saying "set", and a
+    neighbour question (the checkpoint interval nobody wrote down) cited the Flink runbook."""
+    assert ("set",) not in [terms for terms, _ in bilingual.to_english("设置")]
+    assert ("tighten",) in [terms for terms, _ in bilingual.to_english("收紧")]
