@@ -29,7 +29,7 @@ from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.stopwords import CHINESE, ENGLISH
 
-TOKENIZER_VERSION = "3"
+TOKENIZER_VERSION = "4"
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
@@ -430,9 +430,12 @@ def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
     return out
 
 
-# Units a question counts in (几秒, 几号, 几台): after 几 they are what is asked about. An explicit list,
-# because 几 also begins ordinary words (几率, 几乎, 几何) that must stay whole.
-_MEASURES = frozenset("秒分时天周月年号点次个位台件条张种人岁层楼页块元套家处")
+# Units a question counts in (几秒, 几号, 几台, 几辆): after 几 they are what is asked about. The
+# classifiers of the standard language as an explicit list, because 几 also begins ordinary words
+# (几率, 几乎, 几何) that must stay whole.
+_MEASURES = frozenset(
+    "秒分时天周月年号点次个位台件条张种人岁层楼页块元套家处所本辆只头匹架座栋间名届场部首篇节期批份双对句段颗棵株根支把口户例项款门轮代任集章幅封笔顿遍趟回步级倍"
+)
 
 
 def _split_asking(word: str) -> str:

@@ -249,3 +249,26 @@ def test_a_phrasal_verb_on_a_light_verb_is_not_its_bare_verb() -> None:
     neighbour question (the checkpoint interval nobody wrote down) cited the Flink runbook."""
     assert ("set",) not in [terms for terms, _ in bilingual.to_english("设置")]
     assert ("tighten",) in [terms for terms, _ in bilingual.to_english("收紧")]
+
+
+def test_written_register_question_words_are_not_content(tmp_path: Path) -> None:
+    """Reading-comprehension questions ask with 何时, 由谁 and point with 此: "此鱼" (this fish) was one
+    missing word, and 何时 was a word no page holds (CMRC questions refused with the right page on top)."""
+    _page(tmp_path, "鱼类/黄鱼.md", "# 黄鱼\n\n黄鱼分布于东海，每年四月产卵，渔业局主持保护计划。\n")
+    with Router(tmp_path) as router:
+        router.refresh()
+        known = router.index.has_term
+        assert [t.text for t in query_terms("此鱼何时产卵", known=known)] == ["鱼", "产卵"]
+        assert [t.text for t in query_terms("保护计划由谁来主持", known=known)] == ["保护", "计划", "主持"]
+        assert router.ask("此鱼每年何时产卵").decision == "cite"
+
+
+def test_ji_splits_off_any_classifier(tmp_path: Path) -> None:
+    """几 before a classifier asks for a number (几辆车, 几本书); 几率 stays a word."""
+    _page(tmp_path, "仓库/叉车.md", "# 叉车\n\n仓库有 3 辆叉车，退货的几率很低。\n")
+    with Router(tmp_path) as router:
+        router.refresh()
+        known = router.index.has_term
+        texts = [t.text for t in query_terms("仓库里有几辆叉车", known=known)]
+        assert texts == ["仓库", "辆", "叉车"]
+        assert "几率" in [t.text for t in query_terms("退货的几率有多大", known=known)]
