@@ -59,6 +59,8 @@ class Evidence:
     own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
     page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal).
+    ``asked_for`` is the word a Chinese question asks for (颜色 of 是什么颜色): when the top page lacks
+    it, it counts at half its weight, since a page that answers states the value, not the kind of thing.
     """
 
     confidence: float = 0.0
@@ -70,6 +72,7 @@ class Evidence:
     query_terms: list[str] = field(default_factory=list)
     corpus_missing: list[str] = field(default_factory=list)
     elsewhere_missing: list[str] = field(default_factory=list)
+    asked_for: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -50,6 +50,9 @@ INPUT_WEIGHT = 0.5
 # frequency when ranking (the decision counts it in full): a page holding the question's own word comes
 # first, and a generic translation ("tool", "monitor") does not outrank the page in the question's language.
 TRANSLATION_TF = 0.5
+# The word a Chinese question asks for (职务 of 担任什么职务) counts at this share of its weight when the
+# top page lacks it: the page that answers gives the value and seldom names the kind of thing asked.
+ASKED_SHARE = 0.5
 # A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
 # senses first): later senses are rarer readings, and each one is a posting list to merge per question.
 HELD_TRANSLATIONS = 3
@@ -69,6 +72,8 @@ class _Unit:
     postings: dict[int, tuple[int, int, int]]
     # Pages that hold the unit only through a translation, with that translation (for the receipt).
     translated: dict[int, str] = field(default_factory=dict)
+    # The word the question asks for (see ASKED_SHARE).
+    asked: bool = False
 
     def in_terms(self, terms: frozenset[str] | set[str]) -> bool:
         """True when a passage's terms hold the unit by one of its routes."""
@@ -358,6 +363,9 @@ class Router:
         top = ranked[0]
         content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
         effective = content | (self._fired_triggers(top, units) & top.matched)
+        total = sum(
+            u.weight * (ASKED_SHARE if u.asked and i not in effective else 1.0) for i, u in enumerate(units)
+        )
         page_cov = sum(units[i].weight for i in effective) / total
         passage_cov = max(
             self._passage_coverage(pid, effective, units, meta_hits, total) for pid in top.contributors
@@ -385,6 +393,7 @@ class Router:
             query_terms=[u.text for u in units],
             corpus_missing=corpus_missing,
             elsewhere_missing=elsewhere,
+            asked_for=[u.text for u in units if u.asked],
         )
         decision = "cite" if confidence >= self.floor else "refuse"
         reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
@@ -449,7 +458,7 @@ class Router:
                 alts.append(alt)
             df = len(rows)
             weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
-            units.append(_Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
+            units.append(_Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated, qt.asked))
         return units
 
     def _holding(self, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:

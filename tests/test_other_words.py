@@ -272,3 +272,26 @@ def test_ji_splits_off_any_classifier(tmp_path: Path) -> None:
         texts = [t.text for t in query_terms("仓库里有几辆叉车", known=known)]
         assert texts == ["仓库", "辆", "叉车"]
         assert "几率" in [t.text for t in query_terms("退货的几率有多大", known=known)]
+
+
+def test_the_word_a_question_asks_for_is_marked() -> None:
+    """职务 of 担任什么职务 and 别名 of 别名是什么 are what is asked for; 叶子 of 叶子有什么特点 is the subject."""
+    asked = {t.text for t in query_terms("2017年罗保铭担任什么职务？") if t.asked}
+    assert asked == {"职务"}
+    assert {t.text for t in query_terms("猴面包树的别名是什么？") if t.asked} == {"别名"}
+    assert {t.text for t in query_terms("蓍的叶子有什么特点？") if t.asked} == {"特点"}
+    assert not any(t.asked for t in query_terms("what commit message format do we follow"))
+
+
+def test_a_page_that_gives_the_value_without_naming_the_kind_answers(tmp_path: Path) -> None:
+    """黄蝉's page says its flowers are yellow (花黄色) and never says 颜色: the question was refused for the
+    one word it asks for. A question about something the page does not hold is still refused."""
+    _page(tmp_path, "植物/黄蝉.md", "# 黄蝉\n\n黄蝉是夹竹桃科植物，花黄色，广泛种植于华南。\n")
+    _page(tmp_path, "植物/猴面包树.md", "# 猴面包树\n\n猴面包树又名猢狲木，是大型落叶乔木，分布于非洲。\n")
+    _page(tmp_path, "人物/罗保铭.md", "# 罗保铭\n\n罗保铭，1952年生，天津人。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("黄蝉的花是什么颜色？")
+        assert receipt.decision == "cite" and receipt.closest is not None
+        assert receipt.closest.path == "植物/黄蝉.md" and "颜色" in receipt.closest.missing
+        assert receipt.evidence.asked_for == ["颜色"]
+        assert router.ask("猴面包树的果实有什么用途？").decision == "refuse"
