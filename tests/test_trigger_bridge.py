@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from krouter import learn, teach
 from krouter.router import Router
 
 BACKEND = "Runbooks/Backend on-call rotation.md"
@@ -32,10 +33,8 @@ FILLER = [
 ]
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in PAGES.items():
+def write_vault(root: Path, pages: dict[str, str]) -> Path:
+    for rel, text in pages.items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
@@ -43,6 +42,11 @@ def vault(tmp_path: Path) -> Path:
         (root / f"Notes/Note {n}.md").parent.mkdir(parents=True, exist_ok=True)
         (root / f"Notes/Note {n}.md").write_text(f"# Note {n}\n\n{line}\n", encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write_vault(tmp_path / "vault", PAGES)
 
 
 def test_a_later_wording_sharing_the_bridge_and_a_page_word_is_answered(vault: Path) -> None:
@@ -69,3 +73,23 @@ def test_a_neighbour_wording_that_shares_the_bridge_stays_refused(vault: Path) -
         r = router.decide("Who carries the pager in the frontend rotation?")
     assert r.decision == "refuse", r.reason
     assert "frontend" in r.evidence.elsewhere_missing
+
+
+def test_a_trigger_an_agent_taught_answers_a_later_partial_wording_until_undone(tmp_path: Path) -> None:
+    untaught = {**PAGES, BACKEND: PAGES[BACKEND].split("---\n", 2)[2]}
+    root = write_vault(tmp_path / "vault", untaught)
+    later = "when is the pager swap on the rotation?"
+    quote = (
+        "The backend on-call rotation changes every Monday at 10:00; the handoff happens in the ops channel."
+    )
+    with Router(root) as router:
+        assert router.decide(TRIGGER).decision == "refuse"
+        assert router.decide(later).decision == "refuse"
+        result = teach.teach(router, TRIGGER, BACKEND, quote)
+        assert result.taught, result.reason
+        r = router.decide(later)
+        assert r.decision == "cite" and r.top is not None and r.top.path == BACKEND, r.reason
+    assert result.run_id is not None
+    learn.undo(result.run_id)
+    with Router(root) as router:
+        assert router.decide(later).decision == "refuse"
