@@ -604,6 +604,9 @@ class Router:
         questions let through fell from 24 to 14, and an honest teacher still taught 16 of its 21
         triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
         teacher 6 more of its own wordings.
+        A question holding fewer than TRIGGER_MATCH of a trigger's terms may still count the trigger's
+        bridge words (``_bridge``), unless one of its other words names another page's subject
+        (docs/decisions.md D24).
         """
         keys = {u.key: i for i, u in enumerate(units)}
         mine = set(top.contributors)
@@ -620,12 +623,36 @@ class Router:
         for pid in top.contributors:
             for trig in self.index.trigger_terms(pid):
                 shared = trig & keys.keys()
-                if not trig or len(shared) / len(trig) < TRIGGER_MATCH:
+                if not trig or any(named_elsewhere(units[keys[k]]) for k in shared):
                     continue
-                if any(named_elsewhere(units[keys[k]]) for k in shared):
-                    continue
-                fired |= {keys[k] for k in shared}
+                if len(shared) / len(trig) >= TRIGGER_MATCH:
+                    fired |= {keys[k] for k in shared}
+                elif not any(named_elsewhere(units[keys[k]]) for k in keys.keys() - trig):
+                    # A partly expressed trigger vouches for nothing when the question's other words
+                    # name another page's subject: it may be that page's question in the trigger's words.
+                    fired |= self._bridge(shared, keys, units, mine)
         return fired
+
+    @staticmethod
+    def _bridge(shared: set[str], keys: dict[str, int], units: list[_Unit], mine: set[int]) -> set[int]:
+        """The question units a partly expressed trigger vouches for: its words the page's text lacks.
+
+        A trigger is a question someone verified this page answers (``learn.verify_pick``); its words
+        that the page's own text lacks are the bridge between that wording and the page. A later
+        question that holds fewer than TRIGGER_MATCH of the trigger's terms still asks what the trigger
+        asked when it shares at least two of them, one held by the page's own text (the anchor) and one
+        it lacks (the bridge): then the bridge words count, and nothing else of the trigger does. A
+        question sharing a single word, or only words the page holds anyway, gets nothing from it.
+        """
+        if len(shared) < 2:
+            return set()
+        own = {
+            k for k in shared if any(units[keys[k]].postings.get(p, (0, 0, 0))[::2] != (0, 0) for p in mine)
+        }
+        bridge = shared - own
+        if not own or not bridge:
+            return set()
+        return {keys[k] for k in bridge}
 
     def _passage_coverage(
         self,
