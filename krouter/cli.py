@@ -257,6 +257,29 @@ def read(
         typer.echo(visible(f"krouter: {note}"), err=True)
 
 
-def run() -> None:
-    """Entry point: runs the app and maps usage errors to exit code 2."""
-    app()
+def run(argv: list[str] | None = None) -> None:
+    """Entry point: runs the app and maps usage errors to exit code 2.
+
+    With ``--json`` a usage error (a missing argument, an unknown option, a bad value) is also printed
+    as one JSON object on stdout, as every other error of a ``--json`` command is: an agent that parses
+    stdout never meets click's plain-text usage message."""
+    args = sys.argv[1:] if argv is None else argv
+    if "--json" not in args:
+        app(args)
+        return
+    try:
+        code = app(args, standalone_mode=False)
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        sys.exit(1)
+    except Exception as exc:
+        # Click's errors (typer 0.28 vendors its own copy of click, so they are recognised by their
+        # interface rather than by class): usage errors exit 2, others their own code.
+        message = getattr(exc, "format_message", None)
+        if message is None or not hasattr(exc, "show"):
+            raise
+        exc.show()
+        exit_code = int(getattr(exc, "exit_code", 1))
+        typer.echo(json.dumps({"error": message(), "exit_code": exit_code}, ensure_ascii=False))
+        sys.exit(exit_code)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -301,3 +301,24 @@ def test_read_accepts_the_link_form_without_md(vault: Path) -> None:
     rel = page.relative_to(vault).as_posix()
     result = runner.invoke(app, ["read", rel[:-3], "--vault", str(vault)])
     assert result.exit_code == 0 and result.stdout == page.read_text(encoding="utf-8")
+
+
+def test_a_usage_error_under_json_is_one_json_object_on_stdout(tmp_path: Path) -> None:
+    """`krouter ask --json` without a question printed only click's plain-text usage message: an agent
+    parsing stdout met nothing it could read. The real console entry point, as installed."""
+    import os
+    import shutil
+    import subprocess
+
+    exe = shutil.which("krouter", path=str(Path(sys.executable).parent)) or "krouter"
+    env = {**os.environ, "KROUTER_CACHE_DIR": str(tmp_path / "c"), "KROUTER_STATE_DIR": str(tmp_path / "s")}
+    for args, message in (
+        (["ask", "--json"], "Missing argument 'QUESTION'."),
+        (["ask", "x", "--json", "--k", "3"], "No such option: --k"),
+    ):
+        done = subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 2
+        assert json.loads(done.stdout) == {"error": message, "exit_code": 2}
+        assert "Usage: krouter ask" in done.stderr
+    done = subprocess.run([exe, "ask", "-h", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0 and "Usage: krouter ask" in done.stdout
