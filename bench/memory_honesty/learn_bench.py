@@ -18,12 +18,13 @@ The agent lane (``--agent honest|careless``) has no nightly run: in week 1 an ag
 refusal reads the closest pages the receipt names and may teach one through ``krouter.teach`` (the checks and caps an MCP agent meets). The
 honest stand-in teaches only when the gold page is among the pages it read, with a real sentence from
 it; the careless one teaches the closest page whatever it is, with its first sentence. ``--pairs
-distant`` (the default when the files exist) uses pairs whose week-2 wording shares at most half of
-week 1's content words; the report gives that overlap. ``--cold-start`` scores the cross-language and
+distant`` (the default when the files exist) uses pairs whose week-2 wording shares almost none of week
+1's content words, ``--pairs mid`` pairs that keep a quarter to a half of them; the report gives that
+overlap. ``--cold-start`` scores the cross-language and
 colloquial dev sets with and without phrasings.
 
     python bench/memory_honesty/learn_bench.py [--set dev|dev2|dev3|all] [--lane scripted|careless|lexical|api|claude]
-    python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|dev] [--no-phrasings]
+    python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|mid|dev] [--no-phrasings]
         [--teach-phrasings]
     python bench/memory_honesty/learn_bench.py --cold-start
 """
@@ -66,6 +67,14 @@ DISTANT: dict[str, str] = {
     "dev": "learn_pairs_distant1.jsonl",
     "dev2": "learn_pairs_distant2.jsonl",
     "dev3": "learn_pairs_distant3.jsonl",
+}
+# The same vaults with pairs whose week 2 shares between a quarter and a half of week 1's content words
+# (written by a helper who saw only the vaults, after the distant pairs): the next wording of an intent
+# as people usually repeat it, some words kept.
+MID: dict[str, str] = {
+    "dev": "learn_pairs_mid1.jsonl",
+    "dev2": "learn_pairs_mid2.jsonl",
+    "dev3": "learn_pairs_mid3.jsonl",
 }
 # Question sets asked in other words than the pages (cold start): (vault folder, question file).
 COLD_START: dict[str, tuple[str, str]] = {
@@ -509,7 +518,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--agent", choices=["honest", "careless"], help="run the agent lane instead of a nightly run"
     )
-    ap.add_argument("--pairs", choices=["distant", "dev"], default=None, help="default: distant when present")
+    ap.add_argument(
+        "--pairs",
+        choices=["distant", "mid", "dev"],
+        default=None,
+        help="agent lane default: distant when present; nightly lane default: dev",
+    )
+    ap.add_argument(
+        "--max-overlap",
+        type=float,
+        default=None,
+        help="leave out pairs whose week 2 shares more than this share of week 1's content words",
+    )
     ap.add_argument("--no-phrasings", action="store_true", help="agent lane: ask without the phrasings files")
     ap.add_argument(
         "--teach-phrasings",
@@ -540,12 +560,13 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in SETS if args.set == "all" else [args.set]:
         folder, pairs_file, questions_file = SETS[name]
-        pairs_path = HERE / pairs_file
+        # The nightly lane keeps its own pairs unless --pairs names others.
+        pairs_path = HERE / pairs_file if args.pairs is None else _pairs_file(name, args.pairs)
         if not pairs_path.is_file():
-            print(f"[{name}] skipped: {pairs_file} not found", file=sys.stderr)
+            print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
             continue
         refuse = load_refuse(HERE / questions_file)
-        res = run_set(HERE / folder, load_pairs(pairs_path), refuse, args.lane, args.model)
+        res = run_set(HERE / folder, _kept_pairs(pairs_path, args.max_overlap), refuse, args.lane, args.model)
         res["set"] = name
         results.append(res)
     if args.json:
@@ -566,7 +587,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _kept_pairs(path: Path, max_overlap: float | None) -> list[Pair]:
+    """The pairs of a file, without those whose week 2 shares more than ``max_overlap`` of week 1."""
+    pairs = load_pairs(path)
+    if max_overlap is None:
+        return pairs
+    return [p for p in pairs if content_overlap(p) <= max_overlap + 1e-9]
+
+
 def _pairs_file(name: str, which: str | None) -> Path:
+    if which == "mid":
+        return HERE / MID[name]
     distant = HERE / DISTANT[name]
     if which == "distant" or (which is None and distant.is_file()):
         return distant
@@ -582,7 +613,7 @@ def _agent_main(args: argparse.Namespace) -> int:
             print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
             continue
         refuse = load_refuse(HERE / questions_file)
-        pairs = load_pairs(pairs_path)
+        pairs = _kept_pairs(pairs_path, args.max_overlap)
         phr = {} if args.no_phrasings else set_phrasings(name, pairs, questions_file)
         res = run_agent_set(HERE / folder, pairs, refuse, args.agent, phr, args.teach_phrasings)
         res["set"], res["pairs_file"] = name, pairs_path.name
