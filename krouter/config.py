@@ -229,7 +229,9 @@ def default_vault() -> Path:
     """
     env = os.environ.get("KROUTER_VAULT")
     if env:
-        return Path(env).expanduser()
+        # Absolute, so that a folder path is never read as a vault's name ("demo" names the demo vault
+        # only when typed on the command line or passed to the library).
+        return Path(env).expanduser().absolute()
     configured = load_config().vault
     if configured is not None:
         return configured

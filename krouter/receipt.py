@@ -59,8 +59,9 @@ class Evidence:
     own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
     page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal).
-    ``asked_for`` is the word a Chinese question asks for (颜色 of 是什么颜色): when the top page lacks
-    it, it counts at half its weight, since a page that answers states the value, not the kind of thing.
+    ``asked_for`` is the word a Chinese question asks for (颜色 of 是什么颜色) when the top page lacks it
+    and it counted at half its weight (a page that answers states the value, not the kind of thing), which
+    happens only when the page holds at least two of the question's other words.
     """
 
     confidence: float = 0.0

@@ -49,9 +49,10 @@ CHINESE = frozenset(
 而且 但是 但 不过 然后 所以 因为 如果 要是 另外 而是 即使 虽然 只要 只有 除了 必须 需要 需 须 务必 一定 肯定
 可能 能否 可否 应 比较 非常 特别 挺 一直 同时 当时 两个 哪位 哪家 哪一 第几
 """
-    # The written register of reading-comprehension and formal questions: 何-interrogatives (何时, 何处,
-    # 由谁) and demonstratives (此鱼 is "this fish", 某人 "someone"). Closed classes again.
+    # The written register of reading-comprehension and formal questions: 何-interrogatives (何时, 何处;
+    # not 何 alone, a common surname), the preposition 由 (由谁负责) and demonstratives (此鱼 is "this
+    # fish", 某人 "someone"). Closed classes again.
     """
-何 何时 何地 何处 何人 何种 何为 何以 何谓 何在 何方 由谁 由谁来 此 彼 某
+何时 何地 何处 何人 何种 何为 何以 何谓 何在 何方 由 由谁 由谁来 此 彼 某
 """.split()
 )

@@ -335,8 +335,9 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
 
 # Chinese interrogatives that name what is asked for when a noun stands next to them: 什么职务, 哪些特点,
 # 别名是什么, 别称叫什么. English "what X" is not read this way: there X names the subject as often as the
-# kind of answer ("what commit message format", "which Stripe API version"), measured in D25.
-_ASKING = frozenset("什么 哪些 哪个 哪种 哪位 哪家 多少 何种 啥 什么样 怎样".split())
+# kind of answer ("what commit message format", "which Stripe API version"), measured in D26.
+# 怎样 and 如何 ask how: the verb after them (怎样删除) is the subject, not the thing asked for.
+_ASKING = frozenset("什么 哪些 哪个 哪种 哪位 哪家 多少 何种 啥 什么样".split())
 _LINKING = frozenset("是 为 叫".split())
 
 
@@ -467,7 +468,7 @@ def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
 # classifiers of the standard language as an explicit list, because 几 also begins ordinary words
 # (几率, 几乎, 几何) that must stay whole.
 _MEASURES = frozenset(
-    "秒分时天周月年号点次个位台件条张种人岁层楼页块元套家处所本辆只头匹架座栋间名届场部首篇节期批份双对句段颗棵株根支把口户例项款门轮代任集章幅封笔顿遍趟回步级倍"
+    "秒分时天周月年号点次个位台件条张种人岁层楼页块元套家处所本辆只头匹架座栋间名届场部首篇节期批份双对句段颗棵株根支把口户例项款门轮代任集章幅封笔顿遍趟回步级倍日度杯类样片道声眼行"
 )
 
 

@@ -322,3 +322,22 @@ def test_a_usage_error_under_json_is_one_json_object_on_stdout(tmp_path: Path) -
         assert "Usage: krouter ask" in done.stderr
     done = subprocess.run([exe, "ask", "-h", "--json"], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0 and "Usage: krouter ask" in done.stdout
+
+
+def test_the_demo_vault_is_never_the_configured_vault(tmp_path: Path) -> None:
+    """KROUTER_VAULT=demo is a folder called demo (which does not exist), not the bundled demo vault: the
+    demo answers only when named on the command line or passed to the library."""
+    import os
+
+    env = {**os.environ, "KROUTER_VAULT": "demo", "KROUTER_CACHE_DIR": str(tmp_path / "c")}
+    env["KROUTER_STATE_DIR"] = str(tmp_path / "s")
+    done = subprocess.run(
+        [sys.executable, "-m", "krouter", "ask", "值班最少要几个人", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "vault folder not found" in json.loads(done.stdout)["error"]
