@@ -17,8 +17,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from krouter import __version__, teach
+from krouter import __version__
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
+from krouter.learner import teach
 from krouter.mcp_server import (
     DEFAULT_K,
     INSTRUCTIONS,

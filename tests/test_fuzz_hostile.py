@@ -18,10 +18,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from krouter import learn, querylog
+from krouter import querylog
 from krouter.check import check
 from krouter.cli import app
-from krouter.lanes import ApiLane
+from krouter.learner import nightly
+from krouter.learner.lanes import ApiLane
+from krouter.learner.report import UNCERTAIN
 from krouter.mcp_server import ask_result
 from krouter.router import Router
 from krouter.vault import MAX_PAGE_BYTES, parse_page
@@ -283,7 +285,7 @@ def test_any_bad_model_reply_is_uncertain_writes_nothing_and_is_asked_again(
         "margin": 0.5,
     }
     log.write_text(json.dumps(entry) + "\n", encoding="utf-8")
-    cursor = learn._cursor_path()
+    cursor = nightly._cursor_path()
     cursor.unlink(missing_ok=True)
     before = {p: p.read_bytes() for p in small_vault.rglob("*.md")}
     lane = ApiLane(
@@ -293,7 +295,7 @@ def test_any_bad_model_reply_is_uncertain_writes_nothing_and_is_asked_again(
         max_retries=0,
         timeout=5,
     )
-    report = learn.learn(small_vault, lane)
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN], report.to_text()
+    report = nightly.learn(small_vault, lane)
+    assert [o.status for o in report.outcomes] == [UNCERTAIN], report.to_text()
     assert not report.cursor_advanced
     assert {p: p.read_bytes() for p in small_vault.rglob("*.md")} == before

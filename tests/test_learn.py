@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter import atomic, learn, page_edit, querylog
+from krouter import atomic, querylog
 from krouter.cli import app
-from krouter.lanes import ApiLane
+from krouter.learner import journal, nightly, page_edit, verify
+from krouter.learner.lanes import ApiLane
+from krouter.learner.report import LEARNED, NO_PAGE, PROPOSED, REJECTED, SKIPPED, UNCERTAIN
 from krouter.vault import parse_page
 
 try:
@@ -138,7 +140,7 @@ def answers(*items: dict[str, object]) -> str:
 
 def run(vault: Path, reply: str | Callable[[httpx.Request], httpx.Response], **kw: object):
     model = Model(reply)
-    report = learn.learn(vault, model.lane(), **kw)  # type: ignore[arg-type]
+    report = nightly.learn(vault, model.lane(), **kw)  # type: ignore[arg-type]
     return report, model
 
 
@@ -149,7 +151,7 @@ def test_correct_pick_with_real_quote_is_learned(vault: Path) -> None:
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
     report, model = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-    assert [o.status for o in report.outcomes] == [learn.LEARNED], report.to_text()
+    assert [o.status for o in report.outcomes] == [LEARNED], report.to_text()
     # The request went through the real client, with the configured model and our system prompt.
     sent = model.requests[0]
     assert sent["model"] == "claude-test"
@@ -161,10 +163,10 @@ def test_correct_pick_with_real_quote_is_learned(vault: Path) -> None:
     changed = [k for k in after if after[k] != before[k]]
     assert changed == [CODE_REVIEW]
     assert parse_page(CODE_REVIEW, after[CODE_REVIEW].decode()).triggers == [MERGE_Q]
-    entry = learn.journal_entries(report.run_id)[0]
+    entry = journal.journal_entries(report.run_id)[0]
     assert entry["page"] == CODE_REVIEW and entry["trigger"] == MERGE_Q and entry["quote"] == GOOD_QUOTE
     assert entry["model"] == "claude-test"
-    assert oct(learn.journal_path().stat().st_mode & 0o777) == "0o600"
+    assert oct(journal.journal_path().stat().st_mode & 0o777) == "0o600"
     assert report.cursor_advanced
 
 
@@ -179,9 +181,9 @@ def test_dry_run_writes_nothing_and_keeps_cursor(vault: Path) -> None:
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}), dry_run=True)
-    assert [o.status for o in report.outcomes] == [learn.PROPOSED]
+    assert [o.status for o in report.outcomes] == [PROPOSED]
     assert snapshot(vault) == before
-    assert not learn.journal_path().exists() or learn.journal_entries() == []
+    assert not journal.journal_path().exists() or journal.journal_entries() == []
     assert not report.cursor_advanced
 
 
@@ -199,7 +201,7 @@ def test_duplicate_questions_are_asked_once(vault: Path) -> None:
     log_weak(vault, MERGE_Q, "  how many sign-offs does a MERGE need ", MERGE_Q)
     report, _ = run(vault, answers({"q": 1, "page": None}))
     assert report.weak == 1 and len(report.outcomes) == 1
-    assert report.outcomes[0].status == learn.NO_PAGE
+    assert report.outcomes[0].status == NO_PAGE
 
 
 # ----- rejected: nothing written -------------------------------------------------------------------
@@ -244,12 +246,12 @@ def test_bad_proposals_write_nothing(vault: Path, reply: str, reason: str) -> No
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
     report, _ = run(vault, reply)
-    assert [o.status for o in report.outcomes] == [learn.REJECTED], report.to_text()
+    assert [o.status for o in report.outcomes] == [REJECTED], report.to_text()
     assert reason in report.outcomes[0].reason
     assert snapshot(vault) == before
-    assert learn.journal_entries() == []
-    logged = [json.loads(x) for x in learn.outcomes_path().read_text().splitlines()]
-    assert logged[-1]["status"] == learn.REJECTED and logged[-1]["reason"]
+    assert journal.journal_entries() == []
+    logged = [json.loads(x) for x in journal.outcomes_path().read_text().splitlines()]
+    assert logged[-1]["status"] == REJECTED and logged[-1]["reason"]
 
 
 def test_neighbour_page_is_rejected(vault: Path) -> None:
@@ -260,7 +262,7 @@ def test_neighbour_page_is_rejected(vault: Path) -> None:
     quote = "The read timeout for Stripe calls is 10 seconds."
     report, model = run(vault, answers({"q": 1, "page": PAYMENTS, "quote": quote}))
     assert PAYMENTS in model.prompt
-    assert [o.status for o in report.outcomes] == [learn.REJECTED]
+    assert [o.status for o in report.outcomes] == [REJECTED]
     assert "neighbour" in report.outcomes[0].reason and "search" in report.outcomes[0].reason
     assert snapshot(vault) == before
 
@@ -291,7 +293,7 @@ def test_a_pick_that_follows_the_order_of_the_candidates_is_rejected(vault: Path
     listed = [_questions_sent(r)[0]["candidates"] for r in model.requests]
     assert len(listed[0]) > 1 and listed[1] == listed[0][::-1]  # type: ignore[arg-type,index]
     assert _pages_sent(second) == _pages_sent(first)[::-1]
-    assert [o.status for o in report.outcomes] == [learn.REJECTED]
+    assert [o.status for o in report.outcomes] == [REJECTED]
     assert "order of the candidates" in report.outcomes[0].reason
     assert snapshot(vault) == before
 
@@ -306,13 +308,13 @@ def test_http_errors_are_uncertain_and_write_nothing(vault: Path, status: int) -
 
     report, model = run(vault, fail)
     assert len(model.requests) == 1
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN]
+    assert [o.status for o in report.outcomes] == [UNCERTAIN]
     assert str(status) in report.outcomes[0].reason
     assert snapshot(vault) == before
     assert not report.cursor_advanced
     # The question is tried again next time, because the cursor did not move.
     report2, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-    assert [o.status for o in report2.outcomes] == [learn.LEARNED]
+    assert [o.status for o in report2.outcomes] == [LEARNED]
 
 
 def test_timeout_is_uncertain_and_writes_nothing(vault: Path) -> None:
@@ -323,7 +325,7 @@ def test_timeout_is_uncertain_and_writes_nothing(vault: Path) -> None:
         raise httpx.ReadTimeout("timed out", request=request)
 
     report, _ = run(vault, hang)
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN]
+    assert [o.status for o in report.outcomes] == [UNCERTAIN]
     assert "timed out" in report.outcomes[0].reason
     assert snapshot(vault) == before
 
@@ -365,12 +367,12 @@ def test_a_reply_that_is_not_the_json_asked_for_is_uncertain_and_asked_again(
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
     report, _ = run(vault, reply)
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN], report.to_text()
+    assert [o.status for o in report.outcomes] == [UNCERTAIN], report.to_text()
     assert reason in report.outcomes[0].reason
     assert snapshot(vault) == before
     assert not report.cursor_advanced
     again, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-    assert [o.status for o in again.outcomes] == [learn.LEARNED]
+    assert [o.status for o in again.outcomes] == [LEARNED]
 
 
 def test_cli_learn_on_a_garbled_reply_is_one_line_and_exit_1(
@@ -378,7 +380,7 @@ def test_cli_learn_on_a_garbled_reply_is_one_line_and_exit_1(
 ) -> None:
     log_weak(vault, MERGE_Q)
     model = Model(_body("<html>gateway</html>", "text/html"))
-    monkeypatch.setattr("krouter.learn_cli.make_lane", lambda *a, **k: model.lane())
+    monkeypatch.setattr("krouter.learner.cli.make_lane", lambda *a, **k: model.lane())
     result = CliRunner().invoke(app, ["learn", "--vault", str(vault)])
     assert result.exit_code == 1
     assert result.exception is None or isinstance(result.exception, SystemExit)
@@ -397,7 +399,7 @@ def test_an_uncertain_question_holds_the_cursor_back_only_from_itself(vault: Pat
         return httpx.Response(200, json=message(answers({"q": 1, "page": None, "quote": None})))
 
     report, _ = run(vault, reply, batch_size=1)
-    assert [o.status for o in report.outcomes] == [learn.NO_PAGE, learn.UNCERTAIN]
+    assert [o.status for o in report.outcomes] == [NO_PAGE, UNCERTAIN]
     assert report.cursor_advanced
     again, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     assert [o.question for o in again.outcomes] == [MERGE_Q]
@@ -412,7 +414,7 @@ def test_a_page_whose_frontmatter_is_an_alias_bomb_is_never_edited(vault: Path) 
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-    assert [o.status for o in report.outcomes] == [learn.REJECTED], report.to_text()
+    assert [o.status for o in report.outcomes] == [REJECTED], report.to_text()
     assert "frontmatter has a problem" in report.outcomes[0].reason
     assert snapshot(vault) == before
 
@@ -433,7 +435,7 @@ def test_a_run_past_its_time_budget_asks_nothing_more_and_keeps_the_rest(vault: 
     log_weak(vault, MERGE_Q, SEARCH_Q)
     report, model = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}), time_budget=0)
     assert model.requests == []
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN, learn.UNCERTAIN]
+    assert [o.status for o in report.outcomes] == [UNCERTAIN, UNCERTAIN]
     assert "time budget" in report.outcomes[0].reason
     assert not report.cursor_advanced
 
@@ -448,8 +450,8 @@ def test_each_call_timeout_is_capped_by_the_run_budget(vault: Path) -> None:
 
     model = Model(hang)
     lane = model.lane()  # a 5 s timeout per call
-    report = learn.learn(vault, lane, time_budget=0.5)
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN]
+    report = nightly.learn(vault, lane, time_budget=0.5)
+    assert [o.status for o in report.outcomes] == [UNCERTAIN]
     assert seen and all(max(t.values()) <= 0.5 for t in seen)  # type: ignore[union-attr]
 
 
@@ -486,13 +488,13 @@ def test_undo_restores_byte_for_byte(vault: Path) -> None:
         return httpx.Response(200, json=message(json.dumps({"answers": out})))
 
     report, _ = run(vault, reply)
-    assert report.count(learn.LEARNED) == 2, report.to_text()
+    assert report.count(LEARNED) == 2, report.to_text()
     after = snapshot(vault)
     assert after[CODE_REVIEW] != before[CODE_REVIEW]
     assert after["Runbooks/Email API timeouts.md"].startswith(b"\xef\xbb\xbf---\r\ntriggers:\r\n")
     assert parse_page(CODE_REVIEW, after[CODE_REVIEW].decode()).triggers == ["old one", MERGE_Q]
 
-    undone = learn.undo(report.run_id)
+    undone = journal.undo(report.run_id)
     assert undone.count("restored") == 2
     assert snapshot(vault) == before
 
@@ -539,13 +541,13 @@ def test_crash_between_journal_and_rename_leaves_every_page_valid(
         m.setattr(atomic.os, "replace", power_cut)
         run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     # The journal has the change; the page still holds its old bytes and every page still parses.
-    entries = learn.journal_entries()
+    entries = journal.journal_entries()
     assert len(entries) == 1 and entries[0]["page"] == CODE_REVIEW
     assert snapshot(vault) == before
     for rel, data in snapshot(vault).items():
         assert parse_page(rel, data.decode("utf-8-sig")).yaml_error is None
     # Undo of the interrupted run needs nothing and touches nothing.
-    undone = learn.undo(str(entries[0]["run_id"]))
+    undone = journal.undo(str(entries[0]["run_id"]))
     assert [o.status for o in undone.outcomes] == ["unchanged"]
     assert snapshot(vault) == before
 
@@ -593,7 +595,7 @@ def test_injected_instructions_cannot_write_outside_candidate_triggers(vault: Pa
     report, model = run(vault, reply)
     assert "</ page>" in model.prompt  # the page could not close its own block
     statuses = {o.question: (o.status, o.page) for o in report.outcomes}
-    assert statuses[MERGE_Q] == (learn.REJECTED, "../outside.md")
+    assert statuses[MERGE_Q] == (REJECTED, "../outside.md")
     after_all = snapshot(tmp_path)
     assert set(after_all) == set(before_all)  # no file created anywhere
     cand_pages = {p for o in report.outcomes for p in o.candidates}
@@ -626,7 +628,7 @@ def test_other_cli_lanes_are_refused_unless_opted_in(vault: Path, monkeypatch: p
 def test_opted_in_cli_lane_output_is_only_a_proposal(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from krouter.lanes import make_lane
+    from krouter.learner.lanes import make_lane
 
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -638,27 +640,27 @@ def test_opted_in_cli_lane_output_is_only_a_proposal(
     monkeypatch.setenv("KROUTER_ALLOW_UNCONFINED", "1")
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
-    report = learn.learn(vault, make_lane("fakemodel", "m"))
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN]  # not the JSON asked for
+    report = nightly.learn(vault, make_lane("fakemodel", "m"))
+    assert [o.status for o in report.outcomes] == [UNCERTAIN]  # not the JSON asked for
     assert snapshot(vault) == before  # it ran in a temp folder, not the vault
 
 
 def test_cli_dry_run_json(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import krouter.learn_cli as learn_cli
+    import krouter.learner.cli as learner_cli
 
     model = Model(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-    monkeypatch.setattr(learn_cli, "make_lane", lambda name, m: model.lane())
+    monkeypatch.setattr(learner_cli, "make_lane", lambda name, m: model.lane())
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run", "--json", "--max", "5"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["dry_run"] is True and data["outcomes"][0]["status"] == learn.PROPOSED
+    assert data["dry_run"] is True and data["outcomes"][0]["status"] == PROPOSED
     assert snapshot(vault) == before
 
 
 def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import krouter.learn_cli as learn_cli
+    import krouter.learner.cli as learner_cli
     from krouter.config import learn_env_path
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-the-shell")
@@ -671,7 +673,7 @@ def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytes
         seen.append(os.environ.get("ANTHROPIC_API_KEY"))
         return model.lane()
 
-    monkeypatch.setattr(learn_cli, "make_lane", lane_for)
+    monkeypatch.setattr(learner_cli, "make_lane", lane_for)
     log_weak(vault, MERGE_Q)
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
     assert res.exit_code == 0, res.output
@@ -709,7 +711,7 @@ def test_dry_run_without_a_model_lists_the_weak_questions(vault: Path) -> None:
 def test_claude_lane_has_no_tools_temp_cwd_and_minimal_env(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from krouter.lanes import claude_lane
+    from krouter.learner.lanes import claude_lane
 
     fake = tmp_path / "claude"
     # Prints its arguments, working directory and environment instead of calling a model.
@@ -729,15 +731,15 @@ def test_claude_lane_has_no_tools_temp_cwd_and_minimal_env(
 
 
 def test_failing_cli_lane_is_uncertain(vault: Path, tmp_path: Path) -> None:
-    from krouter.lanes import CommandLane
+    from krouter.learner.lanes import CommandLane
 
     fail = tmp_path / "fail"
     fail.write_text("#!/bin/sh\necho boom >&2\nexit 3\n")
     fail.chmod(0o755)
     log_weak(vault, MERGE_Q)
     before = snapshot(vault)
-    report = learn.learn(vault, CommandLane("fail", [str(fail)], "m"))
-    assert [o.status for o in report.outcomes] == [learn.UNCERTAIN]
+    report = nightly.learn(vault, CommandLane("fail", [str(fail)], "m"))
+    assert [o.status for o in report.outcomes] == [UNCERTAIN]
     assert "exited 3" in report.outcomes[0].reason
     assert snapshot(vault) == before
 
@@ -746,11 +748,11 @@ def test_failing_cli_lane_is_uncertain(vault: Path, tmp_path: Path) -> None:
 
 
 def test_cli_without_a_vault_never_learns_on_the_demo_vault(monkeypatch: pytest.MonkeyPatch) -> None:
-    import krouter.learn_cli as learn_cli
+    import krouter.learner.cli as learner_cli
     from krouter.config import bundled_vault
 
     model = Model(answers())
-    monkeypatch.setattr(learn_cli, "make_lane", lambda name, m: model.lane())
+    monkeypatch.setattr(learner_cli, "make_lane", lambda name, m: model.lane())
     demo = bundled_vault()
     log_weak(demo, MERGE_Q)
     before = snapshot(demo)
@@ -766,11 +768,11 @@ def test_question_too_long_for_a_trigger_is_skipped_with_a_reason(vault: Path) -
     log_weak(vault, long_q)
     before = snapshot(vault)
     report, model = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-    assert [o.status for o in report.outcomes] == [learn.SKIPPED]
+    assert [o.status for o in report.outcomes] == [SKIPPED]
     assert "too long for a trigger" in report.outcomes[0].reason
     assert model.requests == []  # never sent to the model
     assert snapshot(vault) == before
-    logged = [json.loads(line) for line in learn.outcomes_path().read_text(encoding="utf-8").splitlines()]
+    logged = [json.loads(line) for line in journal.outcomes_path().read_text(encoding="utf-8").splitlines()]
     assert "too long for a trigger" in logged[-1]["reason"]
 
 
@@ -785,17 +787,17 @@ def test_specific_units_use_the_routers_vocabulary_aware_cut(tmp_path: Path) -> 
         router.refresh()
         # jieba alone keeps "一上午", which no page holds; the router re-cuts it to "上午" (one page),
         # which is rarer than "周会" (two pages): the learner must see the same unit.
-        assert learn._specific_units(router, "周会是一上午吗？", set()) == ["上午"]
+        assert verify._specific_units(router, "周会是一上午吗？", set()) == ["上午"]
 
 
 def test_cursor_is_written_through_a_fresh_temp_file(vault: Path, tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n", encoding="utf-8")
-    cursor = learn._cursor_path()
+    cursor = nightly._cursor_path()
     cursor.parent.mkdir(parents=True, exist_ok=True)
     # A temp file name that was fixed and known in advance could be planted as a symlink.
     (cursor.parent / f".{cursor.name}.tmp").symlink_to(victim)
-    learn._write_cursor("vault-id", 12.5)
+    nightly._write_cursor("vault-id", 12.5)
     assert victim.read_text(encoding="utf-8") == "keep me\n"
     assert json.loads(cursor.read_text(encoding="utf-8")) == {"vault-id": 12.5}
     assert cursor.stat().st_mode & 0o777 == 0o600

@@ -42,7 +42,7 @@ def test_a_model_that_always_takes_the_first_candidate_teaches_nothing() -> None
 
 
 def test_agent_lane_honest_teaches_no_wrong_page_and_careless_is_bounded() -> None:
-    from krouter import teach
+    from krouter.learner import teach
 
     folder, _pairs, questions_file = learn_bench.SETS["dev"]
     pairs = learn_bench.load_pairs(BENCH / learn_bench.DISTANT["dev"])

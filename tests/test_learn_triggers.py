@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from test_learn import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, Model, answers, log_weak
 
-from krouter import learn
+from krouter.learner import nightly
+from krouter.learner.report import LEARNED
 from krouter.router import Router
 
 
@@ -33,8 +34,8 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _learn_merge_trigger(vault: Path) -> None:
     log_weak(vault, MERGE_Q)
     model = Model(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-    report = learn.learn(vault, model.lane())
-    assert report.count(learn.LEARNED) == 1, json.dumps(report.to_dict())
+    report = nightly.learn(vault, model.lane())
+    assert report.count(LEARNED) == 1, json.dumps(report.to_dict())
 
 
 def test_learned_trigger_brings_back_the_question_it_was_learned_from(vault: Path) -> None:

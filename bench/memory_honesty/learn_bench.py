@@ -15,7 +15,7 @@ words with the question: stand-ins for a careless model, to measure what the lea
 
 The agent lane (``--agent honest|careless``) has no nightly run: in week 1 an agent asks each question
 (with its phrasings from ``phrasings/``, written by helpers who saw only the questions), and on a
-refusal reads the closest pages the receipt names and may teach one through ``krouter.teach`` (the checks and caps an MCP agent meets). The
+refusal reads the closest pages the receipt names and may teach one through ``krouter.learner.teach`` (the checks and caps an MCP agent meets). The
 honest stand-in teaches only when the gold page is among the pages it read, with a real sentence from
 it; the careless one teaches the closest page whatever it is, with its first sentence. ``--pairs
 distant`` (the default when the files exist) uses pairs whose week-2 wording shares almost none of week
@@ -48,10 +48,11 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parents[1]) not in sys.path:
     sys.path.insert(0, str(HERE.parents[1]))
 
-from krouter import learn, teach  # noqa: E402
 from krouter.config import Config  # noqa: E402
-from krouter.lanes import Lane, make_lane  # noqa: E402
-from krouter.quote_check import is_sentence  # noqa: E402
+from krouter.learner import nightly, teach  # noqa: E402
+from krouter.learner.lanes import Lane, make_lane  # noqa: E402
+from krouter.learner.report import LEARNED  # noqa: E402
+from krouter.learner.verify import is_sentence  # noqa: E402
 from krouter.router import Router  # noqa: E402
 from krouter.tokenizer import index_terms, query_terms  # noqa: E402
 from krouter.vault import parse_page  # noqa: E402
@@ -284,19 +285,19 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
                 lane = LexicalLane(root, {})
             else:
                 lane = make_lane(lane_name, model)
-            report = learn.learn(root, lane, max_questions=(len(pairs) + len(refuse)) * 2)
+            report = nightly.learn(root, lane, max_questions=(len(pairs) + len(refuse)) * 2)
             with Router(root) as router:
                 after = score(router, pairs, refuse, "week2")
                 week1_after = score(router, pairs, [], "week1")
-            learned_pages = [o.page for o in report.outcomes if o.status == learn.LEARNED]
+            learned_pages = [o.page for o in report.outcomes if o.status == LEARNED]
     gold_of = {p.week1: p.gold for p in pairs}
     wrong_learned = sum(
-        1 for o in report.outcomes if o.status == learn.LEARNED and gold_of.get(o.question) != o.page
+        1 for o in report.outcomes if o.status == LEARNED and gold_of.get(o.question) != o.page
     )
-    neighbours_learned = sum(1 for o in report.outcomes if o.status == learn.LEARNED and o.question in refuse)
+    neighbours_learned = sum(1 for o in report.outcomes if o.status == LEARNED and o.question in refuse)
     reasons: dict[str, int] = {}
     for o in report.outcomes:
-        if o.status != learn.LEARNED:
+        if o.status != LEARNED:
             # Group by the reason's wording, without the quoted words that differ per question.
             key = f"{o.status}: {_QUOTED.sub('', o.reason).strip()}"
             reasons[key] = reasons.get(key, 0) + 1

@@ -2,7 +2,7 @@
 
 An agent that KRouter refused may read the closest page and report that it answers the question, with
 the sentence that does. The agent proposes; KRouter decides, with the nightly learner's own checks
-(``learn.verify_pick``) and its own byte-preserving edit (``learn.write_trigger``), journaled under a run
+(``verify.verify_pick``) and its own byte-preserving edit (``journal.write_trigger``), journaled under a run
 id that ``krouter learn --undo RUN_ID`` reverses exactly. The agent never writes a page and never names
 what is written: the only thing added is the question itself, as one trigger of one memory page.
 
@@ -18,8 +18,20 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from krouter import config, learn, page_edit, querylog
+from krouter import config, querylog
 from krouter.errors import KRouterError
+from krouter.learner import page_edit
+from krouter.learner.journal import (
+    append_jsonl,
+    journal_entries,
+    new_run_id,
+    outcomes_path,
+    read_for_edit,
+    write_trigger,
+)
+from krouter.learner.nightly import WEAK_MARGIN
+from krouter.learner.report import LEARNED
+from krouter.learner.verify import candidates, verify_pick
 from krouter.phrasings import check as check_phrasings
 from krouter.router import Router
 from krouter.tokenizer import normalize
@@ -82,7 +94,7 @@ def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
 
 def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | None:
     """Why the caps or an earlier teaching forbid this one, or None."""
-    mine = [e for e in learn.journal_entries() if e.get("vault") == str(root)]
+    mine = [e for e in journal_entries() if e.get("vault") == str(root)]
     agents = [e for e in mine if e.get("lane") == AGENT_LANE]
     for e in mine:
         if (
@@ -129,9 +141,9 @@ def teach(
     """
     cleaned = check_phrasings(phrasings)
     result = TeachResult(NOT_TAUGHT, page_edit.clean_trigger(question), page, quote, cleaned)
-    result.reason = _teach(router, result, client, run_id or learn.new_run_id())
-    learn._append_jsonl(
-        learn.outcomes_path(),
+    result.reason = _teach(router, result, client, run_id or new_run_id())
+    append_jsonl(
+        outcomes_path(),
         {
             "time": time.time(),
             "vault": str(router.root),
@@ -167,7 +179,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     top = receipt.top
     if top is not None and top.path == rel:
         return f"KRouter already cites {rel} for this question: nothing to teach"
-    if top is not None and receipt.evidence.margin >= learn.WEAK_MARGIN:
+    if top is not None and receipt.evidence.margin >= WEAK_MARGIN:
         return (
             f"KRouter already cites {top.path} for this question; teaching is for questions it refuses "
             f"(or barely answers)"
@@ -177,16 +189,16 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     if problem:
         return problem
     try:
-        page_bytes = learn.read_for_edit(router.root, rel)
+        page_bytes = read_for_edit(router.root, rel)
     except (KRouterError, OSError, UnicodeDecodeError) as exc:
         return f"page cannot be read: {exc}"
     ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
-    cands = learn.candidates(router, question, folders)
-    also = [(p, learn.candidates(router, p, folders)) for p in result.phrasings]
-    problem = learn.verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
+    cands = candidates(router, question, folders)
+    also = [(p, candidates(router, p, folders)) for p in result.phrasings]
+    problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
     if problem:
         return problem
-    status, reason = learn.write_trigger(
+    status, reason = write_trigger(
         router.root,
         page_bytes,
         question,
@@ -194,7 +206,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         dry_run=False,
         record={"quote": result.quote, "lane": AGENT_LANE, "model": client, "phrasings": result.phrasings},
     )
-    if status != learn.LEARNED:
+    if status != LEARNED:
         return reason
     result.status, result.run_id, result.trigger = TAUGHT, run_id, question
     return ""
@@ -206,12 +218,12 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
     ``vault`` keeps one vault's entries; None keeps all.
     """
     undone: set[str] = set()
-    for _offset, item in querylog.read(learn.outcomes_path()):
+    for _offset, item in querylog.read(outcomes_path()):
         if "undo" in item and isinstance(item.get("restored"), int) and item["restored"]:
             undone.add(str(item["undo"]))
     root = str(vault.resolve()) if vault is not None else None
     out = []
-    for e in learn.journal_entries():
+    for e in journal_entries():
         if root is not None and e.get("vault") != root:
             continue
         out.append(

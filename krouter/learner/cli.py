@@ -1,7 +1,9 @@
-"""``krouter learn``: the command-line face of the learner (registered in ``krouter.cli``).
+"""``krouter learn`` and ``krouter teach``: the command-line face of the learner (registered in ``krouter.cli``).
 
-Exit codes: 0 done, 1 the model could not be asked for some questions ("uncertain") or another error,
-2 usage error.
+``krouter learn`` exit codes: 0 done, 1 the model could not be asked for some questions ("uncertain") or
+another error, 2 usage error. ``krouter teach`` exit codes: 0 taught, 3 not taught (the reason is
+printed; nothing was written), 2 usage error (phrasings over the bounds, a vault that is not there), 1
+another error.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import typer
 from krouter import config
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.errors import KRouterError, VaultNotFound
-from krouter.lanes import Lane, LaneError, make_lane
+from krouter.learner.lanes import Lane, LaneError, make_lane
 
 if TYPE_CHECKING:
-    from krouter.learn import LearnReport
+    from krouter.learner.report import LearnReport
+
+EXIT_NOT_TAUGHT = 3
 
 
 def learn_command(
@@ -63,7 +67,8 @@ def learn_command(
 ) -> None:
     """Learn recall triggers from weak questions in the private query log (quote-verified, undoable)."""
     # Imported here so that `krouter ask` never pays for the learner's modules.
-    from krouter import learn
+    from krouter.learner import journal, nightly
+    from krouter.learner.report import UNCERTAIN
 
     if list_runs:
         _list(vault, as_json)
@@ -71,7 +76,7 @@ def learn_command(
     listing_only = False
     try:
         if undo:
-            report = learn.undo(undo)
+            report = journal.undo(undo)
         else:
             cfg = config.load_config()
             root = config.vault_to_write(vault, "learn on")
@@ -86,7 +91,7 @@ def learn_command(
                     raise
                 # A dry run without a model still shows what a run would send.
                 chosen, listing_only = _NoModel(), True
-            report = learn.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
+            report = nightly.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except (KRouterError, OSError) as exc:  # an unwritable state dir, a vault gone mid-run: one line
@@ -97,7 +102,7 @@ def learn_command(
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
         typer.echo(_undo_text(report) if undo else report.to_text())
-    if report.count(learn.UNCERTAIN) and not listing_only:
+    if report.count(UNCERTAIN) and not listing_only:
         raise typer.Exit(1)
 
 
@@ -133,8 +138,8 @@ class _NoModel:
 
 def _list(vault: Path | None, as_json: bool) -> None:
     """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
+    from krouter.learner.teach import history
     from krouter.safe_text import visible
-    from krouter.teach import history
 
     rows = history(vault)
     if as_json:
@@ -150,3 +155,49 @@ def _list(vault: Path | None, as_json: bool) -> None:
         typer.echo(
             visible(f"{r['run_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}{undone}")
         )
+
+
+def teach_command(
+    question: Annotated[str, typer.Argument(help="The question KRouter refused, as it was asked.")],
+    page: Annotated[
+        str,
+        typer.Option("--page", help="Vault-relative path of the page that answers it.", show_default=False),
+    ],
+    quote: Annotated[
+        str,
+        typer.Option(
+            "--quote", help="The sentence of that page that answers it, copied.", show_default=False
+        ),
+    ],
+    also: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--also",
+            help="Another phrasing of the question (e.g. in the notes' language); repeatable, at most 4.",
+            show_default=False,
+        ),
+    ] = None,
+    vault: NamedVaultOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+) -> None:
+    """Teach KRouter that PAGE answers QUESTION: checked like the nightly learner's picks, undoable."""
+    from krouter.learner import teach
+    from krouter.phrasings import BadPhrasings
+    from krouter.router import Router
+    from krouter.safe_text import clean, visible
+
+    try:
+        root = config.vault_to_write(vault, "teach")
+        if not root.is_dir():
+            raise VaultNotFound(f"vault folder not found: {root}")
+        with Router(root) as router:
+            # Undecodable bytes in an argument must not reach the journal, the page or the terminal.
+            phrasings = [clean(p) for p in also or []]
+            result = teach.teach(router, clean(question), clean(page), clean(quote), phrasings, client="cli")
+    except (BadPhrasings, *USAGE_ERRORS) as exc:
+        raise fail(str(exc), EXIT_USAGE) from exc
+    except KRouterError as exc:
+        raise fail(str(exc)) from exc
+    typer.echo(json.dumps(result.to_dict(), ensure_ascii=False) if as_json else visible(result.to_text()))
+    if not result.taught:
+        raise typer.Exit(EXIT_NOT_TAUGHT)

@@ -1,0 +1,16 @@
+"""The learner: weak questions become verified recall triggers, from the nightly run or an agent's teaching.
+
+Both teachers share one verification path and one journaled page edit, so a trigger is only ever
+written after the same checks and can always be undone byte for byte:
+
+- ``nightly``: the nightly run (query log since the cursor → candidates → model → verify → write).
+- ``teach``: an agent's teaching (``krouter teach``, MCP ``krouter_teach``): caps, then verify → write.
+- ``verify``: the one verification path: a question's candidates, and every check a pick must pass.
+- ``journal``: the one write path (a verified trigger onto its page, journaled), and undo of a run.
+- ``page_edit``: the byte-preserving edit of a page's ``triggers`` list, written atomically.
+- ``report``: what happened to each question (statuses, outcomes, a run's report).
+- ``lanes``: how a model is called; ``prompt``: what it is asked and how its reply is read.
+- ``cli``: the ``krouter learn`` and ``krouter teach`` commands.
+
+Nothing is imported here, so that importing one module (the CLI's) does not load the others.
+"""

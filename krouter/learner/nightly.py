@@ -1,0 +1,336 @@
+"""The nightly learner run: turn weak questions from the private query log into verified recall triggers.
+
+One run: read the log since the cursor, keep this vault's weak questions (refused, or cited with little
+margin), deduplicate them, build each one's candidate pages (``verify.candidates``, through
+``Router.decide`` so the learner's own lookups are not logged), ask a model in batches to pick a page
+and copy the sentence that answers, check every pick (``verify.verify_pick``), and add the question to
+the picked page's ``triggers`` (``journal.write_trigger``, which journals every change so
+``journal.undo(run_id)`` can restore the exact bytes). The model never writes anything: it proposes,
+the learner verifies and writes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from krouter import config, querylog
+from krouter.errors import KRouterError
+from krouter.learner import page_edit
+from krouter.learner.journal import (
+    append_jsonl,
+    new_run_id,
+    outcomes_path,
+    read_for_edit,
+    write_private,
+    write_trigger,
+)
+from krouter.learner.lanes import Lane, LaneError
+from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
+from krouter.learner.report import NO_PAGE, REJECTED, SKIPPED, UNCERTAIN, LearnReport, Outcome
+from krouter.learner.verify import candidates, verify_pick
+from krouter.receipt import Citation
+from krouter.router import Router
+from krouter.tokenizer import normalize
+from krouter.vault import contained_path, parse_page, read_contained
+
+CURSOR_NAME = "learn_cursor.json"
+WEAK_MARGIN = 0.15
+BATCH_SIZE = 5
+DEFAULT_MAX = 50
+# A whole run's model time. A hung endpoint costs each call its timeout times its retries (~6 minutes
+# with the API lane's defaults); past this, the questions left are "uncertain" and asked next run.
+RUN_BUDGET_S = 20 * 60.0
+
+
+@dataclass
+class _Weak:
+    question: str
+    first_time: float
+
+
+# ----- the query log and the cursor ---------------------------------------------------------------
+
+
+def _log_files() -> list[Path]:
+    path = querylog.log_path()
+    rotated = [path.with_name(f"{path.name}.{n}") for n in range(querylog.KEEP_ROTATED, 0, -1)]
+    return [p for p in (*rotated, path) if p.exists()]
+
+
+def _cursor_path() -> Path:
+    return config.state_dir() / CURSOR_NAME
+
+
+def _read_cursor(vid: str) -> float:
+    try:
+        data = json.loads(_cursor_path().read_text(encoding="utf-8"))
+        return float(data.get(vid, 0.0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def _write_cursor(vid: str, value: float) -> None:
+    path = _cursor_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data[vid] = value
+    write_private(path, json.dumps(data, indent=1).encode("utf-8"), append=False)
+
+
+def _is_weak(item: dict[str, object]) -> bool:
+    if item.get("decision") == "refuse":
+        return True
+    margin = item.get("margin")
+    return isinstance(margin, (int, float)) and margin < WEAK_MARGIN
+
+
+def _question_key(question: str) -> str:
+    return " ".join(normalize(question).split()).rstrip("?？!！.。 ")
+
+
+def weak_questions(
+    entries: Iterable[dict[str, object]], vid: str, since: float
+) -> tuple[list[_Weak], list[float]]:
+    """This vault's weak questions logged after ``since``, deduplicated, oldest first; and all entry times.
+
+    Ordered by when each question was first asked, so a bounded run (``--max``) handles the oldest first.
+    """
+    seen: dict[str, _Weak] = {}
+    times: list[float] = []
+    for item in entries:
+        t = item.get("time")
+        q = item.get("question")
+        if item.get("vault_id") != vid or not isinstance(t, (int, float)) or t <= since:
+            continue
+        times.append(float(t))
+        if not isinstance(q, str) or not q.strip() or not _is_weak(item):
+            continue
+        key = _question_key(q)
+        if key and key not in seen:
+            seen[key] = _Weak(" ".join(q.split()), float(t))
+    return sorted(seen.values(), key=lambda w: w.first_time), sorted(times)
+
+
+def _log_entries() -> Iterable[dict[str, object]]:
+    for path in _log_files():
+        for _offset, item in querylog.read(path):
+            yield item
+
+
+_OUT_OF_TIME = "the run's time budget (%.0f s) ran out before the model was asked; asked again next run"
+
+
+# ----- the run -----------------------------------------------------------------------------------------
+
+
+def _batches(items: list, size: int) -> Iterable[list]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _page_start(root: Path, rel: str) -> str:
+    text = read_contained(root, contained_path(root, rel)).decode("utf-8", errors="replace")
+    return parse_page(rel, text).body.strip()
+
+
+def learn(
+    vault: Path | str,
+    lane: Lane,
+    *,
+    max_questions: int = DEFAULT_MAX,
+    dry_run: bool = False,
+    exclude_folders: Iterable[str] | None = None,
+    batch_size: int = BATCH_SIZE,
+    run_id: str | None = None,
+    time_budget: float = RUN_BUDGET_S,
+) -> LearnReport:
+    """One learner run over ``vault``. Returns what happened to every weak question.
+
+    Writes pages only for verified picks (never in a dry run). The log cursor advances (never in a dry
+    run) only up to the first question whose outcome is uncertain (the model could not be asked, did
+    not answer it, or sent something that is not the JSON asked for), so that one and every later one
+    is asked again next time. ``time_budget`` bounds the run's model calls, in seconds.
+    """
+    deadline = time.monotonic() + max(time_budget, 0.0)
+    # Every call's timeout is capped by what is left (lanes that do not know the attribute ignore it).
+    lane.deadline = deadline
+    cfg = config.load_config()
+    folders = config.folder_names(exclude_folders if exclude_folders is not None else cfg.exclude_folders)
+    run_id = run_id or new_run_id()
+    with Router(vault) as router:
+        root = router.root
+        vid = querylog.vault_id(root)
+        since = _read_cursor(vid)
+        weak, times = weak_questions(_log_entries(), vid, since)
+        report = LearnReport(run_id, str(root), lane.name, lane.model, dry_run, log_entries=len(times))
+        report.weak = len(weak)
+        todo = weak[: max(max_questions, 0)]
+        rest = weak[len(todo) :]
+
+        router.refresh()
+        # Inputs and clippings pages, left out of the neighbour check (see verify._specific_units).
+        ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
+        prepared: list[tuple[str, list[Citation]]] = []
+        for w in todo:
+            problem = page_edit.trigger_problem(page_edit.clean_trigger(w.question))
+            if problem:
+                # Refused before the model sees it: it could never be written as a trigger.
+                report.outcomes.append(Outcome(w.question, SKIPPED, reason=problem))
+                continue
+            cands = candidates(router, w.question, folders)
+            if not cands:
+                report.outcomes.append(Outcome(w.question, SKIPPED, reason="no candidate page"))
+                continue
+            prepared.append((w.question, cands))
+
+        for batch in _batches(prepared, max(batch_size, 1)):
+            if time.monotonic() >= deadline:
+                report.outcomes.extend(
+                    Outcome(
+                        q, UNCERTAIN, reason=_OUT_OF_TIME % time_budget, candidates=[c.path for c in cands]
+                    )
+                    for q, cands in batch
+                )
+                continue
+            report.outcomes.extend(_run_batch(router, lane, batch, ignore, run_id, dry_run))
+
+        for o in report.outcomes:
+            append_jsonl(
+                outcomes_path(), {"run_id": run_id, "time": time.time(), "vault": str(root), **asdict(o)}
+            )
+
+        if not dry_run and times:
+            # Stop just before the first question this run did not settle: one it did not reach (a
+            # bounded run), or one whose outcome is uncertain.
+            first_seen = {w.question: w.first_time for w in weak}
+            unsettled = [first_seen[o.question] for o in report.outcomes if o.status == UNCERTAIN]
+            unsettled += [rest[0].first_time] if rest else []
+            cutoff = min(unsettled, default=None)
+            done = [t for t in times if cutoff is None or t < cutoff]
+            if done:
+                _write_cursor(vid, done[-1])
+                report.cursor_advanced = True
+    return report
+
+
+def _run_batch(
+    router: Router,
+    lane: Lane,
+    batch: list[tuple[str, list[Citation]]],
+    ignore: set[int],
+    run_id: str,
+    dry_run: bool,
+) -> list[Outcome]:
+    root = router.root
+    qs = [BatchQuestion(i + 1, q, tuple(c.path for c in cands)) for i, (q, cands) in enumerate(batch)]
+    pages: dict[str, str] = {}
+    for b in qs:
+        for p in b.candidates:
+            if p not in pages:
+                try:
+                    pages[p] = _page_start(root, p)
+                except (KRouterError, OSError):
+                    pages[p] = ""
+
+    def all_as(status: str, reason: str) -> list[Outcome]:
+        return [
+            Outcome(q, status, reason=reason, candidates=list(b.candidates))
+            for (q, _), b in zip(batch, qs, strict=True)
+        ]
+
+    # The same questions twice, the second time with each question's candidates and the page texts in
+    # reverse order: a pick that depends on where a page was listed or shown (a model leaning on the
+    # first one, or on the router's order) is not a judgement that the page answers the question.
+    replies: list[dict[int, Proposal]] = []
+    problems: list[str] = []
+    reordered = [BatchQuestion(b.q, b.question, b.candidates[::-1]) for b in qs]
+    for order, shown in ((qs, pages), (reordered, dict(reversed(list(pages.items()))))):
+        try:
+            reply = lane.complete(SYSTEM, render(order, shown))
+        except LaneError as exc:
+            return all_as(UNCERTAIN, str(exc))
+        try:
+            proposals, found = parse(reply)
+        except MalformedReply as exc:
+            # Not the JSON asked for (cut off, an error page, prose): the model did not answer.
+            return all_as(UNCERTAIN, f"model reply unusable: {exc}")
+        problems.extend(found)
+        by_q: dict[int, Proposal] = {}
+        for p in proposals:
+            # One answer per question: a second answer for the same number is ignored, not merged.
+            by_q.setdefault(p.q, p)
+        replies.append(by_q)
+    out: list[Outcome] = []
+    for (question, cands), b in zip(batch, qs, strict=True):
+        first, second = (r.get(b.q) for r in replies)
+        cand_paths = list(b.candidates)
+        if first is None or second is None:
+            # No usable answer for this question is a failed call for it, not a judgement: ask again.
+            reason = "; ".join(dict.fromkeys(problems)) if problems else "the model gave no answer for it"
+            out.append(Outcome(question, UNCERTAIN, reason=reason, candidates=cand_paths))
+            continue
+        if first.page != second.page:
+            out.append(
+                Outcome(
+                    question,
+                    REJECTED,
+                    page=first.page,
+                    reason=f"the model's pick changed with the order of the candidates "
+                    f"({first.page or 'none'} vs {second.page or 'none'})",
+                    candidates=cand_paths,
+                )
+            )
+            continue
+        if first.page is None:
+            out.append(
+                Outcome(
+                    question, NO_PAGE, reason="the model says no candidate answers", candidates=cand_paths
+                )
+            )
+            continue
+        out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run))
+    return out
+
+
+def _apply(
+    router: Router,
+    question: str,
+    ignore: set[int],
+    cands: list[Citation],
+    prop: Proposal,
+    run_id: str,
+    lane: Lane,
+    dry_run: bool,
+) -> Outcome:
+    root = router.root
+    cand_paths = [c.path for c in cands]
+    outcome = Outcome(question, REJECTED, page=prop.page, quote=prop.quote, candidates=cand_paths)
+    if prop.page not in cand_paths:
+        outcome.reason = "the page is not one of this question's candidates"
+        return outcome
+    try:
+        page = read_for_edit(root, prop.page)
+    except (KRouterError, OSError, UnicodeDecodeError) as exc:
+        outcome.reason = f"page cannot be read: {exc}"
+        return outcome
+    reason = verify_pick(router, question, ignore, cands, prop.page, prop.quote, page.text)
+    if reason:
+        outcome.reason = reason
+        return outcome
+    outcome.status, outcome.reason = write_trigger(
+        root,
+        page,
+        question,
+        run_id,
+        dry_run=dry_run,
+        record={"quote": prop.quote, "lane": lane.name, "model": lane.model},
+    )
+    return outcome

@@ -1,0 +1,203 @@
+"""The one verification path: every pick, the nightly model's or an agent's, passes here before it is written.
+
+``candidates`` gives the live pages the router would consider for a question; ``verify_pick`` says why
+a pick of one of them must be rejected, or None. The quote checks below it are lexical and cheap on
+purpose: the model (or agent) proposes, and these decide. A quote must be on the page (after Unicode
+and whitespace normalisation), be a sentence rather than a fragment, and share a content word with
+the question.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from krouter import config
+from krouter.receipt import Citation
+from krouter.router import Router
+from krouter.tokenizer import fallback_bigrams, index_terms, is_cjk, query_terms
+from krouter.vault import parse_page
+
+CANDIDATE_POOL = 12
+MAX_CANDIDATES = 5
+MIN_WORDS = 4
+MIN_CJK = 8
+MAX_QUOTE_CHARS = 600
+
+
+# ----- the quote checks -----------------------------------------------------------------------------
+
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+# Emphasis and code marks a model drops when it copies a sentence, and table cell bars it turns into
+# spaces; treated the same on both sides, so this cannot make a quote match words that are not there.
+_MARKUP = str.maketrans({"*": None, "`": None, "|": " "})
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, case-folded, Markdown emphasis marks dropped, whitespace runs collapsed to one space."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_MARKUP)
+    return " ".join(text.split())
+
+
+def quote_on_page(quote: str, page_text: str) -> bool:
+    """True when the normalised quote occurs in the normalised page text."""
+    q = normalize_text(quote)
+    return bool(q) and q in normalize_text(page_text)
+
+
+def is_sentence(quote: str) -> bool:
+    """At least four words, or eight CJK characters (mixed text: a CJK character counts half a word)."""
+    if len(quote) > MAX_QUOTE_CHARS:
+        return False
+    text = unicodedata.normalize("NFKC", quote)
+    cjk = len(_CJK_CHAR.findall(text))
+    words = len(_WORD.findall(text))
+    return words >= MIN_WORDS or cjk >= MIN_CJK or words + cjk / 2 >= MIN_WORDS
+
+
+def shared_words(quote: str, question: str) -> list[str]:
+    """The question's content words (as the router looks them up) that the quote also holds."""
+    quote_terms = set(index_terms(quote))
+    return [qt.text for qt in query_terms(question) if qt.term in quote_terms]
+
+
+# ----- candidates -----------------------------------------------------------------------------------
+
+
+def candidates(router: Router, question: str, exclude: Iterable[str]) -> list[Citation]:
+    """The live pages the router would consider for a question, minus inputs/clippings folders.
+
+    Replaced pages never appear: the router ranks them under their replacement, or skips them.
+    """
+    receipt = router.decide(question, k=CANDIDATE_POOL)
+    folders = config.folder_names(exclude)
+    keep = [c for c in receipt.candidates if not config.in_folders(c.path, folders)]
+    return keep[:MAX_CANDIDATES]
+
+
+# ----- verification ----------------------------------------------------------------------------------
+
+
+def _df(router: Router, term: str, ignore: set[int]) -> int:
+    return sum(1 for row in router.index.postings(term) if row[0] not in ignore)
+
+
+def _specific_units(router: Router, question: str, ignore: set[int]) -> list[str]:
+    """The question's rarest words that the vault's memory pages hold (lowest document frequency).
+
+    Pages in ``ignore`` (inputs and clippings) do not count: they are reading material, not memory,
+    and their broad vocabulary would make every real answer look like a neighbour.
+    """
+    best: list[str] = []
+    best_df: int | None = None
+    # The same vocabulary-aware cut as the router's, so these units are the ones a citation matched.
+    for qt in query_terms(question, known=router.index.has_term):
+        df = _df(router, qt.term, ignore)
+        if df == 0 and is_cjk(qt.term) and fallback_bigrams(qt.term):
+            df = min(_df(router, g, ignore) for g in fallback_bigrams(qt.term))
+        if df == 0:
+            continue
+        if best_df is None or df < best_df:
+            best, best_df = [qt.text], df
+        elif df == best_df:
+            best.append(qt.text)
+    return best
+
+
+def _holds(router: Router, page: str, question: str, units: list[str]) -> set[str]:
+    """Which of the question's ``units`` (display texts) the page holds, looked up in the index."""
+    pid = next((row[0] for row in router.index.page_table() if row[1] == page), None)
+    if pid is None:
+        return set()
+    held: set[str] = set()
+    for qt in query_terms(question, known=router.index.has_term):
+        if qt.text not in units:
+            continue
+        terms = [qt.term]
+        if not router.index.postings(qt.term) and is_cjk(qt.term) and fallback_bigrams(qt.term):
+            terms = list(fallback_bigrams(qt.term))
+        if all(any(row[0] == pid for row in router.index.postings(term)) for term in terms):
+            held.add(qt.text)
+    return held
+
+
+def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str] | None:
+    """A question word this page's own text lacks while another current page's title, aliases, tags or
+    path hold it, with that page; or None.
+
+    Such a word names another subject ("frontend" when a "Frontend team" page exists): written onto
+    this page it would make a trigger that the router does not count (``Router._fired_triggers``), and
+    it is the mark of a neighbour, not of a rewording.
+    """
+    rows = router.index.page_table()
+    pid = next((r[0] for r in rows if r[1] == page), None)
+    live = {r[0]: r[1] for r in rows if not r[4]}
+    for qt in query_terms(question, known=router.index.has_term):
+        postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
+        own = postings.get(pid) if pid is not None else None
+        if own and (own[0] or own[2]):
+            continue
+        other = sorted(live[p] for p, tf in postings.items() if tf[0] and p != pid and p in live)
+        if other:
+            return qt.text, other[0]
+    return None
+
+
+def verify_pick(
+    router: Router,
+    question: str,
+    ignore: set[int],
+    cands: list[Citation],
+    page: str,
+    quote: str | None,
+    text: str,
+    also: Sequence[tuple[str, list[Citation]]] = (),
+) -> str | None:
+    """Why a pick of ``page`` for ``question`` must be rejected, or None when it passes every check.
+
+    The one verification path for every teacher: the nightly model and an agent (``teach``).
+    ``cands`` are the question's candidates, ``also`` the agent's phrasings with theirs (the nightly
+    learner has none). ``text`` is the picked page's current text. The page must be a candidate of the
+    question or of a phrasing; the quote must be on the page's body (frontmatter, where earlier triggers
+    live, cannot vouch for itself), be a sentence, and share a content word with the question or a
+    phrasing. Every wording that shares a word with the quote (the question itself whenever it does)
+    must find on the page its most specific word that the vault knows: a page lacking it while other
+    pages hold it is a neighbour, not the answer. A phrasing therefore cannot vouch for a question
+    that the quote's own words tie to a neighbour. Nor may the question hold a word that names another
+    page (its title, aliases, tags or path) while this page's text lacks it: the router would not
+    count such a trigger, and that word is what makes the question a neighbour's.
+    """
+    askings = [(question, cands), *also]
+    if not any(page in {c.path for c in cs} for _, cs in askings):
+        return "the page is not one of this question's candidates"
+    if not quote or not quote.strip():
+        return "no quote"
+    parsed = parse_page(page, text)
+    if parsed.yaml_error:
+        # Broken or oversized frontmatter (an alias bomb among them) is not loaded again to be edited.
+        return f"the page's frontmatter has a problem ({parsed.yaml_error}); fix it first"
+    if parsed.replaced:
+        return "the page is marked replaced"
+    if not quote_on_page(quote, parsed.body):
+        return "the quote is not on the page"
+    if not is_sentence(quote):
+        return "the quote is a fragment, not a sentence"
+    linked = [(q, cs) for q, cs in askings if shared_words(quote, q)]
+    if not linked:
+        what = "the question or its phrasings" if also else "the question"
+        return f"the quote shares no content word with {what}"
+    named = _named_elsewhere(router, question, page)
+    if named:
+        return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]})"
+    for wording, cs in linked:
+        specific = _specific_units(router, wording, ignore)
+        if not specific:
+            continue
+        by_path = {c.path: c for c in cs}
+        matched = set(by_path[page].matched) if page in by_path else _holds(router, page, wording, specific)
+        if not matched & set(specific):
+            words = ", ".join(repr(w) for w in specific)
+            return f"neighbour page: it lacks {words}, which other pages hold"
+    return None
