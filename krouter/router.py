@@ -50,17 +50,9 @@ INPUT_WEIGHT = 0.5
 # frequency when ranking (the decision counts it in full): a page holding the question's own word comes
 # first, and a generic translation ("tool", "monitor") does not outrank the page in the question's language.
 TRANSLATION_TF = 0.5
-# The word a Chinese question asks for (职务 of 担任什么职务) counts at this share of its weight when the
-# top page lacks it: the page that answers gives the value and seldom names the kind of thing asked.
-# Only when the page holds at least ASKED_BESIDES of the question's other words: a page that holds the
-# subject alone (黄蝉 of 黄蝉有什么毒性) has shown nothing of what is asked about it.
-ASKED_SHARE = 0.5
-ASKED_BESIDES = 2
 # A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
 # senses first): later senses are rarer readings, and each one is a posting list to merge per question.
-# Five, not three: the order among a word's first-sense translations is only a guess at which one a page
-# uses (receipt: 回执, 收据, 发票, 小票 ...), and with three the page's word was often cut (D25).
-HELD_TRANSLATIONS = 5
+HELD_TRANSLATIONS = 3
 
 
 @dataclass
@@ -77,8 +69,6 @@ class _Unit:
     postings: dict[int, tuple[int, int, int]]
     # Pages that hold the unit only through a translation, with that translation (for the receipt).
     translated: dict[int, str] = field(default_factory=dict)
-    # The word the question asks for (see ASKED_SHARE).
-    asked: bool = False
 
     def in_terms(self, terms: frozenset[str] | set[str]) -> bool:
         """True when a passage's terms hold the unit by one of its routes."""
@@ -368,13 +358,6 @@ class Router:
         top = ranked[0]
         content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
         effective = content | (self._fired_triggers(top, units) & top.matched)
-        besides = sum(1 for i in effective if not units[i].asked)
-        discounted = (
-            {i for i, u in enumerate(units) if u.asked and i not in effective}
-            if besides >= ASKED_BESIDES
-            else set()
-        )
-        total = sum(u.weight * (ASKED_SHARE if i in discounted else 1.0) for i, u in enumerate(units))
         page_cov = sum(units[i].weight for i in effective) / total
         passage_cov = max(
             self._passage_coverage(pid, effective, units, meta_hits, total) for pid in top.contributors
@@ -402,7 +385,6 @@ class Router:
             query_terms=[u.text for u in units],
             corpus_missing=corpus_missing,
             elsewhere_missing=elsewhere,
-            asked_for=[units[i].text for i in sorted(discounted)],
         )
         decision = "cite" if confidence >= self.floor else "refuse"
         reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
@@ -467,7 +449,7 @@ class Router:
                 alts.append(alt)
             df = len(rows)
             weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
-            units.append(_Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated, qt.asked))
+            units.append(_Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
         return units
 
     def _holding(self, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:
@@ -774,8 +756,6 @@ def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int |
     second = t.pages[runner_up].path if runner_up is not None else None
     lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
     summary = f"holds {ev.coverage:.0%} of the question's content and {lead}"
-    if ev.asked_for:
-        summary += f" (it lacks {_quoted(ev.asked_for)}, the kind of thing asked for, counted at half)"
     if decision == "cite":
         via = f"; reached through replaced page {top.via}" if top.via else ""
         return f"{top.path} {summary}: confidence {ev.confidence:.0%} ≥ floor {ev.floor:.0%}{via}"

@@ -291,13 +291,10 @@ class QueryTerm:
     """One unit of a question's content: a stemmed English word, a jieba word, or a kana/Hangul bigram.
 
     ``text`` is what a person reads in the receipt; ``term`` is what is looked up in the index.
-    ``asked`` marks the word a Chinese question asks *for* (职务 of 担任什么职务, 别名 of 别名是什么): the
-    page that answers states the value (任党委书记, 又名…) and often never names the kind of thing asked.
     """
 
     text: str
     term: str
-    asked: bool = False
 
 
 # Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
@@ -321,65 +318,34 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
     characters or into words the vault does not hold is re-cut into the longest pieces the vault does
     hold ("一上午" → "上午", "自" + "建" → "自建"), so a segmentation quirk does not read as a missing word.
     """
-    seen: dict[str, int] = {}
+    seen: set[str] = set()
     out: list[QueryTerm] = []
-    for text, term, asked in _query_pairs(question, known):
+    for text, term in _query_pairs(question, known):
         if term not in seen:
-            seen[term] = len(out)
-            out.append(QueryTerm(text=text, term=term, asked=asked))
-        elif not asked and out[seen[term]].asked:
-            # Named elsewhere in the question as a subject, not only as the thing asked for.
-            out[seen[term]] = QueryTerm(text=out[seen[term]].text, term=term)
+            seen.add(term)
+            out.append(QueryTerm(text=text, term=term))
     return out
 
 
-# Chinese interrogatives that name what is asked for when a noun stands next to them: 什么职务, 哪些特点,
-# 别名是什么, 别称叫什么. English "what X" is not read this way: there X names the subject as often as the
-# kind of answer ("what commit message format", "which Stripe API version"), measured in D26.
-# 怎样 and 如何 ask how: the verb after them (怎样删除) is the subject, not the thing asked for.
-_ASKING = frozenset("什么 哪些 哪个 哪种 哪位 哪家 多少 何种 啥 什么样".split())
-_LINKING = frozenset("是 为 叫".split())
-
-
-def _asked_for(words: list[str]) -> set[int]:
-    """Positions of the content words a Chinese question asks for: right after an interrogative (an
-    optional 的 between: 什么职务), or right before 是/为/叫 + an interrogative that ends the clause
-    (别名是什么; not 叶子 of 叶子有什么特点, where the interrogative goes on to name 特点)."""
-    found: set[int] = set()
-    for i, word in enumerate(words):
-        if word in CHINESE:
-            continue
-        before = i - 1
-        if before >= 0 and words[before] == "的":
-            before -= 1
-        if before >= 0 and words[before] in _ASKING:
-            found.add(i)
-        ends = i + 3 == len(words) or (i + 3 < len(words) and words[i + 3] in CHINESE)
-        if i + 2 < len(words) and words[i + 1] in _LINKING and words[i + 2] in _ASKING and ends:
-            found.add(i)
-    return found
-
-
-def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, bool]]:
+def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
     for run in _RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
         if not _IS_CJK.match(run):
             term = _word_terms(run)
             if term:
-                yield run, term, False
+                yield run, term
         elif _ONLY_HAN.match(run):
             words = _question_jieba().lcut(run, HMM=True)
             if known is not None:
                 words = _repair(words, known)
-            asked = _asked_for(words)
-            for i, word in enumerate(words):
+            for word in words:
                 if word.strip() and word not in CHINESE:
-                    yield word, word, i in asked
+                    yield word, word
         elif _HAS_HANGUL.search(run):
             for piece in _korean_pieces(run, known):
-                yield piece, piece, False
+                yield piece, piece
         else:
             for piece in _japanese_pieces(run, known):
-                yield piece, piece, False
+                yield piece, piece
 
 
 # Korean attaches particles and endings to the word before them (회의실은, 어디예요): they are cut off a
