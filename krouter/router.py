@@ -14,7 +14,7 @@ import itertools
 import math
 import unicodedata
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -452,8 +452,8 @@ class Router:
     def _holding(self, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:
         """(title/alias tf, trigger tf, body tf) per page holding every one of the terms."""
         if len(terms) == 1:
-            return {r[0]: r[1:] for r in self.index.postings(terms[0])}
-        per = [{r[0]: r[1:] for r in self.index.postings(g)} for g in terms]
+            return self.index.holding(terms[0])
+        per = [self.index.holding(g) for g in terms]
         common = set.intersection(*(set(p) for p in per)) if per else set()
         return {pid: tuple(min(p[pid][f] for p in per) for f in range(3)) for pid in common}  # type: ignore[misc]
 
@@ -487,39 +487,38 @@ class Router:
 
     def _score(
         self, units: list[_Unit], t: _Tables
-    ) -> tuple[dict[int, list], dict[int, int], dict[int, int]]:
+    ) -> tuple[dict[int, list], Mapping[int, int], Mapping[int, int]]:
         """BM25F score and matched-unit bitmask per page; also bitmasks of the units that hit the
         title/alias/trigger field and of those that hit the page's own text (everything but triggers).
 
         This loop runs once per posting of every question word, so it is kept to plain arithmetic and
-        integer bitmasks (sets per page cost a third of a lookup at 10k pages)."""
+        integer bitmasks (sets per page cost a third of a lookup at 10k pages). The field masks are
+        read for the few pages a receipt lists only, so they are worked out per page when asked for
+        (kept per posting, they cost a third of this loop); clipped pages are looked for only in a
+        vault that has some."""
         scores: dict[int, list] = {}
-        meta: dict[int, int] = {}
-        content: dict[int, int] = {}
-        norms = t.length_norm
+        norm_of = t.length_norm.get
         inputs = t.inputs
+        get = scores.get
+        w_meta, w_trigger = W_META, W_TRIGGER  # locals: read once per posting
         for i, u in enumerate(units):
             bit = 1 << i
             w = u.weight * (K1 + 1)
             for pid, (meta_tf, trig_tf, body_tf) in u.postings.items():
-                norm = norms.get(pid)
+                norm = norm_of(pid)
                 if norm is None:
                     continue
-                tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf
+                tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf
                 s = w * tf / (tf + norm)
-                if pid in inputs:
+                if inputs and pid in inputs:
                     s *= INPUT_WEIGHT
-                entry = scores.get(pid)
+                entry = get(pid)
                 if entry is None:
                     scores[pid] = [s, bit]
                 else:
                     entry[0] += s
                     entry[1] |= bit
-                if meta_tf or trig_tf:
-                    meta[pid] = meta.get(pid, 0) | bit
-                if meta_tf or body_tf:
-                    content[pid] = content.get(pid, 0) | bit
-        return scores, meta, content
+        return scores, _FieldMasks(units, scores, (0, 1)), _FieldMasks(units, scores, (0, 2))
 
     def _targets(
         self, scores: dict[int, list], k: int, t: _Tables
@@ -681,6 +680,37 @@ class Router:
 
     def _tables_path(self, page_id: int) -> str:
         return self._load_tables().pages[page_id].path
+
+
+class _FieldMasks(Mapping[int, int]):
+    """Per scored page, the bitmask of the units whose postings have a non-zero tf in one of the given
+    fields (0 title/alias, 1 trigger, 2 body); a page with no such unit is absent."""
+
+    def __init__(self, units: list[_Unit], scores: dict[int, list], fields: tuple[int, ...]) -> None:
+        self._units = units
+        self._scores = scores
+        self._fields = fields
+
+    def _mask(self, pid: int) -> int:
+        mask = 0
+        if pid in self._scores:
+            for i, u in enumerate(self._units):
+                tfs = u.postings.get(pid)
+                if tfs is not None and any(tfs[f] for f in self._fields):
+                    mask |= 1 << i
+        return mask
+
+    def __getitem__(self, pid: int) -> int:
+        mask = self._mask(pid)
+        if not mask:
+            raise KeyError(pid)
+        return mask
+
+    def __iter__(self) -> Iterator[int]:
+        return (pid for pid in self._scores if self._mask(pid))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _stem_key(path: str) -> str:
