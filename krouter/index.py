@@ -247,7 +247,11 @@ class Index:
         self.root = check_vault(vault)
         self.path = path or index_path(self.root)
         self._stored: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
-        self._stale: tuple[int, frozenset[int]] | None = None
+        # (generation, stale page ids, whether there are fresh rows): see _delta.
+        self._stale: tuple[int, frozenset[int], bool] | None = None
+        # Decoded passages of recently read pages, for one generation (a lookup reads the top page's
+        # twice, and questions about one subject cite the same pages).
+        self._passages: tuple[int, dict[int, list[Passage]]] = (-1, {})
         # What the current refresh changed, for re-resolving only the links it can affect.
         self._touched: set[str] = set()
         self._paths_changed = False
@@ -719,7 +723,7 @@ class Index:
                 "SELECT term FROM stale_terms UNION SELECT term FROM fresh_postings"
             )
         )
-        self._stale = None  # read the stale pages as this transaction has them
+        self._stale = None  # read the stale pages and fresh rows as this transaction has them
         for term in terms:  # one term at a time: a rebuild folds every posting of the vault
             held = self.holding(term)
             if held:
@@ -907,10 +911,12 @@ class Index:
         term: its packed list less the stale pages, with its fresh rows merged in."""
         row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
         held = _unpack(*row) if row else {}
-        stale = self._stale_pages()
+        stale, has_fresh = self._delta()
         if stale and held:
             for pid in stale & held.keys():
                 del held[pid]
+        if not has_fresh:
+            return held
         fresh = self.conn.execute(
             "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
         ).fetchall()
@@ -922,13 +928,16 @@ class Index:
                 held = dict(sorted(held.items()))
         return held
 
-    def _stale_pages(self) -> frozenset[int]:
-        """Page ids whose packed postings are void; kept per generation (a refresh that stales a page
-        changes the index, so the generation moves)."""
+    def _delta(self) -> tuple[frozenset[int], bool]:
+        """The page ids whose packed postings are void, and whether any fresh rows exist; kept per
+        generation (a refresh that writes either changes the index, so the generation moves), which
+        spares a vault with nothing to merge a query per term."""
         gen = self.generation()
         if self._stale is None or self._stale[0] != gen:
-            self._stale = (gen, frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages")))
-        return self._stale[1]
+            stale = frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages"))
+            fresh = self.conn.execute("SELECT 1 FROM fresh_postings LIMIT 1").fetchone() is not None
+            self._stale = (gen, stale, fresh)
+        return self._stale[1], self._stale[2]
 
     def has_term(self, term: str) -> bool:
         """True when at least one page holds the term."""
@@ -939,12 +948,13 @@ class Index:
         return self._held_between(low, high)
 
     def _held_between(self, low: str, high: str) -> bool:
-        fresh = self.conn.execute(
-            "SELECT 1 FROM fresh_postings WHERE term BETWEEN ? AND ? LIMIT 1", (low, high)
-        )
-        if fresh.fetchone() is not None:
-            return True
-        stale = self._stale_pages()
+        stale, has_fresh = self._delta()
+        if has_fresh:
+            fresh = self.conn.execute(
+                "SELECT 1 FROM fresh_postings WHERE term BETWEEN ? AND ? LIMIT 1", (low, high)
+            )
+            if fresh.fetchone() is not None:
+                return True
         rows = self.conn.execute("SELECT ids FROM postings WHERE term BETWEEN ? AND ?", (low, high))
         # A packed list holding only stale pages holds nothing; one with a live page ends the search.
         return any(not stale or not stale.issuperset(array("i", ids)) for (ids,) in rows)
@@ -964,12 +974,20 @@ class Index:
 
     def passages(self, page_id: int) -> list[Passage]:
         """A page's passages with their term sets."""
+        gen = self.generation()
+        if self._passages[0] != gen or len(self._passages[1]) >= 256:
+            self._passages = (gen, {})
+        cached = self._passages[1].get(page_id)
+        if cached is not None:
+            return cached
         row = self.conn.execute("SELECT passages FROM pages WHERE id=?", (page_id,)).fetchone()
         if not row:
             return []
-        return [
+        found = [
             Passage(line, frozenset(terms.split())) for line, terms in json.loads(zlib.decompress(row[0]))
         ]
+        self._passages[1][page_id] = found
+        return found
 
     def trigger_terms(self, page_id: int) -> list[set[str]]:
         """Each trigger of a page as the set of terms a question holding that phrasing would have."""
