@@ -89,7 +89,7 @@ CREATE TABLE IF NOT EXISTS pages (
     yaml_error TEXT,
     passages BLOB NOT NULL,
     trigger_terms TEXT NOT NULL,
-    terms BLOB NOT NULL
+    other_terms TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, ids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fresh_postings (
@@ -234,10 +234,14 @@ def _unpack(ids_blob: bytes, tfs_blob: bytes) -> dict[int, tuple[int, int, int]]
     return dict(zip(ids, zip(*cols, strict=True), strict=True))
 
 
-def _unzip_terms(blob: bytes) -> list[str]:
-    """A page's stored term list (every term of its title, aliases, triggers and body)."""
-    text = zlib.decompress(blob).decode()
-    return text.split("\n") if text else []
+def _passages_of(blob: bytes) -> list[Passage]:
+    """The passages stored for a page (zlib-compressed JSON of [line, "term term ..."])."""
+    return [Passage(line, frozenset(terms.split())) for line, terms in json.loads(zlib.decompress(blob))]
+
+
+def _page_terms(passages: bytes, other_terms: str) -> set[str]:
+    """Every term of a page: its body's are the union of its passages' (no copy of them is kept)."""
+    return set(other_terms.split()).union(*(p.terms for p in _passages_of(passages)))
 
 
 class Index:
@@ -806,14 +810,16 @@ class Index:
         )
 
     def _delete_page(self, page_id: int) -> None:
-        row = self.conn.execute("SELECT path, terms FROM pages WHERE id=?", (page_id,)).fetchone()
+        row = self.conn.execute(
+            "SELECT path, passages, other_terms FROM pages WHERE id=?", (page_id,)
+        ).fetchone()
         # Its packed entries are voided, not rewritten: see PACK_ROWS.
         self.conn.execute("DELETE FROM fresh_postings WHERE page_id=?", (page_id,))
         self.conn.execute("INSERT OR IGNORE INTO stale_pages VALUES (?)", (page_id,))
         self.conn.execute("DELETE FROM pages WHERE id=?", (page_id,))
         if row:
             self.conn.executemany(
-                "INSERT OR IGNORE INTO stale_terms VALUES (?)", ((t,) for t in _unzip_terms(row[1]))
+                "INSERT OR IGNORE INTO stale_terms VALUES (?)", ((t,) for t in _page_terms(row[1], row[2]))
             )
             self.conn.execute("DELETE FROM problems WHERE path=? AND kind='yaml'", (row[0],))
 
@@ -829,7 +835,7 @@ class Index:
         terms = sorted(set(meta_terms) | set(trig_terms) | set(body_terms))
         cur = self.conn.execute(
             "INSERT INTO pages (id, path, mtime_ns, size, hash, title, status, replaced, superseded_by, "
-            "supersedes, n_body, n_meta, body_line, yaml_error, passages, trigger_terms, terms) "
+            "supersedes, n_body, n_meta, body_line, yaml_error, passages, trigger_terms, other_terms) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 page_id,
@@ -848,7 +854,7 @@ class Index:
                 page.yaml_error,
                 zlib.compress(json.dumps(passages, ensure_ascii=False).encode(), _ZLEVEL),
                 json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
-                zlib.compress("\n".join(terms).encode(), _ZLEVEL),
+                " ".join(sorted((set(meta_terms) | set(trig_terms)) - set(body_terms))),
             ),
         )
         new_id = cur.lastrowid
@@ -983,9 +989,7 @@ class Index:
         row = self.conn.execute("SELECT passages FROM pages WHERE id=?", (page_id,)).fetchone()
         if not row:
             return []
-        found = [
-            Passage(line, frozenset(terms.split())) for line, terms in json.loads(zlib.decompress(row[0]))
-        ]
+        found = _passages_of(row[0])
         self._passages[1][page_id] = found
         return found
 
@@ -996,5 +1000,5 @@ class Index:
 
     def page_terms(self, page_id: int) -> set[str]:
         """Every term a page holds (title, aliases, triggers, body)."""
-        row = self.conn.execute("SELECT terms FROM pages WHERE id=?", (page_id,)).fetchone()
-        return set(_unzip_terms(row[0])) if row else set()
+        row = self.conn.execute("SELECT passages, other_terms FROM pages WHERE id=?", (page_id,)).fetchone()
+        return _page_terms(*row) if row else set()

@@ -179,3 +179,53 @@ def test_an_index_of_the_previous_schema_is_rebuilt_packed(tmp_path: Path) -> No
     with Router(vault) as router:
         assert router.decide("wombat gateway").top.path == "Ops/Vpn.md"
         assert count(router.index, "postings") > 0
+
+
+def test_a_chunked_build_joins_segments_of_different_widths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "A.md", "# Zebra\n\n" + "zebra " * 300 + "\n")
+    write(vault, "B.md", "# Beta\n\nOne zebra here.\n")
+    write(vault, "C.md", "# Gamma\n\n" + "zebra " * 70_000 + "\n")
+    write(vault, "D.md", "# Delta\n\nNo stripes.\n")
+    reference = from_scratch(vault, tmp_path)  # under BUILD_CHUNK pages: one transaction
+    monkeypatch.setattr(index_module, "BUILD_CHUNK", 1)
+    index = Index(vault)
+    try:
+        index.refresh()
+        assert not Path(f"{index.path}.build").exists()  # built through the staging database
+        assert by_path(index) == reference
+        codes = dict(index.conn.execute("SELECT term, substr(tfs, 1, 3) FROM postings"))
+        assert codes["zebra"] == b"BzI"
+    finally:
+        index.close()
+
+
+def test_a_resumed_build_drops_what_changed_files_no_longer_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(tmp_path / "vault")
+    monkeypatch.setattr(index_module, "BUILD_CHUNK", 4)
+
+    def stop_at_10(done: int, _total: int) -> None:
+        if done == 10:
+            raise KeyboardInterrupt
+
+    index = Index(vault)
+    with pytest.raises(KeyboardInterrupt):
+        index.refresh(progress=stop_at_10)
+    index.close()
+    staging = sqlite3.connect(f"{index.path}.build")
+    staged = sorted(p for (p,) in staging.execute("SELECT path FROM pages"))
+    staging.close()
+    assert "Notes/Topic 00.md" in staged and "Notes/Topic 01.md" in staged
+    write(vault, "Notes/Topic 00.md", "# Topic 0\n\nNow about the osprey cluster only.\n")
+    (vault / "Notes/Topic 01.md").unlink()
+    index = Index(vault)
+    try:
+        index.refresh()
+        assert by_path(index) == from_scratch(vault, tmp_path)
+        assert not index.has_term("widget0") and not index.has_term("widget1") and index.has_term("osprey")
+    finally:
+        index.close()
