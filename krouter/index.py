@@ -21,7 +21,7 @@ import time
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -207,6 +207,11 @@ def _pack(rows: list[tuple[int, int, int, int]]) -> tuple[bytes, bytes]:
     that holds it ("z": all zero, stored as nothing), behind a 3-letter header naming those widths.
     Native byte order: the index is a cache of this machine's, rebuilt if unreadable."""
     ids, *cols = zip(*rows, strict=True)
+    return _pack_columns(ids, cols)
+
+
+def _pack_columns(ids: Sequence[int], cols: Sequence[Sequence[int]]) -> tuple[bytes, bytes]:
+    """``_pack`` of postings given as a column of page ids and the three tf columns."""
     codes, data = [], []
     for col in cols:
         top = max(col)
@@ -215,6 +220,20 @@ def _pack(rows: list[tuple[int, int, int, int]]) -> tuple[bytes, bytes]:
         if code != "z":
             data.append(array(code, col).tobytes())
     return array("i", ids).tobytes(), "".join(codes).encode() + b"".join(data)
+
+
+def _columns(ids_blob: bytes, tfs_blob: bytes) -> tuple[array[int], list[array[int]]]:
+    """The page ids and the three tf columns of a packed list, as arrays (all-zero ones filled)."""
+    ids = array("i", ids_blob)
+    cols, at = [], 3
+    for code in tfs_blob[:3].decode():
+        if code == "z":
+            cols.append(array("B", bytes(len(ids))))
+            continue
+        size = len(ids) * array(code).itemsize
+        cols.append(array(code, tfs_blob[at : at + size]))
+        at += size
+    return ids, cols
 
 
 def _unpack(ids_blob: bytes, tfs_blob: bytes) -> dict[int, tuple[int, int, int]]:
@@ -374,7 +393,8 @@ class Index:
             self.conn.close()
             self._delete_files()
             self.conn = self._open()
-            self._stored = None
+            # A new file starts its generations over: nothing cached by generation may carry over.
+            self._stored, self._stale, self._passages = None, None, (-1, {})
             return self.refresh(progress=progress)
         self._stored = None
         stats.problems = self.problems()
@@ -718,8 +738,8 @@ class Index:
         list yet) is packed whole."""
         if self.conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() is not None:
             (rows,) = self.conn.execute("SELECT COUNT(*) FROM fresh_postings").fetchone()
-            (stale,) = self.conn.execute("SELECT COUNT(*) FROM stale_pages").fetchone()
-            if rows <= PACK_ROWS and stale <= PACK_STALE:
+            (n_stale,) = self.conn.execute("SELECT COUNT(*) FROM stale_pages").fetchone()
+            if rows <= PACK_ROWS and n_stale <= PACK_STALE:
                 return
         terms = sorted(
             t
@@ -727,17 +747,46 @@ class Index:
                 "SELECT term FROM stale_terms UNION SELECT term FROM fresh_postings"
             )
         )
-        self._stale = None  # read the stale pages and fresh rows as this transaction has them
+        stale = frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages"))
         for term in terms:  # one term at a time: a rebuild folds every posting of the vault
-            held = self.holding(term)
-            if held:
-                packed = _pack([(pid, *tfs) for pid, tfs in held.items()])
-                self.conn.execute("INSERT OR REPLACE INTO postings VALUES (?, ?, ?)", (term, *packed))
-            else:
-                self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
+            self._fold(term, stale)
         for table in ("fresh_postings", "stale_pages", "stale_terms"):
             self.conn.execute(f"DELETE FROM {table}")
         self._stale = None
+
+    def _fold(self, term: str, stale: frozenset[int]) -> None:
+        """Rewrite a term's packed list with its stale pages dropped and its fresh rows merged in (or
+        delete it: no page holds the term any more; or leave it: neither touches it). Column by column
+        in C: a common word's list spans every page, and a fold rewrites it whenever one page holding
+        it was edited."""
+        row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
+        ids: Sequence[int]
+        cols: list[Sequence[int]]
+        ids, cols = _columns(*row) if row else (array("i"), [array("B")] * 3)
+        dropped = bool(stale) and not stale.isdisjoint(ids)
+        if dropped:
+            keep = list(map(operator.not_, map(stale.__contains__, ids)))
+            ids = list(itertools.compress(ids, keep))
+            cols = [list(itertools.compress(col, keep)) for col in cols]
+        fresh = self.conn.execute(
+            "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
+        ).fetchall()
+        if fresh:
+            # An edited page's packed entry is stale, so no page is both packed and fresh here.
+            new_ids, *new_cols = zip(*fresh, strict=True)
+            after = not ids or new_ids[0] > ids[-1]
+            ids = [*ids, *new_ids]
+            cols = [[*col, *extra] for col, extra in zip(cols, new_cols, strict=True)]
+            if not after:
+                order = sorted(range(len(ids)), key=ids.__getitem__)
+                ids = list(map(ids.__getitem__, order))
+                cols = [list(map(col.__getitem__, order)) for col in cols]
+        if not ids:
+            self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
+        elif dropped or fresh:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO postings VALUES (?, ?, ?)", (term, *_pack_columns(ids, cols))
+            )
 
     def _stored_rows(self, paths: list[str]) -> dict[str, tuple[int, int, int, str]]:
         """(id, mtime, size, hash) of the given pages, by path. A few edited pages are looked up by

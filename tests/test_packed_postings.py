@@ -229,3 +229,23 @@ def test_a_resumed_build_drops_what_changed_files_no_longer_hold(
         assert not index.has_term("widget0") and not index.has_term("widget1") and index.has_term("osprey")
     finally:
         index.close()
+
+
+def test_deleted_pages_alone_are_folded_past_their_own_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(tmp_path / "vault")
+    index = Index(vault)
+    try:
+        index.refresh()
+        monkeypatch.setattr(index_module, "PACK_STALE", 1)
+        (vault / "Ops/Vpn.md").unlink()
+        index.refresh()
+        assert count(index, "stale_pages") == 1  # at the limit: kept
+        (vault / "Notes/Topic 05.md").unlink()
+        index.refresh()
+        assert [count(index, t) for t in ("fresh_postings", "stale_pages", "stale_terms")] == [0, 0, 0]
+        assert "wombat" not in packed(index) and "widget5" not in packed(index)
+        assert by_path(index) == from_scratch(vault, tmp_path)
+    finally:
+        index.close()
