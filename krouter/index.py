@@ -66,6 +66,10 @@ BUILD_CHUNK = 500
 # lists, rewriting only the terms they touch.
 PACK_ROWS = 50_000
 PACK_STALE = 1_000
+# Decoded postings lists of at least _HELD_MIN pages are kept for later lookups of the same generation,
+# up to _HELD_BUDGET postings in all (~15 MB).
+_HELD_MIN = 256
+_HELD_BUDGET = 100_000
 BUSY_TIMEOUT_S = 30.0
 # Coarse file systems (FAT, SMB, older kernels) stamp mtimes in up to 2-second ticks.
 RACY_NS = 2_000_000_000
@@ -117,15 +121,15 @@ _POSTINGS_INDEX = "CREATE INDEX IF NOT EXISTS fresh_postings_page ON fresh_posti
 if _POSTINGS_KEYED not in _SCHEMA or _POSTINGS_INDEX not in _SCHEMA:  # kept in step with _SCHEMA
     raise RuntimeError("krouter.index: the staging schema no longer matches the postings table")
 # The staging database of a cold build: the same tables, fresh postings as a plain append-only table
-# (packed into the index's ``postings`` when the build is merged).
+# (read sorted and packed into the index's ``postings`` when the build is merged).
 _STAGING_SCHEMA = _SCHEMA.replace(_POSTINGS_KEYED, "    body_tf INTEGER NOT NULL\n);").replace(
     _POSTINGS_INDEX, ""
 )
 
-# A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
-# turn, so "key terms in one passage" means one fact, not one page.
 _TABLES = ("pages", "postings", "fresh_postings", "stale_pages", "stale_terms", "problems", "links")
 
+# A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
+# turn, so "key terms in one passage" means one fact, not one page.
 _PASSAGE_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#|>|\*\*[^*]+\*\*\s*[:：]|[^\s:：]{1,40}[:：]\s)")
 
 
@@ -197,7 +201,7 @@ def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
     return [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
 
 
-# zlib level for passages and page term lists: read a few pages per lookup, written once per edit.
+# zlib level for passages: read for a few pages per lookup, written once per edit.
 _ZLEVEL = 1
 
 
@@ -275,6 +279,9 @@ class Index:
         # Decoded passages of recently read pages, for one generation (a lookup reads the top page's
         # twice, and questions about one subject cite the same pages).
         self._passages: tuple[int, dict[int, list[Passage]]] = (-1, {})
+        # Decoded long postings lists of this generation, least recently used first, and their total
+        # length (see _keep_held).
+        self._held: tuple[int, dict[str, dict[int, tuple[int, int, int]]], int] = (-1, {}, 0)
         # What the current refresh changed, for re-resolving only the links it can affect.
         self._touched: set[str] = set()
         self._paths_changed = False
@@ -394,7 +401,7 @@ class Index:
             self._delete_files()
             self.conn = self._open()
             # A new file starts its generations over: nothing cached by generation may carry over.
-            self._stored, self._stale, self._passages = None, None, (-1, {})
+            self._stored, self._stale, self._passages, self._held = None, None, (-1, {}), (-1, {}, 0)
             return self.refresh(progress=progress)
         self._stored = None
         stats.problems = self.problems()
@@ -964,14 +971,19 @@ class Index:
     def holding(self, term: str) -> dict[int, tuple[int, int, int]]:
         """(title/alias tf, trigger tf, body tf) by page id, in page id order, for every page holding a
         term: its packed list less the stale pages, with its fresh rows merged in."""
+        stale, has_fresh = self._delta()
+        cache = self._held[1]
+        if term in cache:
+            cache[term] = cache.pop(term)  # most recently used last
+            return dict(cache[term])
         row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
         held = _unpack(*row) if row else {}
-        stale, has_fresh = self._delta()
         if stale and held:
             for pid in stale & held.keys():
                 del held[pid]
         if not has_fresh:
-            return held
+            self._keep_held(term, held)
+            return dict(held) if len(held) >= _HELD_MIN else held
         fresh = self.conn.execute(
             "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
         ).fetchall()
@@ -983,6 +995,18 @@ class Index:
                 held = dict(sorted(held.items()))
         return held
 
+    def _keep_held(self, term: str, held: dict[int, tuple[int, int, int]]) -> None:
+        """Keep a long decoded list for the next lookups of this generation (a copy of a dict costs a
+        fraction of decoding it again), dropping the least recently used past _HELD_BUDGET postings."""
+        if len(held) < _HELD_MIN:
+            return
+        gen, cache, size = self._held
+        cache[term] = held
+        size += len(held)
+        while size > _HELD_BUDGET and cache:
+            size -= len(cache.pop(next(iter(cache))))
+        self._held = (gen, cache, size)
+
     def _delta(self) -> tuple[frozenset[int], bool]:
         """The page ids whose packed postings are void, and whether any fresh rows exist; kept per
         generation (a refresh that writes either changes the index, so the generation moves), which
@@ -992,6 +1016,7 @@ class Index:
             stale = frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages"))
             fresh = self.conn.execute("SELECT 1 FROM fresh_postings LIMIT 1").fetchone() is not None
             self._stale = (gen, stale, fresh)
+            self._held = (gen, {}, 0)
         return self._stale[1], self._stale[2]
 
     def has_term(self, term: str) -> bool:

@@ -497,7 +497,7 @@ class Router:
         (kept per posting, they cost a third of this loop); clipped pages are looked for only in a
         vault that has some."""
         scores: dict[int, list] = {}
-        norm_of = t.length_norm.get
+        norms = t.length_norm
         inputs = t.inputs
         get = scores.get
         w_meta, w_trigger = W_META, W_TRIGGER  # locals: read once per posting
@@ -505,10 +505,13 @@ class Router:
             bit = 1 << i
             w = u.weight * (K1 + 1)
             for pid, (meta_tf, trig_tf, body_tf) in u.postings.items():
-                norm = norm_of(pid)
-                if norm is None:
+                try:
+                    norm = norms[pid]
+                except KeyError:  # a page the tables do not know (cannot happen within one snapshot)
                     continue
-                tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf
+                # Most postings are body-only: 0.0 + body_tf is body_tf, so skipping the sum changes
+                # no score by a bit.
+                tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf if meta_tf or trig_tf else body_tf
                 s = w * tf / (tf + norm)
                 if inputs and pid in inputs:
                     s *= INPUT_WEIGHT

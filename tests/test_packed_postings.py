@@ -249,3 +249,24 @@ def test_deleted_pages_alone_are_folded_past_their_own_limit(
         assert by_path(index) == from_scratch(vault, tmp_path)
     finally:
         index.close()
+
+
+def test_a_kept_long_list_is_never_served_stale_or_shared(tmp_path: Path) -> None:
+    """Long decoded lists are kept for later lookups: an edit must show, and a caller that changes the
+    dict it got (the router merges translations into it) must not change what the next caller gets."""
+    vault = tmp_path / "vault"
+    for i in range(300):
+        write(vault, f"P/{i:03d}.md", f"# Page {i}\n\nThe ferret number {i}.\n")
+    with Router(vault) as router:
+        router.decide("ferret")
+        held = router.index.holding("ferret")
+        assert len(held) == 300
+        held.clear()
+        assert len(router.index.holding("ferret")) == 300
+        for i in range(10):
+            (vault / f"P/{i:03d}.md").unlink()
+        receipt = router.decide("ferret")
+        assert receipt.candidates and not {c.path for c in receipt.candidates} & {
+            f"P/{i:03d}.md" for i in range(10)
+        }
+        assert len(router.index.holding("ferret")) == 290
