@@ -52,7 +52,7 @@ def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
     return {
         "pages": c.execute(
             "SELECT path, hash, title, status, replaced, superseded_by, supersedes, n_body, n_meta, "
-            "body_line, yaml_error, passages, trigger_terms FROM pages ORDER BY path"
+            "body_line, yaml_error, passages, trigger_terms, other_terms FROM pages ORDER BY path"
         ).fetchall(),
         "postings": sorted((term, paths[pid], *tfs) for term, pid, *tfs in index.all_postings()),
         "problems": c.execute("SELECT path, kind, message FROM problems ORDER BY path").fetchall(),

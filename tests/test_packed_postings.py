@@ -270,3 +270,30 @@ def test_a_kept_long_list_is_never_served_stale_or_shared(tmp_path: Path) -> Non
             f"P/{i:03d}.md" for i in range(10)
         }
         assert len(router.index.holding("ferret")) == 290
+
+
+def test_a_reader_inside_a_snapshot_is_not_disturbed_by_a_fold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fold rewrites packed lists and empties the fresh tables in one transaction: a lookup that began
+    before it keeps reading the index as it was (WAL), and the next one sees the fold."""
+    vault = make_vault(tmp_path / "vault")
+    with Router(vault, auto_refresh=False) as reader:
+        reader.index.refresh()
+        write(vault, "Ops/Vpn.md", "# VPN\n\nConnect through the heron gateway.\n")
+        reader.index.refresh()  # one fresh page, one stale one: not folded yet
+        assert count(reader.index, "fresh_postings") > 0
+        monkeypatch.setattr(index_module, "PACK_ROWS", 0)
+        with reader.index.snapshot():
+            assert reader.index.has_term("heron") and not reader.index.has_term("wombat")
+            write(vault, "Ops/Pager.md", "# Pager\n\nThe pager rotation is daily.\n")
+            writer = Index(vault)
+            try:
+                writer.refresh()  # folds everything
+                assert count(writer, "fresh_postings") == 0
+            finally:
+                writer.close()
+            assert reader.index.has_term("kestrel") and reader.index.has_term("heron")
+            assert set(reader.index.holding("heron")) == set(reader.index.holding("gateway"))
+        assert not reader.index.has_term("kestrel") and reader.index.has_term("heron")
+        assert reader.decide("heron gateway").top.path == "Ops/Vpn.md"
