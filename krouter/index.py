@@ -62,10 +62,15 @@ BUILD_CHUNK = 500
 # decodes it in C. An edit does not rewrite the packed lists of its terms (a common word's list spans
 # every page): the page's rows go to ``fresh_postings``, its id to ``stale_pages`` (which voids its packed
 # entries) and its old terms to ``stale_terms``. Readers merge the three. Once the fresh rows pass
-# PACK_ROWS, or the stale pages PACK_STALE, the refresh that got them there folds them into the packed
-# lists, rewriting only the terms they touch.
+# PACK_ROWS or PACK_ROWS_PER_PAGE per page of the vault (~5% of its postings), or the stale pages
+# PACK_STALE or one in PACK_STALE_SHARE of the pages, the refresh that got them there folds them into
+# the packed lists, rewriting only the terms they touch. The limits grow with the vault because a fold
+# rewrites whole lists, which grow with it: at 100k pages, folding after every 50k rows made a refresh
+# of 1,000 edited pages take 30 s.
 PACK_ROWS = 50_000
+PACK_ROWS_PER_PAGE = 16
 PACK_STALE = 1_000
+PACK_STALE_SHARE = 20
 # Decoded postings lists of at least _HELD_MIN pages are kept for later lookups of the same generation,
 # up to _HELD_BUDGET postings in all (~15 MB).
 _HELD_MIN = 256
@@ -746,7 +751,11 @@ class Index:
         if self.conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() is not None:
             (rows,) = self.conn.execute("SELECT COUNT(*) FROM fresh_postings").fetchone()
             (n_stale,) = self.conn.execute("SELECT COUNT(*) FROM stale_pages").fetchone()
-            if rows <= PACK_ROWS and n_stale <= PACK_STALE:
+            row = self.conn.execute("SELECT value FROM meta WHERE key='n_pages'").fetchone()
+            n_pages = int(row[0]) if row else 0
+            if rows <= max(PACK_ROWS, PACK_ROWS_PER_PAGE * n_pages) and n_stale <= max(
+                PACK_STALE, n_pages // PACK_STALE_SHARE
+            ):
                 return
         terms = sorted(
             t
@@ -981,19 +990,24 @@ class Index:
         if stale and held:
             for pid in stale & held.keys():
                 del held[pid]
-        if not has_fresh:
-            self._keep_held(term, held)
-            return dict(held) if len(held) >= _HELD_MIN else held
-        fresh = self.conn.execute(
-            "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
-        ).fetchall()
+        fresh = (
+            self.conn.execute(
+                "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
+            ).fetchall()
+            if has_fresh
+            else []
+        )
         if fresh:
-            # Page id order, as one table of rows gave it (ties in the ranking keep their order).
+            # Page id order, as one table of rows gave it (ties in the ranking keep their order). The
+            # keys are two ascending runs (packed, then fresh: an edited page's packed entry is stale),
+            # which sorted() merges in one pass, in C.
             ordered = not held or fresh[0][0] > next(reversed(held))
             held.update((r[0], r[1:]) for r in fresh)
             if not ordered:
-                held = dict(sorted(held.items()))
-        return held
+                order = sorted(held)
+                held = dict(zip(order, map(held.__getitem__, order), strict=True))
+        self._keep_held(term, held)
+        return dict(held) if len(held) >= _HELD_MIN else held
 
     def _keep_held(self, term: str, held: dict[int, tuple[int, int, int]]) -> None:
         """Keep a long decoded list for the next lookups of this generation (a copy of a dict costs a

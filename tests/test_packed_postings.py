@@ -81,6 +81,10 @@ def test_an_edit_writes_only_its_own_rows_and_answers_like_a_fresh_index(tmp_pat
         assert {pid for (pid,) in index.conn.execute("SELECT page_id FROM fresh_postings")} == {pager_id}
         assert by_path(index) == from_scratch(vault, tmp_path)
         assert not index.has_term("kestrel") and index.has_term("osprey")
+        # The edited page keeps its id, between packed ones: lists still come in page id order (the
+        # order ties are ranked in).
+        rotation = list(index.holding("rotat" if index.has_term("rotat") else "rotation"))
+        assert pager_id in rotation and rotation == sorted(rotation) and rotation[-1] != pager_id
     finally:
         index.close()
     with Router(vault) as router:
@@ -113,8 +117,15 @@ def test_folding_rewrites_only_the_terms_the_edits_touched(
     try:
         index.refresh()
         before = packed(index)
-        touched = terms_of("Ops/Pager.md") | terms_of("Ops/Vpn.md")
+        touched = terms_of("Ops/Pager.md") | terms_of("Ops/Vpn.md") | terms_of("Notes/Topic 07.md")
         monkeypatch.setattr(index_module, "PACK_ROWS", 0)
+        # The limit grows with the vault: 100 rows per page of these 14 are more than one edit writes.
+        monkeypatch.setattr(index_module, "PACK_ROWS_PER_PAGE", 100)
+        write(vault, "Notes/Topic 07.md", "# Topic 7\n\nThe widget7 rotation moved.\n")
+        index.refresh()
+        assert count(index, "fresh_postings") > 0
+        touched |= terms_of("Notes/Topic 07.md")
+        monkeypatch.setattr(index_module, "PACK_ROWS_PER_PAGE", 0)
         write(vault, "Ops/Pager.md", "# Pager\n\nThe pager rotation is daily; osprey handles escalation.\n")
         (vault / "Ops/Vpn.md").unlink()
         write(vault, "Ops/New.md", "# Heron\n\nThe heron rotation starts on Mondays.\n")
@@ -284,6 +295,7 @@ def test_a_reader_inside_a_snapshot_is_not_disturbed_by_a_fold(
         reader.index.refresh()  # one fresh page, one stale one: not folded yet
         assert count(reader.index, "fresh_postings") > 0
         monkeypatch.setattr(index_module, "PACK_ROWS", 0)
+        monkeypatch.setattr(index_module, "PACK_ROWS_PER_PAGE", 0)
         with reader.index.snapshot():
             assert reader.index.has_term("heron") and not reader.index.has_term("wombat")
             write(vault, "Ops/Pager.md", "# Pager\n\nThe pager rotation is daily.\n")
