@@ -11,13 +11,17 @@ is deleted and rebuilt.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import operator
 import os
 import re
 import sqlite3
 import time
+import zlib
+from array import array
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,8 +47,9 @@ from krouter.watch_lease import watched_clean
 # Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
 # rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
 # replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists; 5: link
-# resolution rules, whose results the links table keeps until a page changes).
-SCHEMA_VERSION = "5"
+# resolution rules, whose results the links table keeps until a page changes; 6: postings packed per
+# term with a table of fresh rows beside them, passages and page terms compressed).
+SCHEMA_VERSION = "6"
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
 # A cold build (an empty index) writes into a staging database next to it and commits every this many
@@ -53,6 +58,23 @@ _FEW_PATHS = 2000
 # sorted by key, which writes its B-tree front to back. A build inside one transaction spilled SQLite's
 # page cache to the WAL over and over (15.5 GB written for a 1.5 GB index at 100k pages).
 BUILD_CHUNK = 500
+# Postings are stored packed, one row per term (``_pack``): a lookup reads a term's list as one blob and
+# decodes it in C. An edit does not rewrite the packed lists of its terms (a common word's list spans
+# every page): the page's rows go to ``fresh_postings``, its id to ``stale_pages`` (which voids its packed
+# entries) and its old terms to ``stale_terms``. Readers merge the three. Once the fresh rows pass
+# PACK_ROWS or PACK_ROWS_PER_PAGE per page of the vault (~5% of its postings), or the stale pages
+# PACK_STALE or one in PACK_STALE_SHARE of the pages, the refresh that got them there folds them into
+# the packed lists, rewriting only the terms they touch. The limits grow with the vault because a fold
+# rewrites whole lists, which grow with it: at 100k pages, folding after every 50k rows made a refresh
+# of 1,000 edited pages take 30 s.
+PACK_ROWS = 50_000
+PACK_ROWS_PER_PAGE = 16
+PACK_STALE = 1_000
+PACK_STALE_SHARE = 20
+# Decoded postings lists of at least _HELD_MIN pages are kept for later lookups of the same generation,
+# up to _HELD_BUDGET postings in all (~15 MB).
+_HELD_MIN = 256
+_HELD_BUDGET = 100_000
 BUSY_TIMEOUT_S = 30.0
 # Coarse file systems (FAT, SMB, older kernels) stamp mtimes in up to 2-second ticks.
 RACY_NS = 2_000_000_000
@@ -74,10 +96,12 @@ CREATE TABLE IF NOT EXISTS pages (
     n_meta INTEGER NOT NULL,
     body_line INTEGER NOT NULL,
     yaml_error TEXT,
-    passages TEXT NOT NULL,
-    trigger_terms TEXT NOT NULL
+    passages BLOB NOT NULL,
+    trigger_terms TEXT NOT NULL,
+    other_terms TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS postings (
+CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, ids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fresh_postings (
     term TEXT NOT NULL,
     page_id INTEGER NOT NULL,
     meta_tf INTEGER NOT NULL,
@@ -85,7 +109,9 @@ CREATE TABLE IF NOT EXISTS postings (
     body_tf INTEGER NOT NULL,
     PRIMARY KEY (term, page_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS postings_page ON postings(page_id);
+CREATE INDEX IF NOT EXISTS fresh_postings_page ON fresh_postings(page_id);
+CREATE TABLE IF NOT EXISTS stale_pages (page_id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS stale_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS problems (
     path TEXT PRIMARY KEY, kind TEXT NOT NULL, message TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL
@@ -96,13 +122,16 @@ CREATE TABLE IF NOT EXISTS links (
 """
 
 _POSTINGS_KEYED = "    body_tf INTEGER NOT NULL,\n    PRIMARY KEY (term, page_id)\n) WITHOUT ROWID;"
-_POSTINGS_INDEX = "CREATE INDEX IF NOT EXISTS postings_page ON postings(page_id);"
+_POSTINGS_INDEX = "CREATE INDEX IF NOT EXISTS fresh_postings_page ON fresh_postings(page_id);"
 if _POSTINGS_KEYED not in _SCHEMA or _POSTINGS_INDEX not in _SCHEMA:  # kept in step with _SCHEMA
     raise RuntimeError("krouter.index: the staging schema no longer matches the postings table")
-# The staging database of a cold build: the same tables, postings as a plain append-only table.
+# The staging database of a cold build: the same tables, fresh postings as a plain append-only table
+# (read sorted and packed into the index's ``postings`` when the build is merged).
 _STAGING_SCHEMA = _SCHEMA.replace(_POSTINGS_KEYED, "    body_tf INTEGER NOT NULL\n);").replace(
     _POSTINGS_INDEX, ""
 )
+
+_TABLES = ("pages", "postings", "fresh_postings", "stale_pages", "stale_terms", "problems", "links")
 
 # A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
 # turn, so "key terms in one passage" means one fact, not one page.
@@ -177,6 +206,72 @@ def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
     return [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
 
 
+# zlib level for passages: read for a few pages per lookup, written once per edit.
+_ZLEVEL = 1
+
+
+def _pack(rows: list[tuple[int, int, int, int]]) -> tuple[bytes, bytes]:
+    """One term's postings, (page id, title/alias tf, trigger tf, body tf) in page id order, as two
+    blobs: the ids as 4-byte ints, and the three tf columns, each in the narrowest of 1/2/4-byte ints
+    that holds it ("z": all zero, stored as nothing), behind a 3-letter header naming those widths.
+    Native byte order: the index is a cache of this machine's, rebuilt if unreadable."""
+    ids, *cols = zip(*rows, strict=True)
+    return _pack_columns(ids, cols)
+
+
+def _pack_columns(ids: Sequence[int], cols: Sequence[Sequence[int]]) -> tuple[bytes, bytes]:
+    """``_pack`` of postings given as a column of page ids and the three tf columns."""
+    codes, data = [], []
+    for col in cols:
+        top = max(col)
+        code = "z" if not top else "B" if top < 0x100 else "H" if top < 0x10000 else "I"
+        codes.append(code)
+        if code != "z":
+            data.append(array(code, col).tobytes())
+    return array("i", ids).tobytes(), "".join(codes).encode() + b"".join(data)
+
+
+def _columns(ids_blob: bytes, tfs_blob: bytes) -> tuple[array[int], list[array[int]]]:
+    """The page ids and the three tf columns of a packed list, as arrays (all-zero ones filled)."""
+    ids = array("i", ids_blob)
+    cols, at = [], 3
+    for code in tfs_blob[:3].decode():
+        if code == "z":
+            cols.append(array("B", bytes(len(ids))))
+            continue
+        size = len(ids) * array(code).itemsize
+        cols.append(array(code, tfs_blob[at : at + size]))
+        at += size
+    return ids, cols
+
+
+def _unpack(ids_blob: bytes, tfs_blob: bytes) -> dict[int, tuple[int, int, int]]:
+    """The postings ``_pack`` stored, as (title/alias tf, trigger tf, body tf) by page id, in id order.
+    Decoding and the dict are built in C: no Python code runs per posting."""
+    ids = array("i", ids_blob)
+    n = len(ids)
+    cols: list[Iterable[int]] = []
+    at = 3
+    for code in tfs_blob[:3].decode():
+        if code == "z":
+            cols.append(itertools.repeat(0, n))
+            continue
+        col = array(code, tfs_blob[at : at + n * array(code).itemsize])
+        at += len(col) * col.itemsize
+        cols.append(col)
+    return dict(zip(ids, zip(*cols, strict=True), strict=True))
+
+
+def _passages_of(blob: bytes) -> list[Passage]:
+    """The passages stored for a page (zlib-compressed JSON of [line, "term term ..."])."""
+    return [Passage(line, frozenset(terms.split())) for line, terms in json.loads(zlib.decompress(blob))]
+
+
+def _page_terms(passages: bytes, other_terms: str) -> set[str]:
+    """Every term of a page: its body's are the union of its passages' (no copy of them is kept)."""
+    return set(other_terms.split()).union(*(p.terms for p in _passages_of(passages)))
+
+
 class Index:
     """An open index of one vault. Use ``refresh()`` to bring it up to date with the files."""
 
@@ -184,6 +279,14 @@ class Index:
         self.root = check_vault(vault)
         self.path = path or index_path(self.root)
         self._stored: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
+        # (generation, stale page ids, whether there are fresh rows): see _delta.
+        self._stale: tuple[int, frozenset[int], bool] | None = None
+        # Decoded passages of recently read pages, for one generation (a lookup reads the top page's
+        # twice, and questions about one subject cite the same pages).
+        self._passages: tuple[int, dict[int, list[Passage]]] = (-1, {})
+        # Decoded long postings lists of this generation, least recently used first, and their total
+        # length (see _keep_held).
+        self._held: tuple[int, dict[str, dict[int, tuple[int, int, int]]], int] = (-1, {}, 0)
         # What the current refresh changed, for re-resolving only the links it can affect.
         self._touched: set[str] = set()
         self._paths_changed = False
@@ -237,7 +340,7 @@ class Index:
         try:
             have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if not all(have.get(k) == v for k, v in want.items()):
-                for table in ("pages", "postings", "problems", "links"):
+                for table in _TABLES:
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute("DELETE FROM meta")
                 for statement in _SCHEMA.split(";"):
@@ -284,7 +387,7 @@ class Index:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
-                for table in ("pages", "postings", "problems", "links"):
+                for table in _TABLES:
                     self.conn.execute(f"DELETE FROM {table}")
                 self.conn.execute(
                     "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
@@ -302,7 +405,8 @@ class Index:
             self.conn.close()
             self._delete_files()
             self.conn = self._open()
-            self._stored = None
+            # A new file starts its generations over: nothing cached by generation may carry over.
+            self._stored, self._stale, self._passages, self._held = None, None, (-1, {}), (-1, {}, 0)
             return self.refresh(progress=progress)
         self._stored = None
         stats.problems = self.problems()
@@ -503,15 +607,19 @@ class Index:
             try:
                 # Another process building the same index may have merged first.
                 if self.conn.execute("SELECT 1 FROM main.pages LIMIT 1").fetchone() is None:
-                    # Built after the postings (one sort), not kept up row by row in page order.
-                    self.conn.execute("DROP INDEX IF EXISTS main.postings_page")
                     self.conn.execute("INSERT INTO main.pages SELECT * FROM staging.pages")
                     self.conn.execute("INSERT INTO main.problems SELECT * FROM staging.problems")
-                    self.conn.execute(
-                        "INSERT INTO main.postings SELECT term, page_id, meta_tf, trig_tf, body_tf "
-                        "FROM staging.postings ORDER BY term, page_id"
+                    rows = self.conn.execute(
+                        "SELECT term, page_id, meta_tf, trig_tf, body_tf "
+                        "FROM staging.fresh_postings ORDER BY term, page_id"
                     )
-                    self.conn.execute(_POSTINGS_INDEX)
+                    self.conn.executemany(
+                        "INSERT INTO main.postings VALUES (?, ?, ?)",
+                        (
+                            (term, *_pack([r[1:] for r in group]))
+                            for term, group in itertools.groupby(rows, operator.itemgetter(0))
+                        ),
+                    )
                     self._resolve_links()
                     n_pages, avg_body = self.conn.execute(
                         "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM main.pages"
@@ -622,6 +730,7 @@ class Index:
             return
         if not building:
             self._resolve_links(None if self._paths_changed else self._touched)
+            self._pack_fresh()
         n_pages, avg_body = self.conn.execute(
             "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM pages"
         ).fetchone()
@@ -634,6 +743,66 @@ class Index:
                 ("refreshed_at", repr(time.time())),
             ],
         )
+
+    def _pack_fresh(self) -> None:
+        """Fold the fresh rows and stale pages into the packed lists once there are enough of them
+        (see PACK_ROWS), rewriting only the terms they touch. A first index of a small vault (no packed
+        list yet) is packed whole."""
+        if self.conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() is not None:
+            (rows,) = self.conn.execute("SELECT COUNT(*) FROM fresh_postings").fetchone()
+            (n_stale,) = self.conn.execute("SELECT COUNT(*) FROM stale_pages").fetchone()
+            row = self.conn.execute("SELECT value FROM meta WHERE key='n_pages'").fetchone()
+            n_pages = int(row[0]) if row else 0
+            if rows <= max(PACK_ROWS, PACK_ROWS_PER_PAGE * n_pages) and n_stale <= max(
+                PACK_STALE, n_pages // PACK_STALE_SHARE
+            ):
+                return
+        terms = sorted(
+            t
+            for (t,) in self.conn.execute(
+                "SELECT term FROM stale_terms UNION SELECT term FROM fresh_postings"
+            )
+        )
+        stale = frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages"))
+        for term in terms:  # one term at a time: a rebuild folds every posting of the vault
+            self._fold(term, stale)
+        for table in ("fresh_postings", "stale_pages", "stale_terms"):
+            self.conn.execute(f"DELETE FROM {table}")
+        self._stale = None
+
+    def _fold(self, term: str, stale: frozenset[int]) -> None:
+        """Rewrite a term's packed list with its stale pages dropped and its fresh rows merged in (or
+        delete it: no page holds the term any more; or leave it: neither touches it). Column by column
+        in C: a common word's list spans every page, and a fold rewrites it whenever one page holding
+        it was edited."""
+        row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
+        ids: Sequence[int]
+        cols: list[Sequence[int]]
+        ids, cols = _columns(*row) if row else (array("i"), [array("B")] * 3)
+        dropped = bool(stale) and not stale.isdisjoint(ids)
+        if dropped:
+            keep = list(map(operator.not_, map(stale.__contains__, ids)))
+            ids = list(itertools.compress(ids, keep))
+            cols = [list(itertools.compress(col, keep)) for col in cols]
+        fresh = self.conn.execute(
+            "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
+        ).fetchall()
+        if fresh:
+            # An edited page's packed entry is stale, so no page is both packed and fresh here.
+            new_ids, *new_cols = zip(*fresh, strict=True)
+            after = not ids or new_ids[0] > ids[-1]
+            ids = [*ids, *new_ids]
+            cols = [[*col, *extra] for col, extra in zip(cols, new_cols, strict=True)]
+            if not after:
+                order = sorted(range(len(ids)), key=ids.__getitem__)
+                ids = list(map(ids.__getitem__, order))
+                cols = [list(map(col.__getitem__, order)) for col in cols]
+        if not ids:
+            self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
+        elif dropped or fresh:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO postings VALUES (?, ?, ?)", (term, *_pack_columns(ids, cols))
+            )
 
     def _stored_rows(self, paths: list[str]) -> dict[str, tuple[int, int, int, str]]:
         """(id, mtime, size, hash) of the given pages, by path. A few edited pages are looked up by
@@ -706,11 +875,18 @@ class Index:
         )
 
     def _delete_page(self, page_id: int) -> None:
-        path = self.conn.execute("SELECT path FROM pages WHERE id=?", (page_id,)).fetchone()
-        self.conn.execute("DELETE FROM postings WHERE page_id=?", (page_id,))
+        row = self.conn.execute(
+            "SELECT path, passages, other_terms FROM pages WHERE id=?", (page_id,)
+        ).fetchone()
+        # Its packed entries are voided, not rewritten: see PACK_ROWS.
+        self.conn.execute("DELETE FROM fresh_postings WHERE page_id=?", (page_id,))
+        self.conn.execute("INSERT OR IGNORE INTO stale_pages VALUES (?)", (page_id,))
         self.conn.execute("DELETE FROM pages WHERE id=?", (page_id,))
-        if path:
-            self.conn.execute("DELETE FROM problems WHERE path=? AND kind='yaml'", (path[0],))
+        if row:
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO stale_terms VALUES (?)", ((t,) for t in _page_terms(row[1], row[2]))
+            )
+            self.conn.execute("DELETE FROM problems WHERE path=? AND kind='yaml'", (row[0],))
 
     def _insert_page(self, page: Page, fs: FileStat, digest: str, page_id: int | None) -> None:
         meta_terms = Counter(index_terms(_meta_text(page)))
@@ -721,10 +897,11 @@ class Index:
             terms = index_terms(text)
             body_terms.update(terms)
             passages.append([line, " ".join(sorted(set(terms)))])
+        terms = sorted(set(meta_terms) | set(trig_terms) | set(body_terms))
         cur = self.conn.execute(
             "INSERT INTO pages (id, path, mtime_ns, size, hash, title, status, replaced, superseded_by, "
-            "supersedes, n_body, n_meta, body_line, yaml_error, passages, trigger_terms) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "supersedes, n_body, n_meta, body_line, yaml_error, passages, trigger_terms, other_terms) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 page_id,
                 page.path,
@@ -740,14 +917,14 @@ class Index:
                 sum(n for term, n in meta_terms.items() if counts_toward_length(term)),
                 page.body_line,
                 page.yaml_error,
-                json.dumps(passages, ensure_ascii=False),
+                zlib.compress(json.dumps(passages, ensure_ascii=False).encode(), _ZLEVEL),
                 json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
+                " ".join(sorted((set(meta_terms) | set(trig_terms)) - set(body_terms))),
             ),
         )
         new_id = cur.lastrowid
-        terms = set(meta_terms) | set(trig_terms) | set(body_terms)
         self.conn.executemany(
-            "INSERT INTO postings VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO fresh_postings VALUES (?, ?, ?, ?, ?)",
             ((t, new_id, meta_terms[t], trig_terms[t], body_terms[t]) for t in terms),
         )
 
@@ -797,21 +974,91 @@ class Index:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
     def postings(self, term: str) -> list[tuple[int, int, int, int]]:
-        """(page id, title/alias tf, trigger tf, body tf) for every page holding a term."""
-        return self.conn.execute(
-            "SELECT page_id, meta_tf, trig_tf, body_tf FROM postings WHERE term=?", (term,)
-        ).fetchall()
+        """(page id, title/alias tf, trigger tf, body tf) for every page holding a term, by page id."""
+        return [(pid, *tfs) for pid, tfs in self.holding(term).items()]
+
+    def holding(self, term: str) -> dict[int, tuple[int, int, int]]:
+        """(title/alias tf, trigger tf, body tf) by page id, in page id order, for every page holding a
+        term: its packed list less the stale pages, with its fresh rows merged in."""
+        stale, has_fresh = self._delta()
+        cache = self._held[1]
+        if term in cache:
+            cache[term] = cache.pop(term)  # most recently used last
+            return dict(cache[term])
+        row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
+        held = _unpack(*row) if row else {}
+        if stale and held:
+            for pid in stale & held.keys():
+                del held[pid]
+        fresh = (
+            self.conn.execute(
+                "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
+            ).fetchall()
+            if has_fresh
+            else []
+        )
+        if fresh:
+            # Page id order, as one table of rows gave it (ties in the ranking keep their order). The
+            # keys are two ascending runs (packed, then fresh: an edited page's packed entry is stale),
+            # which sorted() merges in one pass, in C.
+            ordered = not held or fresh[0][0] > next(reversed(held))
+            held.update((r[0], r[1:]) for r in fresh)
+            if not ordered:
+                order = sorted(held)
+                held = dict(zip(order, map(held.__getitem__, order), strict=True))
+        self._keep_held(term, held)
+        return dict(held) if len(held) >= _HELD_MIN else held
+
+    def _keep_held(self, term: str, held: dict[int, tuple[int, int, int]]) -> None:
+        """Keep a long decoded list for the next lookups of this generation (a copy of a dict costs a
+        fraction of decoding it again), dropping the least recently used past _HELD_BUDGET postings."""
+        if len(held) < _HELD_MIN:
+            return
+        gen, cache, size = self._held
+        cache[term] = held
+        size += len(held)
+        while size > _HELD_BUDGET and cache:
+            size -= len(cache.pop(next(iter(cache))))
+        self._held = (gen, cache, size)
+
+    def _delta(self) -> tuple[frozenset[int], bool]:
+        """The page ids whose packed postings are void, and whether any fresh rows exist; kept per
+        generation (a refresh that writes either changes the index, so the generation moves), which
+        spares a vault with nothing to merge a query per term."""
+        gen = self.generation()
+        if self._stale is None or self._stale[0] != gen:
+            stale = frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages"))
+            fresh = self.conn.execute("SELECT 1 FROM fresh_postings LIMIT 1").fetchone() is not None
+            self._stale = (gen, stale, fresh)
+            self._held = (gen, {}, 0)
+        return self._stale[1], self._stale[2]
 
     def has_term(self, term: str) -> bool:
         """True when at least one page holds the term."""
-        return (
-            self.conn.execute("SELECT 1 FROM postings WHERE term=? LIMIT 1", (term,)).fetchone() is not None
-        )
+        return self._held_between(term, term)
 
     def has_term_between(self, low: str, high: str) -> bool:
         """True when some page holds a term in [low, high] (which scripts the vault is written in)."""
-        row = self.conn.execute("SELECT 1 FROM postings WHERE term BETWEEN ? AND ? LIMIT 1", (low, high))
-        return row.fetchone() is not None
+        return self._held_between(low, high)
+
+    def _held_between(self, low: str, high: str) -> bool:
+        stale, has_fresh = self._delta()
+        if has_fresh:
+            fresh = self.conn.execute(
+                "SELECT 1 FROM fresh_postings WHERE term BETWEEN ? AND ? LIMIT 1", (low, high)
+            )
+            if fresh.fetchone() is not None:
+                return True
+        rows = self.conn.execute("SELECT ids FROM postings WHERE term BETWEEN ? AND ?", (low, high))
+        # A packed list holding only stale pages holds nothing; one with a live page ends the search.
+        return any(not stale or not stale.issuperset(array("i", ids)) for (ids,) in rows)
+
+    def all_postings(self) -> list[tuple[str, int, int, int, int]]:
+        """Every (term, page id, title/alias tf, trigger tf, body tf), packed and fresh, sorted."""
+        terms = {
+            t for (t,) in self.conn.execute("SELECT term FROM postings UNION SELECT term FROM fresh_postings")
+        }
+        return [(t, *row) for t in sorted(terms) for row in self.postings(t)]
 
     def page_table(self) -> list[tuple[int, str, str, str, int, int, int]]:
         """(id, path, title, status, replaced, n_body, n_meta) of every page."""
@@ -821,10 +1068,18 @@ class Index:
 
     def passages(self, page_id: int) -> list[Passage]:
         """A page's passages with their term sets."""
+        gen = self.generation()
+        if self._passages[0] != gen or len(self._passages[1]) >= 256:
+            self._passages = (gen, {})
+        cached = self._passages[1].get(page_id)
+        if cached is not None:
+            return cached
         row = self.conn.execute("SELECT passages FROM pages WHERE id=?", (page_id,)).fetchone()
         if not row:
             return []
-        return [Passage(line, frozenset(terms.split())) for line, terms in json.loads(row[0])]
+        found = _passages_of(row[0])
+        self._passages[1][page_id] = found
+        return found
 
     def trigger_terms(self, page_id: int) -> list[set[str]]:
         """Each trigger of a page as the set of terms a question holding that phrasing would have."""
@@ -833,4 +1088,5 @@ class Index:
 
     def page_terms(self, page_id: int) -> set[str]:
         """Every term a page holds (title, aliases, triggers, body)."""
-        return {t for (t,) in self.conn.execute("SELECT term FROM postings WHERE page_id=?", (page_id,))}
+        row = self.conn.execute("SELECT passages, other_terms FROM pages WHERE id=?", (page_id,)).fetchone()
+        return _page_terms(*row) if row else set()

@@ -14,7 +14,7 @@ import itertools
 import math
 import unicodedata
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +53,10 @@ TRANSLATION_TF = 0.5
 # A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
 # senses first): later senses are rarer readings, and each one is a posting list to merge per question.
 HELD_TRANSLATIONS = 3
+# A question whose units hold more postings than this (a large vault) is scored in two passes: first the
+# pages that can still reach the window `_targets` walks are found, then only those are scored (see
+# `_reachable`); every other page's score is worked out if something asks for it.
+PRUNE_POSTINGS = 20_000
 
 
 @dataclass
@@ -330,7 +334,7 @@ class Router:
                 reason="the question has no content words to look up",
                 index=index_info,
             )
-        scores, meta_mask, content_mask = self._score(units, t)
+        scores, meta_mask, content_mask = self._score(units, t, _window(max(k, 1)))
         targets, redirects, skipped = self._targets(scores, max(k, 1), t)
         listed_pages = {pid for tgt in targets.values() for pid in tgt.contributors}
         meta_hits = {pid: _bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
@@ -455,8 +459,8 @@ class Router:
     def _holding(self, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:
         """(title/alias tf, trigger tf, body tf) per page holding every one of the terms."""
         if len(terms) == 1:
-            return {r[0]: r[1:] for r in self.index.postings(terms[0])}
-        per = [{r[0]: r[1:] for r in self.index.postings(g)} for g in terms]
+            return self.index.holding(terms[0])
+        per = [self.index.holding(g) for g in terms]
         common = set.intersection(*(set(p) for p in per)) if per else set()
         return {pid: tuple(min(p[pid][f] for p in per) for f in range(3)) for pid in common}  # type: ignore[misc]
 
@@ -489,56 +493,67 @@ class Router:
         return out
 
     def _score(
-        self, units: list[_Unit], t: _Tables
-    ) -> tuple[dict[int, list], dict[int, int], dict[int, int]]:
+        self, units: list[_Unit], t: _Tables, window: int | None = None
+    ) -> tuple[_Scores, Mapping[int, int], Mapping[int, int]]:
         """BM25F score and matched-unit bitmask per page; also bitmasks of the units that hit the
         title/alias/trigger field and of those that hit the page's own text (everything but triggers).
 
         This loop runs once per posting of every question word, so it is kept to plain arithmetic and
-        integer bitmasks (sets per page cost a third of a lookup at 10k pages)."""
-        scores: dict[int, list] = {}
-        meta: dict[int, int] = {}
-        content: dict[int, int] = {}
+        integer bitmasks (sets per page cost a third of a lookup at 10k pages). The field masks are
+        read for the few pages a receipt lists only, so they are worked out per page when asked for
+        (kept per posting, they cost a third of this loop); clipped pages are looked for only in a
+        vault that has some. With ``window`` (how many best pages `_targets` walks) and more than
+        PRUNE_POSTINGS postings, only the pages that can reach that window are scored here."""
+        reachable = None
+        if window is not None and sum(len(u.postings) for u in units) > PRUNE_POSTINGS:
+            reachable = _reachable(units, t, window)
+        scores = _Scores(units, t, complete=reachable is None)
         norms = t.length_norm
         inputs = t.inputs
+        get = scores.get
+        w_meta, w_trigger = W_META, W_TRIGGER  # locals: read once per posting
         for i, u in enumerate(units):
             bit = 1 << i
             w = u.weight * (K1 + 1)
-            for pid, (meta_tf, trig_tf, body_tf) in u.postings.items():
-                norm = norms.get(pid)
-                if norm is None:
+            postings = u.postings
+            # Pruned: the reachable pages only, in the order of the postings (the order ties rank in).
+            items = postings.items() if reachable is None else _items(postings, reachable)
+            for pid, (meta_tf, trig_tf, body_tf) in items:
+                try:
+                    norm = norms[pid]
+                except KeyError:  # a page the tables do not know (cannot happen within one snapshot)
                     continue
-                tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf
+                # Most postings are body-only: 0.0 + body_tf is body_tf, so skipping the sum changes
+                # no score by a bit.
+                tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf if meta_tf or trig_tf else body_tf
                 s = w * tf / (tf + norm)
-                if pid in inputs:
+                if inputs and pid in inputs:
                     s *= INPUT_WEIGHT
-                entry = scores.get(pid)
+                entry = get(pid)
                 if entry is None:
                     scores[pid] = [s, bit]
                 else:
                     entry[0] += s
                     entry[1] |= bit
-                if meta_tf or trig_tf:
-                    meta[pid] = meta.get(pid, 0) | bit
-                if meta_tf or body_tf:
-                    content[pid] = content.get(pid, 0) | bit
-        return scores, meta, content
+        return scores, _FieldMasks(units, scores, (0, 1)), _FieldMasks(units, scores, (0, 2))
 
     def _targets(
-        self, scores: dict[int, list], k: int, t: _Tables
+        self, scores: _Scores, k: int, t: _Tables
     ) -> tuple[dict[int, _Target], list[Redirect], list[str]]:
         """The best k+1 distinct current pages, each scored by its best contributor (itself or a
         replaced page leading to it), with what all its contributors matched.
 
         Only the highest-scoring pages are walked: a target's score is its best contributor's, so once
         k+1 targets score strictly above every page left unwalked, nothing further down can outrank
-        them or tie them. When replaced pages or ties crowd that window, every page is walked once."""
+        them or tie them. When replaced pages or ties crowd that window, every page is walked once
+        (scored first, if ``scores`` holds only the pages that could reach the window)."""
         want = k + 1
-        best = heapq.nlargest(32 + 8 * want, scores.items(), key=lambda kv: kv[1][0])
+        best = heapq.nlargest(_window(k), scores.items(), key=lambda kv: kv[1][0])
         targets, redirects, skipped = self._walk(best, t)
         ranked = sorted((x.score for x in targets.values()), reverse=True)
         settled = len(ranked) >= want and ranked[want - 1] > best[-1][1][0]
-        if len(best) < len(scores) and not settled:
+        if (len(best) < len(scores) or not scores.complete) and not settled:
+            scores.fill()
             best = sorted(scores.items(), key=lambda kv: -kv[1][0])
             targets, redirects, skipped = self._walk(best, t)
         seen = {pid for pid, _ in best}
@@ -711,6 +726,142 @@ class Router:
 
     def _tables_path(self, page_id: int) -> str:
         return self._load_tables().pages[page_id].path
+
+
+def _window(k: int) -> int:
+    """How many of the best-scoring pages `Router._targets` walks first for the top k."""
+    return 32 + 8 * (k + 1)
+
+
+def _items(postings: dict[int, tuple], keep: set[int]) -> Iterator[tuple[int, tuple]]:
+    """The postings of the pages in ``keep``, in the postings' order (the filter runs in C)."""
+    return ((pid, postings[pid]) for pid in filter(keep.__contains__, postings))
+
+
+def _contribution(u: _Unit, i: int, pid: int, t: _Tables, entry: list | None) -> list | None:
+    """Add unit ``i``'s share of page ``pid``'s score to ``entry`` exactly as `Router._score` does."""
+    tfs = u.postings.get(pid)
+    if tfs is None:
+        return entry
+    meta_tf, trig_tf, body_tf = tfs
+    tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf if meta_tf or trig_tf else body_tf
+    s = u.weight * (K1 + 1) * tf / (tf + t.length_norm[pid])
+    if t.inputs and pid in t.inputs:
+        s *= INPUT_WEIGHT
+    if entry is None:
+        return [s, 1 << i]
+    entry[0] += s
+    entry[1] |= 1 << i
+    return entry
+
+
+def _reachable(units: list[_Unit], t: _Tables, window: int) -> set[int] | None:
+    """The pages whose score can reach the ``window`` best (MaxScore), or None when no page can be
+    ruled out. A unit adds less than its weight x (K1 + 1) to any page (tf / (tf + norm) < 1), so units
+    are taken in decreasing weight: once the bound of the units left is under the window-th best score
+    so far, a page none of the units taken holds cannot reach the window, nor can a page whose score so
+    far plus that bound stays under it. Those partial scores add the same shares in another order, so
+    a relative margin of 1e-9 keeps rounding from ruling out a page that ties."""
+    weights = [u.weight * (K1 + 1) for u in units]
+    if any(w < 0 for w in weights):
+        return None
+    norms = t.length_norm
+    inputs = t.inputs
+    left = sum(weights)
+    partial: dict[int, float] = {}
+    get = partial.get
+    for i in sorted(range(len(units)), key=lambda i: -weights[i]):
+        if len(partial) >= window and left < max(partial.values()):
+            bar = heapq.nlargest(window, partial.values())[-1] * (1 - 1e-9)
+            if left < bar:
+                return {pid for pid, score in partial.items() if score >= bar - left}
+        left -= weights[i]
+        w = weights[i]
+        for pid, (meta_tf, trig_tf, body_tf) in units[i].postings.items():
+            norm = norms.get(pid)
+            if norm is None:
+                continue
+            tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf if meta_tf or trig_tf else body_tf
+            s = w * tf / (tf + norm)
+            if inputs and pid in inputs:
+                s *= INPUT_WEIGHT
+            partial[pid] = get(pid, 0.0) + s
+    return None
+
+
+class _Scores(dict[int, list]):
+    """[score, matched-unit bitmask] per page. Not ``complete`` (pruned by `_reachable`), it holds only
+    the pages that can reach the window `Router._targets` walks; any other page is scored when asked
+    for (``in``, ``[]``), and ``fill()`` scores them all, in the same order a full scoring inserts them."""
+
+    def __init__(self, units: list[_Unit], t: _Tables, *, complete: bool) -> None:
+        super().__init__()
+        self.units = units
+        self.tables = t
+        self.complete = complete
+
+    def _entry(self, pid: int) -> list | None:
+        if pid not in self.tables.length_norm:
+            return None
+        entry = None
+        for i, u in enumerate(self.units):
+            entry = _contribution(u, i, pid, self.tables, entry)
+        return entry
+
+    def __missing__(self, pid: int) -> list:
+        entry = None if self.complete else self._entry(pid)
+        if entry is None:
+            raise KeyError(pid)
+        return entry
+
+    def __contains__(self, pid: object) -> bool:
+        if dict.__contains__(self, pid):
+            return True
+        return not self.complete and isinstance(pid, int) and self._entry(pid) is not None
+
+    def fill(self) -> None:
+        """Score every page the units hold, as a full scoring would have (same order, same floats)."""
+        if self.complete:
+            return
+        full: dict[int, list] = {}
+        for i, u in enumerate(self.units):
+            for pid in u.postings:
+                if pid in self.tables.length_norm:
+                    full[pid] = _contribution(u, i, pid, self.tables, full.get(pid)) or []
+        self.clear()
+        self.update(full)
+        self.complete = True
+
+
+class _FieldMasks(Mapping[int, int]):
+    """Per scored page, the bitmask of the units whose postings have a non-zero tf in one of the given
+    fields (0 title/alias, 1 trigger, 2 body); a page with no such unit is absent."""
+
+    def __init__(self, units: list[_Unit], scores: _Scores, fields: tuple[int, ...]) -> None:
+        self._units = units
+        self._scores = scores
+        self._fields = fields
+
+    def _mask(self, pid: int) -> int:
+        mask = 0
+        if pid in self._scores:
+            for i, u in enumerate(self._units):
+                tfs = u.postings.get(pid)
+                if tfs is not None and any(tfs[f] for f in self._fields):
+                    mask |= 1 << i
+        return mask
+
+    def __getitem__(self, pid: int) -> int:
+        mask = self._mask(pid)
+        if not mask:
+            raise KeyError(pid)
+        return mask
+
+    def __iter__(self) -> Iterator[int]:
+        return (pid for pid in self._scores if self._mask(pid))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _stem_key(path: str) -> str:

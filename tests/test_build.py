@@ -48,15 +48,13 @@ def make_vault(root: Path, n: int = 23) -> Path:
 def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
     """Every row of the tables a lookup reads, in a stable order."""
     c = index.conn
+    paths = dict(c.execute("SELECT id, path FROM pages"))
     return {
         "pages": c.execute(
             "SELECT path, hash, title, status, replaced, superseded_by, supersedes, n_body, n_meta, "
-            "body_line, yaml_error, passages, trigger_terms FROM pages ORDER BY path"
+            "body_line, yaml_error, passages, trigger_terms, other_terms FROM pages ORDER BY path"
         ).fetchall(),
-        "postings": c.execute(
-            "SELECT term, p.path, meta_tf, trig_tf, body_tf FROM postings JOIN pages p ON p.id = page_id "
-            "ORDER BY term, p.path"
-        ).fetchall(),
+        "postings": sorted((term, paths[pid], *tfs) for term, pid, *tfs in index.all_postings()),
         "problems": c.execute("SELECT path, kind, message FROM problems ORDER BY path").fetchall(),
         "links": c.execute("SELECT src, dst, kind, raw FROM links ORDER BY src, kind, raw").fetchall(),
     }
