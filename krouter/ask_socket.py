@@ -315,17 +315,21 @@ class AskServer:
 
     def stop(self) -> None:
         """Stop answering and remove the socket (unless another watcher has replaced it since)."""
+        self._stop.set()
+        self._withdraw()
+        if self._thread is not None:
+            self._thread.join(timeout=REPLY_TIMEOUT_S)
+            self._thread = None
+
+    def _withdraw(self) -> None:
+        """Remove the socket if it is still ours, then stop listening: from now on a client finds no
+        socket, or one that refuses at once, and asks the ordinary way (never waits for a reply)."""
         with contextlib.suppress(OSError):
             st = os.lstat(self.path)
             if (st.st_dev, st.st_ino) == self._bound:
                 os.unlink(self.path)
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=REPLY_TIMEOUT_S)
-            self._thread = None
         if self._listener is not None:
             self._listener.close()
-            self._listener = None
 
     def _serve(self) -> None:
         import logging
@@ -339,16 +343,17 @@ class AskServer:
                     conn, _ = listener.accept()
                 except TimeoutError:
                     continue
-                except OSError:
-                    if self._stop.is_set():
-                        break
-                    raise
+                except OSError as exc:
+                    if not self._stop.is_set():
+                        log.warning("krouter ask socket %s stopped answering: %s", self.path, exc)
+                    return
                 with conn:
                     try:
                         self._handle(conn)
                     except Exception as exc:  # one bad request must not stop the server
                         log.debug("ask socket: request failed: %s", exc)
         finally:
+            self._withdraw()
             if self._router is not None:
                 self._router.close()
                 self._router = None

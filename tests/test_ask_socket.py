@@ -71,6 +71,7 @@ class Asked:
         self.stdout = proc.stdout
         self.stderr = proc.stderr
         self.code = proc.returncode
+        self.modules = set(modules)
         self.via_socket = "krouter.router" not in modules
 
     @property
@@ -149,6 +150,8 @@ def test_a_running_watch_answers_asks_exactly_as_the_ordinary_path(vault: Path, 
     try:
         served = [ask(tmp_path, *q, *v) for q in QUESTIONS]
         assert all(a.via_socket for a in served)
+        # Answered before the command line library or the tokeniser were imported.
+        assert not any({"typer", "krouter.cli", "krouter.tokenizer"} & a.modules for a in served)
         assert [a.shown for a in served] == [a.shown for a in ordinary]
         # One log line per ask, the same line the ordinary path writes.
         assert [without_time(e) for e in log_lines()[len(QUESTIONS) :]] == [without_time(e) for e in logged]
@@ -348,3 +351,32 @@ def test_a_socket_that_never_answers_falls_back(
     # The listener gone, its file left behind: refused at once, and again no answer.
     assert path.exists()
     assert client(capsys, "which database do we use", "--vault", str(vault)) == (None, "", "")
+
+
+def test_a_running_mcp_server_answers_asks_too(vault: Path, tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    args = ("which database do we use", "--json", "--vault", str(vault))
+    ask(tmp_path, *args)  # builds the index (the receipt says how many pages this ask re-read)
+    ordinary = ask(tmp_path, *args)
+    assert not ordinary.via_socket
+    # The SDK passes only a minimal environment to the server: hand it the test's isolated dirs.
+    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
+    )
+    sock = socket_path(index_path(vault.resolve()))
+
+    async def session() -> Asked:
+        with anyio.fail_after(TIMEOUT):
+            async with Client(params, read_timeout_seconds=TIMEOUT) as client:
+                await client.list_tools()
+                while not (sock.exists() and watched_clean(index_path(vault.resolve()))):
+                    await anyio.sleep(0.05)
+                return await anyio.to_thread.run_sync(lambda: ask(tmp_path, *args))
+
+    served = anyio.run(session)
+    assert served.via_socket
+    assert served.shown == ordinary.shown
+    assert not sock.exists()  # the server removed it when it closed
