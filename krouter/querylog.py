@@ -12,11 +12,11 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from krouter import config
 from krouter.safe_text import clean
 
+TYPE_CHECKING = False  # not typing's: the `krouter ask` socket client imports this module, not typing
 if TYPE_CHECKING:
     from krouter.receipt import Receipt
 
