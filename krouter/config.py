@@ -13,7 +13,6 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from krouter.errors import ConfigError, VaultNotNamed
@@ -114,9 +113,13 @@ def load_learn_env(path: Path | None = None) -> list[str]:
     return loaded
 
 
-@dataclass(frozen=True)
 class Config:
-    """The user's settings; every field has a working default."""
+    """The user's settings; every field has a working default (the class attributes). Read-only by
+    convention.
+
+    A plain class rather than a frozen dataclass: ``import dataclasses`` pulls in ``inspect`` and costs
+    a fresh process ~10 ms, and a ``krouter ask`` answered by a running watcher imports this module.
+    """
 
     vault: Path | None = None
     query_log: bool = True
@@ -129,6 +132,23 @@ class Config:
     # Whether agents may teach triggers (``krouter_teach``, ``krouter teach``); the nightly learner is
     # not affected.
     agent_teaching: bool = True
+
+    def __init__(
+        self,
+        vault: Path | None = vault,
+        query_log: bool = query_log,
+        exclude_folders: tuple[str, ...] = exclude_folders,
+        learn_model: str = learn_model,
+        ignore: tuple[str, ...] = ignore,
+        agent_teaching: bool = agent_teaching,
+    ) -> None:
+        # The defaults above are the class attributes, read while the class body runs.
+        self.vault = vault
+        self.query_log = query_log
+        self.exclude_folders = exclude_folders
+        self.learn_model = learn_model
+        self.ignore = ignore
+        self.agent_teaching = agent_teaching
 
 
 def load_config(path: Path | None = None) -> Config:

@@ -150,8 +150,9 @@ def test_a_running_watch_answers_asks_exactly_as_the_ordinary_path(vault: Path, 
     try:
         served = [ask(tmp_path, *q, *v) for q in QUESTIONS]
         assert all(a.via_socket for a in served)
-        # Answered before the command line library or the tokeniser were imported.
-        assert not any({"typer", "krouter.cli", "krouter.tokenizer"} & a.modules for a in served)
+        # Answered before the command line library, the tokeniser or anything heavy was imported.
+        heavy = {"typer", "krouter.cli", "krouter.tokenizer", "sqlite3", "dataclasses", "inspect", "typing"}
+        assert not any(heavy & a.modules for a in served), [sorted(heavy & a.modules) for a in served]
         assert [a.shown for a in served] == [a.shown for a in ordinary]
         # One log line per ask, the same line the ordinary path writes.
         assert [without_time(e) for e in log_lines()[len(QUESTIONS) :]] == [without_time(e) for e in logged]
