@@ -311,7 +311,7 @@ class FakeServer:
         self.sock.close()
 
 
-def test_a_socket_that_is_a_symlink_or_open_to_others_is_never_used(
+def test_a_socket_that_is_a_symlink_open_to_others_or_not_the_users_is_never_used(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with Router(vault) as router:
@@ -329,8 +329,17 @@ def test_a_socket_that_is_a_symlink_or_open_to_others_is_never_used(
         os.rename(elsewhere / "fake.sock", path)
         os.chmod(path, 0o666)
         assert client(capsys, *args) == (None, "", "")
-        # The same socket, private: the client does use it (so the two refusals above were the checks').
         os.chmod(path, 0o600)
+        # A folder others can write into (they could swap the socket): not used either.
+        os.chmod(path.parent, 0o777)
+        assert client(capsys, *args) == (None, "", "")
+        os.chmod(path.parent, 0o700)
+        if os.geteuid() == 0:  # only root can give a file away
+            os.chown(path, 65534, 65534)
+            assert client(capsys, *args) == (None, "", "")
+            os.chown(path, os.getuid(), os.getgid())
+        # The same socket, private and the user's own: the client does use it (so each refusal above
+        # was a check's doing).
         assert client(capsys, *args) == (0, "EVIL\n", "")
     finally:
         fake.close()
