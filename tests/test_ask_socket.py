@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from krouter import ask_socket, config
 from krouter.ask_socket import AskServer, ask_through_socket, default_index_path, socket_path
 from krouter.cli import DEMO_NOTE, app
-from krouter.index import index_path
+from krouter.index import Index, index_path
 from krouter.router import Router
 from krouter.watch import VaultWatcher
 from krouter.watch_lease import watched_clean
@@ -168,19 +168,25 @@ def test_a_running_watch_answers_asks_exactly_as_the_ordinary_path(vault: Path, 
         again = ask(tmp_path, *QUESTIONS[1], *v)
         assert again.via_socket
         assert again.shown == ordinary[1].shown
-        # An edit made while the watcher runs is seen by a socket ask (once watchdog has reported it;
-        # while it is pending the server walks the vault, as a fresh ask would).
-        write(
-            vault / "Decisions" / "Payments.md", "# Payments provider\n\nWe use Stripe for card payments.\n"
-        )
-
-        def sees_payments() -> bool:
-            asked = ask(tmp_path, "which payments provider", "--json", *v)
-            assert asked.via_socket
-            cited = json.loads(asked.stdout)["cited"]
-            return bool(cited) and cited[0]["path"] == "Decisions/Payments.md"
-
-        wait_for(sees_payments)
+        # An edit made while the watcher runs: once the watcher has indexed it, the next socket ask
+        # sees it (the server's router does not answer from the page table it loaded before).
+        question = ("which payments provider", "--json", *v)
+        before = ask(tmp_path, *question)
+        assert before.via_socket
+        assert json.loads(before.stdout)["decision"] == "refuse"
+        index = Index(vault)
+        try:
+            generation = index.generation()
+            write(
+                vault / "Decisions" / "Payments.md",
+                "# Payments provider\n\nWe use Stripe for card payments.\n",
+            )
+            wait_for(lambda: index.generation() > generation and watched_clean(index.path))
+        finally:
+            index.close()
+        after_edit = ask(tmp_path, *question)
+        assert after_edit.via_socket
+        assert json.loads(after_edit.stdout)["cited"][0]["path"] == "Decisions/Payments.md"
         # Stopped the ordinary way (SIGTERM, as systemd does), it removes its socket.
         proc.send_signal(signal.SIGTERM)
         proc.wait(TIMEOUT)
