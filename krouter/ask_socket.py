@@ -329,6 +329,10 @@ class AskServer:
             if (st.st_dev, st.st_ino) == self._bound:
                 os.unlink(self.path)
         if self._listener is not None:
+            # shutdown() wakes an accept() waiting in the server's thread (Linux), so a stopping watcher
+            # or MCP server does not wait out the accept timeout.
+            with contextlib.suppress(OSError):
+                self._listener.shutdown(socket.SHUT_RDWR)
             self._listener.close()
 
     def _serve(self) -> None:
