@@ -12,14 +12,9 @@ import hashlib
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
-from krouter.atomic import atomic_write
 from krouter.errors import ConfigError, VaultNotNamed
 
 APP_NAME = "krouter"
@@ -32,19 +27,28 @@ NO_VAULT = (
 )
 
 
+def _platform_dir(kind: str) -> str:
+    """The platform's folder of ``kind`` (``user_cache_dir``, ...) for KRouter. platformdirs, like
+    tomllib and the atomic writer below, is imported on first use: a fresh ``krouter ask`` answered by
+    a running watcher (krouter.ask_socket) pays only for what it reads."""
+    import platformdirs
+
+    return str(getattr(platformdirs, kind)(APP_NAME))
+
+
 def cache_dir() -> Path:
     """Directory for rebuildable data: the per-vault indexes and jieba's dictionary cache."""
-    return Path(os.environ.get("KROUTER_CACHE_DIR") or platformdirs.user_cache_dir(APP_NAME))
+    return Path(os.environ.get("KROUTER_CACHE_DIR") or _platform_dir("user_cache_dir"))
 
 
 def state_dir() -> Path:
     """Directory for data that cannot be rebuilt: the private query log and the learner's journal."""
-    return Path(os.environ.get("KROUTER_STATE_DIR") or platformdirs.user_state_dir(APP_NAME))
+    return Path(os.environ.get("KROUTER_STATE_DIR") or _platform_dir("user_state_dir"))
 
 
 def config_dir() -> Path:
     """Directory holding ``config.toml``."""
-    return Path(os.environ.get("KROUTER_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME))
+    return Path(os.environ.get("KROUTER_CONFIG_DIR") or _platform_dir("user_config_dir"))
 
 
 def config_path() -> Path:
@@ -109,9 +113,13 @@ def load_learn_env(path: Path | None = None) -> list[str]:
     return loaded
 
 
-@dataclass(frozen=True)
 class Config:
-    """The user's settings; every field has a working default."""
+    """The user's settings; every field has a working default (the class attributes). Read-only by
+    convention.
+
+    A plain class rather than a frozen dataclass: ``import dataclasses`` pulls in ``inspect`` and costs
+    a fresh process ~10 ms, and a ``krouter ask`` answered by a running watcher imports this module.
+    """
 
     vault: Path | None = None
     query_log: bool = True
@@ -125,12 +133,31 @@ class Config:
     # not affected.
     agent_teaching: bool = True
 
+    def __init__(
+        self,
+        vault: Path | None = vault,
+        query_log: bool = query_log,
+        exclude_folders: tuple[str, ...] = exclude_folders,
+        learn_model: str = learn_model,
+        ignore: tuple[str, ...] = ignore,
+        agent_teaching: bool = agent_teaching,
+    ) -> None:
+        # The defaults above are the class attributes, read while the class body runs.
+        self.vault = vault
+        self.query_log = query_log
+        self.exclude_folders = exclude_folders
+        self.learn_model = learn_model
+        self.ignore = ignore
+        self.agent_teaching = agent_teaching
+
 
 def load_config(path: Path | None = None) -> Config:
     """Read ``config.toml``; a missing file gives the defaults, a broken one raises ConfigError."""
     path = path or config_path()
     if not path.is_file():
         return Config()
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -185,6 +212,10 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     if value is not None:
         kept.insert(0, f"{key} = {_toml_value(value)}\n")
     new = "".join(kept)
+    import tomllib
+
+    from krouter.atomic import atomic_write
+
     try:
         tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:

@@ -25,6 +25,7 @@ from krouter.safe_text import clean
 from krouter.watch import RESCAN_S, VaultWatcher, configure_stderr_logging, describe
 
 if TYPE_CHECKING:
+    from krouter.ask_socket import AskServer
     from krouter.router import Router
 
 log = logging.getLogger("krouter.mcp")
@@ -76,6 +77,7 @@ class VaultService:
         self._last_walk = 0.0
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
+        self._asks: AskServer | None = None
 
     def start(self) -> None:
         """Start watching the vault, index it, and start the background refresher."""
@@ -91,6 +93,12 @@ class VaultService:
         if self.watcher.running:
             self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
             self._pump.start()
+        if self.watcher.leased:
+            # Holding the lease, this server also answers fresh `krouter ask` processes (ask_socket.py).
+            from krouter.ask_socket import AskServer
+
+            asks = AskServer(self.root, self.router.index.path, self.watcher)
+            self._asks = asks if asks.start() else None
 
     @property
     def watching(self) -> bool:
@@ -162,6 +170,8 @@ class VaultService:
     def close(self) -> None:
         """Stop watching, close the index on its own thread, and stop the worker."""
         self._stop.set()
+        if self._asks is not None:
+            self._asks.stop()
         self.watcher.stop()
         if self._pump is not None:
             self._pump.join(timeout=2)

@@ -14,8 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from krouter import config
-from krouter.receipt import Receipt
 from krouter.safe_text import clean
+
+TYPE_CHECKING = False  # not typing's: the `krouter ask` socket client imports this module, not typing
+if TYPE_CHECKING:
+    from krouter.receipt import Receipt
 
 LOG_NAME = "queries.jsonl"
 MAX_BYTES = 5 * 1024 * 1024
@@ -71,12 +74,19 @@ def record(receipt: Receipt, root: Path) -> None:
     """Append one lookup to the log. Any failure is reported on stderr and swallowed."""
     if not enabled():
         return
+    append(entry(receipt, root))
+
+
+def append(item: dict[str, object]) -> None:
+    """Append one entry (as ``entry`` builds it) whether or not the log is enabled: a caller that got
+    the entry from elsewhere (the ``krouter ask`` socket client) checks ``enabled()`` itself. Any
+    failure is reported on stderr and swallowed."""
     path = log_path()
     try:
         _secure_dir(path.parent)
         if path.exists() and path.stat().st_size > MAX_BYTES:
             _rotate(path)
-        line = json.dumps(entry(receipt, root), ensure_ascii=False) + "\n"
+        line = json.dumps(item, ensure_ascii=False) + "\n"
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line.encode("utf-8"))

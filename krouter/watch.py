@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent
     from watchdog.observers.api import BaseObserver
 
+    from krouter.ask_socket import AskServer
     from krouter.index import RefreshStats
     from krouter.router import Router
     from krouter.watch_lease import WatchLease
@@ -130,6 +131,19 @@ class VaultWatcher:
             self._observer = None
         with self._cond:
             self._cond.notify_all()
+
+    @property
+    def leased(self) -> bool:
+        """True while this watcher holds the index's lease (no other process's watcher does)."""
+        with self._cond:
+            return self._lease is not None
+
+    @property
+    def fresh(self) -> bool:
+        """True while this watcher holds the lease and every change it was told about is indexed: what
+        the lease tells other processes, for this process's own lookups (the ask socket's)."""
+        with self._cond:
+            return self._lease is not None and self._lease.clean
 
     @property
     def running(self) -> bool:
@@ -284,12 +298,20 @@ def watch_command(
     with exit_codes():
         router = Router(vault if vault is not None else default_vault(), auto_refresh=False)
     watcher = VaultWatcher(router.root, debounce=debounce, index_path=router.index.path)
+    server: AskServer | None = None
     try:
         # Watch first, then index: an edit made during the first refresh is caught by the watcher.
         # And start watching before saying so: a caller waiting for this line may edit right away.
         watcher.start()
         if not router.refresh().stale:
             watcher.indexed()
+        if watcher.leased:
+            # The process holding the lease answers fresh `krouter ask` processes (krouter.ask_socket).
+            from krouter.ask_socket import AskServer
+
+            server = AskServer(router.root, router.index.path, watcher)
+            if not server.start():
+                server = None
         log.info(
             "watching %s (%s pages indexed, %s)",
             router.root,
@@ -309,5 +331,7 @@ def watch_command(
         typer.echo(f"krouter: cannot watch {router.root}: {exc}", err=True)
         raise typer.Exit(1) from exc
     finally:
+        if server is not None:
+            server.stop()
         watcher.stop()
         router.close()

@@ -82,6 +82,11 @@ class WatchLease:
                 os.pwrite(self._fd, state, 0)
                 self._state = state
 
+    @property
+    def clean(self) -> bool:
+        """True when this lease last published ``clean``."""
+        return self._state == CLEAN
+
     def release(self) -> None:
         """Give the lease up: lookups walk the vault again."""
         with _held_lock:

@@ -517,12 +517,17 @@ class Bench:
 
     def watched_asks(self, kbin: list[str], vault: Path, en: str, zh: str) -> dict[str, Any]:
         """Fresh ``krouter ask`` processes while ``krouter watch`` runs on the vault (its lease tells
-        them the index is fresh, so they skip the walk); empty for a KRouter without that lease."""
+        them the index is fresh, so they skip the walk; its socket, where it has one, answers them);
+        empty for a KRouter without that lease."""
         probe = (
             "import sys; from pathlib import Path; from krouter.index import index_path\n"
             "try:\n    from krouter.watch_lease import watched_clean\n"
             "except ImportError:\n    sys.exit(2)\n"
-            "sys.exit(0 if watched_clean(index_path(Path(sys.argv[1]).resolve())) else 1)"
+            "index = index_path(Path(sys.argv[1]).resolve())\n"
+            "try:\n    from krouter.ask_socket import socket_path\n"
+            "except ImportError:\n    ready = True\n"
+            "else:\n    ready = socket_path(index).exists()\n"
+            "sys.exit(0 if ready and watched_clean(index) else 1)"
         )
         proc = subprocess.Popen(
             [*kbin, "watch", "--vault", str(vault)],

@@ -1,0 +1,24 @@
+"""The ``krouter`` command's entry point (and ``python -m krouter``'s).
+
+A plain ``krouter ask`` is first offered to a running ``krouter watch`` over its socket
+(``krouter.ask_socket``), before typer, the router or the tokeniser are imported: that answer costs
+about an interpreter's start-up. Everything else, and every ask the socket cannot serve, runs the
+typer app in ``krouter.cli`` as before.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def run() -> None:
+    """Run the ``krouter`` command."""
+    if sys.argv[1:2] == ["ask"]:
+        from krouter.ask_socket import ask_through_socket
+
+        code = ask_through_socket(sys.argv[2:])
+        if code is not None:
+            sys.exit(code)
+    from krouter.cli import run as run_cli
+
+    run_cli()
