@@ -25,8 +25,9 @@ from typer.testing import CliRunner
 from krouter import ask_socket, config
 from krouter.ask_socket import AskServer, ask_through_socket, default_index_path, socket_path
 from krouter.cli import DEMO_NOTE, app
-from krouter.index import Index, index_path
-from krouter.router import Router
+from krouter.index.schema import index_path
+from krouter.index.store import Index
+from krouter.routing.router import Router
 from krouter.watch import VaultWatcher
 from krouter.watch_lease import watched_clean
 
@@ -72,7 +73,7 @@ class Asked:
         self.stderr = proc.stderr
         self.code = proc.returncode
         self.modules = set(modules)
-        self.via_socket = "krouter.router" not in modules
+        self.via_socket = "krouter.routing.router" not in modules
 
     @property
     def shown(self) -> tuple[bytes, bytes, int]:
@@ -151,7 +152,15 @@ def test_a_running_watch_answers_asks_exactly_as_the_ordinary_path(vault: Path, 
         served = [ask(tmp_path, *q, *v) for q in QUESTIONS]
         assert all(a.via_socket for a in served)
         # Answered before the command line library, the tokeniser or anything heavy was imported.
-        heavy = {"typer", "krouter.cli", "krouter.tokenizer", "sqlite3", "dataclasses", "inspect", "typing"}
+        heavy = {
+            "typer",
+            "krouter.cli",
+            "krouter.tokens.terms",
+            "sqlite3",
+            "dataclasses",
+            "inspect",
+            "typing",
+        }
         assert not any(heavy & a.modules for a in served), [sorted(heavy & a.modules) for a in served]
         assert [a.shown for a in served] == [a.shown for a in ordinary]
         # One log line per ask, the same line the ordinary path writes.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from krouter.links import LinkResolver, split_links
+from krouter.vault.links import LinkResolver, split_links
 
 PAGES = [
     "Decisions/New.md",
