@@ -6,6 +6,7 @@
 - ``scoring``: BM25F scores and the best current pages (top-k, replaced pages followed).
 - ``decision``: cite or refuse: coverage, margin, confidence against the floor, and the reason.
 - ``citation``: a receipt's citation of one page, with its best snippet.
+- ``replacements``: the replacement graph (``superseded_by`` and friends): where a replaced page leads.
 - ``receipt``: the receipt and its parts (citations, evidence, redirects), as text and JSON.
 - ``phrasings``: other wordings of the same question, and how their receipts combine.
 - ``querylog``: the private log of lookups the learner reads.

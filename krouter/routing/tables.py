@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from krouter import config
 from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
-from krouter.vault.replacements import Replacements
+from krouter.routing.replacements import Replacements
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
 # every page is worked out here, once per generation.
