@@ -82,10 +82,15 @@ def code_id() -> str:
     from krouter import __version__
 
     newest = 0
-    with os.scandir(_PACKAGE) as entries:
-        for entry in entries:
-            if entry.name.endswith(".py"):
-                newest = max(newest, entry.stat().st_mtime_ns)
+    folders = [_PACKAGE]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+                elif entry.is_dir() and os.path.exists(os.path.join(entry.path, "__init__.py")):
+                    # The lookup core and the learner are subpackages: an edit there changes the code too.
+                    folders.append(Path(entry.path))
     return f"{__version__}:{newest}"
 
 

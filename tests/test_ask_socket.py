@@ -286,6 +286,21 @@ def test_a_watcher_running_other_code_is_not_used(
     assert client(capsys, *args)[0] == 0
 
 
+def test_an_edit_of_a_subpackage_module_changes_the_code_id() -> None:
+    # A watcher that loaded the router before routing/decision.py changed must not answer for it.
+    package = Path(ask_socket.__file__).parent
+    module = package / "routing" / "decision.py"
+    before = os.stat(module)
+    newest = max(p.stat().st_mtime_ns for p in package.rglob("*.py"))
+    old = ask_socket.code_id()
+    try:
+        os.utime(module, ns=(before.st_atime_ns, newest + 1_000_000_000))
+        assert ask_socket.code_id() != old
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert ask_socket.code_id() == old
+
+
 def test_the_demo_vault_note_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     with Router(config.bundled_vault()) as router:
         router.refresh()

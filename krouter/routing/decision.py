@@ -180,8 +180,8 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
 def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set[int]) -> set[int]:
     """The question units a partly expressed trigger vouches for: its words the page's text lacks.
 
-    A trigger is a question someone verified this page answers (``learn.verify_pick``); its words
-    that the page's own text lacks are the bridge between that wording and the page. A later
+    A trigger is a question someone verified this page answers (``krouter.learner.verify.verify_pick``);
+    its words that the page's own text lacks are the bridge between that wording and the page. A later
     question that holds fewer than TRIGGER_MATCH of the trigger's terms still asks what the trigger
     asked when it shares at least two of them, one held by the page's own text (the anchor) and one
     it lacks (the bridge): then the bridge words count, and nothing else of the trigger does. A

@@ -21,7 +21,7 @@ W_TRIGGER = 2.0
 # it still answers, but a curated page that matches as well comes first.
 INPUT_WEIGHT = 0.5
 # A question whose units hold more postings than this (a large vault) is scored in two passes: first the
-# pages that can still reach the window `_targets` walks are found, then only those are scored (see
+# pages that can still reach the window `top_targets` walks are found, then only those are scored (see
 # `_reachable`); every other page's score is worked out if something asks for it.
 PRUNE_POSTINGS = 20_000
 
@@ -47,7 +47,7 @@ def score(
     integer bitmasks (sets per page cost a third of a lookup at 10k pages). The field masks are
     read for the few pages a receipt lists only, so they are worked out per page when asked for
     (kept per posting, they cost a third of this loop); clipped pages are looked for only in a
-    vault that has some. With ``window`` (how many best pages `_targets` walks) and more than
+    vault that has some. With ``window`` (how many best pages `top_targets` walks) and more than
     PRUNE_POSTINGS postings, only the pages that can reach that window are scored here."""
     reachable = None
     if window is not None and sum(len(u.postings) for u in units) > PRUNE_POSTINGS:

@@ -55,7 +55,7 @@ def walk(
     findings: list[Problem] | None = None,
 ) -> Iterator[FileStat]:
     """Every ``.md`` file under the vault, skipping dot-folders (.obsidian, .trash, .git, ...) and
-    what the vault's ignore rules leave out (``krouter.ignore``: .krouterignore, config, Obsidian).
+    what the vault's ignore rules leave out (``krouter.vault.ignore``: .krouterignore, config, Obsidian).
 
     Symlinks are not followed: a link could lead out of the vault or into a loop; those to folders or
     ``.md`` files are appended to ``symlinks``. Folders that cannot be listed are appended to
