@@ -1,4 +1,4 @@
-"""How replacement links are split and resolved to pages (``krouter.links``)."""
+"""How replacement links are split and resolved to pages (``krouter.vault.links``)."""
 
 from __future__ import annotations
 

@@ -80,7 +80,8 @@ def unpack(ids_blob: bytes, tfs_blob: bytes) -> dict[int, tuple[int, int, int]]:
 
 
 class PackedPostings:
-    """The fold of fresh rows into packed lists; a part of `krouter.index.store.Index`."""
+    """The fold of fresh rows into packed lists. A part of `krouter.index.store.Index`, whose
+    connection it uses."""
 
     conn: sqlite3.Connection
 

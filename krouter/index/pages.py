@@ -35,7 +35,8 @@ def _meta_text(page: Page) -> str:
 
 
 class PageRows:
-    """Per-page writes of the index; a part of `krouter.index.store.Index`."""
+    """What the index stores per page: the stored (mtime, size) a refresh compares with the files, and
+    the writes of a page's rows. A part of `krouter.index.store.Index`, whose connection it uses."""
 
     root: Path
     conn: sqlite3.Connection

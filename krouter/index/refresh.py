@@ -71,7 +71,8 @@ def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
 
 
 class Refresh:
-    """Refresh, rebuild and cold build; a part of `krouter.index.store.Index`."""
+    """Refresh, rebuild and cold build. A part of `krouter.index.store.Index`: the per-page rows are
+    written by its `PageRows` (krouter.index.pages), the packed lists folded by its `PackedPostings`."""
 
     root: Path
     path: Path

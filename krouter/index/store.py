@@ -26,9 +26,7 @@ from krouter.index.passages import Passage, passages_of, terms_of_page
 from krouter.index.refresh import Refresh
 from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA, SCHEMA_VERSION, TABLES, index_path
 from krouter.tokens.terms import TOKENIZER_VERSION
-from krouter.vault.files import (
-    check_vault,
-)
+from krouter.vault.files import check_vault
 from krouter.vault.page import Problem
 
 # Decoded postings lists of at least _HELD_MIN pages are kept for later lookups of the same generation,

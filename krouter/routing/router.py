@@ -160,8 +160,8 @@ class Router:
         """Answer a question: cite the page that holds the answer, or refuse, with the evidence.
 
         ``also`` are other wordings of the same question (a translation into the notes' language, a
-        rewording), at most ``phrasings.MAX_PHRASINGS``; see ``krouter.phrasings`` for how they combine.
-        Every lookup is appended to the private query log (see ``krouter.querylog``) unless it is off.
+        rewording), at most ``phrasings.MAX_PHRASINGS``; see ``krouter.routing.phrasings`` for how they combine.
+        Every lookup is appended to the private query log (see ``krouter.routing.querylog``) unless it is off.
         """
         receipt = self.decide(question, k=k, also=also)
         querylog.record(receipt, self.root)
