@@ -7,8 +7,8 @@ import importlib
 TYPE_CHECKING = False  # not typing's: importing typing costs a fresh process several ms
 if TYPE_CHECKING:
     from krouter.errors import KRouterError
-    from krouter.receipt import Citation, Evidence, Receipt, Redirect
-    from krouter.router import Router, route
+    from krouter.routing.receipt import Citation, Evidence, Receipt, Redirect
+    from krouter.routing.router import Router, route
 
 __version__ = "0.1.0"
 
@@ -18,12 +18,12 @@ __all__ = ["Citation", "Evidence", "KRouterError", "Receipt", "Redirect", "Route
 # not pay for the router, the tokeniser and jieba's import chain (~45 ms) before it knows it needs them.
 _LAZY = {
     "KRouterError": "krouter.errors",
-    "Citation": "krouter.receipt",
-    "Evidence": "krouter.receipt",
-    "Receipt": "krouter.receipt",
-    "Redirect": "krouter.receipt",
-    "Router": "krouter.router",
-    "route": "krouter.router",
+    "Citation": "krouter.routing.receipt",
+    "Evidence": "krouter.routing.receipt",
+    "Receipt": "krouter.routing.receipt",
+    "Redirect": "krouter.routing.receipt",
+    "Router": "krouter.routing.router",
+    "route": "krouter.routing.router",
 }
 
 

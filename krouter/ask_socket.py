@@ -44,7 +44,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: the client path avoids importing typing
 if TYPE_CHECKING:
-    from krouter.router import Router
+    from krouter.routing.router import Router
     from krouter.watch import VaultWatcher
 
 # Bumped whenever the request or the reply changes shape.
@@ -68,7 +68,7 @@ def socket_path(index_path: Path) -> Path:
 
 
 def default_index_path(root: Path) -> Path:
-    """``krouter.index.index_path``, without importing the index module and what it imports (the
+    """``krouter.index.schema.index_path``, without importing the index module and what it imports (the
     tokeniser, SQLite, the vault reader); a test keeps the two in step."""
     from krouter import config
 
@@ -82,10 +82,15 @@ def code_id() -> str:
     from krouter import __version__
 
     newest = 0
-    with os.scandir(_PACKAGE) as entries:
-        for entry in entries:
-            if entry.name.endswith(".py"):
-                newest = max(newest, entry.stat().st_mtime_ns)
+    folders = [_PACKAGE]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+                elif entry.is_dir() and os.path.exists(os.path.join(entry.path, "__init__.py")):
+                    # The lookup core and the learner are subpackages: an edit there changes the code too.
+                    folders.append(Path(entry.path))
     return f"{__version__}:{newest}"
 
 
@@ -236,7 +241,7 @@ def ask_through_socket(args: list[str]) -> int | None:
         reply = _exchange(path, request)
     except Exception:  # any doubt means: ask the ordinary way
         return None
-    from krouter import querylog
+    from krouter.routing import querylog
 
     if querylog.enabled():
         querylog.append(reply["log"])  # type: ignore[arg-type]
@@ -381,12 +386,13 @@ class AskServer:
     def answer(self, request: object) -> dict[str, object]:
         """The reply to one request: what ``krouter ask`` would print and its exit code, or a decline
         (``ok: false``) when the client must ask the ordinary way. Runs on the server's thread."""
-        from krouter import config, querylog
+        from krouter import config
         from krouter.cli import DEMO_NOTE, EXIT_REFUSED
-        from krouter.index import RefreshStats
-        from krouter.phrasings import BadPhrasings
-        from krouter.phrasings import check as check_phrasings
-        from krouter.router import Router
+        from krouter.index.refresh import RefreshStats
+        from krouter.routing import querylog
+        from krouter.routing.phrasings import BadPhrasings
+        from krouter.routing.phrasings import check as check_phrasings
+        from krouter.routing.router import Router
         from krouter.safe_text import clean
 
         if not isinstance(request, dict) or request.get("protocol") != PROTOCOL:

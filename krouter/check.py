@@ -29,11 +29,12 @@ import typer
 
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault, in_folders, input_folders
-from krouter.links import LinkResolver
-from krouter.replacements import Link, Replacements
+from krouter.routing.replacements import Link, Replacements
 from krouter.safe_text import visible
-from krouter.tokenizer import index_terms, normalize
-from krouter.vault import Page, PageTooLarge, Problem, check_vault, decode, parse_page, read_page_bytes, walk
+from krouter.tokens.terms import index_terms, normalize
+from krouter.vault.files import PageTooLarge, check_vault, read_page_bytes, walk
+from krouter.vault.links import LinkResolver
+from krouter.vault.page import Page, Problem, decode, parse_page
 
 SIMHASH_BITS = 64
 # At most this many differing bits counts as near-duplicate. Measured on the bundled and bench vaults:

@@ -18,9 +18,9 @@ import typer.main
 from krouter import __version__
 from krouter.cli_options import EXIT_USAGE, Command, VaultOption, exit_codes, fail, terminal_progress
 from krouter.config import default_vault, is_demo
-from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
-from krouter.phrasings import check as check_phrasings
-from krouter.router import Router
+from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.routing.phrasings import check as check_phrasings
+from krouter.routing.router import Router
 from krouter.safe_text import clean, visible, visible_text
 
 EXIT_REFUSED = 3

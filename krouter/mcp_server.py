@@ -26,7 +26,7 @@ from krouter.watch import RESCAN_S, VaultWatcher, configure_stderr_logging, desc
 
 if TYPE_CHECKING:
     from krouter.ask_socket import AskServer
-    from krouter.router import Router
+    from krouter.routing.router import Router
 
 log = logging.getLogger("krouter.mcp")
 
@@ -67,7 +67,7 @@ class VaultService:
         # never needs a thread pool or asyncio (~50 ms of imports on a fresh process).
         from concurrent.futures import ThreadPoolExecutor
 
-        from krouter.router import Router
+        from krouter.routing.router import Router
 
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
         self.router: Router = self._executor.submit(Router, vault, auto_refresh=False).result()

@@ -32,8 +32,8 @@ from krouter.mcp_server import (
     status_result,
     status_summary,
 )
-from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
-from krouter.phrasings import check as check_phrasings
+from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.routing.phrasings import check as check_phrasings
 from krouter.safe_text import clean
 
 F = TypeVar("F", bound=Callable[..., Any])

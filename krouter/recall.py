@@ -35,7 +35,7 @@ from krouter.cli_options import NamedVaultOption
 from krouter.safe_text import clean, visible_text
 
 if TYPE_CHECKING:
-    from krouter.receipt import Receipt
+    from krouter.routing.receipt import Receipt
 
 log = logging.getLogger("krouter.recall")
 
@@ -103,14 +103,14 @@ _WARM_CODE = "import sys; from krouter.recall import warm_index; warm_index(sys.
 
 
 def _warm_lock(root: Path) -> Path:
-    from krouter.index import index_path
+    from krouter.index.schema import index_path
 
     return Path(f"{index_path(root)}.warming")
 
 
 def index_is_cold(root: Path) -> bool:
     """True when ``root`` has no built index yet (no file, or one no refresh ever completed)."""
-    from krouter.index import index_path
+    from krouter.index.schema import index_path
 
     path = index_path(root)
     if not path.is_file():
@@ -124,7 +124,7 @@ def index_is_cold(root: Path) -> bool:
 
 def warm_index(root: str, lock: str) -> None:
     """Build or refresh the index of ``root`` (run by the detached indexer), then remove ``lock``."""
-    from krouter.router import Router
+    from krouter.routing.router import Router
 
     try:
         with Router(Path(root), auto_refresh=False) as router:
@@ -182,7 +182,7 @@ def wait_for_warming(root: Path) -> None:
 
 def recall(prompt: str, vault: Path) -> str:
     """Look the prompt up and return the block to print (empty when the router refuses)."""
-    from krouter.router import Router
+    from krouter.routing.router import Router
 
     prompt = prompt[:MAX_PROMPT_CHARS]
     with Router(vault) as router:

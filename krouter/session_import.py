@@ -37,7 +37,8 @@ from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.config import vault_to_write
 from krouter.errors import KRouterError, PathOutsideVault
 from krouter.redaction import redact
-from krouter.vault import check_vault, parse_page
+from krouter.vault.files import check_vault
+from krouter.vault.page import parse_page
 
 DEFAULT_FOLDER = "Inputs/Sessions"
 TITLE_CHARS = 72

@@ -326,7 +326,7 @@ def setup_command(
 
 def warm_index(vault: Path) -> str:
     """Build or refresh ``vault``'s index now, with a progress bar on a terminal; returns a summary."""
-    from krouter.router import Router
+    from krouter.routing.router import Router
 
     with Router(vault, auto_refresh=False) as router:
         stats = router.index.refresh(terminal_progress("indexing"))

@@ -17,7 +17,7 @@ import typer
 
 from krouter.cli_options import EXIT_USAGE, exit_codes, fail
 from krouter.config import bundled_vault, load_config, set_config_value
-from krouter.ignore import IGNORE_FILE
+from krouter.vault.ignore import IGNORE_FILE
 
 FOLDERS = ("Decisions", "Runbooks", "Preferences", "People", "Daily", "Inputs", "Templates")
 GUIDE_NAME = "KRouter guide.md"

@@ -23,7 +23,7 @@ import typer
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
 from krouter.errors import KRouterError
-from krouter.vault import shown_path
+from krouter.vault.files import shown_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver
 
     from krouter.ask_socket import AskServer
-    from krouter.index import RefreshStats
-    from krouter.router import Router
+    from krouter.index.refresh import RefreshStats
+    from krouter.routing.router import Router
     from krouter.watch_lease import WatchLease
 
 log = logging.getLogger("krouter.watch")
@@ -292,7 +292,7 @@ def watch_command(
     ] = DEBOUNCE_S,
 ) -> None:
     """Keep the vault's index fresh as pages change (Ctrl-C to stop). Logs each re-index to stderr."""
-    from krouter.router import Router
+    from krouter.routing.router import Router
 
     configure_stderr_logging()
     with exit_codes():

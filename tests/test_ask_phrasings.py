@@ -17,7 +17,7 @@ from mcp.types import CallToolResult, TextContent
 from typer.testing import CliRunner
 
 from krouter.cli import app
-from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
+from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
 
 ZH_DB = "决策/主数据库.md"
 DEPLOY = "Runbooks/Deploy.md"

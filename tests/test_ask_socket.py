@@ -25,8 +25,9 @@ from typer.testing import CliRunner
 from krouter import ask_socket, config
 from krouter.ask_socket import AskServer, ask_through_socket, default_index_path, socket_path
 from krouter.cli import DEMO_NOTE, app
-from krouter.index import Index, index_path
-from krouter.router import Router
+from krouter.index.schema import index_path
+from krouter.index.store import Index
+from krouter.routing.router import Router
 from krouter.watch import VaultWatcher
 from krouter.watch_lease import watched_clean
 
@@ -72,7 +73,7 @@ class Asked:
         self.stderr = proc.stderr
         self.code = proc.returncode
         self.modules = set(modules)
-        self.via_socket = "krouter.router" not in modules
+        self.via_socket = "krouter.routing.router" not in modules
 
     @property
     def shown(self) -> tuple[bytes, bytes, int]:
@@ -151,7 +152,15 @@ def test_a_running_watch_answers_asks_exactly_as_the_ordinary_path(vault: Path, 
         served = [ask(tmp_path, *q, *v) for q in QUESTIONS]
         assert all(a.via_socket for a in served)
         # Answered before the command line library, the tokeniser or anything heavy was imported.
-        heavy = {"typer", "krouter.cli", "krouter.tokenizer", "sqlite3", "dataclasses", "inspect", "typing"}
+        heavy = {
+            "typer",
+            "krouter.cli",
+            "krouter.tokens.terms",
+            "sqlite3",
+            "dataclasses",
+            "inspect",
+            "typing",
+        }
         assert not any(heavy & a.modules for a in served), [sorted(heavy & a.modules) for a in served]
         assert [a.shown for a in served] == [a.shown for a in ordinary]
         # One log line per ask, the same line the ordinary path writes.
@@ -275,6 +284,21 @@ def test_a_watcher_running_other_code_is_not_used(
     assert client(capsys, *args) == (None, "", "")
     server.code = ask_socket.code_id()
     assert client(capsys, *args)[0] == 0
+
+
+def test_an_edit_of_a_subpackage_module_changes_the_code_id() -> None:
+    # A watcher that loaded the router before routing/decision.py changed must not answer for it.
+    package = Path(ask_socket.__file__).parent
+    module = package / "routing" / "decision.py"
+    before = os.stat(module)
+    newest = max(p.stat().st_mtime_ns for p in package.rglob("*.py"))
+    old = ask_socket.code_id()
+    try:
+        os.utime(module, ns=(before.st_atime_ns, newest + 1_000_000_000))
+        assert ask_socket.code_id() != old
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert ask_socket.code_id() == old
 
 
 def test_the_demo_vault_note_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from krouter import index as index_module
-from krouter.index import Index
-from krouter.router import Router
+from krouter.index import pages as index_pages
+from krouter.index import refresh as index_refresh
+from krouter.index.store import Index
+from krouter.routing.router import Router
 
 
 def write(path: Path, text: str | bytes) -> None:
@@ -64,12 +65,12 @@ def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
 def reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[object, ...]]]:
     """The vault as the one-transaction refresh indexes it (its own cache dir)."""
     vault = make_vault(tmp_path / "vault")
-    monkeypatch.setattr(index_module, "BUILD_CHUNK", 10_000)
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
     index = Index(vault, path=tmp_path / "reference.sqlite3")
     index.refresh()
     rows = dump(index)
     index.close()
-    monkeypatch.setattr(index_module, "BUILD_CHUNK", 5)
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 5)
     return rows
 
 
@@ -157,13 +158,13 @@ def test_an_edit_re_resolves_only_the_links_it_touches(
 ) -> None:
     vault = make_vault(tmp_path / "vault")
     built: list[int] = []
-    real = index_module.LinkResolver
+    real = index_pages.LinkResolver
 
     def counting(paths: list[str]) -> object:
         built.append(len(paths))
         return real(paths)
 
-    monkeypatch.setattr(index_module, "LinkResolver", counting)
+    monkeypatch.setattr(index_pages, "LinkResolver", counting)
     index = Index(vault)
     try:
         index.refresh()

@@ -428,7 +428,7 @@ def test_check_lints_wikilinks_and_markdown_links_in_bodies(notes: Path) -> None
 
 
 def test_ignore_pattern_rules(tmp_path: Path) -> None:
-    from krouter.ignore import ignore_rules
+    from krouter.vault.ignore import ignore_rules
 
     (tmp_path / ".krouterignore").write_text(
         "# a comment\nTemplates/\n/Archive/2019/\n*.draft.md\n!keep.md\nPrivate notes.md\n", encoding="utf-8"

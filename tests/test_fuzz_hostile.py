@@ -18,15 +18,16 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from krouter import querylog
 from krouter.check import check
 from krouter.cli import app
 from krouter.learner import nightly
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import UNCERTAIN
 from krouter.mcp_server import ask_result
-from krouter.router import Router
-from krouter.vault import MAX_PAGE_BYTES, parse_page
+from krouter.routing import querylog
+from krouter.routing.router import Router
+from krouter.vault.files import MAX_PAGE_BYTES
+from krouter.vault.page import parse_page
 
 try:
     import httpx2 as httpx

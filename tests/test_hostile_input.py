@@ -21,10 +21,11 @@ from typer.testing import CliRunner
 from krouter.check import check
 from krouter.cli import app
 from krouter.errors import PageNotFound, PathOutsideVault
-from krouter.index import Index
+from krouter.index.store import Index
 from krouter.mcp_server import ask_result
-from krouter.router import Router
-from krouter.vault import MAX_PAGE_BYTES, contained_path, parse_page, read_contained, read_page_bytes
+from krouter.routing.router import Router
+from krouter.vault.files import MAX_PAGE_BYTES, contained_path, read_contained, read_page_bytes
+from krouter.vault.page import parse_page
 
 runner = CliRunner()
 

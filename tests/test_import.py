@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from krouter.cli import app
 from krouter.session_import import import_sessions, redact
-from krouter.vault import parse_page
+from krouter.vault.page import parse_page
 
 runner = CliRunner()
 SID = "0f1e2d3c-aaaa-bbbb-cccc-123456789abc"

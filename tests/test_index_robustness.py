@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 from krouter import Router
-from krouter.index import Index, index_path
+from krouter.index.schema import index_path
+from krouter.index.store import Index
 
 PAGES = {
     "Ops/Pager.md": "# Pager\n\nThe pager rotation is weekly.\n",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from krouter import tokenizer
+from krouter.tokens import chinese
 
 SAMPLES = [
     "我们的数据库迁移方案是什么",
@@ -17,12 +17,12 @@ SAMPLES = [
 
 
 def test_stored_dictionary_cuts_like_jieba() -> None:
-    jieba = tokenizer._load_jieba()
+    jieba = chinese._load_jieba()
     # The first full load in a process writes the store; jieba may have been loaded by an earlier test
     # with another cache dir, so write it into this test's own.
-    tokenizer._write_freq_store(jieba)
-    assert tokenizer._freq_store_path(jieba).exists()
-    stored = tokenizer._stored_segmenter(jieba)
+    chinese._write_freq_store(jieba)
+    assert chinese._freq_store_path(jieba).exists()
+    stored = chinese._stored_segmenter(jieba)
     assert stored is not None
     rng = random.Random(8)
     text = "".join(SAMPLES)
@@ -35,7 +35,7 @@ def test_no_store_means_no_stored_segmenter(tmp_path, monkeypatch) -> None:
     import jieba
 
     monkeypatch.setenv("KROUTER_CACHE_DIR", str(tmp_path / "empty"))
-    assert tokenizer._stored_segmenter(jieba) is None
+    assert chinese._stored_segmenter(jieba) is None
 
 
 def test_one_dictionary_copy_in_the_cache(tmp_path, monkeypatch) -> None:
@@ -48,15 +48,15 @@ def test_one_dictionary_copy_in_the_cache(tmp_path, monkeypatch) -> None:
     # What older KRouter versions left: jieba's own 9 MB cache and a store keyed on another install.
     (cache / "jieba.cache").write_bytes(b"old")
     (cache / "jieba-freq-000000000000.sqlite3").write_bytes(b"old")
-    monkeypatch.setattr(tokenizer, "_jieba", None)
+    monkeypatch.setattr(chinese, "_jieba", None)
     monkeypatch.setattr(jieba.dt, "initialized", False)
-    loaded = tokenizer._load_jieba()
-    assert sorted(p.name for p in cache.iterdir()) == [tokenizer._freq_store_path(loaded).name]
+    loaded = chinese._load_jieba()
+    assert sorted(p.name for p in cache.iterdir()) == [chinese._freq_store_path(loaded).name]
     # A second process (here: a second load) reads the store, writes nothing, and cuts the same.
     expected = [loaded.lcut(s, HMM=True) for s in SAMPLES]
-    monkeypatch.setattr(tokenizer, "_jieba", None)
+    monkeypatch.setattr(chinese, "_jieba", None)
     monkeypatch.setattr(jieba.dt, "initialized", False)
     monkeypatch.setattr(jieba.dt, "FREQ", {})
-    again = tokenizer._load_jieba()
+    again = chinese._load_jieba()
     assert [again.lcut(s, HMM=True) for s in SAMPLES] == expected
     assert len(list(cache.iterdir())) == 1

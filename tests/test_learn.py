@@ -20,12 +20,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter import atomic, querylog
+from krouter import atomic
 from krouter.cli import app
 from krouter.learner import journal, nightly, page_edit, verify
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, NO_PAGE, PROPOSED, REJECTED, SKIPPED, UNCERTAIN
-from krouter.vault import parse_page
+from krouter.routing import querylog
+from krouter.vault.page import parse_page
 
 try:
     import httpx2 as httpx
@@ -553,7 +554,7 @@ def test_crash_between_journal_and_rename_leaves_every_page_valid(
 
 
 def test_temp_file_left_by_a_crash_is_never_indexed(vault: Path) -> None:
-    from krouter.vault import walk
+    from krouter.vault.files import walk
 
     leftover = vault / "Runbooks" / ".Code review.md.0123456789abcdef.tmp"
     leftover.write_text("---\ntitle: [broken\n", encoding="utf-8")
@@ -777,7 +778,7 @@ def test_question_too_long_for_a_trigger_is_skipped_with_a_reason(vault: Path) -
 
 
 def test_specific_units_use_the_routers_vocabulary_aware_cut(tmp_path: Path) -> None:
-    from krouter.router import Router
+    from krouter.routing.router import Router
 
     root = tmp_path / "cjk"
     root.mkdir()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from krouter.learner.page_edit import PageChanged, PageEditError, atomic_replace, splice, with_trigger
-from krouter.vault import parse_page
+from krouter.vault.page import parse_page
 
 Q = 'what: "is" - the [merge] rule?'
 

@@ -15,7 +15,7 @@ from test_learn import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, Model, answers, 
 
 from krouter.learner import nightly
 from krouter.learner.report import LEARNED
-from krouter.router import Router
+from krouter.routing.router import Router
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
-"""How replacement links are split and resolved to pages (``krouter.links``)."""
+"""How replacement links are split and resolved to pages (``krouter.vault.links``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from krouter.links import LinkResolver, split_links
+from krouter.vault.links import LinkResolver, split_links
 
 PAGES = [
     "Decisions/New.md",

@@ -14,7 +14,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
 from krouter.mcp_server import read_page
-from krouter.router import Router
+from krouter.routing.router import Router
 
 
 def write(path: Path, text: str) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import krouter.index
-from krouter.index import Index
+import krouter.index.refresh
+from krouter.index.store import Index
 from krouter.mcp_server import VaultService, ask_result
 from krouter.watch import VaultWatcher
 
@@ -53,13 +53,13 @@ def vault(tmp_path: Path) -> Path:
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every full walk of a vault made through the index, counted (the real walk still runs)."""
     seen: list[str] = []
-    real = krouter.index.walk
+    real = krouter.index.refresh.walk
 
     def counting(root: Path, *args: object, **kwargs: object) -> Iterator[object]:
         seen.append(str(root))
         return real(root, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(krouter.index, "walk", counting)
+    monkeypatch.setattr(krouter.index.refresh, "walk", counting)
     return seen
 
 

@@ -13,7 +13,7 @@ from mcp.types import CallToolResult, TextContent
 from typer.testing import CliRunner
 
 from krouter.cli import app
-from krouter.phrasings import MAX_PHRASINGS
+from krouter.routing.phrasings import MAX_PHRASINGS
 
 PAGES = {
     "Runbooks/Code review.md": "---\ntitle: Code review\n---\n# Code review\n\n"

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from krouter import Router, bilingual
+from krouter import Router
 from krouter.cli import app
-from krouter.tokenizer import query_terms
+from krouter.tokens import bilingual
+from krouter.tokens.terms import query_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "vault_template"
@@ -123,7 +124,7 @@ def test_characters_that_print_as_nothing_do_not_split_a_word(tmp_path: Path) ->
 def test_read_serves_no_page_over_the_size_cap(tmp_path: Path) -> None:
     """Router.read goes through the same capped, no-follow read as the index (issue #15 item 5)."""
     from krouter.errors import PageNotFound
-    from krouter.vault import MAX_PAGE_BYTES
+    from krouter.vault.files import MAX_PAGE_BYTES
 
     _page(tmp_path, "Big.md", "# Big\n\n" + "x" * (MAX_PAGE_BYTES + 10))
     with Router(tmp_path) as router:

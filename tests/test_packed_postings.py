@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from krouter import index as index_module
-from krouter.index import Index
-from krouter.router import Router
+from krouter.index import packed as index_packed
+from krouter.index import refresh as index_refresh
+from krouter.index.store import Index
+from krouter.routing.router import Router
 
 
 def write(root: Path, rel: str, text: str) -> None:
@@ -118,14 +119,14 @@ def test_folding_rewrites_only_the_terms_the_edits_touched(
         index.refresh()
         before = packed(index)
         touched = terms_of("Ops/Pager.md") | terms_of("Ops/Vpn.md") | terms_of("Notes/Topic 07.md")
-        monkeypatch.setattr(index_module, "PACK_ROWS", 0)
+        monkeypatch.setattr(index_packed, "PACK_ROWS", 0)
         # The limit grows with the vault: 100 rows per page of these 14 are more than one edit writes.
-        monkeypatch.setattr(index_module, "PACK_ROWS_PER_PAGE", 100)
+        monkeypatch.setattr(index_packed, "PACK_ROWS_PER_PAGE", 100)
         write(vault, "Notes/Topic 07.md", "# Topic 7\n\nThe widget7 rotation moved.\n")
         index.refresh()
         assert count(index, "fresh_postings") > 0
         touched |= terms_of("Notes/Topic 07.md")
-        monkeypatch.setattr(index_module, "PACK_ROWS_PER_PAGE", 0)
+        monkeypatch.setattr(index_packed, "PACK_ROWS_PER_PAGE", 0)
         write(vault, "Ops/Pager.md", "# Pager\n\nThe pager rotation is daily; osprey handles escalation.\n")
         (vault / "Ops/Vpn.md").unlink()
         write(vault, "Ops/New.md", "# Heron\n\nThe heron rotation starts on Mondays.\n")
@@ -201,7 +202,7 @@ def test_a_chunked_build_joins_segments_of_different_widths(
     write(vault, "C.md", "# Gamma\n\n" + "zebra " * 70_000 + "\n")
     write(vault, "D.md", "# Delta\n\nNo stripes.\n")
     reference = from_scratch(vault, tmp_path)  # under BUILD_CHUNK pages: one transaction
-    monkeypatch.setattr(index_module, "BUILD_CHUNK", 1)
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 1)
     index = Index(vault)
     try:
         index.refresh()
@@ -217,7 +218,7 @@ def test_a_resumed_build_drops_what_changed_files_no_longer_hold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vault = make_vault(tmp_path / "vault")
-    monkeypatch.setattr(index_module, "BUILD_CHUNK", 4)
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 4)
 
     def stop_at_10(done: int, _total: int) -> None:
         if done == 10:
@@ -249,7 +250,7 @@ def test_deleted_pages_alone_are_folded_past_their_own_limit(
     index = Index(vault)
     try:
         index.refresh()
-        monkeypatch.setattr(index_module, "PACK_STALE", 1)
+        monkeypatch.setattr(index_packed, "PACK_STALE", 1)
         (vault / "Ops/Vpn.md").unlink()
         index.refresh()
         assert count(index, "stale_pages") == 1  # at the limit: kept
@@ -294,8 +295,8 @@ def test_a_reader_inside_a_snapshot_is_not_disturbed_by_a_fold(
         write(vault, "Ops/Vpn.md", "# VPN\n\nConnect through the heron gateway.\n")
         reader.index.refresh()  # one fresh page, one stale one: not folded yet
         assert count(reader.index, "fresh_postings") > 0
-        monkeypatch.setattr(index_module, "PACK_ROWS", 0)
-        monkeypatch.setattr(index_module, "PACK_ROWS_PER_PAGE", 0)
+        monkeypatch.setattr(index_packed, "PACK_ROWS", 0)
+        monkeypatch.setattr(index_packed, "PACK_ROWS_PER_PAGE", 0)
         with reader.index.snapshot():
             assert reader.index.has_term("heron") and not reader.index.has_term("wombat")
             write(vault, "Ops/Pager.md", "# Pager\n\nThe pager rotation is daily.\n")

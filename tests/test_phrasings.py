@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from krouter import Router
-from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings, combine, phrasing_floor
-from krouter.receipt import Citation, Evidence, Receipt
+from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings, combine, phrasing_floor
+from krouter.routing.receipt import Citation, Evidence, Receipt
 
 
 def _vault(tmp_path: Path) -> Path:
@@ -112,7 +112,7 @@ def test_a_confident_phrasing_that_names_another_page_turns_a_citation_into_a_re
 
 def test_only_the_replacements_of_the_named_page_are_shown() -> None:
     """A replaced page leading to a candidate further down must not read as "the answer was replaced"."""
-    from krouter.receipt import Redirect
+    from krouter.routing.receipt import Redirect
 
     receipt = _receipt("q", "cite", "Decisions/Backups.md", 0.9)
     receipt.redirects = [

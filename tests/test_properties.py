@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from krouter.tokenizer import index_terms, query_terms
-from krouter.vault import Page, parse_page
+from krouter.tokens.terms import index_terms, query_terms
+from krouter.vault.page import Page, parse_page
 
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from krouter import router as router_module
-from krouter.router import Router
+from krouter.routing import scoring
+from krouter.routing.router import Router
 
 VAULTGEN = Path(__file__).resolve().parents[1] / "bench" / "perf" / "vaultgen.py"
 
@@ -38,14 +38,14 @@ def test_pruned_scoring_gives_the_same_receipts_as_scoring_every_posting(
     questions = generate(tmp_path / "vault", 700, 40)
     texts = [q["text"] for q in questions] + ["deploy rollback checklist", "服务 部署 回滚"]
     pruned: list[bool] = []
-    real = router_module._reachable
+    real = scoring._reachable
 
     def counting(*args: object) -> set[int] | None:
         out = real(*args)  # type: ignore[arg-type]
         pruned.append(out is not None)
         return out
 
-    monkeypatch.setattr(router_module, "_reachable", counting)
+    monkeypatch.setattr(scoring, "_reachable", counting)
     with Router(tmp_path / "vault", auto_refresh=False) as router:
         router.refresh()
         # Questions of the vault's commonest words, a rarer one beside them: many postings, many ties.
@@ -56,7 +56,7 @@ def test_pruned_scoring_gives_the_same_receipts_as_scoring_every_posting(
         texts += [f"{a} {b} {c}" for a, b, c in zip(common[0::3], common[1::3], common[2::3], strict=False)]
 
         def receipts(limit: int) -> list[str]:
-            monkeypatch.setattr(router_module, "PRUNE_POSTINGS", limit)
+            monkeypatch.setattr(scoring, "PRUNE_POSTINGS", limit)
             out = []
             for text in texts:
                 for k in (1, 5):
@@ -85,19 +85,19 @@ def test_pruned_scoring_walks_every_page_when_ties_crowd_the_window(
         (vault / "Q").mkdir(parents=True, exist_ok=True)
         (vault / "Q" / f"{i:03d}.md").write_text(f"# Other {i}\n\nUnrelated delta{i}.\n", encoding="utf-8")
     pruned: list[bool] = []
-    real = router_module._reachable
+    real = scoring._reachable
 
     def counting(*args: object) -> set[int] | None:
         out = real(*args)  # type: ignore[arg-type]
         pruned.append(out is not None)
         return out
 
-    monkeypatch.setattr(router_module, "_reachable", counting)
+    monkeypatch.setattr(scoring, "_reachable", counting)
     with Router(vault, auto_refresh=False) as router:
         router.refresh()
-        monkeypatch.setattr(router_module, "PRUNE_POSTINGS", 10**12)
+        monkeypatch.setattr(scoring, "PRUNE_POSTINGS", 10**12)
         full = router.decide("alpha beta gamma")
-        monkeypatch.setattr(router_module, "PRUNE_POSTINGS", -1)
+        monkeypatch.setattr(scoring, "PRUNE_POSTINGS", -1)
         again = router.decide("alpha beta gamma")
     assert pruned == [True]
     assert full.skipped and dataclasses.asdict(again) == dataclasses.asdict(full)

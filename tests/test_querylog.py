@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from krouter import querylog
-from krouter.router import Router
+from krouter.routing import querylog
+from krouter.routing.router import Router
 
 
 @pytest.fixture

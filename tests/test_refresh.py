@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 from krouter import Router
-from krouter import index as index_module
-from krouter.index import Index
+from krouter.index import refresh as index_refresh
+from krouter.index.store import Index
 
 FILLER = {
     "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
@@ -151,7 +151,7 @@ def test_a_same_size_copy_with_an_old_mtime_is_seen(tmp_path: Path, monkeypatch)
     """cp -p, rsync -t or a restored backup: same size, an mtime long in the past. The file's ctime
     still moves, so the edit is not mistaken for "unchanged"."""
     # No racy window: the re-check of recently changed files must not be what catches the edit here.
-    monkeypatch.setattr(index_module, "RACY_NS", 0)
+    monkeypatch.setattr(index_refresh, "RACY_NS", 0)
     vault = make_vault(tmp_path, {"Ops/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
     page = vault / "Ops" / "DB.md"
     old = 1_500_000_000_000_000_000  # 2017: well outside the racy window
@@ -206,7 +206,7 @@ def test_rebuild_recovers_a_malformed_index(tmp_path: Path) -> None:
 
 def test_a_folder_that_cannot_be_listed_keeps_its_pages(tmp_path: Path, monkeypatch) -> None:
     """A sync mount that fails for a moment must not drop its pages from the index."""
-    import krouter.vault
+    import krouter.vault.files
 
     vault = make_vault(tmp_path, {"Sync/DB.md": "# Database\n\nWe run Postgres on the primary.\n"})
     real_scandir = os.scandir
@@ -218,7 +218,7 @@ def test_a_folder_that_cannot_be_listed_keeps_its_pages(tmp_path: Path, monkeypa
 
     with Router(vault) as router:
         assert cited(router, "postgres primary") == "Sync/DB.md"
-        monkeypatch.setattr(krouter.vault.os, "scandir", failing_scandir)
+        monkeypatch.setattr(krouter.vault.files.os, "scandir", failing_scandir)
         stats = router.refresh()
         assert stats.unreadable == ["Sync/"] and stats.deleted == 0
         assert cited(router, "postgres primary") == "Sync/DB.md"

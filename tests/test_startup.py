@@ -59,7 +59,7 @@ def test_ask_on_a_fresh_index_imports_no_other_command_and_no_yaml(tmp_path: Pat
     indexing = _modules_after("index", "--vault", str(vault))
     assert "yaml" in indexing  # reading a page's frontmatter does load it
     asking = _modules_after("ask", "which database do we use", "--vault", str(vault))
-    assert "krouter.router" in asking
+    assert "krouter.routing.router" in asking
     loaded = sorted(m for m in asking if m.split(".")[0] in {n.split(".")[0] for n in NOT_FOR_ASK})
     assert not [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ASK)]
 

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from krouter.cli import app
 from krouter.learner import journal, teach
-from krouter.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
-from krouter.router import Router
-from krouter.vault import parse_page
+from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
+from krouter.routing.router import Router
+from krouter.vault.page import parse_page
 
 CODE_REVIEW = "Runbooks/Code review.md"
 PAYMENTS = "Runbooks/Payments API timeouts.md"

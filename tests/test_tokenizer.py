@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter import Router
-from krouter.tokenizer import index_terms, query_terms
+from krouter.tokens.terms import index_terms, query_terms
 
 
 def q(question: str) -> list[str]:
@@ -114,7 +114,7 @@ def test_japanese_and_korean_pages_found(tmp_path: Path) -> None:
 def test_question_recut_prefers_the_cut_that_explains_every_character() -> None:
     """The index holds every bigram, so a greedy left-to-right match took 一上 from 一上午 and reported
     午 as a word the vault never contains; the best cut is 一 (a function word) + 上午."""
-    from krouter.tokenizer import query_terms
+    from krouter.tokens.terms import query_terms
 
     for vocabulary in ({"一上", "上午", "周一", "值班", "交接"}, {"一上", "上午", "午", "值班", "交接"}):
         terms = [q.term for q in query_terms("值班一上午交接", known=vocabulary.__contains__)]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from krouter.learner import journal, teach
-from krouter.router import Router
+from krouter.routing.router import Router
 
 BACKEND = "Runbooks/Backend on-call rotation.md"
 TRIGGER = "Who carries the pager during the backend rotation, and when is the swap between engineers?"

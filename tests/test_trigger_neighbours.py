@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from krouter.router import Router
+from krouter.routing.router import Router
 
 BACKEND = "Runbooks/Backend on-call rotation.md"
 PAGES = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from krouter import Router
-from krouter.vault import parse_page
+from krouter.vault.page import parse_page
 
 FILLER = {
     "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",

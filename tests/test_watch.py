@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from krouter.index import Index
-from krouter.router import Router
+from krouter.index.store import Index
+from krouter.routing.router import Router
 from krouter.watch import VaultWatcher, _relevant_path, watch_loop
 
 TIMEOUT = 15.0

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import krouter.index
-from krouter.index import index_path
-from krouter.router import Router
+import krouter.index.refresh
+from krouter.index.schema import index_path
+from krouter.routing.router import Router
 from krouter.watch import VaultWatcher
 from krouter.watch_lease import WatchLease, lease_path, watched_clean
 
@@ -62,13 +62,13 @@ def vault(tmp_path: Path) -> Path:
 @pytest.fixture
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
-    real = krouter.index.walk
+    real = krouter.index.refresh.walk
 
     def counting(root: Path, *args: object, **kwargs: object) -> Iterator[object]:
         seen.append(str(root))
         return real(root, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(krouter.index, "walk", counting)
+    monkeypatch.setattr(krouter.index.refresh, "walk", counting)
     return seen
 
 

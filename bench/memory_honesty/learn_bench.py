@@ -53,9 +53,9 @@ from krouter.learner import nightly, teach  # noqa: E402
 from krouter.learner.lanes import Lane, make_lane  # noqa: E402
 from krouter.learner.report import LEARNED  # noqa: E402
 from krouter.learner.verify import is_sentence  # noqa: E402
-from krouter.router import Router  # noqa: E402
-from krouter.tokenizer import index_terms, query_terms  # noqa: E402
-from krouter.vault import parse_page  # noqa: E402
+from krouter.routing.router import Router  # noqa: E402
+from krouter.tokens.terms import index_terms, query_terms  # noqa: E402
+from krouter.vault.page import parse_page  # noqa: E402
 
 # name: (vault folder, pairs file, the vault's question file whose "refuse" questions are the neighbours)
 SETS: dict[str, tuple[str, str, str]] = {

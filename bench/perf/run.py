@@ -123,7 +123,7 @@ def _files_bytes(paths: list[Path]) -> int:
 
 def w_kr_build(a: dict[str, Any]) -> dict[str, Any]:
     """Cold build of KRouter's index (the default location under KROUTER_CACHE_DIR)."""
-    from krouter.index import Index
+    from krouter.index.store import Index
 
     vault = Path(a["vault"])
     total = a["pages"]
@@ -154,7 +154,7 @@ def w_kr_build(a: dict[str, Any]) -> dict[str, Any]:
 
 def w_kr_lookup(a: dict[str, Any]) -> dict[str, Any]:
     """Warm open, no-change refresh, and lookup latency (fresh index; and with the default change check)."""
-    from krouter.router import Router
+    from krouter.routing.router import Router
 
     vault = Path(a["vault"])
     questions = a["questions"]
@@ -197,8 +197,8 @@ def w_kr_lookup(a: dict[str, Any]) -> dict[str, Any]:
 
 def w_kr_refresh(a: dict[str, Any]) -> dict[str, Any]:
     """One refresh after the main process edited pages: detection + re-indexing, as a lookup would pay."""
-    from krouter.router import Router
-    from krouter.tokenizer import _load_jieba
+    from krouter.routing.router import Router
+    from krouter.tokens.chinese import _load_jieba
 
     router = Router(Path(a["vault"]), auto_refresh=False)
     router._load_tables()
@@ -296,13 +296,15 @@ _STOPWORDS: frozenset[str] | None = None
 
 
 def english_stopwords() -> frozenset[str]:
-    """KRouter's English stopwords, read from krouter/stopwords.py by file path: importing the package
+    """KRouter's English stopwords, read from krouter/tokens/stopwords.py by file path: importing the package
     would load the whole router into the FTS5 processes (and into their peak RSS)."""
     global _STOPWORDS
     if _STOPWORDS is None:
         import importlib.util
 
-        spec = importlib.util.spec_from_file_location("_kr_stopwords", ROOT / "krouter" / "stopwords.py")
+        spec = importlib.util.spec_from_file_location(
+            "_kr_stopwords", ROOT / "krouter" / "tokens" / "stopwords.py"
+        )
         assert spec and spec.loader
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -520,7 +522,7 @@ class Bench:
         them the index is fresh, so they skip the walk; its socket, where it has one, answers them);
         empty for a KRouter without that lease."""
         probe = (
-            "import sys; from pathlib import Path; from krouter.index import index_path\n"
+            "import sys; from pathlib import Path; from krouter.index.schema import index_path\n"
             "try:\n    from krouter.watch_lease import watched_clean\n"
             "except ImportError:\n    sys.exit(2)\n"
             "index = index_path(Path(sys.argv[1]).resolve())\n"
@@ -593,7 +595,7 @@ class Bench:
         # jieba writes its dictionary cache on first use on a machine (seconds, once); do that
         # outside the timed build, which still pays the load from cache like any real build.
         subprocess.run(
-            [sys.executable, "-c", "from krouter.tokenizer import _load_jieba; _load_jieba()"],
+            [sys.executable, "-c", "from krouter.tokens.chinese import _load_jieba; _load_jieba()"],
             env=self.env,
             check=True,
         )

@@ -182,8 +182,8 @@ def teach_command(
 ) -> None:
     """Teach KRouter that PAGE answers QUESTION: checked like the nightly learner's picks, undoable."""
     from krouter.learner import teach
-    from krouter.phrasings import BadPhrasings
-    from krouter.router import Router
+    from krouter.routing.phrasings import BadPhrasings
+    from krouter.routing.router import Router
     from krouter.safe_text import clean, visible
 
     try:

@@ -18,13 +18,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from krouter import config, querylog
+from krouter import config
 from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, LearnReport, Outcome
-from krouter.tokenizer import normalize
-from krouter.vault import contained_path, parse_page, read_contained
+from krouter.routing import querylog
+from krouter.tokens.terms import normalize
+from krouter.vault.files import contained_path, read_contained
+from krouter.vault.page import parse_page
 
 JOURNAL_NAME = "learned.jsonl"
 OUTCOMES_NAME = "learn_log.jsonl"

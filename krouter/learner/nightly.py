@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from krouter import config, querylog
+from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.learner.journal import (
@@ -32,10 +32,12 @@ from krouter.learner.lanes import Lane, LaneError
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.learner.report import NO_PAGE, REJECTED, SKIPPED, UNCERTAIN, LearnReport, Outcome
 from krouter.learner.verify import candidates, verify_pick
-from krouter.receipt import Citation
-from krouter.router import Router
-from krouter.tokenizer import normalize
-from krouter.vault import contained_path, parse_page, read_contained
+from krouter.routing import querylog
+from krouter.routing.receipt import Citation
+from krouter.routing.router import Router
+from krouter.tokens.terms import normalize
+from krouter.vault.files import contained_path, read_contained
+from krouter.vault.page import parse_page
 
 CURSOR_NAME = "learn_cursor.json"
 WEAK_MARGIN = 0.15

@@ -20,7 +20,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
-from krouter.vault import field_key, split_frontmatter
+from krouter.vault.page import field_key, split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from krouter import config, querylog
+from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.learner.journal import (
@@ -32,10 +32,12 @@ from krouter.learner.journal import (
 from krouter.learner.nightly import WEAK_MARGIN
 from krouter.learner.report import LEARNED
 from krouter.learner.verify import candidates, verify_pick
-from krouter.phrasings import check as check_phrasings
-from krouter.router import Router
-from krouter.tokenizer import normalize
-from krouter.vault import contained_path, parse_page, read_contained
+from krouter.routing import querylog
+from krouter.routing.phrasings import check as check_phrasings
+from krouter.routing.router import Router
+from krouter.tokens.terms import normalize
+from krouter.vault.files import contained_path, read_contained
+from krouter.vault.page import parse_page
 
 AGENT_LANE = "agent"
 DAILY_CAP = 20

@@ -14,10 +14,12 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
-from krouter.receipt import Citation
-from krouter.router import Router
-from krouter.tokenizer import fallback_bigrams, index_terms, is_cjk, query_terms
-from krouter.vault import parse_page
+from krouter.routing.receipt import Citation
+from krouter.routing.router import Router
+from krouter.tokens.chinese import fallback_bigrams
+from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import index_terms, query_terms
+from krouter.vault.page import parse_page
 
 CANDIDATE_POOL = 12
 MAX_CANDIDATES = 5

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
-from krouter.tokenizer import english_terms
+from krouter.tokens.terms import english_terms
 
 STORE_VERSION = "4"
 MAX_SENSE_WORDS = 2

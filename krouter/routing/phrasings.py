@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from krouter.errors import KRouterError
-from krouter.receipt import Receipt, Route
+from krouter.routing.receipt import Receipt, Route
 
 # An agent pays for every wording it sends and every one is a lookup: a few suffice (a translation and a
 # rewording), and a bound keeps a runaway caller from turning one question into hundreds of lookups.

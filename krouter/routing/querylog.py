@@ -18,7 +18,7 @@ from krouter.safe_text import clean
 
 TYPE_CHECKING = False  # not typing's: the `krouter ask` socket client imports this module, not typing
 if TYPE_CHECKING:
-    from krouter.receipt import Receipt
+    from krouter.routing.receipt import Receipt
 
 LOG_NAME = "queries.jsonl"
 MAX_BYTES = 5 * 1024 * 1024

@@ -9,7 +9,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from krouter.receipt import Redirect
+from krouter.routing.receipt import Redirect
 
 Link = tuple[str, str | None, str, str]
 """(page, resolved target or None, "superseded_by" | "supersedes", the link as written)."""

@@ -1,12 +1,5 @@
-"""Turn text into index terms and questions into query terms, in English, Chinese, Japanese and Korean.
-
-English words are NFKC-normalised, case-folded, stripped of function words and stemmed with the
-Snowball English stemmer (PyStemmer: the C implementation, ~20x faster than the pure-Python
-snowballstemmer, which matters when a 100k-page vault is indexed). Han text is segmented with jieba
-(loaded lazily, only when a text contains Han characters) and indexed as jieba words *and* character
-bigrams; questions are segmented into jieba words only. That asymmetric split measured best on a
-Chinese memory set (hit@1 0.925 against 0.825 for bigrams on both sides). Kana and Hangul runs, which
-jieba does not know, are indexed and queried as bigrams. CJK text is never split on whitespace.
+"""Chinese: jieba, loaded once and lazily, its dictionary kept in a store questions can read without
+loading it, and the re-cut of a question's Han stretch into the longest pieces the vault holds.
 """
 
 from __future__ import annotations
@@ -14,39 +7,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import re
 import sqlite3
 import threading
-import unicodedata
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable
 from pathlib import Path
-
-import Stemmer
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
-from krouter.stopwords import CHINESE, ENGLISH
+from krouter.tokens.scripts import char_bigrams
+from krouter.tokens.stopwords import CHINESE
 
-TOKENIZER_VERSION = "4"
-
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
-_KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
-_HANGUL = "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
-_CJK = _HAN + _KANA + _HANGUL
-_RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
-_HAS_HAN = re.compile(rf"[{_HAN}]")
-_ONLY_HAN = re.compile(rf"^[{_HAN}]+$")
-_IS_CJK = re.compile(rf"^[{_CJK}]")
-_HAS_HANGUL = re.compile(rf"[{_HANGUL}]")
-# In a Japanese question, hiragana stretches are particles, endings and auxiliaries (は, の, ですか,
-# ました): grammar, not subject. Kanji and katakana stretches carry the content; 何 and 誰 (what, who)
-# ask rather than name.
-_JA_CONTENT = re.compile(rf"[{_HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
-_JA_ASKING = re.compile(r"[何誰]")
-
-_stemmer = Stemmer.Stemmer("english")
 _jieba_lock = threading.Lock()
 _jieba = None
 _query_segmenter = None
@@ -173,7 +143,7 @@ class _StoredFreq:
         return n
 
 
-def _question_jieba():
+def question_jieba():
     """What segments questions: the loaded jieba if there is one, else a jieba reading the store."""
     global _query_segmenter
     if _jieba is not None:
@@ -202,219 +172,11 @@ def _stored_segmenter(jieba):
     return segmenter
 
 
-# Characters that print as nothing (zero-width space and joiners, word joiner, BOM, soft hyphen): pasted
-# text carries them inside words, and left in they split "data\u200bbase" into two words.
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
-
-
-def normalize(text: str) -> str:
-    """NFKC-normalise and case-fold, so full-width letters, ligatures and case all meet; characters that
-    print as nothing are dropped."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
-
-
-def is_cjk(term: str) -> bool:
-    """True when a term is CJK (segmented), not a Latin-script word."""
-    return _IS_CJK.match(term) is not None
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return _stemmer.stemWord(word)
-
-
-def _word_terms(word: str) -> str | None:
-    if word in ENGLISH:
-        return None
-    if len(word) == 1 and not word.isdigit():
-        return None
-    return _stem(word)
-
-
-def english_terms(text: str) -> list[str]:
-    """The stemmed content words of a text's Latin-script words, in order (function words dropped)."""
-    out = []
-    for run in _RUN.findall(normalize(text)):
-        if not _IS_CJK.match(run):
-            term = _word_terms(run)
-            if term:
-                out.append(term)
-    return out
-
-
-def _bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
-def _jieba_words(run: str) -> list[str]:
+def jieba_words(run: str) -> list[str]:
     return [w for w in _load_jieba().cut(run, HMM=True) if w.strip() and w not in CHINESE]
 
 
-def index_terms(text: str) -> list[str]:
-    """Terms to index for a text, in order, repeats kept (they are term frequencies).
-
-    Han runs give their jieba words, then their character bigrams, then their single characters (but
-    function words); kana/Hangul runs give bigrams. Single characters are indexed so that a character a
-    question is left with after segmentation (人 of 几个人, 少 of 最少) is looked up like any other
-    term: found where the vault holds it, weighed by how common it is, and never reported as a word the
-    vault lacks when the vault is full of it. They do not count towards a page's length
-    (``counts_toward_length``), so Chinese pages are not made to look longer than English ones.
-    """
-    out: list[str] = []
-    for run in _RUN.findall(normalize(text)):
-        if not _IS_CJK.match(run):
-            term = _word_terms(run)
-            if term:
-                out.append(term)
-            continue
-        if _ONLY_HAN.match(run):
-            words = _jieba_words(run)
-            out.extend(words)
-            seen = set(words)  # a set: runs can be long, and this ran once per bigram
-            if len(run) > 1:
-                out.extend(b for b in _bigrams(run) if b not in seen)
-            out.extend(c for c in run if c not in seen and c not in CHINESE)
-        else:
-            out.extend(_bigrams(run))
-    return out
-
-
-def counts_toward_length(term: str) -> bool:
-    """False for a single Han character: indexed for lookup, but not part of a page's BM25 length."""
-    return not (len(term) == 1 and _HAS_HAN.match(term) is not None)
-
-
-@dataclass(frozen=True)
-class QueryTerm:
-    """One unit of a question's content: a stemmed English word, a jieba word, or a kana/Hangul bigram.
-
-    ``text`` is what a person reads in the receipt; ``term`` is what is looked up in the index.
-    """
-
-    text: str
-    term: str
-
-
-# Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
-# time", "these days". Left in, "long" or "time" count as content the page must contain.
-_EN_FRAMES = re.compile(
-    r"\bhow (?:long|many|much|often|far|soon|frequently|quickly|fast|big|large|old)\b|\bwhat time\b"
-    r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
-    # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
-    r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
-)
-
-
-# An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
-_MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
-
-
-def query_terms(question: str, known: Callable[[str], bool] | None = None) -> list[QueryTerm]:
-    """The content terms of a question, deduplicated, in the order they appear.
-
-    ``known`` tells whether the vault holds a term. When given, a Han stretch that jieba cut into single
-    characters or into words the vault does not hold is re-cut into the longest pieces the vault does
-    hold ("一上午" → "上午", "自" + "建" → "自建"), so a segmentation quirk does not read as a missing word.
-    """
-    seen: set[str] = set()
-    out: list[QueryTerm] = []
-    for text, term in _query_pairs(question, known):
-        if term not in seen:
-            seen.add(term)
-            out.append(QueryTerm(text=text, term=term))
-    return out
-
-
-def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in _RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
-        if not _IS_CJK.match(run):
-            term = _word_terms(run)
-            if term:
-                yield run, term
-        elif _ONLY_HAN.match(run):
-            words = _question_jieba().lcut(run, HMM=True)
-            if known is not None:
-                words = _repair(words, known)
-            for word in words:
-                if word.strip() and word not in CHINESE:
-                    yield word, word
-        elif _HAS_HANGUL.search(run):
-            for piece in _korean_pieces(run, known):
-                yield piece, piece
-        else:
-            for piece in _japanese_pieces(run, known):
-                yield piece, piece
-
-
-# Korean attaches particles and endings to the word before them (회의실은, 어디예요): they are cut off a
-# question word, longest first, so the word's own bigrams remain; question words ask rather than name.
-_KO_ENDINGS = tuple(
-    sorted(
-        """은 는 이 가 을 를 에 에서 에게 께 한테 의 로 으로 와 과 도 만 까지 부터 보다 처럼 이랑 랑 요 예요 이에요
-        인가요 나요 까요 니까 습니까 입니까 ㅂ니까 는지 은지 인지 이나 나 죠 지요 야 이야 입니다 습니다""".split(),
-        key=len,
-        reverse=True,
-    )
-)
-_KO_ASKING = frozenset(
-    "어디 언제 무엇 뭐 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
-    "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
-)
-# What turns a noun into a verb (사용 + 하 + 나요, 실행 + 되 + 나요): cut too, so the noun is what is looked for.
-_KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
-
-
-def _korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
-    """The content bigrams of a Hangul word in a question: its particle or ending cut off, then a
-    verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as
-    written is kept whole."""
-    holds = known or _holds_nothing
-    if run in _KO_ASKING:
-        return []
-    if all(holds(g) for g in _bigrams(run)):
-        return _bigrams(run)
-    stem = run
-    # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut.
-    for ending in () if holds(run[-2:]) else _KO_ENDINGS:
-        # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
-        # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
-        if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
-            stem = stem[: -len(ending)]
-            break
-    if stem in _KO_ASKING:
-        return []
-    if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
-        stem = stem[:-1]
-    return _content_grams(stem, holds)
-
-
-def _japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
-    """The content bigrams of a kana-and-kanji run: hiragana and question kanji dropped. A lone kanji
-    left between them is kept only when the vault holds it alone (pages index runs as bigrams)."""
-    holds = known or _holds_nothing
-    return [
-        gram
-        for stretch in _JA_CONTENT.findall(run)
-        for part in _JA_ASKING.split(stretch)
-        for gram in _content_grams(part, holds)
-    ]
-
-
-def _holds_nothing(term: str) -> bool:
-    """The vault test when no vault is given: a lone character is then never kept."""
-    return False
-
-
-def _content_grams(piece: str, holds: Callable[[str], bool]) -> list[str]:
-    """A piece's bigrams; a single character only when the vault holds it alone."""
-    if len(piece) > 1:
-        return _bigrams(piece)
-    return [piece] if piece and holds(piece) else []
-
-
-def _repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
+def repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
     """Re-cut stretches of single characters and unknown words by longest match against the vault."""
     out: list[str] = []
     stretch: list[str] = []
@@ -454,7 +216,7 @@ def _recut(stretch: list[str], known: Callable[[str], bool]) -> list[str]:
     alone; the index knows every character."""
     text = "".join(stretch)
     pieces = _best_cut(text, known)
-    dictionary = _question_jieba().FREQ
+    dictionary = question_jieba().FREQ
     # Which multi-character segmenter word each character came from (None: a character cut alone), and
     # the same for dictionary words only.
     owner: list[int | None] = []
@@ -521,4 +283,4 @@ def _best_cut(text: str, known: Callable[[str], bool], longest: int = 4) -> list
 
 def fallback_bigrams(word: str) -> list[str]:
     """Bigrams of a CJK query word the vault does not hold as a word (jieba may have cut it differently)."""
-    return _bigrams(word) if len(word) > 2 else []
+    return char_bigrams(word) if len(word) > 2 else []

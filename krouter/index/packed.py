@@ -1,0 +1,146 @@
+"""Packed postings: one row per term holding its whole postings list, and folding edits into it.
+
+Edits go to ``fresh_postings`` and ``stale_pages`` first (see PACK_ROWS); `PackedPostings._pack_fresh`
+folds them in once there are enough. `unpack` is what every lookup decodes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import sqlite3
+from array import array
+from collections.abc import Iterable, Sequence
+
+# Postings are stored packed, one row per term (``pack``): a lookup reads a term's list as one blob and
+# decodes it in C. An edit does not rewrite the packed lists of its terms (a common word's list spans
+# every page): the page's rows go to ``fresh_postings``, its id to ``stale_pages`` (which voids its packed
+# entries) and its old terms to ``stale_terms``. Readers merge the three. Once the fresh rows pass
+# PACK_ROWS or PACK_ROWS_PER_PAGE per page of the vault (~5% of its postings), or the stale pages
+# PACK_STALE or one in PACK_STALE_SHARE of the pages, the refresh that got them there folds them into
+# the packed lists, rewriting only the terms they touch. The limits grow with the vault because a fold
+# rewrites whole lists, which grow with it: at 100k pages, folding after every 50k rows made a refresh
+# of 1,000 edited pages take 30 s.
+PACK_ROWS = 50_000
+PACK_ROWS_PER_PAGE = 16
+PACK_STALE = 1_000
+PACK_STALE_SHARE = 20
+
+
+def pack(rows: list[tuple[int, int, int, int]]) -> tuple[bytes, bytes]:
+    """One term's postings, (page id, title/alias tf, trigger tf, body tf) in page id order, as two
+    blobs: the ids as 4-byte ints, and the three tf columns, each in the narrowest of 1/2/4-byte ints
+    that holds it ("z": all zero, stored as nothing), behind a 3-letter header naming those widths.
+    Native byte order: the index is a cache of this machine's, rebuilt if unreadable."""
+    ids, *cols = zip(*rows, strict=True)
+    return pack_columns(ids, cols)
+
+
+def pack_columns(ids: Sequence[int], cols: Sequence[Sequence[int]]) -> tuple[bytes, bytes]:
+    """``pack`` of postings given as a column of page ids and the three tf columns."""
+    codes, data = [], []
+    for col in cols:
+        top = max(col)
+        code = "z" if not top else "B" if top < 0x100 else "H" if top < 0x10000 else "I"
+        codes.append(code)
+        if code != "z":
+            data.append(array(code, col).tobytes())
+    return array("i", ids).tobytes(), "".join(codes).encode() + b"".join(data)
+
+
+def _columns(ids_blob: bytes, tfs_blob: bytes) -> tuple[array[int], list[array[int]]]:
+    """The page ids and the three tf columns of a packed list, as arrays (all-zero ones filled)."""
+    ids = array("i", ids_blob)
+    cols, at = [], 3
+    for code in tfs_blob[:3].decode():
+        if code == "z":
+            cols.append(array("B", bytes(len(ids))))
+            continue
+        size = len(ids) * array(code).itemsize
+        cols.append(array(code, tfs_blob[at : at + size]))
+        at += size
+    return ids, cols
+
+
+def unpack(ids_blob: bytes, tfs_blob: bytes) -> dict[int, tuple[int, int, int]]:
+    """The postings ``pack`` stored, as (title/alias tf, trigger tf, body tf) by page id, in id order.
+    Decoding and the dict are built in C: no Python code runs per posting."""
+    ids = array("i", ids_blob)
+    n = len(ids)
+    cols: list[Iterable[int]] = []
+    at = 3
+    for code in tfs_blob[:3].decode():
+        if code == "z":
+            cols.append(itertools.repeat(0, n))
+            continue
+        col = array(code, tfs_blob[at : at + n * array(code).itemsize])
+        at += len(col) * col.itemsize
+        cols.append(col)
+    return dict(zip(ids, zip(*cols, strict=True), strict=True))
+
+
+class PackedPostings:
+    """The fold of fresh rows into packed lists. A part of `krouter.index.store.Index`, whose
+    connection it uses."""
+
+    conn: sqlite3.Connection
+
+    def _pack_fresh(self) -> None:
+        """Fold the fresh rows and stale pages into the packed lists once there are enough of them
+        (see PACK_ROWS), rewriting only the terms they touch. A first index of a small vault (no packed
+        list yet) is packed whole."""
+        if self.conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() is not None:
+            (rows,) = self.conn.execute("SELECT COUNT(*) FROM fresh_postings").fetchone()
+            (n_stale,) = self.conn.execute("SELECT COUNT(*) FROM stale_pages").fetchone()
+            row = self.conn.execute("SELECT value FROM meta WHERE key='n_pages'").fetchone()
+            n_pages = int(row[0]) if row else 0
+            if rows <= max(PACK_ROWS, PACK_ROWS_PER_PAGE * n_pages) and n_stale <= max(
+                PACK_STALE, n_pages // PACK_STALE_SHARE
+            ):
+                return
+        terms = sorted(
+            t
+            for (t,) in self.conn.execute(
+                "SELECT term FROM stale_terms UNION SELECT term FROM fresh_postings"
+            )
+        )
+        stale = frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages"))
+        for term in terms:  # one term at a time: a rebuild folds every posting of the vault
+            self._fold(term, stale)
+        for table in ("fresh_postings", "stale_pages", "stale_terms"):
+            self.conn.execute(f"DELETE FROM {table}")
+        self._stale = None
+
+    def _fold(self, term: str, stale: frozenset[int]) -> None:
+        """Rewrite a term's packed list with its stale pages dropped and its fresh rows merged in (or
+        delete it: no page holds the term any more; or leave it: neither touches it). Column by column
+        in C: a common word's list spans every page, and a fold rewrites it whenever one page holding
+        it was edited."""
+        row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
+        ids: Sequence[int]
+        cols: list[Sequence[int]]
+        ids, cols = _columns(*row) if row else (array("i"), [array("B")] * 3)
+        dropped = bool(stale) and not stale.isdisjoint(ids)
+        if dropped:
+            keep = list(map(operator.not_, map(stale.__contains__, ids)))
+            ids = list(itertools.compress(ids, keep))
+            cols = [list(itertools.compress(col, keep)) for col in cols]
+        fresh = self.conn.execute(
+            "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
+        ).fetchall()
+        if fresh:
+            # An edited page's packed entry is stale, so no page is both packed and fresh here.
+            new_ids, *new_cols = zip(*fresh, strict=True)
+            after = not ids or new_ids[0] > ids[-1]
+            ids = [*ids, *new_ids]
+            cols = [[*col, *extra] for col, extra in zip(cols, new_cols, strict=True)]
+            if not after:
+                order = sorted(range(len(ids)), key=ids.__getitem__)
+                ids = list(map(ids.__getitem__, order))
+                cols = [list(map(col.__getitem__, order)) for col in cols]
+        if not ids:
+            self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
+        elif dropped or fresh:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO postings VALUES (?, ?, ?)", (term, *pack_columns(ids, cols))
+            )

@@ -1,0 +1,56 @@
+"""Passages: a page body cut into stretches that each hold one fact, and how they are stored.
+
+The decision's passage coverage and the receipt's snippet read these; a refresh writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from dataclasses import dataclass
+
+from krouter.vault.page import Page
+
+# A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
+# turn, so "key terms in one passage" means one fact, not one page.
+_PASSAGE_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#|>|\*\*[^*]+\*\*\s*[:：]|[^\s:：]{1,40}[:：]\s)")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A stretch of a page (paragraph, list item, table row, turn) and the terms it holds."""
+
+    line: int
+    terms: frozenset[str]
+
+
+def split_passages(page: Page) -> list[tuple[int, str]]:
+    """Cut a page body into passages: (1-based file line, text)."""
+    out: list[tuple[int, list[str]]] = []
+    current: list[str] | None = None
+    for i, line in enumerate(page.body.splitlines()):
+        lineno = page.body_line + i
+        if not line.strip():
+            current = None
+            continue
+        if current is None or _PASSAGE_START.match(line):
+            current = [line]
+            out.append((lineno, current))
+        else:
+            current.append(line)
+    return [(n, "\n".join(lines)) for n, lines in out]
+
+
+# zlib level for passages: read for a few pages per lookup, written once per edit.
+ZLEVEL = 1
+
+
+def passages_of(blob: bytes) -> list[Passage]:
+    """The passages stored for a page (zlib-compressed JSON of [line, "term term ..."])."""
+    return [Passage(line, frozenset(terms.split())) for line, terms in json.loads(zlib.decompress(blob))]
+
+
+def terms_of_page(passages: bytes, other_terms: str) -> set[str]:
+    """Every term of a page: its body's are the union of its passages' (no copy of them is kept)."""
+    return set(other_terms.split()).union(*(p.terms for p in passages_of(passages)))

@@ -1,0 +1,341 @@
+"""Bringing the index up to date with the files: what changed, and in which transactions.
+
+An incremental refresh re-reads only pages whose (mtime, size) changed, in one transaction; a rebuild
+replaces every row in one transaction; a cold build (an empty index) writes into a staging database in
+chunks and merges it once. The rows of each page are written by `krouter.index.pages`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import operator
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from krouter.errors import IndexBusy, IndexUnavailable
+from krouter.index.packed import pack
+from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA_VERSION, STAGING_SCHEMA, TABLES
+from krouter.tokens.terms import TOKENIZER_VERSION
+from krouter.vault.files import (
+    FileStat,
+    stat_pages,
+    walk,
+)
+from krouter.vault.page import Problem
+from krouter.watch_lease import watched_clean
+
+# A cold build (an empty index) writes into a staging database next to it and commits every this many
+# pages: an interrupted build keeps what it committed, and no transaction grows with the vault. The
+# staging postings table has no key, so rows are appended; the postings then go into the index once,
+# sorted by key, which writes its B-tree front to back. A build inside one transaction spilled SQLite's
+# page cache to the WAL over and over (15.5 GB written for a 1.5 GB index at 100k pages).
+BUILD_CHUNK = 500
+# Coarse file systems (FAT, SMB, older kernels) stamp mtimes in up to 2-second ticks.
+RACY_NS = 2_000_000_000
+
+
+@dataclass
+class RefreshStats:
+    """What one refresh did. ``tokenized`` counts pages whose text was re-tokenised."""
+
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    tokenized: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+    stale: bool = False
+    unreadable: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        """True when the refresh changed the index."""
+        return bool(self.added or self.updated or self.deleted)
+
+
+def _bad_names(found: list[Problem]) -> dict[str, str]:
+    return {p.path: p.message for p in found if p.kind == "name"}
+
+
+def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
+    """A file modified just before we read it could change again within the same timestamp tick and
+    keep its (mtime, size): it is stored with mtime 0, so later refreshes re-read it (the hash check
+    keeps that cheap) until its mtime is safely in the past. Git calls these "racy" entries."""
+    return [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
+
+
+class Refresh:
+    """Refresh, rebuild and cold build. A part of `krouter.index.store.Index`: the per-page rows are
+    written by its `PageRows` (krouter.index.pages), the packed lists folded by its `PackedPostings`."""
+
+    root: Path
+    path: Path
+    conn: sqlite3.Connection
+
+    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> RefreshStats:
+        """Drop every row and index the vault from scratch, in one transaction.
+
+        Done inside the database rather than by deleting the file, so processes that have the index
+        open (a watcher, the MCP server) keep answering from the old rows until the new ones commit,
+        then see them. Only a file that is not a usable database any more is deleted and recreated."""
+        if not self._stored_stats():
+            # Nothing to keep answering from: build in chunks, which an interruption does not undo.
+            return self.refresh(progress, force=True)
+        started = time.perf_counter()
+        stats = RefreshStats()
+        found: list[Problem] = []
+        todo = _mark_racy(list(walk(self.root, findings=found)), time.time_ns() - RACY_NS)
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for table in TABLES:
+                    self.conn.execute(f"DELETE FROM {table}")
+                self.conn.execute(
+                    "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+                )
+                self._apply(todo, [], stats, progress)
+                self._store_bad_names(_bad_names(found))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):
+                raise  # locked or busy: another process is writing, the file is fine
+            self.conn.close()
+            self._delete_files()
+            self.conn = self._open()
+            # A new file starts its generations over: nothing cached by generation may carry over.
+            self._stored, self._stale, self._passages, self._held = None, None, (-1, {}), (-1, {}, 0)
+            return self.refresh(progress=progress)
+        self._stored = None
+        stats.problems = self.problems()
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def refresh(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        paths: Collection[str] | None = None,
+        force: bool = False,
+    ) -> RefreshStats:
+        """Bring the index up to date: re-tokenise only files whose (mtime, size) changed.
+
+        ``paths`` (vault-relative, as a file watcher reports them) limits the check to those pages: the
+        rest of the vault is not stat-ed. A path that names a folder, or that ``walk`` would not yield
+        as written, makes it walk the whole vault as without ``paths``.
+
+        When a watcher in another process (``krouter watch``, ``krouter mcp``) keeps this index and has
+        indexed every change it saw, nothing is walked either (``krouter.watch_lease``); ``force``
+        walks anyway.
+
+        Safe to call from many processes at once: refreshers take turns, and one that cannot get its
+        turn within the busy timeout answers from the index as it is (``stale``) rather than fail.
+        """
+        started = time.perf_counter()
+        racy_after = time.time_ns() - RACY_NS
+        stats = RefreshStats()
+        if paths is None and not force and watched_clean(self.path):
+            stats.problems = self.problems()
+            stats.seconds = time.perf_counter() - started
+            return stats
+        unreadable: list[str] = []
+        named = stat_pages(self.root, paths) if paths is not None else None
+        # Names that are not UTF-8 are reported by a walk; a refresh of named pages leaves them as stored.
+        bad_names: dict[str, str] | None = None
+        if named is not None:
+            on_disk = {fs.path: fs for fs in named[0]}
+            # Just these paths' rows: reading every row (~25 ms at 10k pages) would cost more than the rest.
+            stored = self._stored_stats_of([*on_disk, *named[1]])
+            gone = [p for p in named[1] if p in stored]
+        else:
+            found: list[Problem] = []
+            on_disk = {fs.path: fs for fs in walk(self.root, unreadable, findings=found)}
+            bad_names = _bad_names(found)
+            stored = self._stored_stats()
+            # A folder that cannot be listed right now (a sync mount hiccup, permissions) has not lost
+            # its pages: keep them until the folder can be read again, and say so.
+            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
+        todo = _mark_racy(
+            [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
+        )
+        stats.unreadable = unreadable
+        stats.unchanged = len(on_disk) - len(todo)
+        names_moved = bad_names is not None and bad_names != self._stored_bad_names()
+        if named is None:
+            if not stored and (len(todo) > BUILD_CHUNK or self._staging_path().exists()):
+                return self._build(on_disk, unreadable, stats, progress, started)
+            if stored and self._staging_path().exists():
+                self._delete_staging()  # left by a build whose merge committed, then was cut short
+        if todo or gone or names_moved:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if not stored and (
+                    named is None or not self.conn.execute("SELECT 1 FROM pages LIMIT 1").fetchone()
+                ):
+                    raise IndexBusy(
+                        f"index {self.path} is being built by another process; try again"
+                    ) from exc
+                stats.stale = True
+                stats.seconds = time.perf_counter() - started
+                return stats
+            try:
+                if todo or gone:
+                    self._apply(todo, gone, stats, progress)
+                if names_moved and bad_names is not None:
+                    self._store_bad_names(bad_names)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        stats.problems = self.problems()
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _staging_path(self) -> Path:
+        return Path(f"{self.path}.build")
+
+    def _open_staging(self) -> sqlite3.Connection:
+        """The cold build's staging database, created or reopened (a build of another KRouter version
+        or another vault is discarded)."""
+        path = self._staging_path()
+        want = {"schema": SCHEMA_VERSION, "tokenizer": TOKENIZER_VERSION, "vault": str(self.root)}
+        for _ in range(2):
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            try:
+                # Rows are only appended, and SQLite journals no page past the file's old end: a rollback
+                # journal writes them once (WAL wrote them twice). No fsync: a build cut short by a
+                # crash of the machine, not just of the process, may start over (a damaged file is
+                # discarded below).
+                conn.execute("PRAGMA journal_mode=TRUNCATE")
+                conn.execute("PRAGMA synchronous=OFF")
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+                if not have:
+                    for statement in STAGING_SCHEMA.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                    conn.executemany("INSERT INTO meta VALUES (?, ?)", [*want.items(), ("generation", "0")])
+                    have = want
+                conn.execute("COMMIT")
+                if all(have.get(k) == v for k, v in want.items()):
+                    return conn
+            except sqlite3.DatabaseError as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                conn.close()
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise IndexBusy(
+                        f"index {self.path} is being built by another process; try again"
+                    ) from exc
+            else:
+                conn.close()
+            self._delete_staging()
+        raise IndexUnavailable(
+            f"cannot create the build file {path}; set KROUTER_CACHE_DIR to a folder you can write"
+        )
+
+    def _build(
+        self,
+        on_disk: dict[str, FileStat],
+        unreadable: list[str],
+        stats: RefreshStats,
+        progress: Callable[[int, int], None] | None,
+        started: float,
+    ) -> RefreshStats:
+        """A cold build: index every page into the staging database in chunks (each one committed, so
+        a build cut short goes on from there next time), then move everything into the empty index in
+        one transaction, postings sorted by key, and delete the staging database."""
+        main, self.conn = self.conn, self._open_staging()
+        self._stored = None
+        try:
+            racy_after = time.time_ns() - RACY_NS
+            stored = self._stored_stats()
+            todo = _mark_racy(
+                [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
+            )
+            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
+            for start in range(0, max(len(todo), 1), BUILD_CHUNK):
+                chunk = todo[start : start + BUILD_CHUNK]
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    self._apply(
+                        chunk,
+                        gone if start + BUILD_CHUNK >= len(todo) else [],
+                        stats,
+                        (lambda i, _t, d=start: progress(d + i, len(todo))) if progress else None,
+                        building=True,
+                    )
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+        finally:
+            staging, self.conn = self.conn, main
+            self._stored = None
+        staging.close()
+        self._merge_staging()
+        stats.problems = self.problems()
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _merge_staging(self) -> None:
+        """Move the staging database's rows into the (empty) index, then delete the staging files."""
+        path = self._staging_path()
+        self.conn.execute("ATTACH DATABASE ? AS staging", (str(path),))
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process building the same index may have merged first.
+                if self.conn.execute("SELECT 1 FROM main.pages LIMIT 1").fetchone() is None:
+                    self.conn.execute("INSERT INTO main.pages SELECT * FROM staging.pages")
+                    self.conn.execute("INSERT INTO main.problems SELECT * FROM staging.problems")
+                    rows = self.conn.execute(
+                        "SELECT term, page_id, meta_tf, trig_tf, body_tf "
+                        "FROM staging.fresh_postings ORDER BY term, page_id"
+                    )
+                    self.conn.executemany(
+                        "INSERT INTO main.postings VALUES (?, ?, ?)",
+                        (
+                            (term, *pack([r[1:] for r in group]))
+                            for term, group in itertools.groupby(rows, operator.itemgetter(0))
+                        ),
+                    )
+                    self._resolve_links()
+                    n_pages, avg_body = self.conn.execute(
+                        "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM main.pages"
+                    ).fetchone()
+                    self.conn.executemany(
+                        "INSERT OR REPLACE INTO main.meta VALUES (?, ?)",
+                        [
+                            ("generation", str(self.generation() + 1)),
+                            ("n_pages", str(n_pages)),
+                            ("avg_body", repr(float(avg_body))),
+                            ("refreshed_at", repr(time.time())),
+                        ],
+                    )
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+        finally:
+            self.conn.execute("DETACH DATABASE staging")
+        self._delete_staging()
+
+    def _delete_staging(self) -> None:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self._staging_path()}{suffix}")

@@ -1,0 +1,79 @@
+"""What the index database holds: its tables, their version, and where the file lives.
+
+Bumping ``SCHEMA_VERSION`` makes every older index rebuild itself rather than be misread.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from krouter import config
+
+# Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
+# rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
+# replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists; 5: link
+# resolution rules, whose results the links table keeps until a page changes; 6: postings packed per
+# term with a table of fresh rows beside them, passages and page terms compressed).
+SCHEMA_VERSION = "6"
+BUSY_TIMEOUT_S = 30.0
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pages (
+    id INTEGER PRIMARY KEY,
+    path TEXT UNIQUE NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    title TEXT NOT NULL,
+    status TEXT NOT NULL,
+    replaced INTEGER NOT NULL,
+    superseded_by TEXT NOT NULL,
+    supersedes TEXT NOT NULL,
+    n_body INTEGER NOT NULL,
+    n_meta INTEGER NOT NULL,
+    body_line INTEGER NOT NULL,
+    yaml_error TEXT,
+    passages BLOB NOT NULL,
+    trigger_terms TEXT NOT NULL,
+    other_terms TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, ids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fresh_postings (
+    term TEXT NOT NULL,
+    page_id INTEGER NOT NULL,
+    meta_tf INTEGER NOT NULL,
+    trig_tf INTEGER NOT NULL,
+    body_tf INTEGER NOT NULL,
+    PRIMARY KEY (term, page_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS fresh_postings_page ON fresh_postings(page_id);
+CREATE TABLE IF NOT EXISTS stale_pages (page_id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS stale_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS problems (
+    path TEXT PRIMARY KEY, kind TEXT NOT NULL, message TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS links (
+    src TEXT NOT NULL, dst TEXT, kind TEXT NOT NULL, raw TEXT NOT NULL
+);
+"""
+
+_POSTINGS_KEYED = "    body_tf INTEGER NOT NULL,\n    PRIMARY KEY (term, page_id)\n) WITHOUT ROWID;"
+_POSTINGS_INDEX = "CREATE INDEX IF NOT EXISTS fresh_postings_page ON fresh_postings(page_id);"
+if _POSTINGS_KEYED not in SCHEMA or _POSTINGS_INDEX not in SCHEMA:  # kept in step with SCHEMA
+    raise RuntimeError("krouter.index: the staging schema no longer matches the postings table")
+# The staging database of a cold build: the same tables, fresh postings as a plain append-only table
+# (read sorted and packed into the index's ``postings`` when the build is merged).
+STAGING_SCHEMA = SCHEMA.replace(_POSTINGS_KEYED, "    body_tf INTEGER NOT NULL\n);").replace(
+    _POSTINGS_INDEX, ""
+)
+
+TABLES = ("pages", "postings", "fresh_postings", "stale_pages", "stale_terms", "problems", "links")
+
+
+def index_path(vault_root: Path) -> Path:
+    """Where the index of a vault lives: one file per vault, named after its resolved path."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", vault_root.name)[:40] or "vault"
+    return config.cache_dir() / "indexes" / f"{safe}-{config.vault_id(vault_root)}.sqlite3"

@@ -1,0 +1,284 @@
+"""The persistent, incrementally refreshed index of one vault, in SQLite.
+
+One database file per vault under the cache dir. Postings are our own table rather than FTS5: the
+router needs per-field term frequencies, document frequencies for IDF and per-passage term sets for
+its evidence, and our tokeniser (jieba words + bigrams, stemmed English) would have to be re-encoded
+for FTS5's tokenisers anyway. Many processes may share the file: WAL lets readers go on while one
+refresher writes, ``BEGIN IMMEDIATE`` makes refreshers take turns, and a file that is not a database
+is deleted and rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+
+from krouter import config
+from krouter.errors import IndexBusy, IndexUnavailable
+from krouter.index.packed import PackedPostings, unpack
+from krouter.index.pages import PageRows
+from krouter.index.passages import Passage, passages_of, terms_of_page
+from krouter.index.refresh import Refresh
+from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA, SCHEMA_VERSION, TABLES, index_path
+from krouter.tokens.terms import TOKENIZER_VERSION
+from krouter.vault.files import check_vault
+from krouter.vault.page import Problem
+
+# Decoded postings lists of at least _HELD_MIN pages are kept for later lookups of the same generation,
+# up to _HELD_BUDGET postings in all (~15 MB).
+_HELD_MIN = 256
+_HELD_BUDGET = 100_000
+
+
+class Index(Refresh, PageRows, PackedPostings):
+    """An open index of one vault. Use ``refresh()`` to bring it up to date with the files.
+
+    Opening, versions and the read queries of a lookup are here; refreshing is `Refresh`
+    (krouter.index.refresh), writing a page's rows `PageRows` (krouter.index.pages) and folding
+    edits into the packed postings `PackedPostings` (krouter.index.packed)."""
+
+    def __init__(self, vault: Path, *, path: Path | None = None) -> None:
+        self.root = check_vault(vault)
+        self.path = path or index_path(self.root)
+        self._stored: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
+        # (generation, stale page ids, whether there are fresh rows): see _delta.
+        self._stale: tuple[int, frozenset[int], bool] | None = None
+        # Decoded passages of recently read pages, for one generation (a lookup reads the top page's
+        # twice, and questions about one subject cite the same pages).
+        self._passages: tuple[int, dict[int, list[Passage]]] = (-1, {})
+        # Decoded long postings lists of this generation, least recently used first, and their total
+        # length (see _keep_held).
+        self._held: tuple[int, dict[str, dict[int, tuple[int, int, int]]], int] = (-1, {}, 0)
+        # What the current refresh changed, for re-resolving only the links it can affect.
+        self._touched: set[str] = set()
+        self._paths_changed = False
+        self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        hint = "set KROUTER_CACHE_DIR to a folder you can write"
+        try:
+            # The index holds every word of the notes, secrets included: owner-only, like the query log.
+            if self.path.parent.parent == config.cache_dir():
+                config.private_dir(self.path.parent.parent)
+            config.private_dir(self.path.parent)
+        except OSError as exc:
+            raise IndexUnavailable(
+                f"cannot create the index folder {self.path.parent}: {exc}; {hint}"
+            ) from exc
+        for attempt in range(2):
+            try:
+                self._private_files()
+                conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            except (sqlite3.Error, OSError) as exc:
+                raise IndexUnavailable(f"cannot open the index {self.path}: {exc}; {hint}") from exc
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                self._check_versions(conn)
+                return conn
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                # Locked or busy means another process is writing, not that the file is damaged:
+                # deleting it would pull the index from under that process.
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise IndexBusy(f"index {self.path} is locked by another process; try again") from exc
+                if attempt:
+                    raise IndexUnavailable(f"cannot open the index {self.path}: {exc}; {hint}") from exc
+                try:
+                    self._delete_files()
+                except OSError as os_exc:
+                    raise IndexUnavailable(f"cannot replace the index {self.path}: {os_exc}; {hint}") from exc
+        raise AssertionError("unreachable")
+
+    def _check_versions(self, conn: sqlite3.Connection) -> None:
+        """Create the tables; a schema or tokeniser change makes every stored row stale: start over,
+        dropping the old tables (their columns may differ from this version's)."""
+        want = {"schema": SCHEMA_VERSION, "tokenizer": TOKENIZER_VERSION, "vault": str(self.root)}
+        conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        if all(have.get(k) == v for k, v in want.items()):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            have = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if not all(have.get(k) == v for k, v in want.items()):
+                for table in TABLES:
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+                conn.execute("DELETE FROM meta")
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.executemany("INSERT INTO meta VALUES (?, ?)", [*list(want.items()), ("generation", "0")])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _private_files(self) -> None:
+        """Create the database file 0600 before SQLite does (its -wal and -shm files take the database
+        file's mode), and narrow the files an older version left 0644."""
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError, PermissionError):  # best effort, like private_dir
+                if os.stat(f"{self.path}{suffix}").st_mode & 0o077:
+                    os.chmod(f"{self.path}{suffix}", 0o600)
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction: in WAL mode every read inside it sees one consistent state of the index."""
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
+
+    def generation(self) -> int:
+        """A counter that goes up with every refresh that changed the index (for caches)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def problems(self) -> list[Problem]:
+        """Every file the index had trouble with: non-UTF-8 (skipped), broken YAML (read as text)."""
+        rows = self.conn.execute("SELECT path, kind, message FROM problems ORDER BY path")
+        return [Problem(p, k, m) for p, k, m in rows]
+
+    def links(self) -> list[tuple[str, str | None, str, str]]:
+        """Replacement links: (page, resolved target or None, 'superseded_by'|'supersedes', raw text)."""
+        return self.conn.execute("SELECT src, dst, kind, raw FROM links ORDER BY src").fetchall()
+
+    def meta(self) -> dict[str, str]:
+        """The index's bookkeeping values (generation, page count, average body length, ...)."""
+        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def postings(self, term: str) -> list[tuple[int, int, int, int]]:
+        """(page id, title/alias tf, trigger tf, body tf) for every page holding a term, by page id."""
+        return [(pid, *tfs) for pid, tfs in self.holding(term).items()]
+
+    def holding(self, term: str) -> dict[int, tuple[int, int, int]]:
+        """(title/alias tf, trigger tf, body tf) by page id, in page id order, for every page holding a
+        term: its packed list less the stale pages, with its fresh rows merged in."""
+        stale, has_fresh = self._delta()
+        cache = self._held[1]
+        if term in cache:
+            cache[term] = cache.pop(term)  # most recently used last
+            return dict(cache[term])
+        row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
+        held = unpack(*row) if row else {}
+        if stale and held:
+            for pid in stale & held.keys():
+                del held[pid]
+        fresh = (
+            self.conn.execute(
+                "SELECT page_id, meta_tf, trig_tf, body_tf FROM fresh_postings WHERE term=?", (term,)
+            ).fetchall()
+            if has_fresh
+            else []
+        )
+        if fresh:
+            # Page id order, as one table of rows gave it (ties in the ranking keep their order). The
+            # keys are two ascending runs (packed, then fresh: an edited page's packed entry is stale),
+            # which sorted() merges in one pass, in C.
+            ordered = not held or fresh[0][0] > next(reversed(held))
+            held.update((r[0], r[1:]) for r in fresh)
+            if not ordered:
+                order = sorted(held)
+                held = dict(zip(order, map(held.__getitem__, order), strict=True))
+        self._keep_held(term, held)
+        return dict(held) if len(held) >= _HELD_MIN else held
+
+    def _keep_held(self, term: str, held: dict[int, tuple[int, int, int]]) -> None:
+        """Keep a long decoded list for the next lookups of this generation (a copy of a dict costs a
+        fraction of decoding it again), dropping the least recently used past _HELD_BUDGET postings."""
+        if len(held) < _HELD_MIN:
+            return
+        gen, cache, size = self._held
+        cache[term] = held
+        size += len(held)
+        while size > _HELD_BUDGET and cache:
+            size -= len(cache.pop(next(iter(cache))))
+        self._held = (gen, cache, size)
+
+    def _delta(self) -> tuple[frozenset[int], bool]:
+        """The page ids whose packed postings are void, and whether any fresh rows exist; kept per
+        generation (a refresh that writes either changes the index, so the generation moves), which
+        spares a vault with nothing to merge a query per term."""
+        gen = self.generation()
+        if self._stale is None or self._stale[0] != gen:
+            stale = frozenset(p for (p,) in self.conn.execute("SELECT page_id FROM stale_pages"))
+            fresh = self.conn.execute("SELECT 1 FROM fresh_postings LIMIT 1").fetchone() is not None
+            self._stale = (gen, stale, fresh)
+            self._held = (gen, {}, 0)
+        return self._stale[1], self._stale[2]
+
+    def has_term(self, term: str) -> bool:
+        """True when at least one page holds the term."""
+        return self._held_between(term, term)
+
+    def has_term_between(self, low: str, high: str) -> bool:
+        """True when some page holds a term in [low, high] (which scripts the vault is written in)."""
+        return self._held_between(low, high)
+
+    def _held_between(self, low: str, high: str) -> bool:
+        stale, has_fresh = self._delta()
+        if has_fresh:
+            fresh = self.conn.execute(
+                "SELECT 1 FROM fresh_postings WHERE term BETWEEN ? AND ? LIMIT 1", (low, high)
+            )
+            if fresh.fetchone() is not None:
+                return True
+        rows = self.conn.execute("SELECT ids FROM postings WHERE term BETWEEN ? AND ?", (low, high))
+        # A packed list holding only stale pages holds nothing; one with a live page ends the search.
+        return any(not stale or not stale.issuperset(array("i", ids)) for (ids,) in rows)
+
+    def all_postings(self) -> list[tuple[str, int, int, int, int]]:
+        """Every (term, page id, title/alias tf, trigger tf, body tf), packed and fresh, sorted."""
+        terms = {
+            t for (t,) in self.conn.execute("SELECT term FROM postings UNION SELECT term FROM fresh_postings")
+        }
+        return [(t, *row) for t in sorted(terms) for row in self.postings(t)]
+
+    def page_table(self) -> list[tuple[int, str, str, str, int, int, int]]:
+        """(id, path, title, status, replaced, n_body, n_meta) of every page."""
+        return self.conn.execute(
+            "SELECT id, path, title, status, replaced, n_body, n_meta FROM pages ORDER BY id"
+        ).fetchall()
+
+    def passages(self, page_id: int) -> list[Passage]:
+        """A page's passages with their term sets."""
+        gen = self.generation()
+        if self._passages[0] != gen or len(self._passages[1]) >= 256:
+            self._passages = (gen, {})
+        cached = self._passages[1].get(page_id)
+        if cached is not None:
+            return cached
+        row = self.conn.execute("SELECT passages FROM pages WHERE id=?", (page_id,)).fetchone()
+        if not row:
+            return []
+        found = passages_of(row[0])
+        self._passages[1][page_id] = found
+        return found
+
+    def trigger_terms(self, page_id: int) -> list[set[str]]:
+        """Each trigger of a page as the set of terms a question holding that phrasing would have."""
+        row = self.conn.execute("SELECT trigger_terms FROM pages WHERE id=?", (page_id,)).fetchone()
+        return [set(terms) for terms in json.loads(row[0])] if row else []
+
+    def page_terms(self, page_id: int) -> set[str]:
+        """Every term a page holds (title, aliases, triggers, body)."""
+        row = self.conn.execute("SELECT passages, other_terms FROM pages WHERE id=?", (page_id,)).fetchone()
+        return terms_of_page(*row) if row else set()

@@ -1,0 +1,65 @@
+"""A citation of the receipt: the page, its score, what it matched and lacked, and its best snippet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter.index.store import Index
+from krouter.routing.question import Unit
+from krouter.routing.receipt import Citation
+from krouter.routing.scoring import Target
+from krouter.routing.tables import Tables
+
+SNIPPET_CHARS = 240
+
+
+def citation(
+    x: Target, units: list[Unit], meta_hits: dict[int, set[int]], t: Tables, index: Index, root: Path
+) -> Citation:
+    """The receipt's entry for target ``x``."""
+    info = t.pages[x.page_id]
+    line, snippet = _snippet(x, units, meta_hits.get(x.page_id, set()), index, root, t)
+    return Citation(
+        path=info.path,
+        title=info.title,
+        score=round(x.score, 4),
+        line=line,
+        snippet=snippet,
+        matched=[units[i].shown_for(x.contributors) for i in sorted(x.matched)],
+        missing=[u.text for i, u in enumerate(units) if i not in x.matched],
+        via=t.pages[x.via].path if x.via is not None else None,
+    )
+
+
+def _snippet(
+    x: Target, units: list[Unit], in_title: set[int], index: Index, root: Path, t: Tables
+) -> tuple[int, str]:
+    """The passage of the cited page that holds most of the question's weight.
+
+    Words matched by the title, aliases or triggers count as present in every passage (they say
+    what the whole page is about), so a page found by its title shows its first paragraph, not
+    the one line that happens to repeat a title word. On a tie, content beats a heading."""
+    passages = index.passages(x.page_id)
+    if not passages:
+        return 1, ""
+    try:
+        lines = (root / t.pages[x.page_id].path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        lines = ""
+    text_lines = lines.splitlines()
+
+    def line_text(n: int) -> str:
+        return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""
+
+    best = max(
+        passages,
+        key=lambda p: (
+            sum(u.weight for i, u in enumerate(units) if i in in_title or u.in_terms(p.terms)),
+            not line_text(p.line).startswith("#"),
+            -p.line,
+        ),
+    )
+    text = line_text(best.line)
+    if len(text) > SNIPPET_CHARS:
+        text = text[: SNIPPET_CHARS - 1] + "…"
+    return best.line, text

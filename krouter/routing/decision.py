@@ -1,0 +1,260 @@
+"""The decision: cite the top page or refuse, with the evidence and a reason a person can check.
+
+The decision does not look at raw BM25 magnitudes, which mean different things on different vaults:
+it compares the IDF-weighted share of the question's content that the top page covers (on the whole
+page and in its best passage) with one floor, discounted when the top page barely leads the next.
+A question word the vault never contains, or one that other pages hold but the top page lacks, lowers
+that share by its IDF weight. Triggers count towards it only when the question expresses them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from krouter.index.passages import Passage
+from krouter.index.store import Index
+from krouter.routing.citation import citation
+from krouter.routing.question import Unit, question_units
+from krouter.routing.receipt import Citation, Evidence, Receipt
+from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
+from krouter.routing.tables import Tables
+
+# The decision: confidence = coverage x clarity, compared with one floor.
+# coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
+# clarity: how far the top page's score stands above the next page's, relative to its own; a page that
+# only ties a neighbour gets half credit, one CLEAR_MARGIN ahead gets full credit. Both are ratios, so
+# the floor means the same on a 10-page vault and a 10,000-page one. Measured in docs/decisions.md.
+DEFAULT_FLOOR = 0.55
+MARGIN_SHARE = 0.5
+CLEAR_MARGIN = 0.5
+TRIGGER_MATCH = 2 / 3
+# A receipt lists at most this many redirects and skipped pages: a vault with thousands of archived
+# versions of one page must not turn an answer into hundreds of kilobytes.
+MAX_LISTED = 20
+
+
+def decide(
+    question: str, k: int, index: Index, t: Tables, floor: float, root: Path, index_info: dict[str, object]
+) -> Receipt:
+    """One wording's receipt: the ranked citations, the evidence, and cite or refuse against ``floor``."""
+    units = question_units(question, index, t)
+    total = sum(u.weight for u in units)
+    if not units or total <= 0:
+        return Receipt(
+            query=question,
+            vault=str(root),
+            decision="refuse",
+            candidates=[],
+            redirects=[],
+            skipped=[],
+            evidence=Evidence(floor=floor),
+            reason="the question has no content words to look up",
+            index=index_info,
+        )
+    scores, meta_mask, content_mask = score(units, t, walk_window(max(k, 1)))
+    targets, redirects, skipped = top_targets(scores, max(k, 1), t)
+    listed_pages = {pid for tgt in targets.values() for pid in tgt.contributors}
+    meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
+    content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
+    # The lead over the runner-up is measured on the full ranking, before it is cut to k: with k=1
+    # there would be no runner-up and every tie would look like a clear answer.
+    everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
+    ranked = everything[: max(k, 1)]
+    corpus_missing = [u.text for u in units if u.df == 0]
+    if not ranked:
+        return Receipt(
+            query=question,
+            vault=str(root),
+            decision="refuse",
+            candidates=[],
+            redirects=redirects[:MAX_LISTED],
+            skipped=skipped[:MAX_LISTED],
+            evidence=Evidence(
+                floor=floor, query_terms=[u.text for u in units], corpus_missing=corpus_missing
+            ),
+            reason=_reason_nothing(corpus_missing, t.n_pages),
+            index=index_info,
+        )
+    citations = [citation(x, units, meta_hits, t, index, root) for x in ranked]
+    top = ranked[0]
+    content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
+    effective = content | (_fired_triggers(top, units, index, t) & top.matched)
+    page_cov = sum(units[i].weight for i in effective) / total
+    passage_cov = max(
+        _passage_coverage(index, pid, effective, units, meta_hits, total) for pid in top.contributors
+    )
+    coverage = (page_cov + passage_cov) / 2
+    runner_up = everything[1] if len(everything) > 1 else None
+    margin = (top.score - runner_up.score) / top.score if runner_up and top.score > 0 else 1.0
+    confidence = coverage * (1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN))
+    # "Other pages have it" must be true of a page that could be cited: a current page that is not
+    # this one. Words held only by replaced pages or this page's own triggers are not listed.
+    mine = set(top.contributors)
+    elsewhere = [
+        u.text
+        for i, u in enumerate(units)
+        if i not in effective
+        and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
+    ]
+    evidence = Evidence(
+        confidence=round(confidence, 4),
+        floor=floor,
+        coverage=round(coverage, 4),
+        page_coverage=round(page_cov, 4),
+        passage_coverage=round(passage_cov, 4),
+        margin=round(margin, 4),
+        query_terms=[u.text for u in units],
+        corpus_missing=corpus_missing,
+        elsewhere_missing=elsewhere,
+    )
+    decision = "cite" if confidence >= floor else "refuse"
+    reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
+    # Only the replacements that led to a page listed here, and dead ends that scored as high as
+    # a listed page: a redirect elsewhere in the ranking would point an agent at a page this
+    # answer is not about.
+    listed = {c.path for c in citations}
+    bar = ranked[-1].score
+    redirects = [
+        r
+        for r in redirects
+        if r.to_path in listed or (r.to_path is None and scores[t.by_path[r.from_path]][0] >= bar)
+    ][:MAX_LISTED]
+    skipped = skipped[:MAX_LISTED]
+    return Receipt(
+        query=question,
+        vault=str(root),
+        decision=decision,
+        candidates=citations,
+        redirects=redirects,
+        skipped=skipped,
+        evidence=evidence,
+        reason=reason,
+        index=index_info,
+    )
+
+
+def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> set[int]:
+    """Question units that belong to a trigger phrasing the question actually expresses.
+
+    Triggers (some written by the learner) always help ranking, but count towards the decision only
+    when the question holds at least TRIGGER_MATCH of one trigger's terms: sharing a single word
+    with a trigger is not asking what the trigger asks, and must not turn a refusal into a citation.
+    Nor does a trigger count when one of those shared words is missing from the page's own text
+    while another current page's title, aliases, tags or path hold it: that word names another
+    subject ("frontend" when a "Frontend team" page exists, on the backend rotation page), so the
+    trigger was taught for a neighbour's question, and must not outvote the pages themselves.
+    Measured in learn_bench on the three dev vaults: a plausible-but-wrong teacher's neighbour
+    questions let through fell from 24 to 14, and an honest teacher still taught 16 of its 21
+    triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
+    teacher 6 more of its own wordings.
+    A question holding fewer than TRIGGER_MATCH of a trigger's terms may still count the trigger's
+    bridge words (``_bridge``), unless one of its other words names another page's subject
+    (docs/decisions.md D24).
+    """
+    keys = {u.key: i for i, u in enumerate(units)}
+    mine = set(top.contributors)
+    pages = t.pages
+
+    def named_elsewhere(u: Unit) -> bool:
+        own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
+        return not own and any(
+            tf[0] and p not in mine and p in pages and not pages[p].replaced for p, tf in u.postings.items()
+        )
+
+    fired: set[int] = set()
+    for pid in top.contributors:
+        for trig in index.trigger_terms(pid):
+            shared = trig & keys.keys()
+            if not trig or any(named_elsewhere(units[keys[k]]) for k in shared):
+                continue
+            if len(shared) / len(trig) >= TRIGGER_MATCH:
+                fired |= {keys[k] for k in shared}
+            elif not any(named_elsewhere(units[keys[k]]) for k in keys.keys() - trig):
+                # A partly expressed trigger vouches for nothing when the question's other words
+                # name another page's subject: it may be that page's question in the trigger's words.
+                fired |= _bridge(shared, keys, units, mine)
+    return fired
+
+
+def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set[int]) -> set[int]:
+    """The question units a partly expressed trigger vouches for: its words the page's text lacks.
+
+    A trigger is a question someone verified this page answers (``krouter.learner.verify.verify_pick``);
+    its words that the page's own text lacks are the bridge between that wording and the page. A later
+    question that holds fewer than TRIGGER_MATCH of the trigger's terms still asks what the trigger
+    asked when it shares at least two of them, one held by the page's own text (the anchor) and one
+    it lacks (the bridge): then the bridge words count, and nothing else of the trigger does. A
+    question sharing a single word, or only words the page holds anyway, gets nothing from it.
+    """
+    if len(shared) < 2:
+        return set()
+    own = {k for k in shared if any(units[keys[k]].postings.get(p, (0, 0, 0))[::2] != (0, 0) for p in mine)}
+    bridge = shared - own
+    if not own or not bridge:
+        return set()
+    return {keys[k] for k in bridge}
+
+
+def _passage_coverage(
+    index: Index,
+    page_id: int,
+    matched: set[int],
+    units: list[Unit],
+    meta_hits: dict[int, set[int]],
+    total: float,
+) -> float:
+    passages = index.passages(page_id)
+    base = meta_hits.get(page_id, set()) & matched
+    best = sum(units[i].weight for i in base)
+    for a, b in _windows(passages):
+        terms = a.terms | b.terms if b else a.terms
+        hit = {i for i in matched if units[i].in_terms(terms)} | base
+        best = max(best, sum(units[i].weight for i in hit))
+    return best / total
+
+
+def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:
+    """Each passage alone and with its successor: an answer often spans a question and its reply."""
+    out: list[tuple[Passage, Passage | None]] = [(p, None) for p in passages]
+    out.extend(itertools.pairwise(passages))
+    return out
+
+
+def _reason_nothing(corpus_missing: list[str], n_pages: int) -> str:
+    if not n_pages:
+        return "the vault has no pages to answer from"
+    if corpus_missing:
+        return f"no page matches: the vault never mentions {', '.join(repr(w) for w in corpus_missing)}"
+    return "no current page matches the question's words"
+
+
+def _quoted(words: list[str]) -> str:
+    return ", ".join(repr(w) for w in words)
+
+
+def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int | None, t: Tables) -> str:
+    """One line a person can check: why this page, or why none."""
+    top = cited[0]
+    second = t.pages[runner_up].path if runner_up is not None else None
+    lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
+    summary = f"holds {ev.coverage:.0%} of the question's content and {lead}"
+    if decision == "cite":
+        via = f"; reached through replaced page {top.via}" if top.via else ""
+        return f"{top.path} {summary}: confidence {ev.confidence:.0%} ≥ floor {ev.floor:.0%}{via}"
+    parts = []
+    if ev.corpus_missing:
+        parts.append(f"the vault never mentions {_quoted(ev.corpus_missing)}")
+    if ev.elsewhere_missing:
+        one = len(ev.elsewhere_missing) == 1
+        parts.append(
+            f"the closest page, {top.path}, lacks {_quoted(ev.elsewhere_missing)}"
+            f" ({'another page has it' if one else 'other pages have them'})"
+        )
+    if not parts and second and ev.margin < CLEAR_MARGIN / 2:
+        parts.append(f"{top.path} and {second} match about equally: the question does not say which")
+    if not parts:
+        parts.append(f"the closest page, {top.path}, matches the question only weakly")
+    return (
+        "; ".join(parts) + f" — {top.path} {summary}: confidence {ev.confidence:.0%} < floor {ev.floor:.0%}"
+    )

@@ -1,0 +1,123 @@
+"""A question as looked up: its content units, each with the routes by which a page can hold it.
+
+A unit is a question word (or, for a Chinese word jieba cut differently from the pages, its bigrams),
+its translations into the vault's other script, its IDF weight and its postings over all routes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from krouter.index.store import Index
+from krouter.routing.tables import Tables
+from krouter.tokens import bilingual
+from krouter.tokens.chinese import fallback_bigrams
+from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import query_terms
+
+# A page that holds a question word only through a translation counts it at this share of its term
+# frequency when ranking (the decision counts it in full): a page holding the question's own word comes
+# first, and a generic translation ("tool", "monitor") does not outrank the page in the question's language.
+TRANSLATION_TF = 0.5
+# A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
+# senses first): later senses are rarer readings, and each one is a posting list to merge per question.
+HELD_TRANSLATIONS = 3
+
+
+@dataclass
+class Unit:
+    """One content unit of the question as looked up: its display text, the routes by which a page can
+    hold it (each a tuple of index terms that must all be on the page: the word itself, its bigrams, a
+    translation), its IDF weight and postings over all routes."""
+
+    text: str
+    key: str
+    alts: tuple[tuple[str, ...], ...]
+    df: int
+    weight: float
+    postings: dict[int, tuple[int, int, int]]
+    # Pages that hold the unit only through a translation, with that translation (for the receipt).
+    translated: dict[int, str] = field(default_factory=dict)
+
+    def in_terms(self, terms: frozenset[str] | set[str]) -> bool:
+        """True when a passage's terms hold the unit by one of its routes."""
+        return any(all(term in terms for term in alt) for alt in self.alts)
+
+    def shown_for(self, page_ids: list[int]) -> str:
+        """The unit as a receipt shows it for a page: with the translation it matched through, if any."""
+        via = next((self.translated[p] for p in page_ids if p in self.translated), None)
+        return f"{self.text}→{via}" if via else self.text
+
+
+def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
+    """The content units of ``question`` with their postings in ``index``."""
+    units: list[Unit] = []
+    n = t.n_pages
+    for qt in query_terms(question, known=index.has_term):
+        terms: tuple[str, ...] = (qt.term,)
+        rows = _holding(index, terms)
+        if not rows and is_cjk(qt.term) and fallback_bigrams(qt.term):
+            # jieba may cut the question's word differently from the page's text; the page's
+            # bigrams then still match, if all of them sit on one page.
+            terms = tuple(fallback_bigrams(qt.term))
+            rows = _holding(index, terms)
+        alts = [terms]
+        # A word's weight is how rare it is in the question's own words, whatever its translations
+        # match: a word the vault never writes as asked weighs what a never-seen word weighs, so it
+        # counts fully when a translation finds it on a page and fully when the page lacks it.
+        own_df = len(rows)
+        translated: dict[int, str] = {}
+        half = TRANSLATION_TF
+        for label, alt, held in _translations(index, qt.term, t):
+            # Plain tuples and comparisons: this runs once per posting of every translation.
+            for pid, (m, g, b) in held.items():
+                old = rows.get(pid)
+                if old is None:
+                    translated.setdefault(pid, label)
+                    rows[pid] = (m * half, g * half, b * half)  # type: ignore[assignment]
+                else:
+                    rows[pid] = (max(old[0], m * half), max(old[1], g * half), max(old[2], b * half))  # type: ignore[assignment]
+            alts.append(alt)
+        df = len(rows)
+        weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
+        units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
+    return units
+
+
+def _holding(index: Index, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:
+    """(title/alias tf, trigger tf, body tf) per page holding every one of the terms."""
+    if len(terms) == 1:
+        return index.holding(terms[0])
+    per = [index.holding(g) for g in terms]
+    common = set.intersection(*(set(p) for p in per)) if per else set()
+    return {pid: tuple(min(p[pid][f] for p in per) for f in range(3)) for pid in common}  # type: ignore[misc]
+
+
+def _translations(
+    index: Index, term: str, t: Tables
+) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
+    """(translation, index terms, postings) for a question word in the vault's other script, at most
+    HELD_TRANSLATIONS of them: a Chinese word the vault holds as a word (or, over two characters, as
+    bigrams), an English phrase whose every word the vault holds. The postings are read once, here:
+    for a single term, holding it is having postings."""
+    out: list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]] = []
+    if is_cjk(term):
+        if t.has_latin:
+            for terms, shown in bilingual.to_english(term):
+                held = _holding(index, terms)
+                if held or (len(terms) > 1 and all(map(index.has_term, terms))):
+                    out.append((shown, terms, held))
+                    if len(out) == HELD_TRANSLATIONS:
+                        break
+    elif t.has_han:
+        for zh in bilingual.to_chinese(term):
+            held = _holding(index, (zh,))
+            if held:
+                out.append((zh, (zh,), held))
+            elif len(zh) > 2:
+                grams = tuple(fallback_bigrams(zh))
+                out.append((zh, grams, _holding(index, grams)))
+            if len(out) == HELD_TRANSLATIONS:
+                break
+    return out

@@ -1,0 +1,93 @@
+"""What every lookup needs about all pages, built once per index generation.
+
+The page table, where each replaced page leads (the replacement graph resolved), the BM25 length
+term per page, clipped pages, and which scripts the vault holds.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from krouter import config
+from krouter.index.store import Index
+from krouter.routing.receipt import Redirect
+from krouter.routing.replacements import Replacements
+
+# BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
+# every page is worked out here, once per generation.
+K1 = 1.2
+B = 0.75
+
+
+@dataclass
+class PageInfo:
+    id: int
+    path: str
+    title: str
+    status: str
+    replaced: bool
+    n_body: int
+
+
+@dataclass
+class Tables:
+    """Per-generation snapshot of what every lookup needs about all pages."""
+
+    generation: int
+    pages: dict[int, PageInfo]
+    by_path: dict[str, int]
+    n_pages: int
+    avg_body: float
+    graph: Replacements
+    inputs: frozenset[int]
+    # K1 * (1 - B + B * length / average), per page: the BM25 length term, computed once per generation.
+    length_norm: dict[int, float]
+    # Where each replaced page leads, resolved once per generation rather than on every hit.
+    redirect: dict[int, Redirect]
+    # Replaced pages by the current page they lead to, so a target's weaker contributors can be found
+    # without scoring every page in order.
+    predecessors: dict[int, list[int]]
+    # Which scripts the vault holds: a question word is translated only into a script the vault has.
+    has_han: bool
+    has_latin: bool
+
+
+def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tables:
+    """The tables of ``index`` at ``generation`` (pages in ``input_folders`` are clipped material)."""
+    rows = index.page_table()
+    pages = {r[0]: PageInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows}
+    by_path = {p.path: p.id for p in pages.values()}
+    folders = input_folders
+    graph = Replacements.build(
+        (p.path for p in pages.values() if p.replaced),
+        index.links(),
+        untrusted=lambda path: config.in_folders(path, folders),
+    )
+    for page in pages.values():
+        page.replaced = page.path in graph.replaced
+    n_pages = len(pages)
+    avg = sum(p.n_body for p in pages.values()) / n_pages if n_pages else 0.0
+    avg = max(avg, 1.0)
+    inputs = frozenset(p.id for p in pages.values() if config.in_folders(p.path, input_folders))
+    length_norm = {p.id: K1 * (1 - B + B * p.n_body / avg) for p in pages.values()}
+    redirect = {p.id: graph.resolve(p.path) for p in pages.values() if p.replaced}
+    predecessors: dict[int, list[int]] = defaultdict(list)
+    for pid, red in redirect.items():
+        if red.to_path in by_path:
+            predecessors[by_path[red.to_path]].append(pid)
+    return Tables(
+        generation,
+        pages,
+        by_path,
+        n_pages,
+        avg,
+        graph,
+        inputs,
+        length_norm,
+        redirect,
+        dict(predecessors),
+        has_han=index.has_term_between("\u3400", "\u9fff"),
+        # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
+        has_latin=index.has_term_between("a", "z\uffff"),
+    )

@@ -1,0 +1,82 @@
+"""Japanese and Korean questions: the content bigrams of a run, particles, endings and question words
+cut off (pages index kana and Hangul runs as bigrams, which jieba does not know).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from krouter.tokens.scripts import HAN, char_bigrams
+
+# In a Japanese question, hiragana stretches are particles, endings and auxiliaries (は, の, ですか,
+# ました): grammar, not subject. Kanji and katakana stretches carry the content; 何 and 誰 (what, who)
+# ask rather than name.
+_JA_CONTENT = re.compile(rf"[{HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
+_JA_ASKING = re.compile(r"[何誰]")
+
+
+# Korean attaches particles and endings to the word before them (회의실은, 어디예요): they are cut off a
+# question word, longest first, so the word's own bigrams remain; question words ask rather than name.
+_KO_ENDINGS = tuple(
+    sorted(
+        """은 는 이 가 을 를 에 에서 에게 께 한테 의 로 으로 와 과 도 만 까지 부터 보다 처럼 이랑 랑 요 예요 이에요
+        인가요 나요 까요 니까 습니까 입니까 ㅂ니까 는지 은지 인지 이나 나 죠 지요 야 이야 입니다 습니다""".split(),
+        key=len,
+        reverse=True,
+    )
+)
+_KO_ASKING = frozenset(
+    "어디 언제 무엇 뭐 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
+    "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
+)
+# What turns a noun into a verb (사용 + 하 + 나요, 실행 + 되 + 나요): cut too, so the noun is what is looked for.
+_KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
+
+
+def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
+    """The content bigrams of a Hangul word in a question: its particle or ending cut off, then a
+    verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as
+    written is kept whole."""
+    holds = known or _holds_nothing
+    if run in _KO_ASKING:
+        return []
+    if all(holds(g) for g in char_bigrams(run)):
+        return char_bigrams(run)
+    stem = run
+    # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut.
+    for ending in () if holds(run[-2:]) else _KO_ENDINGS:
+        # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
+        # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
+        if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
+            stem = stem[: -len(ending)]
+            break
+    if stem in _KO_ASKING:
+        return []
+    if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
+        stem = stem[:-1]
+    return _content_grams(stem, holds)
+
+
+def japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
+    """The content bigrams of a kana-and-kanji run: hiragana and question kanji dropped. A lone kanji
+    left between them is kept only when the vault holds it alone (pages index runs as bigrams)."""
+    holds = known or _holds_nothing
+    return [
+        gram
+        for stretch in _JA_CONTENT.findall(run)
+        for part in _JA_ASKING.split(stretch)
+        for gram in _content_grams(part, holds)
+    ]
+
+
+def _holds_nothing(term: str) -> bool:
+    """The vault test when no vault is given: a lone character is then never kept."""
+    return False
+
+
+def _content_grams(piece: str, holds: Callable[[str], bool]) -> list[str]:
+    """A piece's bigrams; a single character only when the vault holds it alone."""
+    if len(piece) > 1:
+        return char_bigrams(piece)
+    return [piece] if piece and holds(piece) else []

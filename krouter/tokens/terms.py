@@ -1,0 +1,160 @@
+"""Turn text into index terms and questions into query terms, in English, Chinese, Japanese and Korean.
+
+English words are NFKC-normalised, case-folded, stripped of function words and stemmed with the
+Snowball English stemmer (PyStemmer: the C implementation, ~20x faster than the pure-Python
+snowballstemmer, which matters when a 100k-page vault is indexed). Han text is segmented with jieba
+(loaded lazily, only when a text contains Han characters) and indexed as jieba words *and* character
+bigrams; questions are segmented into jieba words only. That asymmetric split measured best on a
+Chinese memory set (hit@1 0.925 against 0.825 for bigrams on both sides). Kana and Hangul runs, which
+jieba does not know, are indexed and queried as bigrams. CJK text is never split on whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+from krouter.tokens.chinese import jieba_words, question_jieba, repair
+from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
+from krouter.tokens.scripts import HAS_HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, RUN, char_bigrams
+from krouter.tokens.stopwords import CHINESE, ENGLISH
+
+TOKENIZER_VERSION = "4"
+
+_stemmer = Stemmer.Stemmer("english")
+
+
+# Characters that print as nothing (zero-width space and joiners, word joiner, BOM, soft hyphen): pasted
+# text carries them inside words, and left in they split "data\u200bbase" into two words.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+
+
+def normalize(text: str) -> str:
+    """NFKC-normalise and case-fold, so full-width letters, ligatures and case all meet; characters that
+    print as nothing are dropped."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+def _word_terms(word: str) -> str | None:
+    if word in ENGLISH:
+        return None
+    if len(word) == 1 and not word.isdigit():
+        return None
+    return _stem(word)
+
+
+def english_terms(text: str) -> list[str]:
+    """The stemmed content words of a text's Latin-script words, in order (function words dropped)."""
+    out = []
+    for run in RUN.findall(normalize(text)):
+        if not IS_CJK.match(run):
+            term = _word_terms(run)
+            if term:
+                out.append(term)
+    return out
+
+
+def index_terms(text: str) -> list[str]:
+    """Terms to index for a text, in order, repeats kept (they are term frequencies).
+
+    Han runs give their jieba words, then their character bigrams, then their single characters (but
+    function words); kana/Hangul runs give bigrams. Single characters are indexed so that a character a
+    question is left with after segmentation (人 of 几个人, 少 of 最少) is looked up like any other
+    term: found where the vault holds it, weighed by how common it is, and never reported as a word the
+    vault lacks when the vault is full of it. They do not count towards a page's length
+    (``counts_toward_length``), so Chinese pages are not made to look longer than English ones.
+    """
+    out: list[str] = []
+    for run in RUN.findall(normalize(text)):
+        if not IS_CJK.match(run):
+            term = _word_terms(run)
+            if term:
+                out.append(term)
+            continue
+        if ONLY_HAN.match(run):
+            words = jieba_words(run)
+            out.extend(words)
+            seen = set(words)  # a set: runs can be long, and this ran once per bigram
+            if len(run) > 1:
+                out.extend(b for b in char_bigrams(run) if b not in seen)
+            out.extend(c for c in run if c not in seen and c not in CHINESE)
+        else:
+            out.extend(char_bigrams(run))
+    return out
+
+
+def counts_toward_length(term: str) -> bool:
+    """False for a single Han character: indexed for lookup, but not part of a page's BM25 length."""
+    return not (len(term) == 1 and HAS_HAN.match(term) is not None)
+
+
+@dataclass(frozen=True)
+class QueryTerm:
+    """One unit of a question's content: a stemmed English word, a jieba word, or a kana/Hangul bigram.
+
+    ``text`` is what a person reads in the receipt; ``term`` is what is looked up in the index.
+    """
+
+    text: str
+    term: str
+
+
+# Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
+# time", "these days". Left in, "long" or "time" count as content the page must contain.
+_EN_FRAMES = re.compile(
+    r"\bhow (?:long|many|much|often|far|soon|frequently|quickly|fast|big|large|old)\b|\bwhat time\b"
+    r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
+    # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
+    r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
+)
+
+
+# An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
+_MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
+
+
+def query_terms(question: str, known: Callable[[str], bool] | None = None) -> list[QueryTerm]:
+    """The content terms of a question, deduplicated, in the order they appear.
+
+    ``known`` tells whether the vault holds a term. When given, a Han stretch that jieba cut into single
+    characters or into words the vault does not hold is re-cut into the longest pieces the vault does
+    hold ("一上午" → "上午", "自" + "建" → "自建"), so a segmentation quirk does not read as a missing word.
+    """
+    seen: set[str] = set()
+    out: list[QueryTerm] = []
+    for text, term in _query_pairs(question, known):
+        if term not in seen:
+            seen.add(term)
+            out.append(QueryTerm(text=text, term=term))
+    return out
+
+
+def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
+    for run in RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
+        if not IS_CJK.match(run):
+            term = _word_terms(run)
+            if term:
+                yield run, term
+        elif ONLY_HAN.match(run):
+            words = question_jieba().lcut(run, HMM=True)
+            if known is not None:
+                words = repair(words, known)
+            for word in words:
+                if word.strip() and word not in CHINESE:
+                    yield word, word
+        elif HAS_HANGUL.search(run):
+            for piece in korean_pieces(run, known):
+                yield piece, piece
+        else:
+            for piece in japanese_pieces(run, known):
+                yield piece, piece
