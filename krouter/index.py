@@ -28,6 +28,7 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import IndexBusy, IndexUnavailable
 from krouter.links import LinkResolver
+from krouter.ops.watch_lease import watched_clean
 from krouter.tokenizer import TOKENIZER_VERSION, counts_toward_length, index_terms, query_terms
 from krouter.vault import (
     FileStat,
@@ -42,7 +43,6 @@ from krouter.vault import (
     stat_pages,
     walk,
 )
-from krouter.watch_lease import watched_clean
 
 # Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
 # rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from krouter import querylog
-from krouter.check import check
+from krouter.agents.mcp.service import ask_result
 from krouter.cli import app
 from krouter.learner import nightly
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import UNCERTAIN
-from krouter.mcp_server import ask_result
+from krouter.ops.check.lint import check
 from krouter.router import Router
 from krouter.vault import MAX_PAGE_BYTES, parse_page
 
