@@ -125,3 +125,34 @@ def test_moved_modules_leave_no_alias_behind() -> None:
 def test_agent_snippets_are_package_data() -> None:
     snippets = resources.files("krouter.agents").joinpath("snippets")
     assert sorted(p.name for p in snippets.iterdir()) == ["AGENTS.md", "CLAUDE.md", "SKILL.md", "krouter.mdc"]
+
+
+def _documented_tree(top: str) -> set[str]:
+    """The paths of the fenced tree that starts with ``top`` in docs/ARCHITECTURE.md (folders end in /)."""
+    text = (PACKAGE.parent / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = text.split(f"```\n{top}\n", 1)[1].split("```", 1)[0]
+    stack = [(-1, top)]
+    out: set[str] = set()
+    for line in block.splitlines():
+        name = line.split()[0] if line.strip() else ""
+        if not name.endswith((".py", "/")):
+            continue  # a description carried over to the next line
+        indent = len(line) - len(line.lstrip())
+        while stack[-1][0] >= indent:
+            stack.pop()
+        path = stack[-1][1] + name
+        out.add(path)
+        if name.endswith("/"):
+            stack.append((indent, path))
+    return out
+
+
+@pytest.mark.parametrize("top", ["agents/", "ops/"])
+def test_the_architecture_doc_shows_the_subsystem_tree_as_it_is(top: str) -> None:
+    folder = PACKAGE / top
+    actual = {
+        p.relative_to(PACKAGE).as_posix() + ("/" if p.is_dir() else "")
+        for p in folder.rglob("*")
+        if "__pycache__" not in p.parts and p.name != "__init__.py" and (p.is_dir() or p.suffix == ".py")
+    }
+    assert _documented_tree(top) == actual

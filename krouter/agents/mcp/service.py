@@ -18,17 +18,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from krouter.errors import KRouterError
 from krouter.learner import teach
 from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
+from krouter.router import Router
 from krouter.safe_text import clean
 
 if TYPE_CHECKING:
     from krouter.ops.ask_socket.server import AskServer
-    from krouter.router import Router
 
 log = logging.getLogger("krouter.mcp")
 
@@ -50,12 +51,6 @@ class VaultService:
     """
 
     def __init__(self, vault: Path, *, debounce: float = 0.3, rescan: float = RESCAN_S) -> None:
-        # Imported here, not at module top: cli.py imports this module at start-up, and `krouter ask`
-        # never needs a thread pool or asyncio (~50 ms of imports on a fresh process).
-        from concurrent.futures import ThreadPoolExecutor
-
-        from krouter.router import Router
-
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
         self.router: Router = self._executor.submit(Router, vault, auto_refresh=False).result()
         self.root = self.router.root
