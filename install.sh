@@ -119,7 +119,7 @@ have_user_systemd() {
 	command -v systemctl >/dev/null 2>&1 && systemctl --user show-environment >/dev/null 2>&1
 }
 
-kpy() { "$VENV/bin/python" -m krouter.units "$@"; }
+kpy() { "$VENV/bin/python" -m krouter.ops.units "$@"; }
 
 # ---------------------------------------------------------------- uninstall
 remove_dir() { # remove_dir DIR WHAT: delete one of KRouter's dirs, but only a folder named krouter

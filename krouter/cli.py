@@ -29,17 +29,17 @@ EXIT_REFUSED = 3
 # A module is imported only when its command runs or help is shown, so `krouter ask` does not pay for
 # the importer, the learner, the MCP server or the watcher.
 _LAZY_COMMANDS = {
-    "init": ("krouter.vault_init", "init_command"),
-    "import": ("krouter.session_import", "import_command"),
-    "check": ("krouter.check", "check_command"),
+    "init": ("krouter.ops.vault_init", "init_command"),
+    "import": ("krouter.agents.sessions.command", "import_command"),
+    "check": ("krouter.ops.check.command", "check_command"),
     "learn": ("krouter.learner.cli", "learn_command"),
     "teach": ("krouter.learner.cli", "teach_command"),
-    "mcp": ("krouter.mcp_server", "mcp_command"),
-    "watch": ("krouter.watch", "watch_command"),
-    "recall-context": ("krouter.recall", "recall_command"),
-    "setup": ("krouter.setup_agents", "setup_command"),
+    "mcp": ("krouter.agents.mcp.command", "mcp_command"),
+    "watch": ("krouter.ops.watch", "watch_command"),
+    "recall-context": ("krouter.agents.recall", "recall_command"),
+    "setup": ("krouter.agents.setup", "setup_command"),
     # A group of its own (``krouter config path|show|get|set|unset``), a Typer app rather than a function.
-    "config": ("krouter.config_cli", "config_app"),
+    "config": ("krouter.ops.config_cli", "config_app"),
 }
 
 

@@ -30,7 +30,7 @@ NO_VAULT = (
 def _platform_dir(kind: str) -> str:
     """The platform's folder of ``kind`` (``user_cache_dir``, ...) for KRouter. platformdirs, like
     tomllib and the atomic writer below, is imported on first use: a fresh ``krouter ask`` answered by
-    a running watcher (krouter.ask_socket) pays only for what it reads."""
+    a running watcher (krouter.ops.ask_socket) pays only for what it reads."""
     import platformdirs
 
     return str(getattr(platformdirs, kind)(APP_NAME))

@@ -1,7 +1,7 @@
 """The ``krouter`` command's entry point (and ``python -m krouter``'s).
 
 A plain ``krouter ask`` is first offered to a running ``krouter watch`` over its socket
-(``krouter.ask_socket``), before typer, the router or the tokeniser are imported: that answer costs
+(``krouter.ops.ask_socket.client``), before typer, the router or the tokeniser are imported: that answer costs
 about an interpreter's start-up. Everything else, and every ask the socket cannot serve, runs the
 typer app in ``krouter.cli`` as before.
 """
@@ -14,7 +14,7 @@ import sys
 def run() -> None:
     """Run the ``krouter`` command."""
     if sys.argv[1:2] == ["ask"]:
-        from krouter.ask_socket import ask_through_socket
+        from krouter.ops.ask_socket.client import ask_through_socket
 
         code = ask_through_socket(sys.argv[2:])
         if code is not None:

@@ -1,4 +1,4 @@
-"""A fresh ``krouter ask`` answered by a running ``krouter watch`` over its socket (krouter.ask_socket).
+"""A fresh ``krouter ask`` answered by a running ``krouter watch`` over its socket (krouter.ops.ask_socket).
 
 The end-to-end tests run the real command as subprocesses against a real ``krouter watch`` process and
 compare what they print, byte for byte, with the ordinary path. Whether an answer came through the
@@ -22,14 +22,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter import ask_socket, config
-from krouter.ask_socket import AskServer, ask_through_socket, default_index_path, socket_path
+from krouter import config
 from krouter.cli import DEMO_NOTE, app
 from krouter.index.schema import index_path
 from krouter.index.store import Index
+from krouter.ops.ask_socket import client as ask_client
+from krouter.ops.ask_socket.client import ask_through_socket
+from krouter.ops.ask_socket.protocol import PROTOCOL, code_id, default_index_path, socket_path
+from krouter.ops.ask_socket.server import AskServer
+from krouter.ops.watch import VaultWatcher
+from krouter.ops.watch_lease import watched_clean
 from krouter.routing.router import Router
-from krouter.watch import VaultWatcher
-from krouter.watch_lease import watched_clean
 
 TIMEOUT = 30.0
 
@@ -282,23 +285,23 @@ def test_a_watcher_running_other_code_is_not_used(
     assert client(capsys, *args)[0] == 0
     server.code = "0.0.0:1"  # a watcher started before an upgrade
     assert client(capsys, *args) == (None, "", "")
-    server.code = ask_socket.code_id()
+    server.code = code_id()
     assert client(capsys, *args)[0] == 0
 
 
 def test_an_edit_of_a_subpackage_module_changes_the_code_id() -> None:
     # A watcher that loaded the router before routing/decision.py changed must not answer for it.
-    package = Path(ask_socket.__file__).parent
+    package = Path(config.__file__).parent
     module = package / "routing" / "decision.py"
     before = os.stat(module)
     newest = max(p.stat().st_mtime_ns for p in package.rglob("*.py"))
-    old = ask_socket.code_id()
+    old = code_id()
     try:
         os.utime(module, ns=(before.st_atime_ns, newest + 1_000_000_000))
-        assert ask_socket.code_id() != old
+        assert code_id() != old
     finally:
         os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert ask_socket.code_id() == old
+    assert code_id() == old
 
 
 def test_the_demo_vault_note_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
@@ -334,7 +337,7 @@ class FakeServer:
                 return
             with conn:
                 conn.recv(1 << 20)
-                payload = {"protocol": ask_socket.PROTOCOL, "ok": True, "stdout": "EVIL\n", "stderr": ""}
+                payload = {"protocol": PROTOCOL, "ok": True, "stdout": "EVIL\n", "stderr": ""}
                 conn.sendall(json.dumps({**payload, "exit": 0, "log": {}}).encode())
 
     def close(self) -> None:
@@ -382,7 +385,7 @@ def test_a_socket_that_never_answers_falls_back(
         router.refresh()
         path = socket_path(router.index.path)
     fake = FakeServer(path, reply=False)
-    monkeypatch.setattr(ask_socket, "REPLY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(ask_client, "REPLY_TIMEOUT_S", 0.2)
     try:
         os.chmod(path, 0o600)
         assert client(capsys, "which database do we use", "--vault", str(vault)) == (None, "", "")

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter.check import check, hamming, near_duplicate_pairs, simhash
 from krouter.cli import app
+from krouter.ops.check.lint import check
+from krouter.ops.check.similar import hamming, near_duplicate_pairs, simhash
 
 REPO = Path(__file__).resolve().parents[1]
 runner = CliRunner()

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from krouter.check import check
+from krouter.agents.mcp.service import ask_result
 from krouter.cli import app
 from krouter.learner import nightly
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import UNCERTAIN
-from krouter.mcp_server import ask_result
+from krouter.ops.check.lint import check
 from krouter.routing import querylog
 from krouter.routing.router import Router
 from krouter.vault.files import MAX_PAGE_BYTES

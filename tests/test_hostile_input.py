@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter.check import check
+from krouter.agents.mcp.service import ask_result
 from krouter.cli import app
 from krouter.errors import PageNotFound, PathOutsideVault
 from krouter.index.store import Index
-from krouter.mcp_server import ask_result
+from krouter.ops.check.lint import check
 from krouter.routing.router import Router
 from krouter.vault.files import MAX_PAGE_BYTES, contained_path, read_contained, read_page_bytes
 from krouter.vault.page import parse_page

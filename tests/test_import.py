@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from krouter.agents.sessions.pages import import_sessions
+from krouter.agents.sessions.redaction import redact
 from krouter.cli import app
-from krouter.session_import import import_sessions, redact
 from krouter.vault.page import parse_page
 
 runner = CliRunner()

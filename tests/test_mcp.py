@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
-from krouter.mcp_server import read_page
+from krouter.agents.mcp.service import read_page
 from krouter.routing.router import Router
 
 

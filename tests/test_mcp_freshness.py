@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import krouter.index.refresh
+from krouter.agents.mcp.service import VaultService, ask_result
 from krouter.index.store import Index
-from krouter.mcp_server import VaultService, ask_result
-from krouter.watch import VaultWatcher
+from krouter.ops.watch import VaultWatcher
 
 TIMEOUT = 20.0
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter import setup_agents
+from krouter.agents import setup as setup_agents
+from krouter.agents.setup import BEGIN, DOC_FILES, END, agent_doc, merge_mcp_json, upsert_block
 from krouter.cli import app
-from krouter.setup_agents import BEGIN, DOC_FILES, END, agent_doc, merge_mcp_json, upsert_block
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[1]
@@ -86,9 +86,9 @@ def test_recall_real_process_is_fast_and_silent_on_refusal(vault: Path) -> None:
 
 
 def test_bundled_docs_match_docs_agents() -> None:
-    """docs/agents/ are the human-readable copies of krouter/agent_docs/: they must not drift.
+    """docs/agents/ are the human-readable copies of krouter/agents/snippets/: they must not drift.
 
-    To update: edit krouter/agent_docs/, then `cp krouter/agent_docs/* docs/agents/`.
+    To update: edit krouter/agents/snippets/, then `cp krouter/agents/snippets/* docs/agents/`.
     """
     for name in DOC_FILES:
         assert (REPO / "docs" / "agents" / name).read_text(encoding="utf-8") == agent_doc(name), name

@@ -10,7 +10,7 @@ import string
 
 import pytest
 
-from krouter.redaction import redact
+from krouter.agents.sessions.redaction import redact
 
 
 def fake(alphabet: str, n: int, seed: int) -> str:

@@ -16,13 +16,10 @@ from krouter.cli import app
 NOT_FOR_ASK = (
     "yaml",
     "frontmatter",
-    "krouter.session_import",
-    "krouter.check",
+    "krouter.agents",  # MCP, recall hook, setup, session import
+    "krouter.ops.check",
     "krouter.learner",
-    "krouter.mcp_server",
-    "krouter.watch",
-    "krouter.recall",
-    "krouter.setup_agents",
+    "krouter.ops.watch",
     "watchdog",
     "mcp",
 )

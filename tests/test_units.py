@@ -1,6 +1,6 @@
 """The service unit templates and install.sh's fast paths: no venv is built here (test_install does that).
 
-Rendering goes through krouter.units, which install.sh calls; systemd-analyze checks the result where it
+Rendering goes through krouter.ops.units, which install.sh calls; systemd-analyze checks the result where it
 is installed, and the exposure score is held under the figure SECURITY.md reports.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from krouter import units
+from krouter.ops import units
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL_SH = ROOT / "install.sh"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from krouter.index.store import Index
+from krouter.ops.watch import VaultWatcher, _relevant_path, watch_loop
 from krouter.routing.router import Router
-from krouter.watch import VaultWatcher, _relevant_path, watch_loop
 
 TIMEOUT = 15.0
 

@@ -1,4 +1,4 @@
-"""A running watcher spares other processes the walk: the lease next to the index (krouter.watch_lease).
+"""A running watcher spares other processes the walk: the lease next to the index (krouter.ops.watch_lease).
 
 Real processes throughout: ``krouter watch`` as a subprocess, lease checks from another interpreter
 (a process never trusts a lease it holds itself). ``walk`` is wrapped, not replaced, to count walks.
@@ -19,9 +19,9 @@ import pytest
 
 import krouter.index.refresh
 from krouter.index.schema import index_path
+from krouter.ops.watch import VaultWatcher
+from krouter.ops.watch_lease import WatchLease, lease_path, watched_clean
 from krouter.routing.router import Router
-from krouter.watch import VaultWatcher
-from krouter.watch_lease import WatchLease, lease_path, watched_clean
 
 TIMEOUT = 20.0
 
@@ -43,7 +43,7 @@ def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
 
 def clean_seen_elsewhere(index: Path) -> bool:
     """What another process reads from the lease."""
-    code = "import sys; from pathlib import Path; from krouter.watch_lease import watched_clean; "
+    code = "import sys; from pathlib import Path; from krouter.ops.watch_lease import watched_clean; "
     code += "print(watched_clean(Path(sys.argv[1])))"
     out = subprocess.run([sys.executable, "-c", code, str(index)], capture_output=True, text=True, check=True)
     return out.stdout.strip() == "True"

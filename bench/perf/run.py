@@ -523,11 +523,17 @@ class Bench:
         empty for a KRouter without that lease."""
         probe = (
             "import sys; from pathlib import Path; from krouter.index.schema import index_path\n"
-            "try:\n    from krouter.watch_lease import watched_clean\n"
-            "except ImportError:\n    sys.exit(2)\n"
+            # Module paths of this layout first, then those of KRouters before the ops/ package.
+            "try:\n    from krouter.ops.watch_lease import watched_clean\n"
+            "except ImportError:\n"
+            "    try:\n        from krouter.watch_lease import watched_clean\n"
+            "    except ImportError:\n        sys.exit(2)\n"
             "index = index_path(Path(sys.argv[1]).resolve())\n"
-            "try:\n    from krouter.ask_socket import socket_path\n"
-            "except ImportError:\n    ready = True\n"
+            "try:\n    from krouter.ops.ask_socket.protocol import socket_path\n"
+            "except ImportError:\n"
+            "    try:\n        from krouter.ask_socket import socket_path\n"
+            "    except ImportError:\n        socket_path = None\n"
+            "if socket_path is None:\n    ready = True\n"
             "else:\n    ready = socket_path(index).exists()\n"
             "sys.exit(0 if ready and watched_clean(index) else 1)"
         )

@@ -20,6 +20,7 @@ from pathlib import Path
 from krouter.errors import IndexBusy, IndexUnavailable
 from krouter.index.packed import pack
 from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA_VERSION, STAGING_SCHEMA, TABLES
+from krouter.ops.watch_lease import watched_clean
 from krouter.tokens.terms import TOKENIZER_VERSION
 from krouter.vault.files import (
     FileStat,
@@ -27,7 +28,6 @@ from krouter.vault.files import (
     walk,
 )
 from krouter.vault.page import Problem
-from krouter.watch_lease import watched_clean
 
 # A cold build (an empty index) writes into a staging database next to it and commits every this many
 # pages: an interrupted build keeps what it committed, and no transaction grows with the vault. The

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent
     from watchdog.observers.api import BaseObserver
 
-    from krouter.ask_socket import AskServer
     from krouter.index.refresh import RefreshStats
+    from krouter.ops.ask_socket.server import AskServer
+    from krouter.ops.watch_lease import WatchLease
     from krouter.routing.router import Router
-    from krouter.watch_lease import WatchLease
 
 log = logging.getLogger("krouter.watch")
 
@@ -92,7 +92,7 @@ class VaultWatcher:
         self._last = 0.0
         self._observer: BaseObserver | None = None
         # With an index path, the watcher tells other processes whether every change it saw is indexed
-        # (krouter.watch_lease), so their lookups can skip walking the vault.
+        # (krouter.ops.watch_lease), so their lookups can skip walking the vault.
         self._index_path = index_path
         self._lease: WatchLease | None = None
         self._seq = 0  # events seen so far
@@ -115,7 +115,7 @@ class VaultWatcher:
         observer.start()
         self._observer = observer
         if self._index_path is not None:
-            from krouter.watch_lease import WatchLease
+            from krouter.ops.watch_lease import WatchLease
 
             self._lease = WatchLease.acquire(self._index_path)
 
@@ -306,8 +306,8 @@ def watch_command(
         if not router.refresh().stale:
             watcher.indexed()
         if watcher.leased:
-            # The process holding the lease answers fresh `krouter ask` processes (krouter.ask_socket).
-            from krouter.ask_socket import AskServer
+            # The process holding the lease answers fresh `krouter ask` processes (krouter.ops.ask_socket).
+            from krouter.ops.ask_socket.server import AskServer
 
             server = AskServer(router.root, router.index.path, watcher)
             if not server.start():

@@ -99,7 +99,7 @@ def render(receipt: Receipt, vault: Path) -> str:
 
 
 # What the detached indexer runs: build the index, then remove the lock that says it is running.
-_WARM_CODE = "import sys; from krouter.recall import warm_index; warm_index(sys.argv[1], sys.argv[2])"
+_WARM_CODE = "import sys; from krouter.agents.recall import warm_index; warm_index(sys.argv[1], sys.argv[2])"
 
 
 def _warm_lock(root: Path) -> Path:

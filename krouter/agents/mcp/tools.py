@@ -1,9 +1,10 @@
-"""The MCP tools of ``krouter mcp``, kept apart from the command so the SDK is imported only by the server.
+"""The MCP tools of ``krouter mcp``: krouter_ask, krouter_read, krouter_teach and krouter_status.
 
-The SDK reads each tool's signature (evaluated in this module's globals) for the input schema and its
-docstring for the description the model sees: both are written for the model. Replies carry a few
-lines of text for the model to read and, for clients that use it, the same facts as structured content
-under a typed output schema (the models below).
+Kept apart from the command so the SDK is imported only by the server. The SDK reads each tool's
+signature (evaluated in this module's globals) for the input schema and its docstring for the
+description the model sees: both are written for the model. Replies carry a few lines of text for the
+model to read and, for clients that use it, the same facts as structured content under a typed output
+schema (the models below). The work behind each tool is ``service.py``'s.
 """
 
 from __future__ import annotations
@@ -18,25 +19,36 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from krouter import __version__
-from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
-from krouter.learner import teach
-from krouter.mcp_server import (
-    DEFAULT_K,
-    INSTRUCTIONS,
-    MAX_PATH_CHARS,
-    MAX_QUESTION_CHARS,
+from krouter.agents.mcp.service import (
     VaultService,
     ask_result,
     ask_summary,
     read_page,
     status_result,
     status_summary,
+    teach_result,
 )
+from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
 from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
 from krouter.routing.phrasings import check as check_phrasings
-from krouter.safe_text import clean
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_K = 3
+# A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
+# and the query log whole.
+MAX_QUESTION_CHARS = 1000
+MAX_PATH_CHARS = 1024
+
+INSTRUCTIONS = """\
+KRouter answers "which page of the user's notes (the vault) holds the answer to this?" — or says that \
+none does. Call krouter_ask before answering from memory about the user's projects, decisions, \
+preferences, people or procedures. When it cites a page, read that page with krouter_read before \
+relying on it, and name the page path in your answer. Ask in the language(s) the notes are written \
+in: give a translation or a rewording in the notes' terms as `phrasings`. When it refuses, read the \
+closest pages it lists; if one really answers, answer from it and teach it with krouter_teach (the \
+question, the path, the sentence that answers). Otherwise the vault does not hold the answer: say so \
+and do not guess."""
 
 
 class CitedPage(BaseModel):
@@ -275,16 +287,7 @@ def build_server(service: VaultService) -> MCPServer:
         (`krouter learn --undo RUN_ID`), or why nothing was. Never teach a page that only looks related.
         """
         try:
-            result = await service.run(
-                lambda r: teach.teach(
-                    r,
-                    clean(question),
-                    clean(path),
-                    clean(quote),
-                    [clean(p) for p in phrasings or []],
-                    client="mcp",
-                )
-            )
+            result = await service.run(lambda r: teach_result(r, question, path, quote, phrasings or []))
         except BadPhrasings as exc:
             raise ToolError(f"krouter_teach refused: {exc}") from exc
         except KRouterError as exc:

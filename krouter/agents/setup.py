@@ -6,7 +6,7 @@ the snippet sits between marker comments that a re-run replaces, and MCP config 
 servers stay. Files that KRouter writes for the user's home (Codex's ``~/.codex/config.toml``) are only
 printed: a project command should not edit global config.
 
-The snippets ship inside the package (``krouter/agent_docs``), so an installed KRouter has them;
+The snippets ship inside the package (``krouter/agents/snippets``), so an installed KRouter has them;
 ``docs/agents/`` holds the same files for people reading the repository (a test keeps them in sync).
 """
 
@@ -49,7 +49,7 @@ class Agent(enum.StrEnum):
 
 def agent_doc(name: str) -> str:
     """The text of a bundled agent snippet (``CLAUDE.md``, ``AGENTS.md``, ``krouter.mdc``, ``SKILL.md``)."""
-    return resources.files("krouter").joinpath("agent_docs", name).read_text(encoding="utf-8")
+    return resources.files("krouter.agents").joinpath("snippets", name).read_text(encoding="utf-8")
 
 
 def server_command() -> list[str]:

@@ -1,8 +1,8 @@
 """Install-time helper for install.sh: KRouter's directories, and the service units rendered with them.
 
 install.sh is POSIX sh; quoting a path for systemd or for XML is easier to get right, and to test, here.
-Run as ``python -m krouter.units path state|cache|config|vault|bundled-vault`` or
-``python -m krouter.units render systemd|launchd OUTDIR --vault DIR [--learn] [--watch]``.
+Run as ``python -m krouter.ops.units path state|cache|config|vault|bundled-vault`` or
+``python -m krouter.ops.units render systemd|launchd OUTDIR --vault DIR [--learn] [--watch]``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class UnitError(Exception):
 
 def template_dir(kind: str) -> Path:
     """The templates: inside the installed package (wheel), or at the top of a source checkout."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the krouter package (this module is in krouter/ops)
     for candidate in (here / "templates" / kind, here.parent / kind):
         if candidate.is_dir():
             return candidate
@@ -126,7 +126,7 @@ def _path(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m krouter.units", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m krouter.ops.units", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser(
         "path", help="print one of KRouter's directories (vault: the configured one, or nothing)"

@@ -1,4 +1,4 @@
-"""``krouter mcp``: the vault as three read-only MCP tools over stdio (official ``mcp`` SDK).
+"""The vault as ``krouter mcp`` serves it: a Router kept fresh on one thread, and the replies of its tools.
 
 One Router stays open for the life of the server, on one worker thread that alone touches its SQLite
 connection (the SDK runs tools on the event loop or on a pool of threads, neither of which may share
@@ -6,7 +6,10 @@ it). A watchdog observer reports the pages that change; a call first re-reads th
 the last call (only those: no walk of the vault), and a debounced refresh in between keeps calls fast.
 A full walk still runs every ``rescan`` seconds in the background and on ``krouter_status``, so an event
 the platform dropped is healed; without a working watcher every call walks the vault, as before.
-stdout carries the protocol and nothing else: every log line goes to stderr.
+
+The reply builders (``ask_result``, ``read_page``, ``teach_result``, ``status_result`` and their text
+summaries) take a Router and return plain data: the tools in ``tools.py`` wrap them for the SDK, and
+tests call them without one. Nothing here imports the MCP SDK.
 """
 
 from __future__ import annotations
@@ -15,42 +18,27 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from krouter.cli_options import VaultOption, exit_codes
-from krouter.config import default_vault
 from krouter.errors import KRouterError
+from krouter.learner import teach
+from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
+from krouter.routing.router import Router
 from krouter.safe_text import clean
-from krouter.watch import RESCAN_S, VaultWatcher, configure_stderr_logging, describe
 
 if TYPE_CHECKING:
-    from krouter.ask_socket import AskServer
-    from krouter.routing.router import Router
+    from krouter.ops.ask_socket.server import AskServer
 
 log = logging.getLogger("krouter.mcp")
 
 T = TypeVar("T")
 
-DEFAULT_K = 3
 # How many of a refusal's closest pages next_step names for the agent to read.
 READ_CLOSEST = 3
 # Enough for any real note; a runaway file must not flood the model's context in one call.
 MAX_READ_CHARS = 60_000
-# A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
-# and the query log whole.
-MAX_QUESTION_CHARS = 1000
-MAX_PATH_CHARS = 1024
-
-INSTRUCTIONS = """\
-KRouter answers "which page of the user's notes (the vault) holds the answer to this?" — or says that \
-none does. Call krouter_ask before answering from memory about the user's projects, decisions, \
-preferences, people or procedures. When it cites a page, read that page with krouter_read before \
-relying on it, and name the page path in your answer. Ask in the language(s) the notes are written \
-in: give a translation or a rewording in the notes' terms as `phrasings`. When it refuses, read the \
-closest pages it lists; if one really answers, answer from it and teach it with krouter_teach (the \
-question, the path, the sentence that answers). Otherwise the vault does not hold the answer: say so \
-and do not guess."""
 
 
 class VaultService:
@@ -63,12 +51,6 @@ class VaultService:
     """
 
     def __init__(self, vault: Path, *, debounce: float = 0.3, rescan: float = RESCAN_S) -> None:
-        # Imported here, not at module top: cli.py imports this module at start-up, and `krouter ask`
-        # never needs a thread pool or asyncio (~50 ms of imports on a fresh process).
-        from concurrent.futures import ThreadPoolExecutor
-
-        from krouter.routing.router import Router
-
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
         self.router: Router = self._executor.submit(Router, vault, auto_refresh=False).result()
         self.root = self.router.root
@@ -94,8 +76,8 @@ class VaultService:
             self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
             self._pump.start()
         if self.watcher.leased:
-            # Holding the lease, this server also answers fresh `krouter ask` processes (ask_socket.py).
-            from krouter.ask_socket import AskServer
+            # Holding the lease, this server also answers fresh `krouter ask` processes (krouter.ops.ask_socket).
+            from krouter.ops.ask_socket.server import AskServer
 
             asks = AskServer(self.root, self.router.index.path, self.watcher)
             self._asks = asks if asks.start() else None
@@ -187,7 +169,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
     The full receipt (every score and term) is for people and scripts (``krouter ask --json``); an
     agent pays for every byte of a reply on every call, so it gets the decision, the cited page and
     its passage, the replaced pages, the reason, the confidence against the floor, and which of its
-    wordings decided. ``also`` are the agent's other wordings (``krouter.phrasings`` bounds them).
+    wordings decided. ``also`` are the agent's other wordings (``krouter.routing.phrasings`` bounds them).
     """
     from krouter.config import is_demo
 
@@ -309,19 +291,14 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
     return body
 
 
-def mcp_command(
-    vault: VaultOption = None,
-) -> None:
-    """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_status."""
-    configure_stderr_logging()
-    with exit_codes():
-        service = VaultService(vault if vault is not None else default_vault())
-    try:
-        service.start()
-        from krouter.mcp_tools import build_server  # the SDK takes a second to import: only here
+def teach_result(
+    router: Router, question: str, path: str, quote: str, phrasings: Sequence[str]
+) -> teach.TeachResult:
+    """Teach KRouter that ``path`` answers ``question`` (``krouter_teach``), the client named ``mcp``.
 
-        build_server(service).run("stdio")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        service.close()
+    Lone surrogates are cleaned from every input first, as for ``ask_result``; the checks, caps and the
+    journaled write are ``krouter.learner.teach``'s.
+    """
+    return teach.teach(
+        router, clean(question), clean(path), clean(quote), [clean(p) for p in phrasings], client="mcp"
+    )

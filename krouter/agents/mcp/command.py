@@ -1,0 +1,30 @@
+"""``krouter mcp``: the vault as MCP tools over stdio (official ``mcp`` SDK).
+
+stdout carries the protocol and nothing else: every log line goes to stderr. The tools are defined in
+``tools.py``; the Router behind them lives in ``service.py``.
+"""
+
+from __future__ import annotations
+
+from krouter.agents.mcp.service import VaultService
+from krouter.cli_options import VaultOption, exit_codes
+from krouter.config import default_vault
+from krouter.ops.watch import configure_stderr_logging
+
+
+def mcp_command(
+    vault: VaultOption = None,
+) -> None:
+    """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_status."""
+    configure_stderr_logging()
+    with exit_codes():
+        service = VaultService(vault if vault is not None else default_vault())
+    try:
+        service.start()
+        from krouter.agents.mcp.tools import build_server  # the SDK takes a second to import: only here
+
+        build_server(service).run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()

@@ -1,0 +1,88 @@
+"""``krouter import``: turn conversation transcripts into Markdown pages of the vault.
+
+``transcripts.py`` reads the files, ``pages.py`` writes one page per session; this prints what was done.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from krouter.agents.sessions.pages import DEFAULT_FOLDER, import_sessions
+from krouter.agents.sessions.transcripts import transcript_files
+from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
+from krouter.config import vault_to_write
+from krouter.errors import KRouterError
+
+
+def import_command(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SOURCE", help="A transcript (.jsonl), or a folder: every *.jsonl under it is imported."
+        ),
+    ],
+    vault: NamedVaultOption = None,
+    folder: Annotated[
+        str, typer.Option("--folder", metavar="FOLDER", help="Vault-relative folder the session pages go in.")
+    ] = DEFAULT_FOLDER,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Import Claude Code, Codex or {role, content} JSONL transcripts as pages, one per session.
+
+    Re-importing updates the same page, unless it was edited by hand. A file in no known format is
+    named, and makes the command exit 1."""
+    if not source.exists():
+        raise fail(f"no such file or folder: {source}", EXIT_USAGE, as_json=as_json)
+    if not transcript_files(source):
+        # An empty result would look like a successful import of nothing.
+        raise fail(f"no *.jsonl transcript under {source}: nothing to import", as_json=as_json)
+    try:
+        report = import_sessions([source], vault_to_write(vault, "import into"), folder)
+    except USAGE_ERRORS as exc:
+        raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
+    except (KRouterError, OSError) as exc:
+        raise fail(str(exc), as_json=as_json) from exc
+    unknown = [
+        f"{name}: not a transcript KRouter reads (Claude Code, Codex, or JSONL lines of "
+        "{session_id, role, content}); nothing imported from it"
+        for name in report.unrecognised
+    ]
+    if as_json:
+        out = {
+            "files": report.files,
+            "created": report.created,
+            "updated": report.updated,
+            "unchanged": report.unchanged,
+            "kept": [{"path": rel, "why": why} for rel, why in report.kept],
+            "empty_sessions": report.empty,
+            "skipped_lines": report.problems,
+            "unrecognised_files": report.unrecognised,
+        }
+        typer.echo(json.dumps(out, ensure_ascii=False))
+        for line in unknown:
+            typer.echo(f"krouter: {line}", err=True)
+        if unknown:
+            raise typer.Exit(1)
+        return
+    for problem in report.problems:
+        typer.echo(f"  skipped: {problem}", err=True)
+    for rel in report.created:
+        typer.echo(f"created   {rel}")
+    for rel in report.updated:
+        typer.echo(f"updated   {rel}")
+    for rel, why in report.kept:
+        typer.echo(f"kept      {rel} ({why})")
+    typer.echo(
+        f"imported {report.files} file(s): {len(report.created)} created, {len(report.updated)} updated, "
+        f"{len(report.unchanged)} unchanged, {len(report.kept)} kept, "
+        f"{len(report.empty)} empty session(s) skipped, "
+        f"{len(report.problems)} line(s) skipped"
+    )
+    for line in unknown:
+        typer.echo(f"krouter: {line}", err=True)
+    if unknown:
+        raise typer.Exit(1)

@@ -1,0 +1,231 @@
+"""Writing imported sessions as Markdown pages of the vault (``krouter import``).
+
+Each session becomes one page under an inputs folder (``Inputs/Sessions`` by default), named by a slug
+of its first question plus the session id, so a re-import finds and updates the same page instead of
+adding a second one, and leaves it untouched when nothing but the import time would change. A page
+records the hash of the text the import wrote (``import_hash``): a page that no longer matches it was
+edited by hand and is kept as it is, never overwritten; so is a page that cannot be read. Anything
+that looks like a secret is redacted *before* it reaches the page, because a vault is read by agents
+and synced to places a transcript never was.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from krouter.agents.sessions.redaction import redact
+from krouter.agents.sessions.transcripts import Session, Turn, display_path, read_transcript, transcript_files
+from krouter.atomic import atomic_write
+from krouter.errors import PathOutsideVault
+from krouter.vault.files import check_vault
+from krouter.vault.page import parse_page
+
+DEFAULT_FOLDER = "Inputs/Sessions"
+TITLE_CHARS = 72
+SLUG_CHARS = 48
+
+
+@dataclass
+class ImportReport:
+    """What one import did: vault-relative paths of pages created, updated, left unchanged, and kept
+    (with the reason an existing page was not overwritten)."""
+
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    kept: list[tuple[str, str]] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    files: int = 0
+    # Files in which no line was in a transcript format KRouter knows.
+    unrecognised: list[str] = field(default_factory=list)
+
+
+def _safe_id(session_id: str) -> str:
+    """The session id as a file-name part; ids that need changing get a hash so they stay distinct."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", session_id).strip("-")[:64]
+    if safe != session_id:
+        safe = f"{safe}-{hashlib.blake2b(session_id.encode(), digest_size=4).hexdigest()}".lstrip("-")
+    return safe
+
+
+def _slug(text: str) -> str:
+    words = re.findall(r"\w+", text.lower())
+    slug = ""
+    for word in words:
+        nxt = f"{slug}-{word}" if slug else word
+        if len(nxt) > SLUG_CHARS:
+            break
+        slug = nxt
+    return slug or "session"
+
+
+def _title(session: Session) -> str:
+    """The first thing the person asked, cut at a word boundary (never inside a redaction marker)."""
+    first = next((t.text for t in session.turns if t.role == "user" and not t.text.startswith("(")), "")
+    text = " ".join(first.split())
+    if len(text) > TITLE_CHARS:
+        cut = text[: TITLE_CHARS - 1]
+        marker = cut.rfind("[REDACTED")
+        if marker != -1 and "]" not in cut[marker:]:
+            cut = cut[:marker]
+        elif " " in cut:
+            cut = cut[: cut.rfind(" ")]
+        text = cut.rstrip(" ,;:-") + "…"
+    return text or f"Session {session.session_id[:8]}"
+
+
+def redacted(session: Session) -> Session:
+    """A copy of the session with every turn's text redacted: the only form that is ever written."""
+    turns = [Turn(t.role, redact(t.text)) for t in session.turns]
+    sources = [redact(s) for s in session.sources]
+    return Session(session.session_id, session.fmt, sources, turns, session.timestamps, session.fallback_date)
+
+
+def render(session: Session, imported_at: str) -> str:
+    """The page for a (redacted) session: frontmatter, then a ``**User**:``/``**Assistant**:`` paragraph a turn.
+
+    The last frontmatter field, ``import_hash``, is the hash of the page without that line: a later
+    import overwrites the page only while it still matches (see ``_why_keep``).
+    """
+    title = _title(session)
+    when = min(session.timestamps).date() if session.timestamps else session.fallback_date
+    meta: dict[str, object] = {
+        "title": title,
+        "source": session.sources[0] if len(session.sources) == 1 else session.sources,
+        "session_id": session.session_id,
+        "format": session.fmt,
+        "date": when,
+        "imported_at": imported_at,
+        "tags": ["session"],
+    }
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
+    parts = [f"# {title}\n"]
+    for turn in session.turns:
+        label = "User" if turn.role == "user" else "Assistant"
+        parts.append(f"**{label}**: {turn.text}\n")
+    body = "\n".join(parts)
+    unsigned = f"---\n{front}---\n\n{body}"
+    return f"---\n{front}import_hash: {_page_hash(unsigned)}\n---\n\n{body}"
+
+
+_IMPORTED_AT = re.compile(r"^imported_at:.*$", re.M)
+# "sha256:" keeps the value a string to YAML (64 hex digits alone can read as a number).
+_IMPORT_HASH = re.compile(r"^import_hash: (sha256:[0-9a-f]{64})\r?\n", re.M)
+
+
+def _page_hash(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _same_apart_from_import_time(old: str, new: str) -> bool:
+    def core(text: str) -> str:
+        # The hash covers the import time, so it differs whenever the time does.
+        return _IMPORT_HASH.sub("", _IMPORTED_AT.sub("", text, count=1), count=1)
+
+    return core(old) == core(new)
+
+
+def _why_keep(text: str) -> str | None:
+    """Why an existing page must not be overwritten, or None when it is exactly what an import wrote."""
+    m = _IMPORT_HASH.search(text)
+    if m is None:
+        return "no import_hash: written by hand or by an older krouter; delete it to re-import"
+    unsigned = text[: m.start()] + text[m.end() :]
+    if _page_hash(unsigned) != m.group(1):
+        return "edited by hand; delete it to re-import"
+    return None
+
+
+def inputs_folder(root: Path, folder: str) -> Path:
+    """The absolute inputs folder, created if needed, refusing any folder that leaves the vault."""
+    rel = PurePosixPath(folder.replace("\\", "/"))
+    if not folder.strip() or rel.is_absolute() or ".." in rel.parts or Path(folder).is_absolute():
+        raise PathOutsideVault(f"--folder must be a relative folder inside the vault: {folder!r}")
+    root = root.resolve()
+    target = root.joinpath(*rel.parts)
+    # Checked before and after creating it: a symlinked component could point out of the vault.
+    if not target.resolve().is_relative_to(root):
+        raise PathOutsideVault(f"folder leaves the vault: {folder!r}")
+    target.mkdir(parents=True, exist_ok=True)
+    resolved = target.resolve()
+    if not resolved.is_relative_to(root):
+        raise PathOutsideVault(f"folder leaves the vault: {folder!r}")
+    return resolved
+
+
+def _existing_page(folder: Path, session_id: str, safe_id: str) -> Path | None:
+    """The page an earlier import wrote for this session: its name ends with the id, and so does its
+    frontmatter say (the name alone could match a longer id that happens to end the same way)."""
+    for candidate in sorted(folder.glob(f"*{safe_id}.md")):
+        if candidate.name != f"{safe_id}.md" and not candidate.name.endswith(f"-{safe_id}.md"):
+            continue
+        try:
+            page = parse_page(candidate.name, candidate.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        if str(page.meta.get("session_id")) == session_id:
+            return candidate
+    return None
+
+
+def import_sessions(
+    sources: Iterable[Path],
+    vault: Path,
+    folder: str = DEFAULT_FOLDER,
+    *,
+    now: _dt.datetime | None = None,
+) -> ImportReport:
+    """Import transcripts into ``vault``/``folder``: one page per session, created, updated, unchanged or kept."""
+    root = check_vault(vault)
+    out_dir = inputs_folder(root, folder)
+    report = ImportReport()
+    sessions: dict[str, Session] = {}
+    for path in _expand(sources):
+        report.files += 1
+        if not read_transcript(path, sessions, report.problems):
+            report.unrecognised.append(display_path(path))
+    imported_at = (now or _dt.datetime.now(_dt.UTC)).replace(microsecond=0).isoformat()
+    for raw in sessions.values():
+        if not raw.turns:
+            report.empty.append(raw.session_id)
+            continue
+        session = redacted(raw)
+        text = render(session, imported_at)
+        safe = _safe_id(session.session_id)
+        target = _existing_page(out_dir, session.session_id, safe)
+        if target is None:
+            target = out_dir / f"{_slug(_title(session))}-{safe}.md"
+        rel = target.relative_to(root).as_posix()
+        existed = target.exists()
+        if existed:
+            try:
+                old = target.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                report.kept.append((rel, f"not UTF-8 (byte {exc.start}); left alone"))
+                continue
+            except OSError as exc:
+                report.kept.append((rel, f"cannot be read ({exc.strerror or exc}); left alone"))
+                continue
+            if _same_apart_from_import_time(old, text):
+                report.unchanged.append(rel)
+                continue
+            why = _why_keep(old)
+            if why is not None:
+                report.kept.append((rel, why))
+                continue
+        atomic_write(target, text)
+        (report.updated if existed else report.created).append(rel)
+    return report
+
+
+def _expand(sources: Iterable[Path]) -> Iterator[Path]:
+    for source in sources:
+        yield from transcript_files(source)
