@@ -481,8 +481,15 @@ if have_user_systemd; then
 	say "timers run only while you are logged in unless lingering is on: loginctl enable-linger \"\$USER\""
 else
 	say "systemd's user manager is not reachable here (a container, or no login session): the units are written but not enabled."
-	say "  later, in a login session: systemctl --user daemon-reload && systemctl --user enable --now krouter-learn.timer"
-	say "  or run the learner from cron instead (it reads learn.env itself):  30 3 * * * '$VENV/bin/krouter' learn --vault '$VAULT'"
+	# Name only what was written: a --watch install without the timer has no timer to enable.
+	if [ -f "$UNIT_DIR/krouter-learn.timer" ]; then
+		say "  later, in a login session: systemctl --user daemon-reload && systemctl --user enable --now krouter-learn.timer"
+		say "  or run the learner from cron instead (it reads learn.env itself):  30 3 * * * '$VENV/bin/krouter' learn --vault '$VAULT'"
+	fi
+	if [ -f "$UNIT_DIR/krouter-watch.service" ]; then
+		say "  the watcher, later in a login session: systemctl --user daemon-reload && systemctl --user enable --now krouter-watch.service"
+		say "  or start it yourself and leave it running:  '$VENV/bin/krouter' watch --vault '$VAULT' &"
+	fi
 fi
 if [ "$TIMER" = 1 ]; then
 	say "the learner's model: put ANTHROPIC_API_KEY=... in $CONFIG_DIR/learn.env (chmod 600)"

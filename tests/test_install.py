@@ -234,7 +234,11 @@ def test_timer_run_writes_templated_units(life: LifeCycle) -> None:
     assert f'ExecStart="{life.venv}/bin/krouter" learn --vault "{life.vault.resolve()}"' in service
     assert f'"{life.state_dir}"' in service
     assert not re.search(r"@[A-Z_]+@", service)
-    assert "not reachable" in life.runs["timer"].stdout  # no user manager here: says so, and what to do
+    out = life.runs["timer"].stdout
+    assert "not reachable" in out  # no user manager here: says so, and what to do
+    # ... for each unit it wrote: the walkthrough found the watcher left out of that advice.
+    assert "enable --now krouter-learn.timer" in out and "enable --now krouter-watch.service" in out
+    assert "' watch --vault '" in out
 
 
 def test_second_run_is_idempotent(life: LifeCycle) -> None:
