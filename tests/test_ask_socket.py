@@ -28,7 +28,7 @@ from krouter.index.schema import index_path
 from krouter.index.store import Index
 from krouter.ops.ask_socket import client as ask_client
 from krouter.ops.ask_socket.client import ask_through_socket
-from krouter.ops.ask_socket.protocol import PROTOCOL, code_id, default_index_path, socket_path
+from krouter.ops.ask_socket.protocol import HELLO, PROTOCOL, code_id, default_index_path, socket_path
 from krouter.ops.ask_socket.server import AskServer
 from krouter.ops.watch import VaultWatcher
 from krouter.ops.watch_lease import watched_clean
@@ -336,6 +336,7 @@ class FakeServer:
             except OSError:
                 return
             with conn:
+                conn.sendall(HELLO)
                 conn.recv(1 << 20)
                 payload = {"protocol": PROTOCOL, "ok": True, "stdout": "EVIL\n", "stderr": ""}
                 conn.sendall(json.dumps({**payload, "exit": 0, "log": {}}).encode())
@@ -385,10 +386,18 @@ def test_a_socket_that_never_answers_falls_back(
         router.refresh()
         path = socket_path(router.index.path)
     fake = FakeServer(path, reply=False)
-    monkeypatch.setattr(ask_client, "REPLY_TIMEOUT_S", 0.2)
+    # A listener that never greets is a stopped watcher (Ctrl-Z): the kernel takes the connection, no
+    # one answers. The client gives up at the greeting, so the long reply timeout is never waited out.
+    monkeypatch.setattr(ask_client, "HELLO_TIMEOUT_S", 0.2)
     try:
         os.chmod(path, 0o600)
         assert client(capsys, "which database do we use", "--vault", str(vault)) == (None, "", "")
+        # The question was never sent: it was waiting for a greeting, not for a reply.
+        fake.sock.settimeout(1.0)
+        conn, _ = fake.sock.accept()
+        with conn:
+            conn.settimeout(1.0)
+            assert conn.recv(1 << 16) == b""
     finally:
         fake.close()
     # The listener gone, its file left behind: refused at once, and again no answer.

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from krouter.ops.ask_socket.protocol import (
     CONNECT_TIMEOUT_S,
+    HELLO,
+    HELLO_TIMEOUT_S,
     MAX_REPLY,
     PROTOCOL,
     REPLY_TIMEOUT_S,
@@ -103,6 +105,15 @@ def _exchange(path: Path, request: dict[str, object]) -> dict[str, object]:
         sock.connect(os.fspath(path))
         peer = peer_uid(sock)
         if peer is not None and peer != os.getuid():
+            raise _NotPlain
+        sock.settimeout(HELLO_TIMEOUT_S)
+        greeting = b""
+        while len(greeting) < len(HELLO):
+            chunk = sock.recv(len(HELLO) - len(greeting))
+            if not chunk:
+                raise _NotPlain
+            greeting += chunk
+        if greeting != HELLO:
             raise _NotPlain
         sock.settimeout(REPLY_TIMEOUT_S)
         sock.sendall(json.dumps(request).encode("ascii") + b"\n")

@@ -13,10 +13,17 @@ import struct
 from pathlib import Path
 
 # Bumped whenever the request or the reply changes shape.
-PROTOCOL = 1
-# How long the client waits for a connection and for the reply before it asks the ordinary way. A
-# reply can take a walk of the vault (when the watcher has changes pending) or a page-table reload.
+PROTOCOL = 2
+# What the server sends as soon as it takes a connection, before the client sends its request. The
+# kernel accepts connections for a listener whose process is stopped (Ctrl-Z on `krouter watch`): the
+# greeting, not the connection, is what says a server is there, and the client waits for it only
+# HELLO_TIMEOUT_S before it asks the ordinary way.
+HELLO = b"krouter-ask\n"
+# How long the client waits for a connection, for the greeting and for the reply before it asks the
+# ordinary way. A reply can take a walk of the vault (when the watcher has changes pending) or a
+# page-table reload.
 CONNECT_TIMEOUT_S = 1.0
+HELLO_TIMEOUT_S = 1.0
 REPLY_TIMEOUT_S = 10.0
 # How long the server waits for a client's request (a client that connects and says nothing).
 REQUEST_TIMEOUT_S = 5.0

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from krouter.ops.ask_socket.protocol import (
+    HELLO,
     MAX_REQUEST,
     PROTOCOL,
     REPLY_TIMEOUT_S,
@@ -140,6 +141,7 @@ class AskServer:
         peer = peer_uid(conn)
         if peer is not None and peer != os.getuid():
             return
+        conn.sendall(HELLO)
         try:
             request = json.loads(read_all(conn, MAX_REQUEST))
         except ValueError:
