@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -341,3 +342,21 @@ def test_the_demo_vault_is_never_the_configured_vault(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "vault folder not found" in json.loads(done.stdout)["error"]
+
+
+def test_a_refusal_just_under_the_floor_never_reads_as_equal_to_it() -> None:
+    """The walkthrough saw "confidence 55% < floor 55%": rounding hid why the question was refused."""
+    from krouter import Router
+    from krouter.config import bundled_vault
+
+    question = "which database do we use"
+    with Router(bundled_vault()) as router:
+        confidence = router.ask(question).evidence.confidence
+    floor = confidence + 0.00004  # refused by less than a rounding step
+    with Router(bundled_vault(), floor=floor) as router:
+        receipt = router.ask(question)
+    assert receipt.decision == "refuse"
+    shown = re.search(r"confidence (\S+) < floor (\S+)$", receipt.reason)
+    assert shown is not None and shown.group(1) != shown.group(2), receipt.reason
+    text = re.search(r"confidence (\S+) vs floor (\S+)", receipt.to_text())
+    assert text is not None and text.group(1) != text.group(2)

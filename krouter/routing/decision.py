@@ -16,7 +16,7 @@ from krouter.index.passages import Passage
 from krouter.index.store import Index
 from krouter.routing.citation import citation
 from krouter.routing.question import Unit, question_units
-from krouter.routing.receipt import Citation, Evidence, Receipt
+from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 
@@ -239,9 +239,10 @@ def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int |
     second = t.pages[runner_up].path if runner_up is not None else None
     lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
     summary = f"holds {ev.coverage:.0%} of the question's content and {lead}"
+    confidence, floor = against_floor(ev.confidence, ev.floor, percent=True)
     if decision == "cite":
         via = f"; reached through replaced page {top.via}" if top.via else ""
-        return f"{top.path} {summary}: confidence {ev.confidence:.0%} ≥ floor {ev.floor:.0%}{via}"
+        return f"{top.path} {summary}: confidence {confidence} ≥ floor {floor}{via}"
     parts = []
     if ev.corpus_missing:
         parts.append(f"the vault never mentions {_quoted(ev.corpus_missing)}")
@@ -255,6 +256,4 @@ def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int |
         parts.append(f"{top.path} and {second} match about equally: the question does not say which")
     if not parts:
         parts.append(f"the closest page, {top.path}, matches the question only weakly")
-    return (
-        "; ".join(parts) + f" — {top.path} {summary}: confidence {ev.confidence:.0%} < floor {ev.floor:.0%}"
-    )
+    return "; ".join(parts) + f" — {top.path} {summary}: confidence {confidence} < floor {floor}"

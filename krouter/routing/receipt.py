@@ -10,6 +10,18 @@ from krouter.safe_text import visible
 Decision = Literal["cite", "refuse"]
 
 
+def against_floor(confidence: float, floor: float, *, percent: bool = False) -> tuple[str, str]:
+    """A confidence and the floor as a receipt prints them, with as many digits as it takes for them to
+    differ when they do: a refusal at 0.5497 must not read "confidence 0.55 vs floor 0.55"."""
+    shown = ("", "")
+    for extra in range(4):
+        spec = f".{extra}%" if percent else f".{extra + 2}f"
+        shown = (format(confidence, spec), format(floor, spec))
+        if shown[0] != shown[1] or confidence == floor:
+            break
+    return shown
+
+
 @dataclass
 class Citation:
     """One cited page. ``line`` and ``snippet`` point at the passage that matched best."""
@@ -177,7 +189,8 @@ class Receipt:
             lines.append(f"  decided by the phrasing: {self.phrasing}")
         if ev.corpus_missing:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
-        lines.append(f"  confidence {ev.confidence:.2f} vs floor {ev.floor:.2f}")
+        confidence, floor = against_floor(ev.confidence, ev.floor)
+        lines.append(f"  confidence {confidence} vs floor {floor}")
         lines.append(f"  reason: {self.reason}")
         # Titles, paths and snippets come from files anyone may have written: each line is shown with
         # its control characters escaped, so a title cannot erase or forge the line above it.
