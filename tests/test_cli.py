@@ -360,3 +360,22 @@ def test_a_refusal_just_under_the_floor_never_reads_as_equal_to_it() -> None:
     assert shown is not None and shown.group(1) != shown.group(2), receipt.reason
     text = re.search(r"confidence (\S+) vs floor (\S+)", receipt.to_text())
     assert text is not None and text.group(1) != text.group(2)
+
+
+def test_the_cited_line_is_the_sentence_that_answers_not_its_heading(tmp_path: Path) -> None:
+    """A heading and the sentences under it with no blank line between are one passage: the receipt
+    named the heading's line, not the line that answers (from the walkthrough)."""
+    from krouter import Router
+
+    page = tmp_path / "Runbooks" / "Feature flags.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "---\ntitle: Feature flags\n---\n# Feature flags\nWe use Unleash for feature toggles.\n"
+        "Flags are reviewed monthly by the platform team.\n\n## Cleanup\nRemove a flag within two weeks.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Payments.md").write_text("# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("how often are flags reviewed")
+    assert receipt.closest is not None and receipt.closest.line == 6
+    assert receipt.closest.snippet == "Flags are reviewed monthly by the platform team."

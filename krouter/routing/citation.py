@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from krouter.index.passages import Passage
 from krouter.index.store import Index
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
+from krouter.tokens.terms import normalize
 
 SNIPPET_CHARS = 240
+# How far past its first line a page's last passage is searched for the answering line.
+_MAX_PASSAGE_LINES = 40
 
 
 def citation(
@@ -59,7 +64,31 @@ def _snippet(
             -p.line,
         ),
     )
-    text = line_text(best.line)
+    line = _answering_line(best, passages, units, line_text)
+    text = line_text(line)
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1] + "…"
-    return best.line, text
+    return line, text
+
+
+def _answering_line(
+    best: Passage, passages: list[Passage], units: list[Unit], line_text: Callable[[int], str]
+) -> int:
+    """The line of passage ``best`` that holds most of the question's weight: a heading and the sentence
+    under it with no blank line between are one passage, and the receipt's line should be the sentence
+    ("Flags are reviewed monthly."), not the heading. Lines are matched on their text (a unit's route
+    terms found in it), which is enough to choose among a passage's few lines; with no line matching,
+    the passage's first line stands."""
+    following = [p.line for p in passages if p.line > best.line]
+    end = min(following) if following else best.line + _MAX_PASSAGE_LINES
+    chosen, top = best.line, (0.0, False)
+    for n in range(best.line, end):
+        text = line_text(n)
+        if not text:
+            continue
+        plain = normalize(text)
+        weight = sum(u.weight for u in units if any(all(term in plain for term in alt) for alt in u.alts))
+        score = (weight, not text.startswith("#"))
+        if weight > 0 and score > top:
+            chosen, top = n, score
+    return chosen
