@@ -802,3 +802,22 @@ def test_cursor_is_written_through_a_fresh_temp_file(vault: Path, tmp_path: Path
     assert victim.read_text(encoding="utf-8") == "keep me\n"
     assert json.loads(cursor.read_text(encoding="utf-8")) == {"vault-id": 12.5}
     assert cursor.stat().st_mode & 0o777 == 0o600
+
+
+def test_no_lane_says_the_api_lane_needs_the_learn_extra(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the anthropic package a key alone does not make a lane: the message says what to install
+    (the walkthrough found it only asked for the key)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "anthropic" else real(name, *a)
+    )
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
+    log_weak(vault, MERGE_Q)
+    res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert "pip install 'krouter[learn]'" in res.output

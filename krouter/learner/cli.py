@@ -8,6 +8,7 @@ another error.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
 from pathlib import Path
@@ -122,7 +123,11 @@ def _undo_text(report: LearnReport) -> str:
 
 
 def _no_lane() -> str:
-    return f"set ANTHROPIC_API_KEY, e.g. in {config.learn_env_path()}, or install the claude CLI"
+    hint = f"set ANTHROPIC_API_KEY, e.g. in {config.learn_env_path()}, or install the claude CLI"
+    if importlib.util.find_spec("anthropic") is None:
+        # The key alone is not enough without the optional client package.
+        hint += "; the API lane also needs the anthropic package: pip install 'krouter[learn]'"
+    return hint
 
 
 class _NoModel:
