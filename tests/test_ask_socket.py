@@ -15,12 +15,12 @@ import socket
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from waiting import wait_for, write
 
 from krouter import config
 from krouter.cli import DEMO_NOTE, app
@@ -51,21 +51,6 @@ with open(os.environ["PROBE_OUT"], "w") as fh:
     json.dump(sorted(sys.modules), fh)
 sys.exit(code)
 """
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """Poll until ``check()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.05)
-    assert check(), "condition not reached in time"
 
 
 class Asked:

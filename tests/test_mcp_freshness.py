@@ -8,34 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from waiting import wait_for, write
 
 import krouter.index.refresh
 from krouter.agents.mcp.service import VaultService, ask_result
 from krouter.index.store import Index
 from krouter.ops.watch import VaultWatcher
-
-TIMEOUT = 20.0
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """Poll until ``check()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.05)
-    assert check(), "condition not reached in time"
 
 
 @pytest.fixture

@@ -9,31 +9,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from waiting import wait_for, write
 
 from krouter.index.store import Index
 from krouter.ops.watch import VaultWatcher, _relevant_path, watch_loop
 from krouter.routing.router import Router
 
 TIMEOUT = 15.0
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """Poll until ``check()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.05)
-    assert check(), "condition not reached in time"
 
 
 @pytest.fixture

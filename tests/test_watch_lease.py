@@ -11,11 +11,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from waiting import wait_for, write
 
 import krouter.index.refresh
 from krouter.index.schema import index_path
@@ -24,21 +24,6 @@ from krouter.ops.watch_lease import WatchLease, lease_path, watched_clean
 from krouter.routing.router import Router
 
 TIMEOUT = 20.0
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def wait_for(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """Poll until ``check()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.05)
-    assert check(), "condition not reached in time"
 
 
 def clean_seen_elsewhere(index: Path) -> bool:
