@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from krouter.cli import app
-from krouter.learner import journal, teach
+from krouter.learner import teach, trigger_writes
 from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
@@ -94,7 +94,7 @@ def test_taught_trigger_makes_the_next_wording_cite_and_undo_restores_bytes(vaul
     assert decision(vault, next_week) == ("cite", CODE_REVIEW)
 
     # The journal and the list say who taught what, and when; the same run id undoes it.
-    entry = journal.journal_entries(run_id)[0]
+    entry = trigger_writes.journal_entries(run_id)[0]
     assert entry["lane"] == "agent" and entry["model"] == "cli" and entry["quote"] == GOOD_QUOTE
     code, listed = cli(vault, "learn", "--list")
     assert code == 0 and run_id in listed and "agent" in listed and CODE_REVIEW in listed
@@ -177,7 +177,7 @@ def test_a_pick_that_fails_a_check_writes_nothing_and_says_why(
     assert code == 3, out
     assert out.startswith("not taught, nothing written:") and reason in out, out
     assert snapshot(vault.parent) == before
-    assert journal.journal_entries() == []
+    assert trigger_writes.journal_entries() == []
 
 
 def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -196,7 +196,7 @@ def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert code == 3 and "daily cap" in out, out
     assert snapshot(vault) == before
     # Undoing gives the page its room back, but not the day's budget.
-    run_id = journal.journal_entries()[0]["run_id"]
+    run_id = trigger_writes.journal_entries()[0]["run_id"]
     assert CliRunner().invoke(app, ["learn", "--undo", str(run_id)]).exit_code == 0
     monkeypatch.setattr(teach, "DAILY_CAP", 2)
     code, out = teach_cli(vault, "How many seconds do we wait for Stripe?", PAYMENTS, stripe_quote)

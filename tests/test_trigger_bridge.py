@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from krouter.learner import journal, teach
+from krouter.learner import teach, trigger_writes
 from krouter.routing.router import Router
 
 BACKEND = "Runbooks/Backend on-call rotation.md"
@@ -90,6 +90,6 @@ def test_a_trigger_an_agent_taught_answers_a_later_partial_wording_until_undone(
         r = router.decide(later)
         assert r.decision == "cite" and r.top is not None and r.top.path == BACKEND, r.reason
     assert result.run_id is not None
-    journal.undo(result.run_id)
+    trigger_writes.undo(result.run_id)
     with Router(root) as router:
         assert router.decide(later).decision == "refuse"

@@ -68,7 +68,7 @@ def learn_command(
 ) -> None:
     """Learn recall triggers from weak questions in the private query log (quote-verified, undoable)."""
     # Imported here so that `krouter ask` never pays for the learner's modules.
-    from krouter.learner import journal, nightly
+    from krouter.learner import nightly, trigger_writes
     from krouter.learner.report import UNCERTAIN
 
     if list_runs:
@@ -77,7 +77,7 @@ def learn_command(
     listing_only = False
     try:
         if undo:
-            report = journal.undo(undo)
+            report = trigger_writes.undo(undo)
         else:
             cfg = config.load_config()
             root = config.vault_to_write(vault, "learn on")

@@ -4,8 +4,8 @@ One run: read the log since the cursor, keep this vault's weak questions (refuse
 margin), deduplicate them, build each one's candidate pages (``verify.candidates``, through
 ``Router.decide`` so the learner's own lookups are not logged), ask a model in batches to pick a page
 and copy the sentence that answers, check every pick (``verify.verify_pick``), and add the question to
-the picked page's ``triggers`` (``journal.write_trigger``, which journals every change so
-``journal.undo(run_id)`` can restore the exact bytes). The model never writes anything: it proposes,
+the picked page's ``triggers`` (``trigger_writes.write_trigger``, which journals every change so
+``trigger_writes.undo(run_id)`` can restore the exact bytes). The model never writes anything: it proposes,
 the learner verifies and writes.
 """
 
@@ -20,7 +20,10 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
-from krouter.learner.journal import (
+from krouter.learner.lanes import Lane, LaneError
+from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
+from krouter.learner.report import NO_PAGE, REJECTED, SKIPPED, UNCERTAIN, LearnReport, Outcome
+from krouter.learner.trigger_writes import (
     append_jsonl,
     new_run_id,
     outcomes_path,
@@ -28,9 +31,6 @@ from krouter.learner.journal import (
     write_private,
     write_trigger,
 )
-from krouter.learner.lanes import Lane, LaneError
-from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
-from krouter.learner.report import NO_PAGE, REJECTED, SKIPPED, UNCERTAIN, LearnReport, Outcome
 from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
 from krouter.routing.receipt import Citation

@@ -2,7 +2,7 @@
 
 An agent that KRouter refused may read the closest page and report that it answers the question, with
 the sentence that does. The agent proposes; KRouter decides, with the nightly learner's own checks
-(``verify.verify_pick``) and its own byte-preserving edit (``journal.write_trigger``), journaled under a run
+(``verify.verify_pick``) and its own byte-preserving edit (``trigger_writes.write_trigger``), journaled under a run
 id that ``krouter learn --undo RUN_ID`` reverses exactly. The agent never writes a page and never names
 what is written: the only thing added is the question itself, as one trigger of one memory page.
 
@@ -21,7 +21,9 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
-from krouter.learner.journal import (
+from krouter.learner.nightly import WEAK_MARGIN
+from krouter.learner.report import LEARNED
+from krouter.learner.trigger_writes import (
     append_jsonl,
     journal_entries,
     new_run_id,
@@ -29,8 +31,6 @@ from krouter.learner.journal import (
     read_for_edit,
     write_trigger,
 )
-from krouter.learner.nightly import WEAK_MARGIN
-from krouter.learner.report import LEARNED
 from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
 from krouter.routing.phrasings import check as check_phrasings
