@@ -125,11 +125,17 @@ class PageRows:
         if not building:
             self._resolve_links(None if self._paths_changed else self._touched)
             self._pack_fresh()
+        self._new_generation()
+
+    def _new_generation(self) -> None:
+        """Record that the pages changed: the generation goes up (readers reload their per-generation
+        tables), with the page count, the average body length and the refresh time. ``main.`` names the
+        connection's own database, also while a staging build is attached to it."""
         n_pages, avg_body = self.conn.execute(
-            "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM pages"
+            "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM main.pages"
         ).fetchone()
         self.conn.executemany(
-            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            "INSERT OR REPLACE INTO main.meta VALUES (?, ?)",
             [
                 ("generation", str(self.generation() + 1)),
                 ("n_pages", str(n_pages)),

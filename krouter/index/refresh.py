@@ -314,18 +314,7 @@ class Refresh:
                         ),
                     )
                     self._resolve_links()
-                    n_pages, avg_body = self.conn.execute(
-                        "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM main.pages"
-                    ).fetchone()
-                    self.conn.executemany(
-                        "INSERT OR REPLACE INTO main.meta VALUES (?, ?)",
-                        [
-                            ("generation", str(self.generation() + 1)),
-                            ("n_pages", str(n_pages)),
-                            ("avg_body", repr(float(avg_body))),
-                            ("refreshed_at", repr(time.time())),
-                        ],
-                    )
+                    self._new_generation()
                 self.conn.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
