@@ -560,9 +560,9 @@ def main(argv: list[str] | None = None) -> int:
         return _agent_main(args)
     results = []
     for name in SETS if args.set == "all" else [args.set]:
-        folder, pairs_file, questions_file = SETS[name]
+        folder, _pairs, questions_file = SETS[name]
         # The nightly lane keeps its own pairs unless --pairs names others.
-        pairs_path = HERE / pairs_file if args.pairs is None else _pairs_file(name, args.pairs)
+        pairs_path = _pairs_file(name, args.pairs or "dev")
         if not pairs_path.is_file():
             print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
             continue
