@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+
+import krouter.index.refresh
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +20,17 @@ def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.setenv(f"KROUTER_{name}_DIR", str(folder))
     # A vault named by the developer's environment must not leak into tests that rely on defaults.
     monkeypatch.delenv("KROUTER_VAULT", raising=False)
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every full walk of a vault made through the index, counted (the real walk still runs)."""
+    seen: list[str] = []
+    real = krouter.index.refresh.walk
+
+    def counting(root: Path, *args: object, **kwargs: object) -> Iterator[object]:
+        seen.append(str(root))
+        return real(root, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(krouter.index.refresh, "walk", counting)
+    return seen

@@ -9,13 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from waiting import wait_for, write
 
-import krouter.index.refresh
 from krouter.agents.mcp.service import VaultService, ask_result
 from krouter.index.store import Index
 from krouter.ops.watch import VaultWatcher
@@ -30,20 +28,6 @@ def vault(tmp_path: Path) -> Path:
     )
     write(root / "Runbooks" / "Deploy.md", "# Deploy\n\nDeploys go out with fly deploy from main.\n")
     return root
-
-
-@pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every full walk of a vault made through the index, counted (the real walk still runs)."""
-    seen: list[str] = []
-    real = krouter.index.refresh.walk
-
-    def counting(root: Path, *args: object, **kwargs: object) -> Iterator[object]:
-        seen.append(str(root))
-        return real(root, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(krouter.index.refresh, "walk", counting)
-    return seen
 
 
 def start(vault: Path, **kwargs: float) -> VaultService:

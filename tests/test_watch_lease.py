@@ -11,13 +11,11 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from waiting import wait_for, write
 
-import krouter.index.refresh
 from krouter.index.schema import index_path
 from krouter.ops.watch import VaultWatcher
 from krouter.ops.watch_lease import WatchLease, lease_path, watched_clean
@@ -42,19 +40,6 @@ def vault(tmp_path: Path) -> Path:
         "# Primary database\n\nWe use PostgreSQL for everything.\n",
     )
     return root
-
-
-@pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    seen: list[str] = []
-    real = krouter.index.refresh.walk
-
-    def counting(root: Path, *args: object, **kwargs: object) -> Iterator[object]:
-        seen.append(str(root))
-        return real(root, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(krouter.index.refresh, "walk", counting)
-    return seen
 
 
 def test_the_lease_says_clean_only_while_held_and_marked(tmp_path: Path) -> None:
