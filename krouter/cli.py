@@ -257,13 +257,13 @@ def read(
         typer.echo(visible(f"krouter: {note}"), err=True)
 
 
-def run(argv: list[str] | None = None) -> None:
+def run() -> None:
     """Entry point: runs the app and maps usage errors to exit code 2.
 
     With ``--json`` a usage error (a missing argument, an unknown option, a bad value) is also printed
     as one JSON object on stdout, as every other error of a ``--json`` command is: an agent that parses
     stdout never meets click's plain-text usage message."""
-    args = sys.argv[1:] if argv is None else argv
+    args = sys.argv[1:]
     if "--json" not in args:
         app(args)
         return
