@@ -64,6 +64,17 @@ def test_done_when_database_cites_current_page() -> None:
     )
 
 
+def test_only_the_cited_page_is_listed_as_cited() -> None:
+    # A runner-up that matched one word ("use") was listed under "cited" beside the answer: an agent
+    # reading the receipt would take it for a second citation. It belongs among the candidates only.
+    result = krouter("ask", "which database do we use", "--vault", "vault_template", "--json")
+    out = json.loads(result.stdout)
+    assert [c["path"] for c in out["cited"]] == ["Decisions/Primary database.md"]
+    assert len(out["candidates"]) > 1 and out["candidates"][0]["path"] == "Decisions/Primary database.md"
+    text = krouter("ask", "which database do we use", "--vault", "vault_template").stdout
+    assert "  also " not in text and "runner-up: Runbooks/Database backups.md" in text
+
+
 def test_done_when_neighbour_question_refused() -> None:
     result = krouter("ask", "what is the search API timeout", "--vault", "vault_template", "--json")
     assert result.returncode == 3, result.stderr

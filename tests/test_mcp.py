@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
-from krouter.agents.mcp.service import read_page
+from krouter.agents.mcp.service import ask_result, ask_summary, read_page
 from krouter.routing.router import Router
 
 
@@ -181,6 +181,17 @@ def test_read_page_says_when_the_page_was_replaced(vault: Path) -> None:
         assert "was replaced" not in read_page(router, "Runbooks/Deploy.md", None, None)
 
 
+def test_a_runner_up_is_not_reported_as_cited(vault: Path) -> None:
+    # The page that only shares "use" with the question ranked second and was listed under "cited"
+    # and as "also:" in the agent's reply, which reads as a second citation.
+    write(vault / "Preferences/Style.md", "---\ntitle: Style\n---\nWe use ruff for formatting.\n")
+    with Router(vault) as router:
+        out = ask_result(router, "which database do we use", k=5)
+    assert out["decision"] == "cite"
+    assert [c["path"] for c in out["cited"]] == ["Decisions/Primary database.md"]
+    assert "Preferences/Style.md" not in ask_summary(out)
+
+
 def test_replies_are_compact_typed_and_bounded(vault: Path) -> None:
     """Issue #14 item 12: a few lines of text per ask, a typed output schema, bounded inputs, and
     descriptions without docstring indentation."""
@@ -212,7 +223,7 @@ def test_replies_are_compact_typed_and_bounded(vault: Path) -> None:
     assert text.startswith("cite: Decisions/Primary database.md (Primary database), line 7")
     assert "krouter_read" in text and len(text.encode()) < 600
     assert not text.lstrip().startswith("{")
-    assert structured(got["cited"])["cited"][0]["path"] == "Decisions/Primary database.md"
+    assert [c["path"] for c in structured(got["cited"])["cited"]] == ["Decisions/Primary database.md"]
     assert len(json.dumps(structured(got["cited"])).encode()) < 1500
     refused = text_of(got["refused"])
     assert refused.startswith("refuse: ") and "do not guess" in refused.lower()

@@ -116,8 +116,11 @@ class Receipt:
 
     @property
     def cited(self) -> list[Citation]:
-        """The cited pages in rank order: the candidates when the decision is to cite, else nothing."""
-        return self.candidates if self.decision == "cite" else []
+        """The cited page (a list of one) when the decision is to cite, else nothing.
+
+        A list for the JSON schema's sake; the runner-ups stay in ``candidates``: a page that merely ranked
+        second was not cited, and a reader of ``cited`` must not take it for an answer."""
+        return self.candidates[:1] if self.decision == "cite" else []
 
     @property
     def top(self) -> Citation | None:
@@ -167,8 +170,10 @@ class Receipt:
             lines.append(
                 f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
             )
-            for c in self.cited[1:]:
-                lines.append(f"  also  {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}")
+            for c in self.candidates[1:]:
+                lines.append(
+                    f"  runner-up: {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}"
+                )
         else:
             lines.append("REFUSE  the vault does not hold a page that answers this")
             if self.closest:

@@ -223,7 +223,6 @@ def ask_summary(out: dict[str, Any]) -> str:
         lines.append(f"cite: {top['path']} ({top['title']}), line {top['line']}")
         if top["snippet"]:
             lines.append(f"> {top['snippet']}")
-        lines.extend(f"also: {c['path']}" for c in out["cited"][1:])
     else:
         lines.append(f"refuse: {out['reason']}")
     if out["phrasing"] is not None:

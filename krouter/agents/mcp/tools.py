@@ -79,7 +79,7 @@ class AskReply(BaseModel):
     """krouter_ask's structured reply."""
 
     decision: Literal["cite", "refuse"]
-    cited: list[CitedPage] = Field(description="The cited pages, best first; empty on a refusal.")
+    cited: list[CitedPage] = Field(description="The cited page (one); empty on a refusal.")
     closest: str | None = Field(description="On a refusal, the nearest page (not an answer).")
     candidates: list[Candidate] = Field(description="On a refusal, the closest pages to read, best first.")
     redirects: list[Replacement]
