@@ -196,6 +196,33 @@ def test_question_frames_are_not_content(tmp_path: Path) -> None:
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Payments.md"
 
 
+def test_asking_for_a_decision_is_a_frame_not_content(tmp_path: Path) -> None:
+    """'which CI did we pick': a replaced page that says "we picked it" and holds "ci" inside an
+    identifier outranked the CI page and had its replacement cited; 'decide' likewise sent 'what did we
+    decide about deploys' to whichever page says "decided"."""
+    vault = make(
+        tmp_path,
+        {
+            "Database - MySQL.md": "---\nstatus: superseded\nsuperseded_by: Primary database\n---\n"
+            "The main store is MySQL 5.7. We picked it because we knew it.\n\n"
+            "- Collation `utf8mb4_unicode_ci`.\n",
+            "Primary database.md": "---\nsupersedes: Database - MySQL\n---\nWe run PostgreSQL 16, "
+            "decided 2025-01-22 after the MySQL end-of-life review.\n",
+            "Continuous integration.md": "---\naliases: [CI]\n---\nCI runs on GitHub Actions for every "
+            "pull request.\n",
+            "Deployment platform.md": "---\naliases: [hosting]\n---\nWe deploy to Kubernetes on Hetzner; "
+            "releases reach production through Argo CD.\n",
+        },
+    )
+    with Router(vault) as router:
+        ci = router.decide("which CI did we pick")
+        deploys = router.decide("what did we decide about deploys")
+    assert ci.evidence.query_terms == ["ci"]
+    assert ci.top is not None and ci.top.path == "Continuous integration.md"
+    assert deploys.evidence.query_terms == ["deploys"]
+    assert deploys.top is not None and deploys.top.path == "Deployment platform.md"
+
+
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
     """Many pages with the same score: the top page must not depend on k or on indexing order."""
     same = "# Note\n\nThe ferry timetable changes in spring.\n"

@@ -116,6 +116,12 @@ _EN_FRAMES = re.compile(
     r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
     # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
     r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
+    # Asking for a decision: "what did we decide about X", "which X did we pick". The verb is the
+    # question's frame; as content it matched whichever page happens to say "decided" or "picked" (a
+    # replaced page's "we picked it because" cited its replacement for "which CI did we pick").
+    r"|\bwhat (?:did|have) we (?:decided?|agreed?|settled?|chosen|chose|choose|picked|pick)"
+    r"(?: on| about| for)?\b|\bwhat was (?:decided|agreed|chosen)(?: on| about| for)?\b"
+    r"|\b(?:did|have) we (?:picked|pick|chosen|chose|choose|gone with|go with|went with|settled on|settle on)\b"
 )
 
 
