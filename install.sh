@@ -32,8 +32,8 @@ Usage: install.sh [--ask] [--timer|--no-timer] [--watch] [--vault DIR]
   --no-timer     do not install the timer, even from a checkout
   --watch        install the index watcher service (needs a vault)
   --vault DIR    the vault the timer and watcher use
-  --uninstall    remove the venv, the krouter link, the units and the cache dir (indexes, which
-                 hold words of your notes; rebuilt on demand), never the vault or config
+  --uninstall    stop the watcher, remove the venv, the krouter link, the units and the cache dir
+                 (indexes, which hold words of your notes; rebuilt on demand), never the vault or config
   --purge-logs   with --uninstall: also delete the state dir (query log, learner journal)
   --purge-key    with --uninstall: also delete learn.env (the learner's API key)
 
@@ -154,6 +154,12 @@ if [ "$UNINSTALL" = 1 ]; then
 		fi
 	done
 	if have_user_systemd; then systemctl --user daemon-reload || true; fi
+	# A watcher started by hand (the advice where systemd is not reachable) runs this venv's python:
+	# left running, it would serve lookups from a removed install until the next reboot.
+	if command -v pkill >/dev/null 2>&1 &&
+		pkill -f "^$VENV/bin/python[0-9.]* [^ ]*krouter watch( |\$)" 2>/dev/null; then
+		say "stopped the krouter watch running from $VENV"
+	fi
 	# Only our own link: a krouter installed some other way is not ours to remove.
 	if [ -L "$LINK" ] && [ "$(readlink "$LINK")" = "$VENV/bin/krouter" ]; then
 		rm -f "$LINK"

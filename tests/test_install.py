@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from waiting import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL_SH = ROOT / "install.sh"
@@ -99,6 +100,8 @@ class LifeCycle:
     venv_python_inode: dict[str, int] = field(default_factory=dict)
     query_log: dict[str, bool] = field(default_factory=dict)
     cache: dict[str, bool] = field(default_factory=dict)
+    # How a watcher started by hand ended after --uninstall: its exit code, or None if it outlived it.
+    hand_watcher_exit: int | None = None
 
     @property
     def venv(self) -> Path:
@@ -172,8 +175,21 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> LifeCycle:
     shutil.copytree(ROOT / "vault_template", cycle.vault2)
     cycle.runs["lookup_only"] = _install(cycle.home, sh=sh, KROUTER_VAULT=str(cycle.vault2), **src)
     cycle.snapshot("lookup_only")
+    # 3c. A watcher started by hand, as the installer advises where systemd is not reachable.
+    watcher = subprocess.Popen(
+        [str(cycle.link), "watch", "--vault", str(cycle.vault2)],
+        env=_env(cycle.home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for(lambda: any(cycle.cache_dir.rglob("*.watch")) or watcher.poll() is not None)
     # 4. Uninstall (without --purge-logs).
     cycle.runs["uninstall"] = _install(cycle.home, "--uninstall", sh=sh)
+    try:
+        cycle.hand_watcher_exit = watcher.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        watcher.kill()
+        watcher.wait()
     cycle.snapshot("uninstall")
     # 5. Purge the logs afterwards: the venv is gone, the state dir must still be found.
     cycle.runs["purge"] = _install(cycle.home, "--uninstall", "--purge-logs", sh=sh)
@@ -253,6 +269,12 @@ def test_uninstall_keeps_vault_and_query_log(life: LifeCycle) -> None:
     assert life.units["uninstall"] == {}
     assert _tree_digest(life.vault) == life.vault_before
     assert life.query_log["again"] and life.query_log["uninstall"]  # the asks were logged, and kept
+
+
+def test_uninstall_stops_a_watcher_started_by_hand(life: LifeCycle) -> None:
+    # Left running, it served lookups from a removed install (issue 16's walkthrough: an orphan).
+    assert life.hand_watcher_exit is not None
+    assert "stopped the krouter watch" in life.runs["uninstall"].stdout
 
 
 def test_uninstall_removes_the_cache(life: LifeCycle) -> None:
