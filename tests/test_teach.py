@@ -7,6 +7,18 @@ import json
 from pathlib import Path
 
 import pytest
+from learn_vault import (
+    ARTICLE,
+    CODE_REVIEW,
+    GOOD_QUOTE,
+    MERGE_Q,
+    OLD,
+    PAYMENTS,
+    PRIMARY,
+    SEARCH_Q,
+    write_vault,
+)
+from learn_vault import PAGES as LEARN_PAGES
 from typer.testing import CliRunner
 
 from krouter.cli import app
@@ -15,33 +27,13 @@ from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
 
-CODE_REVIEW = "Runbooks/Code review.md"
-PAYMENTS = "Runbooks/Payments API timeouts.md"
-PRIMARY = "Decisions/Primary database.md"
-OLD = "Decisions/Old database.md"
-ARTICLE = "Inputs/Article on approvals.md"
 CHINESE = "决策/主数据库.md"
-GOOD_QUOTE = "Every pull request needs two approvals before it can be merged."
-MERGE_Q = "How many sign-offs does a merge need?"
-SEARCH_Q = "What's the timeout for calls to the search API?"
 ENGINE_Q = "Do all our apps share one cluster?"
 ENGINE_ZH = "所有服务都用同一个集群吗？"
 ZH_QUOTE = "所有服务都使用同一个主数据库集群。"
 
 PAGES = {
-    CODE_REVIEW: "---\ntitle: Code review\ntags: [process]\n---\n# Code review\n\n"
-    "Every pull request needs **two approvals** before it can be merged.\n"
-    "The author cannot approve their own pull request.\n",
-    PAYMENTS: "---\ntitle: Payments API timeouts\n---\n# Payments API timeouts\n\n"
-    "The read timeout for Stripe calls is 10 seconds.\nRetries happen twice, with backoff.\n",
-    "Runbooks/Email API timeouts.md": "# Email API timeouts\r\n\r\nThe Postmark API timeout is 5 seconds "
-    "for all calls.\r\n",
-    "Search/Search service.md": "# Search service\n\nThe search service indexes invoices every night.\n",
-    PRIMARY: "---\ntitle: Primary database\nsupersedes: Decisions/Old database\n---\n"
-    "We migrated the main store to PostgreSQL 16 in April 2024.\n",
-    OLD: "---\ntitle: Old database\nstatus: superseded\nsuperseded_by: Decisions/Primary database\n---\n"
-    "The main store is MySQL 5.7 for every service, and merges need one approval.\n",
-    ARTICLE: "Approvals slow teams down: a merge should need at most one sign-off, says this article.\n",
+    **LEARN_PAGES,
     CHINESE: "---\ntitle: 主数据库\n---\n# 主数据库\n\n我们在二〇二四年四月把主存储迁移到了 PostgreSQL 16。\n"
     "所有服务都使用同一个主数据库集群。\n",
 }
@@ -49,11 +41,7 @@ PAGES = {
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in PAGES.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(text.encode("utf-8"))
+    root = write_vault(tmp_path / "vault", PAGES)
     (tmp_path / "outside.md").write_text("Every pull request needs two approvals before it can be merged.\n")
     return root
 
