@@ -223,6 +223,19 @@ def test_asking_for_a_decision_is_a_frame_not_content(tmp_path: Path) -> None:
     assert deploys.top is not None and deploys.top.path == "Deployment platform.md"
 
 
+def test_everyday_asking_words_are_frames(tmp_path: Path) -> None:
+    """A tag ("..., right?"), "any way to" and vague amounts ("a couple of weeks ago") ask; they name
+    nothing a page must hold."""
+    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
+    with Router(vault) as router:
+        tag = router.decide("Payments calls time out after a while, right?")
+        way = router.decide("is there any way to raise the payments timeout?")
+        ago = router.decide("did the payments timeout change a couple of weeks ago?")
+    assert "right" not in tag.evidence.query_terms
+    assert not {"way", "any"} & set(way.evidence.query_terms)
+    assert not {"couple", "ago"} & set(ago.evidence.query_terms) and "weeks" in ago.evidence.query_terms
+
+
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
     """Many pages with the same score: the top page must not depend on k or on indexing order."""
     same = "# Note\n\nThe ferry timetable changes in spring.\n"

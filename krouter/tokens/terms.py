@@ -122,6 +122,12 @@ _EN_FRAMES = re.compile(
     r"|\bwhat (?:did|have) we (?:decided?|agreed?|settled?|chosen|chose|choose|picked|pick)"
     r"(?: on| about| for)?\b|\bwhat was (?:decided|agreed|chosen)(?: on| about| for)?\b"
     r"|\b(?:did|have) we (?:picked|pick|chosen|chose|choose|gone with|go with|went with|settled on|settle on)\b"
+    # Asking for confirmation or for a means: "..., right?", "is there any way to ...", "what's the best
+    # way to ...". A tag or a "way to" names no subject; the words after it do.
+    r"|,?\s*\b(?:right|yeah|yes|correct|no|ok|okay)\s*\?"
+    r"|\b(?:is there )?(?:any|a|an|the) (?:best |easiest |quickest |easy |quick |good |simple )?way (?:to|of)\b"
+    # Vague amounts and times past ("a couple of weeks ago"): the unit after them is content, they are not.
+    r"|\ba (?:couple|bunch|lot|few) of\b|\blots of\b|\bplenty of\b|\bseveral\b|\bago\b"
 )
 
 
