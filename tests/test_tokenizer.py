@@ -163,6 +163,13 @@ def test_a_function_word_does_not_glue_unknown_characters(tmp_path: Path) -> Non
     assert "钱一" not in words and "钱" in words
 
 
+def test_an_a_not_a_question_asks_for_the_verb_once() -> None:
+    # 来不来 was read as 来 + a "missing word" 不来 that nobody asked for.
+    assert q("晓雨来不来杭州？") == q("晓雨来杭州？")
+    assert q("样品收不收钱？") == q("样品收钱？")
+    assert q("同不同意这个方案") == q("同意这个方案")
+
+
 def test_korean_question_drops_particles_endings_and_asking_words() -> None:
     assert q("회의실은 어디예요?") == ["회의", "의실"]
     assert q("우리는 어떤 서버를 사용하나요?") == ["서버", "사용"]

@@ -131,6 +131,11 @@ _EN_FRAMES = re.compile(
 )
 
 
+# The A-not-A question (来不来, 收不收钱, 算不算, 要不要): the verb asked about once, the rest is grammar.
+# Two-character verbs repeat whole (同意不同意) or by their first character (同不同意).
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff]{1,2})[不没]\1|([\u4e00-\u9fff])[不没](?=\2)")
+
+
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
 _MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
 
@@ -158,7 +163,7 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             if term:
                 yield run, term
         elif ONLY_HAN.match(run):
-            words = question_jieba().lcut(run, HMM=True)
+            words = question_jieba().lcut(_A_NOT_A.sub(r"\1", run), HMM=True)
             if known is not None:
                 words = repair(words, known)
             for word in words:
