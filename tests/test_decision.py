@@ -187,6 +187,64 @@ def test_redirects_listed_are_the_ones_that_led_to_a_listed_page(tmp_path: Path)
     assert receipt.redirects == []
 
 
+def test_a_dead_end_below_the_top_page_is_not_listed(tmp_path: Path) -> None:
+    # A replaced page with no current page, matched on a filler word only, was listed as "skipped"
+    # under an answer about something else.
+    vault = make(
+        tmp_path,
+        {
+            "Queue.md": "# Message queue\n\nWe use Kafka for order events.\n",
+            "Old CI.md": "---\nstatus: superseded\nsuperseded_by: CI - GitHub Actions\n---\nWe used Travis.\n",
+            "Wifi.md": "# Wifi\n\nThe office wifi is called larkspur.\n",
+            "VPN.md": "# VPN\n\n"
+            + "Connect from home with WireGuard before you open the admin pages. " * 6
+            + "\n\nUse the company laptop.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("which message queue do we use")
+        ci = router.decide("which CI did we use, travis?")
+    assert receipt.top is not None and receipt.top.path == "Queue.md"
+    assert [c.path for c in receipt.candidates] == ["Queue.md", "VPN.md"]
+    assert receipt.redirects == [] and "Old CI.md" not in receipt.to_text()
+    assert [r.from_path for r in ci.redirects] == ["Old CI.md"]  # the best match was the dead end
+
+
+def test_a_replacement_is_not_credited_with_its_replaced_pages_words(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {
+            "Queue - RabbitMQ.md": "---\nstatus: superseded\nsuperseded_by: Queue - Kafka\n---\n"
+            "RabbitMQ queues are mirrored across three nodes.\n",
+            "Queue - Kafka.md": "# Queue\n\nOrder events go through Kafka, replacing RabbitMQ.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("are the RabbitMQ queues mirrored")
+    assert receipt.top is not None and receipt.top.path == "Queue - Kafka.md"
+    assert not receipt.reason.startswith("Queue - Kafka.md holds")
+    assert "with the replaced page Queue - RabbitMQ.md" in receipt.reason
+
+
+def test_words_matched_only_by_a_trigger_are_named(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {
+            "People/王芳.md": "---\ntitle: 王芳\ntriggers:\n  - who is responsible for payments\n---\n"
+            "王芳是支付服务的负责人。\n",
+            "People/李雷.md": "---\ntitle: 李雷\n---\n李雷负责搜索服务。\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("who is responsible for payments")
+        plain = router.decide("王芳负责什么")
+    assert receipt.decision == "cite" and receipt.top is not None
+    assert receipt.top.via_triggers == ["responsible", "payments"]
+    assert "only through its triggers" in receipt.reason
+    assert "through its triggers only: responsible, payments" in receipt.to_text()
+    assert plain.top is not None and plain.top.via_triggers == []
+
+
 def test_question_frames_are_not_content(tmp_path: Path) -> None:
     """'how long' asks about a duration; the page need not contain the word 'long'."""
     vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})

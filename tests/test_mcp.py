@@ -192,6 +192,18 @@ def test_a_runner_up_is_not_reported_as_cited(vault: Path) -> None:
     assert "Preferences/Style.md" not in ask_summary(out)
 
 
+def test_the_agent_is_told_when_a_citation_rests_on_triggers(vault: Path) -> None:
+    write(
+        vault / "People/Wang Fang.md",
+        "---\ntitle: Wang Fang\ntriggers:\n  - who owns the ledger\n---\nWang Fang runs the payments team.\n",
+    )
+    with Router(vault) as router:
+        out = ask_result(router, "who owns the ledger", k=5)
+    assert out["cited"][0]["path"] == "People/Wang Fang.md"
+    assert out["cited"][0]["via_triggers"] == ["owns", "ledger"]
+    assert "matched only by the page's triggers, not its text: owns, ledger" in ask_summary(out)
+
+
 def test_replies_are_compact_typed_and_bounded(vault: Path) -> None:
     """Issue #14 item 12: a few lines of text per ask, a typed output schema, bounded inputs, and
     descriptions without docstring indentation."""

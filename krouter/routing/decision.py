@@ -10,6 +10,7 @@ that share by its IDF weight. Triggers count towards it only when the question e
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from pathlib import Path
 
 from krouter.index.passages import Passage
@@ -80,6 +81,11 @@ def decide(
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
     effective = content | (_fired_triggers(top, units, index, t) & top.matched)
+    # Words only a trigger holds are named in the receipt: a trigger is someone's word that this page
+    # answers (maybe an agent's), and the reader should see when a citation rests on it.
+    by_trigger = [units[i].text for i in sorted(effective - content)]
+    if by_trigger:
+        citations[0] = replace(citations[0], via_triggers=by_trigger)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         _passage_coverage(index, pid, effective, units, meta_hits, total) for pid in top.contributors
@@ -113,8 +119,11 @@ def decide(
     # Only the replacements that led to a page listed here, and dead ends that scored as high as
     # a listed page: a redirect elsewhere in the ranking would point an agent at a page this
     # answer is not about.
+    # A dead end (a replaced page with no current page) is named only when it scored as high as the
+    # top page: then the best match was replaced and the reader must know; one further down that
+    # shares a filler word with the question ("use") is noise about a page the answer is not about.
     listed = {c.path for c in citations}
-    bar = ranked[-1].score
+    bar = ranked[0].score
     redirects = [
         r
         for r in redirects
@@ -241,8 +250,11 @@ def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int |
     summary = f"holds {ev.coverage:.0%} of the question's content and {lead}"
     confidence, floor = against_floor(ev.confidence, ev.floor, percent=True)
     if decision == "cite":
-        via = f"; reached through replaced page {top.via}" if top.via else ""
-        return f"{top.path} {summary}: confidence {confidence} ≥ floor {floor}{via}"
+        # Reached through a replaced page, the words matched are (partly) that page's: say so, rather
+        # than credit the current page with words it may not hold.
+        who = f"{top.path}, with the replaced page {top.via} that leads to it," if top.via else top.path
+        triggers = f"; {_quoted(top.via_triggers)} only through its triggers" if top.via_triggers else ""
+        return f"{who} {summary}: confidence {confidence} ≥ floor {floor}{triggers}"
     parts = []
     if ev.corpus_missing:
         parts.append(f"the vault never mentions {_quoted(ev.corpus_missing)}")

@@ -24,7 +24,11 @@ def against_floor(confidence: float, floor: float, *, percent: bool = False) -> 
 
 @dataclass
 class Citation:
-    """One cited page. ``line`` and ``snippet`` point at the passage that matched best."""
+    """One cited page. ``line`` and ``snippet`` point at the passage that matched best.
+
+    ``via`` is the replaced page the match was made on, when the page is cited as its replacement;
+    ``via_triggers`` the question words the decision counted only because the page's ``triggers:``
+    (written by a person, or taught by the learner or an agent) hold them, not its text."""
 
     path: str
     title: str
@@ -34,6 +38,7 @@ class Citation:
     matched: list[str]
     missing: list[str]
     via: str | None = None
+    via_triggers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -170,6 +175,10 @@ class Receipt:
             lines.append(
                 f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
             )
+            if top.via_triggers:
+                lines.append(
+                    f"  through its triggers only: {', '.join(top.via_triggers)} (the page's text lacks them)"
+                )
             for c in self.candidates[1:]:
                 lines.append(
                     f"  runner-up: {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}"

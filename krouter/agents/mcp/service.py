@@ -179,7 +179,14 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
     out: dict[str, Any] = {
         "decision": receipt.decision,
         "cited": [
-            {"path": c.path, "title": c.title, "line": c.line, "snippet": c.snippet, "via": c.via}
+            {
+                "path": c.path,
+                "title": c.title,
+                "line": c.line,
+                "snippet": c.snippet,
+                "via": c.via,
+                "via_triggers": c.via_triggers,
+            }
             for c in receipt.cited
         ],
         "closest": receipt.closest.path if receipt.decision == "refuse" and receipt.closest else None,
@@ -223,6 +230,10 @@ def ask_summary(out: dict[str, Any]) -> str:
         lines.append(f"cite: {top['path']} ({top['title']}), line {top['line']}")
         if top["snippet"]:
             lines.append(f"> {top['snippet']}")
+        if top["via_triggers"]:
+            lines.append(
+                f"matched only by the page's triggers, not its text: {', '.join(top['via_triggers'])}"
+            )
     else:
         lines.append(f"refuse: {out['reason']}")
     if out["phrasing"] is not None:

@@ -59,6 +59,10 @@ class CitedPage(BaseModel):
     line: int = Field(description="1-based line of the best-matching passage.")
     snippet: str
     via: str | None = Field(description="The replaced page the question hit, when it led here.")
+    via_triggers: list[str] = Field(
+        default_factory=list,
+        description="Question words matched only by the page's triggers (not its text): check the page.",
+    )
 
 
 class Replacement(BaseModel):
