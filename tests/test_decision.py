@@ -245,6 +245,23 @@ def test_words_matched_only_by_a_trigger_are_named(tmp_path: Path) -> None:
     assert plain.top is not None and plain.top.via_triggers == []
 
 
+def test_a_page_matching_only_a_lone_character_is_not_cited(tmp_path: Path) -> None:
+    # 周会 (the weekly meeting) is a word the vault lacks; cut to 周 + 会, only 周 was left, and the
+    # on-call page (每周一) was cited at full coverage for "when is the weekly meeting".
+    vault = make(
+        tmp_path,
+        {
+            "运维/值班安排.md": "---\ntitle: 值班安排\n---\n每周一早上 9 点交接值班。值班一次三天。\n",
+            "People/王芳.md": "---\ntitle: 王芳\n---\n她每周三下午不在办公室。\n",
+        },
+    )
+    with Router(vault) as router:
+        meeting = router.decide("周会几点")
+        duty = router.decide("值班一次要值几天")
+    assert meeting.decision == "refuse" and "single character(s) '周'" in meeting.reason
+    assert duty.decision == "cite" and duty.top is not None and duty.top.path == "运维/值班安排.md"
+
+
 def test_question_frames_are_not_content(tmp_path: Path) -> None:
     """'how long' asks about a duration; the page need not contain the word 'long'."""
     vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})

@@ -20,6 +20,7 @@ from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
+from krouter.tokens.scripts import is_cjk
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -114,8 +115,19 @@ def decide(
         corpus_missing=corpus_missing,
         elsewhere_missing=elsewhere,
     )
-    decision = "cite" if confidence >= floor else "refuse"
-    reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
+    # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
+    # else has not been shown to be about the question, however much of it the character "covers".
+    lone = _lone_characters(effective, units)
+    decision = "cite" if confidence >= floor and not lone else "refuse"
+    if lone:
+        chars = _quoted([units[i].text for i in sorted(effective)])
+        reason = (
+            f"the closest page, {citations[0].path}, matches only the single character(s) {chars}, which "
+            f"{'is' if len(effective) == 1 else 'are'} part of many words: not enough to cite, whatever "
+            f"the confidence ({confidence:.0%})"
+        )
+    else:
+        reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
     # Only the replacements that led to a page listed here, and dead ends that scored as high as
     # a listed page: a redirect elsewhere in the ranking would point an agent at a page this
     # answer is not about.
@@ -141,6 +153,11 @@ def decide(
         reason=reason,
         index=index_info,
     )
+
+
+def _lone_characters(matched: set[int], units: list[Unit]) -> bool:
+    """True when everything the page matched is single Han characters."""
+    return bool(matched) and all(len(units[i].text) == 1 and is_cjk(units[i].text) for i in matched)
 
 
 def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> set[int]:
