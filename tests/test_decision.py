@@ -262,6 +262,38 @@ def test_a_page_matching_only_a_lone_character_is_not_cited(tmp_path: Path) -> N
     assert duty.decision == "cite" and duty.top is not None and duty.top.path == "运维/值班安排.md"
 
 
+SESSION = """---
+title: Session 3
+---
+
+**Jon**: Hey Gina, the new store looks amazing! What made you pick that furniture?
+
+**Gina**: Thanks! I wanted my customers to feel cozy, so I chose comfy sofas and warm lights.
+
+**Jon**: That sounds great. I am still looking for a space for my dance studio.
+
+**Gina**: You will find one soon, Jon. Keep me posted!
+"""
+
+
+def test_a_speakers_question_is_not_answered_by_the_other_speakers_turn(tmp_path: Path) -> None:
+    # LoCoMo's adversarial questions swap the speaker: Gina's words cited for a question about Jon.
+    vault = make(tmp_path, {"session_3.md": SESSION, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
+    with Router(vault) as router:
+        swapped = router.decide("What did Jon want his customers to feel in his store?")
+        asked = router.decide("What did Gina want her customers to feel in her store?")
+    assert swapped.decision == "refuse" and "asks about Jon" in swapped.reason
+    assert asked.decision == "cite" and asked.top is not None and asked.top.path == "session_3.md"
+
+
+def test_bold_labels_that_are_not_a_conversation_change_nothing(tmp_path: Path) -> None:
+    page = "# Payments\n\n**Owner**: Mara Lindqvist\n\n**Timeout**: the Stripe read timeout is 10 seconds.\n"
+    vault = make(tmp_path, {"Payments.md": page, "Email.md": EMAIL})
+    with Router(vault) as router:
+        receipt = router.decide("What is the Stripe read Timeout?")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Payments.md"
+
+
 def test_question_frames_are_not_content(tmp_path: Path) -> None:
     """'how long' asks about a duration; the page need not contain the word 'long'."""
     vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})

@@ -20,6 +20,7 @@ from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
+from krouter.routing.turns import other_speakers_words
 from krouter.tokens.scripts import is_cjk
 
 # The decision: confidence = coverage x clarity, compared with one floor.
@@ -118,13 +119,19 @@ def decide(
     # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
     # else has not been shown to be about the question, however much of it the character "covers".
     lone = _lone_characters(effective, units)
-    decision = "cite" if confidence >= floor and not lone else "refuse"
+    said_by_other = _said_by_other(question, units, citations[0], root) if confidence >= floor else None
+    decision = "cite" if confidence >= floor and not lone and not said_by_other else "refuse"
     if lone:
         chars = _quoted([units[i].text for i in sorted(effective)])
         reason = (
             f"the closest page, {citations[0].path}, matches only the single character(s) {chars}, which "
             f"{'is' if len(effective) == 1 else 'are'} part of many words: not enough to cite, whatever "
             f"the confidence ({confidence:.0%})"
+        )
+    elif said_by_other:
+        reason = (
+            f"the question asks about {said_by_other}, but on {citations[0].path} (line {citations[0].line}) "
+            f"these words are another speaker's, not {said_by_other}'s (confidence {confidence:.0%})"
         )
     else:
         reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
@@ -153,6 +160,14 @@ def decide(
         reason=reason,
         index=index_info,
     )
+
+
+def _said_by_other(question: str, units: list[Unit], cited: Citation, root: Path) -> str | None:
+    try:
+        lines = (root / cited.path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return other_speakers_words(question, units, lines, cited.line)
 
 
 def _lone_characters(matched: set[int], units: list[Unit]) -> bool:
