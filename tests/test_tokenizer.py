@@ -200,3 +200,23 @@ def test_korean_compound_keeps_a_last_word_the_vault_holds(tmp_path: Path) -> No
         router.refresh()
         terms = {t.text for t in query_terms("응답속도 개선? 자연재해 대비는?", known=router.index.has_term)}
     assert {"속도", "재해", "개선"} <= terms
+
+
+def test_common_abbreviations_reach_the_long_form_and_back(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Staging reset.md": "# Staging reset\n\nTo reset the staging database, run reset_staging.sh.\n",
+            "Review.md": "# Code review\n\nEvery pull request needs two approvals before it is merged.\n",
+            "Repo.md": "# Layout\n\nThe mono repo holds every service.\n",
+            "Email.md": "# Email\n\nPostmark sends the receipts.\n",
+        },
+    )
+    with Router(vault) as router:
+        db = router.decide("how do I reset the staging db")
+        pr = router.decide("how many approvals does a PR need")
+        repo = router.decide("which repository holds every service")
+    assert db.top is not None and db.decision == "cite" and db.top.path == "Staging reset.md"
+    assert "db→database" in db.top.matched
+    assert pr.top is not None and pr.decision == "cite" and pr.top.path == "Review.md"
+    assert repo.top is not None and repo.decision == "cite" and repo.top.path == "Repo.md"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from krouter.index.store import Index
 from krouter.routing.tables import Tables
-from krouter.tokens import bilingual
+from krouter.tokens import abbreviations, bilingual
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import query_terms
@@ -101,6 +101,13 @@ def _translations(
     HELD_TRANSLATIONS of them: a Chinese word the vault holds as a word (or, over two characters, as
     bigrams), an English phrase whose every word the vault holds. The postings are read once, here:
     for a single term, holding it is having postings."""
+    # The other form of a common abbreviation (db / database) is a route like a translation, on top of
+    # the dictionary's.
+    short_long = [
+        (shown, terms, held)
+        for shown, terms in abbreviations.expansions(term)
+        if (held := _holding(index, terms))
+    ]
     out: list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]] = []
     if is_cjk(term):
         if t.has_latin:
@@ -120,4 +127,4 @@ def _translations(
                 out.append((zh, grams, _holding(index, grams)))
             if len(out) == HELD_TRANSLATIONS:
                 break
-    return out
+    return short_long + out
