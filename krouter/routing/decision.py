@@ -105,6 +105,15 @@ def decide(
         if i not in effective
         and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
     ]
+    # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
+    # else has not been shown to be about the question, however much of it the character "covers".
+    lone = _lone_characters(effective, units)
+    said_by_other = _said_by_other(question, units, citations[0], root) if confidence >= floor else None
+    # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
+    # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
+    word_confidence = confidence
+    if lone or said_by_other:
+        confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
         floor=floor,
@@ -116,31 +125,25 @@ def decide(
         corpus_missing=corpus_missing,
         elsewhere_missing=elsewhere,
     )
-    # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
-    # else has not been shown to be about the question, however much of it the character "covers".
-    lone = _lone_characters(effective, units)
-    said_by_other = _said_by_other(question, units, citations[0], root) if confidence >= floor else None
-    decision = "cite" if confidence >= floor and not lone and not said_by_other else "refuse"
+    decision = "cite" if confidence >= floor else "refuse"
     if lone:
         chars = _quoted([units[i].text for i in sorted(effective)])
         reason = (
             f"the closest page, {citations[0].path}, matches only the single character(s) {chars}, which "
             f"{'is' if len(effective) == 1 else 'are'} part of many words: not enough to cite, whatever "
-            f"the confidence ({confidence:.0%})"
+            f"the words' confidence ({word_confidence:.0%})"
         )
     elif said_by_other:
         reason = (
             f"the question asks about {said_by_other}, but on {citations[0].path} (line {citations[0].line}) "
-            f"these words are another speaker's, not {said_by_other}'s (confidence {confidence:.0%})"
+            f"these words are another speaker's, not {said_by_other}'s (the words' confidence {word_confidence:.0%})"
         )
     else:
         reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
-    # Only the replacements that led to a page listed here, and dead ends that scored as high as
-    # a listed page: a redirect elsewhere in the ranking would point an agent at a page this
-    # answer is not about.
-    # A dead end (a replaced page with no current page) is named only when it scored as high as the
-    # top page: then the best match was replaced and the reader must know; one further down that
-    # shares a filler word with the question ("use") is noise about a page the answer is not about.
+    # Only the replacements that led to a page listed here (one elsewhere in the ranking would point
+    # an agent at a page this answer is not about), and dead ends (a replaced page with no current
+    # page) that scored as high as the top page: then the best match was replaced and the reader must
+    # know; one further down that shares a filler word with the question ("use") is noise.
     listed = {c.path for c in citations}
     bar = ranked[0].score
     redirects = [
