@@ -61,10 +61,10 @@ def _accumulate(units: list[Unit], t: Tables, keep: set[int] | None = None) -> d
     This loop runs once per posting of every question word, so it holds one float per page and
     nothing else: a [score, mask] list per page (the previous layout) cost an allocation per page
     and, through the garbage collector those lists woke, a third of the loop; the masks are
-    `Scores.mask`'s. Per page the shares are added in unit order, as `Scores._entry` adds them, so a
+    `Scores.mask`'s. Per page the shares are added in unit order, as `Scores._score` adds them, so a
     page scored on demand gets the same float to the bit. A clipped page's score is halved once at
     the end: halving is exact in binary floating point, so the sum of halves is the half of the sum."""
-    norms = t.length_norm
+    norms = t.norm_by_id
     acc: dict[int, float] = {}
     get = acc.get
     w_meta, w_trigger = W_META, W_TRIGGER  # locals: read once per posting
@@ -74,16 +74,21 @@ def _accumulate(units: list[Unit], t: Tables, keep: set[int] | None = None) -> d
         # Pruned: the reachable pages only, in the order of the postings.
         items = postings.items() if keep is None else _items(postings, keep)
         for pid, (meta_tf, trig_tf, body_tf) in items:
-            try:
-                norm = norms[pid]
-            except KeyError:  # a page the tables do not know (cannot happen within one snapshot)
-                continue
-            # Most postings are body-only: 0.0 + body_tf is body_tf, so skipping the sum changes
-            # no score by a bit.
-            tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf if meta_tf or trig_tf else body_tf
             # A share is never negative (weights are log(1 + x) with x > 0), so 0.0 + share is the
             # share itself, bit for bit.
-            acc[pid] = get(pid, 0.0) + w * tf / (tf + norm)
+            try:
+                norm = norms[pid]
+            except IndexError:  # a page the tables do not know (cannot happen within one snapshot)
+                continue
+            if norm is None:  # likewise
+                continue
+            if meta_tf or trig_tf:
+                tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf
+                acc[pid] = get(pid, 0.0) + w * tf / (tf + norm)
+            else:
+                # Most postings are body-only: 0.0 + body_tf is body_tf, so skipping the sum changes
+                # no score by a bit.
+                acc[pid] = get(pid, 0.0) + w * body_tf / (body_tf + norm)
     if t.inputs:
         for pid in acc.keys() & t.inputs:
             acc[pid] *= INPUT_WEIGHT
