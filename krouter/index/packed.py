@@ -10,7 +10,7 @@ import itertools
 import operator
 import sqlite3
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 # Postings are stored packed, one row per term (``pack``): a lookup reads a term's list as one blob and
 # decodes it in C. An edit does not rewrite the packed lists of its terms (a common word's list spans
@@ -67,16 +67,23 @@ def unpack(ids_blob: bytes, tfs_blob: bytes) -> dict[int, tuple[int, int, int]]:
     Decoding and the dict are built in C: no Python code runs per posting."""
     ids = array("i", ids_blob)
     n = len(ids)
-    cols: list[Iterable[int]] = []
+    cols: list[Sequence[int]] = []
     at = 3
     for code in tfs_blob[:3].decode():
         if code == "z":
-            cols.append(itertools.repeat(0, n))
+            cols.append(bytes(n))  # n zeros, read twice below
             continue
         col = array(code, tfs_blob[at : at + n * array(code).itemsize])
         at += len(col) * col.itemsize
         cols.append(col)
-    return dict(zip(ids, zip(*cols, strict=True), strict=True))
+    # One tuple object per distinct (title, trigger, body) triple of the list, shared by its pages: a
+    # list holds a few dozen distinct triples, and a new tuple per posting woke the garbage collector
+    # every 700 postings (which then walked the dicts being built) and promoted lists half-built
+    # into its oldest generation, whose collections were the slowest lookups. zip reuses its result
+    # tuple once setdefault has let go of it, so only the first of each triple is allocated.
+    canon: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+    triples = map(canon.setdefault, zip(*cols, strict=True), zip(*cols, strict=True))
+    return dict(zip(ids, triples, strict=True))
 
 
 class PackedPostings:

@@ -57,6 +57,9 @@ class Index(Refresh, PageRows, PackedPostings):
         # What the current refresh changed, for re-resolving only the links it can affect.
         self._touched: set[str] = set()
         self._paths_changed = False
+        # The generation as read once inside the current read snapshot (see generation()).
+        self._in_snapshot = False
+        self._snapshot_gen: int | None = None
         self.conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -142,15 +145,26 @@ class Index(Refresh, PageRows, PackedPostings):
     def snapshot(self) -> Iterator[None]:
         """A read transaction: in WAL mode every read inside it sees one consistent state of the index."""
         self.conn.execute("BEGIN")
+        self._snapshot_gen = None
+        self._in_snapshot = True
         try:
             yield
         finally:
+            self._in_snapshot = False
+            self._snapshot_gen = None
             self.conn.execute("COMMIT")
 
     def generation(self) -> int:
         """A counter that goes up with every refresh that changed the index (for caches)."""
+        # Inside a read snapshot the index cannot change, so one query answers for the whole lookup
+        # (every term read and passage decoded asked it again: ~40 queries a lookup).
+        if self._in_snapshot and self._snapshot_gen is not None:
+            return self._snapshot_gen
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-        return int(row[0]) if row else 0
+        gen = int(row[0]) if row else 0
+        if self._in_snapshot:
+            self._snapshot_gen = gen
+        return gen
 
     def problems(self) -> list[Problem]:
         """Every file the index had trouble with: non-UTF-8 (skipped), broken YAML (read as text)."""
@@ -241,9 +255,15 @@ class Index(Refresh, PageRows, PackedPostings):
             )
             if fresh.fetchone() is not None:
                 return True
+        if not stale:
+            # Every packed list holds a live page: whether one exists is enough (not its blob).
+            found = self.conn.execute(
+                "SELECT 1 FROM postings WHERE term BETWEEN ? AND ? LIMIT 1", (low, high)
+            )
+            return found.fetchone() is not None
         rows = self.conn.execute("SELECT ids FROM postings WHERE term BETWEEN ? AND ?", (low, high))
         # A packed list holding only stale pages holds nothing; one with a live page ends the search.
-        return any(not stale or not stale.issuperset(array("i", ids)) for (ids,) in rows)
+        return any(not stale.issuperset(array("i", ids)) for (ids,) in rows)
 
     def all_postings(self) -> list[tuple[str, int, int, int, int]]:
         """Every (term, page id, title/alias tf, trigger tf, body tf), packed and fresh, sorted."""

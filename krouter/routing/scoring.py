@@ -43,44 +43,56 @@ def score(
     """BM25F score and matched-unit bitmask per page; also bitmasks of the units that hit the
     title/alias/trigger field and of those that hit the page's own text (everything but triggers).
 
-    This loop runs once per posting of every question word, so it is kept to plain arithmetic and
-    integer bitmasks (sets per page cost a third of a lookup at 10k pages). The field masks are
-    read for the few pages a receipt lists only, so they are worked out per page when asked for
-    (kept per posting, they cost a third of this loop); clipped pages are looked for only in a
-    vault that has some. With ``window`` (how many best pages `top_targets` walks) and more than
-    PRUNE_POSTINGS postings, only the pages that can reach that window are scored here."""
+    Only the scores are summed per posting (`_accumulate`); the bitmasks are read for the ~100 pages
+    the ranking walks and the few a receipt lists, so they are worked out per page when asked for.
+    With ``window`` (how many best pages `top_targets` walks) and more than PRUNE_POSTINGS postings,
+    only the pages that can reach that window are scored here."""
     reachable = None
     if window is not None and sum(len(u.postings) for u in units) > PRUNE_POSTINGS:
         reachable = _reachable(units, t, window)
-    scores = Scores(units, t, complete=reachable is None)
-    norms = t.length_norm
-    inputs = t.inputs
-    get = scores.get
+    scores = Scores(units, t, _accumulate(units, t, reachable), complete=reachable is None)
+    return scores, FieldMasks(units, scores, 1), FieldMasks(units, scores, 2)
+
+
+def _accumulate(units: list[Unit], t: Tables, keep: set[int] | None = None) -> dict[int, float]:
+    """The BM25F score of every page the units hold (of those in ``keep`` only, if given), in the
+    order a page is first reached (the order ties rank in).
+
+    This loop runs once per posting of every question word, so it holds one float per page and
+    nothing else: a [score, mask] list per page (the previous layout) cost an allocation per page
+    and, through the garbage collector those lists woke, a third of the loop; the masks are
+    `Scores.mask`'s. Per page the shares are added in unit order, as `Scores._score` adds them, so a
+    page scored on demand gets the same float to the bit. A clipped page's score is halved once at
+    the end: halving is exact in binary floating point, so the sum of halves is the half of the sum."""
+    norms = t.norm_by_id
+    acc: dict[int, float] = {}
+    get = acc.get
     w_meta, w_trigger = W_META, W_TRIGGER  # locals: read once per posting
-    for i, u in enumerate(units):
-        bit = 1 << i
+    for u in units:
         w = u.weight * (K1 + 1)
         postings = u.postings
-        # Pruned: the reachable pages only, in the order of the postings (the order ties rank in).
-        items = postings.items() if reachable is None else _items(postings, reachable)
+        # Pruned: the reachable pages only, in the order of the postings.
+        items = postings.items() if keep is None else _items(postings, keep)
         for pid, (meta_tf, trig_tf, body_tf) in items:
+            # A share is never negative (weights are log(1 + x) with x > 0), so 0.0 + share is the
+            # share itself, bit for bit.
             try:
                 norm = norms[pid]
-            except KeyError:  # a page the tables do not know (cannot happen within one snapshot)
+            except IndexError:  # a page the tables do not know (cannot happen within one snapshot)
                 continue
-            # Most postings are body-only: 0.0 + body_tf is body_tf, so skipping the sum changes
-            # no score by a bit.
-            tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf if meta_tf or trig_tf else body_tf
-            s = w * tf / (tf + norm)
-            if inputs and pid in inputs:
-                s *= INPUT_WEIGHT
-            entry = get(pid)
-            if entry is None:
-                scores[pid] = [s, bit]
+            if norm is None:  # likewise
+                continue
+            if meta_tf or trig_tf:
+                tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf
+                acc[pid] = get(pid, 0.0) + w * tf / (tf + norm)
             else:
-                entry[0] += s
-                entry[1] |= bit
-    return scores, FieldMasks(units, scores, (0, 1)), FieldMasks(units, scores, (0, 2))
+                # Most postings are body-only: 0.0 + body_tf is body_tf, so skipping the sum changes
+                # no score by a bit.
+                acc[pid] = get(pid, 0.0) + w * body_tf / (body_tf + norm)
+    if t.inputs:
+        for pid in acc.keys() & t.inputs:
+            acc[pid] *= INPUT_WEIGHT
+    return acc
 
 
 def top_targets(scores: Scores, k: int, t: Tables) -> tuple[dict[int, Target], list[Redirect], list[str]]:
@@ -92,38 +104,42 @@ def top_targets(scores: Scores, k: int, t: Tables) -> tuple[dict[int, Target], l
     them or tie them. When replaced pages or ties crowd that window, every page is walked once
     (scored first, if ``scores`` holds only the pages that could reach the window)."""
     want = k + 1
-    best = heapq.nlargest(walk_window(k), scores.items(), key=lambda kv: kv[1][0])
-    targets, redirects, skipped = _walk(best, t)
+    acc = scores.acc
+    # Stable: pages that tie keep the order they were first reached in.
+    best = heapq.nlargest(walk_window(k), acc, key=acc.__getitem__)
+    targets, redirects, skipped = _walk(best, scores, t)
     ranked = sorted((x.score for x in targets.values()), reverse=True)
-    settled = len(ranked) >= want and ranked[want - 1] > best[-1][1][0]
-    if (len(best) < len(scores) or not scores.complete) and not settled:
+    settled = len(ranked) >= want and ranked[want - 1] > acc[best[-1]]
+    if (len(best) < len(acc) or not scores.complete) and not settled:
         scores.fill()
-        best = sorted(scores.items(), key=lambda kv: -kv[1][0])
-        targets, redirects, skipped = _walk(best, t)
-    seen = {pid for pid, _ in best}
+        acc = scores.acc
+        best = sorted(acc, key=acc.__getitem__, reverse=True)
+        targets, redirects, skipped = _walk(best, scores, t)
+    seen = set(best)
     for tgt in targets.values():
         # Weaker contributors below the walked pages still add what they matched.
         for pid in (tgt.page_id, *t.predecessors.get(tgt.page_id, ())):
             if pid not in seen and pid in scores:
                 _target_of(pid, t, redirects, skipped)
-                tgt.matched |= unit_bits(scores[pid][1])
+                tgt.matched |= unit_bits(scores.mask(pid))
                 tgt.contributors.append(pid)
     return targets, redirects, skipped
 
 
-def _walk(pages: list[tuple[int, list]], t: Tables) -> tuple[dict[int, Target], list[Redirect], list[str]]:
+def _walk(pages: list[int], scores: Scores, t: Tables) -> tuple[dict[int, Target], list[Redirect], list[str]]:
     """Map pages, best first, to the current pages they lead to."""
     targets: dict[int, Target] = {}
     redirects: list[Redirect] = []
     skipped: list[str] = []
-    for pid, (score, mask) in pages:
+    acc = scores.acc
+    for pid in pages:
         target_id = _target_of(pid, t, redirects, skipped)
         if target_id is None:
             continue
         tgt = targets.get(target_id)
         if tgt is None:
-            tgt = targets[target_id] = Target(target_id, score, via=pid if pid != target_id else None)
-        tgt.matched |= unit_bits(mask)
+            tgt = targets[target_id] = Target(target_id, acc[pid], via=pid if pid != target_id else None)
+        tgt.matched |= unit_bits(scores.mask(pid))
         tgt.contributors.append(pid)
     return targets, redirects, skipped
 
@@ -148,23 +164,6 @@ def walk_window(k: int) -> int:
 def _items(postings: dict[int, tuple], keep: set[int]) -> Iterator[tuple[int, tuple]]:
     """The postings of the pages in ``keep``, in the postings' order (the filter runs in C)."""
     return ((pid, postings[pid]) for pid in filter(keep.__contains__, postings))
-
-
-def _contribution(u: Unit, i: int, pid: int, t: Tables, entry: list | None) -> list | None:
-    """Add unit ``i``'s share of page ``pid``'s score to ``entry`` exactly as `score` does."""
-    tfs = u.postings.get(pid)
-    if tfs is None:
-        return entry
-    meta_tf, trig_tf, body_tf = tfs
-    tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf if meta_tf or trig_tf else body_tf
-    s = u.weight * (K1 + 1) * tf / (tf + t.length_norm[pid])
-    if t.inputs and pid in t.inputs:
-        s *= INPUT_WEIGHT
-    if entry is None:
-        return [s, 1 << i]
-    entry[0] += s
-    entry[1] |= 1 << i
-    return entry
 
 
 def _reachable(units: list[Unit], t: Tables, window: int) -> set[int] | None:
@@ -201,66 +200,106 @@ def _reachable(units: list[Unit], t: Tables, window: int) -> set[int] | None:
     return None
 
 
-class Scores(dict[int, list]):
-    """[score, matched-unit bitmask] per page. Not ``complete`` (pruned by `_reachable`), it holds only
-    the pages that can reach the window `top_targets` walks; any other page is scored when asked
-    for (``in``, ``[]``), and ``fill()`` scores them all, in the same order a full scoring inserts them."""
+class Scores(Mapping[int, tuple[float, int]]):
+    """(score, matched-unit bitmask) per page: the scores `_accumulate` summed, the bitmasks worked out
+    per page when asked for. Not ``complete`` (pruned by `_reachable`), it holds only the pages that can
+    reach the window `top_targets` walks; any other page is scored when asked for (``in``, ``[]``), and
+    ``fill()`` scores them all, in the same order a full scoring reaches them."""
 
-    def __init__(self, units: list[Unit], t: Tables, *, complete: bool) -> None:
-        super().__init__()
+    def __init__(self, units: list[Unit], t: Tables, acc: dict[int, float], *, complete: bool) -> None:
         self.units = units
         self.tables = t
+        # Score per page, in the order pages were first reached (the order ties rank in).
+        self.acc = acc
         self.complete = complete
+        # Scores of pages outside a pruned ``acc``, worked out when asked for; kept apart from ``acc``
+        # so that asking does not change what the ranking walks.
+        self._extra: dict[int, float] = {}
+        self._masks: dict[int, int] = {}
 
-    def _entry(self, pid: int) -> list | None:
-        if pid not in self.tables.length_norm:
+    def _score(self, pid: int) -> float | None:
+        """The page's score, summed as `_accumulate` sums it (None: no unit holds the page)."""
+        found = self.acc.get(pid)
+        if found is not None or self.complete:
+            return found
+        if pid in self._extra:
+            return self._extra[pid]
+        norm = self.tables.length_norm.get(pid)
+        if norm is None:
             return None
-        entry = None
-        for i, u in enumerate(self.units):
-            entry = _contribution(u, i, pid, self.tables, entry)
-        return entry
+        total = None
+        for u in self.units:
+            tfs = u.postings.get(pid)
+            if tfs is None:
+                continue
+            meta_tf, trig_tf, body_tf = tfs
+            tf = W_META * meta_tf + W_TRIGGER * trig_tf + body_tf if meta_tf or trig_tf else body_tf
+            share = u.weight * (K1 + 1) * tf / (tf + norm)
+            total = share if total is None else total + share
+        if total is not None and pid in self.tables.inputs:
+            total *= INPUT_WEIGHT
+        if total is not None:
+            self._extra[pid] = total
+        return total
 
-    def __missing__(self, pid: int) -> list:
-        entry = None if self.complete else self._entry(pid)
-        if entry is None:
+    def mask(self, pid: int) -> int:
+        """The bitmask of the units holding a scored page (a page is scored once a unit holds it)."""
+        mask = self._masks.get(pid)
+        if mask is None:
+            mask = 0
+            for i, u in enumerate(self.units):
+                if pid in u.postings:
+                    mask |= 1 << i
+            self._masks[pid] = mask
+        return mask
+
+    def __getitem__(self, pid: int) -> tuple[float, int]:
+        found = self._score(pid)
+        if found is None:
             raise KeyError(pid)
-        return entry
+        return found, self.mask(pid)
 
     def __contains__(self, pid: object) -> bool:
-        if dict.__contains__(self, pid):
-            return True
-        return not self.complete and isinstance(pid, int) and self._entry(pid) is not None
+        return isinstance(pid, int) and self._score(pid) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.acc)
+
+    def __len__(self) -> int:
+        return len(self.acc)
 
     def fill(self) -> None:
         """Score every page the units hold, as a full scoring would have (same order, same floats)."""
         if self.complete:
             return
-        full: dict[int, list] = {}
-        for i, u in enumerate(self.units):
-            for pid in u.postings:
-                if pid in self.tables.length_norm:
-                    full[pid] = _contribution(u, i, pid, self.tables, full.get(pid)) or []
-        self.clear()
-        self.update(full)
+        self.acc = _accumulate(self.units, self.tables)
+        self._extra.clear()
         self.complete = True
 
 
 class FieldMasks(Mapping[int, int]):
-    """Per scored page, the bitmask of the units whose postings have a non-zero tf in one of the given
-    fields (0 title/alias, 1 trigger, 2 body); a page with no such unit is absent."""
+    """Per scored page, the bitmask of the units whose postings have a non-zero tf in the title/alias
+    field or in the given one (1 trigger, 2 body); a page with no such unit is absent. Worked out per
+    page when asked for, once (``in`` and ``[]`` both ask)."""
 
-    def __init__(self, units: list[Unit], scores: Scores, fields: tuple[int, ...]) -> None:
+    def __init__(self, units: list[Unit], scores: Scores, field: int) -> None:
         self._units = units
         self._scores = scores
-        self._fields = fields
+        self._field = field
+        self._masks: dict[int, int] = {}
 
     def _mask(self, pid: int) -> int:
+        mask = self._masks.get(pid)
+        if mask is not None:
+            return mask
         mask = 0
         if pid in self._scores:
+            f = self._field
             for i, u in enumerate(self._units):
                 tfs = u.postings.get(pid)
-                if tfs is not None and any(tfs[f] for f in self._fields):
+                if tfs is not None and (tfs[0] or tfs[f]):
                     mask |= 1 << i
+        self._masks[pid] = mask
         return mask
 
     def __getitem__(self, pid: int) -> int:
@@ -268,6 +307,9 @@ class FieldMasks(Mapping[int, int]):
         if not mask:
             raise KeyError(pid)
         return mask
+
+    def __contains__(self, pid: object) -> bool:
+        return isinstance(pid, int) and self._mask(pid) != 0
 
     def __iter__(self) -> Iterator[int]:
         return (pid for pid in self._scores if self._mask(pid))

@@ -7,6 +7,7 @@ term per page, clipped pages, and which scripts the vault holds.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from krouter import config
@@ -43,6 +44,10 @@ class Tables:
     inputs: frozenset[int]
     # K1 * (1 - B + B * length / average), per page: the BM25 length term, computed once per generation.
     length_norm: dict[int, float]
+    # The same by page id as a list index (None: no page has that id), which the scoring loop reads
+    # once per posting: indexing a list costs less than a dict lookup. Page ids are the index's own
+    # row ids, from 1 up.
+    norm_by_id: list[float | None]
     # Where each replaced page leads, resolved once per generation rather than on every hit.
     redirect: dict[int, Redirect]
     # Replaced pages by the current page they lead to, so a target's weaker contributors can be found
@@ -58,19 +63,22 @@ def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tabl
     rows = index.page_table()
     pages = {r[0]: PageInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows}
     by_path = {p.path: p.id for p in pages.values()}
-    folders = input_folders
+    clipped = _clipped(input_folders)
     graph = Replacements.build(
         (p.path for p in pages.values() if p.replaced),
         index.links(),
-        untrusted=lambda path: config.in_folders(path, folders),
+        untrusted=clipped,
     )
     for page in pages.values():
         page.replaced = page.path in graph.replaced
     n_pages = len(pages)
     avg = sum(p.n_body for p in pages.values()) / n_pages if n_pages else 0.0
     avg = max(avg, 1.0)
-    inputs = frozenset(p.id for p in pages.values() if config.in_folders(p.path, input_folders))
+    inputs = frozenset(p.id for p in pages.values() if clipped(p.path))
     length_norm = {p.id: K1 * (1 - B + B * p.n_body / avg) for p in pages.values()}
+    norm_by_id: list[float | None] = [None] * (max(pages, default=0) + 1)
+    for pid, norm in length_norm.items():
+        norm_by_id[pid] = norm
     redirect = {p.id: graph.resolve(p.path) for p in pages.values() if p.replaced}
     predecessors: dict[int, list[int]] = defaultdict(list)
     for pid, red in redirect.items():
@@ -85,9 +93,27 @@ def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tabl
         graph,
         inputs,
         length_norm,
+        norm_by_id,
         redirect,
         dict(predecessors),
         has_han=index.has_term_between("\u3400", "\u9fff"),
         # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
         has_latin=index.has_term_between("a", "z\uffff"),
     )
+
+
+def _clipped(input_folders: list[str]) -> Callable[[str], bool]:
+    """Whether a page path lies in one of ``input_folders`` (`config.in_folders`), worked out once per
+    folder: a vault's pages share a few hundred folders, and this is asked of every page."""
+    folders = tuple(input_folders)
+    known: dict[str, bool] = {}
+
+    def clipped(path: str) -> bool:
+        folder = path.rpartition("/")[0]
+        found = known.get(folder)
+        if found is None:
+            # "" is the vault's top level, which is in no folder.
+            found = known[folder] = bool(folder) and config.in_folders(f"{folder}/", folders)
+        return found
+
+    return clipped
