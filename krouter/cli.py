@@ -310,14 +310,20 @@ def read(
 def _with_suggestions(message: str, path: str, router: Router) -> str:
     """``message`` (no page at PATH), plus the pages whose file name or title is what was typed: a
     newcomer types a page's name ("王芳") where its vault-relative path ("People/王芳.md") is needed."""
+    import unicodedata
+
+    def key(text: str) -> str:
+        # A macOS file name is decomposed (NFD), a typed name composed: compare them the same way.
+        return unicodedata.normalize("NFC", text).casefold().strip()
+
     name = Path(path.replace("\\", "/")).name
-    want = (name[:-3] if name.lower().endswith(".md") else name).casefold().strip()
+    want = key(name[:-3] if name.lower().endswith(".md") else name)
     if not want:
         return message
     matches = [
         rel
         for _id, rel, title, *_ in router.index.page_table()
-        if Path(rel).stem.casefold() == want or (title or "").casefold().strip() == want
+        if key(Path(rel).stem) == want or key(title or "") == want
     ]
     if not matches:
         return message
