@@ -12,6 +12,7 @@
 #   3. Otherwise the timer is installed only when this file is run from a KRouter checkout AND standard
 #      input is a terminal (a person typed the command). Piped, scripted and CI runs get lookup only.
 # The timer also needs a vault to learn on: --vault DIR, else $KROUTER_VAULT, else `vault` in config.toml.
+# Exit codes, as krouter's own: 0 done, 2 usage error (a bad option), 1 any other error.
 set -eu
 
 say() { printf 'krouter-install: %s\n' "$*"; }
@@ -19,6 +20,10 @@ warn() { printf 'krouter-install: warning: %s\n' "$*" >&2; }
 die() {
 	printf 'krouter-install: error: %s\n' "$*" >&2
 	exit 1
+}
+usage_error() {
+	printf 'krouter-install: error: %s\n' "$*" >&2
+	exit 2
 }
 
 usage() {
@@ -61,7 +66,7 @@ while [ $# -gt 0 ]; do
 	--no-timer) WANT_TIMER=0 ;;
 	--watch) WANT_WATCH=1 ;;
 	--vault)
-		[ $# -ge 2 ] || die "--vault needs a folder"
+		[ $# -ge 2 ] || usage_error "--vault needs a folder (see --help)"
 		VAULT_ARG=$2
 		shift
 		;;
@@ -70,12 +75,12 @@ while [ $# -gt 0 ]; do
 		usage
 		exit 0
 		;;
-	*) die "unknown option: $1 (see --help)" ;;
+	*) usage_error "unknown option: $1 (see --help)" ;;
 	esac
 	shift
 done
-[ "$PURGE_LOGS" = 0 ] || [ "$UNINSTALL" = 1 ] || die "--purge-logs only goes with --uninstall"
-[ "$PURGE_KEY" = 0 ] || [ "$UNINSTALL" = 1 ] || die "--purge-key only goes with --uninstall"
+[ "$PURGE_LOGS" = 0 ] || [ "$UNINSTALL" = 1 ] || usage_error "--purge-logs only goes with --uninstall"
+[ "$PURGE_KEY" = 0 ] || [ "$UNINSTALL" = 1 ] || usage_error "--purge-key only goes with --uninstall"
 
 [ -n "${HOME:-}" ] || die "HOME is not set"
 DATA_DIR=${XDG_DATA_HOME:-$HOME/.local/share}/krouter

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -17,9 +18,11 @@ import typer.main
 
 from krouter import __version__
 from krouter.cli_options import EXIT_USAGE, Command, VaultOption, exit_codes, fail, terminal_progress
-from krouter.config import default_vault, is_demo
+from krouter.config import default_vault, default_vault_origin, is_demo
+from krouter.errors import PageNotFound, VaultNotFound
 from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
 from krouter.routing.phrasings import check as check_phrasings
+from krouter.routing.receipt import Receipt
 from krouter.routing.router import Router
 from krouter.safe_text import clean, visible, visible_text
 
@@ -87,7 +90,13 @@ DEMO_NOTE = "krouter: this is the bundled demo vault: its pages are fictional ex
 
 def _router(vault: Path | None, *, as_json: bool = False) -> Router:
     with exit_codes(as_json=as_json):
-        router = Router(vault if vault is not None else default_vault())
+        try:
+            router = Router(vault if vault is not None else default_vault())
+        except VaultNotFound as exc:
+            if vault is not None:
+                raise
+            # A path the user did not type on this command line: say where it came from.
+            raise VaultNotFound(f"{exc} ({default_vault_origin()})") from exc
     if is_demo(router.root):
         typer.echo(DEMO_NOTE, err=True)
     return router
@@ -108,7 +117,38 @@ def main(
     """KRouter: cite the right page of a Markdown vault, or refuse with a reason."""
 
 
-@app.command(cls=Command)
+def has_words(question: str) -> bool:
+    """True when the question holds a letter or a digit (in any script, CJK included): a question of
+    punctuation and spaces alone ("?") has nothing to look up, and is a usage error like an empty one."""
+    return any(ch.isalnum() for ch in question)
+
+
+def receipt_json(receipt: Receipt, root: Path) -> str:
+    """``krouter ask --json``'s output: the receipt, and whether it came from the bundled demo vault
+    (whose pages are fictional), as the MCP reply's ``demo_vault`` says."""
+    return json.dumps({**receipt.to_dict(), "demo_vault": is_demo(root)}, ensure_ascii=False)
+
+
+class _AskCommand(Command):
+    """``krouter ask``, whose extra arguments (an unquoted question) get a hint to quote the question."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        """Parse as click does, but name the fix when words are left over: the shell split the question."""
+        ctx.allow_extra_args = True
+        rest = super().parse_args(ctx, args)
+        ctx.allow_extra_args = False
+        if rest and not ctx.resilient_parsing:
+            words = " ".join([str(ctx.params.get("question") or ""), *rest]).strip()
+            ctx.fail(
+                visible(
+                    f"Got unexpected extra argument(s) ({' '.join(rest)}): put the question in quotes, "
+                    f"e.g. krouter ask {shlex.quote(words)}"
+                )
+            )
+        return rest
+
+
+@app.command(cls=_AskCommand)
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in any language.")],
     vault: VaultOption = None,
@@ -135,6 +175,13 @@ def ask(
             EXIT_USAGE,
             as_json=as_json,
         )
+    if not has_words(question):
+        raise fail(
+            "the question has no words to look up (only punctuation or symbols): ask it in words, e.g. "
+            'krouter ask "which database do we use"',
+            EXIT_USAGE,
+            as_json=as_json,
+        )
     try:
         phrasings = [clean(p) for p in check_phrasings(also or [])]
     except BadPhrasings as exc:
@@ -150,7 +197,7 @@ def ask(
     finally:
         router.close()
     if as_json:
-        typer.echo(json.dumps(receipt.to_dict(), ensure_ascii=False))
+        typer.echo(receipt_json(receipt, router.root))
     else:
         typer.echo(receipt.to_text())
     if receipt.decision == "refuse":
@@ -247,7 +294,10 @@ def read(
     router = _router(vault)
     try:
         with exit_codes():
-            page, text = router.read_page(path)
+            try:
+                page, text = router.read_page(path)
+            except PageNotFound as exc:
+                raise PageNotFound(_with_suggestions(str(exc), path, router)) from exc
             note = router.resolve(page).replaced_note()
     finally:
         router.close()
@@ -255,6 +305,30 @@ def read(
     if note:
         # The page is printed as asked, but an agent reading it must not take it as current.
         typer.echo(visible(f"krouter: {note}"), err=True)
+
+
+def _with_suggestions(message: str, path: str, router: Router) -> str:
+    """``message`` (no page at PATH), plus the pages whose file name or title is what was typed: a
+    newcomer types a page's name ("王芳") where its vault-relative path ("People/王芳.md") is needed."""
+    import unicodedata
+
+    def key(text: str) -> str:
+        # A macOS file name is decomposed (NFD), a typed name composed: compare them the same way.
+        return unicodedata.normalize("NFC", text).casefold().strip()
+
+    name = Path(path.replace("\\", "/")).name
+    want = key(name[:-3] if name.lower().endswith(".md") else name)
+    if not want:
+        return message
+    matches = [
+        rel
+        for _id, rel, title, *_ in router.index.page_table()
+        if key(Path(rel).stem) == want or key(title or "") == want
+    ]
+    if not matches:
+        return message
+    shown = ", ".join(matches[:5]) + (f" (and {len(matches) - 5} more)" if len(matches) > 5 else "")
+    return f"{message}; did you mean {shown}? Pass the vault-relative path, e.g. krouter read {shlex.quote(matches[0])}"
 
 
 def run() -> None:

@@ -269,6 +269,14 @@ def default_vault() -> Path:
     raise VaultNotNamed(NO_VAULT)
 
 
+def default_vault_origin() -> str:
+    """Where ``default_vault()`` took its folder from, for an error about that folder: a path the user
+    did not type on the command line is otherwise a mystery."""
+    if os.environ.get("KROUTER_VAULT"):
+        return "named by $KROUTER_VAULT; unset it or point it at your vault"
+    return f"the default vault in {config_path()}; change it with `krouter config set vault DIR`"
+
+
 def vault_to_write(vault: Path | None, purpose: str) -> Path:
     """The vault for a command that writes into it: ``vault`` when named, else ``default_vault()``.
 

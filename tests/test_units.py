@@ -209,9 +209,13 @@ def test_no_python_on_path_gives_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_bad_options_are_refused() -> None:
-    assert _sh("--frobnicate").returncode == 1
+    # A usage error exits 2, as krouter's own do; 1 is left for a failed install.
+    run = _sh("--hepl")
+    assert run.returncode == 2 and "unknown option: --hepl (see --help)" in run.stderr
     run = _sh("--purge-logs")
-    assert run.returncode == 1 and "only goes with --uninstall" in run.stderr
+    assert run.returncode == 2 and "only goes with --uninstall" in run.stderr
+    run = _sh("--vault")
+    assert run.returncode == 2 and "--vault needs a folder" in run.stderr
     assert _sh("--help").returncode == 0
 
 

@@ -85,20 +85,21 @@ def learn_command(
                 raise VaultNotFound(f"vault folder not found: {root}")
             # The key the service units get from learn.env: a manual run or a cron line gets it too.
             config.load_learn_env()
+            chosen: Lane | None
             try:
-                chosen: Lane = make_lane(lane, model or cfg.learn_model)
+                chosen = make_lane(lane, model or cfg.learn_model)
             except LaneError:
                 if not dry_run or lane is not None:
                     raise
                 # A dry run without a model still shows what a run would send.
-                chosen, listing_only = _NoModel(), True
+                chosen, listing_only = None, True
             report = nightly.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except (KRouterError, OSError) as exc:  # an unwritable state dir, a vault gone mid-run: one line
         raise fail(str(exc), as_json=as_json) from exc
     if listing_only and not as_json:
-        typer.echo(f"no model lane ({_no_lane()}); listing the weak questions a run would send")
+        typer.echo(f"no model lane ({_no_lane()}); nothing was sent: listing the questions a run would send")
     if as_json:
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
@@ -128,17 +129,6 @@ def _no_lane() -> str:
         # The key alone is not enough without the optional client package.
         hint += "; the API lane also needs the anthropic package: pip install 'krouter[learn]'"
     return hint
-
-
-class _NoModel:
-    """The lane of a dry run with no model: every question is listed, none is sent."""
-
-    name = "none"
-    model = "-"
-
-    def complete(self, system: str, prompt: str) -> str:
-        """Never asks anything: the question stays uncertain, with the reason."""
-        raise LaneError(f"not sent: no model lane ({_no_lane()})")
 
 
 def _list(vault: Path | None, as_json: bool) -> None:

@@ -22,7 +22,16 @@ from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.learner.lanes import Lane, LaneError
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
-from krouter.learner.report import NO_PAGE, REJECTED, SKIPPED, UNCERTAIN, LearnReport, Outcome
+from krouter.learner.report import (
+    NO_LANE,
+    NO_PAGE,
+    REJECTED,
+    SKIPPED,
+    UNCERTAIN,
+    WOULD_SEND,
+    LearnReport,
+    Outcome,
+)
 from krouter.learner.trigger_writes import (
     append_jsonl,
     new_run_id,
@@ -145,7 +154,7 @@ def _page_start(root: Path, rel: str) -> str:
 
 def learn(
     vault: Path | str,
-    lane: Lane,
+    lane: Lane | None,
     *,
     max_questions: int = DEFAULT_MAX,
     dry_run: bool = False,
@@ -160,10 +169,17 @@ def learn(
     run) only up to the first question whose outcome is uncertain (the model could not be asked, did
     not answer it, or sent something that is not the JSON asked for), so that one and every later one
     is asked again next time. ``time_budget`` bounds the run's model calls, in seconds.
+
+    ``lane`` None (a dry run with no model configured) asks nothing: each question a run would send is
+    listed as ``would-send``, and one the router now cites with a clear margin (the vault changed since
+    it was logged) is listed as skipped, as ``krouter teach`` would refuse it: it needs no attention.
     """
+    if lane is None and not dry_run:
+        raise ValueError("a run without a model lane must be a dry run")
     deadline = time.monotonic() + max(time_budget, 0.0)
-    # Every call's timeout is capped by what is left (lanes that do not know the attribute ignore it).
-    lane.deadline = deadline
+    if lane is not None:
+        # Every call's timeout is capped by what is left (lanes that do not know the attribute ignore it).
+        lane.deadline = deadline
     cfg = config.load_config()
     folders = config.folder_names(exclude_folders if exclude_folders is not None else cfg.exclude_folders)
     run_id = run_id or new_run_id()
@@ -172,7 +188,8 @@ def learn(
         vid = querylog.vault_id(root)
         since = _read_cursor(vid)
         weak, times = weak_questions(_log_entries(), vid, since)
-        report = LearnReport(run_id, str(root), lane.name, lane.model, dry_run, log_entries=len(times))
+        lane_name, model = (lane.name, lane.model) if lane is not None else (NO_LANE, "-")
+        report = LearnReport(run_id, str(root), lane_name, model, dry_run, log_entries=len(times))
         report.weak = len(weak)
         todo = weak[: max(max_questions, 0)]
         rest = weak[len(todo) :]
@@ -187,6 +204,11 @@ def learn(
                 # Refused before the model sees it: it could never be written as a trigger.
                 report.outcomes.append(Outcome(w.question, SKIPPED, reason=problem))
                 continue
+            now = router.decide(w.question) if lane is None else None
+            if now is not None and now.top is not None and now.evidence.margin >= WEAK_MARGIN:
+                reason = f"KRouter now cites {now.top.path} for it: nothing to learn"
+                report.outcomes.append(Outcome(w.question, SKIPPED, reason=reason))
+                continue
             cands = candidates(router, w.question, folders)
             if not cands:
                 report.outcomes.append(Outcome(w.question, SKIPPED, reason="no candidate page"))
@@ -194,6 +216,11 @@ def learn(
             prepared.append((w.question, cands))
 
         for batch in _batches(prepared, max(batch_size, 1)):
+            if lane is None:
+                report.outcomes.extend(
+                    Outcome(q, WOULD_SEND, candidates=[c.path for c in cands]) for q, cands in batch
+                )
+                continue
             if time.monotonic() >= deadline:
                 report.outcomes.extend(
                     Outcome(

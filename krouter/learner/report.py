@@ -12,6 +12,9 @@ REJECTED = "rejected"
 NO_PAGE = "no-page"
 UNCERTAIN = "uncertain"
 SKIPPED = "skipped"
+WOULD_SEND = "would-send"  # a dry run with no model: listed, not sent
+# The lane of a dry run with no model configured.
+NO_LANE = "none"
 
 
 @dataclass
@@ -50,12 +53,19 @@ class LearnReport:
 
     def to_text(self) -> str:
         """A short human summary, one line per question."""
-        head = (
-            f"run {self.run_id}{' (dry run)' if self.dry_run else ''}: {self.weak} weak question{'' if self.weak == 1 else 's'} from "
-            f"{self.log_entries} log entries; learned {self.count(LEARNED)}, proposed {self.count(PROPOSED)}, "
-            f"rejected {self.count(REJECTED)}, no page {self.count(NO_PAGE)}, "
-            f"uncertain {self.count(UNCERTAIN)}, skipped {self.count(SKIPPED)}"
-        )
+        weak = f"{self.weak} weak question{'' if self.weak == 1 else 's'} from {self.log_entries} log entries"
+        if self.lane == NO_LANE:
+            # Nothing was asked: counts of model outcomes would all be zero, and say nothing.
+            head = (
+                f"run {self.run_id} (dry run, no model): {weak}; {self.count(WOULD_SEND)} would be sent "
+                f"to the model, {self.count(SKIPPED)} skipped"
+            )
+        else:
+            head = (
+                f"run {self.run_id}{' (dry run)' if self.dry_run else ''}: {weak}; learned {self.count(LEARNED)}, "
+                f"proposed {self.count(PROPOSED)}, rejected {self.count(REJECTED)}, no page {self.count(NO_PAGE)}, "
+                f"uncertain {self.count(UNCERTAIN)}, skipped {self.count(SKIPPED)}"
+            )
         lines = [head]
         for o in self.outcomes:
             where = f" -> {o.page}" if o.page else ""

@@ -3,12 +3,15 @@
 A new vault is empty but for a folder skeleton, a short guide and a ``.krouterignore`` that keeps the
 guide (and Obsidian's ``Templates/`` folder) out of the index: example pages in a real vault compete
 with the user's own, and a guide about KRouter would be the "closest" page to many real questions.
-``--with-examples`` copies the bundled demo vault instead, for trying KRouter out.
+``--with-examples`` copies the bundled demo vault instead, for trying KRouter out. Such a vault
+replaces an existing default only when asked (``--default``): its pages are fictional, and a plain
+``krouter ask`` that quietly answered from them instead of the user's notes would mislead.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from pathlib import Path
 from typing import Annotated
@@ -74,12 +77,14 @@ def init_command(
         ),
     ] = False,
     default: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--default/--no-default",
-            help="Record the new vault as the default one in config.toml (default: yes).",
+            help="Record the new vault as the default one in config.toml (default: yes; with "
+            "--with-examples, only when no default is recorded yet).",
+            show_default=False,
         ),
-    ] = True,
+    ] = None,
 ) -> None:
     """Create a new, empty vault (folder skeleton and a guide kept out of the index), and make it the
     default vault. Refuses to overwrite a non-empty folder."""
@@ -100,11 +105,21 @@ def init_command(
     root = target.resolve()
     what = "with the demo's example pages" if with_examples else "empty, with a folder skeleton"
     typer.echo(f"created vault {root} ({what})")
-    if not default:
+    if default is False:
         typer.echo(f"not recorded as the default vault; name it with --vault {root}")
         return
     with exit_codes():
         previous = load_config().vault
+        if with_examples and default is None and previous is not None:
+            # Fictional pages must not silently take the place of the user's own default vault.
+            typer.echo(
+                f"not recorded as the default vault (its pages are fictional examples); the default "
+                f"stays {previous}"
+            )
+            quoted = shlex.quote(str(root))
+            typer.echo(f'try it with: krouter ask "which database do we use" --vault {quoted}')
+            typer.echo(f"to make it the default: krouter config set vault {quoted}")
+            return
         path = set_config_value("vault", str(root))
     was = f" (was {previous})" if previous is not None and previous != root else ""
     typer.echo(f"recorded as the default vault in {path}{was}")
@@ -113,6 +128,9 @@ def init_command(
     if env:
         typer.echo(f"note: $KROUTER_VAULT ({env}) is set, and wins over config.toml while it is")
     if with_examples:
+        typer.echo(
+            "its pages are fictional examples: plain `krouter ask` answers from them until the default changes"
+        )
         typer.echo('try: krouter ask "which database do we use"')
     else:
         typer.echo(

@@ -14,6 +14,7 @@ tests call them without one. Nothing here imports the MCP SDK.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -22,11 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from krouter.errors import KRouterError
+from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import teach
 from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
 from krouter.routing.router import Router
 from krouter.safe_text import clean
+from krouter.vault.files import contained_path
 
 if TYPE_CHECKING:
     from krouter.ops.ask_socket.server import AskServer
@@ -275,6 +277,10 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
     missing page, ValueError for a file that is not a Markdown page or a bad range.
     """
     if not path.lower().endswith(".md"):
+        # A path leaving the vault is refused as that, whatever its name ("../../.bashrc"): the agent
+        # must learn that only the vault can be read, not that it should have asked for a .md file.
+        with contextlib.suppress(PageNotFound):
+            contained_path(router.root, path)
         # The tool serves the pages KRouter cites, not arbitrary files that sit in the vault folder.
         raise ValueError(f"not a Markdown page: {path!r} (pass the .md path krouter_ask cited)")
     page, text = router.read_page(path)

@@ -177,8 +177,9 @@ def build_server(service: VaultService) -> MCPServer:
         question: Annotated[
             str,
             Field(
-                min_length=1,
-                max_length=MAX_QUESTION_CHARS,
+                # In the schema for the model to read, but checked below: pydantic's own message for
+                # an empty string is a developer's (with a link to its docs), not one an agent can act on.
+                json_schema_extra={"minLength": 1, "maxLength": MAX_QUESTION_CHARS},
                 description="The question, in plain words (any language), e.g. 'which database do we use'.",
             ),
         ],
@@ -209,6 +210,15 @@ def build_server(service: VaultService) -> MCPServer:
         Ask in the notes' language: pass a translation (or a rewording in the notes' terms) in
         `phrasings`; a "decided by the phrasing:" line names the wording that decided.
         """
+        if not question.strip():
+            raise ToolError(
+                "krouter_ask refused: the question is empty; ask it in words, e.g. 'which database do we use'"
+            )
+        if len(question) > MAX_QUESTION_CHARS:
+            raise ToolError(
+                f"krouter_ask refused: the question is {len(question)} characters long; at most "
+                f"{MAX_QUESTION_CHARS} (ask a sentence or two, not a pasted text)"
+            )
         try:
             also = check_phrasings(phrasings or [])
             out = await service.run(lambda r: ask_result(r, question, k, also))
@@ -226,8 +236,8 @@ def build_server(service: VaultService) -> MCPServer:
         path: Annotated[
             str,
             Field(
-                min_length=1,
-                max_length=MAX_PATH_CHARS,
+                # Checked below, with a message an agent can act on (as krouter_ask's question).
+                json_schema_extra={"minLength": 1, "maxLength": MAX_PATH_CHARS},
                 description="Vault-relative page path exactly as krouter_ask cited it, e.g. 'Decisions/Primary database.md'.",
             ),
         ],
@@ -251,6 +261,10 @@ def build_server(service: VaultService) -> MCPServer:
         read; paths with `..`, absolute paths and links that lead outside the vault are refused. A page
         that was replaced ends with a note naming its current page: do not rely on a replaced page.
         """
+        if not path.strip():
+            raise ToolError("the path is empty: pass the page path exactly as krouter_ask cited it")
+        if len(path) > MAX_PATH_CHARS:
+            raise ToolError(f"the path is {len(path)} characters long; at most {MAX_PATH_CHARS}")
         try:
             return await service.run(lambda r: read_page(r, path, start_line, end_line))
         except PathOutsideVault as exc:

@@ -51,9 +51,12 @@ def import_command(
         "{session_id, role, content}); nothing imported from it"
         for name in report.unrecognised
     ]
+    # A file in no known format gave nothing: it is named below, not counted as imported.
+    imported = report.files - len(report.unrecognised)
     if as_json:
         out = {
             "files": report.files,
+            "imported_files": imported,
             "created": report.created,
             "updated": report.updated,
             "unchanged": report.unchanged,
@@ -76,8 +79,9 @@ def import_command(
         typer.echo(f"updated   {rel}")
     for rel, why in report.kept:
         typer.echo(f"kept      {rel} ({why})")
+    of = f" of {report.files}" if imported != report.files else ""
     typer.echo(
-        f"imported {report.files} file(s): {len(report.created)} created, {len(report.updated)} updated, "
+        f"imported {imported}{of} file(s): {len(report.created)} created, {len(report.updated)} updated, "
         f"{len(report.unchanged)} unchanged, {len(report.kept)} kept, "
         f"{len(report.empty)} empty session(s) skipped, "
         f"{len(report.problems)} line(s) skipped"

@@ -157,7 +157,7 @@ class AskServer:
         """The reply to one request: what ``krouter ask`` would print and its exit code, or a decline
         (``ok: false``) when the client must ask the ordinary way. Runs on the server's thread."""
         from krouter import config
-        from krouter.cli import DEMO_NOTE, EXIT_REFUSED
+        from krouter.cli import DEMO_NOTE, EXIT_REFUSED, has_words, receipt_json
         from krouter.index.refresh import RefreshStats
         from krouter.routing import querylog
         from krouter.routing.phrasings import BadPhrasings
@@ -181,7 +181,7 @@ class AskServer:
             return _DECLINE
         # The ask command's own steps, in its order; its errors are the ordinary path's to report.
         question = clean(question)
-        if not question.strip():
+        if not has_words(question):
             return _DECLINE
         try:
             phrasings = [clean(p) for p in check_phrasings(also)]
@@ -203,7 +203,7 @@ class AskServer:
             # Changes not yet indexed: a fresh ask would walk the vault now, and so does this.
             router.refresh()
         receipt = router.decide(question, k=k, also=phrasings)
-        text = json.dumps(receipt.to_dict(), ensure_ascii=False) if as_json else receipt.to_text()
+        text = receipt_json(receipt, self.root) if as_json else receipt.to_text()
         return {
             "protocol": PROTOCOL,
             "ok": True,
