@@ -161,8 +161,11 @@ if [ "$UNINSTALL" = 1 ]; then
 	if have_user_systemd; then systemctl --user daemon-reload || true; fi
 	# A watcher started by hand (the advice where systemd is not reachable) runs this venv's python:
 	# left running, it would serve lookups from a removed install until the next reboot.
+	# The venv's path is matched literally: a ( or [ in it must not turn into regex syntax.
+	# shellcheck disable=SC2016 # the $ is a character to escape, not an expansion
+	venv_re=$(printf '%s' "$VENV" | sed 's/[][\.*^$()+?{}|]/\\&/g')
 	if command -v pkill >/dev/null 2>&1 &&
-		pkill -f "^$VENV/bin/python[0-9.]* [^ ]*krouter watch( |\$)" 2>/dev/null; then
+		pkill -f "^$venv_re/bin/python[0-9.]* [^ ]*krouter watch( |\$)" 2>/dev/null; then
 		say "stopped the krouter watch running from $VENV"
 	fi
 	# Only our own link: a krouter installed some other way is not ours to remove.

@@ -262,6 +262,22 @@ def test_a_page_matching_only_a_lone_character_is_not_cited(tmp_path: Path) -> N
     assert duty.decision == "cite" and duty.top is not None and duty.top.path == "运维/值班安排.md"
 
 
+def test_a_one_character_word_the_title_names_is_cited(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {
+            "茶.md": "---\ntitle: 茶\n---\n茶叶放在二楼的柜子里。\n",
+            "鍵.md": "---\ntitle: 鍵\n---\n事務所の鍵は受付にあります。\n",
+            "值班.md": "---\ntitle: 值班安排\n---\n每周一早上 9 点交接。\n",
+        },
+    )
+    with Router(vault) as router:
+        tea = router.decide("茶在哪?")
+        key = router.decide("鍵はどこ?")
+    assert tea.decision == "cite" and tea.top is not None and tea.top.path == "茶.md"
+    assert key.decision == "cite" and key.top is not None and key.top.path == "鍵.md"
+
+
 SESSION = """---
 title: Session 3
 ---
@@ -284,6 +300,40 @@ def test_a_speakers_question_is_not_answered_by_the_other_speakers_turn(tmp_path
         asked = router.decide("What did Gina want her customers to feel in her store?")
     assert swapped.decision == "refuse" and "asks about Jon" in swapped.reason
     assert asked.decision == "cite" and asked.top is not None and asked.top.path == "session_3.md"
+
+
+def test_the_named_speakers_reply_in_the_next_turn_answers(tmp_path: Path) -> None:
+    session = (
+        "**Gina**: How long have you been dancing, Jon?\n\n"
+        "**Jon**: Since college, so ten years of dancing now.\n\n"
+        "**Gina**: Wow. My store opens next week and I am nervous.\n\n"
+        "**Jon**: You will do great, Gina!\n"
+    )
+    vault = make(tmp_path, {"session_2.md": session, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
+    with Router(vault) as router:
+        receipt = router.decide("How long has jon been dancing?")  # a lowercase name is still Jon
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "session_2.md"
+
+
+def test_a_named_speaker_echoing_a_word_does_not_own_the_others_turn(tmp_path: Path) -> None:
+    session = (
+        "**Gina**: I wanted my customers to feel cozy in the store.\n\n"
+        "**Jon**: Your customers will love it!\n\n"
+        "**Gina**: Thanks, Jon.\n\n"
+        "**Jon**: See you, Gina.\n"
+    )
+    vault = make(tmp_path, {"session_4.md": session, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
+    with Router(vault) as router:
+        receipt = router.decide("What did jon want his customers to feel in the store?")
+    assert receipt.decision == "refuse" and "asks about Jon" in receipt.reason
+
+
+def test_labels_used_once_each_are_not_a_conversation(tmp_path: Path) -> None:
+    page = "# Stripe\n\n**Mara**: The Stripe read timeout is 10 seconds.\n\n**Tom**: Thanks!\n"
+    vault = make(tmp_path, {"Stripe.md": page, "Email.md": EMAIL})
+    with Router(vault) as router:
+        receipt = router.decide("What did Tom say about the Stripe read timeout?")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Stripe.md"
 
 
 def test_bold_labels_that_are_not_a_conversation_change_nothing(tmp_path: Path) -> None:
@@ -336,11 +386,20 @@ def test_everyday_asking_words_are_frames(tmp_path: Path) -> None:
     vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
     with Router(vault) as router:
         tag = router.decide("Payments calls time out after a while, right?")
-        way = router.decide("is there any way to raise the payments timeout?")
+        way = router.decide("is there any way to retry payments calls?")
         ago = router.decide("did the payments timeout change a couple of weeks ago?")
     assert "right" not in tag.evidence.query_terms
     assert not {"way", "any"} & set(way.evidence.query_terms)
     assert not {"couple", "ago"} & set(ago.evidence.query_terms) and "weeks" in ago.evidence.query_terms
+    assert way.decision == "cite" and way.top is not None and way.top.path == "Payments.md"
+    with Router(vault) as router:
+        # Not a tag: no comma before it, and it is what the question asks about.
+        assert "right" in router.decide("do the payments retries go left or right?").evidence.query_terms
+        assert router.decide("what's the right way to raise the payments timeout?").evidence.query_terms == [
+            "raise",
+            "payments",
+            "timeout",
+        ]
 
 
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:

@@ -168,6 +168,8 @@ def test_an_a_not_a_question_asks_for_the_verb_once() -> None:
     assert q("晓雨来不来杭州？") == q("晓雨来杭州？")
     assert q("样品收不收钱？") == q("样品收钱？")
     assert q("同不同意这个方案") == q("同意这个方案")
+    assert "不来" not in q("王芳明天来不来？") and "来" in q("王芳明天来不来？")
+    assert "时不时" in q("接口时不时会超时吗？")  # a word of its own, not an A-not-A question
 
 
 def test_korean_question_drops_particles_endings_and_asking_words() -> None:
@@ -220,3 +222,18 @@ def test_common_abbreviations_reach_the_long_form_and_back(tmp_path: Path) -> No
     assert "db→database" in db.top.matched
     assert pr.top is not None and pr.decision == "cite" and pr.top.path == "Review.md"
     assert repo.top is not None and repo.decision == "cite" and repo.top.path == "Repo.md"
+
+
+def test_an_abbreviation_is_matched_as_written_not_by_stem(tmp_path: Path) -> None:
+    # Keyed by stem, "organize" reached "org" (of example.org) and "depart" reached "dept".
+    vault = make_vault(
+        tmp_path,
+        {
+            "Site.md": "# Site\n\nThe public website is example.org.\n",
+            "Travel.md": "# Travel\n\nAsk the dept head before booking the train.\n",
+        },
+    )
+    with Router(vault) as router:
+        organize = router.decide("how do we organize the website?")
+        depart = router.decide("when does the train depart?")
+    assert organize.decision == "refuse" and depart.decision == "refuse"

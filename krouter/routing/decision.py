@@ -20,7 +20,7 @@ from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
-from krouter.routing.turns import other_speakers_words
+from krouter.routing.turns import named_speaker_lacks_words
 from krouter.tokens.scripts import is_cjk
 
 # The decision: confidence = coverage x clarity, compared with one floor.
@@ -106,8 +106,10 @@ def decide(
         and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
     ]
     # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
-    # else has not been shown to be about the question, however much of it the character "covers".
-    lone = _lone_characters(effective, units)
+    # else, and not by its title, has not been shown to be about the question, however much of it the
+    # character "covers".
+    named = set().union(*(meta_hits.get(pid, set()) for pid in top.contributors))
+    lone = confidence >= floor and _lone_characters(effective - named, effective, units)
     said_by_other = _said_by_other(question, units, citations[0], root) if confidence >= floor else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
@@ -134,9 +136,10 @@ def decide(
             f"the words' confidence ({word_confidence:.0%})"
         )
     elif said_by_other:
+        who = " and ".join(said_by_other)
         reason = (
-            f"the question asks about {said_by_other}, but on {citations[0].path} (line {citations[0].line}) "
-            f"these words are another speaker's, not {said_by_other}'s (the words' confidence {word_confidence:.0%})"
+            f"the question asks about {who}, but on {citations[0].path} (line {citations[0].line}) its words "
+            f"are in another speaker's turn, not {who}'s (the words' confidence {word_confidence:.0%})"
         )
     else:
         reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
@@ -165,17 +168,24 @@ def decide(
     )
 
 
-def _said_by_other(question: str, units: list[Unit], cited: Citation, root: Path) -> str | None:
+def _said_by_other(question: str, units: list[Unit], cited: Citation, root: Path) -> list[str] | None:
+    """The speakers a question names when the cited conversation turns give its words to another
+    speaker (``krouter.routing.turns``); None otherwise, or when the page cannot be read."""
     try:
-        lines = (root / cited.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        text = (root / cited.path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return other_speakers_words(question, units, lines, cited.line)
+    return named_speaker_lacks_words(question, units, text, cited.line)
 
 
-def _lone_characters(matched: set[int], units: list[Unit]) -> bool:
-    """True when everything the page matched is single Han characters."""
-    return bool(matched) and all(len(units[i].text) == 1 and is_cjk(units[i].text) for i in matched)
+def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:
+    """True when everything the page matched is single Han characters found in its text only: one the
+    title or aliases name (a page titled 茶 for 茶在哪) is what the page is about."""
+    return (
+        bool(matched)
+        and in_text == matched
+        and all(len(units[i].text) == 1 and is_cjk(units[i].text) for i in matched)
+    )
 
 
 def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> set[int]:

@@ -69,7 +69,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         half = TRANSLATION_TF
-        for label, alt, held in _translations(index, qt.term, t):
+        for label, alt, held in _translations(index, qt.term, qt.text, t):
             # Plain tuples and comparisons: this runs once per posting of every translation.
             for pid, (m, g, b) in held.items():
                 old = rows.get(pid)
@@ -95,17 +95,18 @@ def _holding(index: Index, terms: tuple[str, ...]) -> dict[int, tuple[int, int, 
 
 
 def _translations(
-    index: Index, term: str, t: Tables
+    index: Index, term: str, word: str, t: Tables
 ) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
-    """(translation, index terms, postings) for a question word in the vault's other script, at most
-    HELD_TRANSLATIONS of them: a Chinese word the vault holds as a word (or, over two characters, as
-    bigrams), an English phrase whose every word the vault holds. The postings are read once, here:
-    for a single term, holding it is having postings."""
+    """(translation, index terms, postings) for a question word (``term`` as indexed, ``word`` as
+    written): the other form of a common abbreviation, then at most HELD_TRANSLATIONS in the vault's
+    other script: a Chinese word the vault holds as a word (or, over two characters, as bigrams), an
+    English phrase whose every word the vault holds. The postings are read once, here: for a single
+    term, holding it is having postings."""
     # The other form of a common abbreviation (db / database) is a route like a translation, on top of
     # the dictionary's.
     short_long = [
         (shown, terms, held)
-        for shown, terms in abbreviations.expansions(term)
+        for shown, terms in abbreviations.expansions(word)
         if (held := _holding(index, terms))
     ]
     out: list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]] = []

@@ -13,9 +13,15 @@ from collections import Counter
 from collections.abc import Sequence
 
 from krouter.routing.question import Unit
+from krouter.tokens.scripts import CJK
+from krouter.tokens.stopwords import ENGLISH
 from krouter.tokens.terms import index_terms
 
-_TURN = re.compile(r"^\s*\*\*([^*\n]{1,40}?)\*\*\s*[:：]")
+# "**Jon**: text", "**Jon:** text", and either as a list item ("- **Jon**: text").
+_TURN = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\*\*([^*\n]{1,40}?)(?:\*\*[ \t]*[:：]|[:：][ \t]*\*\*)", re.M)
+
+
+_HAS_CJK = re.compile(f"[{CJK}]")
 
 
 def speaker(line: str) -> str | None:
@@ -24,18 +30,33 @@ def speaker(line: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
-def other_speakers_words(question: str, units: Sequence[Unit], lines: Sequence[str], line: int) -> str | None:
-    """The speaker the question names, when the cited turn pair's matched words are the other
-    speaker's; None when the page is not a conversation, the question names none of its speakers, or
-    the named speaker's turn holds the words.
+def _named(name: str, question: str) -> bool:
+    """Whether the question names ``name``: a Chinese or Japanese name anywhere (no spaces bound it), a
+    Latin one as a whole word in any case ("jon" is Jon), unless the name is also a function word."""
+    if _HAS_CJK.search(name):
+        return name in question
+    if name.lower() in ENGLISH:
+        return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question) is not None
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.I) is not None
+
+
+def named_speaker_lacks_words(question: str, units: Sequence[Unit], text: str, line: int) -> list[str] | None:
+    """The speakers the question names, when the cited turn pair gives the question's other words to
+    another speaker's turn rather than theirs; None when the page is not a conversation, the question
+    names none of its speakers, or a named speaker's turn holds them.
 
     ``line`` is the cited passage's 1-based line. A conversation has at least two speakers, each with
-    at least two turns: a page with a few bold labels ("**Owner**: Mara") is not one."""
-    counts = Counter(s for s in map(speaker, lines) if s)
+    at least two turns: a page with a few bold labels ("**Owner**: Mara") is not one. The pair is the
+    cited turn and the next one: the line cited is often the other speaker's question ("How long have
+    you played the piano?") and the answer the named speaker's reply."""
+    if "**" not in text:
+        return None
+    counts = Counter(name.strip() for name in _TURN.findall(text))
     speakers = {s for s, n in counts.items() if n >= 2}
     if len(speakers) < 2:
         return None
-    named = [s for s in speakers if re.search(rf"(?<!\w){re.escape(s)}(?!\w)", question)]
+    named = sorted(s for s in speakers if _named(s, question))
+    lines = text.splitlines()
     if not named or not (0 < line <= len(lines)) or speaker(lines[line - 1]) is None:
         return None
     pair = [lines[line - 1]]
@@ -53,4 +74,4 @@ def other_speakers_words(question: str, units: Sequence[Unit], lines: Sequence[s
     others = max((held(x) for x in pair if speaker(x) not in named), default=0)
     if theirs >= 1 and theirs >= others:
         return None
-    return named[0]
+    return named

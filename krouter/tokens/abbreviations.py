@@ -1,8 +1,9 @@
-"""Common English abbreviations of a software team's notes, both ways: "db" reaches a page that says
-"database", "pull request" a page that says "PR".
+"""Common English abbreviations of a software team's notes: "db" reaches a page that says "database",
+"PR" one that says "pull request", and a one-word long form its abbreviation ("database" → "db").
 
 A closed, general table (not words of any one vault), used like a dictionary translation: a route the
 question word may match through, at the translation's half weight, shown in the receipt as db→database.
+Keyed by the word as written, never by its stem: "organize" must not reach "org", nor "depart" "dept".
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from functools import lru_cache
 
 from krouter.tokens.terms import english_terms
 
-# (short, long): each is looked up as the other. Only abbreviations whose expansion is the same in any
-# team's notes; ambiguous ones (ts, os, qa, pm) are left out, and so is
-# prod: "production" and "product" share a stem.
+# (short, long). Only abbreviations whose expansion is the same in any team's notes and whose short
+# form is not also a common word, a file extension or a domain ending; left out: ts, os, qa, pm, org,
+# docs, dept, perf, prod ("production" and "product" share a stem), and long forms of everyday words
+# that could sit apart on any page (ttl "time to live", ci, cdn, vm, sso).
 _PAIRS = (
     ("db", "database"),
     ("dbs", "databases"),
@@ -25,22 +27,12 @@ _PAIRS = (
     ("config", "configuration"),
     ("k8s", "kubernetes"),
     ("infra", "infrastructure"),
-    ("docs", "documentation"),
     ("auth", "authentication"),
     ("admin", "administrator"),
     ("msg", "message"),
-    ("mq", "message queue"),
-    ("ttl", "time to live"),
-    ("sso", "single sign-on"),
-    ("cdn", "content delivery network"),
-    ("ci", "continuous integration"),
-    ("vm", "virtual machine"),
     ("js", "javascript"),
     ("pwd", "password"),
     ("acct", "account"),
-    ("dept", "department"),
-    ("org", "organization"),
-    ("perf", "performance"),
 )
 
 
@@ -52,14 +44,14 @@ def _terms(words: str) -> tuple[str, ...]:
 def _table() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     out: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for short, long in _PAIRS:
-        s, lg = _terms(short), _terms(long)
-        if len(s) == 1 and lg:
-            out.setdefault(s[0], []).append((long, lg))
-        if len(lg) == 1 and s:
-            out.setdefault(lg[0], []).append((short, s))
+        out.setdefault(short, []).append((long, _terms(long)))
+        if " " not in long:
+            # A long form of several words would have to be found as a phrase in the question; a single
+            # word is looked up as written.
+            out.setdefault(long, []).append((short, _terms(short)))
     return {k: tuple(v) for k, v in out.items()}
 
 
-def expansions(term: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(the other form as written, its index terms) for a stemmed English question term."""
-    return _table().get(term, ())
+def expansions(word: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(the other form as written, its index terms) for a question word as written (any case)."""
+    return _table().get(word.lower(), ())

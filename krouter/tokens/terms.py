@@ -122,10 +122,12 @@ _EN_FRAMES = re.compile(
     r"|\bwhat (?:did|have) we (?:decided?|agreed?|settled?|chosen|chose|choose|picked|pick)"
     r"(?: on| about| for)?\b|\bwhat was (?:decided|agreed|chosen)(?: on| about| for)?\b"
     r"|\b(?:did|have) we (?:picked|pick|chosen|chose|choose|gone with|go with|went with|settled on|settle on)\b"
-    # Asking for confirmation or for a means: "..., right?", "is there any way to ...", "what's the best
-    # way to ...". A tag or a "way to" names no subject; the words after it do.
-    r"|,?\s*\b(?:right|yeah|yes|correct|no|ok|okay)\s*\?"
-    r"|\b(?:is there )?(?:any|a|an|the) (?:best |easiest |quickest |easy |quick |good |simple )?way (?:to|of)\b"
+    # Asking for confirmation or for a means: "..., right?" (a tag follows a comma: "left or right?" is
+    # content), "is there any way to ...", "what's the right way to ...". A tag or a "way to" names no
+    # subject; the words after it do.
+    r"|,\s*(?:right|yeah|yes|correct|no|ok|okay)\s*\?"
+    r"|\b(?:is there )?(?:any|a|an|the) (?:(?:best|easiest|quickest|easy|quick|good|simple|right|proper|correct"
+    r"|recommended|preferred|usual|standard|normal) )?way (?:to|of)\b"
     # Vague amounts and times past ("a couple of weeks ago"): the unit after them is content, they are not.
     r"|\ba (?:couple|bunch|lot|few) of\b|\blots of\b|\bplenty of\b|\bseveral\b|\bago\b"
 )
@@ -134,6 +136,13 @@ _EN_FRAMES = re.compile(
 # The A-not-A question (来不来, 收不收钱, 算不算, 要不要): the verb asked about once, the rest is grammar.
 # Two-character verbs repeat whole (同意不同意) or by their first character (同不同意).
 _A_NOT_A = re.compile(r"([\u4e00-\u9fff]{1,2})[不没]\1|([\u4e00-\u9fff])[不没](?=\2)")
+
+
+def _asked_once(m: re.Match[str]) -> str:
+    """The verb of an A-not-A question, unless the span is a word of its own (时不时, 好不好)."""
+    if question_jieba().FREQ.get(m.group(0)):
+        return m.group(0)
+    return m.group(1) or ""
 
 
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
@@ -163,7 +172,7 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             if term:
                 yield run, term
         elif ONLY_HAN.match(run):
-            words = question_jieba().lcut(_A_NOT_A.sub(r"\1", run), HMM=True)
+            words = question_jieba().lcut(_A_NOT_A.sub(_asked_once, run), HMM=True)
             if known is not None:
                 words = repair(words, known)
             for word in words:
