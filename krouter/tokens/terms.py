@@ -138,13 +138,6 @@ _EN_FRAMES = re.compile(
 _A_NOT_A = re.compile(r"([\u4e00-\u9fff]{1,2})[不没]\1|([\u4e00-\u9fff])[不没](?=\2)")
 
 
-def _asked_once(m: re.Match[str]) -> str:
-    """The verb of an A-not-A question, unless the span is a word of its own (时不时, 好不好)."""
-    if question_jieba().FREQ.get(m.group(0)):
-        return m.group(0)
-    return m.group(1) or ""
-
-
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
 _MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
 
@@ -172,7 +165,7 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             if term:
                 yield run, term
         elif ONLY_HAN.match(run):
-            words = question_jieba().lcut(_A_NOT_A.sub(_asked_once, run), HMM=True)
+            words = question_jieba().lcut(_A_NOT_A.sub(r"\1", run), HMM=True)
             if known is not None:
                 words = repair(words, known)
             for word in words:
