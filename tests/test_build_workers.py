@@ -189,3 +189,20 @@ def test_a_worker_count_that_is_not_a_number_is_named(monkeypatch: pytest.Monkey
     monkeypatch.setenv(index_prepare.WORKERS_ENV, "many")
     with pytest.raises(ValueError, match="KROUTER_BUILD_WORKERS='many'"):
         index_prepare.worker_count(10_000)
+
+
+def test_a_worker_that_dies_has_its_batches_done_by_the_build(
+    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(tmp_path / "vault")
+    reference = built(vault, tmp_path / "reference.sqlite3", "0", monkeypatch)
+    real = index_prepare.prepare_batch
+    parent = os.getpid()
+
+    def dies_in_a_worker(root: Path, files: list, invert: bool) -> object:
+        if os.getpid() != parent and any("Topic 1" in fs.path for fs, _hash in files):
+            os._exit(1)  # a worker killed by the OOM killer, say
+        return real(root, files, invert)
+
+    monkeypatch.setattr(index_prepare, "prepare_batch", dies_in_a_worker)
+    assert built(vault, tmp_path / "workers.sqlite3", "2", monkeypatch) == reference

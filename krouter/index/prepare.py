@@ -182,9 +182,17 @@ def worker_count(pages: int) -> int:
     return min(wanted, -(-pages // BATCH))
 
 
-def _serve(conn: Connection, root: Path, parent: int, inherited: list[Connection]) -> None:
-    """A worker's loop: prepare each batch it receives and send it back, until told to stop or its
-    parent is gone (then nobody will read its answers: a parent killed mid-build leaves no worker)."""
+def _serve(
+    conn: Connection,
+    root: Path,
+    parent: int,
+    inherited: list[Connection],
+    batches: Sequence[Sequence[Task]],
+    invert: bool,
+) -> None:
+    """A worker's loop: prepare each batch whose number it receives and send it back, until its pipe
+    closes or its parent is gone (then nobody will read its answers: a killed build leaves no worker).
+    The batches came with the fork, so a request is a number and never fills the pipe."""
     for other in inherited:
         other.close()  # the parent's ends: its death must reach the other workers as end of file too
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -193,14 +201,11 @@ def _serve(conn: Connection, root: Path, parent: int, inherited: list[Connection
             if os.getppid() != parent:
                 return
         try:
-            task = conn.recv()
-        except EOFError:
+            number = conn.recv()
+        except (EOFError, OSError):
             return
-        if task is None:
-            return
-        files, invert = task
         try:
-            answer: tuple[bool, object] = (True, prepare_batch(root, files, invert))
+            answer: tuple[bool, object] = (True, prepare_batch(root, batches[number], invert))
         except BaseException as exc:  # the parent redoes the batch itself and gets the real error
             answer = (False, repr(exc))
         try:
@@ -212,12 +217,12 @@ def _serve(conn: Connection, root: Path, parent: int, inherited: list[Connection
 class Workers:
     """Forked worker processes that prepare batches, answering in the order the batches were given.
 
-    Each worker has a pipe of its own and at most two batches queued, so memory is bounded by the
-    batches in flight whatever the vault's size. A worker that dies or fails has its batches done here
-    instead: the result is the same, only slower."""
+    Each worker has a pipe of its own and at most two batches asked of it at a time, so memory is
+    bounded by the batches in flight whatever the vault's size. A worker that dies or fails has its
+    batches done here instead: the result is the same, only slower."""
 
-    def __init__(self, root: Path, count: int) -> None:
-        self.root = root
+    def __init__(self, root: Path, count: int, batches: Sequence[Sequence[Task]], *, invert: bool) -> None:
+        self.root, self.batches, self.invert = root, batches, invert
         ctx = multiprocessing.get_context("fork")
         self._conns: list[Connection | None] = []
         self._procs: list[multiprocessing.process.BaseProcess] = []
@@ -226,28 +231,30 @@ class Workers:
                 mine, theirs = ctx.Pipe()
                 ends = [c for c in self._conns if c is not None]
                 proc = ctx.Process(
-                    target=_serve, args=(theirs, root, os.getpid(), [*ends, mine]), daemon=True
+                    target=_serve,
+                    args=(theirs, root, os.getpid(), [*ends, mine], batches, invert),
+                    daemon=True,
                 )
                 proc.start()
                 theirs.close()
                 self._conns.append(mine)
                 self._procs.append(proc)
         except BaseException:
-            self.close()
+            self.close(finished=False)
             raise
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *_exc: object) -> None:
+        self.close(finished=exc_type is None)
 
-    def _send(self, slot: int, task: tuple[Sequence[Task], bool]) -> None:
+    def _ask(self, slot: int, number: int) -> None:
         conn = self._conns[slot]
         if conn is None:
             return
         try:
-            conn.send(task)
+            conn.send(number)
         except OSError:
             self._drop(slot)
 
@@ -257,13 +264,13 @@ class Workers:
         if conn is not None:
             conn.close()
 
-    def run(self, batches: Sequence[Sequence[Task]], *, invert: bool) -> Iterator[Batch]:
+    def run(self) -> Iterator[Batch]:
         """Prepare every batch, yielding them in order while the workers go on with the next ones."""
-        n = len(self._conns)
+        n, total = len(self._conns), len(self.batches)
         ahead = 2 * n
-        for i in range(min(len(batches), ahead)):
-            self._send(i % n, (batches[i], invert))
-        for i, files in enumerate(batches):
+        for i in range(min(total, ahead)):
+            self._ask(i % n, i)
+        for i in range(total):
             slot = i % n
             conn = self._conns[slot]
             answer: tuple[bool, object] = (False, None)
@@ -273,23 +280,24 @@ class Workers:
                 except (EOFError, OSError):
                     self._drop(slot)
             if not answer[0]:
-                # A worker that failed once is not trusted with its queued batches either.
+                # A worker that failed once is not trusted with the batches asked of it either.
                 self._drop(slot)
-            if i + ahead < len(batches):
-                self._send((i + ahead) % n, (batches[i + ahead], invert))
+            if i + ahead < total:
+                self._ask((i + ahead) % n, i + ahead)
             done = answer[1]
-            yield done if isinstance(done, Batch) else prepare_batch(self.root, files, invert)
+            yield done if isinstance(done, Batch) else prepare_batch(self.root, self.batches[i], self.invert)
 
-    def close(self) -> None:
-        """Stop the workers. Closing their pipes is the signal (an idle worker reads end of file); a
-        busy one is not waited for, since nothing it holds is needed any more."""
+    def close(self, *, finished: bool = True) -> None:
+        """Stop the workers: closing their pipes tells an idle one to exit; when the work was cut short,
+        busy ones are not waited for (nothing they hold is needed any more)."""
         for slot in range(len(self._conns)):
             self._drop(slot)
         for proc in self._procs:
-            proc.join(timeout=1.0)
+            if finished:
+                proc.join(timeout=5.0)
             if proc.is_alive():
                 proc.terminate()
-                proc.join()
+            proc.join()
         self._procs = []
 
 
@@ -301,5 +309,5 @@ def prepared_batches(
         for files in batches:
             yield prepare_batch(root, files, invert)
         return
-    with Workers(root, workers) as pool:
-        yield from pool.run(batches, invert=invert)
+    with Workers(root, workers, batches, invert=invert) as pool:
+        yield from pool.run()
