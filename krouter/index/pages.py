@@ -241,18 +241,21 @@ class PageRows:
             )
             self.conn.execute("DELETE FROM problems WHERE path=? AND kind='yaml'", (row[0],))
 
-    def _insert_page(self, row: tuple[object, ...], postings: Postings, page_id: int | None) -> None:
-        """Write a page's row (`krouter.index.prepare.page_row`), its YAML problem and its postings."""
+    def _insert_page(self, row: tuple[object, ...], postings: Postings | None, page_id: int | None) -> None:
+        """Write a page's row (`krouter.index.prepare.page_row`), its YAML problem and its postings
+        (None: a cold build stages them with its chunk's segment)."""
         yaml_error = row[_YAML_ERROR]
         if yaml_error:
             self.conn.execute(
                 "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)", (row[0], "yaml", yaml_error, -1, -1)
             )
         cur = self.conn.execute(f"INSERT INTO pages ({PAGE_COLUMNS}) VALUES ({PAGE_MARKS})", (page_id, *row))
-        new_id = cur.lastrowid
-        self.conn.executemany(
-            "INSERT INTO fresh_postings VALUES (?, ?, ?, ?, ?)", ((t, new_id, *tfs) for t, *tfs in postings)
-        )
+        if postings is not None:
+            new_id = cur.lastrowid
+            self.conn.executemany(
+                "INSERT INTO fresh_postings VALUES (?, ?, ?, ?, ?)",
+                ((t, new_id, *tfs) for t, *tfs in postings.rows()),
+            )
 
     def _resolve_links(self, only: set[str] | None = None) -> None:
         """Re-resolve replacement links: every one when pages were added or removed (a new page can make

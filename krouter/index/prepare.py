@@ -37,8 +37,22 @@ BATCH = 250
 # How many processes tokenise; 0 or 1 keeps everything in this process. Default: one per core.
 WORKERS_ENV = "KROUTER_BUILD_WORKERS"
 
-# (term, title/alias tf, trigger tf, body tf), by term.
-Postings = list[tuple[str, int, int, int]]
+
+class Postings(NamedTuple):
+    """A page's postings: its terms in order, and each term's count in the title/alias field, the
+    triggers and the body (a term a field lacks counts 0 there). Kept as the counts themselves, not a
+    tuple per posting: a build inverts them at once, and short-lived tuples by the million fragment
+    the heap of a long build."""
+
+    terms: list[str]
+    meta: Counter[str]
+    trig: Counter[str]
+    body: Counter[str]
+
+    def rows(self) -> Iterator[tuple[str, int, int, int]]:
+        """(term, title/alias tf, trigger tf, body tf), by term."""
+        meta, trig, body = self.meta, self.trig, self.body
+        return ((t, meta[t], trig[t], body[t]) for t in self.terms)
 
 
 class Prepared(NamedTuple):
@@ -109,7 +123,7 @@ def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...],
         json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
         " ".join(sorted((set(meta_terms) | set(trig_terms)) - set(body_terms))),
     )
-    return row, [(t, meta_terms[t], trig_terms[t], body_terms[t]) for t in terms]
+    return row, Postings(terms, meta_terms, trig_terms, body_terms)
 
 
 def prepare_page(root: Path, fs: FileStat, stored_hash: str = "") -> Prepared:
@@ -147,12 +161,13 @@ def prepare_batch(root: Path, files: Sequence[Task], invert: bool) -> Batch:
     for fs, stored_hash in files:
         prepared = prepare_page(root, fs, stored_hash)
         if prepared.postings is not None:
-            for term, meta_tf, trig_tf, body_tf in prepared.postings:
+            terms, meta, trig, body = prepared.postings
+            for term in terms:
                 flat = by_term.get(term)
                 if flat is None:
-                    by_term[term] = [n, meta_tf, trig_tf, body_tf]
+                    by_term[term] = [n, meta[term], trig[term], body[term]]
                 else:
-                    flat += (n, meta_tf, trig_tf, body_tf)
+                    flat += (n, meta[term], trig[term], body[term])
             n += 1
             prepared = prepared._replace(postings=None)
         pages.append(prepared)
