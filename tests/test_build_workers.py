@@ -2,16 +2,18 @@
 exactly what the same work done in this process writes, and a build killed mid-way (workers and all)
 must go on from its committed chunks without losing or doubling a page.
 
-The limits that keep workers to large jobs are lowered so a small vault takes the worker path.
+The limits that keep workers to large jobs are lowered so a small vault takes the worker path. The
+worker side runs in a fresh process (`run_in_child`): workers are only forked from a process with no
+other thread, and a test may leave one running in this one.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -68,109 +70,134 @@ def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
     }
 
 
-@pytest.fixture
-def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Chunks of 3 pages, workers from 10 pages on, 2 of them."""
-    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 3)
-    monkeypatch.setattr(index_prepare, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(index_prepare, "BATCH", 4)
-    monkeypatch.setenv(index_prepare.WORKERS_ENV, "2")
-    assert threading.active_count() == 1  # else the workers would be skipped and nothing compared
+WORKER_SIDE = """
+import json, os, sys
+from pathlib import Path
+from krouter.index import prepare, refresh
+from krouter.index.store import Index
+
+vault, path, steps = json.loads(sys.argv[1])
+refresh.BUILD_CHUNK = 3
+prepare.PARALLEL_MIN = 10
+prepare.BATCH = 4
+pools = []
+real_workers = prepare.Workers.__init__
+
+def counting(self, *args, **kwargs):
+    pools.append(1)
+    real_workers(self, *args, **kwargs)
+
+prepare.Workers.__init__ = counting
+parent = os.getpid()
+real_batch = prepare.prepare_batch
+
+def dies_in_a_worker(root, files, invert):
+    if os.getpid() != parent and any("Topic 1" in fs.path for fs, _hash in files):
+        os._exit(1)  # a worker killed by the OOM killer, say
+    return real_batch(root, files, invert)
+
+def kill_at_20(done, _total):
+    if done == 20:
+        os.kill(os.getpid(), 9)
+
+index = Index(Path(vault), path=Path(path) if path else None)
+for step in steps:
+    if step == "die in a worker":
+        prepare.prepare_batch = dies_in_a_worker
+    elif step == "rebuild":
+        index.rebuild()
+    else:
+        index.refresh(progress=kill_at_20 if step == "refresh, killed at page 20" else None)
+index.close()
+print(json.dumps({"pools": len(pools)}))
+"""
 
 
-def built(vault: Path, path: Path, workers: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
-    monkeypatch.setenv(index_prepare.WORKERS_ENV, workers)
+def run_in_child(vault: Path, path: Path | None, *steps: str, workers: str = "2") -> int:
+    """Run ``steps`` on the index in a fresh process with small limits; how many worker pools ran."""
+    env = {**os.environ, index_prepare.WORKERS_ENV: workers}
+    args = json.dumps([str(vault), str(path) if path else "", steps])
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=300
+    )
+    if done.returncode == -signal.SIGKILL:
+        return -1
+    assert done.returncode == 0, done.stderr
+    return int(json.loads(done.stdout.splitlines()[-1])["pools"])
+
+
+def opened(vault: Path, path: Path | None = None) -> dict[str, list[tuple[object, ...]]]:
     index = Index(vault, path=path)
     try:
-        index.refresh()
         assert index.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         return dump(index)
     finally:
         index.close()
 
 
-def test_a_build_by_workers_writes_what_one_process_writes(
-    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The vault, and a reference index of it as one in-process transaction writes it (no staging)."""
     vault = make_vault(tmp_path / "vault")
-    assert index_prepare.worker_count(42) == 2
-    by_workers = built(vault, tmp_path / "workers.sqlite3", "2", monkeypatch)
-    here = built(vault, tmp_path / "here.sqlite3", "0", monkeypatch)
-    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)  # one transaction, no staging at all
-    one_transaction = built(vault, tmp_path / "one.sqlite3", "0", monkeypatch)
-    assert by_workers == here == one_transaction
-    assert len(by_workers["pages"]) == 43 and ("Latin1.md", "encoding") in [
-        p[:2] for p in by_workers["problems"]
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
+    monkeypatch.setenv(index_prepare.WORKERS_ENV, "0")
+    index = Index(vault, path=tmp_path / "reference.sqlite3")
+    index.refresh()
+    index.close()
+    return vault
+
+
+def test_a_build_by_workers_writes_what_one_process_writes(tmp_path: Path, one_transaction: Path) -> None:
+    vault = one_transaction
+    reference = opened(vault, tmp_path / "reference.sqlite3")
+    assert run_in_child(vault, tmp_path / "workers.sqlite3", "refresh") == 1
+    assert run_in_child(vault, tmp_path / "here.sqlite3", "refresh", workers="0") == 0
+    assert (
+        opened(vault, tmp_path / "workers.sqlite3") == opened(vault, tmp_path / "here.sqlite3") == reference
+    )
+    assert len(reference["pages"]) == 43 and ("Latin1.md", "encoding") in [
+        p[:2] for p in reference["problems"]
     ]
 
 
-def test_a_large_refresh_and_a_rebuild_by_workers_write_what_one_process_writes(
-    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_large_refresh_and_a_rebuild_by_workers_write_what_one_process_writes(tmp_path: Path) -> None:
     results = []
     for workers in ("2", "0"):
         vault = make_vault(tmp_path / f"vault{workers}")
-        index = Index(vault, path=tmp_path / f"{workers}.sqlite3")
-        try:
-            index.refresh()
-            monkeypatch.setenv(index_prepare.WORKERS_ENV, workers)
-            # 15 pages edited (one now undecodable), one gone, one new: a refresh past PARALLEL_MIN.
-            for i in range(15):
-                write(
-                    vault / f"Notes/{i // 10}/Topic {i:02d}.md",
-                    f"# Topic {i}\n\nNow about osprey{i}.\n",
-                    10**9,
-                )
-            write(vault / "Notes/0/Topic 03.md", b"\xff\xfe not text", 2 * 10**9)
-            (vault / "Notes/3/Topic 39.md").unlink()
+        path = tmp_path / f"{workers}.sqlite3"
+        run_in_child(vault, path, "refresh", workers=workers)
+        # 15 pages edited (one now undecodable), one gone, one new: a refresh past PARALLEL_MIN.
+        for i in range(15):
             write(
-                vault / "Decisions/Newer db.md", "---\nsupersedes: [[New db]]\n---\nCockroach.\n", 2 * 10**9
+                vault / f"Notes/{i // 10}/Topic {i:02d}.md",
+                f"# Topic {i}\n\nNow about osprey{i}.\n",
+                2 * 10**9,
             )
-            stats = index.refresh()
-            assert (stats.updated, stats.added, stats.deleted) == (15, 1, 1)
-            refreshed = dump(index)
-            index.rebuild()
-            results.append((refreshed, dump(index)))
-        finally:
-            index.close()
-    assert results[0][0] == results[1][0]
-    assert results[0][1] == results[1][1]
-
-
-KILLED_BUILD = """
-import os, signal, sys
-from pathlib import Path
-from krouter.index import prepare, refresh
-from krouter.index.store import Index
-
-refresh.BUILD_CHUNK = 3
-prepare.PARALLEL_MIN = 10
-
-def kill_at_20(done, _total):
-    if done == 20:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-Index(Path(sys.argv[1])).refresh(progress=kill_at_20)
-"""
+        write(vault / "Notes/0/Topic 03.md", b"\xff\xfe not text", 2 * 10**9)
+        (vault / "Notes/3/Topic 39.md").unlink()
+        write(vault / "Decisions/Newer db.md", "---\nsupersedes: [[New db]]\n---\nCockroach.\n", 2 * 10**9)
+        assert run_in_child(vault, path, "refresh", workers=workers) == (1 if workers == "2" else 0)
+        refreshed = opened(vault, path)
+        assert run_in_child(vault, path, "rebuild", workers=workers) == (1 if workers == "2" else 0)
+        results.append((refreshed, opened(vault, path)))
+    assert results[0] == results[1]
+    postings = {(term, pid) for term, pid, *_tfs in results[0][0]["postings"]}
+    paths = dict((pid, path) for pid, path, *_rest in results[0][0]["pages"])
+    assert ("osprey7", next(pid for pid, p in paths.items() if p == "Notes/0/Topic 07.md")) in postings
+    assert not any(term == "widget7" for term, _pid in postings)
 
 
 def test_a_build_killed_mid_way_goes_on_and_loses_or_doubles_no_page(
-    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, one_transaction: Path
 ) -> None:
-    vault = make_vault(tmp_path / "vault")
-    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
-    reference = built(vault, tmp_path / "reference.sqlite3", "0", monkeypatch)
-    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 3)
-    monkeypatch.setenv(index_prepare.WORKERS_ENV, "2")
-    killed = subprocess.run(
-        [sys.executable, "-c", KILLED_BUILD, str(vault)], env=os.environ.copy(), timeout=120
-    )
-    assert killed.returncode == -signal.SIGKILL
+    vault = one_transaction
+    reference = opened(vault, tmp_path / "reference.sqlite3")
+    assert run_in_child(vault, None, "refresh, killed at page 20") == -1
     index = Index(vault)
     staging = Path(f"{index.path}.build")
     try:
         assert staging.exists()
-        staged = index.conn.execute("ATTACH DATABASE ? AS s", (str(staging),))
+        index.conn.execute("ATTACH DATABASE ? AS s", (str(staging),))
         (n_staged,) = index.conn.execute("SELECT COUNT(*) FROM s.pages").fetchone()
         index.conn.execute("DETACH DATABASE s")
         assert 15 <= n_staged < 20  # six chunks of 3 committed (one holds the undecodable file)
@@ -181,28 +208,16 @@ def test_a_build_killed_mid_way_goes_on_and_loses_or_doubles_no_page(
         assert dump(index) == reference
         assert not staging.exists()
     finally:
-        del staged
         index.close()
+
+
+def test_a_worker_that_dies_has_its_batches_done_by_the_build(tmp_path: Path, one_transaction: Path) -> None:
+    vault = one_transaction
+    assert run_in_child(vault, None, "die in a worker", "refresh") == 1
+    assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
 
 
 def test_a_worker_count_that_is_not_a_number_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(index_prepare.WORKERS_ENV, "many")
     with pytest.raises(ValueError, match="KROUTER_BUILD_WORKERS='many'"):
         index_prepare.worker_count(10_000)
-
-
-def test_a_worker_that_dies_has_its_batches_done_by_the_build(
-    tmp_path: Path, small_limits: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    vault = make_vault(tmp_path / "vault")
-    reference = built(vault, tmp_path / "reference.sqlite3", "0", monkeypatch)
-    real = index_prepare.prepare_batch
-    parent = os.getpid()
-
-    def dies_in_a_worker(root: Path, files: list, invert: bool) -> object:
-        if os.getpid() != parent and any("Topic 1" in fs.path for fs, _hash in files):
-            os._exit(1)  # a worker killed by the OOM killer, say
-        return real(root, files, invert)
-
-    monkeypatch.setattr(index_prepare, "prepare_batch", dies_in_a_worker)
-    assert built(vault, tmp_path / "workers.sqlite3", "2", monkeypatch) == reference
