@@ -10,24 +10,25 @@ functions, so the rows never depend on where they were made.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
-import signal
 import sys
 import threading
 import zlib
 from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from krouter.index.packed import pack_columns
 from krouter.index.passages import ZLEVEL, split_passages
 from krouter.tokens.terms import counts_toward_length, index_terms, query_terms
 from krouter.vault.files import FileStat, PageTooLarge, content_hash, read_page_bytes
 from krouter.vault.page import Page, Problem, decode, parse_page
+
+if TYPE_CHECKING:  # multiprocessing costs a fresh process ~15 ms of imports: only a build needs it
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 # Worker processes pay only past this many pages to read: forking and a worker's first Chinese page
 # (which loads jieba's dictionary in it) cost tens to hundreds of milliseconds.
@@ -208,6 +209,8 @@ def _serve(
     """A worker's loop: prepare each batch whose number it receives and send it back, until its pipe
     closes or its parent is gone (then nobody will read its answers: a killed build leaves no worker).
     The batches came with the fork, so a request is a number and never fills the pipe."""
+    import signal
+
     for other in inherited:
         other.close()  # the parent's ends: its death must reach the other workers as end of file too
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -237,10 +240,12 @@ class Workers:
     batches done here instead: the result is the same, only slower."""
 
     def __init__(self, root: Path, count: int, batches: Sequence[Sequence[Task]], *, invert: bool) -> None:
+        import multiprocessing
+
         self.root, self.batches, self.invert = root, batches, invert
         ctx = multiprocessing.get_context("fork")
         self._conns: list[Connection | None] = []
-        self._procs: list[multiprocessing.process.BaseProcess] = []
+        self._procs: list[BaseProcess] = []
         try:
             for _ in range(count):
                 mine, theirs = ctx.Pipe()
