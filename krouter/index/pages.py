@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 from krouter.index.passages import terms_of_page
@@ -95,11 +95,8 @@ class PageRows:
         gone: list[str],
         stats: RefreshStats,
         progress: Callable[[int, int], None] | None,
-        *,
-        building: bool = False,
     ) -> None:
-        """Index ``todo`` and drop ``gone`` inside the caller's transaction. ``building``: a chunk of a
-        cold build, written to the staging database; links are resolved when it is merged."""
+        """Index ``todo`` and drop ``gone`` inside the caller's transaction."""
         # Another refresher may have done part of the work while we waited for the lock.
         stored = self._stored_rows([fs.path for fs in todo] + gone)
         problem_paths = {p for (p,) in self.conn.execute("SELECT path FROM problems")}
@@ -113,11 +110,14 @@ class PageRows:
         prepared = self._prepared(
             [(fs, old[3] if (old := stored.get(fs.path)) else "") for fs in todo if fs.path not in skip]
         )
-        for n, fs in enumerate(todo, 1):
-            if progress:
-                progress(n, len(todo))
-            if fs.path not in skip:
-                self._index_file(next(prepared), stored.get(fs.path), fs.path in problem_paths, stats)
+        try:
+            for n, fs in enumerate(todo, 1):
+                if progress:
+                    progress(n, len(todo))
+                if fs.path not in skip:
+                    self._index_file(next(prepared), stored.get(fs.path), fs.path in problem_paths, stats)
+        finally:
+            prepared.close()  # stops any worker processes now, also when this refresh is cut short
         for path in gone:
             row = stored.get(path)
             if row:
@@ -131,9 +131,8 @@ class PageRows:
             # which is what the stored-stats cache keys on.
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('refreshed_at', ?)", (repr(time.time()),))
             return
-        if not building:
-            self._resolve_links(None if self._paths_changed else self._touched)
-            self._pack_fresh()
+        self._resolve_links(None if self._paths_changed else self._touched)
+        self._pack_fresh()
         self._new_generation()
 
     def _new_generation(self) -> None:
@@ -167,7 +166,7 @@ class PageRows:
                 rows.extend(self.conn.execute(f"{sql} WHERE path IN ({marks})", chunk))
         return {p: (i, m, s, h) for i, p, m, s, h in rows}
 
-    def _prepared(self, files: list[Task]) -> Iterator[Prepared]:
+    def _prepared(self, files: list[Task]) -> Generator[Prepared, None, None]:
         """``files`` read and tokenised, in order: by worker processes when there are enough of them
         (see krouter.index.prepare), else here, one at a time as they are asked for."""
         workers = worker_count(len(files))
