@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from krouter.errors import ConfigError
 from krouter.index import prepare as index_prepare
 from krouter.index import refresh as index_refresh
 from krouter.index.store import Index
@@ -219,5 +220,5 @@ def test_a_worker_that_dies_has_its_batches_done_by_the_build(tmp_path: Path, on
 
 def test_a_worker_count_that_is_not_a_number_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(index_prepare.WORKERS_ENV, "many")
-    with pytest.raises(ValueError, match="KROUTER_BUILD_WORKERS='many'"):
+    with pytest.raises(ConfigError, match="KROUTER_BUILD_WORKERS='many'"):
         index_prepare.worker_count(10_000)

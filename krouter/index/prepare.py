@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from krouter.errors import ConfigError
 from krouter.index.packed import pack_columns
 from krouter.index.passages import ZLEVEL, split_passages
 from krouter.tokens.terms import counts_toward_length, index_terms, query_terms
@@ -190,7 +191,7 @@ def worker_count(pages: int) -> int:
     try:
         wanted = int(raw) if raw else os.cpu_count() or 1
     except ValueError:
-        raise ValueError(f"{WORKERS_ENV}={raw!r}: not a whole number of worker processes") from None
+        raise ConfigError(f"{WORKERS_ENV}={raw!r}: not a whole number of worker processes") from None
     if wanted < 2 or pages < PARALLEL_MIN or not sys.platform.startswith("linux"):
         return 0
     if threading.active_count() > 1:
