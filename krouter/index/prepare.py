@@ -187,14 +187,14 @@ def worker_count(pages: int) -> int:
 
     Workers are forked, so only where a fork is safe and cheap: on Linux (macOS frameworks are not
     fork-safe, Windows has no fork) and from a process with no other thread running."""
+    if pages < PARALLEL_MIN or not sys.platform.startswith("linux"):
+        return 0
     raw = os.environ.get(WORKERS_ENV, "").strip()
     try:
         wanted = int(raw) if raw else os.cpu_count() or 1
     except ValueError:
         raise ConfigError(f"{WORKERS_ENV}={raw!r}: not a whole number of worker processes") from None
-    if wanted < 2 or pages < PARALLEL_MIN or not sys.platform.startswith("linux"):
-        return 0
-    if threading.active_count() > 1:
+    if wanted < 2 or threading.active_count() > 1:
         return 0
     return min(wanted, -(-pages // BATCH))
 
