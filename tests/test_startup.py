@@ -22,6 +22,7 @@ NOT_FOR_ASK = (
     "krouter.ops.watch",
     "watchdog",
     "mcp",
+    "multiprocessing",  # the build's worker processes (~15 ms of imports)
 )
 
 _PROBE = """

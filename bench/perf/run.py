@@ -77,6 +77,10 @@ def _log(msg: str) -> None:
     print(f"[perf {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+# ru_maxrss is in kilobytes on Linux, bytes on macOS.
+_RU_MAXRSS_UNIT = 1 if sys.platform == "darwin" else 1024
+
+
 def _peak_rss_mb() -> float:
     """This process's own peak resident set size, in MB.
 
@@ -149,6 +153,8 @@ def w_kr_build(a: dict[str, Any]) -> dict[str, Any]:
         "problems": len(stats.problems),
         "index_bytes": _files_bytes(files),
         "rss_mb": _peak_rss_mb(),
+        # The tokenising worker processes' own peak (the largest one's; ru_maxrss of reaped children).
+        "workers_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * _RU_MAXRSS_UNIT / 1e6,
     }
 
 
@@ -753,6 +759,10 @@ def table(result: dict[str, Any]) -> str:
     row(
         "build: peak RSS krouter / porter / trigram (MB)",
         lambda s: " / ".join(f"{b(s, k)['rss_mb']:.0f}" for k in ("krouter", "fts5_porter", "fts5")),
+    )
+    row(
+        "build: krouter tokenising workers, largest peak RSS (MB)",
+        lambda s: f"{b(s, 'krouter').get('workers_rss_mb', 0):.0f}",
     )
     row(
         "index on disk krouter / porter / trigram (MB)",

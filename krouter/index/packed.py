@@ -48,6 +48,64 @@ def pack_columns(ids: Sequence[int], cols: Sequence[Sequence[int]]) -> tuple[byt
     return array("i", ids).tobytes(), "".join(codes).encode() + b"".join(data)
 
 
+# Bytes per tf of each column code ("z": an all-zero column, stored as nothing).
+_WIDTH = {"z": 0, "B": 1, "H": 2, "I": 4}
+
+
+def _column_bytes(tfs_blob: bytes, n: int) -> list[tuple[str, bytes]]:
+    """The three tf columns of a packed list of ``n`` postings, as (code, bytes), undecoded."""
+    out, at = [], 3
+    for code in tfs_blob[:3].decode():
+        size = n * _WIDTH[code]
+        out.append((code, tfs_blob[at : at + size]))
+        at += size
+    return out
+
+
+def join_segments(
+    parts: Sequence[tuple[str, bytes, bytes]], dropped: frozenset[int]
+) -> tuple[bytes, bytes] | None:
+    """One term's packed list from its segments: (term, ids, tfs) packed lists of consecutive chunks of
+    pages, in page order. Exactly what ``pack`` gives for all their postings, less those of ``dropped``
+    pages (None when nothing is left). Joined column by column, in C: each column is widened to the
+    widest code any segment needed, which is the narrowest that holds the joined column."""
+    if dropped:
+        ids = array("i", b"".join(p[1] for p in parts))
+        if not dropped.isdisjoint(ids):
+            cols: list[list[int]] = [[], [], []]
+            for _term, seg_ids, tfs in parts:
+                for col, seg in zip(cols, _columns(seg_ids, tfs)[1], strict=True):
+                    col.extend(seg)
+            keep = [i not in dropped for i in ids]
+            kept = list(itertools.compress(ids, keep))
+            return pack_columns(kept, [list(itertools.compress(c, keep)) for c in cols]) if kept else None
+    if len(parts) == 1:
+        return parts[0][1], parts[0][2]
+    ids_blob = b"".join(p[1] for p in parts)
+    header = parts[0][2][:3]
+    # The usual case: every segment has the same widths and one stored column (body tfs; title and
+    # trigger tfs all zero), so the joined column is the segments' columns end to end.
+    if header.count(b"z") >= 2 and all(p[2][:3] == header for p in parts):
+        return ids_blob, header + b"".join(p[2][3:] for p in parts)
+    segments = [(len(seg_ids) // 4, _column_bytes(tfs, len(seg_ids) // 4)) for _term, seg_ids, tfs in parts]
+    codes = "".join(max((seg[k][0] for _n, seg in segments), key=_WIDTH.__getitem__) for k in range(3))
+    data = []
+    for k, code in enumerate(codes):
+        if code == "z":
+            continue
+        out = array(code)
+        for n, seg in segments:
+            seg_code, raw = seg[k]
+            if seg_code == code:
+                out.frombytes(raw)
+            elif seg_code == "z":
+                out.frombytes(bytes(n * _WIDTH[code]))
+            else:
+                out.extend(iter(array(seg_code, raw)))
+        data.append(out.tobytes())
+    return ids_blob, codes.encode() + b"".join(data)
+
+
 def _columns(ids_blob: bytes, tfs_blob: bytes) -> tuple[array[int], list[array[int]]]:
     """The page ids and the three tf columns of a packed list, as arrays (all-zero ones filled)."""
     ids = array("i", ids_blob)

@@ -7,31 +7,34 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-import zlib
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 
-from krouter.index.passages import ZLEVEL, split_passages, terms_of_page
-from krouter.index.refresh import RefreshStats
-from krouter.tokens.terms import counts_toward_length, index_terms, query_terms
-from krouter.vault.files import (
-    FileStat,
-    PageTooLarge,
-    content_hash,
-    read_page_bytes,
+from krouter.index.passages import terms_of_page
+from krouter.index.prepare import (
+    BATCH,
+    Postings,
+    Prepared,
+    Task,
+    prepare_page,
+    prepared_batches,
+    worker_count,
 )
+from krouter.index.refresh import RefreshStats
+from krouter.vault.files import FileStat
 from krouter.vault.links import LinkResolver
-from krouter.vault.page import Page, Problem, decode, parse_page
+from krouter.vault.page import Problem
+
+# The pages columns in the order `krouter.index.prepare.page_row` gives them, after the id.
+PAGE_COLUMNS = (
+    "id, path, mtime_ns, size, hash, title, status, replaced, superseded_by, supersedes, n_body, n_meta, "
+    "body_line, yaml_error, passages, trigger_terms, other_terms"
+)
+PAGE_MARKS = ", ".join("?" * 17)
+_YAML_ERROR = 12
 
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
-
-
-def _meta_text(page: Page) -> str:
-    name = page.path.rsplit("/", 1)[-1]
-    stem = name[:-3] if name.lower().endswith(".md") else name
-    return "\n".join([page.title, stem, *page.aliases, *page.tags])
 
 
 class PageRows:
@@ -92,23 +95,29 @@ class PageRows:
         gone: list[str],
         stats: RefreshStats,
         progress: Callable[[int, int], None] | None,
-        *,
-        building: bool = False,
     ) -> None:
-        """Index ``todo`` and drop ``gone`` inside the caller's transaction. ``building``: a chunk of a
-        cold build, written to the staging database; links are resolved when it is merged."""
+        """Index ``todo`` and drop ``gone`` inside the caller's transaction."""
         # Another refresher may have done part of the work while we waited for the lock.
         stored = self._stored_rows([fs.path for fs in todo] + gone)
         problem_paths = {p for (p,) in self.conn.execute("SELECT path FROM problems")}
         self._touched, self._paths_changed = set(), False
-        for n, fs in enumerate(todo, 1):
-            if progress:
-                progress(n, len(todo))
-            old = stored.get(fs.path)
-            # mtime 0 marks a racy file: always re-read it (by hash), never trust its stored stat.
-            if old and fs.mtime_ns and (old[1], old[2]) == (fs.mtime_ns, fs.size):
-                continue
-            self._index_file(fs, old, fs.path in problem_paths, stats)
+        # mtime 0 marks a racy file: always re-read it (by hash), never trust its stored stat.
+        skip = {
+            fs.path
+            for fs in todo
+            if (old := stored.get(fs.path)) and fs.mtime_ns and (old[1], old[2]) == (fs.mtime_ns, fs.size)
+        }
+        prepared = self._prepared(
+            [(fs, old[3] if (old := stored.get(fs.path)) else "") for fs in todo if fs.path not in skip]
+        )
+        try:
+            for n, fs in enumerate(todo, 1):
+                if progress:
+                    progress(n, len(todo))
+                if fs.path not in skip:
+                    self._index_file(next(prepared), stored.get(fs.path), fs.path in problem_paths, stats)
+        finally:
+            prepared.close()  # stops any worker processes now, also when this refresh is cut short
         for path in gone:
             row = stored.get(path)
             if row:
@@ -122,9 +131,8 @@ class PageRows:
             # which is what the stored-stats cache keys on.
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('refreshed_at', ?)", (repr(time.time()),))
             return
-        if not building:
-            self._resolve_links(None if self._paths_changed else self._touched)
-            self._pack_fresh()
+        self._resolve_links(None if self._paths_changed else self._touched)
+        self._pack_fresh()
         self._new_generation()
 
     def _new_generation(self) -> None:
@@ -158,37 +166,46 @@ class PageRows:
                 rows.extend(self.conn.execute(f"{sql} WHERE path IN ({marks})", chunk))
         return {p: (i, m, s, h) for i, p, m, s, h in rows}
 
+    def _prepared(self, files: list[Task]) -> Generator[Prepared, None, None]:
+        """``files`` read and tokenised, in order: by worker processes when there are enough of them
+        (see krouter.index.prepare), else here, one at a time as they are asked for."""
+        workers = worker_count(len(files))
+        if not workers:
+            return (prepare_page(self.root, fs, stored_hash) for fs, stored_hash in files)
+        batches = [files[i : i + BATCH] for i in range(0, len(files), BATCH)]
+        return (
+            p for b in prepared_batches(self.root, batches, invert=False, workers=workers) for p in b.pages
+        )
+
     def _index_file(
-        self, fs: FileStat, old: tuple[int, int, int, str] | None, was_problem: bool, stats: RefreshStats
+        self,
+        prepared: Prepared,
+        old: tuple[int, int, int, str] | None,
+        was_problem: bool,
+        stats: RefreshStats,
     ) -> None:
-        try:
-            data = read_page_bytes(self.root, fs.path)
-        except OSError as exc:
-            kind = "too_large" if isinstance(exc, PageTooLarge) else "unreadable"
-            self._record_problem(
-                Problem(fs.path, kind, str(exc) if kind == "too_large" else exc.strerror or str(exc)), fs, old
-            )
+        fs, digest, problem = prepared.fs, prepared.digest, prepared.problem
+        if problem is not None and not digest:  # not read at all
+            self._record_problem(problem, fs, old)
             if old:  # its rows are gone: readers must reload their tables
                 stats.updated += 1
             self._paths_changed = self._paths_changed or bool(old)
             return
-        digest = content_hash(data)
         if old and old[3] == digest:
             self.conn.execute(
                 "UPDATE pages SET mtime_ns=?, size=? WHERE id=?", (fs.mtime_ns, fs.size, old[0])
             )
             stats.unchanged += 1
             return
-        text = decode(fs.path, data)
-        if isinstance(text, Problem):
-            self._record_problem(text, fs, old)
+        if problem is not None:  # read, but not text
+            self._record_problem(problem, fs, old)
             if old:  # a page that became unreadable leaves the index; a new unreadable file adds nothing
                 stats.updated += 1
                 self._paths_changed = True
             return
         if was_problem:
             self.conn.execute("DELETE FROM problems WHERE path=?", (fs.path,))
-        page = parse_page(fs.path, text)
+        assert prepared.row is not None and prepared.postings is not None
         # The old page goes first: deleting it also deletes its YAML problem, which must not take the
         # new version's problem with it.
         if old:
@@ -198,12 +215,7 @@ class PageRows:
         else:
             stats.added += 1
             self._paths_changed = True
-        if page.yaml_error:
-            self.conn.execute(
-                "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
-                (fs.path, "yaml", page.yaml_error, -1, -1),
-            )
-        self._insert_page(page, fs, digest, old[0] if old else None)
+        self._insert_page(prepared.row, prepared.postings, old[0] if old else None)
         stats.tokenized += 1
 
     def _record_problem(self, problem: Problem, fs: FileStat, old: tuple[int, int, int, str] | None) -> None:
@@ -228,45 +240,21 @@ class PageRows:
             )
             self.conn.execute("DELETE FROM problems WHERE path=? AND kind='yaml'", (row[0],))
 
-    def _insert_page(self, page: Page, fs: FileStat, digest: str, page_id: int | None) -> None:
-        meta_terms = Counter(index_terms(_meta_text(page)))
-        trig_terms = Counter(index_terms("\n".join(page.triggers)))
-        body_terms: Counter[str] = Counter()
-        passages = []
-        for line, text in split_passages(page):
-            terms = index_terms(text)
-            body_terms.update(terms)
-            passages.append([line, " ".join(sorted(set(terms)))])
-        terms = sorted(set(meta_terms) | set(trig_terms) | set(body_terms))
-        cur = self.conn.execute(
-            "INSERT INTO pages (id, path, mtime_ns, size, hash, title, status, replaced, superseded_by, "
-            "supersedes, n_body, n_meta, body_line, yaml_error, passages, trigger_terms, other_terms) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                page_id,
-                page.path,
-                fs.mtime_ns,
-                fs.size,
-                digest,
-                page.title,
-                page.status,
-                int(page.replaced),
-                json.dumps(page.superseded_by, ensure_ascii=False),
-                json.dumps(page.supersedes, ensure_ascii=False),
-                sum(n for term, n in body_terms.items() if counts_toward_length(term)),
-                sum(n for term, n in meta_terms.items() if counts_toward_length(term)),
-                page.body_line,
-                page.yaml_error,
-                zlib.compress(json.dumps(passages, ensure_ascii=False).encode(), ZLEVEL),
-                json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
-                " ".join(sorted((set(meta_terms) | set(trig_terms)) - set(body_terms))),
-            ),
-        )
-        new_id = cur.lastrowid
-        self.conn.executemany(
-            "INSERT INTO fresh_postings VALUES (?, ?, ?, ?, ?)",
-            ((t, new_id, meta_terms[t], trig_terms[t], body_terms[t]) for t in terms),
-        )
+    def _insert_page(self, row: tuple[object, ...], postings: Postings | None, page_id: int | None) -> None:
+        """Write a page's row (`krouter.index.prepare.page_row`), its YAML problem and its postings
+        (None: a cold build stages them with its chunk's segment)."""
+        yaml_error = row[_YAML_ERROR]
+        if yaml_error:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)", (row[0], "yaml", yaml_error, -1, -1)
+            )
+        cur = self.conn.execute(f"INSERT INTO pages ({PAGE_COLUMNS}) VALUES ({PAGE_MARKS})", (page_id, *row))
+        if postings is not None:
+            new_id = cur.lastrowid
+            self.conn.executemany(
+                "INSERT INTO fresh_postings VALUES (?, ?, ?, ?, ?)",
+                ((t, new_id, *tfs) for t, *tfs in postings.rows()),
+            )
 
     def _resolve_links(self, only: set[str] | None = None) -> None:
         """Re-resolve replacement links: every one when pages were added or removed (a new page can make

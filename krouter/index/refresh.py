@@ -8,8 +8,6 @@ chunks and merges it once. The rows of each page are written by `krouter.index.p
 from __future__ import annotations
 
 import contextlib
-import itertools
-import operator
 import os
 import sqlite3
 import time
@@ -18,8 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from krouter.errors import IndexBusy, IndexUnavailable
-from krouter.index.packed import pack
-from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA_VERSION, STAGING_SCHEMA, TABLES
+from krouter.index.schema import (
+    BUSY_TIMEOUT_S,
+    SCHEMA_VERSION,
+    STAGING_SCHEMA,
+    STAGING_VERSION,
+    TABLES,
+)
 from krouter.ops.watch_lease import watched_clean
 from krouter.tokens.terms import TOKENIZER_VERSION
 from krouter.vault.files import (
@@ -30,11 +33,15 @@ from krouter.vault.files import (
 from krouter.vault.page import Problem
 
 # A cold build (an empty index) writes into a staging database next to it and commits every this many
-# pages: an interrupted build keeps what it committed, and no transaction grows with the vault. The
-# staging postings table has no key, so rows are appended; the postings then go into the index once,
-# sorted by key, which writes its B-tree front to back. A build inside one transaction spilled SQLite's
-# page cache to the WAL over and over (15.5 GB written for a 1.5 GB index at 100k pages).
+# pages: an interrupted build keeps what it committed, and no transaction grows with the vault. A
+# chunk's postings are staged inverted (one packed row per term, appended to a table with no key); they
+# go into the index once, read sorted by term and joined, which writes its B-tree front to back. A
+# build inside one transaction spilled SQLite's page cache to the WAL over and over (15.5 GB written
+# for a 1.5 GB index at 100k pages); one staged row per posting cost 3.35M rows at 10k pages, 0.9M now.
 BUILD_CHUNK = 500
+# ... and at most this many bytes of Markdown per chunk: a chunk's postings are held inverted in memory
+# while it is prepared, so long pages (clippings) make shorter chunks.
+BUILD_CHUNK_BYTES = 1_000_000
 # Coarse file systems (FAT, SMB, older kernels) stamp mtimes in up to 2-second ticks.
 RACY_NS = 2_000_000_000
 
@@ -68,6 +75,20 @@ def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
     keep its (mtime, size): it is stored with mtime 0, so later refreshes re-read it (the hash check
     keeps that cheap) until its mtime is safely in the past. Git calls these "racy" entries."""
     return [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
+
+
+def _chunks(todo: list[FileStat]) -> list[list[tuple[FileStat, str]]]:
+    """A cold build's files cut into chunks of at most BUILD_CHUNK pages and BUILD_CHUNK_BYTES bytes
+    (a longer page makes a chunk of its own), as tasks for `krouter.index.prepare`."""
+    chunks: list[list[tuple[FileStat, str]]] = []
+    size = 0
+    for fs in todo:
+        if not chunks or len(chunks[-1]) >= BUILD_CHUNK or size + fs.size > BUILD_CHUNK_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append((fs, ""))
+        size += fs.size
+    return chunks
 
 
 class Refresh:
@@ -210,7 +231,12 @@ class Refresh:
         """The cold build's staging database, created or reopened (a build of another KRouter version
         or another vault is discarded)."""
         path = self._staging_path()
-        want = {"schema": SCHEMA_VERSION, "tokenizer": TOKENIZER_VERSION, "vault": str(self.root)}
+        want = {
+            "schema": SCHEMA_VERSION,
+            "staging": STAGING_VERSION,
+            "tokenizer": TOKENIZER_VERSION,
+            "vault": str(self.root),
+        }
         for _ in range(2):
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             try:
@@ -246,83 +272,6 @@ class Refresh:
         raise IndexUnavailable(
             f"cannot create the build file {path}; set KROUTER_CACHE_DIR to a folder you can write"
         )
-
-    def _build(
-        self,
-        on_disk: dict[str, FileStat],
-        unreadable: list[str],
-        stats: RefreshStats,
-        progress: Callable[[int, int], None] | None,
-        started: float,
-    ) -> RefreshStats:
-        """A cold build: index every page into the staging database in chunks (each one committed, so
-        a build cut short goes on from there next time), then move everything into the empty index in
-        one transaction, postings sorted by key, and delete the staging database."""
-        main, self.conn = self.conn, self._open_staging()
-        self._stored = None
-        try:
-            racy_after = time.time_ns() - RACY_NS
-            stored = self._stored_stats()
-            todo = _mark_racy(
-                [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
-            )
-            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
-            for start in range(0, max(len(todo), 1), BUILD_CHUNK):
-                chunk = todo[start : start + BUILD_CHUNK]
-                self.conn.execute("BEGIN IMMEDIATE")
-                try:
-                    self._apply(
-                        chunk,
-                        gone if start + BUILD_CHUNK >= len(todo) else [],
-                        stats,
-                        (lambda i, _t, d=start: progress(d + i, len(todo))) if progress else None,
-                        building=True,
-                    )
-                    self.conn.execute("COMMIT")
-                except BaseException:
-                    self.conn.execute("ROLLBACK")
-                    raise
-        finally:
-            staging, self.conn = self.conn, main
-            self._stored = None
-        staging.close()
-        self._merge_staging()
-        stats.problems = self.problems()
-        stats.seconds = time.perf_counter() - started
-        return stats
-
-    def _merge_staging(self) -> None:
-        """Move the staging database's rows into the (empty) index, then delete the staging files."""
-        path = self._staging_path()
-        self.conn.execute("ATTACH DATABASE ? AS staging", (str(path),))
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                # Another process building the same index may have merged first.
-                if self.conn.execute("SELECT 1 FROM main.pages LIMIT 1").fetchone() is None:
-                    self.conn.execute("INSERT INTO main.pages SELECT * FROM staging.pages")
-                    self.conn.execute("INSERT INTO main.problems SELECT * FROM staging.problems")
-                    rows = self.conn.execute(
-                        "SELECT term, page_id, meta_tf, trig_tf, body_tf "
-                        "FROM staging.fresh_postings ORDER BY term, page_id"
-                    )
-                    self.conn.executemany(
-                        "INSERT INTO main.postings VALUES (?, ?, ?)",
-                        (
-                            (term, *pack([r[1:] for r in group]))
-                            for term, group in itertools.groupby(rows, operator.itemgetter(0))
-                        ),
-                    )
-                    self._resolve_links()
-                    self._new_generation()
-                self.conn.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    self.conn.execute("ROLLBACK")
-                raise
-        finally:
-            self.conn.execute("DETACH DATABASE staging")
-        self._delete_staging()
 
     def _delete_staging(self) -> None:
         for suffix in ("", "-journal", "-wal", "-shm"):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.errors import IndexBusy, IndexUnavailable
+from krouter.index.build import ColdBuild
 from krouter.index.packed import PackedPostings, unpack
 from krouter.index.pages import PageRows
 from krouter.index.passages import Passage, passages_of, terms_of_page
@@ -35,11 +36,12 @@ _HELD_MIN = 256
 _HELD_BUDGET = 100_000
 
 
-class Index(Refresh, PageRows, PackedPostings):
+class Index(Refresh, ColdBuild, PageRows, PackedPostings):
     """An open index of one vault. Use ``refresh()`` to bring it up to date with the files.
 
     Opening, versions and the read queries of a lookup are here; refreshing is `Refresh`
-    (krouter.index.refresh), writing a page's rows `PageRows` (krouter.index.pages) and folding
+    (krouter.index.refresh), a cold build `ColdBuild` (krouter.index.build), writing a page's rows
+    `PageRows` (krouter.index.pages) and folding
     edits into the packed postings `PackedPostings` (krouter.index.packed)."""
 
     def __init__(self, vault: Path, *, path: Path | None = None) -> None:

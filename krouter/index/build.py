@@ -1,0 +1,189 @@
+"""A cold build: every page of an empty index written into a staging database in committed chunks,
+then merged into the index in one transaction.
+
+Pages are read and tokenised by worker processes when there are enough of them
+(krouter.index.prepare); each chunk's postings come back inverted, one packed row per term (a
+segment), and the merge joins a term's segments into its packed list. An interrupted build keeps the
+chunks it committed, and the next refresh goes on from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import operator
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from krouter.index.packed import join_segments
+from krouter.index.prepare import Batch, prepared_batches, worker_count
+from krouter.index.refresh import RACY_NS, RefreshStats, _chunks, _mark_racy
+from krouter.vault.files import FileStat, content_hash, read_page_bytes
+
+
+class ColdBuild:
+    """The cold build. A part of `krouter.index.store.Index`: `Refresh.refresh` calls ``_build`` for an
+    empty index, and the rows are written by its `PageRows`."""
+
+    root: Path
+    conn: sqlite3.Connection
+
+    def _build(
+        self,
+        on_disk: dict[str, FileStat],
+        unreadable: list[str],
+        stats: RefreshStats,
+        progress: Callable[[int, int], None] | None,
+        started: float,
+    ) -> RefreshStats:
+        """A cold build: index every page into the staging database in chunks (each one committed, so
+        a build cut short goes on from there next time), then move everything into the empty index in
+        one transaction and delete the staging database.
+
+        Pages are read and tokenised by worker processes when there are enough of them
+        (krouter.index.prepare); each chunk's postings come back inverted, one packed row per term (a
+        segment), which the merge joins term by term."""
+        main, self.conn = self.conn, self._open_staging()
+        self._stored = None
+        try:
+            racy_after = time.time_ns() - RACY_NS
+            stored = self._stored_stats()
+            todo = _mark_racy(
+                [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
+            )
+            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
+            todo = self._drop_staged(todo, gone, stats)
+            done = 0
+            batches = prepared_batches(self.root, _chunks(todo), invert=True, workers=worker_count(len(todo)))
+            for batch in batches:
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    done = self._write_batch(batch, stats, progress, done, len(todo))
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    batches.close()  # stops the workers now, not when the generator is collected
+                    raise
+        finally:
+            staging, self.conn = self.conn, main
+            self._stored = None
+        staging.close()
+        self._merge_staging()
+        stats.problems = self.problems()
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _drop_staged(self, todo: list[FileStat], gone: list[str], stats: RefreshStats) -> list[FileStat]:
+        """In a resumed build, bring the staged pages up to date before going on: drop the deleted
+        ones and the changed ones (indexed again as new pages), and keep those whose content is as
+        staged (a racy stat, a touched file). Returns the files left to index."""
+        self._touched = set()
+        staged = self._stored_rows([fs.path for fs in todo] + gone)
+        problem_paths = {p for (p,) in self.conn.execute("SELECT path FROM problems")}
+        if not staged and not gone and not problem_paths.intersection(fs.path for fs in todo):
+            return todo
+        left = []
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for fs in todo:
+                old = staged.get(fs.path)
+                if old:
+                    try:
+                        digest = content_hash(read_page_bytes(self.root, fs.path))
+                    except OSError:
+                        digest = ""
+                    if digest == old[3]:
+                        self.conn.execute(
+                            "UPDATE pages SET mtime_ns=?, size=? WHERE id=?", (fs.mtime_ns, fs.size, old[0])
+                        )
+                        stats.unchanged += 1
+                        continue
+                    self._delete_page(old[0])
+                    self._touched.add(fs.path)
+                    stats.updated += 1
+                if fs.path in problem_paths:
+                    self.conn.execute("DELETE FROM problems WHERE path=? AND kind != 'name'", (fs.path,))
+                left.append(fs)
+            for path in gone:
+                if path in staged:
+                    self._delete_page(staged[path][0])
+                self.conn.execute("DELETE FROM problems WHERE path=?", (path,))
+                stats.deleted += 1
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return left
+
+    def _write_batch(
+        self,
+        batch: Batch,
+        stats: RefreshStats,
+        progress: Callable[[int, int], None] | None,
+        done: int,
+        total: int,
+    ) -> int:
+        """Write one prepared chunk into the staging database: its pages with the next ids, its
+        problems, and its segment. Returns how many pages are done."""
+        (top,) = self.conn.execute(
+            "SELECT MAX(COALESCE((SELECT MAX(id) FROM pages), 0), "
+            "COALESCE((SELECT MAX(page_id) FROM stale_pages), 0))"
+        ).fetchone()
+        # Ids follow the walk's order, as one transaction gives them; a page dropped from the staging
+        # database keeps its id out of use (its postings are dropped by id when merging).
+        first = next_id = top + 1
+        for prepared in batch.pages:
+            done += 1
+            if progress:
+                progress(done, total)
+            fs = prepared.fs
+            if prepared.problem is not None:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
+                    (fs.path, prepared.problem.kind, prepared.problem.message, fs.mtime_ns, fs.size),
+                )
+                continue
+            assert prepared.row is not None
+            self._insert_page(prepared.row, None, next_id)
+            next_id += 1
+            if fs.path not in self._touched:  # else counted as updated when its old rows were dropped
+                stats.added += 1
+            stats.tokenized += 1
+        self.conn.executemany("INSERT INTO segments VALUES (?, ?, ?, ?)", batch.rows(first))
+        return done
+
+    def _merge_staging(self) -> None:
+        """Move the staging database's rows into the (empty) index, then delete the staging files."""
+        path = self._staging_path()
+        self.conn.execute("ATTACH DATABASE ? AS staging", (str(path),))
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process building the same index may have merged first.
+                if self.conn.execute("SELECT 1 FROM main.pages LIMIT 1").fetchone() is None:
+                    self.conn.execute("INSERT INTO main.pages SELECT * FROM staging.pages")
+                    self.conn.execute("INSERT INTO main.problems SELECT * FROM staging.problems")
+                    dropped = frozenset(
+                        p for (p,) in self.conn.execute("SELECT page_id FROM staging.stale_pages")
+                    )
+                    rows = self.conn.execute(
+                        "SELECT term, ids, tfs FROM staging.segments ORDER BY term, first"
+                    )
+                    joined = (
+                        (term, *packed)
+                        for term, group in itertools.groupby(rows, operator.itemgetter(0))
+                        if (packed := join_segments(list(group), dropped))
+                    )
+                    self.conn.executemany("INSERT INTO main.postings VALUES (?, ?, ?)", joined)
+                    self._resolve_links()
+                    self._new_generation()
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+        finally:
+            self.conn.execute("DETACH DATABASE staging")
+        self._delete_staging()

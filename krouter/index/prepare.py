@@ -1,0 +1,334 @@
+"""Reading and tokenising pages into the rows the index stores, in this process or in worker processes.
+
+A cold build or a large refresh hands batches of pages to forked worker processes (one per core by
+default), which read, parse and tokenise them and send back finished rows; the refreshing process only
+writes them. Small refreshes, and processes that run other threads (a fork copies only the calling
+thread, and a lock another thread held stays held in the child), do the same work here with the same
+functions, so the rows never depend on where they were made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import zlib
+from array import array
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from krouter.errors import ConfigError
+from krouter.index.packed import pack_columns
+from krouter.index.passages import ZLEVEL, split_passages
+from krouter.tokens.terms import counts_toward_length, index_terms, query_terms
+from krouter.vault.files import FileStat, PageTooLarge, content_hash, read_page_bytes
+from krouter.vault.page import Page, Problem, decode, parse_page
+
+if TYPE_CHECKING:  # multiprocessing costs a fresh process ~15 ms of imports: only a build needs it
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+# Worker processes pay only past this many pages to read: forking and a worker's first Chinese page
+# (which loads jieba's dictionary in it) cost tens to hundreds of milliseconds.
+PARALLEL_MIN = 1000
+# Pages per task sent to a worker in a refresh (a cold build sends one build chunk per task).
+BATCH = 250
+# How many processes tokenise; 0 or 1 keeps everything in this process. Default: one per core.
+WORKERS_ENV = "KROUTER_BUILD_WORKERS"
+
+
+class Postings(NamedTuple):
+    """A page's postings: its terms in order, and each term's count in the title/alias field, the
+    triggers and the body (a term a field lacks counts 0 there). Kept as the counts themselves, not a
+    tuple per posting: a build inverts them at once, and short-lived tuples by the million fragment
+    the heap of a long build."""
+
+    terms: list[str]
+    meta: Counter[str]
+    trig: Counter[str]
+    body: Counter[str]
+
+    def rows(self) -> Iterator[tuple[str, int, int, int]]:
+        """(term, title/alias tf, trigger tf, body tf), by term."""
+        meta, trig, body = self.meta, self.trig, self.body
+        return ((t, meta[t], trig[t], body[t]) for t in self.terms)
+
+
+class Prepared(NamedTuple):
+    """One file read and tokenised: its content hash and either the problem that keeps it out of the
+    index or its ``pages`` row (every column but ``id``) with its postings; neither when its hash is
+    the one it was stored with. ``postings`` is None when a batch's postings were inverted into its
+    segment (see `prepare_batch`)."""
+
+    fs: FileStat
+    digest: str
+    problem: Problem | None
+    row: tuple[object, ...] | None
+    postings: Postings | None
+
+
+class Batch(NamedTuple):
+    """A batch of pages prepared together. ``segment``, when asked for, holds the batch's postings one
+    row per term: (term, how many pages, tfs packed as `krouter.index.packed.pack` does). Their page
+    ids are ``ids``, every term's end to end (4-byte ints), counted 0, 1, ... over the batch's pages
+    that have a row, in order: the writer adds the id its first page gets (`Batch.rows`)."""
+
+    pages: list[Prepared]
+    segment: list[tuple[str, int, bytes]] | None
+    ids: bytes = b""
+
+    def rows(self, first: int) -> Iterator[tuple[str, int, bytes, bytes]]:
+        """The segment as (term, first, ids, tfs) rows, page ids counted from ``first``."""
+        ids = array("i", map(first.__add__, array("i", self.ids))).tobytes()  # one pass, in C
+        at = 0
+        for term, n, tfs in self.segment or ():
+            yield term, first, ids[at : at + 4 * n], tfs
+            at += 4 * n
+
+
+def meta_text(page: Page) -> str:
+    """What a page's title/alias field holds: title, file name stem, aliases and tags."""
+    name = page.path.rsplit("/", 1)[-1]
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    return "\n".join([page.title, stem, *page.aliases, *page.tags])
+
+
+def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...], Postings]:
+    """A parsed page's ``pages`` row (without its id) and its postings."""
+    meta_terms = Counter(index_terms(meta_text(page)))
+    trig_terms = Counter(index_terms("\n".join(page.triggers)))
+    body_terms: Counter[str] = Counter()
+    passages = []
+    for line, text in split_passages(page):
+        terms = index_terms(text)
+        body_terms.update(terms)
+        passages.append([line, " ".join(sorted(set(terms)))])
+    terms = sorted(set(meta_terms) | set(trig_terms) | set(body_terms))
+    row = (
+        page.path,
+        fs.mtime_ns,
+        fs.size,
+        digest,
+        page.title,
+        page.status,
+        int(page.replaced),
+        json.dumps(page.superseded_by, ensure_ascii=False),
+        json.dumps(page.supersedes, ensure_ascii=False),
+        sum(n for term, n in body_terms.items() if counts_toward_length(term)),
+        sum(n for term, n in meta_terms.items() if counts_toward_length(term)),
+        page.body_line,
+        page.yaml_error,
+        zlib.compress(json.dumps(passages, ensure_ascii=False).encode(), ZLEVEL),
+        json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
+        " ".join(sorted((set(meta_terms) | set(trig_terms)) - set(body_terms))),
+    )
+    return row, Postings(terms, meta_terms, trig_terms, body_terms)
+
+
+def prepare_page(root: Path, fs: FileStat, stored_hash: str = "") -> Prepared:
+    """Read one file and tokenise it, or say why it cannot be indexed. A file whose content hash is
+    ``stored_hash`` is not tokenised again (a racy file re-read by every refresh costs a hash)."""
+    try:
+        data = read_page_bytes(root, fs.path)
+    except OSError as exc:
+        kind = "too_large" if isinstance(exc, PageTooLarge) else "unreadable"
+        message = str(exc) if kind == "too_large" else exc.strerror or str(exc)
+        return Prepared(fs, "", Problem(fs.path, kind, message), None, None)
+    digest = content_hash(data)
+    if digest == stored_hash:
+        return Prepared(fs, digest, None, None, None)
+    text = decode(fs.path, data)
+    if isinstance(text, Problem):
+        return Prepared(fs, digest, text, None, None)
+    row, postings = page_row(parse_page(fs.path, text), fs, digest)
+    return Prepared(fs, digest, None, row, postings)
+
+
+# A file to prepare and the content hash it is stored with ("" if none).
+Task = tuple[FileStat, str]
+
+
+def prepare_batch(root: Path, files: Sequence[Task], invert: bool) -> Batch:
+    """Prepare a batch of files; ``invert`` turns their postings into the batch's segment."""
+    if not invert:
+        return Batch([prepare_page(root, fs, stored_hash) for fs, stored_hash in files], None)
+    pages = []
+    # Each term's postings as one flat list (page, title tf, trigger tf, body tf, page, ...): small ints
+    # are shared objects, so a posting costs four list slots, and a page's own list is dropped at once.
+    by_term: dict[str, list[int]] = {}
+    n = 0
+    for fs, stored_hash in files:
+        prepared = prepare_page(root, fs, stored_hash)
+        if prepared.postings is not None:
+            terms, meta, trig, body = prepared.postings
+            for term in terms:
+                flat = by_term.get(term)
+                if flat is None:
+                    by_term[term] = [n, meta[term], trig[term], body[term]]
+                else:
+                    flat += (n, meta[term], trig[term], body[term])
+            n += 1
+            prepared = prepared._replace(postings=None)
+        pages.append(prepared)
+    segment, ids = [], []
+    for term in sorted(by_term):
+        flat = by_term.pop(term)
+        term_ids, tfs = pack_columns(flat[0::4], [flat[1::4], flat[2::4], flat[3::4]])
+        segment.append((term, len(flat) // 4, tfs))
+        ids.append(term_ids)
+    return Batch(pages, segment, b"".join(ids))
+
+
+def worker_count(pages: int) -> int:
+    """How many worker processes to prepare ``pages`` files with; 0 means in this process.
+
+    Workers are forked, so only where a fork is safe and cheap: on Linux (macOS frameworks are not
+    fork-safe, Windows has no fork) and from a process with no other thread running."""
+    if pages < PARALLEL_MIN or not sys.platform.startswith("linux"):
+        return 0
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    try:
+        wanted = int(raw) if raw else os.cpu_count() or 1
+    except ValueError:
+        raise ConfigError(f"{WORKERS_ENV}={raw!r}: not a whole number of worker processes") from None
+    if wanted < 2 or threading.active_count() > 1:
+        return 0
+    return min(wanted, -(-pages // BATCH))
+
+
+def _serve(
+    conn: Connection,
+    root: Path,
+    parent: int,
+    inherited: list[Connection],
+    batches: Sequence[Sequence[Task]],
+    invert: bool,
+) -> None:
+    """A worker's loop: prepare each batch whose number it receives and send it back, until its pipe
+    closes or its parent is gone (then nobody will read its answers: a killed build leaves no worker).
+    The batches came with the fork, so a request is a number and never fills the pipe."""
+    import signal
+
+    for other in inherited:
+        other.close()  # the parent's ends: its death must reach the other workers as end of file too
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while True:
+        while not conn.poll(1.0):
+            if os.getppid() != parent:
+                return
+        try:
+            number = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, object] = (True, prepare_batch(root, batches[number], invert))
+        except BaseException as exc:  # the parent redoes the batch itself and gets the real error
+            answer = (False, repr(exc))
+        try:
+            conn.send(answer)
+        except OSError:
+            return
+
+
+class Workers:
+    """Forked worker processes that prepare batches, answering in the order the batches were given.
+
+    Each worker has a pipe of its own and at most two batches asked of it at a time, so memory is
+    bounded by the batches in flight whatever the vault's size. A worker that dies or fails has its
+    batches done here instead: the result is the same, only slower."""
+
+    def __init__(self, root: Path, count: int, batches: Sequence[Sequence[Task]], *, invert: bool) -> None:
+        import multiprocessing
+
+        self.root, self.batches, self.invert = root, batches, invert
+        ctx = multiprocessing.get_context("fork")
+        self._conns: list[Connection | None] = []
+        self._procs: list[BaseProcess] = []
+        try:
+            for _ in range(count):
+                mine, theirs = ctx.Pipe()
+                ends = [c for c in self._conns if c is not None]
+                proc = ctx.Process(
+                    target=_serve,
+                    args=(theirs, root, os.getpid(), [*ends, mine], batches, invert),
+                    daemon=True,
+                )
+                proc.start()
+                theirs.close()
+                self._conns.append(mine)
+                self._procs.append(proc)
+        except BaseException:
+            self.close(finished=False)
+            raise
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *_exc: object) -> None:
+        self.close(finished=exc_type is None)
+
+    def _ask(self, slot: int, number: int) -> None:
+        conn = self._conns[slot]
+        if conn is None:
+            return
+        try:
+            conn.send(number)
+        except OSError:
+            self._drop(slot)
+
+    def _drop(self, slot: int) -> None:
+        conn = self._conns[slot]
+        self._conns[slot] = None
+        if conn is not None:
+            conn.close()
+
+    def run(self) -> Iterator[Batch]:
+        """Prepare every batch, yielding them in order while the workers go on with the next ones."""
+        n, total = len(self._conns), len(self.batches)
+        ahead = 2 * n
+        for i in range(min(total, ahead)):
+            self._ask(i % n, i)
+        for i in range(total):
+            slot = i % n
+            conn = self._conns[slot]
+            answer: tuple[bool, object] = (False, None)
+            if conn is not None:
+                try:
+                    answer = conn.recv()
+                except (EOFError, OSError):
+                    self._drop(slot)
+            if not answer[0]:
+                # A worker that failed once is not trusted with the batches asked of it either.
+                self._drop(slot)
+            if i + ahead < total:
+                self._ask((i + ahead) % n, i + ahead)
+            done = answer[1]
+            yield done if isinstance(done, Batch) else prepare_batch(self.root, self.batches[i], self.invert)
+
+    def close(self, *, finished: bool = True) -> None:
+        """Stop the workers: closing their pipes tells an idle one to exit; when the work was cut short,
+        busy ones are not waited for (nothing they hold is needed any more)."""
+        for slot in range(len(self._conns)):
+            self._drop(slot)
+        for proc in self._procs:
+            if finished:
+                proc.join(timeout=5.0)
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+        self._procs = []
+
+
+def prepared_batches(
+    root: Path, batches: Sequence[Sequence[Task]], *, invert: bool, workers: int
+) -> Iterator[Batch]:
+    """Every batch prepared, in order: by ``workers`` worker processes, or here (lazily) when 0."""
+    if workers < 2:
+        for files in batches:
+            yield prepare_batch(root, files, invert)
+        return
+    with Workers(root, workers, batches, invert=invert) as pool:
+        yield from pool.run()

@@ -1,0 +1,224 @@
+"""Pages read and tokenised by worker processes: a cold build, a large refresh and a rebuild must write
+exactly what the same work done in this process writes, and a build killed mid-way (workers and all)
+must go on from its committed chunks without losing or doubling a page.
+
+The limits that keep workers to large jobs are lowered so a small vault takes the worker path. The
+worker side runs in a fresh process (`run_in_child`): workers are only forked from a process with no
+other thread, and a test may leave one running in this one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from krouter.errors import ConfigError
+from krouter.index import prepare as index_prepare
+from krouter.index import refresh as index_refresh
+from krouter.index.store import Index
+from krouter.routing.router import Router
+
+
+def write(path: Path, text: str | bytes, mtime_s: int = 10**9) -> None:
+    """Write a page, its mtime set apart from the previous version's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(mtime_s * 10**9, mtime_s * 10**9))
+
+
+def make_vault(root: Path, n: int = 40) -> Path:
+    for i in range(n):
+        zh = "数据库迁移的步骤在周三执行，回滚计划见附录。" * (1 + i % 4)
+        write(
+            root / f"Notes/{i // 10}/Topic {i:02d}.md",
+            f"---\ntitle: Topic {i}\ntags: [t{i % 3}]\naliases: [T{i}]\n---\n# Topic {i}\n\n"
+            f"Note {i} covers widget{i} and the migration step {i}.\n\n- {zh}\n- shared line\n"
+            + ("long paragraph about kestrel rotations. " * 300 if i % 13 == 0 else ""),
+        )
+    write(root / "Decisions/Old db.md", '---\nstatus: superseded\nsuperseded_by: "[[New db]]"\n---\nMySQL.\n')
+    write(
+        root / "Decisions/New db.md",
+        "---\nsupersedes: [[Old db]]\ntriggers: [which database]\n---\nPostgres.\n",
+    )
+    write(root / "Broken yaml.md", "---\ntitle: [unclosed\n---\nStill indexed as text.\n")
+    write(root / "Latin1.md", "caf\xe9 au lait".encode("latin-1"))
+    return root
+
+
+def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
+    """Every row a lookup reads, ids included (the worker path must give pages the same ids); not the
+    stored (mtime, size), which depends on when the file was read (racy files are stored with 0)."""
+    c = index.conn
+    meta = index.meta()
+    return {
+        "pages": c.execute(
+            "SELECT id, path, hash, title, status, replaced, superseded_by, supersedes, n_body, n_meta, "
+            "body_line, yaml_error, passages, trigger_terms, other_terms FROM pages ORDER BY id"
+        ).fetchall(),
+        "postings": index.all_postings(),
+        "problems": c.execute("SELECT path, kind, message FROM problems ORDER BY path").fetchall(),
+        "links": c.execute("SELECT src, dst, kind, raw FROM links ORDER BY src, kind, raw").fetchall(),
+        "stats": [(meta["n_pages"], meta["avg_body"])],
+    }
+
+
+WORKER_SIDE = """
+import json, os, sys
+from pathlib import Path
+from krouter.index import prepare, refresh
+from krouter.index.store import Index
+
+vault, path, steps = json.loads(sys.argv[1])
+refresh.BUILD_CHUNK = 3
+prepare.PARALLEL_MIN = 10
+prepare.BATCH = 4
+pools = []
+real_workers = prepare.Workers.__init__
+
+def counting(self, *args, **kwargs):
+    pools.append(1)
+    real_workers(self, *args, **kwargs)
+
+prepare.Workers.__init__ = counting
+parent = os.getpid()
+real_batch = prepare.prepare_batch
+
+def dies_in_a_worker(root, files, invert):
+    if os.getpid() != parent and any("Topic 1" in fs.path for fs, _hash in files):
+        os._exit(1)  # a worker killed by the OOM killer, say
+    return real_batch(root, files, invert)
+
+def kill_at_20(done, _total):
+    if done == 20:
+        os.kill(os.getpid(), 9)
+
+index = Index(Path(vault), path=Path(path) if path else None)
+for step in steps:
+    if step == "die in a worker":
+        prepare.prepare_batch = dies_in_a_worker
+    elif step == "rebuild":
+        index.rebuild()
+    else:
+        index.refresh(progress=kill_at_20 if step == "refresh, killed at page 20" else None)
+index.close()
+print(json.dumps({"pools": len(pools)}))
+"""
+
+
+def run_in_child(vault: Path, path: Path | None, *steps: str, workers: str = "2") -> int:
+    """Run ``steps`` on the index in a fresh process with small limits; how many worker pools ran."""
+    env = {**os.environ, index_prepare.WORKERS_ENV: workers}
+    args = json.dumps([str(vault), str(path) if path else "", steps])
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=300
+    )
+    if done.returncode == -signal.SIGKILL:
+        return -1
+    assert done.returncode == 0, done.stderr
+    return int(json.loads(done.stdout.splitlines()[-1])["pools"])
+
+
+def opened(vault: Path, path: Path | None = None) -> dict[str, list[tuple[object, ...]]]:
+    index = Index(vault, path=path)
+    try:
+        assert index.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        return dump(index)
+    finally:
+        index.close()
+
+
+@pytest.fixture
+def one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The vault, and a reference index of it as one in-process transaction writes it (no staging)."""
+    vault = make_vault(tmp_path / "vault")
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
+    monkeypatch.setenv(index_prepare.WORKERS_ENV, "0")
+    index = Index(vault, path=tmp_path / "reference.sqlite3")
+    index.refresh()
+    index.close()
+    return vault
+
+
+def test_a_build_by_workers_writes_what_one_process_writes(tmp_path: Path, one_transaction: Path) -> None:
+    vault = one_transaction
+    reference = opened(vault, tmp_path / "reference.sqlite3")
+    assert run_in_child(vault, tmp_path / "workers.sqlite3", "refresh") == 1
+    assert run_in_child(vault, tmp_path / "here.sqlite3", "refresh", workers="0") == 0
+    assert (
+        opened(vault, tmp_path / "workers.sqlite3") == opened(vault, tmp_path / "here.sqlite3") == reference
+    )
+    assert len(reference["pages"]) == 43 and ("Latin1.md", "encoding") in [
+        p[:2] for p in reference["problems"]
+    ]
+
+
+def test_a_large_refresh_and_a_rebuild_by_workers_write_what_one_process_writes(tmp_path: Path) -> None:
+    results = []
+    for workers in ("2", "0"):
+        vault = make_vault(tmp_path / f"vault{workers}")
+        path = tmp_path / f"{workers}.sqlite3"
+        run_in_child(vault, path, "refresh", workers=workers)
+        # 15 pages edited (one now undecodable), one gone, one new: a refresh past PARALLEL_MIN.
+        for i in range(15):
+            write(
+                vault / f"Notes/{i // 10}/Topic {i:02d}.md",
+                f"# Topic {i}\n\nNow about osprey{i}.\n",
+                2 * 10**9,
+            )
+        write(vault / "Notes/0/Topic 03.md", b"\xff\xfe not text", 2 * 10**9)
+        (vault / "Notes/3/Topic 39.md").unlink()
+        write(vault / "Decisions/Newer db.md", "---\nsupersedes: [[New db]]\n---\nCockroach.\n", 2 * 10**9)
+        assert run_in_child(vault, path, "refresh", workers=workers) == (1 if workers == "2" else 0)
+        refreshed = opened(vault, path)
+        assert run_in_child(vault, path, "rebuild", workers=workers) == (1 if workers == "2" else 0)
+        results.append((refreshed, opened(vault, path)))
+    assert results[0] == results[1]
+    postings = {(term, pid) for term, pid, *_tfs in results[0][0]["postings"]}
+    paths = dict((pid, path) for pid, path, *_rest in results[0][0]["pages"])
+    assert ("osprey7", next(pid for pid, p in paths.items() if p == "Notes/0/Topic 07.md")) in postings
+    assert not any(term == "widget7" for term, _pid in postings)
+
+
+def test_a_build_killed_mid_way_goes_on_and_loses_or_doubles_no_page(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    vault = one_transaction
+    reference = opened(vault, tmp_path / "reference.sqlite3")
+    assert run_in_child(vault, None, "refresh, killed at page 20") == -1
+    index = Index(vault)
+    staging = Path(f"{index.path}.build")
+    try:
+        assert staging.exists()
+        index.conn.execute("ATTACH DATABASE ? AS s", (str(staging),))
+        (n_staged,) = index.conn.execute("SELECT COUNT(*) FROM s.pages").fetchone()
+        index.conn.execute("DETACH DATABASE s")
+        assert 15 <= n_staged < 20  # six chunks of 3 committed (one holds the undecodable file)
+        with Router(vault, auto_refresh=False) as reader:
+            assert reader.index.page_table() == []  # nothing half-built is served
+        stats = index.refresh()
+        assert stats.tokenized == 43 - n_staged
+        assert dump(index) == reference
+        assert not staging.exists()
+    finally:
+        index.close()
+
+
+def test_a_worker_that_dies_has_its_batches_done_by_the_build(tmp_path: Path, one_transaction: Path) -> None:
+    vault = one_transaction
+    assert run_in_child(vault, None, "die in a worker", "refresh") == 1
+    assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
+
+
+def test_a_worker_count_that_is_not_a_number_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(index_prepare.WORKERS_ENV, "many")
+    with pytest.raises(ConfigError, match="KROUTER_BUILD_WORKERS='many'"):
+        index_prepare.worker_count(10_000)
