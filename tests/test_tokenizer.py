@@ -171,6 +171,15 @@ def test_an_a_not_a_question_asks_for_the_verb_once() -> None:
     assert "不来" not in q("王芳明天来不来？") and "来" in q("王芳明天来不来？")
 
 
+def test_a_not_a_that_is_a_stop_word_leaves_the_cut_around_it_alone(tmp_path: Path) -> None:
+    # Rewriting 是不是 to 是 made jieba cut 是调过 and ask for the missing word 调过.
+    vault = make_vault(tmp_path, {"pay.md": "# 支付超时\n\n支付宝接口超时 8 秒，上个月调整过一次。\n"})
+    with Router(vault) as router:
+        router.refresh()
+        words = [t.text for t in query_terms("支付宝超时给几秒？之前是不是调过", known=router.index.has_term)]
+    assert "调过" not in words and "调" in words
+
+
 def test_korean_question_drops_particles_endings_and_asking_words() -> None:
     assert q("회의실은 어디예요?") == ["회의", "의실"]
     assert q("우리는 어떤 서버를 사용하나요?") == ["서버", "사용"]

@@ -138,6 +138,12 @@ _EN_FRAMES = re.compile(
 _A_NOT_A = re.compile(r"([\u4e00-\u9fff]{1,2})[不没]\1|([\u4e00-\u9fff])[不没](?=\2)")
 
 
+def _asked_once(m: re.Match[str]) -> str:
+    """The verb of an A-not-A question; one that is a stop word already (是不是, 有没有) is left as it
+    is, since rewriting it changes how the segmenter cuts the words around it (是调过, not 是不是 调 过)."""
+    return m.group(0) if m.group(0) in CHINESE else (m.group(1) or "")
+
+
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
 _MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
 
@@ -165,7 +171,7 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             if term:
                 yield run, term
         elif ONLY_HAN.match(run):
-            words = question_jieba().lcut(_A_NOT_A.sub(r"\1", run), HMM=True)
+            words = question_jieba().lcut(_A_NOT_A.sub(_asked_once, run), HMM=True)
             if known is not None:
                 words = repair(words, known)
             for word in words:
