@@ -3,7 +3,11 @@ other API timeouts, a search page), a replaced decision and its replacement, and
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
+
+from krouter.routing import querylog
 
 CODE_REVIEW = "Runbooks/Code review.md"
 PAYMENTS = "Runbooks/Payments API timeouts.md"
@@ -38,3 +42,23 @@ def write_vault(root: Path, pages: dict[str, str]) -> Path:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(text.encode("utf-8"))
     return root
+
+
+def log_weak(vault: Path, *questions: str) -> None:
+    """Put questions in the query log as weak (refused) lookups of this vault."""
+    path = querylog.log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        for q in questions:
+            entry = {
+                "time": time.time(),
+                "vault_id": querylog.vault_id(vault.resolve()),
+                "vault": str(vault.resolve()),
+                "question": q,
+                "decision": "refuse",
+                "confidence": 0.3,
+                "margin": 0.5,
+                "candidates": [],
+                "reason": "test",
+            }
+            fh.write(json.dumps(entry) + "\n")

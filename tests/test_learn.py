@@ -25,7 +25,6 @@ from krouter.cli import app
 from krouter.learner import nightly, page_edit, trigger_writes, verify
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, NO_PAGE, PROPOSED, REJECTED, SKIPPED, UNCERTAIN
-from krouter.routing import querylog
 from krouter.vault.page import parse_page
 
 try:
@@ -33,7 +32,18 @@ try:
 except ImportError:  # anthropic < 2 runs on httpx
     import httpx  # type: ignore[no-redef]
 
-from learn_vault import ARTICLE, CODE_REVIEW, GOOD_QUOTE, MERGE_Q, OLD, PAGES, PAYMENTS, SEARCH_Q, write_vault
+from learn_vault import (
+    ARTICLE,
+    CODE_REVIEW,
+    GOOD_QUOTE,
+    MERGE_Q,
+    OLD,
+    PAGES,
+    PAYMENTS,
+    SEARCH_Q,
+    log_weak,
+    write_vault,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -51,26 +61,6 @@ def vault(tmp_path: Path) -> Path:
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def log_weak(vault: Path, *questions: str) -> None:
-    """Put questions in the query log as weak (refused) lookups of this vault."""
-    path = querylog.log_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
-        for q in questions:
-            entry = {
-                "time": time.time(),
-                "vault_id": querylog.vault_id(vault.resolve()),
-                "vault": str(vault.resolve()),
-                "question": q,
-                "decision": "refuse",
-                "confidence": 0.3,
-                "margin": 0.5,
-                "candidates": [],
-                "reason": "test",
-            }
-            fh.write(json.dumps(entry) + "\n")
 
 
 def message(text: str) -> dict[str, object]:

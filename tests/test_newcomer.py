@@ -7,12 +7,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import anyio
 import pytest
-from learn_vault import MERGE_Q, PAGES, write_vault
+from learn_vault import MERGE_Q, PAGES, log_weak, write_vault
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 from typer.testing import CliRunner
@@ -22,7 +21,6 @@ from krouter.cli import DEMO_NOTE, app
 from krouter.ops.ask_socket.client import ask_through_socket
 from krouter.ops.ask_socket.server import AskServer
 from krouter.ops.watch import VaultWatcher
-from krouter.routing import querylog
 from krouter.routing.router import Router
 
 runner = CliRunner()
@@ -120,31 +118,11 @@ def test_a_running_watcher_answers_ask_json_with_the_same_demo_flag(
 # ----- 3. learn --dry-run without a model ---------------------------------------------------------------
 
 
-def _log_weak(vault: Path, *questions: str) -> None:
-    """Put questions in the query log as refused lookups of this vault."""
-    path = querylog.log_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
-        for q in questions:
-            entry = {
-                "time": time.time(),
-                "vault_id": querylog.vault_id(vault.resolve()),
-                "vault": str(vault.resolve()),
-                "question": q,
-                "decision": "refuse",
-                "confidence": 0.3,
-                "margin": 0.5,
-                "candidates": [],
-                "reason": "test",
-            }
-            fh.write(json.dumps(entry) + "\n")
-
-
 def test_dry_run_without_a_model_says_so_once_and_lists_what_would_be_sent(tmp_path: Path) -> None:
     vault = write_vault(tmp_path / "vault", PAGES)
     # Refused when it was logged; the vault now answers it ("The Postmark API timeout is 5 seconds").
     cites_now = "What is the Postmark API timeout for all calls?"
-    _log_weak(vault, MERGE_Q, cites_now)
+    log_weak(vault, MERGE_Q, cites_now)
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     env["PATH"] = str(Path(sys.executable).parent)  # no claude CLI either: no lane at all
     res = subprocess.run(
