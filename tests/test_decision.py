@@ -245,6 +245,21 @@ def test_words_matched_only_by_a_trigger_are_named(tmp_path: Path) -> None:
     assert plain.top is not None and plain.top.via_triggers == []
 
 
+def test_a_trigger_word_the_citation_does_not_need_is_not_named(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {
+            "People/Wang Fang.md": "---\ntitle: Wang Fang\ntriggers:\n  - who handles payments refunds invoices ledger\n"
+            "---\nWang Fang handles payments, refunds and invoices for the company.\n",
+            "People/Li Lei.md": "---\ntitle: Li Lei\n---\nLi Lei runs the search team.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("who handles payments refunds invoices ledger")
+    assert receipt.decision == "cite" and receipt.top is not None
+    assert receipt.top.via_triggers == []  # its text alone clears the floor; "ledger" changes nothing
+
+
 def test_a_page_matching_only_a_lone_character_is_not_cited(tmp_path: Path) -> None:
     # 周会 (the weekly meeting) is a word the vault lacks; cut to 周 + 会, only 周 was left, and the
     # on-call page (每周一) was cited at full coverage for "when is the weekly meeting".

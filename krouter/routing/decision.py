@@ -85,11 +85,6 @@ def decide(
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
     effective = content | (_fired_triggers(top, units, index, t) & top.matched)
-    # Words only a trigger holds are named in the receipt: a trigger is someone's word that this page
-    # answers (maybe an agent's), and the reader should see when a citation rests on it.
-    by_trigger = [units[i].text for i in sorted(effective - content)]
-    if by_trigger:
-        citations[0] = replace(citations[0], via_triggers=by_trigger)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         _passage_coverage(index, pid, effective, units, meta_hits, total) for pid in top.contributors
@@ -97,7 +92,20 @@ def decide(
     coverage = (page_cov + passage_cov) / 2
     runner_up = everything[1] if len(everything) > 1 else None
     margin = (top.score - runner_up.score) / top.score if runner_up and top.score > 0 else 1.0
-    confidence = coverage * (1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN))
+    clarity = 1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN)
+    confidence = coverage * clarity
+    # A citation that rests on triggers names the words only they hold: a trigger is someone's word
+    # that this page answers (maybe an agent's), and the reader should see when the page's own text
+    # would not have cleared the floor.
+    if effective - content and confidence >= floor:
+        own = (
+            sum(units[i].weight for i in content) / total
+            + max(_passage_coverage(index, pid, content, units, meta_hits, total) for pid in top.contributors)
+        ) / 2
+        if own * clarity < floor:
+            citations[0] = replace(
+                citations[0], via_triggers=[units[i].text for i in sorted(effective - content)]
+            )
     # "Other pages have it" must be true of a page that could be cited: a current page that is not
     # this one. Words held only by replaced pages or this page's own triggers are not listed.
     mine = set(top.contributors)

@@ -27,8 +27,9 @@ class Citation:
     """One cited page. ``line`` and ``snippet`` point at the passage that matched best.
 
     ``via`` is the replaced page the match was made on, when the page is cited as its replacement;
-    ``via_triggers`` the question words the decision counted only because the page's ``triggers:``
-    (written by a person, or taught by the learner or an agent) hold them, not its text."""
+    ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
+    learner or an agent) hold and its text does not, when the page's text alone would not have been
+    cited: the citation rests on them."""
 
     path: str
     title: str
