@@ -61,7 +61,7 @@ class CitedPage(BaseModel):
     via: str | None = Field(description="The replaced page the question hit, when it led here.")
     via_triggers: list[str] = Field(
         default_factory=list,
-        description="Question words matched only by the page's triggers (not its text): check the page.",
+        description="Words only the page's triggers hold, when its text alone would not be cited: check the page.",
     )
 
 
