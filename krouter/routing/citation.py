@@ -18,12 +18,29 @@ SNIPPET_CHARS = 240
 _MAX_PASSAGE_LINES = 40
 
 
+def page_text(root: Path, path: str, texts: dict[str, str]) -> str:
+    """A page's text as a receipt reads it (undecodable bytes replaced, "" when it cannot be read),
+    read at most once per lookup: ``texts`` holds what this lookup has read so far."""
+    if path not in texts:
+        try:
+            texts[path] = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            texts[path] = ""
+    return texts[path]
+
+
 def citation(
-    x: Target, units: list[Unit], meta_hits: dict[int, set[int]], t: Tables, index: Index, root: Path
+    x: Target,
+    units: list[Unit],
+    meta_hits: dict[int, set[int]],
+    t: Tables,
+    index: Index,
+    root: Path,
+    texts: dict[str, str],
 ) -> Citation:
-    """The receipt's entry for target ``x``."""
+    """The receipt's entry for target ``x``; the page's text is read through ``texts`` (``page_text``)."""
     info = t.pages[x.page_id]
-    line, snippet = _snippet(x, units, meta_hits.get(x.page_id, set()), index, root, t)
+    line, snippet = _snippet(x, units, meta_hits.get(x.page_id, set()), index, root, t, texts)
     return Citation(
         path=info.path,
         title=info.title,
@@ -37,7 +54,13 @@ def citation(
 
 
 def _snippet(
-    x: Target, units: list[Unit], in_title: set[int], index: Index, root: Path, t: Tables
+    x: Target,
+    units: list[Unit],
+    in_title: set[int],
+    index: Index,
+    root: Path,
+    t: Tables,
+    texts: dict[str, str],
 ) -> tuple[int, str]:
     """The passage of the cited page that holds most of the question's weight.
 
@@ -47,11 +70,7 @@ def _snippet(
     passages = index.passages(x.page_id)
     if not passages:
         return 1, ""
-    try:
-        lines = (root / t.pages[x.page_id].path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        lines = ""
-    text_lines = lines.splitlines()
+    text_lines = page_text(root, t.pages[x.page_id].path, texts).splitlines()
 
     def line_text(n: int) -> str:
         return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from krouter.index.passages import Passage
 from krouter.index.store import Index
-from krouter.routing.citation import citation
+from krouter.routing.citation import citation, page_text
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
@@ -81,7 +81,8 @@ def decide(
             reason=_reason_nothing(corpus_missing, t.n_pages),
             index=index_info,
         )
-    citations = [citation(x, units, meta_hits, t, index, root) for x in ranked]
+    texts: dict[str, str] = {}
+    citations = [citation(x, units, meta_hits, t, index, root, texts) for x in ranked]
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
     effective = content | (_fired_triggers(top, units, index, t) & top.matched)
@@ -120,7 +121,13 @@ def decide(
     # character "covers".
     named = set().union(*(meta_hits.get(pid, set()) for pid in top.contributors))
     lone = confidence >= floor and _lone_characters(effective - named, effective, units)
-    said_by_other = _said_by_other(question, units, citations[0], root) if confidence >= floor else None
+    said_by_other = (
+        named_speaker_lacks_words(
+            question, units, page_text(root, citations[0].path, texts), citations[0].line
+        )
+        if confidence >= floor
+        else None
+    )
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
@@ -176,16 +183,6 @@ def decide(
         reason=reason,
         index=index_info,
     )
-
-
-def _said_by_other(question: str, units: list[Unit], cited: Citation, root: Path) -> list[str] | None:
-    """The speakers a question names when the cited conversation turns give its words to another
-    speaker (``krouter.routing.turns``); None otherwise, or when the page cannot be read."""
-    try:
-        text = (root / cited.path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return named_speaker_lacks_words(question, units, text, cited.line)
 
 
 def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:
