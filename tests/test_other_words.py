@@ -246,3 +246,25 @@ def test_he_is_a_surname_and_you_a_preposition(tmp_path: Path) -> None:
         receipt = router.ask("何经理负责哪个项目")
         assert receipt.closest is not None and receipt.closest.path == "人/何经理.md"
         assert "由" not in [t.text for t in query_terms("此项目由谁负责", known=router.index.has_term)]
+
+
+def test_a_lone_character_of_a_chinese_question_is_not_read_as_english() -> None:
+    """One sense of many (满 "packed") let a neighbour through on a held-out set (D35)."""
+    assert bilingual.to_english("满") == ()
+    assert bilingual.to_english("数据库")
+
+
+def test_an_english_word_finds_a_chinese_page_through_a_single_character(tmp_path: Path) -> None:
+    _page(tmp_path, "运维/数据库备份.md", "# 数据库备份\n\nMySQL 每晚 2 点跑全量备份，保留 14 天。\n")
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("when does the MySQL backup run")
+    assert receipt.closest is not None and receipt.closest.path == "运维/数据库备份.md"
+    assert "run→跑" in receipt.closest.matched
+
+
+def test_a_numeral_is_not_translated_into_its_digit() -> None:
+    """六 → "6" let a page holding the number 6 stand for 六 of 六十进制 (CMRC)."""
+    for numeral in ("六", "十二"):
+        assert not any(term.isdigit() for terms, _ in bilingual.to_english(numeral) for term in terms)
+    assert not {"六", "十二"} & set(bilingual.to_chinese("12") + bilingual.to_chinese("6"))
