@@ -268,3 +268,34 @@ def test_a_numeral_is_not_translated_into_its_digit() -> None:
     for numeral in ("六", "十二"):
         assert not any(term.isdigit() for terms, _ in bilingual.to_english(numeral) for term in terms)
     assert not {"六", "十二"} & set(bilingual.to_chinese("12") + bilingual.to_chinese("6"))
+
+
+def test_a_spoken_word_reaches_the_written_word_of_a_note(tmp_path: Path) -> None:
+    """俩礼拜 in a chat question, 每两周 in the note (D36)."""
+    _page(tmp_path, "决策/发版节奏.md", "# 发版节奏\n\nApp 每两周发一版，周四上午发布。\n")
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人，周一交接。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("App 现在还是俩礼拜发一版？")
+    assert receipt.decision == "cite"
+    assert receipt.top is not None and receipt.top.path == "决策/发版节奏.md"
+    assert "礼拜→周" in receipt.top.matched
+    assert "礼拜" not in receipt.evidence.corpus_missing
+
+
+def test_a_spoken_word_whose_written_form_the_vault_lacks_stays_missing(tmp_path: Path) -> None:
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人，周一交接。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("主库是不是还是 MySQL")
+    assert receipt.decision == "refuse"
+    assert receipt.closest is None or not any("主库→" in m for m in receipt.closest.matched)
+
+
+def test_the_spoken_table_is_han_words_and_no_question_grammar() -> None:
+    from krouter.tokens import spoken_chinese
+
+    for spoken, written, meaning in spoken_chinese.PAIRS:
+        for side in (spoken, written):
+            assert 1 <= len(side) <= 4 and all("\u4e00" <= c <= "\u9fff" for c in side), side
+        assert spoken != written and meaning
+        assert spoken not in {"啥", "咋", "么", "吗", "呢", "吧"}
+    assert len({(s, w) for s, w, _ in spoken_chinese.PAIRS}) == len(spoken_chinese.PAIRS)

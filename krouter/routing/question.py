@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from krouter.index.store import Index
 from krouter.routing.tables import Tables
-from krouter.tokens import abbreviations, bilingual
+from krouter.tokens import abbreviations, bilingual, spoken_chinese
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import query_terms
@@ -109,6 +109,15 @@ def _translations(
         for shown, terms in abbreviations.expansions(word)
         if (held := _holding(index, terms))
     ]
+    # A spoken Chinese word's written form (礼拜 / 周) likewise, in the question's own script.
+    for zh in spoken_chinese.written_forms(word):
+        terms = (zh,)
+        held = _holding(index, terms)
+        if not held and len(zh) > 2:
+            terms = tuple(fallback_bigrams(zh))
+            held = _holding(index, terms)
+        if held:
+            short_long.append((zh, terms, held))
     out: list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]] = []
     if is_cjk(term):
         if t.has_latin:
