@@ -299,3 +299,15 @@ def test_the_spoken_table_is_han_words_and_no_question_grammar() -> None:
         assert spoken != written and meaning
         assert spoken not in {"啥", "咋", "么", "吗", "呢", "吧"}
     assert len({(s, w) for s, w, _ in spoken_chinese.PAIRS}) == len(spoken_chinese.PAIRS)
+
+
+def test_a_single_character_translates_only_when_no_word_does(tmp_path: Path) -> None:
+    """试 is on every page that says 测试 or 尝试: "test" goes through 测试 when the vault holds it."""
+    _page(tmp_path, "运维/测试环境.md", "# 测试环境\n\n测试环境的短信验证码固定为 123456。\n")
+    _page(tmp_path, "决策/缓存.md", "# 缓存方案\n\n我们尝试过本地缓存，后来换成 Redis。\n")
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("what is the SMS code in the test environment")
+    assert receipt.closest is not None and receipt.closest.path == "运维/测试环境.md"
+    assert "test→测试" in receipt.closest.matched
+    assert all("test→试" not in c.matched for c in receipt.candidates)
