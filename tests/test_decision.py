@@ -440,3 +440,32 @@ def test_receipt_lists_a_bounded_number_of_redirects(tmp_path: Path) -> None:
         receipt = router.decide("rabbitmq broker")
     assert receipt.top is not None and receipt.top.path == "Broker.md"
     assert 0 < len(receipt.redirects) <= 20
+
+
+def test_the_other_speaker_asking_the_named_one_is_answered_by_the_reply(tmp_path: Path) -> None:
+    """LoCoMo: Nate asks "what's your favorite genre?", Joanna's reply names no word of the question."""
+    session = (
+        "**Joanna**: Besides writing, I also enjoy reading and walks.\n\n"
+        "**Nate**: I love action and sci-fi movies! What about you, what's your favorite genre?\n\n"
+        "**Joanna**: I'm all about dramas and romcoms.\n\n"
+        "**Nate**: Cool, I might watch one soon.\n"
+    )
+    vault = make(tmp_path, {"session_1.md": session, "session_2.md": "**Nate**: Hi.\n\n**Joanna**: Hello.\n"})
+    with Router(vault) as router:
+        asked = router.decide("What genre of movies is Joanna's favorite?")
+        told = router.decide("What genre of movies does Nate love?")
+    assert asked.decision == "cite" and asked.top is not None and asked.top.path == "session_1.md"
+    assert told.decision == "cite"
+
+
+def test_the_other_speaker_talking_about_themselves_still_does_not_answer(tmp_path: Path) -> None:
+    session = (
+        "**Nate**: I love action and sci-fi movies, the effects are so cool! Is that weird?\n\n"
+        "**Joanna**: Not at all.\n\n"
+        "**Nate**: Good.\n\n"
+        "**Joanna**: Bye.\n"
+    )
+    vault = make(tmp_path, {"session_1.md": session, "session_2.md": "**Nate**: Hi.\n\n**Joanna**: Hello.\n"})
+    with Router(vault) as router:
+        receipt = router.decide("Which movies does Joanna love, action and sci-fi?")
+    assert receipt.decision == "refuse" and "asks about Joanna" in receipt.reason

@@ -74,4 +74,12 @@ def named_speaker_lacks_words(question: str, units: Sequence[Unit], text: str, l
     others = max((held(x) for x in pair if speaker(x) not in named), default=0)
     if theirs >= 1 and theirs >= others:
         return None
+    if len(pair) == 2 and speaker(pair[1]) in named and speaker(pair[0]) not in named and _asks(pair[0]):
+        # The other speaker asks the named one ("What about you, what's your favorite genre?") and the
+        # named speaker's reply follows: the reply answers in its own words.
+        return None
     return named
+
+
+def _asks(turn: str) -> bool:
+    return ("?" in turn or "？" in turn) and re.search(r"(?i)\byou(r|rs|rself)?\b|你", turn) is not None
