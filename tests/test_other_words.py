@@ -311,3 +311,17 @@ def test_a_single_character_translates_only_when_no_word_does(tmp_path: Path) ->
     assert receipt.closest is not None and receipt.closest.path == "运维/测试环境.md"
     assert "test→测试" in receipt.closest.matched
     assert all("test→试" not in c.matched for c in receipt.candidates)
+
+
+def test_a_spoken_form_cut_apart_by_segmentation_still_reaches_the_note(tmp_path: Path) -> None:
+    """挂了 is cut to 挂: the form is looked for in the question as typed; 挂 alone (挂号) gets no route."""
+    _page(
+        tmp_path, "运维/支付服务宕机.md", "# 支付服务宕机处理\n\n支付服务宕机时先切到备用通道，再通知值班。\n"
+    )
+    _page(tmp_path, "行政/体检.md", "# 体检\n\n体检在社区医院，提前一天预约。\n")
+    with Router(tmp_path) as router:
+        down = router.ask("支付服务挂了咋整")
+        booking = router.ask("体检挂号在哪")
+    assert down.top is not None and down.top.path == "运维/支付服务宕机.md"
+    assert "挂→宕机" in down.top.matched
+    assert all(not m.startswith("挂→") for c in booking.candidates for m in c.matched)

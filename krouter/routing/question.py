@@ -69,7 +69,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         half = TRANSLATION_TF
-        for label, alt, held in _translations(index, qt.term, qt.text, t):
+        for label, alt, held in _translations(index, qt.term, qt.text, t, question):
             # Plain tuples and comparisons: this runs once per posting of every translation.
             for pid, (m, g, b) in held.items():
                 old = rows.get(pid)
@@ -95,7 +95,7 @@ def _holding(index: Index, terms: tuple[str, ...]) -> dict[int, tuple[int, int, 
 
 
 def _translations(
-    index: Index, term: str, word: str, t: Tables
+    index: Index, term: str, word: str, t: Tables, question: str
 ) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
     """(translation, index terms, postings) for a question word (``term`` as indexed, ``word`` as
     written): the other form of a common abbreviation, then at most HELD_TRANSLATIONS in the vault's
@@ -110,7 +110,7 @@ def _translations(
         if (held := _holding(index, terms))
     ]
     # A spoken Chinese word's written form (礼拜 / 周) likewise, in the question's own script.
-    for zh in spoken_chinese.written_forms(word):
+    for zh in spoken_chinese.written_forms(word, question):
         terms = (zh,)
         held = _holding(index, terms)
         if not held and len(zh) > 2:

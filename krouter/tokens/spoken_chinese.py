@@ -4,7 +4,8 @@ Chinese questions typed in a chat use the spoken register; team notes use the wr
 closed, general table of the same meaning in both registers, written by someone who had seen no vault
 and no question the router is measured on (docs/decisions.md D36). It is used like the dictionary and
 the abbreviation table: a route the question word may match through, at the translation's half weight,
-shown in the receipt as 礼拜→周. Keyed by the word as the question's segmentation leaves it.
+shown in the receipt as 礼拜→周. A spoken form is looked for in the question as typed (挂了, 登不上),
+since segmentation may cut it apart.
 """
 
 from __future__ import annotations
@@ -156,6 +157,12 @@ def _table() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def written_forms(word: str) -> tuple[str, ...]:
-    """The written words a note would use for a spoken question word (none for most words)."""
-    return _table().get(word, ())
+def written_forms(word: str, question: str) -> tuple[str, ...]:
+    """The written words a note would use for the spoken forms in ``question`` that hold ``word``, a
+    question word as segmentation leaves it: 挂了 is cut to 挂, and 挂 alone (hang up, 挂号) is no
+    fault; none for most words."""
+    out: list[str] = []
+    for spoken, written in _table().items():
+        if word in spoken and spoken in question:
+            out.extend(w for w in written if w not in out)
+    return tuple(out)
