@@ -114,14 +114,18 @@ def _snippet(
     def line_text(n: int) -> str:
         return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""
 
-    best = max(
-        passages,
-        key=lambda p: (
-            sum(u.weight for i, u in enumerate(units) if i in in_title or u.in_terms(p[1])),
-            not line_text(p[0]).startswith("#"),
-            -p[0],
-        ),
-    )
+    # Passages holding the same question terms (most hold none) weigh the same: summed once per set.
+    weights: dict[frozenset[str], float] = {}
+
+    def weight(held: frozenset[str]) -> float:
+        found = weights.get(held)
+        if found is None:
+            found = weights[held] = sum(
+                u.weight for i, u in enumerate(units) if i in in_title or u.in_terms(held)
+            )
+        return found
+
+    best = max(passages, key=lambda p: (weight(p[1]), not line_text(p[0]).startswith("#"), -p[0]))
     line = _answering_line(best, passages, units, line_text)
     text = line_text(line)
     if len(text) > SNIPPET_CHARS:

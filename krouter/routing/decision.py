@@ -58,9 +58,6 @@ def decide(
         )
     scores, meta_mask, content_mask = score(units, t, walk_window(max(k, 1)))
     targets, redirects, skipped = top_targets(scores, max(k, 1), t)
-    listed_pages = {pid for tgt in targets.values() for pid in tgt.contributors}
-    meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
-    content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     # The lead over the runner-up is measured on the full ranking, before it is cut to k: with k=1
     # there would be no runner-up and every tie would look like a clear answer.
     everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
@@ -80,6 +77,11 @@ def decide(
             reason=_reason_nothing(corpus_missing, t.n_pages),
             index=index_info,
         )
+    # The field masks of the pages the receipt lists (a cited target's own page, when it scored, is one
+    # of its contributors); the other walked pages' are never read.
+    listed_pages = {pid for tgt in ranked for pid in tgt.contributors}
+    meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
+    content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     reads = PageReads(index, root, units)
     citations = [citation(x, units, meta_hits, t, reads) for x in ranked]
     top = ranked[0]
@@ -265,8 +267,12 @@ def _passage_coverage(
     passages = reads.passages(page_id)
     base = meta_hits.get(page_id, set()) & matched
     best = sum(units[i].weight for i in base)
+    seen: set[frozenset[str]] = set()
     for a, b in _windows(passages):
         terms = a[1] | b[1] if b else a[1]
+        if terms in seen:  # most passages hold none of the question's terms, or the same few
+            continue
+        seen.add(terms)
         hit = {i for i in matched if units[i].in_terms(terms)} | base
         best = max(best, sum(units[i].weight for i in hit))
     return best / total
