@@ -59,3 +59,46 @@ def test_clipped_pages_are_found_in_any_folder_of_their_path_and_not_by_their_ow
     assert [c.path for c in receipt.candidates] == ["Inputs.md", "Projects/Inputs/Cache warmup.md"]
     # Halved: the clipped page's score is half what its words alone would give it.
     assert receipt.candidates[1].score < 0.6 * receipt.candidates[0].score
+
+
+def test_an_edited_page_is_cited_from_its_new_passages_not_the_kept_ones(tmp_path: Path) -> None:
+    """Decoded passages are kept per index generation: after an edit moves the answer to another
+    passage, the snippet and line must come from the new passages, in the same process."""
+    vault = write(
+        tmp_path / "v",
+        {
+            "Pets/Ferret.md": "# Ferret\n\nThe ferret eats twice a day.\n\nThe cage is in the hall.\n",
+            "Ops/Backup.md": "# Backups\n\nBackups run nightly to cold storage.\n",
+        },
+    )
+    with Router(vault) as router:
+        first = router.decide("how often does the ferret eat")
+        assert first.top is not None and (first.top.line, first.top.snippet) == (
+            3,
+            "The ferret eats twice a day.",
+        )
+        write(
+            vault,
+            {
+                "Pets/Ferret.md": "# Ferret\n\nThe cage is in the hall.\n\nIt has a blue bowl.\n\n"
+                "The ferret eats three times a day.\n"
+            },
+        )
+        again = router.decide("how often does the ferret eat")
+    assert again.top is not None and again.top.path == "Pets/Ferret.md"
+    assert (again.top.line, again.top.snippet) == (7, "The ferret eats three times a day.")
+
+
+def test_a_page_with_crlf_and_cr_lines_is_quoted_as_text_mode_reads_it(tmp_path: Path) -> None:
+    """A cited page is read as bytes and decoded: its snippet must be what reading it in text mode gives
+    (CRLF and a lone CR end lines, and neither is left in the text), on the line the file has it."""
+    vault = tmp_path / "v"
+    (vault / "Ops").mkdir(parents=True)
+    (vault / "Ops/Kiln.md").write_bytes(
+        "# Kiln\r\n\r\nOld café note.\r\rThe kiln firing takes nine hours.\r\n".encode()
+    )
+    (vault / "Ops/Backup.md").write_text("# Backups\n\nBackups run nightly.\n", encoding="utf-8")
+    with Router(vault) as router:
+        receipt = router.decide("how long is the kiln firing")
+    assert receipt.top is not None and receipt.top.path == "Ops/Kiln.md"
+    assert (receipt.top.line, receipt.top.snippet) == (5, "The kiln firing takes nine hours.")

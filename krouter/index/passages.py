@@ -48,7 +48,13 @@ ZLEVEL = 1
 
 def passages_of(blob: bytes) -> list[Passage]:
     """The passages stored for a page (zlib-compressed JSON of [line, "term term ..."])."""
-    return [Passage(line, frozenset(terms.split())) for line, terms in json.loads(zlib.decompress(blob))]
+    return [Passage(line, frozenset(terms.split())) for line, terms in passage_rows(blob)]
+
+
+def passage_rows(blob: bytes) -> list[tuple[int, str]]:
+    """The passages stored for a page as stored: (line, its terms joined by spaces), no term set built
+    (a lookup needs only which of the question's few terms each passage holds)."""
+    return [(line, terms) for line, terms in json.loads(zlib.decompress(blob))]
 
 
 def terms_of_page(passages: bytes, other_terms: str) -> set[str]:

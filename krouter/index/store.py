@@ -23,7 +23,7 @@ from krouter.errors import IndexBusy, IndexUnavailable
 from krouter.index.build import ColdBuild
 from krouter.index.packed import PackedPostings, unpack
 from krouter.index.pages import PageRows
-from krouter.index.passages import Passage, passages_of, terms_of_page
+from krouter.index.passages import Passage, passage_rows, terms_of_page
 from krouter.index.refresh import Refresh
 from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA, SCHEMA_VERSION, TABLES, index_path
 from krouter.tokens.terms import TOKENIZER_VERSION
@@ -50,9 +50,8 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         self._stored: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
         # (generation, stale page ids, whether there are fresh rows): see _delta.
         self._stale: tuple[int, frozenset[int], bool] | None = None
-        # Decoded passages of recently read pages, for one generation (a lookup reads the top page's
-        # twice, and questions about one subject cite the same pages).
-        self._passages: tuple[int, dict[int, list[Passage]]] = (-1, {})
+        # Decoded passages of recently read pages, for one generation (see passage_rows).
+        self._passages: tuple[int, dict[int, list[tuple[int, str]]]] = (-1, {})
         # Decoded long postings lists of this generation, least recently used first, and their total
         # length (see _keep_held).
         self._held: tuple[int, dict[str, dict[int, tuple[int, int, int]]], int] = (-1, {}, 0)
@@ -185,14 +184,16 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         """(page id, title/alias tf, trigger tf, body tf) for every page holding a term, by page id."""
         return [(pid, *tfs) for pid, tfs in self.holding(term).items()]
 
-    def holding(self, term: str) -> dict[int, tuple[int, int, int]]:
+    def holding(self, term: str, *, copy: bool = True) -> dict[int, tuple[int, int, int]]:
         """(title/alias tf, trigger tf, body tf) by page id, in page id order, for every page holding a
-        term: its packed list less the stale pages, with its fresh rows merged in."""
+        term: its packed list less the stale pages, with its fresh rows merged in. With ``copy=False``
+        the dict may be the one kept for later lookups (see _keep_held): the caller must not change it
+        (a lookup that only reads a list spares copying it and freeing the copy)."""
         stale, has_fresh = self._delta()
         cache = self._held[1]
         if term in cache:
             cache[term] = cache.pop(term)  # most recently used last
-            return dict(cache[term])
+            return dict(cache[term]) if copy else cache[term]
         row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
         held = unpack(*row) if row else {}
         if stale and held:
@@ -215,7 +216,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
                 order = sorted(held)
                 held = dict(zip(order, map(held.__getitem__, order), strict=True))
         self._keep_held(term, held)
-        return dict(held) if len(held) >= _HELD_MIN else held
+        return dict(held) if copy and len(held) >= _HELD_MIN else held
 
     def _keep_held(self, term: str, held: dict[int, tuple[int, int, int]]) -> None:
         """Keep a long decoded list for the next lookups of this generation (a copy of a dict costs a
@@ -282,6 +283,12 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
 
     def passages(self, page_id: int) -> list[Passage]:
         """A page's passages with their term sets."""
+        return [Passage(line, frozenset(terms.split())) for line, terms in self.passage_rows(page_id)]
+
+    def passage_rows(self, page_id: int) -> list[tuple[int, str]]:
+        """A page's passages as stored: (first line, its terms joined by spaces); decoded once per
+        generation for the pages read lately (a lookup reads the top page's twice, and questions
+        about one subject cite the same pages). Not to be changed by the caller."""
         gen = self.generation()
         if self._passages[0] != gen or len(self._passages[1]) >= 256:
             self._passages = (gen, {})
@@ -291,7 +298,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         row = self.conn.execute("SELECT passages FROM pages WHERE id=?", (page_id,)).fetchone()
         if not row:
             return []
-        found = passages_of(row[0])
+        found = passage_rows(row[0])
         self._passages[1][page_id] = found
         return found
 

@@ -270,6 +270,18 @@ def watch_loop(
             on_refresh(stats)
 
 
+def freeze_heap() -> None:
+    """Collect, then move every object alive now out of the garbage collector's reach (``gc.freeze``):
+    for a long-running server, once it holds what it keeps for its life (imports, the MCP SDK, a Router
+    and its page table). A full collection walks every tracked object, ~60 ms at 10k pages with the SDK
+    loaded, and stalls whichever call is running; frozen objects are still freed when their last
+    reference goes, they are only never walked again. Process-wide, so servers only, not the library."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 def configure_stderr_logging() -> None:
     """Log KRouter's messages to stderr (stdout is for output, or for the MCP protocol)."""
     logger = logging.getLogger("krouter")

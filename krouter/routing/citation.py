@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
-from krouter.index.passages import Passage
 from krouter.index.store import Index
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
@@ -18,15 +18,58 @@ SNIPPET_CHARS = 240
 _MAX_PASSAGE_LINES = 40
 
 
-def page_text(root: Path, path: str, texts: dict[str, str]) -> str:
-    """A page's text as a receipt reads it (undecodable bytes replaced, "" when it cannot be read),
-    read at most once per lookup: ``texts`` holds what this lookup has read so far."""
-    if path not in texts:
-        try:
-            texts[path] = (root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            texts[path] = ""
-    return texts[path]
+class PageReads:
+    """What one lookup reads of the pages it cites, each read once: a page's text as a receipt reads it,
+    and which of the question's terms each of its passages holds.
+
+    A passage holds a unit when it holds every term of one of the unit's routes, so the question's
+    terms a passage holds answer that as its whole term set would; finding those few among its stored
+    terms costs a fraction of building the set of all of them, which is most of what decoding a
+    cited page's passages cost."""
+
+    def __init__(self, index: Index, root: Path, units: list[Unit]) -> None:
+        self.index = index
+        self._root = str(root)
+        self._terms = frozenset(term for u in units for alt in u.alts for term in alt)
+        self._texts: dict[str, str] = {}
+        self._held: dict[int, list[tuple[int, frozenset[str]]]] = {}
+
+    def text(self, path: str) -> str:
+        """A page's text as ``Path.read_text`` reads it (undecodable bytes replaced, newlines made
+        ``\\n``), "" when it cannot be read. Read with ``open`` on a joined string: pathlib's parsing
+        and text layer cost more than the read itself."""
+        found = self._texts.get(path)
+        if found is None:
+            try:
+                with open(os.path.join(self._root, path), "rb") as fh:
+                    found = fh.read().decode("utf-8", "replace")
+            except OSError:
+                found = ""
+            if "\r" in found:
+                # What text mode's universal newlines make of them.
+                found = found.replace("\r\n", "\n").replace("\r", "\n")
+            self._texts[path] = found
+        return found
+
+    def passages(self, page_id: int) -> list[tuple[int, frozenset[str]]]:
+        """(first line, the question's terms it holds) for each passage of a page."""
+        found = self._held.get(page_id)
+        if found is None:
+            terms = self._terms
+            found = self._held[page_id] = [
+                (line, terms.intersection(stored.split()) if _any_in(terms, stored) else _NONE)
+                for line, stored in self.index.passage_rows(page_id)
+            ]
+        return found
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _any_in(terms: frozenset[str], stored: str) -> bool:
+    """False when no question term is even a substring of a passage's stored terms (then it holds none
+    of them): a substring search in C spares splitting and hashing every term of such a passage."""
+    return any(term in stored for term in terms)
 
 
 def citation(
@@ -34,13 +77,11 @@ def citation(
     units: list[Unit],
     meta_hits: dict[int, set[int]],
     t: Tables,
-    index: Index,
-    root: Path,
-    texts: dict[str, str],
+    reads: PageReads,
 ) -> Citation:
-    """The receipt's entry for target ``x``; the page's text is read through ``texts`` (``page_text``)."""
+    """The receipt's entry for target ``x``; the page is read through ``reads``."""
     info = t.pages[x.page_id]
-    line, snippet = _snippet(x, units, meta_hits.get(x.page_id, set()), index, root, t, texts)
+    line, snippet = _snippet(x, units, meta_hits.get(x.page_id, set()), t, reads)
     return Citation(
         path=info.path,
         title=info.title,
@@ -57,32 +98,34 @@ def _snippet(
     x: Target,
     units: list[Unit],
     in_title: set[int],
-    index: Index,
-    root: Path,
     t: Tables,
-    texts: dict[str, str],
+    reads: PageReads,
 ) -> tuple[int, str]:
     """The passage of the cited page that holds most of the question's weight.
 
     Words matched by the title, aliases or triggers count as present in every passage (they say
     what the whole page is about), so a page found by its title shows its first paragraph, not
     the one line that happens to repeat a title word. On a tie, content beats a heading."""
-    passages = index.passages(x.page_id)
+    passages = reads.passages(x.page_id)
     if not passages:
         return 1, ""
-    text_lines = page_text(root, t.pages[x.page_id].path, texts).splitlines()
+    text_lines = reads.text(t.pages[x.page_id].path).splitlines()
 
     def line_text(n: int) -> str:
         return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""
 
-    best = max(
-        passages,
-        key=lambda p: (
-            sum(u.weight for i, u in enumerate(units) if i in in_title or u.in_terms(p.terms)),
-            not line_text(p.line).startswith("#"),
-            -p.line,
-        ),
-    )
+    # Passages holding the same question terms (most hold none) weigh the same: summed once per set.
+    weights: dict[frozenset[str], float] = {}
+
+    def weight(held: frozenset[str]) -> float:
+        found = weights.get(held)
+        if found is None:
+            found = weights[held] = sum(
+                u.weight for i, u in enumerate(units) if i in in_title or u.in_terms(held)
+            )
+        return found
+
+    best = max(passages, key=lambda p: (weight(p[1]), not line_text(p[0]).startswith("#"), -p[0]))
     line = _answering_line(best, passages, units, line_text)
     text = line_text(line)
     if len(text) > SNIPPET_CHARS:
@@ -91,17 +134,21 @@ def _snippet(
 
 
 def _answering_line(
-    best: Passage, passages: list[Passage], units: list[Unit], line_text: Callable[[int], str]
+    best: tuple[int, frozenset[str]],
+    passages: list[tuple[int, frozenset[str]]],
+    units: list[Unit],
+    line_text: Callable[[int], str],
 ) -> int:
     """The line of passage ``best`` that holds most of the question's weight: a heading and the sentence
     under it with no blank line between are one passage, and the receipt's line should be the sentence
     ("Flags are reviewed monthly."), not the heading. Lines are matched on their text (a unit's route
     terms found in it), which is enough to choose among a passage's few lines; with no line matching,
     the passage's first line stands."""
-    following = [p.line for p in passages if p.line > best.line]
-    end = min(following) if following else best.line + _MAX_PASSAGE_LINES
-    chosen, top = best.line, (0.0, False)
-    for n in range(best.line, end):
+    first = best[0]
+    following = [p[0] for p in passages if p[0] > first]
+    end = min(following) if following else first + _MAX_PASSAGE_LINES
+    chosen, top = first, (0.0, False)
+    for n in range(first, end):
         text = line_text(n)
         if not text:
             continue

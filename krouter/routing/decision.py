@@ -15,9 +15,8 @@ import itertools
 from dataclasses import replace
 from pathlib import Path
 
-from krouter.index.passages import Passage
 from krouter.index.store import Index
-from krouter.routing.citation import citation, page_text
+from krouter.routing.citation import PageReads, citation
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
@@ -59,9 +58,6 @@ def decide(
         )
     scores, meta_mask, content_mask = score(units, t, walk_window(max(k, 1)))
     targets, redirects, skipped = top_targets(scores, max(k, 1), t)
-    listed_pages = {pid for tgt in targets.values() for pid in tgt.contributors}
-    meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
-    content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     # The lead over the runner-up is measured on the full ranking, before it is cut to k: with k=1
     # there would be no runner-up and every tie would look like a clear answer.
     everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
@@ -81,14 +77,19 @@ def decide(
             reason=_reason_nothing(corpus_missing, t.n_pages),
             index=index_info,
         )
-    texts: dict[str, str] = {}
-    citations = [citation(x, units, meta_hits, t, index, root, texts) for x in ranked]
+    # The field masks of the pages the receipt lists (a cited target's own page, when it scored, is one
+    # of its contributors); the other walked pages' are never read.
+    listed_pages = {pid for tgt in ranked for pid in tgt.contributors}
+    meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
+    content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
+    reads = PageReads(index, root, units)
+    citations = [citation(x, units, meta_hits, t, reads) for x in ranked]
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
     effective = content | (_fired_triggers(top, units, index, t) & top.matched)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
-        _passage_coverage(index, pid, effective, units, meta_hits, total) for pid in top.contributors
+        _passage_coverage(reads, pid, effective, units, meta_hits, total) for pid in top.contributors
     )
     coverage = (page_cov + passage_cov) / 2
     runner_up = everything[1] if len(everything) > 1 else None
@@ -101,7 +102,7 @@ def decide(
     if effective - content and confidence >= floor:
         own = (
             sum(units[i].weight for i in content) / total
-            + max(_passage_coverage(index, pid, content, units, meta_hits, total) for pid in top.contributors)
+            + max(_passage_coverage(reads, pid, content, units, meta_hits, total) for pid in top.contributors)
         ) / 2
         if own * clarity < floor:
             citations[0] = replace(
@@ -122,9 +123,7 @@ def decide(
     named = set().union(*(meta_hits.get(pid, set()) for pid in top.contributors))
     lone = confidence >= floor and _lone_characters(effective - named, effective, units)
     said_by_other = (
-        named_speaker_lacks_words(
-            question, units, page_text(root, citations[0].path, texts), citations[0].line
-        )
+        named_speaker_lacks_words(question, units, reads.text(citations[0].path), citations[0].line)
         if confidence >= floor
         else None
     )
@@ -258,26 +257,33 @@ def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set
 
 
 def _passage_coverage(
-    index: Index,
+    reads: PageReads,
     page_id: int,
     matched: set[int],
     units: list[Unit],
     meta_hits: dict[int, set[int]],
     total: float,
 ) -> float:
-    passages = index.passages(page_id)
+    passages = reads.passages(page_id)
     base = meta_hits.get(page_id, set()) & matched
     best = sum(units[i].weight for i in base)
+    seen: set[frozenset[str]] = set()
     for a, b in _windows(passages):
-        terms = a.terms | b.terms if b else a.terms
+        terms = a[1] | b[1] if b else a[1]
+        if terms in seen:  # most passages hold none of the question's terms, or the same few
+            continue
+        seen.add(terms)
         hit = {i for i in matched if units[i].in_terms(terms)} | base
         best = max(best, sum(units[i].weight for i in hit))
     return best / total
 
 
-def _windows(passages: list[Passage]) -> list[tuple[Passage, Passage | None]]:
+_Held = tuple[int, frozenset[str]]
+
+
+def _windows(passages: list[_Held]) -> list[tuple[_Held, _Held | None]]:
     """Each passage alone and with its successor: an answer often spans a question and its reply."""
-    out: list[tuple[Passage, Passage | None]] = [(p, None) for p in passages]
+    out: list[tuple[_Held, _Held | None]] = [(p, None) for p in passages]
     out.extend(itertools.pairwise(passages))
     return out
 

@@ -6,6 +6,7 @@ its translations into the vault's other script, its IDF weight and its postings 
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -68,16 +69,13 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         # counts fully when a translation finds it on a page and fully when the page lacks it.
         own_df = len(rows)
         translated: dict[int, str] = {}
-        half = TRANSLATION_TF
+        merged = False
         for label, alt, held in _translations(index, qt.term, qt.text, t, question):
-            # Plain tuples and comparisons: this runs once per posting of every translation.
-            for pid, (m, g, b) in held.items():
-                old = rows.get(pid)
-                if old is None:
-                    translated.setdefault(pid, label)
-                    rows[pid] = (m * half, g * half, b * half)  # type: ignore[assignment]
-                else:
-                    rows[pid] = (max(old[0], m * half), max(old[1], g * half), max(old[2], b * half))  # type: ignore[assignment]
+            if held:
+                if not merged:
+                    # ``rows`` may be the index's kept list (read, never changed): merge into a copy.
+                    rows, merged = dict(rows), True
+                _merge(rows, translated, held, label)
             alts.append(alt)
         df = len(rows)
         weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
@@ -85,11 +83,47 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     return units
 
 
+def _merge(
+    rows: dict[int, tuple[int, int, int]],
+    translated: dict[int, str],
+    held: dict[int, tuple[int, int, int]],
+    label: str,
+) -> None:
+    """Merge a translation's postings into a unit's ``rows``: a page the unit did not hold yet is added
+    (after the others, in the translation's order) with its tfs at TRANSLATION_TF and ``label`` noted;
+    a page it held keeps, per field, the larger of its tf and the translation's share. The result is
+    the per-posting loop's, page order included: its added pages are the translation's pages not in
+    ``rows`` before, in the order the translation lists them, and an updated page keeps its place.
+    The added pages, most of a translation's, are found and written in C, their halved tfs worked out
+    once per distinct (title, trigger, body) triple; only the pages both hold run Python code."""
+    half = TRANSLATION_TF
+    new = list(itertools.filterfalse(rows.__contains__, held))
+    if len(new) < len(held):
+        for pid in filter(rows.__contains__, held):
+            old = rows[pid]
+            m, g, b = held[pid]
+            rows[pid] = (max(old[0], m * half), max(old[1], g * half), max(old[2], b * half))  # type: ignore[assignment]
+    halves = _Halves()
+    rows.update(zip(new, map(halves.__getitem__, map(held.__getitem__, new)), strict=True))
+    translated.update(dict.fromkeys(new, label))
+
+
+class _Halves(dict[tuple[int, int, int], tuple[float, float, float]]):
+    """A tf triple at TRANSLATION_TF, worked out once per distinct triple (a decoded list holds a few
+    dozen) and shared by the pages that have it."""
+
+    def __missing__(self, tfs: tuple[int, int, int]) -> tuple[float, float, float]:
+        half = TRANSLATION_TF
+        found = self[tfs] = (tfs[0] * half, tfs[1] * half, tfs[2] * half)
+        return found
+
+
 def _holding(index: Index, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:
-    """(title/alias tf, trigger tf, body tf) per page holding every one of the terms."""
+    """(title/alias tf, trigger tf, body tf) per page holding every one of the terms; the caller must not
+    change it (it may be the index's kept list)."""
     if len(terms) == 1:
-        return index.holding(terms[0])
-    per = [index.holding(g) for g in terms]
+        return index.holding(terms[0], copy=False)
+    per = [index.holding(g, copy=False) for g in terms]
     common = set.intersection(*(set(p) for p in per)) if per else set()
     return {pid: tuple(min(p[pid][f] for p in per) for f in range(3)) for pid in common}  # type: ignore[misc]
 

@@ -143,6 +143,11 @@ class Router:
             "unreadable_folders": stats.unreadable if stats else [],
         }
 
+    def warm(self) -> None:
+        """Load what every lookup needs about all pages (the current index generation's page table) now,
+        rather than on the first question."""
+        self._load_tables()
+
     def _load_tables(self) -> Tables:
         gen = self.index.generation()
         if self._tables and self._tables.generation == gen:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from krouter.agents.mcp.service import VaultService
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
-from krouter.ops.watch import configure_stderr_logging
+from krouter.ops.watch import configure_stderr_logging, freeze_heap
 
 
 def mcp_command(
@@ -23,7 +23,11 @@ def mcp_command(
         service.start()
         from krouter.agents.mcp.tools import build_server  # the SDK takes a second to import: only here
 
-        build_server(service).run("stdio")
+        server = build_server(service)
+        # Everything the server keeps is loaded now: the SDK, the index, the page table.
+        service.warm()
+        freeze_heap()
+        server.run("stdio")
     except KeyboardInterrupt:
         pass
     finally:

@@ -84,6 +84,10 @@ class VaultService:
             asks = AskServer(self.root, self.router.index.path, self.watcher)
             self._asks = asks if asks.start() else None
 
+    def warm(self) -> None:
+        """Load what every call needs (the page table of the index as it is now) before the first call."""
+        self._executor.submit(self.router.warm).result()
+
     @property
     def watching(self) -> bool:
         """True while file events keep the index fresh (the watcher and its refresher both run)."""

@@ -57,6 +57,8 @@ class AskServer:
         self._thread: threading.Thread | None = None
         self._router: Router | None = None
         self._config: tuple[int, int, int] | None = None
+        # Whether this server's first answer has frozen the heap (see krouter.ops.watch.freeze_heap).
+        self._frozen = False
 
     def start(self) -> bool:
         """Listen and answer in a background thread. False (and nothing listens) where there are no
@@ -112,6 +114,8 @@ class AskServer:
     def _serve(self) -> None:
         import logging
 
+        from krouter.ops.watch import freeze_heap
+
         log = logging.getLogger("krouter.watch")
         listener = self._listener
         assert listener is not None
@@ -130,6 +134,11 @@ class AskServer:
                         self._handle(conn)
                     except Exception as exc:  # one bad request must not stop the server
                         log.debug("ask socket: request failed: %s", exc)
+                if self._router is not None and not self._frozen:
+                    # The first answer loaded what this thread keeps (the ask command's modules, a
+                    # Router and its page table); the client has its reply already.
+                    freeze_heap()
+                    self._frozen = True
         finally:
             self._withdraw()
             if self._router is not None:
