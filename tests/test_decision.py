@@ -231,13 +231,13 @@ def test_words_matched_only_by_a_trigger_are_named(tmp_path: Path) -> None:
         tmp_path,
         {
             "People/王芳.md": "---\ntitle: 王芳\ntriggers:\n  - who is responsible for payments\n---\n"
-            "王芳是支付服务的负责人。\n",
+            "王芳是支付服务的对接人。\n",
             "People/李雷.md": "---\ntitle: 李雷\n---\n李雷负责搜索服务。\n",
         },
     )
     with Router(vault) as router:
         receipt = router.decide("who is responsible for payments")
-        plain = router.decide("王芳负责什么")
+        plain = router.decide("王芳对接什么")
     assert receipt.decision == "cite" and receipt.top is not None
     assert receipt.top.via_triggers == ["responsible", "payments"]
     assert "only through its triggers" in receipt.reason
