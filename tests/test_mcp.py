@@ -244,3 +244,38 @@ def test_replies_are_compact_typed_and_bounded(vault: Path) -> None:
     log = Path(os.environ["KROUTER_STATE_DIR"], "queries.jsonl")
     assert "database database database" not in (log.read_text(encoding="utf-8") if log.exists() else "")
     assert text_of(got["status"]).startswith(f"vault: {vault.resolve()}\npages: 2 (0 replaced)")
+
+
+def test_a_cited_page_lacking_a_question_word_says_so(tmp_path: Path) -> None:
+    """The agent sees which question words the cited page lacks (a walkthrough cited a neighbour whose
+    missing word, "search", only the terminal showed), and a refusal does not say a phrasing decided."""
+    root = tmp_path / "vault"
+    write(
+        root / "Decisions" / "Payments API timeout.md",
+        "---\ntitle: Payments API timeout\ntags: [payments, api]\n---\n# Payments API timeout\n\n"
+        "The payments API client uses a 30 second timeout for charge requests and 10 seconds for refunds.\n"
+        "Retries: at most 2, with exponential backoff starting at 500 ms.\n",
+    )
+    write(
+        root / "Projects" / "搜索服务.md",
+        "---\ntitle: 搜索服务\ntags: [search, 项目]\n---\n# 搜索服务\n\n搜索服务基于 Elasticsearch 8。\n",
+    )
+    question = "what timeout does the payments API client use for charge requests in production"
+
+    async def session() -> tuple[dict[str, Any], str]:
+        with anyio.fail_after(60):
+            async with Client(server_params(root), read_timeout_seconds=30) as client:
+                result = await client.call_tool("krouter_ask", {"question": question})
+                return structured(result), text_of(result)
+
+    reply, text = anyio.run(session)
+    assert reply["decision"] == "cite"
+    assert reply["cited"][0]["missing"] == ["production"]
+    assert "not on the page: production" in text
+    with Router(root) as router:
+        refused = ask_result(router, "how much budget does search get", 5, also=["搜索服务的预算是多少"])
+        terminal = router.ask("how much budget does search get", also=["搜索服务的预算是多少"]).to_text()
+    assert "closest through the phrasing" in terminal and "decided by" not in terminal
+    assert refused["decision"] == "refuse" and refused["phrasing"] == "搜索服务的预算是多少"
+    assert "closest through the phrasing: 搜索服务的预算是多少" in ask_summary(refused)
+    assert "decided by the phrasing" not in ask_summary(refused)

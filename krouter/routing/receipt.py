@@ -201,7 +201,9 @@ class Receipt:
             else:
                 lines.append(f"  skipped: {r.from_path} was replaced ({r.problem})")
         if self.phrasing is not None:
-            lines.append(f"  decided by the phrasing: {self.phrasing}")
+            # A refusal was decided by no wording: the phrasing named is the one that came closest.
+            how = "decided by" if self.decision == "cite" else "closest through"
+            lines.append(f"  {how} the phrasing: {self.phrasing}")
         if ev.corpus_missing:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
         confidence, floor = against_floor(ev.confidence, ev.floor)

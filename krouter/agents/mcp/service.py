@@ -192,6 +192,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
                 "snippet": c.snippet,
                 "via": c.via,
                 "via_triggers": c.via_triggers,
+                "missing": c.missing,
             }
             for c in receipt.cited
         ],
@@ -240,10 +241,14 @@ def ask_summary(out: dict[str, Any]) -> str:
             lines.append(
                 f"matched only by the page's triggers, not its text: {', '.join(top['via_triggers'])}"
             )
+        if top["missing"]:
+            lines.append(f"not on the page: {', '.join(top['missing'])}")
     else:
         lines.append(f"refuse: {out['reason']}")
     if out["phrasing"] is not None:
-        lines.append(f"decided by the phrasing: {out['phrasing']}")
+        # A refusal was decided by no wording: the phrasing named is the one that came closest.
+        how = "decided by" if out["decision"] == "cite" else "closest through"
+        lines.append(f"{how} the phrasing: {out['phrasing']}")
     for r in out["redirects"]:
         now = r["to"] or "no current page"
         lines.append(f"replaced: {r['from']} -> {now} (do not answer from the replaced page)")

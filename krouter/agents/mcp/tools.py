@@ -63,6 +63,10 @@ class CitedPage(BaseModel):
         default_factory=list,
         description="Words only the page's triggers hold, when its text alone would not be cited: check the page.",
     )
+    missing: list[str] = Field(
+        default_factory=list,
+        description="Question words the page does not hold: check that the page is about what was asked.",
+    )
 
 
 class Replacement(BaseModel):
@@ -201,14 +205,17 @@ def build_server(service: VaultService) -> MCPServer:
         people, runbooks or past sessions ("which database do we use", "what is our deploy process").
         The reply starts with the decision:
         - "cite: PATH (title), line N" and the passage: that page holds the answer. Read it with
-          krouter_read before relying on it, and name the page path in your answer. A "replaced:" line
+          krouter_read before relying on it, and name the page path in your answer. A "not on the page:"
+          line lists question words the page lacks: if one names what was asked about (another service,
+          person or product), the page is a neighbour, not the answer. A "replaced:" line
           means an older page was replaced and the cited page is the current one: do not answer from
           the replaced page.
         - "refuse: reason": no page answers it as asked. Do not guess. The "next:" line names the
           closest pages with their lines: read them; if one really answers, answer from it and call
           krouter_teach with the sentence. Otherwise tell the user their notes don't cover it.
         Ask in the notes' language: pass a translation (or a rewording in the notes' terms) in
-        `phrasings`; a "decided by the phrasing:" line names the wording that decided.
+        `phrasings`; a "decided by the phrasing:" line names the wording that decided (on a refusal,
+        "closest through the phrasing:" the wording that came closest).
         """
         if not question.strip():
             raise ToolError(
