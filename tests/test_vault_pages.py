@@ -242,3 +242,27 @@ def test_unquoted_wikilinks_in_lists_are_links() -> None:
         "supersedes: [[Old], [Older]]",
     ):
         assert parse_page("n.md", f"---\n{fm}\n---\nx\n").supersedes == ["[[Old]]", "[[Older]]"]
+
+
+def test_a_replaced_page_whose_frontmatter_is_never_closed_is_not_cited(tmp_path: Path) -> None:
+    """A forgotten closing '---' dropped `status: superseded`: the walkthrough-style vault cited MySQL."""
+    old = (
+        '---\ntitle: Database - MySQL\nstatus: superseded\nsuperseded_by: "[[Primary database]]"\n\n'
+        "# Database - MySQL\n\nWe use MySQL 5.7 as the primary database.\n"
+    )
+    new = "---\ntitle: Primary database\n---\n# Primary database\n\nWe moved the primary database to PostgreSQL 16.\n"
+    vault = make_vault(tmp_path, {"Decisions/Database - MySQL.md": old, "Decisions/Primary database.md": new})
+    page = parse_page("Decisions/Database - MySQL.md", old)
+    assert page.replaced and page.yaml_error == "the opening '---' on line 1 is never closed"
+    assert "We use MySQL 5.7" in page.body
+    with Router(vault) as router:
+        receipt = router.ask("do we use MySQL 5.7 as the primary database")
+        problems = router.status()["problems"]
+    assert receipt.top is not None and receipt.top.path == "Decisions/Primary database.md"
+    assert [r.from_path for r in receipt.redirects] == ["Decisions/Database - MySQL.md"]
+    assert {"path": "Decisions/Database - MySQL.md", "kind": "yaml", "message": page.yaml_error} in problems
+
+
+def test_a_page_opening_with_a_rule_and_prose_is_read_as_text() -> None:
+    page = parse_page("a.md", "---\n\nJust a rule, then text about tomatoes.\n")
+    assert not page.replaced and "tomatoes" in page.body and page.title == "a"

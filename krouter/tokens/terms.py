@@ -24,7 +24,8 @@ from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
 from krouter.tokens.scripts import HAS_HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, RUN, char_bigrams
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
-TOKENIZER_VERSION = "4"
+# 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
+TOKENIZER_VERSION = "5"
 
 _stemmer = Stemmer.Stemmer("english")
 

@@ -207,6 +207,20 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     return None, text, 1
 
 
+def _unclosed_fence(text: str) -> str | None:
+    """The lines after an opening ``---`` that no fence closes, up to the first blank line: the fields
+    the author meant to write (None when the first line is no fence)."""
+    lines = text.splitlines()
+    if not lines or not _FENCE.match(lines[0]):
+        return None
+    head = []
+    for line in lines[1:]:
+        if not line.strip():
+            break
+        head.append(line)
+    return "\n".join(head)
+
+
 def parse_page(rel_path: str, text: str) -> Page:
     """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept.
 
@@ -220,6 +234,12 @@ def parse_page(rel_path: str, text: str) -> Page:
     meta: dict[str, object] = {}
     error = None
     fields: dict[str, list[object]] = {}
+    unclosed = _unclosed_fence(text) if fm_text is None else None
+    if unclosed is not None:
+        # A fence never closed: the author meant frontmatter, and a `status: superseded` in it must
+        # still keep the page from being cited. Its field lines are read as broken YAML is.
+        error = "the opening '---' on line 1 is never closed"
+        fields = _salvage(unclosed)
     if fm_text is not None:
         load, yaml = _yaml()
         try:
