@@ -469,3 +469,18 @@ def test_the_other_speaker_talking_about_themselves_still_does_not_answer(tmp_pa
     with Router(vault) as router:
         receipt = router.decide("Which movies does Joanna love, action and sci-fi?")
     assert receipt.decision == "refuse" and "asks about Joanna" in receipt.reason
+
+
+def test_a_chinese_turn_asking_the_named_speaker_is_answered_by_the_reply(tmp_path: Path) -> None:
+    session = (
+        "**小王**：我最近在看科幻片。您最喜欢哪种电影？\n\n"
+        "**小李**：我更喜欢纪录片和老电影。\n\n"
+        "**小王**：好的，下次一起看。\n\n"
+        "**小李**：没问题。\n"
+    )
+    vault = make(
+        tmp_path, {"session_1.md": session, "session_2.md": "**小王**：你好。\n\n**小李**：你好。\n"}
+    )
+    with Router(vault) as router:
+        receipt = router.decide("小李最喜欢哪种电影")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "session_1.md"

@@ -264,5 +264,6 @@ def test_a_replaced_page_whose_frontmatter_is_never_closed_is_not_cited(tmp_path
 
 
 def test_a_page_opening_with_a_rule_and_prose_is_read_as_text() -> None:
-    page = parse_page("a.md", "---\n\nJust a rule, then text about tomatoes.\n")
-    assert not page.replaced and "tomatoes" in page.body and page.title == "a"
+    for text in ("---\n\nJust a rule, then text about tomatoes.\n", "---\nTomatoes need sun.\n", "---\n"):
+        page = parse_page("a.md", text)
+        assert not page.replaced and page.yaml_error is None and page.body == text

@@ -162,10 +162,7 @@ def _translations(
                     if len(out) == HELD_TRANSLATIONS:
                         break
     elif t.has_han:
-        translations = bilingual.to_chinese(term)
-        for zh in translations:
-            if len(zh) == 1:
-                continue
+        for zh in bilingual.to_chinese(term):
             held = _holding(index, (zh,))
             if held:
                 out.append((zh, (zh,), held))
@@ -174,12 +171,4 @@ def _translations(
                 out.append((zh, grams, _holding(index, grams)))
             if len(out) == HELD_TRANSLATIONS:
                 break
-        if not any(held for _, _, held in out):
-            # A single character only when no word translating the term is held: 试 is on every page
-            # that says 测试 or 尝试, while a note may say 跑 or 海 and no word for "run" or "sea".
-            for zh in translations:
-                if len(zh) == 1 and (held := _holding(index, (zh,))):
-                    out.append((zh, (zh,), held))
-                    if len(out) == HELD_TRANSLATIONS:
-                        break
     return short_long + out

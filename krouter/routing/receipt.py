@@ -104,8 +104,9 @@ class Route:
 class Receipt:
     """Everything a lookup decided, in a form a person or an agent can check.
 
-    ``phrasing`` names the wording whose lookup decided (None: the question as asked); ``routes`` lists
-    how every wording fared when the caller gave alternative phrasings (empty otherwise).
+    ``phrasing`` names the wording whose lookup decided, or on a refusal came closest (None: the question
+    as asked); ``routes`` lists how every wording fared when the caller gave alternative phrasings
+    (empty otherwise).
     """
 
     query: str

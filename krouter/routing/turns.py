@@ -82,4 +82,7 @@ def named_speaker_lacks_words(question: str, units: Sequence[Unit], text: str, l
 
 
 def _asks(turn: str) -> bool:
-    return ("?" in turn or "？" in turn) and re.search(r"(?i)\byou(r|rs|rself)?\b|你", turn) is not None
+    """Whether a turn asks the other speaker something: a question mark and "you" (你, 您). A question
+    mark alone would also pass a speaker wondering about themselves ("Is that weird?"); D38 measured
+    it: 3 more right answers, 4 more wrong citations on LoCoMo."""
+    return ("?" in turn or "？" in turn) and re.search(r"(?i)\byou(r|rs|rself)?\b|你|您", turn) is not None

@@ -39,7 +39,7 @@ _NOT_A_TRANSLATION = re.compile(
     r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
     r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
 )
-_HAN_ENTRY = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
+_HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 
 _lock = threading.Lock()
 _conn: sqlite3.Connection | None = None
@@ -107,19 +107,14 @@ def _build(source: Path, path: Path) -> None:
             if line.startswith("#"):
                 continue
             m = _LINE.match(line)
-            if not m or not _HAN_ENTRY.match(m.group(1)):
+            if not m or not _HAN_WORD.match(m.group(1)):
                 continue
             word = m.group(1)
             for rank, words in enumerate(_senses(m.group(2))):
                 # A two-word sense ("server push") is one phrase: a page must hold both words.
-                # Not a single character: read as English (满 "packed", 挂 "hang": one sense of many),
-                # a lone character of a Chinese question added a wrong citation on a held-out set (D35).
-                if len(word) > 1:
-                    zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+                zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
                 if len(words) == 1:
                     # A one-word sense is a translation of that word; rank keeps the dictionary's order.
-                    # Single characters too (run → 跑, sea → 海): notes write 跑备份, and since D21 a
-                    # character is an index term.
                     key = (words[0][0], word)
                     en2zh[key] = min(rank, en2zh.get(key, rank))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from krouter.tokens.terms import normalize
+
 # (spoken, written, meaning). Grammar words (啥, 咋, 吗) are not here: they are question frames.
 PAIRS: tuple[tuple[str, str, str], ...] = (
     # Weeks and days of the week: 礼拜 (spoken) vs 周/星期 (written)
@@ -158,11 +160,26 @@ def _table() -> dict[str, tuple[str, ...]]:
 
 
 def written_forms(word: str, question: str) -> tuple[str, ...]:
-    """The written words a note would use for the spoken forms in ``question`` that hold ``word``, a
-    question word as segmentation leaves it: 挂了 is cut to 挂, and 挂 alone (hang up, 挂号) is no
-    fault; none for most words."""
+    """The written words a note would use for the spoken forms of ``question`` that ``word`` (a question
+    word as segmentation left it: 挂 of 挂了) lies within, where it lies within them: the 钱 of 多少钱 is
+    not the 钱 of 打钱 in the same question. None for most words."""
+    text = normalize(question)
     out: list[str] = []
     for spoken, written in _table().items():
-        if word in spoken and spoken in question:
+        if word in spoken and any(_within(text, word, start, spoken) for start in _starts(text, spoken)):
             out.extend(w for w in written if w not in out)
     return tuple(out)
+
+
+def _starts(text: str, part: str) -> list[int]:
+    starts, at = [], text.find(part)
+    while at != -1:
+        starts.append(at)
+        at = text.find(part, at + 1)
+    return starts
+
+
+def _within(text: str, word: str, start: int, spoken: str) -> bool:
+    """Whether an occurrence of ``word`` in ``text`` lies inside the occurrence of ``spoken`` at ``start``."""
+    end = start + len(spoken)
+    return any(start <= at and at + len(word) <= end for at in _starts(text, word))

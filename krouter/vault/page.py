@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -208,16 +209,12 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
 
 
 def _unclosed_fence(text: str) -> str | None:
-    """The lines after an opening ``---`` that no fence closes, up to the first blank line: the fields
-    the author meant to write (None when the first line is no fence)."""
+    """The lines after an opening ``---`` that no fence closes, up to a blank line, when one is a field
+    KRouter reads (title, status, a replacement link); None otherwise: a page may open with a rule."""
     lines = text.splitlines()
-    if not lines or not _FENCE.match(lines[0]):
+    head = list(itertools.takewhile(str.strip, lines[1:])) if lines and _FENCE.match(lines[0]) else []
+    if not any((m := _TOP_FIELD.match(line)) and field_key(m.group(1)) in _SALVAGED for line in head):
         return None
-    head = []
-    for line in lines[1:]:
-        if not line.strip():
-            break
-        head.append(line)
     return "\n".join(head)
 
 

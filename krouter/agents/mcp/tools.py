@@ -96,7 +96,9 @@ class AskReply(BaseModel):
     floor: float
     vault: str
     demo_vault: bool = Field(description="True when the vault is KRouter's demo one (fictional pages).")
-    phrasing: str | None = Field(description="The phrasing whose lookup decided (None: the question).")
+    phrasing: str | None = Field(
+        description="The phrasing whose lookup decided, or on a refusal came closest (None: the question)."
+    )
     next_step: str
 
 
@@ -195,7 +197,7 @@ def build_server(service: VaultService) -> MCPServer:
             Field(
                 description=f"Optional: the same question in other words, above all translated into the "
                 f"language the notes are written in (at most {MAX_PHRASINGS}, {MAX_PHRASING_CHARS} "
-                f"characters each). `phrasing` in the reply names the wording that decided.",
+                f"characters each). `phrasing` in the reply names the wording that decided (on a refusal: came closest).",
             ),
         ] = None,
     ) -> Annotated[CallToolResult, AskReply]:
