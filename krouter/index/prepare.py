@@ -184,9 +184,10 @@ def _invert(
     """A batch's segment and ids (see `Batch`) from its postings in page order, packed as
     `krouter.index.packed.pack_columns` packs each term's list.
 
-    Done in whole-column passes in C rather than a step per posting or per term: most of a batch's
-    terms are body words only (title/alias and trigger columns all zero) whose body counts fit a byte,
-    and their packed tfs are ``zzB`` and those bytes; the few others are packed one by one."""
+    Done in whole-column passes in C rather than a step per posting or per term: a column whose
+    counts fit a byte is kept as bytes, most of a batch's terms are body words only (title/alias and
+    trigger columns all zero), and their packed tfs are ``zzB`` and their body bytes; the few others
+    are packed one by one (`pack_columns` reads a slice of bytes as the small ints it holds)."""
     counts = Counter(terms_col)
     keys = sorted(counts)
     rank = dict(zip(keys, range(len(keys)), strict=True))
@@ -194,18 +195,24 @@ def _invert(
     # order, as the segment needs them.
     order = sorted(range(len(terms_col)), key=list(map(rank.__getitem__, terms_col)).__getitem__)
     ids = array("i", map(page_col.__getitem__, order)).tobytes()
-    meta, trig, body = (list(map(col.__getitem__, order)) for col in tf_cols)
     lengths = list(map(counts.__getitem__, keys))
     starts = list(accumulate(lengths, initial=0))
-    # Terms packed one by one: those with a title/alias or trigger count anywhere in the batch, and
-    # those with a body count past a byte.
+    # Terms packed one by one: those with a title/alias or trigger count anywhere in the batch...
     special = {terms_col[i] for col in tf_cols[:2] for i in compress(range(len(col)), col)}
-    if body and max(body) > 0xFF:
-        wide = compress(range(len(body)), map(0xFF.__lt__, body))
-        special.update(keys[bisect_right(starts, i) - 1] for i in wide)
-        body_bytes = bytes(min(v, 0xFF) for v in body)  # the wide terms' bytes are never used
-    else:
-        body_bytes = bytes(body)
+    cols: list[bytes | list[int]] = []
+    for col in tf_cols:
+        if not col or max(col) <= 0xFF:
+            cols.append(bytes(map(col.__getitem__, order)))
+            continue
+        # ... and those with a count past a byte (a long page's common word).
+        wide = list(map(col.__getitem__, order))
+        special.update(
+            keys[bisect_right(starts, i) - 1] for i in compress(range(len(wide)), map(0xFF.__lt__, wide))
+        )
+        cols.append(wide)
+    meta, trig, body = cols
+    # The body bytes of the terms not packed one by one (a wide column's bytes are never read).
+    body_bytes = body if isinstance(body, bytes) else bytes(min(v, 0xFF) for v in body)
     tfs = list(map(b"zzB".__add__, map(body_bytes.__getitem__, map(slice, starts, starts[1:]))))
     for term in special:
         k = rank[term]
@@ -242,11 +249,16 @@ def _serve(
     """A worker's loop: prepare each batch whose number it receives and send it back, until its pipe
     closes or its parent is gone (then nobody will read its answers: a killed build leaves no worker).
     The batches came with the fork, so a request is a number and never fills the pipe."""
+    import gc
     import signal
 
     for other in inherited:
         other.close()  # the parent's ends: its death must reach the other workers as end of file too
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # Tokenising allocates containers by the million and frees them by reference count; the cyclic
+    # collector found nothing to free yet took ~12 % of a worker's time, walking jieba's dictionary
+    # again and again. This process is ours: it collects once per batch instead.
+    gc.disable()
     while True:
         while not conn.poll(1.0):
             if os.getppid() != parent:
@@ -259,6 +271,7 @@ def _serve(
             answer: tuple[bool, object] = (True, prepare_batch(root, batches[number], invert))
         except BaseException as exc:  # the parent redoes the batch itself and gets the real error
             answer = (False, repr(exc))
+        gc.collect()
         try:
             conn.send(answer)
         except OSError:

@@ -187,7 +187,7 @@ _cutter: _Cutter | None = None
 _JIEBA_HAN = re.compile("[\u4e00-\u9fd5]+")
 # HMM cuts kept per process (the stretches of unknown characters jieba hands its HMM are short and
 # recur: 41 % of them at 10k generated pages); cleared when full, so memory stays bounded.
-_HMM_MEMO_MAX = 50_000
+_HMM_MEMO_MAX = 20_000
 _STATE = {"B": 0, "M": 1, "E": 2, "S": 3}
 
 

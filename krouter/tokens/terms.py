@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import filterfalse
 
 import Stemmer
 
@@ -94,7 +95,7 @@ def index_terms(text: str) -> list[str]:
 # The term of each Latin-script word seen lately ("" for none: a function word, a single letter), as
 # `_word_terms` gives it; cleared when full, so a worker's memory stays bounded on any vault.
 _WORD_MEMO: dict[str, str] = {}
-_WORD_MEMO_MAX = 100_000
+_WORD_MEMO_MAX = 50_000
 
 
 def _remember(run: str) -> str:
@@ -113,8 +114,8 @@ def _cjk_terms(run: str) -> list[str]:
     out = list(words)
     seen = set(words)  # a set: runs can be long, and this ran once per bigram
     if len(run) > 1:
-        out.extend(b for b in char_bigrams(run) if b not in seen)
-    out.extend(c for c in run if c not in seen and c not in CHINESE)
+        out.extend(filterfalse(seen.__contains__, char_bigrams(run)))
+    out.extend(filterfalse(CHINESE.__contains__, filterfalse(seen.__contains__, run)))
     return out
 
 
