@@ -258,8 +258,9 @@ def _serve(
         other.close()  # the parent's ends: its death must reach the other workers as end of file too
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # Tokenising allocates containers by the million and frees them by reference count; the cyclic
-    # collector found nothing to free yet took ~12 % of a worker's time, walking jieba's dictionary
-    # again and again. This process is ours: it collects once per batch instead.
+    # collector found almost nothing to free yet took ~12 % of a worker's time, walking jieba's
+    # dictionary again and again. This process is ours: it collects once per batch instead, and what
+    # survives a collection (jieba's dictionary, the memos) is frozen out of the next one's walk.
     gc.disable()
     while True:
         while not conn.poll(1.0):
@@ -274,6 +275,7 @@ def _serve(
         except BaseException as exc:  # the parent redoes the batch itself and gets the real error
             answer = (False, repr(exc))
         gc.collect()
+        gc.freeze()
         try:
             conn.send(answer)
         except OSError:
