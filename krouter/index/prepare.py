@@ -85,12 +85,10 @@ class Batch(NamedTuple):
     def rows(self, first: int) -> Iterator[tuple[str, int, bytes, bytes]]:
         """The segment as (term, first, ids, tfs) rows, page ids counted from ``first``."""
         ids = array("i", map(first.__add__, array("i", self.ids))).tobytes()  # one pass, in C
-        if not self.segment:
-            return iter(())
-        terms, counts, tfs = zip(*self.segment, strict=True)
-        ends = list(accumulate(map((4).__mul__, counts)))
-        # Each term's ids sliced in C, not by a step of Python per term.
-        return zip(terms, repeat(first), map(ids.__getitem__, map(slice, [0, *ends[:-1]], ends)), tfs)
+        at = 0
+        for term, n, tfs in self.segment or ():
+            yield term, first, ids[at : at + 4 * n], tfs
+            at += 4 * n
 
 
 def meta_text(page: Page) -> str:
