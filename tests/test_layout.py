@@ -17,8 +17,11 @@ import krouter
 
 PACKAGE = Path(krouter.__file__).parent
 MAX_LINES = 400
-# Modules allowed past MAX_LINES, each with the reason why it is not split (none today).
-LONG_MODULES: dict[str, str] = {}
+# Modules allowed past MAX_LINES, each with the reason why it is not split.
+LONG_MODULES: dict[str, str] = {
+    "krouter.tokens.chinese": "issue 16's exact jieba cut (_Cutter) was added here by a build task "
+    "allowed to touch only this file under tokens/; the lead moves it into a module of its own",
+}
 
 
 def _name(path: Path) -> str:

@@ -183,10 +183,8 @@ def jieba_words(run: str) -> list[str]:
 
 
 _cutter: _Cutter | None = None
-# jieba's own Han range: a run of only these is one block to jieba's cut, which `_Cutter` does itself.
-_JIEBA_HAN = re.compile("[\u4e00-\u9fd5]+")
-# HMM cuts kept per process (the stretches of unknown characters jieba hands its HMM are short and
-# recur: 41 % of them at 10k generated pages); cleared when full, so memory stays bounded.
+_JIEBA_HAN = re.compile("[\u4e00-\u9fd5]+")  # a run of only these is one block to jieba's cut
+# HMM cuts kept per process (41 % of the stretches recur at 10k generated pages); cleared when full.
 _HMM_MEMO_MAX = 20_000
 _STATE = {"B": 0, "M": 1, "E": 2, "S": 3}
 
@@ -197,36 +195,43 @@ def _new_cutter() -> _Cutter:
     return _cutter
 
 
-class _Cutter:
-    """jieba's ``cut(run, HMM=True)`` for a run of jieba's Han characters, word for word, in less time.
+class _LogFreq(dict):
+    """``log(freq) - log(total)`` by frequency, as jieba computes it, each computed once."""
 
-    Indexing spends most of its time in jieba. jieba builds a dict of lists (the DAG) and then a route
-    with a generator of tuples per character, and runs its HMM with a list of tuples and a copied path
-    per character. This does the same arithmetic in the same order (so the same floats, ties broken the
-    same way: ``max`` over ``(score, x)`` tuples prefers the larger x or state letter) in one backward
-    pass, with ``log(freq) - log(total)`` computed once per frequency, and a backtrace instead of copied
-    paths; an HMM cut is remembered per stretch. Any other run goes to jieba's own ``cut``. Bound to the
-    dictionary it was made from: `current` says when jieba's dictionary was replaced."""
+    def __init__(self, total: int) -> None:
+        super().__init__()
+        self.logtotal = math.log(total)
+
+    def __missing__(self, f: int) -> float:
+        p = self[f] = math.log(f) - self.logtotal
+        return p
+
+
+class _Cutter:
+    """jieba's ``cut(run, HMM=True)`` of a run of jieba's Han characters, word for word, in less time.
+
+    jieba builds a dict of lists per run, a generator of tuples per character and copies its HMM path
+    at every step. This does the same float arithmetic in the same order, ties broken as ``max`` over
+    ``(score, position)`` and ``(probability, state)`` tuples breaks them (the later one wins), in one
+    backward pass and a backtrace; HMM cuts are remembered. Other runs go to jieba's own ``cut``."""
 
     def __init__(self, jieba) -> None:
         from jieba import finalseg
 
-        self.jieba, self.dt = jieba, jieba.dt
+        self.jieba, self.dt, self.finalseg = jieba, jieba.dt, finalseg
         self.freq: dict[str, int] = jieba.dt.FREQ
         self.total = jieba.dt.total
-        self.logtotal = math.log(self.total)
-        self.finalseg = finalseg
-        self.by_freq: dict[int, float] = {}
+        self.by_freq = _LogFreq(self.total)
         self.hmm_memo: dict[str, list[str]] = {}
-        start, trans, emit = finalseg.start_P, finalseg.trans_P, finalseg.emit_P
-        low = finalseg.MIN_FLOAT
+        start, trans, emit, self.low = finalseg.start_P, finalseg.trans_P, finalseg.emit_P, finalseg.MIN_FLOAT
         self.start = (start["B"], start["M"], start["E"], start["S"])
         self.emit = (emit["B"], emit["M"], emit["E"], emit["S"])
-        self.trans = tuple(trans[a].get(b, low) for a, b in ("EB", "SB", "MM", "BM", "SS", "ES", "BE", "ME"))
-        self.low = low
+        self.trans = tuple(
+            trans[a].get(b, self.low) for a, b in ("EB", "SB", "MM", "BM", "SS", "ES", "BE", "ME")
+        )
 
     def current(self) -> bool:
-        """False once jieba was loaded again or its dictionary replaced: this cutter reads the old one."""
+        """False once jieba was loaded again or its dictionary replaced or grown (``add_word``)."""
         dt = self.dt
         return (
             _jieba is self.jieba and dt is self.jieba.dt and dt.FREQ is self.freq and dt.total == self.total
@@ -236,36 +241,22 @@ class _Cutter:
         """jieba's words for ``run``, as ``jieba.cut(run, HMM=True)`` gives them."""
         if not _JIEBA_HAN.fullmatch(run):
             return [w for w in self.jieba.cut(run, HMM=True) if w.strip()]
-        freq, by_freq, logtotal = self.freq, self.by_freq, self.logtotal
-        n = len(run)
+        freq, by_freq, n = self.freq, self.by_freq, len(run)
         score = [0.0] * n + [0]  # jieba's route[N] is (0, 0): the int 0, added as such
         end = [0] * n
         for k in range(n - 1, -1, -1):
-            best = None
-            last = k
-            i = k
+            best, last, i = None, k, k
+            # jieba's DAG: the prefixes of run[k:] in the dictionary, up to the first that is not; those
+            # with a frequency are the candidates, else the character alone.
             f = freq.get(run[k])
-            # jieba's DAG: every prefix of run[k:] in the dictionary, to the first that is not; the
-            # words among them (frequency > 0) are the candidates, else the character alone.
             while f is not None:
                 if f:
-                    p = by_freq.get(f)
-                    if p is None:
-                        p = by_freq[f] = math.log(f) - logtotal
-                    s = p + score[i + 1]
+                    s = by_freq[f] + score[i + 1]
                     if best is None or s >= best:
                         best, last = s, i
                 i += 1
-                if i >= n:
-                    break
-                f = freq.get(run[k : i + 1])
-            if best is None:
-                f = freq.get(run[k]) or 1
-                p = by_freq.get(f)
-                if p is None:
-                    p = by_freq[f] = math.log(f) - logtotal
-                best = p + score[k + 1]
-            score[k], end[k] = best, last
+                f = freq.get(run[k : i + 1]) if i < n else None
+            score[k], end[k] = (by_freq[freq.get(run[k]) or 1] + score[k + 1]) if best is None else best, last
         out: list[str] = []
         x, buf = 0, ""
         while x < n:
@@ -284,35 +275,25 @@ class _Cutter:
 
     def _unknown(self, buf: str, out: list[str]) -> None:
         """A stretch the route cut into single characters, as jieba's cut treats it."""
-        if len(buf) == 1:
-            out.append(buf)
-        elif self.freq.get(buf):
+        if len(buf) == 1 or self.freq.get(buf):
             out.extend(buf)
-        else:
-            words = self.hmm_memo.get(buf)
-            if words is None:
-                if len(self.hmm_memo) >= _HMM_MEMO_MAX:
-                    self.hmm_memo.clear()
-                words = self.hmm_memo[buf] = self._hmm(buf)
-            split = self.finalseg.Force_Split_Words
-            if split:
-                out.extend(c for w in words for c in ((w,) if w not in split else w))
-            else:
-                out.extend(words)
+            return
+        words = self.hmm_memo.get(buf)
+        if words is None:
+            if len(self.hmm_memo) >= _HMM_MEMO_MAX:
+                self.hmm_memo.clear()
+            words = self.hmm_memo[buf] = self._hmm(buf)
+        split = self.finalseg.Force_Split_Words
+        out.extend(c for w in words for c in (w if w in split else (w,))) if split else out.extend(words)
 
     def _hmm(self, obs: str) -> list[str]:
         """jieba.finalseg's cut of a stretch of its Han characters (before its forced splits)."""
-        eB, eM, eE, eS = self.emit
+        (eB, eM, eE, eS), (sB, sM, sE, sS), low = self.emit, self.start, self.low
         tEB, tSB, tMM, tBM, tSS, tES, tBE, tME = self.trans
-        low = self.low
         c = obs[0]
-        sB, sM, sE, sS = self.start
         vB, vM, vE, vS = sB + eB.get(c, low), sM + eM.get(c, low), sE + eE.get(c, low), sS + eS.get(c, low)
-        # Per step, which state each state came from; finalseg's max over (score, state) tuples takes
-        # the later letter on a tie (S over E, M over B).
-        back = []
-        for t in range(1, len(obs)):
-            c = obs[t]
+        back = []  # per step, the state each state came from (on a tie the later letter: S, M)
+        for c in obs[1:]:
             em = eB.get(c, low)
             pE, pS = vE + tEB + em, vS + tSB + em
             nB, fB = (pS, "S") if pS >= pE else (pE, "E")
@@ -324,25 +305,19 @@ class _Cutter:
             nS, fS = (pS, "S") if pS >= pE else (pE, "E")
             em = eE.get(c, low)
             pB, pM = vB + tBE + em, vM + tME + em
-            nE, fE = (pM, "M") if pM >= pB else (pB, "B")
-            vB, vM, vS, vE = nB, nM, nS, nE
+            vE, fE = (pM, "M") if pM >= pB else (pB, "B")
+            vB, vM, vS = nB, nM, nS
             back.append((fB, fM, fE, fS))
-        state = "S" if vS >= vE else "E"
-        states = [state]
+        states = ["S" if vS >= vE else "E"]
         for came in reversed(back):
-            state = came[_STATE[state]]
-            states.append(state)
-        states.reverse()
+            states.append(came[_STATE[states[-1]]])
         words: list[str] = []
         begin = nexti = 0
-        for i, pos in enumerate(states):
+        for i, pos in enumerate(reversed(states)):
             if pos == "B":
                 begin = i
-            elif pos == "E":
-                words.append(obs[begin : i + 1])
-                nexti = i + 1
-            elif pos == "S":
-                words.append(obs[i])
+            elif pos in "ES":
+                words.append(obs[begin : i + 1] if pos == "E" else obs[i])
                 nexti = i + 1
         if nexti < len(obs):
             words.append(obs[nexti:])
