@@ -200,3 +200,35 @@ def test_an_edit_re_resolves_only_the_links_it_touches(
         assert ("Decisions/Dangling.md", "Not yet.md", "superseded_by", "[[Not yet]]") in dump(index)["links"]
     finally:
         index.close()
+
+
+def test_a_chunked_build_packs_title_trigger_and_past_a_byte_counts_as_one_transaction_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk's postings are packed from byte columns, with a path of their own for terms that have
+    title/alias or trigger counts or a body count past 255; the one-transaction refresh packs each
+    page's postings one by one. Both must store the same lists."""
+    vault = tmp_path / "vault"
+    for i in range(9):
+        write(
+            vault / f"Notes/Gadget {i}.md",
+            f"---\ntitle: Gadget {i}\naliases: [doohickey{i % 2}]\ntriggers: [when the sprocket{i % 3} jams]\n---\n"
+            + "gadget sprocket1 filler " * (120 * i)  # 960 gadgets on the last page: past 2 bytes' 255
+            + f"\nplain{i} words 数据库 迁移 only in the body.\n",
+        )
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
+    reference = Index(vault, path=tmp_path / "reference.sqlite3")
+    reference.refresh()
+    expected = dump(reference)
+    reference.close()
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 4)
+    index = Index(vault)
+    try:
+        index.refresh()
+        assert dump(index) == expected
+        postings = dump(index)["postings"]
+        gadget = [tfs for term, _page, *tfs in postings if term == "gadget"]
+        assert max(body for _m, _t, body in gadget) > 0xFF and min(meta for meta, _t, _b in gadget) > 0
+        assert any(trig for term, _page, _m, trig, _b in postings if term == "sprocket1")
+    finally:
+        index.close()

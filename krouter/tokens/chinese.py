@@ -14,6 +14,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
+from krouter.tokens.jieba_cut import Cutter
 from krouter.tokens.scripts import char_bigrams
 from krouter.tokens.stopwords import CHINESE
 
@@ -173,7 +174,20 @@ def _stored_segmenter(jieba):
 
 
 def jieba_words(run: str) -> list[str]:
-    return [w for w in _load_jieba().cut(run, HMM=True) if w.strip() and w not in CHINESE]
+    """The words jieba cuts a Han run into (HMM on), function words dropped: what a page indexes."""
+    cutter = _cutter
+    if cutter is None or not cutter.current(_jieba):
+        cutter = _new_cutter()
+    return [w for w in cutter.cut(run) if w not in CHINESE]
+
+
+_cutter: Cutter | None = None
+
+
+def _new_cutter() -> Cutter:
+    global _cutter
+    _cutter = Cutter(_load_jieba())
+    return _cutter
 
 
 def repair(words: list[str], known: Callable[[str], bool]) -> list[str]:

@@ -16,12 +16,13 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import filterfalse
 
 import Stemmer
 
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
-from krouter.tokens.scripts import HAS_HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, RUN, char_bigrams
+from krouter.tokens.scripts import HAN, HAS_HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, RUN, char_bigrams
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
@@ -75,28 +76,66 @@ def index_terms(text: str) -> list[str]:
     vault lacks when the vault is full of it. They do not count towards a page's length
     (``counts_toward_length``), so Chinese pages are not made to look longer than English ones.
     """
+    runs = RUN.findall(normalize(text))
+    # A text whose every word was seen before (most English passages) is looked up in C.
+    known = list(map(_WORD_MEMO.get, runs))
+    if None not in known:
+        return list(filter(None, known))
     out: list[str] = []
-    for run in RUN.findall(normalize(text)):
-        if not IS_CJK.match(run):
-            term = _word_terms(run)
-            if term:
-                out.append(term)
-            continue
-        if ONLY_HAN.match(run):
-            words = jieba_words(run)
-            out.extend(words)
-            seen = set(words)  # a set: runs can be long, and this ran once per bigram
-            if len(run) > 1:
-                out.extend(b for b in char_bigrams(run) if b not in seen)
-            out.extend(c for c in run if c not in seen and c not in CHINESE)
-        else:
-            out.extend(char_bigrams(run))
+    for run, term in zip(runs, known, strict=True):
+        if term is None:
+            if IS_CJK.match(run):
+                out.extend(_cjk_terms(run))
+                continue
+            term = _remember(run)
+        if term:
+            out.append(term)
+    return out
+
+
+# The term of each Latin-script word seen lately ("" for none: a function word, a single letter), as
+# `_word_terms` gives it; cleared when full, so a worker's memory stays bounded on any vault.
+_WORD_MEMO: dict[str, str] = {}
+_WORD_MEMO_MAX = 50_000
+
+
+def _remember(run: str) -> str:
+    term = _word_terms(run) or ""
+    if len(_WORD_MEMO) >= _WORD_MEMO_MAX:
+        _WORD_MEMO.clear()
+    _WORD_MEMO[run] = term
+    return term
+
+
+def _cjk_terms(run: str) -> list[str]:
+    """The index terms of a run of CJK characters."""
+    if not ONLY_HAN.match(run):
+        return char_bigrams(run)
+    words = jieba_words(run)
+    out = list(words)
+    seen = set(words)  # a set: runs can be long, and this ran once per bigram
+    if len(run) > 1:
+        out.extend(filterfalse(seen.__contains__, char_bigrams(run)))
+    out.extend(filterfalse(CHINESE.__contains__, filterfalse(seen.__contains__, run)))
     return out
 
 
 def counts_toward_length(term: str) -> bool:
     """False for a single Han character: indexed for lookup, but not part of a page's BM25 length."""
     return not (len(term) == 1 and HAS_HAN.match(term) is not None)
+
+
+# A line of exactly one Han character: in terms joined by newlines (no term holds one), the terms that
+# do not count towards a length.
+_LONE_HAN = re.compile(rf"^[{HAN}]$", re.MULTILINE)
+
+
+def length_of(counts: dict[str, int]) -> int:
+    """The length of a text with these term counts: the counts of the terms that ``counts_toward_length``,
+    added up (found by one regex scan, not a call per term)."""
+    total = sum(counts.values())
+    lone = _LONE_HAN.findall("\n".join(counts))
+    return total - sum(map(counts.__getitem__, lone)) if lone else total
 
 
 @dataclass(frozen=True)
