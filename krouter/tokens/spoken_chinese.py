@@ -4,8 +4,8 @@ Chinese questions typed in a chat use the spoken register; team notes use the wr
 closed, general table of the same meaning in both registers, written by someone who had seen no vault
 and no question the router is measured on (docs/decisions.md D36). It is used like the dictionary and
 the abbreviation table: a route the question word may match through, at the translation's half weight,
-shown in the receipt as 礼拜→周. A spoken form is looked for in the question as typed (挂了, 登不上),
-since segmentation may cut it apart.
+shown in the receipt as 礼拜→周. A spoken form is looked for in the whole (normalised) question, since
+segmentation may cut it apart (挂了 → 挂), and routes only the question words inside it.
 """
 
 from __future__ import annotations
