@@ -292,13 +292,15 @@ def test_the_spoken_table_is_han_words_and_no_question_grammar() -> None:
     assert len({(s, w) for s, w, _ in spoken_chinese.PAIRS}) == len(spoken_chinese.PAIRS)
 
 
+def _outage_vault(root: Path) -> Path:
+    _page(root, "运维/支付服务宕机.md", "# 支付服务宕机处理\n\n支付服务宕机时先切到备用通道，再通知值班。\n")
+    _page(root, "行政/体检.md", "# 体检\n\n体检在社区医院，提前一天预约。\n")
+    return root
+
+
 def test_a_spoken_form_cut_apart_by_segmentation_still_reaches_the_note(tmp_path: Path) -> None:
-    """挂了 is cut to 挂: the form is looked for in the question as typed; 挂 alone (挂号) gets no route."""
-    _page(
-        tmp_path, "运维/支付服务宕机.md", "# 支付服务宕机处理\n\n支付服务宕机时先切到备用通道，再通知值班。\n"
-    )
-    _page(tmp_path, "行政/体检.md", "# 体检\n\n体检在社区医院，提前一天预约。\n")
-    with Router(tmp_path) as router:
+    """挂了 is cut to 挂: the form is looked for in the whole question; 挂 alone (挂号) gets no route."""
+    with Router(_outage_vault(tmp_path)) as router:
         down = router.ask("支付服务挂了咋整")
         booking = router.ask("体检挂号在哪")
     assert down.top is not None and down.top.path == "运维/支付服务宕机.md"
@@ -319,10 +321,6 @@ def test_an_english_word_is_not_matched_through_a_lone_character(tmp_path: Path)
 
 def test_a_spoken_form_is_found_in_the_question_as_normalised(tmp_path: Path) -> None:
     """An invisible zero-width space inside 挂了 must not hide the spoken form."""
-    _page(
-        tmp_path, "运维/支付服务宕机.md", "# 支付服务宕机处理\n\n支付服务宕机时先切到备用通道，再通知值班。\n"
-    )
-    _page(tmp_path, "行政/体检.md", "# 体检\n\n体检在社区医院，提前一天预约。\n")
-    with Router(tmp_path) as router:
+    with Router(_outage_vault(tmp_path)) as router:
         receipt = router.ask("支付服务挂\u200b了咋整")
     assert receipt.top is not None and "挂→宕机" in receipt.top.matched
