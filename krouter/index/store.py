@@ -23,7 +23,7 @@ from krouter.errors import IndexBusy, IndexUnavailable
 from krouter.index.build import ColdBuild
 from krouter.index.packed import PackedPostings, unpack
 from krouter.index.pages import PageRows
-from krouter.index.passages import Passage, passage_rows, terms_of_page
+from krouter.index.passages import passage_rows, terms_of_page
 from krouter.index.refresh import Refresh
 from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA, SCHEMA_VERSION, TABLES, index_path
 from krouter.tokens.terms import TOKENIZER_VERSION
@@ -280,10 +280,6 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         return self.conn.execute(
             "SELECT id, path, title, status, replaced, n_body, n_meta FROM pages ORDER BY id"
         ).fetchall()
-
-    def passages(self, page_id: int) -> list[Passage]:
-        """A page's passages with their term sets."""
-        return [Passage(line, frozenset(terms.split())) for line, terms in self.passage_rows(page_id)]
 
     def passage_rows(self, page_id: int) -> list[tuple[int, str]]:
         """A page's passages as stored: (first line, its terms joined by spaces); decoded once per

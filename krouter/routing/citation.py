@@ -18,6 +18,10 @@ SNIPPET_CHARS = 240
 _MAX_PASSAGE_LINES = 40
 
 
+# A passage as a lookup reads it: (first line, the question's terms it holds).
+HeldPassage = tuple[int, frozenset[str]]
+
+
 class PageReads:
     """What one lookup reads of the pages it cites, each read once: a page's text as a receipt reads it,
     and which of the question's terms each of its passages holds.
@@ -32,7 +36,7 @@ class PageReads:
         self._root = str(root)
         self._terms = frozenset(term for u in units for alt in u.alts for term in alt)
         self._texts: dict[str, str] = {}
-        self._held: dict[int, list[tuple[int, frozenset[str]]]] = {}
+        self._held: dict[int, list[HeldPassage]] = {}
 
     def text(self, path: str) -> str:
         """A page's text as ``Path.read_text`` reads it (undecodable bytes replaced, newlines made
@@ -51,7 +55,7 @@ class PageReads:
             self._texts[path] = found
         return found
 
-    def passages(self, page_id: int) -> list[tuple[int, frozenset[str]]]:
+    def passages(self, page_id: int) -> list[HeldPassage]:
         """(first line, the question's terms it holds) for each passage of a page."""
         found = self._held.get(page_id)
         if found is None:
@@ -134,8 +138,8 @@ def _snippet(
 
 
 def _answering_line(
-    best: tuple[int, frozenset[str]],
-    passages: list[tuple[int, frozenset[str]]],
+    best: HeldPassage,
+    passages: list[HeldPassage],
     units: list[Unit],
     line_text: Callable[[int], str],
 ) -> int:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from krouter.index.store import Index
-from krouter.routing.citation import PageReads, citation
+from krouter.routing.citation import HeldPassage, PageReads, citation
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
@@ -278,12 +278,9 @@ def _passage_coverage(
     return best / total
 
 
-_Held = tuple[int, frozenset[str]]
-
-
-def _windows(passages: list[_Held]) -> list[tuple[_Held, _Held | None]]:
+def _windows(passages: list[HeldPassage]) -> list[tuple[HeldPassage, HeldPassage | None]]:
     """Each passage alone and with its successor: an answer often spans a question and its reply."""
-    out: list[tuple[_Held, _Held | None]] = [(p, None) for p in passages]
+    out: list[tuple[HeldPassage, HeldPassage | None]] = [(p, None) for p in passages]
     out.extend(itertools.pairwise(passages))
     return out
 
