@@ -163,10 +163,13 @@ def written_forms(word: str, question: str) -> tuple[str, ...]:
     """The written words a note would use for the spoken forms of ``question`` that ``word`` (a question
     word as segmentation left it: 挂 of 挂了) lies within, where it lies within them: the 钱 of 多少钱 is
     not the 钱 of 打钱 in the same question. None for most words."""
+    forms = [(spoken, written) for spoken, written in _table().items() if word in spoken]
+    if not forms:
+        return ()
     text = normalize(question)
     out: list[str] = []
-    for spoken, written in _table().items():
-        if word in spoken and any(_within(text, word, start, spoken) for start in _starts(text, spoken)):
+    for spoken, written in forms:
+        if any(_within(text, word, start, spoken) for start in _starts(text, spoken)):
             out.extend(w for w in written if w not in out)
     return tuple(out)
 

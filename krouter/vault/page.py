@@ -211,7 +211,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
 def _unclosed_fence(text: str) -> str | None:
     """The lines after an opening ``---`` that no fence closes, up to a blank line, when one is a field
     KRouter reads (title, status, a replacement link); None otherwise: a page may open with a rule."""
-    lines = text.splitlines()
+    lines = text.splitlines() if text.startswith("---") else []
     head = list(itertools.takewhile(str.strip, lines[1:])) if lines and _FENCE.match(lines[0]) else []
     if not any((m := _TOP_FIELD.match(line)) and field_key(m.group(1)) in _SALVAGED for line in head):
         return None
