@@ -202,9 +202,7 @@ class Receipt:
             else:
                 lines.append(f"  skipped: {r.from_path} was replaced ({r.problem})")
         if self.phrasing is not None:
-            # A refusal was decided by no wording: the phrasing named is the one that came closest.
-            how = "decided by" if self.decision == "cite" else "closest through"
-            lines.append(f"  {how} the phrasing: {self.phrasing}")
+            lines.append(f"  {phrasing_line(self.decision, self.phrasing)}")
         if ev.corpus_missing:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
         confidence, floor = against_floor(ev.confidence, ev.floor)
@@ -213,3 +211,10 @@ class Receipt:
         # Titles, paths and snippets come from files anyone may have written: each line is shown with
         # its control characters escaped, so a title cannot erase or forge the line above it.
         return "\n".join(visible(line) for line in lines)
+
+
+def phrasing_line(decision: str, phrasing: str) -> str:
+    """How a receipt names the phrasing it reports: the one that decided a citation, or, a refusal being
+    decided by no wording, the one that came closest."""
+    how = "decided by" if decision == "cite" else "closest through"
+    return f"{how} the phrasing: {phrasing}"

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import teach
 from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
+from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
@@ -246,9 +247,7 @@ def ask_summary(out: dict[str, Any]) -> str:
     else:
         lines.append(f"refuse: {out['reason']}")
     if out["phrasing"] is not None:
-        # A refusal was decided by no wording: the phrasing named is the one that came closest.
-        how = "decided by" if out["decision"] == "cite" else "closest through"
-        lines.append(f"{how} the phrasing: {out['phrasing']}")
+        lines.append(phrasing_line(out["decision"], out["phrasing"]))
     for r in out["redirects"]:
         now = r["to"] or "no current page"
         lines.append(f"replaced: {r['from']} -> {now} (do not answer from the replaced page)")
