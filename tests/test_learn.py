@@ -463,21 +463,37 @@ def test_undo_restores_byte_for_byte(vault: Path) -> None:
     assert snapshot(vault) == before
 
 
-def test_undo_cli_and_changed_page_left_alone(vault: Path) -> None:
+def test_undo_takes_the_trigger_out_of_a_page_edited_since_and_keeps_the_edit(vault: Path) -> None:
+    """An owner's later line made undo remove nothing and still exit 0 (a walkthrough)."""
+    log_weak(vault, MERGE_Q)
+    page = vault / CODE_REVIEW
+    before = page.read_bytes()
+    report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    added = b"\nA line the owner added later.\n"
+    page.write_bytes(page.read_bytes() + added)
+    res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert res.exit_code == 0, res.output
+    # Its own header: an undo has no weak questions or log entries to speak of.
+    assert res.output.startswith(f"undo of run {report.run_id}: 1 trigger removed (page edited since")
+    assert "weak question" not in res.output
+    assert page.read_bytes() == before + added
+    rows = json.loads(CliRunner().invoke(app, ["learn", "--list", "--json"]).output)
+    assert [r["undone"] for r in rows] == [True]
+    res = CliRunner().invoke(app, ["learn", "--undo", "no-such-run"])
+    assert res.exit_code == 1
+
+
+def test_undo_leaves_a_trigger_the_owner_rewrote_and_says_so(vault: Path) -> None:
     log_weak(vault, MERGE_Q)
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     page = vault / CODE_REVIEW
-    page.write_bytes(page.read_bytes() + b"\nA line the owner added later.\n")
+    page.write_bytes(page.read_bytes().replace(MERGE_Q.encode(), b"how many approvals before merging"))
     edited = page.read_bytes()
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
-    assert res.exit_code == 0, res.output
-    assert "changed since the run" in res.output
-    # Its own header: an undo has no weak questions or log entries to speak of.
-    assert res.output.startswith(f"undo of run {report.run_id}: 0 triggers removed")
-    assert "weak question" not in res.output
+    assert res.exit_code == 1, res.output
+    assert res.output.startswith(f"undo of run {report.run_id}: 0 triggers removed, 1 left as it is")
+    assert "remove it from the page's triggers by hand" in res.output
     assert page.read_bytes() == edited
-    res = CliRunner().invoke(app, ["learn", "--undo", "no-such-run"])
-    assert res.exit_code == 1
 
 
 def test_undoing_a_run_twice_says_so_and_claims_no_restore(vault: Path) -> None:

@@ -246,3 +246,60 @@ def test_a_refusal_names_the_closest_pages_with_their_lines(vault: Path) -> None
     assert res.exit_code == 3
     closest = [line for line in res.output.splitlines() if "closest:" in line or "also close:" in line]
     assert len(closest) >= 2 and all("line " in line for line in closest), res.output
+
+
+def _pages(root: Path, pages: dict[str, str]) -> Path:
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+SHIPPING = "---\ntitle: Shipping carriers\n---\n# Shipping carriers\n\nDomestic orders ship with SF Express, 12 yuan per parcel.\n"
+EXPENSES = (
+    "---\ntitle: 报销流程\naliases: [费用报销]\n---\n# 报销流程\n\n在飞书审批里提交费用报销，附上发票照片。\n"
+)
+
+
+def test_a_trigger_that_would_not_change_the_answer_is_taken_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walkthrough's teach said "taught" while the question still refused: 'cost' reaches the other
+    page's alias 费用报销 through the dictionary, so the decision did not count the trigger."""
+    root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
+    question = "how much does a domestic parcel cost to send"
+    quote = "Domestic orders ship with SF Express, 12 yuan per parcel."
+    before = snapshot(root)
+    monkeypatch.setattr(teach, "DAILY_CAP", 1)
+    code, out = teach_cli(root, question, "Shipping.md", quote)
+    assert code == 3, out
+    assert out.startswith("not taught, nothing written:") and "would still not cite Shipping.md" in out, out
+    assert "taken back" in out
+    assert snapshot(root) == before
+    assert decision(root, question)[0] == "refuse"
+    # Taken back, it used none of the day's budget.
+    code, out = teach_cli(root, "which courier takes our domestic orders", "Shipping.md", quote)
+    assert code == 0, out
+    assert decision(root, "which courier takes our domestic orders") == ("cite", "Shipping.md")
+
+
+def test_a_single_character_of_another_pages_name_is_reported_as_part_of_that_name(tmp_path: Path) -> None:
+    """充满电要多久 was refused "for 电, which names another page": 电 is only a character of the alias
+    电池供应商. Still refused (the learner bench measured the cost of letting it pass), but said as it is."""
+    root = _pages(
+        tmp_path / "v",
+        {
+            "Spec.md": "---\ntitle: Product spec\n---\nCharging: USB-C, full charge in 2.5 hours.\n",
+            "Battery.md": "---\ntitle: Battery supplier\naliases: [电池供应商]\n---\n"
+            "We buy the 2000 mAh cell from Grepow.\n",
+        },
+    )
+    code, out = teach_cli(
+        root,
+        "充满电要多久",
+        "Spec.md",
+        "Charging: USB-C, full charge in 2.5 hours.",
+        "how long is a full charge",
+    )
+    assert code == 3, out
+    assert "'电', which is part of what another page is called (Battery.md)" in out

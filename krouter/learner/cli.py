@@ -69,7 +69,7 @@ def learn_command(
     """Learn recall triggers from weak questions in the private query log (quote-verified, undoable)."""
     # Imported here so that `krouter ask` never pays for the learner's modules.
     from krouter.learner import nightly, trigger_writes
-    from krouter.learner.report import UNCERTAIN
+    from krouter.learner.report import SKIPPED, UNCERTAIN
 
     if list_runs:
         _list(vault, as_json)
@@ -106,16 +106,31 @@ def learn_command(
         typer.echo(_undo_text(report) if undo else report.to_text())
     if report.count(UNCERTAIN) and not listing_only:
         raise typer.Exit(1)
+    if undo and report.count(SKIPPED):
+        raise typer.Exit(1)  # a trigger the run wrote is still on its page
 
 
 def _undo_text(report: LearnReport) -> str:
     """What an undo did, page by page (a learn run's header would speak of weak questions)."""
-    restored = report.count("restored")
-    left = len(report.outcomes) - restored
-    restored_how = " (page restored byte for byte)" if restored == 1 else " (pages restored byte for byte)"
+    from krouter.learner.trigger_writes import REMOVED, RESTORED
+
+    restored, removed = report.count(RESTORED), report.count(REMOVED)
+    taken = restored + removed
+    left = len(report.outcomes) - taken
+    how = []
+    if restored:
+        how.append(
+            "page restored byte for byte" if restored == 1 else f"{restored} pages restored byte for byte"
+        )
+    if removed:
+        how.append(
+            "page edited since: its later edits kept"
+            if removed == 1
+            else f"{removed} pages edited since: their later edits kept"
+        )
     lines = [
-        f"undo of run {report.run_id}: {restored} trigger{'' if restored == 1 else 's'} removed"
-        f"{restored_how if restored else ''}, {left} left as {'it is' if left == 1 else 'they are'}"
+        f"undo of run {report.run_id}: {taken} trigger{'' if taken == 1 else 's'} removed"
+        f"{' (' + '; '.join(how) + ')' if how else ''}, {left} left as {'it is' if left == 1 else 'they are'}"
     ]
     for o in report.outcomes:
         why = f" ({o.reason})" if o.reason else ""

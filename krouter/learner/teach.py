@@ -6,6 +6,10 @@ the sentence that does. The agent proposes; KRouter decides, with the nightly le
 id that ``krouter learn --undo RUN_ID`` reverses exactly. The agent never writes a page and never names
 what is written: the only thing added is the question itself, as one trigger of one memory page.
 
+"Taught" means that the question now cites the page: a trigger the decision would not count (a word of
+the question names another page, another page ties with this one) is taken back at once, and the reply
+says why; it does not count towards the caps.
+
 Bounded per vault: at most DAILY_CAP triggers taught by agents in any 24 hours, at most PAGE_CAP of
 them on one page, a question taught to one page only, and only questions KRouter refuses (or barely
 answers). ``agent_teaching = false`` in ``config.toml`` turns it off.
@@ -24,11 +28,13 @@ from krouter.learner import page_edit
 from krouter.learner.nightly import WEAK_MARGIN
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import (
+    RESTORED,
     append_jsonl,
     journal_entries,
     new_run_id,
     outcomes_path,
     read_for_edit,
+    undo,
     write_trigger,
 )
 from krouter.learner.verify import candidates, verify_pick
@@ -76,6 +82,7 @@ class TeachResult:
             return (
                 f"taught: added the trigger {self.trigger!r} to {self.page} "
                 f"(run {self.run_id}; undo with: krouter learn --undo {self.run_id})"
+                + (f"; but {self.reason}" if self.reason else "")
             )
         return f"not taught, nothing written: {self.reason}"
 
@@ -97,7 +104,9 @@ def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
 def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | None:
     """Why the caps or an earlier teaching forbid this one, or None."""
     mine = [e for e in journal_entries() if e.get("vault") == str(root)]
-    agents = [e for e in mine if e.get("lane") == AGENT_LANE]
+    # A trigger taken back at once because it would not have changed the answer was never taught.
+    withdrawn = {str(item["withdrawn"]) for _, item in querylog.read(outcomes_path()) if "withdrawn" in item}
+    agents = [e for e in mine if e.get("lane") == AGENT_LANE and str(e.get("run_id")) not in withdrawn]
     for e in mine:
         if (
             e.get("page") != rel
@@ -211,7 +220,22 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     if status != LEARNED:
         return reason
     result.status, result.run_id, result.trigger = TAUGHT, run_id, question
-    return ""
+    # "Taught" must mean that the question now cites the page. The decision may still not count the
+    # trigger (a question word names another page through a translation) or another page may tie with
+    # this one: then the trigger is taken back, and the reply says why.
+    router.refresh()
+    after = router.decide(question)
+    if after.decision == "cite" and after.top is not None and after.top.path == rel:
+        return ""
+    why = f"KRouter would still not cite {rel} for this question ({after.reason})"
+    if undo(run_id).count(RESTORED) != 1:
+        result.reason = (
+            f"{why}; the page changed meanwhile, so the trigger stays: krouter learn --undo {run_id}"
+        )
+        return result.reason
+    append_jsonl(outcomes_path(), {"withdrawn": run_id, "time": time.time()})
+    result.status, result.run_id, result.trigger = NOT_TAUGHT, None, None
+    return f"{why}; the trigger was written and taken back (run {run_id})"
 
 
 def history(vault: Path | None = None) -> list[dict[str, object]]:

@@ -28,6 +28,11 @@ from krouter.tokens.terms import normalize
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
+# How an undo left a page: its bytes from before the run, or (edited since) the edits kept and the
+# trigger taken out.
+RESTORED = "restored"
+REMOVED = "removed"
+
 JOURNAL_NAME = "learned.jsonl"
 OUTCOMES_NAME = "learn_log.jsonl"
 
@@ -160,8 +165,9 @@ def journal_entries(run_id: str | None = None) -> list[dict[str, object]]:
 def undo(run_id: str) -> LearnReport:
     """Reverse one run's changes, newest first, restoring each page's exact bytes.
 
-    A page that changed since the run (it no longer holds the bytes the run wrote) is left alone and
-    reported; a change that never reached the page (a crash before the rename) needs nothing.
+    A page that changed since the run (it no longer holds the bytes the run wrote) keeps its later edits:
+    only the run's insertion is taken out, when it is still there as written; otherwise the page is left
+    alone and reported. A change that never reached the page (a crash before the rename) needs nothing.
     """
     entries = journal_entries(run_id)
     if not entries:
@@ -184,11 +190,28 @@ def undo(run_id: str) -> LearnReport:
                 "the page already holds its bytes from before the run (undone already?)",
             )
             continue
-        if _digest(current) != e["after_sha256"]:
-            o.reason = "the page changed since the run; left alone"
-            continue
         off = int(e["offset"])  # type: ignore[arg-type]
         old, new = base64.b64decode(str(e["old"])), base64.b64decode(str(e["new"]))
+        if _digest(current) != e["after_sha256"]:
+            # Edited since (a line added to the body, a tag changed): only the run's own insertion is
+            # taken out, and only when doing so leaves exactly the page as edited, minus the trigger.
+            kept = _without_insertion(current, old, new, trigger)
+            if kept is None:
+                o.reason = (
+                    "the page changed since the run and the trigger is no longer where the run put it; "
+                    "left alone: remove it from the page's triggers by hand"
+                )
+                continue
+            try:
+                page_edit.atomic_replace(path, kept, current)
+            except page_edit.PageChanged as exc:
+                o.reason = str(exc)
+                continue
+            o.status, o.reason = (
+                REMOVED,
+                "the page changed since the run: the trigger was taken out, the later edits kept",
+            )
+            continue
         restored = current[:off] + old + current[off + len(new) :]
         if _digest(restored) != e["before_sha256"]:
             o.reason = "journal entry does not match the page; left alone"
@@ -198,6 +221,20 @@ def undo(run_id: str) -> LearnReport:
         except page_edit.PageChanged as exc:
             o.reason = str(exc)
             continue
-        o.status, o.reason = "restored", ""
-    append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": report.count("restored")})
+        o.status, o.reason = RESTORED, ""
+    undone = report.count(RESTORED) + report.count(REMOVED)
+    append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
+
+
+def _without_insertion(current: bytes, old: bytes, new: bytes, trigger: str) -> bytes | None:
+    """``current`` with the run's inserted bytes ``new`` put back to ``old``, when they occur once and
+    adding the trigger again by the learner's own edit gives ``current`` exactly; else None."""
+    if not new or current.count(new) != 1:
+        return None
+    at = current.index(new)
+    kept = current[:at] + old + current[at + len(new) :]
+    try:
+        return kept if page_edit.with_trigger(kept, trigger) == current else None
+    except page_edit.PageEditError:
+        return None

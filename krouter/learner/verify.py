@@ -130,8 +130,10 @@ def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str
     path hold it, with that page; or None.
 
     Such a word names another subject ("frontend" when a "Frontend team" page exists): written onto
-    this page it would make a trigger that the router does not count (``Router._fired_triggers``), and
-    it is the mark of a neighbour, not of a rewording.
+    this page it would make a trigger that the router does not count (``decision._fired_triggers``),
+    and it is the mark of a neighbour, not of a rewording. A single Han character is only part of what
+    another page is called (电 of 电池供应商), and the reply says so; it is checked all the same: on the
+    learner bench, letting it pass let a plausible-but-wrong teacher make one more neighbour citeable.
     """
     rows = router.index.page_table()
     pid = next((r[0] for r in rows if r[1] == page), None)
@@ -191,6 +193,8 @@ def verify_pick(
         what = "the question or its phrasings" if also else "the question"
         return f"the quote shares no content word with {what}"
     named = _named_elsewhere(router, question, page)
+    if named and len(named[0]) == 1 and is_cjk(named[0]):
+        return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]})"
     if named:
         return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]})"
     for wording, cs in linked:
