@@ -1,8 +1,10 @@
 """What a question and its other wordings may be, and how their lookups combine into one decision.
 
-Every entry point (``Router.ask``, ``krouter ask`` and its ``--also``, the MCP tool ``krouter_ask`` and
-its ``phrasings``, the ask socket) takes the question and its phrasings through ``check_question`` and
-``check`` below, so the bounds and their messages are the same wherever a question comes in.
+The bounds and their messages are here, the same wherever a question comes in: ``krouter ask`` (and
+its ``--also``), the MCP tool ``krouter_ask`` (and its ``phrasings``) and the ask socket take the
+question through ``check_question`` and the phrasings through ``check`` before any lookup;
+``Router.ask`` checks the length (``check_length``) and the phrasings, and refuses a question with no
+content words with a receipt, as ``decide`` does.
 
 An agent can supply phrasings of its question (a translation into the notes' language, a rewording).
 Each wording is looked up on its own; this module decides which lookup answers. Every extra wording is
