@@ -20,7 +20,14 @@ from krouter import __version__
 from krouter.cli_options import EXIT_USAGE, Command, VaultOption, exit_codes, fail, terminal_progress
 from krouter.config import default_vault, default_vault_origin, is_demo
 from krouter.errors import PageNotFound, VaultNotFound
-from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.routing.phrasings import (
+    MAX_PHRASING_CHARS,
+    MAX_PHRASINGS,
+    MAX_QUESTION_CHARS,
+    BadPhrasings,
+    BadQuestion,
+    check_question,
+)
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.receipt import Receipt
 from krouter.routing.router import Router
@@ -117,12 +124,6 @@ def main(
     """KRouter: cite the right page of a Markdown vault, or refuse with a reason."""
 
 
-def has_words(question: str) -> bool:
-    """True when the question holds a letter or a digit (in any script, CJK included): a question of
-    punctuation and spaces alone ("?") has nothing to look up, and is a usage error like an empty one."""
-    return any(ch.isalnum() for ch in question)
-
-
 def receipt_json(receipt: Receipt, root: Path) -> str:
     """``krouter ask --json``'s output: the receipt, and whether it came from the bundled demo vault
     (whose pages are fictional), as the MCP reply's ``demo_vault`` says."""
@@ -150,7 +151,13 @@ class _AskCommand(Command):
 
 @app.command(cls=_AskCommand)
 def ask(
-    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in any language.")],
+    question: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUESTION",
+            help=f"The question, in any language; at most {MAX_QUESTION_CHARS} characters.",
+        ),
+    ],
     vault: VaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the receipt as one JSON object.")] = False,
     k: Annotated[
@@ -167,24 +174,15 @@ def ask(
         ),
     ] = None,
 ) -> None:
-    """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses."""
+    """Ask which page answers QUESTION. Exit 0 when a page is cited, 3 when KRouter refuses, 2 when the
+    question has nothing to look up (empty, no words, only question and grammar words) or is too long."""
     question = clean(question)  # undecodable bytes in the argument must not reach the log or stdout
-    if not question.strip():
-        raise fail(
-            'the question is empty: ask it in words, e.g. krouter ask "which database do we use"',
-            EXIT_USAGE,
-            as_json=as_json,
-        )
-    if not has_words(question):
-        raise fail(
-            "the question has no words to look up (only punctuation or symbols): ask it in words, e.g. "
-            'krouter ask "which database do we use"',
-            EXIT_USAGE,
-            as_json=as_json,
-        )
     try:
+        # Before the vault is opened: a question with nothing to find is the asker's to reword, not a
+        # refusal by the vault (which the query log would hand to the nightly learner).
+        check_question(question)
         phrasings = [clean(p) for p in check_phrasings(also or [])]
-    except BadPhrasings as exc:
+    except (BadQuestion, BadPhrasings) as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     router = _router(vault, as_json=as_json)
     try:

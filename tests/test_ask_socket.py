@@ -201,6 +201,7 @@ def test_asks_the_socket_cannot_serve_run_the_ordinary_way(vault: Path, tmp_path
         ("which database", "--frobnicate", *v),
         ("two", "questions", *v),
         ("   ", *v),  # the ordinary path reports the empty question (exit 2)
+        ("the of a", *v),  # and one with nothing to look up
         ("which database", "-k", "0", *v),
         ("which database", "-k=2", *v),
         ("which database", "--vault", str(vault), *v),
@@ -261,6 +262,17 @@ def test_the_server_walks_when_its_watcher_has_changes_pending(
     code, out, _ = client(capsys, "which queue do jobs go through", "--vault", str(vault))
     assert code == 0
     assert out.startswith("CITE  Ops/Queue.md")
+
+
+def test_a_question_with_nothing_to_look_up_or_too_long_is_left_to_the_ordinary_path(
+    server: AskServer, vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The ordinary path reports them as usage errors (exit 2, tests/test_odd_questions.py); a watcher
+    # must not answer them with a refusal (exit 3).
+    for question in ("the of a", "的了吗", "what is it", "😀", "which database do we use " * 50):
+        for extra in ((), ("--json",), ("--also", "which database do we use")):
+            assert client(capsys, question, *extra, "--vault", str(vault)) == (None, "", ""), question
+    assert client(capsys, "which database do we use", "--vault", str(vault))[0] == 0
 
 
 def test_a_watcher_running_other_code_is_not_used(

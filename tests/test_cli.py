@@ -133,7 +133,7 @@ def test_usage_errors_exit_2(tmp_path: Path, vault: Path) -> None:
 
 
 def test_missing_vault_real_process(tmp_path: Path) -> None:
-    result = krouter("ask", "anything", "--vault", str(tmp_path / "missing"))
+    result = krouter("ask", "which database", "--vault", str(tmp_path / "missing"))
     assert result.returncode == 2
     assert "vault folder not found" in result.stderr and "Traceback" not in result.stderr
 

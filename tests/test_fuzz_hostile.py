@@ -19,13 +19,15 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from krouter.agents.mcp.service import ask_result
-from krouter.cli import app, has_words
+from krouter.cli import app
 from krouter.learner import nightly
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import UNCERTAIN
 from krouter.ops.check.lint import check
 from krouter.routing import querylog
+from krouter.routing.phrasings import BadQuestion, check_length, check_question
 from krouter.routing.router import Router
+from krouter.safe_text import clean
 from krouter.vault.files import MAX_PAGE_BYTES
 from krouter.vault.page import parse_page
 
@@ -195,6 +197,14 @@ def small_vault(tmp_path: Path) -> Path:
     return root
 
 
+def _askable(question: str) -> bool:
+    try:
+        check_question(question)
+    except BadQuestion:
+        return False
+    return True
+
+
 @SOME
 @given(question=QUESTIONS)
 @example(question="\ud800 primary database")
@@ -204,12 +214,18 @@ def test_any_question_gets_a_receipt_without_raw_control_characters(small_vault:
     # "--": a question may start with "-" (an agent may send "-0"), which would otherwise read as an option.
     result = runner.invoke(app, ["ask", "--vault", str(small_vault), "--", question])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    # A question with no letter or digit (blank, or only symbols) is a usage error (exit 2); any other
-    # gets a receipt (0 cite, 3 refuse).
-    assert result.exit_code in ((0, 3) if has_words(question) else (2,)), result.output
+    # A question with nothing to look up (blank, only symbols, only grammar words) or over the length
+    # bound is a usage error (exit 2); any other gets a receipt (0 cite, 3 refuse).
+    assert result.exit_code in ((0, 3) if _askable(clean(question)) else (2,)), result.output
     assert not any(ch in result.output for ch in "\x1b\r\x00\x07\x85\u202e")
     with Router(small_vault) as router:
-        json.dumps(ask_result(router, question, 3), ensure_ascii=False).encode("utf-8")
+        try:
+            check_length(clean(question))
+        except BadQuestion:
+            with pytest.raises(BadQuestion):
+                ask_result(router, question, 3)
+        else:
+            json.dumps(ask_result(router, question, 3), ensure_ascii=False).encode("utf-8")
     for _offset, entry in querylog.read():
         assert isinstance(entry["question"], str)
 

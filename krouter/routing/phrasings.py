@@ -1,4 +1,10 @@
-"""Combine the lookups of one question asked in several wordings into one decision.
+"""What a question and its other wordings may be, and how their lookups combine into one decision.
+
+The bounds and their messages are here, the same wherever a question comes in: ``krouter ask`` (and
+its ``--also``), the MCP tool ``krouter_ask`` (and its ``phrasings``) and the ask socket take the
+question through ``check_question`` and the phrasings through ``check`` before any lookup;
+``Router.ask`` checks the length (``check_length``) and the phrasings, and refuses a question with no
+content words with a receipt, as ``decide`` does.
 
 An agent can supply phrasings of its question (a translation into the notes' language, a rewording).
 Each wording is looked up on its own; this module decides which lookup answers. Every extra wording is
@@ -17,6 +23,11 @@ from dataclasses import replace
 
 from krouter.errors import KRouterError
 from krouter.routing.receipt import Receipt, Route
+from krouter.tokens.terms import query_terms
+
+# A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
+# and the query log whole.
+MAX_QUESTION_CHARS = 1000
 
 # An agent pays for every wording it sends and every one is a lookup: a few suffice (a translation and a
 # rewording), and a bound keeps a runaway caller from turning one question into hundreds of lookups.
@@ -24,8 +35,47 @@ MAX_PHRASINGS = 4
 MAX_PHRASING_CHARS = 500
 
 
+class BadQuestion(KRouterError):
+    """A question with nothing to look up (empty, no words, only question and grammar words) or over
+    the length bound."""
+
+
 class BadPhrasings(KRouterError):
     """Phrasings over the count or length bound."""
+
+
+_EXAMPLE = 'e.g. "which database do we use"'
+
+
+def check_length(question: str) -> None:
+    """Raise BadQuestion when the question (its surrounding spaces aside) is over MAX_QUESTION_CHARS."""
+    size = len(question.strip())
+    if size > MAX_QUESTION_CHARS:
+        raise BadQuestion(
+            f"the question is {size} characters long; at most {MAX_QUESTION_CHARS}: ask a sentence or two, "
+            "not a pasted text"
+        )
+
+
+def check_question(question: str) -> None:
+    """Raise BadQuestion, with what to do instead, for a question an entry point does not look up:
+    empty, over MAX_QUESTION_CHARS, with no letter or digit in any script (punctuation, symbols,
+    emoji, control characters), or whose words are all question and grammar words ("the of a",
+    "的了吗", "what is it"). Such a question has nothing to find: it is the asker's to reword, not a
+    refusal by the vault (the router itself would refuse it for having no content words)."""
+    if not question.strip():
+        raise BadQuestion(f"the question is empty: ask it in words, {_EXAMPLE}")
+    check_length(question)
+    if not any(ch.isalnum() for ch in question):
+        raise BadQuestion(
+            "the question has no words to look up (only punctuation, symbols or emoji): ask it in words, "
+            + _EXAMPLE
+        )
+    if not query_terms(question):
+        raise BadQuestion(
+            "the question has no content words to look up (only question and grammar words such as "
+            f'"what", "the", "吗", or single letters): name what you are asking about, {_EXAMPLE}'
+        )
 
 
 def check(phrasings: Sequence[str]) -> list[str]:

@@ -167,7 +167,11 @@ class Router:
         ``also`` are other wordings of the same question (a translation into the notes' language, a
         rewording), at most ``phrasings.MAX_PHRASINGS``; see ``krouter.routing.phrasings`` for how they combine.
         Every lookup is appended to the private query log (see ``krouter.routing.querylog``) unless it is off.
+        Raises ``phrasings.BadQuestion`` for a question over ``phrasings.MAX_QUESTION_CHARS`` and
+        ``phrasings.BadPhrasings`` for phrasings over their bounds; a question with no content words
+        gets a refusal that says so.
         """
+        phrasings.check_length(question)
         receipt = self.decide(question, k=k, also=also)
         querylog.record(receipt, self.root)
         return receipt

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -29,15 +29,23 @@ from krouter.agents.mcp.service import (
     teach_result,
 )
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
-from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings
+from krouter.routing.phrasings import (
+    MAX_PHRASING_CHARS,
+    MAX_PHRASINGS,
+    MAX_QUESTION_CHARS,
+    BadPhrasings,
+    BadQuestion,
+    check_question,
+)
 from krouter.routing.phrasings import check as check_phrasings
+from krouter.safe_text import clean
+
+if TYPE_CHECKING:
+    from krouter.routing.router import Router
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_K = 3
-# A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
-# and the query log whole.
-MAX_QUESTION_CHARS = 1000
 MAX_PATH_CHARS = 1024
 
 INSTRUCTIONS = """\
@@ -219,19 +227,18 @@ def build_server(service: VaultService) -> MCPServer:
         `phrasings`; a "decided by the phrasing:" line names the wording that decided (on a refusal,
         "closest through the phrasing:" the wording that came closest).
         """
-        if not question.strip():
-            raise ToolError(
-                "krouter_ask refused: the question is empty; ask it in words, e.g. 'which database do we use'"
-            )
-        if len(question) > MAX_QUESTION_CHARS:
-            raise ToolError(
-                f"krouter_ask refused: the question is {len(question)} characters long; at most "
-                f"{MAX_QUESTION_CHARS} (ask a sentence or two, not a pasted text)"
-            )
+        # A lone surrogate ("\\ud800" in the request's JSON) is counted and looked up as U+FFFD.
+        asked = clean(question)
+
+        def ask(router: Router, also: list[str]) -> dict[str, Any]:
+            # On the worker: the check tokenises the question (jieba loads on the first Chinese one).
+            check_question(asked)
+            return ask_result(router, asked, k, also)
+
         try:
             also = check_phrasings(phrasings or [])
-            out = await service.run(lambda r: ask_result(r, question, k, also))
-        except BadPhrasings as exc:
+            out = await service.run(lambda r: ask(r, also))
+        except (BadQuestion, BadPhrasings) as exc:
             raise ToolError(f"krouter_ask refused: {exc}") from exc
         except KRouterError as exc:
             raise ToolError(f"krouter_ask failed: {exc}") from exc

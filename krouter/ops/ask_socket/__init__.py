@@ -10,7 +10,7 @@ no socket, a socket that is not the user's own (or is a symlink), a dead watcher
 watcher running other code than this command's, another config file, options the client does not
 parse, a timeout, any error. So the reply is always what the ordinary path would print:
 
-- the server runs the ``ask`` command's own steps (``clean``, the empty-question and phrasing checks,
+- the server runs the ``ask`` command's own steps (``clean``, the question and phrasing checks,
   ``Router.decide``) on a router of its own; when its watcher has changes not yet indexed it walks the
   vault first, as a fresh ``ask`` does then;
 - it returns the exact stdout (the receipt as text or JSON), stderr (the demo vault's note) and exit

@@ -166,10 +166,10 @@ class AskServer:
         """The reply to one request: what ``krouter ask`` would print and its exit code, or a decline
         (``ok: false``) when the client must ask the ordinary way. Runs on the server's thread."""
         from krouter import config
-        from krouter.cli import DEMO_NOTE, EXIT_REFUSED, has_words, receipt_json
+        from krouter.cli import DEMO_NOTE, EXIT_REFUSED, receipt_json
         from krouter.index.refresh import RefreshStats
         from krouter.routing import querylog
-        from krouter.routing.phrasings import BadPhrasings
+        from krouter.routing.phrasings import BadPhrasings, BadQuestion, check_question
         from krouter.routing.phrasings import check as check_phrasings
         from krouter.routing.router import Router
         from krouter.safe_text import clean
@@ -190,11 +190,10 @@ class AskServer:
             return _DECLINE
         # The ask command's own steps, in its order; its errors are the ordinary path's to report.
         question = clean(question)
-        if not has_words(question):
-            return _DECLINE
         try:
+            check_question(question)
             phrasings = [clean(p) for p in check_phrasings(also)]
-        except BadPhrasings:
+        except (BadQuestion, BadPhrasings):
             return _DECLINE
         stamp = _config_stamp(config.config_path())
         if self._router is not None and stamp != self._config:
