@@ -224,6 +224,10 @@ def test_a_replacement_is_not_credited_with_its_replaced_pages_words(tmp_path: P
     assert receipt.top is not None and receipt.top.path == "Queue - Kafka.md"
     assert not receipt.reason.startswith("Queue - Kafka.md holds")
     assert "with the replaced page Queue - RabbitMQ.md" in receipt.reason
+    # The words the current page does not hold are named as the replaced page's (a walkthrough read
+    # "matched: ... mirrored" as the Kafka page saying so).
+    assert receipt.top.via_words == ["mirrored"]
+    assert "only on the replaced page Queue - RabbitMQ.md: mirrored" in receipt.to_text()
 
 
 def test_words_matched_only_by_a_trigger_are_named(tmp_path: Path) -> None:

@@ -168,21 +168,32 @@ def _list(vault: Path | None, as_json: bool) -> None:
 
 
 def teach_command(
-    question: Annotated[str, typer.Argument(help="The question KRouter refused, as it was asked.")],
+    question: Annotated[
+        str, typer.Argument(metavar="QUESTION", help="The question KRouter refused, as it was asked.")
+    ],
     page: Annotated[
         str,
-        typer.Option("--page", help="Vault-relative path of the page that answers it.", show_default=False),
+        typer.Option(
+            "--page",
+            metavar="PATH",
+            help="Vault-relative path of the page that answers it.",
+            show_default=False,
+        ),
     ],
     quote: Annotated[
         str,
         typer.Option(
-            "--quote", help="The sentence of that page that answers it, copied.", show_default=False
+            "--quote",
+            metavar="SENTENCE",
+            help="The sentence of that page that answers it, copied.",
+            show_default=False,
         ),
     ],
     also: Annotated[
         list[str] | None,
         typer.Option(
             "--also",
+            metavar="PHRASING",
             help="Another phrasing of the question (e.g. in the notes' language); repeatable, at most 4.",
             show_default=False,
         ),

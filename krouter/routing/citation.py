@@ -95,6 +95,9 @@ def citation(
         matched=[units[i].shown_for(x.contributors) for i in sorted(x.matched)],
         missing=[u.text for i, u in enumerate(units) if i not in x.matched],
         via=t.pages[x.via].path if x.via is not None else None,
+        via_words=[]
+        if x.via is None
+        else [units[i].shown_for([x.via]) for i in sorted(x.matched) if x.page_id not in units[i].postings],
     )
 
 

@@ -26,8 +26,9 @@ def against_floor(confidence: float, floor: float, *, percent: bool = False) -> 
 class Citation:
     """One cited page. ``line`` and ``snippet`` point at the passage that matched best.
 
-    ``via`` is the replaced page the match was made on, when the page is cited as its replacement;
-    ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
+    ``via`` is the replaced page the match was made on, when the page is cited as its replacement, and
+    ``via_words`` the matched question words that only that replaced page holds (the cited page itself
+    does not: "the JLCPCB account manager's phone" reaches the page that replaced JLCPCB); ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
     learner or an agent) hold and its text does not, when the page's text alone would not have been
     cited: the citation rests on them."""
 
@@ -40,6 +41,7 @@ class Citation:
     missing: list[str]
     via: str | None = None
     via_triggers: list[str] = field(default_factory=list)
+    via_words: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -177,6 +179,8 @@ class Receipt:
             lines.append(
                 f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
             )
+            if top.via_words:
+                lines.append(f"  only on the replaced page {top.via}: {', '.join(top.via_words)}")
             if top.via_triggers:
                 lines.append(
                     f"  through its triggers only: {', '.join(top.via_triggers)} (the page's text lacks them)"
@@ -193,6 +197,8 @@ class Receipt:
                 lines.append(
                     f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
                 )
+                if top.via_words:
+                    lines.append(f"  only on the replaced page {top.via}: {', '.join(top.via_words)}")
                 # The next pages to read too: a refused agent (or person) checks these before giving up.
                 for c in self.candidates[1:]:
                     lines.append(f"  also close: {c.path}, line {c.line}")

@@ -193,6 +193,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
                 "snippet": c.snippet,
                 "via": c.via,
                 "via_triggers": c.via_triggers,
+                "via_words": c.via_words,
                 "missing": c.missing,
             }
             for c in receipt.cited
@@ -238,6 +239,8 @@ def ask_summary(out: dict[str, Any]) -> str:
         lines.append(f"cite: {top['path']} ({top['title']}), line {top['line']}")
         if top["snippet"]:
             lines.append(f"> {top['snippet']}")
+        if top["via_words"]:
+            lines.append(f"only on the replaced page {top['via']}: {', '.join(top['via_words'])}")
         if top["via_triggers"]:
             lines.append(
                 f"matched only by the page's triggers, not its text: {', '.join(top['via_triggers'])}"
