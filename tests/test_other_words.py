@@ -340,3 +340,17 @@ def test_a_spoken_form_is_found_in_the_question_as_normalised(tmp_path: Path) ->
     with Router(_outage_vault(tmp_path)) as router:
         receipt = router.ask("支付服务挂\u200b了咋整")
     assert receipt.top is not None and "挂→宕机" in receipt.top.matched
+
+
+def test_a_character_the_vault_never_holds_weighs_less_than_a_missing_word(tmp_path: Path) -> None:
+    """王磊的手机号是多少 was refused for 号 (the vault says 手机 138…), as if 号 were a missing subject;
+    a neighbour asking for someone the vault does not know is still refused."""
+    _page(tmp_path, "People/王磊.md", "---\ntitle: 王磊\n---\n硬件负责人。手机 138-0000-1111。\n")
+    _page(tmp_path, "People/李静.md", "---\ntitle: 李静\n---\n财务兼供应链经理。负责采购付款和报销审批。\n")
+    _page(tmp_path, "PCB.md", "---\ntitle: PCB 工厂\n---\n量产 PCBA 由华秋负责。对接人：王磊。\n")
+    _page(tmp_path, "周会.md", "---\ntitle: 周会\n---\n每周一上午十点开周会。参会：张伟、王磊、李静。\n")
+    with Router(tmp_path) as router:
+        asked = router.ask("王磊的手机号是多少")
+        neighbour = router.ask("张伟的手机号是多少")
+    assert asked.decision == "cite" and asked.top is not None and asked.top.path == "People/王磊.md"
+    assert neighbour.decision == "refuse"

@@ -21,6 +21,10 @@ from krouter.tokens.terms import query_terms
 # frequency when ranking (the decision counts it in full): a page holding the question's own word comes
 # first, and a generic translation ("tool", "monitor") does not outrank the page in the question's language.
 TRANSLATION_TF = 0.5
+# A single Han character the vault never holds, left over from a question word (号 of 手机号, 钱 of
+# 多少钱, 做 of 谁做的), weighs this share of a never-seen word: a character is a piece of many words,
+# and its absence says less about the vault than a word's (docs/decisions.md D41).
+UNSEEN_CHARACTER_SHARE = 0.5
 # A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
 # senses first): later senses are rarer readings, and each one is a posting list to merge per question.
 HELD_TRANSLATIONS = 3
@@ -79,6 +83,8 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             alts.append(alt)
         df = len(rows)
         weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
+        if own_df == 0 and len(qt.term) == 1 and is_cjk(qt.term):
+            weight *= UNSEEN_CHARACTER_SHARE
         units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
     return units
 
