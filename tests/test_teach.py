@@ -270,14 +270,16 @@ def test_a_trigger_that_would_not_change_the_answer_is_taken_back(
     question = "how much does a domestic parcel cost to send"
     quote = "Domestic orders ship with SF Express, 12 yuan per parcel."
     before = snapshot(root)
-    monkeypatch.setattr(teach, "DAILY_CAP", 1)
+    monkeypatch.setattr(teach, "PAGE_CAP", 1)
     code, out = teach_cli(root, question, "Shipping.md", quote)
     assert code == 3, out
     assert out.startswith("not taught, nothing written:") and "would still not cite Shipping.md" in out, out
     assert "taken back" in out
     assert snapshot(root) == before
     assert decision(root, question)[0] == "refuse"
-    # Taken back, it used none of the day's budget.
+    rows = json.loads(cli(root, "learn", "--list", "--json")[1])
+    assert [(r["page"], r["undone"]) for r in rows] == [("Shipping.md", True)]
+    # Taken back, it holds none of the page's room.
     code, out = teach_cli(root, "which courier takes our domestic orders", "Shipping.md", quote)
     assert code == 0, out
     assert decision(root, "which courier takes our domestic orders") == ("cite", "Shipping.md")

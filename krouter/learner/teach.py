@@ -8,7 +8,7 @@ what is written: the only thing added is the question itself, as one trigger of 
 
 "Taught" means that the question now cites the page: a trigger the decision would not count (a word of
 the question names another page, another page ties with this one) is taken back at once, and the reply
-says why; it does not count towards the caps.
+says why; the write counts towards the day's cap, not the page's.
 
 Bounded per vault: at most DAILY_CAP triggers taught by agents in any 24 hours, at most PAGE_CAP of
 them on one page, a question taught to one page only, and only questions KRouter refuses (or barely
@@ -104,9 +104,9 @@ def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
 def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | None:
     """Why the caps or an earlier teaching forbid this one, or None."""
     mine = [e for e in journal_entries() if e.get("vault") == str(root)]
-    # A trigger taken back at once because it would not have changed the answer was never taught.
-    withdrawn = {str(item["withdrawn"]) for _, item in querylog.read(outcomes_path()) if "withdrawn" in item}
-    agents = [e for e in mine if e.get("lane") == AGENT_LANE and str(e.get("run_id")) not in withdrawn]
+    # Every write counts towards the day's cap, one taken back at once too: that bounds how often an agent
+    # can make KRouter rewrite and restore a page. The page's own cap counts triggers still on it.
+    agents = [e for e in mine if e.get("lane") == AGENT_LANE]
     for e in mine:
         if (
             e.get("page") != rel
@@ -233,7 +233,6 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
             f"{why}; the page changed meanwhile, so the trigger stays: krouter learn --undo {run_id}"
         )
         return result.reason
-    append_jsonl(outcomes_path(), {"withdrawn": run_id, "time": time.time()})
     result.status, result.run_id, result.trigger = NOT_TAUGHT, None, None
     return f"{why}; the trigger was written and taken back (run {run_id})"
 
