@@ -488,3 +488,23 @@ def test_a_chinese_turn_asking_the_named_speaker_is_answered_by_the_reply(tmp_pa
     with Router(vault) as router:
         receipt = router.decide("小李最喜欢哪种电影")
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "session_1.md"
+
+
+def test_a_question_naming_another_page_is_not_answered_by_this_one(tmp_path: Path) -> None:
+    """A walkthrough's "王磊的邮箱是多少" cited Sarah Chen's email at 90% while 王磊 has his own page."""
+    root = make(
+        tmp_path,
+        {
+            "People/Sarah Chen.md": "---\ntitle: Sarah Chen\n---\nFirmware lead. Email: sarah@kitelabs.io.\n",
+            "People/王磊.md": "---\ntitle: 王磊\n---\n硬件负责人。手机 138-0000-1111。\n",
+            "PCB.md": "---\ntitle: PCB 工厂\n---\n量产 PCBA 由华秋负责。对接人：王磊。\n",
+            "质检.md": "---\ntitle: 质检\n---\n质检报告签字人：王磊。\n",
+            "周会.md": "---\ntitle: 周会\n---\n参会：张伟、王磊、李静。\n",
+        },
+    )
+    with Router(root) as router:
+        receipt = router.ask("王磊的邮箱是多少")
+        own = router.ask("what is Sarah Chen's email")
+    assert receipt.decision == "refuse"
+    assert "names '王磊', the page People/王磊.md" in receipt.reason
+    assert own.decision == "cite" and own.top is not None and own.top.path == "People/Sarah Chen.md"

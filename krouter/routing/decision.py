@@ -12,6 +12,7 @@ outside its title, and a conversation turn of another speaker than the one the q
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,7 +23,9 @@ from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
+from krouter.tokens import bilingual
 from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import english_terms, normalize
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -36,6 +39,7 @@ TRIGGER_MATCH = 2 / 3
 # A receipt lists at most this many redirects and skipped pages: a vault with thousands of archived
 # versions of one page must not turn an answer into hundreds of kilobytes.
 MAX_LISTED = 20
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def decide(
@@ -127,10 +131,14 @@ def decide(
         if confidence >= floor
         else None
     )
+    # A question that names another page by its name (a person, a product: every word of its title or
+    # file name, none of them a dictionary word) which this page never mentions asks about that page's
+    # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
+    other_page = _named_page(units, effective, mine, t) if confidence >= floor and not lone else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other:
+    if lone or said_by_other or other_page:
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -150,6 +158,11 @@ def decide(
             f"the closest page, {citations[0].path}, matches only the single character(s) {chars}, which "
             f"{'is' if len(effective) == 1 else 'are'} part of many words: not enough to cite, whatever "
             f"the words' confidence ({word_confidence:.0%})"
+        )
+    elif other_page:
+        reason = (
+            f"the question names {other_page[0]!r}, the page {other_page[1]}, which {citations[0].path} never "
+            f"mentions: it asks about another subject (the words' confidence {word_confidence:.0%})"
         )
     elif said_by_other:
         who = " and ".join(said_by_other)
@@ -192,6 +205,41 @@ def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) ->
         and in_text == matched
         and all(len(units[i].text) == 1 and is_cjk(units[i].text) for i in matched)
     )
+
+
+def _named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) -> tuple[str, str] | None:
+    """(the name, that page's path) when the question words the top page lacks hold every word of another
+    current page's title or file name, and those words are a name: each holds a letter or a Han
+    character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
+    many a page a question only mentions). Only pages whose title or aliases hold one of the missing
+    names are looked at."""
+    missing = [u for i, u in enumerate(units) if i not in matched]
+    words = {normalize(u.text) for u in missing}
+    seen: set[int] = set()
+    for u in missing:
+        if not _is_name(normalize(u.text)):
+            continue
+        for pid, tf in u.postings.items():
+            if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
+                continue
+            seen.add(pid)
+            info = t.pages[pid]
+            for name in (info.title, Path(info.path).stem):
+                parts = normalize(name).split()
+                if parts and set(parts) <= words and all(map(_is_name, parts)):
+                    return name, info.path
+    return None
+
+
+def _is_name(word: str) -> bool:
+    """True for a word that can be a name: it holds a letter or a Han character (29 of 29.md does not),
+    and the dictionary does not know it as a word of either language."""
+    if not _LETTER.search(word):
+        return False
+    if is_cjk(word):
+        return not bilingual.to_english(word)
+    stems = english_terms(word)
+    return bool(stems) and not bilingual.to_chinese(stems[0])
 
 
 def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> set[int]:
