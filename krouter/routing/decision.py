@@ -5,8 +5,9 @@ it compares the IDF-weighted share of the question's content that the top page c
 page and in its best passage) with one floor, discounted when the top page barely leads the next.
 A question word the vault never contains, or one that other pages hold but the top page lacks, lowers
 that share by its IDF weight. Triggers count towards it only when the question expresses them.
-Two vetoes refuse a page whatever its words' share: one that matches nothing but single Han characters
-outside its title, and a conversation turn of another speaker than the one the question names.
+Three vetoes refuse a page whatever its words' share: one that matches nothing but single Han characters
+outside its title, a conversation turn of another speaker than the one the question names, and a page
+that never mentions the name of another page the question names (王磊, Sarah Chen).
 """
 
 from __future__ import annotations
