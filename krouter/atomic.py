@@ -92,10 +92,13 @@ def sqlite_aside(path: Path) -> Iterator[sqlite3.Connection]:
         tmp.unlink(missing_ok=True)
 
 
-def remove_others(keep: Path, pattern: str) -> None:
+def remove_others(keep: Path, pattern: str, spare: int = 0) -> None:
     """Delete the files beside ``keep`` that match ``pattern`` but are not ``keep``: stores built for
-    another version, never read again (rebuilt on demand if that version comes back)."""
-    for old in keep.parent.glob(pattern):
-        if old != keep:
-            with contextlib.suppress(OSError):
-                old.unlink()
+    another version, never read again (rebuilt on demand if that version comes back). The ``spare``
+    most recently modified of them are kept too."""
+    others = [old for old in keep.parent.glob(pattern) if old != keep]
+    with contextlib.suppress(OSError):
+        others.sort(key=lambda old: old.stat().st_mtime, reverse=True)
+    for old in others[spare:]:
+        with contextlib.suppress(OSError):
+            old.unlink()

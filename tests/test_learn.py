@@ -490,8 +490,28 @@ def test_undo_leaves_a_trigger_the_owner_rewrote_and_says_so(vault: Path) -> Non
     page.write_bytes(page.read_bytes().replace(MERGE_Q.encode(), b"how many approvals before merging"))
     edited = page.read_bytes()
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
-    assert res.exit_code == 1, res.output
+    # The run's trigger is gone (the owner's rewording is theirs): nothing to undo, nothing failed.
+    assert res.exit_code == 0, res.output
     assert res.output.startswith(f"undo of run {report.run_id}: 0 triggers removed, 1 left as it is")
+    assert "no longer on the page" in res.output
+    assert page.read_bytes() == edited
+
+
+def test_undo_leaves_a_trigger_it_cannot_take_out_as_written_and_fails(vault: Path) -> None:
+    log_weak(vault, MERGE_Q)
+    report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    page = vault / CODE_REVIEW
+    text = page.read_text(encoding="utf-8")
+    # The owner turned the list into [ ] form: the trigger is still there, but not as a list item.
+    block = f"triggers:\n  - {json.dumps(MERGE_Q)}\n"
+    assert block in text
+    page.write_text(
+        text.replace(block, f"triggers: [{json.dumps(MERGE_Q)}]\n") + "Edited.\n", encoding="utf-8"
+    )
+    edited = page.read_bytes()
+    assert MERGE_Q in parse_page(CODE_REVIEW, edited.decode()).triggers
+    res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert res.exit_code == 1, res.output
     assert "remove it from the page's triggers by hand" in res.output
     assert page.read_bytes() == edited
 

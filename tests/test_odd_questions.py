@@ -71,7 +71,7 @@ def test_a_question_of_only_grammar_words_is_a_usage_error_not_a_refusal(
     vault = _vault(tmp_path)
     code, message, out = _ask(vault, "--", question)
     assert code == 2
-    assert message.startswith("the question has no content words to look up (only question and grammar words")
+    assert message.startswith("the question has no content words to look up (question and grammar words")
     assert "name what you are asking about" in message
     # One JSON object, the usage error's.
     assert out == {"error": message, "exit_code": 2}

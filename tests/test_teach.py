@@ -256,33 +256,66 @@ def _pages(root: Path, pages: dict[str, str]) -> Path:
 
 
 SHIPPING = "---\ntitle: Shipping carriers\n---\n# Shipping carriers\n\nDomestic orders ship with SF Express, 12 yuan per parcel.\n"
+COST_Q = "how much does a domestic parcel cost to send"
+COST_QUOTE = "Domestic orders ship with SF Express, 12 yuan per parcel."
 EXPENSES = (
     "---\ntitle: 报销流程\naliases: [费用报销]\n---\n# 报销流程\n\n在飞书审批里提交费用报销，附上发票照片。\n"
 )
 
 
-def test_a_trigger_that_would_not_change_the_answer_is_taken_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_trigger_the_decision_would_not_count_is_not_written(tmp_path: Path) -> None:
     """A walkthrough's teach said "taught" while the question still refused: 'cost' reaches the other
     page's alias 费用报销 through the dictionary, so the decision did not count the trigger."""
     root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
-    question = "how much does a domestic parcel cost to send"
-    quote = "Domestic orders ship with SF Express, 12 yuan per parcel."
     before = snapshot(root)
-    monkeypatch.setattr(teach, "PAGE_CAP", 1)
-    code, out = teach_cli(root, question, "Shipping.md", quote)
+    code, out = teach_cli(root, COST_Q, "Shipping.md", COST_QUOTE)
     assert code == 3, out
-    assert out.startswith("not taught, nothing written:") and "would still not cite Shipping.md" in out, out
-    assert "taken back" in out
+    assert out.startswith("not taught, nothing written: KRouter would not count this trigger"), out
+    assert "'cost→费用' is in the title, aliases, tags or path of 报销流程.md" in out
     assert snapshot(root) == before
-    assert decision(root, question)[0] == "refuse"
+    assert trigger_writes.journal_entries() == []
+
+
+def test_a_trigger_that_does_not_make_the_question_cite_is_taken_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check after writing, for what the rule before it cannot foresee: asked again, the question
+    must cite the page, or the trigger is taken back and the reply says so (nothing kept)."""
+    root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
+    monkeypatch.setattr(Router, "trigger_blocker", lambda self, question, path: None)
+    monkeypatch.setattr(teach, "PAGE_CAP", 1)
+    before = snapshot(root)
+    code, out = cli(root, "teach", COST_Q, "--page", "Shipping.md", "--quote", COST_QUOTE, "--json")
+    reply = json.loads(out)
+    assert code == 3 and reply["status"] == "not-taught" and reply["run_id"] is None, out
+    assert "would still not cite Shipping.md" in reply["reason"] and reply["withdrawn_run"]
+    assert snapshot(root) == before
     rows = json.loads(cli(root, "learn", "--list", "--json")[1])
-    assert [(r["page"], r["undone"]) for r in rows] == [("Shipping.md", True)]
+    assert [(r["run_id"], r["undone"]) for r in rows] == [(reply["withdrawn_run"], True)]
     # Taken back, it holds none of the page's room.
-    code, out = teach_cli(root, "which courier takes our domestic orders", "Shipping.md", quote)
+    code, out = teach_cli(root, "which courier takes our domestic orders", "Shipping.md", COST_QUOTE)
     assert code == 0, out
-    assert decision(root, "which courier takes our domestic orders") == ("cite", "Shipping.md")
+
+
+def test_a_page_edited_while_a_trigger_is_taken_back_is_not_reported_as_taught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: an editor's save between the write and the take-back made the reply say "taught"
+    while the trigger was gone."""
+    root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
+    monkeypatch.setattr(Router, "trigger_blocker", lambda self, question, path: None)
+    write = teach.write_trigger
+
+    def write_then_edit(*args: object, **kwargs: object) -> tuple[str, str]:
+        out = write(*args, **kwargs)  # type: ignore[arg-type]
+        with (root / "Shipping.md").open("a", encoding="utf-8") as fh:
+            fh.write("Saved by an editor.\n")
+        return out
+
+    monkeypatch.setattr(teach, "write_trigger", write_then_edit)
+    code, out = teach_cli(root, COST_Q, "Shipping.md", COST_QUOTE)
+    assert code == 3 and out.startswith("not taught, nothing kept:"), out
+    assert (root / "Shipping.md").read_text(encoding="utf-8") == SHIPPING + "Saved by an editor.\n"
 
 
 def test_a_single_character_of_another_pages_name_is_reported_as_part_of_that_name(tmp_path: Path) -> None:
@@ -305,3 +338,48 @@ def test_a_single_character_of_another_pages_name_is_reported_as_part_of_that_na
     )
     assert code == 3, out
     assert "'电', which is part of what another page is called (Battery.md)" in out
+
+
+@pytest.mark.parametrize("question", ["？？？", "the of a", "what is it"])
+def test_a_question_with_nothing_to_look_up_is_a_usage_error_and_writes_nothing(
+    vault: Path, question: str
+) -> None:
+    """A cold review: teach took "？？？" through the checks, wrote it onto the page and took it back."""
+    before = snapshot(vault)
+    code, out = teach_cli(vault, question, CODE_REVIEW, GOOD_QUOTE, "how many approvals does a merge need")
+    assert code == 2, out
+    assert "nothing to look up" in out or "no words to look up" in out or "no content words" in out, out
+    assert snapshot(vault) == before
+    assert trigger_writes.journal_entries() == []
+
+
+def test_undo_of_an_older_run_on_a_page_taught_again_since_keeps_the_newer_trigger(vault: Path) -> None:
+    """A cold review: undoing the older of two runs on one page was left alone, exit 1."""
+    before = (vault / PAYMENTS).read_bytes()
+    stripe_quote = "The read timeout for Stripe calls is 10 seconds."
+    code, first = teach_cli(vault, "What is the Stripe deadline?", PAYMENTS, stripe_quote)
+    assert code == 0, first
+    code, second = teach_cli(vault, "How many seconds do we wait for Stripe?", PAYMENTS, stripe_quote)
+    assert code == 0, second
+    older = first.split("(run ", 1)[1].split(";", 1)[0]
+    res = CliRunner().invoke(app, ["learn", "--undo", older])
+    assert res.exit_code == 0, res.output
+    text = (vault / PAYMENTS).read_text(encoding="utf-8")
+    assert parse_page(PAYMENTS, text).triggers == ["How many seconds do we wait for Stripe?"]
+    newer = second.split("(run ", 1)[1].split(";", 1)[0]
+    assert CliRunner().invoke(app, ["learn", "--undo", newer]).exit_code == 0
+    assert (vault / PAYMENTS).read_bytes() == before
+
+
+def test_undo_of_a_trigger_already_gone_says_so_and_succeeds(vault: Path) -> None:
+    code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)
+    assert code == 0, out
+    run_id = out.split("(run ", 1)[1].split(";", 1)[0]
+    page = vault / CODE_REVIEW
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace(f"  - {json.dumps(MERGE_Q)}\n", "") + "Edited.\n", encoding="utf-8")
+    edited = page.read_bytes()
+    res = CliRunner().invoke(app, ["learn", "--undo", run_id])
+    assert res.exit_code == 0, res.output
+    assert "no longer on the page" in res.output
+    assert page.read_bytes() == edited

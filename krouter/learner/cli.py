@@ -203,7 +203,7 @@ def teach_command(
 ) -> None:
     """Teach KRouter that PAGE answers QUESTION: checked like the nightly learner's picks, undoable."""
     from krouter.learner import teach
-    from krouter.routing.phrasings import BadPhrasings
+    from krouter.routing.phrasings import BadPhrasings, BadQuestion
     from krouter.routing.router import Router
     from krouter.safe_text import clean, visible
 
@@ -215,7 +215,7 @@ def teach_command(
             # Undecodable bytes in an argument must not reach the journal, the page or the terminal.
             phrasings = [clean(p) for p in also or []]
             result = teach.teach(router, clean(question), clean(page), clean(quote), phrasings, client="cli")
-    except (BadPhrasings, *USAGE_ERRORS) as exc:
+    except (BadQuestion, BadPhrasings, *USAGE_ERRORS) as exc:
         raise fail(str(exc), EXIT_USAGE) from exc
     except KRouterError as exc:
         raise fail(str(exc)) from exc

@@ -191,6 +191,57 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
     return out
 
 
+def without_trigger(data: bytes, trigger: str) -> bytes | None:
+    """The page's bytes with the block-list item ``trigger`` (as the learner writes it) taken out of its
+    ``triggers`` field, and the field's key too when it held nothing else; None when there is no such
+    item or the result would differ in more than that one trigger (frontmatter re-parsed, body kept).
+
+    An undo uses it when the page was edited since the run: whatever else changed is kept."""
+    bom = data.startswith(BOM)
+    try:
+        text = data[len(BOM) if bom else 0 :].decode("utf-8")
+        fm_text, body, body_line = split_frontmatter(text)
+        if fm_text is None:
+            return None
+        meta = _parse_meta(fm_text)
+    except (UnicodeDecodeError, PageEditError):
+        return None
+    lines = text.splitlines(keepends=True)
+    end = body_line - 2  # the closing fence
+    key_at = next((i for i in range(1, end) if _KEY.match(lines[i])), None)
+    if key_at is None:
+        return None
+    item = _yaml_scalar(clean_trigger(trigger))
+    block = range(key_at + 1, next((i for i in range(key_at + 1, end) if _TOP_KEY.match(lines[i])), end))
+    hit = next((i for i in block if _ITEM.match(lines[i]) and lines[i].strip() == f"- {item}"), None)
+    if hit is None:
+        return None
+    drop = {hit}
+    if (
+        not any(_ITEM.match(lines[i]) for i in block if i != hit)
+        and not _KEY.match(lines[key_at])["rest"].strip()
+    ):
+        drop.add(key_at)  # the list held only this trigger: the key goes too
+    new_text = "".join(line for i, line in enumerate(lines) if i not in drop)
+    expected = dict(meta)
+    remaining = _triggers_of(meta)
+    if clean_trigger(trigger) not in remaining:
+        return None
+    remaining.remove(clean_trigger(trigger))
+    if key_at in drop:
+        expected.pop(_triggers_key(meta), None)
+    else:
+        expected[_triggers_key(meta)] = remaining
+    try:
+        new_fm, new_body, _ = split_frontmatter(new_text)
+        got = _parse_meta(new_fm or "")
+    except PageEditError:
+        return None
+    if new_body != body or got != expected:
+        return None
+    return (BOM if bom else b"") + new_text.encode("utf-8")
+
+
 def _check(out: bytes, old_meta: dict[str, object], trigger: str) -> None:
     """Refuse any result whose frontmatter differs from the old one in more than the new trigger."""
     fm_text, _, _ = split_frontmatter(out.decode("utf-8").removeprefix("\ufeff"))

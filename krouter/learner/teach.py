@@ -28,7 +28,6 @@ from krouter.learner import page_edit
 from krouter.learner.nightly import WEAK_MARGIN
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import (
-    RESTORED,
     append_jsonl,
     journal_entries,
     new_run_id,
@@ -40,6 +39,7 @@ from krouter.learner.trigger_writes import (
 from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
 from krouter.routing.phrasings import check as check_phrasings
+from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
 from krouter.tokens.terms import normalize
 from krouter.vault.files import contained_path, read_contained
@@ -66,6 +66,9 @@ class TeachResult:
     reason: str = ""
     run_id: str | None = None
     trigger: str | None = None
+    # The run of a trigger written and taken back at once (it would not have made the question cite the
+    # page): journaled and listed as undone, nothing kept.
+    withdrawn_run: str | None = None
 
     @property
     def taught(self) -> bool:
@@ -84,6 +87,8 @@ class TeachResult:
                 f"(run {self.run_id}; undo with: krouter learn --undo {self.run_id})"
                 + (f"; but {self.reason}" if self.reason else "")
             )
+        if self.withdrawn_run:
+            return f"not taught, nothing kept: {self.reason}"
         return f"not taught, nothing written: {self.reason}"
 
 
@@ -141,18 +146,19 @@ def teach(
     phrasings: Sequence[str] = (),
     *,
     client: str = "agent",
-    run_id: str | None = None,
 ) -> TeachResult:
     """Add ``question`` as a trigger of ``page`` if every check passes; say what was written or why not.
 
     ``quote`` is the page's sentence that answers the question; ``phrasings`` are the agent's other
     wordings of it (a translation into the notes' language, a rewording), used only to check the pick.
-    ``client`` names the teacher in the journal. Raises BadPhrasings for phrasings over the bounds;
-    every other problem is a result with ``reason`` and nothing written.
+    ``client`` names the teacher in the journal. Raises BadQuestion for a question with nothing to look
+    up (as ``krouter ask`` does) and BadPhrasings for phrasings over the bounds; every other problem is
+    a result with ``reason`` and nothing kept.
     """
+    check_question(question)
     cleaned = check_phrasings(phrasings)
     result = TeachResult(NOT_TAUGHT, page_edit.clean_trigger(question), page, quote, cleaned)
-    result.reason = _teach(router, result, client, run_id or new_run_id())
+    result.reason = _teach(router, result, client, new_run_id())
     append_jsonl(
         outcomes_path(),
         {
@@ -209,6 +215,14 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
     if problem:
         return problem
+    # The decision's own rule for counting a trigger, through the dictionary too: a question word that
+    # names another page and that this page lacks keeps the trigger from counting, so none is written.
+    blocker = router.trigger_blocker(question, rel)
+    if blocker:
+        return (
+            f"KRouter would not count this trigger: the question's {blocker[0]!r} is in the title, aliases, "
+            f"tags or path of {blocker[1]} and not on {rel}"
+        )
     status, reason = write_trigger(
         router.root,
         page_bytes,
@@ -228,12 +242,13 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     if after.decision == "cite" and after.top is not None and after.top.path == rel:
         return ""
     why = f"KRouter would still not cite {rel} for this question ({after.reason})"
-    if undo(run_id).count(RESTORED) != 1:
+    undo(run_id)
+    if _still_on_page(router.root, {"page": rel, "trigger": question}):
         result.reason = (
             f"{why}; the page changed meanwhile, so the trigger stays: krouter learn --undo {run_id}"
         )
         return result.reason
-    result.status, result.run_id, result.trigger = NOT_TAUGHT, None, None
+    result.status, result.run_id, result.trigger, result.withdrawn_run = NOT_TAUGHT, None, None, run_id
     return f"{why}; the trigger was written and taken back (run {run_id})"
 
 

@@ -32,6 +32,8 @@ from krouter.vault.page import parse_page
 # trigger taken out.
 RESTORED = "restored"
 REMOVED = "removed"
+# Nothing to undo: the page, or the trigger on it, is gone already.
+GONE = "gone"
 
 JOURNAL_NAME = "learned.jsonl"
 OUTCOMES_NAME = "learn_log.jsonl"
@@ -166,8 +168,10 @@ def undo(run_id: str) -> LearnReport:
     """Reverse one run's changes, newest first, restoring each page's exact bytes.
 
     A page that changed since the run (it no longer holds the bytes the run wrote) keeps its later edits:
-    only the run's insertion is taken out, when it is still there as written; otherwise the page is left
-    alone and reported. A change that never reached the page (a crash before the rename) needs nothing.
+    only the run's insertion is taken out where it is still as written, else the trigger's item of the
+    triggers list (checked by re-parsing); a page or trigger gone already needs nothing; anything else is
+    left alone and reported. A change that never reached the page (a crash before the rename) needs
+    nothing.
     """
     entries = journal_entries(run_id)
     if not entries:
@@ -180,6 +184,9 @@ def undo(run_id: str) -> LearnReport:
         report.outcomes.append(o)
         try:
             path = contained_path(Path(str(e["vault"])), page)
+            if not path.exists():
+                o.status, o.reason = GONE, "the page no longer exists"
+                continue
             current = read_contained(Path(str(e["vault"])), path)
         except (KRouterError, OSError) as exc:
             o.reason = f"page cannot be read: {exc}"
@@ -193,13 +200,23 @@ def undo(run_id: str) -> LearnReport:
         off = int(e["offset"])  # type: ignore[arg-type]
         old, new = base64.b64decode(str(e["old"])), base64.b64decode(str(e["new"]))
         if _digest(current) != e["after_sha256"]:
-            # Edited since (a line added to the body, a tag changed): only the run's own insertion is
-            # taken out, and only when doing so leaves exactly the page as edited, minus the trigger.
-            kept = _without_insertion(current, old, new, trigger)
+            # Edited since (a line added to the body, a tag changed, another trigger taught): the
+            # trigger's list item is taken out (with the key, when nothing else is left in it), else the
+            # run's own insertion where it still is as written (a frontmatter block the run created),
+            # and only when that leaves the page as edited, minus the trigger.
+            kept = page_edit.without_trigger(current, trigger) or _without_insertion(
+                current, old, new, trigger
+            )
             if kept is None:
+                if not _holds_trigger(page, current, trigger):
+                    o.status, o.reason = (
+                        GONE,
+                        "the trigger is no longer on the page (removed or reworded since)",
+                    )
+                    continue
                 o.reason = (
-                    "the page changed since the run and the trigger is no longer where the run put it; "
-                    "left alone: remove it from the page's triggers by hand"
+                    "the page changed since the run and its trigger is no longer a plain item of the "
+                    "triggers list; left alone: remove it from the page's triggers by hand"
                 )
                 continue
             try:
@@ -225,6 +242,15 @@ def undo(run_id: str) -> LearnReport:
     undone = report.count(RESTORED) + report.count(REMOVED)
     append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
+
+
+def _holds_trigger(rel: str, data: bytes, trigger: str) -> bool:
+    """Whether the page's triggers hold ``trigger`` (as the router reads them); an unreadable page may."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return True
+    return normalize(trigger) in {normalize(t) for t in parse_page(rel, text).triggers}
 
 
 def _without_insertion(current: bytes, old: bytes, new: bytes, trigger: str) -> bytes | None:

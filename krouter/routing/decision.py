@@ -263,13 +263,9 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     """
     keys = {u.key: i for i, u in enumerate(units)}
     mine = set(top.contributors)
-    pages = t.pages
 
     def named_elsewhere(u: Unit) -> bool:
-        own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
-        return not own and any(
-            tf[0] and p not in mine and p in pages and not pages[p].replaced for p, tf in u.postings.items()
-        )
+        return _named_elsewhere(u, mine, t)
 
     fired: set[int] = set()
     for pid in top.contributors:
@@ -284,6 +280,40 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
                 # name another page's subject: it may be that page's question in the trigger's words.
                 fired |= _bridge(shared, keys, units, mine)
     return fired
+
+
+def _named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
+    """True when the pages ``mine`` (a page and the replaced pages leading to it) hold the unit in
+    neither their titles, aliases, tags, path nor text, while another current page's title, aliases,
+    tags or path hold it (by any route, a translation included): the word names another subject."""
+    own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
+    pages = t.pages
+    return not own and any(
+        tf[0] and p not in mine and p in pages and not pages[p].replaced for p, tf in u.postings.items()
+    )
+
+
+def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
+    """(the word, as it matched, and the other page) that would keep ``question`` from counting as a
+    trigger of the page at ``path`` (``_fired_triggers``): a word the page lacks while another current
+    page's title, aliases, tags or path hold it, by any route (cost→费用 of an alias 费用报销); None
+    when a trigger of that question would count."""
+    pid = t.by_path.get(path)
+    if pid is None:
+        return None
+    mine = {pid, *t.predecessors.get(pid, ())}
+    for u in question_units(question, index, t):
+        if _named_elsewhere(u, mine, t):
+            other = min(
+                (
+                    p
+                    for p, tf in u.postings.items()
+                    if tf[0] and p not in mine and p in t.pages and not t.pages[p].replaced
+                ),
+                key=lambda p: t.pages[p].path,
+            )
+            return u.shown_for([other]), t.pages[other].path
+    return None
 
 
 def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set[int]) -> set[int]:

