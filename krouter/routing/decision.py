@@ -13,20 +13,18 @@ that never mentions the name of another page the question names (王磊, Sarah C
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import replace
 from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.citation import HeldPassage, PageReads, citation
+from krouter.routing.elsewhere import named_elsewhere, named_page
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
-from krouter.tokens import bilingual
 from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import english_terms, normalize
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -40,7 +38,6 @@ TRIGGER_MATCH = 2 / 3
 # A receipt lists at most this many redirects and skipped pages: a vault with thousands of archived
 # versions of one page must not turn an answer into hundreds of kilobytes.
 MAX_LISTED = 20
-_LETTER = re.compile(r"[^\W\d_]")
 
 
 def decide(
@@ -135,7 +132,7 @@ def decide(
     # A question that names another page by its name (a person, a product: every word of its title or
     # file name, none of them a dictionary word) which this page never mentions asks about that page's
     # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
-    other_page = _named_page(units, effective, mine, t) if confidence >= floor and not lone else None
+    other_page = named_page(units, effective, mine, t) if confidence >= floor and not lone else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
@@ -208,41 +205,6 @@ def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) ->
     )
 
 
-def _named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) -> tuple[str, str] | None:
-    """(the name, that page's path) when the question words the top page lacks hold every word of another
-    current page's title or file name, and those words are a name: each holds a letter or a Han
-    character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
-    many a page a question only mentions). Only pages whose title or aliases hold one of the missing
-    names are looked at."""
-    missing = [u for i, u in enumerate(units) if i not in matched]
-    words = {normalize(u.text) for u in missing}
-    seen: set[int] = set()
-    for u in missing:
-        if not _is_name(normalize(u.text)):
-            continue
-        for pid, tf in u.postings.items():
-            if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
-                continue
-            seen.add(pid)
-            info = t.pages[pid]
-            for name in (info.title, Path(info.path).stem):
-                parts = normalize(name).split()
-                if parts and set(parts) <= words and all(map(_is_name, parts)):
-                    return name, info.path
-    return None
-
-
-def _is_name(word: str) -> bool:
-    """True for a word that can be a name: it holds a letter or a Han character (29 of 29.md does not),
-    and the dictionary does not know it as a word of either language."""
-    if not _LETTER.search(word):
-        return False
-    if is_cjk(word):
-        return not bilingual.to_english(word)
-    stems = english_terms(word)
-    return bool(stems) and not bilingual.to_chinese(stems[0])
-
-
 def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> set[int]:
     """Question units that belong to a trigger phrasing the question actually expresses.
 
@@ -263,57 +225,19 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     """
     keys = {u.key: i for i, u in enumerate(units)}
     mine = set(top.contributors)
-
-    def named_elsewhere(u: Unit) -> bool:
-        return _named_elsewhere(u, mine, t)
-
     fired: set[int] = set()
     for pid in top.contributors:
         for trig in index.trigger_terms(pid):
             shared = trig & keys.keys()
-            if not trig or any(named_elsewhere(units[keys[k]]) for k in shared):
+            if not trig or any(named_elsewhere(units[keys[k]], mine, t) for k in shared):
                 continue
             if len(shared) / len(trig) >= TRIGGER_MATCH:
                 fired |= {keys[k] for k in shared}
-            elif not any(named_elsewhere(units[keys[k]]) for k in keys.keys() - trig):
+            elif not any(named_elsewhere(units[keys[k]], mine, t) for k in keys.keys() - trig):
                 # A partly expressed trigger vouches for nothing when the question's other words
                 # name another page's subject: it may be that page's question in the trigger's words.
                 fired |= _bridge(shared, keys, units, mine)
     return fired
-
-
-def _named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
-    """True when the pages ``mine`` (a page and the replaced pages leading to it) hold the unit in
-    neither their titles, aliases, tags, path nor text, while another current page's title, aliases,
-    tags or path hold it (by any route, a translation included): the word names another subject."""
-    own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
-    pages = t.pages
-    return not own and any(
-        tf[0] and p not in mine and p in pages and not pages[p].replaced for p, tf in u.postings.items()
-    )
-
-
-def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
-    """(the word, as it matched, and the other page) that would keep ``question`` from counting as a
-    trigger of the page at ``path`` (``_fired_triggers``): a word the page lacks while another current
-    page's title, aliases, tags or path hold it, by any route (cost→费用 of an alias 费用报销); None
-    when a trigger of that question would count."""
-    pid = t.by_path.get(path)
-    if pid is None:
-        return None
-    mine = {pid, *t.predecessors.get(pid, ())}
-    for u in question_units(question, index, t):
-        if _named_elsewhere(u, mine, t):
-            other = min(
-                (
-                    p
-                    for p, tf in u.postings.items()
-                    if tf[0] and p not in mine and p in t.pages and not t.pages[p].replaced
-                ),
-                key=lambda p: t.pages[p].path,
-            )
-            return u.shown_for([other]), t.pages[other].path
-    return None
 
 
 def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set[int]) -> set[int]:

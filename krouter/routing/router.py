@@ -18,7 +18,8 @@ from krouter.errors import PageNotFound
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog
-from krouter.routing.decision import DEFAULT_FLOOR, decide, trigger_blocker
+from krouter.routing.decision import DEFAULT_FLOOR, decide
+from krouter.routing.elsewhere import trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.vault.files import contained_path, read_contained

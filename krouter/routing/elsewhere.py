@@ -1,0 +1,91 @@
+"""Question words that belong to another page: what keeps a trigger from counting, and a name asked about.
+
+A word this page lacks while another current page's title, aliases, tags or path hold it names that
+page's subject: a trigger holding it was taught for a neighbour's question (the decision does not count
+it, and ``krouter teach`` does not write it), and a question naming another page by its name (王磊,
+Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md D43).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from krouter.index.store import Index
+from krouter.routing.question import Unit, question_units
+from krouter.routing.tables import Tables
+from krouter.tokens import bilingual
+from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import english_terms, normalize
+
+# A name holds a letter or a Han character: 29 of 29.md, a numbered paragraph, names no one.
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
+    """True when the pages ``mine`` (a page and the replaced pages leading to it) hold the unit in
+    neither their titles, aliases, tags, path nor text, while another current page's title, aliases,
+    tags or path hold it (by any route, a translation included): the word names another subject."""
+    own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
+    pages = t.pages
+    return not own and any(
+        tf[0] and p not in mine and p in pages and not pages[p].replaced for p, tf in u.postings.items()
+    )
+
+
+def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) -> tuple[str, str] | None:
+    """(the name, that page's path) when the question words the top page lacks hold every word of another
+    current page's title or file name, and those words are a name: each holds a letter or a Han
+    character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
+    many a page a question only mentions). Only pages whose title or aliases hold one of the missing
+    names are looked at."""
+    missing = [u for i, u in enumerate(units) if i not in matched]
+    words = {normalize(u.text) for u in missing}
+    seen: set[int] = set()
+    for u in missing:
+        if not _is_name(normalize(u.text)):
+            continue
+        for pid, tf in u.postings.items():
+            if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
+                continue
+            seen.add(pid)
+            info = t.pages[pid]
+            for name in (info.title, Path(info.path).stem):
+                parts = normalize(name).split()
+                if parts and set(parts) <= words and all(map(_is_name, parts)):
+                    return name, info.path
+    return None
+
+
+def _is_name(word: str) -> bool:
+    """True for a word that can be a name: it holds a letter or a Han character (29 of 29.md does not),
+    and the dictionary does not know it as a word of either language."""
+    if not _LETTER.search(word):
+        return False
+    if is_cjk(word):
+        return not bilingual.to_english(word)
+    stems = english_terms(word)
+    return bool(stems) and not bilingual.to_chinese(stems[0])
+
+
+def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
+    """(the word, as it matched, and the other page) that would keep ``question`` from counting as a
+    trigger of the page at ``path`` (``_fired_triggers``): a word the page lacks while another current
+    page's title, aliases, tags or path hold it, by any route (cost→费用 of an alias 费用报销); None
+    when a trigger of that question would count."""
+    pid = t.by_path.get(path)
+    if pid is None:
+        return None
+    mine = {pid, *t.predecessors.get(pid, ())}
+    for u in question_units(question, index, t):
+        if named_elsewhere(u, mine, t):
+            other = min(
+                (
+                    p
+                    for p, tf in u.postings.items()
+                    if tf[0] and p not in mine and p in t.pages and not t.pages[p].replaced
+                ),
+                key=lambda p: t.pages[p].path,
+            )
+            return u.shown_for([other]), t.pages[other].path
+    return None
