@@ -34,6 +34,8 @@ from krouter.vault.page import Problem
 # up to _HELD_BUDGET postings in all (~15 MB).
 _HELD_MIN = 256
 _HELD_BUDGET = 100_000
+# has_term's answers of one generation kept at most (a few MB).
+_KNOWN_MAX = 50_000
 
 
 class Index(Refresh, ColdBuild, PageRows, PackedPostings):
@@ -55,6 +57,8 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         # Decoded long postings lists of this generation, least recently used first, and their total
         # length (see _keep_held).
         self._held: tuple[int, dict[str, dict[int, tuple[int, int, int]]], int] = (-1, {}, 0)
+        # Whether a page holds a term, as has_term found it in this generation.
+        self._known: dict[str, bool] = {}
         # What the current refresh changed, for re-resolving only the links it can affect.
         self._touched: set[str] = set()
         self._paths_changed = False
@@ -240,11 +244,26 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
             fresh = self.conn.execute("SELECT 1 FROM fresh_postings LIMIT 1").fetchone() is not None
             self._stale = (gen, stale, fresh)
             self._held = (gen, {}, 0)
+            self._known = {}
         return self._stale[1], self._stale[2]
 
     def has_term(self, term: str) -> bool:
         """True when at least one page holds the term."""
-        return self._held_between(term, term)
+        self._delta()  # resets what is kept when the generation moved
+        if term in self._held[1]:
+            # A kept list is never empty: it holds the term's live pages (see _keep_held).
+            return True
+        known = self._known
+        found = known.get(term)
+        if found is None:
+            found = self._held_between(term, term)
+            if self._in_snapshot:
+                # Remembered only from inside a read snapshot, where the generation _delta read is
+                # the state every query sees; a Chinese question asks for ~6 candidate words.
+                if len(known) >= _KNOWN_MAX:
+                    known.clear()
+                known[term] = found
+        return found
 
     def has_term_between(self, low: str, high: str) -> bool:
         """True when some page holds a term in [low, high] (which scripts the vault is written in)."""

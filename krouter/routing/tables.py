@@ -7,8 +7,8 @@ term per page, clipped pages, and which scripts the vault holds.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
 
 from krouter import config
 from krouter.index.store import Index
@@ -56,6 +56,44 @@ class Tables:
     # Which scripts the vault holds: a question word is translated only into a script the vault has.
     has_han: bool
     has_latin: bool
+    # The BM25F shares of the long units looked up in this generation (see `KeptShares`).
+    shares: KeptShares = field(default_factory=lambda: KeptShares())
+
+
+class KeptShares:
+    """A unit's BM25F share per page, kept for the next lookups of one index generation.
+
+    A unit's postings and weight depend on nothing but its routes within one generation, so the share
+    it adds to each page (``weight x (K1 + 1) x tf / (tf + length term)``) is the same float in every
+    lookup that holds it; a question word asked again (an agent asks about the same subjects) is then
+    summed, not worked out again (summing costs under half of working them out). Kept for units of at least MIN
+    pages, BUDGET pages in all (~10 MB as lists: arrays would take a quarter of that, but making a
+    float and an int object per page again cost more than the sum saves), the least recently used
+    dropped first."""
+
+    MIN = 256
+    BUDGET = 150_000
+
+    def __init__(self) -> None:
+        self._kept: dict[Hashable, tuple[list[int], list[float]]] = {}
+        self._size = 0
+
+    def get(self, key: Hashable) -> tuple[list[int], list[float]] | None:
+        """(page ids, their shares) kept under ``key``, in the order the unit's postings list them."""
+        found = self._kept.pop(key, None)
+        if found is not None:
+            self._kept[key] = found  # most recently used last
+        return found
+
+    def keep(self, key: Hashable, pages: Iterable[int], shares: list[float]) -> None:
+        """Keep a unit's shares (``pages`` in the same order), dropping the least recently used past
+        BUDGET."""
+        if len(shares) < self.MIN or key in self._kept:
+            return
+        self._kept[key] = (list(pages), shares)
+        self._size += len(shares)
+        while self._size > self.BUDGET and self._kept:
+            self._size -= len(self._kept.pop(next(iter(self._kept)))[1])
 
 
 def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tables:
