@@ -31,10 +31,10 @@ from krouter.vault.files import check_vault
 from krouter.vault.page import Problem
 
 # Decoded postings lists of at least _HELD_MIN pages are kept for later lookups of the same generation,
-# up to _HELD_BUDGET postings in all (~10 MB: ~5 MB more than 100,000, for ~3.5 % fewer instructions
-# per Chinese lookup over the 10k bench's questions, whose units merge several lists each).
+# up to _HELD_BUDGET postings in all (~5 MB). Twice as many saved ~3.5 % of a Chinese lookup's
+# instructions at 10k pages, and cost as much in cache misses: no faster.
 _HELD_MIN = 256
-_HELD_BUDGET = 200_000
+_HELD_BUDGET = 100_000
 # has_term's answers of one generation kept at most (a few MB).
 _KNOWN_MAX = 50_000
 
