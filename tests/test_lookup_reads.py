@@ -134,3 +134,15 @@ def test_a_word_asked_again_scores_as_asked_first_and_an_edit_is_scored_anew(tmp
         assert edited != first
         with Router(vault) as fresh:
             assert receipt(fresh) == edited
+
+
+def test_a_word_no_page_held_is_found_once_a_page_holds_it(tmp_path: Path) -> None:
+    """Which words no page holds is remembered for one index generation (the same untranslatable
+    candidates come back question after question): a page added later must be found at once."""
+    vault = write(tmp_path / "vault", {"Ops/Pager.md": "# Pager\n\nThe pager rotation is weekly.\n"})
+    with Router(vault) as router:
+        before = router.decide("heron sightings")
+        assert before.decision == "refuse" and "heron" in before.evidence.corpus_missing
+        write(vault, {"Birds/Heron.md": "# Heron\n\nHeron sightings are logged at the north pond.\n"})
+        after = router.decide("heron sightings")
+        assert after.decision == "cite" and after.candidates[0].path == "Birds/Heron.md"

@@ -199,6 +199,10 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         if term in cache:
             cache[term] = cache.pop(term)  # most recently used last
             return dict(cache[term]) if copy else cache[term]
+        if self._known.get(term) is False:
+            # No page holds it (found out in this generation): most of an English question's candidate
+            # Chinese words are not in the vault, and the same ones come back with the same words.
+            return {}
         row = self.conn.execute("SELECT ids, tfs FROM postings WHERE term=?", (term,)).fetchone()
         held = unpack(*row) if row else {}
         if stale and held:
@@ -221,6 +225,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
                 order = sorted(held)
                 held = dict(zip(order, map(held.__getitem__, order), strict=True))
         self._keep_held(term, held)
+        self._remember(term, bool(held))
         return dict(held) if copy and len(held) >= _HELD_MIN else held
 
     def _keep_held(self, term: str, held: dict[int, tuple[int, int, int]]) -> None:
@@ -254,17 +259,20 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         if term in self._held[1]:
             # A kept list is never empty: it holds the term's live pages (see _keep_held).
             return True
-        known = self._known
-        found = known.get(term)
+        found = self._known.get(term)
         if found is None:
+            # A Chinese question asks for ~6 candidate words.
             found = self._held_between(term, term)
-            if self._in_snapshot:
-                # Remembered only from inside a read snapshot, where the generation _delta read is
-                # the state every query sees; a Chinese question asks for ~6 candidate words.
-                if len(known) >= _KNOWN_MAX:
-                    known.clear()
-                known[term] = found
+            self._remember(term, found)
         return found
+
+    def _remember(self, term: str, held: bool) -> None:
+        """Keep whether a page holds ``term`` for this generation; only from inside a read snapshot,
+        where the generation _delta read is the state every query sees."""
+        if self._in_snapshot:
+            if len(self._known) >= _KNOWN_MAX:
+                self._known.clear()
+            self._known[term] = held
 
     def has_term_between(self, low: str, high: str) -> bool:
         """True when some page holds a term in [low, high] (which scripts the vault is written in)."""
