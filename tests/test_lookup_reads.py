@@ -4,6 +4,8 @@ from an index or a page table that is no longer the one on disk."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 from krouter import Router
@@ -102,3 +104,45 @@ def test_a_page_with_crlf_and_cr_lines_is_quoted_as_text_mode_reads_it(tmp_path:
         receipt = router.decide("how long is the kiln firing")
     assert receipt.top is not None and receipt.top.path == "Ops/Kiln.md"
     assert (receipt.top.line, receipt.top.snippet) == (5, "The kiln firing takes nine hours.")
+
+
+def test_a_word_asked_again_scores_as_asked_first_and_an_edit_is_scored_anew(tmp_path: Path) -> None:
+    """A long unit's per-page shares are kept for the next lookups of one index generation: a question
+    asked again must get the receipt it got first (and a fresh router gets), and after an edit (a new
+    generation: other tfs, another average length) the receipt of a router that never saw the old
+    index."""
+    # Half the pages hold the long unit (a weight that shows in the scores), in 1 to 4 sentences.
+    pages = {
+        f"Notes/{i:03d}.md": f"# Note {i}\n\n{'The ferret sleeps. ' * (1 + i % 4) if i % 2 else 'A heron.'}"
+        f"{' An otter swims.' if i % 3 == 0 else ''}\n"
+        for i in range(600)
+    }
+    vault = write(tmp_path / "vault", pages)
+
+    def receipt(router: Router) -> str:
+        found = dataclasses.asdict(router.decide("ferret otter"))
+        found.pop("index")
+        return json.dumps(found, sort_keys=True, default=repr)
+
+    with Router(vault) as router:
+        first = receipt(router)
+        assert receipt(router) == first
+        with Router(vault) as fresh:
+            assert receipt(fresh) == first
+        write(vault, {"Notes/009.md": "# Note 9\n\n" + "The ferret and the otter. " * 9 + "\n"})
+        edited = receipt(router)
+        assert edited != first
+        with Router(vault) as fresh:
+            assert receipt(fresh) == edited
+
+
+def test_a_word_no_page_held_is_found_once_a_page_holds_it(tmp_path: Path) -> None:
+    """Which words no page holds is remembered for one index generation (the same untranslatable
+    candidates come back question after question): a page added later must be found at once."""
+    vault = write(tmp_path / "vault", {"Ops/Pager.md": "# Pager\n\nThe pager rotation is weekly.\n"})
+    with Router(vault) as router:
+        before = router.decide("heron sightings")
+        assert before.decision == "refuse" and "heron" in before.evidence.corpus_missing
+        write(vault, {"Birds/Heron.md": "# Heron\n\nHeron sightings are logged at the north pond.\n"})
+        after = router.decide("heron sightings")
+        assert after.decision == "cite" and after.candidates[0].path == "Birds/Heron.md"

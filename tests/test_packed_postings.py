@@ -173,6 +173,21 @@ def test_large_term_frequencies_round_trip_through_the_packed_lists(tmp_path: Pa
         index.close()
 
 
+def test_packed_lists_decode_to_their_postings_whatever_columns_they_store() -> None:
+    """A lookup decodes a list by its body tfs and then sets the postings with a title/alias or trigger
+    tf in place: every mix of stored columns must give back the postings, in page id order."""
+    cases = [
+        [(1, 0, 0, 3), (4, 0, 0, 1), (7, 0, 0, 3)],  # body tfs only
+        [(1, 2, 0, 3), (4, 0, 0, 1), (9, 0, 1, 0), (12, 1, 1, 1)],  # a title, a trigger-only page
+        [(2, 1, 0, 0), (3, 0, 2, 0)],  # no page holds it in its body
+        [(5, 0, 0, 70_000), (6, 300, 0, 1), (8, 0, 70_000, 0)],  # wide columns
+        [(3, 1, 0, 1)],  # every posting in the title
+    ]
+    for rows in cases:
+        decoded = index_packed.unpack(*index_packed.pack(rows))
+        assert list(decoded.items()) == [(pid, tuple(tfs)) for pid, *tfs in rows]
+
+
 def test_an_index_of_the_previous_schema_is_rebuilt_packed(tmp_path: Path) -> None:
     """A version-5 index (one row per posting) is dropped and rebuilt in this version's tables."""
     vault = make_vault(tmp_path / "vault")

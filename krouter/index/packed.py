@@ -122,33 +122,50 @@ def _columns(ids_blob: bytes, tfs_blob: bytes) -> tuple[array[int], list[array[i
 
 def unpack(ids_blob: bytes, tfs_blob: bytes) -> dict[int, tuple[int, int, int]]:
     """The postings ``pack`` stored, as (title/alias tf, trigger tf, body tf) by page id, in id order.
-    Decoding and the dict are built in C: no Python code runs per posting."""
+    Decoding and the dict are built in C; Python code runs only for the postings with a title/alias or
+    trigger tf (the few pages whose title or triggers hold the term)."""
     ids = array("i", ids_blob)
-    codes = tfs_blob[:3]
-    if codes[:2] == b"zz" and codes[2:] != b"z":
-        # Most lists (four in five at 10k pages) hold body tfs only: the triples are then keyed by the
-        # body tf alone, which spares zipping and hashing a triple per posting.
-        body = array(codes[2:].decode(), tfs_blob[3:])
-        by_body = {tf: (0, 0, tf) for tf in set(body)}
-        return dict(zip(ids, map(by_body.__getitem__, body), strict=True))
     n = len(ids)
-    cols: list[Sequence[int]] = []
+    cols: list[array[int] | None] = []
     at = 3
     for code in tfs_blob[:3].decode():
         if code == "z":
-            cols.append(bytes(n))  # n zeros, read twice below
+            cols.append(None)
             continue
         col = array(code, tfs_blob[at : at + n * array(code).itemsize])
         at += len(col) * col.itemsize
         cols.append(col)
-    # One tuple object per distinct (title, trigger, body) triple of the list, shared by its pages: a
-    # list holds a few dozen distinct triples, and a new tuple per posting woke the garbage collector
-    # every 700 postings (which then walked the dicts being built) and promoted lists half-built
-    # into its oldest generation, whose collections were the slowest lookups. zip reuses its result
-    # tuple once setdefault has let go of it, so only the first of each triple is allocated.
-    canon: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-    triples = map(canon.setdefault, zip(*cols, strict=True), zip(*cols, strict=True))
-    return dict(zip(ids, triples, strict=True))
+    meta, trig, body = cols
+    if body is None:
+        # No posting with a body tf (a term of titles or triggers only): rare, every triple built.
+        columns = (meta or bytes(n), trig or bytes(n), bytes(n))
+        canon: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+        return dict(
+            zip(
+                ids,
+                map(canon.setdefault, zip(*columns, strict=True), zip(*columns, strict=True)),
+                strict=True,
+            )
+        )
+    # One tuple object per distinct triple, shared by its pages: a list holds a few dozen distinct
+    # triples, and a new tuple per posting woke the garbage collector every 700 postings (which then
+    # walked the dicts being built) and promoted lists half-built into its oldest generation. Most
+    # postings have a body tf only (even in lists whose title column is stored, only the pages whose
+    # title holds the term have a title tf): their triples are keyed by the body tf alone, which spares
+    # zipping and hashing a triple per posting, and the others are then set in place (a dict keeps a
+    # key's position when its value changes, so the id order holds).
+    by_body = {tf: (0, 0, tf) for tf in set(body)}
+    out = dict(zip(ids, map(by_body.__getitem__, body), strict=True))
+    fields: set[int] = set()
+    for col in (meta, trig):
+        if col is not None:
+            fields.update(itertools.compress(range(n), col))
+    if fields:
+        shared: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+        for i in fields:
+            tfs = (meta[i] if meta is not None else 0, trig[i] if trig is not None else 0, body[i])
+            out[ids[i]] = shared.setdefault(tfs, tfs)
+    return out
 
 
 class PackedPostings:

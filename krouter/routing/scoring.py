@@ -32,9 +32,23 @@ class Target:
 
     page_id: int
     score: float
-    matched: set[int] = field(default_factory=set)
     via: int | None = None
     contributors: list[int] = field(default_factory=list)
+    # Whose bitmasks say what the contributors matched (see ``matched``).
+    scores: Scores | None = field(default=None, repr=False, compare=False)
+    _matched: set[int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def matched(self) -> set[int]:
+        """The question units any contributor holds. Worked out when first read, once every
+        contributor is known: of the ~80 pages the ranking walks, only the cited targets' are read."""
+        if self._matched is None:
+            mask = 0
+            if self.scores is not None:
+                for pid in self.contributors:
+                    mask |= self.scores.mask(pid)
+            self._matched = unit_bits(mask)
+        return self._matched
 
 
 def score(
@@ -68,11 +82,25 @@ def _accumulate(units: list[Unit], t: Tables, keep: set[int] | None = None) -> d
     acc: dict[int, float] = {}
     get = acc.get
     w_meta, w_trigger = W_META, W_TRIGGER  # locals: read once per posting
+    kept = t.shares
     for u in units:
         w = u.weight * (K1 + 1)
         postings = u.postings
+        key = (u.alts, w)
+        found = kept.get(key) if keep is None else None
+        if found is not None:
+            # Shares worked out by an earlier lookup of this generation: the same floats, summed in
+            # the same order (0.0 + share is the share itself, as below).
+            if acc:
+                for pid, share in zip(*found, strict=True):
+                    acc[pid] = get(pid, 0.0) + share
+            else:
+                acc.update(zip(*found, strict=True))
+            continue
         # Pruned: the reachable pages only, in the order of the postings.
         items = postings.items() if keep is None else _items(postings, keep)
+        shares: list[float] = []
+        share_of = shares.append
         for pid, (meta_tf, trig_tf, body_tf) in items:
             # A share is never negative (weights are log(1 + x) with x > 0), so 0.0 + share is the
             # share itself, bit for bit.
@@ -84,11 +112,15 @@ def _accumulate(units: list[Unit], t: Tables, keep: set[int] | None = None) -> d
                 continue
             if meta_tf or trig_tf:
                 tf = w_meta * meta_tf + w_trigger * trig_tf + body_tf
-                acc[pid] = get(pid, 0.0) + w * tf / (tf + norm)
+                share = w * tf / (tf + norm)
             else:
                 # Most postings are body-only: 0.0 + body_tf is body_tf, so skipping the sum changes
                 # no score by a bit.
-                acc[pid] = get(pid, 0.0) + w * body_tf / (body_tf + norm)
+                share = w * body_tf / (body_tf + norm)
+            acc[pid] = get(pid, 0.0) + share
+            share_of(share)
+        if keep is None and len(shares) == len(postings):
+            kept.keep(key, postings, shares)
     if t.inputs:
         for pid in acc.keys() & t.inputs:
             acc[pid] *= INPUT_WEIGHT
@@ -121,7 +153,6 @@ def top_targets(scores: Scores, k: int, t: Tables) -> tuple[dict[int, Target], l
         for pid in (tgt.page_id, *t.predecessors.get(tgt.page_id, ())):
             if pid not in seen and pid in scores:
                 _target_of(pid, t, redirects, skipped)
-                tgt.matched |= unit_bits(scores.mask(pid))
                 tgt.contributors.append(pid)
     return targets, redirects, skipped
 
@@ -138,8 +169,8 @@ def _walk(pages: list[int], scores: Scores, t: Tables) -> tuple[dict[int, Target
             continue
         tgt = targets.get(target_id)
         if tgt is None:
-            tgt = targets[target_id] = Target(target_id, acc[pid], via=pid if pid != target_id else None)
-        tgt.matched |= unit_bits(scores.mask(pid))
+            via = pid if pid != target_id else None
+            tgt = targets[target_id] = Target(target_id, acc[pid], via=via, scores=scores)
         tgt.contributors.append(pid)
     return targets, redirects, skipped
 
