@@ -62,32 +62,41 @@ def _column_bytes(tfs_blob: bytes, n: int) -> list[tuple[str, bytes]]:
     return out
 
 
+# A segment's (term, first, ids, tfs) fields and a packed tfs blob's header and columns, taken in C.
+_IDS, _TFS = operator.itemgetter(2), operator.itemgetter(3)
+_HEAD, _TAIL = operator.itemgetter(slice(3)), operator.itemgetter(slice(3, None))
+
+
 def join_segments(
-    parts: Sequence[tuple[str, bytes, bytes]], dropped: frozenset[int]
+    parts: Sequence[tuple[str, int, bytes, bytes]], dropped: frozenset[int]
 ) -> tuple[bytes, bytes] | None:
-    """One term's packed list from its segments: (term, ids, tfs) packed lists of consecutive chunks of
-    pages, in page order. Exactly what ``pack`` gives for all their postings, less those of ``dropped``
-    pages (None when nothing is left). Joined column by column, in C: each column is widened to the
-    widest code any segment needed, which is the narrowest that holds the joined column."""
+    """One term's packed list from its segments: (term, first page id of the chunk, ids, tfs) packed
+    lists of consecutive chunks of pages, in page order. Exactly what ``pack`` gives for all their
+    postings, less those of ``dropped`` pages (None when nothing is left). Joined column by column, in
+    C: each column is widened to the widest code any segment needed, which is the narrowest that holds
+    the joined column."""
     if dropped:
-        ids = array("i", b"".join(p[1] for p in parts))
+        ids = array("i", b"".join(map(_IDS, parts)))
         if not dropped.isdisjoint(ids):
             cols: list[list[int]] = [[], [], []]
-            for _term, seg_ids, tfs in parts:
+            for _term, _first, seg_ids, tfs in parts:
                 for col, seg in zip(cols, _columns(seg_ids, tfs)[1], strict=True):
                     col.extend(seg)
             keep = [i not in dropped for i in ids]
             kept = list(itertools.compress(ids, keep))
             return pack_columns(kept, [list(itertools.compress(c, keep)) for c in cols]) if kept else None
     if len(parts) == 1:
-        return parts[0][1], parts[0][2]
-    ids_blob = b"".join(p[1] for p in parts)
-    header = parts[0][2][:3]
+        return parts[0][2], parts[0][3]
+    ids_blob = b"".join(map(_IDS, parts))
+    tfs_blobs = list(map(_TFS, parts))
+    header = tfs_blobs[0][:3]
     # The usual case: every segment has the same widths and one stored column (body tfs; title and
     # trigger tfs all zero), so the joined column is the segments' columns end to end.
-    if header.count(b"z") >= 2 and all(p[2][:3] == header for p in parts):
-        return ids_blob, header + b"".join(p[2][3:] for p in parts)
-    segments = [(len(seg_ids) // 4, _column_bytes(tfs, len(seg_ids) // 4)) for _term, seg_ids, tfs in parts]
+    if header.count(b"z") >= 2 and len(set(map(_HEAD, tfs_blobs))) == 1:
+        return ids_blob, header + b"".join(map(_TAIL, tfs_blobs))
+    segments = [
+        (len(seg_ids) // 4, _column_bytes(tfs, len(seg_ids) // 4)) for _term, _first, seg_ids, tfs in parts
+    ]
     codes = "".join(max((seg[k][0] for _n, seg in segments), key=_WIDTH.__getitem__) for k in range(3))
     data = []
     for k, code in enumerate(codes):

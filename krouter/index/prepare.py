@@ -40,10 +40,14 @@ PARALLEL_MIN = 1000
 BATCH = 250
 # How many processes tokenise; 0 or 1 keeps everything in this process. Default: one per core.
 WORKERS_ENV = "KROUTER_BUILD_WORKERS"
+# Terms per staged block of a cold build's segment (see `Block`): the merge reads a chunk's segment a
+# block at a time.
+BLOCK_TERMS = 256
 
 
 class Postings(NamedTuple):
-    """A page's postings: its terms in order, and each term's count in the title/alias field, the
+    """A page's postings: its terms (each once: its body's first, in the order of ``body``, then those
+    only its title/aliases or triggers hold), and each term's count in the title/alias field, the
     triggers and the body (a term a field lacks counts 0 there). Kept as the counts themselves, not a
     tuple per posting: a build inverts them at once, and short-lived tuples by the million fragment
     the heap of a long build."""
@@ -54,7 +58,7 @@ class Postings(NamedTuple):
     body: Counter[str]
 
     def rows(self) -> Iterator[tuple[str, int, int, int]]:
-        """(term, title/alias tf, trigger tf, body tf), by term."""
+        """(term, title/alias tf, trigger tf, body tf) of each term."""
         meta, trig, body = self.meta, self.trig, self.body
         return ((t, meta[t], trig[t], body[t]) for t in self.terms)
 
@@ -72,23 +76,47 @@ class Prepared(NamedTuple):
     postings: Postings | None
 
 
+class Block(NamedTuple):
+    """A run of consecutive terms of a batch's segment, each with its postings packed as
+    `krouter.index.packed.pack` packs a list: the terms joined by newlines (no term holds one), how many
+    pages hold each (4-byte ints), the byte length of each term's packed tfs (4-byte ints), then every
+    term's page ids (4-byte ints) and packed tfs end to end. A batch is staged as a few such rows, not
+    one row per term: inserting and sorting ~1M small rows was most of the building process's work."""
+
+    terms: str
+    counts: bytes
+    sizes: bytes
+    ids: bytes
+    tfs: bytes
+
+
+def block_lists(block: Block) -> tuple[list[str], list[bytes], list[bytes]]:
+    """A staged block's terms, in term order, with each one's ids and tfs blobs (sliced in C)."""
+    terms, counts, sizes, ids, tfs = block
+    id_at = list(accumulate(map((4).__mul__, array("i", counts)), initial=0))
+    tf_at = list(accumulate(array("i", sizes), initial=0))
+    return (
+        terms.split("\n"),
+        list(map(ids.__getitem__, map(slice, id_at, id_at[1:]))),
+        list(map(tfs.__getitem__, map(slice, tf_at, tf_at[1:]))),
+    )
+
+
 class Batch(NamedTuple):
-    """A batch of pages prepared together. ``segment``, when asked for, holds the batch's postings one
-    row per term: (term, how many pages, tfs packed as `krouter.index.packed.pack` does). Their page
-    ids are ``ids``, every term's end to end (4-byte ints), counted 0, 1, ... over the batch's pages
-    that have a row, in order: the writer adds the id its first page gets (`Batch.rows`)."""
+    """A batch of pages prepared together. ``segment``, when asked for, holds the batch's postings
+    inverted, in term order, cut into blocks (see `Block`); their page ids are counted 0, 1, ... over
+    the batch's pages that have a row, in order: the writer adds the id its first page gets
+    (`Batch.rows`)."""
 
     pages: list[Prepared]
-    segment: list[tuple[str, int, bytes]] | None
-    ids: bytes = b""
+    segment: list[Block] | None
 
-    def rows(self, first: int) -> Iterator[tuple[str, int, bytes, bytes]]:
-        """The segment as (term, first, ids, tfs) rows, page ids counted from ``first``."""
-        ids = array("i", map(first.__add__, array("i", self.ids))).tobytes()  # one pass, in C
-        at = 0
-        for term, n, tfs in self.segment or ():
-            yield term, first, ids[at : at + 4 * n], tfs
-            at += 4 * n
+    def rows(self, first: int) -> Iterator[tuple[int, int, str, bytes, bytes, bytes, bytes]]:
+        """The segment as staged rows: (first, block number, terms, counts, sizes, ids, tfs), page ids
+        counted from ``first``."""
+        for number, (terms, counts, sizes, ids, tfs) in enumerate(self.segment or ()):
+            ids = array("i", map(first.__add__, array("i", ids))).tobytes()  # one pass, in C
+            yield first, number, terms, counts, sizes, ids, tfs
 
 
 def meta_text(page: Page) -> str:
@@ -102,13 +130,17 @@ def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...],
     """A parsed page's ``pages`` row (without its id) and its postings."""
     meta_terms = Counter(index_terms(meta_text(page)))
     trig_terms = Counter(index_terms("\n".join(page.triggers)))
-    body_terms: Counter[str] = Counter()
     passages = []
+    every: list[str] = []
     for line, text in split_passages(page):
         terms = index_terms(text)
-        body_terms.update(terms)
+        every += terms
         passages.append([line, " ".join(sorted(set(terms)))])
-    terms = sorted(set(meta_terms) | set(trig_terms) | set(body_terms))
+    body_terms = Counter(every)  # counted once, not per passage
+    # The terms only the title/aliases or triggers hold; the page's terms are its body's then those, in
+    # no particular order: a build sorts every posting by term anyway (sorting each page's terms
+    # first was ~4 % of a build).
+    other = (meta_terms.keys() | trig_terms.keys()) - body_terms.keys()
     row = (
         page.path,
         fs.mtime_ns,
@@ -125,9 +157,9 @@ def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...],
         page.yaml_error,
         zlib.compress(json.dumps(passages, ensure_ascii=False).encode(), ZLEVEL),
         json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
-        " ".join(sorted((set(meta_terms) | set(trig_terms)) - set(body_terms))),
+        " ".join(sorted(other)),
     )
-    return row, Postings(terms, meta_terms, trig_terms, body_terms)
+    return row, Postings([*body_terms, *other], meta_terms, trig_terms, body_terms)
 
 
 def prepare_page(root: Path, fs: FileStat, stored_hash: str = "") -> Prepared:
@@ -167,22 +199,25 @@ def prepare_batch(root: Path, files: Sequence[Task], invert: bool) -> Batch:
     for fs, stored_hash in files:
         prepared = prepare_page(root, fs, stored_hash)
         if prepared.postings is not None:
-            terms, *fields = prepared.postings
+            terms, meta, trig, body = prepared.postings
             terms_col += terms
             page_col += repeat(n, len(terms))
-            for col, counts in zip(tf_cols, fields, strict=True):
-                col += map(counts.get, terms, repeat(0))
+            tf_cols[0].extend(map(meta.get, terms, repeat(0)) if meta else repeat(0, len(terms)))
+            tf_cols[1].extend(map(trig.get, terms, repeat(0)) if trig else repeat(0, len(terms)))
+            # A page's terms start with its body's, in the body counter's order (`page_row`).
+            tf_cols[2].extend(body.values())
+            tf_cols[2].extend(repeat(0, len(terms) - len(body)))
             n += 1
             prepared = prepared._replace(postings=None)
         pages.append(prepared)
-    return Batch(pages, *_invert(terms_col, page_col, tf_cols))
+    return Batch(pages, _invert(terms_col, page_col, tf_cols))
 
 
 def _invert(
     terms_col: list[str], page_col: list[int], tf_cols: tuple[list[int], list[int], list[int]]
-) -> tuple[list[tuple[str, int, bytes]], bytes]:
-    """A batch's segment and ids (see `Batch`) from its postings in page order, packed as
-    `krouter.index.packed.pack_columns` packs each term's list.
+) -> list[Block]:
+    """A batch's segment (see `Batch`) from its postings in page order, each term's list packed as
+    `krouter.index.packed.pack_columns` packs it.
 
     Done in whole-column passes in C rather than a step per posting or per term: a column whose
     counts fit a byte is kept as bytes, most of a batch's terms are body words only (title/alias and
@@ -218,7 +253,19 @@ def _invert(
         k = rank[term]
         at, end = starts[k], starts[k + 1]
         tfs[k] = pack_columns((), [meta[at:end], trig[at:end], body[at:end]])[1]
-    return list(zip(keys, lengths, tfs, strict=True)), ids
+    blocks = []
+    for lo in range(0, len(keys), BLOCK_TERMS):
+        hi = min(lo + BLOCK_TERMS, len(keys))
+        blocks.append(
+            Block(
+                "\n".join(keys[lo:hi]),
+                array("i", lengths[lo:hi]).tobytes(),
+                array("i", map(len, tfs[lo:hi])).tobytes(),
+                ids[4 * starts[lo] : 4 * starts[hi]],
+                b"".join(tfs[lo:hi]),
+            )
+        )
+    return blocks
 
 
 def worker_count(pages: int) -> int:
