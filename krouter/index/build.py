@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from krouter.index.packed import join_segments
+from krouter.index.pages import _YAML_ERROR, PAGE_COLUMNS, PAGE_MARKS
 from krouter.index.prepare import Batch, Block, block_lists, prepared_batches, worker_count
 from krouter.index.refresh import RACY_NS, RefreshStats, _chunks, _mark_racy
 from krouter.vault.files import FileStat, content_hash, read_page_bytes
@@ -140,23 +141,29 @@ class ColdBuild:
         # Ids follow the walk's order, as one transaction gives them; a page dropped from the staging
         # database keeps its id out of use (its postings are dropped by id when merging).
         first = next_id = top + 1
+        # The chunk's rows are written with one statement per table, not one per page.
+        rows: list[tuple[object, ...]] = []
+        problems: list[tuple[object, ...]] = []
         for prepared in batch.pages:
             done += 1
             if progress:
                 progress(done, total)
             fs = prepared.fs
             if prepared.problem is not None:
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
-                    (fs.path, prepared.problem.kind, prepared.problem.message, fs.mtime_ns, fs.size),
+                problems.append(
+                    (fs.path, prepared.problem.kind, prepared.problem.message, fs.mtime_ns, fs.size)
                 )
                 continue
             assert prepared.row is not None
-            self._insert_page(prepared.row, None, next_id)
+            if yaml_error := prepared.row[_YAML_ERROR]:  # as `PageRows._insert_page` records it
+                problems.append((prepared.row[0], "yaml", yaml_error, -1, -1))
+            rows.append((next_id, *prepared.row))
             next_id += 1
             if fs.path not in self._touched:  # else counted as updated when its old rows were dropped
                 stats.added += 1
             stats.tokenized += 1
+        self.conn.executemany("INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)", problems)
+        self.conn.executemany(f"INSERT INTO pages ({PAGE_COLUMNS}) VALUES ({PAGE_MARKS})", rows)
         self.conn.executemany("INSERT INTO segments VALUES (?, ?, ?, ?, ?, ?, ?)", batch.rows(first))
         return done
 

@@ -92,8 +92,14 @@ def join_segments(
     header = tfs_blobs[0][:3]
     # The usual case: every segment has the same widths and one stored column (body tfs; title and
     # trigger tfs all zero), so the joined column is the segments' columns end to end.
-    if header.count(b"z") >= 2 and len(set(map(_HEAD, tfs_blobs))) == 1:
+    heads = list(map(_HEAD, tfs_blobs))
+    if header.count(b"z") >= 2 and len(set(heads)) == 1:
         return ids_blob, header + b"".join(map(_TAIL, tfs_blobs))
+    if _BYTE_WIDE.issuperset(b"".join(heads)):
+        # The next most usual: one-byte columns, some all zero in some segments (a word in a title in
+        # one chunk, in bodies only in the others). A column is a byte wide wherever any segment
+        # stores it, and a segment that does not stores zeros there.
+        return ids_blob, _join_byte_columns(parts, heads)
     segments = [
         (len(seg_ids) // 4, _column_bytes(tfs, len(seg_ids) // 4)) for _term, _first, seg_ids, tfs in parts
     ]
@@ -113,6 +119,29 @@ def join_segments(
                 out.extend(iter(array(seg_code, raw)))
         data.append(out.tobytes())
     return ids_blob, codes.encode() + b"".join(data)
+
+
+_Z, _B = b"zB"
+_BYTE_WIDE = frozenset(b"zB")
+
+
+def _join_byte_columns(parts: Sequence[tuple[str, int, bytes, bytes]], heads: list[bytes]) -> bytes:
+    """The joined tfs blob of segments whose column codes are all "z" or "B" (see `join_segments`)."""
+    sizes = [len(p[2]) // 4 for p in parts]
+    codes = bytes(_B if _B in col else _Z for col in zip(*heads, strict=True))
+    data = []
+    for k in range(3):
+        if codes[k] == _Z:
+            continue
+        pieces = []
+        for head, n, (_term, _first, _ids, tfs) in zip(heads, sizes, parts, strict=True):
+            if head[k] == _Z:
+                pieces.append(bytes(n))
+            else:
+                at = 3 + n * head[:k].count(_B)
+                pieces.append(tfs[at : at + n])
+        data.append(b"".join(pieces))
+    return codes + b"".join(data)
 
 
 def _columns(ids_blob: bytes, tfs_blob: bytes) -> tuple[array[int], list[array[int]]]:
