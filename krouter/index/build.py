@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from krouter.index.packed import join_segments
+from krouter.index.packed import Block, block_lists, join_segments
 from krouter.index.pages import _YAML_ERROR, PAGE_COLUMNS, PAGE_MARKS
-from krouter.index.prepare import Batch, Block, block_lists, prepared_batches, worker_count
+from krouter.index.prepare import Batch, prepared_batches, worker_count
 from krouter.index.refresh import RACY_NS, RefreshStats, _chunks, _mark_racy
 from krouter.vault.files import FileStat, content_hash, read_page_bytes
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import itertools
 import operator
 import sqlite3
+import sys
 from array import array
 from collections.abc import Sequence
+from typing import NamedTuple
 
 # Postings are stored packed, one row per term (``pack``): a lookup reads a term's list as one blob and
 # decodes it in C. An edit does not rewrite the packed lists of its terms (a common word's list spans
@@ -46,6 +48,44 @@ def pack_columns(ids: Sequence[int], cols: Sequence[Sequence[int]]) -> tuple[byt
         if code != "z":
             data.append(array(code, col).tobytes())
     return array("i", ids).tobytes(), "".join(codes).encode() + b"".join(data)
+
+
+class Block(NamedTuple):
+    """A run of consecutive terms of a cold build's chunk (`krouter.index.prepare.Batch`), each with its
+    postings packed as `pack` packs a list: the terms joined by newlines (no term holds one), how many
+    pages hold each (4-byte ints), the byte length of each term's packed tfs (4-byte ints), then every
+    term's page ids (4-byte ints) and packed tfs end to end. A chunk is staged as a few such rows, not
+    one row per term: inserting and sorting ~1M small rows was most of the building process's work."""
+
+    terms: str
+    counts: bytes
+    sizes: bytes
+    ids: bytes
+    tfs: bytes
+
+
+def block_lists(block: Block) -> tuple[list[str], list[bytes], list[bytes]]:
+    """A staged block's terms, in term order, with each one's ids and tfs blobs (sliced in C)."""
+    terms, counts, sizes, ids, tfs = block
+    id_at = list(itertools.accumulate(map((4).__mul__, array("i", counts)), initial=0))
+    tf_at = list(itertools.accumulate(array("i", sizes), initial=0))
+    return (
+        terms.split("\n"),
+        list(map(ids.__getitem__, map(slice, id_at, id_at[1:]))),
+        list(map(tfs.__getitem__, map(slice, tf_at, tf_at[1:]))),
+    )
+
+
+def rebased(ids: bytes, n: int) -> bytes:
+    """``ids`` (4-byte ints in native order, each in [0, 2**31)) with ``n`` (in [0, 2**31)) added to every
+    one. Done as one addition of two big integers, the blob and ``n`` repeated in every 4-byte lane: no
+    lane overflows (a sum stays under 2**32), so no carry crosses into the next. Five times faster than
+    a pass through ``int.__add__`` per id (~8 ms a chunk of 140k postings)."""
+    if not ids:
+        return ids
+    order = sys.byteorder
+    lanes = int.from_bytes(ids, order) + int.from_bytes(n.to_bytes(4, order) * (len(ids) // 4), order)
+    return lanes.to_bytes(len(ids), order)
 
 
 # Bytes per tf of each column code ("z": an all-zero column, stored as nothing).
