@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from krouter.index import build as index_build
 from krouter.index import pages as index_pages
+from krouter.index import prepare as index_prepare
 from krouter.index import refresh as index_refresh
 from krouter.index.store import Index
 from krouter.routing.router import Router
@@ -84,6 +86,22 @@ def test_a_chunked_cold_build_indexes_exactly_what_one_transaction_does(
         assert dump(index) == reference
         assert not list(index.path.parent.glob(f"{index.path.name}.build*"))  # journal included
         assert index.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        index.close()
+
+
+def test_chunks_staged_in_many_blocks_and_merged_in_many_rounds_index_what_one_transaction_does(
+    tmp_path: Path, reference: dict[str, list[tuple[object, ...]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each chunk's segment is staged as blocks of terms and the merge holds a few terms of each chunk
+    at a time: with tiny blocks and a tiny budget every chunk spans many blocks, a chunk runs out in
+    the middle of a round, and a term's parts come from blocks loaded at different times."""
+    monkeypatch.setattr(index_prepare, "BLOCK_TERMS", 2)
+    monkeypatch.setattr(index_build, "MERGE_TERMS", 7)
+    index = Index(tmp_path / "vault")
+    try:
+        index.refresh()
+        assert dump(index) == reference
     finally:
         index.close()
 

@@ -2,25 +2,32 @@
 then merged into the index in one transaction.
 
 Pages are read and tokenised by worker processes when there are enough of them
-(krouter.index.prepare); each chunk's postings come back inverted, one packed row per term (a
-segment), and the merge joins a term's segments into its packed list. An interrupted build keeps the
-chunks it committed, and the next refresh goes on from there.
+(krouter.index.prepare); each chunk's postings come back inverted, a packed list per term, staged as
+a few blocks of terms (a segment), and the merge joins a term's segments into its packed list. An
+interrupted build keeps the chunks it committed, and the next refresh goes on from there.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import gc
 import itertools
 import operator
 import sqlite3
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from krouter.index.packed import join_segments
+from krouter.index.packed import Block, block_lists, join_segments
+from krouter.index.pages import _YAML_ERROR, PAGE_COLUMNS, PAGE_MARKS
 from krouter.index.prepare import Batch, prepared_batches, worker_count
 from krouter.index.refresh import RACY_NS, RefreshStats, _chunks, _mark_racy
 from krouter.vault.files import FileStat, content_hash, read_page_bytes
+
+# Terms (each with its ids and tfs, ~300 bytes) the merge holds of all staged chunks together, ~20 MB.
+MERGE_TERMS = 65_536
 
 
 class ColdBuild:
@@ -43,8 +50,8 @@ class ColdBuild:
         one transaction and delete the staging database.
 
         Pages are read and tokenised by worker processes when there are enough of them
-        (krouter.index.prepare); each chunk's postings come back inverted, one packed row per term (a
-        segment), which the merge joins term by term."""
+        (krouter.index.prepare); each chunk's postings come back inverted, a packed list per term
+        staged as a few blocks of terms (a segment), which the merge joins term by term."""
         main, self.conn = self.conn, self._open_staging()
         self._stored = None
         try:
@@ -134,24 +141,30 @@ class ColdBuild:
         # Ids follow the walk's order, as one transaction gives them; a page dropped from the staging
         # database keeps its id out of use (its postings are dropped by id when merging).
         first = next_id = top + 1
+        # The chunk's rows are written with one statement per table, not one per page.
+        rows: list[tuple[object, ...]] = []
+        problems: list[tuple[object, ...]] = []
         for prepared in batch.pages:
             done += 1
             if progress:
                 progress(done, total)
             fs = prepared.fs
             if prepared.problem is not None:
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)",
-                    (fs.path, prepared.problem.kind, prepared.problem.message, fs.mtime_ns, fs.size),
+                problems.append(
+                    (fs.path, prepared.problem.kind, prepared.problem.message, fs.mtime_ns, fs.size)
                 )
                 continue
             assert prepared.row is not None
-            self._insert_page(prepared.row, None, next_id)
+            if yaml_error := prepared.row[_YAML_ERROR]:  # as `PageRows._insert_page` records it
+                problems.append((prepared.row[0], "yaml", yaml_error, -1, -1))
+            rows.append((next_id, *prepared.row))
             next_id += 1
             if fs.path not in self._touched:  # else counted as updated when its old rows were dropped
                 stats.added += 1
             stats.tokenized += 1
-        self.conn.executemany("INSERT INTO segments VALUES (?, ?, ?, ?)", batch.rows(first))
+        self.conn.executemany("INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)", problems)
+        self.conn.executemany(f"INSERT INTO pages ({PAGE_COLUMNS}) VALUES ({PAGE_MARKS})", rows)
+        self.conn.executemany("INSERT INTO segments VALUES (?, ?, ?, ?, ?, ?, ?)", batch.rows(first))
         return done
 
     def _merge_staging(self) -> None:
@@ -168,15 +181,13 @@ class ColdBuild:
                     dropped = frozenset(
                         p for (p,) in self.conn.execute("SELECT page_id FROM staging.stale_pages")
                     )
-                    rows = self.conn.execute(
-                        "SELECT term, ids, tfs FROM staging.segments ORDER BY term, first"
-                    )
                     joined = (
                         (term, *packed)
-                        for term, group in itertools.groupby(rows, operator.itemgetter(0))
-                        if (packed := join_segments(list(group), dropped))
+                        for term, parts in merged_segments(self.conn, "staging.segments")
+                        if (packed := join_segments(parts, dropped))
                     )
-                    self.conn.executemany("INSERT INTO main.postings VALUES (?, ?, ?)", joined)
+                    with _no_cyclic_gc():
+                        self.conn.executemany("INSERT INTO main.postings VALUES (?, ?, ?)", joined)
                     self._resolve_links()
                     self._new_generation()
                 self.conn.execute("COMMIT")
@@ -187,3 +198,89 @@ class ColdBuild:
         finally:
             self.conn.execute("DETACH DATABASE staging")
         self._delete_staging()
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """The cyclic garbage collector held off: the merge makes and frees millions of tuples and bytes
+    (none in a cycle, all freed by reference count), and each collection walked the tuples of the
+    round being merged (~a fifth of the merge's time at 10k pages). Only in a process with no other
+    thread, whose garbage it would leave uncollected meanwhile."""
+    if not gc.isenabled() or threading.active_count() > 1:
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+class _Chunk:
+    """The terms of one staged chunk the merge holds (with their ids and tfs), from ``at`` on."""
+
+    def __init__(self, first: int, blocks: Iterator[tuple[str, bytes, bytes, bytes, bytes]]) -> None:
+        self.first, self.blocks, self.at, self.done = first, blocks, 0, False
+        self.terms: list[str] = []
+        self.ids: list[bytes] = []
+        self.tfs: list[bytes] = []
+
+    def fill(self, want: int) -> None:
+        """Hold at least ``want`` terms not merged yet, loading the chunk's next blocks (``done`` once
+        there is none left)."""
+        if self.done or len(self.terms) - self.at >= want:
+            return
+        terms, ids, tfs = self.terms[self.at :], self.ids[self.at :], self.tfs[self.at :]
+        while len(terms) < want:
+            block = next(self.blocks, None)
+            if block is None:
+                self.done = True
+                break
+            more = block_lists(Block(*block))
+            terms += more[0]
+            ids += more[1]
+            tfs += more[2]
+        self.terms, self.ids, self.tfs, self.at = terms, ids, tfs, 0
+
+
+def merged_segments(
+    conn: sqlite3.Connection, table: str
+) -> Iterator[tuple[str, list[tuple[str, int, bytes, bytes]]]]:
+    """Every term of the staged chunks, in term order, with its (term, first, ids, tfs) parts in chunk
+    order (which is page order), holding about MERGE_TERMS terms of all chunks at a time.
+
+    Merged in rounds rather than entry by entry: every term up to the smallest last term held of a
+    chunk with blocks left is complete (a chunk's later blocks hold only larger terms), so a round
+    takes those of every chunk, chunk after chunk, and one stable sort by term merges them, in C."""
+    firsts = sorted(f for (f,) in conn.execute(f"SELECT DISTINCT first FROM {table}"))
+    chunks = [
+        _Chunk(
+            first,
+            conn.execute(
+                f"SELECT terms, counts, sizes, ids, tfs FROM {table} WHERE first=? ORDER BY block", (first,)
+            ),
+        )
+        for first in firsts
+    ]
+    # Each chunk holds up to `want` terms: more per chunk when there are few of them, so the rounds'
+    # per-chunk steps stay few against the terms they move.
+    want = max(MERGE_TERMS // max(len(chunks), 1), 1)
+    by_term = operator.itemgetter(0)
+    while chunks:
+        for chunk in chunks:
+            if len(chunk.terms) - chunk.at < (want + 1) // 2:
+                chunk.fill(want)
+        chunks = [chunk for chunk in chunks if chunk.at < len(chunk.terms)]
+        held = [chunk.terms[-1] for chunk in chunks if not chunk.done]
+        last = min(held) if held else None
+        entries: list[tuple[str, int, bytes, bytes]] = []
+        for chunk in chunks:
+            at = chunk.at
+            end = len(chunk.terms) if last is None else bisect.bisect_right(chunk.terms, last, at)
+            entries += zip(
+                chunk.terms[at:end], itertools.repeat(chunk.first), chunk.ids[at:end], chunk.tfs[at:end]
+            )
+            chunk.at = end
+        entries.sort(key=by_term)
+        for term, group in itertools.groupby(entries, by_term):
+            yield term, list(group)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from krouter.errors import ConfigError
-from krouter.index.packed import pack_columns
+from krouter.index.packed import Block, pack_columns, rebased
 from krouter.index.passages import ZLEVEL, split_passages
 from krouter.tokens.terms import index_terms, length_of, query_terms
 from krouter.vault.files import FileStat, PageTooLarge, content_hash, read_page_bytes
@@ -40,6 +40,9 @@ PARALLEL_MIN = 1000
 BATCH = 250
 # How many processes tokenise; 0 or 1 keeps everything in this process. Default: one per core.
 WORKERS_ENV = "KROUTER_BUILD_WORKERS"
+# Terms per staged block of a cold build's segment (see `Block`): the merge reads a chunk's segment a
+# block at a time.
+BLOCK_TERMS = 256
 
 
 class Postings(NamedTuple):
@@ -73,22 +76,19 @@ class Prepared(NamedTuple):
 
 
 class Batch(NamedTuple):
-    """A batch of pages prepared together. ``segment``, when asked for, holds the batch's postings one
-    row per term: (term, how many pages, tfs packed as `krouter.index.packed.pack` does). Their page
-    ids are ``ids``, every term's end to end (4-byte ints), counted 0, 1, ... over the batch's pages
-    that have a row, in order: the writer adds the id its first page gets (`Batch.rows`)."""
+    """A batch of pages prepared together. ``segment``, when asked for, holds the batch's postings
+    inverted, in term order, cut into blocks (see `Block`); their page ids are counted 0, 1, ... over
+    the batch's pages that have a row, in order: the writer adds the id its first page gets
+    (`Batch.rows`)."""
 
     pages: list[Prepared]
-    segment: list[tuple[str, int, bytes]] | None
-    ids: bytes = b""
+    segment: list[Block] | None
 
-    def rows(self, first: int) -> Iterator[tuple[str, int, bytes, bytes]]:
-        """The segment as (term, first, ids, tfs) rows, page ids counted from ``first``."""
-        ids = array("i", map(first.__add__, array("i", self.ids))).tobytes()  # one pass, in C
-        at = 0
-        for term, n, tfs in self.segment or ():
-            yield term, first, ids[at : at + 4 * n], tfs
-            at += 4 * n
+    def rows(self, first: int) -> Iterator[tuple[int, int, str, bytes, bytes, bytes, bytes]]:
+        """The segment as staged rows: (first, block number, terms, counts, sizes, ids, tfs), page ids
+        counted from ``first``."""
+        for number, (terms, counts, sizes, ids, tfs) in enumerate(self.segment or ()):
+            yield first, number, terms, counts, sizes, rebased(ids, first), tfs
 
 
 def meta_text(page: Page) -> str:
@@ -175,14 +175,14 @@ def prepare_batch(root: Path, files: Sequence[Task], invert: bool) -> Batch:
             n += 1
             prepared = prepared._replace(postings=None)
         pages.append(prepared)
-    return Batch(pages, *_invert(terms_col, page_col, tf_cols))
+    return Batch(pages, _invert(terms_col, page_col, tf_cols))
 
 
 def _invert(
     terms_col: list[str], page_col: list[int], tf_cols: tuple[list[int], list[int], list[int]]
-) -> tuple[list[tuple[str, int, bytes]], bytes]:
-    """A batch's segment and ids (see `Batch`) from its postings in page order, packed as
-    `krouter.index.packed.pack_columns` packs each term's list.
+) -> list[Block]:
+    """A batch's segment (see `Batch`) from its postings in page order, each term's list packed as
+    `krouter.index.packed.pack_columns` packs it.
 
     Done in whole-column passes in C rather than a step per posting or per term: a column whose
     counts fit a byte is kept as bytes, most of a batch's terms are body words only (title/alias and
@@ -218,7 +218,19 @@ def _invert(
         k = rank[term]
         at, end = starts[k], starts[k + 1]
         tfs[k] = pack_columns((), [meta[at:end], trig[at:end], body[at:end]])[1]
-    return list(zip(keys, lengths, tfs, strict=True)), ids
+    blocks = []
+    for lo in range(0, len(keys), BLOCK_TERMS):
+        hi = min(lo + BLOCK_TERMS, len(keys))
+        blocks.append(
+            Block(
+                "\n".join(keys[lo:hi]),
+                array("i", lengths[lo:hi]).tobytes(),
+                array("i", map(len, tfs[lo:hi])).tobytes(),
+                ids[4 * starts[lo] : 4 * starts[hi]],
+                b"".join(tfs[lo:hi]),
+            )
+        )
+    return blocks
 
 
 def worker_count(pages: int) -> int:

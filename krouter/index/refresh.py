@@ -34,10 +34,11 @@ from krouter.vault.page import Problem
 
 # A cold build (an empty index) writes into a staging database next to it and commits every this many
 # pages: an interrupted build keeps what it committed, and no transaction grows with the vault. A
-# chunk's postings are staged inverted (one packed row per term, appended to a table with no key); they
-# go into the index once, read sorted by term and joined, which writes its B-tree front to back. A
-# build inside one transaction spilled SQLite's page cache to the WAL over and over (15.5 GB written
-# for a 1.5 GB index at 100k pages); one staged row per posting cost 3.35M rows at 10k pages, 0.9M now.
+# chunk's postings are staged inverted (a packed list per term, in blocks of terms); they go into the
+# index once, merged in term order and joined, which writes its B-tree front to back. A build inside
+# one transaction spilled SQLite's page cache to the WAL over and over (15.5 GB written for a 1.5 GB
+# index at 100k pages); one staged row per posting cost 3.35M rows at 10k pages, one per term 1M, one
+# per block of terms 4,000.
 BUILD_CHUNK = 500
 # ... and at most this many bytes of Markdown per chunk: a chunk's postings are held inverted in memory
 # while it is prepared, so long pages (clippings) make shorter chunks.

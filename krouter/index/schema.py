@@ -65,15 +65,16 @@ _POSTINGS_INDEX = "CREATE INDEX IF NOT EXISTS fresh_postings_page ON fresh_posti
 if _POSTINGS_KEYED not in SCHEMA or _POSTINGS_INDEX not in SCHEMA:  # kept in step with SCHEMA
     raise RuntimeError("krouter.index: the staging schema no longer matches the postings table")
 # The staging database of a cold build: the same tables, fresh postings as a plain table (only a
-# resumed build's dropped pages touch it), and ``segments``: each committed chunk's postings, one packed
-# row per term, ``first`` the id of the chunk's first page (read sorted by term and joined into the index's
-# ``postings`` when the build is merged). Its own version: a staging file of another layout is
-# discarded, while the index itself is not affected.
-STAGING_VERSION = "2"
+# resumed build's dropped pages touch it), and ``segments``: each committed chunk's postings inverted,
+# in term order, as a few blocks of terms with their packed lists (`krouter.index.prepare.Block`);
+# ``first`` is the id of the chunk's first page. The chunks are merged term by term into the index's
+# ``postings`` when the build is done. Its own version: a staging file of another layout is discarded,
+# while the index itself is not affected.
+STAGING_VERSION = "3"
 STAGING_SCHEMA = SCHEMA.replace(_POSTINGS_KEYED, "    body_tf INTEGER NOT NULL\n);").replace(
     _POSTINGS_INDEX,
-    "CREATE TABLE IF NOT EXISTS segments (term TEXT NOT NULL, first INTEGER NOT NULL, ids BLOB NOT NULL, "
-    "tfs BLOB NOT NULL);",
+    "CREATE TABLE IF NOT EXISTS segments (first INTEGER NOT NULL, block INTEGER NOT NULL, terms TEXT NOT NULL, "
+    "counts BLOB NOT NULL, sizes BLOB NOT NULL, ids BLOB NOT NULL, tfs BLOB NOT NULL, PRIMARY KEY (first, block));",
 )
 
 TABLES = ("pages", "postings", "fresh_postings", "stale_pages", "stale_terms", "problems", "links")

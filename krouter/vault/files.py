@@ -177,9 +177,15 @@ def read_page_bytes(root: Path, rel_path: str, limit: int = MAX_PAGE_BYTES) -> b
 
 def _read_capped(fd: int, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
             raise IsADirectoryError(f"not a regular file ({_kind_of(handle.fileno())})")
-        data = handle.read(limit + 1)
+        # A read sized to the file: asking for limit + 1 bytes allocated (and returned to the system)
+        # 8 MB per page, most of the cost of reading a vault. A file that grew since the stat is read
+        # on up to the limit, as before.
+        data = handle.read(min(st.st_size, limit) + 1)
+        if st.st_size < len(data) <= limit:
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise PageTooLarge(f"larger than {limit // (1024 * 1024)} MiB; skipped")
     return data
