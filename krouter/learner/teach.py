@@ -6,9 +6,10 @@ the sentence that does. The agent proposes; KRouter decides, with the nightly le
 id that ``krouter learn --undo RUN_ID`` reverses exactly. The agent never writes a page and never names
 what is written: the only thing added is the question itself, as one trigger of one memory page.
 
-"Taught" means that the question now cites the page: a trigger the decision would not count (a word of
-the question names another page, another page ties with this one) is taken back at once, and the reply
-says why; the write counts towards the day's cap, not the page's.
+"Taught" means that the question now cites the page. A trigger the decision would not count (a word of
+the question names another page and this page lacks it, through the dictionary too) is not written; one
+that still would not make the question cite the page (another page ties with this one) is taken back at
+once, and the reply says why; that write counts towards the day's cap, not the page's.
 
 Bounded per vault: at most DAILY_CAP triggers taught by agents in any 24 hours, at most PAGE_CAP of
 them on one page, a question taught to one page only, and only questions KRouter refuses (or barely

@@ -168,9 +168,9 @@ def undo(run_id: str) -> LearnReport:
     """Reverse one run's changes, newest first, restoring each page's exact bytes.
 
     A page that changed since the run (it no longer holds the bytes the run wrote) keeps its later edits:
-    only the run's insertion is taken out where it is still as written, else the trigger's item of the
-    triggers list (checked by re-parsing); a page or trigger gone already needs nothing; anything else is
-    left alone and reported. A change that never reached the page (a crash before the rename) needs
+    the trigger's item of the triggers list is taken out (checked by re-parsing), else the run's own
+    insertion where it is still as written; a page or trigger gone already needs nothing; anything else
+    is left alone and reported. A change that never reached the page (a crash before the rename) needs
     nothing.
     """
     entries = journal_entries(run_id)
