@@ -70,7 +70,7 @@ def _is_name(word: str) -> bool:
 
 def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
     """(the word, as it matched, and the other page) that would keep ``question`` from counting as a
-    trigger of the page at ``path`` (``_fired_triggers``): a word the page lacks while another current
+    trigger of the page at ``path`` (``decision._fired_triggers``): a word the page lacks while another current
     page's title, aliases, tags or path hold it, by any route (cost→费用 of an alias 费用报销); None
     when a trigger of that question would count."""
     pid = t.by_path.get(path)

@@ -15,7 +15,8 @@ from krouter.ops.watch import configure_stderr_logging, freeze_heap
 def mcp_command(
     vault: VaultOption = None,
 ) -> None:
-    """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_teach, krouter_status."""
+    """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_teach,
+    krouter_status."""
     configure_stderr_logging()
     with exit_codes():
         service = VaultService(vault if vault is not None else default_vault())
