@@ -822,3 +822,23 @@ def test_no_lane_says_the_api_lane_needs_the_learn_extra(
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
     assert res.exit_code == 0, res.output
     assert "pip install 'krouter[learn]'" in res.output
+
+
+def test_a_pick_whose_trigger_the_decision_would_not_count_is_rejected(tmp_path: Path) -> None:
+    """The check teach applies is the learner's too: 'cost' reaches another page's alias 费用报销 through
+    the dictionary, so a trigger of this question would not count on the shipping page."""
+    root = tmp_path / "v"
+    root.mkdir()
+    quote = "Domestic orders ship with SF Express, 12 yuan per parcel."
+    (root / "Shipping.md").write_text(f"---\ntitle: Shipping carriers\n---\n# Shipping carriers\n\n{quote}\n")
+    (root / "报销流程.md").write_text(
+        "---\ntitle: 报销流程\naliases: [费用报销]\n---\n# 报销流程\n\n在飞书审批里提交费用报销，附上发票照片。\n"
+    )
+    before = snapshot(root)
+    question = "how much does a domestic parcel cost to send"
+    log_weak(root, question)
+    report, _ = run(root, answers({"q": 1, "page": "Shipping.md", "quote": quote}))
+    [outcome] = report.outcomes
+    assert outcome.status == REJECTED, outcome
+    assert "would not count this trigger: the question's 'cost→费用'" in outcome.reason
+    assert snapshot(root) == before

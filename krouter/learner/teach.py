@@ -216,14 +216,6 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
     if problem:
         return problem
-    # The decision's own rule for counting a trigger, through the dictionary too: a question word that
-    # names another page and that this page lacks keeps the trigger from counting, so none is written.
-    blocker = router.trigger_blocker(question, rel)
-    if blocker:
-        return (
-            f"KRouter would not count this trigger: the question's {blocker[0]!r} is in the title, aliases, "
-            f"tags or path of {blocker[1]} and not on {rel}"
-        )
     status, reason = write_trigger(
         router.root,
         page_bytes,

@@ -170,8 +170,9 @@ def verify_pick(
     must find on the page its most specific word that the vault knows: a page lacking it while other
     pages hold it is a neighbour, not the answer. A phrasing therefore cannot vouch for a question
     that the quote's own words tie to a neighbour. Nor may the question hold a word that names another
-    page (its title, aliases, tags or path) while this page's text lacks it: the router would not
-    count such a trigger, and that word is what makes the question a neighbour's.
+    page (its title, aliases, tags or path) while this page's text lacks it, by the question's own
+    words or through the dictionary (``Router.trigger_blocker``, the decision's rule): the router would
+    not count such a trigger, and that word is what makes the question a neighbour's.
     """
     askings = [(question, cands), *also]
     if not any(page in {c.path for c in cs} for _, cs in askings):
@@ -197,6 +198,14 @@ def verify_pick(
         return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]})"
     if named:
         return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]})"
+    # The decision's own rule for counting a trigger, through the dictionary too (cost→费用 of another
+    # page's alias 费用报销): such a trigger would not count, so none is written.
+    blocker = router.trigger_blocker(question, page)
+    if blocker:
+        return (
+            f"KRouter would not count this trigger: the question's {blocker[0]!r} is in the title, aliases, "
+            f"tags or path of {blocker[1]} and not on {page}"
+        )
     for wording, cs in linked:
         specific = _specific_units(router, wording, ignore)
         if not specific:
