@@ -219,26 +219,22 @@ def undo(run_id: str) -> LearnReport:
                     "triggers list; left alone: remove it from the page's triggers by hand"
                 )
                 continue
-            try:
-                page_edit.atomic_replace(path, kept, current)
-            except page_edit.PageChanged as exc:
-                o.reason = str(exc)
-                continue
-            o.status, o.reason = (
+            data, status, done = (
+                kept,
                 REMOVED,
                 "the page changed since the run: the trigger was taken out, the later edits kept",
             )
-            continue
-        restored = current[:off] + old + current[off + len(new) :]
-        if _digest(restored) != e["before_sha256"]:
-            o.reason = "journal entry does not match the page; left alone"
-            continue
+        else:
+            data, status, done = current[:off] + old + current[off + len(new) :], RESTORED, ""
+            if _digest(data) != e["before_sha256"]:
+                o.reason = "journal entry does not match the page; left alone"
+                continue
         try:
-            page_edit.atomic_replace(path, restored, current)
+            page_edit.atomic_replace(path, data, current)
         except page_edit.PageChanged as exc:
             o.reason = str(exc)
             continue
-        o.status, o.reason = RESTORED, ""
+        o.status, o.reason = status, done
     undone = report.count(RESTORED) + report.count(REMOVED)
     append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
