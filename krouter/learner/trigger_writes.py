@@ -120,8 +120,7 @@ def write_trigger(
     it was read. ``record`` adds who taught it (lane, model, quote, ...) to the journal entry.
     """
     trigger = page_edit.clean_trigger(question)
-    existing = {normalize(t) for t in parse_page(page.rel, page.text).triggers}
-    if normalize(trigger) in existing:
+    if _holds_trigger(page.rel, page.text, trigger):
         return SKIPPED, "already a trigger of the page"
     try:
         new = page_edit.with_trigger(page.data, trigger)
@@ -208,7 +207,11 @@ def undo(run_id: str) -> LearnReport:
                 current, old, new, trigger
             )
             if kept is None:
-                if not _holds_trigger(page, current, trigger):
+                try:
+                    holds = _holds_trigger(page, current.decode("utf-8-sig"), trigger)
+                except UnicodeDecodeError:
+                    holds = True  # an undecodable page may hold it: left alone, below
+                if not holds:
                     o.status, o.reason = (
                         GONE,
                         "the trigger is no longer on the page (removed or reworded since)",
@@ -240,12 +243,8 @@ def undo(run_id: str) -> LearnReport:
     return report
 
 
-def _holds_trigger(rel: str, data: bytes, trigger: str) -> bool:
-    """Whether the page's triggers hold ``trigger`` (as the router reads them); an unreadable page may."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return True
+def _holds_trigger(rel: str, text: str, trigger: str) -> bool:
+    """Whether the page's triggers hold ``trigger``, as the router reads them (case and width folded)."""
     return normalize(trigger) in {normalize(t) for t in parse_page(rel, text).triggers}
 
 
