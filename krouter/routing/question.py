@@ -151,11 +151,7 @@ def _translations(
     ]
     # A spoken Chinese word's written form (礼拜 / 周) likewise, in the question's own script.
     for zh in spoken_chinese.written_forms(word, question):
-        terms = (zh,)
-        held = _holding(index, terms)
-        if not held and len(zh) > 2:
-            terms = tuple(fallback_bigrams(zh))
-            held = _holding(index, terms)
+        terms, held = _chinese_route(index, zh)
         if held:
             short_long.append((zh, terms, held))
     out: list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]] = []
@@ -169,12 +165,20 @@ def _translations(
                         break
     elif t.has_han:
         for zh in bilingual.to_chinese(term):
-            held = _holding(index, (zh,))
-            if held:
-                out.append((zh, (zh,), held))
-            elif len(zh) > 2:
-                grams = tuple(fallback_bigrams(zh))
-                out.append((zh, grams, _holding(index, grams)))
+            terms, held = _chinese_route(index, zh)
+            if held or len(terms) > 1:
+                out.append((zh, terms, held))
             if len(out) == HELD_TRANSLATIONS:
                 break
     return short_long + out
+
+
+def _chinese_route(index: Index, zh: str) -> tuple[tuple[str, ...], dict[int, tuple[int, int, int]]]:
+    """(index terms, postings) by which a page holds a Chinese word: the word itself, or, when no page
+    holds it as a word and it has three or more characters, all of its bigrams (jieba may cut the
+    page's text differently)."""
+    held = _holding(index, (zh,))
+    if held or len(zh) <= 2:
+        return (zh,), held
+    grams = tuple(fallback_bigrams(zh))
+    return grams, _holding(index, grams)
