@@ -377,3 +377,27 @@ def test_a_character_the_vault_never_holds_weighs_less_than_a_missing_word(tmp_p
         neighbour = router.ask("张伟的手机号是多少")
     assert asked.decision == "cite" and asked.top is not None and asked.top.path == "People/王磊.md"
     assert neighbour.decision == "refuse"
+
+
+def test_a_vault_in_one_script_does_not_open_the_dictionary_to_cite(tmp_path: Path, monkeypatch) -> None:
+    """D43's name check asked the dictionary about every word a cited page lacked, so an English vault
+    compiled the dictionary (seconds) on its first such answer; it only needs it for another page's
+    whole title."""
+    _page(
+        tmp_path,
+        "pay.md",
+        "---\ntitle: Payments API timeout\n---\nCalls to the provider time out after 8 seconds.\n",
+    )
+    _page(tmp_path, "lunch.md", "---\ntitle: Lunch\n---\nSandwiches are ordered from the bakery.\n")
+    for i in range(5):
+        _page(tmp_path, f"n{i}.md", f"---\ntitle: Note {i}\n---\nThe office plants are watered on day {i}.\n")
+
+    def consulted(word: str) -> tuple:
+        raise AssertionError(f"dictionary consulted for {word!r}")
+
+    monkeypatch.setattr(bilingual, "to_chinese", consulted)
+    monkeypatch.setattr(bilingual, "to_english", consulted)
+    with Router(tmp_path) as router:
+        receipt = router.ask("what is the payments API timeout in production")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "pay.md"
+    assert "production" in receipt.top.missing

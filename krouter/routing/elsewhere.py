@@ -38,12 +38,13 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
     current page's title or file name, and those words are a name: each holds a letter or a Han
     character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
     many a page a question only mentions). Only pages whose title or aliases hold one of the missing
-    names are looked at."""
+    words are looked at, and the dictionary only for a title they hold whole: a vault in one script
+    never opens it otherwise (compiling it takes seconds, once)."""
     missing = [u for i, u in enumerate(units) if i not in matched]
     words = {normalize(u.text) for u in missing}
     seen: set[int] = set()
     for u in missing:
-        if not _is_name(normalize(u.text)):
+        if not _LETTER.search(u.text):
             continue
         for pid, tf in u.postings.items():
             if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
