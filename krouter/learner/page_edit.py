@@ -197,6 +197,7 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     item or the result would differ in more than that one trigger (frontmatter re-parsed, body kept).
 
     An undo uses it when the page was edited since the run: whatever else changed is kept."""
+    trigger = clean_trigger(trigger)
     bom = data.startswith(BOM)
     try:
         text = data[len(BOM) if bom else 0 :].decode("utf-8")
@@ -211,7 +212,7 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     key_at = next((i for i in range(1, end) if _KEY.match(lines[i])), None)
     if key_at is None:
         return None
-    item = _yaml_scalar(clean_trigger(trigger))
+    item = _yaml_scalar(trigger)
     block = range(key_at + 1, next((i for i in range(key_at + 1, end) if _TOP_KEY.match(lines[i])), end))
     hit = next((i for i in block if _ITEM.match(lines[i]) and lines[i].strip() == f"- {item}"), None)
     if hit is None:
@@ -225,9 +226,9 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     new_text = "".join(line for i, line in enumerate(lines) if i not in drop)
     expected = dict(meta)
     remaining = _triggers_of(meta)
-    if clean_trigger(trigger) not in remaining:
+    if trigger not in remaining:
         return None
-    remaining.remove(clean_trigger(trigger))
+    remaining.remove(trigger)
     if key_at in drop:
         expected.pop(_triggers_key(meta), None)
     else:
