@@ -24,6 +24,16 @@ def _page(root: Path, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _forbid_dictionary(monkeypatch, *lookups: str) -> None:
+    """Make these dictionary lookups fail the test if anything calls them."""
+
+    def consulted(word: str) -> tuple:
+        raise AssertionError(f"dictionary consulted for {word!r}")
+
+    for name in lookups:
+        monkeypatch.setattr(bilingual, name, consulted)
+
+
 def test_a_character_the_vault_holds_is_not_reported_as_never_seen() -> None:
     """The issue's repro: 人 of 几个人 and 值 of 要值几天 were "never mentioned" on a page about 值班."""
     with Router(DEMO) as router:
@@ -95,11 +105,7 @@ def test_a_page_in_the_question_s_own_language_outranks_a_translation(tmp_path: 
 def test_an_english_only_vault_never_consults_the_dictionary(tmp_path: Path, monkeypatch) -> None:
     _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
 
-    def consulted(word: str) -> tuple:
-        raise AssertionError(f"dictionary consulted for {word!r}")
-
-    monkeypatch.setattr(bilingual, "to_chinese", consulted)
-    monkeypatch.setattr(bilingual, "to_english", consulted)
+    _forbid_dictionary(monkeypatch, "to_chinese", "to_english")
     with Router(tmp_path) as router:
         assert router.ask("what is the payments API timeout").decision == "cite"
 
@@ -238,10 +244,7 @@ def test_numbers_do_not_make_a_chinese_vault_bilingual(tmp_path: Path, monkeypat
     _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
     _page(tmp_path, "决策/数据库.md", "# 数据库\n\n数据库是第 16 版。\n")
 
-    def consulted(word: str) -> tuple:
-        raise AssertionError(f"dictionary consulted for {word!r}")
-
-    monkeypatch.setattr(bilingual, "to_english", consulted)
+    _forbid_dictionary(monkeypatch, "to_english")
     with Router(tmp_path) as router:
         assert router.ask("值班要几个人").closest is not None
 
@@ -392,11 +395,7 @@ def test_a_vault_in_one_script_does_not_open_the_dictionary_to_cite(tmp_path: Pa
     for i in range(5):
         _page(tmp_path, f"n{i}.md", f"---\ntitle: Note {i}\n---\nThe office plants are watered on day {i}.\n")
 
-    def consulted(word: str) -> tuple:
-        raise AssertionError(f"dictionary consulted for {word!r}")
-
-    monkeypatch.setattr(bilingual, "to_chinese", consulted)
-    monkeypatch.setattr(bilingual, "to_english", consulted)
+    _forbid_dictionary(monkeypatch, "to_chinese", "to_english")
     with Router(tmp_path) as router:
         receipt = router.ask("what is the payments API timeout in production")
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "pay.md"
