@@ -33,6 +33,9 @@ SETS = {
     "heldout_crosslang3.jsonl": "vault3",
     "questions_everyday.jsonl": "vault",
     "heldout_everyday.jsonl": "vault",
+    "heldout_crosslang4.jsonl": "vault2",
+    "heldout_crosslang5.jsonl": "vault3",
+    "heldout_everyday2.jsonl": "vault3",
 }
 
 
