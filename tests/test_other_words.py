@@ -400,3 +400,30 @@ def test_a_vault_in_one_script_does_not_open_the_dictionary_to_cite(tmp_path: Pa
         receipt = router.ask("what is the payments API timeout in production")
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "pay.md"
     assert "production" in receipt.top.missing
+
+
+def test_an_english_word_reaches_a_synonym_listed_in_a_sense() -> None:
+    """连接 /to link; to join; to connect/ and 批准 /to approve; to ratify/ list synonyms in one sense;
+    the store used to drop such senses, and ordered the rest by code point (交通, 合取 for "connect")."""
+    assert "连接" in bilingual.to_chinese("connect")
+    assert "批准" in bilingual.to_chinese("approv")
+
+
+def test_a_negated_or_phrasal_synonym_is_not_a_translation() -> None:
+    """Stop-word removal would turn "not to allow" into "allow" and "to set up" into "set"."""
+    _, en2zh = bilingual._compile(
+        [
+            "不許 不许 [bu4 xu3] /must not; not to allow/",
+            "設置 设置 [she4 zhi4] /to set up; to install/",
+        ]
+    )
+    assert set(en2zh) == {("instal", "设置")}
+
+
+def test_an_english_question_reaches_a_chinese_page_through_a_listed_synonym(tmp_path: Path) -> None:
+    _page(tmp_path, "运维/连接池.md", "# 连接池\n\n每个服务的数据库连接上限是 50，超出时排队等待。\n")
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("how many database connections may each service open")
+    assert receipt.closest is not None and receipt.closest.path == "运维/连接池.md"
+    assert "connections→连接" in receipt.closest.matched

