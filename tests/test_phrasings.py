@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from krouter import Router
-from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS, BadPhrasings, combine, phrasing_floor
+from krouter.routing.phrasings import (
+    MAX_PHRASING_CHARS,
+    MAX_PHRASINGS,
+    BadPhrasings,
+    agreeing_floor,
+    combine,
+    phrasing_floor,
+)
 from krouter.routing.receipt import Citation, Evidence, Receipt
 
 
@@ -88,12 +95,25 @@ def _receipt(query: str, decision: str, path: str, confidence: float) -> Receipt
 def test_a_phrasing_must_clear_a_stricter_bar_than_the_question() -> None:
     """A phrasing is one more chance for a neighbour to clear the floor: it needs (1 + floor) / 2."""
     assert phrasing_floor(0.55) == pytest.approx(0.775)
-    asked = _receipt("q", "refuse", "A.md", 0.3)
+    asked = _receipt("q", "refuse", "B.md", 0.3)
     weak = combine(asked, [("p", _receipt("p", "cite", "A.md", 0.7))])
     assert weak.decision == "refuse"
     assert "needs 78%" in weak.reason
     strong = combine(asked, [("p", _receipt("p", "cite", "A.md", 0.8))])
     assert strong.decision == "cite" and strong.phrasing == "p"
+
+
+def test_a_phrasing_that_finds_the_question_s_own_closest_page_needs_less() -> None:
+    """The question's words found A first; a translation reaching A at 70% is a second wording agreeing
+    on it (D45), not a new chance for another page: it needs halfway from the floor to 77.5%."""
+    assert agreeing_floor(0.55) == pytest.approx(0.6625)
+    asked = _receipt("How quickly must a P0 page be acknowledged?", "refuse", "运维手册/告警分级.md", 0.26)
+    agreeing = combine(asked, [("P0 告警多久要响应", _receipt("p", "cite", "运维手册/告警分级.md", 0.7))])
+    assert agreeing.decision == "cite" and agreeing.phrasing == "P0 告警多久要响应"
+    weak = combine(asked, [("p", _receipt("p", "cite", "运维手册/告警分级.md", 0.6))])
+    assert weak.decision == "refuse" and "needs 66%" in weak.reason
+    elsewhere = combine(asked, [("p", _receipt("p", "cite", "运维手册/值班.md", 0.7))])
+    assert elsewhere.decision == "refuse" and "needs 78%" in elsewhere.reason
 
 
 def test_a_confident_phrasing_that_names_another_page_turns_a_citation_into_a_refusal() -> None:

@@ -9,8 +9,10 @@ content words with a receipt, as ``decide`` does.
 An agent can supply phrasings of its question (a translation into the notes' language, a rewording).
 Each wording is looked up on its own; this module decides which lookup answers. Every extra wording is
 one more chance for a neighbour page to clear the floor, so a phrasing must clear a stricter bar
-(``phrasing_floor``: halfway from the floor to certainty), and its citation stands only when no other
-wording that clears it cites a different page: wordings that disagree are a refusal, not a vote.
+(``phrasing_floor``: halfway from the floor to certainty, or halfway to that when the question's own
+closest page is the phrasing's page: two wordings found the same page), and its citation stands only
+when no other wording that clears its bar cites a different page: wordings that disagree are a
+refusal, not a vote.
 Measured on the dev sets (docs/decisions.md D23): with the question's own floor for phrasings, neighbours
 refused fell from 82 to 73 of 90; at the stricter bar it stays at 82 while answerable right rises from 90
 to 114 of 180.
@@ -100,22 +102,35 @@ def phrasing_floor(floor: float) -> float:
     return (1 + floor) / 2
 
 
+def agreeing_floor(floor: float) -> float:
+    """The confidence a phrasing needs when its page is also the question's own closest page: halfway
+    from the floor to ``phrasing_floor``. The question's words found that page first, so the phrasing
+    is a second wording agreeing on it, not a new chance for another page (docs/decisions.md D45)."""
+    return (floor + phrasing_floor(floor)) / 2
+
+
 def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     """One receipt for the question from its own lookup and its phrasings' lookups.
 
     The question's own citation stands when it cites; otherwise the most confident phrasing that clears
-    ``phrasing_floor`` answers. Either way, a wording that clears it on a different page makes the
-    answer a refusal. A refusal reports the wording that came closest, so the agent reads the most
+    its bar answers: ``agreeing_floor`` when its page is the question's own closest page, else
+    ``phrasing_floor``. Either way, a wording that clears its bar on a different page makes the answer
+    a refusal. A refusal reports the wording that came closest, so the agent reads the most
     promising page.
     """
     if not phrased:
         return asked
     routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
     bar = phrasing_floor(asked.evidence.floor)
-    # The citing wordings: the question itself whenever it cites, a phrasing only above the bar.
-    citing: list[tuple[str | None, Receipt]] = [
-        (text, r) for text, r in phrased if r.decision == "cite" and r.evidence.confidence >= bar
-    ]
+    own = asked.closest.path if asked.closest else None
+    agreeing = agreeing_floor(asked.evidence.floor)
+
+    def clears(r: Receipt) -> bool:
+        needed = agreeing if r.top is not None and r.top.path == own else bar
+        return r.decision == "cite" and r.evidence.confidence >= needed
+
+    # The citing wordings: the question itself whenever it cites, a phrasing only above its bar.
+    citing: list[tuple[str | None, Receipt]] = [(text, r) for text, r in phrased if clears(r)]
     if asked.decision == "cite":
         citing.insert(0, (None, asked))
     if citing:
@@ -137,9 +152,10 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         return replace(asked, routes=routes)
     refused = replace(closest, query=asked.query, phrasing=text, routes=routes, decision="refuse")
     if closest.decision == "cite" and closest.closest is not None:
+        needed = agreeing if closest.closest.path == own else bar
         refused.reason = (
             f"the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on {closest.closest.path}"
-            f" (a phrasing needs {bar:.0%}) and the question itself {asked.evidence.confidence:.0%}"
+            f" (a phrasing needs {needed:.0%}) and the question itself {asked.evidence.confidence:.0%}"
         )
     return refused
 
