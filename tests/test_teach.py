@@ -304,7 +304,7 @@ def test_a_page_edited_while_a_trigger_is_taken_back_is_not_reported_as_taught(
     while the trigger was gone."""
     root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
     monkeypatch.setattr(Router, "trigger_blocker", lambda self, question, path: None)
-    write = teach.write_trigger
+    write = trigger_writes.write_trigger
 
     def write_then_edit(*args: object, **kwargs: object) -> tuple[str, str]:
         out = write(*args, **kwargs)  # type: ignore[arg-type]
@@ -312,7 +312,7 @@ def test_a_page_edited_while_a_trigger_is_taken_back_is_not_reported_as_taught(
             fh.write("Saved by an editor.\n")
         return out
 
-    monkeypatch.setattr(teach, "write_trigger", write_then_edit)
+    monkeypatch.setattr(trigger_writes, "write_trigger", write_then_edit)
     code, out = teach_cli(root, COST_Q, "Shipping.md", COST_QUOTE)
     assert code == 3 and out.startswith("not taught, nothing kept:"), out
     assert (root / "Shipping.md").read_text(encoding="utf-8") == SHIPPING + "Saved by an editor.\n"

@@ -6,7 +6,8 @@ written after the same checks and can always be undone byte for byte:
 - ``nightly``: the nightly run (query log since the cursor → candidates → model → verify → write).
 - ``teach``: an agent's teaching (``krouter teach``, MCP ``krouter_teach``): caps, then verify → write.
 - ``verify``: the one verification path: a question's candidates, and every check a pick must pass.
-- ``trigger_writes``: the one write path (a verified trigger onto its page, journaled), and undo of a run.
+- ``trigger_writes``: the one write path (a verified trigger onto its page, journaled, kept only when its
+  question then cites the page), and undo of a run.
 - ``page_edit``: the byte-preserving edit of a page's ``triggers`` list, written atomically.
 - ``report``: what happened to each question (statuses, outcomes, a run's report).
 - ``lanes``: how a model is called; ``prompt``: what it is asked and how its reply is read.

@@ -160,7 +160,7 @@ def _list(vault: Path | None, as_json: bool) -> None:
         return
     for r in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(r["time"] or 0)))  # type: ignore[arg-type]
-        undone = "  (undone)" if r["undone"] else ""
+        undone = "  (taken back)" if r["taken_back"] else "  (undone)" if r["undone"] else ""
         # Triggers and page names came from agents and the query log: shown, never interpreted.
         typer.echo(
             visible(f"{r['run_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}{undone}")

@@ -5,8 +5,10 @@ margin), deduplicate them, build each one's candidate pages (``verify.candidates
 ``Router.decide`` so the learner's own lookups are not logged), ask a model in batches to pick a page
 and copy the sentence that answers, check every pick (``verify.verify_pick``), and add the question to
 the picked page's ``triggers`` (``trigger_writes.write_trigger``, which journals every change so
-``trigger_writes.undo(run_id)`` can restore the exact bytes). The model never writes anything: it proposes,
-the learner verifies and writes.
+``trigger_writes.undo(run_id)`` can restore the exact bytes). "Learned" means what it means for an agent's
+teaching: asked again, the question now cites the page; a trigger that does not make it cite is taken
+back at once (that trigger only, not the run) and the outcome says so (``trigger_writes.write_confirmed``).
+The model never writes anything: it proposes, the learner verifies and writes.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ from krouter.learner.report import (
     Outcome,
 )
 from krouter.learner.trigger_writes import (
+    TAKEN_BACK,
     append_jsonl,
     new_run_id,
     outcomes_path,
     read_for_edit,
+    write_confirmed,
     write_private,
-    write_trigger,
 )
 from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
@@ -354,12 +357,18 @@ def _apply(
     if reason:
         outcome.reason = reason
         return outcome
-    outcome.status, outcome.reason = write_trigger(
-        root,
+    # Written, then asked again: kept only when the question now cites the page, as with an agent's
+    # teaching. The router is refreshed either way, so the run's later questions see the vault as it is.
+    status, reason = write_confirmed(
+        router,
         page,
         question,
         run_id,
         dry_run=dry_run,
         record={"quote": prop.quote, "lane": lane.name, "model": lane.model},
     )
+    if status == TAKEN_BACK:
+        outcome.reason = f"written and taken back: {reason}"
+        return outcome
+    outcome.status, outcome.reason = status, reason
     return outcome

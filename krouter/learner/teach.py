@@ -29,13 +29,13 @@ from krouter.learner import page_edit
 from krouter.learner.nightly import WEAK_MARGIN
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import (
+    TAKEN_BACK,
     append_jsonl,
     journal_entries,
     new_run_id,
     outcomes_path,
     read_for_edit,
-    undo,
-    write_trigger,
+    write_confirmed,
 )
 from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
@@ -216,37 +216,29 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
     if problem:
         return problem
-    status, reason = write_trigger(
-        router.root,
+    status, reason = write_confirmed(
+        router,
         page_bytes,
         question,
         run_id,
         dry_run=False,
         record={"quote": result.quote, "lane": AGENT_LANE, "model": client, "phrasings": result.phrasings},
     )
+    if status == TAKEN_BACK:
+        # "Taught" must mean that the question now cites the page: a trigger that does not make it cite
+        # was taken back at once, and the reply says why.
+        result.withdrawn_run = run_id
+        return f"{reason}; the trigger was written and taken back (run {run_id})"
     if status != LEARNED:
         return reason
+    # A reason here says the trigger stays although the question would still not cite the page.
     result.status, result.run_id, result.trigger = TAUGHT, run_id, question
-    # "Taught" must mean that the question now cites the page. The decision may still not count the
-    # trigger (a question word names another page through a translation) or another page may tie with
-    # this one: then the trigger is taken back, and the reply says why.
-    router.refresh()
-    after = router.decide(question)
-    if after.decision == "cite" and after.top is not None and after.top.path == rel:
-        return ""
-    why = f"KRouter would still not cite {rel} for this question ({after.reason})"
-    undo(run_id)
-    if _still_on_page(router.root, {"page": rel, "trigger": question}):
-        result.reason = (
-            f"{why}; the page changed meanwhile, so the trigger stays: krouter learn --undo {run_id}"
-        )
-        return result.reason
-    result.status, result.run_id, result.trigger, result.withdrawn_run = NOT_TAUGHT, None, None, run_id
-    return f"{why}; the trigger was written and taken back (run {run_id})"
+    return reason
 
 
 def history(vault: Path | None = None) -> list[dict[str, object]]:
-    """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs.
+    """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs
+    and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay).
 
     ``vault`` keeps one vault's entries; None keeps all.
     """
@@ -269,7 +261,8 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "quote": e.get("quote"),
                 "taught_by": e.get("lane"),
                 "model": e.get("model"),
-                "undone": e.get("run_id") in undone,
+                "undone": e.get("run_id") in undone or bool(e.get("taken_back")),
+                "taken_back": bool(e.get("taken_back")),
             }
         )
     return out

@@ -2,9 +2,12 @@
 
 ``write_trigger`` is the only place the learner (nightly or an agent's teaching) changes a page: the
 byte-preserving edit of ``page_edit``, with a journal entry in ``learned.jsonl`` appended just before
-the page is renamed into place, so ``undo(run_id)`` can restore the exact bytes. The outcomes of every
-run, rejections with their reasons included, go to ``learn_log.jsonl``. Both live in the state dir,
-private (0600, in a 0700 folder).
+the page is renamed into place, so ``undo(run_id)`` can restore the exact bytes. ``write_confirmed``,
+which both teachers call, adds what "learned" means: the question, asked again, now cites the page; a
+trigger that does not make it cite is taken back at once (``take_back``: that one trigger, not its
+run), and the take-back is journaled so that undo and ``krouter learn --list`` skip it. The outcomes of
+every run, rejections with their reasons included, go to ``learn_log.jsonl``. Both live in the state
+dir, private (0600, in a 0700 folder).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from krouter import config
 from krouter.atomic import atomic_write
@@ -28,12 +32,18 @@ from krouter.tokens.terms import normalize
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
+if TYPE_CHECKING:
+    from krouter.routing.router import Router
+
 # How an undo left a page: its bytes from before the run, or (edited since) the edits kept and the
 # trigger taken out.
 RESTORED = "restored"
 REMOVED = "removed"
 # Nothing to undo: the page, or the trigger on it, is gone already.
 GONE = "gone"
+# What ``write_confirmed`` says of a trigger written and taken back at once: it did not make its
+# question cite the page.
+TAKEN_BACK = "taken-back"
 
 JOURNAL_NAME = "learned.jsonl"
 OUTCOMES_NAME = "learn_log.jsonl"
@@ -155,12 +165,32 @@ def write_trigger(
 
 
 def journal_entries(run_id: str | None = None) -> list[dict[str, object]]:
-    """Journal entries, all or one run's, in the order they were written; corrupt lines skipped."""
+    """Journal entries, all or one run's, in the order they were written; corrupt lines skipped.
+
+    An entry whose trigger was taken back at once (``take_back``) carries ``"taken_back": True``.
+    """
     out = []
+    withdrawn: set[tuple[str, str, str, str]] = set()
     for _offset, item in querylog.read(journal_path()):
-        if "page" in item and (run_id is None or item.get("run_id") == run_id):
+        back = item.get("take_back")
+        if isinstance(back, dict):
+            withdrawn.add(_entry_key(back))
+        elif "page" in item and (run_id is None or item.get("run_id") == run_id):
             out.append(item)
+    for e in out:
+        if _entry_key(e) in withdrawn:
+            e["taken_back"] = True
     return out
+
+
+def _entry_key(item: dict[str, object]) -> tuple[str, str, str, str]:
+    # A run writes a trigger onto a page once; the digest tells apart the same run id reused.
+    return (
+        str(item.get("run_id")),
+        str(item.get("page")),
+        str(item.get("trigger")),
+        str(item.get("after_sha256")),
+    )
 
 
 def undo(run_id: str) -> LearnReport:
@@ -170,77 +200,154 @@ def undo(run_id: str) -> LearnReport:
     the trigger's item of the triggers list is taken out (checked by re-parsing), else the run's own
     insertion where it is still as written; a page or trigger gone already needs nothing; anything else
     is left alone and reported. A change that never reached the page (a crash before the rename) needs
-    nothing.
+    nothing, nor does a trigger taken back when it was written.
     """
     entries = journal_entries(run_id)
     if not entries:
         raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
     report = LearnReport(run_id, str(entries[0].get("vault", "")), "undo", "", dry_run=False)
     for e in reversed(entries):
-        trigger = str(e.get("trigger", ""))
-        page = str(e["page"])
-        o = Outcome(trigger, SKIPPED, page=page)
+        o = Outcome(str(e.get("trigger", "")), SKIPPED, page=str(e["page"]))
         report.outcomes.append(o)
-        try:
-            path = contained_path(Path(str(e["vault"])), page)
-            if not path.exists():
-                o.status, o.reason = GONE, "the page no longer exists"
-                continue
-            current = read_contained(Path(str(e["vault"])), path)
-        except (KRouterError, OSError) as exc:
-            o.reason = f"page cannot be read: {exc}"
-            continue
-        if _digest(current) == e["before_sha256"]:
+        if e.get("taken_back"):
             o.status, o.reason = (
-                "unchanged",
-                "the page already holds its bytes from before the run (undone already?)",
+                GONE,
+                "taken back when it was written (it did not make its question cite the page)",
             )
             continue
-        off = int(e["offset"])  # type: ignore[arg-type]
-        old, new = base64.b64decode(str(e["old"])), base64.b64decode(str(e["new"]))
-        if _digest(current) != e["after_sha256"]:
-            # Edited since (a line added to the body, a tag changed, another trigger taught): the
-            # trigger's list item is taken out (with the key, when nothing else is left in it), else the
-            # run's own insertion where it still is as written (a frontmatter block the run created),
-            # and only when that leaves the page as edited, minus the trigger.
-            kept = page_edit.without_trigger(current, trigger) or _without_insertion(
-                current, old, new, trigger
-            )
-            if kept is None:
-                try:
-                    holds = _holds_trigger(page, current.decode("utf-8-sig"), trigger)
-                except UnicodeDecodeError:
-                    holds = True  # an undecodable page may hold it: left alone, below
-                if not holds:
-                    o.status, o.reason = (
-                        GONE,
-                        "the trigger is no longer on the page (removed or reworded since)",
-                    )
-                    continue
-                o.reason = (
-                    "the page changed since the run and its trigger is no longer a plain item of the "
-                    "triggers list; left alone: remove it from the page's triggers by hand"
-                )
-                continue
-            data, status, done = (
-                kept,
-                REMOVED,
-                "the page changed since the run: the trigger was taken out, the later edits kept",
-            )
-        else:
-            data, status, done = current[:off] + old + current[off + len(new) :], RESTORED, ""
-            if _digest(data) != e["before_sha256"]:
-                o.reason = "journal entry does not match the page; left alone"
-                continue
-        try:
-            page_edit.atomic_replace(path, data, current)
-        except page_edit.PageChanged as exc:
-            o.reason = str(exc)
-            continue
-        o.status, o.reason = status, done
+        _undo_entry(e, o)
     undone = report.count(RESTORED) + report.count(REMOVED)
     append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
+
+
+def _undo_entry(e: dict[str, object], o: Outcome) -> None:
+    """Reverse one journaled write; ``o`` gets its status and reason (SKIPPED when left alone)."""
+    trigger = str(e.get("trigger", ""))
+    page = str(e["page"])
+    try:
+        path = contained_path(Path(str(e["vault"])), page)
+        if not path.exists():
+            o.status, o.reason = GONE, "the page no longer exists"
+            return
+        current = read_contained(Path(str(e["vault"])), path)
+    except (KRouterError, OSError) as exc:
+        o.reason = f"page cannot be read: {exc}"
+        return
+    if _digest(current) == e["before_sha256"]:
+        o.status, o.reason = (
+            "unchanged",
+            "the page already holds its bytes from before the run (undone already?)",
+        )
+        return
+    off = int(e["offset"])  # type: ignore[arg-type]
+    old, new = base64.b64decode(str(e["old"])), base64.b64decode(str(e["new"]))
+    if _digest(current) != e["after_sha256"]:
+        # Edited since (a line added to the body, a tag changed, another trigger taught): the
+        # trigger's list item is taken out (with the key, when nothing else is left in it), else the
+        # run's own insertion where it still is as written (a frontmatter block the run created),
+        # and only when that leaves the page as edited, minus the trigger.
+        kept = page_edit.without_trigger(current, trigger) or _without_insertion(current, old, new, trigger)
+        if kept is None:
+            try:
+                holds = _holds_trigger(page, current.decode("utf-8-sig"), trigger)
+            except UnicodeDecodeError:
+                holds = True  # an undecodable page may hold it: left alone, below
+            if not holds:
+                o.status, o.reason = (
+                    GONE,
+                    "the trigger is no longer on the page (removed or reworded since)",
+                )
+                return
+            o.reason = (
+                "the page changed since the run and its trigger is no longer a plain item of the "
+                "triggers list; left alone: remove it from the page's triggers by hand"
+            )
+            return
+        data, status, done = (
+            kept,
+            REMOVED,
+            "the page changed since the run: the trigger was taken out, the later edits kept",
+        )
+    else:
+        data, status, done = current[:off] + old + current[off + len(new) :], RESTORED, ""
+        if _digest(data) != e["before_sha256"]:
+            o.reason = "journal entry does not match the page; left alone"
+            return
+    try:
+        page_edit.atomic_replace(path, data, current)
+    except page_edit.PageChanged as exc:
+        o.reason = str(exc)
+        return
+    o.status, o.reason = status, done
+
+
+# ----- write, ask again, take back ------------------------------------------------------------------------
+
+
+def take_back(root: Path, run_id: str, rel: str, trigger: str, why: str) -> bool:
+    """Take one trigger of a run off its page (the run's other writes stay); True when it is off.
+
+    The page gets its bytes from before the write back, or, edited since, loses only the trigger's
+    item (``undo``'s own rules, for this one journal entry). A trigger that is off the page afterwards is
+    journaled as taken back, with ``why``, after the page is renamed into place (a crash between the
+    two leaves an entry that undo finds already undone); one still on it is left and False returned.
+    """
+    trigger = page_edit.clean_trigger(trigger)
+    mine = [e for e in journal_entries(run_id) if e.get("page") == rel and e.get("trigger") == trigger]
+    if not mine:
+        return False
+    entry = mine[-1]
+    _undo_entry(entry, Outcome(trigger, SKIPPED, page=rel))
+    try:
+        text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
+        if _holds_trigger(rel, text, trigger):
+            return False
+    except FileNotFoundError:
+        pass  # the page is gone: so is the trigger
+    except (KRouterError, OSError, UnicodeDecodeError):
+        return False
+    back = {k: entry.get(k) for k in ("run_id", "page", "trigger", "after_sha256")}
+    append_jsonl(journal_path(), {"take_back": back, "time": time.time(), "vault": str(root), "reason": why})
+    return True
+
+
+def write_confirmed(
+    router: Router,
+    page: PageBytes,
+    question: str,
+    run_id: str,
+    *,
+    dry_run: bool,
+    record: dict[str, object],
+) -> tuple[str, str]:
+    """``write_trigger``, then ask the question again: it must now cite the page, or the trigger is
+    taken back. The one "write, re-ask, take back" step of every teacher: (status, reason).
+
+    LEARNED when the question now cites the page; TAKEN_BACK (the reason says what KRouter decides
+    instead) when it would not and the trigger was taken off again; LEARNED with a reason when it would
+    not but the page changed meanwhile and the trigger can no longer be taken off cleanly. PROPOSED and
+    SKIPPED as ``write_trigger`` says. ``router`` is refreshed after every change, so what is asked next
+    sees the vault as it is.
+    """
+    status, reason = write_trigger(router.root, page, question, run_id, dry_run=dry_run, record=record)
+    if status != LEARNED:
+        return status, reason
+    # The checks before writing follow the decision's rules but cannot foresee everything it weighs
+    # (another page may tie with this one or still win): only asking again says what the trigger does.
+    router.refresh()
+    after = router.decide(question)
+    if after.decision == "cite" and after.top is not None and after.top.path == page.rel:
+        return LEARNED, ""
+    why = f"KRouter would still not cite {page.rel} for this question ({after.reason})"
+    taken = take_back(router.root, run_id, page.rel, question, why)
+    router.refresh()
+    if not taken:
+        return (
+            LEARNED,
+            f"{why}; the page changed meanwhile, so the trigger stays: krouter learn --undo {run_id}",
+        )
+    return TAKEN_BACK, why
 
 
 def _holds_trigger(rel: str, text: str, trigger: str) -> bool:
