@@ -199,3 +199,64 @@ def test_a_dry_run_proposes_without_writing_or_asking_again(vault: Path) -> None
     assert [o.status for o in report.outcomes] == ["proposed"], report.to_text()
     assert snapshot(vault) == before
     assert trigger_writes.journal_entries() == []
+
+
+def test_a_trigger_that_could_not_be_asked_again_is_taken_back(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index busy with another writer when the question is asked again: the run stops with the error,
+    and the trigger nobody checked is not left on the page (a later run would skip it as taught)."""
+    from krouter.errors import IndexBusy
+
+    log_weak(vault, MERGE_Q)
+    before = snapshot(vault)
+    real_write, real_refresh = trigger_writes.write_trigger, Router.refresh
+    written: list[bool] = []
+
+    def write_and_note(*args: object, **kwargs: object) -> tuple[str, str]:
+        written.append(True)
+        return real_write(*args, **kwargs)  # type: ignore[arg-type]
+
+    def busy_once_written(self: Router, *args: object, **kwargs: object) -> object:
+        if written:
+            raise IndexBusy("another process is writing the index")
+        return real_refresh(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trigger_writes, "write_trigger", write_and_note)
+    monkeypatch.setattr(Router, "refresh", busy_once_written)
+    with pytest.raises(IndexBusy):
+        learn(vault, {MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)})
+    monkeypatch.setattr(Router, "refresh", real_refresh)
+    assert snapshot(vault) == before
+    [(page, _trigger, _undone, taken_back)] = listed(vault)
+    assert (page, taken_back) == (CODE_REVIEW, True)
+
+
+def test_a_take_back_journaled_before_its_page_was_restored_is_finished_by_undo(vault: Path) -> None:
+    """A crash between the take-back's journal record and the page's restore leaves the trigger on the
+    page while the journal says it was taken back: --undo takes it off rather than trusting the record."""
+    import base64
+
+    log_weak(vault, TAG_Q)
+    before = snapshot(vault)
+    report = learn(vault, {TAG_Q: (DEPLOYS, DEPLOYS_QUOTE)})
+    [entry] = trigger_writes.journal_entries(report.run_id)
+    assert entry["taken_back"] is True
+    page = vault / DEPLOYS
+    data, off = page.read_bytes(), int(entry["offset"])
+    old, new = base64.b64decode(entry["old"]), base64.b64decode(entry["new"])
+    page.write_bytes(data[:off] + new + data[off + len(old) :])
+    assert TAG_Q in parse_page(DEPLOYS, page.read_text(encoding="utf-8")).triggers
+    res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert res.exit_code == 0, res.output
+    assert snapshot(vault) == before
+
+
+def test_undo_of_a_run_whose_page_was_deleted_says_it_is_gone(vault: Path) -> None:
+    log_weak(vault, MERGE_Q)
+    report = learn(vault, {MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)})
+    assert report.outcomes[0].status == LEARNED, report.to_text()
+    (vault / CODE_REVIEW).unlink()
+    res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert res.exit_code == 0, res.output
+    assert "the page no longer exists" in res.output

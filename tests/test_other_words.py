@@ -410,14 +410,26 @@ def test_an_english_word_reaches_a_synonym_listed_in_a_sense() -> None:
 
 
 def test_a_negated_or_phrasal_synonym_is_not_a_translation() -> None:
-    """Stop-word removal would turn "not to allow" into "allow" and "to set up" into "set"."""
+    """Stop-word removal would turn "not to allow" into "allow", "to have not succeeded" into "succeed",
+    "without delay" into "delay" and "to set up" into "set"."""
     _, en2zh = bilingual._compile(
         [
             "不許 不许 [bu4 xu3] /must not; not to allow/",
             "設置 设置 [she4 zhi4] /to set up; to install/",
+            "吹了 吹了 [chui1 le5] /to have not succeeded; to have failed/",
+            "及時 及时 [ji2 shi2] /timely; at the right time; promptly; without delay/",
+            "不語 不语 [bu4 yu3] /not to speak/",
         ]
     )
-    assert set(en2zh) == {("instal", "设置")}
+    assert set(en2zh) == {("instal", "设置"), ("fail", "吹了"), ("time", "及时"), ("prompt", "及时")}
+
+
+def test_a_semicolon_in_a_note_does_not_make_a_sense_a_list() -> None:
+    """入手 "to begin (… "to begin with {noun}; to take …")": the sense is "to begin", whatever its note says."""
+    _, en2zh = bilingual._compile(
+        ['入手 入手 [ru4 shou3] /to begin (often as "to begin with"; also "to take")/']
+    )
+    assert ("begin", "入手") in en2zh
 
 
 def test_an_english_question_reaches_a_chinese_page_through_a_listed_synonym(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def test_phrasings_are_bounded(tmp_path: Path) -> None:
             router.ask("q", also="one string")  # type: ignore[arg-type]
 
 
-def _receipt(query: str, decision: str, path: str, confidence: float) -> Receipt:
+def _receipt(query: str, decision: str, path: str, confidence: float, margin: float = 0.5) -> Receipt:
     cand = Citation(path=path, title=path, score=1.0, line=1, snippet="", matched=[], missing=[])
     return Receipt(
         query=query,
@@ -87,7 +87,7 @@ def _receipt(query: str, decision: str, path: str, confidence: float) -> Receipt
         candidates=[cand],
         redirects=[],
         skipped=[],
-        evidence=Evidence(confidence=confidence, floor=0.55),
+        evidence=Evidence(confidence=confidence, floor=0.55, margin=margin),
         reason="",
     )
 
@@ -114,6 +114,14 @@ def test_a_phrasing_that_finds_the_question_s_own_closest_page_needs_less() -> N
     assert weak.decision == "refuse" and "needs 66%" in weak.reason
     elsewhere = combine(asked, [("p", _receipt("p", "cite", "运维手册/值班.md", 0.7))])
     assert elsewhere.decision == "refuse" and "needs 78%" in elsewhere.reason
+
+
+def test_a_question_whose_closest_pages_tie_has_no_page_of_its_own() -> None:
+    """On a tie the first of the question's closest pages is the first by path, not by its words: a
+    phrasing on it needs the full bar, as on the other."""
+    asked = _receipt("what is the deploy window", "refuse", "Billing deploys.md", 0.3, margin=0.0)
+    tied = combine(asked, [("p", _receipt("p", "cite", "Billing deploys.md", 0.7))])
+    assert tied.decision == "refuse" and "needs 78%" in tied.reason
 
 
 def test_a_confident_phrasing_that_names_another_page_turns_a_citation_into_a_refusal() -> None:

@@ -5,7 +5,7 @@ byte-preserving edit of ``page_edit``, with a journal entry in ``learned.jsonl``
 the page is renamed into place, so ``undo(run_id)`` can restore the exact bytes. ``write_confirmed``,
 which both teachers call, adds what "learned" means: the question, asked again, now cites the page; a
 trigger that does not make it cite is taken back at once (``take_back``: that one trigger, not its
-run), and the take-back is journaled so that undo and ``krouter learn --list`` skip it. The outcomes of
+run), and the take-back is journaled: ``krouter learn --list`` shows it, and undo finds nothing to do. The outcomes of
 every run, rejections with their reasons included, go to ``learn_log.jsonl``. Both live in the state
 dir, private (0600, in a 0700 folder).
 """
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from krouter import config
 from krouter.atomic import atomic_write
-from krouter.errors import KRouterError
+from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import page_edit
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, LearnReport, Outcome
 from krouter.routing import querylog
@@ -209,13 +209,14 @@ def undo(run_id: str) -> LearnReport:
     for e in reversed(entries):
         o = Outcome(str(e.get("trigger", "")), SKIPPED, page=str(e["page"]))
         report.outcomes.append(o)
-        if e.get("taken_back"):
+        _undo_entry(e, o)
+        if e.get("taken_back") and o.status in {GONE, "unchanged"}:
+            # Undone as it was written; asking it again here also covers a crash between the page's
+            # restore and its journal record, in either order.
             o.status, o.reason = (
                 GONE,
                 "taken back when it was written (it did not make its question cite the page)",
             )
-            continue
-        _undo_entry(e, o)
     undone = report.count(RESTORED) + report.count(REMOVED)
     append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
@@ -227,10 +228,10 @@ def _undo_entry(e: dict[str, object], o: Outcome) -> None:
     page = str(e["page"])
     try:
         path = contained_path(Path(str(e["vault"])), page)
-        if not path.exists():
-            o.status, o.reason = GONE, "the page no longer exists"
-            return
         current = read_contained(Path(str(e["vault"])), path)
+    except (PageNotFound, FileNotFoundError):
+        o.status, o.reason = GONE, "the page no longer exists"
+        return
     except (KRouterError, OSError) as exc:
         o.reason = f"page cannot be read: {exc}"
         return
@@ -303,7 +304,7 @@ def take_back(root: Path, run_id: str, rel: str, trigger: str, why: str) -> bool
         text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
         if _holds_trigger(rel, text, trigger):
             return False
-    except FileNotFoundError:
+    except (PageNotFound, FileNotFoundError):
         pass  # the page is gone: so is the trigger
     except (KRouterError, OSError, UnicodeDecodeError):
         return False
@@ -335,8 +336,14 @@ def write_confirmed(
         return status, reason
     # The checks before writing follow the decision's rules but cannot foresee everything it weighs
     # (another page may tie with this one or still win): only asking again says what the trigger does.
-    router.refresh()
-    after = router.decide(question)
+    try:
+        router.refresh()
+        after = router.decide(question)
+    except BaseException as exc:
+        # Not asked again (the index busy with another writer, an interrupt): a trigger nobody checked
+        # must not stay, and a later run would skip it as already taught.
+        take_back(router.root, run_id, page.rel, question, f"not asked again: {exc!r}")
+        raise
     if after.decision == "cite" and after.top is not None and after.top.path == page.rel:
         return LEARNED, ""
     why = f"KRouter would still not cite {page.rel} for this question ({after.reason})"

