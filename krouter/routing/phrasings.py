@@ -2,9 +2,10 @@
 
 The bounds and their messages are here, the same wherever a question comes in: ``krouter ask`` (and
 its ``--also``), the MCP tool ``krouter_ask`` (and its ``phrasings``) and the ask socket take the
-question through ``check_question`` and the phrasings through ``check`` before any lookup;
-``Router.ask`` checks the length (``check_length``) and the phrasings, and refuses a question with no
-content words with a receipt, as ``decide`` does.
+question through ``check_question`` and then the phrasings through ``check`` before any lookup, so a
+call wrong in both is told the question's problem everywhere; ``Router.ask`` checks the length
+(``check_length``) and then the phrasings, and refuses a question with no content words with a
+receipt, as ``decide`` does.
 
 An agent can supply phrasings of its question (a translation into the notes' language, a rewording).
 Each wording is looked up on its own; this module decides which lookup answers. Every extra wording is
