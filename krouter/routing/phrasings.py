@@ -75,8 +75,8 @@ def check_question(question: str) -> None:
     if not query_terms(question):
         raise BadQuestion(
             "the question has no content words to look up (question and grammar words such as "
-            '"what", "the", "吗", single letters and symbols are not looked up, nor words of a script '
-            "other than Latin, Chinese, Japanese or Korean): name what you are asking about, " + _EXAMPLE
+            '"what", "the", "吗", single letters and symbols are not looked up): name what you are '
+            "asking about, " + _EXAMPLE
         )
 
 
