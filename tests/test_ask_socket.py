@@ -270,7 +270,8 @@ def test_a_question_with_nothing_to_look_up_or_too_long_is_left_to_the_ordinary_
     # The ordinary path reports them as usage errors (exit 2, tests/test_odd_questions.py); a watcher
     # must not answer them with a refusal (exit 3).
     for question in ("the of a", "的了吗", "what is it", "😀", "which database do we use " * 50):
-        for extra in ((), ("--json",), ("--also", "which database do we use")):
+        # Bad phrasings too: whichever is wrong, the ordinary path says which, the question first.
+        for extra in ((), ("--json",), ("--also", "which database do we use"), ("--also", "x" * 501)):
             assert client(capsys, question, *extra, "--vault", str(vault)) == (None, "", ""), question
     assert client(capsys, "which database do we use", "--vault", str(vault))[0] == 0
 

@@ -25,7 +25,7 @@ from krouter.learner.lanes import ApiLane
 from krouter.learner.report import UNCERTAIN
 from krouter.ops.check.lint import check
 from krouter.routing import querylog
-from krouter.routing.phrasings import BadQuestion, check_length, check_question
+from krouter.routing.phrasings import MAX_QUESTION_CHARS, BadQuestion
 from krouter.routing.router import Router
 from krouter.safe_text import clean
 from krouter.vault.files import MAX_PAGE_BYTES
@@ -197,37 +197,106 @@ def small_vault(tmp_path: Path) -> Path:
     return root
 
 
-def _askable(question: str) -> bool:
-    try:
-        check_question(question)
-    except BadQuestion:
-        return False
-    return True
+# The oracles below are stated from the outside, not computed by check_question (a test whose expected
+# answer comes from the function under test cannot fail): what the bound counts, what has no letter or
+# digit in any script, and which words the vault holds.
+NOT_A_WORD = ("the question is empty", "the question has no words to look up", "the question has no content")
+# Words of small_vault's pages: a question holding one, between spaces, has something to look up.
+VAULT_WORDS = ["primary", "database", "PostgreSQL", "notes", "Database"]
+
+
+def _over_the_bound(question: str) -> bool:
+    return len(question.strip()) > MAX_QUESTION_CHARS
+
+
+def _ask_cli(vault: Path, question: str) -> tuple[int, str, str]:
+    """``krouter ask`` through the CLI: the exit code, stdout, and the message of a usage error."""
+    os.environ.pop("KROUTER_NO_QUERY_LOG", None)
+    # "--": a question may start with "-" (an agent may send "-0"), which would otherwise read as an option.
+    result = runner.invoke(app, ["ask", "--vault", str(vault), "--", question])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert not any(ch in result.output for ch in "\x1b\r\x00\x07\x85\u202e")
+    if result.exit_code != 2:
+        return result.exit_code, result.stdout, ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("krouter: the question "), line
+    return 2, result.stdout, line.removeprefix("krouter: ")
 
 
 @SOME
 @given(question=QUESTIONS)
 @example(question="\ud800 primary database")
 @example(question="caf\udce9 primary database")
-def test_any_question_gets_a_receipt_without_raw_control_characters(small_vault: Path, question: str) -> None:
-    os.environ.pop("KROUTER_NO_QUERY_LOG", None)
-    # "--": a question may start with "-" (an agent may send "-0"), which would otherwise read as an option.
-    result = runner.invoke(app, ["ask", "--vault", str(small_vault), "--", question])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    # A question with nothing to look up (blank, only symbols, only grammar words) or over the length
-    # bound is a usage error (exit 2); any other gets a receipt (0 cite, 3 refuse).
-    assert result.exit_code in ((0, 3) if _askable(clean(question)) else (2,)), result.output
-    assert not any(ch in result.output for ch in "\x1b\r\x00\x07\x85\u202e")
+def test_any_question_gets_a_receipt_or_says_what_is_wrong_with_it(small_vault: Path, question: str) -> None:
+    code, stdout, message = _ask_cli(small_vault, question)
+    # A receipt (0 cite, 3 refuse) or a usage error (2) that names the question's problem; nothing else.
+    assert code in (0, 2, 3), stdout
+    asked = clean(question)
+    if _over_the_bound(asked):
+        assert code == 2 and "characters long; at most" in message, message
+    elif not any(ch.isalnum() for ch in asked):
+        assert code == 2 and message.startswith(NOT_A_WORD[:2]), message
+    if code != 2:
+        assert stdout.startswith(("CITE", "REFUSE")), stdout
+    # The library refuses only a question over the bound; any other gets a receipt.
     with Router(small_vault) as router:
-        try:
-            check_length(clean(question))
-        except BadQuestion:
+        if _over_the_bound(asked):
             with pytest.raises(BadQuestion):
                 ask_result(router, question, 3)
         else:
             json.dumps(ask_result(router, question, 3), ensure_ascii=False).encode("utf-8")
     for _offset, entry in querylog.read():
         assert isinstance(entry["question"], str)
+
+
+# Around the vault's word, anything: letters, marks, symbols, controls, surrogates, CJK.
+AROUND = st.text(st.characters(), max_size=200)
+
+
+@SOME
+@given(before=AROUND, word=st.sampled_from(VAULT_WORDS), after=AROUND)
+@example(before="what is the", word="database", after="?")
+@example(before="\u0301", word="notes", after="\ufe0f")
+def test_a_question_holding_a_word_of_the_vault_is_never_rejected(
+    small_vault: Path, before: str, word: str, after: str
+) -> None:
+    question = f"{before} {word} {after}"
+    code, stdout, message = _ask_cli(small_vault, question)
+    assert code in (0, 3), message
+    assert stdout.startswith(("CITE", "REFUSE")), stdout
+
+
+# Characters that are no letter or digit of any script: punctuation, symbols (emoji among them),
+# separators, control and format characters, marks with nothing to mark, unassigned code points.
+NO_LETTER = st.characters(categories=["P", "S", "Z", "C", "M"])
+
+
+@SOME
+@given(question=st.text(NO_LETTER, max_size=300))
+@example(question="")
+@example(question="？？？ 😀🎉 \x00\x1b")
+def test_a_question_without_a_letter_or_digit_is_always_rejected(small_vault: Path, question: str) -> None:
+    code, stdout, message = _ask_cli(small_vault, question)
+    assert code == 2 and stdout == "", stdout
+    assert message.startswith(NOT_A_WORD[:2]), message
+    # Refused before any lookup: never in the query log, where the nightly learner would pick it up.
+    assert all(entry["question"] != clean(question) for _offset, entry in querylog.read())
+
+
+# Question and grammar words (English and Chinese) and single letters: nothing a page could be found by.
+GRAMMAR = st.lists(
+    st.sampled_from(["the", "of", "a", "what", "is", "it", "How", "吗", "的", "了", "x", "B"]), min_size=1
+)
+
+
+@SOME
+@given(words=GRAMMAR, glue=st.sampled_from([" ", "  ", ", ", "? ", "\t", " 😀 "]))
+def test_a_question_of_only_grammar_words_is_always_rejected(
+    small_vault: Path, words: list[str], glue: str
+) -> None:
+    question = glue.join(words) + "?"
+    code, stdout, message = _ask_cli(small_vault, question)
+    assert code == 2 and stdout == "" and message.startswith(NOT_A_WORD[2]), (question, message)
 
 
 # ----- model replies ---------------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 The bounds and their messages are here, the same wherever a question comes in: ``krouter ask`` (and
 its ``--also``), the MCP tool ``krouter_ask`` (and its ``phrasings``) and the ask socket take the
-question through ``check_question`` and the phrasings through ``check`` before any lookup;
-``Router.ask`` checks the length (``check_length``) and the phrasings, and refuses a question with no
-content words with a receipt, as ``decide`` does.
+question through ``check_question`` and then the phrasings through ``check`` before any lookup, so a
+call wrong in both is told the question's problem everywhere; ``Router.ask`` checks the length
+(``check_length``) and then the phrasings, and refuses a question with no content words with a
+receipt, as ``decide`` does.
 
 An agent can supply phrasings of its question (a translation into the notes' language, a rewording).
 Each wording is looked up on its own; this module decides which lookup answers. Every extra wording is
@@ -76,8 +77,8 @@ def check_question(question: str) -> None:
     if not query_terms(question):
         raise BadQuestion(
             "the question has no content words to look up (question and grammar words such as "
-            '"what", "the", "吗", single letters and symbols are not looked up, nor words of a script '
-            "other than Latin, Chinese, Japanese or Korean): name what you are asking about, " + _EXAMPLE
+            '"what", "the", "吗", single letters and symbols are not looked up): name what you are '
+            "asking about, " + _EXAMPLE
         )
 
 

@@ -7,6 +7,11 @@ snowballstemmer, which matters when a 100k-page vault is indexed). Han text is s
 bigrams; questions are segmented into jieba words only. That asymmetric split measured best on a
 Chinese memory set (hit@1 0.925 against 0.825 for bigrams on both sides). Kana and Hangul runs, which
 jieba does not know, are indexed and queried as bigrams. CJK text is never split on whitespace.
+
+Every other script is split into words at spaces and punctuation, as English is; combining marks
+(Devanagari's vowel signs and virama, Arabic's and Hebrew's points) belong to the word they are in.
+Scripts written without spaces between words (Thai, Lao, Khmer, Burmese) have no segmenter here: a run
+between two spaces is one term, so a question finds such a page by a run the page holds whole.
 """
 
 from __future__ import annotations
@@ -22,11 +27,47 @@ import Stemmer
 
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
-from krouter.tokens.scripts import HAN, HAS_HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, RUN, char_bigrams
+from krouter.tokens.scripts import CJK, HAN, HAS_HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
-TOKENIZER_VERSION = "5"
+# 6: a combining mark (a vowel sign, a virama) is part of the word it follows, not a cut between two.
+TOKENIZER_VERSION = "6"
+
+# The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
+# points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
+# Arabic or Hebrew words into pieces found on any page of that script. Written out because computing
+# them from unicodedata takes 30 to 150 ms, paid by every `krouter ask`. Left out: the variation
+# selectors (FE00-FE0F, E0100-E01EF), which choose how an emoji looks and are no part of a word, and
+# kana's voiced marks (3099-309A), which the kana run holds. Unassigned code points between two marks are
+# taken in, to keep the list short. Past the BMP, where the marks are those of historical scripts and
+# musical notation, the one span 101FD-1E94A stands for them: Python's re checks non-BMP ranges one by
+# one, and a hundred of them tried after every word made splitting text into words 40% slower; the
+# span's other characters (those scripts' punctuation, musical symbols) hardly ever follow a letter.
+_MARK_RANGES = (
+    "0300-036F 0483-0487 0591-05BD 05BF 05C1-05C2 05C4-05C5 05C7 0610-061A 064B-065F 0670 06D6-06DC "
+    "06DF-06E4 06E7-06E8 06EA-06ED 0711 0730-074A 07A6-07B0 07EB-07F3 07FD 0816-0819 081B-0823 0825-0827 "
+    "0829-082D 0859-085B 0898-089F 08CA-08E1 08E3-0903 093A-093C 093E-094F 0951-0957 0962-0963 0981-0983 "
+    "09BC 09BE-09CD 09D7 09E2-09E3 09FE-0A03 0A3C-0A51 0A70-0A71 0A75 0A81-0A83 0ABC 0ABE-0ACD 0AE2-0AE3 "
+    "0AFA-0B03 0B3C 0B3E-0B57 0B62-0B63 0B82 0BBE-0BCD 0BD7 0C00-0C04 0C3C 0C3E-0C56 0C62-0C63 0C81-0C83 "
+    "0CBC 0CBE-0CD6 0CE2-0CE3 0CF3-0D03 0D3B-0D3C 0D3E-0D4D 0D57 0D62-0D63 0D81-0D83 0DCA-0DDF 0DF2-0DF3 "
+    "0E31 0E34-0E3A 0E47-0E4E 0EB1 0EB4-0EBC 0EC8-0ECE 0F18-0F19 0F35 0F37 0F39 0F3E-0F3F 0F71-0F84 "
+    "0F86-0F87 0F8D-0FBC 0FC6 102B-103E 1056-1059 105E-1060 1062-1064 1067-106D 1071-1074 1082-108D 108F "
+    "109A-109D 135D-135F 1712-1715 1732-1734 1752-1753 1772-1773 17B4-17D3 17DD 180B-180D 180F 1885-1886 "
+    "18A9 1920-193B 1A17-1A1B 1A55-1A7F 1AB0-1ABD 1ABF-1B04 1B34-1B44 1B6B-1B73 1B80-1B82 1BA1-1BAD "
+    "1BE6-1BF3 1C24-1C37 1CD0-1CD2 1CD4-1CE8 1CED 1CF4 1CF7-1CF9 1DC0-1DFF 20D0-20DC 20E1 20E5-20F0 "
+    "2CEF-2CF1 2D7F 2DE0-2DFF 302A-302F A66F A674-A67D A69E-A69F A6F0-A6F1 A802 A806 A80B A823-A827 A82C "
+    "A880-A881 A8B4-A8C5 A8E0-A8F1 A8FF A926-A92D A947-A953 A980-A983 A9B3-A9C0 A9E5 AA29-AA36 AA43 "
+    "AA4C-AA4D AA7B-AA7D AAB0 AAB2-AAB4 AAB7-AAB8 AABE-AABF AAC1 AAEB-AAEF AAF5-AAF6 ABE3-ABEA ABEC-ABED "
+    "FB1E FE20-FE2F 101FD-1E94A"
+)
+_MARKS = "".join(
+    chr(int(first, 16)) + (f"-{chr(int(last, 16))}" if last else "")
+    for first, _, last in (r.partition("-") for r in _MARK_RANGES.split())
+)
+# A word: a run of CJK characters (segmented below), or a run of letters and digits of another script
+# with the combining marks inside or after it. A mark with no letter before it starts no word.
+RUN = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*")
 
 _stemmer = Stemmer.Stemmer("english")
 

@@ -203,8 +203,12 @@ def build_server(service: VaultService) -> MCPServer:
             Field(
                 # In the schema for the model to read, but checked below: pydantic's own message for
                 # an empty string is a developer's (with a link to its docs), not one an agent can act on.
-                json_schema_extra={"minLength": 1, "maxLength": MAX_QUESTION_CHARS},
-                description="The question, in plain words (any language), e.g. 'which database do we use'.",
+                # No maxLength: the bound does not count the spaces around the question (check_length),
+                # and a schema's maxLength counts every character, so a client checking it would reject
+                # a padded question the server accepts. The description states the bound instead.
+                json_schema_extra={"minLength": 1},
+                description=f"The question, in plain words (any language), e.g. 'which database do we use'; "
+                f"at most {MAX_QUESTION_CHARS} characters, not counting spaces before or after it.",
             ),
         ],
         k: Annotated[
@@ -240,14 +244,15 @@ def build_server(service: VaultService) -> MCPServer:
         # A lone surrogate ("\\ud800" in the request's JSON) is counted and looked up as U+FFFD.
         asked = clean(question)
 
-        def ask(router: Router, also: list[str]) -> dict[str, Any]:
+        def ask(router: Router) -> dict[str, Any]:
             # On the worker: the check tokenises the question (jieba loads on the first Chinese one).
+            # The question first, then the phrasings, as `krouter ask` does: a call wrong in both gets
+            # the question's problem wherever it is asked.
             check_question(asked)
-            return ask_result(router, asked, k, also)
+            return ask_result(router, asked, k, check_phrasings(phrasings or []))
 
         try:
-            also = check_phrasings(phrasings or [])
-            out = await service.run(lambda r: ask(r, also))
+            out = await service.run(ask)
         except (BadQuestion, BadPhrasings) as exc:
             raise ToolError(f"krouter_ask refused: {exc}") from exc
         except KRouterError as exc:
