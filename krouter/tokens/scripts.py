@@ -8,7 +8,6 @@ HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 HANGUL = "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 CJK = HAN + KANA + HANGUL
-RUN = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+")
 HAS_HAN = re.compile(rf"[{HAN}]")
 ONLY_HAN = re.compile(rf"^[{HAN}]+$")
 IS_CJK = re.compile(rf"^[{CJK}]")
