@@ -11,8 +11,9 @@ import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import le, not_
+from operator import le
 
+from krouter.routing import pruning
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Redirect
 from krouter.routing.tables import K1, Tables
@@ -245,53 +246,9 @@ def _items(postings: dict[int, tuple], keep: set[int]) -> Iterator[tuple[int, tu
 
 
 def _reachable(units: list[Unit], t: Tables, window: int) -> set[int] | None:
-    """The pages whose score can reach the ``window`` best (MaxScore), or None when no page can be
-    ruled out. A unit adds less than its weight x (K1 + 1) to any page (tf / (tf + norm) < 1), so units
-    are taken in decreasing weight: once the bound of the units left is under the window-th best score
-    so far, a page none of the units taken holds cannot reach the window, nor can a page whose score so
-    far plus that bound stays under it. Those partial scores add the same shares in another order, so
-    a relative margin of 1e-9 keeps rounding from ruling out a page that ties.
-
-    The units taken get their shares as a full scoring does (kept for this generation, see
-    `KeptShares`), so `_accumulate` sums the reachable pages' without working them out again. A clipped
-    page's partial score is not halved here: it can only rule out fewer pages, and the bar is taken
-    over the other pages' partial scores, which are never above their final ones."""
-    weights = [u.weight * (K1 + 1) for u in units]
-    if any(w < 0 for w in weights):
-        return None
-    left = sum(weights)
-    partial: dict[int, float] = {}
-    get = partial.get
-    for i in sorted(range(len(units)), key=lambda i: -weights[i]):
-        if len(partial) >= window and left < max(partial.values()):
-            bar = _bar(partial, window, t.inputs)
-            if bar is not None and left < bar:
-                # In C: the pages whose partial score is at least the bar less what is left.
-                return set(compress(partial, map(le, repeat(bar - left), partial.values())))
-        left -= weights[i]
-        found = _unit_shares(units[i], weights[i], t)
-        if found is None:
-            return None
-        ids, shares = found
-        if partial:
-            for pid, share in zip(ids, shares, strict=True):
-                partial[pid] = get(pid, 0.0) + share
-        else:
-            partial.update(zip(ids, shares, strict=True))
-    return None
-
-
-def _bar(partial: dict[int, float], window: int, inputs: frozenset[int]) -> float | None:
-    """A score the ``window`` best pages reach for sure: the window-th best partial score of the
-    pages that are not clipped (their partial scores are never above their final ones; a clipped
-    page's, not yet halved, may be), less a relative margin of 1e-9 for rounding. None when fewer than
-    ``window`` such pages have one."""
-    scores: Iterable[float] = partial.values()
-    if inputs and not inputs.isdisjoint(partial):
-        scores = list(compress(scores, map(not_, map(inputs.__contains__, partial))))
-        if len(scores) < window:
-            return None
-    return heapq.nlargest(window, scores)[-1] * (1 - 1e-9)
+    """The pages whose score can reach the ``window`` best, or None when no page can be ruled out
+    (MaxScore: `krouter.routing.pruning.reachable`, with the units' shares as a full scoring gets them)."""
+    return pruning.reachable(units, t, window, _unit_shares)
 
 
 def _unit_shares(u: Unit, w: float, t: Tables) -> tuple[Iterable[int], Sequence[float]] | None:
