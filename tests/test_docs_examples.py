@@ -35,6 +35,10 @@ COVERED_ELSEWHERE = {
         "docs/PERFORMANCE.md",
         "python bench/perf/run.py                                        # 1k and 10k pages (~3–5 min on 2 cores)",
     ): "benchmarks of minutes; tests/test_perf_smoke.py runs the CI-sized line",
+    (
+        "docs/PERFORMANCE.md",
+        "python bench/perf/lookup_ab.py --size 10k  --work-dir /tmp/kab10k  --code /tmp/base --code . --rounds 4",
+    ): "benchmarks of minutes against another checkout; tests/test_perf_smoke.py runs lookup_ab.py at 300 pages",
 }
 SETUP = 'python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/krouter ask "which database do we use" --vault vault_template'
 
