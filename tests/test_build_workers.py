@@ -74,7 +74,7 @@ def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
 WORKER_SIDE = """
 import json, os, sys
 from pathlib import Path
-from krouter.index import build, prepare, refresh
+from krouter.index import merge, prepare, refresh
 from krouter.index.store import Index
 
 vault, path, steps = json.loads(sys.argv[1])
@@ -90,15 +90,15 @@ def counting(self, *args, **kwargs):
 
 prepare.Workers.__init__ = counting
 helpers = []
-real_helper = build._Helper.__init__
+real_helper = merge.Helper.__init__
 
 def counting_helpers(self, *args, **kwargs):
     helpers.append(1)
     real_helper(self, *args, **kwargs)
 
-build._Helper.__init__ = counting_helpers
+merge.Helper.__init__ = counting_helpers
 parent = os.getpid()
-real_write_part = build._write_part
+real_write_part = merge.write_part
 
 def helper_dies(*args):
     os._exit(1)
@@ -122,9 +122,9 @@ for step in steps:
     if step == "die in a worker":
         prepare.prepare_batch = dies_in_a_worker
     elif step == "die in the merge helper":
-        build._write_part = helper_dies
+        merge.write_part = helper_dies
     elif step == "kill the build once the merge helper is done":
-        build._read_part = killed_after_the_helper
+        merge.read_part = killed_after_the_helper
     elif step == "rebuild":
         index.rebuild()
     else:
