@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from krouter.index import build as index_build
+from krouter.index import merge as index_merge
 from krouter.index import pages as index_pages
 from krouter.index import prepare as index_prepare
 from krouter.index import refresh as index_refresh
@@ -97,7 +97,7 @@ def test_chunks_staged_in_many_blocks_and_merged_in_many_rounds_index_what_one_t
     at a time: with tiny blocks and a tiny budget every chunk spans many blocks, a chunk runs out in
     the middle of a round, and a term's parts come from blocks loaded at different times."""
     monkeypatch.setattr(index_prepare, "BLOCK_TERMS", 2)
-    monkeypatch.setattr(index_build, "MERGE_TERMS", 7)
+    monkeypatch.setattr(index_merge, "MERGE_TERMS", 7)
     index = Index(tmp_path / "vault")
     try:
         index.refresh()

@@ -74,7 +74,7 @@ def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
 WORKER_SIDE = """
 import json, os, sys
 from pathlib import Path
-from krouter.index import prepare, refresh
+from krouter.index import merge, prepare, refresh
 from krouter.index.store import Index
 
 vault, path, steps = json.loads(sys.argv[1])
@@ -89,7 +89,23 @@ def counting(self, *args, **kwargs):
     real_workers(self, *args, **kwargs)
 
 prepare.Workers.__init__ = counting
+helpers = []
+real_helper = merge.Helper.__init__
+
+def counting_helpers(self, *args, **kwargs):
+    helpers.append(1)
+    real_helper(self, *args, **kwargs)
+
+merge.Helper.__init__ = counting_helpers
 parent = os.getpid()
+real_write_part = merge.write_part
+
+def helper_dies(*args):
+    os._exit(1)
+
+def killed_after_the_helper(part):
+    os.kill(os.getpid(), 9)
+    yield from ()
 real_batch = prepare.prepare_batch
 
 def dies_in_a_worker(root, files, invert):
@@ -105,26 +121,36 @@ index = Index(Path(vault), path=Path(path) if path else None)
 for step in steps:
     if step == "die in a worker":
         prepare.prepare_batch = dies_in_a_worker
+    elif step == "die in the merge helper":
+        merge.write_part = helper_dies
+    elif step == "kill the build once the merge helper is done":
+        merge.read_part = killed_after_the_helper
     elif step == "rebuild":
         index.rebuild()
     else:
         index.refresh(progress=kill_at_20 if step == "refresh, killed at page 20" else None)
 index.close()
-print(json.dumps({"pools": len(pools)}))
+print(json.dumps({"pools": len(pools), "helpers": len(helpers)}))
 """
 
 
 def run_in_child(vault: Path, path: Path | None, *steps: str, workers: str = "2") -> int:
     """Run ``steps`` on the index in a fresh process with small limits; how many worker pools ran."""
+    return run_counts(vault, path, *steps, workers=workers)["pools"]
+
+
+def run_counts(vault: Path, path: Path | None, *steps: str, workers: str = "2") -> dict[str, int]:
+    """Run ``steps`` on the index in a fresh process with small limits; how many worker pools and
+    merge helpers were started (``pools`` -1 when the process was killed)."""
     env = {**os.environ, index_prepare.WORKERS_ENV: workers}
     args = json.dumps([str(vault), str(path) if path else "", steps])
     done = subprocess.run(
         [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=300
     )
     if done.returncode == -signal.SIGKILL:
-        return -1
+        return {"pools": -1, "helpers": -1}
     assert done.returncode == 0, done.stderr
-    return int(json.loads(done.stdout.splitlines()[-1])["pools"])
+    return {k: int(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()}
 
 
 def opened(vault: Path, path: Path | None = None) -> dict[str, list[tuple[object, ...]]]:
@@ -216,6 +242,42 @@ def test_a_worker_that_dies_has_its_batches_done_by_the_build(tmp_path: Path, on
     vault = one_transaction
     assert run_in_child(vault, None, "die in a worker", "refresh") == 1
     assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
+
+
+def test_a_merge_split_with_a_helper_process_writes_what_one_process_writes(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    vault = one_transaction
+    reference = opened(vault, tmp_path / "reference.sqlite3")
+    assert run_counts(vault, tmp_path / "split.sqlite3", "refresh") == {"pools": 1, "helpers": 1}
+    assert run_counts(vault, tmp_path / "here.sqlite3", "refresh", workers="0") == {"pools": 0, "helpers": 0}
+    assert opened(vault, tmp_path / "split.sqlite3") == opened(vault, tmp_path / "here.sqlite3") == reference
+    assert not list(tmp_path.glob("*.merge*"))
+
+
+def test_a_merge_helper_that_dies_has_its_half_joined_by_the_build(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    vault = one_transaction
+    counts = run_counts(vault, tmp_path / "split.sqlite3", "die in the merge helper", "refresh")
+    assert counts == {"pools": 1, "helpers": 1}
+    assert opened(vault, tmp_path / "split.sqlite3") == opened(vault, tmp_path / "reference.sqlite3")
+    assert not list(tmp_path.glob("*.merge*"))
+
+
+def test_a_build_killed_in_its_merge_serves_nothing_half_merged_and_the_next_build_completes(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    vault = one_transaction
+    path = tmp_path / "split.sqlite3"
+    killed = "kill the build once the merge helper is done"
+    assert run_counts(vault, path, killed, "refresh")["pools"] == -1
+    assert Path(f"{path}.build").exists() and Path(f"{path}.merge").exists()
+    with Router(vault, auto_refresh=False, index_path=path) as reader:
+        assert reader.index.page_table() == []  # the merge's transaction never committed
+    assert run_counts(vault, path, "refresh") == {"pools": 0, "helpers": 1}  # every chunk was staged
+    assert opened(vault, path) == opened(vault, tmp_path / "reference.sqlite3")
+    assert not list(tmp_path.glob("*.merge*")) and not Path(f"{path}.build").exists()
 
 
 def test_a_worker_count_that_is_not_a_number_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -78,6 +78,18 @@ def _mark_racy(todo: list[FileStat], racy_after: int) -> list[FileStat]:
     return [fs._replace(mtime_ns=0) if fs.mtime_ns >= racy_after else fs for fs in todo]
 
 
+def _gone(stored: Collection[str], on_disk: Collection[str], unreadable: list[str]) -> list[str]:
+    """The stored paths that are not on disk any more, in stored order, but for those under a folder
+    that could not be listed right now (``unreadable``: a sync mount hiccup, permissions), which have
+    not lost their pages. A set difference in C first: most walks find nothing gone, and testing every
+    stored path against the unreadable prefixes cost a tuple per path (~15 ms a walk at 10k pages)."""
+    missing = set(stored).difference(on_disk)
+    if not missing:
+        return []
+    prefixes = tuple(unreadable)
+    return [p for p in stored if p in missing and not (prefixes and p.startswith(prefixes))]
+
+
 def _chunks(todo: list[FileStat]) -> list[list[tuple[FileStat, str]]]:
     """A cold build's files cut into chunks of at most BUILD_CHUNK pages and BUILD_CHUNK_BYTES bytes
     (a longer page makes a chunk of its own), as tasks for `krouter.index.prepare`."""
@@ -185,7 +197,7 @@ class Refresh:
             stored = self._stored_stats()
             # A folder that cannot be listed right now (a sync mount hiccup, permissions) has not lost
             # its pages: keep them until the folder can be read again, and say so.
-            gone = [p for p in stored if p not in on_disk and not p.startswith(tuple(unreadable))]
+            gone = _gone(stored, on_disk, unreadable)
         todo = _mark_racy(
             [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
         )
@@ -275,6 +287,8 @@ class Refresh:
         )
 
     def _delete_staging(self) -> None:
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self._staging_path()}{suffix}")
+        # The staging database, and the file of a merge helper whose build was killed mid-merge.
+        for name in (self._staging_path(), f"{self.path}.merge"):
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{name}{suffix}")
