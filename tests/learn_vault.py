@@ -62,3 +62,22 @@ def log_weak(vault: Path, *questions: str) -> None:
                 "reason": "test",
             }
             fh.write(json.dumps(entry) + "\n")
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes: what a test compares before and after."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def message(text: str) -> dict[str, object]:
+    """A Messages API reply whose one text block is ``text``, as the mocked transport returns it."""
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 10},
+    }

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from learn_vault import message
 from typer.testing import CliRunner
 
 from krouter.agents.mcp.service import ask_result
@@ -308,26 +309,13 @@ GOOD = {
 }
 
 
-def _message(text: str) -> dict[str, object]:
-    return {
-        "id": "msg_test",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-
-
 @st.composite
 def bad_replies(draw: st.DrawFn) -> tuple[str, object]:
     """(what, the HTTP body or a callable raising) of replies that are not the answer asked for."""
     kind = draw(
         st.sampled_from(["truncated-body", "html", "other-json", "truncated-answer", "prose", "hung"])
     )
-    whole = json.dumps(_message(json.dumps(GOOD)))
+    whole = json.dumps(message(json.dumps(GOOD)))
     if kind == "truncated-body":
         return kind, whole[: draw(st.integers(0, len(whole) - 1))]
     if kind == "html":
@@ -338,9 +326,9 @@ def bad_replies(draw: st.DrawFn) -> tuple[str, object]:
         )
     if kind == "truncated-answer":
         answer = json.dumps(GOOD)
-        return kind, json.dumps(_message(answer[: draw(st.integers(0, len(answer) - 2))]))
+        return kind, json.dumps(message(answer[: draw(st.integers(0, len(answer) - 2))]))
     if kind == "prose":
-        return kind, json.dumps(_message(draw(st.text(max_size=80))))
+        return kind, json.dumps(message(draw(st.text(max_size=80))))
     return kind, None
 
 

@@ -42,6 +42,8 @@ from learn_vault import (
     PAYMENTS,
     SEARCH_Q,
     log_weak,
+    message,
+    snapshot,
     write_vault,
 )
 
@@ -57,23 +59,6 @@ def vault(tmp_path: Path) -> Path:
     root = write_vault(tmp_path / "vault", PAGES)
     (tmp_path / "outside.md").write_text("not part of the vault\n", encoding="utf-8")
     return root
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def message(text: str) -> dict[str, object]:
-    return {
-        "id": "msg_test",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 10},
-    }
 
 
 class Model:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, log_weak, write_vault
+from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, log_weak, message, snapshot, write_vault
 from typer.testing import CliRunner
 
 from krouter.cli import app
@@ -52,10 +52,6 @@ def vault(tmp_path: Path) -> Path:
     return write_vault(tmp_path / "vault", {**PAGES, **CONFIRM_PAGES})
 
 
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def picking(picks: dict[str, tuple[str, str]]) -> ApiLane:
     """A mocked model that answers each question it is sent with ``picks[question]`` (page, quote)."""
 
@@ -66,20 +62,7 @@ def picking(picks: dict[str, tuple[str, str]]) -> ApiLane:
             {"q": item["q"], "page": picks[item["question"]][0], "quote": picks[item["question"]][1]}
             for item in qs
         ]
-        text = json.dumps({"answers": out})
-        return httpx.Response(
-            200,
-            json={
-                "id": "msg_test",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-test",
-                "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 10},
-            },
-        )
+        return httpx.Response(200, json=message(json.dumps({"answers": out})))
 
     client = httpx.Client(transport=httpx.MockTransport(handler))
     return ApiLane("claude-test", api_key="test-key", http_client=client, max_retries=0, timeout=5)
