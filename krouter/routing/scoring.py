@@ -117,10 +117,9 @@ def _accumulate(units: list[Unit], t: Tables, keep: set[int] | None = None) -> d
                     acc.update(zip(postings, shares, strict=True))
                 kept.keep(key, postings, shares)
                 continue
-        # Pruned: the reachable pages only, in the order of the postings.
+        # Pruned: the reachable pages only, in the order of the postings (or, unpruned, a unit holding
+        # a page the tables do not know, which `_shares` leaves to this loop to skip).
         items = postings.items() if keep is None else _items(postings, keep)
-        shares = []
-        share_of = shares.append
         for pid, (meta_tf, trig_tf, body_tf) in items:
             # A share is never negative (weights are log(1 + x) with x > 0), so 0.0 + share is the
             # share itself, bit for bit.
@@ -138,9 +137,6 @@ def _accumulate(units: list[Unit], t: Tables, keep: set[int] | None = None) -> d
                 # no score by a bit.
                 share = w * body_tf / (body_tf + norm)
             acc[pid] = get(pid, 0.0) + share
-            share_of(share)
-        if keep is None and len(shares) == len(postings):
-            kept.keep(key, postings, shares)
     if t.inputs:
         for pid in acc.keys() & t.inputs:
             acc[pid] *= INPUT_WEIGHT
