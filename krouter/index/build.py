@@ -212,11 +212,8 @@ class ColdBuild:
             if helper is not None:
                 helper.stop()
             self.conn.execute("DETACH DATABASE staging")
-            merge.delete_files(part)
+            part.unlink(missing_ok=True)
         self._delete_staging()
-
-    def _merge_part_path(self) -> Path:
-        return Path(f"{self.path}.merge")
 
 
 @contextlib.contextmanager

@@ -34,24 +34,15 @@ MERGE_TERMS = 65_536
 # than the helper saved (7 s of CPU at 100k pages).
 PART_ROWS = 4096
 _FRAME = struct.Struct("<5q")
-
-
-def delete_files(path: Path) -> None:
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(f"{path}{suffix}")
+# A staged block's first term, in SQL (its terms are joined by newlines).
+_FIRST_TERM = "substr(terms, 1, instr(terms || char(10), char(10)) - 1)"
 
 
 def pivot(conn: sqlite3.Connection, table: str) -> str | None:
     """The term that cuts the staged blocks in two parts, the lower two fifths of the blocks for this
     process (which also writes every row) and the rest for the helper: the first term of the block
     two fifths of the way, in term order. None when there are too few blocks to share."""
-    firsts = sorted(
-        t
-        for (t,) in conn.execute(
-            f"SELECT substr(terms, 1, instr(terms || char(10), char(10)) - 1) FROM {table}"
-        )
-    )
+    firsts = sorted(t for (t,) in conn.execute(f"SELECT {_FIRST_TERM} FROM {table}"))
     return firsts[len(firsts) * 2 // 5] if len(firsts) >= 2 else None
 
 
@@ -76,7 +67,7 @@ class Helper:
     unless the helper finished), for `krouter.index.build`'s merge."""
 
     def __init__(self, staging: Path, part: Path, low: str) -> None:
-        delete_files(part)
+        part.unlink(missing_ok=True)
         # Created here, so a file that cannot be made stops the split before a process is forked.
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
         self.pid = os.fork()
@@ -203,9 +194,7 @@ def merged_segments(
     # Each chunk's blocks that may hold terms of the range, found by their first terms: those from the
     # last one starting at or before ``low`` to the last one starting before ``high``.
     starts: dict[int, list[str]] = {}
-    for first, head in conn.execute(
-        f"SELECT first, substr(terms, 1, instr(terms || char(10), char(10)) - 1) FROM {table} ORDER BY first, block"
-    ):
+    for first, head in conn.execute(f"SELECT first, {_FIRST_TERM} FROM {table} ORDER BY first, block"):
         starts.setdefault(first, []).append(head)
     chunks = []
     for first, heads in starts.items():

@@ -240,6 +240,10 @@ class Refresh:
     def _staging_path(self) -> Path:
         return Path(f"{self.path}.build")
 
+    def _merge_part_path(self) -> Path:
+        """The file a cold build's merge helper writes its half of the terms to (not SQLite)."""
+        return Path(f"{self.path}.merge")
+
     def _open_staging(self) -> sqlite3.Connection:
         """The cold build's staging database, created or reopened (a build of another KRouter version
         or another vault is discarded)."""
@@ -288,7 +292,7 @@ class Refresh:
 
     def _delete_staging(self) -> None:
         # The staging database, and the file of a merge helper whose build was killed mid-merge.
-        for name in (self._staging_path(), f"{self.path}.merge"):
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(f"{name}{suffix}")
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self._staging_path()}{suffix}")
+        self._merge_part_path().unlink(missing_ok=True)
