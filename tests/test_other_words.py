@@ -439,3 +439,65 @@ def test_an_english_question_reaches_a_chinese_page_through_a_listed_synonym(tmp
         receipt = router.ask("how many database connections may each service open")
     assert receipt.closest is not None and receipt.closest.path == "运维/连接池.md"
     assert "connections→连接" in receipt.closest.matched
+
+
+def test_a_place_name_is_translated_without_its_gloss() -> None:
+    """CC-CEDICT writes a place as its name and a gloss ("Rotterdam, port city in the Netherlands",
+    "Chicago, USA"): the gloss made the first a definition (dropped) and the second a phrase a page had
+    to hold whole, so neither city reached a page in the other language."""
+    zh2en, en2zh = bilingual._compile(
+        [
+            "鹿特丹 鹿特丹 [Lu4 te4 dan1] /Rotterdam, port city in the Netherlands/",
+            "芝加哥 芝加哥 [Zhi1 jia1 ge1] /Chicago, USA/",
+            "上海 上海 [Shang4 hai3] /Shanghai municipality, central east China/",
+        ]
+    )
+    assert {("鹿特丹", "rotterdam"), ("芝加哥", "chicago")} <= set(zh2en)
+    assert {("rotterdam", "鹿特丹"), ("chicago", "芝加哥")} <= set(en2zh)
+    # A sense whose head is not a name keeps its old treatment: three words, a definition.
+    assert not any(zh == "上海" for zh, _ in zh2en)
+
+
+def test_a_chinese_question_naming_a_city_finds_the_english_page(tmp_path: Path) -> None:
+    _page(
+        tmp_path, "Projects/Warehouse.md", "# Warehouse\n\nOur US orders ship from the Chicago warehouse.\n"
+    )
+    _page(tmp_path, "Projects/Returns.md", "# Returns\n\nReturns go to the Reno warehouse.\n")
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("芝加哥仓库")
+    assert receipt.closest is not None and receipt.closest.path == "Projects/Warehouse.md"
+    assert "芝加哥→chicago" in receipt.closest.matched
+
+
+def _supplier_vault(root: Path) -> None:
+    _page(root, "供应商/瑞芯.md", "# 瑞芯\n\n驱动板由瑞芯供货，交期四周，质保一年。\n")
+    _page(root, "供应商/宏达.md", "# 宏达\n\n包装盒由宏达供货，每套报价 3 元。\n")
+    _page(root, "Runbooks/Returns.md", "# Returns\n\nCustomers return parcels to the Reno warehouse.\n")
+    _page(root, "People/Li Jun.md", "# Li Jun\n\nLi Jun inspects every batch at the Shenzhen factory.\n")
+
+
+def test_an_english_question_names_a_supplier_in_pinyin(tmp_path: Path) -> None:
+    """ "Ruixin" is how English text writes 瑞芯; no dictionary lists a company's name."""
+    _supplier_vault(tmp_path)
+    with Router(tmp_path) as router:
+        receipt = router.ask("what is the lead time for Ruixin")
+    assert receipt.closest is not None and receipt.closest.path == "供应商/瑞芯.md"
+    assert "ruixin→瑞芯" in receipt.closest.matched
+
+
+def test_a_chinese_question_names_a_person_an_english_page_writes_in_pinyin(tmp_path: Path) -> None:
+    _supplier_vault(tmp_path)
+    with Router(tmp_path) as router:
+        receipt = router.ask("李军检查哪个工厂")
+    assert receipt.closest is not None and receipt.closest.path == "People/Li Jun.md"
+    assert "李军→li jun" in receipt.closest.matched
+
+
+def test_an_english_word_the_dictionary_knows_is_not_read_as_pinyin(tmp_path: Path) -> None:
+    """ "change" parses as chan + ge; it is an English word, and stays one."""
+    _page(tmp_path, "运维/禅歌.md", "# 禅歌\n\n禅歌是一首歌。\n")
+    _page(tmp_path, "Runbooks/Deploy.md", "# Deploy\n\nWe deploy on Tuesdays.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("who approves a change")
+    assert receipt.closest is None or receipt.closest.path != "运维/禅歌.md"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from krouter.index.store import Index
 from krouter.routing.tables import Tables
-from krouter.tokens import abbreviations, bilingual, spoken_chinese
+from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import query_terms
@@ -157,20 +157,54 @@ def _translations(
     out: list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]] = []
     if is_cjk(term):
         if t.has_latin:
-            for terms, shown in bilingual.to_english(term):
+            english = bilingual.to_english(term)
+            for terms, shown in english:
                 held = _holding(index, terms)
                 if held or (len(terms) > 1 and all(map(index.has_term, terms))):
                     out.append((shown, terms, held))
                     if len(out) == HELD_TRANSLATIONS:
                         break
+            if not english:
+                out.extend(_spelled(index, term))
     elif t.has_han:
-        for zh in bilingual.to_chinese(term):
+        chinese = bilingual.to_chinese(term)
+        for zh in chinese:
             terms, held = _chinese_route(index, zh)
             if held or len(terms) > 1:
                 out.append((zh, terms, held))
             if len(out) == HELD_TRANSLATIONS:
                 break
+        if not chinese:
+            out.extend(_named_in_hanzi(index, word))
     return short_long + out
+
+
+def _spelled(index: Index, word: str) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
+    """A Han word no dictionary lists (a name: 瑞芯) as English pages write it in pinyin: joined
+    ("ruixin") or, for a person, as separate syllables ("Li Jun")."""
+    for syllables in romanised.spellings(word):
+        for terms in (("".join(syllables),), syllables):
+            held = _holding(index, terms)
+            if held:
+                return [(" ".join(syllables), terms, held)]
+    return []
+
+
+def _named_in_hanzi(
+    index: Index, word: str
+) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
+    """A Latin word no dictionary lists, read as the pinyin of a Han word the vault holds ("Minghui":
+    明辉): of the words it spells, the one most pages hold (a name recurs; two characters that meet
+    across a word boundary, 名回, seldom do)."""
+    found = []
+    for zh in romanised.hanzi(word, index.has_term):
+        # Whether the word, or each of its bigrams, is held at all is kept per generation; most spellings
+        # stop there, before any posting list is read.
+        if index.has_term(zh) or (len(zh) > 2 and all(map(index.has_term, fallback_bigrams(zh)))):
+            terms, held = _chinese_route(index, zh)
+            if held:
+                found.append((zh, terms, held))
+    return [max(found, key=lambda route: len(route[2]))] if found else []
 
 
 def _chinese_route(index: Index, zh: str) -> tuple[tuple[str, ...], dict[int, tuple[int, int, int]]]:

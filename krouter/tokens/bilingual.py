@@ -39,7 +39,7 @@ from krouter.tokens.terms import english_terms
 STORE_VERSION = "8"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, a numeral, a cross-reference, a classifier note, verbs in "to ..." form,
-# listed synonyms, negations and a phrasal verb.
+# listed synonyms, negations, a phrasal verb and place names with their glosses.
 SAMPLE = (
     "數據庫 数据库 [shu4 ju4 ku4] /database/",
     "跑 跑 [pao3] /to run/to escape/",
@@ -56,6 +56,8 @@ SAMPLE = (
     "不可 不可 [bu4 ke3] /cannot; should not; must not/",
     "不許 不许 [bu4 xu3] /not to allow/must not/can't/",
     "吹了 吹了 [chui1 le5] /to have not succeeded; to have failed/",
+    "鹿特丹 鹿特丹 [Lu4 te4 dan1] /Rotterdam, port city in the Netherlands/",
+    "芝加哥 芝加哥 [Zhi1 jia1 ge1] /Chicago, USA/",
 )
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
@@ -63,13 +65,19 @@ MAX_SENSES = 4
 # A question word gets at most this many translations (the first the dictionary lists).
 MAX_TRANSLATIONS = 8
 
-_LINE = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\s*$")
+_LINE = re.compile(r"^\S+ (\S+) \[([^\]]*)\] /(.*)/\s*$")
+_HAN_CHAR = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]$")
+# A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English).
+_SYLLABLE = re.compile(r"^([a-z]+)(?:u:)?[1-5]?$")
 _PAREN = re.compile(r"\([^)]*\)")
 # Senses that point at other entries or describe usage rather than translate.
 _NOT_A_TRANSLATION = re.compile(
     r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
     r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
 )
+# A proper name followed by its gloss ("Rotterdam, port city in the Netherlands", "Chicago, USA"): the
+# name is the translation, the gloss is not (it made the sense a definition, or a phrase no page holds).
+_NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
 _HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 # Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
 # not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
@@ -101,7 +109,7 @@ def _store_path(source: Path) -> Path:
     # jieba shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
-    rules = hashlib.sha1(repr(_compile(SAMPLE)).encode()).hexdigest()
+    rules = hashlib.sha1(repr((_compile(SAMPLE), sorted(_readings(SAMPLE)))).encode()).hexdigest()
     key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{_counts_key()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
 
@@ -124,6 +132,7 @@ def _usable(conn: sqlite3.Connection) -> bool:
     try:
         conn.execute("SELECT 1 FROM en2zh LIMIT 1").fetchall()
         conn.execute("SELECT 1 FROM zh2en LIMIT 1").fetchall()
+        conn.execute("SELECT 1 FROM reading LIMIT 1").fetchall()
     except sqlite3.Error:
         return False
     return True
@@ -144,7 +153,8 @@ def _senses(defs: str) -> list[tuple[list[tuple[str, str]], list[str]]]:
     connect), else its one word unless it is negated ("not to speak" is not "speak")."""
     out = []
     for sense in defs.split("/")[:MAX_SENSES]:
-        plain = _PAREN.sub(" ", sense).strip().lower()
+        named = _NAMED.match(sense)
+        plain = _PAREN.sub(" ", named.group(1) if named else sense).strip().lower()
         if not plain or _NOT_A_TRANSLATION.match(plain):
             continue
         words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
@@ -171,7 +181,7 @@ def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tup
         if not m or not _HAN_WORD.match(m.group(1)):
             continue
         word = m.group(1)
-        for rank, (words, english) in enumerate(_senses(m.group(2))):
+        for rank, (words, english) in enumerate(_senses(m.group(3))):
             if words:
                 # A two-word sense ("server push") is one phrase: a page must hold both words.
                 zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
@@ -180,6 +190,19 @@ def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tup
                 key = (term, word)
                 en2zh[key] = min(rank, en2zh.get(key, rank))
     return zh2en, en2zh
+
+
+def _readings(lines: Iterable[str]) -> set[tuple[str, str]]:
+    """(character, syllable) for each reading the dictionary gives a single Han character, tones dropped."""
+    out: set[tuple[str, str]] = set()
+    for line in lines:
+        m = _LINE.match(line)
+        if not m or not _HAN_CHAR.match(m.group(1)):
+            continue
+        syllable = _SYLLABLE.match(m.group(2).lower().replace("u:", "u"))
+        if syllable:
+            out.add((m.group(1), syllable.group(1)))
+    return out
 
 
 def _synonyms(sense: str) -> list[str]:
@@ -227,7 +250,9 @@ def _jieba_dict() -> Path | None:
 def _build(source: Path, path: Path) -> None:
     """Compile the dictionary into the store, aside and renamed into place."""
     with gzip.open(source, "rt", encoding="utf-8") as fh:
-        zh2en, en2zh = _compile(fh)
+        lines = fh.readlines()
+    zh2en, en2zh = _compile(lines)
+    readings = _readings(lines)
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
@@ -240,6 +265,11 @@ def _build(source: Path, path: Path) -> None:
         conn.executemany(
             "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
         )
+        conn.execute(
+            "CREATE TABLE reading (zh TEXT NOT NULL, syllable TEXT NOT NULL, PRIMARY KEY (zh, syllable))"
+        )
+        conn.execute("CREATE INDEX reading_syllable ON reading (syllable)")
+        conn.executemany("INSERT INTO reading VALUES (?, ?)", sorted(readings))
         counts = _jieba_counts()
         conn.executemany(
             "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
@@ -307,3 +337,41 @@ def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
         return tuple((tuple(en.split()), shown) for en, shown in rows)
     except sqlite3.Error:
         return ()
+
+
+@lru_cache(maxsize=4096)
+def readings(char: str) -> tuple[str, ...]:
+    """The toneless syllables the dictionary reads a single Han character as (瑞: "rui"), in order."""
+    conn = _store()
+    if conn is None:
+        return ()
+    try:
+        rows = conn.execute("SELECT syllable FROM reading WHERE zh=? ORDER BY syllable", (char,))
+        return tuple(r[0] for r in rows)
+    except sqlite3.Error:
+        return ()
+
+
+@lru_cache(maxsize=4096)
+def read_as(syllable: str) -> tuple[str, ...]:
+    """The single Han characters the dictionary reads as ``syllable`` (toneless), in code-point order."""
+    conn = _store()
+    if conn is None:
+        return ()
+    try:
+        rows = conn.execute("SELECT zh FROM reading WHERE syllable=? ORDER BY zh", (syllable,))
+        return tuple(r[0] for r in rows)
+    except sqlite3.Error:
+        return ()
+
+
+@lru_cache(maxsize=1)
+def syllables() -> frozenset[str]:
+    """Every toneless syllable the dictionary reads a character as."""
+    conn = _store()
+    if conn is None:
+        return frozenset()
+    try:
+        return frozenset(r[0] for r in conn.execute("SELECT DISTINCT syllable FROM reading"))
+    except sqlite3.Error:
+        return frozenset()

@@ -1,0 +1,76 @@
+"""Chinese names as English text writes them: pinyin without tones ("Ruixin" for 瑞芯, 明辉 as "Minghui").
+
+A bilingual team writes its suppliers, people and places in characters on Chinese pages and in pinyin
+on English ones, and no dictionary lists them: a company's or a person's name is not a word. So a
+question word the dictionary does not know is read as syllables, both ways: a Latin word as the
+characters the vault holds that it spells (two to four syllables of two letters or more, so that an
+ordinary English word rarely parses), a Han word as its spellings. The router keeps only the spellings
+a page holds, as it does for translations; the readings come from the dictionary's single-character
+entries (CC-CEDICT, see ``krouter.tokens.bilingual``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+
+from krouter.tokens import bilingual
+
+MIN_SYLLABLES = 2
+MAX_SYLLABLES = 4
+# One-letter syllables (a, e, o) would let most English words parse as pinyin.
+MIN_SYLLABLE_LETTERS = 2
+# Han words tried for one Latin word, over all its readings as syllables: the vault's characters for a
+# common syllable run to dozens, and each try is an index lookup.
+MAX_WORDS = 64
+# Spellings tried for one Han word (a polyphonic character multiplies them).
+MAX_SPELLINGS = 8
+
+
+def spellings(word: str) -> tuple[tuple[str, ...], ...]:
+    """The pinyin spellings of a Han word of two to four characters, tones dropped, as its syllables
+    (瑞芯: ("rui", "xin")); none when a character has no reading."""
+    if not MIN_SYLLABLES <= len(word) <= MAX_SYLLABLES:
+        return ()
+    options = [bilingual.readings(char) for char in word]
+    if not all(options):
+        return ()
+    return tuple(itertools.islice(itertools.product(*options), MAX_SPELLINGS))
+
+
+def hanzi(word: str, held: Callable[[str], bool]) -> Iterator[str]:
+    """Han words that the Latin ``word`` spells in pinyin ("minghui": 明辉), built from characters for
+    which ``held`` is true, at most MAX_WORDS of them, fewest syllables first."""
+    letters = word.lower()
+    if not (letters.isascii() and letters.isalpha()):
+        return
+    tried = 0
+    for split in _splits(letters, bilingual.syllables()):
+        options = [[char for char in bilingual.read_as(syllable) if held(char)] for syllable in split]
+        if not all(options):
+            continue
+        for combo in itertools.product(*options):
+            if tried == MAX_WORDS:
+                return
+            tried += 1
+            yield "".join(combo)
+
+
+def _splits(letters: str, known: frozenset[str]) -> list[tuple[str, ...]]:
+    """Every way to read ``letters`` as MIN_SYLLABLES to MAX_SYLLABLES known syllables, fewest first."""
+    out: list[tuple[str, ...]] = []
+
+    def walk(start: int, parts: tuple[str, ...]) -> None:
+        if start == len(letters):
+            if len(parts) >= MIN_SYLLABLES:
+                out.append(parts)
+            return
+        if len(parts) == MAX_SYLLABLES:
+            return
+        for end in range(start + MIN_SYLLABLE_LETTERS, min(len(letters), start + 6) + 1):
+            if letters[start:end] in known:
+                walk(end, (*parts, letters[start:end]))
+
+    if len(letters) >= MIN_SYLLABLES * MIN_SYLLABLE_LETTERS:
+        walk(0, ())
+    return sorted(out, key=len)
