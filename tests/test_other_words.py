@@ -501,3 +501,40 @@ def test_an_english_word_the_dictionary_knows_is_not_read_as_pinyin(tmp_path: Pa
     with Router(tmp_path) as router:
         receipt = router.ask("who approves a change")
     assert receipt.closest is None or receipt.closest.path != "运维/禅歌.md"
+
+
+def test_a_british_spelling_reaches_an_american_page(tmp_path: Path) -> None:
+    _page(
+        tmp_path,
+        "Decisions/Brand colors.md",
+        "# Brand colors\n\nThe primary color is teal; we organize assets in Figma.\n",
+    )
+    _page(tmp_path, "Decisions/Fonts.md", "# Fonts\n\nHeadings use Inter.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("which colour is primary and where do we organise assets")
+    assert receipt.decision == "cite"
+    assert receipt.top is not None and receipt.top.path == "Decisions/Brand colors.md"
+    assert {"colour→color", "organise→organize"} <= set(receipt.top.matched)
+
+
+def test_a_spelling_pattern_that_fits_another_word_finds_nothing(tmp_path: Path) -> None:
+    """ "after" fits centre/center's pattern ("aftre"); the vault holds no such word, so no route."""
+    _page(tmp_path, "Runbooks/Deploy.md", "# Deploy\n\nDeploy after the standup.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("what happens after the deploy")
+    assert receipt.closest is not None
+    assert not any("→" in word for word in receipt.closest.matched)
+
+
+def test_a_name_in_one_syllable_words_reaches_the_chinese_page(tmp_path: Path) -> None:
+    """ "Li Jun" is two words to the tokeniser; as a capitalised pair it spells 李军."""
+    _page(tmp_path, "人员/李军.md", "# 李军\n\n李军负责工厂验货，每批出货前抽检。\n")
+    _page(tmp_path, "人员/王芳.md", "# 王芳\n\n王芳负责客服回复。\n")
+    _page(tmp_path, "Runbooks/Returns.md", "# Returns\n\nCustomers return parcels to the Reno warehouse.\n")
+    with Router(tmp_path) as router:
+        named = router.ask("what does Li Jun check")
+        lower = router.ask("what does li jun check")
+    assert named.closest is not None and named.closest.path == "人员/李军.md"
+    assert {"li→李军", "jun→李军"} <= set(named.closest.matched)
+    # Two lowercase words are not taken for a name ("long run").
+    assert lower.closest is None or "li→李军" not in lower.closest.matched

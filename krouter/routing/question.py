@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 
 from krouter.index.store import Index
 from krouter.routing.tables import Tables
-from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese
+from krouter.tokens import abbreviations, bilingual, romanised, spelling, spoken_chinese
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import query_terms
+from krouter.tokens.terms import QueryTerm, english_terms, query_terms
 
 # A page that holds a question word only through a translation counts it at this share of its term
 # frequency when ranking (the decision counts it in full): a page holding the question's own word comes
@@ -59,7 +60,9 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     """The content units of ``question`` with their postings in ``index``."""
     units: list[Unit] = []
     n = t.n_pages
-    for qt in query_terms(question, known=index.has_term):
+    asked = query_terms(question, known=index.has_term)
+    names = _pinyin_names(asked, question, index) if t.has_han else {}
+    for i, qt in enumerate(asked):
         terms: tuple[str, ...] = (qt.term,)
         rows = _holding(index, terms)
         if not rows and is_cjk(qt.term) and fallback_bigrams(qt.term):
@@ -74,7 +77,8 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         merged = False
-        for label, alt, held in _translations(index, qt.term, qt.text, t, question):
+        routes = _translations(index, qt.term, qt.text, t, question) + names.get(i, [])
+        for label, alt, held in routes:
             if held:
                 if not merged:
                     # ``rows`` may be the index's kept list (read, never changed): merge into a copy.
@@ -149,6 +153,17 @@ def _translations(
         for shown, terms in abbreviations.expansions(word)
         if (held := _holding(index, terms))
     ]
+    # The other spelling of a word (colour / color) likewise; it is the word, so it also takes the
+    # dictionary's translations when the one asked has none.
+    spelt = [
+        (other, stem)
+        for other in spelling.variants(word)
+        for stem in english_terms(other)[:1]
+        if stem != term
+    ]
+    for other, stem in spelt:
+        if held := _holding(index, (stem,)):
+            short_long.append((other, (stem,), held))
     # A spoken Chinese word's written form (礼拜 / 周) likewise, in the question's own script.
     for zh in spoken_chinese.written_forms(word, question):
         terms, held = _chinese_route(index, zh)
@@ -167,7 +182,9 @@ def _translations(
             if not english:
                 out.extend(_spelled(index, term))
     elif t.has_han:
-        chinese = bilingual.to_chinese(term)
+        chinese = bilingual.to_chinese(term) or next(
+            filter(None, (bilingual.to_chinese(stem) for _, stem in spelt)), ()
+        )
         for zh in chinese:
             terms, held = _chinese_route(index, zh)
             if held or len(terms) > 1:
@@ -188,6 +205,27 @@ def _spelled(index: Index, word: str) -> list[tuple[str, tuple[str, ...], dict[i
             if held:
                 return [(" ".join(syllables), terms, held)]
     return []
+
+
+# A name English writes as one-syllable words, capitalised and side by side ("Li Jun", "Zhang Wei").
+_SPLIT_NAME = r"\b{}\s+{}\b"
+
+
+def _pinyin_names(
+    asked: list[QueryTerm], question: str, index: Index
+) -> dict[int, list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]]:
+    """For two question words that are one name written in pinyin ("Li Jun": 李军), the Han word the
+    vault holds for it, as a route of both words."""
+    out: dict[int, list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]] = {}
+    for i, (first, second) in enumerate(itertools.pairwise(asked)):
+        if i in out or not re.search(
+            _SPLIT_NAME.format(first.text.capitalize(), second.text.capitalize()), question
+        ):
+            continue
+        found = _named_in_hanzi(index, first.text + second.text)
+        if found:
+            out[i] = out[i + 1] = found
+    return out
 
 
 def _named_in_hanzi(
