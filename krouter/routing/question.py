@@ -218,11 +218,13 @@ def _pinyin_names(
     vault holds for it, as a route of both words."""
     out: dict[int, list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]] = {}
     for i, (first, second) in enumerate(itertools.pairwise(asked)):
-        if i in out or not re.search(
-            _SPLIT_NAME.format(first.text.capitalize(), second.text.capitalize()), question
-        ):
+        joined = first.text + second.text
+        if i in out or not (joined.isascii() and joined.isalpha()):
             continue
-        found = _named_in_hanzi(index, first.text + second.text)
+        pattern = _SPLIT_NAME.format(re.escape(first.text.capitalize()), re.escape(second.text.capitalize()))
+        if not re.search(pattern, question):
+            continue
+        found = _named_in_hanzi(index, joined)
         if found:
             out[i] = out[i + 1] = found
     return out
