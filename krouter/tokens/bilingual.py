@@ -311,17 +311,11 @@ def _store() -> sqlite3.Connection | None:
 def to_chinese(term: str) -> tuple[str, ...]:
     """Chinese words whose dictionary entry translates the stemmed English term: commonest sense first,
     then the commoner word."""
-    conn = _store()
-    if conn is None:
-        return ()
-    try:
-        rows = conn.execute(
-            "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
-            (term, MAX_TRANSLATIONS),
-        )
-        return tuple(r[0] for r in rows)
-    except sqlite3.Error:
-        return ()
+    return _column(
+        "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
+        term,
+        MAX_TRANSLATIONS,
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -342,36 +336,27 @@ def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
 @lru_cache(maxsize=4096)
 def readings(char: str) -> tuple[str, ...]:
     """The toneless syllables the dictionary reads a single Han character as (瑞: "rui"), in order."""
-    conn = _store()
-    if conn is None:
-        return ()
-    try:
-        rows = conn.execute("SELECT syllable FROM reading WHERE zh=? ORDER BY syllable", (char,))
-        return tuple(r[0] for r in rows)
-    except sqlite3.Error:
-        return ()
+    return _column("SELECT syllable FROM reading WHERE zh=? ORDER BY syllable", char)
 
 
 @lru_cache(maxsize=4096)
 def read_as(syllable: str) -> tuple[str, ...]:
     """The single Han characters the dictionary reads as ``syllable`` (toneless), in code-point order."""
-    conn = _store()
-    if conn is None:
-        return ()
-    try:
-        rows = conn.execute("SELECT zh FROM reading WHERE syllable=? ORDER BY zh", (syllable,))
-        return tuple(r[0] for r in rows)
-    except sqlite3.Error:
-        return ()
+    return _column("SELECT zh FROM reading WHERE syllable=? ORDER BY zh", syllable)
 
 
 @lru_cache(maxsize=1)
 def syllables() -> frozenset[str]:
     """Every toneless syllable the dictionary reads a character as."""
+    return frozenset(_column("SELECT DISTINCT syllable FROM reading"))
+
+
+def _column(sql: str, *args: object) -> tuple[str, ...]:
+    """The first column of a query on the store; empty when the dictionary is missing or unreadable."""
     conn = _store()
     if conn is None:
-        return frozenset()
+        return ()
     try:
-        return frozenset(r[0] for r in conn.execute("SELECT DISTINCT syllable FROM reading"))
+        return tuple(r[0] for r in conn.execute(sql, args))
     except sqlite3.Error:
-        return frozenset()
+        return ()

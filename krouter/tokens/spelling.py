@@ -12,22 +12,22 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# (pattern, replacement) on a lowercase word. The lookbehinds keep short words out (hour, four, your).
-_BRITISH_TO_AMERICAN = (
-    (re.compile(r"(?<=[a-z]{2})our(s|ed|ing|ful|ite|ites|able)?$"), r"or\1"),
-    (re.compile(r"(?<=[a-z]{3})is(e|ed|es|ing|ation|ations)$"), r"iz\1"),
-    (re.compile(r"(?<=[a-z]{2})ys(e|ed|es|ing)$"), r"yz\1"),
-    (re.compile(r"(?<=[a-z]{2})([tb])re(s|d)?$"), r"\1er\2"),
-    (re.compile(r"(?<=[a-z]{3})ogue(s)?$"), r"og\1"),
-    (re.compile(r"^(lic|def|off|pret)ence(s)?$"), r"\1ense\2"),
+# (British, American, the endings either may take, letters that must come before): the regular
+# patterns that separate the two spellings. The letters before keep short words out (hour, four, your).
+_PATTERNS = (
+    ("our", "or", "(s|ed|ing|ful|ite|ites|able)?", 2),
+    ("is", "iz", "(e|ed|es|ing|ation|ations)", 3),
+    ("ys", "yz", "(e|ed|es|ing)", 2),
+    ("tre", "ter", "(s)?", 2),
+    ("bre", "ber", "(s)?", 2),
+    ("ogue", "og", "(s)?", 3),
 )
-_AMERICAN_TO_BRITISH = (
-    (re.compile(r"(?<=[a-z]{2})or(s|ed|ing|ful|ite|ites|able)?$"), r"our\1"),
-    (re.compile(r"(?<=[a-z]{3})iz(e|ed|es|ing|ation|ations)$"), r"is\1"),
-    (re.compile(r"(?<=[a-z]{2})yz(e|ed|es|ing)$"), r"ys\1"),
-    (re.compile(r"(?<=[a-z]{2})([tb])er(s|ed)?$"), r"\1re\2"),
-    (re.compile(r"(?<=[a-z]{3})og(s)?$"), r"ogue\1"),
-    (re.compile(r"^(lic|def|off|pret)ense(s)?$"), r"\1ence\2"),
+# -ence / -ense only for the four words that differ (not "fence", "sense", "dense").
+_ENCE = re.compile(r"^(lic|def|off|pret)en([cs])e(s)?$")
+_RULES = tuple(
+    (re.compile(rf"(?<=[a-z]{{{before}}}){mine}{endings}$"), rf"{other}\1")
+    for british, american, endings, before in _PATTERNS
+    for mine, other in ((british, american), (american, british))
 )
 # Shorter words are mostly function words and everyday words spelt alike on both sides.
 MIN_LETTERS = 5
@@ -40,8 +40,11 @@ def variants(word: str) -> tuple[str, ...]:
     if len(lower) < MIN_LETTERS or not (lower.isascii() and lower.isalpha()):
         return ()
     out: list[str] = []
-    for pattern, replacement in (*_BRITISH_TO_AMERICAN, *_AMERICAN_TO_BRITISH):
+    for pattern, replacement in _RULES:
         other = pattern.sub(replacement, lower)
         if other != lower and other not in out:
             out.append(other)
+    ence = _ENCE.match(lower)
+    if ence:
+        out.append(f"{ence.group(1)}en{'s' if ence.group(2) == 'c' else 'c'}e{ence.group(3) or ''}")
     return tuple(out)
