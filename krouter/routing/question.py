@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from krouter.index.store import Index
 from krouter.routing.tables import Tables
-from krouter.tokens import abbreviations, bilingual, romanised, spelling, spoken_chinese
+from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import QueryTerm, english_terms, query_terms
@@ -153,17 +153,6 @@ def _translations(
         for shown, terms in abbreviations.expansions(word)
         if (held := _holding(index, terms))
     ]
-    # The other spelling of a word (colour / color) likewise; it is the word, so it also takes the
-    # dictionary's translations when the one asked has none.
-    spelt = [
-        (other, stem)
-        for other in spelling.variants(word)
-        for stem in english_terms(other)[:1]
-        if stem != term
-    ]
-    for other, stem in spelt:
-        if held := _holding(index, (stem,)):
-            short_long.append((other, (stem,), held))
     # A spoken Chinese word's written form (礼拜 / 周) likewise, in the question's own script.
     for zh in spoken_chinese.written_forms(word, question):
         terms, held = _chinese_route(index, zh)
@@ -182,9 +171,7 @@ def _translations(
             if not english:
                 out.extend(_spelled(index, term))
     elif t.has_han:
-        chinese = bilingual.to_chinese(term) or next(
-            filter(None, (bilingual.to_chinese(stem) for _, stem in spelt)), ()
-        )
+        chinese = bilingual.to_chinese(term)
         for zh in chinese:
             terms, held = _chinese_route(index, zh)
             if held or len(terms) > 1:
@@ -198,12 +185,19 @@ def _translations(
 
 def _spelled(index: Index, word: str) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
     """A Han word no dictionary lists (a name: 瑞芯) as English pages write it in pinyin: joined
-    ("ruixin") or, for a person, as separate syllables ("Li Jun")."""
+    ("ruixin") or, for a person (a surname first), as separate syllables ("Li Jun"). A spelling that is
+    an English word ("mode" of 没得, "side" of 似地) or stems to another word is no name."""
     for syllables in romanised.spellings(word):
-        for terms in (("".join(syllables),), syllables):
+        joined = "".join(syllables)
+        if english_terms(joined) != [joined] or bilingual.to_chinese(joined):
+            continue
+        forms = [(joined, (joined,))]
+        if bilingual.is_surname(word[0]) and all(english_terms(s) == [s] for s in syllables):
+            forms.append((" ".join(syllables), syllables))
+        for shown, terms in forms:
             held = _holding(index, terms)
             if held:
-                return [(" ".join(syllables), terms, held)]
+                return [(shown, terms, held)]
     return []
 
 
@@ -224,27 +218,33 @@ def _pinyin_names(
         pattern = _SPLIT_NAME.format(re.escape(first.text.capitalize()), re.escape(second.text.capitalize()))
         if not re.search(pattern, question):
             continue
-        found = _named_in_hanzi(index, joined)
+        found = _named_in_hanzi(index, joined, person=True)
         if found:
             out[i] = out[i + 1] = found
     return out
 
 
 def _named_in_hanzi(
-    index: Index, word: str
+    index: Index, word: str, person: bool = False
 ) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
-    """A Latin word no dictionary lists, read as the pinyin of a Han word the vault holds ("Minghui":
-    明辉): of the words it spells, the one most pages hold (a name recurs; two characters that meet
-    across a word boundary, 名回, seldom do)."""
+    """A Latin word no dictionary lists, read as the pinyin of a Han name the vault holds ("Minghui":
+    明辉; for a ``person``, a surname first). A Han word the dictionary lists (预案, 实例, 账号) is a
+    word, not a name; of the rest, one must be held by more pages than all the others together (a name
+    recurs; two characters that meet across a word boundary, 名回, seldom do), else there is no route."""
     found = []
     for zh in romanised.hanzi(word, index.has_term):
+        if (person and not bilingual.is_surname(zh[0])) or bilingual.to_english(zh):
+            continue
         # Whether the word, or each of its bigrams, is held at all is kept per generation; most spellings
         # stop there, before any posting list is read.
         if index.has_term(zh) or (len(zh) > 2 and all(map(index.has_term, fallback_bigrams(zh)))):
             terms, held = _chinese_route(index, zh)
             if held:
                 found.append((zh, terms, held))
-    return [max(found, key=lambda route: len(route[2]))] if found else []
+    found.sort(key=lambda route: len(route[2]), reverse=True)
+    if not found or len(found[0][2]) <= sum(len(route[2]) for route in found[1:]):
+        return []
+    return found[:1]
 
 
 def _chinese_route(index: Index, zh: str) -> tuple[tuple[str, ...], dict[int, tuple[int, int, int]]]:

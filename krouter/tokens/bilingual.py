@@ -36,7 +36,7 @@ from krouter.tokens.terms import english_terms
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "8"
+STORE_VERSION = "9"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, a numeral, a cross-reference, a classifier note, verbs in "to ..." form,
 # listed synonyms, negations, a phrasal verb and place names with their glosses.
@@ -58,6 +58,12 @@ SAMPLE = (
     "吹了 吹了 [chui1 le5] /to have not succeeded; to have failed/",
     "鹿特丹 鹿特丹 [Lu4 te4 dan1] /Rotterdam, port city in the Netherlands/",
     "芝加哥 芝加哥 [Zhi1 jia1 ge1] /Chicago, USA/",
+    "臨安 临安 [Lin2 an1] /Lin'an, county-level city in Hangzhou/",
+    "大冶 大冶 [Da4 ye3] /Daye, county-level city in Huangshi/",
+    "天 天 [tian1] /day/sky/heaven/",
+    "北京 北京 [Bei3 jing1] /Beijing, capital of the People's Republic of China/",
+    "京哈 京哈 [Jing1 Ha1] /Beijing-Harbin/",
+    "李 李 [Li3] /surname Li/",
 )
 MAX_SENSE_WORDS = 2
 # The first senses of an entry are its common ones; later ones are rare readings that add noise.
@@ -67,8 +73,10 @@ MAX_TRANSLATIONS = 8
 
 _LINE = re.compile(r"^\S+ (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _HAN_CHAR = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]$")
-# A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English).
-_SYLLABLE = re.compile(r"^([a-z]+)(?:u:)?[1-5]?$")
+# A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English),
+# with a vowel (CC-CEDICT writes "xx5" for a character it has no reading for).
+_SYLLABLE = re.compile(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
+_SURNAME = re.compile(r"/surname [A-Z]")
 _PAREN = re.compile(r"\([^)]*\)")
 # Senses that point at other entries or describe usage rather than translate.
 _NOT_A_TRANSLATION = re.compile(
@@ -78,6 +86,7 @@ _NOT_A_TRANSLATION = re.compile(
 # A proper name followed by its gloss ("Rotterdam, port city in the Netherlands", "Chicago, USA"): the
 # name is the translation, the gloss is not (it made the sense a definition, or a phrase no page holds).
 _NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
+_LETTERS = re.compile(r"[a-z]*")
 _HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 # Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
 # not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
@@ -109,7 +118,8 @@ def _store_path(source: Path) -> Path:
     # jieba shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
-    rules = hashlib.sha1(repr((_compile(SAMPLE), sorted(_readings(SAMPLE)))).encode()).hexdigest()
+    readings, surnames = _readings(SAMPLE)
+    rules = hashlib.sha1(repr((_compile(SAMPLE), sorted(readings), sorted(surnames))).encode()).hexdigest()
     key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{_counts_key()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
 
@@ -133,6 +143,7 @@ def _usable(conn: sqlite3.Connection) -> bool:
         conn.execute("SELECT 1 FROM en2zh LIMIT 1").fetchall()
         conn.execute("SELECT 1 FROM zh2en LIMIT 1").fetchall()
         conn.execute("SELECT 1 FROM reading LIMIT 1").fetchall()
+        conn.execute("SELECT 1 FROM surname LIMIT 1").fetchall()
     except sqlite3.Error:
         return False
     return True
@@ -146,14 +157,17 @@ def _open(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _senses(defs: str) -> list[tuple[list[tuple[str, str]], list[str]]]:
+def _senses(defs: str) -> list[tuple[list[tuple[str, str]], list[str], bool]]:
     """Each usable sense of an entry, commonest first: its English content words as (stemmed term, word
-    as written) when it is short enough to be one translation (else empty), and the English words it
+    as written) when it is short enough to be one translation (else empty), the English words it
     translates into Chinese: each one-word synonym it lists ("to link; to join; to connect": link, join,
-    connect), else its one word unless it is negated ("not to speak" is not "speak")."""
+    connect), else its one word unless it is negated ("not to speak" is not "speak"), and whether it is
+    a place's name without its gloss."""
     out = []
     for sense in defs.split("/")[:MAX_SENSES]:
         named = _NAMED.match(sense)
+        if named and not _plain_name(named.group(1)):
+            continue
         plain = _PAREN.sub(" ", named.group(1) if named else sense).strip().lower()
         if not plain or _NOT_A_TRANSLATION.match(plain):
             continue
@@ -166,14 +180,18 @@ def _senses(defs: str) -> list[tuple[list[tuple[str, str]], list[str]]]:
         else:
             english = [words[0][0]] if len(words) == 1 and not _NEGATED.search(plain) else []
         if words or english:
-            out.append((words, english))
+            out.append((words, english, named is not None))
     return out
 
 
 def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
-    """The store's rows for these dictionary lines: (zh, en terms) -> en as written, (en term, zh) -> rank."""
+    """The store's rows for these dictionary lines: (zh, en terms) -> en as written, (en term, zh) -> rank.
+    A place's name that stems like another English word ("Daye" and "day") is left out: it would
+    translate that word."""
     zh2en: dict[tuple[str, str], str] = {}
     en2zh: dict[tuple[str, str], int] = {}
+    names: list[tuple[str, int, list[tuple[str, str]]]] = []
+    written: dict[str, set[str]] = {}
     for line in lines:
         if line.startswith("#"):
             continue
@@ -181,20 +199,49 @@ def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tup
         if not m or not _HAN_WORD.match(m.group(1)):
             continue
         word = m.group(1)
-        for rank, (words, english) in enumerate(_senses(m.group(3))):
-            if words:
-                # A two-word sense ("server push") is one phrase: a page must hold both words.
-                zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
-            # The rank keeps the dictionary's order of senses.
-            for term in english:
-                key = (term, word)
-                en2zh[key] = min(rank, en2zh.get(key, rank))
+        for rank, (words, english, named) in enumerate(_senses(m.group(3))):
+            if named:
+                names.append((word, rank, words))
+                continue
+            for term, as_written in words:
+                # "beijing-harbin" writes the word "beijing"; "days" is another word than "daye".
+                written.setdefault(term, set()).add(_LETTERS.match(as_written + " ").group())
+            _add(zh2en, en2zh, word, rank, words, english)
+    for word, rank, words in names:
+        if all(written.get(term, {as_written}) == {as_written} for term, as_written in words):
+            _add(zh2en, en2zh, word, rank, words, [words[0][0]] if len(words) == 1 else [])
     return zh2en, en2zh
 
 
-def _readings(lines: Iterable[str]) -> set[tuple[str, str]]:
-    """(character, syllable) for each reading the dictionary gives a single Han character, tones dropped."""
+def _add(
+    zh2en: dict[tuple[str, str], str],
+    en2zh: dict[tuple[str, str], int],
+    word: str,
+    rank: int,
+    words: list[tuple[str, str]],
+    english: list[str],
+) -> None:
+    """One sense of ``word`` into the store's rows."""
+    if words:
+        # A two-word sense ("server push") is one phrase: a page must hold both words.
+        zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+    # The rank keeps the dictionary's order of senses.
+    for term in english:
+        key = (term, word)
+        en2zh[key] = min(rank, en2zh.get(key, rank))
+
+
+def _plain_name(name: str) -> bool:
+    """True for a place's name of plain words of four letters or more ("Lin'an" would reach pages as
+    "lin")."""
+    return all(word.isascii() and word.isalpha() and len(word) >= 4 for word in name.split())
+
+
+def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str]]:
+    """(character, syllable) for each reading the dictionary gives a single Han character, tones dropped,
+    and the characters it lists as a surname (李 /surname Li/)."""
     out: set[tuple[str, str]] = set()
+    surnames: set[str] = set()
     for line in lines:
         m = _LINE.match(line)
         if not m or not _HAN_CHAR.match(m.group(1)):
@@ -202,7 +249,9 @@ def _readings(lines: Iterable[str]) -> set[tuple[str, str]]:
         syllable = _SYLLABLE.match(m.group(2).lower().replace("u:", "u"))
         if syllable:
             out.add((m.group(1), syllable.group(1)))
-    return out
+        if _SURNAME.search("/" + m.group(3)):
+            surnames.add(m.group(1))
+    return out, surnames
 
 
 def _synonyms(sense: str) -> list[str]:
@@ -252,7 +301,7 @@ def _build(source: Path, path: Path) -> None:
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         lines = fh.readlines()
     zh2en, en2zh = _compile(lines)
-    readings = _readings(lines)
+    readings, surnames = _readings(lines)
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
@@ -265,12 +314,17 @@ def _build(source: Path, path: Path) -> None:
         conn.executemany(
             "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
         )
-        conn.execute(
-            "CREATE TABLE reading (zh TEXT NOT NULL, syllable TEXT NOT NULL, PRIMARY KEY (zh, syllable))"
-        )
-        conn.execute("CREATE INDEX reading_syllable ON reading (syllable)")
-        conn.executemany("INSERT INTO reading VALUES (?, ?)", sorted(readings))
         counts = _jieba_counts()
+        conn.execute(
+            "CREATE TABLE reading (zh TEXT NOT NULL, syllable TEXT NOT NULL, count INTEGER NOT NULL, "
+            "PRIMARY KEY (zh, syllable))"
+        )
+        conn.execute("CREATE INDEX reading_syllable ON reading (syllable, count)")
+        conn.executemany(
+            "INSERT INTO reading VALUES (?, ?, ?)", sorted((z, y, counts.get(z, 0)) for z, y in readings)
+        )
+        conn.execute("CREATE TABLE surname (zh TEXT PRIMARY KEY)")
+        conn.executemany("INSERT INTO surname VALUES (?)", sorted((z,) for z in surnames))
         conn.executemany(
             "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
             sorted((e, z, r, counts.get(z, 0)) for (e, z), r in en2zh.items()),
@@ -340,9 +394,16 @@ def readings(char: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def read_as(syllable: str) -> tuple[str, ...]:
-    """The single Han characters the dictionary reads as ``syllable`` (toneless), in code-point order."""
-    return _column("SELECT zh FROM reading WHERE syllable=? ORDER BY zh", syllable)
+def read_as(syllable: str, limit: int) -> tuple[str, ...]:
+    """The ``limit`` commonest single Han characters (by jieba's counts) the dictionary reads as
+    ``syllable`` (toneless): names are written in common characters."""
+    return _column("SELECT zh FROM reading WHERE syllable=? ORDER BY count DESC, zh LIMIT ?", syllable, limit)
+
+
+@lru_cache(maxsize=4096)
+def is_surname(char: str) -> bool:
+    """True when the dictionary lists the Han character as a surname (李, 王, 张)."""
+    return bool(_column("SELECT zh FROM surname WHERE zh=?", char))
 
 
 @lru_cache(maxsize=1)

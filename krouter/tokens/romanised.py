@@ -25,6 +25,9 @@ MIN_SYLLABLE_LETTERS = 2
 MAX_WORDS = 64
 # Spellings tried for one Han word (a polyphonic character multiplies them).
 MAX_SPELLINGS = 8
+# Characters tried for one syllable, the commonest first: names are written in common characters, and
+# each one the vault may hold is an index look-up.
+MAX_CHARACTERS = 24
 
 
 def spellings(word: str) -> tuple[tuple[str, ...], ...]:
@@ -46,8 +49,13 @@ def hanzi(word: str, held: Callable[[str], bool]) -> Iterator[str]:
         return
     tried = 0
     for split in _splits(letters, bilingual.syllables()):
-        options = [[char for char in bilingual.read_as(syllable) if held(char)] for syllable in split]
-        if not all(options):
+        options: list[list[str]] = []
+        for syllable in split:
+            chars = [char for char in bilingual.read_as(syllable, MAX_CHARACTERS) if held(char)]
+            if not chars:
+                break
+            options.append(chars)
+        if len(options) < len(split):
             continue
         for combo in itertools.product(*options):
             if tried == MAX_WORDS:
@@ -57,20 +65,23 @@ def hanzi(word: str, held: Callable[[str], bool]) -> Iterator[str]:
 
 
 def _splits(letters: str, known: frozenset[str]) -> list[tuple[str, ...]]:
-    """Every way to read ``letters`` as MIN_SYLLABLES to MAX_SYLLABLES known syllables, fewest first."""
+    """Every way to read ``letters`` as MIN_SYLLABLES to MAX_SYLLABLES known syllables, fewest first. A
+    syllable after the first never starts with a, e or o (pinyin writes "Xi'an" to tell it from
+    "xian"), so a one-syllable word is not read as two ("yuan" is not yu + an)."""
     out: list[tuple[str, ...]] = []
+    if letters in known or len(letters) < MIN_SYLLABLES * MIN_SYLLABLE_LETTERS:
+        return out
 
     def walk(start: int, parts: tuple[str, ...]) -> None:
         if start == len(letters):
             if len(parts) >= MIN_SYLLABLES:
                 out.append(parts)
             return
-        if len(parts) == MAX_SYLLABLES:
+        if len(parts) == MAX_SYLLABLES or (parts and letters[start] in "aeo"):
             return
         for end in range(start + MIN_SYLLABLE_LETTERS, min(len(letters), start + 6) + 1):
             if letters[start:end] in known:
                 walk(end, (*parts, letters[start:end]))
 
-    if len(letters) >= MIN_SYLLABLES * MIN_SYLLABLE_LETTERS:
-        walk(0, ())
+    walk(0, ())
     return sorted(out, key=len)
