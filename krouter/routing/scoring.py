@@ -259,7 +259,7 @@ def _items(postings: dict[int, tuple], keep: set[int]) -> Iterator[tuple[int, tu
 def _reachable(units: list[Unit], t: Tables, window: int) -> set[int] | None:
     """The pages whose score can reach the ``window`` best, or None when no page can be ruled out
     (MaxScore: `krouter.routing.pruning.reachable`, with the units' shares as a full scoring gets them)."""
-    return pruning.reachable(units, t, window, _unit_shares)
+    return pruning.reachable(units, t, window, _unit_shares, Scores(units, t, {}, complete=False)._score)
 
 
 def _unit_shares(u: Unit, w: float, t: Tables) -> tuple[Iterable[int], Sequence[float]] | None:
