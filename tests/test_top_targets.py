@@ -24,19 +24,20 @@ def _write(vault: Path, rel: str, text: str) -> None:
 
 
 def _random_vault(vault: Path, seed: int) -> None:
-    """Pages of a few shared words, many of them identical (ties), some clipped, some replaced: by a
-    current page, by another replaced page (a chain), or by no page (a dead end)."""
+    """Pages of a few shared words, common and rare ones (so that pruning rules pages out), many of them
+    identical (ties), some clipped, some replaced: by a current page, by another replaced page (a
+    chain), or by no page (a dead end)."""
     rng = random.Random(seed)
-    for i in range(rng.randint(60, 160)):
-        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
-        if rng.random() < 0.3:
-            words = "ferry timetable harbour"  # identical pages: ties
+    for i in range(rng.randint(300, 420)):
+        words = " ".join(rng.choices(WORDS, weights=(40, 30, 12, 8, 4, 3, 2, 1), k=rng.randint(1, 6)))
+        if rng.random() < 0.25:
+            words = "ferry timetable harbour anchor"  # identical pages: ties
         folder = "Inputs" if rng.random() < 0.1 else "Notes"
         head = ""
         kind = rng.random()
-        if kind < 0.08:
+        if kind < 0.05:
             head = '---\nstatus: superseded\nsuperseded_by: "[[Nowhere]]"\n---\n'
-        elif kind < 0.3 and i > 0:
+        elif kind < 0.2 and i > 0:
             head = f'---\nstatus: superseded\nsuperseded_by: "[[p{rng.randrange(i):03d}]]"\n---\n'
         _write(vault, f"{folder}/p{i:03d}.md", f"{head}# Note {i % 7}\n\nThe {words} note.\n")
 
@@ -70,7 +71,7 @@ def test_targets_are_the_best_k_plus_one_and_their_ties(
     _random_vault(vault, seed)
     monkeypatch.setattr(scoring, "PRUNE_POSTINGS", -1 if prune else 10**12)
     questions = ["ferry timetable", "harbour ticket deck", "crew anchor spring", "ferry", "timetable harbour"]
-    checked = 0
+    checked = pruned = 0
     with Router(vault, auto_refresh=False) as router:
         router.refresh()
         t = router._load_tables()
@@ -79,6 +80,7 @@ def test_targets_are_the_best_k_plus_one_and_their_ties(
                 with router.index.snapshot():
                     units = question_units(question, router.index, t)
                     scores, _, _ = scoring.score(units, t, scoring.walk_window(k))
+                    pruned += not scores.complete
                     targets, _, _ = scoring.top_targets(scores, k, t)
                     every = _walk_every_page(scores, t)
                 ranked = sorted((s for s, _, _ in every.values()), reverse=True)
@@ -95,3 +97,4 @@ def test_targets_are_the_best_k_plus_one_and_their_ties(
                     assert len(tgt.contributors) == len(contributors)
                 checked += len(want) > k + 1  # ties past the (k+1)-th were kept
     assert checked  # the vaults make ties at the edge
+    assert pruned if prune else not pruned  # pruning ruled pages out
