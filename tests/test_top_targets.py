@@ -4,6 +4,7 @@ ties, clipped pages) and whether the scoring was pruned."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -98,3 +99,21 @@ def test_targets_are_the_best_k_plus_one_and_their_ties(
                 checked += len(want) > k + 1  # ties past the (k+1)-th were kept
     assert checked  # the vaults make ties at the edge
     assert pruned if prune else not pruned  # pruning ruled pages out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pruned_receipts_equal_full_scoring_on_random_vaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Whole receipts (ranking, redirects, skipped dead ends, coverage, decision), pruned and not."""
+    vault = tmp_path / "vault"
+    _random_vault(vault, seed)
+    questions = ["ferry timetable", "harbour ticket deck", "crew anchor spring", "timetable harbour deck"]
+    with Router(vault, auto_refresh=False) as router:
+        router.refresh()
+
+        def receipts(limit: int) -> list[dict[str, object]]:
+            monkeypatch.setattr(scoring, "PRUNE_POSTINGS", limit)
+            return [dataclasses.asdict(router.decide(q, k=k)) for q in questions for k in (1, 5, 9)]
+
+        assert receipts(-1) == receipts(10**12)
