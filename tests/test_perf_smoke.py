@@ -136,3 +136,21 @@ def test_lookup_ab_smoke_300_pages(tmp_path: Path) -> None:
         for key in ("kr_en", "kr_zh", "fts_en", "fts_zh"):
             assert set(result[key]) == {"p50", "p95", "p99"}
             assert all(v >= 0 for v in result[key].values())
+
+
+def test_lookup_same_smoke_300_pages(tmp_path: Path) -> None:
+    """bench/perf/lookup_same.py writes a line per bench lookup (each question with k=1 and k=5, asked
+    twice); with pruning forced the lines are byte-identical, as pruning must leave every receipt,
+    window and score as it was."""
+    root = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, str(PERF / "lookup_same.py"), "--size", "300", "--work-dir", str(tmp_path / "w")]
+    argv += ["--code", str(root)]
+    plain, forced = tmp_path / "plain.jsonl", tmp_path / "forced.jsonl"
+    for out, extra in ((plain, []), (forced, ["--force-prune"])):
+        proc = subprocess.run([*argv, "--out", str(out), *extra], capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [json.loads(line) for line in plain.read_text().splitlines()]
+    setup = json.loads((tmp_path / "w" / "lookup-ab-300.json").read_text())
+    assert len(rows) == 4 * len(setup["questions"])
+    assert all(row["receipt"]["decision"] in ("cite", "refuse") and row["scoring"] for row in rows)
+    assert forced.read_bytes() == plain.read_bytes()

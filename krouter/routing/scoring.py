@@ -160,32 +160,47 @@ def _shares(postings: dict[int, tuple], w: float, norms: list[float | None]) -> 
         return None
 
 
+# Per target the walk reaches: (its score, the replaced page first leading to it, its contributors).
+_Found = dict[int, tuple[float, int | None, list[int]]]
+
+
 def top_targets(scores: Scores, k: int, t: Tables) -> tuple[dict[int, Target], list[Redirect], list[str]]:
     """The best k+1 distinct current pages, each scored by its best contributor (itself or a
-    replaced page leading to it), with what all its contributors matched.
+    replaced page leading to it), with what all its contributors matched; more when pages tie with the
+    (k+1)-th best, which the caller orders (by path).
 
     Only the highest-scoring pages are walked: a target's score is its best contributor's, so once
     k+1 targets score strictly above every page left unwalked, nothing further down can outrank
     them or tie them. When replaced pages or ties crowd that window, every page is walked once
-    (scored first, if ``scores`` holds only the pages that could reach the window)."""
+    (scored first, if ``scores`` holds only the pages that could reach the window). Redirects: every
+    walked page's, and those of the returned targets' weaker contributors."""
     want = k + 1
     acc = scores.acc
     best = _best(acc, walk_window(k))
-    targets, redirects, skipped = _walk(best, scores, t)
-    ranked = sorted((x.score for x in targets.values()), reverse=True)
+    found, redirects, skipped = _walk(best, acc, t)
+    ranked = sorted((x[0] for x in found.values()), reverse=True)
     settled = len(ranked) >= want and ranked[want - 1] > acc[best[-1]]
     if (len(best) < len(acc) or not scores.complete) and not settled:
         scores.fill()
         acc = scores.acc
         best = sorted(acc, key=acc.__getitem__, reverse=True)
-        targets, redirects, skipped = _walk(best, scores, t)
+        found, redirects, skipped = _walk(best, acc, t)
+        ranked = sorted((x[0] for x in found.values()), reverse=True)
+    # The walk reaches ~80 targets; the caller reads the best k+1 (its ranking and runner-up), so only
+    # those, and any that tie the last of them, are made into targets: a target further down can take no
+    # place among them, and its weaker contributors' redirects lead to no page the receipt lists.
+    bar = ranked[want - 1] if len(ranked) >= want else None
     seen = set(best)
-    for tgt in targets.values():
+    targets: dict[int, Target] = {}
+    for target_id, (score, via, contributors) in found.items():
+        if bar is not None and score < bar:
+            continue
         # Weaker contributors below the walked pages still add what they matched.
-        for pid in (tgt.page_id, *t.predecessors.get(tgt.page_id, ())):
+        for pid in (target_id, *t.predecessors.get(target_id, ())):
             if pid not in seen and pid in scores:
                 _target_of(pid, t, redirects, skipped)
-                tgt.contributors.append(pid)
+                contributors.append(pid)
+        targets[target_id] = Target(target_id, score, via=via, contributors=contributors, scores=scores)
     return targets, redirects, skipped
 
 
@@ -201,22 +216,21 @@ def _best(acc: dict[int, float], n: int) -> list[int]:
     return sorted(compress(acc, map(le, repeat(bar), scores)), key=acc.__getitem__, reverse=True)[:n]
 
 
-def _walk(pages: list[int], scores: Scores, t: Tables) -> tuple[dict[int, Target], list[Redirect], list[str]]:
-    """Map pages, best first, to the current pages they lead to."""
-    targets: dict[int, Target] = {}
+def _walk(pages: list[int], acc: dict[int, float], t: Tables) -> tuple[_Found, list[Redirect], list[str]]:
+    """Map pages, best first, to the current pages they lead to (targets in the order first reached)."""
+    found: _Found = {}
     redirects: list[Redirect] = []
     skipped: list[str] = []
-    acc = scores.acc
     for pid in pages:
         target_id = _target_of(pid, t, redirects, skipped)
         if target_id is None:
             continue
-        tgt = targets.get(target_id)
-        if tgt is None:
-            via = pid if pid != target_id else None
-            tgt = targets[target_id] = Target(target_id, acc[pid], via=via, scores=scores)
-        tgt.contributors.append(pid)
-    return targets, redirects, skipped
+        entry = found.get(target_id)
+        if entry is None:
+            found[target_id] = (acc[pid], pid if pid != target_id else None, [pid])
+        else:
+            entry[2].append(pid)
+    return found, redirects, skipped
 
 
 def _target_of(pid: int, t: Tables, redirects: list[Redirect], skipped: list[str]) -> int | None:
@@ -237,14 +251,15 @@ def walk_window(k: int) -> int:
 
 
 def _items(postings: dict[int, tuple], keep: set[int]) -> Iterator[tuple[int, tuple]]:
-    """The postings of the pages in ``keep``, in the postings' order (the filter runs in C)."""
-    return ((pid, postings[pid]) for pid in filter(keep.__contains__, postings))
+    """The postings of the pages in ``keep``, in the postings' order, picked in C (a generator looking
+    each one up again cost a resumption and a lookup per kept posting: ~10,000 a unit at 100k pages)."""
+    return compress(postings.items(), map(keep.__contains__, postings))
 
 
 def _reachable(units: list[Unit], t: Tables, window: int) -> set[int] | None:
     """The pages whose score can reach the ``window`` best, or None when no page can be ruled out
     (MaxScore: `krouter.routing.pruning.reachable`, with the units' shares as a full scoring gets them)."""
-    return pruning.reachable(units, t, window, _unit_shares)
+    return pruning.reachable(units, t, window, _unit_shares, Scores(units, t, {}, complete=False)._score)
 
 
 def _unit_shares(u: Unit, w: float, t: Tables) -> tuple[Iterable[int], Sequence[float]] | None:
@@ -382,11 +397,4 @@ class FieldMasks(Mapping[int, int]):
 
 def unit_bits(mask: int) -> set[int]:
     """The unit indexes set in a bitmask."""
-    out = set()
-    i = 0
-    while mask:
-        if mask & 1:
-            out.add(i)
-        mask >>= 1
-        i += 1
-    return out
+    return {i for i in range(mask.bit_length()) if mask >> i & 1}
