@@ -521,7 +521,7 @@ def test_a_name_in_one_syllable_words_reaches_the_chinese_page(tmp_path: Path) -
 def test_a_one_syllable_word_is_not_read_as_two() -> None:
     """ "yuan" is one syllable, not yu + an (pinyin writes an apostrophe before a syllable that opens
     with a vowel); read as two it reached 预案 and cited a contingency-plan page at confidence 1.0."""
-    syllables = bilingual.syllables()
+    syllables = romanised.syllables()
     for word in ("yuan", "tian", "lian", "jiang", "huang", "guan", "kuai", "xian"):
         assert romanised._splits(word, syllables) == [], word
     assert romanised._splits("minghui", syllables) == [("ming", "hui")]
@@ -594,12 +594,12 @@ def test_a_store_without_the_readings_is_rebuilt(tmp_path: Path, monkeypatch) ->
     monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
     monkeypatch.setattr(bilingual, "_conn", None)
     monkeypatch.setattr(bilingual, "_unavailable", False)
-    bilingual.syllables.cache_clear()
+    romanised.syllables.cache_clear()
     cache.mkdir()
     with sqlite3.connect(bilingual._store_path(source)) as conn:
         conn.execute("CREATE TABLE zh2en (zh TEXT, en TEXT, shown TEXT)")
         conn.execute("CREATE TABLE en2zh (en TEXT, zh TEXT, rank INTEGER, count INTEGER)")
     try:
-        assert "ming" in bilingual.syllables()
+        assert "ming" in romanised.syllables()
     finally:
-        bilingual.syllables.cache_clear()
+        romanised.syllables.cache_clear()

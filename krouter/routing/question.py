@@ -192,7 +192,7 @@ def _spelled(index: Index, word: str) -> list[tuple[str, tuple[str, ...], dict[i
         if english_terms(joined) != [joined] or bilingual.to_chinese(joined):
             continue
         forms = [(joined, (joined,))]
-        if bilingual.is_surname(word[0]) and all(english_terms(s) == [s] for s in syllables):
+        if romanised.is_surname(word[0]) and all(english_terms(s) == [s] for s in syllables):
             forms.append((" ".join(syllables), syllables))
         for shown, terms in forms:
             held = _holding(index, terms)
@@ -233,7 +233,7 @@ def _named_in_hanzi(
     recurs; two characters that meet across a word boundary, 名回, seldom do), else there is no route."""
     found = []
     for zh in romanised.hanzi(word, index.has_term):
-        if (person and not bilingual.is_surname(zh[0])) or bilingual.to_english(zh):
+        if (person and not romanised.is_surname(zh[0])) or bilingual.to_english(zh):
             continue
         # Whether the word, or each of its bigrams, is held at all is kept per generation; most spellings
         # stop there, before any posting list is read.

@@ -365,7 +365,7 @@ def _store() -> sqlite3.Connection | None:
 def to_chinese(term: str) -> tuple[str, ...]:
     """Chinese words whose dictionary entry translates the stemmed English term: commonest sense first,
     then the commoner word."""
-    return _column(
+    return column(
         "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
         term,
         MAX_TRANSLATIONS,
@@ -387,32 +387,7 @@ def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
         return ()
 
 
-@lru_cache(maxsize=4096)
-def readings(char: str) -> tuple[str, ...]:
-    """The toneless syllables the dictionary reads a single Han character as (瑞: "rui"), in order."""
-    return _column("SELECT syllable FROM reading WHERE zh=? ORDER BY syllable", char)
-
-
-@lru_cache(maxsize=4096)
-def read_as(syllable: str, limit: int) -> tuple[str, ...]:
-    """The ``limit`` commonest single Han characters (by jieba's counts) the dictionary reads as
-    ``syllable`` (toneless): names are written in common characters."""
-    return _column("SELECT zh FROM reading WHERE syllable=? ORDER BY count DESC, zh LIMIT ?", syllable, limit)
-
-
-@lru_cache(maxsize=4096)
-def is_surname(char: str) -> bool:
-    """True when the dictionary lists the Han character as a surname (李, 王, 张)."""
-    return bool(_column("SELECT zh FROM surname WHERE zh=?", char))
-
-
-@lru_cache(maxsize=1)
-def syllables() -> frozenset[str]:
-    """Every toneless syllable the dictionary reads a character as."""
-    return frozenset(_column("SELECT DISTINCT syllable FROM reading"))
-
-
-def _column(sql: str, *args: object) -> tuple[str, ...]:
+def column(sql: str, *args: object) -> tuple[str, ...]:
     """The first column of a query on the store; empty when the dictionary is missing or unreadable."""
     conn = _store()
     if conn is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from krouter.tokens import bilingual
 
@@ -35,7 +36,7 @@ def spellings(word: str) -> tuple[tuple[str, ...], ...]:
     (瑞芯: ("rui", "xin")); none when a character has no reading."""
     if not MIN_SYLLABLES <= len(word) <= MAX_SYLLABLES:
         return ()
-    options = [bilingual.readings(char) for char in word]
+    options = [readings(char) for char in word]
     if not all(options):
         return ()
     return tuple(itertools.islice(itertools.product(*options), MAX_SPELLINGS))
@@ -48,10 +49,10 @@ def hanzi(word: str, held: Callable[[str], bool]) -> Iterator[str]:
     if not (letters.isascii() and letters.isalpha()):
         return
     tried = 0
-    for split in _splits(letters, bilingual.syllables()):
+    for split in _splits(letters, syllables()):
         options: list[list[str]] = []
         for syllable in split:
-            chars = [char for char in bilingual.read_as(syllable, MAX_CHARACTERS) if held(char)]
+            chars = [char for char in read_as(syllable, MAX_CHARACTERS) if held(char)]
             if not chars:
                 break
             options.append(chars)
@@ -85,3 +86,30 @@ def _splits(letters: str, known: frozenset[str]) -> list[tuple[str, ...]]:
 
     walk(0, ())
     return sorted(out, key=len)
+
+
+@lru_cache(maxsize=4096)
+def readings(char: str) -> tuple[str, ...]:
+    """The toneless syllables the dictionary reads a single Han character as (瑞: "rui"), in order."""
+    return bilingual.column("SELECT syllable FROM reading WHERE zh=? ORDER BY syllable", char)
+
+
+@lru_cache(maxsize=4096)
+def read_as(syllable: str, limit: int) -> tuple[str, ...]:
+    """The ``limit`` commonest single Han characters (by jieba's counts) the dictionary reads as
+    ``syllable`` (toneless): names are written in common characters."""
+    return bilingual.column(
+        "SELECT zh FROM reading WHERE syllable=? ORDER BY count DESC, zh LIMIT ?", syllable, limit
+    )
+
+
+@lru_cache(maxsize=4096)
+def is_surname(char: str) -> bool:
+    """True when the dictionary lists the Han character as a surname (李, 王, 张)."""
+    return bool(bilingual.column("SELECT zh FROM surname WHERE zh=?", char))
+
+
+@lru_cache(maxsize=1)
+def syllables() -> frozenset[str]:
+    """Every toneless syllable the dictionary reads a character as."""
+    return frozenset(bilingual.column("SELECT DISTINCT syllable FROM reading"))
