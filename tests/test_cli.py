@@ -390,3 +390,20 @@ def test_the_cited_line_is_the_sentence_that_answers_not_its_heading(tmp_path: P
         receipt = router.ask("how often are flags reviewed")
     assert receipt.closest is not None and receipt.closest.line == 6
     assert receipt.closest.snippet == "Flags are reviewed monthly by the platform team."
+
+
+def test_the_cited_line_is_found_deep_in_a_page_with_no_blank_line(tmp_path: Path) -> None:
+    """A pasted transcript or log with no blank line is one passage; the answering line was searched
+    only in its first 40 lines, and the receipt showed line 3, which holds none of the matched words."""
+    from krouter import Router
+
+    filler = [f"entry {n}: the shuttle left the depot on time." for n in range(600)]
+    filler[400] = "The Kafka consumer lag alert fires when lag exceeds 50000 messages."
+    (tmp_path / "Notes").mkdir()
+    (tmp_path / "Notes" / "Transcript.md").write_text("# Transcript\n\n" + "\n".join(filler) + "\n")
+    (tmp_path / "Kafka.md").write_text("# Kafka\n\nWe run Kafka on three brokers.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("when does the kafka consumer lag alert fire")
+    assert receipt.top is not None and receipt.top.path == "Notes/Transcript.md"
+    assert receipt.top.line == 403
+    assert receipt.top.snippet.startswith("The Kafka consumer lag alert fires")

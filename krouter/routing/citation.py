@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from krouter.index.store import Index
@@ -14,8 +15,6 @@ from krouter.routing.tables import Tables
 from krouter.tokens.terms import normalize
 
 SNIPPET_CHARS = 240
-# How far past its first line a page's last passage is searched for the answering line.
-_MAX_PASSAGE_LINES = 40
 
 
 # A passage as a lookup reads it: (first line, the question's terms it holds).
@@ -133,7 +132,7 @@ def _snippet(
         return found
 
     best = max(passages, key=lambda p: (weight(p[1]), not line_text(p[0]).startswith("#"), -p[0]))
-    line = _answering_line(best, passages, units, line_text)
+    line = _answering_line(best, passages, units, text_lines)
     text = line_text(line)
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1] + "…"
@@ -144,24 +143,36 @@ def _answering_line(
     best: HeldPassage,
     passages: list[HeldPassage],
     units: list[Unit],
-    line_text: Callable[[int], str],
+    text_lines: list[str],
 ) -> int:
     """The line of passage ``best`` that holds most of the question's weight: a heading and the sentence
     under it with no blank line between are one passage, and the receipt's line should be the sentence
     ("Flags are reviewed monthly."), not the heading. Lines are matched on their text (a unit's route
-    terms found in it), which is enough to choose among a passage's few lines; with no line matching,
-    the passage's first line stands."""
+    terms found in it); with no line matching, the passage's first line stands. A passage may run to
+    the end of a long page (a transcript or log with no blank line): only the lines holding a route
+    term are weighed, found by searching the passage's text at once."""
     first = best[0]
     following = [p[0] for p in passages if p[0] > first]
-    end = min(following) if following else first + _MAX_PASSAGE_LINES
+    end = min(following) if following else len(text_lines) + 1
+    rows = [line.strip() for line in text_lines[first - 1 : end - 1]]
+    block = normalize("\n".join(rows))
+    plain_rows = block.split("\n")
+    if len(plain_rows) != len(rows):
+        # A character that normalises to a line break (none known): weigh every line on its own.
+        plain_rows = [normalize(row) for row in rows]
+        block = "\n".join(plain_rows)
+    starts = list(itertools.accumulate((len(row) + 1 for row in plain_rows[:-1]), initial=0))
+    candidates: set[int] = set()
+    for term in {term for u in units for alt in u.alts for term in alt}:
+        at = block.find(term)
+        while at != -1:
+            candidates.add(bisect.bisect_right(starts, at) - 1)
+            at = block.find(term, at + 1)
     chosen, top = first, (0.0, False)
-    for n in range(first, end):
-        text = line_text(n)
-        if not text:
-            continue
-        plain = normalize(text)
+    for i in sorted(candidates):
+        plain = plain_rows[i]
         weight = sum(u.weight for u in units if any(all(term in plain for term in alt) for alt in u.alts))
-        score = (weight, not text.startswith("#"))
+        score = (weight, not rows[i].startswith("#"))
         if weight > 0 and score > top:
-            chosen, top = n, score
+            chosen, top = first + i, score
     return chosen
