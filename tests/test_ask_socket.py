@@ -424,7 +424,13 @@ def test_a_running_mcp_server_answers_asks_too(vault: Path, tmp_path: Path) -> N
                 await client.list_tools()
                 while not (sock.exists() and watched_clean(index_path(vault.resolve()))):
                     await anyio.sleep(0.05)
-                return await anyio.to_thread.run_sync(lambda: ask(tmp_path, *args))
+                # A server slower than the client's hello timeout (a loaded CI machine) is passed over
+                # for the ordinary path, by design; asked again it answers.
+                for _ in range(5):
+                    asked = await anyio.to_thread.run_sync(lambda: ask(tmp_path, *args))
+                    if asked.via_socket:
+                        break
+                return asked
 
     served = anyio.run(session)
     assert served.via_socket
