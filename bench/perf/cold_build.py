@@ -4,7 +4,7 @@ The machine this runs on is shared, so wall clock swings with other people's wor
 process, and its reaped children: the tokenising workers and the merge helper) is the steadier figure.
 Run the old and the new code alternately (e.g. ``PYTHONPATH=/path/to/old/checkout``) on the same vault.
 
-    python bench/perf/cold_build.py build VAULT [--keep-staging FILE]   # Index(vault).rebuild() of an empty index
+    python bench/perf/cold_build.py build VAULT [--keep-staging FILE] [--keep-index FILE]   # Index(vault).rebuild()
     python bench/perf/cold_build.py merge VAULT STAGING                  # the final merge of a kept staging file
     python bench/perf/cold_build.py walk VAULT                           # walk vs a bare scandir loop vs FTS5's walk
 
@@ -39,8 +39,9 @@ def _usage() -> dict[str, Any]:
     }
 
 
-def build(vault: Path, keep: Path | None) -> dict[str, Any]:
-    """A cold build in a fresh cache dir; the merge timed apart (and its staging file kept if asked)."""
+def build(vault: Path, keep: Path | None, keep_index: Path | None = None) -> dict[str, Any]:
+    """A cold build in a fresh cache dir; the merge timed apart (its staging file and the index kept
+    if asked, the index for ``index_diff.py``)."""
     from krouter.index import build as index_build
     from krouter.index.store import Index
 
@@ -63,6 +64,8 @@ def build(vault: Path, keep: Path | None) -> dict[str, Any]:
     index.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = index.path.stat().st_size
     index.close()
+    if keep_index is not None:
+        shutil.copy(index.path, keep_index)
     mb = sum(p.stat().st_size for p in vault.rglob("*.md")) / 1e6
     return {
         **out,
@@ -134,12 +137,13 @@ def main() -> int:
         "staging", type=Path, nargs="?", help="(merge) a staging file kept by build --keep-staging"
     )
     p.add_argument("--keep-staging", type=Path, help="(build) copy the staging database here before merging")
+    p.add_argument("--keep-index", type=Path, help="(build) copy the finished index here")
     a = p.parse_args()
     vault = a.vault.resolve()
     with tempfile.TemporaryDirectory() as cache:
         os.environ["KROUTER_CACHE_DIR"] = cache
         if a.what == "build":
-            result = build(vault, a.keep_staging)
+            result = build(vault, a.keep_staging, a.keep_index)
         elif a.what == "merge":
             if a.staging is None:
                 p.error("merge needs a STAGING file")
