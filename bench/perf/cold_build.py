@@ -78,8 +78,8 @@ def build(vault: Path, keep: Path | None, keep_index: Path | None = None) -> dic
     }
 
 
-def merge(vault: Path, staging: Path) -> dict[str, Any]:
-    """The final merge of a copy of a staged build into an empty index."""
+def merge(vault: Path, staging: Path, keep_index: Path | None = None) -> dict[str, Any]:
+    """The final merge of a copy of a staged build into an empty index (kept if asked)."""
     from krouter.index.store import Index
 
     index = Index(vault)
@@ -90,7 +90,10 @@ def merge(vault: Path, staging: Path) -> dict[str, Any]:
         "merge_wall_s": round(time.perf_counter() - wall, 2),
         "merge_cpu_s": round(time.process_time() - cpu, 2),
     }
+    index.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     index.close()
+    if keep_index is not None:
+        shutil.copy(index.path, keep_index)
     return {**out, **_usage()}
 
 
@@ -138,7 +141,7 @@ def main() -> int:
         "staging", type=Path, nargs="?", help="(merge) a staging file kept by build --keep-staging"
     )
     p.add_argument("--keep-staging", type=Path, help="(build) copy the staging database here before merging")
-    p.add_argument("--keep-index", type=Path, help="(build) copy the finished index here")
+    p.add_argument("--keep-index", type=Path, help="(build, merge) copy the finished index here")
     a = p.parse_args()
     vault = a.vault.resolve()
     with tempfile.TemporaryDirectory() as cache:
@@ -155,7 +158,7 @@ def main() -> int:
         elif a.what == "merge":
             if a.staging is None:
                 p.error("merge needs a STAGING file")
-            result = merge(vault, a.staging)
+            result = merge(vault, a.staging, a.keep_index)
         else:
             result = walk(vault)
     print(json.dumps(result))
