@@ -15,7 +15,7 @@ import sys
 import threading
 import zlib
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, compress, repeat
 from pathlib import Path
@@ -39,6 +39,8 @@ PARALLEL_MIN = 1000
 BATCH = 250
 # How many processes tokenise; 0 or 1 keeps everything in this process. Default: one per core.
 WORKERS_ENV = "KROUTER_BUILD_WORKERS"
+# Batches a worker pool asks for or holds past the next one to yield, per worker (`Workers.run`).
+AHEAD = 3
 # Terms per staged block of a cold build's segment (see `Block`): the merge reads a chunk's segment a
 # block at a time.
 BLOCK_TERMS = 256
@@ -313,8 +315,9 @@ def _serve(
 class Workers:
     """Forked worker processes that prepare batches, answering in the order the batches were given.
 
-    Each worker has a pipe of its own and at most two batches asked of it at a time, so memory is
-    bounded by the batches in flight whatever the vault's size. A worker that dies or fails has its
+    Each worker has a pipe of its own and at most two batches asked of it at a time, and at most
+    AHEAD per worker are asked or held past the next one to yield, so memory is bounded by the
+    batches in flight whatever the vault's size. A worker that dies or fails has its
     batches done here instead: the result is the same, only slower."""
 
     def __init__(self, root: Path, count: int, batches: Sequence[Sequence[Task]], *, invert: bool) -> None:
@@ -347,14 +350,17 @@ class Workers:
     def __exit__(self, exc_type: type[BaseException] | None, *_exc: object) -> None:
         self.close(finished=exc_type is None)
 
-    def _ask(self, slot: int, number: int) -> None:
+    def _ask(self, slot: int, number: int) -> bool:
+        """Send batch ``number`` to the worker in ``slot``; False (the worker dropped) if it cannot."""
         conn = self._conns[slot]
         if conn is None:
-            return
+            return False
         try:
             conn.send(number)
         except OSError:
             self._drop(slot)
+            return False
+        return True
 
     def _drop(self, slot: int) -> None:
         conn = self._conns[slot]
@@ -363,27 +369,64 @@ class Workers:
             conn.close()
 
     def run(self) -> Iterator[Batch]:
-        """Prepare every batch, yielding them in order while the workers go on with the next ones."""
+        """Prepare every batch, yielding them in order while the workers go on with the next ones.
+
+        The next batch goes to whichever worker has the fewest asked of it (at most two each, so one
+        is queued while it works on the other), not to each worker in turn: in turn, a worker given
+        slow batches held up the ones queued behind it while the other worker idled (~5 % of a 10k
+        build's worker time, simulated from measured batch times, against ~2 % this way). Answers that
+        come early wait here for their turn; at most AHEAD per worker are asked or held past the next
+        one to yield, so memory stays bounded whatever the vault's size."""
+        from multiprocessing.connection import wait
+
         n, total = len(self._conns), len(self.batches)
-        ahead = 2 * n
-        for i in range(min(total, ahead)):
-            self._ask(i % n, i)
+        asked: list[deque[int]] = [deque() for _ in range(n)]
+        answered: dict[int, Batch | None] = {}  # None: to be done here
+        following = 0  # the next batch to ask for
+
+        def lost(slot: int) -> None:
+            # A worker that failed once is not trusted with the batches asked of it either.
+            self._drop(slot)
+            answered.update(dict.fromkeys(asked[slot]))
+            asked[slot].clear()
+
+        def ask(upto: int) -> None:
+            nonlocal following
+            while following < min(total, upto):
+                free = [s for s in range(n) if self._conns[s] is not None and len(asked[s]) < 2]
+                if not free:
+                    return
+                slot = min(free, key=lambda s: len(asked[s]))
+                asked[slot].append(following)
+                if not self._ask(slot, following):
+                    lost(slot)
+                following += 1
+
         for i in range(total):
-            slot = i % n
-            conn = self._conns[slot]
-            answer: tuple[bool, object] = (False, None)
-            if conn is not None:
-                try:
-                    answer = conn.recv()
-                except (EOFError, OSError):
-                    self._drop(slot)
-            if not answer[0]:
-                # A worker that failed once is not trusted with the batches asked of it either.
-                self._drop(slot)
-            if i + ahead < total:
-                self._ask((i + ahead) % n, i + ahead)
-            done = answer[1]
-            yield done if isinstance(done, Batch) else prepare_batch(self.root, self.batches[i], self.invert)
+            ask(i + AHEAD * n)
+            while i not in answered:
+                busy: dict[object, int] = {
+                    conn: s for s, conn in enumerate(self._conns) if asked[s] and conn is not None
+                }
+                if not busy:  # no worker left: what was never asked is done here
+                    answered[i] = None
+                    break
+                for ready in wait(list(busy)):
+                    slot = busy[ready]
+                    conn = self._conns[slot]
+                    assert conn is not None  # a dropped worker is not waited on
+                    try:
+                        answer: tuple[bool, object] = conn.recv()
+                    except (EOFError, OSError):
+                        answer = (False, None)
+                    if answer[0] and isinstance(answer[1], Batch):
+                        answered[asked[slot].popleft()] = answer[1]
+                    else:
+                        lost(slot)
+                ask(i + AHEAD * n)
+            done = answered.pop(i)
+            ask(i + 1 + AHEAD * n)
+            yield done if done is not None else prepare_batch(self.root, self.batches[i], self.invert)
 
     def close(self, *, finished: bool = True) -> None:
         """Stop the workers: closing their pipes tells an idle one to exit; when the work was cut short,
