@@ -74,7 +74,7 @@ def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
 WORKER_SIDE = """
 import json, os, sys
 from pathlib import Path
-from krouter.index import merge, prepare, refresh
+from krouter.index import merge, prepare, refresh, workers
 from krouter.index.store import Index
 
 vault, path, steps = json.loads(sys.argv[1])
@@ -82,13 +82,13 @@ refresh.BUILD_CHUNK = 3
 prepare.PARALLEL_MIN = 10
 prepare.BATCH = 4
 pools = []
-real_workers = prepare.Workers.__init__
+real_workers = workers.Workers.__init__
 
 def counting(self, *args, **kwargs):
     pools.append(1)
     real_workers(self, *args, **kwargs)
 
-prepare.Workers.__init__ = counting
+workers.Workers.__init__ = counting
 helpers = []
 real_helper = merge.Helper.__init__
 
