@@ -250,3 +250,41 @@ def test_a_chunked_build_packs_title_trigger_and_past_a_byte_counts_as_one_trans
         assert any(trig for term, _page, _m, trig, _b in postings if term == "sprocket1")
     finally:
         index.close()
+
+
+def test_a_chunked_build_of_pages_with_and_without_triggers_and_words_out_of_order_is_one_transactions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold build takes each page's terms in no particular order (its chunk is sorted whole) and
+    skips tokenising and encoding the trigger and link columns a page leaves empty; the one-transaction
+    refresh sorts each page's terms. Pages with and without triggers, with words first met in reverse
+    term order and words only in a title, alias or trigger, mixed in chunks: the same rows."""
+    vault = tmp_path / "vault"
+    for i in range(11):
+        front = f"title: Zulu{i} yankee\naliases: [xray{i % 2}]\n"
+        if i % 3 == 0:
+            front += f"triggers: [whiskey{i} victor, when uniform{i % 2} tangos]\n"
+        if i % 4 == 1:
+            front += f'status: superseded\nsuperseded_by: "[[Notes/Page {i + 1}]]"\n'
+        write(
+            vault / f"Notes/Page {i}.md",
+            f"---\n{front}---\nzebra yak xylophone walrus{i} victor umbrella tango 数据库 迁移 "
+            + ("zebra " * i)
+            + "\n\n- alpha bravo\n",
+        )
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
+    reference = Index(vault, path=tmp_path / "reference.sqlite3")
+    reference.refresh()
+    expected = dump(reference)
+    reference.close()
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 3)
+    index = Index(vault)
+    try:
+        index.refresh()
+        rows = dump(index)
+        assert rows == expected
+        triggers = {path: trig for path, *_rest, trig, _other in rows["pages"]}
+        assert triggers["Notes/Page 1.md"] == "[]" and triggers["Notes/Page 3.md"] != "[]"
+        assert any(term == "whiskey3" and trig for term, _page, _m, trig, _b in rows["postings"])
+    finally:
+        index.close()

@@ -74,7 +74,7 @@ def dump(index: Index) -> dict[str, list[tuple[object, ...]]]:
 WORKER_SIDE = """
 import json, os, sys
 from pathlib import Path
-from krouter.index import merge, prepare, refresh
+from krouter.index import merge, prepare, refresh, workers
 from krouter.index.store import Index
 
 vault, path, steps = json.loads(sys.argv[1])
@@ -82,13 +82,13 @@ refresh.BUILD_CHUNK = 3
 prepare.PARALLEL_MIN = 10
 prepare.BATCH = 4
 pools = []
-real_workers = prepare.Workers.__init__
+real_workers = workers.Workers.__init__
 
 def counting(self, *args, **kwargs):
     pools.append(1)
     real_workers(self, *args, **kwargs)
 
-prepare.Workers.__init__ = counting
+workers.Workers.__init__ = counting
 helpers = []
 real_helper = merge.Helper.__init__
 
@@ -113,6 +113,27 @@ def dies_in_a_worker(root, files, invert):
         os._exit(1)  # a worker killed by the OOM killer, say
     return real_batch(root, files, invert)
 
+marks = Path(vault).parent / "marks"
+
+def held_until_three_others_are_done(root, files, invert):
+    # The first batch a worker starts waits (a minute at most) until three batches are done by the
+    # other worker, and says which came first.
+    import time
+    if os.getpid() == parent:
+        return real_batch(root, files, invert)
+    marks.mkdir(exist_ok=True)
+    try:
+        os.close(os.open(marks / "held", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        batch = real_batch(root, files, invert)
+        (marks / f"done-{os.getpid()}-{time.monotonic_ns()}").touch()
+        return batch
+    deadline = time.monotonic() + 60
+    while len(list(marks.glob("done-*"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (marks / ("released" if len(list(marks.glob("done-*"))) >= 3 else "timed out")).touch()
+    return real_batch(root, files, invert)
+
 def kill_at_20(done, _total):
     if done == 20:
         os.kill(os.getpid(), 9)
@@ -121,6 +142,8 @@ index = Index(Path(vault), path=Path(path) if path else None)
 for step in steps:
     if step == "die in a worker":
         prepare.prepare_batch = dies_in_a_worker
+    elif step == "hold a worker's first batch":
+        prepare.prepare_batch = held_until_three_others_are_done
     elif step == "die in the merge helper":
         merge.write_part = helper_dies
     elif step == "kill the build once the merge helper is done":
@@ -241,6 +264,19 @@ def test_a_build_killed_mid_way_goes_on_and_loses_or_doubles_no_page(
 def test_a_worker_that_dies_has_its_batches_done_by_the_build(tmp_path: Path, one_transaction: Path) -> None:
     vault = one_transaction
     assert run_in_child(vault, None, "die in a worker", "refresh") == 1
+    assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
+
+
+def test_a_worker_held_up_by_a_batch_does_not_hold_up_the_batches_after_it(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    """Batches go to whichever worker is free: while one worker is stuck on its first batch, the other
+    does three (taken in turn, the stuck worker's next batch waited behind it and the other worker
+    stopped after two), and the index is still what one process writes."""
+    vault = one_transaction
+    assert run_in_child(vault, None, "hold a worker's first batch", "refresh") == 1
+    marks = {p.name for p in (vault.parent / "marks").iterdir() if not p.name.startswith("done-")}
+    assert marks == {"held", "released"}
     assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
 
 

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, compress, repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from krouter.errors import ConfigError
 from krouter.index.packed import Block, pack_columns, rebased
@@ -27,10 +27,6 @@ from krouter.index.passages import ZLEVEL, split_passages
 from krouter.tokens.terms import index_terms, length_of, query_terms
 from krouter.vault.files import FileStat, PageTooLarge, content_hash, read_page_bytes
 from krouter.vault.page import Page, Problem, decode, parse_page
-
-if TYPE_CHECKING:  # multiprocessing costs a fresh process ~15 ms of imports: only a build needs it
-    from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
 
 # Worker processes pay only past this many pages to read: forking and a worker's first Chinese page
 # (which loads jieba's dictionary in it) cost tens to hundreds of milliseconds.
@@ -100,7 +96,9 @@ def meta_text(page: Page) -> str:
 def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...], Postings]:
     """A parsed page's ``pages`` row (without its id) and its postings."""
     meta_terms = Counter(index_terms(meta_text(page)))
-    trig_terms = Counter(index_terms("\n".join(page.triggers)))
+    # Most pages have no triggers and replace nothing: their columns are known without tokenising or
+    # encoding anything (a few µs a page, as `index_terms("")` and `json.dumps([])` give them).
+    trig_terms = Counter(index_terms("\n".join(page.triggers))) if page.triggers else Counter()
     # The passages' terms counted once, all together: a `Counter.update` per passage cost ~1 µs of
     # Python around each count, ~12 passages a page.
     body_list: list[str] = []
@@ -110,7 +108,8 @@ def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...],
         body_list += terms
         passages.append([line, " ".join(sorted(set(terms)))])
     body_terms = Counter(body_list)
-    terms = sorted(set(meta_terms) | set(trig_terms) | set(body_terms))
+    named = meta_terms.keys() | trig_terms.keys()
+    every = body_terms.keys() | named
     row = (
         page.path,
         fs.mtime_ns,
@@ -119,17 +118,25 @@ def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...],
         page.title,
         page.status,
         int(page.replaced),
-        json.dumps(page.superseded_by, ensure_ascii=False),
-        json.dumps(page.supersedes, ensure_ascii=False),
+        _json_list(page.superseded_by),
+        _json_list(page.supersedes),
         length_of(body_terms),
         length_of(meta_terms),
         page.body_line,
         page.yaml_error,
         zlib.compress(json.dumps(passages, ensure_ascii=False).encode(), ZLEVEL),
-        json.dumps([[q.term for q in query_terms(t)] for t in page.triggers], ensure_ascii=False),
-        " ".join(sorted((set(meta_terms) | set(trig_terms)) - set(body_terms))),
+        _json_list([[q.term for q in query_terms(t)] for t in page.triggers]),
+        " ".join(sorted(named - body_terms.keys())),
     )
-    return row, Postings(terms, meta_terms, trig_terms, body_terms)
+    # In term order even for a cold build, whose chunk is sorted whole: that sort took 19-26 ms a chunk
+    # over pages whose terms come in order (runs it merges), 32-36 ms over unordered pages, more than
+    # the pages' own sorts (~9 ms a chunk).
+    return row, Postings(sorted(every), meta_terms, trig_terms, body_terms)
+
+
+def _json_list(items: Sequence[object]) -> str:
+    """``items`` as JSON (non-ASCII kept as is); an empty list, most pages' case, without the encoder."""
+    return json.dumps(items, ensure_ascii=False) if items else "[]"
 
 
 def prepare_page(root: Path, fs: FileStat, stored_hash: str = "") -> Prepared:
@@ -173,7 +180,8 @@ def prepare_batch(root: Path, files: Sequence[Task], invert: bool) -> Batch:
             terms_col += terms
             page_col += repeat(n, len(terms))
             for col, counts in zip(tf_cols, fields, strict=True):
-                col += map(counts.get, terms, repeat(0))
+                # Most pages have no trigger: a column of zeros is extended in C without a lookup.
+                col += map(counts.get, terms, repeat(0)) if counts else repeat(0, len(terms))
             n += 1
             prepared = prepared._replace(postings=None)
         pages.append(prepared)
@@ -256,137 +264,6 @@ def worker_count(pages: int) -> int:
     return min(wanted, -(-pages // BATCH))
 
 
-def _serve(
-    conn: Connection,
-    root: Path,
-    parent: int,
-    inherited: list[Connection],
-    batches: Sequence[Sequence[Task]],
-    invert: bool,
-) -> None:
-    """A worker's loop: prepare each batch whose number it receives and send it back, until its pipe
-    closes or its parent is gone (then nobody will read its answers: a killed build leaves no worker).
-    The batches came with the fork, so a request is a number and never fills the pipe."""
-    import gc
-    import signal
-
-    for other in inherited:
-        other.close()  # the parent's ends: its death must reach the other workers as end of file too
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    # Tokenising allocates containers by the million and frees them by reference count; the cyclic
-    # collector found almost nothing to free yet took ~12 % of a worker's time, walking jieba's
-    # dictionary again and again. This process is ours: it collects once per batch instead, and what
-    # survives a collection (jieba's dictionary, the memos) is frozen out of the next one's walk.
-    gc.disable()
-    while True:
-        while not conn.poll(1.0):
-            if os.getppid() != parent:
-                return
-        try:
-            number = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            answer: tuple[bool, object] = (True, prepare_batch(root, batches[number], invert))
-        except BaseException as exc:  # the parent redoes the batch itself and gets the real error
-            answer = (False, repr(exc))
-        gc.collect()
-        gc.freeze()
-        try:
-            conn.send(answer)
-        except OSError:
-            return
-
-
-class Workers:
-    """Forked worker processes that prepare batches, answering in the order the batches were given.
-
-    Each worker has a pipe of its own and at most two batches asked of it at a time, so memory is
-    bounded by the batches in flight whatever the vault's size. A worker that dies or fails has its
-    batches done here instead: the result is the same, only slower."""
-
-    def __init__(self, root: Path, count: int, batches: Sequence[Sequence[Task]], *, invert: bool) -> None:
-        import multiprocessing
-
-        self.root, self.batches, self.invert = root, batches, invert
-        ctx = multiprocessing.get_context("fork")
-        self._conns: list[Connection | None] = []
-        self._procs: list[BaseProcess] = []
-        try:
-            for _ in range(count):
-                mine, theirs = ctx.Pipe()
-                ends = [c for c in self._conns if c is not None]
-                proc = ctx.Process(
-                    target=_serve,
-                    args=(theirs, root, os.getpid(), [*ends, mine], batches, invert),
-                    daemon=True,
-                )
-                proc.start()
-                theirs.close()
-                self._conns.append(mine)
-                self._procs.append(proc)
-        except BaseException:
-            self.close(finished=False)
-            raise
-
-    def __enter__(self) -> Workers:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *_exc: object) -> None:
-        self.close(finished=exc_type is None)
-
-    def _ask(self, slot: int, number: int) -> None:
-        conn = self._conns[slot]
-        if conn is None:
-            return
-        try:
-            conn.send(number)
-        except OSError:
-            self._drop(slot)
-
-    def _drop(self, slot: int) -> None:
-        conn = self._conns[slot]
-        self._conns[slot] = None
-        if conn is not None:
-            conn.close()
-
-    def run(self) -> Iterator[Batch]:
-        """Prepare every batch, yielding them in order while the workers go on with the next ones."""
-        n, total = len(self._conns), len(self.batches)
-        ahead = 2 * n
-        for i in range(min(total, ahead)):
-            self._ask(i % n, i)
-        for i in range(total):
-            slot = i % n
-            conn = self._conns[slot]
-            answer: tuple[bool, object] = (False, None)
-            if conn is not None:
-                try:
-                    answer = conn.recv()
-                except (EOFError, OSError):
-                    self._drop(slot)
-            if not answer[0]:
-                # A worker that failed once is not trusted with the batches asked of it either.
-                self._drop(slot)
-            if i + ahead < total:
-                self._ask((i + ahead) % n, i + ahead)
-            done = answer[1]
-            yield done if isinstance(done, Batch) else prepare_batch(self.root, self.batches[i], self.invert)
-
-    def close(self, *, finished: bool = True) -> None:
-        """Stop the workers: closing their pipes tells an idle one to exit; when the work was cut short,
-        busy ones are not waited for (nothing they hold is needed any more)."""
-        for slot in range(len(self._conns)):
-            self._drop(slot)
-        for proc in self._procs:
-            if finished:
-                proc.join(timeout=5.0)
-            if proc.is_alive():
-                proc.terminate()
-            proc.join()
-        self._procs = []
-
-
 def prepared_batches(
     root: Path, batches: Sequence[Sequence[Task]], *, invert: bool, workers: int
 ) -> Iterator[Batch]:
@@ -395,5 +272,7 @@ def prepared_batches(
         for files in batches:
             yield prepare_batch(root, files, invert)
         return
+    from krouter.index.workers import Workers  # the forking machinery: only a build or a large refresh
+
     with Workers(root, workers, batches, invert=invert) as pool:
         yield from pool.run()
