@@ -298,10 +298,11 @@ def _jieba_dict() -> Path | None:
 
 def _build(source: Path, path: Path) -> None:
     """Compile the dictionary into the store, aside and renamed into place."""
+    # Read twice rather than held in memory: a lookup that builds the store keeps its peak RSS.
     with gzip.open(source, "rt", encoding="utf-8") as fh:
-        lines = fh.readlines()
-    zh2en, en2zh = _compile(lines)
-    readings, surnames = _readings(lines)
+        zh2en, en2zh = _compile(fh)
+    with gzip.open(source, "rt", encoding="utf-8") as fh:
+        readings, surnames = _readings(fh)
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
