@@ -220,6 +220,17 @@ def test_an_edit_re_resolves_only_the_links_it_touches(
         index.close()
 
 
+def _one_transaction(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """Every table of ``vault`` built in one chunk, in an index of its own: what a chunked build must store."""
+    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
+    reference = Index(vault, path=tmp_path / "reference.sqlite3")
+    try:
+        reference.refresh()
+        return dump(reference)
+    finally:
+        reference.close()
+
+
 def test_a_chunked_build_packs_title_trigger_and_past_a_byte_counts_as_one_transaction_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -234,11 +245,7 @@ def test_a_chunked_build_packs_title_trigger_and_past_a_byte_counts_as_one_trans
             + "gadget sprocket1 filler " * (120 * i)  # 960 gadgets on the last page: past 2 bytes' 255
             + f"\nplain{i} words 数据库 迁移 only in the body.\n",
         )
-    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
-    reference = Index(vault, path=tmp_path / "reference.sqlite3")
-    reference.refresh()
-    expected = dump(reference)
-    reference.close()
+    expected = _one_transaction(vault, tmp_path, monkeypatch)
     monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 4)
     index = Index(vault)
     try:
@@ -272,11 +279,7 @@ def test_a_chunked_build_of_pages_with_and_without_triggers_and_words_out_of_ord
             + ("zebra " * i)
             + "\n\n- alpha bravo\n",
         )
-    monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 10_000)
-    reference = Index(vault, path=tmp_path / "reference.sqlite3")
-    reference.refresh()
-    expected = dump(reference)
-    reference.close()
+    expected = _one_transaction(vault, tmp_path, monkeypatch)
     monkeypatch.setattr(index_refresh, "BUILD_CHUNK", 3)
     index = Index(vault)
     try:

