@@ -34,11 +34,8 @@ def generate(folder: Path, pages: int, questions: int) -> list[dict[str, str]]:
     return manifest["questions"]
 
 
-def test_pruned_scoring_gives_the_same_receipts_as_scoring_every_posting(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    questions = generate(tmp_path / "vault", 700, 40)
-    texts = [q["text"] for q in questions] + ["deploy rollback checklist", "服务 部署 回滚"]
+def _count_pruning(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """A list that records, for each scoring that tried to prune, whether it ruled pages out."""
     pruned: list[bool] = []
     real = scoring._reachable
 
@@ -48,6 +45,15 @@ def test_pruned_scoring_gives_the_same_receipts_as_scoring_every_posting(
         return out
 
     monkeypatch.setattr(scoring, "_reachable", counting)
+    return pruned
+
+
+def test_pruned_scoring_gives_the_same_receipts_as_scoring_every_posting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    questions = generate(tmp_path / "vault", 700, 40)
+    texts = [q["text"] for q in questions] + ["deploy rollback checklist", "服务 部署 回滚"]
+    pruned = _count_pruning(monkeypatch)
     with Router(tmp_path / "vault", auto_refresh=False) as router:
         router.refresh()
         # Questions of the vault's commonest words, a rarer one beside them: many postings, many ties.
@@ -86,15 +92,7 @@ def test_pruned_scoring_walks_every_page_when_ties_crowd_the_window(
     for i in range(100):
         (vault / "Q").mkdir(parents=True, exist_ok=True)
         (vault / "Q" / f"{i:03d}.md").write_text(f"# Other {i}\n\nUnrelated delta{i}.\n", encoding="utf-8")
-    pruned: list[bool] = []
-    real = scoring._reachable
-
-    def counting(*args: object) -> set[int] | None:
-        out = real(*args)  # type: ignore[arg-type]
-        pruned.append(out is not None)
-        return out
-
-    monkeypatch.setattr(scoring, "_reachable", counting)
+    pruned = _count_pruning(monkeypatch)
     with Router(vault, auto_refresh=False) as router:
         router.refresh()
         monkeypatch.setattr(scoring, "PRUNE_POSTINGS", 10**12)
@@ -141,15 +139,7 @@ def test_pruned_ranking_equals_full_scoring_on_constructed_cases(
     is the same, also when the second asking sums the shares kept from the first."""
     vault = tmp_path / "vault"
     _shaped_vault(vault)
-    pruned: list[bool] = []
-    real = scoring._reachable
-
-    def counting(*args: object) -> set[int] | None:
-        out = real(*args)  # type: ignore[arg-type]
-        pruned.append(out is not None)
-        return out
-
-    monkeypatch.setattr(scoring, "_reachable", counting)
+    pruned = _count_pruning(monkeypatch)
     with Router(vault, auto_refresh=False) as router:
         router.refresh()
         monkeypatch.setattr(scoring, "PRUNE_POSTINGS", 10**12)

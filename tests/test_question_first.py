@@ -6,15 +6,14 @@ counted)."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import anyio
 import jsonschema
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, TextContent
+from mcp import Client
+from mcp.types import CallToolResult
+from test_mcp import server_params, text_of
 from typer.testing import CliRunner
 
 from krouter.cli import app
@@ -54,17 +53,6 @@ def _vault(tmp_path: Path) -> Path:
     return root
 
 
-def _params(vault: Path) -> StdioServerParameters:
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
-
-
-def _text(result: CallToolResult) -> str:
-    return "".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
 def _cli_error(vault: Path, question: str, phrasings: list[str]) -> str:
     """The usage error `krouter ask QUESTION --also ...` prints (exit 2), without the "krouter: " prefix."""
     args = ["ask", "--vault", str(vault), *[a for p in phrasings for a in ("--also", p)], "--", question]
@@ -79,7 +67,7 @@ def test_the_question_is_checked_before_the_phrasings_everywhere(tmp_path: Path)
 
     async def session() -> list[CallToolResult]:
         with anyio.fail_after(120):
-            async with Client(_params(vault), read_timeout_seconds=60) as client:
+            async with Client(server_params(vault), read_timeout_seconds=60) as client:
                 return [
                     await client.call_tool("krouter_ask", {"question": q, "phrasings": p})
                     for q, p in BOTH_BAD
@@ -91,9 +79,9 @@ def test_the_question_is_checked_before_the_phrasings_everywhere(tmp_path: Path)
         # The question's problem, the same with good phrasings or none: the phrasings were not reached.
         assert cli.startswith("the question"), (question, cli)
         assert cli == _cli_error(vault, question, []) == _cli_error(vault, question, ["which database"])
-        assert reply.is_error, (question, _text(reply))
+        assert reply.is_error, (question, text_of(reply))
         # The SDK puts "Error executing tool krouter_ask: " before the tool's own message.
-        assert _text(reply).endswith(f": krouter_ask refused: {cli}"), (question, _text(reply))
+        assert text_of(reply).endswith(f": krouter_ask refused: {cli}"), (question, text_of(reply))
 
 
 def test_the_library_checks_the_question_length_before_the_phrasings(tmp_path: Path) -> None:
@@ -129,7 +117,7 @@ def test_the_schema_never_rejects_a_question_the_library_accepts(tmp_path: Path)
 
     async def session() -> tuple[dict[str, object], list[CallToolResult], CallToolResult]:
         with anyio.fail_after(120):
-            async with Client(_params(vault), read_timeout_seconds=60) as client:
+            async with Client(server_params(vault), read_timeout_seconds=60) as client:
                 tools = {t.name: t for t in (await client.list_tools()).tools}
                 schema = tools["krouter_ask"].input_schema
                 accepted = [await client.call_tool("krouter_ask", {"question": q}) for q in padded]
@@ -140,9 +128,9 @@ def test_the_schema_never_rejects_a_question_the_library_accepts(tmp_path: Path)
     for question, reply in zip(padded, accepted, strict=True):
         # What an agent's client checks before sending, and what the server answers.
         jsonschema.validate({"question": question}, schema)
-        assert not reply.is_error, _text(reply)
+        assert not reply.is_error, text_of(reply)
     assert refused.is_error
-    assert _text(refused).endswith(
+    assert text_of(refused).endswith(
         f"krouter_ask refused: the question is {len(over)} characters long; at most {MAX_QUESTION_CHARS}: "
         "ask a sentence or two, not a pasted text"
     )
