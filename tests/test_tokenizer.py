@@ -245,3 +245,40 @@ def test_an_abbreviation_is_matched_as_written_not_by_stem(tmp_path: Path) -> No
         organize = router.decide("how do we organize the website?")
         depart = router.decide("when does the train depart?")
     assert organize.decision == "refuse" and depart.decision == "refuse"
+
+
+def test_us_in_capitals_is_the_country_not_the_pronoun(tmp_path: Path) -> None:
+    # Case-folded, "US" was "us", a stop word: "US orders" lost its one distinguishing word and the
+    # three warehouse pages matched equally.
+    vault = make_vault(
+        tmp_path,
+        {
+            "Reno.md": "# Reno\n\nEvery US order ships from Reno, Nevada, by truck.\n",
+            "Venlo.md": "# Venlo\n\nEvery EU order ships from Venlo.\n",
+            "Leeds.md": "# Leeds\n\nEvery UK order ships from Leeds.\n",
+        },
+    )
+    with Router(vault) as router:
+        country = router.decide("where do US orders ship from?")
+        spelled = router.decide("where do U.S. orders ship from?")
+    assert country.decision == "cite" and country.top is not None
+    assert country.top.path == "Reno.md"
+    assert spelled.top is not None and spelled.top.path == "Reno.md"
+    # The pronoun is still a stop word.
+    assert "usa" not in {t.term for t in query_terms("can you send us the orders?")}
+    assert [t.term for t in query_terms("USB stick for the US2 zone")] == ["usb", "stick", "us2", "zone"]
+
+
+def test_an_ordinal_in_digits_is_its_number(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Daily/2023-12-08.md": "# Standup, 8 December 2023\n\nTim finished reading the book The Hobbit.\n",
+            "Daily/2023-12-09.md": "# Standup, 9 December 2023\n\nTim finished reading the book Dune.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("what book did Tim finish reading on the 8th of December?")
+    assert receipt.decision == "cite" and receipt.top is not None
+    assert receipt.top.path == "Daily/2023-12-08.md"
+    assert [t.term for t in query_terms("due on the 21st, 2nd or 3rd")] == ["due", "21", "2", "3"]

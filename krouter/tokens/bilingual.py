@@ -38,14 +38,15 @@ from krouter.tokens.terms import english_terms
 # reverted rules behind a version number nobody bumped.
 STORE_VERSION = "9"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
-# too long to be a translation, a numeral, a cross-reference, a classifier note, verbs in "to ..." form,
-# listed synonyms, negations, a phrasal verb and place names with their glosses.
+# too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
+# "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses.
 SAMPLE = (
     "數據庫 数据库 [shu4 ju4 ku4] /database/",
     "跑 跑 [pao3] /to run/to escape/",
     "推送 推送 [tui1 song4] /server push/",
     "失敗 失败 [shi1 bai4] /to be defeated/to lose/to fail (e.g. experiments)/failure/defeat/CL:次[ci4]/",
     "六 六 [liu4] /six/6/",
+    "第八 第八 [di4 ba1] /eighth/8th/",
     "六十 六十 [liu4 shi2] /sixty/60/",
     "葉子 叶子 [ye4 zi5] /foliage/leaf/CL:片[pian4]/see also 葉|叶[ye4]/",
     "打開 打开 [da3 kai1] /to open/to show (a ticket)/to turn on/to switch on/",

@@ -32,7 +32,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
 # 6: a combining mark (a vowel sign, a virama) is part of the word it follows, not a cut between two.
-TOKENIZER_VERSION = "6"
+# 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is the number 8.
+TOKENIZER_VERSION = "7"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -77,10 +78,21 @@ _stemmer = Stemmer.Stemmer("english")
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
 
 
+# "US" in capitals is the country: case-folded, it would be the pronoun "us", a stop word, and "US
+# warehouse" would lose its only distinguishing word (and 美国 its dictionary sense "US"). Written
+# "USA" before case-folding, it meets "USA" and "U.S.A." pages alike. Latin letters or digits either
+# side make another word (USB, "US2"); a Han character does not (发往US仓). After NFKC, so full-width
+# ＵＳ is matched too.
+_US = re.compile(r"(?<![A-Za-z0-9])(?:US(?![A-Za-z0-9])|U\.S\.(?:A\.)?)")
+
+
 def normalize(text: str) -> str:
     """NFKC-normalise and case-fold, so full-width letters, ligatures and case all meet; characters that
-    print as nothing are dropped."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
+    print as nothing are dropped; "US" in capitals (the country) becomes "usa", not the pronoun."""
+    text = unicodedata.normalize("NFKC", text)
+    if "U" in text:
+        text = _US.sub("USA", text)
+    return _INVISIBLE.sub("", text).casefold()
 
 
 @lru_cache(maxsize=65536)
@@ -88,7 +100,14 @@ def _stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
+# An ordinal written in digits is its number: "the 8th" asks about a page that says "8 December".
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+
+
 def _word_terms(word: str) -> str | None:
+    ordinal = _ORDINAL.fullmatch(word)
+    if ordinal:
+        return ordinal.group(1)
     if word in ENGLISH:
         return None
     if len(word) == 1 and not word.isdigit():
