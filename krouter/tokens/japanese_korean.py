@@ -14,6 +14,7 @@ from krouter.tokens.scripts import HAN, char_bigrams
 # ask rather than name.
 _JA_CONTENT = re.compile(rf"[{HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
 _JA_ASKING = re.compile(r"[何誰]")
+_KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]{3,}")
 
 
 # Korean attaches particles and endings to the word before them (회의실은, 어디예요): they are cut off a
@@ -60,13 +61,15 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
 
 def japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     """The content bigrams of a kana-and-kanji run: hiragana and question kanji dropped. A lone kanji
-    left between them is kept only when the vault holds it alone (pages index runs as bigrams)."""
+    left between them is kept only when the vault holds it alone (pages index runs as bigrams). A
+    katakana word of three or more characters (a loanword: ミーティング) is kept whole: the lookup finds
+    it by its bigrams on one page, and a page without it lacks one word, not five bigrams."""
     holds = known or _holds_nothing
     return [
         gram
         for stretch in _JA_CONTENT.findall(run)
         for part in _JA_ASKING.split(stretch)
-        for gram in _content_grams(part, holds)
+        for gram in ([part] if _KATAKANA_WORD.fullmatch(part) else _content_grams(part, holds))
     ]
 
 

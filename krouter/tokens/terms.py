@@ -6,7 +6,8 @@ snowballstemmer, which matters when a 100k-page vault is indexed). Han text is s
 (loaded lazily, only when a text contains Han characters) and indexed as jieba words *and* character
 bigrams; questions are segmented into jieba words only. That asymmetric split measured best on a
 Chinese memory set (hit@1 0.925 against 0.825 for bigrams on both sides). Kana and Hangul runs, which
-jieba does not know, are indexed and queried as bigrams. CJK text is never split on whitespace.
+jieba does not know, are indexed and queried as bigrams (a question's katakana word is one word,
+looked up by its bigrams). CJK text is never split on whitespace.
 
 Every other script is split into words at spaces and punctuation, as English is; combining marks
 (Devanagari's vowel signs and virama, Arabic's and Hebrew's points) belong to the word they are in.
