@@ -84,16 +84,15 @@ _INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
 # "USA" before case-folding, it meets "USA" and "U.S.A." pages alike. Latin letters or digits either
 # side make another word (USB, "US2"); a Han character does not (发往US仓). After NFKC, so full-width
 # ＵＳ is matched too.
-_US = re.compile(r"(?<![A-Za-z0-9])(?:US(?![A-Za-z0-9])|U\.S\.(?:A\.)?)")
+# The letter U first: a pattern opening with the look-behind was tried at every character (130 µs for
+# 4 KB of text, a fifth of tokenising it); this one only where a U stands.
+_US = re.compile(r"U(?<![A-Za-z0-9]U)(?:S(?![A-Za-z0-9])|\.S\.(?:A\.)?)")
 
 
 def normalize(text: str) -> str:
     """NFKC-normalise and case-fold, so full-width letters, ligatures and case all meet; characters that
     print as nothing are dropped; "US" in capitals (the country) becomes "usa", not the pronoun."""
-    text = unicodedata.normalize("NFKC", text)
-    if "U" in text:
-        text = _US.sub("USA", text)
-    return _INVISIBLE.sub("", text).casefold()
+    return _INVISIBLE.sub("", _US.sub("USA", unicodedata.normalize("NFKC", text))).casefold()
 
 
 @lru_cache(maxsize=65536)
