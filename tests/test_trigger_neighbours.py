@@ -57,3 +57,34 @@ def test_a_rewording_in_words_no_other_page_uses_is_answered_through_its_trigger
     with Router(root) as router:
         r = router.decide("when does the pager duty swap over")
     assert r.decision == "cite" and r.top is not None and r.top.path == BACKEND, r.reason
+
+
+METRICS = (
+    "---\ntitle: Metrics definitions\n{triggers}---\n# Metrics definitions\n\n## Activity\n"
+    "- DAU: users active on a calendar day (the app in the foreground at least once)\n\n## Retention\n"
+    "- D1 retention: share of a day's new sign-ups who come back on day +1\n\n- D7 retention: the same, on day +7\n\n"
+    "## Monetisation\n| Metric | Definition |\n|---|---|\n"
+    "| ARPPU | revenue after store fees ÷ paying users, per calendar month |\n"
+)
+
+
+def test_a_trigger_the_question_does_not_express_changes_no_passage_of_the_page(tmp_path: Path) -> None:
+    # An honest trigger ("daily actives") put 'active' in every passage of the metrics page, so a
+    # neighbour asking for monthly actives, which no passage defines, looked answered (vault2, learn_bench).
+    receipts = []
+    for name, triggers in (("plain", ""), ("taught", 'triggers:\n  - "how do we count daily actives"\n')):
+        root = tmp_path / name
+        (root / "Data").mkdir(parents=True)
+        (root / "Data/Metrics.md").write_text(METRICS.replace("{triggers}", triggers), encoding="utf-8")
+        (root / "Data/Glossary.md").write_text(
+            "# Glossary\n\nWe define every term once, here.\n", encoding="utf-8"
+        )
+        for n, line in enumerate(FILLER):
+            (root / f"Notes/Note {n}.md").parent.mkdir(parents=True, exist_ok=True)
+            (root / f"Notes/Note {n}.md").write_text(f"# Note {n}\n\n{line}\n", encoding="utf-8")
+        with Router(root) as router:
+            receipts.append(router.decide("How do we define monthly active users?"))
+    plain, taught = receipts
+    assert taught.closest is not None and taught.closest.path == "Data/Metrics.md"
+    assert taught.evidence.passage_coverage == plain.evidence.passage_coverage
+    assert taught.evidence.page_coverage == plain.evidence.page_coverage

@@ -88,10 +88,15 @@ def decide(
     citations = [citation(x, units, meta_hits, t, reads) for x in ranked]
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
-    effective = content | (_fired_triggers(top, units, index, t) & top.matched)
+    fired = _fired_triggers(top, units, index, t)
+    effective = content | (fired & top.matched)
+    # A word the title or aliases hold is present in every passage (the whole page is about it), and so
+    # is one of a trigger the question expresses; a word only an unexpressed trigger holds is not (D53).
+    titled = {pid: _titled(units, pid) for pid in top.contributors}
+    about = {pid: titled[pid] | fired for pid in top.contributors}
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
-        _passage_coverage(reads, pid, effective, units, meta_hits, total) for pid in top.contributors
+        _passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
     )
     coverage = (page_cov + passage_cov) / 2
     runner_up = everything[1] if len(everything) > 1 else None
@@ -104,7 +109,7 @@ def decide(
     if effective - content and confidence >= floor:
         own = (
             sum(units[i].weight for i in content) / total
-            + max(_passage_coverage(reads, pid, content, units, meta_hits, total) for pid in top.contributors)
+            + max(_passage_coverage(reads, pid, content, units, titled, total) for pid in top.contributors)
         ) / 2
         if own * clarity < floor:
             citations[0] = replace(
@@ -259,16 +264,23 @@ def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set
     return {keys[k] for k in bridge}
 
 
+def _titled(units: list[Unit], page_id: int) -> set[int]:
+    """The question units the page's title or aliases hold."""
+    return {i for i, u in enumerate(units) if u.postings.get(page_id, (0, 0, 0))[0]}
+
+
 def _passage_coverage(
     reads: PageReads,
     page_id: int,
     matched: set[int],
     units: list[Unit],
-    meta_hits: dict[int, set[int]],
+    everywhere: dict[int, set[int]],
     total: float,
 ) -> float:
+    """The best passage's (or pair of neighbouring passages') share of the question's weight, counting
+    the units in ``everywhere[page_id]`` as present in every passage."""
     passages = reads.passages(page_id)
-    base = meta_hits.get(page_id, set()) & matched
+    base = everywhere.get(page_id, set()) & matched
     best = sum(units[i].weight for i in base)
     seen: set[frozenset[str]] = set()
     for a, b in _windows(passages):
