@@ -179,6 +179,23 @@ def test_a_function_character_is_not_carved_out_of_a_word_the_vault_lacks(tmp_pa
     assert apps.decision == "refuse" and "应用" in apps.evidence.corpus_missing
 
 
+def test_a_dictionary_word_is_not_cut_into_a_word_it_does_not_hold(tmp_path: Path) -> None:
+    """昨天下午 is 昨天 + 下午, not 昨 + 天下 ("the world") + 午 because the vault holds 天下 somewhere;
+    and 收 + 条 of 能收几条 (几 taken out) are not the word 收条 (a receipt)."""
+    _three_pages(
+        tmp_path,
+        "运维/数据库恢复.md",
+        "# 数据库恢复\n\n误删数据后按时间点恢复：下午的备份在 14:00 完成。天下没有不出错的脚本。昨晚的任务失败了。\n",
+    )
+    with Router(tmp_path) as router:
+        yesterday = [t.term for t in query_terms("能不能回到昨天下午", known=router.index.has_term)]
+        texts = [t.term for t in query_terms("一个手机号一天最多能收几条短信", known=router.index.has_term)]
+        receipt = router.ask("误删了数据，能不能恢复到昨天下午")
+    assert "昨天" in yesterday and "下午" in yesterday and "天下" not in yesterday
+    assert "收条" not in texts
+    assert receipt.closest is not None and "天下" not in receipt.closest.missing
+
+
 def test_ji_is_only_split_off_a_measure_word(tmp_path: Path) -> None:
     """几秒 asks about seconds; 几率 (probability) is a word, not 率 (rate)."""
     _three_pages(tmp_path, "支付/费率.md", "# 支付费率\n\n支付费率是 0.6%，按月结算。\n")

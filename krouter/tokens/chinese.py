@@ -229,7 +229,6 @@ def _recut(stretch: list[str], known: Callable[[str], bool]) -> list[str]:
     it does not (要值 of 要值几天 is 要 + 值). Only a character cut alone (人 of 几个人) is looked up
     alone; the index knows every character."""
     text = "".join(stretch)
-    pieces = _best_cut(text, known)
     dictionary = question_jieba().FREQ
     # Which multi-character segmenter word each character came from (None: a character cut alone), and
     # the same for dictionary words only.
@@ -238,6 +237,14 @@ def _recut(stretch: list[str], known: Callable[[str], bool]) -> list[str]:
     for n, word in enumerate(stretch):
         owner.extend([n if len(word) > 1 else None] * len(word))
         in_word.extend([n if len(word) > 1 and dictionary.get(word, 0) else None] * len(word))
+
+    def inner_word(start: int, piece: str) -> bool:
+        # A dictionary word inside one segmenter word the vault lacks (昨天 of 昨天下午), never one
+        # made across two (收 + 条 of 能收几条 is no 收条).
+        end = start + len(piece) - 1
+        return owner[start] is not None and owner[start] == owner[end] and bool(dictionary.get(piece, 0))
+
+    pieces = _best_cut(text, known, inner_word)
     out: list[str] = []
     unknown = ""
     unknown_owner: int | None = None
@@ -266,10 +273,18 @@ def _recut(stretch: list[str], known: Callable[[str], bool]) -> list[str]:
     return out
 
 
-def _best_cut(text: str, known: Callable[[str], bool], longest: int = 4) -> list[str]:
+def _best_cut(
+    text: str,
+    known: Callable[[str], bool],
+    word: Callable[[int, str], bool] = lambda start, piece: False,
+    longest: int = 4,
+) -> list[str]:
     """Dynamic programming over cut points: fewest unexplained characters (a function word such as 一
     or 的 costs nothing), then fewest content pieces, then fewest pieces. A greedy left-to-right match
-    would take 一上 from 一上午 because the index holds every bigram, and leave 午 unexplained."""
+    would take 一上 from 一上午 because the index holds every bigram, and leave 午 unexplained. A piece
+    the vault lacks may still be a ``word`` (starting at that index): its characters stay unexplained,
+    but as one piece it beats a cut that explains as many characters through a word the text does not
+    hold (昨天 + 下午 of 昨天下午, not 昨 + 天下 + 午)."""
     inf = (len(text) + 1,) * 3
     best: list[tuple[int, int, int]] = [(0, 0, 0)] + [inf] * len(text)
     back = [0] * (len(text) + 1)
@@ -277,11 +292,12 @@ def _best_cut(text: str, known: Callable[[str], bool], longest: int = 4) -> list
         for size in range(1, min(longest, end) + 1):
             piece = text[end - size : end]
             function = piece in CHINESE
-            if size > 1 and not function and not known(piece):
+            held = size == 1 or function or known(piece)
+            if not held and not word(end - size, piece):
                 continue
             # A lone character explains nothing here, though the index holds every character: cutting
             # an unknown word into characters the vault holds would hide that the word is missing.
-            unexplained = 0 if size > 1 or function else 1
+            unexplained = size if not held else 0 if size > 1 or function else 1
             content = 0 if function else 1
             prev = best[end - size]
             cost = (prev[0] + unexplained, prev[1] + content, prev[2] + 1)
