@@ -350,8 +350,7 @@ def _apply(
     dry_run: bool,
     held: bool,
 ) -> Outcome:
-    """Check one pick and write it (or, when ``held``, hold it for a second source unless an agent's
-    held pick of the same page is that source); the outcome says which."""
+    """Check one pick, then write it, or hold it (``held``) unless an agent's hold is its second source."""
     root = router.root
     cand_paths = [c.path for c in cands]
     outcome = Outcome(question, REJECTED, page=prop.page, quote=prop.quote, candidates=cand_paths)
