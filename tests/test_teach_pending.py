@@ -166,6 +166,8 @@ def test_the_owner_rejects_a_pending_pick_and_nothing_is_written(vault: Path) ->
     assert code == 1 and "was rejected already" in out, out
     code, out = cli(vault, "learn", "--accept", "p00000000")
     assert code == 1 and "no pending trigger 'p00000000'" in out, out
+    code, out = cli(vault, "learn", "--accept", pid, "--reject", pid)
+    assert code == 2 and "not both" in out, out
     assert snapshot(vault) == before
 
 
@@ -289,3 +291,7 @@ def test_krouter_teach_over_stdio_replies_pending_and_writes_nothing(vault: Path
     assert seen["decision"] == "refuse"
     assert snapshot(vault) == before
     assert [r["pending_id"] for r in listed(vault)] == [seen["pending_id"]]
+    # The owner accepts it: written, and the next wording cites the page.
+    code, out = cli(vault, "learn", "--accept", str(seen["pending_id"]))
+    assert code == 0 and out.startswith(f"accepted pending {seen['pending_id']}: written"), out
+    assert cites(vault, NEXT_WEEK) == CODE_REVIEW
