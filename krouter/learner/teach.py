@@ -154,7 +154,7 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
     today = sum(1 for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
     if today >= DAILY_CAP:
         return (
-            f"the daily cap is reached: agents taught {today} triggers in this vault in the last 24 hours "
+            f"the daily cap is reached: agents taught or held {today} triggers in this vault in the last 24 hours "
             f"(at most {DAILY_CAP})"
         )
     on_page = [e for e in agents if e.get("page") == rel and _still_on_page(root, e)]
