@@ -295,3 +295,18 @@ def test_krouter_teach_over_stdio_replies_pending_and_writes_nothing(vault: Path
     code, out = cli(vault, "learn", "--accept", str(seen["pending_id"]))
     assert code == 0 and out.startswith(f"accepted pending {seen['pending_id']}: written"), out
     assert cites(vault, NEXT_WEEK) == CODE_REVIEW
+
+
+def test_pending_agents_writes_the_nightly_pick_at_once_and_still_holds_an_agents(
+    vault: Path, tmp_path: Path
+) -> None:
+    config.config_path().write_text('pending_triggers = "agents"\n', encoding="utf-8")
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    assert [o.status for o in report.outcomes] == [LEARNED], report.to_text()
+    assert cites(vault, NEXT_WEEK) == CODE_REVIEW
+    assert [r["pending"] for r in listed(vault)] == [False]
+    other = write_vault(tmp_path / "other", PAGES)
+    before = snapshot(other)
+    assert teach_lib(other).status == PENDING
+    assert snapshot(other) == before
