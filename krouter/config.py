@@ -20,6 +20,8 @@ from krouter.errors import ConfigError, VaultNotNamed
 APP_NAME = "krouter"
 # What `--vault demo` means: the bundled demo vault, unless a folder of that name is in the way.
 DEMO_NAME = "demo"
+# The values of ``pending_triggers`` in config.toml: whose verified picks wait for a second source.
+PENDING_MODES = ("agents", "all", "none")
 NO_VAULT = (
     "no vault named: pass --vault DIR, set $KROUTER_VAULT, or record a default with "
     "`krouter config set vault DIR` (`krouter init DIR` creates a vault and records it); "
@@ -132,6 +134,11 @@ class Config:
     # Whether agents may teach triggers (``krouter_teach``, ``krouter teach``); the nightly learner is
     # not affected.
     agent_teaching: bool = True
+    # Whose verified picks wait ("pending") until a second, independent source agrees before they are
+    # written: "all" (the default: agents' and the nightly model's), "agents" (krouter_teach and krouter
+    # teach only) or "none". A second source is the nightly model for an agent's pick, an agent for the
+    # nightly model's, or the owner (krouter learn --accept). docs/decisions.md D50.
+    pending_triggers: str = "all"
 
     def __init__(
         self,
@@ -141,6 +148,7 @@ class Config:
         learn_model: str = learn_model,
         ignore: tuple[str, ...] = ignore,
         agent_teaching: bool = agent_teaching,
+        pending_triggers: str = pending_triggers,
     ) -> None:
         # The defaults above are the class attributes, read while the class body runs.
         self.vault = vault
@@ -149,6 +157,7 @@ class Config:
         self.learn_model = learn_model
         self.ignore = ignore
         self.agent_teaching = agent_teaching
+        self.pending_triggers = pending_triggers
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -181,6 +190,9 @@ def load_config(path: Path | None = None) -> Config:
     agent_teaching = data.get("agent_teaching", True)
     if not isinstance(agent_teaching, bool):
         raise ConfigError(f"{path}: 'agent_teaching' must be true or false")
+    pending = data.get("pending_triggers", Config.pending_triggers)
+    if pending not in PENDING_MODES:
+        raise ConfigError(f"{path}: 'pending_triggers' must be one of {', '.join(map(repr, PENDING_MODES))}")
     return Config(
         vault=Path(vault).expanduser() if vault else None,
         query_log=query_log,
@@ -188,6 +200,7 @@ def load_config(path: Path | None = None) -> Config:
         learn_model=model,
         ignore=tuple(ignore),
         agent_teaching=agent_teaching,
+        pending_triggers=pending,
     )
 
 

@@ -34,3 +34,12 @@ def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(krouter.index.refresh, "walk", counting)
     return seen
+
+
+@pytest.fixture
+def teaching_writes_at_once() -> None:
+    """``pending_triggers = "none"``: an agent's verified pick is written at once, as before pending
+    triggers (D50), for the tests of the write path itself; ``test_teach_pending`` tests the hold."""
+    from krouter import config
+
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")

@@ -47,6 +47,8 @@ from learn_vault import (
     write_vault,
 )
 
+pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
+
 
 @pytest.fixture(autouse=True)
 def query_log_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,8 @@ def test_scripted_learner_run_on_dev_vault() -> None:
     folder, pairs_file, questions_file = learn_bench.SETS["dev"]
     pairs = learn_bench.load_pairs(BENCH / pairs_file)
     refuse = learn_bench.load_refuse(BENCH / questions_file)
-    res = learn_bench.run_set(BENCH / folder, pairs, refuse, "scripted", "scripted")
+    # Written at once (pending_triggers = "none"): the learner's own checks and write path.
+    res = learn_bench.run_set(BENCH / folder, pairs, refuse, "scripted", "scripted", pending_mode="none")
     assert res["learned"] > 0
     assert res["learned_wrong_page"] == 0
     before, after = res["week2_before"], res["week2_after"]
@@ -48,9 +49,27 @@ def test_agent_lane_honest_teaches_no_wrong_page_and_careless_is_bounded() -> No
     pairs = learn_bench.load_pairs(BENCH / learn_bench.DISTANT["dev"])
     refuse = learn_bench.load_refuse(BENCH / questions_file)
     assert max(learn_bench.content_overlap(p) for p in pairs) <= 0.5
-    honest = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "honest", {})
+    honest = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "honest", {}, pending_mode="none")
     assert honest["taught"] > 0 and honest["taught_wrong_page"] == 0
     assert honest["week2_after"]["neighbours_refused"] == honest["week2_before"]["neighbours_refused"]
-    careless = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "careless", {})
+    careless = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "careless", {}, pending_mode="none")
     # Whatever a careless agent teaches is counted, and no more than the daily cap per vault.
     assert careless["taught_wrong_page"] <= careless["taught"] <= teach.DAILY_CAP
+
+
+def test_one_teacher_alone_writes_nothing_and_a_second_source_writes_what_both_name() -> None:
+    # As shipped (pending_triggers = "all"): a careless agent's picks and a plausible-but-wrong model's
+    # are held, so no neighbour question becomes citeable; an honest agent's picks that the gold-picking
+    # model also names are written, none on a wrong page (docs/decisions.md D50).
+    folder, _pairs, questions_file = learn_bench.SETS["dev"]
+    pairs = learn_bench.load_pairs(BENCH / learn_bench.DISTANT["dev"])
+    refuse = learn_bench.load_refuse(BENCH / questions_file)
+    careless = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "careless", {})
+    assert careless["taught"] == 0 and careless["written"] == 0 and careless["held_neighbours"] > 0
+    assert careless["week2_after"] == careless["week2_before"]
+    lexical = learn_bench.run_set(BENCH / folder, pairs, refuse, "lexical", "lexical")
+    assert lexical["learned"] == 0 and lexical["held_neighbours"] > 0
+    assert lexical["week2_after"]["neighbours_refused"] == lexical["week2_before"]["neighbours_refused"]
+    both = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "honest", {}, confirm_with="scripted")
+    assert both["confirmed"] > 0 and both["written"] >= both["confirmed"] and both["written_wrong_page"] == 0
+    assert both["week2_after"]["neighbours_refused"] == both["week2_before"]["neighbours_refused"]

@@ -25,6 +25,8 @@ from krouter.learner.report import LEARNED, REJECTED, LearnReport
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
 
+pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
+
 try:
     import httpx2 as httpx
 except ImportError:  # anthropic < 2 runs on httpx

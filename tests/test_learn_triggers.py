@@ -17,6 +17,8 @@ from krouter.learner import nightly
 from krouter.learner.report import LEARNED
 from krouter.routing.router import Router
 
+pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
+
 
 @pytest.fixture
 def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -8,12 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 from typer.testing import CliRunner
 
 from krouter.cli import app
 from krouter.routing.phrasings import MAX_PHRASINGS
+
+pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
 
 PAGES = {
     "Runbooks/Code review.md": "---\ntitle: Code review\n---\n# Code review\n\n"

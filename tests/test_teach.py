@@ -27,6 +27,8 @@ from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
 
+pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
+
 CHINESE = "决策/主数据库.md"
 ENGINE_Q = "Do all our apps share one cluster?"
 ENGINE_ZH = "所有服务都用同一个集群吗？"

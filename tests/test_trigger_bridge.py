@@ -12,6 +12,8 @@ import pytest
 from krouter.learner import teach, trigger_writes
 from krouter.routing.router import Router
 
+pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
+
 BACKEND = "Runbooks/Backend on-call rotation.md"
 TRIGGER = "Who carries the pager during the backend rotation, and when is the swap between engineers?"
 PAGES = {

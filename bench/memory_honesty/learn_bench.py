@@ -23,10 +23,17 @@ distant`` (the default when the files exist) uses pairs whose week-2 wording sha
 overlap. ``--cold-start`` scores the cross-language and
 colloquial dev sets with and without phrasings.
 
+``--pending agents|all|none`` sets ``pending_triggers`` (docs/decisions.md D50): whose verified picks are
+held until a second source agrees (default ``all``, as shipped). In the agent lane, ``--confirm-with
+LANE`` runs the nightly learner after week 1 with a stand-in (``scripted``, ``careless``, ``lexical``) as
+that second source (``all``: the model's own picks are held too), and ``--owner review`` stands for an owner who accepts the held picks on the gold
+page and rejects the rest (``krouter learn --accept`` / ``--reject``).
+
     python bench/memory_honesty/learn_bench.py [--set dev|dev2|dev3|all] [--lane scripted|careless|lexical|api|claude]
     python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|mid|dev] [--no-phrasings]
         [--teach-phrasings]
     python bench/memory_honesty/learn_bench.py --cold-start
+    python bench/memory_honesty/learn_bench.py --agent honest --pending agents --confirm-with scripted
 """
 
 from __future__ import annotations
@@ -49,9 +56,9 @@ if str(HERE.parents[1]) not in sys.path:
     sys.path.insert(0, str(HERE.parents[1]))
 
 from krouter.config import Config  # noqa: E402
-from krouter.learner import nightly, teach  # noqa: E402
+from krouter.learner import nightly, pending, teach, trigger_writes  # noqa: E402
 from krouter.learner.lanes import Lane, make_lane  # noqa: E402
-from krouter.learner.report import LEARNED  # noqa: E402
+from krouter.learner.report import LEARNED, PENDING  # noqa: E402
 from krouter.learner.verify import is_sentence  # noqa: E402
 from krouter.routing.router import Router  # noqa: E402
 from krouter.tokens.terms import index_terms, query_terms  # noqa: E402
@@ -227,8 +234,14 @@ class LexicalLane(ScriptedLane):
 
 
 @contextmanager
-def scratch_env(tmp: Path) -> Iterator[None]:
-    """Point the state, cache and config dirs at a scratch folder and turn the query log on."""
+def scratch_env(tmp: Path, pending_mode: str | None = None) -> Iterator[None]:
+    """Point the state, cache and config dirs at a scratch folder and turn the query log on; with
+    ``pending_mode``, write it as ``pending_triggers`` in the scratch config.toml."""
+    if pending_mode is not None:
+        (tmp / "config").mkdir(parents=True, exist_ok=True)
+        (tmp / "config" / "config.toml").write_text(
+            f'pending_triggers = "{pending_mode}"\n', encoding="utf-8"
+        )
     keys = ("KROUTER_STATE_DIR", "KROUTER_CACHE_DIR", "KROUTER_CONFIG_DIR", "KROUTER_NO_QUERY_LOG")
     saved = {k: os.environ.get(k) for k in keys}
     os.environ["KROUTER_STATE_DIR"] = str(tmp / "state")
@@ -262,13 +275,30 @@ def score(router: Router, pairs: list[Pair], refuse: list[str], which: str) -> d
     return out
 
 
-def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, model: str) -> dict[str, Any]:
+def _lane(lane_name: str, root: Path, pairs: list[Pair], model: str) -> Lane:
+    if lane_name == "scripted":
+        return ScriptedLane(root, {p.week1: p.gold for p in pairs})
+    if lane_name == "careless":
+        return CarelessLane(root, {})
+    if lane_name == "lexical":
+        return LexicalLane(root, {})
+    return make_lane(lane_name, model)
+
+
+def run_set(
+    vault: Path,
+    pairs: list[Pair],
+    refuse: list[str],
+    lane_name: str,
+    model: str,
+    pending_mode: str | None = None,
+) -> dict[str, Any]:
     """Before/after numbers for one vault, on a scratch copy (the real vault is never written)."""
     with tempfile.TemporaryDirectory(prefix="krouter-learn-bench-") as tmp_s:
         tmp = Path(tmp_s)
         root = tmp / "vault"
         shutil.copytree(vault, root)
-        with scratch_env(tmp):
+        with scratch_env(tmp, pending_mode):
             with Router(root) as router:
                 before = score(router, pairs, refuse, "week2")
                 week1_before = score(router, pairs, [], "week1")
@@ -276,15 +306,7 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
                 # and a trigger learned from one would let it through next week.
                 for question in [*(p.week1 for p in pairs), *refuse]:
                     router.ask(question)
-            lane: Lane
-            if lane_name == "scripted":
-                lane = ScriptedLane(root, {p.week1: p.gold for p in pairs})
-            elif lane_name == "careless":
-                lane = CarelessLane(root, {})
-            elif lane_name == "lexical":
-                lane = LexicalLane(root, {})
-            else:
-                lane = make_lane(lane_name, model)
+            lane = _lane(lane_name, root, pairs, model)
             report = nightly.learn(root, lane, max_questions=(len(pairs) + len(refuse)) * 2)
             with Router(root) as router:
                 after = score(router, pairs, refuse, "week2")
@@ -295,9 +317,10 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
         1 for o in report.outcomes if o.status == LEARNED and gold_of.get(o.question) != o.page
     )
     neighbours_learned = sum(1 for o in report.outcomes if o.status == LEARNED and o.question in refuse)
+    held = [o for o in report.outcomes if o.status == PENDING]
     reasons: dict[str, int] = {}
     for o in report.outcomes:
-        if o.status != LEARNED:
+        if o.status not in (LEARNED, PENDING):
             # Group by the reason's wording, without the quoted words that differ per question.
             key = f"{o.status}: {_QUOTED.sub('', o.reason).strip()}"
             reasons[key] = reasons.get(key, 0) + 1
@@ -311,6 +334,10 @@ def run_set(vault: Path, pairs: list[Pair], refuse: list[str], lane_name: str, m
         "learned": len(learned_pages),
         "learned_wrong_page": wrong_learned,
         "learned_neighbours": neighbours_learned,
+        "pending_mode": pending_mode or Config.pending_triggers,
+        "held": len(held),
+        "held_wrong_page": sum(1 for o in held if gold_of.get(o.question) != o.page),
+        "held_neighbours": sum(1 for o in held if o.question in refuse),
         "not_learned": reasons,
         "week2_before": before,
         "week2_after": after,
@@ -412,18 +439,26 @@ def run_agent_set(
     kind: str,
     phr: dict[str, list[str]],
     teach_phrasings: bool = False,
+    pending_mode: str | None = None,
+    confirm_with: str | None = None,
+    owner: str | None = None,
 ) -> dict[str, Any]:
     """Before/after numbers for one vault when an agent stand-in teaches in week 1 (scratch copy).
 
     ``teach_phrasings``: after the question, the agent also teaches each of its phrasings (with the
-    question and the other phrasings as theirs), so that they too become triggers when they pass."""
+    question and the other phrasings as theirs), so that they too become triggers when they pass.
+    ``pending_mode`` sets ``pending_triggers``; ``confirm_with`` runs the nightly learner with that
+    stand-in after week 1 (a second source for held picks); ``owner`` "review" accepts the picks still
+    held on their gold page and rejects the rest."""
     taught: list[tuple[str, str, str | None]] = []
+    held: list[tuple[str, str, str | None]] = []
     reasons: dict[str, int] = {}
+    second: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="krouter-agent-bench-") as tmp_s:
         tmp = Path(tmp_s)
         root = tmp / "vault"
         shutil.copytree(vault, root)
-        with scratch_env(tmp), Router(root) as router:
+        with scratch_env(tmp, pending_mode), Router(root) as router:
             before = score(router, pairs, refuse, "week2")
             before_phr = score_with(router, pairs, refuse, "week2", phr)
             week1 = [(p.week1, p.gold) for p in pairs] + [(q, None) for q in refuse]
@@ -445,12 +480,44 @@ def run_agent_set(
                     result = teach.teach(router, wording, pick[0], pick[1], others, client=f"bench-{kind}")
                     if result.taught:
                         taught.append((wording, result.page, gold))
+                    elif result.status == teach.PENDING:
+                        held.append((wording, result.page, gold))
                     else:
                         key = "refused by KRouter: " + _QUOTED.sub("", result.reason).strip()
                         reasons[key] = reasons.get(key, 0) + 1
+            gold_of = {" ".join(q.split()): g for q, g in week1}
+            if confirm_with:
+                report = nightly.learn(
+                    root, _lane(confirm_with, root, pairs, "x"), max_questions=len(week1) * 2
+                )
+                confirmed = [o for o in report.outcomes if o.status == LEARNED and "pending" in o.reason]
+                learned = [o for o in report.outcomes if o.status == LEARNED]
+                second = {
+                    "confirm_with": confirm_with,
+                    "nightly_learned": len(learned),
+                    "nightly_learned_wrong": sum(1 for o in learned if gold_of.get(o.question) != o.page),
+                    "confirmed": len(confirmed),
+                    "confirmed_wrong": sum(1 for o in confirmed if gold_of.get(o.question) != o.page),
+                    "nightly_held": sum(1 for o in report.outcomes if o.status == PENDING),
+                }
+                router.refresh()
+            if owner == "review":
+                accepted = rejected = 0
+                for h in pending.open_holds(router.root):
+                    if gold_of.get(" ".join(str(h["trigger"]).split())) == h["page"]:
+                        accepted += pending.accept(router, str(h["pending"]))[0] == LEARNED
+                    else:
+                        pending.reject(router.root, str(h["pending"]))
+                        rejected += 1
+                second.update({"owner_accepted": accepted, "owner_rejected": rejected})
+                router.refresh()
+            still_held = len(pending.open_holds(router.root))
+            journal = [e for e in trigger_writes.journal_entries() if not e.get("taken_back")]
+            written = [(str(e["trigger"]), str(e["page"])) for e in journal]
             after = score(router, pairs, refuse, "week2")
             after_phr = score_with(router, pairs, refuse, "week2", phr)
     overlaps = [content_overlap(p) for p in pairs]
+    refuse_keys = {" ".join(q.split()) for q in refuse}
     return {
         "vault": vault.name,
         "pairs": len(pairs),
@@ -462,6 +529,16 @@ def run_agent_set(
         "taught": len(taught),
         "taught_wrong_page": sum(1 for _, page, gold in taught if page != gold),
         "taught_neighbours": sum(1 for _, _, gold in taught if gold is None),
+        "pending_mode": pending_mode or Config.pending_triggers,
+        "held": len(held),
+        "held_wrong_page": sum(1 for _, page, gold in held if page != gold),
+        "held_neighbours": sum(1 for _, _, gold in held if gold is None),
+        "still_held": still_held,
+        # Every trigger on a page at the end (taught, confirmed or accepted), by whom it was right.
+        "written": len(written),
+        "written_wrong_page": sum(1 for q, page in written if gold_of.get(" ".join(q.split())) != page),
+        "written_neighbours": sum(1 for q, _ in written if " ".join(q.split()) in refuse_keys),
+        **second,
         "not_taught": reasons,
         "week2_before": before,
         "week2_after": after,
@@ -538,6 +615,24 @@ def main(argv: list[str] | None = None) -> int:
         help="agent lane: teach the phrasings too, not only the question",
     )
     ap.add_argument(
+        "--pending",
+        choices=["agents", "all", "none"],
+        default=None,
+        help="pending_triggers: whose verified picks wait for a second source (default: all, as shipped)",
+    )
+    ap.add_argument(
+        "--confirm-with",
+        choices=["scripted", "careless", "lexical"],
+        default=None,
+        help="agent lane: run the nightly learner with this stand-in after week 1 (a second source)",
+    )
+    ap.add_argument(
+        "--owner",
+        choices=["review"],
+        default=None,
+        help="agent lane: an owner who accepts held picks on the gold page and rejects the rest",
+    )
+    ap.add_argument(
         "--cold-start", action="store_true", help="cross-language and colloquial sets, +/- phrasings"
     )
     ap.add_argument("--json", action="store_true")
@@ -567,7 +662,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
             continue
         refuse = load_refuse(HERE / questions_file)
-        res = run_set(HERE / folder, _kept_pairs(pairs_path, args.max_overlap), refuse, args.lane, args.model)
+        res = run_set(
+            HERE / folder,
+            _kept_pairs(pairs_path, args.max_overlap),
+            refuse,
+            args.lane,
+            args.model,
+            args.pending,
+        )
         res["set"] = name
         results.append(res)
     if args.json:
@@ -577,7 +679,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{r['set']}] {r['vault']}: {r['pairs']} pairs, lane {r['lane']} ({r['model']})")
         print(
             f"  learner: {r['weak_week1']} weak week-1 questions, learned {r['learned']} "
-            f"({r['learned_wrong_page']} on a wrong page, {r['learned_neighbours']} of them neighbour questions)"
+            f"({r['learned_wrong_page']} on a wrong page, {r['learned_neighbours']} of them neighbour questions); "
+            f"held {r['held']} ({r['held_wrong_page']} wrong, {r['held_neighbours']} neighbours; "
+            f"pending_triggers = {r['pending_mode']})"
         )
         for k, v in sorted(r["not_learned"].items()):
             print(f"    {v:2} {k}")
@@ -616,7 +720,17 @@ def _agent_main(args: argparse.Namespace) -> int:
         refuse = load_refuse(HERE / questions_file)
         pairs = _kept_pairs(pairs_path, args.max_overlap)
         phr = {} if args.no_phrasings else set_phrasings(name, pairs, questions_file)
-        res = run_agent_set(HERE / folder, pairs, refuse, args.agent, phr, args.teach_phrasings)
+        res = run_agent_set(
+            HERE / folder,
+            pairs,
+            refuse,
+            args.agent,
+            phr,
+            args.teach_phrasings,
+            args.pending,
+            args.confirm_with,
+            args.owner,
+        )
         res["set"], res["pairs_file"] = name, pairs_path.name
         results.append(res)
     if args.json:
@@ -630,7 +744,21 @@ def _agent_main(args: argparse.Namespace) -> int:
         )
         print(
             f"  taught {r['taught']} ({r['taught_wrong_page']} on a wrong page, "
-            f"{r['taught_neighbours']} of them neighbour questions)"
+            f"{r['taught_neighbours']} of them neighbour questions); held {r['held']} "
+            f"({r['held_wrong_page']} wrong, {r['held_neighbours']} neighbours; pending_triggers = "
+            f"{r['pending_mode']})"
+        )
+        if "confirm_with" in r:
+            print(
+                f"  nightly ({r['confirm_with']}): learned {r['nightly_learned']} "
+                f"({r['nightly_learned_wrong']} wrong), {r['confirmed']} of them confirming a held pick "
+                f"({r['confirmed_wrong']} wrong), held {r['nightly_held']}"
+            )
+        if "owner_accepted" in r:
+            print(f"  owner review: accepted {r['owner_accepted']}, rejected {r['owner_rejected']}")
+        print(
+            f"  on pages at the end: {r['written']} triggers ({r['written_wrong_page']} wrong, "
+            f"{r['written_neighbours']} neighbours); still held {r['still_held']}"
         )
         for k, v in sorted(r["not_taught"].items()):
             print(f"    {v:2} {k}")

@@ -2,7 +2,7 @@
 
 ``krouter learn`` exit codes: 0 done, 1 the model could not be asked for some questions ("uncertain") or
 another error, 2 usage error. ``krouter teach`` exit codes: 0 taught, 3 not taught (the reason is
-printed; nothing was written), 2 usage error (phrasings over the bounds, a vault that is not there), 1
+printed; nothing was written; a pick held pending for a second source is one of these), 2 usage error (phrasings over the bounds, a vault that is not there), 1
 another error.
 """
 
@@ -61,9 +61,21 @@ def learn_command(
     list_runs: Annotated[
         bool,
         typer.Option(
-            "--list", help="List every trigger the learner and agents taught (when, which page, run id)."
+            "--list",
+            help="List every trigger the learner and agents taught (when, which page, run id), and the "
+            "pending ones waiting for a second source.",
         ),
     ] = False,
+    accept: Annotated[
+        str | None,
+        typer.Option(
+            "--accept", metavar="ID", help="Write a pending trigger (checked again; undoable with --undo)."
+        ),
+    ] = None,
+    reject: Annotated[
+        str | None,
+        typer.Option("--reject", metavar="ID", help="Drop a pending trigger: nothing is written."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
     """Learn recall triggers from weak questions in the private query log (quote-verified, undoable)."""
@@ -73,6 +85,9 @@ def learn_command(
 
     if list_runs:
         _list(vault, as_json)
+        return
+    if accept or reject:
+        _settle(vault, accept, reject, as_json)
         return
     listing_only = False
     try:
@@ -160,11 +175,55 @@ def _list(vault: Path | None, as_json: bool) -> None:
         return
     for r in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(r["time"] or 0)))  # type: ignore[arg-type]
+        if r["pending"]:
+            # Triggers and page names came from agents and the query log: shown, never interpreted.
+            typer.echo(
+                visible(
+                    f"pending {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"
+                    f"  (not written: krouter learn --accept {r['pending_id']} or --reject {r['pending_id']})"
+                )
+            )
+            continue
         undone = "  (taken back)" if r["taken_back"] else "  (undone)" if r["undone"] else ""
-        # Triggers and page names came from agents and the query log: shown, never interpreted.
         typer.echo(
             visible(f"{r['run_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}{undone}")
         )
+
+
+def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json: bool) -> None:
+    """``--accept ID`` writes a pending trigger (exit 0, or 3 when nothing was kept); ``--reject ID``
+    drops it. Either says exactly what was and was not written."""
+    from krouter.learner import pending
+    from krouter.learner.report import LEARNED
+    from krouter.routing.router import Router
+    from krouter.safe_text import visible
+
+    if accept and reject:
+        raise fail("give --accept or --reject, not both", EXIT_USAGE, as_json=as_json)
+    try:
+        root = config.vault_to_write(vault, "accept or reject pending triggers")
+        if not root.is_dir():
+            raise VaultNotFound(f"vault folder not found: {root}")
+        if reject:
+            h = pending.reject(root.resolve(), reject)
+            out = {"pending_id": reject, "status": "rejected", "page": h["page"], "trigger": h["trigger"]}
+            text = f"rejected pending {reject}: nothing written ({h['page']} <- {h['trigger']!r})"
+        else:
+            with Router(root) as router:
+                status, reason, run_id = pending.accept(router, str(accept))
+            out = {"pending_id": accept, "status": status, "reason": reason, "run_id": run_id}
+            if status == LEARNED:
+                text = f"accepted pending {accept}: written (run {run_id}; undo with: krouter learn --undo {run_id})"
+                text += f"; but {reason}" if reason else ""
+            else:
+                text = f"pending {accept} not written, it stays pending: {reason}"
+    except USAGE_ERRORS as exc:
+        raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
+    except (KRouterError, OSError) as exc:
+        raise fail(str(exc), as_json=as_json) from exc
+    typer.echo(json.dumps(out, ensure_ascii=False) if as_json else visible(text))
+    if accept and out["status"] != LEARNED:
+        raise typer.Exit(EXIT_NOT_TAUGHT)
 
 
 def teach_command(

@@ -21,12 +21,14 @@ from pathlib import Path
 
 from krouter import config
 from krouter.errors import KRouterError
-from krouter.learner import page_edit
+from krouter.learner import page_edit, pending
 from krouter.learner.lanes import Lane, LaneError
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.learner.report import (
+    LEARNED,
     NO_LANE,
     NO_PAGE,
+    PENDING,
     REJECTED,
     SKIPPED,
     UNCERTAIN,
@@ -232,7 +234,11 @@ def learn(
                     for q, cands in batch
                 )
                 continue
-            report.outcomes.extend(_run_batch(router, lane, batch, ignore, run_id, dry_run))
+            report.outcomes.extend(
+                _run_batch(
+                    router, lane, batch, ignore, run_id, dry_run, pending.is_held(cfg, pending.NIGHTLY)
+                )
+            )
 
         for o in report.outcomes:
             append_jsonl(
@@ -260,6 +266,7 @@ def _run_batch(
     ignore: set[int],
     run_id: str,
     dry_run: bool,
+    held: bool,
 ) -> list[Outcome]:
     root = router.root
     qs = [BatchQuestion(i + 1, q, tuple(c.path for c in cands)) for i, (q, cands) in enumerate(batch)]
@@ -328,7 +335,7 @@ def _run_batch(
                 )
             )
             continue
-        out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run))
+        out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run, held))
     return out
 
 
@@ -341,7 +348,9 @@ def _apply(
     run_id: str,
     lane: Lane,
     dry_run: bool,
+    held: bool,
 ) -> Outcome:
+    """Check one pick, then write it, or hold it (``held``) unless an agent's hold is its second source."""
     root = router.root
     cand_paths = [c.path for c in cands]
     outcome = Outcome(question, REJECTED, page=prop.page, quote=prop.quote, candidates=cand_paths)
@@ -357,18 +366,35 @@ def _apply(
     if reason:
         outcome.reason = reason
         return outcome
+    record: dict[str, object] = {"quote": prop.quote, "lane": lane.name, "model": lane.model}
+    # An agent's held pick of this page for this question is a second, independent source.
+    agent = pending.find(root, question, prop.page, pending.AGENT)
+    if agent is not None:
+        record["pending_id"] = agent["pending"]
+    elif held and not dry_run:
+        mine = pending.find(root, question, prop.page, pending.NIGHTLY) or pending.hold(
+            root,
+            prop.page,
+            question,
+            prop.quote or "",
+            source=pending.NIGHTLY,
+            lane=lane.name,
+            model=lane.model,
+        )
+        outcome.status = PENDING
+        outcome.reason = (
+            f"held until a second source agrees (pending {mine['pending']}: an agent teaching the same page, "
+            f"or krouter learn --accept {mine['pending']})"
+        )
+        return outcome
     # Written, then asked again: kept only when the question now cites the page, as with an agent's
     # teaching. The router is refreshed either way, so the run's later questions see the vault as it is.
-    status, reason = write_confirmed(
-        router,
-        page,
-        question,
-        run_id,
-        dry_run=dry_run,
-        record={"quote": prop.quote, "lane": lane.name, "model": lane.model},
-    )
+    status, reason = write_confirmed(router, page, question, run_id, dry_run=dry_run, record=record)
     if status == TAKEN_BACK:
         outcome.reason = f"written and taken back: {reason}"
         return outcome
+    if status == LEARNED and agent is not None:
+        pending.resolve(root, str(agent["pending"]), pending.WRITTEN, f"nightly run {run_id}", run_id)
+        reason = reason or f"confirms an agent's pending {agent['pending']}"
     outcome.status, outcome.reason = status, reason
     return outcome

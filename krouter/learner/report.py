@@ -12,6 +12,8 @@ REJECTED = "rejected"
 NO_PAGE = "no-page"
 UNCERTAIN = "uncertain"
 SKIPPED = "skipped"
+# Verified, not written: held until a second source agrees (``krouter.learner.pending``).
+PENDING = "pending"
 WOULD_SEND = "would-send"  # a dry run with no model: listed, not sent
 # The lane of a dry run with no model configured.
 NO_LANE = "none"
@@ -63,7 +65,7 @@ class LearnReport:
         else:
             head = (
                 f"run {self.run_id}{' (dry run)' if self.dry_run else ''}: {weak}; learned {self.count(LEARNED)}, "
-                f"proposed {self.count(PROPOSED)}, rejected {self.count(REJECTED)}, no page {self.count(NO_PAGE)}, "
+                f"proposed {self.count(PROPOSED)}, pending {self.count(PENDING)}, rejected {self.count(REJECTED)}, no page {self.count(NO_PAGE)}, "
                 f"uncertain {self.count(UNCERTAIN)}, skipped {self.count(SKIPPED)}"
             )
         lines = [head]

@@ -6,6 +6,12 @@ the sentence that does. The agent proposes; KRouter decides, with the nightly le
 id that ``krouter learn --undo RUN_ID`` reverses exactly. The agent never writes a page and never names
 what is written: the only thing added is the question itself, as one trigger of one memory page.
 
+Held by default (``pending_triggers``, ``krouter.learner.pending``): a pick that passes every
+check is recorded as pending, nothing written, until a second source agrees (the nightly model naming
+the same page, or the owner's ``krouter learn --accept ID``); an agent's pick that agrees with one the
+nightly model holds is written at once. No check tells one teacher's honest pick from a plausible wrong
+one (docs/decisions.md D50).
+
 "Taught" means that the question now cites the page. A trigger the decision would not count (a word of
 the question names another page and this page lacks it, through the dictionary too) is not written; one
 that still would not make the question cite the page (another page ties with this one) is taken back at
@@ -25,7 +31,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.errors import KRouterError
-from krouter.learner import page_edit
+from krouter.learner import page_edit, pending
 from krouter.learner.nightly import WEAK_MARGIN
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import (
@@ -53,6 +59,8 @@ DAY_SECONDS = 24 * 60 * 60
 
 TAUGHT = "taught"
 NOT_TAUGHT = "not-taught"
+# Every check passed, nothing written: held until a second source agrees (``krouter.learner.pending``).
+PENDING = "pending"
 
 
 @dataclass
@@ -70,6 +78,8 @@ class TeachResult:
     # The run of a trigger written and taken back at once (it would not have made the question cite the
     # page): journaled and listed as undone, nothing kept.
     withdrawn_run: str | None = None
+    # The hold of a pick that waits for a second source: ``krouter learn --accept`` takes it.
+    pending_id: str | None = None
 
     @property
     def taught(self) -> bool:
@@ -87,6 +97,13 @@ class TeachResult:
                 f"taught: added the trigger {self.trigger!r} to {self.page} "
                 f"(run {self.run_id}; undo with: krouter learn --undo {self.run_id})"
                 + (f"; but {self.reason}" if self.reason else "")
+            )
+        if self.status == PENDING:
+            return (
+                f"pending, nothing written: {self.page} is held as this question's answer (pending "
+                f"{self.pending_id}) until a second source agrees: the nightly learner's model naming the "
+                f"same page, or the owner running: krouter learn --accept {self.pending_id}"
+                + (f"; {self.reason}" if self.reason else "")
             )
         if self.withdrawn_run:
             return f"not taught, nothing kept: {self.reason}"
@@ -111,8 +128,18 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
     """Why the caps or an earlier teaching forbid this one, or None."""
     mine = [e for e in journal_entries() if e.get("vault") == str(root)]
     # Every write counts towards the day's cap, one taken back at once too: that bounds how often an agent
-    # can make KRouter rewrite and restore a page. The page's own cap counts triggers still on it.
+    # can make KRouter rewrite and restore a page. So does every hold (a pick waiting for a second
+    # source), so that an agent cannot flood the owner's list. The page's own cap counts triggers still
+    # on it and holds still open.
     agents = [e for e in mine if e.get("lane") == AGENT_LANE]
+    holds = [h for h in pending.all_holds(root) if h.get("source") == pending.AGENT]
+    for h in holds:
+        if h["end"] is None and h.get("page") != rel and pending.key(str(h["trigger"])) == _key(question):
+            return (
+                f"this question is already held as pending for {h['page']} (pending {h['pending']}); "
+                f"a question is taught to one page only (the owner can reject it: krouter learn --reject "
+                f"{h['pending']})"
+            )
     for e in mine:
         if (
             e.get("page") != rel
@@ -123,18 +150,19 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
                 f"this question is already a trigger of {e['page']} (run {e['run_id']}); "
                 f"a question is taught to one page only (undo that run first)"
             )
-    times = [e.get("time") for e in agents]
+    times = [e.get("time") for e in [*agents, *holds]]
     today = sum(1 for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
     if today >= DAILY_CAP:
         return (
-            f"the daily cap is reached: agents taught {today} triggers in this vault in the last 24 hours "
+            f"the daily cap is reached: agents taught or held {today} triggers in this vault in the last 24 hours "
             f"(at most {DAILY_CAP})"
         )
     on_page = [e for e in agents if e.get("page") == rel and _still_on_page(root, e)]
-    if len(on_page) >= PAGE_CAP:
+    held = [h for h in holds if h["end"] is None and h.get("page") == rel]
+    if len(on_page) + len(held) >= PAGE_CAP:
         return (
             f"the per-page cap is reached: {rel} already holds {len(on_page)} triggers taught by agents "
-            f"(at most {PAGE_CAP})"
+            f"and {len(held)} pending (at most {PAGE_CAP} together)"
         )
     return None
 
@@ -202,6 +230,11 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
             f"KRouter already cites {top.path} for this question; teaching is for questions it refuses "
             f"(or barely answers)"
         )
+    same = pending.find(router.root, question, rel, pending.AGENT)
+    if same is not None and pending.is_held(cfg, pending.AGENT):
+        # Taught again, by this agent or another: still one source (an agent names itself).
+        result.status, result.pending_id = PENDING, str(same["pending"])
+        return "it was held already; another agent's teaching does not confirm it"
     now = time.time()
     problem = _limits_problem(router.root, rel, question, now)
     if problem:
@@ -216,14 +249,30 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
     if problem:
         return problem
-    status, reason = write_confirmed(
-        router,
-        page_bytes,
-        question,
-        run_id,
-        dry_run=False,
-        record={"quote": result.quote, "lane": AGENT_LANE, "model": client, "phrasings": result.phrasings},
-    )
+    record: dict[str, object] = {
+        "quote": result.quote,
+        "lane": AGENT_LANE,
+        "model": client,
+        "phrasings": result.phrasings,
+    }
+    # The nightly model's held pick of this page for this question is the second source.
+    other = pending.find(router.root, question, rel, pending.NIGHTLY)
+    if other is not None:
+        record["pending_id"] = other["pending"]
+    elif pending.is_held(cfg, pending.AGENT):
+        entry = pending.hold(
+            router.root,
+            rel,
+            question,
+            result.quote,
+            source=pending.AGENT,
+            lane=AGENT_LANE,
+            model=client,
+            phrasings=result.phrasings,
+        )
+        result.status, result.pending_id = PENDING, str(entry["pending"])
+        return ""
+    status, reason = write_confirmed(router, page_bytes, question, run_id, dry_run=False, record=record)
     if status == TAKEN_BACK:
         # "Taught" must mean that the question now cites the page: a trigger that does not make it cite
         # was taken back at once, and the reply says why.
@@ -233,12 +282,15 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         return reason
     # A reason here says the trigger stays although the question would still not cite the page.
     result.status, result.run_id, result.trigger = TAUGHT, run_id, question
+    if other is not None:
+        pending.resolve(router.root, str(other["pending"]), pending.WRITTEN, f"agent {client}", run_id)
     return reason
 
 
 def history(vault: Path | None = None) -> list[dict[str, object]]:
     """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs
-    and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay).
+    and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay);
+    then the picks still held for a second source (``pending`` True, ``pending_id`` set, no run id).
 
     ``vault`` keeps one vault's entries; None keeps all.
     """
@@ -263,6 +315,25 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "model": e.get("model"),
                 "undone": e.get("run_id") in undone or bool(e.get("taken_back")),
                 "taken_back": bool(e.get("taken_back")),
+                "pending": False,
+                "pending_id": e.get("pending_id"),
+            }
+        )
+    for h in pending.open_holds(vault):
+        out.append(
+            {
+                "run_id": None,
+                "time": h.get("time"),
+                "vault": h.get("vault"),
+                "page": h.get("page"),
+                "trigger": h.get("trigger"),
+                "quote": h.get("quote"),
+                "taught_by": h.get("lane"),
+                "model": h.get("model"),
+                "undone": False,
+                "taken_back": False,
+                "pending": True,
+                "pending_id": h.get("pending"),
             }
         )
     return out

@@ -117,7 +117,10 @@ class AskReply(BaseModel):
 class TeachReply(BaseModel):
     """krouter_teach's structured reply: what was written (with the run id to undo it), or why not."""
 
-    status: str = Field(description="'taught', or 'not-taught' (then `reason` says why).")
+    status: str = Field(
+        description="'taught'; 'pending' (checked, nothing written: held until a second source agrees, "
+        "see `pending_id`); or 'not-taught' (then `reason` says why)."
+    )
     question: str
     page: str
     quote: str
@@ -130,6 +133,11 @@ class TeachReply(BaseModel):
     withdrawn_run: str | None = Field(
         default=None,
         description="A trigger written and taken back at once (it would not have made the question cite the page).",
+    )
+    pending_id: str | None = Field(
+        default=None,
+        description="A held pick: written when the nightly learner names the same page, or the owner runs "
+        "`krouter learn --accept ID`.",
     )
 
 
@@ -331,9 +339,11 @@ def build_server(service: VaultService) -> MCPServer:
         Use only after krouter_ask refused, you read one of the closest pages with krouter_read, and
         that page really answers the question. KRouter checks the pick (the quote is on the page, is a
         sentence, shares a word with the question or a phrasing; the page is a current note, not a
-        clipping, and not a neighbour lacking the question's key word) and only then adds the question
-        to the page's triggers. The reply says what was written, with the run id the user can undo
-        (`krouter learn --undo RUN_ID`), or why nothing was. Never teach a page that only looks related.
+        clipping, and not a neighbour lacking the question's key word). By default a pick that passes is
+        held as "pending", nothing written, until a second source agrees (the nightly learner's model,
+        or the user's `krouter learn --accept ID`); otherwise the question is added to the page's
+        triggers. The reply says what was written, with the run id the user can undo (`krouter learn
+        --undo RUN_ID`), what is pending, or why nothing was. Never teach a page that only looks related.
         """
         try:
             result = await service.run(lambda r: teach_result(r, question, path, quote, phrasings or []))

@@ -1,0 +1,197 @@
+"""Picks held until a second, independent source agrees: pending triggers (docs/decisions.md D50).
+
+No check on one teacher's pick tells an honest rewording from a neighbour's question (D18, D24, D50):
+a teacher that is consistently wrong (a careless agent, a steered one, a plausible-but-wrong model)
+passes every check on its own, and its trigger makes the neighbour question citeable. So a verified pick
+from one source is not written: it is held here (``pending.jsonl`` in the state dir, private) and
+written only when a second source names the same page for the same question, through the one write path
+(``trigger_writes.write_confirmed``: journaled, asked again, undoable). The sources:
+
+- an agent (``krouter_teach``, ``krouter teach``), held unless ``pending_triggers = "none"``;
+- the nightly model, held by default (``pending_triggers = "all"``); with ``"agents"`` its picks are
+  written at once, as before, and one that names an agent's held page confirms it;
+- the owner: ``krouter learn --accept ID`` writes a held pick (after the same checks), ``--reject ID``
+  drops it.
+
+A second agent does not count: an agent names itself, so a steered agent could confirm its own pick
+from a new session. A line here is a hold (``{"pending": id, ...}``) or its end (``{"resolved": id,
+"how": "written"|"rejected", ...}``); a held pick is open until it has an end.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from pathlib import Path
+
+from krouter import config
+from krouter.errors import KRouterError
+from krouter.learner import page_edit
+from krouter.learner.report import LEARNED
+from krouter.learner.trigger_writes import (
+    TAKEN_BACK,
+    append_jsonl,
+    new_run_id,
+    read_for_edit,
+    write_confirmed,
+)
+from krouter.learner.verify import candidates, verify_pick
+from krouter.routing import querylog
+from krouter.routing.router import Router
+from krouter.tokens.terms import normalize
+
+PENDING_NAME = "pending.jsonl"
+AGENT = "agent"
+NIGHTLY = "nightly"
+OWNER = "owner"
+WRITTEN = "written"
+REJECTED = "rejected"
+
+
+def pending_path() -> Path:
+    """Where held picks and their ends are recorded (``pending.jsonl`` in the state dir)."""
+    return config.state_dir() / PENDING_NAME
+
+
+def is_held(cfg: config.Config, source: str) -> bool:
+    """Whether a verified pick from ``source`` (AGENT or NIGHTLY) waits for a second source."""
+    mode = cfg.pending_triggers
+    return mode == "all" or (mode == "agents" and source == AGENT)
+
+
+def key(question: str) -> str:
+    """A question as triggers compare it: cleaned as written, case and width folded."""
+    return normalize(page_edit.clean_trigger(question))
+
+
+def all_holds(vault: Path | None = None) -> list[dict[str, object]]:
+    """Every hold (open or ended), oldest first, each with ``end`` set to its end line or None;
+    ``vault`` keeps one vault's. Corrupt lines are skipped."""
+    holds: dict[str, dict[str, object]] = {}
+    for _offset, item in querylog.read(pending_path()):
+        if "pending" in item and "page" in item and "trigger" in item:
+            holds[str(item["pending"])] = {**item, "end": None}
+        elif "resolved" in item and str(item["resolved"]) in holds:
+            holds[str(item["resolved"])]["end"] = item
+    root = str(vault.resolve()) if vault is not None else None
+    return [h for h in holds.values() if root is None or h.get("vault") == root]
+
+
+def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
+    """The holds still waiting for a second source, oldest first."""
+    return [h for h in all_holds(vault) if h["end"] is None]
+
+
+def find(root: Path, question: str, page: str | None = None, source: str | None = None) -> dict | None:
+    """The open hold of ``question`` in the vault at ``root`` (on ``page``, from ``source``), or None."""
+    want = key(question)
+    for h in open_holds(root):
+        if key(str(h["trigger"])) != want:
+            continue
+        if (page is None or h["page"] == page) and (source is None or h["source"] == source):
+            return h
+    return None
+
+
+def hold(
+    root: Path,
+    page: str,
+    question: str,
+    quote: str,
+    *,
+    source: str,
+    lane: str,
+    model: str,
+    phrasings: list[str] | None = None,
+) -> dict[str, object]:
+    """Record a verified pick as held; returns the hold (its id under ``pending``)."""
+    entry: dict[str, object] = {
+        "pending": "p" + secrets.token_hex(4),
+        "time": time.time(),
+        "vault": str(root),
+        "page": page,
+        "trigger": page_edit.clean_trigger(question),
+        "quote": quote,
+        "phrasings": list(phrasings or []),
+        "source": source,
+        "lane": lane,
+        "model": model,
+    }
+    append_jsonl(pending_path(), entry)
+    return entry
+
+
+def resolve(root: Path, pending_id: str, how: str, by: str, run_id: str | None = None) -> None:
+    """End a hold: WRITTEN (by a second source or the owner, with the run id) or REJECTED."""
+    append_jsonl(
+        pending_path(),
+        {
+            "resolved": pending_id,
+            "time": time.time(),
+            "vault": str(root),
+            "how": how,
+            "by": by,
+            "run_id": run_id,
+        },
+    )
+
+
+def _open_hold(root: Path, pending_id: str) -> dict[str, object]:
+    found = [h for h in all_holds() if h["pending"] == pending_id]
+    if not found:
+        raise KRouterError(f"no pending trigger {pending_id!r} in {pending_path()}")
+    h = found[-1]
+    if h["vault"] != str(root):
+        raise KRouterError(f"pending trigger {pending_id!r} belongs to the vault {h['vault']}, not {root}")
+    end = h["end"]
+    if isinstance(end, dict):
+        raise KRouterError(f"pending trigger {pending_id!r} was {end.get('how')} already")
+    return h
+
+
+def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
+    """The owner writes a held pick: (status, reason, run id). LEARNED when the trigger is on the page
+    and its question cites it; otherwise the reason says why nothing was kept, and the hold stays open.
+
+    The pick passes the checks again (the page may have changed since it was held) and goes through
+    ``write_confirmed``, journaled under a new run id that ``krouter learn --undo`` reverses.
+    """
+    root = router.root
+    h = _open_hold(root, pending_id)
+    rel, question, quote = str(h["page"]), str(h["trigger"]), str(h.get("quote") or "")
+    phrasings = [str(p) for p in h.get("phrasings") or [] if isinstance(p, str)]  # type: ignore[union-attr]
+    cfg = config.load_config()
+    folders = config.folder_names(cfg.exclude_folders)
+    try:
+        page = read_for_edit(root, rel)
+    except (KRouterError, OSError, UnicodeDecodeError) as exc:
+        return "rejected", f"page cannot be read: {exc}", None
+    router.refresh()
+    ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
+    cands = candidates(router, question, folders)
+    also = [(p, candidates(router, p, folders)) for p in phrasings]
+    problem = verify_pick(router, question, ignore, cands, rel, quote, page.text, also)
+    if problem:
+        return "rejected", f"it no longer passes the checks: {problem}", None
+    run_id = new_run_id()
+    status, reason = write_confirmed(
+        router,
+        page,
+        question,
+        run_id,
+        dry_run=False,
+        record={"quote": quote, "lane": OWNER, "model": f"accepted {h['lane']}", "pending_id": pending_id},
+    )
+    if status == LEARNED:
+        resolve(root, pending_id, WRITTEN, OWNER, run_id)
+        return status, reason, run_id
+    if status == TAKEN_BACK:
+        return status, f"{reason}; the trigger was written and taken back (run {run_id})", None
+    return status, reason, None
+
+
+def reject(root: Path, pending_id: str) -> dict[str, object]:
+    """The owner drops a held pick: nothing is written, and it leaves ``krouter learn --list``."""
+    h = _open_hold(root, pending_id)
+    resolve(root, pending_id, REJECTED, OWNER)
+    return h

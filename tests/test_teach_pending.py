@@ -1,0 +1,312 @@
+"""Pending triggers: one teacher's verified pick is held, not written, until a second source agrees
+(the nightly model for an agent's pick, an agent for the nightly model's, or the owner with
+``krouter learn --accept``); the replies, the list and the caps say exactly what was and was not written.
+
+The nightly model is called through the real anthropic client on a mocked transport, as in ``test_learn``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from learn_vault import (
+    CODE_REVIEW,
+    GOOD_QUOTE,
+    MERGE_Q,
+    PAGES,
+    PAYMENTS,
+    SEARCH_Q,
+    log_weak,
+    message,
+    snapshot,
+    write_vault,
+)
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult, TextContent
+from typer.testing import CliRunner
+
+from krouter import config
+from krouter.cli import app
+from krouter.learner import nightly, teach, trigger_writes
+from krouter.learner.lanes import ApiLane
+from krouter.learner.report import LEARNED, PENDING
+from krouter.routing.router import Router
+from krouter.vault.page import parse_page
+
+try:
+    import httpx2 as httpx
+except ImportError:  # anthropic < 2 runs on httpx
+    import httpx  # type: ignore[no-redef]
+
+NEXT_WEEK = "how many sign-offs does a merge need before it lands"
+
+
+@pytest.fixture(autouse=True)
+def query_log_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KROUTER_NO_QUERY_LOG", raising=False)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write_vault(tmp_path / "vault", PAGES)
+
+
+def picking(picks: dict[str, tuple[str, str]]) -> ApiLane:
+    """A mocked model that answers each question it is sent with ``picks[question]`` (page, quote)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        prompt = json.loads(request.content)["messages"][0]["content"]
+        qs = json.loads(prompt.split("QUESTIONS (JSON):\n", 1)[1].split("\n\nPAGES:", 1)[0])
+        out = [{"q": i["q"], "page": picks[i["question"]][0], "quote": picks[i["question"]][1]} for i in qs]
+        return httpx.Response(200, json=message(json.dumps({"answers": out})))
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    return ApiLane("claude-test", api_key="test-key", http_client=client, max_retries=0, timeout=5)
+
+
+def cli(vault: Path, *args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, [*args, "--vault", str(vault)])
+    return res.exit_code, res.output
+
+
+def teach_lib(
+    vault: Path,
+    question: str = MERGE_Q,
+    page: str = CODE_REVIEW,
+    quote: str = GOOD_QUOTE,
+    client: str = "agent",
+) -> teach.TeachResult:
+    with Router(vault) as router:
+        return teach.teach(router, question, page, quote, client=client)
+
+
+def cites(vault: Path, question: str) -> str | None:
+    with Router(vault) as router:
+        r = router.decide(question)
+    return r.top.path if r.decision == "cite" and r.top is not None else None
+
+
+def listed(vault: Path) -> list[dict[str, object]]:
+    code, out = cli(vault, "learn", "--list", "--json")
+    assert code == 0, out
+    return json.loads(out)
+
+
+def test_an_agents_verified_pick_is_held_and_writes_nothing(vault: Path) -> None:
+    before = snapshot(vault)
+    result = teach_lib(vault)
+    assert result.status == PENDING and not result.taught and result.pending_id
+    assert result.run_id is None and result.trigger is None
+    text = result.to_text()
+    assert text.startswith(f"pending, nothing written: {CODE_REVIEW} is held")
+    assert f"krouter learn --accept {result.pending_id}" in text
+    assert snapshot(vault) == before
+    assert cites(vault, MERGE_Q) is None and cites(vault, NEXT_WEEK) is None
+    assert trigger_writes.journal_entries() == []
+    [row] = listed(vault)
+    assert row["pending"] is True and row["pending_id"] == result.pending_id and row["run_id"] is None
+    assert (row["page"], row["trigger"], row["taught_by"], row["quote"]) == (
+        CODE_REVIEW,
+        MERGE_Q,
+        "agent",
+        GOOD_QUOTE,
+    )
+    code, out = cli(vault, "learn", "--list")
+    assert code == 0 and f"pending {result.pending_id}" in out and "not written" in out
+
+
+def test_a_second_agent_teaching_the_same_pick_does_not_confirm_it(vault: Path) -> None:
+    before = snapshot(vault)
+    first = teach_lib(vault, client="mcp")
+    second = teach_lib(vault, client="cli")
+    assert second.status == PENDING and second.pending_id == first.pending_id
+    assert "another agent's teaching does not confirm it" in second.to_text()
+    assert snapshot(vault) == before and len(listed(vault)) == 1
+
+
+def test_the_cli_says_pending_and_the_owner_accepts_then_undoes_byte_for_byte(vault: Path) -> None:
+    before = snapshot(vault)
+    code, out = cli(vault, "teach", MERGE_Q, "--page", CODE_REVIEW, "--quote", GOOD_QUOTE)
+    assert code == 3 and out.startswith("pending, nothing written"), out
+    pid = out.split("krouter learn --accept ", 1)[1].split()[0]
+    assert snapshot(vault) == before
+
+    code, out = cli(vault, "learn", "--accept", pid)
+    assert code == 0, out
+    run_id = out.split("(run ", 1)[1].split(";", 1)[0]
+    assert out.startswith(f"accepted pending {pid}: written (run {run_id}")
+    assert parse_page(CODE_REVIEW, (vault / CODE_REVIEW).read_text()).triggers == [MERGE_Q]
+    assert cites(vault, NEXT_WEEK) == CODE_REVIEW
+    [entry] = trigger_writes.journal_entries(run_id)
+    assert entry["lane"] == "owner" and entry["pending_id"] == pid
+    [row] = listed(vault)
+    assert row["pending"] is False and row["run_id"] == run_id and row["pending_id"] == pid
+    # Accepted once: a second --accept says so and writes nothing more.
+    code, out = cli(vault, "learn", "--accept", pid)
+    assert code == 1 and "was written already" in out, out
+
+    res = CliRunner().invoke(app, ["learn", "--undo", run_id])
+    assert res.exit_code == 0, res.output
+    assert snapshot(vault) == before
+
+
+def test_the_owner_rejects_a_pending_pick_and_nothing_is_written(vault: Path) -> None:
+    before = snapshot(vault)
+    pid = teach_lib(vault).pending_id
+    assert pid
+    code, out = cli(vault, "learn", "--reject", pid)
+    assert code == 0 and out.startswith(f"rejected pending {pid}: nothing written"), out
+    assert listed(vault) == [] and snapshot(vault) == before
+    code, out = cli(vault, "learn", "--accept", pid)
+    assert code == 1 and "was rejected already" in out, out
+    code, out = cli(vault, "learn", "--accept", "p00000000")
+    assert code == 1 and "no pending trigger 'p00000000'" in out, out
+    code, out = cli(vault, "learn", "--accept", pid, "--reject", pid)
+    assert code == 2 and "not both" in out, out
+    assert snapshot(vault) == before
+
+
+def test_accept_checks_the_pick_again_and_keeps_it_pending_when_the_quote_is_gone(vault: Path) -> None:
+    pid = teach_lib(vault).pending_id
+    assert pid
+    page = vault / CODE_REVIEW
+    page.write_text(page.read_text().replace("two approvals", "three approvals"))
+    edited = snapshot(vault)
+    code, out = cli(vault, "learn", "--accept", pid)
+    assert code == 3 and f"pending {pid} not written, it stays pending" in out and "not on the page" in out, (
+        out
+    )
+    assert snapshot(vault) == edited
+    assert [r["pending_id"] for r in listed(vault) if r["pending"]] == [pid]
+
+
+def test_the_nightly_model_naming_the_same_page_confirms_an_agents_pick(vault: Path) -> None:
+    pid = teach_lib(vault).pending_id
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    [outcome] = report.outcomes
+    assert outcome.status == LEARNED and f"confirms an agent's pending {pid}" in outcome.reason, (
+        report.to_text()
+    )
+    assert cites(vault, NEXT_WEEK) == CODE_REVIEW
+    [entry] = trigger_writes.journal_entries(report.run_id)
+    assert entry["pending_id"] == pid and entry["lane"] == "api"
+    assert [r["pending"] for r in listed(vault)] == [False]
+
+
+def test_the_nightly_model_naming_another_page_leaves_the_agents_pick_held(vault: Path) -> None:
+    pid = teach_lib(vault).pending_id
+    before = snapshot(vault)
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(
+        vault, picking({MERGE_Q: (PAYMENTS, "The read timeout for Stripe calls is 10 seconds.")})
+    )
+    [outcome] = report.outcomes
+    assert outcome.status != LEARNED and outcome.page == PAYMENTS, report.to_text()
+    assert snapshot(vault) == before and cites(vault, MERGE_Q) is None
+    assert pid in [r["pending_id"] for r in listed(vault) if r["pending"] and r["page"] == CODE_REVIEW]
+
+
+def test_pending_all_holds_the_nightly_pick_until_an_agent_agrees(vault: Path) -> None:
+    config.config_path().write_text('pending_triggers = "all"\n', encoding="utf-8")
+    before = snapshot(vault)
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    [outcome] = report.outcomes
+    assert outcome.status == PENDING and "held until a second source agrees" in outcome.reason
+    assert "pending 1," in report.to_text() and snapshot(vault) == before
+    [row] = listed(vault)
+    assert row["pending"] is True and row["taught_by"] == "api"
+    # The agent is the second source: its teaching writes at once.
+    result = teach_lib(vault)
+    assert result.taught, result.to_text()
+    assert cites(vault, NEXT_WEEK) == CODE_REVIEW
+    [entry] = trigger_writes.journal_entries(result.run_id)
+    assert entry["pending_id"] == row["pending_id"] and entry["lane"] == "agent"
+    assert [r["pending"] for r in listed(vault)] == [False]
+
+
+def test_pending_none_writes_an_agents_pick_at_once_and_a_bad_value_is_named(vault: Path) -> None:
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    assert teach_lib(vault).taught
+    config.config_path().write_text('pending_triggers = "sometimes"\n', encoding="utf-8")
+    code, out = cli(vault, "teach", NEXT_WEEK, "--page", CODE_REVIEW, "--quote", GOOD_QUOTE)
+    assert code == 1 and "config.toml" in out and "'pending_triggers' must be one of" in out, out
+
+
+def test_held_picks_count_towards_the_caps_and_a_question_is_held_for_one_page(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = teach_lib(vault)
+    assert held.status == PENDING
+    # The same question on another page: refused while the first hold is open.
+    other = teach_lib(vault, page=PAYMENTS, quote="The read timeout for Stripe calls is 10 seconds.")
+    assert other.status == teach.NOT_TAUGHT
+    assert f"already held as pending for {CODE_REVIEW} (pending {held.pending_id})" in other.reason
+    monkeypatch.setattr(teach, "PAGE_CAP", 1)
+    capped = teach_lib(vault, question="how many sign-offs before merging a pull request")
+    assert capped.status == teach.NOT_TAUGHT and "the per-page cap is reached" in capped.reason
+    assert "and 1 pending" in capped.reason
+    monkeypatch.setattr(teach, "DAILY_CAP", 1)
+    daily = teach_lib(vault, question=SEARCH_Q, page=PAYMENTS)
+    assert daily.status == teach.NOT_TAUGHT and "the daily cap is reached" in daily.reason
+
+
+def text_of(result: CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def test_krouter_teach_over_stdio_replies_pending_and_writes_nothing(vault: Path) -> None:
+    before = snapshot(vault)
+    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
+    )
+    seen: dict[str, object] = {}
+
+    async def session() -> None:
+        with anyio.fail_after(60):
+            async with Client(params, read_timeout_seconds=30) as client:
+                tools = {t.name: t for t in (await client.list_tools()).tools}
+                assert "pending_id" in (tools["krouter_teach"].output_schema or {})["properties"]
+                res = await client.call_tool(
+                    "krouter_teach", {"question": MERGE_Q, "path": CODE_REVIEW, "quote": GOOD_QUOTE}
+                )
+                assert not res.is_error and res.structured_content is not None
+                seen.update(res.structured_content)
+                seen["text"] = text_of(res)
+                asked = await client.call_tool("krouter_ask", {"question": MERGE_Q})
+                assert asked.structured_content is not None
+                seen["decision"] = asked.structured_content["decision"]
+
+    anyio.run(session)
+    assert seen["status"] == "pending" and seen["run_id"] is None and seen["trigger"] is None
+    assert str(seen["text"]).startswith("pending, nothing written") and seen["pending_id"]
+    assert f"krouter learn --accept {seen['pending_id']}" in str(seen["text"])
+    assert seen["decision"] == "refuse"
+    assert snapshot(vault) == before
+    assert [r["pending_id"] for r in listed(vault)] == [seen["pending_id"]]
+    # The owner accepts it: written, and the next wording cites the page.
+    code, out = cli(vault, "learn", "--accept", str(seen["pending_id"]))
+    assert code == 0 and out.startswith(f"accepted pending {seen['pending_id']}: written"), out
+    assert cites(vault, NEXT_WEEK) == CODE_REVIEW
+
+
+def test_pending_agents_writes_the_nightly_pick_at_once_and_still_holds_an_agents(
+    vault: Path, tmp_path: Path
+) -> None:
+    config.config_path().write_text('pending_triggers = "agents"\n', encoding="utf-8")
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    assert [o.status for o in report.outcomes] == [LEARNED], report.to_text()
+    assert cites(vault, NEXT_WEEK) == CODE_REVIEW
+    assert [r["pending"] for r in listed(vault)] == [False]
+    other = write_vault(tmp_path / "other", PAGES)
+    before = snapshot(other)
+    assert teach_lib(other).status == PENDING
+    assert snapshot(other) == before
