@@ -68,13 +68,16 @@ class KeptShares:
     it adds to each page (``weight x (K1 + 1) x tf / (tf + length term)``) is the same float in every
     lookup that holds it; a question word asked again (an agent asks about the same subjects) is then
     summed, not worked out again. Kept for units of at least MIN pages, BUDGET pages in all, the least
-    recently used dropped first, as arrays (12 bytes a page, ~7 MB at most): kept as lists of Python
+    recently used dropped first, as arrays (12 bytes a page, ~36 MB at most): kept as lists of Python
     ints and floats (~70 bytes a page) they saved more instructions, but the memory they held cost as
-    much again in cache misses (cachegrind) and the lookups were no faster. A quarter of this budget
-    kept too little of a pass over the 10k bench's questions: 5 % more CPU per Chinese lookup."""
+    much again in cache misses (cachegrind) and the lookups were no faster. A tenth of this budget
+    holds a pass over the 10k bench's questions (a quarter of that, 5 % more CPU per Chinese lookup);
+    at 100k pages a Chinese question's units hold ~40,000 pages, and this budget made a warm server's
+    Chinese lookups ~15 % cheaper than a fifth of it did, for ~14 MB more resident memory
+    (docs/PERFORMANCE.md, eighth session)."""
 
     MIN = 256
-    BUDGET = 600_000
+    BUDGET = 3_000_000
 
     def __init__(self) -> None:
         self._kept: dict[Hashable, tuple[array[int], array[float]]] = {}
