@@ -121,21 +121,23 @@ def test_peak_rss_is_the_process_own(perf_run) -> None:
 
 
 def test_lookup_ab_smoke_300_pages(tmp_path: Path) -> None:
-    """bench/perf/lookup_ab.py makes its vault and indexes, then times one pass per checkout: every
-    figure is there for both languages (nothing about speed is asserted)."""
+    """bench/perf/lookup_ab.py makes its vault and indexes, then times one pass per checkout, and with
+    --warm the same questions again in the same router (a row of its own): every figure is there for
+    both languages, cold and warm (nothing about speed is asserted)."""
     out = tmp_path / "ab.jsonl"
     root = Path(__file__).resolve().parents[1]
     argv = [sys.executable, str(PERF / "lookup_ab.py"), "--size", "300", "--work-dir", str(tmp_path / "w")]
-    argv += ["--code", str(root), "--rounds", "2", "--json", str(out)]
+    argv += ["--code", str(root), "--rounds", "2", "--json", str(out), "--warm"]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     passes = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(passes) == 2 and proc.stdout.count(" zh ") == 2
+    assert len(passes) == 2 and proc.stdout.count(" zh ") == 4 and proc.stdout.count("(warm)") == 2
     for result in passes:
         assert Path(result["code"]) == root
-        for key in ("kr_en", "kr_zh", "fts_en", "fts_zh"):
-            assert set(result[key]) == {"p50", "p95", "p99"}
-            assert all(v >= 0 for v in result[key].values())
+        for figures in (result, result["warm"]):
+            for key in ("kr_en", "kr_zh", "fts_en", "fts_zh"):
+                assert set(figures[key]) == {"p50", "p95", "p99"}
+                assert all(v >= 0 for v in figures[key].values())
 
 
 def test_lookup_same_smoke_300_pages(tmp_path: Path) -> None:

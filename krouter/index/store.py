@@ -31,10 +31,15 @@ from krouter.vault.files import check_vault
 from krouter.vault.page import Problem
 
 # Decoded postings lists of at least _HELD_MIN pages are kept for later lookups of the same generation,
-# up to _HELD_BUDGET postings in all (~5 MB). Twice as many saved ~3.5 % of a Chinese lookup's
-# instructions at 10k pages, and cost as much in cache misses: no faster.
-_HELD_MIN = 256
-_HELD_BUDGET = 100_000
+# up to _HELD_BUDGET postings in all (a decoded posting holds ~70 bytes: ~35 MB at most), the least
+# recently used dropped first. A warm server sees the same characters and words again: at 10k pages
+# every list the 200 bench questions read (~350k postings) stays decoded, which spares a Chinese lookup
+# its reads and decoding (~0.5-0.9 ms of ~4); the 100,000 kept before held under a third of them
+# (docs/PERFORMANCE.md, eighth session). A short list costs its query more than its decoding: kept too.
+_HELD_MIN = 16
+_HELD_BUDGET = 500_000
+# Pages whose decoded passages are kept, the least recently read dropped first (a few KB a page).
+_PASSAGES_KEPT = 1024
 # has_term's answers of one generation kept at most (a few MB).
 _KNOWN_MAX = 50_000
 
@@ -314,16 +319,20 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         generation for the pages read lately (a lookup reads the top page's twice, and questions
         about one subject cite the same pages). Not to be changed by the caller."""
         gen = self.generation()
-        if self._passages[0] != gen or len(self._passages[1]) >= 256:
+        if self._passages[0] != gen:
             self._passages = (gen, {})
-        cached = self._passages[1].get(page_id)
+        kept = self._passages[1]
+        cached = kept.pop(page_id, None)
         if cached is not None:
+            kept[page_id] = cached  # most recently read last
             return cached
         row = self.conn.execute("SELECT passages FROM pages WHERE id=?", (page_id,)).fetchone()
         if not row:
             return []
         found = passage_rows(row[0])
-        self._passages[1][page_id] = found
+        kept[page_id] = found
+        if len(kept) > _PASSAGES_KEPT:
+            del kept[next(iter(kept))]
         return found
 
     def trigger_terms(self, page_id: int) -> list[set[str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from krouter import config
@@ -67,35 +67,40 @@ class KeptShares:
     A unit's postings and weight depend on nothing but its routes within one generation, so the share
     it adds to each page (``weight x (K1 + 1) x tf / (tf + length term)``) is the same float in every
     lookup that holds it; a question word asked again (an agent asks about the same subjects) is then
-    summed, not worked out again. Kept for units of at least MIN pages, BUDGET pages in all, the least
-    recently used dropped first, as arrays (12 bytes a page, ~7 MB at most): kept as lists of Python
-    ints and floats (~70 bytes a page) they saved more instructions, but the memory they held cost as
-    much again in cache misses (cachegrind) and the lookups were no faster. A quarter of this budget
-    kept too little of a pass over the 10k bench's questions: 5 % more CPU per Chinese lookup."""
+    summed, not worked out again. The shares are kept in the order of the unit's postings, which are
+    the same pages in the same order in every lookup of the generation: they are summed against the
+    postings' own page ids (ints that exist already; an array of ids made one per posting). Kept for
+    units of at least MIN pages, BUDGET pages in all, the least recently used dropped first, as arrays
+    (8 bytes a page, ~24 MB at most): kept as lists of Python floats they saved more instructions, but
+    the memory they held cost as much again in cache misses (cachegrind) and the lookups were no
+    faster. A tenth of this budget holds a pass over the 10k bench's questions (a quarter of that, 5 %
+    more CPU per Chinese lookup); at 100k pages a Chinese question's units hold ~40,000 pages, and this
+    budget made a warm server's Chinese lookups ~15 % cheaper than a fifth of it did
+    (docs/PERFORMANCE.md, eighth session)."""
 
     MIN = 256
-    BUDGET = 600_000
+    BUDGET = 3_000_000
 
     def __init__(self) -> None:
-        self._kept: dict[Hashable, tuple[array[int], array[float]]] = {}
+        self._kept: dict[Hashable, array[float]] = {}
         self._size = 0
 
-    def get(self, key: Hashable) -> tuple[array[int], array[float]] | None:
-        """(page ids, their shares) kept under ``key``, in the order the unit's postings list them."""
+    def get(self, key: Hashable) -> array[float] | None:
+        """The shares kept under ``key``, in the order the unit's postings list its pages."""
         found = self._kept.pop(key, None)
         if found is not None:
             self._kept[key] = found  # most recently used last
         return found
 
-    def keep(self, key: Hashable, pages: Iterable[int], shares: list[float]) -> None:
-        """Keep a unit's shares (``pages`` in the same order), dropping the least recently used past
+    def keep(self, key: Hashable, shares: list[float]) -> None:
+        """Keep a unit's shares (in the order of its postings), dropping the least recently used past
         BUDGET."""
         if len(shares) < self.MIN or key in self._kept:
             return
-        self._kept[key] = (array("i", pages), array("d", shares))
+        self._kept[key] = array("d", shares)
         self._size += len(shares)
         while self._size > self.BUDGET and self._kept:
-            self._size -= len(self._kept.pop(next(iter(self._kept)))[1])
+            self._size -= len(self._kept.pop(next(iter(self._kept))))
 
 
 def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tables:
