@@ -73,3 +73,18 @@ def test_one_teacher_alone_writes_nothing_and_a_second_source_writes_what_both_n
     both = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "honest", {}, confirm_with="scripted")
     assert both["confirmed"] > 0 and both["written"] >= both["confirmed"] and both["written_wrong_page"] == 0
     assert both["week2_after"]["neighbours_refused"] == both["week2_before"]["neighbours_refused"]
+
+
+def test_every_pairs_file_names_a_current_page_of_its_vault() -> None:
+    """A pair whose gold page is missing or replaced would score a right answer as wrong."""
+    from krouter.vault.page import parse_page
+
+    for name, (folder, dev_pairs, _questions) in learn_bench.SETS.items():
+        files = {dev_pairs, learn_bench.DISTANT[name], learn_bench.MID[name], learn_bench.EVERYDAY[name]}
+        for pairs_file in sorted(files):
+            for pair in learn_bench.load_pairs(BENCH / pairs_file):
+                page = BENCH / folder / pair.gold
+                assert page.is_file(), f"{pairs_file} {pair.id}: {pair.gold} is not in {folder}"
+                parsed = parse_page(pair.gold, page.read_text(encoding="utf-8"))
+                assert not parsed.replaced, f"{pairs_file} {pair.id}: {pair.gold} is replaced"
+                assert pair.week1.strip() != pair.week2.strip(), f"{pairs_file} {pair.id}: one wording"

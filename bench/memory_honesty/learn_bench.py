@@ -19,8 +19,8 @@ refusal reads the closest pages the receipt names and may teach one through ``kr
 honest stand-in teaches only when the gold page is among the pages it read, with a real sentence from
 it; the careless one teaches the closest page whatever it is, with its first sentence. ``--pairs
 distant`` (the default when the files exist) uses pairs whose week-2 wording shares almost none of week
-1's content words, ``--pairs mid`` pairs that keep a quarter to a half of them; the report gives that
-overlap. ``--cold-start`` scores the cross-language and
+1's content words, ``--pairs mid`` pairs that keep a quarter to a half of them, ``--pairs everyday`` the
+same with week 1 worded as people type it on a busy day; the report gives that overlap. ``--cold-start`` scores the cross-language and
 colloquial dev sets with and without phrasings.
 
 ``--pending agents|all|none`` sets ``pending_triggers`` (docs/decisions.md D50): whose verified picks are
@@ -30,7 +30,7 @@ that second source (``all``: the model's own picks are held too), and ``--owner 
 page and rejects the rest (``krouter learn --accept`` / ``--reject``).
 
     python bench/memory_honesty/learn_bench.py [--set dev|dev2|dev3|all] [--lane scripted|careless|lexical|api|claude]
-    python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|mid|dev] [--no-phrasings]
+    python bench/memory_honesty/learn_bench.py --agent honest|careless [--pairs distant|mid|everyday|dev] [--no-phrasings]
         [--teach-phrasings]
     python bench/memory_honesty/learn_bench.py --cold-start
     python bench/memory_honesty/learn_bench.py --agent honest --pending agents --confirm-with scripted
@@ -83,6 +83,14 @@ MID: dict[str, str] = {
     "dev": "learn_pairs_mid1.jsonl",
     "dev2": "learn_pairs_mid2.jsonl",
     "dev3": "learn_pairs_mid3.jsonl",
+}
+# Pairs whose week 1 is worded as people type on a busy day (everyday words, colloquial Chinese, some
+# cross-language), week 2 keeping a quarter to a half of week 1's content words (written by a helper who
+# saw only the vaults, 2026-12-02): week 1 is refused more often here, so there is something to teach.
+EVERYDAY: dict[str, str] = {
+    "dev": "learn_pairs_everyday1.jsonl",
+    "dev2": "learn_pairs_everyday2.jsonl",
+    "dev3": "learn_pairs_everyday3.jsonl",
 }
 # Question sets asked in other words than the pages (cold start): (vault folder, question file).
 COLD_START: dict[str, tuple[str, str]] = {
@@ -598,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--pairs",
-        choices=["distant", "mid", "dev"],
+        choices=["distant", "mid", "everyday", "dev"],
         default=None,
         help="agent lane default: distant when present; nightly lane default: dev",
     )
@@ -703,6 +711,8 @@ def _kept_pairs(path: Path, max_overlap: float | None) -> list[Pair]:
 def _pairs_file(name: str, which: str | None) -> Path:
     if which == "mid":
         return HERE / MID[name]
+    if which == "everyday":
+        return HERE / EVERYDAY[name]
     distant = HERE / DISTANT[name]
     if which == "distant" or (which is None and distant.is_file()):
         return distant
