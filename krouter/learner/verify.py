@@ -126,8 +126,8 @@ def _holds(router: Router, page: str, question: str, units: list[str]) -> set[st
 
 
 def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str] | None:
-    """A question word this page's own text lacks while another current page's title, aliases, tags or
-    path hold it, with that page; or None.
+    """A question word this page lacks (as written and by every route) while another current page's
+    title, aliases, tags or path hold it as written, with that page; or None.
 
     Such a word names another subject ("frontend" when a "Frontend team" page exists): written onto
     this page it would make a trigger that the router does not count (``decision._fired_triggers``),
@@ -138,7 +138,11 @@ def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str
     rows = router.index.page_table()
     pid = next((r[0] for r in rows if r[1] == page), None)
     live = {r[0]: r[1] for r in rows if not r[4]}
+    # A word the page holds through a route (db→database of its title, a translation) is not lacking.
+    held = router.held_words(question, page)
     for qt in query_terms(question, known=router.index.has_term):
+        if qt.text in held:
+            continue
         postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
         own = postings.get(pid) if pid is not None else None
         if own and (own[0] or own[2]):

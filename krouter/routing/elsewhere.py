@@ -69,6 +69,20 @@ def _is_name(word: str) -> bool:
     return bool(stems) and not bilingual.to_chinese(stems[0])
 
 
+def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:
+    """The question's words (as shown) that the page at ``path``, or a replaced page leading to it,
+    holds in its title, aliases, tags, path or text, by any route (db→database, a translation)."""
+    pid = t.by_path.get(path)
+    if pid is None:
+        return set()
+    mine = {pid, *t.predecessors.get(pid, ())}
+    return {
+        u.text
+        for u in question_units(question, index, t)
+        if any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
+    }
+
+
 def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
     """(the word, as it matched, and the other page) that would keep ``question`` from counting as a
     trigger of the page at ``path`` (``decision._fired_triggers``): a word the page lacks while another current

@@ -19,7 +19,7 @@ from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog
 from krouter.routing.decision import DEFAULT_FLOOR, decide
-from krouter.routing.elsewhere import trigger_blocker
+from krouter.routing.elsewhere import held_words, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.vault.files import contained_path, read_contained
@@ -188,6 +188,14 @@ class Router:
             asked = self._decide(question, k)
             phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
         return phrasings.combine(asked, phrased)
+
+    def held_words(self, question: str, path: str) -> set[str]:
+        """The question's words the page at ``path`` holds in its own fields or text, by any route
+        (``elsewhere.held_words``)."""
+        if self.auto_refresh:
+            self.refresh()
+        with self.index.snapshot():
+            return held_words(question, path, self.index, self._load_tables())
 
     def trigger_blocker(self, question: str, path: str) -> tuple[str, str] | None:
         """The question word, and the other page it names, that would keep ``question`` from counting
