@@ -393,8 +393,11 @@ def _apply(
     if status == TAKEN_BACK:
         outcome.reason = f"written and taken back: {reason}"
         return outcome
-    if status == LEARNED and agent is not None:
-        pending.resolve(root, str(agent["pending"]), pending.WRITTEN, f"nightly run {run_id}", run_id)
-        reason = reason or f"confirms an agent's pending {agent['pending']}"
+    if status == LEARNED:
+        # The agent's hold it confirms, and any hold of this pick left open (its own, held before
+        # ``pending_triggers`` changed), end here: the trigger is on the page.
+        pending.settle(root, question, prop.page, f"nightly run {run_id}", run_id)
+        if agent is not None:
+            reason = reason or f"confirms an agent's pending {agent['pending']}"
     outcome.status, outcome.reason = status, reason
     return outcome
