@@ -324,3 +324,13 @@ def test_a_katakana_subject_the_vault_lacks_does_not_cite_the_page_of_another(tm
         printer = router.decide("プリンターの設定方法は？")
     assert scanner.decision == "refuse", scanner.reason
     assert printer.decision == "cite" and printer.top is not None and printer.top.path == "プリンター.md"
+
+
+def test_usa_spelled_with_dots_and_no_final_dot_is_the_country() -> None:
+    # "U.S.A" took "U.S." as the country and kept its "A": "usaa", which no page or question meets.
+    assert [t.term for t in query_terms("U.S.A warehouse")] == ["usa", "warehous"]
+    assert index_terms("Shipped from the U.S.A, by sea.") == index_terms("Shipped from the USA, by sea.")
+    # A dotted U.S. run into a word is no country written alone: nothing is glued to it.
+    for text in ("the U.S.Army base", "the U.S.A.F. base"):
+        terms = {t.term for t in query_terms(text)}
+        assert "base" in terms and not any(t.startswith("usa") for t in terms), terms
