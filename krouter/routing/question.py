@@ -91,7 +91,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
         if own_df == 0 and len(qt.term) == 1 and is_cjk(qt.term):
             weight *= UNSEEN_CHARACTER_SHARE
-        elif own_df == 0 and len(terms) > 1 and _KATAKANA_WORD.fullmatch(qt.term):
+        elif df == 0 and len(terms) > 1 and _KATAKANA_WORD.fullmatch(qt.term):
             # A katakana word no page holds weighs what its bigrams did before it was one unit: a
             # Japanese question's kanji compound counts as its overlapping bigrams (設定方法: three), and
             # one missing word against them let the printer page answer "how do I set up the scanner?"
