@@ -369,3 +369,13 @@ def test_hand_edited_pending_lines_are_skipped_not_a_crash(vault: Path) -> None:
     code, out = cli(vault, "learn", "--accept", "pnovault1")
     assert code == 1 and "no pending trigger 'pnovault1'" in out and str(path) in out, out
     assert path.read_text(encoding="utf-8").count("\n") == 4
+
+
+def test_a_dry_run_says_the_nightly_pick_would_be_held_and_holds_nothing(vault: Path) -> None:
+    before = snapshot(vault)
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}), dry_run=True)
+    [outcome] = report.outcomes
+    # "proposed" would say that the real run writes it; with pending_triggers = "all" it holds it.
+    assert outcome.status == PENDING and "dry run" in outcome.reason, report.to_text()
+    assert snapshot(vault) == before and listed(vault) == []

@@ -371,7 +371,11 @@ def _apply(
     agent = pending.find(root, question, prop.page, pending.AGENT)
     if agent is not None:
         record["pending_id"] = agent["pending"]
-    elif held and not dry_run:
+    elif held and dry_run:
+        outcome.status = PENDING
+        outcome.reason = "would be held until a second source agrees (dry run: nothing held)"
+        return outcome
+    elif held:
         mine = pending.find(root, question, prop.page, pending.NIGHTLY) or pending.hold(
             root,
             prop.page,
