@@ -379,3 +379,15 @@ def test_a_dry_run_says_the_nightly_pick_would_be_held_and_holds_nothing(vault: 
     # "proposed" would say that the real run writes it; with pending_triggers = "all" it holds it.
     assert outcome.status == PENDING and "dry run" in outcome.reason, report.to_text()
     assert snapshot(vault) == before and listed(vault) == []
+
+
+def test_accept_with_dry_run_or_undo_is_a_usage_error_and_writes_nothing(vault: Path) -> None:
+    held = teach_lib(vault)
+    before = snapshot(vault)
+    for extra in (["--dry-run"], ["--undo", "20261202T000000Z-abcdef"]):
+        code, out = cli(vault, "learn", "--accept", str(held.pending_id), *extra)
+        assert code == 2 and "--accept" in out, out
+        code, out = cli(vault, "learn", "--reject", str(held.pending_id), *extra)
+        assert code == 2 and "--reject" in out, out
+    assert snapshot(vault) == before
+    assert [r["pending_id"] for r in listed(vault) if r["pending"]] == [held.pending_id]

@@ -87,6 +87,14 @@ def learn_command(
         _list(vault, as_json)
         return
     if accept or reject:
+        if dry_run or undo:
+            # --accept writes a page: a --dry-run beside it must not be silently ignored.
+            option = "--accept" if accept else "--reject"
+            raise fail(
+                f"{option} settles one pending trigger: not with --dry-run or --undo",
+                EXIT_USAGE,
+                as_json=as_json,
+            )
         _settle(vault, accept, reject, as_json)
         return
     listing_only = False
