@@ -391,3 +391,17 @@ def test_accept_with_dry_run_or_undo_is_a_usage_error_and_writes_nothing(vault: 
         assert code == 2 and "--reject" in out, out
     assert snapshot(vault) == before
     assert [r["pending_id"] for r in listed(vault) if r["pending"]] == [held.pending_id]
+
+
+def test_accept_does_not_take_a_question_from_the_page_that_now_answers_it(vault: Path) -> None:
+    held = teach_lib(vault)
+    # Since the hold, the owner wrote a page that answers the question in its own words.
+    (vault / "Runbooks/Merging.md").write_text(
+        "---\ntitle: Release rules\n---\n# Release rules\n\nEvery merge needs two sign-offs.\n",
+        encoding="utf-8",
+    )
+    assert cites(vault, MERGE_Q) == "Runbooks/Merging.md"
+    before = snapshot(vault)
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 3 and "not written, it stays pending" in out, out
+    assert snapshot(vault) == before and cites(vault, MERGE_Q) == "Runbooks/Merging.md"
