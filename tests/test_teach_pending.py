@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 
 from krouter import config
 from krouter.cli import app
-from krouter.learner import nightly, teach, trigger_writes
+from krouter.learner import nightly, pending, teach, trigger_writes
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, PENDING
 from krouter.routing.router import Router
@@ -310,3 +310,98 @@ def test_pending_agents_writes_the_nightly_pick_at_once_and_still_holds_an_agent
     before = snapshot(other)
     assert teach_lib(other).status == PENDING
     assert snapshot(other) == before
+
+
+def test_a_hold_left_open_is_closed_when_the_same_pick_is_written_another_way(vault: Path) -> None:
+    held = teach_lib(vault)
+    assert held.status == PENDING
+    # The owner turns holding off; the agent teaches the same pick again and it is written at once.
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    written = teach_lib(vault)
+    assert written.taught, written.to_text()
+    # The earlier hold of the same question and page is not left waiting for an accept that can only
+    # say "already a trigger of the page".
+    rows = listed(vault)
+    assert [r["pending"] for r in rows] == [False], rows
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 1 and "was written already" in out, out
+
+
+def test_a_duplicate_hold_is_closed_by_the_accept_of_its_twin(vault: Path) -> None:
+    held = teach_lib(vault)
+    assert held.pending_id
+    # Two processes teaching at once can each append a hold of the same pick (no lock between them).
+    path = pending.pending_path()
+    twin = {**json.loads(path.read_text(encoding="utf-8").splitlines()[0]), "pending": "ptwin0001"}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(twin) + "\n")
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 0, out
+    assert [r["pending"] for r in listed(vault)] == [False]
+    code, out = cli(vault, "learn", "--accept", "ptwin0001")
+    assert code == 1 and "was written already" in out, out
+
+
+def test_accepting_a_pick_already_on_the_page_closes_it_and_says_nothing_was_written(vault: Path) -> None:
+    held = teach_lib(vault)
+    page = vault / CODE_REVIEW
+    # The owner wrote the trigger by hand meanwhile.
+    page.write_text(
+        PAGES[CODE_REVIEW].replace("tags: [process]", f'tags: [process]\ntriggers: ["{MERGE_Q}"]')
+    )
+    edited = snapshot(vault)
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 3 and "already a trigger of the page" in out and "stays pending" not in out, out
+    assert f"pending {held.pending_id} closed, nothing written" in out, out
+    assert snapshot(vault) == edited and listed(vault) == []
+
+
+def test_hand_edited_pending_lines_are_skipped_not_a_crash(vault: Path) -> None:
+    held = teach_lib(vault)
+    path = pending.pending_path()
+    good = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    no_vault = {k: v for k, v in good.items() if k != "vault"} | {"pending": "pnovault1"}
+    bad_time = good | {"pending": "pbadtime1", "time": "yesterday"}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(no_vault) + "\n" + json.dumps(bad_time) + "\n{not json\n")
+    code, out = cli(vault, "learn", "--list")
+    assert code == 0 and "pbadtime1" in out and held.pending_id in out, out
+    code, out = cli(vault, "learn", "--accept", "pnovault1")
+    assert code == 1 and "no pending trigger 'pnovault1'" in out and str(path) in out, out
+    assert path.read_text(encoding="utf-8").count("\n") == 4
+
+
+def test_a_dry_run_says_the_nightly_pick_would_be_held_and_holds_nothing(vault: Path) -> None:
+    before = snapshot(vault)
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}), dry_run=True)
+    [outcome] = report.outcomes
+    # "proposed" would say that the real run writes it; with pending_triggers = "all" it holds it.
+    assert outcome.status == PENDING and "dry run" in outcome.reason, report.to_text()
+    assert snapshot(vault) == before and listed(vault) == []
+
+
+def test_accept_with_dry_run_or_undo_is_a_usage_error_and_writes_nothing(vault: Path) -> None:
+    held = teach_lib(vault)
+    before = snapshot(vault)
+    for extra in (["--dry-run"], ["--undo", "20261202T000000Z-abcdef"]):
+        code, out = cli(vault, "learn", "--accept", str(held.pending_id), *extra)
+        assert code == 2 and "--accept" in out, out
+        code, out = cli(vault, "learn", "--reject", str(held.pending_id), *extra)
+        assert code == 2 and "--reject" in out, out
+    assert snapshot(vault) == before
+    assert [r["pending_id"] for r in listed(vault) if r["pending"]] == [held.pending_id]
+
+
+def test_accept_does_not_take_a_question_from_the_page_that_now_answers_it(vault: Path) -> None:
+    held = teach_lib(vault)
+    # Since the hold, the owner wrote a page that answers the question in its own words.
+    (vault / "Runbooks/Merging.md").write_text(
+        "---\ntitle: Release rules\n---\n# Release rules\n\nEvery merge needs two sign-offs.\n",
+        encoding="utf-8",
+    )
+    assert cites(vault, MERGE_Q) == "Runbooks/Merging.md"
+    before = snapshot(vault)
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 3 and "not written, it stays pending" in out, out
+    assert snapshot(vault) == before and cites(vault, MERGE_Q) == "Runbooks/Merging.md"

@@ -93,3 +93,24 @@ def test_passages_past_the_bound_are_read_again_and_an_edit_is_quoted_anew(
         edited = router.decide(questions[0])
     assert edited.top is not None and edited.top.path == "Pets/Ferret.md"
     assert (edited.top.line, edited.top.snippet) == (3, "The ferret eats three times a day.")
+
+
+def test_passages_kept_are_bounded_by_their_text_not_only_by_their_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page may hold up to 8 MB (a transcript): 1024 kept pages of those would be gigabytes. The
+    passages kept stay within a budget of text, the least recently read dropped first, and a page read
+    again answers as before."""
+    monkeypatch.setattr(store, "_PASSAGES_CHARS", 60_000, raising=False)
+    line = "The standup notes mention the release train and the staging database.\n\n"
+    vault = write(tmp_path / "v", {f"Logs/Day {i:02d}.md": f"# Day {i}\n\n" + line * 400 for i in range(8)})
+    with Router(vault) as router:
+        router.refresh()
+        first = [router.index.passage_rows(pid) for pid in range(1, 9)]
+        assert all(len(rows) == 401 for rows in first)
+        kept = router.index._passages[1]
+        assert sum(len(terms) for rows in kept.values() for _, terms in rows) <= 60_000 + max(
+            sum(len(terms) for _, terms in rows) for rows in first
+        )
+        assert len(kept) < 8
+        assert [router.index.passage_rows(pid) for pid in range(1, 9)] == first

@@ -40,6 +40,9 @@ _HELD_MIN = 16
 _HELD_BUDGET = 500_000
 # Pages whose decoded passages are kept, the least recently read dropped first (a few KB a page).
 _PASSAGES_KEPT = 1024
+# ... and the characters of their terms kept at most: a page may hold up to 8 MB (a transcript, a log),
+# and 1024 of those would be gigabytes in a long-lived server (~16 MB of ASCII terms; more for CJK).
+_PASSAGES_CHARS = 16_000_000
 # has_term's answers of one generation kept at most (a few MB).
 _KNOWN_MAX = 50_000
 
@@ -60,6 +63,8 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         self._stale: tuple[int, frozenset[int], bool] | None = None
         # Decoded passages of recently read pages, for one generation (see passage_rows).
         self._passages: tuple[int, dict[int, list[tuple[int, str]]]] = (-1, {})
+        # The characters of the terms those passages hold (see _PASSAGES_CHARS).
+        self._passage_chars = 0
         # Decoded long postings lists of this generation, least recently used first, and their total
         # length (see _keep_held).
         self._held: tuple[int, dict[str, dict[int, tuple[int, int, int]]], int] = (-1, {}, 0)
@@ -320,7 +325,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         about one subject cite the same pages). Not to be changed by the caller."""
         gen = self.generation()
         if self._passages[0] != gen:
-            self._passages = (gen, {})
+            self._passages, self._passage_chars = (gen, {}), 0
         kept = self._passages[1]
         cached = kept.pop(page_id, None)
         if cached is not None:
@@ -331,8 +336,9 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
             return []
         found = passage_rows(row[0])
         kept[page_id] = found
-        if len(kept) > _PASSAGES_KEPT:
-            del kept[next(iter(kept))]
+        self._passage_chars += _chars(found)
+        while len(kept) > 1 and (len(kept) > _PASSAGES_KEPT or self._passage_chars > _PASSAGES_CHARS):
+            self._passage_chars -= _chars(kept.pop(next(iter(kept))))
         return found
 
     def trigger_terms(self, page_id: int) -> list[set[str]]:
@@ -344,3 +350,8 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         """Every term a page holds (title, aliases, triggers, body)."""
         row = self.conn.execute("SELECT passages, other_terms FROM pages WHERE id=?", (page_id,)).fetchone()
         return terms_of_page(*row) if row else set()
+
+
+def _chars(passages: list[tuple[int, str]]) -> int:
+    """The characters of a page's passage terms, what keeping them decoded costs."""
+    return sum(len(terms) for _line, terms in passages)

@@ -87,6 +87,14 @@ def learn_command(
         _list(vault, as_json)
         return
     if accept or reject:
+        if dry_run or undo:
+            # --accept writes a page: a --dry-run beside it must not be silently ignored.
+            option = "--accept" if accept else "--reject"
+            raise fail(
+                f"{option} settles one pending trigger: not with --dry-run or --undo",
+                EXIT_USAGE,
+                as_json=as_json,
+            )
         _settle(vault, accept, reject, as_json)
         return
     listing_only = False
@@ -174,7 +182,9 @@ def _list(vault: Path | None, as_json: bool) -> None:
         typer.echo("nothing taught yet")
         return
     for r in rows:
-        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(r["time"] or 0)))  # type: ignore[arg-type]
+        # A hand-edited time that is no number is shown as the epoch, not a crash.
+        stamp = r["time"] if isinstance(r["time"], (int, float)) else 0
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(stamp)))
         if r["pending"]:
             # Triggers and page names came from agents and the query log: shown, never interpreted.
             typer.echo(
@@ -215,8 +225,10 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
             if status == LEARNED:
                 text = f"accepted pending {accept}: written (run {run_id}; undo with: krouter learn --undo {run_id})"
                 text += f"; but {reason}" if reason else ""
-            else:
+            elif any(h["pending"] == accept for h in pending.open_holds(root.resolve())):
                 text = f"pending {accept} not written, it stays pending: {reason}"
+            else:
+                text = f"pending {accept} closed, nothing written: {reason}"
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except (KRouterError, OSError) as exc:

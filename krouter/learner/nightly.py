@@ -371,7 +371,11 @@ def _apply(
     agent = pending.find(root, question, prop.page, pending.AGENT)
     if agent is not None:
         record["pending_id"] = agent["pending"]
-    elif held and not dry_run:
+    elif held and dry_run:
+        outcome.status = PENDING
+        outcome.reason = "would be held until a second source agrees (dry run: nothing held)"
+        return outcome
+    elif held:
         mine = pending.find(root, question, prop.page, pending.NIGHTLY) or pending.hold(
             root,
             prop.page,
@@ -393,8 +397,11 @@ def _apply(
     if status == TAKEN_BACK:
         outcome.reason = f"written and taken back: {reason}"
         return outcome
-    if status == LEARNED and agent is not None:
-        pending.resolve(root, str(agent["pending"]), pending.WRITTEN, f"nightly run {run_id}", run_id)
-        reason = reason or f"confirms an agent's pending {agent['pending']}"
+    if status == LEARNED:
+        # The agent's hold it confirms, and any hold of this pick left open (its own, held before
+        # ``pending_triggers`` changed), end here: the trigger is on the page.
+        pending.settle(root, question, prop.page, f"nightly run {run_id}", run_id)
+        if agent is not None:
+            reason = reason or f"confirms an agent's pending {agent['pending']}"
     outcome.status, outcome.reason = status, reason
     return outcome

@@ -27,7 +27,7 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
-from krouter.learner.report import LEARNED
+from krouter.learner.report import LEARNED, SKIPPED
 from krouter.learner.trigger_writes import (
     TAKEN_BACK,
     append_jsonl,
@@ -39,6 +39,7 @@ from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
 from krouter.routing.router import Router
 from krouter.tokens.terms import normalize
+from krouter.vault.page import parse_page
 
 PENDING_NAME = "pending.jsonl"
 AGENT = "agent"
@@ -46,6 +47,8 @@ NIGHTLY = "nightly"
 OWNER = "owner"
 WRITTEN = "written"
 REJECTED = "rejected"
+# What a hold line must hold, each as text, to be read as one.
+_HOLD_FIELDS = ("pending", "vault", "page", "trigger")
 
 
 def pending_path() -> Path:
@@ -66,10 +69,11 @@ def key(question: str) -> str:
 
 def all_holds(vault: Path | None = None) -> list[dict[str, object]]:
     """Every hold (open or ended), oldest first, each with ``end`` set to its end line or None;
-    ``vault`` keeps one vault's. Corrupt lines are skipped."""
+    ``vault`` keeps one vault's. Corrupt lines, and holds lacking a field as text (a hand edit), are
+    skipped: the file is never rewritten."""
     holds: dict[str, dict[str, object]] = {}
     for _offset, item in querylog.read(pending_path()):
-        if "pending" in item and "page" in item and "trigger" in item:
+        if all(isinstance(item.get(k), str) for k in _HOLD_FIELDS):
             holds[str(item["pending"])] = {**item, "end": None}
         elif "resolved" in item and str(item["resolved"]) in holds:
             holds[str(item["resolved"])]["end"] = item
@@ -136,6 +140,15 @@ def resolve(root: Path, pending_id: str, how: str, by: str, run_id: str | None =
     )
 
 
+def settle(root: Path, question: str, page: str, by: str, run_id: str | None) -> None:
+    """End, as WRITTEN, every open hold of ``question`` on ``page``: the trigger is on the page now
+    (written by a second source, the owner, or an agent while holding was off), and a twin hold (two
+    teachers at once) must not wait for an accept that could only find it there already."""
+    for h in open_holds(root):
+        if h["page"] == page and key(str(h["trigger"])) == key(question):
+            resolve(root, str(h["pending"]), WRITTEN, by, run_id)
+
+
 def _open_hold(root: Path, pending_id: str) -> dict[str, object]:
     found = [h for h in all_holds() if h["pending"] == pending_id]
     if not found:
@@ -166,6 +179,10 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
         page = read_for_edit(root, rel)
     except (KRouterError, OSError, UnicodeDecodeError) as exc:
         return "rejected", f"page cannot be read: {exc}", None
+    if key(question) in {normalize(t) for t in parse_page(rel, page.text).triggers}:
+        # Written meanwhile (by hand, or by a twin hold's accept): nothing to write, nothing to wait for.
+        settle(root, question, rel, OWNER, None)
+        return SKIPPED, "already a trigger of the page; the hold is closed", None
     router.refresh()
     ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
@@ -184,6 +201,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
     )
     if status == LEARNED:
         resolve(root, pending_id, WRITTEN, OWNER, run_id)
+        settle(root, question, rel, OWNER, run_id)
         return status, reason, run_id
     if status == TAKEN_BACK:
         return status, f"{reason}; the trigger was written and taken back (run {run_id})", None

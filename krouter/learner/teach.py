@@ -282,8 +282,9 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         return reason
     # A reason here says the trigger stays although the question would still not cite the page.
     result.status, result.run_id, result.trigger = TAUGHT, run_id, question
-    if other is not None:
-        pending.resolve(router.root, str(other["pending"]), pending.WRITTEN, f"agent {client}", run_id)
+    # The nightly hold it confirms, and any hold of this pick left open (held before holding was turned
+    # off, or a twin of two teachers at once), end here: the trigger is on the page.
+    pending.settle(router.root, question, rel, f"agent {client}", run_id)
     return reason
 
 

@@ -29,6 +29,8 @@ UNSEEN_CHARACTER_SHARE = 0.5
 # A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
 # senses first): later senses are rarer readings, and each one is a posting list to merge per question.
 HELD_TRANSLATIONS = 3
+# A question's katakana word (one unit, looked up by its bigrams: D52), as the query terms hold it.
+_KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]{3,}")
 
 
 @dataclass
@@ -89,6 +91,12 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
         if own_df == 0 and len(qt.term) == 1 and is_cjk(qt.term):
             weight *= UNSEEN_CHARACTER_SHARE
+        elif df == 0 and len(terms) > 1 and _KATAKANA_WORD.fullmatch(qt.term):
+            # A katakana word no page holds weighs what its bigrams did before it was one unit: a
+            # Japanese question's kanji compound counts as its overlapping bigrams (設定方法: three), and
+            # one missing word against them let the printer page answer "how do I set up the scanner?"
+            # (スキャナー) at 0.63. The receipt still names the one word.
+            weight *= len(terms)
         units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
     return units
 
