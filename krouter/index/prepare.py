@@ -211,16 +211,20 @@ def _invert(
     counts fit a byte is kept as bytes, most of a batch's terms are body words only (title/alias and
     trigger columns all zero), and their packed tfs are ``zzB`` and their body bytes; the few others
     are packed one by one (`pack_columns` reads a slice of bytes as the small ints it holds)."""
-    counts = Counter(terms_col)
-    keys = sorted(counts)
+    keys = sorted(set(terms_col))
     rank = dict(zip(keys, range(len(keys)), strict=True))
+    ranks = list(map(rank.__getitem__, terms_col))
     # A stable sort on each posting's term rank (ints compare fast): a term's postings stay in page
     # order, as the segment needs them.
-    order = sorted(range(len(terms_col)), key=list(map(rank.__getitem__, terms_col)).__getitem__)
+    order = sorted(range(len(terms_col)), key=ranks.__getitem__)
     # An array from a list, not from an iterator: the array grows one item at a time from an
     # iterator, ~4x the time of the list's.
     ids = array("i", list(map(page_col.__getitem__, order))).tobytes()
-    lengths = list(map(counts.__getitem__, keys))
+    # How many pages hold each term, counted by rank: the ranks are the rank table's own int objects,
+    # found by identity, where counting the terms themselves compared strings (~15 % less for these
+    # steps than a `Counter` of the terms, one set of them and its lengths looked up by term).
+    counts = Counter(ranks)
+    lengths = list(map(counts.__getitem__, range(len(keys))))
     starts = list(accumulate(lengths, initial=0))
     meta_col, trig_col, body_col = tf_cols
     # Terms packed one by one: those with a title/alias or trigger count anywhere in the batch
