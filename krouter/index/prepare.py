@@ -135,7 +135,7 @@ def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...],
 
 
 # `json.dumps(obj, ensure_ascii=False)`, without making a new encoder for each call as `dumps` does for
-# any argument but the defaults (~2 µs a call, one or two a page).
+# any argument but the defaults (~5 µs of a passages list's 17, one or two calls a page).
 _to_json = json.JSONEncoder(ensure_ascii=False).encode
 
 

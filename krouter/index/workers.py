@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # multiprocessing costs a fresh process ~15 ms of imports: on
 # Batches a worker pool asks for or holds past the next one to yield, per worker (`Workers.run`).
 AHEAD = 3
 # Seconds the pool waits for any answer from its busy workers before it stops the build (`BuildStalled`).
-# Far past any real batch (a build chunk of at most 1 MB takes 1-3 s of CPU, ten times that on a
+# Far past any real batch (a build chunk of at most 1 MB takes ~1 s of CPU, a few times that on a
 # crowded machine): only a worker that is stuck reaches it, and without it a stuck worker hung the build.
 ANSWER_TIMEOUT_S = 600.0
 
