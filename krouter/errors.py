@@ -34,3 +34,9 @@ class IndexUnavailable(KRouterError):
 
 class ConfigError(KRouterError):
     """The configuration file cannot be read or holds a value of the wrong type."""
+
+
+class BuildStalled(KRouterError):
+    """A worker process preparing pages for a build or a large refresh gave no answer in the time
+    allowed (a page that sends the tokeniser into a loop, a stopped process); the message names its
+    pages."""

@@ -134,6 +134,16 @@ def held_until_three_others_are_done(root, files, invert):
     (marks / ("released" if len(list(marks.glob("done-*"))) >= 3 else "timed out")).touch()
     return real_batch(root, files, invert)
 
+def hangs_in_a_worker(root, files, invert):
+    # A page that sends a worker's tokeniser into a loop, say: the worker never answers.
+    import time
+    if os.getpid() != parent and any("Topic 15" in fs.path for fs, _hash in files):
+        marks.mkdir(exist_ok=True)
+        (marks / "hung").write_text(json.dumps([files[0][0].path, files[-1][0].path]))
+        while True:
+            time.sleep(60)
+    return real_batch(root, files, invert)
+
 def kill_at_20(done, _total):
     if done == 20:
         os.kill(os.getpid(), 9)
@@ -142,6 +152,12 @@ index = Index(Path(vault), path=Path(path) if path else None)
 for step in steps:
     if step == "die in a worker":
         prepare.prepare_batch = dies_in_a_worker
+    elif step == "hang in a worker":
+        prepare.prepare_batch = hangs_in_a_worker
+        # jieba loaded before the fork: the other batches take milliseconds, far under the limit.
+        from krouter.tokens.chinese import _load_jieba
+        _load_jieba()
+        workers.ANSWER_TIMEOUT_S = 2.0
     elif step == "hold a worker's first batch":
         prepare.prepare_batch = held_until_three_others_are_done
     elif step == "die in the merge helper":
@@ -277,6 +293,29 @@ def test_a_worker_held_up_by_a_batch_does_not_hold_up_the_batches_after_it(
     assert run_in_child(vault, None, "hold a worker's first batch", "refresh") == 1
     marks = {p.name for p in (vault.parent / "marks").iterdir() if not p.name.startswith("done-")}
     assert marks == {"held", "released"}
+    assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
+
+
+def test_a_worker_that_never_answers_stops_the_build_with_an_error_naming_its_pages(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    """A stuck worker used to hang the build for ever; now the pool's wait is bounded (two seconds here)
+    and the build stops with an error naming the pages the silent worker holds. What was committed
+    is kept: the next build, with a worker that answers, completes the index."""
+    vault = one_transaction
+    env = {**os.environ, index_prepare.WORKERS_ENV: "2"}
+    args = json.dumps([str(vault), "", ["hang in a worker", "refresh"]])
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 1
+    message = done.stderr.strip().splitlines()[-1]
+    assert message.startswith("krouter.errors.BuildStalled: a worker process gave no answer in 2 s")
+    first, last = json.loads((vault.parent / "marks" / "hung").read_text())
+    assert f"3 pages from {first!r} to {last!r}" in message and "the workers were stopped" in message
+    with Router(vault, auto_refresh=False) as reader:
+        assert reader.index.page_table() == []  # nothing half-built is served
+    assert run_in_child(vault, None, "refresh") == 1
     assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
 
 

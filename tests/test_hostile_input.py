@@ -135,6 +135,17 @@ def test_deep_nesting_is_reported_not_a_crash() -> None:
     assert page.body.startswith("---")
 
 
+@pytest.mark.parametrize("levels", [60, 65])
+def test_nesting_just_past_the_limit_is_reported_and_just_under_it_is_read(levels: int) -> None:
+    """Frontmatter with no alias skips measuring its node graph only when it cannot nest past the
+    limit: either side of the limit reads as it did when every page was measured."""
+    page = parse_page("Deep.md", "---\ntitle: Deep\nx: " + "[" * levels + "]" * levels + "\n---\nbody\n")
+    if levels > 64:
+        assert page.yaml_error and "nests too deeply" in page.yaml_error
+    else:
+        assert page.yaml_error is None and page.title == "Deep" and page.body == "body\n"
+
+
 def test_huge_frontmatter_is_not_parsed_as_yaml() -> None:
     fm = "title: Big\nnotes: |\n" + "  line of notes\n" * 40_000
     page = parse_page("Big.md", f"---\n{fm}---\nbody\n")

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from krouter.errors import BuildStalled
 from krouter.index import prepare
 from krouter.index.prepare import Batch, Task
 
@@ -20,6 +21,10 @@ if TYPE_CHECKING:  # multiprocessing costs a fresh process ~15 ms of imports: on
 
 # Batches a worker pool asks for or holds past the next one to yield, per worker (`Workers.run`).
 AHEAD = 3
+# Seconds the pool waits for any answer from its busy workers before it stops the build (`BuildStalled`).
+# Far past any real batch (a build chunk of at most 1 MB takes ~1 s of CPU, a few times that on a
+# crowded machine): only a worker that is stuck reaches it, and without it a stuck worker hung the build.
+ANSWER_TIMEOUT_S = 600.0
 
 
 def _serve(
@@ -70,7 +75,9 @@ class Workers:
     Each worker has a pipe of its own and at most two batches asked of it at a time, and at most
     AHEAD per worker are asked or held past the next one to yield, so memory is bounded by the
     batches in flight whatever the vault's size. A worker that dies or fails has its
-    batches done here instead: the result is the same, only slower."""
+    batches done here instead: the result is the same, only slower. Workers that all stay silent for
+    ANSWER_TIMEOUT_S stop the build with `BuildStalled`, naming the batch's pages: doing a batch that
+    may hang here would hang this process too."""
 
     def __init__(self, root: Path, count: int, batches: Sequence[Sequence[Task]], *, invert: bool) -> None:
         import multiprocessing
@@ -163,7 +170,10 @@ class Workers:
                 if not busy:  # no worker left: what was never asked is done here
                     answered[i] = None
                     break
-                for ready in wait(list(busy)):
+                answering = wait(list(busy), timeout=ANSWER_TIMEOUT_S)
+                if not answering:
+                    raise BuildStalled(self._stalled(i))
+                for ready in answering:
                     slot = busy[ready]
                     conn = self._conns[slot]
                     assert conn is not None  # a dropped worker is not waited on
@@ -179,6 +189,16 @@ class Workers:
             done = answered.pop(i)
             ask(i + 1 + AHEAD * n)
             yield done if done is not None else prepare.prepare_batch(self.root, self.batches[i], self.invert)
+
+    def _stalled(self, number: int) -> str:
+        """What `BuildStalled` says: the pages of the batch the pool waited for (the oldest one asked)."""
+        files = self.batches[number]
+        first, last = files[0][0].path, files[-1][0].path
+        pages = f"the page {first!r}" if len(files) == 1 else f"{len(files)} pages from {first!r} to {last!r}"
+        return (
+            f"a worker process gave no answer in {ANSWER_TIMEOUT_S:g} s while preparing {pages} "
+            f"(batch {number + 1} of {len(self.batches)}); the workers were stopped and the build with them"
+        )
 
     def close(self, *, finished: bool = True) -> None:
         """Stop the workers: closing their pipes tells an idle one to exit; when the work was cut short,

@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from krouter.vault.links import split_links
+from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
 
 # Statuses that mean "this page was replaced or abandoned": never cited.
 REPLACED_STATUSES = frozenset(
@@ -33,7 +34,9 @@ def _yaml() -> tuple[Callable[[str], object], Any]:
     import yaml
     from frontmatter.default_handlers import YAMLHandler
 
-    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class _Loader(base):  # type: ignore[misc,valid-type]
         """The safe loader with YAML 1.2 booleans: ``title: yes`` or ``aliases: [no, on]`` are words, not
         True/False (the YAML 1.1 reading turned them into "True"/"False" in titles and aliases)."""
 
@@ -44,7 +47,7 @@ def _yaml() -> tuple[Callable[[str], object], Any]:
             node = self.get_single_node()
             if node is None:
                 return None
-            _check_expansion(node, yaml)
+            check_expansion(node, yaml)
             return self.construct_document(node)
 
     bool_tag = "tag:yaml.org,2002:bool"
@@ -55,54 +58,19 @@ def _yaml() -> tuple[Callable[[str], object], Any]:
     _Loader.add_implicit_resolver(
         bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
     )
+
+    class _TreeLoader(_Loader):
+        """For frontmatter that `bounded_as_written` clears: nothing to measure before building it."""
+
+        get_single_data = base.get_single_data
+
     handler = YAMLHandler()
-    return (lambda text: handler.load(text, Loader=_Loader)), yaml
+    return (
+        lambda text: handler.load(text, Loader=_TreeLoader if bounded_as_written(text) else _Loader)
+    ), yaml
 
 
-def _check_expansion(root: Any, yaml: Any) -> None:
-    """Raise ValueError when the node graph, with every alias followed, exceeds the work budget, nests
-    deeper than any real page's metadata, or contains itself."""
-    sizes: dict[int, int] = {}
-    on_path: set[int] = set()
-    # Iterative post-order: (node, depth, children already pushed?).
-    stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
-    while stack:
-        node, depth, expanded = stack.pop()
-        key = id(node)
-        if key in sizes:
-            continue
-        children: list[Any] = []
-        if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        if expanded:
-            on_path.discard(key)
-            total = 1 + sum(sizes[id(c)] for c in children)
-            if isinstance(node, yaml.ScalarNode):
-                total += len(node.value)
-            if total > _MAX_EXPANDED:
-                raise ValueError(
-                    f"frontmatter expands to more than {_MAX_EXPANDED:,} items and characters once its "
-                    "aliases are followed (an alias bomb?); fields not read"
-                )
-            sizes[key] = total
-            continue
-        if key in on_path:
-            raise ValueError("frontmatter refers to itself (a recursive alias); fields not read")
-        if depth > _MAX_DEPTH:
-            raise ValueError("frontmatter nests too deeply (a recursive alias?)")
-        on_path.add(key)
-        stack.append((node, depth, True))
-        stack.extend((c, depth + 1, False) for c in children if id(c) not in sizes)
-
-
-# Deeper than this is a recursive alias (``a: &x [*x]``), not a real page's metadata.
-_MAX_DEPTH = 64
 MAX_FRONTMATTER_CHARS = 256 * 1024
-# What frontmatter may expand to once aliases are followed: nodes plus scalar characters. A YAML alias
-# bomb (``&a [x, x, ...]``, ``&b [*a, *a, ...]``, ...) expands exponentially in a few hundred bytes.
-_MAX_EXPANDED = 1_000_000
 _FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -182,7 +150,7 @@ def _is_bare_wikilink(value: object) -> bool:
 
 def _normalise(value: object, depth: int = 0) -> object:
     """Dates become ISO strings so metadata is JSON-able and compares as text."""
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         raise ValueError("frontmatter nests too deeply (a recursive alias?)")
     if isinstance(value, dict):
         return {str(k): _normalise(v, depth + 1) for k, v in value.items()}
