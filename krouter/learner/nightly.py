@@ -220,6 +220,7 @@ def learn(
                 continue
             prepared.append((w.question, cands))
 
+        held = pending.is_held(cfg, pending.NIGHTLY)
         for batch in _batches(prepared, max(batch_size, 1)):
             if lane is None:
                 report.outcomes.extend(
@@ -234,11 +235,7 @@ def learn(
                     for q, cands in batch
                 )
                 continue
-            report.outcomes.extend(
-                _run_batch(
-                    router, lane, batch, ignore, run_id, dry_run, pending.is_held(cfg, pending.NIGHTLY)
-                )
-            )
+            report.outcomes.extend(_run_batch(router, lane, batch, ignore, run_id, dry_run, held))
 
         for o in report.outcomes:
             append_jsonl(
@@ -329,11 +326,8 @@ def _run_batch(
             )
             continue
         if first.page is None:
-            out.append(
-                Outcome(
-                    question, NO_PAGE, reason="the model says no candidate answers", candidates=cand_paths
-                )
-            )
+            reason = "the model says no candidate answers"
+            out.append(Outcome(question, NO_PAGE, reason=reason, candidates=cand_paths))
             continue
         out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run, held))
     return out
@@ -371,11 +365,11 @@ def _apply(
     agent = pending.find(root, question, prop.page, pending.AGENT)
     if agent is not None:
         record["pending_id"] = agent["pending"]
-    elif held and dry_run:
-        outcome.status = PENDING
-        outcome.reason = "would be held until a second source agrees (dry run: nothing held)"
-        return outcome
     elif held:
+        outcome.status = PENDING
+        if dry_run:
+            outcome.reason = "would be held until a second source agrees (dry run: nothing held)"
+            return outcome
         mine = pending.find(root, question, prop.page, pending.NIGHTLY) or pending.hold(
             root,
             prop.page,
@@ -385,7 +379,6 @@ def _apply(
             lane=lane.name,
             model=lane.model,
         )
-        outcome.status = PENDING
         outcome.reason = (
             f"held until a second source agrees (pending {mine['pending']}: an agent teaching the same page, "
             f"or krouter learn --accept {mine['pending']})"
