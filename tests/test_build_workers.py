@@ -21,6 +21,7 @@ import pytest
 from krouter.errors import ConfigError
 from krouter.index import prepare as index_prepare
 from krouter.index import refresh as index_refresh
+from krouter.index import workers as index_workers
 from krouter.index.store import Index
 from krouter.routing.router import Router
 
@@ -144,6 +145,13 @@ def hangs_in_a_worker(root, files, invert):
             time.sleep(60)
     return real_batch(root, files, invert)
 
+def stops_in_a_worker(root, files, invert):
+    # A worker stopped by a signal (a debugger, a freezer): it ignores SIGTERM until continued.
+    import signal
+    if os.getpid() != parent and any("Topic 15" in fs.path for fs, _hash in files):
+        os.kill(os.getpid(), signal.SIGSTOP)
+    return real_batch(root, files, invert)
+
 def kill_at_20(done, _total):
     if done == 20:
         os.kill(os.getpid(), 9)
@@ -152,8 +160,8 @@ index = Index(Path(vault), path=Path(path) if path else None)
 for step in steps:
     if step == "die in a worker":
         prepare.prepare_batch = dies_in_a_worker
-    elif step == "hang in a worker":
-        prepare.prepare_batch = hangs_in_a_worker
+    elif step in ("hang in a worker", "stop in a worker"):
+        prepare.prepare_batch = hangs_in_a_worker if step == "hang in a worker" else stops_in_a_worker
         # jieba loaded before the fork: the other batches take milliseconds, far under the limit.
         from krouter.tokens.chinese import _load_jieba
         _load_jieba()
@@ -317,6 +325,52 @@ def test_a_worker_that_never_answers_stops_the_build_with_an_error_naming_its_pa
         assert reader.index.page_table() == []  # nothing half-built is served
     assert run_in_child(vault, None, "refresh") == 1
     assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
+
+
+def test_a_stopped_worker_stops_the_build_and_is_killed_not_waited_for(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    """A worker stopped by a signal ignores the SIGTERM the clean-up sent, and the clean-up then waited
+    for it with no limit: the build hung in its clean-up instead of in its wait."""
+    vault = one_transaction
+    env = {**os.environ, index_prepare.WORKERS_ENV: "2"}
+    args = json.dumps([str(vault), "", ["stop in a worker", "refresh"]])
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1, done.stderr
+    assert "BuildStalled: a worker process gave no answer in 2 s" in done.stderr.strip().splitlines()[-1]
+
+
+def test_time_the_build_spent_stopped_is_not_counted_as_a_workers_silence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-Z on a build, then `fg` ten minutes later: the wait's clock ran on while every process
+    was stopped, and the build stopped with BuildStalled, blaming pages of healthy workers."""
+    import multiprocessing.connection
+
+    clock = [0.0]
+    waits: list[float] = []
+
+    def stopped_during_each_wait(conns: list[object], timeout: float) -> list[object]:
+        waits.append(timeout)
+        clock[0] += 1000.0  # the whole process group stopped far past the limit, then continued
+        return conns if len(waits) == 4 else []
+
+    monkeypatch.setattr(multiprocessing.connection, "wait", stopped_during_each_wait)
+    monkeypatch.setattr(index_workers, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(index_workers, "ANSWER_TIMEOUT_S", 30.0)
+    assert index_workers._answers(["pipe"]) == ["pipe"]
+
+    def silent(conns: list[object], timeout: float) -> list[object]:
+        clock[0] += timeout
+        return []
+
+    # A worker that really stays silent is still given up on after ANSWER_TIMEOUT_S.
+    monkeypatch.setattr(multiprocessing.connection, "wait", silent)
+    start = clock[0]
+    assert index_workers._answers(["pipe"]) == []
+    assert clock[0] - start == 30.0
 
 
 def test_a_merge_split_with_a_helper_process_writes_what_one_process_writes(

@@ -302,6 +302,30 @@ def test_a_word_the_page_holds_through_an_abbreviation_is_not_lacking(tmp_path: 
     assert decision(root, "how far back can we restore the db") == ("cite", "Runbooks/Database backups.md")
 
 
+def test_words_of_a_route_scattered_over_a_page_do_not_hold_it(tmp_path: Path) -> None:
+    """PR → pull request: a webhook page saying "pulls" in one paragraph and "request" in another does
+    not hold "PR", and a pull-request question is not taught onto it (it was, after D55)."""
+    root = _pages(
+        tmp_path / "v",
+        {
+            "Process/PR checklist.md": "---\ntitle: PR checklist\n---\n# PR checklist\n\n"
+            "Every PR needs one approval and a green CI run before it is merged.\n",
+            "Runbooks/Webhook worker.md": "---\ntitle: Webhook worker\n---\n# Webhook worker\n\n"
+            "The worker pulls events from the queue every minute.\n\n"
+            "Each outgoing request times out after 30 seconds and is retried three times.\n",
+            "Notes/Lunch.md": "# Lunch\n\nWe order from the noodle place on Fridays.\n",
+        },
+    )
+    before = snapshot(root)
+    quote = "Each outgoing request times out after 30 seconds and is retried three times."
+    code, out = teach_cli(
+        root, "is a PR retried after a failed approval", "Runbooks/Webhook worker.md", quote
+    )
+    assert code == 3, out
+    assert "neighbour page: it lacks 'pr', which names another page (Process/PR checklist.md)" in out, out
+    assert snapshot(root) == before
+
+
 def test_a_trigger_that_does_not_make_the_question_cite_is_taken_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

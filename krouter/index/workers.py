@@ -9,6 +9,7 @@ import os
 from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from krouter.errors import BuildStalled
@@ -25,6 +26,25 @@ AHEAD = 3
 # Far past any real batch (a build chunk of at most 1 MB takes ~1 s of CPU, a few times that on a
 # crowded machine): only a worker that is stuck reaches it, and without it a stuck worker hung the build.
 ANSWER_TIMEOUT_S = 600.0
+# The slices that wait is taken in (see `_answers`).
+WAIT_SLICE_S = 5.0
+
+
+def _answers(conns: list[object]) -> list[object]:
+    """The pipes of ``conns`` that have an answer, once one has; [] after ANSWER_TIMEOUT_S of silence.
+    Waited in slices, each counted for at most its own length: a build stopped with its workers
+    (Ctrl-Z) and resumed later has not waited in the meantime, and must not blame a page for it."""
+    from multiprocessing.connection import wait
+
+    silent = 0.0
+    while silent < ANSWER_TIMEOUT_S:
+        step = min(WAIT_SLICE_S, ANSWER_TIMEOUT_S - silent)
+        start = monotonic()
+        ready = wait(conns, timeout=step)  # type: ignore[arg-type]
+        if ready:
+            return ready
+        silent += min(monotonic() - start, step)
+    return []
 
 
 def _serve(
@@ -136,8 +156,6 @@ class Workers:
         work per core at 10k pages, simulated from measured batch times, against 2-3.5 % this way).
         Answers that come early wait here for their turn; at most AHEAD per worker are asked or held
         past the next one to yield, so memory stays bounded whatever the vault's size."""
-        from multiprocessing.connection import wait
-
         n, total = len(self._conns), len(self.batches)
         asked: list[deque[int]] = [deque() for _ in range(n)]
         answered: dict[int, Batch | None] = {}  # None: to be done here
@@ -170,7 +188,7 @@ class Workers:
                 if not busy:  # no worker left: what was never asked is done here
                     answered[i] = None
                     break
-                answering = wait(list(busy), timeout=ANSWER_TIMEOUT_S)
+                answering = _answers(list(busy))
                 if not answering:
                     raise BuildStalled(self._stalled(i))
                 for ready in answering:
@@ -210,5 +228,9 @@ class Workers:
                 proc.join(timeout=5.0)
             if proc.is_alive():
                 proc.terminate()
+                # A stopped worker (SIGSTOP, a debugger) ignores SIGTERM until continued: SIGKILL does not.
+                proc.join(timeout=5.0)
+                if proc.is_alive():
+                    proc.kill()
             proc.join()
         self._procs = []

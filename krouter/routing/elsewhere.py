@@ -71,16 +71,39 @@ def _is_name(word: str) -> bool:
 
 def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:
     """The question's words (as shown) that the page at ``path``, or a replaced page leading to it,
-    holds in its title, aliases, tags, path or text, by any route (db→database, a translation)."""
+    holds in its title, aliases, tags, path or text, by any route (db→database, a translation).
+
+    A route of several terms (PR → pull request, a Chinese word's bigrams) counts only where its terms
+    stand together: all in the title, aliases, tags and path, or all in one passage. The lookup's
+    postings hold it page-wide, so "pulls" in one paragraph and "request" in another would make a page
+    about webhooks hold "PR", and the teach check let a pull-request question be taught onto it."""
     pid = t.by_path.get(path)
     if pid is None:
         return set()
     mine = {pid, *t.predecessors.get(pid, ())}
-    return {
-        u.text
-        for u in question_units(question, index, t)
-        if any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
-    }
+    held: set[str] = set()
+    passages: list[frozenset[str]] | None = None
+    for u in question_units(question, index, t):
+        if not any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings):
+            continue
+        if any(_named_by(index, alt, mine) for alt in u.alts):
+            held.add(u.text)
+            continue
+        if passages is None:
+            passages = [frozenset(terms.split()) for p in mine for _line, terms in index.passage_rows(p)]
+        if any(u.in_terms(terms) for terms in passages):
+            held.add(u.text)
+    return held
+
+
+def _named_by(index: Index, alt: tuple[str, ...], mine: set[int]) -> bool:
+    """True when one of the pages ``mine`` holds the route ``alt``: its one term in its fields or text,
+    or all its terms in its title, aliases, tags and path."""
+    if len(alt) == 1:
+        found = index.holding(alt[0], copy=False)
+        return any(found[p][0] or found[p][2] for p in mine if p in found)
+    per = [index.holding(term, copy=False) for term in alt]
+    return any(all(p in found and found[p][0] for found in per) for p in mine)
 
 
 def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
