@@ -138,9 +138,22 @@ def held_until_three_others_are_done(root, files, invert):
 def hangs_in_a_worker(root, files, invert):
     # A page that sends a worker's tokeniser into a loop, say: the worker never answers.
     import time
-    if os.getpid() != parent and any("Topic 15" in fs.path for fs, _hash in files):
+    if os.getpid() != parent:
+        for fs, _hash in files:
+            if "Topic 15" in fs.path:
+                marks.mkdir(exist_ok=True)
+                (marks / "hung").write_text(json.dumps(fs.path))
+                while True:
+                    time.sleep(60)
+    return real_batch(root, files, invert)
+
+def hangs_before_its_first_page(root, files, invert):
+    # Stuck before reading a page of the batch (the batch is looked at by index, not read in order).
+    import time
+    paths = [files[k][0].path for k in range(len(files))]
+    if os.getpid() != parent and any("Topic 15" in path for path in paths):
         marks.mkdir(exist_ok=True)
-        (marks / "hung").write_text(json.dumps([files[0][0].path, files[-1][0].path]))
+        (marks / "hung").write_text(json.dumps([paths[0], paths[-1]]))
         while True:
             time.sleep(60)
     return real_batch(root, files, invert)
@@ -160,8 +173,12 @@ index = Index(Path(vault), path=Path(path) if path else None)
 for step in steps:
     if step == "die in a worker":
         prepare.prepare_batch = dies_in_a_worker
-    elif step in ("hang in a worker", "stop in a worker"):
-        prepare.prepare_batch = hangs_in_a_worker if step == "hang in a worker" else stops_in_a_worker
+    elif step in ("hang in a worker", "hang before its first page", "stop in a worker"):
+        prepare.prepare_batch = {
+            "hang in a worker": hangs_in_a_worker,
+            "hang before its first page": hangs_before_its_first_page,
+            "stop in a worker": stops_in_a_worker,
+        }[step]
         # jieba loaded before the fork: the other batches take milliseconds, far under the limit.
         from krouter.tokens.chinese import _load_jieba
         _load_jieba()
@@ -319,12 +336,30 @@ def test_a_worker_that_never_answers_stops_the_build_with_an_error_naming_its_pa
     assert done.returncode == 1
     message = done.stderr.strip().splitlines()[-1]
     assert message.startswith("krouter.errors.BuildStalled: a worker process gave no answer in 2 s")
-    first, last = json.loads((vault.parent / "marks" / "hung").read_text())
-    assert f"3 pages from {first!r} to {last!r}" in message and "the workers were stopped" in message
+    page = json.loads((vault.parent / "marks" / "hung").read_text())
+    assert f"while preparing the page {page!r} (page " in message and "of 3 in its batch)" in message
+    assert "the workers were stopped" in message
     with Router(vault, auto_refresh=False) as reader:
         assert reader.index.page_table() == []  # nothing half-built is served
     assert run_in_child(vault, None, "refresh") == 1
     assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
+
+
+def test_a_worker_stuck_before_its_first_page_is_named_by_its_batch(
+    tmp_path: Path, one_transaction: Path
+) -> None:
+    """The page a worker is on is what the error names (a batch holds up to 250 pages in the folder's
+    order); a worker that never reached a page of its batch is named by the batch's first and last."""
+    vault = one_transaction
+    env = {**os.environ, index_prepare.WORKERS_ENV: "2"}
+    args = json.dumps([str(vault), "", ["hang before its first page", "refresh"]])
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 1, done.stderr
+    message = done.stderr.strip().splitlines()[-1]
+    first, last = json.loads((vault.parent / "marks" / "hung").read_text())
+    assert f"while preparing 3 pages from {first!r} to {last!r}" in message, message
 
 
 def test_a_stopped_worker_stops_the_build_and_is_killed_not_waited_for(

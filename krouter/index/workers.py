@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING
@@ -47,6 +47,25 @@ def _answers(conns: list[object]) -> list[object]:
     return []
 
 
+class _Tracked(Sequence[Task]):
+    """A batch's tasks that, as they are read in order, leave in ``progress`` (memory shared with the
+    parent) which batch and which page of it the worker is on: what `BuildStalled` names."""
+
+    def __init__(self, tasks: Sequence[Task], number: int, progress: MutableSequence[int]) -> None:
+        self.tasks, self.number, self.progress = tasks, number, progress
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def __getitem__(self, k: int) -> Task:  # type: ignore[override]  # a batch is only read by index
+        return self.tasks[k]
+
+    def __iter__(self) -> Iterator[Task]:
+        for k, task in enumerate(self.tasks):
+            self.progress[0], self.progress[1] = self.number, k
+            yield task
+
+
 def _serve(
     conn: Connection,
     root: Path,
@@ -54,6 +73,7 @@ def _serve(
     inherited: list[Connection],
     batches: Sequence[Sequence[Task]],
     invert: bool,
+    progress: MutableSequence[int],
 ) -> None:
     """A worker's loop: prepare each batch whose number it receives and send it back, until its pipe
     closes or its parent is gone (then nobody will read its answers: a killed build leaves no worker).
@@ -78,7 +98,8 @@ def _serve(
         except (EOFError, OSError):
             return
         try:
-            answer: tuple[bool, object] = (True, prepare.prepare_batch(root, batches[number], invert))
+            tasks = _Tracked(batches[number], number, progress)
+            answer: tuple[bool, object] = (True, prepare.prepare_batch(root, tasks, invert))
         except BaseException as exc:  # the parent redoes the batch itself and gets the real error
             answer = (False, repr(exc))
         gc.collect()
@@ -96,8 +117,8 @@ class Workers:
     AHEAD per worker are asked or held past the next one to yield, so memory is bounded by the
     batches in flight whatever the vault's size. A worker that dies or fails has its
     batches done here instead: the result is the same, only slower. Workers that all stay silent for
-    ANSWER_TIMEOUT_S stop the build with `BuildStalled`, naming the batch's pages: doing a batch that
-    may hang here would hang this process too."""
+    ANSWER_TIMEOUT_S stop the build with `BuildStalled`, naming the page the worker was on: doing a
+    batch that may hang here would hang this process too."""
 
     def __init__(self, root: Path, count: int, batches: Sequence[Sequence[Task]], *, invert: bool) -> None:
         import multiprocessing
@@ -106,13 +127,17 @@ class Workers:
         ctx = multiprocessing.get_context("fork")
         self._conns: list[Connection | None] = []
         self._procs: list[BaseProcess] = []
+        # Per worker, (batch number, page in it) it is preparing, written by the worker; -1: none yet.
+        self._progress: list[MutableSequence[int]] = []
         try:
             for _ in range(count):
                 mine, theirs = ctx.Pipe()
                 ends = [c for c in self._conns if c is not None]
+                progress = ctx.Array("i", [-1, -1], lock=False)
+                self._progress.append(progress)
                 proc = ctx.Process(
                     target=_serve,
-                    args=(theirs, root, os.getpid(), [*ends, mine], batches, invert),
+                    args=(theirs, root, os.getpid(), [*ends, mine], batches, invert, progress),
                     daemon=True,
                 )
                 proc.start()
@@ -190,7 +215,7 @@ class Workers:
                     break
                 answering = _answers(list(busy))
                 if not answering:
-                    raise BuildStalled(self._stalled(i))
+                    raise BuildStalled(self._stalled(i, [s for s in busy.values() if asked[s][0] == i]))
                 for ready in answering:
                     slot = busy[ready]
                     conn = self._conns[slot]
@@ -208,11 +233,17 @@ class Workers:
             ask(i + 1 + AHEAD * n)
             yield done if done is not None else prepare.prepare_batch(self.root, self.batches[i], self.invert)
 
-    def _stalled(self, number: int) -> str:
-        """What `BuildStalled` says: the pages of the batch the pool waited for (the oldest one asked)."""
+    def _stalled(self, number: int, slots: list[int]) -> str:
+        """What `BuildStalled` says: the page the worker holding batch ``number`` (the oldest one asked)
+        was on, as it last said; the batch's pages when it never said (it stopped before the first)."""
         files = self.batches[number]
-        first, last = files[0][0].path, files[-1][0].path
-        pages = f"the page {first!r}" if len(files) == 1 else f"{len(files)} pages from {first!r} to {last!r}"
+        on = [k for s in slots if self._progress[s][0] == number for k in [self._progress[s][1]]]
+        if on:
+            pages = f"the page {files[on[0]][0].path!r} (page {on[0] + 1} of {len(files)} in its batch)"
+        elif len(files) == 1:
+            pages = f"the page {files[0][0].path!r}"
+        else:
+            pages = f"{len(files)} pages from {files[0][0].path!r} to {files[-1][0].path!r}"
         return (
             f"a worker process gave no answer in {ANSWER_TIMEOUT_S:g} s while preparing {pages} "
             f"(batch {number + 1} of {len(self.batches)}); the workers were stopped and the build with them"
