@@ -240,6 +240,10 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     return path
 
 
+# The demo vault's guide page, which tells its copy in a source checkout from other folders.
+DEMO_GUIDE = "README.md"
+
+
 def bundled_vault() -> Path:
     """The demo vault shipped with the package (or beside it, in a source checkout)."""
     here = Path(__file__).resolve().parent
@@ -258,9 +262,16 @@ def named_vault(name: Path) -> Path:
 
 
 def is_demo(root: Path) -> bool:
-    """True when ``root`` is the bundled demo vault (whose pages are fictional examples)."""
+    """True when ``root`` is the bundled demo vault (whose pages are fictional examples), or the copy a
+    source checkout holds: after ``pip install .`` the package has its own copy, and the README's first
+    command names the clone's ``vault_template``. A folder of that name whose guide page is the demo's,
+    byte for byte, is that copy."""
     try:
-        return Path(root).expanduser().resolve() == bundled_vault().resolve()
+        here, bundled = Path(root).expanduser().resolve(), bundled_vault().resolve()
+        if here == bundled:
+            return True
+        guide = DEMO_GUIDE
+        return here.name == bundled.name and (here / guide).read_bytes() == (bundled / guide).read_bytes()
     except OSError:
         return False
 

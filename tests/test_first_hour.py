@@ -156,6 +156,27 @@ def test_learn_and_import_refuse_the_demo_vault_even_when_named(tmp_path: Path) 
     assert not (bundled_vault() / "Inputs").exists()
 
 
+def test_the_clone_s_demo_vault_is_the_demo_vault_after_a_plain_install(tmp_path: Path) -> None:
+    """After `pip install .` the package holds its own copy of the demo vault, and the README's first
+    command names the clone's `vault_template`: that copy is fictional and read-only too. A copy under
+    another name (someone's start of a vault) is not."""
+    import shutil
+
+    clone = tmp_path / "checkout" / "vault_template"
+    shutil.copytree(bundled_vault(), clone)
+    result = runner.invoke(app, ["ask", "which database do we use", "--vault", str(clone), "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["demo_vault"] is True, result.output
+    assert "fictional" in result.stderr
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps({"session_id": "a", "role": "user", "content": "hi"}) + "\n", encoding="utf-8")
+    refused = runner.invoke(app, ["import", str(src), "--vault", str(clone)])
+    assert refused.exit_code == 2 and "read-only" in refused.stderr
+    mine = tmp_path / "notes"
+    shutil.copytree(bundled_vault(), mine)
+    result = runner.invoke(app, ["ask", "which database do we use", "--vault", str(mine), "--json"])
+    assert json.loads(result.stdout)["demo_vault"] is False
+
+
 # --- 2. init makes an empty vault ------------------------------------------------------------------------
 
 
