@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from krouter.cli import app
-from krouter.config import bundled_vault, config_path
+from krouter.config import bundled_vault, config_path, load_config
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[1]
@@ -132,12 +132,28 @@ def test_config_command_shows_gets_and_sets(notes: Path) -> None:
     assert runner.invoke(app, ["ask", "pager rotation"]).exit_code == 2
 
 
+def test_config_shows_and_sets_the_teaching_settings(notes: Path) -> None:
+    """`agent_teaching` and `pending_triggers`, which the README tells users to set, are shown with
+    the rest and settable like them (the file read back is what the learner obeys)."""
+    settings = json.loads(runner.invoke(app, ["config", "--json"]).stdout)["settings"]
+    assert settings["agent_teaching"] is True and settings["pending_triggers"] == "all"
+    assert runner.invoke(app, ["config", "set", "pending_triggers", "none"]).exit_code == 0
+    assert runner.invoke(app, ["config", "set", "agent_teaching", "false"]).exit_code == 0
+    assert runner.invoke(app, ["config", "get", "pending_triggers"]).stdout.strip() == "none"
+    shown = runner.invoke(app, ["config"]).stdout
+    assert "agent_teaching = false" in shown and 'pending_triggers = "none"' in shown
+    assert load_config().agent_teaching is False and load_config().pending_triggers == "none"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["set", "vault", "demo"], "never a default"),
         (["set", "vault", "/no/such/folder"], "not found"),
         (["set", "query_log", "maybe"], "true or false"),
+        (["set", "agent_teaching", "maybe"], "agent_teaching is true or false"),
+        (["set", "pending_triggers", "some"], "one of: agents, all, none"),
+        (["set", "vault", str(bundled_vault())], "never a default"),
         (["set", "colour", "red"], "cannot set"),
         (["get", "colour"], "unknown setting"),
     ],

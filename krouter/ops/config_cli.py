@@ -13,8 +13,10 @@ from krouter import config
 from krouter.cli_options import EXIT_USAGE, Command, exit_codes, fail
 
 # The settings `krouter config set` writes (lists such as `ignore` are edited in the file by hand).
-SETTABLE = ("vault", "query_log", "learn_model")
-KEYS = ("vault", "query_log", "learn_model", "input_folders", "ignore")
+SETTABLE = ("vault", "query_log", "learn_model", "agent_teaching", "pending_triggers")
+KEYS = (*SETTABLE, "input_folders", "ignore")
+# Settings that are true or false.
+SWITCHES = ("query_log", "agent_teaching")
 
 config_app = typer.Typer(
     help="Show or change KRouter's settings (config.toml): the default vault and the rest.",
@@ -29,6 +31,8 @@ def _values(cfg: config.Config) -> dict[str, object]:
         "vault": str(cfg.vault) if cfg.vault is not None else None,
         "query_log": cfg.query_log,
         "learn_model": cfg.learn_model,
+        "agent_teaching": cfg.agent_teaching,
+        "pending_triggers": cfg.pending_triggers,
         "input_folders": list(cfg.exclude_folders),
         "ignore": list(cfg.ignore),
     }
@@ -89,22 +93,31 @@ def get_command(
 def set_command(
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
     value: Annotated[
-        str, typer.Argument(metavar="VALUE", help="A folder for vault; true/false for query_log.")
+        str,
+        typer.Argument(
+            metavar="VALUE",
+            help="A folder for vault; true/false for query_log and agent_teaching; all, agents or none "
+            "for pending_triggers.",
+        ),
     ],
 ) -> None:
     """Set one setting in config.toml (the rest of the file is kept as written)."""
     new: str | bool
     if key == "vault":
         folder = Path(value).expanduser()
-        if value == config.DEMO_NAME and not folder.exists():
+        if (value == config.DEMO_NAME and not folder.exists()) or config.is_demo(folder):
             raise fail("the demo vault is never a default; name it per command with --vault demo", EXIT_USAGE)
         if not folder.is_dir():
             raise fail(f"vault folder not found: {folder}", EXIT_USAGE)
         new = str(folder.resolve())
-    elif key == "query_log":
+    elif key in SWITCHES:
         if value.lower() not in ("true", "false"):
-            raise fail("query_log is true or false", EXIT_USAGE)
+            raise fail(f"{key} is true or false", EXIT_USAGE)
         new = value.lower() == "true"
+    elif key == "pending_triggers":
+        if value not in config.PENDING_MODES:
+            raise fail(f"pending_triggers is one of: {', '.join(config.PENDING_MODES)}", EXIT_USAGE)
+        new = value
     elif key in SETTABLE:
         new = value
     else:
