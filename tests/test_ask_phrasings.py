@@ -77,6 +77,8 @@ def test_cli_text_receipt_names_the_phrasing(vault: Path) -> None:
     res = CliRunner().invoke(app, ["ask", CASES[0][0], "--vault", str(vault), "--also", CASES[0][1]])
     assert res.exit_code == 0 and f"CITE  {ZH_DB}" in res.output
     assert f"phrasing: {CASES[0][1]}" in res.output
+    # The share the reason gives is of the phrasing's words, which decided; the question's found nothing.
+    assert "of the phrasing's content" in res.output and "of the question's content" not in res.output
 
 
 def test_cli_phrasings_over_the_bounds_are_a_usage_error(vault: Path) -> None:

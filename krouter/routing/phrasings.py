@@ -143,6 +143,9 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         )
         pages = sorted({r.top.path for _, r in citing if r.top})
         chosen = replace(best, query=asked.query, phrasing=text, routes=routes)
+        if text is not None:
+            # The evidence is the phrasing's lookup: its share is of the phrasing's words, not the question's.
+            chosen.reason = chosen.reason.replace("of the question's content", "of the phrasing's content", 1)
         if len(pages) > 1:
             # Two wordings of one question name different pages: one of them is a neighbour.
             chosen.decision = "refuse"
