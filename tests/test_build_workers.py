@@ -321,6 +321,18 @@ def test_a_worker_held_up_by_a_batch_does_not_hold_up_the_batches_after_it(
     assert opened(vault) == opened(vault, tmp_path / "reference.sqlite3")
 
 
+def stalled_build(vault: Path, step: str) -> str:
+    """Run a refresh with two workers and the WORKER_SIDE ``step`` that makes one of them stall; the
+    build must fail: returns the last line of its error output (BuildStalled's message)."""
+    env = {**os.environ, index_prepare.WORKERS_ENV: "2"}
+    args = json.dumps([str(vault), "", [step, "refresh"]])
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1, done.stderr
+    return done.stderr.strip().splitlines()[-1]
+
+
 def test_a_worker_that_never_answers_stops_the_build_with_an_error_naming_its_pages(
     tmp_path: Path, one_transaction: Path
 ) -> None:
@@ -328,13 +340,7 @@ def test_a_worker_that_never_answers_stops_the_build_with_an_error_naming_its_pa
     and the build stops with an error naming the pages the silent worker holds. What was committed
     is kept: the next build, with a worker that answers, completes the index."""
     vault = one_transaction
-    env = {**os.environ, index_prepare.WORKERS_ENV: "2"}
-    args = json.dumps([str(vault), "", ["hang in a worker", "refresh"]])
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 1
-    message = done.stderr.strip().splitlines()[-1]
+    message = stalled_build(vault, "hang in a worker")
     assert message.startswith("krouter.errors.BuildStalled: a worker process gave no answer in 2 s")
     page = json.loads((vault.parent / "marks" / "hung").read_text())
     assert f"while preparing the page {page!r} (page " in message and "of 3 in its batch)" in message
@@ -351,13 +357,7 @@ def test_a_worker_stuck_before_its_first_page_is_named_by_its_batch(
     """The page a worker is on is what the error names (a batch holds up to 250 pages in the folder's
     order); a worker that never reached a page of its batch is named by the batch's first and last."""
     vault = one_transaction
-    env = {**os.environ, index_prepare.WORKERS_ENV: "2"}
-    args = json.dumps([str(vault), "", ["hang before its first page", "refresh"]])
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 1, done.stderr
-    message = done.stderr.strip().splitlines()[-1]
+    message = stalled_build(vault, "hang before its first page")
     first, last = json.loads((vault.parent / "marks" / "hung").read_text())
     assert f"while preparing 3 pages from {first!r} to {last!r}" in message, message
 
@@ -367,14 +367,8 @@ def test_a_stopped_worker_stops_the_build_and_is_killed_not_waited_for(
 ) -> None:
     """A worker stopped by a signal ignores the SIGTERM the clean-up sent, and the clean-up then waited
     for it with no limit: the build hung in its clean-up instead of in its wait."""
-    vault = one_transaction
-    env = {**os.environ, index_prepare.WORKERS_ENV: "2"}
-    args = json.dumps([str(vault), "", ["stop in a worker", "refresh"]])
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER_SIDE, args], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 1, done.stderr
-    assert "BuildStalled: a worker process gave no answer in 2 s" in done.stderr.strip().splitlines()[-1]
+    message = stalled_build(one_transaction, "stop in a worker")
+    assert "BuildStalled: a worker process gave no answer in 2 s" in message
 
 
 def test_time_the_build_spent_stopped_is_not_counted_as_a_workers_silence(
