@@ -146,6 +146,9 @@ def test_the_cli_says_pending_and_the_owner_accepts_then_undoes_byte_for_byte(va
     assert entry["lane"] == "owner" and entry["pending_id"] == pid
     [row] = listed(vault)
     assert row["pending"] is False and row["run_id"] == run_id and row["pending_id"] == pid
+    # The listing names the teacher the owner accepted, not only "owner".
+    code, out = cli(vault, "learn", "--list")
+    assert code == 0 and f"{run_id}  " in out and "  owner (accepted agent)  " in out, out
     # Accepted once: a second --accept says so and writes nothing more.
     code, out = cli(vault, "learn", "--accept", pid)
     assert code == 1 and "was written already" in out, out

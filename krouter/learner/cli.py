@@ -171,6 +171,7 @@ def _no_lane() -> str:
 
 def _list(vault: Path | None, as_json: bool) -> None:
     """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
+    from krouter.learner.pending import OWNER
     from krouter.learner.teach import history
     from krouter.safe_text import visible
 
@@ -195,9 +196,11 @@ def _list(vault: Path | None, as_json: bool) -> None:
             )
             continue
         undone = "  (taken back)" if r["taken_back"] else "  (undone)" if r["undone"] else ""
-        typer.echo(
-            visible(f"{r['run_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}{undone}")
-        )
+        who = r["taught_by"]
+        if who == OWNER and str(r["model"]).startswith("accepted "):
+            # Who taught it is the teacher the owner accepted ("accepted cli"), not only "owner".
+            who = f"owner ({r['model']})"
+        typer.echo(visible(f"{r['run_id']}  {when}Z  {who}  {r['page']}  <- {r['trigger']!r}{undone}"))
 
 
 def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json: bool) -> None:
