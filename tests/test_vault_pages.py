@@ -267,3 +267,19 @@ def test_a_page_opening_with_a_rule_and_prose_is_read_as_text() -> None:
     for text in ("---\n\nJust a rule, then text about tomatoes.\n", "---\nTomatoes need sun.\n", "---\n"):
         page = parse_page("a.md", text)
         assert not page.replaced and page.yaml_error is None and page.body == text
+
+
+def test_a_page_with_broken_frontmatter_is_not_cited_at_its_fence(tmp_path: Path) -> None:
+    """Broken frontmatter is read as plain text, and its opening "---" was a passage of its own: a page
+    found by its title showed "line 1: ---" as the line that answers."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Runbooks/Payment worker.md": "---\ntitle: Restart the payment worker\ntags: [runbook\n---\n"
+            "Restart the payment worker with `kubectl rollout restart deploy/payworker`.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("restart payment worker")
+    assert receipt.top is not None and receipt.top.path == "Runbooks/Payment worker.md"
+    assert receipt.top.snippet != "---" and receipt.top.line != 1, (receipt.top.line, receipt.top.snippet)
