@@ -20,6 +20,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
+from krouter.tokens.terms import normalize
 from krouter.vault.page import field_key, split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
@@ -51,6 +52,11 @@ class Splice:
 def clean_trigger(text: str) -> str:
     """A question as a one-line trigger: whitespace (including line separators) collapsed."""
     return " ".join(text.split())
+
+
+def trigger_key(text: str) -> str:
+    """A question or trigger as triggers are compared: cleaned as written, case and width folded."""
+    return normalize(clean_trigger(text))
 
 
 def trigger_problem(trigger: str) -> str | None:

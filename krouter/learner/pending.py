@@ -62,11 +62,6 @@ def is_held(cfg: config.Config, source: str) -> bool:
     return mode == "all" or (mode == "agents" and source == AGENT)
 
 
-def key(question: str) -> str:
-    """A question as triggers compare it: cleaned as written, case and width folded."""
-    return normalize(page_edit.clean_trigger(question))
-
-
 def all_holds(vault: Path | None = None) -> list[dict[str, object]]:
     """Every hold (open or ended), oldest first, each with ``end`` set to its end line or None;
     ``vault`` keeps one vault's. Corrupt lines, and holds lacking a field as text (a hand edit), are
@@ -88,9 +83,9 @@ def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
 
 def find(root: Path, question: str, page: str | None = None, source: str | None = None) -> dict | None:
     """The open hold of ``question`` in the vault at ``root`` (on ``page``, from ``source``), or None."""
-    want = key(question)
+    want = page_edit.trigger_key(question)
     for h in open_holds(root):
-        if key(str(h["trigger"])) != want:
+        if page_edit.trigger_key(str(h["trigger"])) != want:
             continue
         if (page is None or h["page"] == page) and (source is None or h["source"] == source):
             return h
@@ -144,8 +139,9 @@ def settle(root: Path, question: str, page: str, by: str, run_id: str | None) ->
     """End, as WRITTEN, every open hold of ``question`` on ``page``: the trigger is on the page now
     (written by a second source, the owner, or an agent while holding was off), and a twin hold (two
     teachers at once) must not wait for an accept that could only find it there already."""
+    want = page_edit.trigger_key(question)
     for h in open_holds(root):
-        if h["page"] == page and key(str(h["trigger"])) == key(question):
+        if h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
             resolve(root, str(h["pending"]), WRITTEN, by, run_id)
 
 
@@ -179,7 +175,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
         page = read_for_edit(root, rel)
     except (KRouterError, OSError, UnicodeDecodeError) as exc:
         return "rejected", f"page cannot be read: {exc}", None
-    if key(question) in {normalize(t) for t in parse_page(rel, page.text).triggers}:
+    if page_edit.trigger_key(question) in {normalize(t) for t in parse_page(rel, page.text).triggers}:
         # Written meanwhile (by hand, or by a twin hold's accept): nothing to write, nothing to wait for.
         settle(root, question, rel, OWNER, None)
         return SKIPPED, "already a trigger of the page; the hold is closed", None

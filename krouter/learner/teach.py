@@ -48,7 +48,6 @@ from krouter.routing import querylog
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
-from krouter.tokens.terms import normalize
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
@@ -110,10 +109,6 @@ class TeachResult:
         return f"not taught, nothing written: {self.reason}"
 
 
-def _key(text: str) -> str:
-    return normalize(page_edit.clean_trigger(text))
-
-
 def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
     """Whether a journaled trigger is still one of its page's triggers (an undo or an edit removes it)."""
     try:
@@ -121,7 +116,9 @@ def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
         text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
     except (KeyError, KRouterError, OSError, UnicodeDecodeError):
         return False
-    return _key(str(entry.get("trigger", ""))) in {_key(t) for t in parse_page(rel, text).triggers}
+    return page_edit.trigger_key(str(entry.get("trigger", ""))) in {
+        page_edit.trigger_key(t) for t in parse_page(rel, text).triggers
+    }
 
 
 def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | None:
@@ -133,8 +130,9 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
     # on it and holds still open.
     agents = [e for e in mine if e.get("lane") == AGENT_LANE]
     holds = [h for h in pending.all_holds(root) if h.get("source") == pending.AGENT]
+    want = page_edit.trigger_key(question)
     for h in holds:
-        if h["end"] is None and h.get("page") != rel and pending.key(str(h["trigger"])) == _key(question):
+        if h["end"] is None and h.get("page") != rel and page_edit.trigger_key(str(h["trigger"])) == want:
             return (
                 f"this question is already held as pending for {h['page']} (pending {h['pending']}); "
                 f"a question is taught to one page only (the owner can reject it: krouter learn --reject "
@@ -143,7 +141,7 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
     for e in mine:
         if (
             e.get("page") != rel
-            and _key(str(e.get("trigger", ""))) == _key(question)
+            and page_edit.trigger_key(str(e.get("trigger", ""))) == want
             and _still_on_page(root, e)
         ):
             return (

@@ -133,15 +133,11 @@ def _snippet(
 
     # A passage with no word at all (a "---" fence left in the body of a page whose frontmatter is
     # broken, a rule) never stands for the page while another one holds a word.
-    best = max(
-        passages,
-        key=lambda p: (
-            weight(p[1]),
-            any(map(str.isalnum, line_text(p[0]))),
-            not line_text(p[0]).startswith("#"),
-            -p[0],
-        ),
-    )
+    def rank(p: HeldPassage) -> tuple[float, bool, bool, int]:
+        first = line_text(p[0])
+        return weight(p[1]), any(map(str.isalnum, first)), not first.startswith("#"), -p[0]
+
+    best = max(passages, key=rank)
     line = _answering_line(best, passages, units, text_lines)
     text = line_text(line)
     if len(text) > SNIPPET_CHARS:

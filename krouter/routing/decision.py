@@ -312,12 +312,16 @@ def _quoted(words: list[str]) -> str:
     return ", ".join(repr(w) for w in words)
 
 
+# What a reason's share is of (``phrasings.combine`` says "of the phrasing's content" when one decided).
+SHARE_OF_QUESTION = "of the question's content"
+
+
 def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int | None, t: Tables) -> str:
     """One line a person can check: why this page, or why none."""
     top = cited[0]
     second = t.pages[runner_up].path if runner_up is not None else None
     lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
-    summary = f"holds {ev.coverage:.0%} of the question's content and {lead}"
+    summary = f"holds {ev.coverage:.0%} {SHARE_OF_QUESTION} and {lead}"
     confidence, floor = against_floor(ev.confidence, ev.floor, percent=True)
     if decision == "cite":
         # Reached through a replaced page, the words matched are (partly) that page's: say so, rather

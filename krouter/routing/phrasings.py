@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from krouter.errors import KRouterError
+from krouter.routing.decision import SHARE_OF_QUESTION
 from krouter.routing.receipt import Receipt, Route
 from krouter.tokens.terms import query_terms
 
@@ -145,7 +146,7 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         chosen = replace(best, query=asked.query, phrasing=text, routes=routes)
         if text is not None:
             # The evidence is the phrasing's lookup: its share is of the phrasing's words, not the question's.
-            chosen.reason = chosen.reason.replace("of the question's content", "of the phrasing's content", 1)
+            chosen.reason = chosen.reason.replace(SHARE_OF_QUESTION, "of the phrasing's content", 1)
         if len(pages) > 1:
             # Two wordings of one question name different pages: one of them is a neighbour.
             chosen.decision = "refuse"
