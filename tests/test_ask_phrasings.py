@@ -5,15 +5,14 @@ in the other cites it when a translation is given; a neighbour question is still
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, TextContent
+from mcp import Client
+from mcp.types import CallToolResult
+from mcp_stdio import server_params, text_of
 from typer.testing import CliRunner
 
 from krouter.cli import app
@@ -90,10 +89,6 @@ def test_cli_phrasings_over_the_bounds_are_a_usage_error(vault: Path) -> None:
     assert code == 2 and f"at most {MAX_PHRASING_CHARS}" in str(out)
 
 
-def text_of(result: CallToolResult) -> str:
-    return "".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
 def structured(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, text_of(result)
     if result.structured_content is not None:
@@ -102,10 +97,7 @@ def structured(result: CallToolResult) -> dict[str, Any]:
 
 
 def test_mcp_phrasings_over_stdio(vault: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
+    params = server_params(vault)
 
     async def session() -> None:
         with anyio.fail_after(60):

@@ -8,15 +8,9 @@ import dataclasses
 import json
 from pathlib import Path
 
+from vault_files import write
+
 from krouter import Router
-
-
-def write(root: Path, pages: dict[str, str]) -> Path:
-    for rel, text in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def test_a_reader_sees_another_processs_refresh_on_its_next_lookup(tmp_path: Path) -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, TextContent
+from mcp import Client
+from mcp.types import CallToolResult
+from mcp_stdio import server_params, text_of
 
 from krouter.agents.mcp.service import ask_result, ask_summary, read_page
 from krouter.routing.router import Router
@@ -37,18 +37,6 @@ def vault(tmp_path: Path) -> Path:
     (tmp_path / "secret.md").write_text("outside the vault\n", encoding="utf-8")
     (root / "escape.md").symlink_to(tmp_path / "secret.md")
     return root
-
-
-def server_params(vault: Path) -> StdioServerParameters:
-    # The SDK passes only a minimal environment to the server: hand it the test's isolated dirs.
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
-
-
-def text_of(result: CallToolResult) -> str:
-    return "".join(c.text for c in result.content if isinstance(c, TextContent))
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, TextContent
+from mcp import Client
+from mcp_stdio import server_params, text_of
 from typer.testing import CliRunner
 
 from krouter.cli import app
@@ -40,10 +38,6 @@ def make_vault(tmp_path: Path) -> Path:
     return root
 
 
-def text_of(result: CallToolResult) -> str:
-    return "".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
@@ -51,10 +45,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def test_teach_over_stdio(tmp_path: Path) -> None:
     vault = make_vault(tmp_path)
     before = snapshot(vault)
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
+    params = server_params(vault)
     taught: dict[str, str] = {}
 
     async def session() -> None:
@@ -136,10 +127,7 @@ def test_teach_over_stdio(tmp_path: Path) -> None:
 
 def test_read_sends_a_page_once_and_teach_replies_with_typed_fields(tmp_path: Path) -> None:
     vault = make_vault(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
+    params = server_params(vault)
 
     async def session() -> None:
         with anyio.fail_after(60):

@@ -12,8 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 from learn_vault import MERGE_Q, PAGES, log_weak, write_vault
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.types import TextContent
+from mcp_stdio import server_params
 from typer.testing import CliRunner
 
 from krouter import config
@@ -220,10 +221,7 @@ def _text(result: object) -> str:
 
 def test_mcp_bad_inputs_get_short_plain_messages(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
+    params = server_params(vault)
 
     async def session() -> dict[str, object]:
         with anyio.fail_after(60):

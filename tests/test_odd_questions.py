@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.types import TextContent
+from mcp_stdio import server_params
 from typer.testing import CliRunner
 
 from krouter.cli import app
@@ -132,10 +132,7 @@ def _text(result: object) -> str:
 
 def test_the_mcp_tool_refuses_the_same_questions_with_the_clis_words(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
+    params = server_params(vault)
     # A lone surrogate is left out: the official client cannot send one (test_hostile_input sends it raw).
     questions = [*NO_CONTENT, *NO_WORDS[:-1], LONG]
 

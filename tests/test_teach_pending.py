@@ -8,8 +8,6 @@ The nightly model is called through the real anthropic client on a mocked transp
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import anyio
@@ -26,8 +24,8 @@ from learn_vault import (
     snapshot,
     write_vault,
 )
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, TextContent
+from mcp import Client
+from mcp_stdio import server_params, text_of
 from typer.testing import CliRunner
 
 from krouter import config
@@ -260,16 +258,9 @@ def test_held_picks_count_towards_the_caps_and_a_question_is_held_for_one_page(
     assert daily.status == teach.NOT_TAUGHT and "the daily cap is reached" in daily.reason
 
 
-def text_of(result: CallToolResult) -> str:
-    return "".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
 def test_krouter_teach_over_stdio_replies_pending_and_writes_nothing(vault: Path) -> None:
     before = snapshot(vault)
-    env = {k: v for k, v in os.environ.items() if k.startswith("KROUTER_")}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "krouter", "mcp", "--vault", str(vault)], env=env
-    )
+    params = server_params(vault)
     seen: dict[str, object] = {}
 
     async def session() -> None:

@@ -10,17 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
+from vault_files import write
 
 from krouter import Router
 from krouter.index import store
-
-
-def write(root: Path, pages: dict[str, str]) -> Path:
-    for rel, text in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def receipt(router: Router, question: str, k: int = 5) -> str:
