@@ -227,6 +227,8 @@ def index(
         with exit_codes(as_json=as_json):
             # Walk even when a running watcher says the index is fresh: this is how a user makes sure.
             stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress, force=True)
+            # Every page the semantic second opinion will need, now rather than a little per lookup.
+            embedded = router.embed()
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -236,6 +238,7 @@ def index(
             "vault": str(router.root),
             **{key: getattr(stats, key) for key in ("added", "updated", "deleted", "unchanged")},
             "seconds": round(stats.seconds, 3),
+            "embedded": embedded,
             "problems": [{"path": p.path, "kind": p.kind, "message": p.message} for p in stats.problems],
             "unreadable_folders": stats.unreadable,
         }
@@ -244,6 +247,7 @@ def index(
     typer.echo(
         f"indexed {router.root}: {stats.added} added, {stats.updated} updated, {stats.deleted} deleted, "
         f"{stats.unchanged} unchanged ({stats.seconds:.2f}s)"
+        + (f"; {embedded} embedded for the semantic second opinion" if embedded else "")
     )
     for p in stats.problems:
         typer.echo(visible(f"  problem: {p.path}: {p.message}"), err=True)
@@ -273,6 +277,11 @@ def status(
     typer.echo(f"vault:    {report['vault']}")
     typer.echo(f"pages:    {report['pages']} ({report['replaced']} replaced)")
     typer.echo(f"index:    {report['index']} ({report['index_bytes']} bytes)")
+    sem = report["semantic"]
+    if sem["active"]:
+        typer.echo(f"semantic: on, {sem['embedded']} of {sem['pages']} current pages embedded")
+    else:
+        typer.echo(f"semantic: {sem['why']}")
     for p in report["problems"]:
         typer.echo(visible(f"problem:  {p['path']}: {p['message']}"))
     for folder in report["unreadable_folders"]:

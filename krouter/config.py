@@ -22,6 +22,9 @@ APP_NAME = "krouter"
 DEMO_NAME = "demo"
 # The values of ``pending_triggers`` in config.toml: whose verified picks wait for a second source.
 PENDING_MODES = ("agents", "all", "none")
+# The values of ``semantic``: whether a lookup asks the semantic second opinion (krouter.routing.semantic)
+# when its package is installed ("auto" and "on") or never ("off").
+SEMANTIC_MODES = ("auto", "on", "off")
 NO_VAULT = (
     "no vault named: pass --vault DIR, set $KROUTER_VAULT, or record a default with "
     "`krouter config set vault DIR` (`krouter init DIR` creates a vault and records it); "
@@ -139,6 +142,10 @@ class Config:
     # teach only) or "none". A second source is the nightly model for an agent's pick, an agent for the
     # nightly model's, or the owner (krouter learn --accept). docs/decisions.md D50.
     pending_triggers: str = "all"
+    # Whether a near-miss refusal may be turned into a citation of the same page by the local embedding
+    # model of ``krouter[semantic]``: "auto" (when it is installed), "on" (the same, meant: `krouter
+    # status` warns when it is not installed) or "off". docs/decisions.md D57.
+    semantic: str = "auto"
 
     def __init__(
         self,
@@ -149,6 +156,7 @@ class Config:
         ignore: tuple[str, ...] = ignore,
         agent_teaching: bool = agent_teaching,
         pending_triggers: str = pending_triggers,
+        semantic: str = semantic,
     ) -> None:
         # The defaults above are the class attributes, read while the class body runs.
         self.vault = vault
@@ -158,6 +166,7 @@ class Config:
         self.ignore = ignore
         self.agent_teaching = agent_teaching
         self.pending_triggers = pending_triggers
+        self.semantic = semantic
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -193,6 +202,9 @@ def load_config(path: Path | None = None) -> Config:
     pending = data.get("pending_triggers", Config.pending_triggers)
     if pending not in PENDING_MODES:
         raise ConfigError(f"{path}: 'pending_triggers' must be one of {', '.join(map(repr, PENDING_MODES))}")
+    semantic = data.get("semantic", Config.semantic)
+    if semantic not in SEMANTIC_MODES:
+        raise ConfigError(f"{path}: 'semantic' must be one of {', '.join(map(repr, SEMANTIC_MODES))}")
     return Config(
         vault=Path(vault).expanduser() if vault else None,
         query_log=query_log,
@@ -201,6 +213,7 @@ def load_config(path: Path | None = None) -> Config:
         ignore=tuple(ignore),
         agent_teaching=agent_teaching,
         pending_triggers=pending,
+        semantic=semantic,
     )
 
 
@@ -324,6 +337,20 @@ def input_folders() -> tuple[str, ...]:
     except ConfigError:
         folders = Config.exclude_folders
     return folder_names(folders)
+
+
+def semantic_mode() -> str:
+    """The ``semantic`` setting: ``$KROUTER_SEMANTIC`` when it holds one of SEMANTIC_MODES (or
+    0/false/no for off, 1/true/yes for on), else config.toml's; "auto" when config.toml is broken (a
+    lookup must not fail over a setting)."""
+    env = os.environ.get("KROUTER_SEMANTIC", "").strip().lower()
+    env = {"0": "off", "false": "off", "no": "off", "1": "on", "true": "on", "yes": "on"}.get(env, env)
+    if env in SEMANTIC_MODES:
+        return env
+    try:
+        return load_config().semantic
+    except ConfigError:
+        return Config.semantic
 
 
 def folder_names(folders: Iterable[str]) -> tuple[str, ...]:

@@ -20,6 +20,9 @@ def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.setenv(f"KROUTER_{name}_DIR", str(folder))
     # A vault named by the developer's environment must not leak into tests that rely on defaults.
     monkeypatch.delenv("KROUTER_VAULT", raising=False)
+    # The semantic second opinion changes what near-miss questions get: its own tests turn it on
+    # (test_semantic); every other test checks the lexical router, as a plain `pip install krouter`.
+    monkeypatch.setenv("KROUTER_SEMANTIC", "off")
 
 
 @pytest.fixture

@@ -209,13 +209,17 @@ def test_asks_the_socket_cannot_serve_run_the_ordinary_way(vault: Path, tmp_path
     ]
     # Another config file may name other input folders than the watcher's: asked the ordinary way.
     other_config = {"KROUTER_CONFIG_DIR": str(tmp_path / "other-config")}
+    # So may a client that turned the semantic second opinion on for itself (the watcher's is off).
+    other_semantic = {"KROUTER_SEMANTIC": "auto"}
     ordinary = [ask(tmp_path, *args) for args in cases]
     ordinary.append(ask(tmp_path, "which database", *v, env=other_config))
+    ordinary.append(ask(tmp_path, "which database", *v, env=other_semantic))
     assert {a.code for a in ordinary} == {0, 2}
     proc = start_watch(vault)
     try:
         watched = [ask(tmp_path, *args) for args in cases]
         watched.append(ask(tmp_path, "which database", *v, env=other_config))
+        watched.append(ask(tmp_path, "which database", *v, env=other_semantic))
         assert ask(tmp_path, "which database", *v).via_socket
     finally:
         proc.kill()

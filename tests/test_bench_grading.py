@@ -232,8 +232,17 @@ def test_krouter_adapter_uses_public_api_only(vault: Path, monkeypatch: pytest.M
             seen["no_log"] = __import__("os").environ.get("KROUTER_NO_QUERY_LOG")
             seen["cache"] = __import__("os").environ.get("KROUTER_CACHE_DIR")
 
+        def refresh(self) -> None:
+            seen["refreshed"] = True
+
+        def embed(self, budget_s: float | None = None) -> int:
+            # Every page embedded before the first question: no time budget.
+            seen["embedded"] = budget_s is None
+            return 0
+
         def ask(self, question: str, k: int = 5, also: tuple[str, ...] = ()) -> Receipt:
             seen["also"] = also
+            seen["ready_before_asking"] = seen.get("refreshed") and seen.get("embedded")
             return Receipt(question)
 
     monkeypatch.setitem(sys.modules, "krouter", types.SimpleNamespace(Router=Router))
@@ -246,6 +255,7 @@ def test_krouter_adapter_uses_public_api_only(vault: Path, monkeypatch: pytest.M
     got = adapters.KRouterAdapter().answer(vault, qs)
     assert seen["no_log"] == "1" and seen["cache"]
     assert not seen["also"]
+    assert seen["ready_before_asking"]
     assert got[0].answered and got[0].score == 0.8
     assert got[1].refused and got[1].cited == ("Ops/Payments timeout.md",) and got[1].score == 0.1
 

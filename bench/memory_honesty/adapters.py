@@ -286,6 +286,10 @@ class KRouterAdapter:
         key = vault.resolve()
         if key not in self._routers:
             self._routers[key] = self._router_cls(key)
+            # Every page embedded before the first question (when the semantic second opinion is on), as
+            # `krouter index` does: otherwise the first questions would meet a vault only partly embedded.
+            self._routers[key].refresh()
+            self._routers[key].embed()
         router = self._routers[key]
         out = []
         for i, q in enumerate(questions, 1):

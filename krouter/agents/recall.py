@@ -129,6 +129,8 @@ def warm_index(root: str, lock: str) -> None:
     try:
         with Router(Path(root), auto_refresh=False) as router:
             router.index.refresh()
+            # The hook's own lookups never embed (see recall): this detached indexer does, all pages.
+            router.embed()
     finally:
         Path(lock).unlink(missing_ok=True)
 
@@ -185,7 +187,9 @@ def recall(prompt: str, vault: Path) -> str:
     from krouter.routing.router import Router
 
     prompt = prompt[:MAX_PROMPT_CHARS]
-    with Router(vault) as router:
+    # No embedding on the hook's path: it answers within its timeout or not at all, and a page embedded
+    # halfway when the timeout strikes is lost work (the second opinion needs every candidate embedded).
+    with Router(vault, embed_budget_s=0) as router:
         # decide(), not ask(): every prompt of every session is not a question to the vault, and
         # logging them all would bury the learner's real weak questions under chat.
         return render(router.decide(prompt, k=1), router.root)

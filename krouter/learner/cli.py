@@ -222,7 +222,7 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
             out = {"pending_id": reject, "status": "rejected", "page": h["page"], "trigger": h["trigger"]}
             text = f"rejected pending {reject}: nothing written ({h['page']} <- {h['trigger']!r})"
         else:
-            with Router(root) as router:
+            with Router(root, embed_budget_s=0) as router:
                 status, reason, run_id = pending.accept(router, str(accept))
             out = {"pending_id": accept, "status": status, "reason": reason, "run_id": run_id}
             if status == LEARNED:
@@ -285,7 +285,7 @@ def teach_command(
         root = config.vault_to_write(vault, "teach")
         if not root.is_dir():
             raise VaultNotFound(f"vault folder not found: {root}")
-        with Router(root) as router:
+        with Router(root, embed_budget_s=0) as router:
             # Undecodable bytes in an argument must not reach the journal, the page or the terminal.
             phrasings = [clean(p) for p in also or []]
             result = teach.teach(router, clean(question), clean(page), clean(quote), phrasings, client="cli")

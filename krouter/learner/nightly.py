@@ -188,7 +188,7 @@ def learn(
     cfg = config.load_config()
     folders = config.folder_names(exclude_folders if exclude_folders is not None else cfg.exclude_folders)
     run_id = run_id or new_run_id()
-    with Router(vault) as router:
+    with Router(vault, embed_budget_s=0) as router:  # checks are lexical_only: no embedding
         root = router.root
         vid = querylog.vault_id(root)
         since = _read_cursor(vid)
@@ -209,7 +209,7 @@ def learn(
                 # Refused before the model sees it: it could never be written as a trigger.
                 report.outcomes.append(Outcome(w.question, SKIPPED, reason=problem))
                 continue
-            now = router.decide(w.question) if lane is None else None
+            now = router.decide(w.question, lexical_only=True) if lane is None else None
             if now is not None and now.top is not None and now.evidence.margin >= WEAK_MARGIN:
                 reason = f"KRouter now cites {now.top.path} for it: nothing to learn"
                 report.outcomes.append(Outcome(w.question, SKIPPED, reason=reason))

@@ -219,7 +219,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     note = router.resolve(rel).replaced_note()
     if note:
         return f"{note}: teach the current page"
-    receipt = router.decide(question)
+    receipt = router.decide(question, lexical_only=True)
     top = receipt.top
     if top is not None and top.path == rel:
         return f"KRouter already cites {rel} for this question: nothing to teach"

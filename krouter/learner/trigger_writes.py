@@ -338,7 +338,7 @@ def write_confirmed(
     # (another page may tie with this one or still win): only asking again says what the trigger does.
     try:
         router.refresh()
-        after = router.decide(question)
+        after = router.decide(question, lexical_only=True)
     except BaseException as exc:
         # Not asked again (the index busy with another writer, an interrupt): a trigger nobody checked
         # must not stay, and a later run would skip it as already taught.

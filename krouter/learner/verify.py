@@ -73,7 +73,7 @@ def candidates(router: Router, question: str, exclude: Iterable[str]) -> list[Ci
 
     Replaced pages never appear: the router ranks them under their replacement, or skips them.
     """
-    receipt = router.decide(question, k=CANDIDATE_POOL)
+    receipt = router.decide(question, k=CANDIDATE_POOL, lexical_only=True)
     folders = config.folder_names(exclude)
     keep = [c for c in receipt.candidates if not config.in_folders(c.path, folders)]
     return keep[:MAX_CANDIDATES]

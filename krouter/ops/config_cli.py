@@ -13,7 +13,7 @@ from krouter import config
 from krouter.cli_options import EXIT_USAGE, Command, exit_codes, fail
 
 # The settings `krouter config set` writes (lists such as `ignore` are edited in the file by hand).
-SETTABLE = ("vault", "query_log", "learn_model", "agent_teaching", "pending_triggers")
+SETTABLE = ("vault", "query_log", "learn_model", "agent_teaching", "pending_triggers", "semantic")
 KEYS = (*SETTABLE, "input_folders", "ignore")
 # Settings that are true or false.
 SWITCHES = ("query_log", "agent_teaching")
@@ -33,6 +33,7 @@ def _values(cfg: config.Config) -> dict[str, object]:
         "learn_model": cfg.learn_model,
         "agent_teaching": cfg.agent_teaching,
         "pending_triggers": cfg.pending_triggers,
+        "semantic": cfg.semantic,
         "input_folders": list(cfg.exclude_folders),
         "ignore": list(cfg.ignore),
     }
@@ -97,7 +98,7 @@ def set_command(
         typer.Argument(
             metavar="VALUE",
             help="A folder for vault; true/false for query_log and agent_teaching; all, agents or none "
-            "for pending_triggers.",
+            "for pending_triggers; auto, on or off for semantic.",
         ),
     ],
 ) -> None:
@@ -117,6 +118,10 @@ def set_command(
     elif key == "pending_triggers":
         if value not in config.PENDING_MODES:
             raise fail(f"pending_triggers is one of: {', '.join(config.PENDING_MODES)}", EXIT_USAGE)
+        new = value
+    elif key == "semantic":
+        if value not in config.SEMANTIC_MODES:
+            raise fail(f"semantic is one of: {', '.join(config.SEMANTIC_MODES)}", EXIT_USAGE)
         new = value
     elif key in SETTABLE:
         new = value

@@ -80,6 +80,7 @@ class Evidence:
     own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
     page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal).
+    ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
     """
 
     confidence: float = 0.0
@@ -91,6 +92,7 @@ class Evidence:
     query_terms: list[str] = field(default_factory=list)
     corpus_missing: list[str] = field(default_factory=list)
     elsewhere_missing: list[str] = field(default_factory=list)
+    semantic: dict[str, object] | None = None
 
 
 @dataclass
@@ -214,6 +216,8 @@ class Receipt:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
         confidence, floor = against_floor(ev.confidence, ev.floor)
         lines.append(f"  confidence {confidence} vs floor {floor}")
+        if ev.semantic is not None:
+            lines.append(f"  semantic second opinion: {ev.semantic['why']} (cosine {ev.semantic['cosine']})")
         lines.append(f"  reason: {self.reason}")
         # Titles, paths and snippets come from files anyone may have written: each line is shown with
         # its control characters escaped, so a title cannot erase or forge the line above it.

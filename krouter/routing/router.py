@@ -9,6 +9,10 @@ the citations (`citation`); other wordings are combined by `phrasings`, and `ask
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,13 +21,15 @@ from krouter import config
 from krouter.errors import PageNotFound
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
-from krouter.routing import phrasings, querylog
+from krouter.routing import phrasings, querylog, semantic
 from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import REPLACED_STATUSES, Problem, decode
+
+log = logging.getLogger("krouter")
 
 
 class Router:
@@ -42,6 +48,7 @@ class Router:
         floor: float = DEFAULT_FLOOR,
         auto_refresh: bool = True,
         index_path: Path | None = None,
+        embed_budget_s: float | None = semantic.LOOKUP_BUDGET_S,
     ) -> None:
         root = config.named_vault(Path(vault)) if vault is not None else config.default_vault()
         self.index = Index(root, path=index_path)
@@ -49,12 +56,19 @@ class Router:
         self.floor = floor
         self.auto_refresh = auto_refresh
         self.input_folders = config.input_folders()
+        self.embed_budget_s = embed_budget_s
+        # Why the second opinion stopped working in this process, when it did (krouter status shows it).
+        self.semantic_error: str | None = None
+        self.vectors: semantic.Vectors | None = None
+        self.vectors = self._open_vectors()
         self._tables: Tables | None = None
         self.last_refresh: RefreshStats | None = None
 
     def close(self) -> None:
         """Close the index."""
         self.index.close()
+        if self.vectors is not None:
+            self.vectors.close()
 
     def __enter__(self) -> Router:
         return self
@@ -63,9 +77,41 @@ class Router:
         self.close()
 
     def refresh(self) -> RefreshStats:
-        """Re-index pages that changed since the last refresh."""
+        """Re-index pages that changed since the last refresh (and embed them, see ``embed``)."""
         self.last_refresh = self.index.refresh()
+        self.embed(budget_s=self.embed_budget_s)
         return self.last_refresh
+
+    def embed(self, budget_s: float | None = None) -> int:
+        """Embed the current pages that have no vectors yet, for the semantic second opinion (nothing
+        when it is off); with ``budget_s``, stop after about that long and leave the rest for later.
+        Returns how many pages were embedded."""
+        if self.vectors is None:
+            return 0
+        try:
+            return self.vectors.sync(self.index, budget_s=budget_s)
+        except semantic.FAILURES as exc:
+            self._semantic_off(exc)
+            return 0
+
+    def _open_vectors(self) -> semantic.Vectors | None:
+        if not semantic.active(config.semantic_mode()):
+            return None
+        try:
+            return semantic.Vectors(self.index.path)
+        except semantic.FAILURES as exc:
+            self._semantic_off(exc)
+            return None
+
+    def _semantic_off(self, exc: Exception) -> None:
+        """The optional second opinion failed (its file unwritable, the model not loading): this process
+        goes on answering without it, as a plain install would, and says why once."""
+        self.semantic_error = f"{type(exc).__name__}: {exc}"
+        log.warning("semantic second opinion off for this process: %s", self.semantic_error)
+        if self.vectors is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.vectors.close()
+        self.vectors = None
 
     def read(self, rel_path: str) -> str:
         """The text of a page, confined to the vault (``..``, absolute paths and outbound symlinks refused).
@@ -140,8 +186,26 @@ class Router:
             "index": str(self.index.path),
             "index_bytes": size,
             "refreshed_at": float(meta.get("refreshed_at", 0)),
+            "semantic": self._semantic_status(),
             "changed_now": stats.tokenized if stats else 0,
             "unreadable_folders": stats.unreadable if stats else [],
+        }
+
+    def _semantic_status(self) -> dict[str, object]:
+        mode = config.semantic_mode()
+        if self.vectors is None:
+            where = "$KROUTER_SEMANTIC" if os.environ.get("KROUTER_SEMANTIC") else "config.toml"
+            why = f"off ({where})" if mode == "off" else 'not installed (pip install "krouter[semantic]")'
+            if self.semantic_error and mode != "off":
+                why = f"failed, off for now ({self.semantic_error})"
+            return {"mode": mode, "active": False, "why": why}
+        done, pages = self.vectors.embedded(self.index)
+        return {
+            "mode": mode,
+            "active": True,
+            "embedded": done,
+            "pages": pages,
+            "file": str(self.vectors.path),
         }
 
     def warm(self) -> None:
@@ -177,8 +241,11 @@ class Router:
         querylog.record(receipt, self.root)
         return receipt
 
-    def decide(self, question: str, k: int = 5, also: Sequence[str] = ()) -> Receipt:
-        """The lookup itself, without logging it (the learner and the bench use this)."""
+    def decide(
+        self, question: str, k: int = 5, also: Sequence[str] = (), *, lexical_only: bool = False
+    ) -> Receipt:
+        """The lookup itself, without logging it (the learner and the bench use this). ``lexical_only``
+        leaves out the semantic second opinion: what the words alone decide (the learner's checks)."""
         others = phrasings.check(also)
         if self.auto_refresh:
             self.refresh()
@@ -186,8 +253,23 @@ class Router:
         # process commits a refresh halfway through.
         with self.index.snapshot():
             asked = self._decide(question, k)
+            if not lexical_only and self.vectors is not None:
+                asked = self._second_opinion(question, k, asked)
             phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
         return phrasings.combine(asked, phrased)
+
+    def _second_opinion(self, question: str, k: int, asked: Receipt) -> Receipt:
+        if asked.decision != "refuse" or asked.evidence.confidence < semantic.MIN_CONFIDENCE:
+            return asked
+        # The pages the top one must be closest of in meaning: the same few whatever k the caller asked
+        # for (with k=1 there would be nothing to be closer than). The decision does not depend on k.
+        pooled = asked if k >= semantic.POOL else self._decide(question, semantic.POOL)
+        pool = [c.path for c in pooled.candidates[: semantic.POOL]]
+        try:
+            return semantic.second_opinion(asked, pool, self.index, self.vectors)  # type: ignore[arg-type]
+        except semantic.FAILURES as exc:
+            self._semantic_off(exc)
+            return asked
 
     def held_words(self, question: str, path: str) -> set[str]:
         """The question's words the page at ``path`` holds in its own fields or text, by any route

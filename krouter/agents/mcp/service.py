@@ -28,6 +28,7 @@ from krouter.learner import teach
 from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
 from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
+from krouter.routing.semantic import LOOKUP_BUDGET_S
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
 
@@ -127,6 +128,7 @@ class VaultService:
         try:
             # Router.refresh() always walks; the index can check just the reported pages.
             stats = self.router.index.refresh() if walk else self.router.index.refresh(paths=changed)
+            self.router.embed(budget_s=LOOKUP_BUDGET_S)
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
             return
@@ -210,6 +212,8 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
         "vault": receipt.vault,
         "demo_vault": is_demo(Path(receipt.vault)),
         "phrasing": receipt.phrasing,
+        "semantic_cited": receipt.decision == "cite"
+        and bool((receipt.evidence.semantic or {}).get("agrees")),
     }
     if receipt.decision == "cite" and top is not None:
         out["next_step"] = (

@@ -111,6 +111,11 @@ class AskReply(BaseModel):
     phrasing: str | None = Field(
         description="The phrasing whose lookup decided, or on a refusal came closest (None: the question)."
     )
+    semantic_cited: bool = Field(
+        default=False,
+        description="True when the words fell short of the floor and the local semantic second opinion "
+        "(krouter[semantic]) cited the same page: the reason says why; read the page before relying on it.",
+    )
     next_step: str
 
 

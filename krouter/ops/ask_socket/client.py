@@ -152,6 +152,9 @@ def ask_through_socket(args: list[str]) -> int | None:
             "code": code_id(),
             "root": str(root),
             "config": str(config.config_path()),
+            # The server's process has its own environment: a client that turned the semantic second
+            # opinion on or off for itself asks the ordinary way when they differ.
+            "semantic_env": os.environ.get("KROUTER_SEMANTIC"),
             **parsed,
         }
         reply = _exchange(path, request)

@@ -182,6 +182,7 @@ class AskServer:
             or request.get("root") != str(self.root)
             # Another config file may name other input folders: that client asks the ordinary way.
             or request.get("config") != str(config.config_path())
+            or request.get("semantic_env") != os.environ.get("KROUTER_SEMANTIC")
             or not isinstance(question, str)
             or not (isinstance(k, int) and 1 <= k <= 50)
             or not (isinstance(also, list) and all(isinstance(p, str) for p in also))

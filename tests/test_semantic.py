@@ -1,0 +1,335 @@
+"""The semantic second opinion (krouter[semantic]): the real local model, through the Router, the CLI and
+config.toml. Questions are chosen so that the lexical decision refuses each one at a near miss."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter import Router, config
+from krouter.cli import app
+from krouter.routing import semantic
+from tests.vault_files import write
+
+PAGES = {
+    "Runbooks/Release train.md": "---\ntitle: Release train\n---\n# Release train\n\n"
+    "We release to production every Tuesday afternoon, after the full CI pipeline is green.\n"
+    "A release needs one approval from the on-call engineer.\n",
+    "Runbooks/Payments API timeout.md": "---\ntitle: Payments API timeout\n---\n# Payments API timeout\n\n"
+    "Calls to the payments API time out after 30 seconds; the client retries twice with backoff.\n",
+    "Decisions/Primary database.md": "---\ntitle: Primary database\n---\n# Primary database\n\n"
+    "We run PostgreSQL 16 as the primary database, in eu-west-1, with a hot standby.\n",
+    "Runbooks/Search service.md": "---\ntitle: Search service\n---\n# Search service\n\n"
+    "The search service runs on OpenSearch 2 with three data nodes. Reindexing happens nightly.\n",
+}
+# Lexically a near miss (the page says "release" and "Tuesday", not "happen" or "day"); the model agrees.
+PARAPHRASE = "when do releases happen, which day?"
+# The search page holds no region: the words it lacks name what the question asks for.
+UNHELD = "which region hosts the search service?"
+# The database page leads on words, but the search page (which reindexes) is closer in meaning.
+ELSEWHERE = "when is the database reindexed?"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write(tmp_path / "vault", PAGES)
+
+
+@pytest.fixture
+def on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KROUTER_SEMANTIC", "auto")
+
+
+@pytest.mark.usefixtures("on")
+def test_a_near_miss_is_cited_when_the_model_agrees_on_the_same_page(vault: Path) -> None:
+    with Router(vault) as router:
+        receipt = router.ask(PARAPHRASE)
+    assert receipt.decision == "cite"
+    assert receipt.top is not None and receipt.top.path == "Runbooks/Release train.md"
+    found = receipt.evidence.semantic
+    assert found is not None and found["agrees"] is True
+    # The receipt keeps the lexical numbers (below the floor) and says what let the page through.
+    assert receipt.evidence.confidence < receipt.evidence.floor
+    assert "semantic second opinion agrees" in receipt.reason
+    assert json.loads(json.dumps(receipt.to_dict()))["evidence"]["semantic"]["cosine"] == found["cosine"]
+
+
+def test_without_the_model_the_same_question_is_refused(vault: Path) -> None:
+    with Router(vault) as router:
+        receipt = router.ask(PARAPHRASE)
+    assert receipt.decision == "refuse"
+    assert receipt.evidence.semantic is None
+    assert router.vectors is None
+
+
+@pytest.mark.usefixtures("on")
+@pytest.mark.parametrize(
+    ("question", "why"), [(UNHELD, "without the words it lacks"), (ELSEWHERE, "closer in meaning")]
+)
+def test_the_model_cannot_overrule_the_words(vault: Path, question: str, why: str) -> None:
+    with Router(vault) as router:
+        receipt = router.ask(question)
+    assert receipt.decision == "refuse"
+    found = receipt.evidence.semantic
+    assert found is not None and found["agrees"] is False
+    assert why in str(found["why"])
+    assert why in receipt.to_text()
+
+
+@pytest.mark.usefixtures("on")
+def test_a_confident_answer_or_a_far_miss_never_asks_the_model(vault: Path) -> None:
+    with Router(vault) as router:
+        cited = router.ask("what does the payments API do after a timeout?")
+        far = router.ask("how long do search queries wait before timing out?")
+    assert cited.decision == "cite" and cited.evidence.semantic is None
+    assert far.decision == "refuse" and far.evidence.confidence < semantic.MIN_CONFIDENCE
+    assert far.evidence.semantic is None
+
+
+@pytest.mark.usefixtures("on")
+def test_only_changed_pages_are_embedded_and_removed_ones_forgotten(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedded: list[str] = []
+    real = semantic.MODEL.passages
+
+    def counting(texts: list[str]) -> object:
+        embedded.append(texts[0])
+        return real(texts)
+
+    monkeypatch.setattr(semantic.MODEL, "passages", counting)
+    with Router(vault) as router:
+        router.refresh()
+        assert sorted(embedded) == [
+            "Payments API timeout",
+            "Primary database",
+            "Release train",
+            "Search service",
+        ]
+        embedded.clear()
+        router.refresh()
+        assert embedded == []
+        page = vault / "Runbooks/Release train.md"
+        page.write_text(
+            page.read_text(encoding="utf-8") + "Hotfixes may go out on any day.\n", encoding="utf-8"
+        )
+        (vault / "Runbooks/Search service.md").unlink()
+        router.refresh()
+        assert embedded == ["Release train"]
+        assert router.vectors is not None
+        assert router.vectors.embedded(router.index) == (3, 3)
+        rows = router.vectors.conn.execute("SELECT COUNT(*) FROM page_vectors").fetchone()[0]
+    assert rows == 3
+
+
+@pytest.mark.usefixtures("on")
+def test_replaced_pages_are_not_embedded(vault: Path) -> None:
+    write(
+        vault,
+        {
+            "Decisions/Old database.md": "---\ntitle: Old database\nstatus: superseded\n"
+            "superseded_by: '[[Primary database]]'\n---\nWe ran MySQL 5.7.\n"
+        },
+    )
+    with Router(vault) as router:
+        router.refresh()
+        assert router.vectors is not None
+        assert router.vectors.embedded(router.index) == (4, 4)
+        assert router.vectors.conn.execute("SELECT COUNT(*) FROM page_vectors").fetchone()[0] == 4
+
+
+@pytest.mark.usefixtures("on")
+def test_the_vectors_file_is_private_and_a_damaged_one_is_started_over(vault: Path) -> None:
+    with Router(vault) as router:
+        router.refresh()
+        assert router.vectors is not None
+        path = router.vectors.path
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.write_bytes(b"not a database" * 100)
+    with Router(vault) as router:
+        assert router.ask(PARAPHRASE).decision == "cite"
+
+
+@pytest.mark.usefixtures("on")
+def test_index_embeds_and_status_reports_it(vault: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(app, ["index", "--vault", str(vault), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["embedded"] == 4
+    shown = runner.invoke(app, ["status", "--vault", str(vault)])
+    assert "semantic: on, 4 of 4 current pages embedded" in shown.output
+
+
+def test_status_says_why_the_second_opinion_is_off(vault: Path) -> None:
+    shown = CliRunner().invoke(app, ["status", "--vault", str(vault)])
+    assert "semantic: off ($KROUTER_SEMANTIC)" in shown.output
+
+
+def test_config_sets_semantic_and_rejects_other_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KROUTER_SEMANTIC")
+    runner = CliRunner()
+    bad = runner.invoke(app, ["config", "set", "semantic", "maybe"])
+    assert bad.exit_code == 2 and "semantic is one of: auto, on, off" in bad.output
+    assert runner.invoke(app, ["config", "set", "semantic", "off"]).exit_code == 0
+    assert config.load_config().semantic == "off" and config.semantic_mode() == "off"
+    config.config_path().write_text('semantic = "sometimes"\n', encoding="utf-8")
+    with pytest.raises(config.ConfigError, match="'semantic' must be one of"):
+        config.load_config()
+    # A lookup does not fail over it: the default applies.
+    assert config.semantic_mode() == "auto"
+
+
+@pytest.mark.usefixtures("on")
+def test_a_very_long_page_is_embedded_by_its_first_passages(vault: Path) -> None:
+    items = "".join(f"- item {i}\n" for i in range(semantic.MAX_PAGE_PASSAGES + 40))
+    write(vault, {"Inputs/Long list.md": f"---\ntitle: Long list\n---\n{items}"})
+    with Router(vault) as router:
+        router.refresh()
+        assert router.vectors is not None
+        digest, title = router.index.conn.execute(
+            "SELECT hash, title FROM pages WHERE path='Inputs/Long list.md'"
+        ).fetchone()
+        vecs = router.vectors.of(semantic.vector_key(digest, title))
+    assert vecs is not None and vecs.shape == (1 + semantic.MAX_PAGE_PASSAGES, semantic.DIM)
+
+
+@pytest.mark.usefixtures("on")
+def test_with_one_candidate_asked_for_the_page_is_still_compared_with_the_others(vault: Path) -> None:
+    with Router(vault) as router:
+        elsewhere = router.ask(ELSEWHERE, k=1)
+        paraphrase = router.ask(PARAPHRASE, k=1)
+    assert elsewhere.decision == "refuse"
+    assert elsewhere.evidence.semantic is not None and "closer in meaning" in str(
+        elsewhere.evidence.semantic["why"]
+    )
+    assert paraphrase.decision == "cite" and len(paraphrase.candidates) == 1
+
+
+@pytest.mark.usefixtures("on")
+def test_no_opinion_while_a_close_page_has_no_vectors(vault: Path) -> None:
+    with Router(vault) as router:
+        router.refresh()
+        assert router.vectors is not None
+        digest, title = router.index.conn.execute(
+            "SELECT hash, title FROM pages WHERE path='Runbooks/Search service.md'"
+        ).fetchone()
+        router.vectors.conn.execute(
+            "DELETE FROM page_vectors WHERE key=?", (semantic.vector_key(digest, title),)
+        )
+        router.vectors._kept.clear()
+        receipt = router.decide(ELSEWHERE)
+    assert receipt.decision == "refuse"
+    assert receipt.evidence.semantic is not None and "not embedded yet" in str(
+        receipt.evidence.semantic["why"]
+    )
+
+
+@pytest.mark.usefixtures("on")
+def test_a_lacking_word_is_struck_out_only_where_it_stands_whole(vault: Path) -> None:
+    # "data" and "nodes" are the search page's; striking "data" out of "database" once let the
+    # database page through, as if the words it lacks fitted it.
+    with Router(vault) as router:
+        receipt = router.ask("how many data nodes does the primary database have?")
+    assert receipt.decision == "refuse"
+    assert semantic._without("the data nodes of the primary database", ["data", "nodes"]) == (
+        "the of the primary database"
+    )
+    assert semantic._without("值班最少要几个人", ["最少"]) == "值班 要几个人"
+
+
+@pytest.mark.usefixtures("on")
+def test_a_renamed_untitled_page_is_embedded_again(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(vault, {"Notes/Release calendar.md": "Releases follow the calendar in the shared drive.\n"})
+    embedded: list[str] = []
+    real = semantic.MODEL.passages
+
+    def counting(texts: list[str]) -> object:
+        embedded.append(texts[0])
+        return real(texts)
+
+    with Router(vault) as router:
+        router.refresh()
+        monkeypatch.setattr(semantic.MODEL, "passages", counting)
+        (vault / "Notes/Release calendar.md").rename(vault / "Notes/Billing calendar.md")
+        router.refresh()
+    assert embedded == ["Billing calendar"]
+
+
+@pytest.mark.usefixtures("on")
+def test_embedding_stops_within_a_long_page_when_its_time_is_up(vault: Path) -> None:
+    items = "".join(f"- step {i} of the long procedure\n" for i in range(120))
+    write(vault, {"Runbooks/Long procedure.md": f"---\ntitle: Long procedure\n---\n{items}"})
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        assert router.vectors is not None
+        assert router.vectors.embedded(router.index) == (0, 5)
+        # Over budget after the first batch: the page is left whole for later, not stored in part.
+        assert router.embed(budget_s=1e-6) == 0
+        assert router.vectors.conn.execute("SELECT COUNT(*) FROM page_vectors").fetchone()[0] == 0
+        assert router.embed() == 5
+
+
+@pytest.mark.usefixtures("on")
+def test_a_failing_second_opinion_leaves_the_lookups_working(vault: Path) -> None:
+    with Router(vault) as router:
+        assert router.vectors is not None
+        path = router.vectors.path
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.mkdir()  # not a file SQLite can open
+    with Router(vault) as router:
+        assert router.vectors is None
+        assert router.ask("what does the payments API do after a timeout?").decision == "cite"
+        assert router.ask(PARAPHRASE).decision == "refuse"
+        assert "failed, off for now" in str(router.status()["semantic"]["why"])
+
+
+@pytest.mark.parametrize(
+    ("value", "mode"), [("false", "off"), ("0", "off"), ("no", "off"), ("yes", "on"), ("auto", "auto")]
+)
+def test_the_environment_switch_takes_the_usual_spellings(
+    monkeypatch: pytest.MonkeyPatch, value: str, mode: str
+) -> None:
+    monkeypatch.setenv("KROUTER_SEMANTIC", value)
+    assert config.semantic_mode() == mode
+
+
+@pytest.mark.usefixtures("on")
+def test_the_learner_checks_what_the_words_decide(vault: Path) -> None:
+    with Router(vault) as router:
+        assert router.decide(PARAPHRASE).decision == "cite"
+        assert router.decide(PARAPHRASE, lexical_only=True).decision == "refuse"
+
+
+@pytest.mark.usefixtures("on")
+def test_the_agent_is_told_when_the_model_cited(vault: Path) -> None:
+    from krouter.agents.mcp.service import ask_result
+    from krouter.agents.mcp.tools import AskReply
+
+    with Router(vault) as router:
+        by_model = ask_result(router, PARAPHRASE, 5)
+        by_words = ask_result(router, "what does the payments API do after a timeout?", 5)
+    assert by_model["semantic_cited"] is True and by_model["decision"] == "cite"
+    assert by_words["semantic_cited"] is False
+    AskReply.model_validate(by_model)
+
+
+@pytest.mark.usefixtures("on")
+def test_a_vectors_file_of_another_layout_is_checked_page_by_page(vault: Path) -> None:
+    with Router(vault) as router:
+        router.refresh()
+        assert router.vectors is not None
+        # What the first layout left: its "all embedded" mark, and none of this layout's rows.
+        router.vectors.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('synced', ?)",
+            (f"{router.index.generation()} {semantic.MODEL_ID}",),
+        )
+        router.vectors.conn.execute("DELETE FROM page_vectors")
+        assert router.embed() == 4
