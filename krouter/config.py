@@ -143,8 +143,8 @@ class Config:
     # nightly model's, or the owner (krouter learn --accept). docs/decisions.md D50.
     pending_triggers: str = "all"
     # Whether a near-miss refusal may be turned into a citation of the same page by the local embedding
-    # model of ``krouter[semantic]``: "auto" (when it is installed), "on" (the same, meant: `krouter
-    # status` warns when it is not installed) or "off". docs/decisions.md D57.
+    # model of ``krouter[semantic]``: "auto" or "on" (the same: when it is installed; `krouter status`
+    # says when it is not) or "off". docs/decisions.md D57.
     semantic: str = "auto"
 
     def __init__(
@@ -339,14 +339,14 @@ def input_folders() -> tuple[str, ...]:
     return folder_names(folders)
 
 
-def semantic_mode() -> str:
+def semantic_mode(*, env: bool = True) -> str:
     """The ``semantic`` setting: ``$KROUTER_SEMANTIC`` when it holds one of SEMANTIC_MODES (or
     0/false/no for off, 1/true/yes for on), else config.toml's; "auto" when config.toml is broken (a
-    lookup must not fail over a setting)."""
-    env = os.environ.get("KROUTER_SEMANTIC", "").strip().lower()
-    env = {"0": "off", "false": "off", "no": "off", "1": "on", "true": "on", "yes": "on"}.get(env, env)
-    if env in SEMANTIC_MODES:
-        return env
+    lookup must not fail over a setting). ``env=False``: config.toml's alone."""
+    given = os.environ.get("KROUTER_SEMANTIC", "").strip().lower() if env else ""
+    given = {"0": "off", "false": "off", "no": "off", "1": "on", "true": "on", "yes": "on"}.get(given, given)
+    if given in SEMANTIC_MODES:
+        return given
     try:
         return load_config().semantic
     except ConfigError:

@@ -57,6 +57,10 @@ def test_phrasings_that_lead_to_different_pages_refuse(tmp_path: Path) -> None:
         receipt = router.ask("数据相关的配置", also=["主数据库用的是什么", "消息队列用的是什么"])
     assert receipt.decision == "refuse"
     assert "different pages" in receipt.reason
+    # Not "confidence 1.00 vs floor 0.55" beside REFUSE: the words' best is in the reason.
+    assert receipt.evidence.confidence == 0.0
+    assert "confidence 0.00 vs floor" in receipt.to_text()
+    assert "the most confident wording's" in receipt.reason
 
 
 def test_a_citing_question_keeps_its_citation_when_its_phrasings_agree(tmp_path: Path) -> None:

@@ -192,7 +192,9 @@ def recall(prompt: str, vault: Path) -> str:
     with Router(vault, embed_budget_s=0) as router:
         # decide(), not ask(): every prompt of every session is not a question to the vault, and
         # logging them all would bury the learner's real weak questions under chat.
-        return render(router.decide(prompt, k=1), router.root)
+        # The words alone (lexical_only): a fresh process per prompt would load the model for every
+        # one, and the block printed into the agent's context does not say what cited it.
+        return render(router.decide(prompt, k=1, lexical_only=True), router.root)
 
 
 def _log_to_stderr() -> None:

@@ -102,7 +102,7 @@ def _write_cursor(vid: str, value: float) -> None:
 
 
 def _is_weak(item: dict[str, object]) -> bool:
-    if item.get("decision") == "refuse":
+    if item.get("decision") == "refuse" or item.get("semantic_cited") is True:
         return True
     margin = item.get("margin")
     return isinstance(margin, (int, float)) and margin < WEAK_MARGIN

@@ -129,7 +129,13 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     own = asked.closest.path if asked.closest and asked.evidence.margin > 0 else None
     agreeing = agreeing_floor(asked.evidence.floor)
 
+    # A question the semantic second opinion cited fell short of the floor on its words: a phrasing that
+    # cites another page on its own words outweighs that, and the wordings disagree.
+    by_model = asked.decision == "cite" and bool((asked.evidence.semantic or {}).get("agrees"))
+
     def clears(r: Receipt) -> bool:
+        if by_model and r.top is not None and asked.top is not None and r.top.path != asked.top.path:
+            return r.decision == "cite"
         needed = agreeing if r.top is not None and r.top.path == own else bar
         return r.decision == "cite" and r.evidence.confidence >= needed
 
@@ -148,10 +154,15 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
             # The evidence is the phrasing's lookup: its share is of the phrasing's words, not the question's.
             chosen.reason = chosen.reason.replace(SHARE_OF_QUESTION, "of the phrasing's content", 1)
         if len(pages) > 1:
-            # Two wordings of one question name different pages: one of them is a neighbour.
+            # Two wordings of one question name different pages: one of them is a neighbour. Like a
+            # veto's, the refusal's confidence is none ("confidence 1.00" beside REFUSE would read as a
+            # contradiction); the reason keeps the words' best.
+            words = chosen.evidence.confidence
             chosen.decision = "refuse"
+            chosen.evidence = replace(chosen.evidence, confidence=0.0)
             chosen.reason = (
-                f"the wordings lead to different pages ({', '.join(pages)}): they do not agree on a page"
+                f"the wordings lead to different pages ({', '.join(pages)}): they do not agree on a page "
+                f"(the most confident wording's {words:.0%})"
             )
         return chosen
     text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))

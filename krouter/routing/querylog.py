@@ -55,6 +55,9 @@ def entry(receipt: Receipt, root: Path) -> dict[str, object]:
         "margin": receipt.evidence.margin,
         "candidates": [{"path": c.path, "score": c.score} for c in receipt.candidates[:5]],
         "reason": receipt.reason,
+        # Cited on the semantic second opinion, not the words: a question the learner may still teach.
+        "semantic_cited": receipt.decision == "cite"
+        and bool((receipt.evidence.semantic or {}).get("agrees")),
     }
 
 

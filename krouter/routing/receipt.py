@@ -217,7 +217,9 @@ class Receipt:
         confidence, floor = against_floor(ev.confidence, ev.floor)
         lines.append(f"  confidence {confidence} vs floor {floor}")
         if ev.semantic is not None:
-            lines.append(f"  semantic second opinion: {ev.semantic['why']} (cosine {ev.semantic['cosine']})")
+            cosine = ev.semantic.get("cosine")
+            shown = f" (cosine {cosine})" if cosine is not None else ""
+            lines.append(f"  semantic second opinion: {ev.semantic.get('why')}{shown}")
         lines.append(f"  reason: {self.reason}")
         # Titles, paths and snippets come from files anyone may have written: each line is shown with
         # its control characters escaped, so a title cannot erase or forge the line above it.

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sqlite3
 import unicodedata
 from collections.abc import Sequence
@@ -194,7 +193,7 @@ class Router:
     def _semantic_status(self) -> dict[str, object]:
         mode = config.semantic_mode()
         if self.vectors is None:
-            where = "$KROUTER_SEMANTIC" if os.environ.get("KROUTER_SEMANTIC") else "config.toml"
+            where = "config.toml" if config.semantic_mode(env=False) == mode else "$KROUTER_SEMANTIC"
             why = f"off ({where})" if mode == "off" else 'not installed (pip install "krouter[semantic]")'
             if self.semantic_error and mode != "off":
                 why = f"failed, off for now ({self.semantic_error})"

@@ -27,6 +27,7 @@ import re
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
@@ -63,8 +64,11 @@ MAX_PAGE_PASSAGES = 255
 # vault's pages are embedded by `krouter index`, or a little before each lookup until all are.
 LOOKUP_BUDGET_S = 2.0
 # What the optional second opinion may fail with (its file unwritable or locked, the model's package
-# broken, a damaged row): the lookup goes on without it.
-FAILURES: tuple[type[Exception], ...] = (OSError, ImportError, sqlite3.Error, ValueError)
+# broken or its model not loading, a damaged row: anything): the lookup goes on without it.
+FAILURES: tuple[type[Exception], ...] = (Exception,)
+# A page larger than this is embedded only by a sync with no time budget (`krouter index`, the hook's
+# detached indexer): its 100+ passages take longer than a lookup's budget.
+BUDGETED_PAGE_BYTES = 16_384
 # Passages embedded in one model call; the time budget is checked between calls.
 EMBED_BATCH = 16
 # Pages whose vectors a long-lived server keeps in memory, the least recently used dropped first.
@@ -178,26 +182,28 @@ class Vectors:
         return row[0] if row else None
 
     def sync(self, index: Index, budget_s: float | None = None) -> int:
-        """Embed every current page of ``index`` that has no vectors yet (with ``budget_s``: stop after
-        about that long, even within a page, which is then left whole for later), and forget the vectors
-        no page has any more. Returns how many pages were embedded. Each page is committed on its own:
-        an interrupted sync keeps what it did. A page whose file changed since it was indexed is left
-        for the next refresh."""
+        """Embed every current page of ``index`` that has no vectors yet, and forget the vectors no page
+        has any more. Returns how many pages were embedded. Each page is committed on its own: an
+        interrupted sync keeps what it did. A page whose file changed since it was indexed is left for
+        the next refresh. With ``budget_s`` (a lookup's refresh): stop after about that long, even
+        within a page, which is then left whole for later, and leave pages over BUDGETED_PAGE_BYTES to
+        an unbudgeted sync (`krouter index`): one of them would take every lookup's budget for ever."""
         start = time.monotonic()
-        mark = f"{index.generation()} {MODEL_ID} {LAYOUT}"
-        if self._synced() == mark:
+        mark = f"{os.stat(index.path).st_ino} {index.generation()} {MODEL_ID} {LAYOUT}"
+        # An unbudgeted sync (krouter index) checks every page whatever the mark says.
+        if budget_s is not None and self._synced() == mark:
             return 0
         import numpy as np
 
         # What is stored is read before the pages: vectors another process stores meanwhile (for a page
         # edited since) are not in it, so they are never taken for vectors no page has.
         have = self._stored()
-        rows = index.conn.execute("SELECT path, hash, title, replaced FROM pages").fetchall()
+        rows = index.conn.execute("SELECT path, hash, title, replaced, size FROM pages").fetchall()
         done = 0
         behind = False
-        for path, digest, title, replaced in rows:
+        for path, digest, title, replaced, size in rows:
             key = vector_key(digest, title)
-            if replaced or key in have:
+            if replaced or key in have or (budget_s is not None and size > BUDGETED_PAGE_BYTES):
                 continue
             texts = _current_texts(index.root, path, digest) if not _over(start, budget_s) else None
             vecs = _embed(texts, start, budget_s) if texts is not None else None
@@ -209,7 +215,7 @@ class Vectors:
             )
             have.add(key)
             done += 1
-        live = {vector_key(digest, title) for _path, digest, title, _replaced in rows}
+        live = {vector_key(digest, title) for _path, digest, title, _replaced, _size in rows}
         self.conn.executemany("DELETE FROM page_vectors WHERE key=?", [(k,) for k in have - live])
         if not behind:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced', ?)", (mark,))
@@ -333,12 +339,15 @@ def _struck_out(
     question: str, lacking: list[str], page: np.ndarray, cosine: float, found: dict[str, object]
 ) -> str:
     """Why the words the page lacks speak against it ("" when they do not): with them struck out of the
-    question, the page matches better. Records that cosine in ``found``."""
-    reduced = _without(question, lacking)
-    if not reduced or reduced == question:
+    question, the page matches better, or one of them cannot be found in the question to strike out
+    (then nothing was checked). Records the struck-out cosine in ``found``."""
+    if not lacking:
         found["without_missing"] = round(cosine, 4)
         return ""
-    without = float((page @ MODEL.queries([reduced])[0]).max())
+    reduced, unfound = _without(question, lacking)
+    if unfound:
+        return f"the words it lacks could not be struck out of the question ({', '.join(map(repr, unfound))})"
+    without = float((page @ MODEL.queries([reduced])[0]).max()) if reduced else cosine
     found["without_missing"] = round(without, 4)
     if without <= cosine:
         return ""
@@ -348,12 +357,16 @@ def _struck_out(
     )
 
 
-def _without(question: str, words: list[str]) -> str:
-    """The question with ``words`` struck out, case-insensitively: a word written with spaces around it
-    (English, romanised names) only where it stands whole ("data" leaves "database" alone), a CJK word
-    wherever it stands (Chinese and Japanese put no spaces between words)."""
-    out = question
+def _without(question: str, words: list[str]) -> tuple[str, list[str]]:
+    """The question with ``words`` struck out, and the words not found in it. Words are compared as the
+    index compares them (NFKC: full-width letters are letters; any case); one written with spaces around
+    it (English, romanised names) only where it stands whole ("data" leaves "database" alone), a CJK
+    word wherever it stands (Chinese and Japanese put no spaces between words)."""
+    out = unicodedata.normalize("NFKC", question)
+    unfound = []
     for word in sorted(set(words), key=len, reverse=True):
         pattern = re.escape(word) if is_cjk(word) else rf"(?<!\w){re.escape(word)}(?!\w)"
-        out = re.sub(pattern, " ", out, flags=re.IGNORECASE)
-    return " ".join(out.split())
+        out, hits = re.subn(pattern, " ", out, flags=re.IGNORECASE)
+        if not hits:
+            unfound.append(word)
+    return " ".join(out.split()), unfound
