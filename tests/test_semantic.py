@@ -45,7 +45,16 @@ def on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KROUTER_SEMANTIC", "auto")
 
 
-@pytest.mark.usefixtures("on")
+@pytest.fixture
+def ready(vault: Path, on: None) -> None:
+    """Every page embedded, as `krouter index` leaves them: a lookup's own 2 s of embedding may not
+    cover even these few pages on a machine under load."""
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        router.embed()
+
+
+@pytest.mark.usefixtures("ready")
 def test_a_near_miss_is_cited_when_the_model_agrees_on_the_same_page(vault: Path) -> None:
     with Router(vault) as router:
         receipt = router.ask(PARAPHRASE)
@@ -67,7 +76,7 @@ def test_without_the_model_the_same_question_is_refused(vault: Path) -> None:
     assert router.vectors is None
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 @pytest.mark.parametrize(
     ("question", "why"), [(UNHELD, "without the words it lacks"), (ELSEWHERE, "closer in meaning")]
 )
@@ -81,7 +90,7 @@ def test_the_model_cannot_overrule_the_words(vault: Path, question: str, why: st
     assert why in receipt.to_text()
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_a_confident_answer_or_a_far_miss_never_asks_the_model(vault: Path) -> None:
     with Router(vault) as router:
         cited = router.ask("what does the payments API do after a timeout?")
@@ -190,8 +199,9 @@ def test_config_sets_semantic_and_rejects_other_values(monkeypatch: pytest.Monke
 def test_a_very_long_page_is_embedded_by_its_first_passages(vault: Path) -> None:
     items = "".join(f"- item {i}\n" for i in range(semantic.MAX_PAGE_PASSAGES + 40))
     write(vault, {"Inputs/Long list.md": f"---\ntitle: Long list\n---\n{items}"})
-    with Router(vault) as router:
+    with Router(vault, embed_budget_s=0) as router:
         router.refresh()
+        router.embed()  # all of it, as krouter index does: a lookup's 2 s may not cover 256 passages
         assert router.vectors is not None
         digest, title = router.index.conn.execute(
             "SELECT hash, title FROM pages WHERE path='Inputs/Long list.md'"
@@ -200,7 +210,7 @@ def test_a_very_long_page_is_embedded_by_its_first_passages(vault: Path) -> None
     assert vecs is not None and vecs.shape == (1 + semantic.MAX_PAGE_PASSAGES, semantic.DIM)
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_with_one_candidate_asked_for_the_page_is_still_compared_with_the_others(vault: Path) -> None:
     with Router(vault) as router:
         elsewhere = router.ask(ELSEWHERE, k=1)
@@ -231,7 +241,7 @@ def test_no_opinion_while_a_close_page_has_no_vectors(vault: Path) -> None:
     )
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_a_lacking_word_is_struck_out_only_where_it_stands_whole(vault: Path) -> None:
     # "data" and "nodes" are the search page's; striking "data" out of "database" once let the
     # database page through, as if the words it lacks fitted it.
@@ -309,14 +319,14 @@ def test_the_environment_switch_takes_the_usual_spellings(
     assert config.semantic_mode() == mode
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_the_learner_checks_what_the_words_decide(vault: Path) -> None:
     with Router(vault) as router:
         assert router.decide(PARAPHRASE).decision == "cite"
         assert router.decide(PARAPHRASE, lexical_only=True).decision == "refuse"
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_the_agent_is_told_when_the_model_cited(vault: Path) -> None:
     from krouter.agents.mcp.service import ask_result
     from krouter.agents.mcp.tools import AskReply
@@ -366,7 +376,7 @@ def test_a_big_page_is_left_to_krouter_index_not_to_every_lookup(vault: Path) ->
         assert router.embed() == 1
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_a_phrasing_citing_another_page_outweighs_the_model(vault: Path) -> None:
     with Router(vault) as router:
         alone = router.decide("how many data nodes does the search service have?")
@@ -378,7 +388,7 @@ def test_a_phrasing_citing_another_page_outweighs_the_model(vault: Path) -> None
     assert "do not agree on a page" in receipt.reason
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_questions_the_model_cited_stay_weak_for_the_learner(vault: Path) -> None:
     from krouter.learner.nightly import _is_weak
     from krouter.routing import querylog
@@ -390,7 +400,7 @@ def test_questions_the_model_cited_stay_weak_for_the_learner(vault: Path) -> Non
     assert by_words["semantic_cited"] is False
 
 
-@pytest.mark.usefixtures("on")
+@pytest.mark.usefixtures("ready")
 def test_the_recall_hook_answers_from_the_words_alone(vault: Path) -> None:
     from krouter.agents.recall import recall
 
@@ -398,3 +408,16 @@ def test_the_recall_hook_answers_from_the_words_alone(vault: Path) -> None:
         router.refresh()
         assert router.decide(PARAPHRASE).decision == "cite"
     assert recall(PARAPHRASE, vault) == ""
+
+
+@pytest.mark.usefixtures("on")
+def test_the_agents_status_says_how_many_pages_are_embedded(vault: Path) -> None:
+    from krouter.agents.mcp.service import status_result, status_summary
+    from krouter.agents.mcp.tools import StatusReply
+
+    with Router(vault) as router:
+        router.refresh()
+        report = status_result(router)
+    assert report["semantic"]["active"] is True
+    assert "semantic second opinion: on, 4 of 4 current pages embedded" in status_summary(report)
+    StatusReply.model_validate(report)

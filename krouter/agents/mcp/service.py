@@ -279,6 +279,11 @@ def status_summary(report: dict[str, Any]) -> str:
         + (" (KRouter's demo vault: fictional pages)" if report["demo_vault"] else ""),
         f"pages: {report['pages']} ({report['replaced']} replaced)",
     ]
+    sem = report.get("semantic") or {}
+    if sem.get("active"):
+        lines.append(
+            f"semantic second opinion: on, {sem['embedded']} of {sem['pages']} current pages embedded"
+        )
     lines.extend(f"problem: {p['path']}: {p['message']}" for p in report["problems"])
     lines.extend(f"problem: {f or '.'}: folder cannot be read" for f in report["unreadable_folders"])
     lines.extend(f"broken replacement: {b['from']}: {b['problem']}" for b in report["broken_links"])

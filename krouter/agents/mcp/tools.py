@@ -176,6 +176,10 @@ class StatusReply(BaseModel):
     index_bytes: int
     refreshed_at: float
     changed_now: int
+    semantic: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The optional semantic second opinion: active or why not, and how many pages are embedded.",
+    )
 
 
 def build_server(service: VaultService) -> MCPServer:
