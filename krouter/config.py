@@ -25,6 +25,8 @@ PENDING_MODES = ("agents", "all", "none")
 # The values of ``semantic``: whether a lookup asks the semantic second opinion (krouter.routing.semantic)
 # when its package is installed ("auto" and "on") or never ("off").
 SEMANTIC_MODES = ("auto", "on", "off")
+# Other spellings of them that $KROUTER_SEMANTIC and `krouter config set semantic` take.
+SEMANTIC_SPELLINGS = {"0": "off", "false": "off", "no": "off", "1": "on", "true": "on", "yes": "on"}
 NO_VAULT = (
     "no vault named: pass --vault DIR, set $KROUTER_VAULT, or record a default with "
     "`krouter config set vault DIR` (`krouter init DIR` creates a vault and records it); "
@@ -339,14 +341,27 @@ def input_folders() -> tuple[str, ...]:
     return folder_names(folders)
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        import sys
+
+        print(f"krouter: {message}", file=sys.stderr)
+
+
 def semantic_mode(*, env: bool = True) -> str:
     """The ``semantic`` setting: ``$KROUTER_SEMANTIC`` when it holds one of SEMANTIC_MODES (or
     0/false/no for off, 1/true/yes for on), else config.toml's; "auto" when config.toml is broken (a
     lookup must not fail over a setting). ``env=False``: config.toml's alone."""
     given = os.environ.get("KROUTER_SEMANTIC", "").strip().lower() if env else ""
-    given = {"0": "off", "false": "off", "no": "off", "1": "on", "true": "on", "yes": "on"}.get(given, given)
+    given = SEMANTIC_SPELLINGS.get(given, given)
     if given in SEMANTIC_MODES:
         return given
+    if given:
+        _warn_once(f"$KROUTER_SEMANTIC={given!r} is not one of {', '.join(SEMANTIC_MODES)}: ignored")
     try:
         return load_config().semantic
     except ConfigError:

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from krouter import Router, config
 from krouter.cli import app
 from krouter.routing import semantic
+from krouter.routing.receipt import against_floor
 from tests.vault_files import write
 
 PAGES = {
@@ -65,6 +66,9 @@ def test_a_near_miss_is_cited_when_the_model_agrees_on_the_same_page(vault: Path
     # The receipt keeps the lexical numbers (below the floor) and says what let the page through.
     assert receipt.evidence.confidence < receipt.evidence.floor
     assert "semantic second opinion agrees" in receipt.reason
+    # The reason's figures are printed as the receipt's line prints them: never "0.55 < floor 0.55".
+    confidence, floor = against_floor(receipt.evidence.confidence, receipt.evidence.floor)
+    assert f"(confidence {confidence} < floor {floor})" in receipt.reason
     assert json.loads(json.dumps(receipt.to_dict()))["evidence"]["semantic"]["cosine"] == found["cosine"]
 
 
@@ -88,6 +92,7 @@ def test_the_model_cannot_overrule_the_words(vault: Path, question: str, why: st
     assert found is not None and found["agrees"] is False
     assert why in str(found["why"])
     assert why in receipt.to_text()
+    assert receipt.to_text().count(f"{found['cosine']}") <= 1  # the cosine is said once, in the why
 
 
 @pytest.mark.usefixtures("ready")
@@ -186,6 +191,8 @@ def test_config_sets_semantic_and_rejects_other_values(monkeypatch: pytest.Monke
     runner = CliRunner()
     bad = runner.invoke(app, ["config", "set", "semantic", "maybe"])
     assert bad.exit_code == 2 and "semantic is one of: auto, on, off" in bad.output
+    assert runner.invoke(app, ["config", "set", "semantic", "Yes"]).exit_code == 0
+    assert config.load_config().semantic == "on"
     assert runner.invoke(app, ["config", "set", "semantic", "off"]).exit_code == 0
     assert config.load_config().semantic == "off" and config.semantic_mode() == "off"
     config.config_path().write_text('semantic = "sometimes"\n', encoding="utf-8")
@@ -307,6 +314,14 @@ def test_a_failing_second_opinion_leaves_the_lookups_working(vault: Path) -> Non
         assert router.ask("what does the payments API do after a timeout?").decision == "cite"
         assert router.ask(PARAPHRASE).decision == "refuse"
         assert "failed, off for now" in str(router.status()["semantic"]["why"])
+
+
+def test_an_unknown_environment_value_is_said_and_ignored(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("KROUTER_SEMANTIC", "sometimes")
+    assert config.semantic_mode() == "auto"
+    assert "$KROUTER_SEMANTIC='sometimes' is not one of auto, on, off: ignored" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -80,7 +80,8 @@ def path_command() -> None:
 def get_command(
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(KEYS)}.")],
 ) -> None:
-    """Print one setting as config.toml has it (empty output and exit 1 when it is not set)."""
+    """Print one setting's value: config.toml's, else its default (for `vault`, which has none: empty
+    output and exit 1 when it is not set)."""
     if key not in KEYS:
         raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE)
     with exit_codes():
@@ -120,9 +121,12 @@ def set_command(
             raise fail(f"pending_triggers is one of: {', '.join(config.PENDING_MODES)}", EXIT_USAGE)
         new = value
     elif key == "semantic":
-        if value not in config.SEMANTIC_MODES:
-            raise fail(f"semantic is one of: {', '.join(config.SEMANTIC_MODES)}", EXIT_USAGE)
-        new = value
+        new = config.SEMANTIC_SPELLINGS.get(value.lower(), value.lower())
+        if new not in config.SEMANTIC_MODES:
+            raise fail(
+                f"semantic is one of: {', '.join(config.SEMANTIC_MODES)} (auto and on: used when installed)",
+                EXIT_USAGE,
+            )
     elif key in SETTABLE:
         new = value
     else:

@@ -217,8 +217,9 @@ class Receipt:
         confidence, floor = against_floor(ev.confidence, ev.floor)
         lines.append(f"  confidence {confidence} vs floor {floor}")
         if ev.semantic is not None:
+            # A disagreement's "why" holds its numbers; an agreement's says it in words.
             cosine = ev.semantic.get("cosine")
-            shown = f" (cosine {cosine})" if cosine is not None else ""
+            shown = f" (cosine {cosine})" if cosine is not None and ev.semantic.get("agrees") else ""
             lines.append(f"  semantic second opinion: {ev.semantic.get('why')}{shown}")
         lines.append(f"  reason: {self.reason}")
         # Titles, paths and snippets come from files anyone may have written: each line is shown with

