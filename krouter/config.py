@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -347,8 +348,6 @@ _WARNED: set[str] = set()
 def _warn_once(message: str) -> None:
     if message not in _WARNED:
         _WARNED.add(message)
-        import sys
-
         print(f"krouter: {message}", file=sys.stderr)
 
 
