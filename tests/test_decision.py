@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter import Router
+from tests.vault_files import write
 
 PAYMENTS = """---
 title: Payments API timeout
@@ -37,17 +38,9 @@ We run PostgreSQL 16 on a managed instance, with read replicas for reporting.
 """
 
 
-def make(root: Path, pages: dict[str, str]) -> Path:
-    for rel, text in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
 def test_neighbour_is_refused_with_the_missing_word_named(tmp_path: Path) -> None:
     """'search' is in the vault, but not on a timeout page: the neighbour signal, not a missing word."""
-    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL, "Search.md": SEARCH_IDX})
+    vault = write(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL, "Search.md": SEARCH_IDX})
     with Router(vault) as router:
         receipt = router.decide("What is the search API timeout?")
         answered = router.decide("What is the payments API timeout?")
@@ -60,7 +53,7 @@ def test_neighbour_is_refused_with_the_missing_word_named(tmp_path: Path) -> Non
 
 
 def test_word_the_vault_never_contains_is_reported_and_refused(tmp_path: Path) -> None:
-    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
+    vault = write(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
     with Router(vault) as router:
         receipt = router.decide("What is the kubernetes API timeout?")
     assert receipt.decision == "refuse"
@@ -69,7 +62,7 @@ def test_word_the_vault_never_contains_is_reported_and_refused(tmp_path: Path) -
 
 def test_paraphrase_of_a_title_is_answered(tmp_path: Path) -> None:
     """Stemming and aliases: 'datastores' meets the alias 'main datastore'."""
-    vault = make(tmp_path, {"Decisions/Primary database.md": DATABASE, "Payments.md": PAYMENTS})
+    vault = write(tmp_path, {"Decisions/Primary database.md": DATABASE, "Payments.md": PAYMENTS})
     with Router(vault) as router:
         receipt = router.decide("which main datastores do we run?")
     assert receipt.decision == "cite"
@@ -78,7 +71,7 @@ def test_paraphrase_of_a_title_is_answered(tmp_path: Path) -> None:
 
 def test_chain_is_redirected_to_the_current_page(tmp_path: Path) -> None:
     """A question in the old page's words reaches the end of the chain, and the receipt says how."""
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "Decisions/Hosting 2022.md": "---\nstatus: superseded\nsuperseded_by: Decisions/Hosting 2024\n---\n"
@@ -110,8 +103,8 @@ def test_chain_is_redirected_to_the_current_page(tmp_path: Path) -> None:
 def test_two_pages_that_tie_lower_clarity(tmp_path: Path) -> None:
     """Clarity: when the next page matches as well as the first, confidence is about halved."""
     twin = "# Backup window\n\nBackups run at 02:00 UTC.\n"
-    vault = make(tmp_path, {"A/Backups.md": twin, "B/Backups.md": twin, "Payments.md": PAYMENTS})
-    alone = make(tmp_path / "alone", {"A/Backups.md": twin, "Payments.md": PAYMENTS})
+    vault = write(tmp_path, {"A/Backups.md": twin, "B/Backups.md": twin, "Payments.md": PAYMENTS})
+    alone = write(tmp_path / "alone", {"A/Backups.md": twin, "Payments.md": PAYMENTS})
     with Router(vault) as router:
         tied = router.decide("when is the backup window?")
     with Router(alone) as router:
@@ -126,7 +119,7 @@ def test_clipped_input_ranks_below_the_vaults_own_page(tmp_path: Path) -> None:
     """A clipping that matches as well as (here: better than) the vault's own page comes second."""
     own = "# Provider limits\n\nThe payments API timeout is 8 seconds.\n"
     clipping = "# Payments API timeout\n\nThe payments API timeout is 30 seconds at most providers.\n"
-    vault = make(
+    vault = write(
         tmp_path, {"Ops/Limits.md": own, "Inputs/Payments API timeout.md": clipping, "Email.md": EMAIL}
     )
     with Router(vault) as router:
@@ -136,7 +129,7 @@ def test_clipped_input_ranks_below_the_vaults_own_page(tmp_path: Path) -> None:
 
 def test_decision_does_not_depend_on_how_many_pages_are_shown(tmp_path: Path) -> None:
     """Clarity is measured against the full ranking: k=1 must not hide a tying runner-up."""
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "a.md": "# Staging cluster\n\nThe staging cluster runs Postgres 15 on port 5432.\n",
@@ -159,8 +152,8 @@ def test_scattered_words_count_less_than_words_in_one_passage(tmp_path: Path) ->
         "Reviewed the consumer onboarding doc.\n\nBudget meeting.\n\nLag in the office wifi again.\n\n"
         "Alert fatigue discussed.\n"
     )
-    a = make(tmp_path / "a", {"Notes.md": together, "Email.md": EMAIL})
-    b = make(tmp_path / "b", {"Log.md": scattered, "Email.md": EMAIL})
+    a = write(tmp_path / "a", {"Notes.md": together, "Email.md": EMAIL})
+    b = write(tmp_path / "b", {"Log.md": scattered, "Email.md": EMAIL})
     with Router(a) as router:
         one = router.decide("kafka consumer lag alert")
     with Router(b) as router:
@@ -172,7 +165,7 @@ def test_scattered_words_count_less_than_words_in_one_passage(tmp_path: Path) ->
 
 
 def test_redirects_listed_are_the_ones_that_led_to_a_listed_page(tmp_path: Path) -> None:
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "Old db.md": "---\nstatus: superseded\nsuperseded_by: New db\n---\n# Database\n\nMySQL 5.7.\n",
@@ -190,7 +183,7 @@ def test_redirects_listed_are_the_ones_that_led_to_a_listed_page(tmp_path: Path)
 def test_a_dead_end_below_the_top_page_is_not_listed(tmp_path: Path) -> None:
     # A replaced page with no current page, matched on a filler word only, was listed as "skipped"
     # under an answer about something else.
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "Queue.md": "# Message queue\n\nWe use Kafka for order events.\n",
@@ -211,7 +204,7 @@ def test_a_dead_end_below_the_top_page_is_not_listed(tmp_path: Path) -> None:
 
 
 def test_a_replacement_is_not_credited_with_its_replaced_pages_words(tmp_path: Path) -> None:
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "Queue - RabbitMQ.md": "---\nstatus: superseded\nsuperseded_by: Queue - Kafka\n---\n"
@@ -231,7 +224,7 @@ def test_a_replacement_is_not_credited_with_its_replaced_pages_words(tmp_path: P
 
 
 def test_words_matched_only_by_a_trigger_are_named(tmp_path: Path) -> None:
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "People/王芳.md": "---\ntitle: 王芳\ntriggers:\n  - who is responsible for payments\n---\n"
@@ -250,7 +243,7 @@ def test_words_matched_only_by_a_trigger_are_named(tmp_path: Path) -> None:
 
 
 def test_a_trigger_word_the_citation_does_not_need_is_not_named(tmp_path: Path) -> None:
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "People/Wang Fang.md": "---\ntitle: Wang Fang\ntriggers:\n  - who handles payments refunds invoices ledger\n"
@@ -267,7 +260,7 @@ def test_a_trigger_word_the_citation_does_not_need_is_not_named(tmp_path: Path) 
 def test_a_page_matching_only_a_lone_character_is_not_cited(tmp_path: Path) -> None:
     # 周会 (the weekly meeting) is a word the vault lacks; cut to 周 + 会, only 周 was left, and the
     # on-call page (每周一) was cited at full coverage for "when is the weekly meeting".
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "运维/值班安排.md": "---\ntitle: 值班安排\n---\n每周一早上 9 点交接值班。值班一次三天。\n",
@@ -282,7 +275,7 @@ def test_a_page_matching_only_a_lone_character_is_not_cited(tmp_path: Path) -> N
 
 
 def test_a_one_character_word_the_title_names_is_cited(tmp_path: Path) -> None:
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "茶.md": "---\ntitle: 茶\n---\n茶叶放在二楼的柜子里。\n",
@@ -313,7 +306,7 @@ title: Session 3
 
 def test_a_speakers_question_is_not_answered_by_the_other_speakers_turn(tmp_path: Path) -> None:
     # LoCoMo's adversarial questions swap the speaker: Gina's words cited for a question about Jon.
-    vault = make(tmp_path, {"session_3.md": SESSION, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
+    vault = write(tmp_path, {"session_3.md": SESSION, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
     with Router(vault) as router:
         swapped = router.decide("What did Jon want his customers to feel in his store?")
         asked = router.decide("What did Gina want her customers to feel in her store?")
@@ -328,7 +321,7 @@ def test_the_named_speakers_reply_in_the_next_turn_answers(tmp_path: Path) -> No
         "**Gina**: Wow. My store opens next week and I am nervous.\n\n"
         "**Jon**: You will do great, Gina!\n"
     )
-    vault = make(tmp_path, {"session_2.md": session, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
+    vault = write(tmp_path, {"session_2.md": session, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
     with Router(vault) as router:
         receipt = router.decide("How long has jon been dancing?")  # a lowercase name is still Jon
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "session_2.md"
@@ -341,7 +334,7 @@ def test_a_named_speaker_echoing_a_word_does_not_own_the_others_turn(tmp_path: P
         "**Gina**: Thanks, Jon.\n\n"
         "**Jon**: See you, Gina.\n"
     )
-    vault = make(tmp_path, {"session_4.md": session, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
+    vault = write(tmp_path, {"session_4.md": session, "session_1.md": "**Jon**: Hi.\n\n**Gina**: Hello.\n"})
     with Router(vault) as router:
         receipt = router.decide("What did jon want his customers to feel in the store?")
     assert receipt.decision == "refuse" and "asks about Jon" in receipt.reason
@@ -349,7 +342,7 @@ def test_a_named_speaker_echoing_a_word_does_not_own_the_others_turn(tmp_path: P
 
 def test_labels_used_once_each_are_not_a_conversation(tmp_path: Path) -> None:
     page = "# Stripe\n\n**Mara**: The Stripe read timeout is 10 seconds.\n\n**Tom**: Thanks!\n"
-    vault = make(tmp_path, {"Stripe.md": page, "Email.md": EMAIL})
+    vault = write(tmp_path, {"Stripe.md": page, "Email.md": EMAIL})
     with Router(vault) as router:
         receipt = router.decide("What did Tom say about the Stripe read timeout?")
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Stripe.md"
@@ -357,7 +350,7 @@ def test_labels_used_once_each_are_not_a_conversation(tmp_path: Path) -> None:
 
 def test_bold_labels_that_are_not_a_conversation_change_nothing(tmp_path: Path) -> None:
     page = "# Payments\n\n**Owner**: Mara Lindqvist\n\n**Timeout**: the Stripe read timeout is 10 seconds.\n"
-    vault = make(tmp_path, {"Payments.md": page, "Email.md": EMAIL})
+    vault = write(tmp_path, {"Payments.md": page, "Email.md": EMAIL})
     with Router(vault) as router:
         receipt = router.decide("What is the Stripe read Timeout?")
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Payments.md"
@@ -365,7 +358,7 @@ def test_bold_labels_that_are_not_a_conversation_change_nothing(tmp_path: Path) 
 
 def test_question_frames_are_not_content(tmp_path: Path) -> None:
     """'how long' asks about a duration; the page need not contain the word 'long'."""
-    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
+    vault = write(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
     with Router(vault) as router:
         receipt = router.decide("How long before a payments call times out?")
     assert "long" not in receipt.evidence.query_terms
@@ -376,7 +369,7 @@ def test_asking_for_a_decision_is_a_frame_not_content(tmp_path: Path) -> None:
     """'which CI did we pick': a replaced page that says "we picked it" and holds "ci" inside an
     identifier outranked the CI page and had its replacement cited; 'decide' likewise sent 'what did we
     decide about deploys' to whichever page says "decided"."""
-    vault = make(
+    vault = write(
         tmp_path,
         {
             "Database - MySQL.md": "---\nstatus: superseded\nsuperseded_by: Primary database\n---\n"
@@ -402,7 +395,7 @@ def test_asking_for_a_decision_is_a_frame_not_content(tmp_path: Path) -> None:
 def test_everyday_asking_words_are_frames(tmp_path: Path) -> None:
     """A tag ("..., right?"), "any way to" and vague amounts ("a couple of weeks ago") ask; they name
     nothing a page must hold."""
-    vault = make(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
+    vault = write(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL})
     with Router(vault) as router:
         tag = router.decide("Payments calls time out after a while, right?")
         way = router.decide("is there any way to retry payments calls?")
@@ -424,7 +417,7 @@ def test_everyday_asking_words_are_frames(tmp_path: Path) -> None:
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
     """Many pages with the same score: the top page must not depend on k or on indexing order."""
     same = "# Note\n\nThe ferry timetable changes in spring.\n"
-    vault = make(tmp_path, {f"B{i:02}.md": same for i in range(61)})
+    vault = write(tmp_path, {f"B{i:02}.md": same for i in range(61)})
     with Router(vault) as router:
         router.refresh()
         (vault / "A.md").write_text(same, encoding="utf-8")
@@ -439,7 +432,7 @@ def test_receipt_lists_a_bounded_number_of_redirects(tmp_path: Path) -> None:
     }
     pages["Broker.md"] = "# Broker\n\nWe run NATS.\n"
     pages["Other.md"] = EMAIL
-    vault = make(tmp_path, pages)
+    vault = write(tmp_path, pages)
     with Router(vault) as router:
         receipt = router.decide("rabbitmq broker")
     assert receipt.top is not None and receipt.top.path == "Broker.md"
@@ -454,7 +447,9 @@ def test_the_other_speaker_asking_the_named_one_is_answered_by_the_reply(tmp_pat
         "**Joanna**: I'm all about dramas and romcoms.\n\n"
         "**Nate**: Cool, I might watch one soon.\n"
     )
-    vault = make(tmp_path, {"session_1.md": session, "session_2.md": "**Nate**: Hi.\n\n**Joanna**: Hello.\n"})
+    vault = write(
+        tmp_path, {"session_1.md": session, "session_2.md": "**Nate**: Hi.\n\n**Joanna**: Hello.\n"}
+    )
     with Router(vault) as router:
         asked = router.decide("What genre of movies is Joanna's favorite?")
         told = router.decide("What genre of movies does Nate love?")
@@ -469,7 +464,9 @@ def test_the_other_speaker_talking_about_themselves_still_does_not_answer(tmp_pa
         "**Nate**: Good.\n\n"
         "**Joanna**: Bye.\n"
     )
-    vault = make(tmp_path, {"session_1.md": session, "session_2.md": "**Nate**: Hi.\n\n**Joanna**: Hello.\n"})
+    vault = write(
+        tmp_path, {"session_1.md": session, "session_2.md": "**Nate**: Hi.\n\n**Joanna**: Hello.\n"}
+    )
     with Router(vault) as router:
         receipt = router.decide("Which movies does Joanna love, action and sci-fi?")
     assert receipt.decision == "refuse" and "asks about Joanna" in receipt.reason
@@ -482,7 +479,7 @@ def test_a_chinese_turn_asking_the_named_speaker_is_answered_by_the_reply(tmp_pa
         "**小王**：好的，下次一起看。\n\n"
         "**小李**：没问题。\n"
     )
-    vault = make(
+    vault = write(
         tmp_path, {"session_1.md": session, "session_2.md": "**小王**：你好。\n\n**小李**：你好。\n"}
     )
     with Router(vault) as router:
@@ -492,7 +489,7 @@ def test_a_chinese_turn_asking_the_named_speaker_is_answered_by_the_reply(tmp_pa
 
 def test_a_question_naming_another_page_is_not_answered_by_this_one(tmp_path: Path) -> None:
     """A walkthrough's "王磊的邮箱是多少" cited Sarah Chen's email at 90% while 王磊 has his own page."""
-    root = make(
+    root = write(
         tmp_path,
         {
             "People/Sarah Chen.md": "---\ntitle: Sarah Chen\n---\nFirmware lead. Email: sarah@kitelabs.io.\n",
