@@ -131,7 +131,7 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
 
     # A question the semantic second opinion cited fell short of the floor on its words: a phrasing that
     # cites another page on its own words outweighs that, and the wordings disagree.
-    by_model = asked.decision == "cite" and bool((asked.evidence.semantic or {}).get("agrees"))
+    by_model = asked.semantic_cited
 
     def clears(r: Receipt) -> bool:
         if by_model and r.top is not None and asked.top is not None and r.top.path != asked.top.path:

@@ -56,8 +56,7 @@ def entry(receipt: Receipt, root: Path) -> dict[str, object]:
         "candidates": [{"path": c.path, "score": c.score} for c in receipt.candidates[:5]],
         "reason": receipt.reason,
         # Cited on the semantic second opinion, not the words: a question the learner may still teach.
-        "semantic_cited": receipt.decision == "cite"
-        and bool((receipt.evidence.semantic or {}).get("agrees")),
+        "semantic_cited": receipt.semantic_cited,
     }
 
 

@@ -135,6 +135,11 @@ class Receipt:
         return self.candidates[:1] if self.decision == "cite" else []
 
     @property
+    def semantic_cited(self) -> bool:
+        """True when the page is cited on the semantic second opinion, its words having fallen short."""
+        return self.decision == "cite" and bool((self.evidence.semantic or {}).get("agrees"))
+
+    @property
     def top(self) -> Citation | None:
         """The cited page, or None on a refusal."""
         return self.cited[0] if self.cited else None

@@ -212,8 +212,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
         "vault": receipt.vault,
         "demo_vault": is_demo(Path(receipt.vault)),
         "phrasing": receipt.phrasing,
-        "semantic_cited": receipt.decision == "cite"
-        and bool((receipt.evidence.semantic or {}).get("agrees")),
+        "semantic_cited": receipt.semantic_cited,
     }
     if receipt.decision == "cite" and top is not None:
         out["next_step"] = (
