@@ -8,7 +8,6 @@ chunks and merges it once. The rows of each page are written by `krouter.index.p
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Collection
@@ -22,6 +21,7 @@ from krouter.index.schema import (
     STAGING_SCHEMA,
     STAGING_VERSION,
     TABLES,
+    delete_database,
 )
 from krouter.ops.watch_lease import watched_clean
 from krouter.tokens.terms import TOKENIZER_VERSION
@@ -292,7 +292,5 @@ class Refresh:
 
     def _delete_staging(self) -> None:
         # The staging database, and the file of a merge helper whose build was killed mid-merge.
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self._staging_path()}{suffix}")
+        delete_database(self._staging_path(), journal=True)
         self._merge_part_path().unlink(missing_ok=True)

@@ -5,6 +5,8 @@ Bumping ``SCHEMA_VERSION`` makes every older index rebuild itself rather than be
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from pathlib import Path
 
@@ -84,3 +86,22 @@ def index_path(vault_root: Path) -> Path:
     """Where the index of a vault lives: one file per vault, named after its resolved path."""
     safe = re.sub(r"[^A-Za-z0-9_-]+", "_", vault_root.name)[:40] or "vault"
     return config.cache_dir() / "indexes" / f"{safe}-{config.vault_id(vault_root)}.sqlite3"
+
+
+def private_database(path: Path) -> None:
+    """Create a SQLite database file 0600 before SQLite does (its -wal and -shm files take the database
+    file's mode), and narrow the files an older version left 0644."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError, PermissionError):  # best effort, like private_dir
+            if os.stat(f"{path}{suffix}").st_mode & 0o077:
+                os.chmod(f"{path}{suffix}", 0o600)
+
+
+def delete_database(path: Path, *, journal: bool = False) -> None:
+    """Delete a SQLite database and its -wal and -shm files (and, with ``journal``, its rollback
+    journal); files already gone are not an error."""
+    for suffix in ("", "-journal", "-wal", "-shm") if journal else ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 from array import array
 from collections.abc import Iterator
@@ -25,7 +24,15 @@ from krouter.index.packed import PackedPostings, unpack
 from krouter.index.pages import PageRows
 from krouter.index.passages import passage_rows, terms_of_page
 from krouter.index.refresh import Refresh
-from krouter.index.schema import BUSY_TIMEOUT_S, SCHEMA, SCHEMA_VERSION, TABLES, index_path
+from krouter.index.schema import (
+    BUSY_TIMEOUT_S,
+    SCHEMA,
+    SCHEMA_VERSION,
+    TABLES,
+    delete_database,
+    index_path,
+    private_database,
+)
 from krouter.tokens.terms import TOKENIZER_VERSION
 from krouter.vault.files import check_vault
 from krouter.vault.page import Problem
@@ -139,19 +146,10 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
             raise
 
     def _private_files(self) -> None:
-        """Create the database file 0600 before SQLite does (its -wal and -shm files take the database
-        file's mode), and narrow the files an older version left 0644."""
-        with contextlib.suppress(FileExistsError):
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError, PermissionError):  # best effort, like private_dir
-                if os.stat(f"{self.path}{suffix}").st_mode & 0o077:
-                    os.chmod(f"{self.path}{suffix}", 0o600)
+        private_database(self.path)
 
     def _delete_files(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self.path}{suffix}")
+        delete_database(self.path)
 
     def close(self) -> None:
         """Close the database connection."""

@@ -20,7 +20,6 @@ page's content hash and title, so a refresh embeds only the pages that changed a
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import os
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from krouter.errors import PageNotFound
 from krouter.index.passages import split_passages
+from krouter.index.schema import delete_database, private_database
 from krouter.routing.receipt import Receipt, against_floor
 from krouter.tokens.scripts import is_cjk
 from krouter.vault.files import content_hash, read_page_bytes
@@ -141,16 +141,14 @@ class Vectors:
             raise  # locked, busy, unreadable: not damage, and another process may be using it
         except sqlite3.DatabaseError:
             # Only vectors that the pages give again: a damaged file is started over, not reported.
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(f"{self.path}{suffix}")
+            delete_database(self.path)
             self.conn = self._open()
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     def _open(self) -> sqlite3.Connection:
         # Vectors can be partly turned back into the notes' words: owner-only, like the index.
-        os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+        private_database(self.path)
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
@@ -202,8 +200,10 @@ class Vectors:
         rows = index.conn.execute("SELECT path, hash, title, replaced, size FROM pages").fetchall()
         done = 0
         behind = False
+        live: set[str] = set()
         for path, digest, title, replaced, size in rows:
             key = vector_key(digest, title)
+            live.add(key)
             if replaced or key in have or (budget_s is not None and size > BUDGETED_PAGE_BYTES):
                 continue
             texts = _current_texts(index.root, path, digest) if not _over(start, budget_s) else None
@@ -216,7 +216,6 @@ class Vectors:
             )
             have.add(key)
             done += 1
-        live = {vector_key(digest, title) for _path, digest, title, _replaced, _size in rows}
         self.conn.executemany("DELETE FROM page_vectors WHERE key=?", [(k,) for k in have - live])
         if not behind:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced', ?)", (mark,))
