@@ -336,12 +336,20 @@ def test_a_duplicate_hold_is_closed_by_the_accept_of_its_twin(vault: Path) -> No
     assert code == 1 and "was written already" in out, out
 
 
-def test_accepting_a_pick_already_on_the_page_closes_it_and_says_nothing_was_written(vault: Path) -> None:
+@pytest.mark.parametrize(
+    "by_hand",
+    [MERGE_Q, "  ".join(MERGE_Q.upper().split())],
+    ids=["as-held", "other-spacing-and-case"],
+)
+def test_accepting_a_pick_already_on_the_page_closes_it_and_says_nothing_was_written(
+    vault: Path, by_hand: str
+) -> None:
     held = teach_lib(vault)
     page = vault / CODE_REVIEW
-    # The owner wrote the trigger by hand meanwhile.
+    # The owner wrote the trigger by hand meanwhile, maybe with other spacing or case: the router reads
+    # it as the same trigger, so a second copy must not be written.
     page.write_text(
-        PAGES[CODE_REVIEW].replace("tags: [process]", f'tags: [process]\ntriggers: ["{MERGE_Q}"]')
+        PAGES[CODE_REVIEW].replace("tags: [process]", f'tags: [process]\ntriggers: ["{by_hand}"]')
     )
     edited = snapshot(vault)
     code, out = cli(vault, "learn", "--accept", str(held.pending_id))

@@ -21,7 +21,7 @@ from frontmatter.default_handlers import YAMLHandler
 from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
 from krouter.tokens.terms import normalize
-from krouter.vault.page import field_key, split_frontmatter
+from krouter.vault.page import field_key, parse_page, split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200
@@ -57,6 +57,14 @@ def clean_trigger(text: str) -> str:
 def trigger_key(text: str) -> str:
     """A question or trigger as triggers are compared: cleaned as written, case and width folded."""
     return normalize(clean_trigger(text))
+
+
+def holds_trigger(rel: str, text: str, trigger: str) -> bool:
+    """Whether the page (``text`` at ``rel``) has ``trigger`` among its triggers, compared by
+    ``trigger_key`` on both sides: a trigger written by hand with other spacing, case or width is the
+    same trigger to the router, so it is not written twice."""
+    want = trigger_key(trigger)
+    return any(trigger_key(t) == want for t in parse_page(rel, text).triggers)
 
 
 def trigger_problem(trigger: str) -> str | None:

@@ -38,8 +38,6 @@ from krouter.learner.trigger_writes import (
 from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
 from krouter.routing.router import Router
-from krouter.tokens.terms import normalize
-from krouter.vault.page import parse_page
 
 PENDING_NAME = "pending.jsonl"
 AGENT = "agent"
@@ -175,7 +173,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
         page = read_for_edit(root, rel)
     except (KRouterError, OSError, UnicodeDecodeError) as exc:
         return "rejected", f"page cannot be read: {exc}", None
-    if page_edit.trigger_key(question) in {normalize(t) for t in parse_page(rel, page.text).triggers}:
+    if page_edit.holds_trigger(rel, page.text, question):
         # Written meanwhile (by hand, or by a twin hold's accept): nothing to write, nothing to wait for.
         settle(root, question, rel, OWNER, None)
         return SKIPPED, "already a trigger of the page; the hold is closed", None

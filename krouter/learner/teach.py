@@ -49,7 +49,6 @@ from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
 from krouter.vault.files import contained_path, read_contained
-from krouter.vault.page import parse_page
 
 AGENT_LANE = "agent"
 DAILY_CAP = 20
@@ -116,9 +115,7 @@ def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
         text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
     except (KeyError, KRouterError, OSError, UnicodeDecodeError):
         return False
-    return page_edit.trigger_key(str(entry.get("trigger", ""))) in {
-        page_edit.trigger_key(t) for t in parse_page(rel, text).triggers
-    }
+    return page_edit.holds_trigger(rel, text, str(entry.get("trigger", "")))
 
 
 def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | None:

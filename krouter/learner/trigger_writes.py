@@ -28,9 +28,7 @@ from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import page_edit
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, LearnReport, Outcome
 from krouter.routing import querylog
-from krouter.tokens.terms import normalize
 from krouter.vault.files import contained_path, read_contained
-from krouter.vault.page import parse_page
 
 if TYPE_CHECKING:
     from krouter.routing.router import Router
@@ -130,7 +128,7 @@ def write_trigger(
     it was read. ``record`` adds who taught it (lane, model, quote, ...) to the journal entry.
     """
     trigger = page_edit.clean_trigger(question)
-    if _holds_trigger(page.rel, page.text, trigger):
+    if page_edit.holds_trigger(page.rel, page.text, trigger):
         return SKIPPED, "already a trigger of the page"
     try:
         new = page_edit.with_trigger(page.data, trigger)
@@ -251,7 +249,7 @@ def _undo_entry(e: dict[str, object], o: Outcome) -> None:
         kept = page_edit.without_trigger(current, trigger) or _without_insertion(current, old, new, trigger)
         if kept is None:
             try:
-                holds = _holds_trigger(page, current.decode("utf-8-sig"), trigger)
+                holds = page_edit.holds_trigger(page, current.decode("utf-8-sig"), trigger)
             except UnicodeDecodeError:
                 holds = True  # an undecodable page may hold it: left alone, below
             if not holds:
@@ -302,7 +300,7 @@ def take_back(root: Path, run_id: str, rel: str, trigger: str, why: str) -> bool
     _undo_entry(entry, Outcome(trigger, SKIPPED, page=rel))
     try:
         text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
-        if _holds_trigger(rel, text, trigger):
+        if page_edit.holds_trigger(rel, text, trigger):
             return False
     except (PageNotFound, FileNotFoundError):
         pass  # the page is gone: so is the trigger
@@ -355,11 +353,6 @@ def write_confirmed(
             f"{why}; the page changed meanwhile, so the trigger stays: krouter learn --undo {run_id}",
         )
     return TAKEN_BACK, why
-
-
-def _holds_trigger(rel: str, text: str, trigger: str) -> bool:
-    """Whether the page's triggers hold ``trigger``, as the router reads them (case and width folded)."""
-    return normalize(trigger) in {normalize(t) for t in parse_page(rel, text).triggers}
 
 
 def _without_insertion(current: bytes, old: bytes, new: bytes, trigger: str) -> bytes | None:
