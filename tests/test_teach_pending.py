@@ -162,7 +162,15 @@ def test_the_owner_rejects_a_pending_pick_and_nothing_is_written(vault: Path) ->
     assert pid
     code, out = cli(vault, "learn", "--reject", pid)
     assert code == 0 and out.startswith(f"rejected pending {pid}: nothing written"), out
-    assert listed(vault) == [] and snapshot(vault) == before
+    assert snapshot(vault) == before
+    # What an agent tried to teach stays on record, marked rejected, with nothing to accept or undo.
+    rows = listed(vault)
+    assert [(r["pending_id"], r["pending"], r["rejected"], r["run_id"]) for r in rows] == [
+        (pid, False, True, None)
+    ]
+    code, out = cli(vault, "learn", "--list")
+    assert code == 0 and f"rejected {pid}" in out and "rejected by the owner: nothing written" in out, out
+    assert "--accept" not in out, out
     code, out = cli(vault, "learn", "--accept", pid)
     assert code == 1 and "was rejected already" in out, out
     code, out = cli(vault, "learn", "--accept", "p00000000")

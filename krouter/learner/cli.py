@@ -195,6 +195,14 @@ def _list(vault: Path | None, as_json: bool) -> None:
                 )
             )
             continue
+        if r["rejected"]:
+            typer.echo(
+                visible(
+                    f"rejected {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"
+                    "  (rejected by the owner: nothing written)"
+                )
+            )
+            continue
         undone = "  (taken back)" if r["taken_back"] else "  (undone)" if r["undone"] else ""
         who = r["taught_by"]
         if who == OWNER and str(r["model"]).startswith("accepted "):

@@ -203,7 +203,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
 
 
 def reject(root: Path, pending_id: str) -> dict[str, object]:
-    """The owner drops a held pick: nothing is written, and it leaves ``krouter learn --list``."""
+    """The owner drops a held pick: nothing is written, and ``krouter learn --list`` shows it rejected."""
     h = _open_hold(root, pending_id)
     resolve(root, pending_id, REJECTED, OWNER)
     return h

@@ -286,7 +286,9 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
 def history(vault: Path | None = None) -> list[dict[str, object]]:
     """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs
     and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay);
-    then the picks still held for a second source (``pending`` True, ``pending_id`` set, no run id).
+    then the held picks (``pending_id`` set, no run id): those still waiting for a second source
+    (``pending`` True) and those the owner rejected (``rejected`` True; nothing was written, and what
+    an agent tried to teach stays on record).
 
     ``vault`` keeps one vault's entries; None keeps all.
     """
@@ -312,10 +314,15 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "undone": e.get("run_id") in undone or bool(e.get("taken_back")),
                 "taken_back": bool(e.get("taken_back")),
                 "pending": False,
+                "rejected": False,
                 "pending_id": e.get("pending_id"),
             }
         )
-    for h in pending.open_holds(vault):
+    for h in pending.all_holds(vault):
+        end = h["end"]
+        rejected = isinstance(end, dict) and end.get("how") == pending.REJECTED
+        if end is not None and not rejected:
+            continue  # written (listed above, from the journal) or closed as already on the page
         out.append(
             {
                 "run_id": None,
@@ -328,7 +335,8 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "model": h.get("model"),
                 "undone": False,
                 "taken_back": False,
-                "pending": True,
+                "pending": end is None,
+                "rejected": rejected,
                 "pending_id": h.get("pending"),
             }
         )
