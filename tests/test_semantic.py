@@ -436,3 +436,98 @@ def test_the_agents_status_says_how_many_pages_are_embedded(vault: Path) -> None
     assert report["semantic"]["active"] is True
     assert "semantic second opinion: on, 4 of 4 current pages embedded" in status_summary(report)
     StatusReply.model_validate(report)
+
+
+def one_page_per_slice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A budgeted sync embeds one page and is then out of time, as on a slow machine with a big vault:
+    what is left is for the next slice."""
+    done = [0]
+    real_sync, real_embed = semantic.Vectors.sync, semantic._embed
+
+    def sync(self: semantic.Vectors, index: object, budget_s: float | None = None, **kw: object) -> int:
+        done[0] = 0
+        return real_sync(self, index, budget_s, **kw)  # type: ignore[arg-type]
+
+    def embed(texts: list[str], start: float, budget_s: float | None) -> object:
+        out = real_embed(texts, start, None)
+        done[0] += 1
+        return out
+
+    monkeypatch.setattr(semantic.Vectors, "sync", sync)
+    monkeypatch.setattr(semantic, "_embed", embed)
+    monkeypatch.setattr(semantic, "_over", lambda start, budget_s: budget_s is not None and done[0] >= 1)
+
+
+@pytest.mark.usefixtures("on")
+def test_the_mcp_server_embeds_the_vault_while_it_idles(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from krouter.agents.mcp.service import VaultService
+    from tests.waiting import wait_for
+
+    one_page_per_slice(monkeypatch)
+    service = VaultService(vault, debounce=0.05, rescan=3600)
+    service.start()
+
+    def embedded() -> tuple[int, int]:
+        return asyncio.run(service.run(lambda r: r.vectors.embedded(r.index)))  # type: ignore[union-attr]
+
+    try:
+        assert service.watching
+        # No `krouter index` and no question asked: the refresher embeds a slice at a time.
+        wait_for(lambda: embedded() == (4, 4))
+        # A page written while the server runs gets its vectors the same way.
+        write(
+            vault, {"Runbooks/Rollback.md": "---\ntitle: Rollback\n---\nRoll back with the previous tag.\n"}
+        )
+        wait_for(lambda: embedded() == (5, 5))
+    finally:
+        service.close()
+
+
+@pytest.mark.usefixtures("on")
+def test_krouter_watch_embeds_the_vault_while_it_idles(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from krouter.index.store import Index
+    from krouter.ops.watch import VaultWatcher, watch_loop
+    from tests.waiting import wait_for
+
+    one_page_per_slice(monkeypatch)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with Router(vault, auto_refresh=False) as router:
+                router.refresh()
+                watcher = VaultWatcher(router.root, debounce=0.05)
+                watcher.start()
+                try:
+                    watch_loop(router, watcher, stop=stop)
+                finally:
+                    watcher.stop()
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    index = Index(vault)
+    vectors = semantic.Vectors(index.path)
+    try:
+        wait_for(lambda: bool(errors) or vectors.embedded(index) == (4, 4))
+        assert not errors, errors
+    finally:
+        stop.set()
+        thread.join(30)
+        vectors.close()
+        index.close()
+    assert not thread.is_alive() and not errors, errors
+
+
+@pytest.mark.usefixtures("on")
+def test_embedding_starts_no_page_while_a_call_waits(vault: Path) -> None:
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        assert router.embed(yield_to=lambda: True) == 0
+        assert router.embed(yield_to=lambda: False) == 4

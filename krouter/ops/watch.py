@@ -43,6 +43,9 @@ DEBOUNCE_S = 0.3
 # forever: after this long with changes pending, refresh anyway and pick up the rest next round.
 MAX_DELAY_S = 2.0
 RESCAN_S = 300.0
+# With the optional semantic second opinion, pages waiting for vectors are embedded a slice at a time
+# (a lookup's budget) while the vault is quiet; between two slices file events are waited for this long.
+EMBED_POLL_S = 0.05
 
 # Events that can change what a page says or where it is; opened/closed-without-writing cannot.
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
@@ -244,15 +247,23 @@ def watch_loop(
     """Refresh ``router``'s index after every quiet batch of changes until ``stop`` is set.
 
     Runs on the caller's thread, which owns the index connection. Every ``rescan`` seconds without
-    events the vault is re-checked anyway, in case the platform dropped events.
+    events the vault is re-checked anyway, in case the platform dropped events. In between, pages that
+    have no vectors yet for the semantic second opinion are embedded a slice at a time.
     """
+    from krouter.routing.semantic import LOOKUP_BUDGET_S
+
     stop = stop or threading.Event()
     last_scan = time.monotonic()
+    # Pages may be waiting for vectors (the semantic second opinion): embedded a slice at a time while
+    # nothing changes, until a slice finds nothing left to embed.
+    unembedded = router.vectors is not None
     while not stop.is_set():
         if not watcher.running:
             raise OSError("the file watcher stopped")
-        changed = watcher.wait(timeout=0.5)
+        changed = watcher.wait(timeout=EMBED_POLL_S if unembedded else 0.5)
         if not changed and time.monotonic() - last_scan < rescan:
+            if unembedded:
+                unembedded = router.embed(budget_s=LOOKUP_BUDGET_S) > 0
             continue
         last_scan = time.monotonic()
         try:
@@ -262,6 +273,8 @@ def watch_loop(
             continue
         if not stats.stale:
             watcher.indexed()
+        if stats.changed and router.vectors is not None:
+            unembedded = True
         if stats.changed or changed:
             log.info(describe(stats, changed))
         for p in stats.problems if stats.changed else []:

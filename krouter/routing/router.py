@@ -13,7 +13,7 @@ import contextlib
 import logging
 import sqlite3
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from krouter import config
@@ -81,14 +81,15 @@ class Router:
         self.embed(budget_s=self.embed_budget_s)
         return self.last_refresh
 
-    def embed(self, budget_s: float | None = None) -> int:
+    def embed(self, budget_s: float | None = None, yield_to: Callable[[], bool] | None = None) -> int:
         """Embed the current pages that have no vectors yet, for the semantic second opinion (nothing
-        when it is off); with ``budget_s``, stop after about that long and leave the rest for later.
-        Returns how many pages were embedded."""
+        when it is off); with ``budget_s``, stop after about that long and leave the rest for later;
+        with ``yield_to``, start no further page once it returns True. Returns how many pages were
+        embedded."""
         if self.vectors is None:
             return 0
         try:
-            return self.vectors.sync(self.index, budget_s=budget_s)
+            return self.vectors.sync(self.index, budget_s=budget_s, yield_to=yield_to)
         except semantic.FAILURES as exc:
             self._semantic_off(exc)
             return 0

@@ -42,6 +42,8 @@ from krouter.vault.files import content_hash, read_page_bytes
 from krouter.vault.page import Problem, decode, parse_page
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
 
     from krouter.index.store import Index
@@ -180,13 +182,16 @@ class Vectors:
         row = self.conn.execute("SELECT value FROM meta WHERE key='synced'").fetchone()
         return row[0] if row else None
 
-    def sync(self, index: Index, budget_s: float | None = None) -> int:
+    def sync(
+        self, index: Index, budget_s: float | None = None, yield_to: Callable[[], bool] | None = None
+    ) -> int:
         """Embed every current page of ``index`` that has no vectors yet, and forget the vectors no page
         has any more. Returns how many pages were embedded. Each page is committed on its own: an
         interrupted sync keeps what it did. A page whose file changed since it was indexed is left for
         the next refresh. With ``budget_s`` (a lookup's refresh): stop after about that long, even
         within a page, which is then left whole for later, and leave pages over BUDGETED_PAGE_BYTES to
-        an unbudgeted sync (`krouter index`): one of them would take every lookup's budget for ever."""
+        an unbudgeted sync (`krouter index`): one of them would take every lookup's budget for ever.
+        With ``yield_to``, start no further page once it returns True (a call is waiting)."""
         start = time.monotonic()
         mark = f"{os.stat(index.path).st_ino} {index.generation()} {MODEL_ID} {LAYOUT}"
         # An unbudgeted sync (krouter index) checks every page whatever the mark says.
@@ -206,7 +211,8 @@ class Vectors:
             live.add(key)
             if replaced or key in have or (budget_s is not None and size > BUDGETED_PAGE_BYTES):
                 continue
-            texts = _current_texts(index.root, path, digest) if not _over(start, budget_s) else None
+            halted = _over(start, budget_s) or (yield_to is not None and yield_to())
+            texts = _current_texts(index.root, path, digest) if not halted else None
             vecs = _embed(texts, start, budget_s) if texts is not None else None
             if vecs is None:
                 behind = True

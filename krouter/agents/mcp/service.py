@@ -5,7 +5,10 @@ connection (the SDK runs tools on the event loop or on a pool of threads, neithe
 it). A watchdog observer reports the pages that change; a call first re-reads the pages reported since
 the last call (only those: no walk of the vault), and a debounced refresh in between keeps calls fast.
 A full walk still runs every ``rescan`` seconds in the background and on ``krouter_status``, so an event
-the platform dropped is healed; without a working watcher every call walks the vault, as before.
+the platform dropped is healed; without a working watcher every call walks the vault, as before. With
+the optional semantic second opinion, the refresher also embeds the pages that have no vectors yet,
+a slice at a time between calls, so the vault gets embedded while the server idles; a call does not
+embed, and waits at most for the page a slice has under way.
 
 The reply builders (``ask_result``, ``read_page``, ``teach_result``, ``status_result`` and their text
 summaries) take a Router and return plain data: the tools in ``tools.py`` wrap them for the SDK, and
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import teach
-from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
+from krouter.ops.watch import EMBED_POLL_S, RESCAN_S, VaultWatcher, describe
 from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
 from krouter.routing.semantic import LOOKUP_BUDGET_S
@@ -61,6 +64,14 @@ class VaultService:
         self.watcher = VaultWatcher(self.root, debounce=debounce, index_path=self.router.index.path)
         self.rescan = rescan
         self._last_walk = 0.0
+        # Pages may be waiting for vectors (the semantic second opinion): the refresher embeds a slice
+        # at a time while this holds. Set by every refresh that changed the index, cleared by a slice
+        # that found nothing left to embed.
+        self._unembedded = self.router.vectors is not None
+        # Calls submitted to the worker and not started yet: an embedding slice starts no further page
+        # while one waits.
+        self._calls_waiting = 0
+        self._calls_lock = threading.Lock()
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
         self._asks: AskServer | None = None
@@ -106,15 +117,29 @@ class VaultService:
         while not self._stop.is_set():
             # The batch stays pending until the worker takes it: a call queued meanwhile takes it
             # itself, so no change is ever out of both the pending set and the index.
-            changed = self.watcher.wait(timeout=min(0.5, self.rescan), take=False)
+            idle = EMBED_POLL_S if self._unembedded else min(0.5, self.rescan)
+            changed = self.watcher.wait(timeout=idle, take=False)
             if self._stop.is_set():
                 return
             walk = time.monotonic() - self._last_walk >= self.rescan
-            if changed or walk:
+            job = (self._refresh_pending, walk) if changed or walk else None
+            if job is None and self._unembedded:
+                job = (self._embed_slice,)
+            if job is not None:
                 try:
-                    self._executor.submit(self._refresh_pending, walk).result()
+                    self._executor.submit(*job).result()
                 except RuntimeError:  # executor shut down while we waited
                     return
+
+    def _embed_slice(self) -> None:
+        """Embed pages for about a lookup's budget, on the worker; a call submitted meanwhile waits for
+        the page under way, not for the rest of the slice. Slices go on until one embeds nothing
+        while no call is waiting (a call queued behind this slice is still waiting when it ends)."""
+        done = self.router.embed(budget_s=LOOKUP_BUDGET_S, yield_to=self._call_waiting)
+        self._unembedded = done > 0 or self._call_waiting()
+
+    def _call_waiting(self) -> bool:
+        return self._calls_waiting > 0
 
     def _refresh_pending(self, walk: bool) -> None:
         self._refresh(self.watcher.take(), walk=walk)
@@ -128,10 +153,14 @@ class VaultService:
         try:
             # Router.refresh() always walks; the index can check just the reported pages.
             stats = self.router.index.refresh() if walk else self.router.index.refresh(paths=changed)
-            self.router.embed(budget_s=LOOKUP_BUDGET_S)
+            if not self.watching:
+                # No refresher between calls: a call embeds a little, as a fresh lookup does.
+                self.router.embed(budget_s=LOOKUP_BUDGET_S)
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
             return
+        if stats.changed and self.router.vectors is not None:
+            self._unembedded = True
         self.router.last_refresh = stats
         if not stats.stale:
             self.watcher.indexed()
@@ -151,12 +180,22 @@ class VaultService:
         by walking the whole vault, whatever the watcher reported)."""
 
         def job() -> T:
+            with self._calls_lock:
+                self._calls_waiting -= 1
             self._ensure_fresh(rescan)
             return fn(self.router)
 
         import asyncio  # already loaded by the running event loop; kept out of `krouter ask`'s imports
 
-        return await asyncio.wrap_future(self._executor.submit(job))
+        with self._calls_lock:
+            self._calls_waiting += 1
+        try:
+            future = self._executor.submit(job)
+        except BaseException:
+            with self._calls_lock:
+                self._calls_waiting -= 1
+            raise
+        return await asyncio.wrap_future(future)
 
     def close(self) -> None:
         """Stop watching, close the index on its own thread, and stop the worker."""
