@@ -9,7 +9,6 @@ Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
@@ -50,11 +49,9 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
             if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
                 continue
             seen.add(pid)
-            info = t.pages[pid]
-            for name in (info.title, Path(info.path).stem):
-                parts = normalize(name).split()
-                if parts and set(parts) <= words and all(map(_is_name, parts)):
-                    return name, info.path
+            for name, parts in t.names_of(pid):
+                if parts and words.issuperset(parts) and all(map(_is_name, parts)):
+                    return name, t.pages[pid].path
     return None
 
 

@@ -10,11 +10,13 @@ from array import array
 from collections import defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from krouter import config
 from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
+from krouter.tokens.terms import normalize
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
 # every page is worked out here, once per generation.
@@ -59,6 +61,20 @@ class Tables:
     has_latin: bool
     # The BM25F shares of the long units looked up in this generation (see `KeptShares`).
     shares: KeptShares = field(default_factory=lambda: KeptShares())
+    # Each page's names as `names_of` gives them, filled as lookups ask.
+    _names: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=dict)
+
+    def names_of(self, pid: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The page's title and file name, each with its normalised words: worked out once per
+        generation (a question naming a word many titles hold looked at hundreds of them per lookup)."""
+        found = self._names.get(pid)
+        if found is None:
+            info = self.pages[pid]
+            found = tuple(
+                (name, tuple(normalize(name).split())) for name in (info.title, Path(info.path).stem)
+            )
+            self._names[pid] = found
+        return found
 
 
 class KeptShares:
