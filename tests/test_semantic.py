@@ -444,12 +444,12 @@ def one_page_per_slice(monkeypatch: pytest.MonkeyPatch) -> None:
     done = [0]
     real_sync, real_embed = semantic.Vectors.sync, semantic._embed
 
-    def sync(self: semantic.Vectors, index: object, budget_s: float | None = None, **kw: object) -> int:
+    def sync(self: semantic.Vectors, index: object, budget_s: float | None = None, **kw: bool) -> int:
         done[0] = 0
         return real_sync(self, index, budget_s, **kw)  # type: ignore[arg-type]
 
-    def embed(texts: list[str], start: float, budget_s: float | None) -> object:
-        out = real_embed(texts, start, None)
+    def embed(texts: list[str], start: float, budget_s: float | None, model: object) -> object:
+        out = real_embed(texts, start, None, model)  # type: ignore[arg-type]
         done[0] += 1
         return out
 
@@ -523,11 +523,3 @@ def test_krouter_watch_embeds_the_vault_while_it_idles(vault: Path, monkeypatch:
         vectors.close()
         index.close()
     assert not thread.is_alive() and not errors, errors
-
-
-@pytest.mark.usefixtures("on")
-def test_embedding_starts_no_page_while_a_call_waits(vault: Path) -> None:
-    with Router(vault, embed_budget_s=0) as router:
-        router.refresh()
-        assert router.embed(yield_to=lambda: True) == 0
-        assert router.embed(yield_to=lambda: False) == 4

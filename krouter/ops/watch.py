@@ -263,7 +263,7 @@ def watch_loop(
         changed = watcher.wait(timeout=EMBED_POLL_S if unembedded else 0.5)
         if not changed and time.monotonic() - last_scan < rescan:
             if unembedded:
-                unembedded = router.embed(budget_s=LOOKUP_BUDGET_S) > 0
+                unembedded = router.embed(budget_s=LOOKUP_BUDGET_S, background=True) > 0
             continue
         last_scan = time.monotonic()
         try:
@@ -321,7 +321,9 @@ def watch_command(
 
     configure_stderr_logging()
     with exit_codes():
-        router = Router(vault if vault is not None else default_vault(), auto_refresh=False)
+        # Its refreshes leave embedding to the loop's background slices (the fresh asks this process
+        # answers use the model's other instance).
+        router = Router(vault if vault is not None else default_vault(), auto_refresh=False, embed_budget_s=0)
     watcher = VaultWatcher(router.root, debounce=debounce, index_path=router.index.path)
     server: AskServer | None = None
     try:

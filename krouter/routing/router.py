@@ -13,7 +13,7 @@ import contextlib
 import logging
 import sqlite3
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from krouter import config
@@ -76,20 +76,23 @@ class Router:
         self.close()
 
     def refresh(self) -> RefreshStats:
-        """Re-index pages that changed since the last refresh (and embed them, see ``embed``)."""
+        """Re-index pages that changed since the last refresh (and embed them for ``embed_budget_s``,
+        see ``embed``; none with 0)."""
         self.last_refresh = self.index.refresh()
-        self.embed(budget_s=self.embed_budget_s)
+        if self.embed_budget_s != 0:
+            self.embed(budget_s=self.embed_budget_s)
         return self.last_refresh
 
-    def embed(self, budget_s: float | None = None, yield_to: Callable[[], bool] | None = None) -> int:
+    def embed(self, budget_s: float | None = None, *, background: bool = False) -> int:
         """Embed the current pages that have no vectors yet, for the semantic second opinion (nothing
-        when it is off); with ``budget_s``, stop after about that long and leave the rest for later;
-        with ``yield_to``, start no further page once it returns True. Returns how many pages were
-        embedded."""
+        when it is off); with ``budget_s``, stop after about that long and leave the rest for later.
+        ``background``: a server embedding between lookups (see ``Vectors.sync``), on the model's
+        other instance, so that a lookup's question never waits for its batch. Returns how many pages
+        were embedded."""
         if self.vectors is None:
             return 0
         try:
-            return self.vectors.sync(self.index, budget_s=budget_s, yield_to=yield_to)
+            return self.vectors.sync(self.index, budget_s=budget_s, background=background)
         except semantic.FAILURES as exc:
             self._semantic_off(exc)
             return 0

@@ -42,8 +42,6 @@ from krouter.vault.files import content_hash, read_page_bytes
 from krouter.vault.page import Problem, decode, parse_page
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     import numpy as np
 
     from krouter.index.store import Index
@@ -90,7 +88,8 @@ def active(mode: str) -> bool:
 
 
 class _Model:
-    """The embedding model, loaded once per process on first use (about 100 MB mapped read-only)."""
+    """One instance of the embedding model, loaded on first use (its weights mapped read-only; about
+    20 MB of memory more per instance). An instance runs one batch at a time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -116,7 +115,11 @@ class _Model:
             return np.atleast_2d(self._get().query(texts)).astype(np.float32)
 
 
+# The lookups' instance (questions, and pages a lookup embeds itself), and the one a server's background
+# embedding uses: a batch of 16 long passages takes seconds, and a question's embedding waiting for it
+# on one instance took 3 s where it takes 30 ms beside it on another (bench/perf/mcp_embedding.py).
 MODEL = _Model()
+BACKGROUND = _Model()
 
 
 def page_texts(title: str, body_passages: list[str]) -> list[str]:
@@ -182,16 +185,16 @@ class Vectors:
         row = self.conn.execute("SELECT value FROM meta WHERE key='synced'").fetchone()
         return row[0] if row else None
 
-    def sync(
-        self, index: Index, budget_s: float | None = None, yield_to: Callable[[], bool] | None = None
-    ) -> int:
+    def sync(self, index: Index, budget_s: float | None = None, *, background: bool = False) -> int:
         """Embed every current page of ``index`` that has no vectors yet, and forget the vectors no page
         has any more. Returns how many pages were embedded. Each page is committed on its own: an
         interrupted sync keeps what it did. A page whose file changed since it was indexed is left for
         the next refresh. With ``budget_s`` (a lookup's refresh): stop after about that long, even
         within a page, which is then left whole for later, and leave pages over BUDGETED_PAGE_BYTES to
         an unbudgeted sync (`krouter index`): one of them would take every lookup's budget for ever.
-        With ``yield_to``, start no further page once it returns True (a call is waiting)."""
+        ``background`` (a server embedding between lookups, on its own thread): the model's BACKGROUND
+        instance embeds, and the budget only stops new pages from starting, so that every slice
+        finishes at least one page however slow the machine."""
         start = time.monotonic()
         mark = f"{os.stat(index.path).st_ino} {index.generation()} {MODEL_ID} {LAYOUT}"
         # An unbudgeted sync (krouter index) checks every page whatever the mark says.
@@ -199,6 +202,7 @@ class Vectors:
             return 0
         import numpy as np
 
+        model = BACKGROUND if background else MODEL
         # What is stored is read before the pages: vectors another process stores meanwhile (for a page
         # edited since) are not in it, so they are never taken for vectors no page has.
         have = self._stored()
@@ -211,9 +215,12 @@ class Vectors:
             live.add(key)
             if replaced or key in have or (budget_s is not None and size > BUDGETED_PAGE_BYTES):
                 continue
-            halted = _over(start, budget_s) or (yield_to is not None and yield_to())
+            # A background slice starts its first page whatever the time: it must get somewhere.
+            halted = _over(start, budget_s) and not (background and done == 0)
             texts = _current_texts(index.root, path, digest) if not halted else None
-            vecs = _embed(texts, start, budget_s) if texts is not None else None
+            vecs = (
+                _embed(texts, start, None if background else budget_s, model) if texts is not None else None
+            )
             if vecs is None:
                 behind = True
                 continue
@@ -248,7 +255,7 @@ def _over(start: float, budget_s: float | None) -> bool:
     return budget_s is not None and time.monotonic() - start >= budget_s
 
 
-def _embed(texts: list[str], start: float, budget_s: float | None) -> np.ndarray | None:
+def _embed(texts: list[str], start: float, budget_s: float | None, model: _Model) -> np.ndarray | None:
     """A page's vectors, embedded a batch at a time; None when the budget ran out before the end."""
     import numpy as np
 
@@ -256,7 +263,7 @@ def _embed(texts: list[str], start: float, budget_s: float | None) -> np.ndarray
     for i in range(0, len(texts), EMBED_BATCH):
         if i and _over(start, budget_s):
             return None
-        parts.append(MODEL.passages(texts[i : i + EMBED_BATCH]))
+        parts.append(model.passages(texts[i : i + EMBED_BATCH]))
     return np.vstack(parts)
 
 

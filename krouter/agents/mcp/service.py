@@ -7,8 +7,10 @@ the last call (only those: no walk of the vault), and a debounced refresh in bet
 A full walk still runs every ``rescan`` seconds in the background and on ``krouter_status``, so an event
 the platform dropped is healed; without a working watcher every call walks the vault, as before. With
 the optional semantic second opinion, the refresher also embeds the pages that have no vectors yet,
-a slice at a time between calls, so the vault gets embedded while the server idles; a call does not
-embed, and waits at most for the page a slice has under way.
+a slice at a time while nothing changes, on its own thread with its own connections: the vault gets
+embedded while the server runs, and a call does not embed nor wait for the embedding (the model's
+background instance embeds the pages, so a question's embedding does not wait for its batch; they
+share the cores).
 
 The reply builders (``ask_result``, ``read_page``, ``teach_result``, ``status_result`` and their text
 summaries) take a Router and return plain data: the tools in ``tools.py`` wrap them for the SDK, and
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -68,10 +71,6 @@ class VaultService:
         # at a time while this holds. Set by every refresh that changed the index, cleared by a slice
         # that found nothing left to embed.
         self._unembedded = self.router.vectors is not None
-        # Calls submitted to the worker and not started yet: an embedding slice starts no further page
-        # while one waits.
-        self._calls_waiting = 0
-        self._calls_lock = threading.Lock()
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
         self._asks: AskServer | None = None
@@ -113,33 +112,49 @@ class VaultService:
 
     def _pump_loop(self) -> None:
         """Refresh after each quiet batch of changes, so the next call has little left to do; walk
-        the whole vault every ``rescan`` seconds in case the platform dropped an event."""
-        while not self._stop.is_set():
-            # The batch stays pending until the worker takes it: a call queued meanwhile takes it
-            # itself, so no change is ever out of both the pending set and the index.
-            idle = EMBED_POLL_S if self._unembedded else min(0.5, self.rescan)
-            changed = self.watcher.wait(timeout=idle, take=False)
-            if self._stop.is_set():
-                return
-            walk = time.monotonic() - self._last_walk >= self.rescan
-            job = (self._refresh_pending, walk) if changed or walk else None
-            if job is None and self._unembedded:
-                job = (self._embed_slice,)
-            if job is not None:
-                try:
-                    self._executor.submit(*job).result()
-                except RuntimeError:  # executor shut down while we waited
+        the whole vault every ``rescan`` seconds in case the platform dropped an event; in between,
+        embed the pages that have no vectors yet (see ``_embed_slice``)."""
+        embedder: Router | None = None
+        try:
+            while not self._stop.is_set():
+                # The batch stays pending until the worker takes it: a call queued meanwhile takes it
+                # itself, so no change is ever out of both the pending set and the index.
+                idle = EMBED_POLL_S if self._unembedded else min(0.5, self.rescan)
+                changed = self.watcher.wait(timeout=idle, take=False)
+                if self._stop.is_set():
                     return
+                walk = time.monotonic() - self._last_walk >= self.rescan
+                if changed or walk:
+                    try:
+                        self._executor.submit(self._refresh_pending, walk).result()
+                    except RuntimeError:  # executor shut down while we waited
+                        return
+                elif self._unembedded:
+                    if embedder is None:
+                        try:
+                            embedder = Router(
+                                self.root, auto_refresh=False, index_path=self.router.index.path
+                            )
+                        except (KRouterError, OSError, sqlite3.Error) as exc:
+                            log.warning("cannot open the index to embed pages: %s", exc)
+                            self._unembedded = False
+                            continue
+                    self._embed_slice(embedder)
+        finally:
+            if embedder is not None:
+                embedder.close()
 
-    def _embed_slice(self) -> None:
-        """Embed pages for about a lookup's budget, on the worker; a call submitted meanwhile waits for
-        the page under way, not for the rest of the slice. Slices go on until one embeds nothing
-        while no call is waiting (a call queued behind this slice is still waiting when it ends)."""
-        done = self.router.embed(budget_s=LOOKUP_BUDGET_S, yield_to=self._call_waiting)
-        self._unembedded = done > 0 or self._call_waiting()
+    @property
+    def embedding(self) -> bool:
+        """True while the refresher has pages left to embed for the semantic second opinion (pages over
+        the lookup budget's size limit are left to ``krouter index`` and do not count)."""
+        return self._unembedded
 
-    def _call_waiting(self) -> bool:
-        return self._calls_waiting > 0
+    def _embed_slice(self, embedder: Router) -> None:
+        """Embed pages for about a lookup's budget, on this thread with its own connections and the
+        model's background instance: a call never waits for a slice, and slices go on until one finds
+        nothing left to embed."""
+        self._unembedded = embedder.embed(budget_s=LOOKUP_BUDGET_S, background=True) > 0
 
     def _refresh_pending(self, walk: bool) -> None:
         self._refresh(self.watcher.take(), walk=walk)
@@ -180,22 +195,12 @@ class VaultService:
         by walking the whole vault, whatever the watcher reported)."""
 
         def job() -> T:
-            with self._calls_lock:
-                self._calls_waiting -= 1
             self._ensure_fresh(rescan)
             return fn(self.router)
 
         import asyncio  # already loaded by the running event loop; kept out of `krouter ask`'s imports
 
-        with self._calls_lock:
-            self._calls_waiting += 1
-        try:
-            future = self._executor.submit(job)
-        except BaseException:
-            with self._calls_lock:
-                self._calls_waiting -= 1
-            raise
-        return await asyncio.wrap_future(future)
+        return await asyncio.wrap_future(self._executor.submit(job))
 
     def close(self) -> None:
         """Stop watching, close the index on its own thread, and stop the worker."""
@@ -204,7 +209,8 @@ class VaultService:
             self._asks.stop()
         self.watcher.stop()
         if self._pump is not None:
-            self._pump.join(timeout=2)
+            # An embedding slice under way ends within about LOOKUP_BUDGET_S (plus the model's batch).
+            self._pump.join(timeout=LOOKUP_BUDGET_S + 10)
         try:
             self._executor.submit(self.router.close).result(timeout=10)
         finally:
