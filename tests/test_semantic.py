@@ -523,3 +523,39 @@ def test_krouter_watch_embeds_the_vault_while_it_idles(vault: Path, monkeypatch:
         vectors.close()
         index.close()
     assert not thread.is_alive() and not errors, errors
+
+
+@pytest.mark.usefixtures("on")
+def test_a_background_slice_finishes_the_page_it_starts(vault: Path) -> None:
+    items = "".join(f"- step {i} of the long procedure\n" for i in range(120))
+    write(vault, {"Runbooks/Long procedure.md": f"---\ntitle: Long procedure\n---\n{items}"})
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        assert router.vectors is not None
+        # Out of time before it starts: a lookup's sync embeds nothing, a background slice one page
+        # (long or not) whole, so a slow machine still gets through the vault.
+        assert router.embed(budget_s=1e-6) == 0
+        assert router.embed(budget_s=1e-6, background=True) == 1
+        assert router.embed(budget_s=1e-6, background=True) == 1
+        assert router.vectors.embedded(router.index) == (2, 5)
+
+
+@pytest.mark.usefixtures("on")
+def test_background_embedding_leaves_the_lookups_model_free(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    used: list[str] = []
+    for name in ("MODEL", "BACKGROUND"):
+        instance = getattr(semantic, name)
+        real = instance.passages
+
+        def passages(texts: list[str], real: object = real, name: str = name) -> object:
+            used.append(name)
+            return real(texts)  # type: ignore[operator]
+
+        monkeypatch.setattr(instance, "passages", passages)
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        assert router.embed(background=True) == 4
+    # A question's embedding never queues behind a batch of passages (seconds) on the same instance.
+    assert used and set(used) == {"BACKGROUND"}
