@@ -7,6 +7,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from typer.testing import CliRunner
@@ -16,6 +17,10 @@ from krouter.cli import app
 from krouter.routing import semantic
 from krouter.routing.receipt import against_floor
 from tests.vault_files import write
+from tests.waiting import wait_for
+
+if TYPE_CHECKING:
+    from krouter.agents.mcp.service import VaultService
 
 PAGES = {
     "Runbooks/Release train.md": "---\ntitle: Release train\n---\n# Release train\n\n"
@@ -458,31 +463,86 @@ def one_page_per_slice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(semantic, "_over", lambda start, budget_s: budget_s is not None and done[0] >= 1)
 
 
-@pytest.mark.usefixtures("on")
-def test_the_mcp_server_embeds_the_vault_while_it_idles(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def serve(vault: Path, debounce: float = 0.05) -> VaultService:
+    from krouter.agents.mcp.service import VaultService
+
+    service = VaultService(vault, debounce=debounce, rescan=3600)
+    service.start()
+    return service
+
+
+def embedded(service: VaultService) -> tuple[int, int]:
+    """(pages with vectors, current pages), read on the server's worker as a call would."""
     import asyncio
 
-    from krouter.agents.mcp.service import VaultService
-    from tests.waiting import wait_for
+    return asyncio.run(service.run(lambda r: r.vectors.embedded(r.index)))  # type: ignore[union-attr]
 
+
+ROLLBACK = {"Runbooks/Rollback.md": "---\ntitle: Rollback\n---\nRoll back with the previous tag.\n"}
+
+
+@pytest.mark.usefixtures("on")
+def test_the_mcp_server_embeds_the_vault_while_it_idles(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     one_page_per_slice(monkeypatch)
-    service = VaultService(vault, debounce=0.05, rescan=3600)
-    service.start()
-
-    def embedded() -> tuple[int, int]:
-        return asyncio.run(service.run(lambda r: r.vectors.embedded(r.index)))  # type: ignore[union-attr]
-
+    service = serve(vault)
     try:
         assert service.watching
         # No `krouter index` and no question asked: the refresher embeds a slice at a time.
-        wait_for(lambda: embedded() == (4, 4))
+        wait_for(lambda: embedded(service) == (4, 4))
         # A page written while the server runs gets its vectors the same way.
-        write(
-            vault, {"Runbooks/Rollback.md": "---\ntitle: Rollback\n---\nRoll back with the previous tag.\n"}
-        )
-        wait_for(lambda: embedded() == (5, 5))
+        write(vault, ROLLBACK)
+        wait_for(lambda: embedded(service) == (5, 5))
     finally:
         service.close()
+
+
+@pytest.mark.usefixtures("on")
+def test_the_mcp_server_embeds_a_page_another_process_indexed_first(vault: Path) -> None:
+    service = serve(vault, debounce=1.0)
+    try:
+        wait_for(lambda: embedded(service) == (4, 4) and not service.embedding)
+        # The learner, `learn --accept` and the recall hook index what they write at once, without
+        # embedding: the server's own refresh then finds nothing changed.
+        write(vault, ROLLBACK)
+        # Saved a minute ago: no refresh reads it again as possibly still being written (racy).
+        page = vault / "Runbooks/Rollback.md"
+        os.utime(page, (page.stat().st_atime - 60, page.stat().st_mtime - 60))
+        with Router(vault, embed_budget_s=0) as other:
+            other.refresh()
+        wait_for(lambda: embedded(service) == (5, 5))
+    finally:
+        service.close()
+
+
+@pytest.mark.usefixtures("on")
+def test_mcp_calls_do_not_embed_while_the_refresher_runs(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = serve(vault)
+    calls: list[object] = []
+    monkeypatch.setattr(service.router, "embed", lambda *a, **k: calls.append((a, k)) or 0)
+    try:
+        wait_for(lambda: embedded(service) == (4, 4))
+        write(vault, ROLLBACK)
+        # A call right after the edit indexes it (the watcher reported it) and answers; the refresher,
+        # not the call, embeds the page.
+        wait_for(lambda: embedded(service) == (5, 5))
+        assert calls == []
+    finally:
+        service.close()
+
+
+@pytest.mark.usefixtures("on")
+def test_only_the_server_holding_the_lease_embeds(vault: Path) -> None:
+    first = serve(vault)
+    second = serve(vault)
+    try:
+        assert first.watcher.leased and not second.watcher.leased
+        assert not second.embedding
+        wait_for(lambda: embedded(second) == (4, 4))
+    finally:
+        second.close()
+        first.close()
 
 
 @pytest.mark.usefixtures("on")
@@ -491,17 +551,18 @@ def test_krouter_watch_embeds_the_vault_while_it_idles(vault: Path, monkeypatch:
 
     from krouter.index.store import Index
     from krouter.ops.watch import VaultWatcher, watch_loop
-    from tests.waiting import wait_for
 
     one_page_per_slice(monkeypatch)
     stop = threading.Event()
     errors: list[BaseException] = []
+    # The index exists before two threads open it (two creating it at once: IndexBusy).
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
 
     def run() -> None:
         try:
-            with Router(vault, auto_refresh=False) as router:
-                router.refresh()
-                watcher = VaultWatcher(router.root, debounce=0.05)
+            with Router(vault, auto_refresh=False, embed_budget_s=0) as router:
+                watcher = VaultWatcher(router.root, debounce=0.05, index_path=router.index.path)
                 watcher.start()
                 try:
                     watch_loop(router, watcher, stop=stop)

@@ -196,10 +196,12 @@ def _list(vault: Path | None, as_json: bool) -> None:
             )
             continue
         if r["rejected"]:
+            ended = r["rejected_time"] if isinstance(r["rejected_time"], (int, float)) else 0
+            rejected = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(ended)))
             typer.echo(
                 visible(
                     f"rejected {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"
-                    "  (rejected by the owner: nothing written)"
+                    f"  (rejected by the owner {rejected}Z: nothing written)"
                 )
             )
             continue

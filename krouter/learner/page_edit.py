@@ -55,8 +55,9 @@ def clean_trigger(text: str) -> str:
 
 
 def trigger_key(text: str) -> str:
-    """A question or trigger as triggers are compared: cleaned as written, case and width folded."""
-    return normalize(clean_trigger(text))
+    """A question or trigger as triggers are compared: case and width folded, invisible characters
+    dropped, then whitespace collapsed (a zero-width space between two spaces leaves one space)."""
+    return " ".join(normalize(text).split())
 
 
 def holds_trigger(rel: str, text: str, trigger: str) -> bool:

@@ -315,6 +315,7 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "taken_back": bool(e.get("taken_back")),
                 "pending": False,
                 "rejected": False,
+                "rejected_time": None,
                 "pending_id": e.get("pending_id"),
             }
         )
@@ -337,6 +338,7 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "taken_back": False,
                 "pending": end is None,
                 "rejected": rejected,
+                "rejected_time": end.get("time") if isinstance(end, dict) and rejected else None,
                 "pending_id": h.get("pending"),
             }
         )

@@ -250,20 +250,24 @@ def watch_loop(
     events the vault is re-checked anyway, in case the platform dropped events. In between, pages that
     have no vectors yet for the semantic second opinion are embedded a slice at a time.
     """
-    from krouter.routing.semantic import LOOKUP_BUDGET_S
+    from krouter.ops.watch_lease import SUPPORTED as LEASES
+    from krouter.routing.semantic import BACKGROUND_SLICE_S
 
     stop = stop or threading.Event()
     last_scan = time.monotonic()
     # Pages may be waiting for vectors (the semantic second opinion): embedded a slice at a time while
-    # nothing changes, until a slice finds nothing left to embed.
+    # nothing changes, until a slice finds nothing left to embed; set again by every refresh (another
+    # process may have indexed the pages this one was told of). Only the watcher holding the lease
+    # embeds, where leases exist: it is the one watcher of the vault.
     unembedded = router.vectors is not None
     while not stop.is_set():
         if not watcher.running:
             raise OSError("the file watcher stopped")
-        changed = watcher.wait(timeout=EMBED_POLL_S if unembedded else 0.5)
+        embedding = unembedded and (watcher.leased or not LEASES)
+        changed = watcher.wait(timeout=EMBED_POLL_S if embedding else 0.5)
         if not changed and time.monotonic() - last_scan < rescan:
-            if unembedded:
-                unembedded = router.embed(budget_s=LOOKUP_BUDGET_S, background=True) > 0
+            if embedding:
+                unembedded = router.embed(budget_s=BACKGROUND_SLICE_S, background=True) > 0
             continue
         last_scan = time.monotonic()
         try:
@@ -273,8 +277,7 @@ def watch_loop(
             continue
         if not stats.stale:
             watcher.indexed()
-        if stats.changed and router.vectors is not None:
-            unembedded = True
+        unembedded = router.vectors is not None
         if stats.changed or changed:
             log.info(describe(stats, changed))
         for p in stats.problems if stats.changed else []:
@@ -346,8 +349,9 @@ def watch_command(
             router.index.path,
         )
         stop = threading.Event()
-        # Ctrl-C and systemd's SIGTERM set a flag the loop checks every half second, rather than
-        # raising KeyboardInterrupt at whatever line happens to run (inside a refresh, a lock wait).
+        # Ctrl-C and systemd's SIGTERM set a flag the loop checks between steps (every half second, or
+        # after an embedding slice), rather than raising KeyboardInterrupt at whatever line happens to
+        # run (inside a refresh, a lock wait).
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
         watch_loop(router, watcher, stop=stop)

@@ -64,6 +64,9 @@ MAX_PAGE_PASSAGES = 255
 # How long a lookup's refresh may spend embedding pages (an edit's one page takes ~0.1 s); a new
 # vault's pages are embedded by `krouter index`, or a little before each lookup until all are.
 LOOKUP_BUDGET_S = 2.0
+# A server's background embedding (`krouter mcp`, `krouter watch`) works in slices this long, each
+# finishing the page it started, and handles file events between them.
+BACKGROUND_SLICE_S = 0.5
 # What the optional second opinion may fail with (its file unwritable or locked, the model's package
 # broken or its model not loading, a damaged row: anything): the lookup goes on without it.
 FAILURES: tuple[type[Exception], ...] = (Exception,)

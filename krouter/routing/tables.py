@@ -62,7 +62,9 @@ class Tables:
     # The BM25F shares of the long units looked up in this generation (see `KeptShares`).
     shares: KeptShares = field(default_factory=lambda: KeptShares())
     # Each page's names as `names_of` gives them, filled as lookups ask.
-    _names: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=dict)
+    _names: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def names_of(self, pid: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The page's title and file name, each with its normalised words: worked out once per

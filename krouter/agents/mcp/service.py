@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import teach
 from krouter.ops.watch import EMBED_POLL_S, RESCAN_S, VaultWatcher, describe
+from krouter.ops.watch_lease import SUPPORTED as LEASES
 from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
-from krouter.routing.semantic import LOOKUP_BUDGET_S
+from krouter.routing.semantic import BACKGROUND_SLICE_S, LOOKUP_BUDGET_S
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
 
@@ -62,14 +63,18 @@ class VaultService:
 
     def __init__(self, vault: Path, *, debounce: float = 0.3, rescan: float = RESCAN_S) -> None:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
-        self.router: Router = self._executor.submit(Router, vault, auto_refresh=False).result()
+        # Its refreshes do not embed (a `krouter_teach` write's included): the refresher does, in the
+        # background, or `_refresh` for a call when no refresher runs.
+        self.router: Router = self._executor.submit(
+            Router, vault, auto_refresh=False, embed_budget_s=0
+        ).result()
         self.root = self.router.root
         self.watcher = VaultWatcher(self.root, debounce=debounce, index_path=self.router.index.path)
         self.rescan = rescan
         self._last_walk = 0.0
         # Pages may be waiting for vectors (the semantic second opinion): the refresher embeds a slice
-        # at a time while this holds. Set by every refresh that changed the index, cleared by a slice
-        # that found nothing left to embed.
+        # at a time while this holds. Set by every refresh (another process may have indexed the pages
+        # this one was told of), cleared by a slice that found nothing left to embed.
         self._unembedded = self.router.vectors is not None
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
@@ -119,7 +124,7 @@ class VaultService:
             while not self._stop.is_set():
                 # The batch stays pending until the worker takes it: a call queued meanwhile takes it
                 # itself, so no change is ever out of both the pending set and the index.
-                idle = EMBED_POLL_S if self._unembedded else min(0.5, self.rescan)
+                idle = EMBED_POLL_S if self.embedding else min(0.5, self.rescan)
                 changed = self.watcher.wait(timeout=idle, take=False)
                 if self._stop.is_set():
                     return
@@ -129,7 +134,7 @@ class VaultService:
                         self._executor.submit(self._refresh_pending, walk).result()
                     except RuntimeError:  # executor shut down while we waited
                         return
-                elif self._unembedded:
+                elif self._unembedded and self._embeds_here():
                     if embedder is None:
                         try:
                             embedder = Router(
@@ -148,13 +153,19 @@ class VaultService:
     def embedding(self) -> bool:
         """True while the refresher has pages left to embed for the semantic second opinion (pages over
         the lookup budget's size limit are left to ``krouter index`` and do not count)."""
-        return self._unembedded
+        return self._unembedded and self._embeds_here()
+
+    def _embeds_here(self) -> bool:
+        """Whether this server embeds in the background: only the one holding the vault's watch lease
+        (several agents' servers on one vault would each embed every page), or every one where no
+        lease can be held."""
+        return self.router.vectors is not None and (self.watcher.leased or not LEASES)
 
     def _embed_slice(self, embedder: Router) -> None:
-        """Embed pages for about a lookup's budget, on this thread with its own connections and the
-        model's background instance: a call never waits for a slice, and slices go on until one finds
-        nothing left to embed."""
-        self._unembedded = embedder.embed(budget_s=LOOKUP_BUDGET_S, background=True) > 0
+        """Embed pages for a slice, on this thread with its own connections and the model's background
+        instance: a call never waits for a slice, and slices go on until one finds nothing left to
+        embed."""
+        self._unembedded = embedder.embed(budget_s=BACKGROUND_SLICE_S, background=True) > 0
 
     def _refresh_pending(self, walk: bool) -> None:
         self._refresh(self.watcher.take(), walk=walk)
@@ -174,8 +185,7 @@ class VaultService:
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
             return
-        if stats.changed and self.router.vectors is not None:
-            self._unembedded = True
+        self._unembedded = self.router.vectors is not None
         self.router.last_refresh = stats
         if not stats.stale:
             self.watcher.indexed()
@@ -209,8 +219,8 @@ class VaultService:
             self._asks.stop()
         self.watcher.stop()
         if self._pump is not None:
-            # An embedding slice under way ends within about LOOKUP_BUDGET_S (plus the model's batch).
-            self._pump.join(timeout=LOOKUP_BUDGET_S + 10)
+            # An embedding slice under way ends with the page it is embedding (seconds for a long one).
+            self._pump.join(timeout=30)
         try:
             self._executor.submit(self.router.close).result(timeout=10)
         finally:
