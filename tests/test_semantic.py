@@ -620,3 +620,25 @@ def test_background_embedding_leaves_the_lookups_model_free(
         assert router.embed(background=True) == 4
     # A question's embedding never queues behind a batch of passages (seconds) on the same instance.
     assert used and set(used) == {"BACKGROUND"}
+
+
+def test_turning_the_option_off_stops_a_servers_background_embedding(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On through config.toml (its default), not the environment, which a running server would not see change.
+    monkeypatch.delenv("KROUTER_SEMANTIC", raising=False)
+    write(
+        vault, {f"Notes/Note {i}.md": f"---\ntitle: Note {i}\n---\nThe note number {i}.\n" for i in range(12)}
+    )
+    one_page_per_slice(monkeypatch)
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()  # indexed, nothing embedded
+    service = serve(vault)
+    try:
+        # The server's start embeds one page, its background slices the next ones.
+        wait_for(lambda: embedded(service)[0] >= 2)
+        config.config_path().write_text('semantic = "off"\n', encoding="utf-8")
+        wait_for(lambda: not service.embedding)
+        assert embedded(service)[0] < 16
+    finally:
+        service.close()

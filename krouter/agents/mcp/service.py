@@ -33,6 +33,7 @@ from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import teach
 from krouter.ops.watch import EMBED_POLL_S, RESCAN_S, VaultWatcher, describe
 from krouter.ops.watch_lease import SUPPORTED as LEASES
+from krouter.routing import semantic
 from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
 from krouter.routing.semantic import BACKGROUND_SLICE_S, LOOKUP_BUDGET_S
@@ -164,7 +165,11 @@ class VaultService:
     def _embed_slice(self, embedder: Router) -> None:
         """Embed pages for a slice, on this thread with its own connections and the model's background
         instance: a call never waits for a slice, and slices go on until one finds nothing left to
-        embed."""
+        embed, or the option is turned off (`krouter config set semantic off`: the cores are the
+        user's)."""
+        if not semantic.wanted():
+            self._unembedded = False
+            return
         self._unembedded = embedder.embed(budget_s=BACKGROUND_SLICE_S, background=True) > 0
 
     def _refresh_pending(self, walk: bool) -> None:
