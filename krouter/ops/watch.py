@@ -44,7 +44,8 @@ DEBOUNCE_S = 0.3
 MAX_DELAY_S = 2.0
 RESCAN_S = 300.0
 # With the optional semantic second opinion, pages waiting for vectors are embedded a slice at a time
-# (a lookup's budget) while the vault is quiet; between two slices file events are waited for this long.
+# (semantic.BACKGROUND_SLICE_S) while the vault is quiet; between two slices file events are waited for
+# this long.
 EMBED_POLL_S = 0.05
 
 # Events that can change what a page says or where it is; opened/closed-without-writing cannot.
