@@ -227,8 +227,9 @@ def index(
         with exit_codes(as_json=as_json):
             # Walk even when a running watcher says the index is fresh: this is how a user makes sure.
             stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress, force=True)
-            # Every page the semantic second opinion will need, now rather than a little per lookup.
-            embedded = router.embed()
+            # Every page the semantic second opinion will need, now rather than a little per lookup
+            # (after a running server's slice under way: an unbudgeted embed waits for the lock).
+            embedded = router.embed() or 0
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

@@ -533,16 +533,56 @@ def test_mcp_calls_do_not_embed_while_the_refresher_runs(
 
 
 @pytest.mark.usefixtures("on")
-def test_only_the_server_holding_the_lease_embeds(vault: Path) -> None:
-    first = serve(vault)
-    second = serve(vault)
+def test_two_servers_on_one_vault_embed_each_page_once_and_either_carries_on(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    titles: list[str] = []
+    real_embed = semantic._embed
+
+    def embed(texts: list[str], start: float, budget_s: float | None, model: object) -> object:
+        titles.append(texts[0])
+        return real_embed(texts, start, budget_s, model)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(semantic, "_embed", embed)
+    first, second = serve(vault), serve(vault)
     try:
-        assert first.watcher.leased and not second.watcher.leased
-        assert not second.embedding
-        wait_for(lambda: embedded(second) == (4, 4))
+        wait_for(lambda: embedded(second) == (4, 4) and not first.embedding and not second.embedding)
+        # One embedder at a time (the embedding lock): no page embedded twice.
+        assert sorted(titles) == sorted(set(titles)) and len(titles) == 4, titles
+        first.close()
+        # The one left embeds what comes next, whichever server held the watch lease.
+        write(vault, ROLLBACK)
+        wait_for(lambda: embedded(second) == (5, 5))
     finally:
         second.close()
         first.close()
+
+
+@pytest.mark.usefixtures("on")
+def test_an_embedder_waits_for_another_one(vault: Path) -> None:
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        assert router.vectors is not None
+        with router.vectors.embedding_lock(wait=False) as held:
+            assert held
+            # A server's slice does not embed what `krouter index` (or another server) is embedding.
+            assert router.embed(budget_s=60, background=True) is None
+            assert router.vectors.embedded(router.index) == (0, 4)
+        assert router.embed(budget_s=60, background=True) == 4
+
+
+@pytest.mark.usefixtures("on")
+def test_a_page_of_many_title_led_passages_is_left_to_krouter_index(vault: Path) -> None:
+    title = "Quarterly supplier review checklist for the packaging and shipping of every product line " * 2
+    items = "".join(f"- item {i}\n" for i in range(200))
+    write(vault, {"Runbooks/Checklist.md": f"---\ntitle: {title.strip()}\n---\n{items}"})
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        assert (vault / "Runbooks/Checklist.md").stat().st_size < semantic.BUDGETED_PAGE_BYTES
+        # Small on disk, but its 200 passages each led by the long title are a minute of embedding.
+        assert router.embed(budget_s=60) == 4
+        assert router.embed(budget_s=60, background=True) == 0
+        assert router.embed() == 1
 
 
 @pytest.mark.usefixtures("on")
@@ -588,17 +628,19 @@ def test_krouter_watch_embeds_the_vault_while_it_idles(vault: Path, monkeypatch:
 
 @pytest.mark.usefixtures("on")
 def test_a_background_slice_finishes_the_page_it_starts(vault: Path) -> None:
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+        router.embed()
     items = "".join(f"- step {i} of the long procedure\n" for i in range(120))
     write(vault, {"Runbooks/Long procedure.md": f"---\ntitle: Long procedure\n---\n{items}"})
     with Router(vault, embed_budget_s=0) as router:
         router.refresh()
         assert router.vectors is not None
-        # Out of time before it starts: a lookup's sync embeds nothing, a background slice one page
-        # (long or not) whole, so a slow machine still gets through the vault.
+        # Out of time before it starts, or after its first batch: a lookup's sync leaves the long page
+        # for later, a background slice embeds it whole, so a slow machine still gets through it.
         assert router.embed(budget_s=1e-6) == 0
         assert router.embed(budget_s=1e-6, background=True) == 1
-        assert router.embed(budget_s=1e-6, background=True) == 1
-        assert router.vectors.embedded(router.index) == (2, 5)
+        assert router.vectors.embedded(router.index) == (5, 5)
 
 
 @pytest.mark.usefixtures("on")
@@ -640,5 +682,68 @@ def test_turning_the_option_off_stops_a_servers_background_embedding(
         config.config_path().write_text('semantic = "off"\n', encoding="utf-8")
         wait_for(lambda: not service.embedding)
         assert embedded(service)[0] < 16
+    finally:
+        service.close()
+
+
+@pytest.mark.usefixtures("on")
+def test_a_page_indexed_while_a_slice_runs_is_embedded_next(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    in_slice, gate = threading.Event(), threading.Event()
+    armed = [False]
+    real_sync = semantic.Vectors.sync
+
+    def sync(self: semantic.Vectors, index: object, budget_s: float | None = None, **kw: bool) -> object:
+        done = real_sync(self, index, budget_s, **kw)  # type: ignore[arg-type]
+        if kw.get("background") and armed[0]:
+            # The slice read the pages before the refresh below; it ends only after it.
+            armed[0] = False
+            in_slice.set()
+            gate.wait(30)
+        return done
+
+    monkeypatch.setattr(semantic.Vectors, "sync", sync)
+    service = serve(vault, debounce=5.0)  # the call, not the refresher, takes each change
+    try:
+        wait_for(lambda: embedded(service) == (4, 4) and not service.embedding)
+        armed[0] = True
+        (vault / "Runbooks/Search service.md").unlink()
+        wait_for(lambda: embedded(service) == (3, 3) and in_slice.is_set())
+        # While that slice (which finds nothing to embed) is still running, a call indexes a new page.
+        write(vault, ROLLBACK)
+        wait_for(lambda: embedded(service)[1] == 4)
+        gate.set()
+        wait_for(lambda: embedded(service) == (4, 4))
+    finally:
+        gate.set()
+        service.close()
+
+
+@pytest.mark.usefixtures("on")
+def test_background_embedding_recovers_from_a_failed_slice(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fails = [1]
+    real = semantic.BACKGROUND.passages
+
+    def passages(texts: list[str]) -> object:
+        if fails[0]:
+            fails[0] -= 1
+            raise RuntimeError("the model stumbled")
+        return real(texts)
+
+    monkeypatch.setattr(semantic.BACKGROUND, "passages", passages)
+    service = serve(vault)
+    try:
+        wait_for(lambda: not service.embedding)
+        assert fails == [0] and embedded(service) == (0, 4)
+        # The failure turned off the embedding Router only: lookups keep the option, and the next
+        # refresh (an edit) has a new one embed everything.
+        assert service.router.vectors is not None
+        write(vault, ROLLBACK)
+        wait_for(lambda: embedded(service) == (5, 5))
     finally:
         service.close()

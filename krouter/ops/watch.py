@@ -47,6 +47,8 @@ RESCAN_S = 300.0
 # (semantic.BACKGROUND_SLICE_S) while the vault is quiet; between two slices file events are waited for
 # this long.
 EMBED_POLL_S = 0.05
+# ... and while another process embeds the vault (it holds the embedding lock), this long.
+EMBED_BUSY_RETRY_S = 2.0
 
 # Events that can change what a page says or where it is; opened/closed-without-writing cannot.
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
@@ -251,25 +253,28 @@ def watch_loop(
     events the vault is re-checked anyway, in case the platform dropped events. In between, pages that
     have no vectors yet for the semantic second opinion are embedded a slice at a time.
     """
-    from krouter.ops.watch_lease import SUPPORTED as LEASES
     from krouter.routing.semantic import BACKGROUND_SLICE_S, wanted
 
     stop = stop or threading.Event()
     last_scan = time.monotonic()
     # Pages may be waiting for vectors (the semantic second opinion): embedded a slice at a time while
     # nothing changes, until a slice finds nothing left to embed; set again by every refresh (another
-    # process may have indexed the pages this one was told of). Only the watcher holding the lease
-    # embeds, where leases exist: it is the one watcher of the vault.
+    # process may have indexed the pages this one was told of). While another process embeds (it
+    # holds the embedding lock), slices wait until ``slices_after``.
     unembedded = router.vectors is not None
+    slices_after = 0.0
     while not stop.is_set():
         if not watcher.running:
             raise OSError("the file watcher stopped")
-        embedding = unembedded and (watcher.leased or not LEASES)
+        embedding = unembedded and router.vectors is not None and time.monotonic() >= slices_after
         changed = watcher.wait(timeout=EMBED_POLL_S if embedding else 0.5)
         if not changed and time.monotonic() - last_scan < rescan:
             if embedding:
                 # Turned off meanwhile (`krouter config set semantic off`): the cores are the user's.
-                unembedded = wanted() and router.embed(budget_s=BACKGROUND_SLICE_S, background=True) > 0
+                done = router.embed(budget_s=BACKGROUND_SLICE_S, background=True) if wanted() else 0
+                if done is None:
+                    slices_after = time.monotonic() + EMBED_BUSY_RETRY_S
+                unembedded = done is None or done > 0
             continue
         last_scan = time.monotonic()
         try:

@@ -24,10 +24,6 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-# Whether a watcher can hold a lease here (not on Windows): where it cannot, every server does the
-# work only the lease holder does elsewhere.
-SUPPORTED = fcntl is not None
-
 _ACQUIRE_TRIES = 20
 CLEAN = b"clean\n"
 DIRTY = b"dirty\n"

@@ -83,12 +83,13 @@ class Router:
             self.embed(budget_s=self.embed_budget_s)
         return self.last_refresh
 
-    def embed(self, budget_s: float | None = None, *, background: bool = False) -> int:
+    def embed(self, budget_s: float | None = None, *, background: bool = False) -> int | None:
         """Embed the current pages that have no vectors yet, for the semantic second opinion (nothing
         when it is off); with ``budget_s``, stop after about that long and leave the rest for later.
         ``background``: a server embedding between lookups (see ``Vectors.sync``), on the model's
         other instance, so that a lookup's question never waits for its batch. Returns how many pages
-        were embedded."""
+        were embedded; with ``background``, None when another process is embedding this vault's pages
+        (it holds the embedding lock)."""
         if self.vectors is None:
             return 0
         try:

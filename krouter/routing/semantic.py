@@ -20,6 +20,7 @@ page's content hash and title, so a refresh embeds only the pages that changed a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -33,6 +34,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock, every process embeds
+    fcntl = None  # type: ignore[assignment]
+
 from krouter.errors import PageNotFound
 from krouter.index.passages import split_passages
 from krouter.index.schema import delete_database, private_database
@@ -42,6 +48,8 @@ from krouter.vault.files import content_hash, read_page_bytes
 from krouter.vault.page import Problem, decode, parse_page
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import numpy as np
 
     from krouter.index.store import Index
@@ -73,6 +81,9 @@ FAILURES: tuple[type[Exception], ...] = (Exception,)
 # A page larger than this is embedded only by a sync with no time budget (`krouter index`, the hook's
 # detached indexer): its 100+ passages take longer than a lookup's budget.
 BUDGETED_PAGE_BYTES = 16_384
+# ... and one whose texts (each passage led by the title) run longer than this: a short page with a
+# long title and hundreds of one-line items took 45 s.
+BUDGETED_TEXT_CHARS = 32_768
 # Passages embedded in one model call; the time budget is checked between calls.
 EMBED_BATCH = 16
 # Pages whose vectors a long-lived server keeps in memory, the least recently used dropped first.
@@ -180,6 +191,28 @@ class Vectors:
         """Close the file."""
         self.conn.close()
 
+    @contextlib.contextmanager
+    def embedding_lock(self, wait: bool) -> Iterator[bool]:
+        """Hold the vault's embedding lock (a file beside the vectors, flock): True while held; with
+        ``wait`` False, False at once when another process or thread holds it. One embedder at a time:
+        two servers on one vault, or `krouter index` beside one, would embed the same pages twice."""
+        if fcntl is None:
+            yield True
+            return
+        fd = os.open(self.path.with_name(self.path.name + ".embedding"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
     def _stored(self) -> set[str]:
         return {k for (k,) in self.conn.execute("SELECT key FROM page_vectors")}
 
@@ -196,7 +229,7 @@ class Vectors:
         row = self.conn.execute("SELECT value FROM meta WHERE key='synced'").fetchone()
         return row[0] if row else None
 
-    def sync(self, index: Index, budget_s: float | None = None, *, background: bool = False) -> int:
+    def sync(self, index: Index, budget_s: float | None = None, *, background: bool = False) -> int | None:
         """Embed every current page of ``index`` that has no vectors yet, and forget the vectors no page
         has any more. Returns how many pages were embedded. Each page is committed on its own: an
         interrupted sync keeps what it did. A page whose file changed since it was indexed is left for
@@ -205,7 +238,14 @@ class Vectors:
         an unbudgeted sync (`krouter index`): one of them would take every lookup's budget for ever.
         ``background`` (a server embedding between lookups, on its own thread): the model's BACKGROUND
         instance embeds, and the budget only stops new pages from starting, so that every slice
-        finishes at least one page however slow the machine."""
+        finishes at least one page however slow the machine; None when another embedder holds the
+        vault's ``embedding_lock``. An unbudgeted sync waits for the lock and holds it throughout."""
+        if background or budget_s is None:
+            with self.embedding_lock(wait=budget_s is None) as held:
+                return self._sync(index, budget_s, background) if held else None
+        return self._sync(index, budget_s, background)
+
+    def _sync(self, index: Index, budget_s: float | None, background: bool) -> int:
         start = time.monotonic()
         mark = f"{os.stat(index.path).st_ino} {index.generation()} {MODEL_ID} {LAYOUT}"
         # An unbudgeted sync (krouter index) checks every page whatever the mark says.
@@ -229,6 +269,8 @@ class Vectors:
             # A background slice starts its first page whatever the time: it must get somewhere.
             halted = _over(start, budget_s) and not (background and done == 0)
             texts = _current_texts(index.root, path, digest) if not halted else None
+            if texts is not None and budget_s is not None and sum(map(len, texts)) > BUDGETED_TEXT_CHARS:
+                continue  # like a page over BUDGETED_PAGE_BYTES: left to an unbudgeted sync
             vecs = (
                 _embed(texts, start, None if background else budget_s, model) if texts is not None else None
             )

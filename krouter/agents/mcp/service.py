@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import teach
-from krouter.ops.watch import EMBED_POLL_S, RESCAN_S, VaultWatcher, describe
-from krouter.ops.watch_lease import SUPPORTED as LEASES
+from krouter.ops.watch import EMBED_BUSY_RETRY_S, EMBED_POLL_S, RESCAN_S, VaultWatcher, describe
 from krouter.routing import semantic
 from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
@@ -75,8 +74,11 @@ class VaultService:
         self._last_walk = 0.0
         # Pages may be waiting for vectors (the semantic second opinion): the refresher embeds a slice
         # at a time while this holds. Set by every refresh (another process may have indexed the pages
-        # this one was told of), cleared by a slice that found nothing left to embed.
+        # this one was told of) and by a slice that embedded some; cleared as a slice starts.
         self._unembedded = self.router.vectors is not None
+        self._slicing = False
+        # While another process holds the embedding lock, slices wait until then (time.monotonic()).
+        self._slices_after = 0.0
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
         self._asks: AskServer | None = None
@@ -90,7 +92,7 @@ class VaultService:
             # Without events (inotify limit reached, odd filesystem) calls still re-check the files,
             # they just find more left to re-tokenise.
             log.warning("cannot watch %s (%s); indexing changes at call time only", self.root, exc)
-        pages = self._executor.submit(self._refresh_and_count).result()
+        pages = self._executor.submit(self._refresh_and_count, not self.watcher.running).result()
         log.info("vault %s: %s pages indexed", self.root, pages)
         if self.watcher.running:
             self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
@@ -111,9 +113,10 @@ class VaultService:
         """True while file events keep the index fresh (the watcher and its refresher both run)."""
         return self.watcher.running and self._pump is not None and self._pump.is_alive()
 
-    def _refresh_and_count(self) -> str:
-        """Refresh, then the page count (on the router's own thread: SQLite objects stay on theirs)."""
-        self._refresh(set())
+    def _refresh_and_count(self, embed: bool) -> str:
+        """Refresh, then the page count (on the router's own thread: SQLite objects stay on theirs);
+        ``embed``: embed a little too (no watcher, so no refresher will)."""
+        self._refresh(set(), embed=embed)
         return self.router.index.meta().get("n_pages", "0")
 
     def _pump_loop(self) -> None:
@@ -125,7 +128,8 @@ class VaultService:
             while not self._stop.is_set():
                 # The batch stays pending until the worker takes it: a call queued meanwhile takes it
                 # itself, so no change is ever out of both the pending set and the index.
-                idle = EMBED_POLL_S if self.embedding else min(0.5, self.rescan)
+                ready = self.embedding and time.monotonic() >= self._slices_after
+                idle = EMBED_POLL_S if ready else min(0.5, self.rescan)
                 changed = self.watcher.wait(timeout=idle, take=False)
                 if self._stop.is_set():
                     return
@@ -135,7 +139,7 @@ class VaultService:
                         self._executor.submit(self._refresh_pending, walk).result()
                     except RuntimeError:  # executor shut down while we waited
                         return
-                elif self._unembedded and self._embeds_here():
+                elif ready:
                     if embedder is None:
                         try:
                             embedder = Router(
@@ -146,6 +150,11 @@ class VaultService:
                             self._unembedded = False
                             continue
                     self._embed_slice(embedder)
+                    if embedder.vectors is None:
+                        # The slice failed and turned the option off for that Router only: a new one
+                        # tries again after the next refresh (lookups go on with theirs).
+                        embedder.close()
+                        embedder = None
         finally:
             if embedder is not None:
                 embedder.close()
@@ -153,29 +162,34 @@ class VaultService:
     @property
     def embedding(self) -> bool:
         """True while the refresher has pages left to embed for the semantic second opinion (pages over
-        the lookup budget's size limit are left to ``krouter index`` and do not count)."""
-        return self._unembedded and self._embeds_here()
-
-    def _embeds_here(self) -> bool:
-        """Whether this server embeds in the background: only the one holding the vault's watch lease
-        (several agents' servers on one vault would each embed every page), or every one where no
-        lease can be held."""
-        return self.router.vectors is not None and (self.watcher.leased or not LEASES)
+        the lookup budget's size limits are left to ``krouter index`` and do not count)."""
+        return self.router.vectors is not None and (self._unembedded or self._slicing)
 
     def _embed_slice(self, embedder: Router) -> None:
         """Embed pages for a slice, on this thread with its own connections and the model's background
-        instance: a call never waits for a slice, and slices go on until one finds nothing left to
-        embed, or the option is turned off (`krouter config set semantic off`: the cores are the
-        user's)."""
+        instance: a call never waits for a slice. Slices go on until one finds nothing left to embed,
+        or the option is turned off (`krouter config set semantic off`: the cores are the user's);
+        while another process embeds (two agents' servers on one vault, `krouter index`), this one
+        looks again every EMBED_BUSY_RETRY_S."""
         if not semantic.wanted():
             self._unembedded = False
             return
-        self._unembedded = embedder.embed(budget_s=BACKGROUND_SLICE_S, background=True) > 0
+        # Cleared first: a refresh while the slice runs (a call indexing a new page) sets it again.
+        self._slicing, self._unembedded = True, False
+        try:
+            done = embedder.embed(budget_s=BACKGROUND_SLICE_S, background=True)
+        finally:
+            self._slicing = False
+        if done is None:
+            self._unembedded = True
+            self._slices_after = time.monotonic() + EMBED_BUSY_RETRY_S
+        elif done:
+            self._unembedded = True
 
     def _refresh_pending(self, walk: bool) -> None:
         self._refresh(self.watcher.take(), walk=walk)
 
-    def _refresh(self, changed: set[str], *, walk: bool = True) -> None:
+    def _refresh(self, changed: set[str], *, walk: bool = True, embed: bool | None = None) -> None:
         """Refresh the index: the ``changed`` pages only, or (``walk``) every page of the vault."""
         if walk:
             self._last_walk = time.monotonic()
@@ -184,7 +198,7 @@ class VaultService:
         try:
             # Router.refresh() always walks; the index can check just the reported pages.
             stats = self.router.index.refresh() if walk else self.router.index.refresh(paths=changed)
-            if not self.watching:
+            if not self.watching if embed is None else embed:
                 # No refresher between calls: a call embeds a little, as a fresh lookup does.
                 self.router.embed(budget_s=LOOKUP_BUDGET_S)
         except KRouterError as exc:
@@ -218,7 +232,10 @@ class VaultService:
         return await asyncio.wrap_future(self._executor.submit(job))
 
     def close(self) -> None:
-        """Stop watching, close the index on its own thread, and stop the worker."""
+        """Stop watching, close the index on its own thread, and stop the worker (once: closing
+        again does nothing)."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         if self._asks is not None:
             self._asks.stop()

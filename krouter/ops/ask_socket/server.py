@@ -202,7 +202,9 @@ class AskServer:
             self._router = None
         if self._router is None:
             self._config = stamp
-            self._router = Router(self.root, auto_refresh=False, index_path=self.index_path)
+            # Its refreshes do not embed: the watcher's process embeds in the background, on the
+            # model's other instance, and a question must not wait behind a batch of passages.
+            self._router = Router(self.root, auto_refresh=False, index_path=self.index_path, embed_budget_s=0)
         router = self._router
         if self.watcher.fresh:
             # What a fresh ask's refresh reports while a watcher keeps the index: nothing walked, nothing
