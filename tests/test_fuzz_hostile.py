@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from learn_vault import message
 from typer.testing import CliRunner
 
-from krouter.agents.mcp.service import ask_result
+from krouter.agents.mcp.replies import ask_result
 from krouter.cli import app
 from krouter.learner import nightly
 from krouter.learner.lanes import ApiLane

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from krouter.agents.mcp.service import ask_result
+from krouter.agents.mcp.replies import ask_result
 from krouter.cli import app
 from krouter.errors import PageNotFound, PathOutsideVault
 from krouter.index.store import Index

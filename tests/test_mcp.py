@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 from mcp_stdio import server_params, text_of
 
-from krouter.agents.mcp.service import ask_result, ask_summary, read_page
+from krouter.agents.mcp.replies import ask_result, ask_summary, read_page
 from krouter.routing.router import Router
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from waiting import wait_for, write
 
-from krouter.agents.mcp.service import VaultService, ask_result
+from krouter.agents.mcp.replies import ask_result
+from krouter.agents.mcp.service import VaultService
 from krouter.index.store import Index
 from krouter.ops.watch import VaultWatcher
 

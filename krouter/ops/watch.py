@@ -44,7 +44,7 @@ DEBOUNCE_S = 0.3
 MAX_DELAY_S = 2.0
 RESCAN_S = 300.0
 # With the optional semantic second opinion, pages waiting for vectors are embedded a slice at a time
-# (semantic.BACKGROUND_SLICE_S) while the vault is quiet; between two slices file events are waited for
+# (vectors.BACKGROUND_SLICE_S) while the vault is quiet; between two slices file events are waited for
 # this long.
 EMBED_POLL_S = 0.05
 # ... and while another process embeds the vault (it holds the embedding lock), this long.
@@ -253,7 +253,8 @@ def watch_loop(
     events the vault is re-checked anyway, in case the platform dropped events. In between, pages that
     have no vectors yet for the semantic second opinion are embedded a slice at a time.
     """
-    from krouter.routing.semantic import BACKGROUND_SLICE_S, wanted
+    from krouter.routing.semantic import wanted
+    from krouter.routing.vectors import BACKGROUND_SLICE_S
 
     stop = stop or threading.Event()
     last_scan = time.monotonic()

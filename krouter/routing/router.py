@@ -20,7 +20,7 @@ from krouter import config
 from krouter.errors import PageNotFound
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
-from krouter.routing import phrasings, querylog, semantic
+from krouter.routing import phrasings, querylog, semantic, vectors
 from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
@@ -47,7 +47,7 @@ class Router:
         floor: float = DEFAULT_FLOOR,
         auto_refresh: bool = True,
         index_path: Path | None = None,
-        embed_budget_s: float | None = semantic.LOOKUP_BUDGET_S,
+        embed_budget_s: float | None = vectors.LOOKUP_BUDGET_S,
     ) -> None:
         root = config.named_vault(Path(vault)) if vault is not None else config.default_vault()
         self.index = Index(root, path=index_path)
@@ -58,7 +58,7 @@ class Router:
         self.embed_budget_s = embed_budget_s
         # Why the second opinion stopped working in this process, when it did (krouter status shows it).
         self.semantic_error: str | None = None
-        self.vectors: semantic.Vectors | None = None
+        self.vectors: vectors.Vectors | None = None
         self.vectors = self._open_vectors()
         self._tables: Tables | None = None
         self.last_refresh: RefreshStats | None = None
@@ -98,11 +98,11 @@ class Router:
             self._semantic_off(exc)
             return 0
 
-    def _open_vectors(self) -> semantic.Vectors | None:
+    def _open_vectors(self) -> vectors.Vectors | None:
         if not semantic.active(config.semantic_mode()):
             return None
         try:
-            return semantic.Vectors(self.index.path)
+            return vectors.Vectors(self.index.path)
         except semantic.FAILURES as exc:
             self._semantic_off(exc)
             return None

@@ -12,32 +12,25 @@ embedded while the server runs, and a call does not embed nor wait for the embed
 background instance embeds the pages, so a question's embedding does not wait for its batch; they
 share the cores).
 
-The reply builders (``ask_result``, ``read_page``, ``teach_result``, ``status_result`` and their text
-summaries) take a Router and return plain data: the tools in ``tools.py`` wrap them for the SDK, and
-tests call them without one. Nothing here imports the MCP SDK.
+The replies of the tools are built in ``replies.py``. Nothing here imports the MCP SDK.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from krouter.errors import KRouterError, PageNotFound
-from krouter.learner import teach
+from krouter.errors import KRouterError
 from krouter.ops.watch import EMBED_BUSY_RETRY_S, EMBED_POLL_S, RESCAN_S, VaultWatcher, describe
 from krouter.routing import semantic
-from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
-from krouter.routing.semantic import BACKGROUND_SLICE_S, LOOKUP_BUDGET_S
-from krouter.safe_text import clean
-from krouter.vault.files import contained_path
+from krouter.routing.vectors import BACKGROUND_SLICE_S, LOOKUP_BUDGET_S
 
 if TYPE_CHECKING:
     from krouter.ops.ask_socket.server import AskServer
@@ -45,11 +38,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("krouter.mcp")
 
 T = TypeVar("T")
-
-# How many of a refusal's closest pages next_step names for the agent to read.
-READ_CLOSEST = 3
-# Enough for any real note; a runaway file must not flood the model's context in one call.
-MAX_READ_CHARS = 60_000
 
 
 class VaultService:
@@ -247,170 +235,3 @@ class VaultService:
             self._executor.submit(self.router.close).result(timeout=10)
         finally:
             self._executor.shutdown(wait=False)
-
-
-def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) -> dict[str, Any]:
-    """The receipt in the compact form an agent needs, plus ``next_step``: what to do with it.
-
-    The full receipt (every score and term) is for people and scripts (``krouter ask --json``); an
-    agent pays for every byte of a reply on every call, so it gets the decision, the cited page and
-    its passage, the replaced pages, the reason, the confidence against the floor, and which of its
-    wordings decided. ``also`` are the agent's other wordings (``krouter.routing.phrasings`` bounds them).
-    """
-    from krouter.config import is_demo
-
-    # A lone surrogate ("\\ud800" in the request's JSON) could not be logged, nor serialised in the reply.
-    receipt = router.ask(clean(question), k=k, also=[clean(a) for a in also])
-    top = receipt.top
-    out: dict[str, Any] = {
-        "decision": receipt.decision,
-        "cited": [
-            {
-                "path": c.path,
-                "title": c.title,
-                "line": c.line,
-                "snippet": c.snippet,
-                "via": c.via,
-                "via_triggers": c.via_triggers,
-                "via_words": c.via_words,
-                "missing": c.missing,
-            }
-            for c in receipt.cited
-        ],
-        "closest": receipt.closest.path if receipt.decision == "refuse" and receipt.closest else None,
-        # On a refusal, the pages to read before giving up, with the line of their best passage.
-        "candidates": [{"path": c.path, "line": c.line} for c in receipt.candidates[:READ_CLOSEST]]
-        if receipt.decision == "refuse"
-        else [],
-        "redirects": [{"from": r.from_path, "to": r.to_path} for r in receipt.shown_redirects],
-        "reason": receipt.reason,
-        "confidence": round(receipt.evidence.confidence, 3),
-        "floor": round(receipt.evidence.floor, 3),
-        "vault": receipt.vault,
-        "demo_vault": is_demo(Path(receipt.vault)),
-        "phrasing": receipt.phrasing,
-        "semantic_cited": receipt.semantic_cited,
-    }
-    if receipt.decision == "cite" and top is not None:
-        out["next_step"] = (
-            f"Read {top.path!r} with krouter_read (around line {top.line}) before relying on it, "
-            f"and cite that path in your answer."
-        )
-    else:
-        closest = ", ".join(f"{c.path!r} (line {c.line})" for c in receipt.candidates[:READ_CLOSEST])
-        read = (
-            f"Closest pages: {closest}. Read them with krouter_read; if one really answers, answer from it "
-            f"and call krouter_teach with the sentence that answers. "
-            if closest
-            else ""
-        )
-        out["next_step"] = (
-            "No page answers this as asked. If the notes are in another language, ask again with a "
-            f"translation in `phrasings`. {read}Otherwise say the notes don't cover it; do not guess."
-        )
-    return out
-
-
-def ask_summary(out: dict[str, Any]) -> str:
-    """The few lines of text an agent reads for ``ask_result``'s reply (its text content)."""
-    lines = []
-    if out["decision"] == "cite":
-        top = out["cited"][0]
-        lines.append(f"cite: {top['path']} ({top['title']}), line {top['line']}")
-        if top["snippet"]:
-            lines.append(f"> {top['snippet']}")
-        if top["via_words"]:
-            lines.append(f"only on the replaced page {top['via']}: {', '.join(top['via_words'])}")
-        if top["via_triggers"]:
-            lines.append(
-                f"matched only by the page's triggers, not its text: {', '.join(top['via_triggers'])}"
-            )
-        if top["missing"]:
-            lines.append(f"not on the page: {', '.join(top['missing'])}")
-    else:
-        lines.append(f"refuse: {out['reason']}")
-    if out["phrasing"] is not None:
-        lines.append(phrasing_line(out["decision"], out["phrasing"]))
-    for r in out["redirects"]:
-        now = r["to"] or "no current page"
-        lines.append(f"replaced: {r['from']} -> {now} (do not answer from the replaced page)")
-    if out["demo_vault"]:
-        lines.append("note: this is KRouter's demo vault; its pages are fictional, not the user's notes")
-    lines.append(f"next: {out['next_step']}")
-    return "\n".join(lines)
-
-
-def status_result(router: Router) -> dict[str, Any]:
-    """``Router.status`` plus whether the vault is the bundled demo one."""
-    from krouter.config import is_demo
-
-    report = router.status(router.last_refresh)
-    return {**report, "demo_vault": is_demo(router.root)}
-
-
-def status_summary(report: dict[str, Any]) -> str:
-    """The text an agent reads for ``krouter_status``."""
-    lines = [
-        f"vault: {report['vault']}"
-        + (" (KRouter's demo vault: fictional pages)" if report["demo_vault"] else ""),
-        f"pages: {report['pages']} ({report['replaced']} replaced)",
-    ]
-    sem = report.get("semantic") or {}
-    if sem.get("active"):
-        lines.append(
-            f"semantic second opinion: on, {sem['embedded']} of {sem['pages']} current pages embedded"
-        )
-    lines.extend(f"problem: {p['path']}: {p['message']}" for p in report["problems"])
-    lines.extend(f"problem: {f or '.'}: folder cannot be read" for f in report["unreadable_folders"])
-    lines.extend(f"broken replacement: {b['from']}: {b['problem']}" for b in report["broken_links"])
-    return "\n".join(lines)
-
-
-def read_page(router: Router, path: str, start_line: int | None, end_line: int | None) -> str:
-    """A page's text (optionally a 1-based inclusive line range), confined to the vault.
-
-    Raises PathOutsideVault for ``..``, absolute paths and symlinks leaving the vault, PageNotFound for a
-    missing page, ValueError for a file that is not a Markdown page or a bad range.
-    """
-    if not path.lower().endswith(".md"):
-        # A path leaving the vault is refused as that, whatever its name ("../../.bashrc"): the agent
-        # must learn that only the vault can be read, not that it should have asked for a .md file.
-        with contextlib.suppress(PageNotFound):
-            contained_path(router.root, path)
-        # The tool serves the pages KRouter cites, not arbitrary files that sit in the vault folder.
-        raise ValueError(f"not a Markdown page: {path!r} (pass the .md path krouter_ask cited)")
-    page, text = router.read_page(path)
-    note = router.resolve(page).replaced_note()
-    if start_line is None and end_line is None:
-        body = text
-    else:
-        lines = text.splitlines(keepends=True)
-        start = max(start_line or 1, 1)
-        end = min(end_line or len(lines), len(lines))
-        if start > len(lines):
-            raise ValueError(f"{path} has {len(lines)} lines; start_line {start} is past the end")
-        if end < start:
-            raise ValueError(f"end_line {end} is before start_line {start}")
-        body = "".join(lines[start - 1 : end])
-    if len(body) > MAX_READ_CHARS:
-        body = (
-            body[:MAX_READ_CHARS]
-            + f"\n[… truncated at {MAX_READ_CHARS} characters; pass start_line/end_line to read the rest]\n"
-        )
-    if note:
-        # At the end, so line numbers still match the file: an agent must not take this page as current.
-        body += f"\n[krouter: {note}]\n"
-    return body
-
-
-def teach_result(
-    router: Router, question: str, path: str, quote: str, phrasings: Sequence[str]
-) -> teach.TeachResult:
-    """Teach KRouter that ``path`` answers ``question`` (``krouter_teach``), the client named ``mcp``.
-
-    Lone surrogates are cleaned from every input first, as for ``ask_result``; the checks, caps and the
-    journaled write are ``krouter.learner.teach``'s.
-    """
-    return teach.teach(
-        router, clean(question), clean(path), clean(quote), [clean(p) for p in phrasings], client="mcp"
-    )

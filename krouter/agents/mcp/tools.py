@@ -19,8 +19,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from krouter import __version__
-from krouter.agents.mcp.service import (
-    VaultService,
+from krouter.agents.mcp.replies import (
     ask_result,
     ask_summary,
     read_page,
@@ -28,6 +27,7 @@ from krouter.agents.mcp.service import (
     status_summary,
     teach_result,
 )
+from krouter.agents.mcp.service import VaultService
 from krouter.errors import KRouterError, PageNotFound, PathOutsideVault
 from krouter.routing.phrasings import (
     MAX_PHRASING_CHARS,
