@@ -591,29 +591,14 @@ def test_krouter_watch_embeds_the_vault_while_it_idles(vault: Path, monkeypatch:
     import threading
 
     from krouter.index.store import Index
-    from krouter.ops.watch import VaultWatcher, watch_loop
+    from tests.waiting import start_watch_loop
 
     one_page_per_slice(monkeypatch)
     stop = threading.Event()
-    errors: list[BaseException] = []
     # The index exists before two threads open it (two creating it at once: IndexBusy).
     with Router(vault, embed_budget_s=0) as router:
         router.refresh()
-
-    def run() -> None:
-        try:
-            with Router(vault, auto_refresh=False, embed_budget_s=0) as router:
-                watcher = VaultWatcher(router.root, debounce=0.05, index_path=router.index.path)
-                watcher.start()
-                try:
-                    watch_loop(router, watcher, stop=stop)
-                finally:
-                    watcher.stop()
-        except BaseException as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
+    thread, errors = start_watch_loop(vault, stop, debounce=0.05)
     index = Index(vault)
     vectors = page_vectors.Vectors(index.path)
     try:

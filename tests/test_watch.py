@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from waiting import wait_for, write
+from waiting import start_watch_loop, wait_for, write
 
 from krouter.index.store import Index
-from krouter.ops.watch import VaultWatcher, _relevant_path, watch_loop
-from krouter.routing.router import Router
+from krouter.ops.watch import VaultWatcher, _relevant_path
 
 TIMEOUT = 15.0
 
@@ -36,27 +35,7 @@ def vault(tmp_path: Path) -> Path:
 def watching(vault: Path) -> Iterator[Index]:
     """Run the watch loop on its own thread (which owns its index connection); yield a reader."""
     stop = threading.Event()
-    ready = threading.Event()
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            with Router(vault, auto_refresh=False) as router:
-                router.refresh()
-                watcher = VaultWatcher(router.root, debounce=0.1)
-                watcher.start()
-                ready.set()
-                try:
-                    watch_loop(router, watcher, stop=stop)
-                finally:
-                    watcher.stop()
-        except BaseException as exc:
-            errors.append(exc)
-            ready.set()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(TIMEOUT)
+    thread, errors = start_watch_loop(vault, stop, debounce=0.1)
     assert not errors, errors
     reader = Index(vault)
     try:

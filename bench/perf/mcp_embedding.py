@@ -30,12 +30,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
+import run as perf  # noqa: E402
 import vaultgen  # noqa: E402
-
-
-def _pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
 def _spread(values: list[float]) -> dict[str, float | int | None]:
@@ -44,7 +40,7 @@ def _spread(values: list[float]) -> dict[str, float | int | None]:
     return {
         "calls": len(values),
         "p50": round(statistics.median(values), 1),
-        "p95": round(_pct(values, 0.95), 1),
+        "p95": round(perf._pct(values, 95), 1),
         "max": round(max(values), 1),
     }
 
@@ -58,12 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", type=int, default=100, help="calls once every page is embedded")
     args = parser.parse_args(argv)
     work = args.work_dir.resolve()
-    vault = work / f"vault-{args.pages}"
-    manifest_file = work / f"manifest-{args.pages}.json"
-    if not manifest_file.exists():
-        vault.mkdir(parents=True, exist_ok=True)
-        manifest_file.write_text(json.dumps(vaultgen.generate(vault, args.pages)), encoding="utf-8")
-    manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    vault, manifest = vaultgen.made(work, args.pages)
     cache = work / f"cache-{args.pages}"
     # Nothing embedded: the server starts from scratch. The index and the dictionary's store (compiled
     # on a machine's first lookup, seconds) stay, as they would on a machine that has used KRouter.

@@ -55,12 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work-dir", type=Path, required=True)
     args = parser.parse_args(argv)
     work = args.work_dir.resolve()
-    vault = work / f"vault-{args.pages}"
-    manifest_file = work / f"manifest-{args.pages}.json"
-    if not manifest_file.exists():
-        vault.mkdir(parents=True, exist_ok=True)
-        manifest_file.write_text(json.dumps(vaultgen.generate(vault, args.pages)), encoding="utf-8")
-    manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    vault, manifest = vaultgen.made(work, args.pages)
     os.environ["KROUTER_CACHE_DIR"] = str(work / f"cache-{args.pages}")
     os.environ["KROUTER_NO_QUERY_LOG"] = "1"
     os.environ["KROUTER_SEMANTIC"] = "on"

@@ -278,6 +278,17 @@ def generate(root: Path, n_pages: int, seed: int = 8, n_questions: int = 200) ->
     }
 
 
+def made(work: Path, n_pages: int) -> tuple[Path, dict[str, object]]:
+    """The vault of ``n_pages`` pages (seed 8) in ``work`` and its manifest, generated on the first call
+    and read back on the next ones (``vault-N`` and ``manifest-N.json``)."""
+    vault = work / f"vault-{n_pages}"
+    manifest_file = work / f"manifest-{n_pages}.json"
+    if not manifest_file.exists():
+        vault.mkdir(parents=True, exist_ok=True)
+        manifest_file.write_text(json.dumps(generate(vault, n_pages)), encoding="utf-8")
+    return vault, json.loads(manifest_file.read_text(encoding="utf-8"))
+
+
 def _questions(w: _Writer, texts: dict[str, str], n: int) -> list[Question]:
     rng = random.Random(w.rng.random())
     out: list[Question] = []
