@@ -169,6 +169,13 @@ def _no_lane() -> str:
     return hint
 
 
+def _utc(stamp: object) -> str:
+    """A journal or hold time as the list shows it; a hand-edited time that is no number is shown as
+    the epoch, not a crash."""
+    seconds = float(stamp) if isinstance(stamp, (int, float)) else 0.0
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(seconds))
+
+
 def _list(vault: Path | None, as_json: bool) -> None:
     """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
     from krouter.learner.pending import OWNER
@@ -183,9 +190,7 @@ def _list(vault: Path | None, as_json: bool) -> None:
         typer.echo("nothing taught yet")
         return
     for r in rows:
-        # A hand-edited time that is no number is shown as the epoch, not a crash.
-        stamp = r["time"] if isinstance(r["time"], (int, float)) else 0
-        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(stamp)))
+        when = _utc(r["time"])
         if r["pending"]:
             # Triggers and page names came from agents and the query log: shown, never interpreted.
             typer.echo(
@@ -196,8 +201,7 @@ def _list(vault: Path | None, as_json: bool) -> None:
             )
             continue
         if r["rejected"]:
-            ended = r["rejected_time"] if isinstance(r["rejected_time"], (int, float)) else 0
-            rejected = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(ended)))
+            rejected = _utc(r["rejected_time"])
             typer.echo(
                 visible(
                     f"rejected {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"

@@ -43,12 +43,6 @@ DEBOUNCE_S = 0.3
 # forever: after this long with changes pending, refresh anyway and pick up the rest next round.
 MAX_DELAY_S = 2.0
 RESCAN_S = 300.0
-# With the optional semantic second opinion, pages waiting for vectors are embedded a slice at a time
-# (vectors.BACKGROUND_SLICE_S) while the vault is quiet; between two slices file events are waited for
-# this long.
-EMBED_POLL_S = 0.05
-# ... and while another process embeds the vault (it holds the embedding lock), this long.
-EMBED_BUSY_RETRY_S = 2.0
 
 # Events that can change what a page says or where it is; opened/closed-without-writing cannot.
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
@@ -253,29 +247,19 @@ def watch_loop(
     events the vault is re-checked anyway, in case the platform dropped events. In between, pages that
     have no vectors yet for the semantic second opinion are embedded a slice at a time.
     """
-    from krouter.routing.semantic import wanted
-    from krouter.routing.vectors import BACKGROUND_SLICE_S
+    from krouter.ops.background_embedding import EMBED_POLL_S, BackgroundEmbedding
 
     stop = stop or threading.Event()
     last_scan = time.monotonic()
-    # Pages may be waiting for vectors (the semantic second opinion): embedded a slice at a time while
-    # nothing changes, until a slice finds nothing left to embed; set again by every refresh (another
-    # process may have indexed the pages this one was told of). While another process embeds (it
-    # holds the embedding lock), slices wait until ``slices_after``.
-    unembedded = router.vectors is not None
-    slices_after = 0.0
+    background = BackgroundEmbedding(router.vectors is not None)
     while not stop.is_set():
         if not watcher.running:
             raise OSError("the file watcher stopped")
-        embedding = unembedded and router.vectors is not None and time.monotonic() >= slices_after
+        embedding = background.ready() and router.vectors is not None
         changed = watcher.wait(timeout=EMBED_POLL_S if embedding else 0.5)
         if not changed and time.monotonic() - last_scan < rescan:
             if embedding:
-                # Turned off meanwhile (`krouter config set semantic off`): the cores are the user's.
-                done = router.embed(budget_s=BACKGROUND_SLICE_S, background=True) if wanted() else 0
-                if done is None:
-                    slices_after = time.monotonic() + EMBED_BUSY_RETRY_S
-                unembedded = done is None or done > 0
+                background.slice(router)
             continue
         last_scan = time.monotonic()
         try:
@@ -285,7 +269,7 @@ def watch_loop(
             continue
         if not stats.stale:
             watcher.indexed()
-        unembedded = router.vectors is not None
+        background.refreshed(router.vectors is not None)
         if stats.changed or changed:
             log.info(describe(stats, changed))
         for p in stats.problems if stats.changed else []:

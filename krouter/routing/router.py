@@ -99,7 +99,7 @@ class Router:
             return 0
 
     def _open_vectors(self) -> vectors.Vectors | None:
-        if not semantic.active(config.semantic_mode()):
+        if not semantic.wanted():
             return None
         try:
             return vectors.Vectors(self.index.path)

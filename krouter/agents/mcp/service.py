@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from krouter.errors import KRouterError
-from krouter.ops.watch import EMBED_BUSY_RETRY_S, EMBED_POLL_S, RESCAN_S, VaultWatcher, describe
-from krouter.routing import semantic
+from krouter.ops.background_embedding import EMBED_POLL_S, BackgroundEmbedding
+from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
 from krouter.routing.router import Router
-from krouter.routing.vectors import BACKGROUND_SLICE_S, LOOKUP_BUDGET_S
+from krouter.routing.vectors import LOOKUP_BUDGET_S
 
 if TYPE_CHECKING:
     from krouter.ops.ask_socket.server import AskServer
@@ -60,13 +60,8 @@ class VaultService:
         self.watcher = VaultWatcher(self.root, debounce=debounce, index_path=self.router.index.path)
         self.rescan = rescan
         self._last_walk = 0.0
-        # Pages may be waiting for vectors (the semantic second opinion): the refresher embeds a slice
-        # at a time while this holds. Set by every refresh (another process may have indexed the pages
-        # this one was told of) and by a slice that embedded some; cleared as a slice starts.
-        self._unembedded = self.router.vectors is not None
-        self._slicing = False
-        # While another process holds the embedding lock, slices wait until then (time.monotonic()).
-        self._slices_after = 0.0
+        # The pages waiting for vectors (the semantic second opinion), embedded by the refresher.
+        self._background = BackgroundEmbedding(self.router.vectors is not None)
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
         self._asks: AskServer | None = None
@@ -110,13 +105,14 @@ class VaultService:
     def _pump_loop(self) -> None:
         """Refresh after each quiet batch of changes, so the next call has little left to do; walk
         the whole vault every ``rescan`` seconds in case the platform dropped an event; in between,
-        embed the pages that have no vectors yet (see ``_embed_slice``)."""
+        embed the pages that have no vectors yet (``BackgroundEmbedding``), on this thread with its own
+        connections (``embedder``): a call never waits for a slice."""
         embedder: Router | None = None
         try:
             while not self._stop.is_set():
                 # The batch stays pending until the worker takes it: a call queued meanwhile takes it
                 # itself, so no change is ever out of both the pending set and the index.
-                ready = self.embedding and time.monotonic() >= self._slices_after
+                ready = self.router.vectors is not None and self._background.ready()
                 idle = EMBED_POLL_S if ready else min(0.5, self.rescan)
                 changed = self.watcher.wait(timeout=idle, take=False)
                 if self._stop.is_set():
@@ -135,9 +131,9 @@ class VaultService:
                             )
                         except (KRouterError, OSError, sqlite3.Error) as exc:
                             log.warning("cannot open the index to embed pages: %s", exc)
-                            self._unembedded = False
+                            self._background.refreshed(False)
                             continue
-                    self._embed_slice(embedder)
+                    self._background.slice(embedder)
                     if embedder.vectors is None:
                         # The slice failed and turned the option off for that Router only: a new one
                         # tries again after the next refresh (lookups go on with theirs).
@@ -151,28 +147,7 @@ class VaultService:
     def embedding(self) -> bool:
         """True while the refresher has pages left to embed for the semantic second opinion (pages over
         the lookup budget's size limits are left to ``krouter index`` and do not count)."""
-        return self.router.vectors is not None and (self._unembedded or self._slicing)
-
-    def _embed_slice(self, embedder: Router) -> None:
-        """Embed pages for a slice, on this thread with its own connections and the model's background
-        instance: a call never waits for a slice. Slices go on until one finds nothing left to embed,
-        or the option is turned off (`krouter config set semantic off`: the cores are the user's);
-        while another process embeds (two agents' servers on one vault, `krouter index`), this one
-        looks again every EMBED_BUSY_RETRY_S."""
-        if not semantic.wanted():
-            self._unembedded = False
-            return
-        # Cleared first: a refresh while the slice runs (a call indexing a new page) sets it again.
-        self._slicing, self._unembedded = True, False
-        try:
-            done = embedder.embed(budget_s=BACKGROUND_SLICE_S, background=True)
-        finally:
-            self._slicing = False
-        if done is None:
-            self._unembedded = True
-            self._slices_after = time.monotonic() + EMBED_BUSY_RETRY_S
-        elif done:
-            self._unembedded = True
+        return self.router.vectors is not None and self._background.pending
 
     def _refresh_pending(self, walk: bool) -> None:
         self._refresh(self.watcher.take(), walk=walk)
@@ -192,7 +167,7 @@ class VaultService:
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
             return
-        self._unembedded = self.router.vectors is not None
+        self._background.refreshed(self.router.vectors is not None)
         self.router.last_refresh = stats
         if not stats.stale:
             self.watcher.indexed()
