@@ -127,6 +127,17 @@ def test_a_second_agent_teaching_the_same_pick_does_not_confirm_it(vault: Path) 
     assert snapshot(vault) == before and len(listed(vault)) == 1
 
 
+def test_teaching_a_held_pick_again_with_a_quote_not_on_the_page_is_refused(vault: Path) -> None:
+    # A walkthrough's second call, with a made-up quote, was answered "pending" with that quote echoed:
+    # the hold short-circuited every check.
+    first = teach_lib(vault)
+    again = teach_lib(vault, quote="We may merge with no review at all, for free.")
+    assert first.status == PENDING and again.status == teach.NOT_TAUGHT
+    assert again.reason == "the quote is not on the page" and again.pending_id is None
+    [row] = listed(vault)
+    assert row["quote"] == GOOD_QUOTE and row["pending_id"] == first.pending_id
+
+
 def test_the_cli_says_pending_and_the_owner_accepts_then_undoes_byte_for_byte(vault: Path) -> None:
     before = snapshot(vault)
     code, out = cli(vault, "teach", MERGE_Q, "--page", CODE_REVIEW, "--quote", GOOD_QUOTE)

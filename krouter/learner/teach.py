@@ -226,24 +226,28 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
             f"(or barely answers)"
         )
     same = pending.find(router.root, question, rel, pending.AGENT)
-    if same is not None and pending.is_held(cfg, pending.AGENT):
-        # Taught again, by this agent or another: still one source (an agent names itself).
-        result.status, result.pending_id = PENDING, str(same["pending"])
-        return "it was held already; another agent's teaching does not confirm it"
-    now = time.time()
-    problem = _limits_problem(router.root, rel, question, now)
+    if not pending.is_held(cfg, pending.AGENT):
+        same = None
+    # A pick held already is within the caps (it was counted when it was held).
+    problem = None if same else _limits_problem(router.root, rel, question, time.time())
     if problem:
         return problem
     try:
         page_bytes = read_for_edit(router.root, rel)
     except (KRouterError, OSError, UnicodeDecodeError) as exc:
         return f"page cannot be read: {exc}"
+    # Every call's pick is checked, one held already too: "pending" must never answer a quote that is
+    # not on the page.
     ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in result.phrasings]
     problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
     if problem:
         return problem
+    if same:
+        # Taught again, by this agent or another: still one source (an agent names itself).
+        result.status, result.pending_id = PENDING, str(same["pending"])
+        return "it was held already; another agent's teaching does not confirm it"
     record: dict[str, object] = {
         "quote": result.quote,
         "lane": AGENT_LANE,
