@@ -30,7 +30,7 @@ from krouter.ops.ask_socket import client as ask_client
 from krouter.ops.ask_socket.client import ask_through_socket
 from krouter.ops.ask_socket.protocol import HELLO, PROTOCOL, code_id, default_index_path, socket_path
 from krouter.ops.ask_socket.server import AskServer
-from krouter.ops.watch import VaultWatcher
+from krouter.ops.vault_watcher import VaultWatcher
 from krouter.ops.watch_lease import watched_clean
 from krouter.routing.router import Router
 

@@ -17,7 +17,7 @@ from waiting import wait_for, write
 from krouter.agents.mcp.replies import ask_result
 from krouter.agents.mcp.service import VaultService
 from krouter.index.store import Index
-from krouter.ops.watch import VaultWatcher
+from krouter.ops.vault_watcher import VaultWatcher
 
 
 @pytest.fixture

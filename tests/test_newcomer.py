@@ -21,7 +21,7 @@ from krouter import config
 from krouter.cli import DEMO_NOTE, app
 from krouter.ops.ask_socket.client import ask_through_socket
 from krouter.ops.ask_socket.server import AskServer
-from krouter.ops.watch import VaultWatcher
+from krouter.ops.vault_watcher import VaultWatcher
 from krouter.routing.router import Router
 
 runner = CliRunner()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from waiting import start_watch_loop, wait_for, write
 
 from krouter.index.store import Index
-from krouter.ops.watch import VaultWatcher, _relevant_path
+from krouter.ops.vault_watcher import VaultWatcher, _relevant_path
 
 TIMEOUT = 15.0
 
@@ -94,6 +95,16 @@ def test_mass_renames(vault: Path, watching: Index) -> None:
         os.rename(vault / "Archive" / f"note {i}.md", vault / "Archive" / f"renamed {i}.md")
     expected = {"Decisions/Primary database.md"} | {f"Archive/renamed {i}.md" for i in range(60)}
     wait_for(lambda: paths(watching) == expected)
+
+
+def test_a_vault_folder_deleted_and_made_again_is_watched_again(vault: Path, watching: Index) -> None:
+    # A restore from backup, a re-clone or a sync tool replacing the folder: the observer watched the
+    # old folder, so the new one's pages were never indexed and the old ones were served on.
+    shutil.rmtree(vault)
+    write(vault / "Lunch.md", "# Lunch\n\nLunch is at noon.\n")
+    wait_for(lambda: paths(watching) == {"Lunch.md"})
+    write(vault / "Runbooks" / "Deploy.md", "# Deploy\n\nRun fly deploy.\n")
+    wait_for(lambda: paths(watching) == {"Lunch.md", "Runbooks/Deploy.md"})
 
 
 def test_relevant_paths(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ def start_watch_loop(
     """Run `krouter watch`'s loop on its own thread (which owns its index connection) until ``stop`` is
     set, as the command runs it (the watcher holds the index's lease); return once it watches. Errors
     the thread raised are appended to the returned list."""
-    from krouter.ops.watch import VaultWatcher, watch_loop
+    from krouter.ops.vault_watcher import VaultWatcher
+    from krouter.ops.watch import watch_loop
     from krouter.routing.router import Router
 
     ready = threading.Event()

@@ -11,11 +11,9 @@ by the next event or by the periodic safety rescan.
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -23,204 +21,19 @@ import typer
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
 from krouter.errors import KRouterError
-from krouter.vault.files import shown_path
+from krouter.ops.vault_watcher import DEBOUNCE_S, VaultWatcher
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from watchdog.events import FileSystemEvent
-    from watchdog.observers.api import BaseObserver
-
     from krouter.index.refresh import RefreshStats
     from krouter.ops.ask_socket.server import AskServer
-    from krouter.ops.watch_lease import WatchLease
     from krouter.routing.router import Router
 
 log = logging.getLogger("krouter.watch")
 
-DEBOUNCE_S = 0.3
-# A steady stream of events (a sync client unpacking thousands of files) must not postpone the refresh
-# forever: after this long with changes pending, refresh anyway and pick up the rest next round.
-MAX_DELAY_S = 2.0
+# Without events, the vault is walked this often anyway, in case the platform dropped one.
 RESCAN_S = 300.0
-
-# Events that can change what a page says or where it is; opened/closed-without-writing cannot.
-_RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
-
-
-def _relevant_path(root: Path, path: str, is_directory: bool) -> str | None:
-    """The vault-relative path an event touches, or None when no page can be affected.
-
-    Dot-folders and dot-files are skipped like the indexer skips them (``.obsidian``, ``.git``, vim's
-    ``.page.md.swp``). A directory counts because renaming or deleting a folder moves every page in it,
-    and some platforms report only the folder.
-    """
-    try:
-        rel = Path(os.fsdecode(path)).relative_to(root)
-    except ValueError:
-        return None
-    if any(part.startswith(".") for part in rel.parts):
-        return None
-    if not is_directory and not rel.name.lower().endswith(".md"):
-        return None
-    # A name that is not UTF-8 is only ever shown (in the log line), never stored.
-    return shown_path(rel.as_posix()) or "."
-
-
-class VaultWatcher:
-    """Watches a vault with watchdog and collects changed paths until a caller takes them.
-
-    Thread-safe: watchdog's thread adds paths, a consumer waits for a quiet batch with ``wait()`` or
-    takes whatever is pending with ``take()``. It never touches the index itself, so the consumer can
-    keep the SQLite connection on the one thread that owns it.
-    """
-
-    def __init__(
-        self,
-        root: Path,
-        *,
-        debounce: float = DEBOUNCE_S,
-        max_delay: float = MAX_DELAY_S,
-        index_path: Path | None = None,
-    ) -> None:
-        self.root = Path(root).resolve()
-        self.debounce = debounce
-        self.max_delay = max_delay
-        self._cond = threading.Condition()
-        self._pending: set[str] = set()
-        self._first = 0.0
-        self._last = 0.0
-        self._observer: BaseObserver | None = None
-        # With an index path, the watcher tells other processes whether every change it saw is indexed
-        # (krouter.ops.watch_lease), so their lookups can skip walking the vault.
-        self._index_path = index_path
-        self._lease: WatchLease | None = None
-        self._seq = 0  # events seen so far
-        self._taken_seq = 0  # events seen when the last batch was taken
-
-    def start(self) -> None:
-        """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
-        from watchdog.events import FileSystemEventHandler
-        from watchdog.observers import Observer
-
-        watcher = self
-
-        class _Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                watcher._on_event(event)
-
-        observer = Observer()
-        observer.daemon = True
-        observer.schedule(_Handler(), str(self.root), recursive=True)
-        observer.start()
-        self._observer = observer
-        if self._index_path is not None:
-            from krouter.ops.watch_lease import WatchLease
-
-            self._lease = WatchLease.acquire(self._index_path)
-
-    def stop(self) -> None:
-        """Stop the observer thread and wait for it (bounded)."""
-        with self._cond:
-            if self._lease is not None:
-                self._lease.release()
-                self._lease = None
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
-            self._observer = None
-        with self._cond:
-            self._cond.notify_all()
-
-    @property
-    def leased(self) -> bool:
-        """True while this watcher holds the index's lease (no other process's watcher does)."""
-        with self._cond:
-            return self._lease is not None
-
-    @property
-    def fresh(self) -> bool:
-        """True while this watcher holds the lease and every change it was told about is indexed: what
-        the lease tells other processes, for this process's own lookups (the ask socket's)."""
-        with self._cond:
-            return self._lease is not None and self._lease.clean
-
-    @property
-    def running(self) -> bool:
-        """True while the observer thread is alive."""
-        return self._observer is not None and self._observer.is_alive()
-
-    def _on_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in _RELEVANT:
-            return
-        # A directory "modified" event accompanies every file change inside it: it says nothing new.
-        if event.is_directory and event.event_type in ("modified", "closed"):
-            return
-        paths = {_relevant_path(self.root, event.src_path, event.is_directory)}
-        dest = getattr(event, "dest_path", "")
-        if dest:
-            # An atomic save is "temp file moved onto page.md": only the destination is a page.
-            paths.add(_relevant_path(self.root, dest, event.is_directory))
-        paths.discard(None)
-        if not paths:
-            return
-        now = time.monotonic()
-        with self._cond:
-            self._seq += 1
-            if self._lease is not None:
-                # Before the change is pending: a lookup elsewhere must never see "clean" while a change
-                # waits to be indexed.
-                self._lease.mark(dirty=True)
-            if not self._pending:
-                self._first = now
-            self._pending.update(p for p in paths if p is not None)
-            self._last = now
-            self._cond.notify_all()
-
-    def take(self) -> set[str]:
-        """Take every pending path now, quiet or not (a caller about to answer must see every edit)."""
-        with self._cond:
-            out, self._pending = self._pending, set()
-            self._taken_seq = self._seq
-            return out
-
-    def indexed(self) -> None:
-        """Say that a refresh which started after the last ``take()`` has committed: when no event came
-        since, other processes may trust the index without walking the vault."""
-        with self._cond:
-            if self._lease is not None and not self._pending and self._seq == self._taken_seq:
-                self._lease.mark(dirty=False)
-
-    def wait(self, timeout: float | None = None, *, take: bool = True) -> set[str]:
-        """Block until a batch is ready (no event for ``debounce`` s, or ``max_delay`` s of changes).
-
-        Returns the batch, or an empty set when ``timeout`` passes first or the watcher stops. With
-        ``take=False`` the batch stays pending, for a ``take()`` on the thread that will refresh: no
-        moment exists where a change is neither pending nor indexed.
-        """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._cond:
-            while True:
-                now = time.monotonic()
-                if self._pending:
-                    ready_at = min(self._last + self.debounce, self._first + self.max_delay)
-                    if now >= ready_at:
-                        if not take:
-                            return set(self._pending)
-                        out, self._pending = self._pending, set()
-                        self._taken_seq = self._seq
-                        return out
-                    wake = ready_at
-                else:
-                    wake = None
-                if deadline is not None:
-                    if now >= deadline:
-                        return set()
-                    wake = deadline if wake is None else min(wake, deadline)
-                if self._observer is None and not self._pending:
-                    return set()
-                # Short slices keep Ctrl-C responsive on platforms where a blocked wait ignores it.
-                self._cond.wait(timeout=min(0.5, wake - now) if wake is not None else 0.5)
 
 
 def describe(stats: RefreshStats, changed: set[str]) -> str:

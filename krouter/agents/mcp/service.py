@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from krouter.errors import KRouterError
 from krouter.ops.background_embedding import EMBED_POLL_S, BackgroundEmbedding
-from krouter.ops.watch import RESCAN_S, VaultWatcher, describe
+from krouter.ops.vault_watcher import VaultWatcher
+from krouter.ops.watch import RESCAN_S, describe
 from krouter.routing.router import Router
 from krouter.routing.vectors import LOOKUP_BUDGET_S
 

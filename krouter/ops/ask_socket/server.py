@@ -23,7 +23,7 @@ from krouter.ops.ask_socket.protocol import (
 )
 
 if TYPE_CHECKING:
-    from krouter.ops.watch import VaultWatcher
+    from krouter.ops.vault_watcher import VaultWatcher
     from krouter.routing.router import Router
 
 _DECLINE: dict[str, object] = {"protocol": PROTOCOL, "ok": False}

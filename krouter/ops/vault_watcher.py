@@ -1,0 +1,267 @@
+"""The file watcher under ``krouter watch`` and the MCP server: watchdog's events on a vault, collected
+into batches of changed paths for the thread that owns the index to refresh.
+
+Events only *trigger* a refresh (``krouter.ops.watch``); what to re-index is decided by
+``Index.refresh()``. A vault folder deleted and made again under the same name (a restore, a re-clone, a
+sync tool replacing it) is watched again, and the whole vault is reported changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from krouter.vault.files import shown_path
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
+
+    from krouter.ops.watch_lease import WatchLease
+
+log = logging.getLogger("krouter.watch")
+
+DEBOUNCE_S = 0.3
+# A steady stream of events (a sync client unpacking thousands of files) must not postpone the refresh
+# forever: after this long with changes pending, refresh anyway and pick up the rest next round.
+MAX_DELAY_S = 2.0
+
+# Events that can change what a page says or where it is; opened/closed-without-writing cannot.
+_RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
+def _relevant_path(root: Path, path: str, is_directory: bool) -> str | None:
+    """The vault-relative path an event touches, or None when no page can be affected.
+
+    Dot-folders and dot-files are skipped like the indexer skips them (``.obsidian``, ``.git``, vim's
+    ``.page.md.swp``). A directory counts because renaming or deleting a folder moves every page in it,
+    and some platforms report only the folder.
+    """
+    try:
+        rel = Path(os.fsdecode(path)).relative_to(root)
+    except ValueError:
+        return None
+    if any(part.startswith(".") for part in rel.parts):
+        return None
+    if not is_directory and not rel.name.lower().endswith(".md"):
+        return None
+    # A name that is not UTF-8 is only ever shown (in the log line), never stored.
+    return shown_path(rel.as_posix()) or "."
+
+
+class VaultWatcher:
+    """Watches a vault with watchdog and collects changed paths until a caller takes them.
+
+    Thread-safe: watchdog's thread adds paths, a consumer waits for a quiet batch with ``wait()`` or
+    takes whatever is pending with ``take()``. It never touches the index itself, so the consumer can
+    keep the SQLite connection on the one thread that owns it.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        debounce: float = DEBOUNCE_S,
+        max_delay: float = MAX_DELAY_S,
+        index_path: Path | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.debounce = debounce
+        self.max_delay = max_delay
+        self._cond = threading.Condition()
+        self._pending: set[str] = set()
+        self._first = 0.0
+        self._last = 0.0
+        self._observer: BaseObserver | None = None
+        # With an index path, the watcher tells other processes whether every change it saw is indexed
+        # (krouter.ops.watch_lease), so their lookups can skip walking the vault.
+        self._index_path = index_path
+        self._lease: WatchLease | None = None
+        self._seq = 0  # events seen so far
+        self._taken_seq = 0  # events seen when the last batch was taken
+        # The vault folder being watched (device, inode), and whether its deletion was reported: one
+        # deleted and made again under the same name (a restore, a re-clone, a sync tool replacing it) is
+        # another folder, which the observer does not watch (its inode number may be the old one's).
+        self._folder: tuple[int, int] | None = None
+        self._lost = False
+
+    def start(self) -> None:
+        """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
+        self._folder = _folder_identity(self.root)
+        self._observer = self._observe()
+        if self._index_path is not None:
+            from krouter.ops.watch_lease import WatchLease
+
+            self._lease = WatchLease.acquire(self._index_path)
+
+    def _observe(self) -> BaseObserver:
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        watcher = self
+
+        class _Handler(FileSystemEventHandler):
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                watcher._on_event(event)
+
+        observer = Observer()
+        observer.daemon = True
+        observer.schedule(_Handler(), str(self.root), recursive=True)
+        observer.start()
+        return observer
+
+    def _follow_folder(self) -> None:
+        """When the vault folder was deleted, or deleted and made again, since the last look: report the
+        whole vault as changed (the next refresh walks it), and watch the new folder once there is one.
+        Runs on the consumer's thread (``wait``), never while holding the lock the observer's thread
+        takes to report an event."""
+        if self._observer is None:
+            return
+        now = _folder_identity(self.root)
+        with self._cond:
+            lost = self._lost
+        if now == self._folder and not lost:
+            return
+        if now is None:
+            if self._folder is None:
+                return  # gone, and said so: nothing to watch until it is back
+            log.info("the vault folder %s is gone", self.root)
+        else:
+            old, self._observer = self._observer, self._observe()
+            old.stop()
+            old.join(timeout=5)
+            log.info("the vault folder %s was made again: watching the new one", self.root)
+            with self._cond:
+                self._lost = False
+        self._folder = now
+        with self._cond:
+            self._seq += 1
+            if self._lease is not None:
+                self._lease.mark(dirty=True)
+            if not self._pending:
+                self._first = time.monotonic()
+            self._pending.add(".")
+            self._last = time.monotonic()
+
+    def stop(self) -> None:
+        """Stop the observer thread and wait for it (bounded)."""
+        with self._cond:
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+        with self._cond:
+            self._cond.notify_all()
+
+    @property
+    def leased(self) -> bool:
+        """True while this watcher holds the index's lease (no other process's watcher does)."""
+        with self._cond:
+            return self._lease is not None
+
+    @property
+    def fresh(self) -> bool:
+        """True while this watcher holds the lease and every change it was told about is indexed: what
+        the lease tells other processes, for this process's own lookups (the ask socket's)."""
+        with self._cond:
+            return self._lease is not None and self._lease.clean
+
+    @property
+    def running(self) -> bool:
+        """True while the observer thread is alive."""
+        return self._observer is not None and self._observer.is_alive()
+
+    def _on_event(self, event: FileSystemEvent) -> None:
+        if event.event_type not in _RELEVANT:
+            return
+        if (
+            event.is_directory
+            and event.event_type == "deleted"
+            and Path(os.fsdecode(event.src_path)) == self.root
+        ):
+            with self._cond:
+                self._lost = True
+        # A directory "modified" event accompanies every file change inside it: it says nothing new.
+        if event.is_directory and event.event_type in ("modified", "closed"):
+            return
+        paths = {_relevant_path(self.root, event.src_path, event.is_directory)}
+        dest = getattr(event, "dest_path", "")
+        if dest:
+            # An atomic save is "temp file moved onto page.md": only the destination is a page.
+            paths.add(_relevant_path(self.root, dest, event.is_directory))
+        paths.discard(None)
+        if not paths:
+            return
+        now = time.monotonic()
+        with self._cond:
+            self._seq += 1
+            if self._lease is not None:
+                # Before the change is pending: a lookup elsewhere must never see "clean" while a change
+                # waits to be indexed.
+                self._lease.mark(dirty=True)
+            if not self._pending:
+                self._first = now
+            self._pending.update(p for p in paths if p is not None)
+            self._last = now
+            self._cond.notify_all()
+
+    def take(self) -> set[str]:
+        """Take every pending path now, quiet or not (a caller about to answer must see every edit)."""
+        with self._cond:
+            out, self._pending = self._pending, set()
+            self._taken_seq = self._seq
+            return out
+
+    def indexed(self) -> None:
+        """Say that a refresh which started after the last ``take()`` has committed: when no event came
+        since, other processes may trust the index without walking the vault."""
+        with self._cond:
+            if self._lease is not None and not self._pending and self._seq == self._taken_seq:
+                self._lease.mark(dirty=False)
+
+    def wait(self, timeout: float | None = None, *, take: bool = True) -> set[str]:
+        """Block until a batch is ready (no event for ``debounce`` s, or ``max_delay`` s of changes).
+
+        Returns the batch, or an empty set when ``timeout`` passes first or the watcher stops. With
+        ``take=False`` the batch stays pending, for a ``take()`` on the thread that will refresh: no
+        moment exists where a change is neither pending nor indexed.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self._follow_folder()
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                if self._pending:
+                    ready_at = min(self._last + self.debounce, self._first + self.max_delay)
+                    if now >= ready_at:
+                        if not take:
+                            return set(self._pending)
+                        out, self._pending = self._pending, set()
+                        self._taken_seq = self._seq
+                        return out
+                    wake = ready_at
+                else:
+                    wake = None
+                if deadline is not None:
+                    if now >= deadline:
+                        return set()
+                    wake = deadline if wake is None else min(wake, deadline)
+                if self._observer is None and not self._pending:
+                    return set()
+                # Short slices keep Ctrl-C responsive on platforms where a blocked wait ignores it.
+                self._cond.wait(timeout=min(0.5, wake - now) if wake is not None else 0.5)
+
+
+def _folder_identity(root: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
