@@ -328,10 +328,14 @@ def _with_suggestions(message: str, path: str, router: Router) -> str:
     want = key(name[:-3] if name.lower().endswith(".md") else name)
     if not want:
         return message
+    typed = key(path.replace("\\", "/"))
+    # The page typed is not its own suggestion: indexed but unreadable now (a folder without read
+    # permission), it is the message that says why.
     matches = [
         rel
         for _id, rel, title, *_ in router.index.page_table()
-        if key(Path(rel).stem) == want or key(title or "") == want
+        if (key(Path(rel).stem) == want or key(title or "") == want)
+        and key(rel) not in (typed, f"{typed}.md")
     ]
     if not matches:
         return message

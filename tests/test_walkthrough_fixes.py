@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from krouter.cli import app
@@ -45,3 +46,24 @@ def test_importing_a_folder_with_no_transcript_fails_and_says_why(tmp_path: Path
     assert result.exit_code == 1, result.output
     assert "no *.jsonl transcript" in result.output
     assert not (vault / "Inputs").exists()
+
+
+def test_reading_an_indexed_page_that_cannot_be_read_does_not_suggest_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A walkthrough's page in a folder without read permission: "no page at 'Locked/a.md' …; did you
+    # mean Locked/a.md?" (root ignores permissions, so the refusal is made here).
+    vault = _vault(tmp_path)
+    assert runner.invoke(app, ["index", "--vault", str(vault)]).exit_code == 0
+    locked = (vault / "Decisions" / "Primary database.md").resolve()
+    real_is_file = Path.is_file
+
+    def is_file(self: Path) -> bool:
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_is_file(self)
+
+    monkeypatch.setattr(Path, "is_file", is_file)
+    result = runner.invoke(app, ["read", "Decisions/Primary database.md", "--vault", str(vault)])
+    assert result.exit_code != 0
+    assert "Permission denied" in result.output and "did you mean" not in result.output
