@@ -144,8 +144,11 @@ def test_max_bounds_a_run_and_leaves_the_rest_for_later(vault: Path) -> None:
     log_weak(vault, "Who can approve a pull request?")
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}), max_questions=1)
     assert [o.question for o in report.outcomes] == [MERGE_Q]
+    # The summary accounts for every weak question: the one over --max is said to wait.
+    assert report.deferred == 1 and "1 left for a later run (--max)" in report.to_text().splitlines()[0]
     report2, _ = run(vault, answers({"q": 1, "page": None}))
     assert [o.question for o in report2.outcomes] == ["Who can approve a pull request?"]
+    assert report2.deferred == 0 and "later run" not in report2.to_text()
 
 
 def test_duplicate_questions_are_asked_once(vault: Path) -> None:

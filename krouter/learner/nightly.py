@@ -198,6 +198,7 @@ def learn(
         report.weak = len(weak)
         todo = weak[: max(max_questions, 0)]
         rest = weak[len(todo) :]
+        report.deferred = len(rest)
 
         router.refresh()
         # Inputs and clippings pages, left out of the neighbour check (see verify._specific_units).

@@ -43,6 +43,8 @@ class LearnReport:
     outcomes: list[Outcome] = field(default_factory=list)
     log_entries: int = 0
     weak: int = 0
+    # Weak questions over the run's --max, left in the log for a later run.
+    deferred: int = 0
     cursor_advanced: bool = False
 
     def count(self, status: str) -> int:
@@ -68,6 +70,8 @@ class LearnReport:
                 f"proposed {self.count(PROPOSED)}, pending {self.count(PENDING)}, rejected {self.count(REJECTED)}, no page {self.count(NO_PAGE)}, "
                 f"uncertain {self.count(UNCERTAIN)}, skipped {self.count(SKIPPED)}"
             )
+        if self.deferred:
+            head += f"; {self.deferred} left for a later run (--max)"
         lines = [head]
         for o in self.outcomes:
             where = f" -> {o.page}" if o.page else ""
