@@ -168,3 +168,22 @@ def test_cli_logs_and_exits_on_ctrl_c(vault: Path, sig: signal.Signals) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_second_krouter_watch_says_another_process_watches(vault: Path, watching: Index) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        deadline = time.monotonic() + TIMEOUT
+        while "watching" not in seen and time.monotonic() < deadline:
+            seen += proc.stderr.readline()
+        assert "already watches" in seen and "watching" in seen, seen
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(TIMEOUT)

@@ -147,6 +147,12 @@ def watch_command(
             server = AskServer(router.root, router.index.path, watcher)
             if not server.start():
                 server = None
+        else:
+            log.info(
+                "another process (krouter watch or krouter mcp) already watches %s; this one keeps the "
+                "index fresh too, and the other answers fresh `krouter ask` runs",
+                router.root,
+            )
         log.info(
             "watching %s (%s pages indexed, %s)",
             router.root,
