@@ -195,10 +195,9 @@ def learn(
         weak, times = weak_questions(_log_entries(), vid, since)
         lane_name, model = (lane.name, lane.model) if lane is not None else (NO_LANE, "-")
         report = LearnReport(run_id, str(root), lane_name, model, dry_run, log_entries=len(times))
-        report.weak = len(weak)
         todo = weak[: max(max_questions, 0)]
         rest = weak[len(todo) :]
-        report.deferred = len(rest)
+        report.weak, report.deferred = len(weak), len(rest)
 
         router.refresh()
         # Inputs and clippings pages, left out of the neighbour check (see verify._specific_units).
