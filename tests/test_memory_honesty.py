@@ -36,6 +36,8 @@ SETS = {
     "heldout_crosslang4.jsonl": "vault2",
     "heldout_crosslang5.jsonl": "vault3",
     "heldout_everyday2.jsonl": "vault3",
+    "heldout_names1.jsonl": "vault",
+    "heldout_names3.jsonl": "vault3",
 }
 
 

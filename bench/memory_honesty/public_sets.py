@@ -54,6 +54,10 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "heldout-crosslang4": ("vault2", "heldout_crosslang4.jsonl", "questions_crosslang2.jsonl"),
     "heldout-crosslang5": ("vault3", "heldout_crosslang5.jsonl", "questions_crosslang3.jsonl"),
     "heldout-everyday2": ("vault3", "heldout_everyday2.jsonl", "questions_dev3.jsonl"),
+    # Written 2026-12-02 (twelfth session) by a helper that saw only vault/ and vault3/: questions that
+    # name things (tools, vendors, people, places), for the go/no-go of D59; no dev twin.
+    "heldout-names1": ("vault", "heldout_names1.jsonl", "questions_dev.jsonl"),
+    "heldout-names3": ("vault3", "heldout_names3.jsonl", "questions_dev3.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
