@@ -5,9 +5,10 @@ it compares the IDF-weighted share of the question's content that the top page c
 page and in its best passage) with one floor, discounted when the top page barely leads the next.
 A question word the vault never contains, or one that other pages hold but the top page lacks, lowers
 that share by its IDF weight. Triggers count towards it only when the question expresses them.
-Three vetoes refuse a page whatever its words' share: one that matches nothing but single Han characters
-outside its title, a conversation turn of another speaker than the one the question names, and a page
-that never mentions the name of another page the question names (王磊, Sarah Chen).
+Four vetoes refuse a page whatever its words' share: one that matches nothing but single Han characters
+outside its title, a conversation turn of another speaker than the one the question names, a page
+that never mentions the name of another page the question names (王磊, Sarah Chen), and any page when
+the question names something no page mentions (MongoDB, 北京).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.citation import HeldPassage, PageReads, citation
-from krouter.routing.elsewhere import named_elsewhere, named_page
+from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
@@ -138,10 +139,14 @@ def decide(
     # file name, none of them a dictionary word) which this page never mentions asks about that page's
     # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
     other_page = named_page(units, effective, mine, t) if confidence >= floor and not lone else None
+    # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
+    # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
+    # page, 北京办公室地址 on the Shanghai office's).
+    unknown = unknown_name(units, question) if confidence >= floor and not (lone or other_page) else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other or other_page:
+    if lone or said_by_other or other_page or unknown:
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -166,6 +171,11 @@ def decide(
         reason = (
             f"the question names {other_page[0]!r}, the page {other_page[1]}, which {citations[0].path} never "
             f"mentions: it asks about another subject (the words' confidence {word_confidence:.0%})"
+        )
+    elif unknown:
+        reason = (
+            f"the question names {unknown!r}, which no page of the vault mentions: the closest page, "
+            f"{citations[0].path}, is about something else (the words' confidence {word_confidence:.0%})"
         )
     elif said_by_other:
         who = " and ".join(said_by_other)

@@ -8,17 +8,12 @@ Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md 
 
 from __future__ import annotations
 
-import re
-
 from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
-from krouter.tokens import bilingual
+from krouter.tokens.names import has_letter, is_name, names_a_subject, written_as_name
 from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import english_terms, normalize
-
-# A name holds a letter or a Han character: 29 of 29.md, a numbered paragraph, names no one.
-_LETTER = re.compile(r"[^\W\d_]")
+from krouter.tokens.terms import normalize
 
 
 def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
@@ -43,27 +38,36 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
     words = {normalize(u.text) for u in missing}
     seen: set[int] = set()
     for u in missing:
-        if not _LETTER.search(u.text):
+        if not has_letter(u.text):
             continue
         for pid, tf in u.postings.items():
             if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
                 continue
             seen.add(pid)
             for name, parts in t.names_of(pid):
-                if parts and words.issuperset(parts) and all(map(_is_name, parts)):
+                if parts and words.issuperset(parts) and all(map(is_name, parts)):
                     return name, t.pages[pid].path
     return None
 
 
-def _is_name(word: str) -> bool:
-    """True for a word that can be a name: it holds a letter or a Han character (29 of 29.md does not),
-    and the dictionary does not know it as a word of either language."""
-    if not _LETTER.search(word):
-        return False
-    if is_cjk(word):
-        return not bilingual.to_english(word)
-    stems = english_terms(word)
-    return bool(stems) and not bilingual.to_chinese(stems[0])
+def unknown_name(units: list[Unit], question: str) -> str | None:
+    """The first question word that names a subject (``names.names_a_subject``: MongoDB, 北京) which no
+    page of the vault mentions by any route, or None; in Latin script only one the question writes as a
+    name (``names.written_as_name``). A page about something else cannot answer a question about it,
+    however well the question's other words match (docs/decisions.md D59)."""
+    held = {u.text for u in units if u.df}
+    return next(
+        (
+            u.text
+            for u in units
+            # How a word is written is read before the dictionary is asked: a vault in one script does
+            # not open the dictionary for every lower-case word a question has and the vault lacks.
+            if u.df == 0
+            and (is_cjk(u.text) or written_as_name(u.text, question, held))
+            and names_a_subject(u.text)
+        ),
+        None,
+    )
 
 
 def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:

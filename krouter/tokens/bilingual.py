@@ -128,7 +128,7 @@ def _store_path(source: Path) -> Path:
 def _counts_key() -> str:
     """jieba's dict.txt as the store's key sees it (its counts order the translations): its size and a
     digest of its first bytes, or "none" when it cannot be read."""
-    path = _jieba_dict()
+    path = jieba_dict()
     try:
         if path is not None:
             with path.open("rb") as fh:
@@ -141,10 +141,8 @@ def _counts_key() -> str:
 def _usable(conn: sqlite3.Connection) -> bool:
     """True when the store answers (a truncated or foreign file opens fine and fails on first read)."""
     try:
-        conn.execute("SELECT 1 FROM en2zh LIMIT 1").fetchall()
-        conn.execute("SELECT 1 FROM zh2en LIMIT 1").fetchall()
-        conn.execute("SELECT 1 FROM reading LIMIT 1").fetchall()
-        conn.execute("SELECT 1 FROM surname LIMIT 1").fetchall()
+        for table in ("en2zh", "zh2en", "reading", "surname"):
+            conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall()
     except sqlite3.Error:
         return False
     return True
@@ -273,7 +271,7 @@ def _synonyms(sense: str) -> list[str]:
 
 def _jieba_counts() -> dict[str, int]:
     """How often jieba's dictionary says each Chinese word occurs; empty when jieba's file is missing."""
-    path = _jieba_dict()
+    path = jieba_dict()
     counts: dict[str, int] = {}
     if path is None:
         return counts
@@ -289,7 +287,8 @@ def _jieba_counts() -> dict[str, int]:
     return counts
 
 
-def _jieba_dict() -> Path | None:
+def jieba_dict() -> Path | None:
+    """jieba's dictionary file (a word, its count and its part of speech a line), or None."""
     spec = importlib.util.find_spec("jieba")
     if spec is None or spec.origin is None:
         return None

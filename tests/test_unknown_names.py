@@ -1,0 +1,143 @@
+"""A question that names something no page mentions (MongoDB, 北京) is not answered by a page about
+something else, however well its other words match (docs/decisions.md D59); a number, a time or a
+date the vault does not write is not a name, nor is a Chinese word jieba merely cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter import Router
+from krouter.cli import app
+from krouter.tokens.names import names_a_subject, written_as_name
+from tests.vault_files import write
+
+PAGES = {
+    "Runbooks/Database backups.md": """---
+title: Database backups
+---
+# Database backups
+
+Backup schedule: the PostgreSQL database is backed up every night at 03:00 UTC; backups are kept
+for 14 days.
+""",
+    "办公/上海办公室.md": """---
+title: 上海办公室
+---
+# 上海办公室
+
+上海办公室地址：徐汇区漕溪北路 88 号 12 楼。办公室早上 9 点开门。
+""",
+    "Decisions/Release train.md": """---
+title: Release train
+---
+# Release train
+
+The release train leaves every Tuesday at 10:00; the code cutoff is Monday 18:00.
+""",
+}
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write(tmp_path / "vault", PAGES)
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "closest"),
+    [
+        ("MongoDB database backup schedule", "mongodb", "Runbooks/Database backups.md"),
+        ("北京办公室早上几点开门", "北京", "办公/上海办公室.md"),
+    ],
+)
+def test_a_name_no_page_mentions_refuses_the_page_its_other_words_found(
+    vault: Path, question: str, name: str, closest: str
+) -> None:
+    with Router(vault) as router:
+        receipt = router.decide(question)
+    assert receipt.decision == "refuse" and receipt.top is None
+    assert receipt.closest is not None and receipt.closest.path == closest
+    assert name in receipt.evidence.corpus_missing and receipt.evidence.confidence == 0.0
+    assert receipt.reason.startswith(f"the question names {name!r}, which no page of the vault mentions")
+    assert "the words' confidence" in receipt.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "page"),
+    [
+        ("PostgreSQL database backup schedule", "Runbooks/Database backups.md"),
+        ("上海办公室早上几点开门", "办公/上海办公室.md"),
+        # "10am" is not written so on the page, and it is a time, not a name.
+        ("does the release train still leave on Tuesday at 10am", "Decisions/Release train.md"),
+    ],
+)
+def test_names_the_vault_holds_and_times_and_days_are_still_answered(
+    vault: Path, question: str, page: str
+) -> None:
+    with Router(vault) as router:
+        receipt = router.decide(question)
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == page
+
+
+def test_the_cli_says_which_name_the_vault_never_mentions(vault: Path) -> None:
+    res = CliRunner().invoke(
+        app, ["ask", "MongoDB database backup schedule", "--vault", str(vault), "--json"]
+    )
+    assert res.exit_code == 3, res.output  # a refusal
+    assert "the question names 'mongodb', which no page of the vault mentions" in res.output
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("cloudflare", True),
+        ("SQS", True),
+        ("北京", True),
+        ("10am", False),
+        ("Aug", False),
+        ("database", False),
+        ("仓发", False),  # a cut of a run-on question, not a word of either dictionary
+        ("阳光", False),  # jieba tags it as a person's name; it is sunlight
+        ("29", False),
+    ],
+)
+def test_what_counts_as_naming_a_subject(word: str, expected: bool) -> None:
+    assert names_a_subject(word) is expected
+
+
+@pytest.mark.parametrize(
+    ("word", "question", "held", "expected"),
+    [
+        ("mongodb", "MongoDB backup schedule", set(), True),
+        ("cloudflare", "how do I purge the Cloudflare cache", set(), True),
+        ("sd", "那个线性SD频道是什么", set(), True),  # a Latin word right next to Han characters
+        # The dictionary knows too few English words: written in lower case, or first in a sentence,
+        # a word it lacks is not taken for a name.
+        ("webhook", "which webhook fires when a payment fails", set(), False),
+        ("webhook", "Webhook retries: how many?", set(), False),
+        # Part of a name whose other word the vault holds: the notes may call him Kevin.
+        ("liu", "does Kevin Liu still book our freight", {"kevin"}, False),
+        ("liu", "does Kevin Liu still book our freight", set(), True),
+        ("sqs", "the SQSX queue", set(), False),  # not the whole word
+    ],
+)
+def test_a_latin_word_is_taken_for_a_name_only_where_written_as_one(
+    word: str, question: str, held: set[str], expected: bool
+) -> None:
+    assert written_as_name(word, question, held) is expected
+
+
+def test_a_lower_case_word_the_dictionary_lacks_does_not_refuse_the_page(tmp_path: Path) -> None:
+    pages = {
+        "Runbooks/Billing notifications.md": "---\ntitle: Billing notifications\n---\n# Billing notifications\n\n"
+        "The billing service drops repeated failure notifications for the same payment within ten minutes.\n",
+        **PAGES,
+    }
+    vault = write(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        receipt = router.decide("do we dedupe repeated failure notifications for the same payment")
+    assert receipt.evidence.corpus_missing == ["dedupe"]
+    assert receipt.decision == "cite" and receipt.top is not None
+    assert receipt.top.path == "Runbooks/Billing notifications.md"
