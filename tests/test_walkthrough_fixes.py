@@ -67,3 +67,28 @@ def test_reading_an_indexed_page_that_cannot_be_read_does_not_suggest_itself(
     result = runner.invoke(app, ["read", "Decisions/Primary database.md", "--vault", str(vault)])
     assert result.exit_code != 0
     assert "Permission denied" in result.output and "did you mean" not in result.output
+
+
+def test_a_refusal_says_which_pages_could_not_be_read(tmp_path: Path) -> None:
+    # A walkthrough's unreadable page: the refusal said "the vault never mentions 'postmark'" about a
+    # vault whose page on Postmark could not be read.
+    vault = _vault(tmp_path)
+    (vault / "Decisions" / "Email provider.md").write_bytes(
+        b"# Email provider\n\nWe send through Postmark \xff.\n"
+    )
+    result = runner.invoke(
+        app, ["ask", "which address does Postmark send from", "--vault", str(vault), "--json"]
+    )
+    reason = json.loads(result.stdout)["reason"]
+    assert "the vault never mentions" in reason and "'postmark'" in reason
+    assert (
+        "(in the pages it could read: Decisions/Email provider.md could not be read; krouter status says why)"
+        in reason
+    )
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "Email provider.md").write_bytes(b"\xff\xfe postmark\n")
+    result = runner.invoke(
+        app, ["ask", "which address does Postmark send from", "--vault", str(alone), "--json"]
+    )
+    assert "no page KRouter could read (Email provider.md could not be" in json.loads(result.stdout)["reason"]

@@ -77,7 +77,7 @@ def decide(
             evidence=Evidence(
                 floor=floor, query_terms=[u.text for u in units], corpus_missing=corpus_missing
             ),
-            reason=_reason_nothing(corpus_missing, t.n_pages),
+            reason=_reason_nothing(corpus_missing, t.n_pages, t.unread),
             index=index_info,
         )
     # The field masks of the pages the receipt lists (a cited target's own page, when it scored, is one
@@ -310,12 +310,27 @@ def _windows(passages: list[HeldPassage]) -> list[tuple[HeldPassage, HeldPassage
     return out
 
 
-def _reason_nothing(corpus_missing: list[str], n_pages: int) -> str:
+def _reason_nothing(corpus_missing: list[str], n_pages: int, unread: tuple[str, ...]) -> str:
+    if not n_pages and unread:
+        more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
+        return f"the vault has no page KRouter could read ({unread[0]}{more} could not be; krouter status says why)"
     if not n_pages:
         return "the vault has no pages to answer from"
     if corpus_missing:
-        return f"no page matches: the vault never mentions {', '.join(repr(w) for w in corpus_missing)}"
+        return f"no page matches: {_never_mentions(corpus_missing, unread)}"
     return "no current page matches the question's words"
+
+
+def _never_mentions(words: list[str], unread: tuple[str, ...]) -> str:
+    """ "the vault never mentions …", and which pages could not be read to say so."""
+    return f"the vault never mentions {_quoted(words)}" + _unread_note(unread)
+
+
+def _unread_note(unread: tuple[str, ...]) -> str:
+    if not unread:
+        return ""
+    more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
+    return f" (in the pages it could read: {unread[0]}{more} could not be read; krouter status says why)"
 
 
 def _quoted(words: list[str]) -> str:
@@ -341,7 +356,7 @@ def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int |
         return f"{who} {summary}: confidence {confidence} ≥ floor {floor}{triggers}"
     parts = []
     if ev.corpus_missing:
-        parts.append(f"the vault never mentions {_quoted(ev.corpus_missing)}")
+        parts.append(_never_mentions(ev.corpus_missing, t.unread))
     if ev.elsewhere_missing:
         one = len(ev.elsewhere_missing) == 1
         parts.append(

@@ -56,6 +56,9 @@ class Tables:
     # Replaced pages by the current page they lead to, so a target's weaker contributors can be found
     # without scoring every page in order.
     predecessors: dict[int, list[int]]
+    # Pages of the vault the index could not read (no permission, not UTF-8, too large): a word "the vault
+    # never mentions" may be on one of them, and a refusal says so.
+    unread: tuple[str, ...]
     # Which scripts the vault holds: a question word is translated only into a script the vault has.
     has_han: bool
     has_latin: bool
@@ -159,6 +162,7 @@ def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tabl
         norm_by_id,
         redirect,
         dict(predecessors),
+        tuple(p.path for p in index.problems() if p.path not in by_path and p.path.lower().endswith(".md")),
         has_han=index.has_term_between("\u3400", "\u9fff"),
         # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
         has_latin=index.has_term_between("a", "z\uffff"),
