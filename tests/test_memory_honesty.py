@@ -38,6 +38,9 @@ SETS = {
     "heldout_everyday2.jsonl": "vault3",
     "heldout_names1.jsonl": "vault",
     "heldout_names3.jsonl": "vault3",
+    "heldout_general4.jsonl": "vault",
+    "heldout_everyday3.jsonl": "vault",
+    "heldout_crosslang6.jsonl": "vault3",
 }
 
 

@@ -58,6 +58,11 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # name things (tools, vendors, people, places), for the go/no-go of D59; no dev twin.
     "heldout-names1": ("vault", "heldout_names1.jsonl", "questions_dev.jsonl"),
     "heldout-names3": ("vault3", "heldout_names3.jsonl", "questions_dev3.jsonl"),
+    # Written 2026-12-02 (twelfth session) by another helper that saw only vault/ and vault3/, to replace
+    # heldout, heldout-everyday and heldout-crosslang3, read per question while D59 was fixed.
+    "heldout-general4": ("vault", "heldout_general4.jsonl", "questions_dev.jsonl"),
+    "heldout-everyday3": ("vault", "heldout_everyday3.jsonl", "questions_everyday.jsonl"),
+    "heldout-crosslang6": ("vault3", "heldout_crosslang6.jsonl", "questions_crosslang3.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
