@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import shutil
@@ -187,3 +188,32 @@ def test_a_second_krouter_watch_says_another_process_watches(vault: Path, watchi
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(TIMEOUT)
+
+
+def test_a_problem_page_is_logged_once_not_on_every_re_index(
+    vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (vault / "Broken.md").write_bytes(b"# Broken\n\nnot utf-8 \xff\n")
+    caplog.set_level(logging.INFO, logger="krouter.watch")
+
+    def logged() -> int:
+        return sum("problem: Broken.md" in r.getMessage() for r in caplog.records)
+
+    stop = threading.Event()
+    thread, errors = start_watch_loop(vault, stop, debounce=0.1)
+    reader = Index(vault)
+    try:
+        for i in range(3):
+            write(vault / f"Note {i}.md", f"# Note {i}\n\nTopic {i}.\n")
+            wait_for(lambda i=i: f"Note {i}.md" in paths(reader))
+        assert logged() == 1  # three re-indexes, the problem said once
+        # Fixed, then broken again: said again.
+        (vault / "Broken.md").write_text("# Broken\n\nfixed now.\n", encoding="utf-8")
+        wait_for(lambda: "Broken.md" in paths(reader))
+        (vault / "Broken.md").write_bytes(b"# Broken\n\nbroken again \xfe\n")
+        wait_for(lambda: logged() == 2)
+    finally:
+        reader.close()
+        stop.set()
+        thread.join(TIMEOUT)
+    assert not errors, errors

@@ -65,6 +65,9 @@ def watch_loop(
     stop = stop or threading.Event()
     last_scan = time.monotonic()
     background = BackgroundEmbedding(router.vectors is not None)
+    # The problems logged already: every refresh reports all of the vault's, and the log says each once
+    # (again if it comes back after being fixed).
+    logged: set[tuple[str, str, str]] = set()
     while not stop.is_set():
         if not watcher.running:
             raise OSError("the file watcher stopped")
@@ -85,8 +88,10 @@ def watch_loop(
         background.refreshed(router.vectors is not None)
         if stats.changed or changed:
             log.info(describe(stats, changed))
-        for p in stats.problems if stats.changed else []:
-            log.info("problem: %s: %s", p.path, p.message)
+        current = {(p.path, p.kind, p.message) for p in stats.problems}
+        for path, _kind, message in sorted(current - logged):
+            log.info("problem: %s: %s", path, message)
+        logged = current
         if on_refresh is not None:
             on_refresh(stats)
 
