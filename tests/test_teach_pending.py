@@ -192,6 +192,37 @@ def test_the_owner_rejects_a_pending_pick_and_nothing_is_written(vault: Path) ->
     assert snapshot(vault) == before
 
 
+def test_a_pick_the_owner_rejected_is_not_held_again_nor_written_by_the_nightly_model(vault: Path) -> None:
+    # A walkthrough: rejected, taught again by the agent (held again, the rejection not mentioned), then
+    # written by the nightly model's agreement.
+    before = snapshot(vault)
+    pid = teach_lib(vault).pending_id
+    assert pid and cli(vault, "learn", "--reject", pid)[0] == 0
+    again = teach_lib(vault)
+    assert again.status == teach.NOT_TAUGHT and again.pending_id is None
+    assert again.reason == f"the owner rejected this pick before (pending {pid}): it is not taught again"
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    [outcome] = report.outcomes
+    assert outcome.status != LEARNED and "the owner rejected this pick before" in outcome.reason
+    assert snapshot(vault) == before and [r["pending"] for r in listed(vault)] == [False]
+
+
+def test_a_trigger_the_owner_undid_is_not_taught_again(vault: Path) -> None:
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    before = snapshot(vault)
+    first = teach_lib(vault)
+    assert first.taught and first.run_id
+    res = CliRunner().invoke(app, ["learn", "--undo", first.run_id])
+    assert res.exit_code == 0 and snapshot(vault) == before, res.output
+    again = teach_lib(vault)
+    assert not again.taught
+    assert again.reason == f"the owner undid this trigger before (run {first.run_id}): it is not taught again"
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    assert report.outcomes[0].status != LEARNED and snapshot(vault) == before
+
+
 def test_accept_checks_the_pick_again_and_keeps_it_pending_when_the_quote_is_gone(vault: Path) -> None:
     pid = teach_lib(vault).pending_id
     assert pid

@@ -357,7 +357,7 @@ def _apply(
         outcome.reason = f"page cannot be read: {exc}"
         return outcome
     reason = verify_pick(router, question, ignore, cands, prop.page, prop.quote, page.text)
-    if reason:
+    if reason or (reason := pending.owner_refusal(root, question, prop.page)):
         outcome.reason = reason
         return outcome
     record: dict[str, object] = {"quote": prop.quote, "lane": lane.name, "model": lane.model}

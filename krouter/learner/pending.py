@@ -31,8 +31,10 @@ from krouter.learner.report import LEARNED, SKIPPED
 from krouter.learner.trigger_writes import (
     TAKEN_BACK,
     append_jsonl,
+    journal_entries,
     new_run_id,
     read_for_edit,
+    undone_runs,
     write_confirmed,
 )
 from krouter.learner.verify import candidates, verify_pick
@@ -87,6 +89,24 @@ def find(root: Path, question: str, page: str | None = None, source: str | None 
             continue
         if (page is None or h["page"] == page) and (source is None or h["source"] == source):
             return h
+    return None
+
+
+def owner_refusal(root: Path, question: str, page: str) -> str | None:
+    """Why the owner has already said no to ``question`` as a trigger of ``page``, or None: they rejected
+    a hold of it, or undid a run that wrote it. Neither an agent nor the nightly model may hold or write
+    it again (it came back held, then written by the nightly model's agreement)."""
+    want = page_edit.trigger_key(question)
+    for h in all_holds(root):
+        end = h["end"]
+        rejected = isinstance(end, dict) and end.get("how") == REJECTED
+        if rejected and h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
+            return f"the owner rejected this pick before (pending {h['pending']}): it is not taught again"
+    undone = undone_runs()
+    for e in journal_entries():
+        mine = e.get("vault") == str(root) and e.get("page") == page and not e.get("taken_back")
+        if mine and e.get("run_id") in undone and page_edit.trigger_key(str(e.get("trigger", ""))) == want:
+            return f"the owner undid this trigger before (run {e['run_id']}): it is not taught again"
     return None
 
 

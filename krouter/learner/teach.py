@@ -41,10 +41,10 @@ from krouter.learner.trigger_writes import (
     new_run_id,
     outcomes_path,
     read_for_edit,
+    undone_runs,
     write_confirmed,
 )
 from krouter.learner.verify import candidates, verify_pick
-from krouter.routing import querylog
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
@@ -242,7 +242,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in result.phrasings]
     problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
-    if problem:
+    if problem or (problem := pending.owner_refusal(router.root, question, rel)):
         return problem
     if same:
         # Taught again, by this agent or another: still one source (an agent names itself).
@@ -296,10 +296,7 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
 
     ``vault`` keeps one vault's entries; None keeps all.
     """
-    undone: set[str] = set()
-    for _offset, item in querylog.read(outcomes_path()):
-        if "undo" in item and isinstance(item.get("restored"), int) and item["restored"]:
-            undone.add(str(item["undo"]))
+    undone = undone_runs()
     root = str(vault.resolve()) if vault is not None else None
     out = []
     for e in journal_entries():

@@ -162,6 +162,15 @@ def write_trigger(
 # ----- undo ----------------------------------------------------------------------------------------------
 
 
+def undone_runs() -> set[str]:
+    """The run ids ``krouter learn --undo`` reversed (a page or more restored)."""
+    return {
+        str(item["undo"])
+        for _offset, item in querylog.read(outcomes_path())
+        if "undo" in item and isinstance(item.get("restored"), int) and item["restored"]
+    }
+
+
 def journal_entries(run_id: str | None = None) -> list[dict[str, object]]:
     """Journal entries, all or one run's, in the order they were written; corrupt lines skipped.
 
