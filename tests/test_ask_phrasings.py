@@ -126,3 +126,35 @@ def test_mcp_phrasings_over_stdio(vault: Path) -> None:
                 assert long.is_error and f"at most {MAX_PHRASING_CHARS}" in text_of(long)
 
     anyio.run(session)
+
+
+BACKUPS = {
+    "Runbooks/Database backups.md": "---\ntitle: Database backups\n---\n# Database backups\n\n"
+    "The database backup runs nightly at 03:00 UTC.\n",
+    "People/Sarah Chen.md": "---\ntitle: Sarah Chen\n---\n# Sarah Chen\n\nSarah's birthday is on June 3.\n",
+    **{
+        f"Note {i}.md": f"---\ntitle: Note {i}\n---\n# Note {i}\n\nThe plants are watered on day {i}.\n"
+        for i in range(6)
+    },
+}
+
+
+def test_a_phrasing_that_drops_the_name_the_question_asks_about_does_not_cite(tmp_path: Path) -> None:
+    # A walkthrough's agent dropped the subject from its rewording, and the rewording's page was cited.
+    root = tmp_path / "backups"
+    for rel, text in BACKUPS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+    def ask(*args: str) -> dict[str, Any]:
+        res = CliRunner().invoke(app, ["ask", *args, "--vault", str(root), "--json"])
+        return json.loads(res.stdout)
+
+    question, phrasing = "when does the MongoDB backup run", "when does the database backup run"
+    assert ask(question)["decision"] == "refuse" and ask(phrasing)["decision"] == "cite"
+    out = ask(question, "--also", phrasing)
+    assert out["decision"] == "refuse" and out["cited"] == [] and out["evidence"]["confidence"] == 0.0
+    assert out["reason"] == (
+        f"the phrasing {phrasing!r} reaches Runbooks/Database backups.md, but the question names 'mongodb', "
+        "which no page of the vault mentions (the phrasing's confidence 100%)"
+    )

@@ -70,6 +70,24 @@ def unknown_name(units: list[Unit], question: str) -> str | None:
     )
 
 
+def names_against(question: str, path: str, index: Index, t: Tables) -> str | None:
+    """Why the page at ``path`` cannot answer ``question`` by the names the question holds, or None: the
+    question names another page by its name, which this page never mentions (D43), or names something
+    no page mentions (D59). Asked of a page a phrasing found: a rewording that drops the question's
+    subject ("when is the birthday" for "what is Bob's birthday") must not let another page answer."""
+    pid = t.by_path.get(path)
+    if pid is None:
+        return None
+    mine = {pid, *t.predecessors.get(pid, ())}
+    units = question_units(question, index, t)
+    held = {i for i, u in enumerate(units) if any(p in u.postings for p in mine)}
+    other = named_page(units, held, mine, t)
+    if other:
+        return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
+    unknown = unknown_name(units, question)
+    return f"the question names {unknown!r}, which no page of the vault mentions" if unknown else None
+
+
 def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:
     """The question's words (as shown) that the page at ``path``, or a replaced page leading to it,
     holds in its title, aliases, tags, path or text, by any route (db→database, a translation).

@@ -178,6 +178,19 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     return refused
 
 
+def vetoed(chosen: Receipt, why: str) -> Receipt:
+    """A phrasing's citation refused for what the question itself says (``why``: a name it holds that
+    the cited page does not, ``elsewhere.names_against``); like a veto, its confidence is none."""
+    words = chosen.evidence.confidence
+    return replace(
+        chosen,
+        decision="refuse",
+        evidence=replace(chosen.evidence, confidence=0.0),
+        reason=f"the phrasing {chosen.phrasing!r} reaches {chosen.top.path if chosen.top else '?'}, but {why} "
+        f"(the phrasing's confidence {words:.0%})",
+    )
+
+
 def _route(text: str, receipt: Receipt) -> Route:
     closest = receipt.closest
     return Route(

@@ -22,7 +22,7 @@ from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, vectors
 from krouter.routing.decision import DEFAULT_FLOOR, decide
-from krouter.routing.elsewhere import held_words, trigger_blocker
+from krouter.routing.elsewhere import held_words, names_against, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.vault.files import contained_path, read_contained
@@ -264,7 +264,12 @@ class Router:
             if not lexical_only and self.vectors is not None:
                 asked = self._second_opinion(question, k, asked)
             phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
-        return phrasings.combine(asked, phrased)
+            chosen = phrasings.combine(asked, phrased)
+            if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
+                against = names_against(question, chosen.top.path, self.index, self._load_tables())
+                if against:
+                    chosen = phrasings.vetoed(chosen, against)
+        return chosen
 
     def _second_opinion(self, question: str, k: int, asked: Receipt) -> Receipt:
         if asked.decision != "refuse" or asked.evidence.confidence < semantic.MIN_CONFIDENCE:
