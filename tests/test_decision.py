@@ -505,3 +505,28 @@ def test_a_question_naming_another_page_is_not_answered_by_this_one(tmp_path: Pa
     assert receipt.decision == "refuse"
     assert "names '王磊', the page People/王磊.md" in receipt.reason
     assert own.decision == "cite" and own.top is not None and own.top.path == "People/Sarah Chen.md"
+
+
+PEOPLE = {
+    "People/Priya Nair.md": "---\ntitle: Priya Nair\n---\n# Priya Nair\n\nPriya leads the platform team.\n",
+    "People/Sarah Chen.md": "---\ntitle: Sarah Chen\n---\n# Sarah Chen\n\nSarah's birthday is on June 3.\n",
+    **{
+        f"Note {i}.md": f"---\ntitle: Note {i}\n---\n# Note {i}\n\nThe plants are watered on day {i}.\n"
+        for i in range(6)
+    },
+}
+
+
+def test_a_name_in_several_words_counts_once(tmp_path: Path) -> None:
+    """D61: "Priya Nair's birthday" on Priya's page, which holds no birthday (Sarah's does), was cited at
+    0.67, her name's two words two thirds of the question; "Priya's birthday" was refused."""
+    vault = write(tmp_path, PEOPLE)
+    with Router(vault) as router:
+        full = router.decide("when is Priya Nair's birthday")
+        first = router.decide("what is Priya's birthday")
+        answered = router.decide("what does Priya Nair lead")
+    assert full.decision == "refuse" and first.decision == "refuse"
+    assert full.closest is not None and full.closest.path == "People/Priya Nair.md"
+    assert full.evidence.coverage == first.evidence.coverage == 0.5
+    assert answered.decision == "cite" and answered.top is not None
+    assert answered.top.path == "People/Priya Nair.md"

@@ -25,7 +25,9 @@ from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
+from krouter.tokens.names import capitalised
 from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import normalize
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -95,6 +97,9 @@ def decide(
     # is one of a trigger the question expresses; a word only an unexpressed trigger holds is not (D53).
     titled = {pid: _titled(units, pid) for pid in top.contributors}
     about = {pid: titled[pid] | fired for pid in top.contributors}
+    # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
+    # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
+    units, total = _name_once(units, question, top.page_id, t)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         _passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
@@ -208,6 +213,25 @@ def decide(
         reason=reason,
         index=index_info,
     )
+
+
+def _name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tuple[list[Unit], float]:
+    """The units as the coverage weighs them, and their total: when the question writes the page's title
+    or file name of two or more words as a name (each word with a capital), those words weigh as one,
+    the heaviest of them (docs/decisions.md D61)."""
+    total = sum(u.weight for u in units)
+    for _name, parts in t.names_of(page_id):
+        if len(parts) < 2:
+            continue
+        group = [i for i, u in enumerate(units) if normalize(u.text) in parts]
+        if len({normalize(units[i].text) for i in group}) < len(set(parts)):
+            continue
+        if not all(capitalised(units[i].text, question) for i in group):
+            continue
+        keep = max(group, key=lambda i: units[i].weight)
+        once = [u if i == keep or i not in group else replace(u, weight=0.0) for i, u in enumerate(units)]
+        return once, sum(u.weight for u in once)
+    return units, total
 
 
 def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:

@@ -85,6 +85,15 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
     return False
 
 
+def capitalised(word: str, question: str) -> bool:
+    """True when ``word`` (folded to lower case) stands in ``question`` as a whole word with a capital."""
+    text = unicodedata.normalize("NFKC", question)
+    return any(
+        m.group()[0].isupper() and not _joined(text, m.start() - 1) and not _joined(text, m.end())
+        for m in re.finditer(re.escape(word), text, flags=re.IGNORECASE)
+    )
+
+
 def _joined(text: str, i: int) -> bool:
     """True when ``text[i]`` is a letter or digit of a script written with spaces: part of the same word."""
     return 0 <= i < len(text) and text[i].isalnum() and not is_cjk(text[i])
