@@ -318,6 +318,7 @@ def read(
 def _with_suggestions(message: str, path: str, router: Router) -> str:
     """``message`` (no page at PATH), plus the pages whose file name or title is what was typed: a
     newcomer types a page's name ("王芳") where its vault-relative path ("People/王芳.md") is needed."""
+    import posixpath
     import unicodedata
 
     def key(text: str) -> str:
@@ -328,7 +329,7 @@ def _with_suggestions(message: str, path: str, router: Router) -> str:
     want = key(name[:-3] if name.lower().endswith(".md") else name)
     if not want:
         return message
-    typed = key(path.replace("\\", "/"))
+    typed = key(posixpath.normpath(path.replace("\\", "/")))
     # The page typed is not its own suggestion: indexed but unreadable now (a folder without read
     # permission), it is the message that says why.
     matches = [

@@ -69,8 +69,8 @@ def test_a_name_no_page_mentions_refuses_the_page_its_other_words_found(
     [
         ("PostgreSQL database backup schedule", "Runbooks/Database backups.md"),
         ("上海办公室早上几点开门", "办公/上海办公室.md"),
-        # "10am" is not written so on the page, and it is a time, not a name.
-        ("does the release train still leave on Tuesday at 10am", "Decisions/Release train.md"),
+        # "10AM" is not written so on the page, and it is a time, not a name (its capitals aside).
+        ("does the release train still leave on Tuesday at 10AM", "Decisions/Release train.md"),
     ],
 )
 def test_names_the_vault_holds_and_times_and_days_are_still_answered(
@@ -100,6 +100,12 @@ def test_the_cli_says_which_name_the_vault_never_mentions(vault: Path) -> None:
         ("database", False),
         ("仓发", False),  # a cut of a run-on question, not a word of either dictionary
         ("阳光", False),  # jieba tags it as a person's name; it is sunlight
+        ("东西", False),  # jieba tags it as a place; it is "things"
+        ("城市", False),
+        ("银联", True),  # CC-CEDICT gives it only as a name (UnionPay)
+        ("asap", False),  # an everyday abbreviation, a time zone, a currency
+        ("cet", False),
+        ("eur", False),
         ("29", False),
     ],
 )
@@ -121,6 +127,10 @@ def test_what_counts_as_naming_a_subject(word: str, expected: bool) -> None:
         ("liu", "does Kevin Liu still book our freight", {"kevin"}, False),
         ("liu", "does Kevin Liu still book our freight", set(), True),
         ("sqs", "the SQSX queue", set(), False),  # not the whole word
+        # A question in capitals or in title case: a capital marks no name (a cold review's repros).
+        ("toggle", "HOW TO TOGGLE THE DASHBOARD TO DARK MODE", set(), False),
+        ("toggle", "How To Toggle The Dashboard To Dark Mode", set(), False),
+        ("maxconnections", "how do I raise maxConnections in the pool", set(), False),  # an identifier
     ],
 )
 def test_a_latin_word_is_taken_for_a_name_only_where_written_as_one(
@@ -141,3 +151,21 @@ def test_a_lower_case_word_the_dictionary_lacks_does_not_refuse_the_page(tmp_pat
     assert receipt.evidence.corpus_missing == ["dedupe"]
     assert receipt.decision == "cite" and receipt.top is not None
     assert receipt.top.path == "Runbooks/Billing notifications.md"
+
+
+def test_the_name_rule_leaves_everyday_chinese_and_capitals_alone(vault: Path) -> None:
+    with Router(vault) as router:
+        things = router.decide("上海办公室的东西早上几点开门")
+        shouting = router.decide("MONGODB DATABASE BACKUP SCHEDULE")
+    assert things.decision == "cite", things.reason  # 东西 ("things") is no place the vault lacks
+    assert "names" not in shouting.reason  # in capitals, every word has one
+
+
+def test_a_name_refusal_says_which_pages_could_not_be_read(vault: Path) -> None:
+    (vault / "Decisions" / "Mail.md").write_bytes(b"# Mail\n\nWe send with Mailgun \xff.\n")
+    with Router(vault) as router:
+        receipt = router.decide("MongoDB database backup schedule")
+    assert receipt.reason.startswith(
+        "the question names 'mongodb', which no page of the vault mentions (in the pages it could read: "
+        "Decisions/Mail.md could not be read"
+    ), receipt.reason

@@ -64,9 +64,14 @@ def test_reading_an_indexed_page_that_cannot_be_read_does_not_suggest_itself(
         return real_is_file(self)
 
     monkeypatch.setattr(Path, "is_file", is_file)
-    result = runner.invoke(app, ["read", "Decisions/Primary database.md", "--vault", str(vault)])
-    assert result.exit_code != 0
-    assert "Permission denied" in result.output and "did you mean" not in result.output
+    for typed in (
+        "Decisions/Primary database.md",
+        "./Decisions/Primary database.md",
+        "Decisions//Primary database.md",
+    ):
+        result = runner.invoke(app, ["read", typed, "--vault", str(vault)])
+        assert result.exit_code != 0
+        assert "Permission denied" in result.output and "did you mean" not in result.output, typed
 
 
 def test_a_refusal_says_which_pages_could_not_be_read(tmp_path: Path) -> None:

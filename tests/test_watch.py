@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -178,12 +179,14 @@ def test_a_second_krouter_watch_says_another_process_watches(vault: Path, watchi
         stderr=subprocess.PIPE,
         text=True,
     )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
     try:
-        assert proc.stderr is not None
         seen = ""
         deadline = time.monotonic() + TIMEOUT
         while "watching" not in seen and time.monotonic() < deadline:
-            seen += proc.stderr.readline()
+            with contextlib.suppress(queue.Empty):
+                seen += lines.get(timeout=0.2)
         assert "already watches" in seen and "watching" in seen, seen
     finally:
         proc.send_signal(signal.SIGINT)
@@ -217,3 +220,34 @@ def test_a_problem_page_is_logged_once_not_on_every_re_index(
         stop.set()
         thread.join(TIMEOUT)
     assert not errors, errors
+
+
+def test_a_vault_folder_gone_again_before_it_can_be_watched_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cold review: the folder vanished between the look and the new observer's start, and the
+    # error left wait() (krouter watch exited; the MCP server's refresher died).
+    root = tmp_path / "vault"
+    write(root / "A.md", "# A\n\nalpha\n")
+    watcher = VaultWatcher(root, debounce=0.05)
+    watcher.start()
+    try:
+        shutil.rmtree(root)
+        write(root / "B.md", "# B\n\nbeta\n")
+        real = watcher._observe
+        calls: list[int] = []
+
+        def gone_once() -> object:
+            calls.append(1)
+            if len(calls) == 1:
+                raise FileNotFoundError(2, "No such file or directory", str(root))
+            return real()
+
+        monkeypatch.setattr(watcher, "_observe", gone_once)
+        wait_for(lambda: watcher.wait(timeout=0.1) is not None and len(calls) >= 2)
+        assert watcher.running
+        write(root / "C.md", "# C\n\ngamma\n")
+        wait_for(lambda: "C.md" in watcher.wait(timeout=0.1) or "C.md" in watcher.take())
+    finally:
+        watcher.stop()
+    assert not watcher.running

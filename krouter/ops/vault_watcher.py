@@ -88,6 +88,7 @@ class VaultWatcher:
         # another folder, which the observer does not watch (its inode number may be the old one's).
         self._folder: tuple[int, int] | None = None
         self._lost = False
+        self._restart = threading.Lock()  # the observer is replaced or stopped by one thread at a time
 
     def start(self) -> None:
         """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
@@ -119,11 +120,11 @@ class VaultWatcher:
         whole vault as changed (the next refresh walks it), and watch the new folder once there is one.
         Runs on the consumer's thread (``wait``), never while holding the lock the observer's thread
         takes to report an event."""
-        if self._observer is None:
-            return
         now = _folder_identity(self.root)
         with self._cond:
-            lost = self._lost
+            # Read and cleared at once: a deletion reported while the observer is being replaced is
+            # seen on the next look, not lost.
+            lost, self._lost = self._lost, False
         if now == self._folder and not lost:
             return
         if now is None:
@@ -131,12 +132,23 @@ class VaultWatcher:
                 return  # gone, and said so: nothing to watch until it is back
             log.info("the vault folder %s is gone", self.root)
         else:
-            old, self._observer = self._observer, self._observe()
-            old.stop()
-            old.join(timeout=5)
+            # One replacement at a time, and none once stop() has begun (another thread may close a
+            # server while its refresher looks).
+            with self._restart:
+                if self._observer is None:
+                    return
+                try:
+                    new = self._observe()
+                except OSError as exc:
+                    # Gone again before it could be watched (a sync tool still at work): next look.
+                    log.info("cannot watch %s yet (%s); trying again", self.root, exc)
+                    with self._cond:
+                        self._lost = True
+                    return
+                old, self._observer = self._observer, new
+                old.stop()
+                old.join(timeout=5)
             log.info("the vault folder %s was made again: watching the new one", self.root)
-            with self._cond:
-                self._lost = False
         self._folder = now
         with self._cond:
             self._seq += 1
@@ -153,10 +165,11 @@ class VaultWatcher:
             if self._lease is not None:
                 self._lease.release()
                 self._lease = None
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
-            self._observer = None
+        with self._restart:
+            observer, self._observer = self._observer, None
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
         with self._cond:
             self._cond.notify_all()
 

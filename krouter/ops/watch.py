@@ -21,6 +21,7 @@ import typer
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
 from krouter.errors import KRouterError
+from krouter.ops import watch_lease
 from krouter.ops.vault_watcher import DEBOUNCE_S, VaultWatcher
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ def watch_command(
             server = AskServer(router.root, router.index.path, watcher)
             if not server.start():
                 server = None
-        else:
+        elif watch_lease.supported():
             log.info(
                 "another process (krouter watch or krouter mcp) already watches %s; this one keeps the "
                 "index fresh too, and the other answers fresh `krouter ask` runs",

@@ -38,6 +38,11 @@ def lease_path(index_path: Path) -> Path:
     return Path(f"{index_path}.watch")
 
 
+def supported() -> bool:
+    """Whether this platform has the file locks a lease needs (not on Windows)."""
+    return fcntl is not None
+
+
 class WatchLease:
     """The lease a watcher holds while it runs. Create with ``acquire``; ``release`` when it stops."""
 

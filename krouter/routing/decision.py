@@ -179,8 +179,8 @@ def decide(
         )
     elif unknown:
         reason = (
-            f"the question names {unknown!r}, which no page of the vault mentions: the closest page, "
-            f"{citations[0].path}, is about something else (the words' confidence {word_confidence:.0%})"
+            f"the question names {unknown!r}, which no page of the vault mentions{_unread_note(t.unread)}: the "
+            f"closest page, {citations[0].path}, is about something else (the words' confidence {word_confidence:.0%})"
         )
     elif said_by_other:
         who = " and ".join(said_by_other)

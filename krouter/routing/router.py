@@ -128,11 +128,19 @@ class Router:
         """(the page's vault-relative path as indexed, its text); found and confined as ``read`` says."""
         try:
             path = contained_path(self.root, rel_path)
-        except PageNotFound:
+        except PageNotFound as first:
             try:
                 path = contained_path(self.root, f"{rel_path}.md")
             except PageNotFound:
-                path = self._page_spelled(rel_path)
+                try:
+                    path = self._page_spelled(rel_path)
+                except PageNotFound:
+                    # The page is there but cannot be read (no permission): that is what to say.
+                    if isinstance(first.__cause__, OSError) and not isinstance(
+                        first.__cause__, FileNotFoundError
+                    ):
+                        raise first from first.__cause__
+                    raise
         if not path.name.lower().endswith(".md"):
             # Pages are what KRouter cites; other files in the vault folder are not served.
             raise PageNotFound(f"{rel_path!r} is not a Markdown page of the vault")

@@ -162,7 +162,11 @@ def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tabl
         norm_by_id,
         redirect,
         dict(predecessors),
-        tuple(p.path for p in index.problems() if p.path not in by_path and p.path.lower().endswith(".md")),
+        tuple(
+            p.path
+            for p in index.problems()
+            if p.path not in by_path and p.path.lower().endswith((".md", "/"))
+        ),
         has_han=index.has_term_between("\u3400", "\u9fff"),
         # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
         has_latin=index.has_term_between("a", "z\uffff"),

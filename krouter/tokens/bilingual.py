@@ -36,7 +36,7 @@ from krouter.tokens.terms import english_terms
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "9"
+STORE_VERSION = "10"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses.
@@ -119,8 +119,7 @@ def _store_path(source: Path) -> Path:
     # jieba shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
-    readings, surnames = _readings(SAMPLE)
-    rules = hashlib.sha1(repr((_compile(SAMPLE), sorted(readings), sorted(surnames))).encode()).hexdigest()
+    rules = hashlib.sha1(repr((_compile(SAMPLE), *map(sorted, _readings(SAMPLE)))).encode()).hexdigest()
     key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{_counts_key()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
 
@@ -141,7 +140,7 @@ def _counts_key() -> str:
 def _usable(conn: sqlite3.Connection) -> bool:
     """True when the store answers (a truncated or foreign file opens fine and fails on first read)."""
     try:
-        for table in ("en2zh", "zh2en", "reading", "surname"):
+        for table in ("en2zh", "zh2en", "reading", "surname", "proper"):
             conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall()
     except sqlite3.Error:
         return False
@@ -231,18 +230,21 @@ def _add(
 
 
 def _plain_name(name: str) -> bool:
-    """True for a place's name of plain words of four letters or more ("Lin'an" would reach pages as
-    "lin")."""
+    """True for a place's name of plain words of four letters or more ("Lin'an" would reach "lin")."""
     return all(word.isascii() and word.isalpha() and len(word) >= 4 for word in name.split())
 
 
-def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str]]:
+def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set[str]]:
     """(character, syllable) for each reading the dictionary gives a single Han character, tones dropped,
-    and the characters it lists as a surname (李 /surname Li/)."""
+    the characters it lists as a surname (李 /surname Li/), and the words of two characters or more whose
+    every sense is a proper name, written with a capital (北京 /Beijing, capital of …/; not 东西)."""
     out: set[tuple[str, str]] = set()
     surnames: set[str] = set()
+    proper: set[str] = set()
     for line in lines:
         m = _LINE.match(line)
+        if m and _HAN_WORD.match(m.group(1)) and all(s[:1].isupper() for s in m.group(3).split("/")):
+            proper.add(m.group(1))
         if not m or not _HAN_CHAR.match(m.group(1)):
             continue
         syllable = _SYLLABLE.match(m.group(2).lower().replace("u:", "u"))
@@ -250,7 +252,7 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str]]:
             out.add((m.group(1), syllable.group(1)))
         if _SURNAME.search("/" + m.group(3)):
             surnames.add(m.group(1))
-    return out, surnames
+    return out, surnames, proper
 
 
 def _synonyms(sense: str) -> list[str]:
@@ -302,7 +304,7 @@ def _build(source: Path, path: Path) -> None:
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         zh2en, en2zh = _compile(fh)
     with gzip.open(source, "rt", encoding="utf-8") as fh:
-        readings, surnames = _readings(fh)
+        readings, surnames, proper = _readings(fh)
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
@@ -324,8 +326,9 @@ def _build(source: Path, path: Path) -> None:
         conn.executemany(
             "INSERT INTO reading VALUES (?, ?, ?)", sorted((z, y, counts.get(z, 0)) for z, y in readings)
         )
-        conn.execute("CREATE TABLE surname (zh TEXT PRIMARY KEY)")
-        conn.executemany("INSERT INTO surname VALUES (?)", sorted((z,) for z in surnames))
+        for table, words in (("surname", surnames), ("proper", proper)):
+            conn.execute(f"CREATE TABLE {table} (zh TEXT PRIMARY KEY)")
+            conn.executemany(f"INSERT INTO {table} VALUES (?)", sorted((z,) for z in words))
         conn.executemany(
             "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
             sorted((e, z, r, counts.get(z, 0)) for (e, z), r in en2zh.items()),
@@ -350,8 +353,7 @@ def _store() -> sqlite3.Connection | None:
                     # Missing, or damaged (a crash, a full disk): built again, once per process.
                     _build(source, path)
                     conn = _open(path)
-                _conn = conn
-                _unavailable = conn is None
+                _conn, _unavailable = conn, conn is None
                 # Stores of other releases or rules go, but for the last one used besides this: two
                 # installs sharing a cache would otherwise rebuild in turn on every run.
                 with contextlib.suppress(OSError):
@@ -375,9 +377,8 @@ def to_chinese(term: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=8192)
 def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
-    """(stemmed English terms that must all be on a page, the sense as the dictionary writes it) for
-    each translation of a Chinese word. A word the dictionary lacks gets none: translating its parts one
-    by one would let a page holding one part's translation (缓存服务器: "server") stand for the word."""
+    """(stemmed English terms that must all be on a page, the sense as written) for each translation of a
+    Chinese word; none for a word the dictionary lacks (its parts' would let "server" stand for 缓存服务器)."""
     conn = _store()
     if conn is None:
         return ()

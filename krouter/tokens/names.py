@@ -22,13 +22,19 @@ _LETTER = re.compile(r"[^\W\d_]")
 _CALENDAR = frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
 )
-# jieba's part-of-speech tags for a place (北京, 芝加哥) and an organisation. Its person and "other
-# proper noun" tags are not used: they mark everyday words too (阳光, 高峰 and 文明 are "nr", 和平 "nz").
-_PLACE_OR_BODY = frozenset({"ns", "nt"})
+# Short forms written in capitals that name no subject: everyday abbreviations, units, time zones and
+# currencies ("need it ASAP", "is it 10:00 CET"). A closed, general list, like tokens/abbreviations.py.
+_NOT_NAMES = frozenset(
+    "asap fyi wfh pto ooo eod eow btw tbd tba faq aka etc imo imho tldr diy rsvp hr pm am ps nb "
+    "kb mb gb tb kg km cm mm ms "
+    "utc gmt cet cest eet eest wet bst ist jst kst pst pdt mst mdt cst cdt est edt aest "
+    "usd eur gbp cny rmb jpy krw hkd cad aud chf".split()
+)
 # Where a sentence starts, a capital says nothing; the word next to a name, written as a name too.
 _SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；")
 _LAST_WORD = re.compile(r"([^\W_]+)[ \t-]*$")
 _FIRST_WORD = re.compile(r"[ \t-]*([^\W_]+)")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 
 
 def has_letter(word: str) -> bool:
@@ -49,13 +55,20 @@ def is_name(word: str) -> bool:
 
 def names_a_subject(word: str) -> bool:
     """True for a question word that names what the question is about: in Latin script, a name as
-    ``is_name`` says (MongoDB, Cloudflare, SQS), not a number, a time or a date ("10am", "Aug"); in Han
-    script, a place or an organisation by jieba's dictionary (北京), two characters at least. A Chinese
-    word neither dictionary knows is as often a cut jieba made of a run-on question (仓发, 来收) as a
-    name, so it is not taken for one."""
+    ``is_name`` says (MongoDB, Cloudflare, SQS), not a number, a time or a date ("10am", "Aug"), nor a
+    common abbreviation, unit, time zone or currency ("ASAP", "MB", "CET", "EUR"); in Han script, a word
+    of two characters or more that jieba's dictionary tags as a place or organisation and CC-CEDICT gives
+    only as a proper name (北京 /Beijing, …/). Either alone is too wide: jieba tags 东西 ("things") and
+    城市 as places, and CC-CEDICT writes 文革 (the Cultural Revolution, which notes write 文化大革命) with
+    a capital. A Chinese word neither dictionary knows is as often a cut jieba made of a run-on question
+    (仓发, 来收) as a name, so it is not taken for one."""
     if is_cjk(word):
-        return len(word) >= 2 and _proper_nouns().get(word) in _PLACE_OR_BODY
-    if any(ch.isdigit() for ch in word) or word.lower() in _CALENDAR:
+        return (
+            len(word) >= 2
+            and _place_or_body(word)
+            and bool(bilingual.column("SELECT zh FROM proper WHERE zh=?", word))
+        )
+    if any(ch.isdigit() for ch in word) or word.lower() in _CALENDAR | _NOT_NAMES:
         return False
     return is_name(word)
 
@@ -68,12 +81,15 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
     by the word they hold. The dictionary knows too few English words to tell a name from one by
     itself: "toggle" is not in it."""
     text = unicodedata.normalize("NFKC", question)
+    if _capitals_say_nothing(text):
+        return False
     for m in re.finditer(re.escape(word), text, flags=re.IGNORECASE):
         # Whole words only; a Han character may stand right next to one (线性SD频道).
         if _joined(text, m.start() - 1) or _joined(text, m.end()):
             continue
         written = m.group()
-        capital_inside = any(ch.isupper() for ch in written[1:])
+        # A capital inside a word that starts with one (MongoDB, SQS); not an identifier (maxConnections).
+        capital_inside = written[0].isupper() and any(ch.isupper() for ch in written[1:])
         before = text[: m.start()].rstrip()
         mid_sentence = bool(before) and before[-1] not in _SENTENCE_END and written[0].isupper()
         if not (capital_inside or mid_sentence):
@@ -94,25 +110,38 @@ def capitalised(word: str, question: str) -> bool:
     )
 
 
+def _capitals_say_nothing(text: str) -> bool:
+    """True for a question written in capitals or in title case ("HOW TO TOGGLE DARK MODE", "How To
+    Toggle Dark Mode"): most of its words start with a capital, so a capital marks no name. Not for one
+    in Chinese or Japanese, whose Latin words are mostly names (Virgin Media 的 SD 频道)."""
+    if any(map(is_cjk, text)):
+        return False
+    words = _LATIN_WORD.findall(text)
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.7 * len(words)
+
+
 def _joined(text: str, i: int) -> bool:
     """True when ``text[i]`` is a letter or digit of a script written with spaces: part of the same word."""
     return 0 <= i < len(text) and text[i].isalnum() and not is_cjk(text[i])
 
 
+# jieba's part-of-speech tags for a place (北京, 芝加哥) and an organisation.
+_PLACE_OR_BODY = frozenset({"ns", "nt"})
+
+
 @lru_cache(maxsize=1)
-def _proper_nouns() -> dict[str, str]:
-    """jieba's dictionary words tagged as places or organisations, with their tag (read once, ~0.1 s;
-    only when a Han word the vault never mentions stands in the way of a citation)."""
+def _places_and_bodies() -> frozenset[str]:
+    """jieba's dictionary words tagged as places or organisations (read once, ~0.1 s; only when a Han
+    word the vault never mentions stands in the way of a citation)."""
     path = bilingual.jieba_dict()
-    out: dict[str, str] = {}
     if path is None:
-        return out
+        return frozenset()
     try:
         with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                parts = line.split()
-                if len(parts) == 3 and parts[2] in _PLACE_OR_BODY:
-                    out[parts[0]] = parts[2]
+            return frozenset(p[0] for p in map(str.split, fh) if len(p) == 3 and p[2] in _PLACE_OR_BODY)
     except (OSError, UnicodeDecodeError):
-        return {}
-    return out
+        return frozenset()
+
+
+def _place_or_body(word: str) -> bool:
+    return word in _places_and_bodies()
