@@ -123,7 +123,7 @@ def test_a_second_agent_teaching_the_same_pick_does_not_confirm_it(vault: Path) 
     first = teach_lib(vault, client="mcp")
     second = teach_lib(vault, client="cli")
     assert second.status == PENDING and second.pending_id == first.pending_id
-    assert "another agent's teaching does not confirm it" in second.to_text()
+    assert "teaching it again, by this agent or another, does not confirm it" in second.to_text()
     assert snapshot(vault) == before and len(listed(vault)) == 1
 
 
@@ -458,3 +458,13 @@ def test_accept_does_not_take_a_question_from_the_page_that_now_answers_it(vault
     code, out = cli(vault, "learn", "--accept", str(held.pending_id))
     assert code == 3 and "not written, it stays pending" in out, out
     assert snapshot(vault) == before and cites(vault, MERGE_Q) == "Runbooks/Merging.md"
+
+
+def test_an_over_long_quote_is_refused_and_not_echoed_back(vault: Path) -> None:
+    before = snapshot(vault)
+    result = teach_lib(vault, quote="Merges need two approvals. " * 5000)
+    assert result.status == teach.NOT_TAUGHT and result.reason.startswith(
+        "the quote is 135000 characters long"
+    )
+    assert len(result.to_text()) < 300 and len(result.quote) <= teach.QUOTE_SHOWN + 1
+    assert snapshot(vault) == before

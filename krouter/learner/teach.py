@@ -44,7 +44,7 @@ from krouter.learner.trigger_writes import (
     undone_runs,
     write_confirmed,
 )
-from krouter.learner.verify import candidates, verify_pick
+from krouter.learner.verify import MAX_QUOTE_CHARS, candidates, verify_pick
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
@@ -54,6 +54,8 @@ AGENT_LANE = "agent"
 DAILY_CAP = 20
 PAGE_CAP = 3
 DAY_SECONDS = 24 * 60 * 60
+# How much of an over-long quote a reply shows.
+QUOTE_SHOWN = 200
 
 TAUGHT = "taught"
 NOT_TAUGHT = "not-taught"
@@ -182,7 +184,12 @@ def teach(
     check_question(question)
     cleaned = check_phrasings(phrasings)
     result = TeachResult(NOT_TAUGHT, page_edit.clean_trigger(question), page, quote, cleaned)
-    result.reason = _teach(router, result, client, new_run_id())
+    if len(quote) > MAX_QUOTE_CHARS:
+        # Neither the reply nor the log echoes a pasted page back (a 126 KB quote made a 126 KB reply).
+        result.quote = quote[:QUOTE_SHOWN] + "…"
+        result.reason = f"the quote is {len(quote)} characters long; at most {MAX_QUOTE_CHARS}: quote the sentence that answers"
+    else:
+        result.reason = _teach(router, result, client, new_run_id())
     append_jsonl(
         outcomes_path(),
         {
@@ -247,7 +254,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     if same:
         # Taught again, by this agent or another: still one source (an agent names itself).
         result.status, result.pending_id = PENDING, str(same["pending"])
-        return "it was held already; another agent's teaching does not confirm it"
+        return "it was held already; teaching it again, by this agent or another, does not confirm it"
     record: dict[str, object] = {
         "quote": result.quote,
         "lane": AGENT_LANE,
