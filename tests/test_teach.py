@@ -131,7 +131,14 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
         (MERGE_Q, str(Path("/etc/passwd")), GOOD_QUOTE, [], "not a vault-relative path"),
         (MERGE_Q, ARTICLE, "a merge should need at most one sign-off, says this article.", [], "clippings"),
         (MERGE_Q, "Runbooks/Nope.md", GOOD_QUOTE, [], "no page"),
-        (MERGE_Q, CODE_REVIEW, "The author cannot approve their own pull request.", [], "shares no"),
+        (
+            MERGE_Q,
+            CODE_REVIEW,
+            "The author cannot approve their own pull request.",
+            [],
+            "shares no content word with the question: if the question is worded unlike the page, give a "
+            "rewording in the page's own words as a phrasing",
+        ),
         # The quote is real and the phrasing is the quote itself, yet the page lacks the question's
         # 'search', which another page holds: a neighbour, whatever the phrasings say.
         (

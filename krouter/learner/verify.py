@@ -196,7 +196,10 @@ def verify_pick(
     linked = [(q, cs) for q, cs in askings if shared_words(quote, q)]
     if not linked:
         what = "the question or its phrasings" if also else "the question"
-        return f"the quote shares no content word with {what}"
+        return (
+            f"the quote shares no content word with {what}: if the question is worded unlike the page, give "
+            "a rewording in the page's own words as a phrasing"
+        )
     named = _named_elsewhere(router, question, page)
     if named and len(named[0]) == 1 and is_cjk(named[0]):
         return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]})"
