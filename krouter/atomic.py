@@ -10,6 +10,7 @@ skips dot-files, so a temp file left by a crash is never indexed).
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import secrets
 import sqlite3
@@ -78,6 +79,7 @@ def sqlite_aside(path: Path) -> Iterator[sqlite3.Connection]:
     """A new SQLite file built beside ``path`` and renamed onto it when the block ends without error,
     owner-only: a reader opens the old file or the whole new one, never one half built (the compiled
     dictionary stores in the cache dir)."""
+    _remove_abandoned(path)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         conn = sqlite3.connect(tmp)
@@ -90,6 +92,23 @@ def sqlite_aside(path: Path) -> Iterator[sqlite3.Connection]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _remove_abandoned(path: Path) -> None:
+    """Delete the half-built files beside ``path`` (``<name>.<pid>.tmp`` and SQLite's journal of it) whose
+    process is gone: one killed mid-build (the recall hook ends itself at its time bound) left ~7 MB
+    behind each time."""
+    for tmp in path.parent.glob(f"{glob.escape(path.name)}.*.tmp*"):
+        pid = tmp.name[len(path.name) + 1 :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        except OSError:
+            continue  # alive, another user's: not ours to judge
 
 
 def remove_others(keep: Path, pattern: str, spare: int = 0) -> None:

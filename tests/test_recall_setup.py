@@ -274,3 +274,29 @@ def test_setup_files_are_written_durably(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(os, "fsync", spy)
     assert upsert_block(tmp_path / "CLAUDE.md", "snippet") == "created"
     assert kinds == ["file", "dir"]  # the rename itself is made durable too
+
+
+def test_the_detached_indexer_compiles_the_dictionary_and_stale_half_builds_go(tmp_path: Path) -> None:
+    # A walkthrough: on a cold cache each hook began compiling CC-CEDICT, was cut off at its time bound
+    # (os._exit) and left a ~7 MB half-built store behind; the next hook started over.
+    from krouter import config
+    from krouter.agents.recall import warm_index
+    from krouter.tokens import bilingual
+
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    (vault / "数据库.md").write_text("# 数据库\n\n主数据库每天凌晨三点备份。\n", encoding="utf-8")
+    bilingual._conn, bilingual._unavailable = None, False
+    cache = config.cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    store = bilingual._store_path(bilingual._source())  # type: ignore[arg-type]
+    abandoned = [store.with_name(f"{store.name}.{dead.stdout.strip()}.tmp{end}") for end in ("", "-journal")]
+    for f in abandoned:
+        f.write_bytes(b"half built")
+    lock = tmp_path / "warming.lock"
+    lock.write_text("0")
+    warm_index(str(vault), str(lock))
+    assert store.is_file() and not any(f.exists() for f in abandoned) and not lock.exists()
