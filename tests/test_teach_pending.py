@@ -468,3 +468,19 @@ def test_an_over_long_quote_is_refused_and_not_echoed_back(vault: Path) -> None:
     )
     assert len(result.to_text()) < 300 and len(result.quote) <= teach.QUOTE_SHOWN + 1
     assert snapshot(vault) == before
+
+
+def test_undoing_an_older_run_first_says_which_later_run_to_undo_for_exact_bytes(vault: Path) -> None:
+    # A walkthrough: undoing the older of two runs on a page, then the newer, left the page with the
+    # frontmatter list the runs had made of it; newest first gives the bytes back exactly.
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    first = teach_lib(vault)
+    second = teach_lib(
+        vault,
+        question="can authors sign off their own work",
+        quote="The author cannot approve their own pull request.",
+    )
+    assert first.taught and second.taught, (first.reason, second.reason)
+    report = trigger_writes.undo(str(first.run_id))
+    [outcome] = report.outcomes
+    assert f"run {second.run_id} wrote this page later: undo it first" in outcome.reason, outcome.reason

@@ -275,7 +275,8 @@ def _undo_entry(e: dict[str, object], o: Outcome) -> None:
         data, status, done = (
             kept,
             REMOVED,
-            "the page changed since the run: the trigger was taken out, the later edits kept",
+            "the page changed since the run: the trigger was taken out, the later edits kept"
+            + _later_run_note(e),
         )
     else:
         data, status, done = current[:off] + old + current[off + len(new) :], RESTORED, ""
@@ -288,6 +289,26 @@ def _undo_entry(e: dict[str, object], o: Outcome) -> None:
         o.reason = str(exc)
         return
     o.status, o.reason = status, done
+
+
+def _later_run_note(e: dict[str, object]) -> str:
+    """When a later run, not undone, wrote the same page: undoing that one first gives this page's bytes
+    from before both back exactly (taking a trigger out of a page keeps what the later run made of it,
+    a frontmatter block or a list)."""
+    undone = undone_runs()
+    later = [
+        x
+        for x in journal_entries()
+        if x.get("vault") == e.get("vault")
+        and x.get("page") == e.get("page")
+        and not x.get("taken_back")
+        and float(x.get("time", 0)) > float(e.get("time", 0))
+        and x.get("run_id") not in undone  # type: ignore[arg-type]
+    ]
+    if not later:
+        return ""
+    run = later[-1]["run_id"]
+    return f" (run {run} wrote this page later: undo it first, then this run, to get the earlier bytes back exactly)"
 
 
 # ----- write, ask again, take back ------------------------------------------------------------------------
