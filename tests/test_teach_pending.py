@@ -8,6 +8,8 @@ The nightly model is called through the real anthropic client on a mocked transp
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -484,3 +486,30 @@ def test_undoing_an_older_run_first_says_which_later_run_to_undo_for_exact_bytes
     report = trigger_writes.undo(str(first.run_id))
     [outcome] = report.outcomes
     assert f"run {second.run_id} wrote this page later: undo it first" in outcome.reason, outcome.reason
+
+
+def test_a_lesson_is_asked_again_on_the_written_page_whatever_another_watcher_says(vault: Path) -> None:
+    # A walkthrough: two MCP servers teaching at once took back valid lessons as "would still not
+    # cite": the re-ask's refresh trusted the other server's watcher (its lease still "clean"), which
+    # had not seen this write yet. Here another process holds the lease, marked clean, and sees nothing.
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    with Router(vault) as router:
+        router.refresh()
+        index_path = router.index.path
+    code = (
+        "import sys; from pathlib import Path; from krouter.ops.watch_lease import WatchLease; "
+        "lease = WatchLease.acquire(Path(sys.argv[1])); lease.mark(dirty=False); print('ready', flush=True); "
+        "sys.stdin.read()"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(index_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        result = teach_lib(vault)
+        assert result.taught, result.reason
+    finally:
+        holder.communicate(timeout=30)

@@ -292,23 +292,14 @@ def _undo_entry(e: dict[str, object], o: Outcome) -> None:
 
 
 def _later_run_note(e: dict[str, object]) -> str:
-    """When a later run, not undone, wrote the same page: undoing that one first gives this page's bytes
-    from before both back exactly (taking a trigger out of a page keeps what the later run made of it,
-    a frontmatter block or a list)."""
-    undone = undone_runs()
-    later = [
-        x
-        for x in journal_entries()
-        if x.get("vault") == e.get("vault")
-        and x.get("page") == e.get("page")
-        and not x.get("taken_back")
-        and float(x.get("time", 0)) > float(e.get("time", 0))
-        and x.get("run_id") not in undone  # type: ignore[arg-type]
-    ]
-    if not later:
-        return ""
-    run = later[-1]["run_id"]
-    return f" (run {run} wrote this page later: undo it first, then this run, to get the earlier bytes back exactly)"
+    """When a later run, not undone, wrote the same page: undoing it first gives the bytes from before
+    both back exactly (taking a trigger out keeps what the later run made of the frontmatter)."""
+    undone, when = undone_runs(), float(e.get("time", 0))  # type: ignore[arg-type]
+    for x in reversed(journal_entries()):
+        same = x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and not x.get("taken_back")
+        if same and float(x.get("time", 0)) > when and x.get("run_id") not in undone:  # type: ignore[arg-type]
+            return f" (run {x['run_id']} wrote this page later: undo it first, then this run, for the earlier bytes exactly)"
+    return ""
 
 
 # ----- write, ask again, take back ------------------------------------------------------------------------
@@ -365,6 +356,9 @@ def write_confirmed(
     # The checks before writing follow the decision's rules but cannot foresee everything it weighs
     # (another page may tie with this one or still win): only asking again says what the trigger does.
     try:
+        # The written page by name: a whole-vault refresh trusts another process's watcher, which may not
+        # have seen this write yet (two MCP servers teaching at once took back valid lessons).
+        router.index.refresh(paths=[page.rel])
         router.refresh()
         after = router.decide(question, lexical_only=True)
     except BaseException as exc:
@@ -376,6 +370,7 @@ def write_confirmed(
         return LEARNED, ""
     why = f"KRouter would still not cite {page.rel} for this question ({after.reason})"
     taken = take_back(router.root, run_id, page.rel, question, why)
+    router.index.refresh(paths=[page.rel])
     router.refresh()
     if not taken:
         return (
