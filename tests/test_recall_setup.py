@@ -62,6 +62,10 @@ def test_recall_plain_text_and_env_vault(vault: Path, monkeypatch: pytest.Monkey
         "{not json",  # broken JSON is read as plain text, and refused
         json.dumps({"prompt": 42}),
         json.dumps({"prompt": "/clear"}),  # an agent slash command
+        # One word is a reply in a conversation, not a question to the notes: the page holding it was
+        # put before the agent at full confidence (a walkthrough's "json").
+        json.dumps({"prompt": "PostgreSQL"}),
+        json.dumps({"prompt": "database?"}),
     ],
 )
 def test_recall_silent_when_it_would_refuse(vault: Path, stdin: str) -> None:

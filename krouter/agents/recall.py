@@ -99,6 +99,8 @@ def render(receipt: Receipt, vault: Path) -> str:
 
 
 # What the detached indexer runs: build the index, then remove the lock that says it is running.
+# A prompt with fewer content words than this is not looked up.
+MIN_PROMPT_WORDS = 2
 _WARM_CODE = "import sys; from krouter.agents.recall import warm_index; warm_index(sys.argv[1], sys.argv[2])"
 
 
@@ -191,8 +193,13 @@ def wait_for_warming(root: Path) -> None:
 def recall(prompt: str, vault: Path) -> str:
     """Look the prompt up and return the block to print (empty when the router refuses)."""
     from krouter.routing.router import Router
+    from krouter.tokens.terms import query_terms
 
     prompt = prompt[:MAX_PROMPT_CHARS]
+    if len(query_terms(prompt)) < MIN_PROMPT_WORDS:
+        # "json", "ok", "continue": a one-word prompt is a reply in a conversation, not a question to
+        # the notes, and a page holding that word would be put before the agent at full confidence.
+        return ""
     # No embedding on the hook's path: it answers within its timeout or not at all, and a page embedded
     # halfway when the timeout strikes is lost work (the second opinion needs every candidate embedded).
     with Router(vault, embed_budget_s=0) as router:
