@@ -118,6 +118,8 @@ def test_an_agents_verified_pick_is_held_and_writes_nothing(vault: Path) -> None
     )
     code, out = cli(vault, "learn", "--list")
     assert code == 0 and f"pending {result.pending_id}" in out and "not written" in out
+    # The owner judges an accept by the sentence the teacher quoted: the list shows it.
+    assert f"    quote: {GOOD_QUOTE}" in out, out
 
 
 def test_a_second_agent_teaching_the_same_pick_does_not_confirm_it(vault: Path) -> None:
