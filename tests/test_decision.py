@@ -530,3 +530,12 @@ def test_a_name_in_several_words_counts_once(tmp_path: Path) -> None:
     assert full.evidence.coverage == first.evidence.coverage == 0.5
     assert answered.decision == "cite" and answered.top is not None
     assert answered.top.path == "People/Priya Nair.md"
+
+
+def test_a_question_in_capitals_is_weighed_as_in_lower_case(tmp_path: Path) -> None:
+    """D61 and D59 read capitals as names; in a question written in capitals every word has them."""
+    vault = write(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL, "Search.md": SEARCH_IDX})
+    with Router(vault) as router:
+        lower = router.decide("what is the payments api timeout in production")
+        upper = router.decide("WHAT IS THE PAYMENTS API TIMEOUT IN PRODUCTION")
+    assert (upper.decision, upper.evidence.coverage) == (lower.decision, lower.evidence.coverage)

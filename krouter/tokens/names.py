@@ -35,6 +35,8 @@ _SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；")
 _LAST_WORD = re.compile(r"([^\W_]+)[ \t-]*$")
 _FIRST_WORD = re.compile(r"[ \t-]*([^\W_]+)")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
+# jieba's part-of-speech tags for a place (北京, 芝加哥) and an organisation.
+_PLACE_OR_BODY = frozenset({"ns", "nt"})
 
 
 def has_letter(word: str) -> bool:
@@ -65,7 +67,7 @@ def names_a_subject(word: str) -> bool:
     if is_cjk(word):
         return (
             len(word) >= 2
-            and _place_or_body(word)
+            and word in _places_and_bodies()
             and bool(bilingual.column("SELECT zh FROM proper WHERE zh=?", word))
         )
     if any(ch.isdigit() for ch in word) or word.lower() in _CALENDAR | _NOT_NAMES:
@@ -102,9 +104,10 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
 
 
 def capitalised(word: str, question: str) -> bool:
-    """True when ``word`` (folded to lower case) stands in ``question`` as a whole word with a capital."""
+    """True when ``word`` (folded to lower case) stands in ``question`` as a whole word with a capital, in
+    a question whose capitals say something (not one in capitals or in title case)."""
     text = unicodedata.normalize("NFKC", question)
-    return any(
+    return not _capitals_say_nothing(text) and any(
         m.group()[0].isupper() and not _joined(text, m.start() - 1) and not _joined(text, m.end())
         for m in re.finditer(re.escape(word), text, flags=re.IGNORECASE)
     )
@@ -125,10 +128,6 @@ def _joined(text: str, i: int) -> bool:
     return 0 <= i < len(text) and text[i].isalnum() and not is_cjk(text[i])
 
 
-# jieba's part-of-speech tags for a place (北京, 芝加哥) and an organisation.
-_PLACE_OR_BODY = frozenset({"ns", "nt"})
-
-
 @lru_cache(maxsize=1)
 def _places_and_bodies() -> frozenset[str]:
     """jieba's dictionary words tagged as places or organisations (read once, ~0.1 s; only when a Han
@@ -141,7 +140,3 @@ def _places_and_bodies() -> frozenset[str]:
             return frozenset(p[0] for p in map(str.split, fh) if len(p) == 3 and p[2] in _PLACE_OR_BODY)
     except (OSError, UnicodeDecodeError):
         return frozenset()
-
-
-def _place_or_body(word: str) -> bool:
-    return word in _places_and_bodies()
