@@ -74,7 +74,8 @@ def names_against(question: str, path: str, index: Index, t: Tables) -> str | No
     """Why the page at ``path`` cannot answer ``question`` by the names the question holds, or None: the
     question names another page by its name, which this page never mentions (D43), or names something
     no page mentions (D59). Asked of a page a phrasing found: a rewording that drops the question's
-    subject ("when is the birthday" for "what is Bob's birthday") must not let another page answer."""
+    subject ("when does the database backup run" for "…the MongoDB backup…") must not let another page
+    answer."""
     pid = t.by_path.get(path)
     if pid is None:
         return None
