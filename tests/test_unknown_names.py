@@ -103,6 +103,7 @@ def test_the_cli_says_which_name_the_vault_never_mentions(vault: Path) -> None:
         ("东西", False),  # jieba tags it as a place; it is "things"
         ("城市", False),
         ("银联", True),  # CC-CEDICT gives it only as a name (UnionPay)
+        ("华为", True),  # jieba tags it as a person's name, CC-CEDICT as the company's
         ("asap", False),  # an everyday abbreviation, a time zone, a currency
         ("cet", False),
         ("eur", False),
@@ -131,6 +132,8 @@ def test_what_counts_as_naming_a_subject(word: str, expected: bool) -> None:
         ("toggle", "HOW TO TOGGLE THE DASHBOARD TO DARK MODE", set(), False),
         ("toggle", "How To Toggle The Dashboard To Dark Mode", set(), False),
         ("maxconnections", "how do I raise maxConnections in the pool", set(), False),  # an identifier
+        # In a Chinese question a Latin word is a name however it is typed (a walkthrough's redis).
+        ("redis", "redis最大连接数多少", set(), True),
     ],
 )
 def test_a_latin_word_is_taken_for_a_name_only_where_written_as_one(
@@ -169,3 +172,19 @@ def test_a_name_refusal_says_which_pages_could_not_be_read(vault: Path) -> None:
         "the question names 'mongodb', which no page of the vault mentions (in the pages it could read: "
         "Decisions/Mail.md could not be read"
     ), receipt.reason
+
+
+def test_a_piece_of_the_vaults_re_cut_is_not_taken_for_a_name(tmp_path: Path) -> None:
+    # 马来西亚 is re-cut into the vault's word 马来 (of 马来文) and 西亚 ("West Asia"), which the asker
+    # never wrote: "the question names '西亚'" refused an answer a phrasing had found.
+    vault = write(
+        tmp_path / "v",
+        {
+            "People/Emily Carter.md": "---\ntitle: Emily Carter\n---\n# Emily Carter\n\n"
+            "Emily 负责马来文资料和东南亚的代理商。\n",
+            **{f"Note {i}.md": f"# Note {i}\n\n第 {i} 天浇花。\n" for i in range(5)},
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("马来西亚的代理商谁负责")
+    assert "西亚" not in receipt.reason, receipt.reason

@@ -11,6 +11,7 @@ from __future__ import annotations
 from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
+from krouter.tokens.chinese import jieba_words
 from krouter.tokens.names import has_letter, is_name, names_a_subject, written_as_name
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import normalize
@@ -56,18 +57,21 @@ def unknown_name(units: list[Unit], question: str) -> str | None:
     name (``names.written_as_name``). A page about something else cannot answer a question about it,
     however well the question's other words match (docs/decisions.md D59)."""
     held = {u.text for u in units if u.df}
-    return next(
-        (
-            u.text
-            for u in units
-            # How a word is written is read before the dictionary is asked: a vault in one script does
-            # not open the dictionary for every lower-case word a question has and the vault lacks.
-            if u.df == 0
-            and (is_cjk(u.text) or written_as_name(u.text, question, held))
-            and names_a_subject(u.text)
-        ),
-        None,
-    )
+    cut: set[str] | None = None
+    for u in units:
+        # How a word is written is read before the dictionary is asked: a vault in one script does not
+        # open the dictionary for every lower-case word a question has and the vault lacks.
+        if u.df or not (is_cjk(u.text) or written_as_name(u.text, question, held)):
+            continue
+        if is_cjk(u.text):
+            # Only a word jieba itself cuts from the question: the re-cut into the vault's words makes
+            # pieces the asker never wrote (马来西亚 into 马来 and 西亚, "West Asia").
+            cut = set(jieba_words(question)) if cut is None else cut
+            if u.text not in cut:
+                continue
+        if names_a_subject(u.text):
+            return u.text
+    return None
 
 
 def names_against(question: str, path: str, index: Index, t: Tables) -> str | None:
