@@ -188,3 +188,18 @@ def test_a_piece_of_the_vaults_re_cut_is_not_taken_for_a_name(tmp_path: Path) ->
     with Router(vault) as router:
         receipt = router.decide("马来西亚的代理商谁负责")
     assert "西亚" not in receipt.reason, receipt.reason
+
+
+def test_a_name_other_pages_hold_but_the_page_does_not_refuses_it(vault: Path) -> None:
+    # A walkthrough: 北京办公室wifi密码 cited the Shanghai office's page, 北京 being on an expense page.
+    (vault / "Decisions" / "Expenses.md").write_text(
+        "---\ntitle: Expenses\n---\n# Expenses\n\n去北京出差的酒店每晚最多 600 元。\n", encoding="utf-8"
+    )
+    with Router(vault) as router:
+        other = router.decide("北京办公室早上几点开门")
+        here = router.decide("上海办公室早上几点开门")
+    assert other.decision == "refuse" and other.evidence.confidence == 0.0
+    assert other.reason.startswith(
+        "the question names '北京', which 办公/上海办公室.md never mentions (other pages do)"
+    )
+    assert here.decision == "cite"
