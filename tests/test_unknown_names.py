@@ -134,6 +134,7 @@ def test_what_counts_as_naming_a_subject(word: str, expected: bool) -> None:
         ("maxconnections", "how do I raise maxConnections in the pool", set(), False),  # an identifier
         # In a Chinese question a Latin word is a name however it is typed (a walkthrough's redis).
         ("redis", "redis最大连接数多少", set(), True),
+        ("liu", "还是用 Kevin Liu 的货代吗", {"kevin"}, False),  # and still not beside a held name
     ],
 )
 def test_a_latin_word_is_taken_for_a_name_only_where_written_as_one(

@@ -92,14 +92,12 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
         # Whole words only; a Han character may stand right next to one (线性SD频道).
         if _joined(text, m.start() - 1) or _joined(text, m.end()):
             continue
-        if any_case:
-            return True
         written = m.group()
         # A capital inside a word that starts with one (MongoDB, SQS); not an identifier (maxConnections).
         capital_inside = written[0].isupper() and any(ch.isupper() for ch in written[1:])
         before = text[: m.start()].rstrip()
         mid_sentence = bool(before) and before[-1] not in _SENTENCE_END and written[0].isupper()
-        if not (capital_inside or mid_sentence):
+        if not (any_case or capital_inside or mid_sentence):
             continue
         around = (_LAST_WORD.search(text[: m.start()]), _FIRST_WORD.match(text[m.end() :]))
         if any(n and n.group(1)[0].isupper() and n.group(1).lower() in held for n in around):
