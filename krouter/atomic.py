@@ -81,6 +81,8 @@ def sqlite_aside(path: Path) -> Iterator[sqlite3.Connection]:
     dictionary stores in the cache dir)."""
     _remove_abandoned(path)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    # One left by an earlier process that had this pid would be opened and built on as it is.
+    tmp.unlink(missing_ok=True)
     try:
         conn = sqlite3.connect(tmp)
         try:
@@ -98,6 +100,8 @@ def _remove_abandoned(path: Path) -> None:
     """Delete the half-built files beside ``path`` (``<name>.<pid>.tmp`` and SQLite's journal of it) whose
     process is gone: one killed mid-build (the recall hook ends itself at its time bound) left ~7 MB
     behind each time."""
+    if os.name != "posix":
+        return  # os.kill(pid, 0) asks whether a process lives on POSIX only (on Windows it ends it)
     for tmp in path.parent.glob(f"{glob.escape(path.name)}.*.tmp*"):
         pid = tmp.name[len(path.name) + 1 :].split(".", 1)[0]
         if not pid.isdigit() or int(pid) == os.getpid():

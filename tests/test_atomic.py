@@ -90,3 +90,19 @@ def test_file_and_folder_are_fsynced(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(atomic.os, "fsync", spy)
     atomic_write(tmp_path / "f", "x")
     assert kinds == ["file", "dir"]
+
+
+def test_a_leftover_half_build_with_this_processs_pid_is_not_built_on(tmp_path: Path) -> None:
+    # A cold review: a leftover "<store>.<pid>.tmp" of an earlier process with the same pid (pids are
+    # reused, in containers most) was opened by sqlite3 and built on, and the store came out broken.
+    import os
+
+    from krouter.atomic import sqlite_aside
+
+    store = tmp_path / "store.sqlite3"
+    store.with_name(f"{store.name}.{os.getpid()}.tmp").write_bytes(b"junk, not a database")
+    with sqlite_aside(store) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    import sqlite3
+
+    assert sqlite3.connect(store).execute("SELECT count(*) FROM t").fetchone() == (0,)

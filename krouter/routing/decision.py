@@ -19,13 +19,15 @@ from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.citation import HeldPassage, PageReads, citation
-from krouter.routing.elsewhere import name_not_here, name_once, named_elsewhere, named_page, unknown_name
+from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
+from krouter.tokens.names import capitalised
 from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import normalize
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -97,7 +99,7 @@ def decide(
     about = {pid: titled[pid] | fired for pid in top.contributors}
     # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
-    units, total = name_once(units, question, top.page_id, t)
+    units, total = _name_once(units, question, top.page_id, t)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         _passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
@@ -146,17 +148,10 @@ def decide(
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
     # page, 北京办公室地址 on the Shanghai office's).
     unknown = unknown_name(units, question) if confidence >= floor and not (lone or other_page) else None
-    # ... or one other pages hold and this page never mentions (北京办公室wifi密码 on the Shanghai office's
-    # network page): D43 for any name, not only another page's title.
-    not_here = (
-        name_not_here(units, question, effective, mine)
-        if confidence >= floor and not (lone or other_page or unknown)
-        else None
-    )
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other or other_page or unknown or not_here:
+    if lone or said_by_other or other_page or unknown:
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -186,11 +181,6 @@ def decide(
         reason = (
             f"the question names {unknown!r}, which no page of the vault mentions{_unread_note(t.unread)}: the "
             f"closest page, {citations[0].path}, is about something else (the words' confidence {word_confidence:.0%})"
-        )
-    elif not_here:
-        reason = (
-            f"the question names {not_here!r}, which {citations[0].path} never mentions (other pages do): it "
-            f"asks about another subject (the words' confidence {word_confidence:.0%})"
         )
     elif said_by_other:
         who = " and ".join(said_by_other)
@@ -223,6 +213,25 @@ def decide(
         reason=reason,
         index=index_info,
     )
+
+
+def _name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tuple[list[Unit], float]:
+    """The units as the coverage weighs them, and their total: when the question writes the page's title
+    or file name of two or more words as a name (each word with a capital), those words weigh as one,
+    the heaviest of them (docs/decisions.md D61)."""
+    total = sum(u.weight for u in units)
+    for _name, parts in t.names_of(page_id):
+        if len(parts) < 2:
+            continue
+        group = [i for i, u in enumerate(units) if normalize(u.text) in parts]
+        if len({normalize(units[i].text) for i in group}) < len(set(parts)):
+            continue
+        if not all(capitalised(units[i].text, question) for i in group):
+            continue
+        keep = max(group, key=lambda i: units[i].weight)
+        once = [u if i == keep or i not in group else replace(u, weight=0.0) for i, u in enumerate(units)]
+        return once, sum(u.weight for u in once)
+    return units, total
 
 
 def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:

@@ -8,16 +8,16 @@ Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+import re
 
 from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
-from krouter.tokens.chinese import jieba_words
-from krouter.tokens.names import capitalised, has_letter, is_name, names_a_subject, written_as_name
-from krouter.tokens.scripts import is_cjk
+from krouter.tokens.names import has_letter, is_name, names_a_subject, written_as_name
+from krouter.tokens.scripts import KANA, is_cjk
 from krouter.tokens.terms import normalize
+
+_KANA = re.compile(f"[{KANA}]")
 
 
 def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
@@ -59,62 +59,22 @@ def unknown_name(units: list[Unit], question: str) -> str | None:
     page of the vault mentions by any route, or None; in Latin script only one the question writes as a
     name (``names.written_as_name``). A page about something else cannot answer a question about it,
     however well the question's other words match (docs/decisions.md D59)."""
-    return next((units[i].text for i in _names(units, question, lambda i, u: u.df == 0)), None)
-
-
-def name_not_here(units: list[Unit], question: str, matched: set[int], mine: set[int]) -> str | None:
-    """The first question word that names a subject which other pages hold but the pages ``mine`` (a page
-    and the replaced pages leading to it) do not, or None: 北京办公室wifi密码 on the Shanghai office's
-    network page, while an expense page mentions 北京 (docs/decisions.md D59)."""
+    held = {u.text for u in units if u.df}
+    # A Japanese question's kanji are looked up as bigrams, not words: 東京都 gives 京都, a place the
+    # asker never named. Han names are read in Chinese questions only.
+    han_names = not _KANA.search(question)
     return next(
         (
-            units[i].text
-            for i in _names(
-                units,
-                question,
-                lambda i, u: u.df > 0 and i not in matched and not any(p in u.postings for p in mine),
-            )
+            u.text
+            for u in units
+            # How a word is written is read before the dictionary is asked: a vault in one script does
+            # not open the dictionary for every lower-case word a question has and the vault lacks.
+            if u.df == 0
+            and (han_names if is_cjk(u.text) else written_as_name(u.text, question, held))
+            and names_a_subject(u.text)
         ),
         None,
     )
-
-
-def _names(units: list[Unit], question: str, keep: Callable[[int, Unit], bool]) -> Iterator[int]:
-    """The units ``keep`` admits that name a subject (``names.names_a_subject``), as the question holds them."""
-    held = {u.text for u in units if u.df}
-    cut: set[str] | None = None
-    for i, u in enumerate(units):
-        # How a word is written is read before the dictionary is asked: a vault in one script does not
-        # open the dictionary for every lower-case word a question has and the vault lacks.
-        if not keep(i, u) or not (is_cjk(u.text) or written_as_name(u.text, question, held)):
-            continue
-        if is_cjk(u.text):
-            # Only a word jieba itself cuts from the question: the re-cut into the vault's words makes
-            # pieces the asker never wrote (马来西亚 into 马来 and 西亚, "West Asia").
-            cut = set(jieba_words(question)) if cut is None else cut
-            if u.text not in cut:
-                continue
-        if names_a_subject(u.text):
-            yield i
-
-
-def name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tuple[list[Unit], float]:
-    """The units as the coverage weighs them, and their total: when the question writes the page's title
-    or file name of two or more words as a name (each word with a capital), those words weigh as one,
-    the heaviest of them (docs/decisions.md D61)."""
-    total = sum(u.weight for u in units)
-    for _name, parts in t.names_of(page_id):
-        if len(parts) < 2:
-            continue
-        group = [i for i, u in enumerate(units) if normalize(u.text) in parts]
-        if len({normalize(units[i].text) for i in group}) < len(set(parts)):
-            continue
-        if not all(capitalised(units[i].text, question) for i in group):
-            continue
-        keep = max(group, key=lambda i: units[i].weight)
-        once = [u if i == keep or i not in group else replace(u, weight=0.0) for i, u in enumerate(units)]
-        return once, sum(u.weight for u in once)
-    return units, total
 
 
 def names_against(question: str, path: str, index: Index, t: Tables) -> str | None:

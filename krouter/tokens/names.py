@@ -35,9 +35,8 @@ _SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；")
 _LAST_WORD = re.compile(r"([^\W_]+)[ \t-]*$")
 _FIRST_WORD = re.compile(r"[ \t-]*([^\W_]+)")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
-# jieba's part-of-speech tags for proper nouns: places (北京), organisations, people and other names
-# (华为 is "nr"). They mark everyday words too (东西 "ns", 阳光 "nr"): CC-CEDICT's proper names narrow them.
-_PLACE_OR_BODY = frozenset({"ns", "nt", "nr", "nrt", "nz"})
+# jieba's part-of-speech tags for a place (北京, 芝加哥) and an organisation.
+_PLACE_OR_BODY = frozenset({"ns", "nt"})
 
 
 def has_letter(word: str) -> bool:
@@ -86,8 +85,6 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
     text = unicodedata.normalize("NFKC", question)
     if _capitals_say_nothing(text):
         return False
-    # In a Chinese or Japanese question a Latin word is a name however it is typed (redis最大连接数).
-    any_case = any(map(is_cjk, text))
     for m in re.finditer(re.escape(word), text, flags=re.IGNORECASE):
         # Whole words only; a Han character may stand right next to one (线性SD频道).
         if _joined(text, m.start() - 1) or _joined(text, m.end()):
@@ -97,7 +94,7 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
         capital_inside = written[0].isupper() and any(ch.isupper() for ch in written[1:])
         before = text[: m.start()].rstrip()
         mid_sentence = bool(before) and before[-1] not in _SENTENCE_END and written[0].isupper()
-        if not (any_case or capital_inside or mid_sentence):
+        if not (capital_inside or mid_sentence):
             continue
         around = (_LAST_WORD.search(text[: m.start()]), _FIRST_WORD.match(text[m.end() :]))
         if any(n and n.group(1)[0].isupper() and n.group(1).lower() in held for n in around):
