@@ -179,7 +179,7 @@ def _utc(stamp: object) -> str:
 def _list(vault: Path | None, as_json: bool) -> None:
     """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
     from krouter.learner.pending import OWNER
-    from krouter.learner.teach import QUOTE_SHOWN, history
+    from krouter.learner.teach import history, shown_quote
     from krouter.safe_text import visible
 
     rows = history(vault)
@@ -201,10 +201,7 @@ def _list(vault: Path | None, as_json: bool) -> None:
             )
             if r["quote"]:
                 # What the owner judges an accept by: the sentence the teacher says answers.
-                quote = str(r["quote"])
-                typer.echo(
-                    visible(f"    quote: {quote[:QUOTE_SHOWN]}{'…' if len(quote) > QUOTE_SHOWN else ''}")
-                )
+                typer.echo(visible(f"    quote: {shown_quote(str(r['quote']))}"))
             continue
         if r["rejected"]:
             rejected = _utc(r["rejected_time"])

@@ -110,6 +110,11 @@ class TeachResult:
         return f"not taught, nothing written: {self.reason}"
 
 
+def shown_quote(quote: str) -> str:
+    """A quote as a reply or a list shows it: its first QUOTE_SHOWN characters."""
+    return quote if len(quote) <= QUOTE_SHOWN else quote[:QUOTE_SHOWN] + "…"
+
+
 def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
     """Whether a journaled trigger is still one of its page's triggers (an undo or an edit removes it)."""
     try:
@@ -186,7 +191,7 @@ def teach(
     result = TeachResult(NOT_TAUGHT, page_edit.clean_trigger(question), page, quote, cleaned)
     if len(quote) > MAX_QUOTE_CHARS:
         # Neither the reply nor the log echoes a pasted page back (a 126 KB quote made a 126 KB reply).
-        result.quote = quote[:QUOTE_SHOWN] + "…"
+        result.quote = shown_quote(quote)
         result.reason = f"the quote is {len(quote)} characters long; at most {MAX_QUOTE_CHARS}: quote the sentence that answers"
     else:
         result.reason = _teach(router, result, client, new_run_id())

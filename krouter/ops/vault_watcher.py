@@ -150,14 +150,7 @@ class VaultWatcher:
                 old.join(timeout=5)
             log.info("the vault folder %s was made again: watching the new one", self.root)
         self._folder = now
-        with self._cond:
-            self._seq += 1
-            if self._lease is not None:
-                self._lease.mark(dirty=True)
-            if not self._pending:
-                self._first = time.monotonic()
-            self._pending.add(".")
-            self._last = time.monotonic()
+        self._add_pending({"."})
 
     def stop(self) -> None:
         """Stop the observer thread and wait for it (bounded)."""
@@ -210,8 +203,11 @@ class VaultWatcher:
             # An atomic save is "temp file moved onto page.md": only the destination is a page.
             paths.add(_relevant_path(self.root, dest, event.is_directory))
         paths.discard(None)
-        if not paths:
-            return
+        if paths:
+            self._add_pending({p for p in paths if p is not None})
+
+    def _add_pending(self, paths: set[str]) -> None:
+        """Record ``paths`` as changed and wake a waiting consumer."""
         now = time.monotonic()
         with self._cond:
             self._seq += 1
@@ -221,7 +217,7 @@ class VaultWatcher:
                 self._lease.mark(dirty=True)
             if not self._pending:
                 self._first = now
-            self._pending.update(p for p in paths if p is not None)
+            self._pending.update(paths)
             self._last = now
             self._cond.notify_all()
 

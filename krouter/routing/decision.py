@@ -336,8 +336,7 @@ def _windows(passages: list[HeldPassage]) -> list[tuple[HeldPassage, HeldPassage
 
 def _reason_nothing(corpus_missing: list[str], n_pages: int, unread: tuple[str, ...]) -> str:
     if not n_pages and unread:
-        more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
-        return f"the vault has no page KRouter could read ({unread[0]}{more} could not be; krouter status says why)"
+        return f"the vault has no page KRouter could read ({_first_of(unread)} could not be; krouter status says why)"
     if not n_pages:
         return "the vault has no pages to answer from"
     if corpus_missing:
@@ -353,8 +352,12 @@ def _never_mentions(words: list[str], unread: tuple[str, ...]) -> str:
 def _unread_note(unread: tuple[str, ...]) -> str:
     if not unread:
         return ""
-    more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
-    return f" (in the pages it could read: {unread[0]}{more} could not be read; krouter status says why)"
+    return f" (in the pages it could read: {_first_of(unread)} could not be read; krouter status says why)"
+
+
+def _first_of(paths: tuple[str, ...]) -> str:
+    """The first path, and how many more."""
+    return paths[0] + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
 
 
 def _quoted(words: list[str]) -> str:

@@ -126,21 +126,7 @@ class Router:
 
     def read_page(self, rel_path: str) -> tuple[str, str]:
         """(the page's vault-relative path as indexed, its text); found and confined as ``read`` says."""
-        try:
-            path = contained_path(self.root, rel_path)
-        except PageNotFound as first:
-            try:
-                path = contained_path(self.root, f"{rel_path}.md")
-            except PageNotFound:
-                try:
-                    path = self._page_spelled(rel_path)
-                except PageNotFound:
-                    # The page is there but cannot be read (no permission): that is what to say.
-                    if isinstance(first.__cause__, OSError) and not isinstance(
-                        first.__cause__, FileNotFoundError
-                    ):
-                        raise first from first.__cause__
-                    raise
+        path = self._located(rel_path)
         if not path.name.lower().endswith(".md"):
             # Pages are what KRouter cites; other files in the vault folder are not served.
             raise PageNotFound(f"{rel_path!r} is not a Markdown page of the vault")
@@ -153,6 +139,22 @@ class Router:
             same = self._spelled_as(page)
             page = same[0] if len(same) == 1 else page
         return page, text
+
+    def _located(self, rel_path: str) -> Path:
+        """The page's file: as written, with ``.md`` added, or spelled another way (``_page_spelled``)."""
+        try:
+            return contained_path(self.root, rel_path)
+        except PageNotFound as first:
+            with contextlib.suppress(PageNotFound):
+                return contained_path(self.root, f"{rel_path}.md")
+            try:
+                return self._page_spelled(rel_path)
+            except PageNotFound:
+                cause = first.__cause__
+                if isinstance(cause, OSError) and not isinstance(cause, FileNotFoundError):
+                    # The page is there but cannot be read (no permission): that is what to say.
+                    raise first from cause
+                raise
 
     def _spelled_as(self, rel_path: str) -> list[str]:
         """Indexed pages whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 
 from krouter.tokens import bilingual
@@ -85,10 +86,7 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
     text = unicodedata.normalize("NFKC", question)
     if _capitals_say_nothing(text):
         return False
-    for m in re.finditer(re.escape(word), text, flags=re.IGNORECASE):
-        # Whole words only; a Han character may stand right next to one (线性SD频道).
-        if _joined(text, m.start() - 1) or _joined(text, m.end()):
-            continue
+    for m in _whole_words(word, text):
         written = m.group()
         # A capital inside a word that starts with one (MongoDB, SQS); not an identifier (maxConnections).
         capital_inside = written[0].isupper() and any(ch.isupper() for ch in written[1:])
@@ -107,10 +105,15 @@ def capitalised(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` as a whole word with a capital, in
     a question whose capitals say something (not one in capitals or in title case)."""
     text = unicodedata.normalize("NFKC", question)
-    return not _capitals_say_nothing(text) and any(
-        m.group()[0].isupper() and not _joined(text, m.start() - 1) and not _joined(text, m.end())
-        for m in re.finditer(re.escape(word), text, flags=re.IGNORECASE)
-    )
+    return not _capitals_say_nothing(text) and any(m.group()[0].isupper() for m in _whole_words(word, text))
+
+
+def _whole_words(word: str, text: str) -> Iterator[re.Match[str]]:
+    """Where ``word`` stands in ``text`` as a whole word, any case; a Han character may stand right next
+    to one (线性SD频道)."""
+    for m in re.finditer(re.escape(word), text, flags=re.IGNORECASE):
+        if not _joined(text, m.start() - 1) and not _joined(text, m.end()):
+            yield m
 
 
 def _capitals_say_nothing(text: str) -> bool:

@@ -50,7 +50,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
                 "via_triggers": c.via_triggers,
                 "via_words": c.via_words,
                 "missing": c.missing,
-                "clipping": config.in_folders(c.path, config.folder_names(router.input_folders)),
+                "clipping": config.in_folders(c.path, router.input_folders),
             }
             for c in receipt.cited
         ],
