@@ -35,7 +35,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 6: a combining mark (a vowel sign, a virama) is part of the word it follows, not a cut between two.
 # 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is the number 8.
 # 8: "U.S.A" (no final dot) is "usa" too, not "usaa".
-TOKENIZER_VERSION = "8"
+# 9: a number written with dots (5.7, v8.0.36, 10.0.0.1) is also one term, and each dotted prefix of it.
+TOKENIZER_VERSION = "9"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -70,7 +71,10 @@ _MARKS = "".join(
 )
 # A word: a run of CJK characters (segmented below), or a run of letters and digits of another script
 # with the combining marks inside or after it. A mark with no letter before it starts no word.
-RUN = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*")
+# A number written with dots (a version, an address, a decimal: 5.7, v8.0.36, 10.0.0.1) is one run,
+# an ASCII "v" before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0,
+# and "7.0啥时候上线" matched the "0" of a page about 6.0.
+RUN = re.compile(rf"v?\d+(?:\.\d+)+(?![^\W_{CJK}])|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*")
 
 _stemmer = Stemmer.Stemmer("english")
 
@@ -118,12 +122,33 @@ def _word_terms(word: str) -> str | None:
     return _stem(word)
 
 
+def _dotted(run: str) -> str | None:
+    """The term of a number written with dots (its "v" dropped: v8.0 is 8.0), or None for another run."""
+    return run.lstrip("v") if "." in run else None
+
+
+def _number_terms(number: str) -> list[str]:
+    """The index terms of a number written with dots: its parts, as before dots made one term (a question
+    that writes "MySQL 8" still finds 8.0), then each dotted prefix and the whole ("8.0.36" gives 8, 0,
+    36, 8.0, 8.0.36: a question about 8.0 finds a page that writes 8.0.36). The dotted terms do not count
+    towards a page's length (``counts_toward_length``), so the pages' BM25 lengths stay as they were."""
+    parts = number.split(".")
+    return parts + [".".join(parts[:i]) for i in range(2, len(parts) + 1)]
+
+
+def number_parts(term: str) -> tuple[str, ...]:
+    """The parts of a dotted date a question writes (2024.11.08: 2024, 11, 08), looked up instead when no
+    page writes the date with dots (notes write 2024-11-08); () for any other term."""
+    parts = term.split(".")
+    return tuple(parts) if len(parts) == 3 and len(parts[0]) == 4 and all(map(str.isdigit, parts)) else ()
+
+
 def english_terms(text: str) -> list[str]:
     """The stemmed content words of a text's Latin-script words, in order (function words dropped)."""
     out = []
     for run in RUN.findall(normalize(text)):
         if not IS_CJK.match(run):
-            term = _word_terms(run)
+            term = _dotted(run) or _word_terms(run)
             if term:
                 out.append(term)
     return out
@@ -149,6 +174,10 @@ def index_terms(text: str) -> list[str]:
         if term is None:
             if IS_CJK.match(run):
                 out.extend(_cjk_terms(run))
+                continue
+            number = _dotted(run)
+            if number:
+                out.extend(_number_terms(number))
                 continue
             term = _remember(run)
         if term:
@@ -184,13 +213,14 @@ def _cjk_terms(run: str) -> list[str]:
 
 
 def counts_toward_length(term: str) -> bool:
-    """False for a single Han character: indexed for lookup, but not part of a page's BM25 length."""
-    return not (len(term) == 1 and HAS_HAN.match(term) is not None)
+    """False for a single Han character and a dotted number (5.7): indexed for lookup, but not part of a
+    page's BM25 length (the one for its Han word, the other for its parts, which count)."""
+    return not ((len(term) == 1 and HAS_HAN.match(term) is not None) or "." in term)
 
 
-# A line of exactly one Han character: in terms joined by newlines (no term holds one), the terms that
-# do not count towards a length.
-_LONE_HAN = re.compile(rf"^[{HAN}]$", re.MULTILINE)
+# A line of exactly one Han character, or a dotted number: in terms joined by newlines (no term holds
+# one), the terms that do not count towards a length.
+_LONE_HAN = re.compile(rf"^(?:[{HAN}]|[\d.]*\.[\d.]*)$", re.MULTILINE)
 
 
 def length_of(counts: dict[str, int]) -> int:
@@ -270,7 +300,7 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
     for run in RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
         if not IS_CJK.match(run):
-            term = _word_terms(run)
+            term = _dotted(run) or _word_terms(run)
             if term:
                 yield run, term
         elif ONLY_HAN.match(run):
