@@ -68,5 +68,7 @@ def test_dotted_numbers_as_terms() -> None:
         "faster",
         "2024",
     ]
+    # An amount is rounded by who asks ("about 2.6%" for 2.59%): its parts match, as before.
+    assert [t.term for t in query_terms("about 2.6% plus $0.49")] == ["2", "6", "plus", "0", "49"]
     # The dotted terms do not make a page longer: its parts count, as before.
     assert length_of(Counter(index_terms("MySQL 8.0.36"))) == 4

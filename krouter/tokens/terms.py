@@ -71,10 +71,13 @@ _MARKS = "".join(
 )
 # A word: a run of CJK characters (segmented below), or a run of letters and digits of another script
 # with the combining marks inside or after it. A mark with no letter before it starts no word.
-# A number written with dots (a version, an address, a decimal: 5.7, v8.0.36, 10.0.0.1) is one run,
-# an ASCII "v" before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0,
-# and "7.0啥时候上线" matched the "0" of a page about 6.0.
-RUN = re.compile(rf"v?\d+(?:\.\d+)+(?![^\W_{CJK}])|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*")
+# A number written with dots (a version, an address: 5.7, v8.0.36, 10.0.0.1) is one run, an ASCII "v"
+# before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0, and
+# "7.0啥时候上线" matched the "0" of a page about 6.0. Not an amount (after a currency sign, before a
+# per cent sign): people round those ("about 2.6%" for a page's 2.59%), and its parts match as before.
+RUN = re.compile(
+    rf"(?<![$€£¥\d.])v?\d+(?:\.\d+)+(?![^\W_{CJK}]|%|\.\d)|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
+)
 
 _stemmer = Stemmer.Stemmer("english")
 
