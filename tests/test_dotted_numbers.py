@@ -59,15 +59,10 @@ def test_dotted_numbers_as_terms() -> None:
         "上线",
     ]
     assert index_terms("8.0.36") == ["8", "0", "36", "8.0", "8.0.36"]
-    # Times, a number that runs into a word, and a full stop after a number are as before.
-    assert [t.term for t in query_terms("at 10:30, 1.5x faster, in 2024.")] == [
-        "10",
-        "30",
-        "1",
-        "5x",
-        "faster",
-        "2024",
-    ]
+    # Times and a full stop after a number are as before.
+    assert [t.term for t in query_terms("at 10:30, in 2024.")] == ["10", "30", "2024"]
+    # A unit against the number or apart from it is the same words.
+    assert [t.term for t in query_terms("2.5mm")] == [t.term for t in query_terms("2.5 mm")] == ["2.5", "mm"]
     # An amount is rounded by who asks ("about 2.6%" for 2.59%): its parts match, as before.
     assert [t.term for t in query_terms("about 2.6% plus $0.49")] == ["2", "6", "plus", "0", "49"]
     # The dotted terms do not make a page longer: its parts count, as before.

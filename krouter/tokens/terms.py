@@ -75,8 +75,9 @@ _MARKS = "".join(
 # before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0, and
 # "7.0啥时候上线" matched the "0" of a page about 6.0. Not an amount (after a currency sign, before a
 # per cent sign): people round those ("about 2.6%" for a page's 2.59%), and its parts match as before.
+# A unit written against it is a word of its own: "2.5mm" and "2.5 mm" are both 2.5 and mm.
 RUN = re.compile(
-    rf"(?<![$€£¥\d.])v?\d+(?:\.\d+)+(?![^\W_{CJK}]|%|\.\d)|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
+    rf"(?<![$€£¥\d.])v?\d+(?:\.\d+)+(?!%|\.\d)|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
 )
 
 _stemmer = Stemmer.Stemmer("english")
