@@ -14,6 +14,7 @@ import logging
 import sqlite3
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from krouter import config
@@ -25,6 +26,7 @@ from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, names_against, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
+from krouter.tokens import traditional
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import REPLACED_STATUSES, Problem, decode
 
@@ -311,7 +313,13 @@ class Router:
             return trigger_blocker(question, path, self.index, self._load_tables())
 
     def _decide(self, question: str, k: int) -> Receipt:
-        return decide(question, k, self.index, self._load_tables(), self.floor, self.root, self._index_info())
+        # A question in Traditional characters is looked up as the notes write it (Simplified) when they
+        # do; the receipt keeps the question as asked.
+        written = traditional.as_the_vault_writes(question, self.index.has_term)
+        receipt = decide(
+            written, k, self.index, self._load_tables(), self.floor, self.root, self._index_info()
+        )
+        return receipt if written == question else replace(receipt, query=question)
 
     def _index_info(self) -> dict[str, object]:
         meta = self.index.meta()

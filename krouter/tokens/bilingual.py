@@ -30,13 +30,14 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
+from krouter.tokens import jieba_dict, traditional
 from krouter.tokens.terms import english_terms
 
 # Bump when a rule changes that SAMPLE does not exercise. The store is also keyed by what the rules make
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "10"
+STORE_VERSION = "11"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses.
@@ -127,7 +128,7 @@ def _store_path(source: Path) -> Path:
 def _counts_key() -> str:
     """jieba's dict.txt as the store's key sees it (its counts order the translations): its size and a
     digest of its first bytes, or "none" when it cannot be read."""
-    path = jieba_dict()
+    path = jieba_dict.location()
     try:
         if path is not None:
             with path.open("rb") as fh:
@@ -140,7 +141,7 @@ def _counts_key() -> str:
 def _usable(conn: sqlite3.Connection) -> bool:
     """True when the store answers (a truncated or foreign file opens fine and fails on first read)."""
     try:
-        for table in ("en2zh", "zh2en", "reading", "surname", "proper"):
+        for table in ("en2zh", "zh2en", "reading", "surname", "proper", "fold"):
             conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall()
     except sqlite3.Error:
         return False
@@ -271,40 +272,15 @@ def _synonyms(sense: str) -> list[str]:
     return out
 
 
-def _jieba_counts() -> dict[str, int]:
-    """How often jieba's dictionary says each Chinese word occurs; empty when jieba's file is missing."""
-    path = jieba_dict()
-    counts: dict[str, int] = {}
-    if path is None:
-        return counts
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                parts = line.split(maxsplit=2)
-                if len(parts) >= 2 and parts[1].isdigit():
-                    counts[parts[0]] = int(parts[1])
-    except (OSError, UnicodeDecodeError):
-        # Unread counts leave the translations in the dictionary's order, not the dictionary unusable.
-        return {}
-    return counts
-
-
-def jieba_dict() -> Path | None:
-    """jieba's dictionary file (a word, its count and its part of speech a line), or None."""
-    spec = importlib.util.find_spec("jieba")
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent / "dict.txt"
-    return path if path.is_file() else None
-
-
 def _build(source: Path, path: Path) -> None:
     """Compile the dictionary into the store, aside and renamed into place."""
-    # Read twice rather than held in memory: a lookup that builds the store keeps its peak RSS.
+    # Read thrice rather than held in memory: a lookup that builds the store keeps its peak RSS.
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         zh2en, en2zh = _compile(fh)
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         readings, surnames, proper = _readings(fh)
+    with gzip.open(source, "rt", encoding="utf-8") as fh:
+        folds = traditional.folds(fh)
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
@@ -317,7 +293,7 @@ def _build(source: Path, path: Path) -> None:
         conn.executemany(
             "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
         )
-        counts = _jieba_counts()
+        counts = jieba_dict.counts()
         conn.execute(
             "CREATE TABLE reading (zh TEXT NOT NULL, syllable TEXT NOT NULL, count INTEGER NOT NULL, "
             "PRIMARY KEY (zh, syllable))"
@@ -329,6 +305,8 @@ def _build(source: Path, path: Path) -> None:
         for table, words in (("surname", surnames), ("proper", proper)):
             conn.execute(f"CREATE TABLE {table} (zh TEXT PRIMARY KEY)")
             conn.executemany(f"INSERT INTO {table} VALUES (?)", sorted((z,) for z in words))
+        conn.execute("CREATE TABLE fold (zh TEXT PRIMARY KEY, simplified TEXT NOT NULL)")
+        conn.executemany("INSERT INTO fold VALUES (?, ?)", sorted(folds.items()))
         conn.executemany(
             "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
             sorted((e, z, r, counts.get(z, 0)) for (e, z), r in en2zh.items()),

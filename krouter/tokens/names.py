@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
-from krouter.tokens import bilingual
+from krouter.tokens import bilingual, jieba_dict
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import english_terms
 
@@ -143,7 +143,7 @@ def _joined(text: str, i: int) -> bool:
 def _places_and_bodies() -> frozenset[str]:
     """jieba's dictionary words tagged as places or organisations (read once, ~0.1 s; only when a Han
     word the vault never mentions stands in the way of a citation)."""
-    path = bilingual.jieba_dict()
+    path = jieba_dict.location()
     if path is None:
         return frozenset()
     try:
