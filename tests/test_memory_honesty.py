@@ -41,6 +41,8 @@ SETS = {
     "heldout_general4.jsonl": "vault",
     "heldout_everyday3.jsonl": "vault",
     "heldout_crosslang6.jsonl": "vault3",
+    "heldout_numbers2.jsonl": "vault2",
+    "heldout_numbers3.jsonl": "vault3",
 }
 
 

@@ -63,6 +63,11 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "heldout-general4": ("vault", "heldout_general4.jsonl", "questions_dev.jsonl"),
     "heldout-everyday3": ("vault", "heldout_everyday3.jsonl", "questions_everyday.jsonl"),
     "heldout-crosslang6": ("vault3", "heldout_crosslang6.jsonl", "questions_crosslang3.jsonl"),
+    # Written 2026-12-03 (thirteenth session) by a helper that saw only vault2/ and vault3/: questions
+    # with numbers written with dots (versions, addresses, decimals, dotted dates), a third across
+    # languages, for the go/no-go of dotted numbers as one word; no dev twin.
+    "heldout-numbers2": ("vault2", "heldout_numbers2.jsonl", "questions_dev2.jsonl"),
+    "heldout-numbers3": ("vault3", "heldout_numbers3.jsonl", "questions_dev3.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
