@@ -36,7 +36,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is the number 8.
 # 8: "U.S.A" (no final dot) is "usa" too, not "usaa".
 # 9: a number written with dots (5.7, v8.0.36, 10.0.0.1) is also one term, and each dotted prefix of it.
-TOKENIZER_VERSION = "9"
+# 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
+TOKENIZER_VERSION = "10"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
