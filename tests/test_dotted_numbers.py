@@ -18,6 +18,10 @@ PAGES = {
     "Decisions/Primary database.md": "---\ntitle: Primary database\n---\n# Primary database\n\n"
     "Production runs MySQL 8.0.36 on RDS since March; the old MySQL 5.7 cluster was shut down.\n",
     "Daily/2024-11-08.md": "---\ntitle: 2024-11-08\n---\n# 2024-11-08\n\nThe payments incident review moved to Friday.\n",
+    # A rate written with more decimals than the version: 7.05 must not give 7.0 (a cold review's repro).
+    "财务/贷款利率.md": "---\ntitle: 贷款利率\n---\n# 贷款利率\n\n贷款利率下调到 7.05%，从下月起执行。\n",
+    "Product/Public API.md": "---\ntitle: Public API\n---\n# Public API\n\n"
+    "The public API v2.1 went live in May; the standup is at 9:30 and the plan costs $1.99 a seat.\n",
 }
 
 
@@ -40,8 +44,12 @@ def test_a_version_the_vault_never_writes_is_missing_not_matched_by_its_digits(v
         ("are we on MySQL 8.0 now", "Decisions/Primary database.md"),  # the page writes 8.0.36
         ("is the MySQL 5.7 cluster still up", "Decisions/Primary database.md"),
         ("are we on v8.0.36", "Decisions/Primary database.md"),
-        # Notes write dates with hyphens: a dotted date falls back to its parts.
+        # Notes write dates with hyphens and times with a colon: a dotted date or time falls back to
+        # its parts.
         ("what moved on 2024.11.08, the incident review?", "Daily/2024-11-08.md"),
+        ("is standup at 9.30?", "Product/Public API.md"),
+        ("is API v2 live?", "Product/Public API.md"),  # v2.1 is also v2, as before
+        ("does a seat cost 1.99 dollars?", "Product/Public API.md"),  # $1.99
     ],
 )
 def test_a_dotted_number_the_page_writes_is_found(vault: Path, question: str, page: str) -> None:
@@ -61,9 +69,14 @@ def test_dotted_numbers_as_terms() -> None:
     assert index_terms("8.0.36") == ["8", "0", "36", "8.0", "8.0.36"]
     # Times and a full stop after a number are as before.
     assert [t.term for t in query_terms("at 10:30, in 2024.")] == ["10", "30", "2024"]
+    # Whole or not at all: 7.05 is not 7.0, and no number starts after a dot or a thousands comma.
+    assert index_terms("7.05%") == ["7", "05", "7.05"]
+    assert index_terms("x.1.2 and €1,234.50") == ["1", "2", "1", "234", "50"]
+    assert index_terms("v2.1") == ["v2", "1", "2.1"]
     # A unit against the number or apart from it is the same words.
     assert [t.term for t in query_terms("2.5mm")] == [t.term for t in query_terms("2.5 mm")] == ["2.5", "mm"]
-    # An amount is rounded by who asks ("about 2.6%" for 2.59%): its parts match, as before.
+    # A question's amount is rounded by who asks ("about 2.6%" for 2.59%): its parts match, as before
+    # (a page indexes an amount's whole too).
     assert [t.term for t in query_terms("about 2.6% plus $0.49")] == ["2", "6", "plus", "0", "49"]
     # The dotted terms do not make a page longer: its parts count, as before.
     assert length_of(Counter(index_terms("MySQL 8.0.36"))) == 4

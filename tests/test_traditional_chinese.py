@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from krouter import Router
 from krouter.cli import app
-from krouter.tokens.traditional import folds
+from krouter.tokens import bilingual
+from krouter.tokens.traditional import as_the_vault_writes, folds
 from tests.vault_files import write
 
 SIMPLIFIED = {
@@ -34,11 +36,11 @@ def test_a_traditional_question_finds_the_simplified_page(tmp_path: Path) -> Non
 
 def test_a_word_the_notes_write_otherwise_is_still_missing(tmp_path: Path) -> None:
     # 資料庫 is Taiwan's word for a database: in Simplified characters it is 资料库, which these notes
-    # never write. The receipt names it, in the characters the notes would use.
+    # never write. The receipt names it as asked.
     vault = write(tmp_path / "vault", SIMPLIFIED)
     res = CliRunner().invoke(app, ["ask", "資料庫備份幾點", "--vault", str(vault), "--json"])
     assert res.exit_code == 3, res.output
-    assert "资料库" in res.output
+    assert "資料庫" in res.output
 
 
 def test_a_traditional_vault_is_asked_as_written(tmp_path: Path) -> None:
@@ -61,12 +63,66 @@ def test_a_japanese_question_is_not_folded(tmp_path: Path) -> None:
     assert receipt.evidence.corpus_missing == []
 
 
-def test_only_characters_no_entry_writes_as_simplified_are_folded() -> None:
+def test_only_characters_written_mostly_in_traditional_form_are_folded() -> None:
     lines = [
         "數據庫 数据库 [shu4 ju4 ku4] /database/",
         "乾 干 [gan1] /dry/",
-        "乾 乾 [qian2] /one of the Eight Trigrams/",  # 乾 is a Simplified character too: never folded
+        "乾隆 乾隆 [Qian2 long2] /Qianlong Emperor/",  # 乾 used as Simplified as often as folded: kept
         "頭髮 头发 [tou2 fa5] /hair/",
         "發 发 [fa1] /to send out/",
+        "諮詢 谘询 [zi1 xun2] /to consult/",
+        "諮 谘 [zi1] /to consult/",
+        "諮 咨 [zi1] /to consult/",
     ]
-    assert folds(lines) == {"數": "数", "據": "据", "庫": "库", "頭": "头", "髮": "发", "發": "发"}
+    # Between two Simplified characters, the commoner in jieba's counts (咨 of 咨询).
+    assert folds(lines, {"咨": 161, "谘": 71}) == {
+        "數": "数",
+        "據": "据",
+        "庫": "库",
+        "頭": "头",
+        "髮": "发",
+        "發": "发",
+        "諮": "咨",
+        "詢": "询",
+    }
+
+
+def test_a_vault_in_both_scripts_is_asked_what_it_holds_as_written(tmp_path: Path) -> None:
+    # A cold review's repro: folded whole, this Hong Kong question cited the Shanghai office's page.
+    pages = {
+        "辦公室/香港辦公室.md": "---\ntitle: 香港辦公室\n---\n# 香港辦公室\n\n香港辦公室的網路密碼是 hk-2024。\n",
+        "办公室/上海办公室网络.md": "---\ntitle: 上海办公室网络\n---\n# 上海办公室网络\n\n上海办公室的网络密码是 sh-2024。\n",
+    }
+    vault = write(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        hong_kong = router.decide("香港辦公室的網路密碼是什麼")
+        other_word = router.decide("香港辦公室的網絡密碼是什麼")  # 網絡: the Shanghai page's word
+    assert hong_kong.decision == "cite" and hong_kong.top is not None
+    assert hong_kong.top.path == "辦公室/香港辦公室.md"
+    assert other_word.decision == "refuse", other_word.reason
+
+
+def test_words_both_scripts_share_do_not_keep_a_question_from_being_folded(tmp_path: Path) -> None:
+    # A cold review's repro: 假要 (a bigram both scripts write) tied the two forms, and a tie kept the
+    # question as asked.
+    pages = {
+        "人事/请假流程.md": "---\ntitle: 请假流程\n---\n# 请假流程\n\n请假要在飞书提交，由直属经理批准。\n"
+    }
+    vault = write(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        receipt = router.decide("請假要誰批准")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "人事/请假流程.md"
+
+
+def test_kana_and_simplified_questions_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def held(term: str) -> bool:
+        return term in {"设定", "方法"}
+
+    assert as_the_vault_writes("設定方法", held) == "设定 方法"
+    assert as_the_vault_writes("スキャナーの設定方法", held) == "スキャナーの設定方法"  # Japanese
+
+    def no_dictionary(*_args: object) -> tuple[str, ...]:
+        raise AssertionError("a Simplified question opened the dictionary")
+
+    monkeypatch.setattr(bilingual, "column", no_dictionary)
+    assert as_the_vault_writes("数据库备份几点做", held) == "数据库备份几点做"

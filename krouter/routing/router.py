@@ -278,7 +278,9 @@ class Router:
             phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
-                against = names_against(question, chosen.top.path, self.index, self._load_tables())
+                against = names_against(
+                    self._as_written(question), chosen.top.path, self.index, self._load_tables()
+                )
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
         return chosen
@@ -302,7 +304,7 @@ class Router:
         if self.auto_refresh:
             self.refresh()
         with self.index.snapshot():
-            return held_words(question, path, self.index, self._load_tables())
+            return held_words(self._as_written(question), path, self.index, self._load_tables())
 
     def trigger_blocker(self, question: str, path: str) -> tuple[str, str] | None:
         """The question word, and the other page it names, that would keep ``question`` from counting
@@ -310,16 +312,20 @@ class Router:
         if self.auto_refresh:
             self.refresh()
         with self.index.snapshot():
-            return trigger_blocker(question, path, self.index, self._load_tables())
+            return trigger_blocker(self._as_written(question), path, self.index, self._load_tables())
 
     def _decide(self, question: str, k: int) -> Receipt:
-        # A question in Traditional characters is looked up as the notes write it (Simplified) when they
-        # do; the receipt keeps the question as asked.
-        written = traditional.as_the_vault_writes(question, self.index.has_term)
+        written = self._as_written(question)
         receipt = decide(
             written, k, self.index, self._load_tables(), self.floor, self.root, self._index_info()
         )
         return receipt if written == question else replace(receipt, query=question)
+
+    def _as_written(self, question: str) -> str:
+        """The question with its words in Traditional characters that the notes hold in Simplified ones
+        so written (``tokens.traditional``): every check on a question reads it as a lookup does; a
+        receipt keeps the question as asked."""
+        return traditional.as_the_vault_writes(question, self.index.has_term)
 
     def _index_info(self) -> dict[str, object]:
         meta = self.index.meta()

@@ -37,7 +37,7 @@ from krouter.tokens.terms import english_terms
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "11"
+STORE_VERSION = "12"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses.
@@ -279,8 +279,9 @@ def _build(source: Path, path: Path) -> None:
         zh2en, en2zh = _compile(fh)
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         readings, surnames, proper = _readings(fh)
+    counts = jieba_dict.counts()
     with gzip.open(source, "rt", encoding="utf-8") as fh:
-        folds = traditional.folds(fh)
+        folds = traditional.folds(fh, counts)
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_aside(path) as conn:
         conn.execute(
@@ -293,7 +294,6 @@ def _build(source: Path, path: Path) -> None:
         conn.executemany(
             "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
         )
-        counts = jieba_dict.counts()
         conn.execute(
             "CREATE TABLE reading (zh TEXT NOT NULL, syllable TEXT NOT NULL, count INTEGER NOT NULL, "
             "PRIMARY KEY (zh, syllable))"

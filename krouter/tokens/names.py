@@ -24,17 +24,9 @@ _CALENDAR = frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
 )
 # Short forms written in capitals that name no subject: everyday abbreviations, units, time zones and
-# currencies ("need it ASAP", "is it 10:00 CET"), and the generic terms of any team's work, roles and
-# trade written as acronyms ("which BI tool", "who approves a PR", "our KPI"): a vault that spells them
-# out ("business intelligence") or never uses them is not a vault that lacks a subject. Product and
-# service names (SQS, AWS, GCP) stay names. A closed, general list, like tokens/abbreviations.py.
+# currencies ("need it ASAP", "is it 10:00 CET"). A closed, general list, like tokens/abbreviations.py.
 _NOT_NAMES = frozenset(
     "asap fyi wfh pto ooo eod eow btw tbd tba faq aka etc imo imho tldr diy rsvp hr pm am ps nb "
-    "bi kpi kpis okr okrs pr prs mr api apis sla slas slo slos sli ci cd qa ui ux eta roi "
-    "ceo cto cfo coo cio cmo vp evp svp "
-    "crm erp sdk cdn vpn dns sso mfa otp mvp poc pii gdpr nda sow rfc rfp adr "
-    "id ids url urls ip ssl tls ssh sql csv pdf cpu gpu ram ssd os "
-    "saas oncall devops hq it "
     "kb mb gb tb kg km cm mm ms "
     "utc gmt cet cest eet eest wet bst ist jst kst pst pdt mst mdt cst cdt est edt aest "
     "usd eur gbp cny rmb jpy krw hkd cad aud chf".split()

@@ -28,7 +28,7 @@ import Stemmer
 
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
-from krouter.tokens.scripts import CJK, HAN, HAS_HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
+from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
@@ -37,7 +37,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 8: "U.S.A" (no final dot) is "usa" too, not "usaa".
 # 9: a number written with dots (5.7, v8.0.36, 10.0.0.1) is also one term, and each dotted prefix of it.
 # 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
-TOKENIZER_VERSION = "10"
+# 11: an amount's dotted term is indexed too (only a question splits it); "v2.1" also gives "v2".
+TOKENIZER_VERSION = "11"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -72,14 +73,15 @@ _MARKS = "".join(
 )
 # A word: a run of CJK characters (segmented below), or a run of letters and digits of another script
 # with the combining marks inside or after it. A mark with no letter before it starts no word.
-# A number written with dots (a version, an address: 5.7, v8.0.36, 10.0.0.1) is one run, an ASCII "v"
-# before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0, and
-# "7.0啥时候上线" matched the "0" of a page about 6.0. Not an amount (after a currency sign, before a
-# per cent sign): people round those ("about 2.6%" for a page's 2.59%), and its parts match as before.
-# A unit written against it is a word of its own: "2.5mm" and "2.5 mm" are both 2.5 and mm.
-RUN = re.compile(
-    rf"(?<![$€£¥\d.])v?\d+(?:\.\d+)+(?!%|\.\d)|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
-)
+# A number written with dots (a version, an address, a decimal: 5.7, v8.0.36, 10.0.0.1) is one run, an
+# ASCII "v" before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0, and
+# "7.0啥时候上线" matched the "0" of a page about 6.0. Whole or not at all: never a shorter number
+# inside a longer one (7.05 is not 7.0 and 5), nor one after a digit, a dot or a thousands comma. A
+# unit written against it is a word of its own: "2.5mm" and "2.5 mm" are both 2.5 and mm.
+RUN = re.compile(rf"(?<![\d.,])v?\d+(?:\.\d+)+(?!\d|\.\d)|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*")
+# A question's amount (after a currency sign, before a per cent sign) is looked up by its parts, as
+# before dots made one word: people round amounts ("about 2.6%" for a page's 2.59%).
+_CURRENCY = frozenset("$€£¥￥")
 
 _stemmer = Stemmer.Stemmer("english")
 
@@ -132,20 +134,27 @@ def _dotted(run: str) -> str | None:
     return run.lstrip("v") if "." in run else None
 
 
-def _number_terms(number: str) -> list[str]:
-    """The index terms of a number written with dots: its parts, as before dots made one term (a question
-    that writes "MySQL 8" still finds 8.0), then each dotted prefix and the whole ("8.0.36" gives 8, 0,
-    36, 8.0, 8.0.36: a question about 8.0 finds a page that writes 8.0.36). The dotted terms do not count
-    towards a page's length (``counts_toward_length``), so the pages' BM25 lengths stay as they were."""
-    parts = number.split(".")
-    return parts + [".".join(parts[:i]) for i in range(2, len(parts) + 1)]
+def _number_terms(run: str) -> list[str]:
+    """The index terms of a number written with dots: its parts as written, as before dots made one term
+    (a question that writes "MySQL 8" still finds 8.0, "API v2" finds v2.1), then each dotted prefix and
+    the whole, a "v" dropped ("8.0.36" gives 8, 0, 36, 8.0, 8.0.36: a question about 8.0 finds a page
+    that writes 8.0.36). The dotted terms do not count towards a page's length (``length_of``), so the
+    pages' BM25 lengths stay as they were."""
+    written = run.split(".")  # v2.1: v2 and 1, as before dots made one term
+    parts = run.lstrip("v").split(".")
+    return written + [".".join(parts[:i]) for i in range(2, len(parts) + 1)]
 
 
 def number_parts(term: str) -> tuple[str, ...]:
-    """The parts of a dotted date a question writes (2024.11.08: 2024, 11, 08), looked up instead when no
-    page writes the date with dots (notes write 2024-11-08); () for any other term."""
+    """The parts of a dotted date or time a question writes (2024.11.08, 8.11.2024, 9.30), looked up
+    instead when no page writes it with dots (notes write 2024-11-08, 9:30); () for any other term."""
     parts = term.split(".")
-    return tuple(parts) if len(parts) == 3 and len(parts[0]) == 4 and all(map(str.isdigit, parts)) else ()
+    if not all(map(str.isdigit, parts)):
+        return ()
+    sizes = [len(p) for p in parts]
+    dated = len(parts) == 3 and 4 in (sizes[0], sizes[2]) and sizes.count(4) == 1
+    timed = len(parts) == 2 and sizes[1] == 2 and int(parts[0]) < 24 and int(parts[1]) < 60
+    return tuple(parts) if dated or timed else ()
 
 
 def english_terms(text: str) -> list[str]:
@@ -167,7 +176,7 @@ def index_terms(text: str) -> list[str]:
     question is left with after segmentation (人 of 几个人, 少 of 最少) is looked up like any other
     term: found where the vault holds it, weighed by how common it is, and never reported as a word the
     vault lacks when the vault is full of it. They do not count towards a page's length
-    (``counts_toward_length``), so Chinese pages are not made to look longer than English ones.
+    (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     runs = RUN.findall(normalize(text))
     # A text whose every word was seen before (most English passages) is looked up in C.
@@ -180,9 +189,8 @@ def index_terms(text: str) -> list[str]:
             if IS_CJK.match(run):
                 out.extend(_cjk_terms(run))
                 continue
-            number = _dotted(run)
-            if number:
-                out.extend(_number_terms(number))
+            if "." in run:
+                out.extend(_number_terms(run))
                 continue
             term = _remember(run)
         if term:
@@ -217,22 +225,18 @@ def _cjk_terms(run: str) -> list[str]:
     return out
 
 
-def counts_toward_length(term: str) -> bool:
-    """False for a single Han character and a dotted number (5.7): indexed for lookup, but not part of a
-    page's BM25 length (the one for its Han word, the other for its parts, which count)."""
-    return not ((len(term) == 1 and HAS_HAN.match(term) is not None) or "." in term)
-
-
 # A line of exactly one Han character, or a dotted number: in terms joined by newlines (no term holds
-# one), the terms that do not count towards a length.
-_LONE_HAN = re.compile(rf"^(?:[{HAN}]|[\d.]*\.[\d.]*)$", re.MULTILINE)
+# one), the terms that do not count towards a page's BM25 length. A single Han character is indexed for
+# lookup (人 of 几个人) and a dotted number for its whole (5.7), but the Han word and the number's parts
+# count, so Chinese pages and pages with versions are not made to look longer.
+_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|[\d.]*\.[\d.]*)$", re.MULTILINE)
 
 
 def length_of(counts: dict[str, int]) -> int:
-    """The length of a text with these term counts: the counts of the terms that ``counts_toward_length``,
+    """The length of a text with these term counts: the counts of the terms but those _NOT_COUNTED,
     added up (found by one regex scan, not a call per term)."""
     total = sum(counts.values())
-    lone = _LONE_HAN.findall("\n".join(counts))
+    lone = _NOT_COUNTED.findall("\n".join(counts))
     return total - sum(map(counts.__getitem__, lone)) if lone else total
 
 
@@ -303,8 +307,15 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
+    text = _EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))
+    for m in RUN.finditer(text):
+        run = m.group()
         if not IS_CJK.match(run):
+            if "." in run and (
+                text[m.start() - 1 : m.start()] in _CURRENCY or text[m.end() : m.end() + 1] == "%"
+            ):
+                yield from ((part, part) for part in run.split("."))
+                continue
             term = _dotted(run) or _word_terms(run)
             if term:
                 yield run, term

@@ -1,12 +1,18 @@
 """Questions written in Traditional characters, on notes written in Simplified ones.
 
-Someone in Taiwan or Hong Kong asks 數據庫備份幾點做; the notes write 数据库备份. jieba's dictionary and
-the index's words of such a vault are in Simplified characters, so no word of the question was found.
-CC-CEDICT writes every entry in both scripts: a character it writes only in Traditional form (never as the
-Simplified form of any entry: 發, not 乾 or 著) stands for the Simplified character of its entries (the
-commoner one, where two are given). A question is looked up in Simplified characters when that makes
-more of its Han words ones the vault holds; a vault written in Traditional characters gets the question
-as written, and a Japanese question (with kana) is never changed: its kanji are Japanese forms.
+Someone in Taiwan or Hong Kong asks 數據庫備份幾點做; the notes write 数据库备份. jieba's dictionary, the
+stop words and the index's words of such a vault are in Simplified characters, so no word of the
+question was found. CC-CEDICT writes every entry in both scripts: a character its entries write in
+Traditional form more often than they use it as a Simplified character (發, 於; not 乾隆's 乾, which more
+entries write as 干) stands for the Simplified one, the commonest in jieba's counts where two are given
+(諮 → 咨, not 谘).
+
+Word by word, not the question at once: the question is cut in Simplified characters (jieba cuts
+Traditional text badly: 辦 / 公室), and a word takes its Simplified form when a page holds it so written
+and none as asked, or when that form is a stop word (什麼 is 什么); any other keeps the characters it was
+asked in. A vault written in Traditional characters, or in both, is asked what it holds as written: its
+pages were cut by the same jieba, and a mixed vault's 香港辦公室 question does not turn into 上海办公室's. A question with kana (Japanese) is left as
+asked, and one whose characters are all Simplified (every one GB2312 encodes) needs no dictionary.
 """
 
 from __future__ import annotations
@@ -15,39 +21,57 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
-from krouter.tokens.scripts import HAN, HAS_HAN, KANA, is_cjk
-from krouter.tokens.terms import query_terms
+from krouter.tokens.chinese import question_jieba
+from krouter.tokens.scripts import HAN
+from krouter.tokens.stopwords import CHINESE
 
 _ENTRY = re.compile(r"^(\S+) (\S+) \[")
 _HAN_CHAR = re.compile(rf"[{HAN}]")
-_HAS_KANA = re.compile(rf"[{KANA}]")
+_HAN_RUN = re.compile(rf"[{HAN}]+")
+# Kana letters (the katakana middle dot ・ left out: Chinese writes foreign names with it too).
+_HAS_KANA = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 
 
-def folds(lines: Iterable[str]) -> dict[str, str]:
+def folds(lines: Iterable[str], counts: dict[str, int]) -> dict[str, str]:
     """Traditional character → Simplified character, from CC-CEDICT's lines ("數據庫 数据库 [...] /.../"),
-    for the characters no entry writes as Simplified."""
+    for the characters more entries write in Traditional form than use as Simplified; ``counts`` are
+    jieba's word counts, which pick between two Simplified characters."""
     pairs: dict[str, Counter[str]] = defaultdict(Counter)
-    simplified: set[str] = set()
+    as_simplified: Counter[str] = Counter()
     for line in lines:
         m = _ENTRY.match(line)
         if not m:
             continue
         trad, simp = m.groups()
-        simplified.update(simp)
+        as_simplified.update(set(simp))
         if len(trad) == len(simp):
             for t, s in zip(trad, simp, strict=True):
                 if t != s:
                     pairs[t][s] += 1
-    return {t: seen.most_common(1)[0][0] for t, seen in pairs.items() if t not in simplified}
+    return {
+        t: max(seen, key=lambda s: (counts.get(s, 0), seen[s], s))
+        for t, seen in pairs.items()
+        if seen.total() > as_simplified[t]
+    }
+
+
+def _simplified_only(text: str) -> bool:
+    """True when every Han character of the text is one GB2312 (the Simplified character set) encodes:
+    nothing to fold, and no need to open the dictionary."""
+    try:
+        "".join(_HAN_CHAR.findall(text)).encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def in_simplified(text: str) -> str:
-    """``text`` with each Traditional-only character written as its Simplified one (the others as
-    they are); unchanged when the dictionary is not installed."""
+    """``text`` with each Traditional character written as its Simplified one (the others as they are),
+    character for character; unchanged when the dictionary is not installed."""
     from krouter.tokens import bilingual
 
     chars = sorted(set(_HAN_CHAR.findall(text)))
-    if not chars:
+    if not chars or _simplified_only(text):
         return text
     found = bilingual.column(
         f"SELECT zh || simplified FROM fold WHERE zh IN ({','.join('?' * len(chars))})", *chars
@@ -56,17 +80,28 @@ def in_simplified(text: str) -> str:
 
 
 def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
-    """The question in Simplified characters when the vault holds more of its Han words' characters so
-    written (``known``: whether a page holds a term); else the question as asked."""
-    if not HAS_HAN.search(question) or _HAS_KANA.search(question):
+    """The question with each Han word the vault does not hold as asked (``known``: whether a page holds
+    a term) in Simplified characters; the question itself when nothing is to fold."""
+    if _HAS_KANA.search(question):
         return question
     folded = in_simplified(question)
-    if folded == question or _held(folded, known) <= _held(question, known):
+    if folded == question:
         return question
-    return folded
-
-
-def _held(text: str, known: Callable[[str], bool]) -> int:
-    """How many characters of the text's CJK words the vault holds (a word of two found outweighs a
-    character found alone: 备份 against 份 of 備份)."""
-    return sum(len(qt.term) for qt in query_terms(text, known=known) if is_cjk(qt.term) and known(qt.term))
+    # The fold is character for character, so a word of the folded text sits at the same place in the
+    # question. Words are set apart by spaces: the question is cut again, word by word, and a word the
+    # vault holds in either script must come back whole.
+    out: list[str] = []
+    last = 0
+    for m in _HAN_RUN.finditer(folded):
+        out.append(question[last : m.start()])
+        at = m.start()
+        words = []
+        for word in question_jieba().lcut(m.group(), HMM=True):
+            asked = question[at : at + len(word)]
+            folds_to_held = not known(asked) and (known(word) or word in CHINESE)
+            words.append(word if folds_to_held else asked)
+            at += len(word)
+        out.append(" ".join(words))
+        last = m.end()
+    out.append(question[last:])
+    return "".join(out)
