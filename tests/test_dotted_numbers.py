@@ -70,13 +70,18 @@ def test_dotted_numbers_as_terms() -> None:
     # Times and a full stop after a number are as before.
     assert [t.term for t in query_terms("at 10:30, in 2024.")] == ["10", "30", "2024"]
     # Whole or not at all: 7.05 is not 7.0, and no number starts after a dot or a thousands comma.
-    assert index_terms("7.05%") == ["7", "05", "7.05"]
+    assert index_terms("7.05%") == ["7", "05"]
     assert index_terms("x.1.2 and €1,234.50") == ["1", "2", "1", "234", "50"]
     assert index_terms("v2.1") == ["v2", "1", "2.1"]
     # A unit against the number or apart from it is the same words.
     assert [t.term for t in query_terms("2.5mm")] == [t.term for t in query_terms("2.5 mm")] == ["2.5", "mm"]
-    # A question's amount is rounded by who asks ("about 2.6%" for 2.59%): its parts match, as before
-    # (a page indexes an amount's whole too).
+    # An amount is rounded by who asks ("about 2.6%" for 2.59%) and written with a sign or a word:
+    # on a page and in a question alike, its parts match, as before.
     assert [t.term for t in query_terms("about 2.6% plus $0.49")] == ["2", "6", "plus", "0", "49"]
+    assert (
+        index_terms("1.99 dollars, 12.5元")
+        == index_terms("$1.99 dollars, 12.5 元")
+        == ["1", "99", "dollar", "12", "5", "元"]
+    )
     # The dotted terms do not make a page longer: its parts count, as before.
     assert length_of(Counter(index_terms("MySQL 8.0.36"))) == 4

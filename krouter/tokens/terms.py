@@ -37,7 +37,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 8: "U.S.A" (no final dot) is "usa" too, not "usaa".
 # 9: a number written with dots (5.7, v8.0.36, 10.0.0.1) is also one term, and each dotted prefix of it.
 # 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
-# 11: an amount's dotted term is indexed too (only a question splits it); "v2.1" also gives "v2".
+# 11: a number is dotted whole or not at all (7.05%: not 7.0); an amount before a currency word too;
+# "v2.1" also gives "v2".
 TOKENIZER_VERSION = "11"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
@@ -73,15 +74,21 @@ _MARKS = "".join(
 )
 # A word: a run of CJK characters (segmented below), or a run of letters and digits of another script
 # with the combining marks inside or after it. A mark with no letter before it starts no word.
-# A number written with dots (a version, an address, a decimal: 5.7, v8.0.36, 10.0.0.1) is one run, an
-# ASCII "v" before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0, and
-# "7.0啥时候上线" matched the "0" of a page about 6.0. Whole or not at all: never a shorter number
-# inside a longer one (7.05 is not 7.0 and 5), nor one after a digit, a dot or a thousands comma. A
-# unit written against it is a word of its own: "2.5mm" and "2.5 mm" are both 2.5 and mm.
-RUN = re.compile(rf"(?<![\d.,])v?\d+(?:\.\d+)+(?!\d|\.\d)|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*")
-# A question's amount (after a currency sign, before a per cent sign) is looked up by its parts, as
-# before dots made one word: people round amounts ("about 2.6%" for a page's 2.59%).
-_CURRENCY = frozenset("$€£¥￥")
+# A number written with dots (a version, an address: 5.7, v8.0.36, 10.0.0.1) is one run, an ASCII "v"
+# before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0, and
+# "7.0啥时候上线" matched the "0" of a page about 6.0. Whole or not at all: never a shorter number inside
+# a longer one (7.05 is not 7.0 and 5), nor one after a digit, a dot or a thousands comma. Not an amount,
+# on a page or in a question alike (after a currency sign; before a per cent sign or a currency word):
+# people round amounts ("about 2.6%" for a page's 2.59%), and write them with a sign or a word ($1.99,
+# "1.99 dollars"), so an amount's parts match, as before. A unit written against a number is a word of
+# its own: "2.5mm" and "2.5 mm" are both 2.5 and mm.
+_AMOUNT_AFTER = (
+    r"\s*(?:%|[元块]|(?:percent|per cent|dollars?|euros?|pounds?|yuan|rmb|usd|eur|gbp|cny|jpy|hkd)\b)"
+)
+RUN = re.compile(
+    rf"(?<![$€£¥￥\d.,])v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
+    rf"|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
+)
 
 _stemmer = Stemmer.Stemmer("english")
 
@@ -307,15 +314,8 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    text = _EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))
-    for m in RUN.finditer(text):
-        run = m.group()
+    for run in RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
         if not IS_CJK.match(run):
-            if "." in run and (
-                text[m.start() - 1 : m.start()] in _CURRENCY or text[m.end() : m.end() + 1] == "%"
-            ):
-                yield from ((part, part) for part in run.split("."))
-                continue
             term = _dotted(run) or _word_terms(run)
             if term:
                 yield run, term
