@@ -133,7 +133,7 @@ def warm_index(root: str, lock: str) -> None:
             router.index.refresh()
             # The hook's own lookups never embed (see recall): this detached indexer does, all pages.
             router.embed()
-            if router.index.has_term_between("\u3400", "\u9fff"):
+            if router.index.has_han():
                 # And compiles the dictionary a bilingual vault's lookups need (seconds, once per
                 # machine): a hook that met it first paid for it at each prompt and was cut off.
                 from krouter.tokens import bilingual

@@ -286,6 +286,10 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         """True when some page holds a term in [low, high] (which scripts the vault is written in)."""
         return self._held_between(low, high)
 
+    def has_han(self) -> bool:
+        """True when some page holds a term in Han characters (the range the BMP's Han words start in)."""
+        return self._held_between("\u3400", "\u9fff")
+
     def _held_between(self, low: str, high: str) -> bool:
         stale, has_fresh = self._delta()
         if has_fresh:

@@ -167,7 +167,7 @@ def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tabl
             for p in index.problems()
             if p.path not in by_path and p.path.lower().endswith((".md", "/"))
         ),
-        has_han=index.has_term_between("\u3400", "\u9fff"),
+        has_han=index.has_han(),
         # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
         has_latin=index.has_term_between("a", "z\uffff"),
     )
