@@ -44,10 +44,8 @@ def test_a_version_the_vault_never_writes_is_missing_not_matched_by_its_digits(v
         ("are we on MySQL 8.0 now", "Decisions/Primary database.md"),  # the page writes 8.0.36
         ("is the MySQL 5.7 cluster still up", "Decisions/Primary database.md"),
         ("are we on v8.0.36", "Decisions/Primary database.md"),
-        # Notes write dates with hyphens and times with a colon: a dotted date or time falls back to
-        # its parts.
+        # Notes write dates with hyphens: a dotted date falls back to its parts.
         ("what moved on 2024.11.08, the incident review?", "Daily/2024-11-08.md"),
-        ("is standup at 9.30?", "Product/Public API.md"),
         ("is API v2 live?", "Product/Public API.md"),  # v2.1 is also v2, as before
         ("does a seat cost 1.99 dollars?", "Product/Public API.md"),  # $1.99
     ],
@@ -56,6 +54,31 @@ def test_a_dotted_number_the_page_writes_is_found(vault: Path, question: str, pa
     with Router(vault) as router:
         receipt = router.decide(question)
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == page, receipt.reason
+
+
+def test_a_version_after_a_comma_is_still_one_word(tmp_path: Path) -> None:
+    # A second review's repros: a comma (a Chinese one after NFKC) before the number cut it into digits.
+    pages = {
+        **PAGES,
+        "Runbooks/Supported versions.md": "---\ntitle: Supported versions\n---\n# Supported versions\n\n"
+        "Supported MySQL versions: 5.7,8.0,8.4.\n",
+    }
+    vault = write(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        redis = router.decide("Redis 什么时候上线，7.0 呢")
+        supported = router.decide("Is MySQL 8.4 supported?")
+    assert redis.decision == "refuse" and "7.0" in redis.evidence.corpus_missing, redis.reason
+    assert supported.decision == "cite" and supported.top is not None
+    assert supported.top.path == "Runbooks/Supported versions.md"
+
+
+def test_a_two_digit_minor_version_is_not_read_as_a_time(tmp_path: Path) -> None:
+    # 6.12 is no 6:12: the digits of another version must not answer it (a second review's repro).
+    pages = {"发布/Redis 6.2.md": "---\ntitle: Redis 6.2\n---\n# Redis 6.2\n\nRedis 6.2 已经在 12 月上线。\n"}
+    vault = write(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        receipt = router.decide("Redis 6.12 什么时候上线")
+    assert receipt.decision == "refuse", receipt.reason
 
 
 def test_dotted_numbers_as_terms() -> None:

@@ -114,15 +114,40 @@ def test_words_both_scripts_share_do_not_keep_a_question_from_being_folded(tmp_p
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "人事/请假流程.md"
 
 
-def test_kana_and_simplified_questions_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kana_hangul_and_simplified_questions_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     def held(term: str) -> bool:
         return term in {"设定", "方法"}
 
     assert as_the_vault_writes("設定方法", held) == "设定 方法"
     assert as_the_vault_writes("スキャナーの設定方法", held) == "スキャナーの設定方法"  # Japanese
+    assert as_the_vault_writes("설정 방법 設定方法", held) == "설정 방법 設定方法"  # Korean with Hanja
+    # A run none of whose words changes is not cut apart (a Japanese question in kanji alone).
+    assert as_the_vault_writes("領収書原本必要", lambda term: False) == "領収書原本必要"
 
     def no_dictionary(*_args: object) -> tuple[str, ...]:
         raise AssertionError("a Simplified question opened the dictionary")
 
     monkeypatch.setattr(bilingual, "column", no_dictionary)
     assert as_the_vault_writes("数据库备份几点做", held) == "数据库备份几点做"
+
+
+def test_the_teach_check_reads_a_traditional_question_as_a_lookup_does(tmp_path: Path) -> None:
+    # A second review's repro: the quote shares 备份 with the question only in Simplified characters.
+    vault = write(tmp_path / "vault", SIMPLIFIED)
+    with Router(vault) as router:
+        assert "备份" in router.held_words("數據庫備份幾點做", "运维/数据库备份.md")
+    res = CliRunner().invoke(
+        app,
+        [
+            "teach",
+            "資料庫幾點備份",  # refused: 資料庫 is not the notes' word
+            "--page",
+            "运维/数据库备份.md",
+            "--quote",
+            "数据库每天凌晨 3 点做全量备份，备份保留 14 天。",
+            "--vault",
+            str(vault),
+            "--json",
+        ],
+    )
+    assert '"status": "pending"' in res.output, res.output  # the checks passed; held for a second source

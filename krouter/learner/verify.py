@@ -178,7 +178,10 @@ def verify_pick(
     words or through the dictionary (``Router.trigger_blocker``, the decision's rule): the router would
     not count such a trigger, and that word is what makes the question a neighbour's.
     """
-    askings = [(question, cands), *also]
+    # Every check reads the question and its phrasings as a lookup does (Traditional characters the
+    # notes write in Simplified ones, so written: tokens/traditional.py).
+    question = router.as_written(question)
+    askings = [(question, cands), *((router.as_written(q), cs) for q, cs in also)]
     if not any(page in {c.path for c in cs} for _, cs in askings):
         return "the page is not one of this question's candidates"
     if not quote or not quote.strip():

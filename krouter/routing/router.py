@@ -279,7 +279,7 @@ class Router:
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
                 against = names_against(
-                    self._as_written(question), chosen.top.path, self.index, self._load_tables()
+                    self.as_written(question), chosen.top.path, self.index, self._load_tables()
                 )
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
@@ -292,8 +292,11 @@ class Router:
         # for (with k=1 there would be nothing to be closer than). The decision does not depend on k.
         pooled = asked if k >= semantic.POOL else self._decide(question, semantic.POOL)
         pool = [c.path for c in pooled.candidates[: semantic.POOL]]
+        # The words the page lacks are struck out of the question as looked up (D63's Simplified words).
+        written = replace(asked, query=self.as_written(question))
         try:
-            return semantic.second_opinion(asked, pool, self.index, self.vectors)  # type: ignore[arg-type]
+            opinion = semantic.second_opinion(written, pool, self.index, self.vectors)  # type: ignore[arg-type]
+            return asked if opinion is written else replace(opinion, query=asked.query)
         except semantic.FAILURES as exc:
             self._semantic_off(exc)
             return asked
@@ -304,7 +307,7 @@ class Router:
         if self.auto_refresh:
             self.refresh()
         with self.index.snapshot():
-            return held_words(self._as_written(question), path, self.index, self._load_tables())
+            return held_words(self.as_written(question), path, self.index, self._load_tables())
 
     def trigger_blocker(self, question: str, path: str) -> tuple[str, str] | None:
         """The question word, and the other page it names, that would keep ``question`` from counting
@@ -312,16 +315,16 @@ class Router:
         if self.auto_refresh:
             self.refresh()
         with self.index.snapshot():
-            return trigger_blocker(self._as_written(question), path, self.index, self._load_tables())
+            return trigger_blocker(self.as_written(question), path, self.index, self._load_tables())
 
     def _decide(self, question: str, k: int) -> Receipt:
-        written = self._as_written(question)
+        written = self.as_written(question)
         receipt = decide(
             written, k, self.index, self._load_tables(), self.floor, self.root, self._index_info()
         )
         return receipt if written == question else replace(receipt, query=question)
 
-    def _as_written(self, question: str) -> str:
+    def as_written(self, question: str) -> str:
         """The question with its words in Traditional characters that the notes hold in Simplified ones
         so written (``tokens.traditional``): every check on a question reads it as a lookup does; a
         receipt keeps the question as asked."""

@@ -39,7 +39,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
 # 11: a number is dotted whole or not at all (7.05%: not 7.0); an amount before a currency word too;
 # "v2.1" also gives "v2".
-TOKENIZER_VERSION = "11"
+# 12: a number after a comma that follows no digit is dotted (6.2，7.0); more currency words.
+TOKENIZER_VERSION = "12"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -77,16 +78,18 @@ _MARKS = "".join(
 # A number written with dots (a version, an address: 5.7, v8.0.36, 10.0.0.1) is one run, an ASCII "v"
 # before it included: split at the dots, "MySQL 5.7" and "MySQL 8.0" were 5, 7, 8 and 0, and
 # "7.0啥时候上线" matched the "0" of a page about 6.0. Whole or not at all: never a shorter number inside
-# a longer one (7.05 is not 7.0 and 5), nor one after a digit, a dot or a thousands comma. Not an amount,
+# a longer one (7.05 is not 7.0 and 5), nor one after a digit, a dot or a thousands comma (1,234.50: three
+# digits after a digit and a comma; "5.7,8.0" and "6.2，7.0" are two versions). Not an amount,
 # on a page or in a question alike (after a currency sign; before a per cent sign or a currency word):
 # people round amounts ("about 2.6%" for a page's 2.59%), and write them with a sign or a word ($1.99,
 # "1.99 dollars"), so an amount's parts match, as before. A unit written against a number is a word of
 # its own: "2.5mm" and "2.5 mm" are both 2.5 and mm.
 _AMOUNT_AFTER = (
-    r"\s*(?:%|[元块]|(?:percent|per cent|dollars?|euros?|pounds?|yuan|rmb|usd|eur|gbp|cny|jpy|hkd)\b)"
+    r"\s*(?:%|[元块]|(?:美元|美金|欧元|英镑|日元|港币|港元|人民币|万元)"
+    r"|(?:percent(?:age)?|per cent|dollars?|euros?|pounds?|yuan|rmb|usd|eur|gbp|cny|jpy|hkd)\b)"
 )
 RUN = re.compile(
-    rf"(?<![$€£¥￥\d.,])v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
+    rf"(?<![$€£¥￥\d.])(?!(?<=\d,)\d{{3}}(?!\d))v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
     rf"|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
 )
 
@@ -153,15 +156,14 @@ def _number_terms(run: str) -> list[str]:
 
 
 def number_parts(term: str) -> tuple[str, ...]:
-    """The parts of a dotted date or time a question writes (2024.11.08, 8.11.2024, 9.30), looked up
-    instead when no page writes it with dots (notes write 2024-11-08, 9:30); () for any other term."""
+    """The parts of a dotted date a question writes (2024.11.08, 8.11.2024), looked up instead when no
+    page writes it with dots (notes write 2024-11-08); () for any other term. Not a time: 9.30 and 3.11
+    (Python) cannot be told apart, and a version's digits are what D62 stopped matching."""
     parts = term.split(".")
-    if not all(map(str.isdigit, parts)):
+    if len(parts) != 3 or not all(map(str.isdigit, parts)):
         return ()
     sizes = [len(p) for p in parts]
-    dated = len(parts) == 3 and 4 in (sizes[0], sizes[2]) and sizes.count(4) == 1
-    timed = len(parts) == 2 and sizes[1] == 2 and int(parts[0]) < 24 and int(parts[1]) < 60
-    return tuple(parts) if dated or timed else ()
+    return tuple(parts) if sizes.count(4) == 1 and 4 in (sizes[0], sizes[2]) else ()
 
 
 def english_terms(text: str) -> list[str]:

@@ -3,16 +3,18 @@
 Someone in Taiwan or Hong Kong asks 數據庫備份幾點做; the notes write 数据库备份. jieba's dictionary, the
 stop words and the index's words of such a vault are in Simplified characters, so no word of the
 question was found. CC-CEDICT writes every entry in both scripts: a character its entries write in
-Traditional form more often than they use it as a Simplified character (發, 於; not 乾隆's 乾, which more
-entries write as 干) stands for the Simplified one, the commonest in jieba's counts where two are given
-(諮 → 咨, not 谘).
+Traditional form more often than they use it as a Simplified character (發, 於, 乾 of 乾淨) stands for the
+Simplified one, the commonest in jieba's counts where two are given (諮 → 咨, not 谘).
 
 Word by word, not the question at once: the question is cut in Simplified characters (jieba cuts
 Traditional text badly: 辦 / 公室), and a word takes its Simplified form when a page holds it so written
 and none as asked, or when that form is a stop word (什麼 is 什么); any other keeps the characters it was
-asked in. A vault written in Traditional characters, or in both, is asked what it holds as written: its
-pages were cut by the same jieba, and a mixed vault's 香港辦公室 question does not turn into 上海办公室's. A question with kana (Japanese) is left as
-asked, and one whose characters are all Simplified (every one GB2312 encodes) needs no dictionary.
+asked in, so a word a Traditional page holds (乾隆, 香港辦公室) is asked as written. A vault written in
+Traditional characters, or in both, is asked what it holds as written: its pages were cut by the same
+jieba, and a mixed vault's 香港辦公室 question does not turn into 上海办公室's. A question with kana
+(Japanese) or Hangul (Korean, with Hanja) is left as asked, and so is a run of Han characters none of
+whose words changes (a Japanese question in kanji alone); one whose characters GB2312 all encodes
+(Simplified) needs no dictionary.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from krouter.tokens.chinese import question_jieba
-from krouter.tokens.scripts import HAN
+from krouter.tokens.scripts import HAN, HAS_HANGUL
 from krouter.tokens.stopwords import CHINESE
 
 _ENTRY = re.compile(r"^(\S+) (\S+) \[")
@@ -82,7 +84,7 @@ def in_simplified(text: str) -> str:
 def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
     """The question with each Han word the vault does not hold as asked (``known``: whether a page holds
     a term) in Simplified characters; the question itself when nothing is to fold."""
-    if _HAS_KANA.search(question):
+    if _HAS_KANA.search(question) or HAS_HANGUL.search(question):
         return question
     folded = in_simplified(question)
     if folded == question:
@@ -90,18 +92,21 @@ def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
     # The fold is character for character, so a word of the folded text sits at the same place in the
     # question. Words are set apart by spaces: the question is cut again, word by word, and a word the
     # vault holds in either script must come back whole.
+    # A run none of whose words takes its Simplified form is left as asked, uncut (a Japanese question
+    # in kanji alone: 領収書 is not 领 / 収 / 书).
     out: list[str] = []
     last = 0
     for m in _HAN_RUN.finditer(folded):
         out.append(question[last : m.start()])
         at = m.start()
-        words = []
+        words, changed = [], False
         for word in question_jieba().lcut(m.group(), HMM=True):
             asked = question[at : at + len(word)]
-            folds_to_held = not known(asked) and (known(word) or word in CHINESE)
+            folds_to_held = asked != word and not known(asked) and (known(word) or word in CHINESE)
             words.append(word if folds_to_held else asked)
+            changed |= folds_to_held
             at += len(word)
-        out.append(" ".join(words))
+        out.append(" ".join(words) if changed else question[m.start() : m.end()])
         last = m.end()
     out.append(question[last:])
     return "".join(out)
