@@ -39,7 +39,7 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
 # 11: a number is dotted whole or not at all (7.05%: not 7.0); an amount before a currency word too;
 # "v2.1" also gives "v2".
-# 12: a number after a comma that follows no digit is dotted (6.2，7.0); more currency words.
+# 12: a number after a comma is dotted unless the comma groups thousands (6.2，7.0); more currency words.
 TOKENIZER_VERSION = "12"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
