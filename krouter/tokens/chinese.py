@@ -9,7 +9,7 @@ import hashlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from krouter import config
@@ -194,7 +194,7 @@ def repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
     """Re-cut stretches of single characters and unknown words by longest match against the vault."""
     out: list[str] = []
     stretch: list[str] = []
-    for word in [*(_split_asking(w) for w in words), ""]:
+    for word in [*_joined_words(_split_asking(w) for w in words), ""]:
         weak = bool(word) and (len(word) == 1 or not known(word)) and word not in CHINESE
         if weak:
             stretch.append(word)
@@ -203,6 +203,27 @@ def repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
         stretch = []
         if word:
             out.append(word)
+    return out
+
+
+def _joined_words(words: Iterable[str]) -> list[str]:
+    """Characters the segmenter cut alone, side by side, that make a word of CC-CEDICT's, as that one
+    word (年 + 假 is 年假, annual leave, which jieba's dictionary lacks): looked up alone, each matched
+    any page holding it anywhere, and "年假怎么申请" cited the sick-leave page (病假, 每年) at 1.0."""
+    from krouter.tokens import bilingual
+
+    out = list(words)
+    i = 0
+    while i < len(out):
+        run = 0
+        while i + run < len(out) and len(out[i + run]) == 1 and out[i + run] not in CHINESE:
+            run += 1
+        for size in range(min(run, 4), 1, -1):
+            word = "".join(out[i : i + size])
+            if bilingual.column("SELECT zh FROM zh2en WHERE zh=? LIMIT 1", word):
+                out[i : i + size] = [word]
+                break
+        i += 1
     return out
 
 
