@@ -194,7 +194,8 @@ def repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
     """Re-cut stretches of single characters and unknown words by longest match against the vault."""
     out: list[str] = []
     stretch: list[str] = []
-    for word in [*_joined_words(_split_asking(w) for w in words), ""]:
+    # Joined before 几条 gives 条: 收 + 条 of 能收几条 is no 收条 (a receipt).
+    for word in [*(_split_asking(w) for w in _joined_words(words)), ""]:
         weak = bool(word) and (len(word) == 1 or not known(word)) and word not in CHINESE
         if weak:
             stretch.append(word)
