@@ -334,3 +334,25 @@ def test_usa_spelled_with_dots_and_no_final_dot_is_the_country() -> None:
     for text in ("the U.S.Army base", "the U.S.A.F. base"):
         terms = {t.term for t in query_terms(text)}
         assert "base" in terms and not any(t.startswith("usa") for t in terms), terms
+
+
+def test_characters_cut_alone_that_make_a_dictionary_word_are_one_word(tmp_path: Path) -> None:
+    # jieba cuts 年假 (annual leave) into 年 + 假; looked up alone, each matched the sick-leave page
+    # (病假, 每年), which was cited at 1.0.
+    pages = {
+        "人事/病假申请.md": "---\ntitle: 病假申请\n---\n# 病假申请\n\n病假申请：每年 30 天，在飞书提交病假单。\n",
+    }
+    vault = tmp_path / "vault"
+    (vault / "人事").mkdir(parents=True)
+    for rel, text in pages.items():
+        (vault / rel).write_text(text, encoding="utf-8")
+    with Router(vault) as router:
+        annual = router.decide("年假怎么申请")
+        sick = router.decide("病假怎么申请")
+        texts = [
+            t.text for t in query_terms("一个手机号一天最多能收几条验证码？", known=router.index.has_term)
+        ]
+    assert annual.decision == "refuse" and annual.evidence.corpus_missing == ["年假"], annual.reason
+    assert sick.decision == "cite"
+    # A measure word after 几 is not joined to the character before it: 收 + 条 is no 收条 (a receipt).
+    assert "收条" not in texts and "条" in texts
