@@ -151,3 +151,16 @@ def test_the_teach_check_reads_a_traditional_question_as_a_lookup_does(tmp_path:
         ],
     )
     assert '"status": "pending"' in res.output, res.output  # the checks passed; held for a second source
+
+
+def test_a_traditional_question_reaches_english_notes_through_the_dictionary(tmp_path: Path) -> None:
+    # CC-CEDICT's translations are keyed by the Simplified word: 數據庫 as asked had none.
+    pages = {
+        "Decisions/Primary database.md": "---\ntitle: Primary database\n---\n# Primary database\n\n"
+        "The primary database is PostgreSQL 16 on RDS.\n",
+    }
+    vault = write(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        receipt = router.decide("主數據庫是什麼")
+    assert receipt.candidates and receipt.candidates[0].path == "Decisions/Primary database.md"
+    assert any("→database" in word for word in receipt.candidates[0].matched), receipt.candidates[0].matched

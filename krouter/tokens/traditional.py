@@ -8,8 +8,8 @@ Simplified one, the commonest in jieba's counts where two are given (諮 → 咨
 
 Word by word, not the question at once: the question is cut in Simplified characters (jieba cuts
 Traditional text badly: 辦 / 公室), and a word takes its Simplified form when a page holds it so written
-and none as asked, or when that form is a stop word (什麼 is 什么); any other keeps the characters it was
-asked in, so a word a Traditional page holds (乾隆, 香港辦公室) is asked as written. A vault written in
+(or, in a bilingual vault, its English translation: 數據庫 → database) and none as asked, or when that
+form is a stop word (什麼 is 什么); any other keeps the characters it was asked in, so a word a Traditional page holds (乾隆, 香港辦公室) is asked as written. A vault written in
 Traditional characters, or in both, is asked what it holds as written: its pages were cut by the same
 jieba, and a mixed vault's 香港辦公室 question does not turn into 上海办公室's. A question with kana
 (Japanese) or Hangul (Korean, with Hanja) is left as asked, and so is a run of Han characters none of
@@ -102,7 +102,7 @@ def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
         words, changed = [], False
         for word in question_jieba().lcut(m.group(), HMM=True):
             asked = question[at : at + len(word)]
-            folds_to_held = asked != word and not known(asked) and (known(word) or word in CHINESE)
+            folds_to_held = asked != word and not known(asked) and _reaches(word, known)
             words.append(word if folds_to_held else asked)
             changed |= folds_to_held
             at += len(word)
@@ -110,3 +110,13 @@ def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
         last = m.end()
     out.append(question[last:])
     return "".join(out)
+
+
+def _reaches(word: str, known: Callable[[str], bool]) -> bool:
+    """True when the Simplified word finds something the vault holds: the word itself, or a translation
+    whose every word the vault holds (數據庫 on English notes: database), or it is a stop word."""
+    from krouter.tokens import bilingual
+
+    if known(word) or word in CHINESE:
+        return True
+    return any(all(map(known, terms)) for terms, _shown in bilingual.to_english(word))
