@@ -48,6 +48,8 @@ def test_a_version_the_vault_never_writes_is_missing_not_matched_by_its_digits(v
         ("what moved on 2024.11.08, the incident review?", "Daily/2024-11-08.md"),
         ("is API v2 live?", "Product/Public API.md"),  # v2.1 is also v2, as before
         ("does a seat cost 1.99 dollars?", "Product/Public API.md"),  # $1.99
+        # A bare number no page writes bare meets the page's amount (a second review's repro).
+        ("is a seat 1.99?", "Product/Public API.md"),
     ],
 )
 def test_a_dotted_number_the_page_writes_is_found(vault: Path, question: str, page: str) -> None:
@@ -93,7 +95,7 @@ def test_dotted_numbers_as_terms() -> None:
     # Times and a full stop after a number are as before.
     assert [t.term for t in query_terms("at 10:30, in 2024.")] == ["10", "30", "2024"]
     # Whole or not at all: 7.05 is not 7.0, and no number starts after a dot or a thousands comma.
-    assert index_terms("7.05%") == ["7", "05"]
+    assert index_terms("7.05%") == ["7", "05", "¤7.05"]
     assert index_terms("x.1.2 and €1,234.50") == ["1", "2", "1", "234", "50"]
     assert index_terms("v2.1") == ["v2", "1", "2.1"]
     # A unit against the number or apart from it is the same words.
@@ -104,7 +106,10 @@ def test_dotted_numbers_as_terms() -> None:
     assert (
         index_terms("1.99 dollars, 12.5元")
         == index_terms("$1.99 dollars, 12.5 元")
-        == ["1", "99", "dollar", "12", "5", "元"]
+        == ["1", "99", "dollar", "12", "5", "元", "¤1.99", "¤12.5"]
     )
     # The dotted terms do not make a page longer: its parts count, as before.
     assert length_of(Counter(index_terms("MySQL 8.0.36"))) == 4
+    # A page's amount is also indexed whole, marked as one, outside the length.
+    assert index_terms("$1.99 a seat") == ["1", "99", "seat", "¤1.99"]
+    assert length_of(Counter(index_terms("$1.99 a seat"))) == 3

@@ -16,7 +16,7 @@ from krouter.routing.tables import Tables
 from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import QueryTerm, english_terms, number_parts, query_terms
+from krouter.tokens.terms import AMOUNT, QueryTerm, english_terms, number_parts, query_terms
 
 # A page that holds a question word only through a translation counts it at this share of its term
 # frequency when ranking (the decision counts it in full): a page holding the question's own word comes
@@ -75,6 +75,9 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         elif not rows and number_parts(qt.term):
             terms = number_parts(qt.term)
             rows = _holding(index, terms)
+        elif not rows and "." in qt.term and (amount := _holding(index, (AMOUNT + qt.term,))):
+            # A bare number no page writes bare, that a page writes as an amount ($1.99, 1.99 元).
+            terms, rows = (AMOUNT + qt.term,), amount
         alts = [terms]
         # A word's weight is how rare it is in the question's own words, whatever its translations
         # match: a word the vault never writes as asked weighs what a never-seen word weighs, so it

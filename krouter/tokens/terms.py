@@ -40,7 +40,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 11: a number is dotted whole or not at all (7.05%: not 7.0); an amount before a currency word too;
 # "v2.1" also gives "v2".
 # 12: a number after a comma is dotted unless the comma groups thousands (6.2，7.0); more currency words.
-TOKENIZER_VERSION = "12"
+# 13: a page's amount is also indexed whole, marked (¤1.99).
+TOKENIZER_VERSION = "13"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -91,6 +92,13 @@ _AMOUNT_AFTER = (
 RUN = re.compile(
     rf"(?<![$€£¥￥\d.])(?!(?<=\d,)\d{{3}}(?!\d))v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
     rf"|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
+)
+# A page's amount is also indexed whole, marked as an amount (¤1.99), outside the BM25 length: a
+# question that asks the bare number ("the 1.99 plan") and finds it nowhere else meets it there (see
+# AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
+AMOUNT = "¤"
+_AMOUNTS = re.compile(
+    rf"(?<=[$€£¥￥])\d+(?:\.\d+)+(?![\d.]\d)|(?<![\d.,])\d+(?:\.\d+)+(?=(?!\d|\.\d){_AMOUNT_AFTER})"
 )
 
 _stemmer = Stemmer.Stemmer("english")
@@ -187,11 +195,13 @@ def index_terms(text: str) -> list[str]:
     vault lacks when the vault is full of it. They do not count towards a page's length
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
-    runs = RUN.findall(normalize(text))
+    norm = normalize(text)
+    amounts = [AMOUNT + a for a in _AMOUNTS.findall(norm)] if "." in norm else []
+    runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:
-        return list(filter(None, known))
+        return [*filter(None, known), *amounts]
     out: list[str] = []
     for run, term in zip(runs, known, strict=True):
         if term is None:
@@ -204,7 +214,7 @@ def index_terms(text: str) -> list[str]:
             term = _remember(run)
         if term:
             out.append(term)
-    return out
+    return out + amounts
 
 
 # The term of each Latin-script word seen lately ("" for none: a function word, a single letter), as
@@ -238,7 +248,7 @@ def _cjk_terms(run: str) -> list[str]:
 # one), the terms that do not count towards a page's BM25 length. A single Han character is indexed for
 # lookup (人 of 几个人) and a dotted number for its whole (5.7), but the Han word and the number's parts
 # count, so Chinese pages and pages with versions are not made to look longer.
-_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|[\d.]*\.[\d.]*)$", re.MULTILINE)
+_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*)$", re.MULTILINE)
 
 
 def length_of(counts: dict[str, int]) -> int:
