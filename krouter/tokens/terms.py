@@ -97,9 +97,37 @@ RUN = re.compile(
 # question that asks the bare number ("the 1.99 plan") and finds it nowhere else meets it there (see
 # AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
 AMOUNT = "¤"
-_AMOUNTS = re.compile(
-    rf"(?<=[$€£¥￥])\d+(?:\.\d+)+(?![\d.]\d)|(?<![\d.,])\d+(?:\.\d+)+(?=(?!\d|\.\d){_AMOUNT_AFTER})"
-)
+_DOTTED = re.compile(r"\d+(?:\.\d+)+")
+_AFTER_AMOUNT = re.compile(_AMOUNT_AFTER)
+_CURRENCY = frozenset("$€£¥￥")
+
+
+def _has_dotted(norm: str) -> bool:
+    """True when a dot stands between two digits (a sentence's full stops, most of a text's dots, are
+    passed over in C: the amounts' scan is paid only by a text that can hold one)."""
+    at = norm.find(".", 1)
+    while at != -1:
+        if norm[at - 1].isdigit() and norm[at + 1 : at + 2].isdigit():
+            return True
+        at = norm.find(".", at + 1)
+    return False
+
+
+def _amounts(norm: str) -> list[str]:
+    """The amounts of a normalised text, whole and marked (¤1.99): a dotted number after a currency sign,
+    or before a per cent sign or a currency word, not inside a longer number or after a thousands comma."""
+    if not _has_dotted(norm):
+        return []
+    out = []
+    for m in _DOTTED.finditer(norm):
+        at = m.start()
+        before = norm[at - 1 : at]
+        if before and (before in "0123456789." or (before == "," and norm[at - 2 : at - 1].isdigit())):
+            continue
+        if before in _CURRENCY or _AFTER_AMOUNT.match(norm, m.end()):
+            out.append(AMOUNT + m.group())
+    return out
+
 
 _stemmer = Stemmer.Stemmer("english")
 
@@ -196,7 +224,7 @@ def index_terms(text: str) -> list[str]:
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     norm = normalize(text)
-    amounts = [AMOUNT + a for a in _AMOUNTS.findall(norm)] if "." in norm else []
+    amounts = _amounts(norm)
     runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
