@@ -6,6 +6,7 @@ from pathlib import Path
 
 from krouter import Router
 from krouter.tokens.terms import index_terms, query_terms
+from tests.vault_files import write
 
 
 def q(question: str) -> list[str]:
@@ -342,10 +343,7 @@ def test_characters_cut_alone_that_make_a_dictionary_word_are_one_word(tmp_path:
     pages = {
         "人事/病假申请.md": "---\ntitle: 病假申请\n---\n# 病假申请\n\n病假申请：每年 30 天，在飞书提交病假单。\n",
     }
-    vault = tmp_path / "vault"
-    (vault / "人事").mkdir(parents=True)
-    for rel, text in pages.items():
-        (vault / rel).write_text(text, encoding="utf-8")
+    vault = write(tmp_path / "vault", pages)
     with Router(vault) as router:
         annual = router.decide("年假怎么申请")
         sick = router.decide("病假怎么申请")

@@ -272,31 +272,31 @@ class Router:
         # One read transaction: every statement of this lookup sees the same index, even if another
         # process commits a refresh halfway through.
         with self.index.snapshot():
-            asked = self._decide(question, k)
+            # Read once as the notes write it (D63): the lookup, the second opinion and the name check.
+            written = self.as_written(question)
+            asked = self._decide(question, k, written)
             if not lexical_only and self.vectors is not None:
-                asked = self._second_opinion(question, k, asked)
+                asked = self._second_opinion(question, written, k, asked)
             phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
-                against = names_against(
-                    self.as_written(question), chosen.top.path, self.index, self._load_tables()
-                )
+                against = names_against(written, chosen.top.path, self.index, self._load_tables())
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
         return chosen
 
-    def _second_opinion(self, question: str, k: int, asked: Receipt) -> Receipt:
+    def _second_opinion(self, question: str, written: str, k: int, asked: Receipt) -> Receipt:
         if asked.decision != "refuse" or asked.evidence.confidence < semantic.MIN_CONFIDENCE:
             return asked
         # The pages the top one must be closest of in meaning: the same few whatever k the caller asked
         # for (with k=1 there would be nothing to be closer than). The decision does not depend on k.
-        pooled = asked if k >= semantic.POOL else self._decide(question, semantic.POOL)
+        pooled = asked if k >= semantic.POOL else self._decide(question, semantic.POOL, written)
         pool = [c.path for c in pooled.candidates[: semantic.POOL]]
         # The words the page lacks are struck out of the question as looked up (D63's Simplified words).
-        written = replace(asked, query=self.as_written(question))
+        looked_up = replace(asked, query=written)
         try:
-            opinion = semantic.second_opinion(written, pool, self.index, self.vectors)  # type: ignore[arg-type]
-            return asked if opinion is written else replace(opinion, query=asked.query)
+            opinion = semantic.second_opinion(looked_up, pool, self.index, self.vectors)  # type: ignore[arg-type]
+            return asked if opinion is looked_up else replace(opinion, query=asked.query)
         except semantic.FAILURES as exc:
             self._semantic_off(exc)
             return asked
@@ -317,8 +317,10 @@ class Router:
         with self.index.snapshot():
             return trigger_blocker(self.as_written(question), path, self.index, self._load_tables())
 
-    def _decide(self, question: str, k: int) -> Receipt:
-        written = self.as_written(question)
+    def _decide(self, question: str, k: int, written: str | None = None) -> Receipt:
+        """The words' decision on ``question``, looked up as ``written`` (``as_written``'s reading, when
+        the caller has it already), the receipt keeping the question as asked."""
+        written = self.as_written(question) if written is None else written
         receipt = decide(
             written, k, self.index, self._load_tables(), self.floor, self.root, self._index_info()
         )

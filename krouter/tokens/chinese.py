@@ -221,7 +221,7 @@ def _joined_words(words: Iterable[str]) -> list[str]:
             run += 1
         for size in range(min(run, 4), 1, -1):
             word = "".join(out[i : i + size])
-            if bilingual.column("SELECT zh FROM zh2en WHERE zh=? LIMIT 1", word):
+            if bilingual.to_english(word):
                 out[i : i + size] = [word]
                 break
         i += 1
