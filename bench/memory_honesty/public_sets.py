@@ -68,6 +68,10 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # languages, for the go/no-go of dotted numbers as one word; no dev twin.
     "heldout-numbers2": ("vault2", "heldout_numbers2.jsonl", "questions_dev2.jsonl"),
     "heldout-numbers3": ("vault3", "heldout_numbers3.jsonl", "questions_dev3.jsonl"),
+    # Written 2026-12-03 (fourteenth session) by a helper that saw neither the router nor any other
+    # question set: a fourth vault (a Chengdu game studio, 65 pages, 58% Chinese) and 90 questions, a
+    # third each colloquial Chinese, across languages and everyday English; a dev set (not in all-dev yet).
+    "dev4": ("vault4", "questions_dev4.jsonl", "questions_dev4.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
