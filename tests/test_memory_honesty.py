@@ -32,7 +32,6 @@ SETS = {
     "questions_crosslang3.jsonl": "vault3",
     "heldout_crosslang3.jsonl": "vault3",
     "questions_everyday.jsonl": "vault",
-    "questions_dev4.jsonl": "vault4",
     "heldout_everyday.jsonl": "vault",
     "heldout_crosslang4.jsonl": "vault2",
     "heldout_crosslang5.jsonl": "vault3",
@@ -44,6 +43,7 @@ SETS = {
     "heldout_crosslang6.jsonl": "vault3",
     "heldout_numbers2.jsonl": "vault2",
     "heldout_numbers3.jsonl": "vault3",
+    "questions_dev4.jsonl": "vault4",
 }
 
 
