@@ -44,6 +44,7 @@ SETS = {
     "heldout_numbers2.jsonl": "vault2",
     "heldout_numbers3.jsonl": "vault3",
     "questions_dev4.jsonl": "vault4",
+    "heldout4.jsonl": "vault4",
 }
 
 

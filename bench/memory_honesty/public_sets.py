@@ -70,8 +70,11 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "heldout-numbers3": ("vault3", "heldout_numbers3.jsonl", "questions_dev3.jsonl"),
     # Written 2026-12-03 (fourteenth session) by a helper that saw neither the router nor any other
     # question set: a fourth vault (a Chengdu game studio, 65 pages, 58% Chinese) and 90 questions, a
-    # third each colloquial Chinese, across languages and everyday English; a dev set (not in all-dev yet).
+    # third each colloquial Chinese, across languages and everyday English; in all-dev since the fifteenth.
     "dev4": ("vault4", "questions_dev4.jsonl", "questions_dev4.jsonl"),
+    # Written 2026-12-03 (fifteenth session) by another helper that saw only vault4/: dev4's held-out
+    # twin, the same mix (a third each colloquial Chinese, across languages, everyday English).
+    "heldout4": ("vault4", "heldout4.jsonl", "questions_dev4.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -82,6 +85,7 @@ ALL_DEV: tuple[str, ...] = (
     "crosslang2",
     "crosslang3",
     "everyday",
+    "dev4",
     *PUBLIC_SETS,
 )
 SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")
