@@ -414,6 +414,37 @@ def test_everyday_asking_words_are_frames(tmp_path: Path) -> None:
         ]
 
 
+def test_prepositions_in_several_words_and_stuff_are_grammar(tmp_path: Path) -> None:
+    """ "in front of", "on top of", "instead of" are prepositions and "stuff" is "things": a page needs none
+    of them. Counted as content, "front" kept "what's the right way to get a build in front of Megan?"
+    from the page on sending Megan builds (a dev question, 0.20 against the floor)."""
+    vault = write(
+        tmp_path,
+        {
+            "Megan - how to send builds.md": "# Sending Megan builds\n\nUpload the build to TestFlight and "
+            "post the link in the #publisher channel; Megan reviews builds on Tuesdays.\n",
+            "Tomasz Nowak.md": "# Tomasz Nowak\n\nTime zone: CET. Owns the shader pipeline and the "
+            "build machines.\n",
+        },
+    )
+    with Router(vault) as router:
+        front = router.decide("What's the right way to get a build in front of Megan?")
+        stuff = router.decide("What stuff does Tomasz own?")
+        instead = router.decide("Do we use TestFlight on top of the channel, instead of email?")
+    assert front.evidence.query_terms == ["build", "megan"]
+    assert (
+        front.decision == "cite"
+        and front.top is not None
+        and front.top.path == "Megan - how to send builds.md"
+    )
+    assert stuff.evidence.query_terms == ["tomasz"]
+    assert stuff.decision == "cite" and stuff.top is not None and stuff.top.path == "Tomasz Nowak.md"
+    assert not {"front", "top", "instead", "stuff"} & set(instead.evidence.query_terms)
+    with Router(vault) as router:
+        # "front" alone is a word: "the front page" asks about a front page.
+        assert "front" in router.decide("who owns the front page?").evidence.query_terms
+
+
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
     """Many pages with the same score: the top page must not depend on k or on indexing order."""
     same = "# Note\n\nThe ferry timetable changes in spring.\n"

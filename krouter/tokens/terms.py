@@ -319,6 +319,9 @@ _EN_FRAMES = re.compile(
     r"|recommended|preferred|usual|standard|normal) )?way (?:to|of)\b"
     # Vague amounts and times past ("a couple of weeks ago"): the unit after them is content, they are not.
     r"|\ba (?:couple|bunch|lot|few) of\b|\blots of\b|\bplenty of\b|\bseveral\b|\bago\b"
+    # Prepositions written in several words ("get a build in front of Megan", "on top of the release"),
+    # and "stuff", the everyday "things": grammar and a placeholder, like "about" and "thing".
+    r"|\bin front of\b|\bon top of\b|\bin terms of\b|\binstead of\b|\bahead of\b|\bstuff\b"
 )
 
 
