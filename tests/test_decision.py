@@ -441,6 +441,10 @@ def test_prepositions_in_several_words_and_stuff_are_grammar(tmp_path: Path) -> 
     assert stuff.decision == "cite" and stuff.top is not None and stuff.top.path == "Tomasz Nowak.md"
     assert not {"front", "top", "instead", "stuff"} & set(instead.evidence.query_terms)
     with Router(vault) as router:
+        # The kind of answer asked for: "what type of" is "what kind of"; "what activity" names no subject.
+        kind = router.decide("What type of build does Megan review, and which activities does Tomasz own?")
+    assert kind.evidence.query_terms == ["build", "megan", "review", "tomasz"]
+    with Router(vault) as router:
         # "front" alone is a word: "the front page" asks about a front page.
         assert "front" in router.decide("who owns the front page?").evidence.query_terms
 

@@ -322,6 +322,10 @@ _EN_FRAMES = re.compile(
     # Prepositions written in several words ("get a build in front of Megan", "on top of the release"),
     # and "stuff", the everyday "things": grammar and a placeholder, like "about" and "thing".
     r"|\bin front of\b|\bon top of\b|\bin terms of\b|\binstead of\b|\bahead of\b|\bstuff\b"
+    # What kind of answer is asked for: "what type of" is "what kind of" ("kind" is a stop word); "what
+    # activity did she take up" names the answer's kind, the page names the activity (LoCoMo dev: +3 right,
+    # 2 fewer wrong citations; no other dev set moved).
+    r"|(?<=\bwhat )(?:activity|activities|types? of)\b|(?<=\bwhich )(?:activity|activities|types? of)\b"
 )
 
 
