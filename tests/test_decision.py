@@ -445,6 +445,13 @@ def test_prepositions_in_several_words_and_stuff_are_grammar(tmp_path: Path) -> 
         kind = router.decide("What type of build does Megan review, and which activities does Tomasz own?")
     assert kind.evidence.query_terms == ["build", "megan", "review", "tomasz"]
     with Router(vault) as router:
+        # "How many times" is "how often": the times are counted, not named.
+        assert router.decide("How many times has Megan reviewed builds?").evidence.query_terms == [
+            "megan",
+            "reviewed",
+            "builds",
+        ]
+    with Router(vault) as router:
         # "front" alone is a word: "the front page" asks about a front page.
         assert "front" in router.decide("who owns the front page?").evidence.query_terms
 

@@ -299,9 +299,11 @@ class QueryTerm:
 
 
 # Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
-# time", "these days". Left in, "long" or "time" count as content the page must contain.
+# time", "these days". Left in, "long" or "time" count as content the page must contain. "How many
+# times" is "how often": the times are counted, not named.
 _EN_FRAMES = re.compile(
-    r"\bhow (?:long|many|much|often|far|soon|frequently|quickly|fast|big|large|old)\b|\bwhat time\b"
+    r"\bhow many times\b"
+    r"|\bhow (?:long|many|much|often|far|soon|frequently|quickly|fast|big|large|old)\b|\bwhat time\b"
     r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
     # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
     r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
