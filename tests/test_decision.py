@@ -456,6 +456,25 @@ def test_prepositions_in_several_words_and_stuff_are_grammar(tmp_path: Path) -> 
         assert "front" in router.decide("who owns the front page?").evidence.query_terms
 
 
+def test_days_counted_from_the_askers_now_are_not_content(tmp_path: Path) -> None:
+    """今天, 上周, "today", "recently" are the asker's now: no page holds it. Counted as content, 今天 was
+    a word "the page lacks" in "今天周五想发版到线上，几点之前能发" and kept an honest agent's lesson out."""
+    vault = write(
+        tmp_path,
+        {
+            "运维手册/生产环境部署.md": "# 生产环境部署\n\n周一到周四 18:00 前可以发版到生产；周五不发版。\n",
+            "Runbooks/Deploy freeze.md": "# Deploy freeze\n\nNo production deploys on Fridays.\n",
+        },
+    )
+    with Router(vault) as router:
+        zh = router.decide("今天周五，生产还能发版吗？上周不是可以吗")
+        en = router.decide("Did the production deploys rule change recently? Can I deploy today?")
+    assert not {"今天", "上周"} & set(zh.evidence.query_terms)
+    assert zh.candidates[0].path == "运维手册/生产环境部署.md"
+    assert not {"recently", "today"} & set(en.evidence.query_terms)
+    assert en.candidates[0].path == "Runbooks/Deploy freeze.md"
+
+
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
     """Many pages with the same score: the top page must not depend on k or on indexing order."""
     same = "# Note\n\nThe ferry timetable changes in spring.\n"

@@ -324,6 +324,8 @@ _EN_FRAMES = re.compile(
     # Prepositions written in several words ("get a build in front of Megan", "on top of the release"),
     # and "stuff", the everyday "things": grammar and a placeholder, like "about" and "thing".
     r"|\bin front of\b|\bon top of\b|\bin terms of\b|\binstead of\b|\bahead of\b|\bstuff\b"
+    # Days and times counted from the asker's now ("today", "recently"): no page holds the asker's now.
+    r"|\b(?:today|yesterday|tomorrow|tonight|recently|lately)\b"
     # What kind of answer is asked for: "what type of" is "what kind of" ("kind" is a stop word); "what
     # activity did she take up" names the answer's kind, the page names the activity (LoCoMo dev: +3 right,
     # 2 fewer wrong citations; no other dev set moved).
@@ -340,6 +342,12 @@ def _asked_once(m: re.Match[str]) -> str:
     """The verb of an A-not-A question; one that is a stop word already (是不是, 有没有) is left as it
     is, since rewriting it changes how the segmenter cuts the words around it (是调过, not 是不是 调 过)."""
     return m.group(0) if m.group(0) in CHINESE else (m.group(1) or "")
+
+
+# Days and times counted from the asker's now (今天, 上周, 刚才), as "today" and "recently" are in English.
+_ASKERS_NOW = frozenset(
+    "今天 昨天 明天 前天 后天 今晚 昨晚 今早 刚才 刚刚 马上 这周 本周 上周 下周 这个月 本月 上个月 下个月 今年 去年 明年".split()
+)
 
 
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
@@ -373,7 +381,7 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             if known is not None:
                 words = repair(words, known)
             for word in words:
-                if word.strip() and word not in CHINESE:
+                if word.strip() and word not in CHINESE and word not in _ASKERS_NOW:
                     yield word, word
         elif HAS_HANGUL.search(run):
             for piece in korean_pieces(run, known):
