@@ -472,6 +472,10 @@ def test_days_counted_from_the_askers_now_are_not_content(tmp_path: Path) -> Non
     assert not {"今天", "上周"} & set(zh.evidence.query_terms)
     assert zh.candidates[0].path == "运维手册/生产环境部署.md"
     assert not {"recently", "today"} & set(en.evidence.query_terms)
+    with Router(vault) as router:
+        # Adverbs of habit ask how things usually go, as "often" and "still" do.
+        habit = router.decide("Do we usually deploy on Fridays, or not anymore?")
+    assert habit.evidence.query_terms == ["deploy", "fridays"]
     assert en.candidates[0].path == "Runbooks/Deploy freeze.md"
 
 

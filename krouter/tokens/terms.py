@@ -326,6 +326,9 @@ _EN_FRAMES = re.compile(
     r"|\bin front of\b|\bon top of\b|\bin terms of\b|\binstead of\b|\bahead of\b|\bstuff\b"
     # Days and times counted from the asker's now ("today", "recently"): no page holds the asker's now.
     r"|\b(?:today|yesterday|tomorrow|tonight|recently|lately)\b"
+    # Adverbs of habit, as "often", "always" and "still" are stop words: how things usually go is asked,
+    # not named.
+    r"|\b(?:usually|typically|generally|normally|anymore)\b"
     # What kind of answer is asked for: "what type of" is "what kind of" ("kind" is a stop word); "what
     # activity did she take up" names the answer's kind, the page names the activity (LoCoMo dev: +3 right,
     # 2 fewer wrong citations; no other dev set moved).
