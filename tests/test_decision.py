@@ -472,11 +472,27 @@ def test_days_counted_from_the_askers_now_are_not_content(tmp_path: Path) -> Non
     assert not {"今天", "上周"} & set(zh.evidence.query_terms)
     assert zh.candidates[0].path == "运维手册/生产环境部署.md"
     assert not {"recently", "today"} & set(en.evidence.query_terms)
+    assert en.candidates[0].path == "Runbooks/Deploy freeze.md"
     with Router(vault) as router:
         # Adverbs of habit ask how things usually go, as "often" and "still" do.
         habit = router.decide("Do we usually deploy on Fridays, or not anymore?")
     assert habit.evidence.query_terms == ["deploy", "fridays"]
-    assert en.candidates[0].path == "Runbooks/Deploy freeze.md"
+
+
+def test_pointing_words_are_not_content(tmp_path: Path) -> None:
+    """这 or 那 with a measure word (那家, 这次) points at what the question names elsewhere, as 这个 and
+    那个 do: "日语翻译还是找言叶那家做吗" asks about 言叶, and no page needs to say 那家."""
+    vault = write(
+        tmp_path,
+        {
+            "供应商/言叶翻译.md": "# 言叶翻译\n\n日语翻译由言叶负责，按字计费。\n",
+            "供应商/韩语翻译.md": "# 韩语翻译\n\n韩语翻译由 Hanbit 负责。\n",
+        },
+    )
+    with Router(vault) as router:
+        asked = router.decide("日语翻译还是找言叶那家做吗？这次也是？")
+    assert not {"那家", "这次"} & set(asked.evidence.query_terms)
+    assert asked.candidates[0].path == "供应商/言叶翻译.md"
 
 
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:

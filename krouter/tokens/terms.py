@@ -353,6 +353,11 @@ _ASKERS_NOW = frozenset(
 )
 
 
+# 这 or 那 and a measure word (那家, 这次, 那位): pointing at something the question names elsewhere or
+# the asker has in mind, as 这个 and 那个 (stop words) do. "找言叶那家做" asks about 言叶, not about 那家.
+_POINTING = re.compile(r"[这那][家位次天回种款台张批件]$")
+
+
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
 _MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
 
@@ -384,7 +389,12 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             if known is not None:
                 words = repair(words, known)
             for word in words:
-                if word.strip() and word not in CHINESE and word not in _ASKERS_NOW:
+                if (
+                    word.strip()
+                    and word not in CHINESE
+                    and word not in _ASKERS_NOW
+                    and not _POINTING.match(word)
+                ):
                     yield word, word
         elif HAS_HANGUL.search(run):
             for piece in korean_pieces(run, known):
