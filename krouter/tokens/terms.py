@@ -349,7 +349,8 @@ def _asked_once(m: re.Match[str]) -> str:
 
 # Days and times counted from the asker's now (今天, 上周, 刚才), as "today" and "recently" are in English.
 _ASKERS_NOW = frozenset(
-    "今天 昨天 明天 前天 后天 今晚 昨晚 今早 刚才 刚刚 马上 这周 本周 上周 下周 这个月 本月 上个月 下个月 今年 去年 明年".split()
+    "今天 昨天 明天 前天 后天 今晚 昨晚 今早 刚才 刚刚 马上 这周 本周 上周 下周 这个月 本月 上个月 下个月 上月 下月"
+    " 今年 去年 明年 上礼拜 这礼拜 下礼拜 今儿 明儿 昨儿".split()
 )
 
 
