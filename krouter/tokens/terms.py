@@ -28,6 +28,7 @@ import Stemmer
 
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
+from krouter.tokens.question_frames import asks_only, verb_asked_once, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
@@ -298,67 +299,6 @@ class QueryTerm:
     term: str
 
 
-# Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
-# time", "these days". Left in, "long" or "time" count as content the page must contain. "How many
-# times" is "how often": the times are counted, not named.
-_EN_FRAMES = re.compile(
-    r"\bhow many times\b"
-    r"|\bhow (?:long|many|much|often|far|soon|frequently|quickly|fast|big|large|old)\b|\bwhat time\b"
-    r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
-    # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
-    r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
-    # Asking for a decision: "what did we decide about X", "which X did we pick". The verb is the
-    # question's frame; as content it matched whichever page happens to say "decided" or "picked" (a
-    # replaced page's "we picked it because" cited its replacement for "which CI did we pick").
-    r"|\bwhat (?:did|have) we (?:decided?|agreed?|settled?|chosen|chose|choose|picked|pick)"
-    r"(?: on| about| for)?\b|\bwhat was (?:decided|agreed|chosen)(?: on| about| for)?\b"
-    r"|\b(?:did|have) we (?:picked|pick|chosen|chose|choose|gone with|go with|went with|settled on|settle on)\b"
-    # Asking for confirmation or for a means: "..., right?" (a tag follows a comma: "left or right?" is
-    # content), "is there any way to ...", "what's the right way to ...". A tag or a "way to" names no
-    # subject; the words after it do.
-    r"|,\s*(?:right|yeah|yes|correct|no|ok|okay)\s*\?"
-    r"|\b(?:is there )?(?:any|a|an|the) (?:(?:best|easiest|quickest|easy|quick|good|simple|right|proper|correct"
-    r"|recommended|preferred|usual|standard|normal) )?way (?:to|of)\b"
-    # Vague amounts and times past ("a couple of weeks ago"): the unit after them is content, they are not.
-    r"|\ba (?:couple|bunch|lot|few) of\b|\blots of\b|\bplenty of\b|\bseveral\b|\bago\b"
-    # Prepositions written in several words ("get a build in front of Megan", "on top of the release"),
-    # and "stuff", the everyday "things": grammar and a placeholder, like "about" and "thing".
-    r"|\bin front of\b|\bon top of\b|\bin terms of\b|\binstead of\b|\bahead of\b|\bstuff\b"
-    # Days and times counted from the asker's now ("today", "recently"): no page holds the asker's now.
-    r"|\b(?:today|yesterday|tomorrow|tonight|recently|lately)\b"
-    # Adverbs of habit, as "often", "always" and "still" are stop words: how things usually go is asked,
-    # not named.
-    r"|\b(?:usually|typically|generally|normally|anymore)\b"
-    # What kind of answer is asked for: "what type of" is "what kind of" ("kind" is a stop word); "what
-    # activity did she take up" names the answer's kind, the page names the activity (LoCoMo dev: +3 right,
-    # 2 fewer wrong citations; no other dev set moved).
-    r"|(?<=\bwhat )(?:activity|activities|types? of)\b|(?<=\bwhich )(?:activity|activities|types? of)\b"
-)
-
-
-# The A-not-A question (来不来, 收不收钱, 算不算, 要不要): the verb asked about once, the rest is grammar.
-# Two-character verbs repeat whole (同意不同意) or by their first character (同不同意).
-_A_NOT_A = re.compile(r"([\u4e00-\u9fff]{1,2})[不没]\1|([\u4e00-\u9fff])[不没](?=\2)")
-
-
-def _asked_once(m: re.Match[str]) -> str:
-    """The verb of an A-not-A question; one that is a stop word already (是不是, 有没有) is left as it
-    is, since rewriting it changes how the segmenter cuts the words around it (是调过, not 是不是 调 过)."""
-    return m.group(0) if m.group(0) in CHINESE else (m.group(1) or "")
-
-
-# Days and times counted from the asker's now (今天, 上周, 刚才), as "today" and "recently" are in English.
-_ASKERS_NOW = frozenset(
-    "今天 昨天 明天 前天 后天 今晚 昨晚 今早 刚才 刚刚 马上 这周 本周 上周 下周 这个月 本月 上个月 下个月 上月 下月"
-    " 今年 去年 明年 上礼拜 这礼拜 下礼拜 今儿 明儿 昨儿".split()
-)
-
-
-# 这 or 那 and a measure word (那家, 这次, 那位): pointing at something the question names elsewhere or
-# the asker has in mind, as 这个 and 那个 (stop words) do. "找言叶那家做" asks about 言叶, not about 那家.
-_POINTING = re.compile(r"[这那][家位次天回种款台张批件]$")
-
-
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
 _MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
 
@@ -380,22 +320,17 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in RUN.findall(_EN_FRAMES.sub(" ", _MD_SUFFIX.sub(" ", normalize(question)))):
+    for run in RUN.findall(without_frames(_MD_SUFFIX.sub(" ", normalize(question)))):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
                 yield run, term
         elif ONLY_HAN.match(run):
-            words = question_jieba().lcut(_A_NOT_A.sub(_asked_once, run), HMM=True)
+            words = question_jieba().lcut(verb_asked_once(run), HMM=True)
             if known is not None:
                 words = repair(words, known)
             for word in words:
-                if (
-                    word.strip()
-                    and word not in CHINESE
-                    and word not in _ASKERS_NOW
-                    and not _POINTING.match(word)
-                ):
+                if word.strip() and word not in CHINESE and not asks_only(word):
                     yield word, word
         elif HAS_HANGUL.search(run):
             for piece in korean_pieces(run, known):
