@@ -69,6 +69,9 @@ SETS: dict[str, tuple[str, str, str]] = {
     "dev": ("vault", "learn_pairs_dev.jsonl", "questions_dev.jsonl"),
     "dev2": ("vault2", "learn_pairs_dev2.jsonl", "questions_dev2.jsonl"),
     "dev3": ("vault3", "learn_pairs_dev3.jsonl", "questions_dev3.jsonl"),
+    # The fourth vault (fifteenth session) has no near-copy pairs: its nightly lanes run on the pairs in
+    # ordinary work language that keep a quarter to a half of their words (MID).
+    "dev4": ("vault4", "learn_pairs_mid4.jsonl", "questions_dev4.jsonl"),
 }
 # The same vaults with distant pairs: week 2 shares at most half of week 1's content words.
 DISTANT: dict[str, str] = {
@@ -83,6 +86,7 @@ MID: dict[str, str] = {
     "dev": "learn_pairs_mid1.jsonl",
     "dev2": "learn_pairs_mid2.jsonl",
     "dev3": "learn_pairs_mid3.jsonl",
+    "dev4": "learn_pairs_mid4.jsonl",
 }
 # Pairs whose week 1 is worded as people type on a busy day (everyday words, colloquial Chinese, some
 # cross-language), week 2 keeping a quarter to a half of week 1's content words (written by a helper who
@@ -91,6 +95,7 @@ EVERYDAY: dict[str, str] = {
     "dev": "learn_pairs_everyday1.jsonl",
     "dev2": "learn_pairs_everyday2.jsonl",
     "dev3": "learn_pairs_everyday3.jsonl",
+    "dev4": "learn_pairs_everyday4.jsonl",
 }
 # Question sets asked in other words than the pages (cold start): (vault folder, question file).
 COLD_START: dict[str, tuple[str, str]] = {
@@ -371,7 +376,7 @@ def set_phrasings(name: str, pairs: list[Pair], questions_file: str) -> dict[str
     """Phrasings by question text for a learn set: week-1 and week-2 wordings of the distant pairs
     (``phrasings/pairsN.jsonl``, ids ``P01-week1``) and the vault's neighbour questions
     (``phrasings/<dev set>.jsonl``, by id)."""
-    n = {"dev": "1", "dev2": "2", "dev3": "3"}[name]
+    n = {"dev": "1", "dev2": "2", "dev3": "3", "dev4": "4"}[name]
     by_id = phrasings_by_id(HERE / "phrasings" / f"pairs{n}.jsonl")
     out: dict[str, list[str]] = {}
     for p in pairs:
@@ -713,7 +718,7 @@ def _pairs_file(name: str, which: str | None) -> Path:
         return HERE / MID[name]
     if which == "everyday":
         return HERE / EVERYDAY[name]
-    distant = HERE / DISTANT[name]
+    distant = HERE / DISTANT.get(name, f"learn_pairs_distant_{name}.jsonl")
     if which == "distant" or (which is None and distant.is_file()):
         return distant
     return HERE / SETS[name][1]
