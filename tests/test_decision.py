@@ -457,7 +457,7 @@ def test_prepositions_in_several_words_and_stuff_are_grammar(tmp_path: Path) -> 
 
 
 def test_days_counted_from_the_askers_now_are_not_content(tmp_path: Path) -> None:
-    """今天, 上周, "today", "recently" are the asker's now: no page holds it. Counted as content, 今天 was
+    """今天, 刚才, "today", "recently" are the asker's now: no page holds it. Counted as content, 今天 was
     a word "the page lacks" in "今天周五想发版到线上，几点之前能发" and kept an honest agent's lesson out."""
     vault = write(
         tmp_path,
@@ -467,9 +467,9 @@ def test_days_counted_from_the_askers_now_are_not_content(tmp_path: Path) -> Non
         },
     )
     with Router(vault) as router:
-        zh = router.decide("今天周五，生产还能发版吗？上周不是可以吗")
+        zh = router.decide("今天周五，生产还能发版吗？刚才不是说可以吗")
         en = router.decide("Did the production deploys rule change recently? Can I deploy today?")
-    assert not {"今天", "上周"} & set(zh.evidence.query_terms)
+    assert not {"今天", "刚才"} & set(zh.evidence.query_terms)
     assert zh.candidates[0].path == "运维手册/生产环境部署.md"
     assert not {"recently", "today"} & set(en.evidence.query_terms)
     assert en.candidates[0].path == "Runbooks/Deploy freeze.md"

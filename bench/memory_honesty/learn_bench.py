@@ -671,8 +671,8 @@ def main(argv: list[str] | None = None) -> int:
         folder, _pairs, questions_file = SETS[name]
         # The nightly lane keeps its own pairs unless --pairs names others.
         pairs_path = _pairs_file(name, args.pairs or "dev")
-        if not pairs_path.is_file():
-            print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
+        if pairs_path is None or not pairs_path.is_file():
+            print(f"[{name}] skipped: no {args.pairs or 'dev'} pairs", file=sys.stderr)
             continue
         refuse = load_refuse(HERE / questions_file)
         res = run_set(
@@ -713,15 +713,16 @@ def _kept_pairs(path: Path, max_overlap: float | None) -> list[Pair]:
     return [p for p in pairs if content_overlap(p) <= max_overlap + 1e-9]
 
 
-def _pairs_file(name: str, which: str | None) -> Path:
+def _pairs_file(name: str, which: str | None) -> Path | None:
+    """The pairs file of set ``name`` for ``--pairs which`` (None: distant, the agent lane's default),
+    or None when the set has no such pairs (vault4 has no distant ones)."""
     if which == "mid":
         return HERE / MID[name]
     if which == "everyday":
         return HERE / EVERYDAY[name]
-    distant = HERE / DISTANT.get(name, f"learn_pairs_distant_{name}.jsonl")
-    if which == "distant" or (which is None and distant.is_file()):
-        return distant
-    return HERE / SETS[name][1]
+    if which == "dev":
+        return HERE / SETS[name][1]
+    return HERE / DISTANT[name] if name in DISTANT else None
 
 
 def _agent_main(args: argparse.Namespace) -> int:
@@ -729,8 +730,8 @@ def _agent_main(args: argparse.Namespace) -> int:
     for name in SETS if args.set == "all" else [args.set]:
         folder, _pairs, questions_file = SETS[name]
         pairs_path = _pairs_file(name, args.pairs)
-        if not pairs_path.is_file():
-            print(f"[{name}] skipped: {pairs_path.name} not found", file=sys.stderr)
+        if pairs_path is None or not pairs_path.is_file():
+            print(f"[{name}] skipped: no {args.pairs or 'distant'} pairs", file=sys.stderr)
             continue
         refuse = load_refuse(HERE / questions_file)
         pairs = _kept_pairs(pairs_path, args.max_overlap)

@@ -12,6 +12,9 @@ import re
 
 from krouter.tokens.stopwords import CHINESE
 
+# The auxiliary verb that follows the noun a "what/which" question asks for ("what activity did she ...").
+_AUXILIARY = r"\s+(?:did|does|do|has|have|had|is|are|was|were|will|would|can|could)\b"
+
 # Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
 # time", "these days". Left in, "long" or "time" count as content the page must contain. "How many
 # times" is "how often": the times are counted, not named.
@@ -36,18 +39,26 @@ _EN_FRAMES = re.compile(
     # Vague amounts and times past ("a couple of weeks ago"): the unit after them is content, they are not.
     r"|\ba (?:couple|bunch|lot|few) of\b|\blots of\b|\bplenty of\b|\bseveral\b|\bago\b"
     # Prepositions written in several words ("get a build in front of Megan", "on top of the release"),
-    # and "stuff", the everyday "things": grammar and a placeholder, like "about" and "thing".
-    r"|\bin front of\b|\bon top of\b|\bin terms of\b|\binstead of\b|\bahead of\b|\bstuff\b"
-    # Days and times counted from the asker's now ("today", "recently"): no page holds the asker's now.
-    r"|\b(?:today|yesterday|tomorrow|tonight|recently|lately)\b"
+    # and "stuff", the everyday "things": grammar and a placeholder, like "about" and "thing". Not "in
+    # terms of" (terms of service) nor "ahead of" (ahead-of-time compilation): those name subjects too.
+    r"|\bin front of\b|\bon top of\b|\binstead of\b|\bstuff\b"
+    # "Recently", "lately": the asker's now, which no page holds (the days themselves, which names can
+    # hold, are _DAYS below).
+    r"|\b(?:recently|lately)\b"
     # Adverbs of habit, as "often", "always" and "still" are stop words: how things usually go is asked,
-    # not named.
-    r"|\b(?:usually|typically|generally|normally|anymore)\b"
+    # not named. Not "generally" or "normally" (generally available, normally closed).
+    r"|\b(?:usually|typically|anymore)\b"
     # What kind of answer is asked for: "what type of" is "what kind of" ("kind" is a stop word); "what
     # activity did she take up" names the answer's kind, the page names the activity (LoCoMo dev: +3 right,
-    # 2 fewer wrong citations; no other dev set moved).
-    r"|(?<=\bwhat )(?:activity|activities|types? of)\b|(?<=\bwhich )(?:activity|activities|types? of)\b"
+    # 2 fewer wrong citations; no other dev set moved). Only before the verb: in "which activity log
+    # stores logins" the activity log is the subject.
+    r"|(?<=\bwhat )types? of\b|(?<=\bwhich )types? of\b"
+    rf"|(?<=\bwhat )activit(?:y|ies)(?={_AUXILIARY})|(?<=\bwhich )activit(?:y|ies)(?={_AUXILIARY})"
 )
+
+# Days counted from the asker's now, in lower case as written: "USA Today" and "Yesterday" (a song) are
+# names, and a question's casing is the only sign of it (frames are read after case folding).
+_DAYS = re.compile(r"\b(?:today|yesterday|tomorrow|tonight)\b")
 
 
 # The A-not-A question (来不来, 收不收钱, 算不算, 要不要): the verb asked about once, the rest is grammar.
@@ -61,16 +72,19 @@ def _asked_once(m: re.Match[str]) -> str:
     return m.group(0) if m.group(0) in CHINESE else (m.group(1) or "")
 
 
-# Days and times counted from the asker's now (今天, 上周, 刚才), as "today" and "recently" are in English.
-_ASKERS_NOW = frozenset(
-    "今天 昨天 明天 前天 后天 今晚 昨晚 今早 刚才 刚刚 马上 这周 本周 上周 下周 这个月 本月 上个月 下个月 上月 下月"
-    " 今年 去年 明年 上礼拜 这礼拜 下礼拜 今儿 明儿 昨儿".split()
-)
+# Days and moments counted from the asker's now (今天, 昨晚, 刚才), as "today" is in English. Not weeks,
+# months or years (本周, 下周, 去年): "下周计划" and "去年营收" are what pages are called.
+_ASKERS_NOW = frozenset("今天 昨天 明天 前天 后天 今晚 昨晚 今早 刚才 刚刚 马上 今儿 明儿 昨儿".split())
 
 
 # 这 or 那 and a measure word (那家, 这次, 那位): pointing at something the question names elsewhere or
 # the asker has in mind, as 这个 and 那个 (stop words) do. "找言叶那家做" asks about 言叶, not about 那家.
-_POINTING = re.compile(r"[这那][家位次天回种款台张批件]$")
+_POINTING = re.compile(r"[这那][家位次天回种款台批件]$")
+
+
+def without_days(question: str) -> str:
+    """A question as written, its days counted from the asker's now in lower case (today) blanked out."""
+    return _DAYS.sub(" ", question)
 
 
 def without_frames(text: str) -> str:
@@ -85,5 +99,5 @@ def verb_asked_once(run: str) -> str:
 
 def asks_only(word: str) -> bool:
     """True for a Chinese question word that asks or points rather than names: a day counted from the
-    asker's now (今天, 上周) or 这/那 with a measure word (那家, 这次)."""
+    asker's now (今天, 昨晚) or 这/那 with a measure word (那家, 这次)."""
     return word in _ASKERS_NOW or bool(_POINTING.match(word))

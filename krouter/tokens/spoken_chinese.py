@@ -15,11 +15,14 @@ from functools import lru_cache
 from krouter.tokens.terms import normalize
 
 # (spoken, written, meaning). Grammar words (啥, 咋, 吗) are not here: they are question frames; nor are
-# days counted from the asker's now (上礼拜, 今儿, 这个月), which questions drop (docs/decisions.md D66).
+# the days counted from the asker's now (今儿, 明儿), which questions drop (docs/decisions.md D66).
 PAIRS: tuple[tuple[str, str, str], ...] = (
     # Weeks and days of the week: 礼拜 (spoken) vs 周/星期 (written)
     ("礼拜", "周", "week"),
     ("礼拜", "星期", "week"),
+    ("上礼拜", "上周", "last week"),
+    ("这礼拜", "本周", "this week"),
+    ("下礼拜", "下周", "next week"),
     ("礼拜一", "周一", "Monday"),
     ("礼拜二", "周二", "Tuesday"),
     ("礼拜三", "周三", "Wednesday"),
@@ -40,6 +43,9 @@ PAIRS: tuple[tuple[str, str, str], ...] = (
     ("钟头", "小时", "hour"),
     # Relative days, months and timing words
     ("天天", "每天", "every day"),
+    ("这个月", "本月", "this month"),
+    ("上个月", "上月", "last month"),
+    ("下个月", "下月", "next month"),
     ("月底", "月末", "end of month"),
     ("年底", "年末", "end of year"),
     ("几号", "日期", "which date; question form asking for a date"),

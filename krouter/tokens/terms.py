@@ -28,7 +28,7 @@ import Stemmer
 
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
-from krouter.tokens.question_frames import asks_only, verb_asked_once, without_frames
+from krouter.tokens.question_frames import asks_only, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
@@ -320,7 +320,7 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in RUN.findall(without_frames(_MD_SUFFIX.sub(" ", normalize(question)))):
+    for run in RUN.findall(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:

@@ -1,0 +1,98 @@
+"""Words a question uses to ask, never to name a subject: cases where they are the subject after all.
+
+A cold review of D65–D67 found each of these cited a wrong page (or refused the right one) once the
+word was dropped as an asking word; they pin the narrowed rules in `tokens/question_frames.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+from tests.vault_files import write
+
+
+def test_weeks_months_and_years_name_pages(tmp_path: Path) -> None:
+    """去年 and 下周 are what pages are called (去年营收, 下周计划): only days and moments counted from the
+    asker's now (今天, 昨晚, 刚才) are dropped."""
+    vault = write(
+        tmp_path,
+        {
+            "经营/去年营收.md": "# 去年营收\n\n去年营收 1200 万，利润率 8%。\n",
+            "经营/今年营收目标.md": "# 今年营收目标\n\n今年营收目标 2000 万，新开两个城市。\n",
+            "计划/本周计划.md": "# 本周计划\n\n本周完成登录页改版和支付联调。\n",
+            "计划/下周计划.md": "# 下周计划\n\n下周开始压测，周五灰度发布。\n",
+        },
+    )
+    with Router(vault) as router:
+        target = router.decide("去年的营收目标是多少？")
+        plan = router.decide("下周计划是什么？")
+        today = router.decide("今天下周计划有变吗")
+    assert "去年" in target.evidence.query_terms
+    assert target.decision == "refuse"
+    assert plan.top is not None and plan.top.path == "计划/下周计划.md"
+    assert "今天" not in today.evidence.query_terms and "下周" in today.evidence.query_terms
+
+
+def test_a_day_written_as_a_name_is_kept(tmp_path: Path) -> None:
+    """ "USA Today" and the song "Yesterday" are names: only a day in lower case is the asker's now."""
+    vault = write(
+        tmp_path,
+        {
+            "Press/USA Today.md": "# USA Today\n\nDana Smith, tech desk.\n",
+            "Press/USA Network.md": "# USA Network\n\nPress contact: Rob Lee, partnerships.\n",
+            "Runbooks/Deploys.md": "# Deploys\n\nProduction deploys go out at 14:00 on weekdays.\n",
+        },
+    )
+    with Router(vault) as router:
+        press = router.decide("Who is our press contact at USA Today?")
+        deploys = router.decide("When do production deploys go out today?")
+    assert "today" in press.evidence.query_terms
+    assert press.top is None or press.top.path != "Press/USA Network.md"
+    assert "today" not in deploys.evidence.query_terms
+
+
+def test_words_that_name_subjects_are_not_frames(tmp_path: Path) -> None:
+    """ "ahead of time" compilation, "terms of service", "generally available" and an "activity log" name
+    subjects; "what activity did she take up" asks for one."""
+    vault = write(
+        tmp_path,
+        {
+            "AOT.md": "# AOT\n\nWe ship the Android build with ahead-of-time compilation of the Lua scripts in CI.\n",
+            "JIT.md": "# JIT\n\nOn desktop the VM compiles just in time; the time compilation cache lives in APPDATA.\n",
+            "Legal/Terms of service.md": "# Terms of service\n\nArbitration in Delaware; liability capped at fees.\n",
+            "Support/Refund service.md": "# Refund service\n\nThe refund service issues refunds within 14 days.\n",
+            "Activity log.md": "# Activity log\n\nKeeps admin sign-ins for 90 days.\n",
+            "Audit log.md": "# Audit log\n\nThe audit log stores logins of all users; kept one year.\n",
+            "Search GA.md": "# Search general availability\n\nSearch went generally available on 3 May.\n",
+            "Search beta.md": "# Search beta\n\nSearch beta: available to 50 design partners since February.\n",
+        },
+    )
+    with Router(vault) as router:
+        aot = router.decide("Where is the ahead of time compilation cache?")
+        terms = router.decide("What do we say in terms of service about refunds?")
+        log = router.decide("Which activity log stores logins?")
+        ga = router.decide("When did search go generally available?")
+        hobby = router.decide("What activity did the team take up?")
+    assert "ahead" in aot.evidence.query_terms and (aot.top is None or aot.top.path != "JIT.md")
+    assert "terms" in terms.evidence.query_terms
+    assert terms.top is None or terms.top.path != "Support/Refund service.md"
+    assert "activity" in log.evidence.query_terms and (log.top is None or log.top.path != "Audit log.md")
+    assert "generally" in ga.evidence.query_terms
+    assert ga.top is not None and ga.top.path == "Search GA.md"
+    assert "activity" not in hobby.evidence.query_terms
+
+
+def test_spoken_weeks_reach_the_written_ones(tmp_path: Path) -> None:
+    """上礼拜 is 上周 in notes (the spoken table, D36): kept, not dropped as the asker's now."""
+    vault = write(
+        tmp_path,
+        {
+            "值班/上周值班.md": "# 上周值班\n\n上周值班：王磊（后端），陈静（客户端）。\n",
+            "值班/值班规则.md": "# 值班规则\n\n值班人员手机 24 小时开机，故障 15 分钟内响应。\n",
+        },
+    )
+    with Router(vault) as router:
+        asked = router.decide("上礼拜谁值班？")
+    assert asked.candidates[0].path == "值班/上周值班.md"
+    assert any("→" in word and "周" in word for c in asked.candidates[:1] for word in c.matched)
