@@ -1,7 +1,7 @@
 """What a question says that names no subject: asking frames, the A-not-A form, pointing words, days.
 
 A question carries words that ask rather than name: "how long", "is there any way to", "what type of",
-"today"; 来不来, 那家, 上周. Counted as content, each is a word the page "lacks", and a plain question
+"today"; 来不来, 那家, 昨晚. Counted as content, each is a word the page "lacks", and a plain question
 looks unanswerable. These apply to questions only; pages keep every word. The stop lists
 (`tokens/stopwords.py`) hold the single closed-class words both sides drop.
 """
