@@ -45,6 +45,8 @@ SETS = {
     "heldout_numbers3.jsonl": "vault3",
     "questions_dev4.jsonl": "vault4",
     "heldout4.jsonl": "vault4",
+    "heldout5.jsonl": "vault2",
+    "heldout6.jsonl": "vault3",
 }
 
 

@@ -75,6 +75,10 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # Written 2026-12-03 (fifteenth session) by another helper that saw only vault4/: dev4's held-out
     # twin, the same mix (a third each colloquial Chinese, across languages, everyday English).
     "heldout4": ("vault4", "heldout4.jsonl", "questions_dev4.jsonl"),
+    # Written at the end of the fifteenth session by a helper that saw only vault2/ and vault3/, after
+    # that session's many go/no-go runs on the sets above: fresh sets for the next change's go/no-go.
+    "heldout5": ("vault2", "heldout5.jsonl", "questions_dev2.jsonl"),
+    "heldout6": ("vault3", "heldout6.jsonl", "questions_dev3.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
