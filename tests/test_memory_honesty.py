@@ -47,6 +47,8 @@ SETS = {
     "heldout4.jsonl": "vault4",
     "heldout5.jsonl": "vault2",
     "heldout6.jsonl": "vault3",
+    "questions_dev5.jsonl": "vault2",
+    "questions_dev6.jsonl": "vault3",
 }
 
 

@@ -96,3 +96,37 @@ def test_spoken_weeks_reach_the_written_ones(tmp_path: Path) -> None:
         asked = router.decide("上礼拜谁值班？")
     assert asked.candidates[0].path == "值班/上周值班.md"
     assert any("→" in word and "周" in word for c in asked.candidates[:1] for word in c.matched)
+
+
+def test_an_identifier_no_page_holds_whole_is_a_name_the_vault_never_mentions(tmp_path: Path) -> None:
+    """realtime_gmv is one name, as code writes it: a page holding "realtime" and "gmv" apart, and the
+    job realtime_dau, does not answer a question about the realtime_gmv job (it cited the Flink runbook at
+    0.59). An identifier the vault holds whole (_di in a table of suffixes) is looked up as before."""
+    vault = write(
+        tmp_path,
+        {
+            "Runbooks/Flink job restart.md": "# Flink job restart\n\nThe realtime_dau job runs with "
+            "parallelism 4; the realtime GMV dashboard reads its output.\n",
+            "Data/Warehouse layering.md": "# Warehouse layering\n\n- `_di`: daily incremental partition\n"
+            "- `_df`: daily full snapshot\n",
+        },
+    )
+    with Router(vault) as router:
+        gmv = router.decide("What parallelism does the realtime_gmv Flink job run with?")
+        dau = router.decide("What parallelism does the realtime_dau Flink job run with?")
+        suffix = router.decide("数仓表名后缀 _di 是什么意思？")
+    assert gmv.decision == "refuse" and "realtime_gmv" in gmv.reason
+    assert dau.decision == "cite" and dau.top is not None and dau.top.path == "Runbooks/Flink job restart.md"
+    assert suffix.candidates[0].path == "Data/Warehouse layering.md" and "_di" not in suffix.reason
+
+
+def test_an_identifier_is_indexed_whole_outside_the_page_length() -> None:
+    """page_id is indexed as page, id and page_id; only the words count towards the BM25 length, so a
+    page with code is not made to look longer."""
+    from collections import Counter
+
+    from krouter.tokens.terms import index_terms, length_of
+
+    counts = Counter(index_terms("Send page_id with every event."))
+    assert counts["page_id"] == 1 and counts["page"] == 1 and counts["id"] == 1
+    assert length_of(counts) == length_of(Counter(index_terms("Send page id with every event.")))

@@ -79,6 +79,10 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # that session's many go/no-go runs on the sets above: fresh sets for the next change's go/no-go.
     "heldout5": ("vault2", "heldout5.jsonl", "questions_dev2.jsonl"),
     "heldout6": ("vault3", "heldout6.jsonl", "questions_dev3.jsonl"),
+    # Their dev twins, by another helper that saw only vault2/ and vault3/ (not heldout5/6): the same
+    # registers and hard neighbours, to study what the fresh held-out sets showed; not in all-dev yet.
+    "dev5": ("vault2", "questions_dev5.jsonl", "questions_dev5.jsonl"),
+    "dev6": ("vault3", "questions_dev6.jsonl", "questions_dev6.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (

@@ -15,7 +15,7 @@ from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens.names import has_letter, is_name, names_a_subject, written_as_name
 from krouter.tokens.scripts import KANA, is_cjk
-from krouter.tokens.terms import normalize
+from krouter.tokens.terms import normalize, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
 
@@ -54,11 +54,16 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
     return None
 
 
-def unknown_name(units: list[Unit], question: str) -> str | None:
+def unknown_name(units: list[Unit], question: str, index: Index) -> str | None:
     """The first question word that names a subject (``names.names_a_subject``: MongoDB, 北京) which no
     page of the vault mentions by any route, or None; in Latin script only one the question writes as a
     name (``names.written_as_name``). A page about something else cannot answer a question about it,
-    however well the question's other words match (docs/decisions.md D59)."""
+    however well the question's other words match (docs/decisions.md D59). So is an identifier the
+    question writes with an underscore (realtime_gmv) that no page holds whole, though pages hold its
+    words (realtime, gmv) (D69)."""
+    unheld = next((name for name in question_identifiers(question) if not index.has_term(name)), None)
+    if unheld:
+        return unheld
     held = {u.text for u in units if u.df}
     # A Japanese question's kanji are looked up as bigrams, not words: 東京都 gives 京都, a place the
     # asker never named. Han names are read in Chinese questions only.
@@ -92,7 +97,7 @@ def names_against(question: str, path: str, index: Index, t: Tables) -> str | No
     other = named_page(units, held, mine, t)
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    unknown = unknown_name(units, question)
+    unknown = unknown_name(units, question, index)
     return f"the question names {unknown!r}, which no page of the vault mentions" if unknown else None
 
 

@@ -42,7 +42,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # "v2.1" also gives "v2".
 # 12: a number after a comma is dotted unless the comma groups thousands (6.2，7.0); more currency words.
 # 13: a page's amount is also indexed whole, marked (¤1.99).
-TOKENIZER_VERSION = "13"
+# 14: an identifier written with an underscore (page_id, _di) is also indexed whole.
+TOKENIZER_VERSION = "14"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -99,6 +100,13 @@ RUN = re.compile(
 # AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
 AMOUNT = "¤"
 _DOTTED = re.compile(r"\d+(?:\.\d+)+")
+# An identifier written with an underscore, as code names things (page_id, realtime_gmv, _di): one name.
+# Its words are indexed as ever, and the identifier whole besides (outside the BM25 length); a question
+# naming one the vault never holds whole asks about something the notes never mention, so "What
+# parallelism does the realtime_gmv job run with?" is not answered by a page
+# holding "realtime" and no realtime_gmv (``routing/elsewhere.unknown_name``). ASCII letters and digits
+# only, after case folding.
+_IDENTIFIER = re.compile(r"(?<![a-z0-9_])[a-z0-9_]*_[a-z0-9_]*(?![a-z0-9_])")
 _AFTER_AMOUNT = re.compile(_AMOUNT_AFTER)
 _CURRENCY = frozenset("$€£¥￥")
 
@@ -128,6 +136,16 @@ def _amounts(norm: str) -> list[str]:
         if before in _CURRENCY or _AFTER_AMOUNT.match(norm, m.end()):
             out.append(AMOUNT + m.group())
     return out
+
+
+def is_identifier(word: str) -> bool:
+    """True for an identifier written with an underscore (page_id, _di): at least one letter or digit."""
+    return "_" in word and any(ch.isalnum() for ch in word)
+
+
+def _identifiers(norm: str) -> list[str]:
+    """The identifiers of a normalised text, whole (page_id), each as often as it stands."""
+    return [m for m in _IDENTIFIER.findall(norm) if is_identifier(m)] if "_" in norm else []
 
 
 _stemmer = Stemmer.Stemmer("english")
@@ -225,7 +243,7 @@ def index_terms(text: str) -> list[str]:
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     norm = normalize(text)
-    amounts = _amounts(norm)
+    amounts = _amounts(norm) + _identifiers(norm)
     runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
@@ -273,11 +291,12 @@ def _cjk_terms(run: str) -> list[str]:
     return out
 
 
-# A line of exactly one Han character, or a dotted number: in terms joined by newlines (no term holds
-# one), the terms that do not count towards a page's BM25 length. A single Han character is indexed for
-# lookup (人 of 几个人) and a dotted number for its whole (5.7), but the Han word and the number's parts
-# count, so Chinese pages and pages with versions are not made to look longer.
-_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*)$", re.MULTILINE)
+# A line of exactly one Han character, a dotted number or an identifier: in terms joined by newlines (no
+# term holds one), the terms that do not count towards a page's BM25 length. A single Han character is
+# indexed for lookup (人 of 几个人), a dotted number for its whole (5.7) and an identifier whole
+# (page_id), but the Han word, the number's parts and the identifier's words count, so Chinese pages and
+# pages with versions or code are not made to look longer.
+_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|[a-z0-9_]*_[a-z0-9_]*)$", re.MULTILINE)
 
 
 def length_of(counts: dict[str, int]) -> int:
@@ -317,6 +336,11 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
             seen.add(term)
             out.append(QueryTerm(text=text, term=term))
     return out
+
+
+def question_identifiers(question: str) -> list[str]:
+    """The identifiers a question writes (page_id, _di), whole, in order, each once."""
+    return list(dict.fromkeys(_identifiers(normalize(question))))
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
