@@ -80,7 +80,7 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     "heldout5": ("vault2", "heldout5.jsonl", "questions_dev2.jsonl"),
     "heldout6": ("vault3", "heldout6.jsonl", "questions_dev3.jsonl"),
     # Their dev twins, by another helper that saw only vault2/ and vault3/ (not heldout5/6): the same
-    # registers and hard neighbours, to study what the fresh held-out sets showed; not in all-dev yet.
+    # registers and hard neighbours, to study what the fresh held-out sets showed; in all-dev.
     "dev5": ("vault2", "questions_dev5.jsonl", "questions_dev5.jsonl"),
     "dev6": ("vault3", "questions_dev6.jsonl", "questions_dev6.jsonl"),
 }
@@ -94,6 +94,8 @@ ALL_DEV: tuple[str, ...] = (
     "crosslang3",
     "everyday",
     "dev4",
+    "dev5",
+    "dev6",
     *PUBLIC_SETS,
 )
 SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")
