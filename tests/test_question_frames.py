@@ -99,14 +99,17 @@ def test_spoken_weeks_reach_the_written_ones(tmp_path: Path) -> None:
 
 
 def test_an_identifier_no_page_holds_whole_is_a_name_the_vault_never_mentions(tmp_path: Path) -> None:
-    """realtime_gmv is one name, as code writes it: a page holding "realtime" and "gmv" apart, and the
-    job realtime_dau, does not answer a question about the realtime_gmv job (it cited the Flink runbook at
-    0.59). An identifier the vault holds whole (_di in a table of suffixes) is looked up as before."""
+    """realtime_gmv is one name, as code writes it: a page holding "realtime" but not "gmv", about the job
+    realtime_dau, does not answer a question about the realtime_gmv job (it cited the Flink runbook at
+    0.59). A page that holds every word of an identifier the vault never writes whole ("user id" for
+    user_id), or emphasis written with underscores (_always_), is looked up as before (a cold review's
+    cases), and so is an identifier the vault holds whole (_di in a table of suffixes)."""
     vault = write(
         tmp_path,
         {
             "Runbooks/Flink job restart.md": "# Flink job restart\n\nThe realtime_dau job runs with "
-            "parallelism 4; the realtime GMV dashboard reads its output.\n",
+            "parallelism 4; the realtime dashboard reads its output.\n",
+            "Data/Tracking.md": "# Tracking\n\nEvery tracking event carries a user id and a session id.\n",
             "Data/Warehouse layering.md": "# Warehouse layering\n\n- `_di`: daily incremental partition\n"
             "- `_df`: daily full snapshot\n",
         },
@@ -115,9 +118,15 @@ def test_an_identifier_no_page_holds_whole_is_a_name_the_vault_never_mentions(tm
         gmv = router.decide("What parallelism does the realtime_gmv Flink job run with?")
         dau = router.decide("What parallelism does the realtime_dau Flink job run with?")
         suffix = router.decide("数仓表名后缀 _di 是什么意思？")
+        user = router.decide("Does every tracking event carry the user_id?")
+        emphasis = router.decide("Does every tracking event _always_ carry a session id?")
     assert gmv.decision == "refuse" and "realtime_gmv" in gmv.reason
     assert dau.decision == "cite" and dau.top is not None and dau.top.path == "Runbooks/Flink job restart.md"
     assert suffix.candidates[0].path == "Data/Warehouse layering.md" and "_di" not in suffix.reason
+    assert user.decision == "cite" and user.top is not None and user.top.path == "Data/Tracking.md"
+    assert (
+        emphasis.decision == "cite" and emphasis.top is not None and emphasis.top.path == "Data/Tracking.md"
+    )
 
 
 def test_an_identifier_is_indexed_whole_outside_the_page_length() -> None:

@@ -147,9 +147,8 @@ def decide(
     # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
     # page, 北京办公室地址 on the Shanghai office's).
-    unknown = (
-        unknown_name(units, question, index) if confidence >= floor and not (lone or other_page) else None
-    )
+    asked = confidence >= floor and not (lone or other_page)
+    unknown = unknown_name(units, question, index, effective) if asked else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence

@@ -15,7 +15,7 @@ from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens.names import has_letter, is_name, names_a_subject, written_as_name
 from krouter.tokens.scripts import KANA, is_cjk
-from krouter.tokens.terms import normalize, question_identifiers
+from krouter.tokens.terms import identifier_words, normalize, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
 
@@ -54,14 +54,23 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
     return None
 
 
-def unknown_name(units: list[Unit], question: str, index: Index) -> str | None:
+def unknown_name(units: list[Unit], question: str, index: Index, matched: set[int]) -> str | None:
     """The first question word that names a subject (``names.names_a_subject``: MongoDB, 北京) which no
     page of the vault mentions by any route, or None; in Latin script only one the question writes as a
     name (``names.written_as_name``). A page about something else cannot answer a question about it,
     however well the question's other words match (docs/decisions.md D59). So is an identifier the
-    question writes with an underscore (realtime_gmv) that no page holds whole, though pages hold its
-    words (realtime, gmv) (D69)."""
-    unheld = next((name for name in question_identifiers(question) if not index.has_term(name)), None)
+    question writes with an underscore (realtime_gmv) that no page holds whole when the page lacks one of
+    its words (gmv): a page that holds them all ("user id", "user-id" for user_id) may write it so (D69).
+    ``matched`` holds the indexes of the units the page holds."""
+    mine = {units[i].text for i in matched}
+    unheld = next(
+        (
+            name
+            for name in question_identifiers(question)
+            if not index.has_term(name) and not all(word in mine for word in identifier_words(name))
+        ),
+        None,
+    )
     if unheld:
         return unheld
     held = {u.text for u in units if u.df}
@@ -97,7 +106,7 @@ def names_against(question: str, path: str, index: Index, t: Tables) -> str | No
     other = named_page(units, held, mine, t)
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    unknown = unknown_name(units, question, index)
+    unknown = unknown_name(units, question, index, held)
     return f"the question names {unknown!r}, which no page of the vault mentions" if unknown else None
 
 

@@ -338,6 +338,12 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
     return out
 
 
+def identifier_words(identifier: str) -> list[str]:
+    """The words of an identifier as a question's units show them (realtime_gmv: realtime, gmv), function
+    words left out."""
+    return [run for run in RUN.findall(identifier) if _word_terms(run)]
+
+
 def question_identifiers(question: str) -> list[str]:
     """The identifiers a question writes (page_id, _di), whole, in order, each once."""
     return list(dict.fromkeys(_identifiers(normalize(question))))
