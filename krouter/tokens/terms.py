@@ -106,7 +106,8 @@ _DOTTED = re.compile(r"\d+(?:\.\d+)+")
 # parallelism does the realtime_gmv job run with?" is not answered by a page
 # holding "realtime" and no realtime_gmv (``routing/elsewhere.unknown_name``). ASCII letters and digits
 # only, after case folding.
-_IDENTIFIER = re.compile(r"(?<![a-z0-9_])[a-z0-9_]*_[a-z0-9_]*(?![a-z0-9_])")
+_IDENTIFIER_RUN = r"[a-z0-9_]*_[a-z0-9_]*"
+_IDENTIFIER = re.compile(rf"(?<![a-z0-9_]){_IDENTIFIER_RUN}(?![a-z0-9_])")
 _AFTER_AMOUNT = re.compile(_AMOUNT_AFTER)
 _CURRENCY = frozenset("$€£¥￥")
 
@@ -296,7 +297,7 @@ def _cjk_terms(run: str) -> list[str]:
 # indexed for lookup (人 of 几个人), a dotted number for its whole (5.7) and an identifier whole
 # (page_id), but the Han word, the number's parts and the identifier's words count, so Chinese pages and
 # pages with versions or code are not made to look longer.
-_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|[a-z0-9_]*_[a-z0-9_]*)$", re.MULTILINE)
+_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|{_IDENTIFIER_RUN})$", re.MULTILINE)
 
 
 def length_of(counts: dict[str, int]) -> int:
