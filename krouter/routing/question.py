@@ -188,7 +188,7 @@ def _translations(
         chinese = bilingual.to_chinese(term)
         for zh in chinese:
             terms, held = _chinese_route(index, zh)
-            if held or len(terms) > 1:
+            if held:
                 out.append((zh, terms, held))
             if len(out) == HELD_TRANSLATIONS:
                 break

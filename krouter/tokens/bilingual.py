@@ -30,14 +30,14 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
-from krouter.tokens import jieba_dict, traditional
+from krouter.tokens import jieba_dict, traditional, work_glossary
 from krouter.tokens.terms import english_terms
 
 # Bump when a rule changes that SAMPLE does not exercise. The store is also keyed by what the rules make
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "12"
+STORE_VERSION = "13"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses.
@@ -122,6 +122,7 @@ def _store_path(source: Path) -> Path:
         head = fh.read(4096)
     rules = hashlib.sha1(repr((_compile(SAMPLE), *map(sorted, _readings(SAMPLE)))).encode()).hexdigest()
     key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{_counts_key()}"
+    key += f"-{work_glossary.digest()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
 
 
@@ -141,7 +142,7 @@ def _counts_key() -> str:
 def _usable(conn: sqlite3.Connection) -> bool:
     """True when the store answers (a truncated or foreign file opens fine and fails on first read)."""
     try:
-        for table in ("en2zh", "zh2en", "reading", "surname", "proper", "fold"):
+        for table in ("en2zh", "zh2en", "reading", "surname", "proper", "fold", "work_en2zh", "work_zh2en"):
             conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall()
     except sqlite3.Error:
         return False
@@ -311,6 +312,7 @@ def _build(source: Path, path: Path) -> None:
             "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
             sorted((e, z, r, counts.get(z, 0)) for (e, z), r in en2zh.items()),
         )
+        work_glossary.write_tables(conn, counts)
 
 
 def _store() -> sqlite3.Connection | None:
@@ -344,13 +346,15 @@ def _store() -> sqlite3.Connection | None:
 
 @lru_cache(maxsize=8192)
 def to_chinese(term: str) -> tuple[str, ...]:
-    """Chinese words whose dictionary entry translates the stemmed English term: commonest sense first,
-    then the commoner word."""
-    return column(
+    """Chinese words that translate the stemmed English term: the work glossary's (the commoner word
+    first), then CC-CEDICT's, commonest sense first, then the commoner word."""
+    work = column("SELECT zh FROM work_en2zh WHERE en=? ORDER BY count DESC, zh", term)
+    cedict = column(
         "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
         term,
         MAX_TRANSLATIONS,
     )
+    return tuple(dict.fromkeys(work + cedict))
 
 
 @lru_cache(maxsize=8192)
@@ -361,8 +365,10 @@ def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     if conn is None:
         return ()
     try:
+        # The work glossary's senses first; CC-CEDICT's as many as before, none pushed out by them.
+        work = conn.execute("SELECT en, shown FROM work_zh2en WHERE zh=? ORDER BY en", (word,)).fetchall()
         rows = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (word, MAX_TRANSLATIONS))
-        return tuple((tuple(en.split()), shown) for en, shown in rows)
+        return tuple({tuple(en.split()): shown for en, shown in [*work, *rows]}.items())
     except sqlite3.Error:
         return ()
 

@@ -1,0 +1,111 @@
+"""The work glossary: workplace senses CC-CEDICT lacks (消息 → message, 作业 → job), both ways."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+from krouter.tokens import bilingual, work_glossary
+
+
+def _page(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_every_line_of_the_shipped_glossary_is_an_entry() -> None:
+    """A line the parser skips would be a translation nobody gets, silently."""
+    lines = [line for line in work_glossary._lines() if line.strip() and not line.startswith("#")]
+    entries = work_glossary.entries()
+    assert len(lines) > 500
+    assert [zh for zh, _ in entries] == [line.split("\t")[0] for line in lines]
+    assert len({zh for zh, _ in entries}) == len(entries), "one line per Chinese word"
+
+
+def test_a_rendering_that_stop_words_would_change_is_not_kept() -> None:
+    entries = dict(
+        work_glossary.entries(
+            [
+                "扩容\tscale up; scale out; capacity expansion",
+                "值班\ton duty; on-call",
+                "自测\tself-test",
+                "年终奖\tyear-end bonus",
+                "单\tsingle",
+                "回滚\trollback",
+            ]
+        )
+    )
+    assert entries["扩容"] == [[("capac", "capacity"), ("expans", "expansion")]]
+    assert "值班" not in entries  # "on duty" is "duty", "on-call" is "call"
+    assert entries["自测"] == [[("self", "self-test"), ("test", "self-test")]]
+    assert "年终奖" not in entries  # three words
+    assert "单" not in entries  # a single character is no entry
+    assert entries["回滚"] == [[("rollback", "rollback")]]
+
+
+def test_the_glossary_sense_comes_before_the_dictionary_s() -> None:
+    assert bilingual.to_english("消息")[0] == (("messag",), "message")
+    assert bilingual.to_english("作业")[0] == (("job",), "job")
+    assert bilingual.to_chinese("canari")[0] == "灰度"
+
+
+def test_a_changed_glossary_compiles_a_new_store(monkeypatch) -> None:
+    source = bilingual._source()
+    assert source is not None
+    today = bilingual._store_path(source)
+    monkeypatch.setattr(work_glossary, "_lines", lambda: ["消息\tmessage"])
+    assert bilingual._store_path(source) != today
+
+
+def test_a_chinese_question_reaches_an_english_page_through_the_glossary(tmp_path: Path) -> None:
+    _page(
+        tmp_path,
+        "Runbooks/Flink job restart.md",
+        "# Flink job restart\n\nA failed job is restarted from its latest savepoint by the on-call engineer.\n",
+    )
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("Flink 作业怎么重启")
+    assert receipt.closest is not None and receipt.closest.path == "Runbooks/Flink job restart.md"
+    assert "作业→job" in receipt.closest.matched
+
+
+def test_an_english_question_reaches_a_chinese_page_through_the_glossary(tmp_path: Path) -> None:
+    _page(tmp_path, "运维/灰度发布.md", "# 灰度发布\n\n新版本先灰度 5% 的用户，观察两小时没有告警再全量。\n")
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("what share of users gets the canary first")
+    assert receipt.closest is not None and receipt.closest.path == "运维/灰度发布.md"
+    assert "canary→灰度" in receipt.closest.matched
+
+
+def test_the_glossary_pushes_no_dictionary_word_out(tmp_path: Path) -> None:
+    """A cold review: "crash" reached 死机 through CC-CEDICT until the glossary's 崩溃, 挂掉 and 闪退 took
+    the places CC-CEDICT's words had; the glossary's words now come on top of them."""
+    _page(
+        tmp_path,
+        "运维/服务器死机处理.md",
+        "# 服务器死机处理\n\n物理机死机后先在云管平台确认机器状态，尝试软重启；不行就找机房值班做硬重启。\n",
+    )
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("what to do when a server crashes")
+    assert receipt.decision == "cite"
+    assert receipt.top is not None and receipt.top.path == "运维/服务器死机处理.md"
+    assert "crashes→死机" in receipt.top.matched
+
+
+def test_a_translation_no_page_holds_takes_no_place_of_one_a_page_holds(tmp_path: Path) -> None:
+    """Only the first few translations a page holds count; 负责人 and 责任人 (owner), which this vault never
+    writes, took the places of 所有者, which it does."""
+    _page(
+        tmp_path,
+        "数据/数据所有者.md",
+        "# 数据所有者\n\n每张核心数据表都要登记数据所有者。所有者负责确认取数申请，一般是业务方的组长。\n",
+    )
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("who is the owner of the core data tables")
+    assert receipt.top is not None and receipt.top.path == "数据/数据所有者.md"
+    assert "owner→所有者" in receipt.top.matched
