@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from krouter import Router
 from krouter.tokens import bilingual, work_glossary
 
@@ -50,7 +52,7 @@ def test_the_glossary_sense_comes_before_the_dictionary_s() -> None:
     assert bilingual.to_chinese("canari")[0] == "灰度"
 
 
-def test_a_changed_glossary_compiles_a_new_store(monkeypatch) -> None:
+def test_a_changed_glossary_compiles_a_new_store(monkeypatch: pytest.MonkeyPatch) -> None:
     source = bilingual._source()
     assert source is not None
     today = bilingual._store_path(source)
@@ -109,3 +111,44 @@ def test_a_translation_no_page_holds_takes_no_place_of_one_a_page_holds(tmp_path
         receipt = router.ask("who is the owner of the core data tables")
     assert receipt.top is not None and receipt.top.path == "数据/数据所有者.md"
     assert "owner→所有者" in receipt.top.matched
+
+
+def test_a_rendering_is_shown_as_written_in_the_file_s_order() -> None:
+    """A hyphenated word was shown once per part ("self-test self-test"), and a line's renderings came in
+    the order of their stems, not the file's."""
+    assert bilingual.to_english("自测")[0] == (("self", "test"), "self-test")
+    assert bilingual.to_english("报销")[0] == (("reimburs",), "reimbursement")
+    # The glossary's wording, not CC-CEDICT's of the same stems ("real time").
+    assert (("real", "time"), "real-time") in bilingual.to_english("实时")
+
+
+def test_an_abbreviation_the_glossary_knows_still_names_a_subject(tmp_path: Path) -> None:
+    """A cold review: the glossary's abbreviations (SLA, GMV) stopped counting as names, and a question
+    naming one the vault never mentions was cited from a page about something else (D59)."""
+    _page(
+        tmp_path,
+        "Payments.md",
+        "# Payments\n\nThe payments API timeout is 30 seconds. Retries happen twice.\n",
+    )
+    _page(tmp_path, "Onboarding.md", "# Onboarding\n\nNew hires get a laptop on day one.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("What is the SLA for the payments API timeout retries?")
+    assert receipt.decision == "refuse"
+    assert "'sla'" in receipt.reason
+
+
+def test_an_unreadable_glossary_leaves_the_dictionary_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "work_glossary.tsv"
+    bad.write_bytes(b"\xff\xfe not utf-8\n")
+    monkeypatch.setattr(work_glossary, "_PATH", bad)
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(bilingual, "_conn", None)
+    monkeypatch.setattr(bilingual, "_unavailable", False)
+    bilingual.to_english.cache_clear()
+    try:
+        assert (("databas",), "database") in bilingual.to_english("数据库")
+        assert bilingual.to_english("作业")[0] != (("job",), "job")
+    finally:
+        bilingual.to_english.cache_clear()

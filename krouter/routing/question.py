@@ -178,7 +178,7 @@ def _translations(
             english = bilingual.to_english(term)
             for terms, shown in english:
                 held = _holding(index, terms)
-                if held or (len(terms) > 1 and all(map(index.has_term, terms))):
+                if held:
                     out.append((shown, terms, held))
                     if len(out) == HELD_TRANSLATIONS:
                         break
@@ -190,8 +190,8 @@ def _translations(
             terms, held = _chinese_route(index, zh)
             if held:
                 out.append((zh, terms, held))
-            if len(out) == HELD_TRANSLATIONS:
-                break
+                if len(out) == HELD_TRANSLATIONS:
+                    break
         if not chinese:
             out.extend(_named_in_hanzi(index, word))
     return short_long + out

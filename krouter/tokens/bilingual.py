@@ -345,30 +345,37 @@ def _store() -> sqlite3.Connection | None:
 
 
 @lru_cache(maxsize=8192)
-def to_chinese(term: str) -> tuple[str, ...]:
+def to_chinese(term: str, work: bool = True) -> tuple[str, ...]:
     """Chinese words that translate the stemmed English term: the work glossary's (the commoner word
-    first), then CC-CEDICT's, commonest sense first, then the commoner word."""
-    work = column("SELECT zh FROM work_en2zh WHERE en=? ORDER BY count DESC, zh", term)
+    first; ``work=False`` leaves them out), then CC-CEDICT's, commonest sense first, then the commoner
+    word."""
+    glossary = column("SELECT zh FROM work_en2zh WHERE en=? ORDER BY count DESC, zh", term) if work else ()
     cedict = column(
         "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
         term,
         MAX_TRANSLATIONS,
     )
-    return tuple(dict.fromkeys(work + cedict))
+    return tuple(dict.fromkeys(glossary + cedict))
 
 
 @lru_cache(maxsize=8192)
-def to_english(word: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+def to_english(word: str, work: bool = True) -> tuple[tuple[tuple[str, ...], str], ...]:
     """(stemmed English terms that must all be on a page, the sense as written) for each translation of a
-    Chinese word; none for a word the dictionary lacks (its parts' would let "server" stand for 缓存服务器)."""
+    Chinese word: the work glossary's in its file's order (``work=False`` leaves them out), then
+    CC-CEDICT's; none for a word neither holds (its parts' would let "server" stand for 缓存服务器)."""
     conn = _store()
     if conn is None:
         return ()
     try:
-        # The work glossary's senses first; CC-CEDICT's as many as before, none pushed out by them.
-        work = conn.execute("SELECT en, shown FROM work_zh2en WHERE zh=? ORDER BY en", (word,)).fetchall()
-        rows = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (word, MAX_TRANSLATIONS))
-        return tuple({tuple(en.split()): shown for en, shown in [*work, *rows]}.items())
+        # CC-CEDICT's rows are the same as without the glossary; which translations a question word uses
+        # of them all is the router's choice (``question.HELD_TRANSLATIONS``).
+        sql = "SELECT en, shown FROM work_zh2en WHERE zh=? ORDER BY pos"
+        glossary = conn.execute(sql, (word,)).fetchall() if work else []
+        cedict = conn.execute("SELECT en, shown FROM zh2en WHERE zh=? LIMIT ?", (word, MAX_TRANSLATIONS))
+        out: dict[tuple[str, ...], str] = {}
+        for en, shown in [*glossary, *cedict]:
+            out.setdefault(tuple(en.split()), shown)
+        return tuple(out.items())
     except sqlite3.Error:
         return ()
 

@@ -47,13 +47,14 @@ def has_letter(word: str) -> bool:
 
 def is_name(word: str) -> bool:
     """True for a word that can be a name: it holds a letter or a Han character (29 of 29.md does not),
-    and the dictionary does not know it as a word of either language."""
+    and CC-CEDICT does not know it as a word of either language (the work glossary's words are not asked:
+    its abbreviations, SLA, GMV, KPI, name a subject a page may lack, as D59 reads them)."""
     if not has_letter(word):
         return False
     if is_cjk(word):
-        return not bilingual.to_english(word)
+        return not bilingual.to_english(word, work=False)
     stems = english_terms(word)
-    return bool(stems) and not bilingual.to_chinese(stems[0])
+    return bool(stems) and not bilingual.to_chinese(stems[0], work=False)
 
 
 def names_a_subject(word: str) -> bool:

@@ -24,21 +24,22 @@ from pathlib import Path
 from krouter.tokens.terms import english_terms
 
 _PATH = Path(__file__).with_name("work_glossary.tsv")
-_ZH = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
+_ZH = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,4}$")
 _EN_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
 def _lines() -> list[str]:
     try:
         return _PATH.read_text(encoding="utf-8").splitlines()
-    except OSError:
+    except (OSError, UnicodeDecodeError):
+        # CC-CEDICT's store is built all the same, without the glossary.
         return []
 
 
 def digest() -> str:
-    """What the dictionary store's key sees of the glossary: a digest of its lines ("none" when absent)."""
-    lines = _lines()
-    return hashlib.sha1("\n".join(lines).encode()).hexdigest() if lines else "none"
+    """What the dictionary store's key sees of the glossary: a digest of its entries as the rules here
+    read them (a change to the file or to a rule builds a new store)."""
+    return hashlib.sha1(repr(entries()).encode()).hexdigest()
 
 
 def entries(lines: list[str] | None = None) -> list[tuple[str, list[list[tuple[str, str]]]]]:
@@ -72,23 +73,26 @@ def entries(lines: list[str] | None = None) -> list[tuple[str, list[list[tuple[s
 
 def write_tables(conn: sqlite3.Connection, counts: dict[str, int]) -> None:
     """The glossary's tables in a dictionary store being built: ``work_zh2en`` (Chinese word, its
-    rendering's stemmed terms, the rendering as written) and ``work_en2zh`` (a one-word rendering's term,
-    the Chinese word, jieba's count of it, which orders them)."""
-    zh2en: dict[tuple[str, str], str] = {}
+    rendering's stemmed terms, the rendering as written, its place on the line) and ``work_en2zh`` (a
+    one-word rendering's term, the Chinese word, jieba's count of it, which orders them)."""
+    zh2en: dict[tuple[str, str], tuple[str, int]] = {}
     en2zh: set[tuple[str, str]] = set()
     for zh, renderings in entries():
-        for words in renderings:
-            zh2en.setdefault((zh, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+        for pos, words in enumerate(renderings):
+            # A hyphenated word is one written word of several terms: shown once ("self-test").
+            shown = " ".join(dict.fromkeys(w for _, w in words))
+            zh2en.setdefault((zh, " ".join(t for t, _ in words)), (shown, pos))
             if len(words) == 1:
                 en2zh.add((words[0][0], zh))
     conn.execute(
-        "CREATE TABLE work_zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, PRIMARY KEY (zh, en))"
+        "CREATE TABLE work_zh2en (zh TEXT NOT NULL, en TEXT NOT NULL, shown TEXT NOT NULL, "
+        "pos INTEGER NOT NULL, PRIMARY KEY (zh, en))"
     )
     conn.execute(
         "CREATE TABLE work_en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (en, zh))"
     )
     conn.executemany(
-        "INSERT INTO work_zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
+        "INSERT INTO work_zh2en VALUES (?, ?, ?, ?)", sorted((z, e, w, p) for (z, e), (w, p) in zh2en.items())
     )
     conn.executemany(
         "INSERT INTO work_en2zh VALUES (?, ?, ?)", sorted((e, z, counts.get(z, 0)) for e, z in en2zh)
