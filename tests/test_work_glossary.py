@@ -52,11 +52,13 @@ def test_the_glossary_sense_comes_before_the_dictionary_s() -> None:
     assert bilingual.to_chinese("canari")[0] == "灰度"
 
 
-def test_a_changed_glossary_compiles_a_new_store(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_changed_glossary_compiles_a_new_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = bilingual._source()
     assert source is not None
     today = bilingual._store_path(source)
-    monkeypatch.setattr(work_glossary, "_lines", lambda: ["消息\tmessage"])
+    other = tmp_path / "work_glossary.tsv"
+    other.write_text("消息\tmessage\n", encoding="utf-8")
+    monkeypatch.setattr(work_glossary, "_PATH", other)
     assert bilingual._store_path(source) != today
 
 
