@@ -23,6 +23,11 @@ def test_every_line_of_the_shipped_glossary_is_an_entry() -> None:
     assert len(lines) > 500
     assert [zh for zh, _ in entries] == [line.split("\t")[0] for line in lines]
     assert len({zh for zh, _ in entries}) == len(entries), "one line per Chinese word"
+    # Every rendering is read, and none repeats another of its line once stemmed.
+    written = {line.split("\t")[0]: line.split("\t")[1].split("; ") for line in lines}
+    for zh, renderings in entries:
+        assert len(renderings) == len(written[zh]), zh
+        assert len({tuple(t for t, _ in words) for words in renderings}) == len(renderings), zh
 
 
 def test_a_rendering_that_stop_words_would_change_is_not_kept() -> None:
