@@ -7,13 +7,18 @@ from pathlib import Path
 import pytest
 
 from krouter import Router
+from krouter.routing.receipt import Receipt
 from krouter.tokens import bilingual, work_glossary
+from tests.vault_files import write
+
+# The page in the other language beside each one asked about: a question must find its page, not this.
+PAYMENTS = {"Runbooks/Payments.md": "# Payments\n\nThe payments API timeout is 30 seconds.\n"}
 
 
-def _page(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+def _ask(root: Path, rel: str, text: str, question: str) -> Receipt:
+    """Ask ``question`` of a vault holding the page ``rel`` and the payments page."""
+    with Router(write(root, {rel: text, **PAYMENTS})) as router:
+        return router.ask(question)
 
 
 def test_every_line_of_the_shipped_glossary_is_an_entry() -> None:
@@ -68,23 +73,23 @@ def test_a_changed_glossary_compiles_a_new_store(tmp_path: Path, monkeypatch: py
 
 
 def test_a_chinese_question_reaches_an_english_page_through_the_glossary(tmp_path: Path) -> None:
-    _page(
+    receipt = _ask(
         tmp_path,
         "Runbooks/Flink job restart.md",
         "# Flink job restart\n\nA failed job is restarted from its latest savepoint by the on-call engineer.\n",
+        "Flink 作业怎么重启",
     )
-    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
-    with Router(tmp_path) as router:
-        receipt = router.ask("Flink 作业怎么重启")
     assert receipt.closest is not None and receipt.closest.path == "Runbooks/Flink job restart.md"
     assert "作业→job" in receipt.closest.matched
 
 
 def test_an_english_question_reaches_a_chinese_page_through_the_glossary(tmp_path: Path) -> None:
-    _page(tmp_path, "运维/灰度发布.md", "# 灰度发布\n\n新版本先灰度 5% 的用户，观察两小时没有告警再全量。\n")
-    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
-    with Router(tmp_path) as router:
-        receipt = router.ask("what share of users gets the canary first")
+    receipt = _ask(
+        tmp_path,
+        "运维/灰度发布.md",
+        "# 灰度发布\n\n新版本先灰度 5% 的用户，观察两小时没有告警再全量。\n",
+        "what share of users gets the canary first",
+    )
     assert receipt.closest is not None and receipt.closest.path == "运维/灰度发布.md"
     assert "canary→灰度" in receipt.closest.matched
 
@@ -92,14 +97,12 @@ def test_an_english_question_reaches_a_chinese_page_through_the_glossary(tmp_pat
 def test_the_glossary_pushes_no_dictionary_word_out(tmp_path: Path) -> None:
     """A cold review: "crash" reached 死机 through CC-CEDICT until the glossary's 崩溃, 挂掉 and 闪退 took
     the places CC-CEDICT's words had; the glossary's words now come on top of them."""
-    _page(
+    receipt = _ask(
         tmp_path,
         "运维/服务器死机处理.md",
         "# 服务器死机处理\n\n物理机死机后先在云管平台确认机器状态，尝试软重启；不行就找机房值班做硬重启。\n",
+        "what to do when a server crashes",
     )
-    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
-    with Router(tmp_path) as router:
-        receipt = router.ask("what to do when a server crashes")
     assert receipt.decision == "cite"
     assert receipt.top is not None and receipt.top.path == "运维/服务器死机处理.md"
     assert "crashes→死机" in receipt.top.matched
@@ -108,14 +111,12 @@ def test_the_glossary_pushes_no_dictionary_word_out(tmp_path: Path) -> None:
 def test_a_translation_no_page_holds_takes_no_place_of_one_a_page_holds(tmp_path: Path) -> None:
     """Only the first few translations a page holds count; 负责人 and 责任人 (owner), which this vault never
     writes, took the places of 所有者, which it does."""
-    _page(
+    receipt = _ask(
         tmp_path,
         "数据/数据所有者.md",
         "# 数据所有者\n\n每张核心数据表都要登记数据所有者。所有者负责确认取数申请，一般是业务方的组长。\n",
+        "who is the owner of the core data tables",
     )
-    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
-    with Router(tmp_path) as router:
-        receipt = router.ask("who is the owner of the core data tables")
     assert receipt.top is not None and receipt.top.path == "数据/数据所有者.md"
     assert "owner→所有者" in receipt.top.matched
 
@@ -132,13 +133,14 @@ def test_a_rendering_is_shown_as_written_in_the_file_s_order() -> None:
 def test_an_abbreviation_the_glossary_knows_still_names_a_subject(tmp_path: Path) -> None:
     """A cold review: the glossary's abbreviations (SLA, GMV) stopped counting as names, and a question
     naming one the vault never mentions was cited from a page about something else (D59)."""
-    _page(
+    vault = write(
         tmp_path,
-        "Payments.md",
-        "# Payments\n\nThe payments API timeout is 30 seconds. Retries happen twice.\n",
+        {
+            "Payments.md": "# Payments\n\nThe payments API timeout is 30 seconds. Retries happen twice.\n",
+            "Onboarding.md": "# Onboarding\n\nNew hires get a laptop on day one.\n",
+        },
     )
-    _page(tmp_path, "Onboarding.md", "# Onboarding\n\nNew hires get a laptop on day one.\n")
-    with Router(tmp_path) as router:
+    with Router(vault) as router:
         receipt = router.ask("What is the SLA for the payments API timeout retries?")
     assert receipt.decision == "refuse"
     assert "'sla'" in receipt.reason
