@@ -157,9 +157,9 @@ def _translations(
 ) -> list[tuple[str, tuple[str, ...], dict[int, tuple[int, int, int]]]]:
     """(translation, index terms, postings) for a question word (``term`` as indexed, ``word`` as
     written): the other form of a common abbreviation, then at most HELD_TRANSLATIONS in the vault's
-    other script: a Chinese word the vault holds as a word (or, over two characters, as bigrams), an
-    English phrase whose every word the vault holds. The postings are read once, here: for a single
-    term, holding it is having postings."""
+    other script that some page holds: a Chinese word as a word (or, over two characters, by all its
+    bigrams), an English phrase by every one of its words; a translation no page holds takes no place.
+    The postings are read once, here: for a single term, holding it is having postings."""
     # The other form of a common abbreviation (db / database) is a route like a translation, on top of
     # the dictionary's.
     short_long = [
