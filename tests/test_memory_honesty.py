@@ -49,6 +49,7 @@ SETS = {
     "heldout6.jsonl": "vault3",
     "questions_dev5.jsonl": "vault2",
     "questions_dev6.jsonl": "vault3",
+    "heldout8.jsonl": "vault4",
 }
 
 
