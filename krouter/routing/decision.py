@@ -25,6 +25,7 @@ from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
+from krouter.routing.untranslated import untranslated
 from krouter.tokens.names import capitalised
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import normalize
@@ -100,6 +101,7 @@ def decide(
     # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
     units, total = _name_once(units, question, top.page_id, t)
+    units, total, halved = untranslated(units, effective, top.contributors)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         _passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
@@ -131,8 +133,7 @@ def decide(
         and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
     ]
     # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
-    # else, and not by its title, has not been shown to be about the question, however much of it the
-    # character "covers".
+    # else, and not by its title, has not been shown to be about the question.
     named = set().union(*(meta_hits.get(pid, set()) for pid in top.contributors))
     lone = confidence >= floor and _lone_characters(effective - named, effective, units)
     said_by_other = (
@@ -164,6 +165,7 @@ def decide(
         query_terms=[u.text for u in units],
         corpus_missing=corpus_missing,
         elsewhere_missing=elsewhere,
+        untranslated=halved,
     )
     decision = "cite" if confidence >= floor else "refuse"
     if lone:

@@ -79,7 +79,9 @@ class Evidence:
     factor from ``margin`` (how far the top page's score stands above the next one's, relative to its
     own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
     page contains;
-    ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal).
+    ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal);
+    ``untranslated`` are words the top page, written in the other language, lacks and no dictionary
+    translates: each weighs half (``krouter.routing.untranslated``).
     ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
     """
 
@@ -92,6 +94,7 @@ class Evidence:
     query_terms: list[str] = field(default_factory=list)
     corpus_missing: list[str] = field(default_factory=list)
     elsewhere_missing: list[str] = field(default_factory=list)
+    untranslated: list[str] = field(default_factory=list)
     semantic: dict[str, object] | None = None
 
 
@@ -219,6 +222,8 @@ class Receipt:
             lines.append(f"  {phrasing_line(self.decision, self.phrasing)}")
         if ev.corpus_missing:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
+        if ev.untranslated:
+            lines.append(f"  no translation known, counted at half: {', '.join(ev.untranslated)}")
         confidence, floor = against_floor(ev.confidence, ev.floor)
         lines.append(f"  confidence {confidence} vs floor {floor}")
         if ev.semantic is not None:
