@@ -202,6 +202,8 @@ def _list(vault: Path | None, as_json: bool) -> None:
             if r["quote"]:
                 # What the owner judges an accept by: the sentence the teacher says answers.
                 typer.echo(visible(f"    quote: {shown_quote(str(r['quote']))}"))
+            if r["doubt"]:
+                typer.echo(visible(f"    for the owner alone: {r['doubt']}"))
             continue
         if r["rejected"]:
             rejected = _utc(r["rejected_time"])

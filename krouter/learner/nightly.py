@@ -363,7 +363,7 @@ def _apply(
     record: dict[str, object] = {"quote": prop.quote, "lane": lane.name, "model": lane.model}
     # An agent's held pick of this page for this question is a second, independent source.
     agent = pending.find(root, question, prop.page, pending.AGENT)
-    if agent is not None:
+    if agent is not None and not agent.get("doubt"):
         record["pending_id"] = agent["pending"]
     elif held:
         outcome.status = PENDING
@@ -394,7 +394,7 @@ def _apply(
         # The agent's hold it confirms, and any hold of this pick left open (its own, held before
         # ``pending_triggers`` changed), end here: the trigger is on the page.
         pending.settle(root, question, prop.page, f"nightly run {run_id}", run_id)
-        if agent is not None:
-            reason = reason or f"confirms an agent's pending {agent['pending']}"
+        if "pending_id" in record:
+            reason = reason or f"confirms an agent's pending {record['pending_id']}"
     outcome.status, outcome.reason = status, reason
     return outcome

@@ -120,8 +120,10 @@ def hold(
     lane: str,
     model: str,
     phrasings: list[str] | None = None,
+    doubt: str | None = None,
 ) -> dict[str, object]:
-    """Record a verified pick as held; returns the hold (its id under ``pending``)."""
+    """Record a verified pick as held; returns the hold (its id under ``pending``). A pick held with a
+    ``doubt`` (what the checks found against it) waits for the owner alone: no second source confirms it."""
     entry: dict[str, object] = {
         "pending": "p" + secrets.token_hex(4),
         "time": time.time(),
@@ -134,6 +136,8 @@ def hold(
         "lane": lane,
         "model": model,
     }
+    if doubt:
+        entry["doubt"] = doubt
     append_jsonl(pending_path(), entry)
     return entry
 
@@ -201,7 +205,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
     ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in phrasings]
-    problem = verify_pick(router, question, ignore, cands, rel, quote, page.text, also)
+    problem = verify_pick(router, question, ignore, cands, rel, quote, page.text, also, owner=True)
     if problem:
         return "rejected", f"it no longer passes the checks: {problem}", None
     run_id = new_run_id()

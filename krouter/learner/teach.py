@@ -80,6 +80,8 @@ class TeachResult:
     withdrawn_run: str | None = None
     # The hold of a pick that waits for a second source: ``krouter learn --accept`` takes it.
     pending_id: str | None = None
+    # Held for the owner alone: the checks doubt it (``reason`` says why), and no second teacher confirms it.
+    for_owner: bool = False
 
     @property
     def taught(self) -> bool:
@@ -97,6 +99,12 @@ class TeachResult:
                 f"taught: added the trigger {self.trigger!r} to {self.page} "
                 f"(run {self.run_id}; undo with: krouter learn --undo {self.run_id})"
                 + (f"; but {self.reason}" if self.reason else "")
+            )
+        if self.status == PENDING and self.for_owner:
+            return (
+                f"pending, nothing written: {self.page} is held for the owner alone (pending {self.pending_id}): "
+                f"the checks doubt it ({self.reason}), and no second teacher can confirm it; the owner reads the "
+                f"page and runs krouter learn --accept {self.pending_id}, or --reject {self.pending_id}"
             )
         if self.status == PENDING:
             return (
@@ -238,7 +246,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
             f"(or barely answers)"
         )
     same = pending.find(router.root, question, rel, pending.AGENT)
-    if not pending.is_held(cfg, pending.AGENT):
+    if not pending.is_held(cfg, pending.AGENT) and not (same and same.get("doubt")):
         same = None
     # A pick held already is within the caps (it was counted when it was held).
     problem = None if same else _limits_problem(router.root, rel, question, time.time())
@@ -253,12 +261,17 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in result.phrasings]
-    problem = verify_pick(router, question, ignore, cands, rel, result.quote, page_bytes.text, also)
-    if problem or (problem := pending.owner_refusal(router.root, question, rel)):
+    checked = (router, question, ignore, cands, rel, result.quote, page_bytes.text)
+    problem = verify_pick(*checked, also)
+    # A pick that only the last check doubts (the page lacks a wording's most specific word) is as often
+    # an honest lesson as a neighbour's: it waits for the owner, whom no second teacher stands in for.
+    doubt = problem if problem and not verify_pick(*checked, also, owner=True) else None
+    if (problem and not doubt) or (problem := pending.owner_refusal(router.root, question, rel)):
         return problem
     if same:
         # Taught again, by this agent or another: still one source (an agent names itself).
         result.status, result.pending_id = PENDING, str(same["pending"])
+        result.for_owner = bool(same.get("doubt"))
         return "it was held already; teaching it again, by this agent or another, does not confirm it"
     record: dict[str, object] = {
         "quote": result.quote,
@@ -266,6 +279,20 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         "model": client,
         "phrasings": result.phrasings,
     }
+    if doubt:
+        entry = pending.hold(
+            router.root,
+            rel,
+            question,
+            result.quote,
+            source=pending.AGENT,
+            lane=AGENT_LANE,
+            model=client,
+            phrasings=result.phrasings,
+            doubt=doubt,
+        )
+        result.status, result.pending_id, result.for_owner = PENDING, str(entry["pending"]), True
+        return doubt
     # The nightly model's held pick of this page for this question is the second source.
     other = pending.find(router.root, question, rel, pending.NIGHTLY)
     if other is not None:
@@ -303,8 +330,8 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
     """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs
     and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay);
     then the held picks (``pending_id`` set, no run id): those still waiting for a second source
-    (``pending`` True) and those the owner rejected (``rejected`` True; nothing was written, and what
-    an agent tried to teach stays on record).
+    (``pending`` True; ``doubt`` says why one waits for the owner alone) and those the owner rejected
+    (``rejected`` True; nothing was written, and what an agent tried to teach stays on record).
 
     ``vault`` keeps one vault's entries; None keeps all.
     """
@@ -330,6 +357,7 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "rejected": False,
                 "rejected_time": None,
                 "pending_id": e.get("pending_id"),
+                "doubt": None,
             }
         )
     for h in pending.all_holds(vault):
@@ -353,6 +381,7 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "rejected": rejected,
                 "rejected_time": end.get("time") if isinstance(end, dict) and rejected else None,
                 "pending_id": h.get("pending"),
+                "doubt": h.get("doubt"),
             }
         )
     return out

@@ -1,0 +1,94 @@
+"""A pick only the last check doubts (the page lacks a wording's most specific word, which other pages
+hold) is held for the owner alone: as often an honest lesson as a neighbour's (docs/decisions.md D73),
+so neither written nor refused, and no second teacher confirms it; ``krouter learn --accept`` writes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from learn_vault import CODE_REVIEW, GOOD_QUOTE, PAGES, PAYMENTS, SEARCH_Q, snapshot, write_vault
+from typer.testing import CliRunner
+
+from krouter import config
+from krouter.cli import app
+from krouter.learner import teach, trigger_writes
+from krouter.learner.report import PENDING
+from krouter.routing.router import Router
+from krouter.vault.page import parse_page
+
+# The code review page answers it, but lacks "nightly" and "invoices", which the search page holds.
+DOUBTED = "who has to okay a merge before the nightly invoices run"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write_vault(tmp_path / "vault", PAGES)
+
+
+def _teach(
+    vault: Path,
+    question: str = DOUBTED,
+    page: str = CODE_REVIEW,
+    quote: str = GOOD_QUOTE,
+    client: str = "agent",
+):
+    with Router(vault) as router:
+        return teach.teach(router, question, page, quote, client=client)
+
+
+def _cli(vault: Path, *args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, [*args, "--vault", str(vault)])
+    return res.exit_code, res.output
+
+
+def _cites(vault: Path, question: str) -> str | None:
+    with Router(vault) as router:
+        r = router.decide(question)
+    return r.top.path if r.decision == "cite" and r.top is not None else None
+
+
+@pytest.mark.parametrize("mode", ["all", "none"])
+def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vault: Path, mode: str) -> None:
+    """Written at once (``pending_triggers = "none"``) or held for a second source (the default), a pick
+    the checks doubt waits for a person: before, it was refused and the right lesson lost."""
+    config.config_path().write_text(f'pending_triggers = "{mode}"\n', encoding="utf-8")
+    before = snapshot(vault)
+    result = _teach(vault)
+    assert result.status == PENDING and result.for_owner and result.pending_id
+    assert "it lacks 'nightly', 'invoices', which other pages hold" in result.reason
+    text = result.to_text()
+    assert text.startswith(f"pending, nothing written: {CODE_REVIEW} is held for the owner alone")
+    assert f"krouter learn --accept {result.pending_id}" in text
+    assert snapshot(vault) == before and trigger_writes.journal_entries() == []
+    code, out = _cli(vault, "learn", "--list")
+    assert code == 0 and f"pending {result.pending_id}" in out
+    assert "    for the owner alone: neighbour page: it lacks 'nightly', 'invoices'" in out, out
+    # Taught again, by another agent: still held, still the owner's.
+    again = _teach(vault, client="cli")
+    assert again.status == PENDING and again.pending_id == result.pending_id and again.for_owner
+    assert snapshot(vault) == before
+
+
+def test_the_owner_accepts_a_doubted_pick_and_undo_restores_the_page(vault: Path) -> None:
+    before = snapshot(vault)
+    held = _teach(vault)
+    assert _cites(vault, DOUBTED) is None
+    code, out = _cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 0, out
+    run_id = out.split("(run ", 1)[1].split(";", 1)[0]
+    assert parse_page(CODE_REVIEW, (vault / CODE_REVIEW).read_text()).triggers == [DOUBTED]
+    assert _cites(vault, DOUBTED) == CODE_REVIEW
+    res = CliRunner().invoke(app, ["learn", "--undo", run_id])
+    assert res.exit_code == 0, res.output
+    assert snapshot(vault) == before
+
+
+def test_a_pick_that_names_another_page_is_still_refused_not_held(vault: Path) -> None:
+    """Only the last check's doubt is the owner's to judge: a question whose word names another page
+    (its title) is a neighbour's by the decision's own rule, and nothing is held."""
+    result = _teach(
+        vault, question=SEARCH_Q, page=PAYMENTS, quote="The read timeout for Stripe calls is 10 seconds."
+    )
+    assert result.status == teach.NOT_TAUGHT and not result.for_owner and result.pending_id is None
+    assert "neighbour page: it lacks 'search', which names another page" in result.reason
