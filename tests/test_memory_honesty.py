@@ -50,6 +50,8 @@ SETS = {
     "questions_dev5.jsonl": "vault2",
     "questions_dev6.jsonl": "vault3",
     "heldout8.jsonl": "vault4",
+    "heldout7.jsonl": "vault5",
+    "questions_dev7.jsonl": "vault5",
 }
 
 

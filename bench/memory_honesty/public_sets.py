@@ -87,6 +87,11 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # that session's go/no-go, the same mix as heldout4 (a third each colloquial Chinese, across
     # languages, everyday English).
     "heldout8": ("vault4", "heldout8.jsonl", "questions_dev4.jsonl"),
+    # Written in the seventeenth session by a helper that saw none of the project: a fifth vault (a
+    # Chengdu and London tour operator, 69 pages, half Chinese) and its held-out set; then dev7, its dev
+    # twin, by another helper that saw only vault5/ (not heldout7). The same mix as heldout4.
+    "heldout7": ("vault5", "heldout7.jsonl", "questions_dev7.jsonl"),
+    "dev7": ("vault5", "questions_dev7.jsonl", "questions_dev7.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -100,6 +105,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev4",
     "dev5",
     "dev6",
+    "dev7",
     *PUBLIC_SETS,
 )
 SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")
