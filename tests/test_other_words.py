@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from krouter import Router
 from krouter.cli import app
-from krouter.tokens import bilingual, cedict_senses, romanised
+from krouter.tokens import bilingual, romanised
 from krouter.tokens.terms import query_terms
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,7 +241,7 @@ def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypat
         m.setattr(bilingual, "_HAN_WORD", re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$"))
         assert bilingual._store_path(source) != today
     with monkeypatch.context() as m:
-        m.setattr(cedict_senses, "english_terms", lambda text: text.lower().split())  # another stemmer
+        m.setattr(bilingual, "english_terms", lambda text: text.lower().split())  # another stemmer
         assert bilingual._store_path(source) != today
     assert bilingual._store_path(source) == today
 
@@ -480,31 +480,8 @@ def test_a_place_name_is_translated_without_its_gloss() -> None:
     )
     assert {("鹿特丹", "rotterdam"), ("芝加哥", "chicago")} <= set(zh2en)
     assert {("rotterdam", "鹿特丹"), ("chicago", "芝加哥")} <= set(en2zh)
-    # A proper noun (its pinyin capitalised) whose gloss runs on without a comma is named by its
-    # capitalised words.
-    assert ("上海", "shanghai") in zh2en
-
-
-def test_a_name_whose_gloss_has_no_comma_or_holds_chinese_is_translated() -> None:
-    """成都 is "Chengdu subprovincial city and capital of Sichuan province 四川 ...", 英国 "United Kingdom
-    聯合王國|联合王国[Lian2 he2 wang2 guo2]": neither had a translation, and "Chengdu" reached 程度
-    ("degree") as a pinyin spelling. A thing named after a place ("Sichuan cuisine") is not the place,
-    and a cross-reference ("see 西安區") is no translation once its Chinese is gone."""
-    zh2en, en2zh = bilingual._compile(
-        [
-            "成都 成都 [Cheng2 du1] /Chengdu subprovincial city and capital of Sichuan province 四川 in "
-            "southwest China/",
-            "英國 英国 [Ying1 guo2] /United Kingdom 聯合王國|联合王国[Lian2 he2 wang2 guo2]/abbr. for England/",
-            "川菜 川菜 [Chuan1 cai4] /Sichuan cuisine/",
-            "西安 西安 [Xi1 an1] /Xi'an, capital of Shaanxi/see 西安區|西安区[Xi1 an1 Qu1]/",
-            "程度 程度 [cheng2 du4] /degree; level; extent/",
-        ]
-    )
-    assert {("成都", "chengdu"), ("英国", "unit kingdom")} <= set(zh2en)
-    assert ("chengdu", "成都") in en2zh
-    assert ("川菜", "sichuan") not in zh2en and ("sichuan", "川菜") not in en2zh
-    assert ("川菜", "sichuan cuisin") in zh2en
-    assert not any(zh == "西安" for zh, _ in zh2en)
+    # A sense whose head is not a name keeps its old treatment: three words, a definition.
+    assert not any(zh == "上海" for zh, _ in zh2en)
 
 
 def test_a_chinese_question_naming_a_city_finds_the_english_page(tmp_path: Path) -> None:
