@@ -1,4 +1,4 @@
-"""A question word no dictionary translates weighs half against a page in the other language (D71)."""
+"""A Chinese question word no dictionary translates weighs half against a page written in English (D71)."""
 
 from __future__ import annotations
 
@@ -30,22 +30,22 @@ def _ask(root: Path, question: str, pages: dict[str, str] | None = None) -> Rece
 
 
 def test_an_untranslatable_word_counts_half_against_a_page_in_the_other_language(tmp_path: Path) -> None:
-    """寄 (a single character) and 回来 have no dictionary translation: the English page, reached through
-    客户 → customer and 零件 → part, may say them in words we cannot look for ("send ... back"). At full
-    weight they refused it (0.48 against the floor); the receipt names what was counted at half."""
+    """回来 has no dictionary translation: the English page, reached through 客户 → customer and 零件 →
+    part, may say it in words we cannot look for ("send ... back"). At full weight it refused the page
+    (0.48 against the floor); the receipt names what was counted at half. 寄, a character no page holds,
+    weighs half already (D41) and is not halved again."""
     r = _ask(tmp_path, "客户要把零件寄回来吗")
     assert r.decision == "cite"
     assert r.cited[0].path == "Decisions/Warranty.md"
-    assert r.evidence.untranslated == ["寄", "回来"]
-    assert "no translation known, counted at half: 寄, 回来" in r.to_text()
+    assert r.evidence.untranslated == ["回来"]
+    assert "no translation known, counted at half: 回来" in r.to_text()
 
 
 def test_a_word_the_dictionary_translates_still_counts_in_full(tmp_path: Path) -> None:
     """保修期 translates ("warranty period"): it was looked for in English and is not on the page."""
     r = _ask(tmp_path, "保修期是几年？客户要把零件寄回来吗")
     assert r.decision == "refuse"
-    assert "保修期" not in r.evidence.untranslated
-    assert set(r.evidence.untranslated) == {"寄", "回来"}
+    assert r.evidence.untranslated == ["回来"]
 
 
 def test_a_page_in_the_question_language_weighs_every_missing_word_in_full(tmp_path: Path) -> None:
@@ -57,4 +57,32 @@ def test_a_page_in_the_question_language_weighs_every_missing_word_in_full(tmp_p
         {"决策/零件.md": "# 零件更换\n\n客户的零件坏了，我们免费更换新的零件。\n"},
     )
     assert r.closest is not None and r.closest.path == "决策/零件.md"
+    assert r.evidence.untranslated == []
+
+
+def test_a_chinese_page_full_of_english_terms_is_not_an_english_page(tmp_path: Path) -> None:
+    """The cold review's case: a Chinese note writing its technical terms in English, reached through
+    付款 → payment, lacks 灯 and 亮 as a Chinese page does: they weigh in full, and it is refused."""
+    r = _ask(
+        tmp_path,
+        "付款以后灯还亮吗",
+        {"运维/Webhook.md": "# Webhook\n\nStripe 的 webhook payment 失败时 retry 三次，间隔 10 分钟。\n"},
+    )
+    assert r.closest is not None and r.closest.path == "运维/Webhook.md"
+    assert r.evidence.untranslated == []
+    assert r.decision == "refuse"
+
+
+def test_an_english_word_a_chinese_page_lacks_weighs_in_full(tmp_path: Path) -> None:
+    """Chinese notes write names and terms in Latin letters (Kubernetes, Jira): an English question's word
+    that a Chinese page reached through translations lacks is not discounted (the cold review's case)."""
+    r = _ask(
+        tmp_path,
+        "who rolls back a failed Kubernetes migration",
+        {
+            "运维/数据库迁移回滚.md": "# 数据库迁移回滚\n\n迁移失败时，值班工程师执行回滚脚本，并在群里通知。\n",
+            "Runbooks/Cluster.md": "# Cluster notes\n\nOur Kubernetes cluster runs in Frankfurt.\n",
+        },
+    )
+    assert r.closest is not None and r.closest.path == "运维/数据库迁移回滚.md"
     assert r.evidence.untranslated == []

@@ -101,7 +101,8 @@ def decide(
     # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
     units, total = _name_once(units, question, top.page_id, t)
-    units, total, halved = untranslated(units, effective, top.contributors)
+    mine = set(top.contributors)
+    units, total, halved = untranslated(units, effective, {p: reads.text(t.pages[p].path) for p in mine})
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         _passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
@@ -125,7 +126,6 @@ def decide(
             )
     # "Other pages have it" must be true of a page that could be cited: a current page that is not
     # this one. Words held only by replaced pages or this page's own triggers are not listed.
-    mine = set(top.contributors)
     elsewhere = [
         u.text
         for i, u in enumerate(units)

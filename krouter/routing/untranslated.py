@@ -1,56 +1,72 @@
-"""A question word no dictionary translates weighs half against a page written in the other language.
+"""A Chinese question word no dictionary translates weighs half against a page written in English.
 
-A top page that holds the question's words of one script (Han, or Latin) only through translations is
-written in the other language: "我们的灯还是只保修 12 个月吗" reaches the English warranty page through
-保修 → warranty and 客户 → customer. A question word of that script the page lacks is then evidence
-against it only as far as we could have looked for it: one the work glossary or CC-CEDICT translates
-(or an abbreviation, a spoken form) was looked for in the page's language and is not there; one none of
-them translates (灯 and 寄 are single characters, 来收 and 交给 no entry) may be on the page in words we
-cannot name. It weighs UNTRANSLATED_SHARE of itself in that page's coverage, and the receipt lists it.
-A page that holds any question word of that script as written is not in the other language, and its
-missing words weigh in full; so do numbers and every word against a page in the question's language.
+"我们的灯现在还是只保修 12 个月吗? 客户要把坏掉的零件寄回来吗?" reaches the English warranty page through
+保修 → warranty, 客户 → customer and 零件 → part, and was refused for 灯, 寄, 回来: words the page may
+well say ("lamp", "send it back") but that no route of ours can look for (single characters have no
+dictionary entry, D35; 回来 none in CC-CEDICT or the glossary). A word the glossary or CC-CEDICT
+translates (or an abbreviation, a spoken form) was looked for in English and is not there, and weighs in
+full; one none of them translates weighs UNTRANSLATED_SHARE in that page's coverage, and the receipt
+lists it.
+
+Only when the page is written in English: it holds none of the question's Chinese words as written, and
+its text has fewer Han characters than a tenth of its Latin letters (a Chinese note full of English
+terms, "Stripe 的 webhook payment 失败时 retry", still writes 灯 as 灯). Not the other way round: Chinese
+notes write names and technical terms in Latin letters (Kubernetes, Jira), so an English word a Chinese
+page lacks says as much as it says against an English page.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from krouter.routing.question import Unit
 from krouter.tokens import bilingual
 from krouter.tokens.scripts import is_cjk
 
-# The share of its weight an untranslatable word the page lacks keeps (docs/decisions.md D71): the same
-# half a never-held Han character keeps (D41), for the same reason, that its absence says less.
+# The share of its weight an untranslatable word the page lacks keeps (docs/decisions.md D71).
 UNTRANSLATED_SHARE = 0.5
+# A page is written in English when its Han characters number fewer than this share of its Latin letters.
+HAN_PER_LETTER = 0.1
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
 
 
 def untranslated(
-    units: list[Unit], matched: set[int], pages: list[int]
+    units: list[Unit], matched: set[int], pages: dict[int, str]
 ) -> tuple[list[Unit], float, list[str]]:
-    """The units as the coverage of ``pages`` (the top target's pages) weighs them, their total weight,
-    and the question words weighed at UNTRANSLATED_SHARE: those of a script the pages hold only through
-    translations, that the pages lack (not in ``matched``) and that no route translates."""
+    """The units as the top page's coverage weighs them, their total weight, and the question words
+    weighed at UNTRANSLATED_SHARE. ``matched`` are the units the page holds; ``pages`` the text of each
+    of the top target's pages by id (a replaced page and its successor count as one target)."""
+    han = [i for i in matched if is_cjk(units[i].text) and not _number(units[i].text)]
+    if (
+        not han
+        or any(not _translated(units[i], pages) for i in han)
+        or not all(map(_in_english, pages.values()))
+    ):
+        return units, sum(u.weight for u in units), []
     out = list(units)
-    shared: list[str] = []
-    for han in (True, False):
-        own_script = [i for i in matched if is_cjk(units[i].text) == han and not _number(units[i].text)]
-        if not own_script or any(not _translated(units[i], pages) for i in own_script):
+    halved: list[str] = []
+    for i, unit in enumerate(units):
+        if i in matched or not is_cjk(unit.text) or _number(unit.text) or len(unit.alts) > 1:
             continue
-        for i, unit in enumerate(units):
-            if i in matched or is_cjk(unit.text) != han or _number(unit.text) or len(unit.alts) > 1:
-                continue
-            if bilingual.to_english(unit.key) if han else bilingual.to_chinese(unit.key):
-                continue
-            out[i] = replace(unit, weight=unit.weight * UNTRANSLATED_SHARE)
-            shared.append(unit.text)
-    return out, sum(u.weight for u in out), shared
+        # A character the vault never holds weighs half already (D41): its absence is no surer here.
+        if (unit.df == 0 and len(unit.text) == 1) or bilingual.to_english(unit.key):
+            continue
+        out[i] = replace(unit, weight=unit.weight * UNTRANSLATED_SHARE)
+        halved.append(unit.text)
+    return out, sum(u.weight for u in out), halved
 
 
-def _translated(unit: Unit, pages: list[int]) -> bool:
+def _translated(unit: Unit, pages: dict[int, str]) -> bool:
     """True when the pages hold the unit only through a translation."""
     return any(p in unit.translated for p in pages) and not any(
         p in unit.postings and p not in unit.translated for p in pages
     )
+
+
+def _in_english(text: str) -> bool:
+    return len(_HAN.findall(text)) < HAN_PER_LETTER * len(_LATIN.findall(text))
 
 
 def _number(text: str) -> bool:
