@@ -4,15 +4,27 @@ so neither written nor refused, and no second teacher confirms it; ``krouter lea
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from learn_vault import CODE_REVIEW, GOOD_QUOTE, PAGES, PAYMENTS, SEARCH_Q, snapshot, write_vault
+from learn_vault import (
+    CODE_REVIEW,
+    GOOD_QUOTE,
+    MERGE_Q,
+    PAGES,
+    PAYMENTS,
+    SEARCH_Q,
+    log_weak,
+    snapshot,
+    write_vault,
+)
+from test_teach_pending import picking
 from typer.testing import CliRunner
 
 from krouter import config
 from krouter.cli import app
-from krouter.learner import teach, trigger_writes
+from krouter.learner import nightly, teach, trigger_writes
 from krouter.learner.report import PENDING
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
@@ -92,3 +104,54 @@ def test_a_pick_that_names_another_page_is_still_refused_not_held(vault: Path) -
     )
     assert result.status == teach.NOT_TAUGHT and not result.for_owner and result.pending_id is None
     assert "neighbour page: it lacks 'search', which names another page" in result.reason
+
+
+# A phrasing that ties the (clean) merge question to the search page's words: the pick is doubted through
+# the phrasing alone, while the question itself passes every check.
+DOUBTING_PHRASING = "approvals for a merge of the nightly invoices job"
+
+
+def _teach_phrased(vault: Path, phrasings: list[str]):
+    with Router(vault) as router:
+        return teach.teach(router, MERGE_Q, CODE_REVIEW, GOOD_QUOTE, phrasings, client="agent")
+
+
+def test_the_nightly_model_does_not_confirm_a_pick_held_for_the_owner(vault: Path) -> None:
+    """The model's own check of the question alone passes; the agent's hold it names was doubted through
+    the agent's phrasing: the model holds its own pick, and nothing is written."""
+    config.config_path().write_text('pending_triggers = "all"\n', encoding="utf-8")
+    held = _teach_phrased(vault, [DOUBTING_PHRASING])
+    assert held.for_owner, held.to_text()
+    before = snapshot(vault)
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    [outcome] = report.outcomes
+    assert outcome.status == PENDING, report.to_text()
+    assert snapshot(vault) == before and trigger_writes.journal_entries() == []
+
+
+def test_a_clean_pick_of_a_page_held_for_the_owner_takes_its_place(vault: Path) -> None:
+    """Taught again without the phrasing that raised the doubt, every check passes: written at once with
+    ``pending_triggers = "none"``, and the owner's hold is closed, not left waiting."""
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    held = _teach_phrased(vault, [DOUBTING_PHRASING])
+    assert held.for_owner and held.status == PENDING
+    again = _teach_phrased(vault, [DOUBTING_PHRASING])
+    assert again.for_owner and again.pending_id == held.pending_id
+    assert f"the checks doubt it ({held.reason})" in again.to_text()
+    clean = _teach_phrased(vault, [])
+    assert clean.taught, clean.to_text()
+    code, out = _cli(vault, "learn", "--list", "--json")
+    assert code == 0 and not any(row["pending"] for row in json.loads(out)), out
+
+
+def test_accept_still_checks_an_ordinary_hold_in_full(vault: Path) -> None:
+    """The owner vouches for a doubt they were shown: an ordinary hold that has since come to lack the
+    question's rarest word (a page holding it was added) is not written silently."""
+    held = _teach(vault, question=MERGE_Q)
+    assert held.status == PENDING and not held.for_owner
+    write_vault(
+        vault, {"Runbooks/Release log.md": "# Release log\n\nEvery release records its sign-offs here.\n"}
+    )
+    code, out = _cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 3 and "it no longer passes the checks" in out, out

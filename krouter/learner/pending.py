@@ -47,6 +47,8 @@ NIGHTLY = "nightly"
 OWNER = "owner"
 WRITTEN = "written"
 REJECTED = "rejected"
+# A hold for the owner alone that a later pick of the same page, passing every check, stands in for.
+SUPERSEDED = "superseded"
 # What a hold line must hold, each as text, to be read as one.
 _HOLD_FIELDS = ("pending", "vault", "page", "trigger")
 
@@ -205,7 +207,10 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
     ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in phrasings]
-    problem = verify_pick(router, question, ignore, cands, rel, quote, page.text, also, owner=True)
+    # The owner vouches for what the hold's doubt says, not for a doubt that arose since (a page added).
+    problem = verify_pick(
+        router, question, ignore, cands, rel, quote, page.text, also, owner=bool(h.get("doubt"))
+    )
     if problem:
         return "rejected", f"it no longer passes the checks: {problem}", None
     run_id = new_run_id()

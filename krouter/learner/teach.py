@@ -268,10 +268,17 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     doubt = problem if problem and not verify_pick(*checked, also, owner=True) else None
     if (problem and not doubt) or (problem := pending.owner_refusal(router.root, question, rel)):
         return problem
+    if same and same.get("doubt") and not doubt:
+        # Taught again so that every check passes (without the phrasing that raised the doubt): the doubt
+        # is gone, and so is the hold for the owner; the pick goes the way of any other.
+        pending.resolve(router.root, str(same["pending"]), pending.SUPERSEDED, f"agent {client}")
+        same = None
     if same:
         # Taught again, by this agent or another: still one source (an agent names itself).
         result.status, result.pending_id = PENDING, str(same["pending"])
-        result.for_owner = bool(same.get("doubt"))
+        if same.get("doubt"):
+            result.for_owner = True
+            return str(same["doubt"])
         return "it was held already; teaching it again, by this agent or another, does not confirm it"
     record: dict[str, object] = {
         "quote": result.quote,

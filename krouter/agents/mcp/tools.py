@@ -146,7 +146,12 @@ class TeachReply(BaseModel):
     pending_id: str | None = Field(
         default=None,
         description="A held pick: written when the nightly learner names the same page, or the owner runs "
-        "`krouter learn --accept ID`.",
+        "`krouter learn --accept ID` (only the owner, when `for_owner`).",
+    )
+    for_owner: bool = Field(
+        default=False,
+        description="Held for the owner alone: the checks doubt the pick (`reason` says why), and no "
+        "second teacher can confirm it.",
     )
 
 
@@ -352,10 +357,11 @@ def build_server(service: VaultService) -> MCPServer:
         Use only after krouter_ask refused, you read one of the closest pages with krouter_read, and
         that page really answers the question. KRouter checks the pick (the quote is on the page, is a
         sentence, shares a word with the question or a phrasing; the page is a current note, not a
-        clipping, and not a neighbour lacking the question's key word). By default a pick that passes is
-        held as "pending", nothing written, until a second source agrees (the nightly learner's model,
-        or the user's `krouter learn --accept ID`); otherwise the question is added to the page's
-        triggers. The reply says what was written, with the run id the user can undo (`krouter learn
+        clipping, and not a neighbour: a question word naming another page refuses it; a page lacking the
+        question's key word, which other pages hold, is held for the user alone). By default a pick that
+        passes is held as "pending", nothing written, until a second source agrees (the nightly
+        learner's model, or the user's `krouter learn --accept ID`); otherwise the question is added to
+        the page's triggers. The reply says what was written, with the run id the user can undo (`krouter learn
         --undo RUN_ID`), what is pending, or why nothing was. Never teach a page that only looks related.
         """
         try:
