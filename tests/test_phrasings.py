@@ -120,6 +120,25 @@ def test_a_phrasing_that_finds_the_question_s_own_closest_page_needs_less() -> N
     assert elsewhere.decision == "refuse" and "needs 78%" in elsewhere.reason
 
 
+def test_a_phrasing_whose_page_another_phrasing_also_ranks_first_needs_less() -> None:
+    """The question's words found another page first (a weak match); its translation cites A at 70% and
+    its keyword rewording ranks A first too, below the floor: two wordings agree on A (D75), as when the
+    question's own words do. One phrasing alone on A still needs the full bar."""
+    asked = _receipt(
+        "which coach firm in Chengdu, still Shuyun?", "refuse", "Suppliers/London coaches.md", 0.28
+    )
+    translation = ("成都现在用哪家大巴公司？还是蜀运吗？", _receipt("t", "cite", "决策/成都包车.md", 0.7))
+    rewording = ("Chengdu coach company Shuyun", _receipt("r", "refuse", "决策/成都包车.md", 0.41))
+    seconded = combine(asked, [translation, rewording])
+    assert seconded.decision == "cite" and seconded.phrasing == translation[0]
+    alone = combine(asked, [translation])
+    assert alone.decision == "refuse" and "needs 78%" in alone.reason
+    elsewhere = combine(
+        asked, [translation, ("r", _receipt("r", "refuse", "Suppliers/Xian coaches.md", 0.41))]
+    )
+    assert elsewhere.decision == "refuse" and "needs 78%" in elsewhere.reason
+
+
 def test_a_question_whose_closest_pages_tie_has_no_page_of_its_own() -> None:
     """On a tie the first of the question's closest pages is the first by path, not by its words: a
     phrasing on it needs the full bar, as on the other."""

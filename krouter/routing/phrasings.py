@@ -115,8 +115,8 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     """One receipt for the question from its own lookup and its phrasings' lookups.
 
     The question's own citation stands when it cites; otherwise the most confident phrasing that clears
-    its bar answers: ``agreeing_floor`` when its page is the question's own closest page, else
-    ``phrasing_floor``. Either way, a wording that clears its bar on a different page makes the answer
+    its bar answers: ``agreeing_floor`` when its page is the question's own closest page or another
+    phrasing's closest page too, else ``phrasing_floor``. Either way, a wording that clears its bar on a different page makes the answer
     a refusal. A refusal reports the wording that came closest, so the agent reads the most
     promising page.
     """
@@ -128,6 +128,11 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     # the order of their paths, not the question's words.
     own = asked.closest.path if asked.closest and asked.evidence.margin > 0 else None
     agreeing = agreeing_floor(asked.evidence.floor)
+    # Pages a second wording finds first as well: the question's own words, or another phrasing's (a
+    # translation and a keyword rewording that rank the same page first agree on it, whatever the
+    # question's own words found: D75).
+    firsts = [r.closest.path for _, r in phrased if r.closest is not None]
+    agreed = {own} | {p for p in firsts if firsts.count(p) > 1}
 
     # A question the semantic second opinion cited fell short of the floor on its words: a phrasing that
     # cites another page on its own words outweighs that, and the wordings disagree.
@@ -136,7 +141,7 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     def clears(r: Receipt) -> bool:
         if by_model and r.top is not None and asked.top is not None and r.top.path != asked.top.path:
             return r.decision == "cite"
-        needed = agreeing if r.top is not None and r.top.path == own else bar
+        needed = agreeing if r.top is not None and r.top.path in agreed else bar
         return r.decision == "cite" and r.evidence.confidence >= needed
 
     # The citing wordings: the question itself whenever it cites, a phrasing only above its bar.
@@ -170,7 +175,7 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         return replace(asked, routes=routes)
     refused = replace(closest, query=asked.query, phrasing=text, routes=routes, decision="refuse")
     if closest.decision == "cite" and closest.closest is not None:
-        needed = agreeing if closest.closest.path == own else bar
+        needed = agreeing if closest.closest.path in agreed else bar
         refused.reason = (
             f"the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on {closest.closest.path}"
             f" (a phrasing needs {needed:.0%}) and the question itself {asked.evidence.confidence:.0%}"
