@@ -155,3 +155,34 @@ def test_accept_still_checks_an_ordinary_hold_in_full(vault: Path) -> None:
     )
     code, out = _cli(vault, "learn", "--accept", str(held.pending_id))
     assert code == 3 and "it no longer passes the checks" in out, out
+
+
+def test_accept_of_a_doubted_hold_refuses_a_doubt_that_arose_since(vault: Path) -> None:
+    """The owner vouches for the doubt they were shown; a page added since that holds the question's
+    rarest word raises another, which is shown, and the hold stays (the second cold review's case)."""
+    held = _teach_phrased(vault, [DOUBTING_PHRASING])
+    assert held.for_owner
+    write_vault(
+        vault, {"Runbooks/Release log.md": "# Release log\n\nEvery release records its sign-offs here.\n"}
+    )
+    before = snapshot(vault)
+    code, out = _cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 3 and "it no longer passes the checks" in out and "sign" in out, out
+    assert snapshot(vault) == before
+
+
+def test_a_clean_pick_held_for_a_second_source_takes_over_the_owner_s_hold(vault: Path) -> None:
+    """Held by default: the clean pick is an ordinary hold, the reply says whose place it takes, and
+    the list shows the owner's hold as taken over."""
+    doubted = _teach_phrased(vault, [DOUBTING_PHRASING])
+    other_doubt = _teach_phrased(vault, ["approvals for a merge of the Stripe retry backoff"])
+    assert other_doubt.pending_id == doubted.pending_id and "this teaching's own doubt" in other_doubt.reason
+    clean = _teach_phrased(vault, [])
+    assert clean.status == PENDING and not clean.for_owner and clean.pending_id != doubted.pending_id
+    assert f"it takes the place of pending {doubted.pending_id}" in clean.to_text()
+    code, out = _cli(vault, "learn", "--list")
+    assert code == 0 and f"superseded {doubted.pending_id}" in out and f"pending {clean.pending_id}" in out, (
+        out
+    )
+    code, out = _cli(vault, "learn", "--accept", str(doubted.pending_id))
+    assert code == 1 and "superseded" in out, out

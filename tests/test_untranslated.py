@@ -60,17 +60,26 @@ def test_a_page_in_the_question_language_weighs_every_missing_word_in_full(tmp_p
     assert r.evidence.untranslated == []
 
 
-def test_a_chinese_page_full_of_english_terms_is_not_an_english_page(tmp_path: Path) -> None:
-    """The cold review's case: a Chinese note writing its technical terms in English, reached through
-    付款 → payment, lacks 灯 and 亮 as a Chinese page does: they weigh in full, and it is refused."""
-    r = _ask(
-        tmp_path,
-        "付款以后灯还亮吗",
-        {"运维/Webhook.md": "# Webhook\n\nStripe 的 webhook payment 失败时 retry 三次，间隔 10 分钟。\n"},
-    )
-    assert r.closest is not None and r.closest.path == "运维/Webhook.md"
-    assert r.evidence.untranslated == []
-    assert r.decision == "refuse"
+GATEWAY_PROSE = "# 支付网关\n\n如果 payment API 出现 timeout，值班同学先看监控，再在群里说明情况。\n"
+SHELL_BLOCK = (
+    "\n```bash\nkubectl -n production logs deploy/payment-gateway --since=15m | grep -i timeout\n"
+    "kubectl -n production rollout restart deployment/payment-gateway\n"
+    "curl -s https://status.example.com/api/v2/components.json | jq '.components[]'\n```\n"
+) * 2
+ESCALATION = {"运维/升级.md": "# 升级\n\n线上故障一律交给平台组，由组长决定下一步。\n"}
+
+
+def test_a_chinese_page_with_english_terms_and_code_is_not_an_english_page(tmp_path: Path) -> None:
+    """The second cold review's case: a Chinese runbook whose shell block has far more Latin letters than
+    its prose has Han characters, reached through 付款 → payment and 超时 → timeout, lacks 交给 (no
+    dictionary entry) as a Chinese page does: it weighs in full and the page is refused. Counting the
+    code made the page "English" and cited it at 0.61, where the escalation page answers."""
+    for text in (GATEWAY_PROSE, GATEWAY_PROSE + SHELL_BLOCK):
+        r = _ask(
+            tmp_path / str(len(text)), "付款超时以后交给哪个组来收", {**ESCALATION, "运维/支付网关.md": text}
+        )
+        assert r.closest is not None and r.closest.path == "运维/支付网关.md"
+        assert r.evidence.untranslated == [] and r.decision == "refuse"
 
 
 def test_an_english_word_a_chinese_page_lacks_weighs_in_full(tmp_path: Path) -> None:

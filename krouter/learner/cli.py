@@ -179,7 +179,8 @@ def _utc(stamp: object) -> str:
 def _list(vault: Path | None, as_json: bool) -> None:
     """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
     from krouter.learner.pending import OWNER
-    from krouter.learner.teach import history, shown_quote
+    from krouter.learner.taught import history
+    from krouter.learner.teach import shown_quote
     from krouter.safe_text import visible
 
     rows = history(vault)
@@ -204,6 +205,14 @@ def _list(vault: Path | None, as_json: bool) -> None:
                 typer.echo(visible(f"    quote: {shown_quote(str(r['quote']))}"))
             if r["doubt"]:
                 typer.echo(visible(f"    for the owner alone: {r['doubt']}"))
+            continue
+        if r["superseded_by"]:
+            typer.echo(
+                visible(
+                    f"superseded {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"
+                    f"  (held for the owner; taken over by {r['superseded_by']}, which passed every check)"
+                )
+            )
             continue
         if r["rejected"]:
             rejected = _utc(r["rejected_time"])

@@ -11,11 +11,11 @@ written only when a second source names the same page for the same question, thr
 - the nightly model, held by default (``pending_triggers = "all"``); with ``"agents"`` its picks are
   written at once, as before, and one that names an agent's held page confirms it;
 - the owner: ``krouter learn --accept ID`` writes a held pick (after the same checks), ``--reject ID``
-  drops it.
+  drops it. A pick only the last check doubts (``doubt`` on its hold) waits for the owner alone.
 
 A second agent does not count: an agent names itself, so a steered agent could confirm its own pick
 from a new session. A line here is a hold (``{"pending": id, ...}``) or its end (``{"resolved": id,
-"how": "written"|"rejected", ...}``); a held pick is open until it has an end.
+"how": "written"|"rejected"|"superseded", ...}``); a held pick is open until it has an end.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ NIGHTLY = "nightly"
 OWNER = "owner"
 WRITTEN = "written"
 REJECTED = "rejected"
-# A hold for the owner alone that a later pick of the same page, passing every check, stands in for.
+# A hold for the owner alone that a later pick of the same page, passing every check, took over: its
+# end's "by" names that pick's hold.
 SUPERSEDED = "superseded"
 # What a hold line must hold, each as text, to be read as one.
 _HOLD_FIELDS = ("pending", "vault", "page", "trigger")
@@ -145,7 +146,7 @@ def hold(
 
 
 def resolve(root: Path, pending_id: str, how: str, by: str, run_id: str | None = None) -> None:
-    """End a hold: WRITTEN (by a second source or the owner, with the run id) or REJECTED."""
+    """End a hold: WRITTEN (by a second source or the owner, with the run id), REJECTED or SUPERSEDED."""
     append_jsonl(
         pending_path(),
         {
@@ -207,11 +208,10 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
     ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in phrasings]
-    # The owner vouches for what the hold's doubt says, not for a doubt that arose since (a page added).
-    problem = verify_pick(
-        router, question, ignore, cands, rel, quote, page.text, also, owner=bool(h.get("doubt"))
-    )
-    if problem:
+    # The owner vouches for the doubt the hold was listed with, not for another that arose since (a page
+    # added, the page edited): that one is shown, and the hold stays.
+    problem = verify_pick(router, question, ignore, cands, rel, quote, page.text, also)
+    if problem and problem != h.get("doubt"):
         return "rejected", f"it no longer passes the checks: {problem}", None
     run_id = new_run_id()
     status, reason = write_confirmed(

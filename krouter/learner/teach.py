@@ -41,7 +41,6 @@ from krouter.learner.trigger_writes import (
     new_run_id,
     outcomes_path,
     read_for_edit,
-    undone_runs,
     write_confirmed,
 )
 from krouter.learner.verify import MAX_QUOTE_CHARS, candidates, verify_pick
@@ -103,8 +102,9 @@ class TeachResult:
         if self.status == PENDING and self.for_owner:
             return (
                 f"pending, nothing written: {self.page} is held for the owner alone (pending {self.pending_id}): "
-                f"the checks doubt it ({self.reason}), and no second teacher can confirm it; the owner reads the "
-                f"page and runs krouter learn --accept {self.pending_id}, or --reject {self.pending_id}"
+                f"the checks doubt it ({self.reason}), and no second teacher can confirm it (a pick of the page "
+                f"that passes every check would take its place); the owner reads the page and runs krouter learn "
+                f"--accept {self.pending_id}, or --reject {self.pending_id}"
             )
         if self.status == PENDING:
             return (
@@ -265,20 +265,21 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     problem = verify_pick(*checked, also)
     # A pick that only the last check doubts (the page lacks a wording's most specific word) is as often
     # an honest lesson as a neighbour's: it waits for the owner, whom no second teacher stands in for.
-    doubt = problem if problem and not verify_pick(*checked, also, owner=True) else None
+    doubt = problem if problem and not verify_pick(*checked, also, last_check=False) else None
     if (problem and not doubt) or (problem := pending.owner_refusal(router.root, question, rel)):
         return problem
-    if same and same.get("doubt") and not doubt:
-        # Taught again so that every check passes (without the phrasing that raised the doubt): the doubt
-        # is gone, and so is the hold for the owner; the pick goes the way of any other.
-        pending.resolve(router.root, str(same["pending"]), pending.SUPERSEDED, f"agent {client}")
+    # Taught again so that every check passes (by any agent, without the phrasing that raised the doubt):
+    # the pick goes the way of any other, and the owner's hold closes once that is done.
+    doubted = same if same and same.get("doubt") and not doubt else None
+    if doubted:
         same = None
     if same:
         # Taught again, by this agent or another: still one source (an agent names itself).
         result.status, result.pending_id = PENDING, str(same["pending"])
         if same.get("doubt"):
             result.for_owner = True
-            return str(same["doubt"])
+            held = str(same["doubt"])
+            return held if doubt == held else f"{held}; this teaching's own doubt: {doubt}"
         return "it was held already; teaching it again, by this agent or another, does not confirm it"
     record: dict[str, object] = {
         "quote": result.quote,
@@ -316,6 +317,11 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
             phrasings=result.phrasings,
         )
         result.status, result.pending_id = PENDING, str(entry["pending"])
+        if doubted:
+            pending.resolve(
+                router.root, str(doubted["pending"]), pending.SUPERSEDED, f"pending {entry['pending']}"
+            )
+            return f"it takes the place of pending {doubted['pending']}, held for the owner until now"
         return ""
     status, reason = write_confirmed(router, page_bytes, question, run_id, dry_run=False, record=record)
     if status == TAKEN_BACK:
@@ -331,64 +337,3 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # off, or a twin of two teachers at once), end here: the trigger is on the page.
     pending.settle(router.root, question, rel, f"agent {client}", run_id)
     return reason
-
-
-def history(vault: Path | None = None) -> list[dict[str, object]]:
-    """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs
-    and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay);
-    then the held picks (``pending_id`` set, no run id): those still waiting for a second source
-    (``pending`` True; ``doubt`` says why one waits for the owner alone) and those the owner rejected
-    (``rejected`` True; nothing was written, and what an agent tried to teach stays on record).
-
-    ``vault`` keeps one vault's entries; None keeps all.
-    """
-    undone = undone_runs()
-    root = str(vault.resolve()) if vault is not None else None
-    out = []
-    for e in journal_entries():
-        if root is not None and e.get("vault") != root:
-            continue
-        out.append(
-            {
-                "run_id": e.get("run_id"),
-                "time": e.get("time"),
-                "vault": e.get("vault"),
-                "page": e.get("page"),
-                "trigger": e.get("trigger"),
-                "quote": e.get("quote"),
-                "taught_by": e.get("lane"),
-                "model": e.get("model"),
-                "undone": e.get("run_id") in undone or bool(e.get("taken_back")),
-                "taken_back": bool(e.get("taken_back")),
-                "pending": False,
-                "rejected": False,
-                "rejected_time": None,
-                "pending_id": e.get("pending_id"),
-                "doubt": None,
-            }
-        )
-    for h in pending.all_holds(vault):
-        end = h["end"]
-        rejected = isinstance(end, dict) and end.get("how") == pending.REJECTED
-        if end is not None and not rejected:
-            continue  # written (listed above, from the journal) or closed as already on the page
-        out.append(
-            {
-                "run_id": None,
-                "time": h.get("time"),
-                "vault": h.get("vault"),
-                "page": h.get("page"),
-                "trigger": h.get("trigger"),
-                "quote": h.get("quote"),
-                "taught_by": h.get("lane"),
-                "model": h.get("model"),
-                "undone": False,
-                "taken_back": False,
-                "pending": end is None,
-                "rejected": rejected,
-                "rejected_time": end.get("time") if isinstance(end, dict) and rejected else None,
-                "pending_id": h.get("pending"),
-                "doubt": h.get("doubt"),
-            }
-        )
-    return out

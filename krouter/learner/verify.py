@@ -162,7 +162,7 @@ def verify_pick(
     quote: str | None,
     text: str,
     also: Sequence[tuple[str, list[Citation]]] = (),
-    owner: bool = False,
+    last_check: bool = True,
 ) -> str | None:
     """Why a pick of ``page`` for ``question`` must be rejected, or None when it passes every check.
 
@@ -178,9 +178,9 @@ def verify_pick(
     page (its title, aliases, tags or path) while this page's text lacks it, by the question's own
     words or through the dictionary (``Router.trigger_blocker``, the decision's rule): the router would
     not count such a trigger, and that word is what makes the question a neighbour's.
-    ``owner``: a person vouches for the pick (``krouter learn --accept``), and the last check, the page
-    lacking a wording's most specific word, is theirs to judge: it stops honest lessons as well as
-    neighbours' (docs/decisions.md D56, D73); a pick only it doubts is held for them (``teach``).
+    ``last_check=False`` leaves out the last check (the page lacking a wording's most specific word): it
+    stops honest lessons as well as neighbours' (docs/decisions.md D56, D73), so a pick only it fails is
+    held for the owner (``teach``), who vouches for that doubt alone (``pending.accept``).
     """
     # Every check reads the question and its phrasings as a lookup does (Traditional characters the
     # notes write in Simplified ones, so written: tokens/traditional.py).
@@ -220,7 +220,7 @@ def verify_pick(
             f"KRouter would not count this trigger: the question's {blocker[0]!r} is in the title, aliases, "
             f"tags or path of {blocker[1]} and not on {page}"
         )
-    for wording, cs in [] if owner else linked:
+    for wording, cs in linked if last_check else []:
         specific = _specific_units(router, wording, ignore)
         if not specific:
             continue

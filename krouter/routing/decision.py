@@ -102,7 +102,7 @@ def decide(
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
     units, total = _name_once(units, question, top.page_id, t)
     mine = set(top.contributors)
-    units, total, halved = untranslated(units, effective, {p: reads.text(t.pages[p].path) for p in mine})
+    units, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         _passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors

@@ -9,15 +9,17 @@ full; one none of them translates weighs UNTRANSLATED_SHARE in that page's cover
 lists it.
 
 Only when the page is written in English: it holds none of the question's Chinese words as written, and
-its text has fewer Han characters than a tenth of its Latin letters (a Chinese note full of English
-terms, "Stripe 的 webhook payment 失败时 retry", still writes 灯 as 灯). Not the other way round: Chinese
-notes write names and technical terms in Latin letters (Kubernetes, Jira), so an English word a Chinese
-page lacks says as much as it says against an English page.
+its prose has fewer Han characters than a tenth of its Latin letters (front matter, code and addresses
+left out: a Chinese runbook with a shell block, or a note full of English terms, "Stripe 的 webhook
+payment 失败时 retry", still writes 交给 as 交给). Not the other way round: Chinese notes write names and
+technical terms in Latin letters (Kubernetes, Jira), so an English word a Chinese page lacks says as
+much as it says against an English page.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from krouter.routing.question import Unit
@@ -30,35 +32,43 @@ UNTRANSLATED_SHARE = 0.5
 HAN_PER_LETTER = 0.1
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
+# What is not prose: front matter, fenced and inline code, web addresses.
+_NOT_PROSE = re.compile(r"\A---\n.*?\n---\n|```.*?(?:```|\Z)|`[^`\n]*`|\bhttps?://\S+", re.S)
+# How much of a page's text is read to tell its language: its start says it, and a lookup reads no more.
+PROSE_SAMPLE = 20_000
 
 
 def untranslated(
-    units: list[Unit], matched: set[int], pages: dict[int, str]
+    units: list[Unit], matched: set[int], pages: set[int], text_of: Callable[[int], str]
 ) -> tuple[list[Unit], float, list[str]]:
     """The units as the top page's coverage weighs them, their total weight, and the question words
-    weighed at UNTRANSLATED_SHARE. ``matched`` are the units the page holds; ``pages`` the text of each
-    of the top target's pages by id (a replaced page and its successor count as one target)."""
+    weighed at UNTRANSLATED_SHARE. ``matched`` are the units the page holds; ``pages`` the top target's
+    pages (a replaced page and its successor count as one target), whose text ``text_of`` reads, only
+    when every other condition holds."""
     han = [i for i in matched if is_cjk(units[i].text) and not _number(units[i].text)]
-    if (
-        not han
-        or any(not _translated(units[i], pages) for i in han)
-        or not all(map(_in_english, pages.values()))
-    ):
+    if not han or any(not _translated(units[i], pages) for i in han):
+        return units, sum(u.weight for u in units), []
+    lacking = [i for i, unit in enumerate(units) if i not in matched and _untranslatable(unit)]
+    if not lacking or not all(_in_english(text_of(p)) for p in pages):
         return units, sum(u.weight for u in units), []
     out = list(units)
-    halved: list[str] = []
-    for i, unit in enumerate(units):
-        if i in matched or not is_cjk(unit.text) or _number(unit.text) or len(unit.alts) > 1:
-            continue
-        # A character the vault never holds weighs half already (D41): its absence is no surer here.
-        if (unit.df == 0 and len(unit.text) == 1) or bilingual.to_english(unit.key):
-            continue
-        out[i] = replace(unit, weight=unit.weight * UNTRANSLATED_SHARE)
-        halved.append(unit.text)
-    return out, sum(u.weight for u in out), halved
+    for i in lacking:
+        out[i] = replace(units[i], weight=units[i].weight * UNTRANSLATED_SHARE)
+    return out, sum(u.weight for u in out), [units[i].text for i in lacking]
 
 
-def _translated(unit: Unit, pages: dict[int, str]) -> bool:
+def _untranslatable(unit: Unit) -> bool:
+    """A Chinese question word with no route but itself and no dictionary translation. Not a number,
+    nor a character the vault never holds: that weighs half already (D41), and its absence is no surer
+    here."""
+    if not is_cjk(unit.text) or _number(unit.text) or len(unit.alts) > 1:
+        return False
+    if unit.df == 0 and len(unit.text) == 1:
+        return False
+    return not bilingual.to_english(unit.key)
+
+
+def _translated(unit: Unit, pages: set[int]) -> bool:
     """True when the pages hold the unit only through a translation."""
     return any(p in unit.translated for p in pages) and not any(
         p in unit.postings and p not in unit.translated for p in pages
@@ -66,7 +76,8 @@ def _translated(unit: Unit, pages: dict[int, str]) -> bool:
 
 
 def _in_english(text: str) -> bool:
-    return len(_HAN.findall(text)) < HAN_PER_LETTER * len(_LATIN.findall(text))
+    prose = _NOT_PROSE.sub(" ", text[:PROSE_SAMPLE])
+    return len(_HAN.findall(prose)) < HAN_PER_LETTER * len(_LATIN.findall(prose))
 
 
 def _number(text: str) -> bool:

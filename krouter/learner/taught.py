@@ -1,0 +1,74 @@
+"""What the learner and agents taught, as ``krouter learn --list`` shows it: the journal's triggers and
+the picks held in ``pending.jsonl``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter.learner import pending
+from krouter.learner.trigger_writes import journal_entries, undone_runs
+
+
+def history(vault: Path | None = None) -> list[dict[str, object]]:
+    """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs
+    and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay);
+    then the held picks (``pending_id`` set, no run id): those still waiting for a second source
+    (``pending`` True; ``doubt`` says why one waits for the owner alone), those the owner rejected
+    (``rejected`` True; nothing was written, and what an agent tried to teach stays on record) and those
+    held for the owner that a later pick passing every check took over (``superseded_by``).
+
+    ``vault`` keeps one vault's entries; None keeps all.
+    """
+    undone = undone_runs()
+    root = str(vault.resolve()) if vault is not None else None
+    out = []
+    for e in journal_entries():
+        if root is not None and e.get("vault") != root:
+            continue
+        out.append(
+            {
+                "run_id": e.get("run_id"),
+                "time": e.get("time"),
+                "vault": e.get("vault"),
+                "page": e.get("page"),
+                "trigger": e.get("trigger"),
+                "quote": e.get("quote"),
+                "taught_by": e.get("lane"),
+                "model": e.get("model"),
+                "undone": e.get("run_id") in undone or bool(e.get("taken_back")),
+                "taken_back": bool(e.get("taken_back")),
+                "pending": False,
+                "rejected": False,
+                "rejected_time": None,
+                "pending_id": e.get("pending_id"),
+                "doubt": None,
+                "superseded_by": None,
+            }
+        )
+    for h in pending.all_holds(vault):
+        end = h["end"]
+        rejected = isinstance(end, dict) and end.get("how") == pending.REJECTED
+        superseded = isinstance(end, dict) and end.get("how") == pending.SUPERSEDED
+        if end is not None and not (rejected or superseded):
+            continue  # written (listed above, from the journal) or closed as already on the page
+        out.append(
+            {
+                "run_id": None,
+                "time": h.get("time"),
+                "vault": h.get("vault"),
+                "page": h.get("page"),
+                "trigger": h.get("trigger"),
+                "quote": h.get("quote"),
+                "taught_by": h.get("lane"),
+                "model": h.get("model"),
+                "undone": False,
+                "taken_back": False,
+                "pending": end is None,
+                "rejected": rejected,
+                "rejected_time": end.get("time") if isinstance(end, dict) and rejected else None,
+                "pending_id": h.get("pending"),
+                "doubt": h.get("doubt"),
+                "superseded_by": end.get("by") if isinstance(end, dict) and superseded else None,
+            }
+        )
+    return out
