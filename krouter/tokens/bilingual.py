@@ -7,7 +7,7 @@ for. Translations are only candidates: the router keeps those the vault holds an
 match through them, and the receipt says which word matched through which translation.
 
 English senses are reduced to the same stemmed content words the index holds; a sense of more than
-``MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out. For English to
+``cedict_rows.MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out. For English to
 Chinese, each synonym of a sense counts too (连接 /to link; to join; to connect/ translates "connect"),
 and among words whose sense ranks the same the commoner Chinese word comes first, by jieba's dictionary
 counts: the store once listed them shortest first, then by code point, and the eight it kept for
@@ -30,8 +30,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
-from krouter.tokens import jieba_dict, traditional, work_glossary
-from krouter.tokens.terms import english_terms
+from krouter.tokens import cedict_rows, jieba_dict, traditional, work_glossary
 
 # Bump when a rule changes that SAMPLE does not exercise. The store is also keyed by what the rules make
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
@@ -60,6 +59,7 @@ SAMPLE = (
     "吹了 吹了 [chui1 le5] /to have not succeeded; to have failed/",
     "鹿特丹 鹿特丹 [Lu4 te4 dan1] /Rotterdam, port city in the Netherlands/",
     "芝加哥 芝加哥 [Zhi1 jia1 ge1] /Chicago, USA/",
+    "成都 成都 [Cheng2 du1] /Chengdu subprovincial city and capital of Sichuan province 四川 in southwest China/",
     "臨安 临安 [Lin2 an1] /Lin'an, county-level city in Hangzhou/",
     "大冶 大冶 [Da4 ye3] /Daye, county-level city in Huangshi/",
     "天 天 [tian1] /day/sky/heaven/",
@@ -67,36 +67,15 @@ SAMPLE = (
     "京哈 京哈 [Jing1 Ha1] /Beijing-Harbin/",
     "李 李 [Li3] /surname Li/",
 )
-MAX_SENSE_WORDS = 2
-# The first senses of an entry are its common ones; later ones are rare readings that add noise.
-MAX_SENSES = 4
 # A question word gets at most this many translations (the first the dictionary lists).
 MAX_TRANSLATIONS = 8
 
-_LINE = re.compile(r"^\S+ (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _HAN_CHAR = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]$")
 # A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English),
 # with a vowel (CC-CEDICT writes "xx5" for a character it has no reading for).
 _SYLLABLE = re.compile(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
 _SURNAME = re.compile(r"/surname [A-Z]")
-_PAREN = re.compile(r"\([^)]*\)")
-# Senses that point at other entries or describe usage rather than translate.
-_NOT_A_TRANSLATION = re.compile(
-    r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
-    r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
-)
-# A proper name followed by its gloss ("Rotterdam, port city in the Netherlands", "Chicago, USA"): the
-# name is the translation, the gloss is not (it made the sense a definition, or a phrase no page holds).
-_NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
-_LETTERS = re.compile(r"[a-z]*")
-_HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
-# Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
-# not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
-# phrasal verb ("to set up" is not "set": D25 saw 设置 answer a checkpoint question through "set").
-_NEGATED = re.compile(r"\b(?:not|no|never|without|cannot)\b|n't\b")
-_PHRASAL = re.compile(
-    r"^(?:to )?[a-z]+ (?:up|down|out|off|in|on|over|back|away|through|about|around)(?: to)?$"
-)
+
 
 _lock = threading.Lock()
 _conn: sqlite3.Connection | None = None
@@ -120,7 +99,9 @@ def _store_path(source: Path) -> Path:
     # jieba shares one store.
     with source.open("rb") as fh:
         head = fh.read(4096)
-    rules = hashlib.sha1(repr((_compile(SAMPLE), *map(sorted, _readings(SAMPLE)))).encode()).hexdigest()
+    rules = hashlib.sha1(
+        repr((cedict_rows.compile_lines(SAMPLE), *map(sorted, _readings(SAMPLE)))).encode()
+    ).hexdigest()
     key = f"{STORE_VERSION}-{rules}-{source.stat().st_size}-{hashlib.sha1(head).hexdigest()}-{_counts_key()}"
     key += f"-{work_glossary.digest()}"
     return config.cache_dir() / f"cedict-{hashlib.sha1(key.encode()).hexdigest()[:12]}.sqlite3"
@@ -157,85 +138,6 @@ def _open(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _senses(defs: str) -> list[tuple[list[tuple[str, str]], list[str], bool]]:
-    """Each usable sense of an entry, commonest first: its English content words as (stemmed term, word
-    as written) when it is short enough to be one translation (else empty), the English words it
-    translates into Chinese: each one-word synonym it lists ("to link; to join; to connect": link, join,
-    connect), else its one word unless it is negated ("not to speak" is not "speak"), and whether it is
-    a place's name without its gloss."""
-    out = []
-    for sense in defs.split("/")[:MAX_SENSES]:
-        named = _NAMED.match(sense)
-        if named and not _plain_name(named.group(1)):
-            continue
-        plain = _PAREN.sub(" ", named.group(1) if named else sense).strip().lower()
-        if not plain or _NOT_A_TRANSLATION.match(plain):
-            continue
-        words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
-        # A numeral's sense (六: "6") would let any page holding the number stand for the word.
-        if not (0 < len(words) <= MAX_SENSE_WORDS) or any(term.isdigit() for term, _ in words):
-            words = []
-        if ";" in plain:
-            english = _synonyms(plain)
-        else:
-            english = [words[0][0]] if len(words) == 1 and not _NEGATED.search(plain) else []
-        if words or english:
-            out.append((words, english, named is not None))
-    return out
-
-
-def _compile(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
-    """The store's rows for these dictionary lines: (zh, en terms) -> en as written, (en term, zh) -> rank.
-    A place's name that stems like another English word ("Daye" and "day") is left out: it would
-    translate that word."""
-    zh2en: dict[tuple[str, str], str] = {}
-    en2zh: dict[tuple[str, str], int] = {}
-    names: list[tuple[str, int, list[tuple[str, str]]]] = []
-    written: dict[str, set[str]] = {}
-    for line in lines:
-        if line.startswith("#"):
-            continue
-        m = _LINE.match(line)
-        if not m or not _HAN_WORD.match(m.group(1)):
-            continue
-        word = m.group(1)
-        for rank, (words, english, named) in enumerate(_senses(m.group(3))):
-            if named:
-                names.append((word, rank, words))
-                continue
-            for term, as_written in words:
-                # "beijing-harbin" writes the word "beijing"; "days" is another word than "daye".
-                written.setdefault(term, set()).add(_LETTERS.match(as_written + " ").group())
-            _add(zh2en, en2zh, word, rank, words, english)
-    for word, rank, words in names:
-        if all(written.get(term, {as_written}) == {as_written} for term, as_written in words):
-            _add(zh2en, en2zh, word, rank, words, [words[0][0]] if len(words) == 1 else [])
-    return zh2en, en2zh
-
-
-def _add(
-    zh2en: dict[tuple[str, str], str],
-    en2zh: dict[tuple[str, str], int],
-    word: str,
-    rank: int,
-    words: list[tuple[str, str]],
-    english: list[str],
-) -> None:
-    """One sense of ``word`` into the store's rows."""
-    if words:
-        # A two-word sense ("server push") is one phrase: a page must hold both words.
-        zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
-    # The rank keeps the dictionary's order of senses.
-    for term in english:
-        key = (term, word)
-        en2zh[key] = min(rank, en2zh.get(key, rank))
-
-
-def _plain_name(name: str) -> bool:
-    """True for a place's name of plain words of four letters or more ("Lin'an" would reach "lin")."""
-    return all(word.isascii() and word.isalpha() and len(word) >= 4 for word in name.split())
-
-
 def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set[str]]:
     """(character, syllable) for each reading the dictionary gives a single Han character, tones dropped,
     the characters it lists as a surname (李 /surname Li/), and the words of two characters or more whose
@@ -244,8 +146,12 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
     surnames: set[str] = set()
     proper: set[str] = set()
     for line in lines:
-        m = _LINE.match(line)
-        if m and _HAN_WORD.match(m.group(1)) and all(s[:1].isupper() for s in m.group(3).split("/")):
+        m = cedict_rows.LINE.match(line)
+        if (
+            m
+            and cedict_rows.HAN_WORD.match(m.group(1))
+            and all(s[:1].isupper() for s in m.group(3).split("/"))
+        ):
             proper.add(m.group(1))
         if not m or not _HAN_CHAR.match(m.group(1)):
             continue
@@ -257,27 +163,11 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
     return out, surnames, proper
 
 
-def _synonyms(sense: str) -> list[str]:
-    """The stemmed word of each one-word synonym a sense lists ("to link; to join; to connect"), for
-    English to Chinese only: the other way, more English words per Chinese word were more chances for a
-    colloquial question to meet a generic English page word (处理 → handle, deal, process; D25, refused
-    by the held-out sets)."""
-    out = []
-    for synonym in sense.split(";"):
-        plain = synonym.strip()
-        if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATED.search(plain) or _PHRASAL.match(plain):
-            continue
-        terms = [term for w in plain.split() for term in english_terms(w)[:1]]
-        if len(terms) == 1 and not terms[0].isdigit():
-            out.append(terms[0])
-    return out
-
-
 def _build(source: Path, path: Path) -> None:
     """Compile the dictionary into the store, aside and renamed into place."""
     # Read thrice rather than held in memory: a lookup that builds the store keeps its peak RSS.
     with gzip.open(source, "rt", encoding="utf-8") as fh:
-        zh2en, en2zh = _compile(fh)
+        zh2en, en2zh = cedict_rows.compile_lines(fh)
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         readings, surnames, proper = _readings(fh)
     counts = jieba_dict.counts()

@@ -1,0 +1,150 @@
+"""CC-CEDICT lines as the dictionary store's rows: which senses translate, into which English words.
+
+A sense short enough to be one translation (``MAX_SENSE_WORDS`` content words), the one-word synonyms a
+sense lists (for English to Chinese), a place's name without its gloss; not a cross-reference, a
+classifier note, a negation or a phrasal verb. ``krouter.tokens.bilingual`` compiles its store from
+what these rules make of each line, and keys the store by what they make of its sample lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from krouter.tokens.terms import english_terms
+
+# A sense of more content words than this is a definition, not a translation.
+MAX_SENSE_WORDS = 2
+# The first senses of an entry are its common ones; later ones are rare readings that add noise.
+MAX_SENSES = 4
+
+# A dictionary line: traditional, simplified, [reading], then its senses between slashes.
+LINE = re.compile(r"^\S+ (\S+) \[([^\]]*)\] /(.*)/\s*$")
+_PAREN = re.compile(r"\([^)]*\)")
+# Senses that point at other entries or describe usage rather than translate.
+_NOT_A_TRANSLATION = re.compile(
+    r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
+    r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
+)
+# A proper name followed by its gloss ("Rotterdam, port city in the Netherlands", "Chicago, USA"): the
+# name is the translation, the gloss is not (it made the sense a definition, or a phrase no page holds).
+_NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
+# A proper noun's name followed by its gloss with no comma: its capitalised words, then lower case.
+_LEADING_NAME = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*) (?=[a-z(])")
+_TONE = re.compile(r"[1-5]$")
+_LETTERS_ONLY = re.compile(r"[^a-z]")
+_LETTERS = re.compile(r"[a-z]*")
+HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
+# Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
+# not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
+# phrasal verb ("to set up" is not "set": D25 saw 设置 answer a checkpoint question through "set").
+_NEGATED = re.compile(r"\b(?:not|no|never|without|cannot)\b|n't\b")
+_PHRASAL = re.compile(
+    r"^(?:to )?[a-z]+ (?:up|down|out|off|in|on|over|back|away|through|about|around)(?: to)?$"
+)
+
+
+def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], list[str], bool]]:
+    """Each usable sense of an entry, commonest first: its English content words as (stemmed term, word
+    as written) when it is short enough to be one translation (else empty), the English words it
+    translates into Chinese: each one-word synonym it lists ("to link; to join; to connect": link, join,
+    connect), else its one word unless it is negated ("not to speak" is not "speak"), and whether it is
+    a place's name without its gloss. A proper noun's gloss may follow its name without a comma
+    ("Chengdu subprovincial city and capital of Sichuan"): then the name counts only when it spells the
+    entry's ``reading`` (cheng2 du1), which "History of the Ming dynasty" (明史) or "Sichuan opera" (川剧)
+    do not."""
+    out = []
+    for sense in defs.split("/")[:MAX_SENSES]:
+        named = _NAMED.match(sense) or _spelled_name(sense, reading)
+        if named and not _plain_name(named.group(1)):
+            continue
+        plain = _PAREN.sub(" ", named.group(1) if named else sense).strip().lower()
+        if not plain or _NOT_A_TRANSLATION.match(plain):
+            continue
+        words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
+        # A numeral's sense (六: "6") would let any page holding the number stand for the word.
+        if not (0 < len(words) <= MAX_SENSE_WORDS) or any(term.isdigit() for term, _ in words):
+            words = []
+        if ";" in plain:
+            english = _synonyms(plain)
+        else:
+            english = [words[0][0]] if len(words) == 1 and not _NEGATED.search(plain) else []
+        if words or english:
+            out.append((words, english, named is not None))
+    return out
+
+
+def _spelled_name(sense: str, reading: str) -> re.Match[str] | None:
+    """The capitalised words a proper noun's sense starts with, when they spell its reading in pinyin
+    (tones dropped, ü written u) and a gloss in lower case follows; else None."""
+    lead = _LEADING_NAME.match(sense) if reading[:1].isupper() else None
+    syllables = "".join(_TONE.sub("", s) for s in reading.lower().replace("u:", "u").split())
+    return lead if lead and _LETTERS_ONLY.sub("", lead.group(1).lower()) == syllables else None
+
+
+def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
+    """The store's rows for these dictionary lines: (zh, en terms) -> en as written, (en term, zh) -> rank.
+    A place's name that stems like another English word ("Daye" and "day") is left out: it would
+    translate that word."""
+    zh2en: dict[tuple[str, str], str] = {}
+    en2zh: dict[tuple[str, str], int] = {}
+    names: list[tuple[str, int, list[tuple[str, str]]]] = []
+    written: dict[str, set[str]] = {}
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        m = LINE.match(line)
+        if not m or not HAN_WORD.match(m.group(1)):
+            continue
+        word = m.group(1)
+        for rank, (words, english, named) in enumerate(senses(m.group(3), m.group(2))):
+            if named:
+                names.append((word, rank, words))
+                continue
+            for term, as_written in words:
+                # "beijing-harbin" writes the word "beijing"; "days" is another word than "daye".
+                written.setdefault(term, set()).add(_LETTERS.match(as_written + " ").group())
+            _add(zh2en, en2zh, word, rank, words, english)
+    for word, rank, words in names:
+        if all(written.get(term, {as_written}) == {as_written} for term, as_written in words):
+            _add(zh2en, en2zh, word, rank, words, [words[0][0]] if len(words) == 1 else [])
+    return zh2en, en2zh
+
+
+def _add(
+    zh2en: dict[tuple[str, str], str],
+    en2zh: dict[tuple[str, str], int],
+    word: str,
+    rank: int,
+    words: list[tuple[str, str]],
+    english: list[str],
+) -> None:
+    """One sense of ``word`` into the store's rows."""
+    if words:
+        # A two-word sense ("server push") is one phrase: a page must hold both words.
+        zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
+    # The rank keeps the dictionary's order of senses.
+    for term in english:
+        key = (term, word)
+        en2zh[key] = min(rank, en2zh.get(key, rank))
+
+
+def _plain_name(name: str) -> bool:
+    """True for a place's name of plain words of four letters or more ("Lin'an" would reach "lin")."""
+    return all(word.isascii() and word.isalpha() and len(word) >= 4 for word in name.split())
+
+
+def _synonyms(sense: str) -> list[str]:
+    """The stemmed word of each one-word synonym a sense lists ("to link; to join; to connect"), for
+    English to Chinese only: the other way, more English words per Chinese word were more chances for a
+    colloquial question to meet a generic English page word (处理 → handle, deal, process; D25, refused
+    by the held-out sets)."""
+    out = []
+    for synonym in sense.split(";"):
+        plain = synonym.strip()
+        if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATED.search(plain) or _PHRASAL.match(plain):
+            continue
+        terms = [term for w in plain.split() for term in english_terms(w)[:1]]
+        if len(terms) == 1 and not terms[0].isdigit():
+            out.append(terms[0])
+    return out
