@@ -19,7 +19,7 @@ from learn_vault import (
     snapshot,
     write_vault,
 )
-from test_teach_pending import picking
+from test_teach_pending import cites, cli, picking
 from typer.testing import CliRunner
 
 from krouter import config
@@ -49,17 +49,6 @@ def _teach(
         return teach.teach(router, question, page, quote, client=client)
 
 
-def _cli(vault: Path, *args: str) -> tuple[int, str]:
-    res = CliRunner().invoke(app, [*args, "--vault", str(vault)])
-    return res.exit_code, res.output
-
-
-def _cites(vault: Path, question: str) -> str | None:
-    with Router(vault) as router:
-        r = router.decide(question)
-    return r.top.path if r.decision == "cite" and r.top is not None else None
-
-
 @pytest.mark.parametrize("mode", ["all", "none"])
 def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vault: Path, mode: str) -> None:
     """Written at once (``pending_triggers = "none"``) or held for a second source (the default), a pick
@@ -73,7 +62,7 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
     assert text.startswith(f"pending, nothing written: {CODE_REVIEW} is held for the owner alone")
     assert f"krouter learn --accept {result.pending_id}" in text
     assert snapshot(vault) == before and trigger_writes.journal_entries() == []
-    code, out = _cli(vault, "learn", "--list")
+    code, out = cli(vault, "learn", "--list")
     assert code == 0 and f"pending {result.pending_id}" in out
     assert "    for the owner alone: neighbour page: it lacks 'nightly', 'invoices'" in out, out
     # Taught again, by another agent: still held, still the owner's.
@@ -85,12 +74,12 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
 def test_the_owner_accepts_a_doubted_pick_and_undo_restores_the_page(vault: Path) -> None:
     before = snapshot(vault)
     held = _teach(vault)
-    assert _cites(vault, DOUBTED) is None
-    code, out = _cli(vault, "learn", "--accept", str(held.pending_id))
+    assert cites(vault, DOUBTED) is None
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
     assert code == 0, out
     run_id = out.split("(run ", 1)[1].split(";", 1)[0]
     assert parse_page(CODE_REVIEW, (vault / CODE_REVIEW).read_text()).triggers == [DOUBTED]
-    assert _cites(vault, DOUBTED) == CODE_REVIEW
+    assert cites(vault, DOUBTED) == CODE_REVIEW
     res = CliRunner().invoke(app, ["learn", "--undo", run_id])
     assert res.exit_code == 0, res.output
     assert snapshot(vault) == before
@@ -141,7 +130,7 @@ def test_a_clean_pick_of_a_page_held_for_the_owner_takes_its_place(vault: Path) 
     assert f"the checks doubt it ({held.reason})" in again.to_text()
     clean = _teach_phrased(vault, [])
     assert clean.taught, clean.to_text()
-    code, out = _cli(vault, "learn", "--list", "--json")
+    code, out = cli(vault, "learn", "--list", "--json")
     assert code == 0 and not any(row["pending"] for row in json.loads(out)), out
 
 
@@ -153,7 +142,7 @@ def test_accept_still_checks_an_ordinary_hold_in_full(vault: Path) -> None:
     write_vault(
         vault, {"Runbooks/Release log.md": "# Release log\n\nEvery release records its sign-offs here.\n"}
     )
-    code, out = _cli(vault, "learn", "--accept", str(held.pending_id))
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
     assert code == 3 and "it no longer passes the checks" in out, out
 
 
@@ -166,7 +155,7 @@ def test_accept_of_a_doubted_hold_refuses_a_doubt_that_arose_since(vault: Path) 
         vault, {"Runbooks/Release log.md": "# Release log\n\nEvery release records its sign-offs here.\n"}
     )
     before = snapshot(vault)
-    code, out = _cli(vault, "learn", "--accept", str(held.pending_id))
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
     assert code == 3 and "it no longer passes the checks" in out and "sign" in out, out
     assert snapshot(vault) == before
 
@@ -180,9 +169,9 @@ def test_a_clean_pick_held_for_a_second_source_takes_over_the_owner_s_hold(vault
     clean = _teach_phrased(vault, [])
     assert clean.status == PENDING and not clean.for_owner and clean.pending_id != doubted.pending_id
     assert f"it takes the place of pending {doubted.pending_id}" in clean.to_text()
-    code, out = _cli(vault, "learn", "--list")
+    code, out = cli(vault, "learn", "--list")
     assert code == 0 and f"superseded {doubted.pending_id}" in out and f"pending {clean.pending_id}" in out, (
         out
     )
-    code, out = _cli(vault, "learn", "--accept", str(doubted.pending_id))
+    code, out = cli(vault, "learn", "--accept", str(doubted.pending_id))
     assert code == 1 and "superseded" in out, out

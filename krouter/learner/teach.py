@@ -288,35 +288,15 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         "phrasings": result.phrasings,
     }
     if doubt:
-        entry = pending.hold(
-            router.root,
-            rel,
-            question,
-            result.quote,
-            source=pending.AGENT,
-            lane=AGENT_LANE,
-            model=client,
-            phrasings=result.phrasings,
-            doubt=doubt,
-        )
-        result.status, result.pending_id, result.for_owner = PENDING, str(entry["pending"]), True
+        _hold(router, result, client, doubt)
+        result.for_owner = True
         return doubt
     # The nightly model's held pick of this page for this question is the second source.
     other = pending.find(router.root, question, rel, pending.NIGHTLY)
     if other is not None:
         record["pending_id"] = other["pending"]
     elif pending.is_held(cfg, pending.AGENT):
-        entry = pending.hold(
-            router.root,
-            rel,
-            question,
-            result.quote,
-            source=pending.AGENT,
-            lane=AGENT_LANE,
-            model=client,
-            phrasings=result.phrasings,
-        )
-        result.status, result.pending_id = PENDING, str(entry["pending"])
+        entry = _hold(router, result, client)
         if doubted:
             pending.resolve(
                 router.root, str(doubted["pending"]), pending.SUPERSEDED, f"pending {entry['pending']}"
@@ -337,3 +317,20 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # off, or a twin of two teachers at once), end here: the trigger is on the page.
     pending.settle(router.root, question, rel, f"agent {client}", run_id)
     return reason
+
+
+def _hold(router: Router, result: TeachResult, client: str, doubt: str | None = None) -> dict[str, object]:
+    """Hold the pick in ``result`` (for the owner alone with a ``doubt``) and say so in ``result``."""
+    entry = pending.hold(
+        router.root,
+        result.page,
+        result.question,
+        result.quote,
+        source=pending.AGENT,
+        lane=AGENT_LANE,
+        model=client,
+        phrasings=result.phrasings,
+        doubt=doubt,
+    )
+    result.status, result.pending_id = PENDING, str(entry["pending"])
+    return entry
