@@ -116,9 +116,9 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
 
     The question's own citation stands when it cites; otherwise the most confident phrasing that clears
     its bar answers: ``agreeing_floor`` when its page is the question's own closest page or another
-    phrasing's closest page too, else ``phrasing_floor``. Either way, a wording that clears its bar on a different page makes the answer
-    a refusal. A refusal reports the wording that came closest, so the agent reads the most
-    promising page.
+    phrasing's closest page too, else ``phrasing_floor``. Either way, a wording that clears its bar on a
+    different page makes the answer a refusal. A refusal reports the wording that came closest, so the
+    agent reads the most promising page.
     """
     if not phrased:
         return asked

@@ -80,8 +80,8 @@ class Evidence:
     own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
     page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal);
-    ``untranslated`` are words the top page, written in the other language, lacks and no dictionary
-    translates: each weighs half (``krouter.routing.untranslated``).
+    ``untranslated`` are Chinese question words that the top page, written in English, lacks and no
+    dictionary translates: each weighs half (``krouter.routing.untranslated``).
     ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
     """
 
