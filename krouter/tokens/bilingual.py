@@ -7,8 +7,8 @@ for. Translations are only candidates: the router keeps those the vault holds an
 match through them, and the receipt says which word matched through which translation.
 
 English senses are reduced to the same stemmed content words the index holds; a sense of more than
-``cedict_rows.MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out. For English to
-Chinese, each synonym of a sense counts too (连接 /to link; to join; to connect/ translates "connect"),
+``cedict_rows.MAX_SENSE_WORDS`` content words is a definition, not a translation, and is left out (the
+rules are in ``krouter.tokens.cedict_rows``). For English to Chinese, each synonym of a sense counts too (连接 /to link; to join; to connect/ translates "connect"),
 and among words whose sense ranks the same the commoner Chinese word comes first, by jieba's dictionary
 counts: the store once listed them shortest first, then by code point, and the eight it kept for
 "connect" or "approve" were rare words (交通, 合取, 允准, 获批) while 连接 and 批准 never came up.
@@ -39,7 +39,8 @@ from krouter.tokens import cedict_rows, jieba_dict, traditional, work_glossary
 STORE_VERSION = "13"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
-# "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses.
+# "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses (one with
+# no comma before it).
 SAMPLE = (
     "數據庫 数据库 [shu4 ju4 ku4] /database/",
     "跑 跑 [pao3] /to run/to escape/",
