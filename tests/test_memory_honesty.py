@@ -52,6 +52,8 @@ SETS = {
     "heldout8.jsonl": "vault4",
     "heldout7.jsonl": "vault5",
     "questions_dev7.jsonl": "vault5",
+    "heldout9.jsonl": "vault5",
+    "heldout10.jsonl": "vault3",
 }
 
 
