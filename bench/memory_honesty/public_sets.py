@@ -92,8 +92,8 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # twin, by another helper that saw only vault5/ (not heldout7). The same mix as heldout4.
     "heldout7": ("vault5", "heldout7.jsonl", "questions_dev7.jsonl"),
     "dev7": ("vault5", "questions_dev7.jsonl", "questions_dev7.jsonl"),
-    # Written at the end of the seventeenth session, each by a helper that saw only its vault, and frozen
-    # unrun: fresh sets for the next change's go/no-go (heldout7 and heldout8 had five runs by then).
+    # Written at the end of the seventeenth session, each by a helper that saw only its vault: fresh sets
+    # for the next change's go/no-go (heldout7 and heldout8 had seven runs by then; these, one).
     "heldout9": ("vault5", "heldout9.jsonl", "questions_dev7.jsonl"),
     "heldout10": ("vault3", "heldout10.jsonl", "questions_dev3.jsonl"),
 }
