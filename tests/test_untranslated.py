@@ -95,3 +95,19 @@ def test_an_english_word_a_chinese_page_lacks_weighs_in_full(tmp_path: Path) -> 
     )
     assert r.closest is not None and r.closest.path == "运维/数据库迁移回滚.md"
     assert r.evidence.untranslated == []
+
+
+def test_an_english_note_that_names_chinese_colleagues_is_an_english_page(tmp_path: Path) -> None:
+    """A meeting note written in English that lists its Chinese attendees and quotes two Chinese lines (a
+    Han character for every seven or so Latin letters) is an English page: 国家 (no dictionary entry translates
+    it) weighs half against it. At a tenth, the first form's bound, it was a Chinese page."""
+    note = (
+        "# Publisher sync\n\n**Attendees**: Megan Walsh, 陈昊, 李婧, 周小川\n\n"
+        "## Arena soft launch\n- Agreed: soft launch in Canada, Australia and New Zealand only, starting "
+        "2025-03-13, for three weeks.\n- Success bar: arena participation at least 25 percent on day one.\n"
+        "- 陈昊: 先看留存再说。\n- 李婧: 加拿大和澳洲先上，新西兰看数据。\n"
+        "- Megan to confirm the store listing dates with the marketing team by Friday.\n"
+    )
+    r = _ask(tmp_path, "竞技场软发布选了哪几个国家", {"Meetings/Publisher sync.md": note})
+    assert r.closest is not None and r.closest.path == "Meetings/Publisher sync.md"
+    assert "国家" in r.evidence.untranslated

@@ -9,7 +9,7 @@ full; one none of them translates weighs UNTRANSLATED_SHARE in that page's cover
 lists it.
 
 Only when the page is written in English: it holds none of the question's Chinese words as written, and
-its prose has fewer Han characters than a tenth of its Latin letters (front matter, code and addresses
+its prose has fewer Han characters than a sixth of its Latin letters (front matter, code and addresses
 left out: a Chinese runbook with a shell block, or a note full of English terms, "Stripe 的 webhook
 payment 失败时 retry", still writes 交给 as 交给). Not the other way round: Chinese notes write names and
 technical terms in Latin letters (Kubernetes, Jira), so an English word a Chinese page lacks says as
@@ -28,8 +28,10 @@ from krouter.tokens.scripts import is_cjk
 
 # The share of its weight an untranslatable word the page lacks keeps (docs/decisions.md D71).
 UNTRANSLATED_SHARE = 0.5
-# A page is written in English when its Han characters number fewer than this share of its Latin letters.
-HAN_PER_LETTER = 0.1
+# A page is written in English when its Han characters number fewer than this share of its Latin letters:
+# a character says about what three letters do, so under a sixth is under half the prose (a meeting note
+# in English that names its Chinese attendees and quotes a line or two is English; 0.1 called it Chinese).
+HAN_PER_LETTER = 1 / 6
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # What is not prose: front matter, fenced and inline code, web addresses.
