@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from krouter.routing.question import Unit
 from krouter.tokens import bilingual
-from krouter.tokens.scripts import is_cjk
+from krouter.tokens.scripts import HAS_HAN, is_cjk
 
 # The share of its weight an untranslatable word the page lacks keeps (docs/decisions.md D71).
 UNTRANSLATED_SHARE = 0.5
@@ -32,7 +32,6 @@ UNTRANSLATED_SHARE = 0.5
 # a character says about what three letters do, so under a sixth is under half the prose (a meeting note
 # in English that names its Chinese attendees and quotes a line or two is English; 0.1 called it Chinese).
 HAN_PER_LETTER = 1 / 6
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # What is not prose: front matter, fenced and inline code, web addresses.
 _NOT_PROSE = re.compile(r"\A---\n.*?\n---\n|```.*?(?:```|\Z)|`[^`\n]*`|\bhttps?://\S+", re.S)
@@ -79,7 +78,7 @@ def _translated(unit: Unit, pages: set[int]) -> bool:
 
 def _in_english(text: str) -> bool:
     prose = _NOT_PROSE.sub(" ", text[:PROSE_SAMPLE])
-    return len(_HAN.findall(prose)) < HAN_PER_LETTER * len(_LATIN.findall(prose))
+    return len(HAS_HAN.findall(prose)) < HAN_PER_LETTER * len(_LATIN.findall(prose))
 
 
 def _number(text: str) -> bool:

@@ -72,9 +72,6 @@ SAMPLE = (
 MAX_TRANSLATIONS = 8
 
 _HAN_CHAR = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]$")
-# A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English),
-# with a vowel (CC-CEDICT writes "xx5" for a character it has no reading for).
-_SYLLABLE = re.compile(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
 _SURNAME = re.compile(r"/surname [A-Z]")
 
 
@@ -156,9 +153,9 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
             proper.add(m.group(1))
         if not m or not _HAN_CHAR.match(m.group(1)):
             continue
-        syllable = _SYLLABLE.match(m.group(2).lower().replace("u:", "u"))
+        syllable = cedict_rows.romanised(m.group(2))
         if syllable:
-            out.add((m.group(1), syllable.group(1)))
+            out.add((m.group(1), syllable))
         if _SURNAME.search("/" + m.group(3)):
             surnames.add(m.group(1))
     return out, surnames, proper

@@ -31,7 +31,9 @@ _NOT_A_TRANSLATION = re.compile(
 _NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
 # A proper noun's name followed by its gloss with no comma: its capitalised words, then lower case.
 _LEADING_NAME = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*) (?=[a-z(])")
-_TONE = re.compile(r"[1-5]$")
+# A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English),
+# with a vowel (CC-CEDICT writes "xx5" for a character it has no reading for).
+_SYLLABLE = re.compile(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
 _LETTERS_ONLY = re.compile(r"[^a-z]")
 _LETTERS = re.compile(r"[a-z]*")
 HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
@@ -78,8 +80,17 @@ def _spelled_name(sense: str, reading: str) -> re.Match[str] | None:
     """The capitalised words a proper noun's sense starts with, when they spell its reading in pinyin
     (tones dropped, ü written u) and a gloss in lower case follows; else None."""
     lead = _LEADING_NAME.match(sense) if reading[:1].isupper() else None
-    syllables = "".join(_TONE.sub("", s) for s in reading.lower().replace("u:", "u").split())
-    return lead if lead and _LETTERS_ONLY.sub("", lead.group(1).lower()) == syllables else None
+    syllables = [romanised(s) or "" for s in reading.split()]
+    if lead is None or not all(syllables):
+        return None
+    return lead if _LETTERS_ONLY.sub("", lead.group(1).lower()) == "".join(syllables) else None
+
+
+def romanised(syllable: str) -> str | None:
+    """A dictionary reading's syllable as names write it ("Lu:3" → "lu"), or None when it has no vowel
+    (a character with no reading)."""
+    m = _SYLLABLE.match(syllable.lower().replace("u:", "u"))
+    return m.group(1) if m else None
 
 
 def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
