@@ -503,6 +503,36 @@ def test_a_run_on_gloss_names_a_place_only_when_the_name_spells_its_reading() ->
     assert "sichuan" not in english["川菜"] | english["川剧"]
     assert "japanes yen" in english["日元"] and "tang suit" in english["唐装"]
     assert "leo" in english["狮子座"]
+    # "Xi'an subprovincial city …": the name is one word since the apostrophe joins it (D77).
+    assert "xian" in english["西安"] and ("xian", "西安") in en2zh
+
+
+def test_a_name_romanised_with_an_apostrophe_is_one_word() -> None:
+    """Xi'an was "xi" and the stop word "an"; contractions, possessives and O'Brien cut as before."""
+    from krouter.tokens.terms import english_terms, index_terms
+
+    assert index_terms("Xi'an, Xi’an and Tian'anmen") == ["xian", "xian", "tiananmen"]
+    assert [q.term for q in query_terms("coaches in Xi'an's old town?")] == ["coach", "xian", "old", "town"]
+    assert english_terms("Kai's shift, it's late, don't wait, they're here, we'll see") == english_terms(
+        "Kai shift, late, wait, here, see"
+    )
+    assert english_terms("O'Brien") == ["brien"]
+
+
+@pytest.mark.parametrize(
+    ("question", "route"),
+    [("西安的大巴公司是哪家", "西安→xi'an"), ("which coach company do we use in Xian", "xian")],
+)
+def test_a_page_writing_xi_an_is_found_by_its_chinese_name_and_without_the_apostrophe(
+    tmp_path: Path, question: str, route: str
+) -> None:
+    _page(tmp_path, "Suppliers/Qinfeng.md", "# Qinfeng\n\nQinfeng is our coach company in Xi'an.\n")
+    _page(tmp_path, "Suppliers/Thames.md", "# Thames\n\nThames is our coach company in London.\n")
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask(question)
+    assert receipt.closest is not None and receipt.closest.path == "Suppliers/Qinfeng.md"
+    assert route in receipt.closest.matched and "xi" not in receipt.closest.matched
 
 
 def test_a_chinese_question_naming_a_city_finds_the_english_page(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ _LEADING_NAME = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*) (?=[a-z(])")
 _SYLLABLE = re.compile(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
 _LETTERS_ONLY = re.compile(r"[^a-z]")
 _LETTERS = re.compile(r"[a-z]*")
+_PLAIN_WORD = re.compile(r"[A-Za-z]{4,}|[A-Za-z]{2,}'[A-Za-z]{2,}")
 HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 # Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
 # not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
@@ -141,8 +142,10 @@ def _add(
 
 
 def _plain_name(name: str) -> bool:
-    """True for a place's name of plain words of four letters or more ("Lin'an" would reach "lin")."""
-    return all(word.isascii() and word.isalpha() and len(word) >= 4 for word in name.split())
+    """True for a place's name of plain words of four letters or more; a word romanised with an
+    apostrophe between parts of two letters or more is one word, as the index holds it ("Lin'an" is
+    "linan", which a page writing "Lin'an" or "Linan" holds)."""
+    return all(_PLAIN_WORD.fullmatch(word) for word in name.split())
 
 
 def _synonyms(sense: str) -> list[str]:

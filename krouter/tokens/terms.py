@@ -43,7 +43,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 12: a number after a comma is dotted unless the comma groups thousands (6.2，7.0); more currency words.
 # 13: a page's amount is also indexed whole, marked (¤1.99).
 # 14: an identifier written with an underscore (page_id, _di) is also indexed whole.
-TOKENIZER_VERSION = "14"
+# 15: a name written with an apostrophe between two parts of two letters or more (Xi'an) is one word.
+TOKENIZER_VERSION = "15"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -95,6 +96,24 @@ RUN = re.compile(
     rf"(?<![$€£¥￥\d.])(?!(?<=\d,)\d{{3}}(?!\d))v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
     rf"|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
 )
+# A name romanised with an apostrophe between its syllables (Xi'an, Tian'anmen, Jing'an, Pu'er) is one
+# word, written without it as often as with it ("Xian"): cut at the apostrophe, "Xi'an" was "xi" and the
+# stop word "an", and 西安 could not be translated by its name. Both parts of two letters or more, the
+# second not a contraction's ('re, 've, 'll): "it's", "don't", "O'Brien" and "they're" cut as before.
+# Joined in the text before it is cut into words, and only in a text that has an apostrophe: a second
+# alternative in RUN was tried at every word of every page.
+_APOSTROPHE_WORD = re.compile(
+    r"(?<![\w'’])([a-z]{2,})['’](?!(?:re|ve|ll)(?![a-z]))([a-z]{2,})(?!\w|['’][a-z]{2})"
+)
+
+
+def _runs(norm: str) -> list[str]:
+    """The runs (words, CJK runs, dotted numbers) of a normalised text."""
+    if "'" in norm or "’" in norm:
+        norm = _APOSTROPHE_WORD.sub(r"\1\2", norm)
+    return RUN.findall(norm)
+
+
 # A page's amount is also indexed whole, marked as an amount (¤1.99), outside the BM25 length: a
 # question that asks the bare number ("the 1.99 plan") and finds it nowhere else meets it there (see
 # AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
@@ -225,7 +244,7 @@ def number_parts(term: str) -> tuple[str, ...]:
 def english_terms(text: str) -> list[str]:
     """The stemmed content words of a text's Latin-script words, in order (function words dropped)."""
     out = []
-    for run in RUN.findall(normalize(text)):
+    for run in _runs(normalize(text)):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
@@ -245,7 +264,7 @@ def index_terms(text: str) -> list[str]:
     """
     norm = normalize(text)
     amounts = _amounts(norm) + _identifiers(norm)
-    runs = RUN.findall(norm)
+    runs = _runs(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:
@@ -351,7 +370,7 @@ def question_identifiers(question: str) -> list[str]:
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in RUN.findall(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))):
+    for run in _runs(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
