@@ -637,7 +637,8 @@ def test_a_spelling_two_names_share_is_no_route(tmp_path: Path) -> None:
 
 
 def test_a_place_whose_name_the_stemmer_changes_is_not_translated() -> None:
-    """ "Lin'an" would reach pages as "lin", "Daye" as the word "day"."""
+    """ "Daye" would reach pages as the word "day"; "Lin'an" is one word, "linan" (it was "lin" before
+    an apostrophe joined it, D77)."""
     zh2en, en2zh = cedict_rows.compile_lines(
         [
             "臨安 临安 [Lin2 an1] /Lin'an, county-level city in Hangzhou/",
@@ -650,8 +651,9 @@ def test_a_place_whose_name_the_stemmer_changes_is_not_translated() -> None:
         ]
     )
     # Beijing stems to "beij" as 京剧's "Beijing opera" does: the same word, so it stays.
-    assert {zh for zh, _ in zh2en} == {"鹿特丹", "北京", "京剧", "白天"}
-    assert {zh for _, zh in en2zh} == {"鹿特丹", "北京", "白天"}
+    assert {zh for zh, _ in zh2en} == {"鹿特丹", "北京", "京剧", "白天", "临安"}
+    assert {zh for _, zh in en2zh} == {"鹿特丹", "北京", "白天", "临安"}
+    assert ("临安", "linan") in zh2en and ("linan", "临安") in en2zh
 
 
 def test_a_han_word_spelling_an_english_word_is_not_a_name(tmp_path: Path) -> None:
