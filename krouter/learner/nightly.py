@@ -135,12 +135,6 @@ def weak_questions(
     return sorted(seen.values(), key=lambda w: w.first_time), sorted(times)
 
 
-def _log_entries() -> Iterable[dict[str, object]]:
-    for path in _log_files():
-        for _offset, item in querylog.read(path):
-            yield item
-
-
 _OUT_OF_TIME = "the run's time budget (%.0f s) ran out before the model was asked; asked again next run"
 
 
@@ -192,7 +186,8 @@ def learn(
         root = router.root
         vid = querylog.vault_id(root)
         since = _read_cursor(vid)
-        weak, times = weak_questions(_log_entries(), vid, since)
+        entries = (item for path in _log_files() for _offset, item in querylog.read(path))
+        weak, times = weak_questions(entries, vid, since)
         lane_name, model = (lane.name, lane.model) if lane is not None else (NO_LANE, "-")
         report = LearnReport(run_id, str(root), lane_name, model, dry_run, log_entries=len(times))
         todo = weak[: max(max_questions, 0)]
@@ -361,9 +356,11 @@ def _apply(
         outcome.reason = reason
         return outcome
     record: dict[str, object] = {"quote": prop.quote, "lane": lane.name, "model": lane.model}
-    # An agent's held pick of this page for this question is a second, independent source.
-    agent = pending.find(root, question, prop.page, pending.AGENT)
-    if agent is not None and not agent.get("doubt"):
+    # An agent's held pick of this page for this question, quoting the same passage, is a second source.
+    agent, apart = pending.second_source(
+        root, question, prop.page, pending.AGENT, prop.quote or "", page.text
+    )
+    if agent is not None:
         record["pending_id"] = agent["pending"]
     elif held:
         outcome.status = PENDING
@@ -381,7 +378,7 @@ def _apply(
         )
         outcome.reason = (
             f"held until a second source agrees (pending {mine['pending']}: an agent teaching the same page, "
-            f"or krouter learn --accept {mine['pending']})"
+            f"or krouter learn --accept {mine['pending']})" + (f"; {apart}" if apart else "")
         )
         return outcome
     # Written, then asked again: kept only when the question now cites the page, as with an agent's

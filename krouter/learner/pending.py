@@ -4,8 +4,9 @@ No check on one teacher's pick tells an honest rewording from a neighbour's ques
 a teacher that is consistently wrong (a careless agent, a steered one, a plausible-but-wrong model)
 passes every check on its own, and its trigger makes the neighbour question citeable. So a verified pick
 from one source is not written: it is held here (``pending.jsonl`` in the state dir, private) and
-written only when a second source names the same page for the same question, through the one write path
-(``trigger_writes.write_confirmed``: journaled, asked again, undoable). The sources:
+written only when a second source names the same page for the same question and quotes the same
+passage of it (``second_source``), through the one write path (``trigger_writes.write_confirmed``:
+journaled, asked again, undoable). The sources:
 
 - an agent (``krouter_teach``, ``krouter teach``), held unless ``pending_triggers = "none"``;
 - the nightly model, held by default (``pending_triggers = "all"``); with ``"agents"`` its picks are
@@ -37,9 +38,10 @@ from krouter.learner.trigger_writes import (
     undone_runs,
     write_confirmed,
 )
-from krouter.learner.verify import candidates, verify_pick
+from krouter.learner.verify import candidates, same_passage, verify_pick
 from krouter.routing import querylog
 from krouter.routing.router import Router
+from krouter.vault.page import parse_page
 
 PENDING_NAME = "pending.jsonl"
 AGENT = "agent"
@@ -93,6 +95,26 @@ def find(root: Path, question: str, page: str | None = None, source: str | None 
         if (page is None or h["page"] == page) and (source is None or h["source"] == source):
             return h
     return None
+
+
+def second_source(
+    root: Path, question: str, page: str, source: str, quote: str, text: str
+) -> tuple[dict | None, str]:
+    """The open hold from ``source`` of this pick that a pick quoting ``quote`` confirms, or None and,
+    when such a hold quotes another passage of the page (``text``), why it does not count.
+
+    Two teachers agree when they name the same page and quote the same passage of it: one that quotes
+    the page's first line while the other quotes the line that answers has not found the answer twice.
+    On the learner bench a careless agent (the closest page, its first sentence) and a plausible-but-wrong
+    model (the best word overlap) agreed on the page for three neighbour questions; on the passage, for
+    one (docs/decisions.md D78). A hold for the owner alone (``doubt``) is never confirmed."""
+    h = find(root, question, page, source)
+    if h is None or h.get("doubt"):
+        return None, ""
+    if same_passage(str(h.get("quote") or ""), quote, parse_page(page, text).body):
+        return h, ""
+    who = "an agent" if source == AGENT else "the nightly model"
+    return None, f"{who}'s pending {h['pending']} names this page but quotes another passage of it"
 
 
 def owner_refusal(root: Path, question: str, page: str) -> str | None:

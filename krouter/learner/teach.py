@@ -273,14 +273,20 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     doubted = same if same and same.get("doubt") and not doubt else None
     if doubted:
         same = None
-    if same:
+    # The nightly model's held pick of this page for this question, quoting the same passage, is the
+    # second source (confirmed by this teaching even when this agent's own pick was held already).
+    other, apart = pending.second_source(
+        router.root, question, rel, pending.NIGHTLY, result.quote, page_bytes.text
+    )
+    if same and (other is None or doubt or same.get("doubt")):
         # Taught again, by this agent or another: still one source (an agent names itself).
         result.status, result.pending_id = PENDING, str(same["pending"])
         if same.get("doubt"):
             result.for_owner = True
             held = str(same["doubt"])
             return held if doubt == held else f"{held}; this teaching's own doubt: {doubt}"
-        return "it was held already; teaching it again, by this agent or another, does not confirm it"
+        again = "it was held already; teaching it again, by this agent or another, does not confirm it"
+        return f"{again}; {apart}" if apart else again
     record: dict[str, object] = {
         "quote": result.quote,
         "lane": AGENT_LANE,
@@ -291,8 +297,6 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         _hold(router, result, client, doubt)
         result.for_owner = True
         return doubt
-    # The nightly model's held pick of this page for this question is the second source.
-    other = pending.find(router.root, question, rel, pending.NIGHTLY)
     if other is not None:
         record["pending_id"] = other["pending"]
     elif pending.is_held(cfg, pending.AGENT):
@@ -302,7 +306,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
                 router.root, str(doubted["pending"]), pending.SUPERSEDED, f"pending {entry['pending']}"
             )
             return f"it takes the place of pending {doubted['pending']}, held for the owner until now"
-        return ""
+        return apart
     status, reason = write_confirmed(router, page_bytes, question, run_id, dry_run=False, record=record)
     if status == TAKEN_BACK:
         # "Taught" must mean that the question now cites the page: a trigger that does not make it cite

@@ -35,6 +35,7 @@ _WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u
 # Emphasis and code marks a model drops when it copies a sentence, and table cell bars it turns into
 # spaces; treated the same on both sides, so this cannot make a quote match words that are not there.
 _MARKUP = str.maketrans({"*": None, "`": None, "|": " "})
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def normalize_text(text: str) -> str:
@@ -47,6 +48,12 @@ def quote_on_page(quote: str, page_text: str) -> bool:
     """True when the normalised quote occurs in the normalised page text."""
     q = normalize_text(quote)
     return bool(q) and q in normalize_text(page_text)
+
+
+def same_passage(first: str, second: str, body: str) -> bool:
+    """True when one passage of a page's body (a block between blank lines) holds both quotes."""
+    a, b = normalize_text(first), normalize_text(second)
+    return bool(a and b) and any(a in p and b in p for p in map(normalize_text, _BLANK_LINE.split(body)))
 
 
 def is_sentence(quote: str) -> bool:

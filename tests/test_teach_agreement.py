@@ -1,0 +1,69 @@
+"""Two teachers agree when they name the same page and quote the same passage of it (docs/decisions.md
+D78): a held pick is confirmed by the other teacher's pick of the page only when its quote sits in the
+same passage (a block between blank lines), and the reply says why one that quotes elsewhere did not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, log_weak, snapshot, write_vault
+from test_teach_pending import cites, listed, picking, teach_lib
+
+from krouter import config
+from krouter.learner import nightly, trigger_writes
+from krouter.learner.report import LEARNED, PENDING
+
+# Another passage of the same page, which also shares "merge" with the question.
+ELSEWHERE = "Merges wait in the merge queue until the nightly build is green."
+# Another sentence of the passage that holds the answer (a line of its own, no blank line between).
+BESIDE = "Approvals from one team count once towards a merge."
+
+
+@pytest.fixture(autouse=True)
+def query_log_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KROUTER_NO_QUERY_LOG", raising=False)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    pages = dict(PAGES)
+    pages[CODE_REVIEW] = PAGES[CODE_REVIEW] + f"{BESIDE}\n\n{ELSEWHERE}\n"
+    return write_vault(tmp_path / "vault", pages)
+
+
+def test_the_nightly_model_quoting_another_passage_does_not_confirm_an_agents_pick(vault: Path) -> None:
+    agent_hold = teach_lib(vault).pending_id
+    before = snapshot(vault)
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, ELSEWHERE)}))
+    [outcome] = report.outcomes
+    assert outcome.status == PENDING, report.to_text()
+    assert f"an agent's pending {agent_hold} names this page but quotes another passage" in outcome.reason
+    assert snapshot(vault) == before and trigger_writes.journal_entries() == []
+    assert [r["pending"] for r in listed(vault)] == [True, True]
+
+
+def test_the_nightly_model_quoting_the_same_passage_confirms_it(vault: Path) -> None:
+    agent_hold = teach_lib(vault).pending_id
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, BESIDE)}))
+    [outcome] = report.outcomes
+    assert outcome.status == LEARNED and f"confirms an agent's pending {agent_hold}" in outcome.reason
+    assert cites(vault, MERGE_Q) == CODE_REVIEW
+
+
+def test_an_agent_quoting_another_passage_does_not_confirm_the_nightly_models_pick(vault: Path) -> None:
+    config.config_path().write_text('pending_triggers = "all"\n', encoding="utf-8")
+    log_weak(vault, MERGE_Q)
+    nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    [held] = listed(vault)
+    before = snapshot(vault)
+    result = teach_lib(vault, quote=ELSEWHERE)
+    assert result.status == PENDING and not result.taught, result.to_text()
+    wanted = f"the nightly model's pending {held['pending_id']} names this page but quotes another passage"
+    assert wanted in result.reason and wanted in result.to_text()
+    assert snapshot(vault) == before and cites(vault, MERGE_Q) is None
+    # The agent quoting the answer's passage is the second source: written at once.
+    assert teach_lib(vault, quote=BESIDE).taught
+    assert cites(vault, MERGE_Q) == CODE_REVIEW
