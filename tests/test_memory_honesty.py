@@ -54,6 +54,9 @@ SETS = {
     "questions_dev7.jsonl": "vault5",
     "heldout9.jsonl": "vault5",
     "heldout10.jsonl": "vault3",
+    "heldout11.jsonl": "vault6",
+    "heldout12.jsonl": "vault6",
+    "questions_dev8.jsonl": "vault6",
 }
 
 
