@@ -495,6 +495,26 @@ def test_pointing_words_are_not_content(tmp_path: Path) -> None:
     assert asked.candidates[0].path == "供应商/言叶翻译.md"
 
 
+def test_a_pointing_word_the_segmenter_cut_in_two_is_not_content(tmp_path: Path) -> None:
+    """jieba cuts "登录那块 SDK" into 那 + 块 (but "工资那块咋算" into 那块): the 块 left over was a word
+    the page lacked. 块 after a number is still a word (300块), and the noun after 那块 still counts."""
+    vault = write(
+        tmp_path,
+        {
+            "运维手册/登录SDK超时.md": "# 登录 SDK 超时\n\n登录 SDK 的超时是 8 秒，重试一次。\n",
+            "运维手册/支付SDK超时.md": "# 支付 SDK 超时\n\n支付 SDK 的超时是 15 秒。\n",
+        },
+    )
+    with Router(vault) as router:
+        asked = router.decide("登录那块 SDK 超时是几秒？")
+        board = router.decide("那块板子多少钱")
+        price = router.decide("300块一个吗")
+    assert "块" not in asked.evidence.query_terms and asked.decision == "cite"
+    assert asked.top is not None and asked.top.path == "运维手册/登录SDK超时.md"
+    assert board.evidence.query_terms == ["板子", "钱"]
+    assert "块" in price.evidence.query_terms
+
+
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
     """Many pages with the same score: the top page must not depend on k or on indexing order."""
     same = "# Note\n\nThe ferry timetable changes in spring.\n"

@@ -78,7 +78,8 @@ _ASKERS_NOW = frozenset("今天 昨天 明天 前天 后天 今晚 昨晚 今早
 
 # 这 or 那 and a measure word (那家, 这次, 那位): pointing at something the question names elsewhere or
 # the asker has in mind, as 这个 and 那个 (stop words) do. "找言叶那家做" asks about 言叶, not about 那家.
-_POINTING = re.compile(r"[这那][家位次天回种款台批件]$")
+_POINTING_MEASURES = "家位次天回种款台批件块"
+_POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 
 
 def without_days(question: str) -> str:
@@ -94,6 +95,19 @@ def without_frames(text: str) -> str:
 def verb_asked_once(run: str) -> str:
     """A Han run with its A-not-A questions (来不来, 收不收钱) read as the verb asked about once."""
     return _A_NOT_A.sub(_asked_once, run)
+
+
+def pointed(words: list[str]) -> list[str]:
+    """The segmenter's words with 这 or 那 and a measure word cut apart (那 + 块 of "登录那块 SDK", 那 + 批
+    of "那批，") joined again, as the segmenter gives them elsewhere ("工资那块咋算": 那块), so that
+    ``asks_only`` reads them as one pointing word."""
+    out: list[str] = []
+    for word in words:
+        if out and out[-1] in ("这", "那") and len(word) == 1 and word in _POINTING_MEASURES:
+            out[-1] += word
+        else:
+            out.append(word)
+    return out
 
 
 def asks_only(word: str) -> bool:
