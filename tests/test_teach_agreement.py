@@ -13,6 +13,7 @@ from test_teach_pending import cites, listed, picking, teach_lib
 from krouter import config
 from krouter.learner import nightly, trigger_writes
 from krouter.learner.report import LEARNED, PENDING
+from krouter.learner.verify import same_passage
 
 # Another passage of the same page, which also shares "merge" with the question.
 ELSEWHERE = "Merges wait in the merge queue until the nightly build is green."
@@ -67,3 +68,31 @@ def test_an_agent_quoting_another_passage_does_not_confirm_the_nightly_models_pi
     # The agent quoting the answer's passage is the second source: written at once.
     assert teach_lib(vault, quote=BESIDE).taught
     assert cites(vault, MERGE_Q) == CODE_REVIEW
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_passages_are_cut_at_blank_lines_and_headings_whatever_the_line_ends(newline: str) -> None:
+    body = newline.join(
+        ["# Code review", GOOD_QUOTE, BESIDE, "\u3000", ELSEWHERE, "## Merge queue", "Merges run at noon."]
+    )
+    assert same_passage(GOOD_QUOTE, BESIDE, body)
+    assert not same_passage(GOOD_QUOTE, ELSEWHERE, body)
+    # A section under its own heading is a passage, with no blank line before the heading.
+    assert not same_passage(ELSEWHERE, "Merges run at noon.", body)
+    # The same sentence agrees with itself, wherever the page breaks it.
+    assert same_passage(GOOD_QUOTE, GOOD_QUOTE.replace("*", ""), body)
+
+
+def test_a_held_quote_no_longer_on_the_page_is_said_so(vault: Path) -> None:
+    config.config_path().write_text('pending_triggers = "all"\n', encoding="utf-8")
+    log_weak(vault, MERGE_Q)
+    nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, ELSEWHERE)}))
+    [held] = listed(vault)
+    page = vault / CODE_REVIEW
+    page.write_text(page.read_text(encoding="utf-8").replace(ELSEWHERE, ""), encoding="utf-8")
+    result = teach_lib(vault)
+    assert result.status == PENDING and not result.taught
+    assert (
+        f"the nightly model's pending {held['pending_id']} names this page, but its quote is no longer on it"
+        in (result.reason)
+    )

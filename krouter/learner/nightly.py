@@ -377,8 +377,9 @@ def _apply(
             model=lane.model,
         )
         outcome.reason = (
-            f"held until a second source agrees (pending {mine['pending']}: an agent teaching the same page, "
-            f"or krouter learn --accept {mine['pending']})" + (f"; {apart}" if apart else "")
+            f"held until a second source agrees (pending {mine['pending']}: an agent teaching the same page from "
+            f"the same passage, or krouter learn --accept {mine['pending']})"
+            + (f"; {apart}" if apart else "")
         )
         return outcome
     # Written, then asked again: kept only when the question now cites the page, as with an agent's

@@ -38,7 +38,7 @@ from krouter.learner.trigger_writes import (
     undone_runs,
     write_confirmed,
 )
-from krouter.learner.verify import candidates, same_passage, verify_pick
+from krouter.learner.verify import candidates, quote_on_page, same_passage, verify_pick
 from krouter.routing import querylog
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
@@ -111,9 +111,12 @@ def second_source(
     h = find(root, question, page, source)
     if h is None or h.get("doubt"):
         return None, ""
-    if same_passage(str(h.get("quote") or ""), quote, parse_page(page, text).body):
+    held, body = str(h.get("quote") or ""), parse_page(page, text).body
+    if same_passage(held, quote, body):
         return h, ""
     who = "an agent" if source == AGENT else "the nightly model"
+    if not quote_on_page(held, body):
+        return None, f"{who}'s pending {h['pending']} names this page, but its quote is no longer on it"
     return None, f"{who}'s pending {h['pending']} names this page but quotes another passage of it"
 
 

@@ -8,8 +8,8 @@ what is written: the only thing added is the question itself, as one trigger of 
 
 Held by default (``pending_triggers``, ``krouter.learner.pending``): a pick that passes every
 check is recorded as pending, nothing written, until a second source agrees (the nightly model naming
-the same page, or the owner's ``krouter learn --accept ID``); an agent's pick that agrees with one the
-nightly model holds is written at once. No check tells one teacher's honest pick from a plausible wrong
+the same page with a quote from the same passage, or the owner's ``krouter learn --accept ID``); an
+agent's pick that agrees so with one the nightly model holds is written at once (D78). No check tells one teacher's honest pick from a plausible wrong
 one (docs/decisions.md D50).
 
 "Taught" means that the question now cites the page. A trigger the decision would not count (a word of
@@ -110,7 +110,7 @@ class TeachResult:
             return (
                 f"pending, nothing written: {self.page} is held as this question's answer (pending "
                 f"{self.pending_id}) until a second source agrees: the nightly learner's model naming the "
-                f"same page, or the owner running: krouter learn --accept {self.pending_id}"
+                f"same page with a quote from the same passage, or the owner running: krouter learn --accept {self.pending_id}"
                 + (f"; {self.reason}" if self.reason else "")
             )
         if self.withdrawn_run:
@@ -278,7 +278,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     other, apart = pending.second_source(
         router.root, question, rel, pending.NIGHTLY, result.quote, page_bytes.text
     )
-    if same and (other is None or doubt or same.get("doubt")):
+    if same and (other is None or doubt):
         # Taught again, by this agent or another: still one source (an agent names itself).
         result.status, result.pending_id = PENDING, str(same["pending"])
         if same.get("doubt"):

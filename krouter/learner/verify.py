@@ -35,7 +35,7 @@ _WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u
 # Emphasis and code marks a model drops when it copies a sentence, and table cell bars it turns into
 # spaces; treated the same on both sides, so this cannot make a quote match words that are not there.
 _MARKUP = str.maketrans({"*": None, "`": None, "|": " "})
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_HEADING = re.compile(r"\s*#")
 
 
 def normalize_text(text: str) -> str:
@@ -51,9 +51,23 @@ def quote_on_page(quote: str, page_text: str) -> bool:
 
 
 def same_passage(first: str, second: str, body: str) -> bool:
-    """True when one passage of a page's body (a block between blank lines) holds both quotes."""
+    """True when both quotes are the same sentence, or one passage of a page's body holds both: a block
+    of lines between blank lines (a line of spaces, CRLF pages alike) and headings, so that a section
+    under its own heading is a passage of its own even with no blank line before it."""
     a, b = normalize_text(first), normalize_text(second)
-    return bool(a and b) and any(a in p and b in p for p in map(normalize_text, _BLANK_LINE.split(body)))
+    if not (a and b):
+        return False
+    return a == b or any(a in p and b in p for p in map(normalize_text, _blocks(body)))
+
+
+def _blocks(body: str) -> list[str]:
+    blocks: list[list[str]] = [[]]
+    for line in body.splitlines():
+        if not line.strip() or _HEADING.match(line):
+            blocks.append([])
+        if line.strip():
+            blocks[-1].append(line)
+    return ["\n".join(block) for block in blocks if block]
 
 
 def is_sentence(quote: str) -> bool:

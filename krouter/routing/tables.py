@@ -16,6 +16,7 @@ from krouter import config
 from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
+from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.terms import normalize
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
@@ -76,7 +77,8 @@ class Tables:
         if found is None:
             info = self.pages[pid]
             found = tuple(
-                (name, tuple(normalize(name).split())) for name in (info.title, Path(info.path).stem)
+                (name, tuple(join_apostrophes(normalize(name)).split()))
+                for name in (info.title, Path(info.path).stem)
             )
             self._names[pid] = found
         return found

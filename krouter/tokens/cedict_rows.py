@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.terms import english_terms
 
 # A sense of more content words than this is a definition, not a translation.
@@ -36,7 +37,6 @@ _LEADING_NAME = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*) (?=[a-z(])")
 _SYLLABLE = re.compile(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
 _LETTERS_ONLY = re.compile(r"[^a-z]")
 _LETTERS = re.compile(r"[a-z]*")
-_PLAIN_WORD = re.compile(r"[A-Za-z]{4,}|[A-Za-z]{2,}'[A-Za-z]{2,}")
 HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 # Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
 # not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
@@ -117,7 +117,12 @@ def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dic
                 # "beijing-harbin" writes the word "beijing"; "days" is another word than "daye".
                 written.setdefault(term, set()).add(_LETTERS.match(as_written + " ").group())
             _add(zh2en, en2zh, word, rank, words, english)
+    # The apostrophe tells pinyin names apart (济南 Jinan, 晋安 Jin'an): a name written with it whose
+    # letters another name spells without it would reach that other place's pages.
+    plain = {_letters(words) for _, _, words in names if not any("'" in w for _, w in words)}
     for word, rank, words in names:
+        if any("'" in w for _, w in words) and _letters(words) in plain:
+            continue
         if all(written.get(term, {as_written}) == {as_written} for term, as_written in words):
             _add(zh2en, en2zh, word, rank, words, [words[0][0]] if len(words) == 1 else [])
     return zh2en, en2zh
@@ -141,11 +146,16 @@ def _add(
         en2zh[key] = min(rank, en2zh.get(key, rank))
 
 
+def _letters(words: list[tuple[str, str]]) -> str:
+    """A name's letters, as written, without spaces or apostrophes ("Jin'an" and "Jinan": jinan)."""
+    return "".join(ch for _, w in words for ch in w if ch.isalpha())
+
+
 def _plain_name(name: str) -> bool:
-    """True for a place's name of plain words of four letters or more; a word romanised with an
-    apostrophe between parts of two letters or more is one word, as the index holds it ("Lin'an" is
-    "linan", which a page writing "Lin'an" or "Linan" holds)."""
-    return all(_PLAIN_WORD.fullmatch(word) for word in name.split())
+    """True for a place's name of plain words of four letters or more; a pinyin name written with an
+    apostrophe is one word, as the index holds it ("Lin'an" is "linan", which a page writing "Lin'an" or
+    "Linan" holds)."""
+    return all(w.isascii() and w.isalpha() and len(w) >= 4 for w in join_apostrophes(name).split())
 
 
 def _synonyms(sense: str) -> list[str]:

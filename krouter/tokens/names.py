@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from krouter.tokens import bilingual, jieba_dict
+from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import english_terms
 
@@ -84,7 +85,7 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
     vault holds (``held``: Liu of "Kevin Liu" where the notes say Kevin): the notes may name that one
     by the word they hold. The dictionary knows too few English words to tell a name from one by
     itself: "toggle" is not in it."""
-    text = unicodedata.normalize("NFKC", question)
+    text = join_apostrophes(unicodedata.normalize("NFKC", question))
     if _capitals_say_nothing(text):
         return False
     for m in _whole_words(word, text):
@@ -105,7 +106,7 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
 def capitalised(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` as a whole word with a capital, in
     a question whose capitals say something (not one in capitals or in title case)."""
-    text = unicodedata.normalize("NFKC", question)
+    text = join_apostrophes(unicodedata.normalize("NFKC", question))
     return not _capitals_say_nothing(text) and any(m.group()[0].isupper() for m in _whole_words(word, text))
 
 

@@ -28,6 +28,7 @@ import Stemmer
 
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
+from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.stopwords import CHINESE, ENGLISH
@@ -43,7 +44,7 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 12: a number after a comma is dotted unless the comma groups thousands (6.2，7.0); more currency words.
 # 13: a page's amount is also indexed whole, marked (¤1.99).
 # 14: an identifier written with an underscore (page_id, _di) is also indexed whole.
-# 15: a name written with an apostrophe between two parts of two letters or more (Xi'an) is one word.
+# 15: a pinyin name written with an apostrophe (Xi'an, Tian'anmen) is one word.
 TOKENIZER_VERSION = "15"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
@@ -96,22 +97,12 @@ RUN = re.compile(
     rf"(?<![$€£¥￥\d.])(?!(?<=\d,)\d{{3}}(?!\d))v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
     rf"|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
 )
-# A name romanised with an apostrophe between its syllables (Xi'an, Tian'anmen, Jing'an, Pu'er) is one
-# word, written without it as often as with it ("Xian"): cut at the apostrophe, "Xi'an" was "xi" and the
-# stop word "an", and 西安 could not be translated by its name. Both parts of two letters or more, the
-# second not a contraction's ('re, 've, 'll): "it's", "don't", "O'Brien" and "they're" cut as before.
-# Joined in the text before it is cut into words, and only in a text that has an apostrophe: a second
-# alternative in RUN was tried at every word of every page.
-_APOSTROPHE_WORD = re.compile(
-    r"(?<![\w'’])([a-z]{2,})['’](?!(?:re|ve|ll)(?![a-z]))([a-z]{2,})(?!\w|['’][a-z]{2})"
-)
 
 
 def _runs(norm: str) -> list[str]:
-    """The runs (words, CJK runs, dotted numbers) of a normalised text."""
-    if "'" in norm or "’" in norm:
-        norm = _APOSTROPHE_WORD.sub(r"\1\2", norm)
-    return RUN.findall(norm)
+    """The runs (words, CJK runs, dotted numbers) of a normalised text, a pinyin name written with an
+    apostrophe (Xi'an) one word (``pinyin_names``)."""
+    return RUN.findall(join_apostrophes(norm))
 
 
 # A page's amount is also indexed whole, marked as an amount (¤1.99), outside the BM25 length: a
@@ -262,9 +253,9 @@ def index_terms(text: str) -> list[str]:
     vault lacks when the vault is full of it. They do not count towards a page's length
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
-    norm = normalize(text)
+    norm = join_apostrophes(normalize(text))
     amounts = _amounts(norm) + _identifiers(norm)
-    runs = _runs(norm)
+    runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:

@@ -145,7 +145,8 @@ class TeachReply(BaseModel):
     )
     pending_id: str | None = Field(
         default=None,
-        description="A held pick: written when the nightly learner names the same page, or the owner runs "
+        description="A held pick: written when the nightly learner names the same page (quoting the same "
+        "passage), or the owner runs "
         "`krouter learn --accept ID` (only the owner, when `for_owner`).",
     )
     for_owner: bool = Field(
