@@ -44,8 +44,9 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 12: a number after a comma is dotted unless the comma groups thousands (6.2，7.0); more currency words.
 # 13: a page's amount is also indexed whole, marked (¤1.99).
 # 14: an identifier written with an underscore (page_id, _di) is also indexed whole.
-# 15: a pinyin name written with an apostrophe (Xi'an, Tian'anmen) is one word.
-TOKENIZER_VERSION = "15"
+# 15: a word with an apostrophe between two parts of two letters or more is one word (Xi'an).
+# 16: only a pinyin name written with an apostrophe (Xi'an, Tian'anmen) is one word.
+TOKENIZER_VERSION = "16"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
