@@ -550,6 +550,20 @@ def test_a_pinyin_name_with_an_apostrophe_is_read_as_written_by_the_name_checks(
     assert not names.capitalised("xian", "coach company in xi'an")
 
 
+@pytest.mark.parametrize("place", ["Manchester", "Chengdu", "Paris"])
+def test_a_question_about_a_place_the_vault_never_mentions_is_refused(tmp_path: Path, place: str) -> None:
+    """A place the dictionary knows (曼彻斯特, 成都, 巴黎) names the question's subject as an unknown name
+    does (D59): the London coach company's page does not answer for another city."""
+    page = "# Thames\n\nThames is our coach company for London school trips, booked by the week.\n"
+    _page(tmp_path, "Suppliers/Thames.md", page)
+    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    with Router(tmp_path) as router:
+        elsewhere = router.ask(f"Which coach company books school trips by the week for {place}?")
+        london = router.ask("Which coach company books school trips by the week for London?")
+    assert elsewhere.decision == "refuse" and f"names '{place.lower()}'" in elsewhere.reason
+    assert london.decision == "cite"
+
+
 def test_the_snippet_is_the_line_holding_the_name_written_with_an_apostrophe(tmp_path: Path) -> None:
     _page(
         tmp_path,

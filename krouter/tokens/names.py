@@ -75,7 +75,17 @@ def names_a_subject(word: str) -> bool:
         )
     if any(ch.isdigit() for ch in word) or word.lower() in _CALENDAR | _NOT_NAMES:
         return False
-    return is_name(word)
+    return is_name(word) or _only_a_proper_name(word)
+
+
+def _only_a_proper_name(word: str) -> bool:
+    """True for a Latin word whose commonest CC-CEDICT translation is a proper name (Chengdu, Manchester,
+    Australia: 成都, 曼彻斯特, 澳大利亚): a place or a person names a subject as an unknown name does. Known
+    to the dictionary, it was no name to D59, and "Which coach company books school trips for
+    Manchester?" was answered from the London coach company's page (docs/decisions.md D81)."""
+    stems = english_terms(word)
+    chinese = bilingual.to_chinese(stems[0], work=False) if stems else ()
+    return bool(chinese) and bool(bilingual.column("SELECT zh FROM proper WHERE zh=?", chinese[0]))
 
 
 def written_as_name(word: str, question: str, held: set[str]) -> bool:
