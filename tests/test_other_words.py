@@ -27,6 +27,11 @@ def _page(root: Path, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _duty_page(root: Path) -> None:
+    """A Chinese page beside the English ones: a vault with Han text looks English words up in Chinese."""
+    _page(root, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+
+
 def _forbid_dictionary(monkeypatch, *lookups: str) -> None:
     """Make these dictionary lookups fail the test if anything calls them."""
 
@@ -84,7 +89,7 @@ def test_a_chinese_question_finds_an_english_page_through_the_dictionary(tmp_pat
         "Decisions/Deployment.md",
         "# Deployment\n\nWe deploy to the Frankfurt region on Kubernetes.\n",
     )
-    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _duty_page(tmp_path)
     with Router(tmp_path) as router:
         receipt = router.ask("部署在哪个区域")
     assert receipt.decision == "cite"
@@ -268,7 +273,7 @@ def test_the_store_of_the_install_used_before_is_kept(tmp_path: Path, monkeypatc
 
 
 def test_numbers_do_not_make_a_chinese_vault_bilingual(tmp_path: Path, monkeypatch) -> None:
-    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _duty_page(tmp_path)
     _page(tmp_path, "决策/数据库.md", "# 数据库\n\n数据库是第 16 版。\n")
 
     _forbid_dictionary(monkeypatch, "to_english")
@@ -556,7 +561,7 @@ def test_a_question_about_a_place_the_vault_never_mentions_is_refused(tmp_path: 
     does (D59): the London coach company's page does not answer for another city."""
     page = "# Thames\n\nThames is our coach company for London school trips, booked by the week.\n"
     _page(tmp_path, "Suppliers/Thames.md", page)
-    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _duty_page(tmp_path)
     with Router(tmp_path) as router:
         elsewhere = router.ask(f"Which coach company books school trips by the week for {place}?")
         london = router.ask("Which coach company books school trips by the week for London?")
@@ -570,7 +575,7 @@ def test_the_snippet_is_the_line_holding_the_name_written_with_an_apostrophe(tmp
         "Suppliers/Coaches.md",
         "# Coaches\n\nThames runs our coaches in London.\nQinfeng runs our coaches in Xi'an.\n",
     )
-    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _duty_page(tmp_path)
     with Router(tmp_path) as router:
         receipt = router.ask("who runs our coaches in Xian")
     assert receipt.closest is not None and receipt.closest.snippet == "Qinfeng runs our coaches in Xi'an."
@@ -585,7 +590,7 @@ def test_a_page_writing_xi_an_is_found_by_its_chinese_name_and_without_the_apost
 ) -> None:
     _page(tmp_path, "Suppliers/Qinfeng.md", "# Qinfeng\n\nQinfeng is our coach company in Xi'an.\n")
     _page(tmp_path, "Suppliers/Thames.md", "# Thames\n\nThames is our coach company in London.\n")
-    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _duty_page(tmp_path)
     with Router(tmp_path) as router:
         receipt = router.ask(question)
     assert receipt.closest is not None and receipt.closest.path == "Suppliers/Qinfeng.md"
@@ -597,7 +602,7 @@ def test_a_chinese_question_naming_a_city_finds_the_english_page(tmp_path: Path)
         tmp_path, "Projects/Warehouse.md", "# Warehouse\n\nOur US orders ship from the Chicago warehouse.\n"
     )
     _page(tmp_path, "Projects/Returns.md", "# Returns\n\nReturns go to the Reno warehouse.\n")
-    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _duty_page(tmp_path)
     with Router(tmp_path) as router:
         receipt = router.ask("芝加哥仓库")
     assert receipt.closest is not None and receipt.closest.path == "Projects/Warehouse.md"
@@ -716,7 +721,7 @@ def test_a_place_whose_name_the_stemmer_changes_is_not_translated() -> None:
 def test_a_han_word_spelling_an_english_word_is_not_a_name(tmp_path: Path) -> None:
     """没得 ("there is no") spells "mode"; it reached a dark-mode page and cited it."""
     _page(tmp_path, "Decisions/Dark mode.md", "# Dark mode\n\nThe app follows the system mode.\n")
-    _page(tmp_path, "运维/值班.md", "# 值班\n\n每次值班至少 2 人。\n")
+    _duty_page(tmp_path)
     with Router(tmp_path) as router:
         receipt = router.ask("我们没得选吗")
     assert receipt.decision == "refuse"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, log_weak, snapshot, write_vault
-from test_teach_pending import cites, listed, picking, teach_lib
+from test_teach_pending import cites, listed, picking, query_log_on, teach_lib  # noqa: F401 (an autouse fixture)
 
 from krouter import config
 from krouter.learner import nightly, trigger_writes
@@ -19,11 +19,6 @@ from krouter.learner.verify import same_passage
 ELSEWHERE = "Merges wait in the merge queue until the nightly build is green."
 # Another sentence of the passage that holds the answer (a line of its own, no blank line between).
 BESIDE = "Approvals from one team count once towards a merge."
-
-
-@pytest.fixture(autouse=True)
-def query_log_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KROUTER_NO_QUERY_LOG", raising=False)
 
 
 @pytest.fixture
