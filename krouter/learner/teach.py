@@ -9,8 +9,8 @@ what is written: the only thing added is the question itself, as one trigger of 
 Held by default (``pending_triggers``, ``krouter.learner.pending``): a pick that passes every
 check is recorded as pending, nothing written, until a second source agrees (the nightly model naming
 the same page with a quote from the same passage, or the owner's ``krouter learn --accept ID``); an
-agent's pick that agrees so with one the nightly model holds is written at once (D78). No check tells one teacher's honest pick from a plausible wrong
-one (docs/decisions.md D50).
+agent's pick that agrees so with one the nightly model holds is written at once (D78). No check tells one
+teacher's honest pick from a plausible wrong one (docs/decisions.md D50).
 
 "Taught" means that the question now cites the page. A trigger the decision would not count (a word of
 the question names another page and this page lacks it, through the dictionary too) is not written; one
@@ -110,8 +110,8 @@ class TeachResult:
             return (
                 f"pending, nothing written: {self.page} is held as this question's answer (pending "
                 f"{self.pending_id}) until a second source agrees: the nightly learner's model naming the "
-                f"same page with a quote from the same passage, or the owner running: krouter learn --accept {self.pending_id}"
-                + (f"; {self.reason}" if self.reason else "")
+                f"same page with a quote from the same passage, or the owner running: krouter learn "
+                f"--accept {self.pending_id}" + (f"; {self.reason}" if self.reason else "")
             )
         if self.withdrawn_run:
             return f"not taught, nothing kept: {self.reason}"
