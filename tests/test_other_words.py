@@ -698,6 +698,24 @@ def test_a_spelling_two_names_share_is_no_route(tmp_path: Path) -> None:
     assert led.closest is not None and "minghui→明辉" in led.closest.matched
 
 
+def test_a_phrasal_verbs_sense_does_not_translate_into_its_verb_alone(tmp_path: Path) -> None:
+    """登录 "to log in" is not "log": stop-word removal left the verb, which a daily log's title holds,
+    and "登录那块用的是哪个数据库" cited the demo vault's daily log (D82)."""
+    zh2en, en2zh = cedict_rows.compile_lines(["登錄 登录 [deng1 lu4] /to register/to log in/"])
+    assert ("登录", "regist") in zh2en and ("登录", "log") not in zh2en and ("log", "登录") not in en2zh
+    _page(
+        tmp_path,
+        "Daily/2026-11-02.md",
+        "# Daily log 2026-11-02\n\n- Restore test for the database backups moved.\n",
+    )
+    _page(
+        tmp_path, "Decisions/Primary database.md", "# Primary database\n\nAll data lives in PostgreSQL 16.\n"
+    )
+    with Router(tmp_path) as router:
+        receipt = router.ask("登录那块用的是哪个数据库")
+    assert receipt.decision == "refuse" and "登录→log" not in receipt.candidates[0].matched
+
+
 def test_a_place_whose_name_the_stemmer_changes_is_not_translated() -> None:
     """ "Daye" would reach pages as the word "day"; "Lin'an" is one word, "linan" (it was "lin" before
     an apostrophe joined it, D77)."""
