@@ -65,13 +65,8 @@ def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], li
         if not plain or _NOT_A_TRANSLATION.match(plain):
             continue
         words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
-        # A numeral's sense (六: "6") would let any page holding the number stand for the word; a phrasal
-        # verb's, its verb alone (登录 "to log in" is not "log", which a daily log's title holds).
-        if (
-            not (0 < len(words) <= MAX_SENSE_WORDS)
-            or any(term.isdigit() for term, _ in words)
-            or _PHRASAL.match(plain)
-        ):
+        # A numeral's sense (六: "6") would let any page holding the number stand for the word.
+        if not (0 < len(words) <= MAX_SENSE_WORDS) or any(term.isdigit() for term, _ in words):
             words = []
         if ";" in plain:
             english = _synonyms(plain)

@@ -79,13 +79,16 @@ def names_a_subject(word: str) -> bool:
 
 
 def _only_a_proper_name(word: str) -> bool:
-    """True for a Latin word whose commonest CC-CEDICT translation is a proper name (Chengdu, Manchester,
-    Australia: 成都, 曼彻斯特, 澳大利亚): a place or a person names a subject as an unknown name does. Known
-    to the dictionary, it was no name to D59, and "Which coach company books school trips for
-    Manchester?" was answered from the London coach company's page (docs/decisions.md D81)."""
+    """True for a Latin word whose commonest CC-CEDICT translation is a place's name, as the Han rule
+    reads one (jieba tags it a place, CC-CEDICT gives it only capitalised: Chengdu, Manchester,
+    Australia: 成都, 曼彻斯特, 澳大利亚): it names a subject as an unknown name does. Known to the
+    dictionary, it was no name to D59, and "Which coach company books school trips for Manchester?" was
+    answered from the London coach company's page (docs/decisions.md D81). Not a weekday, a language or
+    a word CC-CEDICT also lists capitalised (Friday, English, Internet, Mac: 周五, 英语, 网络): jieba does
+    not tag those as places."""
     stems = english_terms(word)
     chinese = bilingual.to_chinese(stems[0], work=False) if stems else ()
-    return bool(chinese) and bool(bilingual.column("SELECT zh FROM proper WHERE zh=?", chinese[0]))
+    return bool(chinese) and names_a_subject(chinese[0])
 
 
 def written_as_name(word: str, question: str, held: set[str]) -> bool:
