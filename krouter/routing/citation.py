@@ -12,8 +12,7 @@ from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
-from krouter.tokens.pinyin_names import join_apostrophes
-from krouter.tokens.terms import normalize
+from krouter.tokens.terms import word_text
 
 SNIPPET_CHARS = 240
 
@@ -162,12 +161,11 @@ def _answering_line(
     following = [p[0] for p in passages if p[0] > first]
     end = min(following) if following else len(text_lines) + 1
     rows = [line.strip() for line in text_lines[first - 1 : end - 1]]
-    # As the index cut it: a pinyin name written with an apostrophe (Xi'an) is the term "xian".
-    block = join_apostrophes(normalize("\n".join(rows)))
+    block = word_text("\n".join(rows))
     plain_rows = block.split("\n")
     if len(plain_rows) != len(rows):
         # A character that normalises to a line break (none known): weigh every line on its own.
-        plain_rows = [join_apostrophes(normalize(row)) for row in rows]
+        plain_rows = [word_text(row) for row in rows]
         block = "\n".join(plain_rows)
     starts = list(itertools.accumulate((len(row) + 1 for row in plain_rows[:-1]), initial=0))
     candidates: set[int] = set()

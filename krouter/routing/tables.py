@@ -16,8 +16,7 @@ from krouter import config
 from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
-from krouter.tokens.pinyin_names import join_apostrophes
-from krouter.tokens.terms import normalize
+from krouter.tokens.terms import word_text
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
 # every page is worked out here, once per generation.
@@ -77,8 +76,7 @@ class Tables:
         if found is None:
             info = self.pages[pid]
             found = tuple(
-                (name, tuple(join_apostrophes(normalize(name)).split()))
-                for name in (info.title, Path(info.path).stem)
+                (name, tuple(word_text(name).split())) for name in (info.title, Path(info.path).stem)
             )
             self._names[pid] = found
         return found

@@ -80,12 +80,12 @@ def names_a_subject(word: str) -> bool:
 
 def _only_a_proper_name(word: str) -> bool:
     """True for a Latin word whose commonest CC-CEDICT translation is a place's name, as the Han rule
-    reads one (jieba tags it a place, CC-CEDICT gives it only capitalised: Chengdu, Manchester,
-    Australia: 成都, 曼彻斯特, 澳大利亚): it names a subject as an unknown name does. Known to the
-    dictionary, it was no name to D59, and "Which coach company books school trips for Manchester?" was
-    answered from the London coach company's page (docs/decisions.md D81). Not a weekday, a language or
-    a word CC-CEDICT also lists capitalised (Friday, English, Internet, Mac: 周五, 英语, 网络): jieba does
-    not tag those as places."""
+    reads one (jieba tags it a place, CC-CEDICT gives it only capitalised: Chengdu, Paris, Australia:
+    成都, 巴黎, 澳大利亚): it names a subject as an unknown name does. Known to the dictionary, it was no
+    name to D59, and "Which coach company books school trips for Paris?" was answered from the London
+    coach company's page (docs/decisions.md D81). Not a weekday, a language or a word CC-CEDICT also
+    lists capitalised (Friday, English, Internet, Mac: 周五, 英语, 网络), nor a place jieba does not tag
+    (Manchester: 曼彻斯特)."""
     stems = english_terms(word)
     chinese = bilingual.to_chinese(stems[0], work=False) if stems else ()
     return bool(chinese) and names_a_subject(chinese[0])

@@ -99,13 +99,6 @@ RUN = re.compile(
     rf"|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
 )
 
-
-def _runs(norm: str) -> list[str]:
-    """The runs (words, CJK runs, dotted numbers) of a normalised text, a pinyin name written with an
-    apostrophe (Xi'an) one word (``pinyin_names``)."""
-    return RUN.findall(join_apostrophes(norm))
-
-
 # A page's amount is also indexed whole, marked as an amount (¤1.99), outside the BM25 length: a
 # question that asks the bare number ("the 1.99 plan") and finds it nowhere else meets it there (see
 # AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
@@ -186,6 +179,13 @@ def normalize(text: str) -> str:
     return _INVISIBLE.sub("", _US.sub("USA", unicodedata.normalize("NFKC", text))).casefold()
 
 
+def word_text(text: str) -> str:
+    """A text as the index reads its words: normalised, and a pinyin name written with an apostrophe
+    joined (Xi'an is the word "xian": ``pinyin_names``). Whatever looks for index terms in a text reads it
+    so (a snippet's answering line, a page's title words)."""
+    return join_apostrophes(normalize(text))
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     return _stemmer.stemWord(word)
@@ -236,7 +236,7 @@ def number_parts(term: str) -> tuple[str, ...]:
 def english_terms(text: str) -> list[str]:
     """The stemmed content words of a text's Latin-script words, in order (function words dropped)."""
     out = []
-    for run in _runs(normalize(text)):
+    for run in RUN.findall(word_text(text)):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
@@ -254,7 +254,7 @@ def index_terms(text: str) -> list[str]:
     vault lacks when the vault is full of it. They do not count towards a page's length
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
-    norm = join_apostrophes(normalize(text))
+    norm = word_text(text)
     amounts = _amounts(norm) + _identifiers(norm)
     runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
@@ -362,7 +362,8 @@ def question_identifiers(question: str) -> list[str]:
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in _runs(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))):
+    asked = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
+    for run in RUN.findall(join_apostrophes(asked)):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
