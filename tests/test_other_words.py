@@ -83,6 +83,17 @@ def test_an_english_question_finds_a_chinese_page_through_the_dictionary(tmp_pat
     assert "database" not in receipt.evidence.corpus_missing
 
 
+def test_a_british_spelling_finds_a_chinese_page_through_the_dictionary(tmp_path: Path) -> None:
+    # CC-CEDICT glosses in American spelling: "licence" had no translation at all, "grey" only the name 格雷.
+    _page(tmp_path, "财务/软件许可证.md", "# 软件许可证\n\n记账软件的许可证每年三月续费，费用 6800 元。\n")
+    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
+    with Router(tmp_path) as router:
+        receipt = router.ask("when do we renew the accounting software licence")
+    assert receipt.closest is not None and receipt.closest.path == "财务/软件许可证.md"
+    assert any(m.startswith("licence→") for m in receipt.closest.matched), receipt.closest.matched
+    assert "licence" not in receipt.evidence.corpus_missing
+
+
 def test_a_chinese_question_finds_an_english_page_through_the_dictionary(tmp_path: Path) -> None:
     _page(
         tmp_path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter import Router
+from krouter.tokens.spelling import american
 from krouter.tokens.terms import index_terms, query_terms
 from tests.vault_files import write
 
@@ -33,6 +34,29 @@ def test_inflections_meet() -> None:
     assert q("services") == q("service")
     assert q("locally") == q("local")
     assert set(index_terms("Our services run locally")) >= set(q("service local"))
+
+
+def test_british_and_american_spellings_meet() -> None:
+    assert q("colour organisation centre licence grey") == q("color organization center license gray")
+    assert set(index_terms("The catalogue was analysed by the programme's organiser")) == set(
+        index_terms("The catalog was analyzed by the program's organizer")
+    )
+    # Words in "-ise", "-our" or "-re" that are written so in American English too stay as they are.
+    for word in ("advise", "exercise", "promise", "hour", "tour", "four", "acre", "analyses"):
+        assert american(word) == word, word
+
+
+def test_a_question_in_british_spelling_finds_an_american_page(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Brand.md": "# Brand\n\nThe primary brand color is teal; the logo sits on a light gray background.\n",
+            "Food.md": "# Lunch\n\nSandwiches are ordered from the bakery.\n",
+        },
+    )
+    receipt = Router(vault).ask("what colour is the logo background, still grey?")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Brand.md"
+    assert receipt.evidence.corpus_missing == [], receipt.evidence.corpus_missing
 
 
 def test_full_width_letters_and_case_meet() -> None:

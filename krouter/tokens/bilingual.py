@@ -39,8 +39,8 @@ from krouter.tokens import cedict_rows, jieba_dict, traditional, work_glossary
 STORE_VERSION = "13"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
-# "to ..." form, listed synonyms, negations, a phrasal verb and place names with their glosses (one with
-# no comma before it).
+# "to ..." form, listed synonyms, negations, a phrasal verb, place names with their glosses (one with
+# no comma before it) and a British spelling.
 SAMPLE = (
     "數據庫 数据库 [shu4 ju4 ku4] /database/",
     "跑 跑 [pao3] /to run/to escape/",
@@ -67,6 +67,7 @@ SAMPLE = (
     "北京 北京 [Bei3 jing1] /Beijing, capital of the People's Republic of China/",
     "京哈 京哈 [Jing1 Ha1] /Beijing-Harbin/",
     "李 李 [Li3] /surname Li/",
+    "顏色 颜色 [yan2 se4] /colour/",
 )
 # A question word gets at most this many translations (the first the dictionary lists).
 MAX_TRANSLATIONS = 8
