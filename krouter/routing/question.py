@@ -85,10 +85,6 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         merged = False
-        if qt.closed and (closed := _holding(index, (qt.closed,))):
-            # A page that writes the hyphenated word closed (rollout for roll-out) holds each part.
-            rows, merged = _with_closed(rows, closed), True
-            alts.append((qt.closed,))
         routes = _translations(index, qt.term, qt.text, t, question) + names.get(i, [])
         for label, alt, held in routes:
             if held:
@@ -109,16 +105,6 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             weight *= len(terms)
         units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
     return units
-
-
-def _with_closed(
-    rows: dict[int, tuple[int, int, int]], closed: dict[int, tuple[int, int, int]]
-) -> dict[int, tuple[int, int, int]]:
-    """A unit's postings (not changed: they may be the index's kept list) with the pages that hold its
-    hyphenated word closed added after them, at that word's tfs; a page holding both keeps its own."""
-    held = dict(rows)
-    held.update(itertools.filterfalse(lambda item: item[0] in rows, closed.items()))
-    return held
 
 
 def _merge(

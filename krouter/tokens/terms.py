@@ -26,7 +26,6 @@ from itertools import filterfalse
 
 import Stemmer
 
-from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
 from krouter.tokens.pinyin_names import join_apostrophes
@@ -48,8 +47,7 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 14: an identifier written with an underscore (page_id, _di) is also indexed whole.
 # 15: a word with an apostrophe between two parts of two letters or more is one word (Xi'an).
 # 16: only a pinyin name written with an apostrophe (Xi'an, Tian'anmen) is one word.
-# 17: a British spelling is read as the American one (colour as color: ``spelling``); a hyphenated word
-# is also indexed closed (rollout of roll-out: ``compounds``).
+# 17: a British spelling is read as the American one (colour as color: ``spelling``).
 TOKENIZER_VERSION = "17"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
@@ -260,7 +258,7 @@ def index_terms(text: str) -> list[str]:
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     norm = word_text(text)
-    amounts = _amounts(norm) + _identifiers(norm) + compounds.closed_terms(norm, _word_terms)
+    amounts = _amounts(norm) + _identifiers(norm)
     runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
@@ -328,13 +326,11 @@ def length_of(counts: dict[str, int]) -> int:
 class QueryTerm:
     """One unit of a question's content: a stemmed English word, a jieba word, or a kana/Hangul bigram.
 
-    ``text`` is what a person reads in the receipt; ``term`` is what is looked up in the index;
-    ``closed``, for a part of a hyphenated word, that word written closed (rollout of roll-out).
+    ``text`` is what a person reads in the receipt; ``term`` is what is looked up in the index.
     """
 
     text: str
     term: str
-    closed: str | None = None
 
 
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
@@ -350,10 +346,10 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
     """
     seen: set[str] = set()
     out: list[QueryTerm] = []
-    for text, term, closed in _query_pairs(question, known):
+    for text, term in _query_pairs(question, known):
         if term not in seen:
             seen.add(term)
-            out.append(QueryTerm(text=text, term=term, closed=closed if closed != term else None))
+            out.append(QueryTerm(text=text, term=term))
     return out
 
 
@@ -368,17 +364,9 @@ def question_identifiers(question: str) -> list[str]:
     return list(dict.fromkeys(_identifiers(normalize(question))))
 
 
-def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
+def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
     asked = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
-    for text, whole in compounds.pieces(join_apostrophes(asked)):
-        # A hyphenated word's parts are units, each carrying the word closed (``routing.question``).
-        closed = _word_terms(compounds.closed(text)) if whole else None
-        for run, term in _run_pairs(text, known):
-            yield run, term, closed
-
-
-def _run_pairs(text: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
-    for run in RUN.findall(text):
+    for run in RUN.findall(join_apostrophes(asked)):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
