@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter import Router
-from krouter.tokens.spelling import american
+from krouter.tokens.spelling import canonical
 from krouter.tokens.terms import index_terms, query_terms
 from tests.vault_files import write
 
@@ -42,8 +42,23 @@ def test_british_and_american_spellings_meet() -> None:
         index_terms("The catalog was analyzed by the program's organizer")
     )
     # Words in "-ise", "-our" or "-re" that are written so in American English too stay as they are.
-    for word in ("advise", "exercise", "promise", "hour", "tour", "four", "acre", "analyses"):
-        assert american(word) == word, word
+    for word in ("advise", "exercise", "promise", "hour", "tour", "contour", "acre", "analyses"):
+        assert canonical(word) == word, word
+
+
+def test_number_words_and_digits_meet(tmp_path: Path) -> None:
+    assert q("two weeks, still five days?") == q("2 weeks, still 5 days?")
+    assert canonical("one") == "one" and canonical("someone") == "someone"
+    vault = make_vault(
+        tmp_path,
+        {
+            "Refunds.md": "# Refunds\n\nA refund reaches the card within 5 business days.\n",
+            "Food.md": "# Lunch\n\nSandwiches are ordered from the bakery.\n",
+        },
+    )
+    receipt = Router(vault).ask("does a refund still take five business days?")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Refunds.md"
+    assert "five" in receipt.top.matched, receipt.top.matched
 
 
 def test_a_question_in_british_spelling_finds_an_american_page(tmp_path: Path) -> None:

@@ -1,9 +1,11 @@
-"""British spellings read as the American ones (colour as color, organise as organize, centre as center).
+"""Words written two ways read as one: British spellings as the American ones (colour as color, organise
+as organize, centre as center), and number words as digits (five as 5).
 
 A vault written in one spelling meets questions in the other, and CC-CEDICT glosses its words in the
 American one: "colour", "licence" or "organise" had no Chinese translation at all, and "grey" reached
-only the name 格雷. Both sides of every English comparison (pages, questions, dictionary glosses) read
-a word through `american` before it is stemmed, so the two spellings are one term.
+only the name 格雷. A question asks "still five days?" of a page that says "5 days", and the reverse.
+Both sides of every English comparison (pages, questions, dictionary glosses) read a word through
+`canonical` before it is stemmed, so the two ways of writing it are one term.
 
 Only families whose British form is no other English word are listed, each by the part that differs,
 with the endings it takes: a rule "-ise is -ize" would turn advise, exercise or promise into words
@@ -47,6 +49,15 @@ _RE = (
     "calib cent epicent fib goit kilomet centimet millimet nanomet micromet lit lust meag met mit och "
     "sab scept somb spect theat"
 ).split()
+# Number words as digits ("one" is a function word, dropped before this is asked).
+_NUMBERS = dict(
+    zip(
+        "zero two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty "
+        "seventy eighty ninety".split(),
+        "0 2 3 4 5 6 7 8 9 10 11 12 20 30 40 50 60 70 80 90".split(),
+        strict=True,
+    )
+)
 # Whole words spelt otherwise, with their forms.
 _WORDS = {
     "aluminium": "aluminum",
@@ -172,10 +183,11 @@ _RULES = (
 _DIGRAPH = re.compile(f"({'|'.join(_DIGRAPHS)})(.*)")
 
 
-def american(word: str) -> str:
-    """The American spelling of a lower-case English word written the British way; any other word as
-    it is. Called once per distinct word (the stemmer's cache holds the result)."""
-    found = _WORDS.get(word)
+def canonical(word: str) -> str:
+    """A lower-case English word as both its spellings are indexed: a number word as its digits, a
+    British spelling as the American one, any other word as it is. Called once per distinct word (the
+    stemmer's cache holds the result)."""
+    found = _NUMBERS.get(word) or _WORDS.get(word)
     if found is not None:
         return found
     # First the Greek digraph, so that "anaesthetise" meets the "-ise" rule as "anesthetise".

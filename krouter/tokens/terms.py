@@ -31,7 +31,7 @@ from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
-from krouter.tokens.spelling import american
+from krouter.tokens.spelling import canonical
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
@@ -48,7 +48,9 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 15: a word with an apostrophe between two parts of two letters or more is one word (Xi'an).
 # 16: only a pinyin name written with an apostrophe (Xi'an, Tian'anmen) is one word.
 # 17: a British spelling is read as the American one (colour as color: ``spelling``).
-TOKENIZER_VERSION = "17"
+# 18: a number word is its digits (five is 5: ``spelling``); a hyphenated word, indexed closed as well
+# under 17 on main for an hour, no longer is (docs/decisions.md D85).
+TOKENIZER_VERSION = "18"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -190,8 +192,8 @@ def word_text(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    # British spellings first (colour is color): the stemmer alone keeps them apart.
-    return _stemmer.stemWord(american(word))
+    # One spelling first (colour is color, five is 5): the stemmer alone keeps them apart.
+    return _stemmer.stemWord(canonical(word))
 
 
 # An ordinal written in digits is its number: "the 8th" asks about a page that says "8 December".
