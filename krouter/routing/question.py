@@ -15,6 +15,7 @@ from krouter.index.store import Index
 from krouter.routing.tables import Tables
 from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese
 from krouter.tokens.chinese import fallback_bigrams
+from krouter.tokens.compounds import CLOSED
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import AMOUNT, QueryTerm, english_terms, number_parts, query_terms
 
@@ -85,6 +86,12 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         merged = False
+        for closed in _closed_forms(qt, t.has_closed):
+            # The pages that write the question's hyphenated word closed (rollout for roll-out), or its
+            # closed word hyphenated (roll-out for rollout), hold it too: as a spelling, not a translation.
+            if held := _holding(index, closed):
+                rows, merged = _with_closed(rows, held), True
+                alts.append(closed)
         routes = _translations(index, qt.term, qt.text, t, question) + names.get(i, [])
         for label, alt, held in routes:
             if held:
@@ -105,6 +112,29 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             weight *= len(terms)
         units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
     return units
+
+
+def _closed_forms(qt: QueryTerm, marked: bool) -> list[tuple[str, ...]]:
+    """The routes by which a page holds an English question word as a spelling of a hyphenated word:
+    for a part of one (roll of roll-out), the word closed as pages write it (rollout) and, when some
+    page writes a hyphenated word (``marked``), as pages index theirs (‐rollout); for any other English
+    word, that marked form of it."""
+    if is_cjk(qt.term) or not qt.term.isalpha():
+        return []
+    forms = [(qt.closed,)] if qt.closed else []
+    if marked:
+        forms.append((CLOSED + (qt.closed or qt.term),))
+    return forms
+
+
+def _with_closed(
+    rows: dict[int, tuple[int, int, int]], closed: dict[int, tuple[int, int, int]]
+) -> dict[int, tuple[int, int, int]]:
+    """A unit's postings (not changed: they may be the index's kept list) with the pages that hold it
+    closed added after them, at the closed word's tfs; a page holding both keeps its own."""
+    held = dict(rows)
+    held.update(itertools.filterfalse(lambda item: item[0] in rows, closed.items()))
+    return held
 
 
 def _merge(

@@ -16,6 +16,7 @@ from krouter import config
 from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
+from krouter.tokens.compounds import CLOSED
 from krouter.tokens.terms import word_text
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
@@ -62,6 +63,9 @@ class Tables:
     # Which scripts the vault holds: a question word is translated only into a script the vault has.
     has_han: bool
     has_latin: bool
+    # Whether any page writes a hyphenated word (indexed closed and marked: `tokens.compounds`): if none
+    # does, a question's English words are not looked up in that form.
+    has_closed: bool = False
     # The BM25F shares of the long units looked up in this generation (see `KeptShares`).
     shares: KeptShares = field(default_factory=lambda: KeptShares())
     # Each page's names as `names_of` gives them, filled as lookups ask.
@@ -170,6 +174,7 @@ def load_tables(index: Index, generation: int, input_folders: list[str]) -> Tabl
         has_han=index.has_han(),
         # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
         has_latin=index.has_term_between("a", "z\uffff"),
+        has_closed=index.has_term_between(CLOSED, CLOSED + "\uffff"),
     )
 
 

@@ -1,17 +1,16 @@
-"""Words written two ways read as one: British spellings as the American ones (colour as color, organise
-as organize, centre as center), and number words as digits (five as 5).
+"""British spellings read as the American ones (colour as color, organise as organize, centre as center).
 
 A vault written in one spelling meets questions in the other, and CC-CEDICT glosses its words in the
 American one: "colour", "licence" or "organise" had no Chinese translation at all, and "grey" reached
-only the name 格雷. A question asks "still five days?" of a page that says "5 days", and the reverse.
-Both sides of every English comparison (pages, questions, dictionary glosses) read a word through
-`canonical` before it is stemmed, so the two ways of writing it are one term.
+only the name 格雷. Both sides of every English comparison (pages, questions, dictionary glosses) read a
+word through `canonical` before it is stemmed, so the two spellings are one term.
 
 Only families whose British form is no other English word are listed, each by the part that differs,
 with the endings it takes: a rule "-ise is -ize" would turn advise, exercise or promise into words
 nobody writes, and "-our is -or" would reach four, hour and tour. Left out on purpose: cheque (check),
-storey (story), tonne (ton), disc, draught, kerb, spelt and smelt (each also another word), and the
-"-ll-" spellings (travelled, cancelled), which the stemmer already makes one.
+storey (story), tonne (ton), disc, draught, kerb, spelt and smelt (each also another word); litre,
+practise and tyre, whose American forms stem as literal, practical and tired do (liter, practic, tire);
+and the "-ll-" spellings (travelled, cancelled), which the stemmer already makes one.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ _OUR = (
 # advertise, supervise, compromise) are not here.
 _ISE = (
     "accessor acclimat actual agon amort anesthet anonym antagon apolog author bapt brutal cannibal "
-    "capital caramel categor central character civil colon commercial computer container critic custom "
+    "capital caramel categor central character civil colon color commercial computer container critic custom "
     "democrat digit dramat econom emphas energ epitom equal "
     "eulog evangel familiar fantas fertil final formal fossil galvan general global harmon "
     "homogen hospital human hybrid hypnot hypothes ideal immun incentiv industrial initial internal item "
@@ -46,18 +45,9 @@ _YSE = "anal breathal catal dial electrol hydrol paral".split()
 # Words spelt "-re" in British English and "-er" in American, as the part before "re" (centre, centred,
 # centring are center, centered, centering).
 _RE = (
-    "calib cent epicent fib goit kilomet centimet millimet nanomet micromet lit lust meag met mit och "
+    "calib cent epicent fib goit kilomet centimet millimet nanomet micromet lust meag met mit och "
     "sab scept somb spect theat"
 ).split()
-# Number words as digits ("one" is a function word, dropped before this is asked).
-_NUMBERS = dict(
-    zip(
-        "zero two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty "
-        "seventy eighty ninety".split(),
-        "0 2 3 4 5 6 7 8 9 10 11 12 20 30 40 50 60 70 80 90".split(),
-        strict=True,
-    )
-)
 # Whole words spelt otherwise, with their forms.
 _WORDS = {
     "aluminium": "aluminum",
@@ -93,10 +83,6 @@ _WORDS = {
     "licences": "licenses",
     "offence": "offense",
     "offences": "offenses",
-    "practise": "practice",
-    "practised": "practiced",
-    "practises": "practices",
-    "practising": "practicing",
     "pretence": "pretense",
     "pyjamas": "pajamas",
     "skilful": "skillful",
@@ -129,6 +115,7 @@ _WORDS = {
     "manoeuvres": "maneuvers",
     "manoeuvred": "maneuvered",
     "manoeuvring": "maneuvering",
+    "haem": "heme",
     "grey": "gray",
     "greys": "grays",
     "greyed": "grayed",
@@ -136,8 +123,6 @@ _WORDS = {
     "greyest": "grayest",
     "greyish": "grayish",
     "greyscale": "grayscale",
-    "tyre": "tire",
-    "tyres": "tires",
     "mould": "mold",
     "moulds": "molds",
     "moulded": "molded",
@@ -187,15 +172,16 @@ def canonical(word: str) -> str:
     """A lower-case English word as both its spellings are indexed: a number word as its digits, a
     British spelling as the American one, any other word as it is. Called once per distinct word (the
     stemmer's cache holds the result)."""
-    found = _NUMBERS.get(word) or _WORDS.get(word)
+    found = _WORDS.get(word)
     if found is not None:
         return found
     # First the Greek digraph, so that "anaesthetise" meets the "-ise" rule as "anesthetise".
     m = _DIGRAPH.fullmatch(word)
     if m is not None:
         word = _DIGRAPHS[m.group(1)] + m.group(2)
+    # Every family's rule in turn, so that a word in two of them (colourise) is read in both.
     for pattern, template in _RULES:
         m = pattern.fullmatch(word)
         if m is not None:
-            return m.expand(template)
+            word = m.expand(template)
     return word

@@ -26,6 +26,7 @@ from itertools import filterfalse
 
 import Stemmer
 
+from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
 from krouter.tokens.pinyin_names import join_apostrophes
@@ -48,9 +49,10 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 15: a word with an apostrophe between two parts of two letters or more is one word (Xi'an).
 # 16: only a pinyin name written with an apostrophe (Xi'an, Tian'anmen) is one word.
 # 17: a British spelling is read as the American one (colour as color: ``spelling``).
-# 18: a number word is its digits (five is 5: ``spelling``); a hyphenated word, indexed closed as well
-# under 17 on main for an hour, no longer is (docs/decisions.md D85).
-TOKENIZER_VERSION = "18"
+# 18: a number word is its digits (five is 5); 17's hyphenated words indexed closed are out again (D85).
+# 19: a hyphenated word is also indexed closed, marked, outside the length (‐rollout: ``compounds``);
+# number words are words again, and litre, practise, tyre keep their spelling (docs/decisions.md D86).
+TOKENIZER_VERSION = "19"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -260,7 +262,7 @@ def index_terms(text: str) -> list[str]:
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     norm = word_text(text)
-    amounts = _amounts(norm) + _identifiers(norm)
+    amounts = _amounts(norm) + _identifiers(norm) + compounds.closed_terms(norm, _word_terms)
     runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
@@ -308,12 +310,12 @@ def _cjk_terms(run: str) -> list[str]:
     return out
 
 
-# A line of exactly one Han character, a dotted number or an identifier: in terms joined by newlines (no
-# term holds one), the terms that do not count towards a page's BM25 length. A single Han character is
-# indexed for lookup (人 of 几个人), a dotted number for its whole (5.7) and an identifier whole
-# (page_id), but the Han word, the number's parts and the identifier's words count, so Chinese pages and
-# pages with versions or code are not made to look longer.
-_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|{_IDENTIFIER_RUN})$", re.MULTILINE)
+# A line of exactly one Han character, a dotted number, an identifier or a closed form (‐rollout, marked
+# by compounds.CLOSED): in terms joined by newlines (no term holds one), the terms that do not count
+# towards a page's BM25 length. Each is a second reading of words that count (the Han word, the number's
+# parts, the identifier's words, the hyphenated word's parts), so Chinese pages and pages with versions,
+# code or hyphens are not made to look longer.
+_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|\u2010.*)$", re.M)
 
 
 def length_of(counts: dict[str, int]) -> int:
@@ -328,11 +330,13 @@ def length_of(counts: dict[str, int]) -> int:
 class QueryTerm:
     """One unit of a question's content: a stemmed English word, a jieba word, or a kana/Hangul bigram.
 
-    ``text`` is what a person reads in the receipt; ``term`` is what is looked up in the index.
+    ``text`` is what a person reads in the receipt; ``term`` is what is looked up in the index;
+    ``closed``, for a part of a hyphenated word, that word written closed (rollout of roll-out).
     """
 
     text: str
     term: str
+    closed: str | None = None
 
 
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
@@ -348,10 +352,10 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
     """
     seen: set[str] = set()
     out: list[QueryTerm] = []
-    for text, term in _query_pairs(question, known):
+    for text, term, closed in _query_pairs(question, known):
         if term not in seen:
             seen.add(term)
-            out.append(QueryTerm(text=text, term=term))
+            out.append(QueryTerm(text=text, term=term, closed=closed))
     return out
 
 
@@ -366,9 +370,17 @@ def question_identifiers(question: str) -> list[str]:
     return list(dict.fromkeys(_identifiers(normalize(question))))
 
 
-def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
+def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
     asked = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
-    for run in RUN.findall(join_apostrophes(asked)):
+    for text, whole in compounds.pieces(join_apostrophes(asked)):
+        # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
+        closed = _word_terms(compounds.closed(text)) if whole else None
+        for run, term in _run_pairs(text, known):
+            yield run, term, closed if closed and closed != term and term not in ENGLISH else None
+
+
+def _run_pairs(text: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
+    for run in RUN.findall(text):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
