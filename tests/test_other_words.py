@@ -73,25 +73,34 @@ def test_a_word_the_vault_lacks_stays_one_missing_word(tmp_path: Path) -> None:
     assert not {"邮", "件"} & set(receipt.evidence.corpus_missing)
 
 
-def test_an_english_question_finds_a_chinese_page_through_the_dictionary(tmp_path: Path) -> None:
-    _page(tmp_path, "决策/数据库.md", "# 数据库选型\n\n我们的数据库是 PostgreSQL 16，部署在华东区域。\n")
+@pytest.mark.parametrize(
+    ("page", "text", "question", "label"),
+    [
+        (
+            "决策/数据库.md",
+            "我们的数据库是 PostgreSQL 16，部署在华东区域。",
+            "which database do we run",
+            "database→数据库",
+        ),
+        # CC-CEDICT glosses in American spelling: "licence" had no translation at all (D84).
+        (
+            "财务/软件许可证.md",
+            "记账软件的许可证每年三月续费，费用 6800 元。",
+            "when do we renew the accounting software licence",
+            "licence→",
+        ),
+    ],
+)
+def test_an_english_question_finds_a_chinese_page_through_the_dictionary(
+    tmp_path: Path, page: str, text: str, question: str, label: str
+) -> None:
+    _page(tmp_path, page, f"# {Path(page).stem}\n\n{text}\n")
     _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
     with Router(tmp_path) as router:
-        receipt = router.ask("which database do we run")
-    assert receipt.closest is not None and receipt.closest.path == "决策/数据库.md"
-    assert "database→数据库" in receipt.closest.matched
-    assert "database" not in receipt.evidence.corpus_missing
-
-
-def test_a_british_spelling_finds_a_chinese_page_through_the_dictionary(tmp_path: Path) -> None:
-    # CC-CEDICT glosses in American spelling: "licence" had no translation at all, "grey" only the name 格雷.
-    _page(tmp_path, "财务/软件许可证.md", "# 软件许可证\n\n记账软件的许可证每年三月续费，费用 6800 元。\n")
-    _page(tmp_path, "Runbooks/Payments.md", "# Payments\n\nThe payments API timeout is 30 seconds.\n")
-    with Router(tmp_path) as router:
-        receipt = router.ask("when do we renew the accounting software licence")
-    assert receipt.closest is not None and receipt.closest.path == "财务/软件许可证.md"
-    assert any(m.startswith("licence→") for m in receipt.closest.matched), receipt.closest.matched
-    assert "licence" not in receipt.evidence.corpus_missing
+        receipt = router.ask(question)
+    assert receipt.closest is not None and receipt.closest.path == page
+    assert any(m.startswith(label) for m in receipt.closest.matched), receipt.closest.matched
+    assert label.split("→")[0] not in receipt.evidence.corpus_missing
 
 
 def test_a_chinese_question_finds_an_english_page_through_the_dictionary(tmp_path: Path) -> None:
