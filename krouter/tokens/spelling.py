@@ -27,8 +27,8 @@ _OUR = (
 # advertise, supervise, compromise) are not here.
 _ISE = (
     "accessor acclimat actual agon amort anesthet anonym antagon apolog author bapt brutal cannibal "
-    "capital caramel categor central character civil colon color commercial computer container critic custom "
-    "democrat digit dramat econom emphas energ epitom equal "
+    "capital caramel categor central character civil colon color commercial computer container critic "
+    "custom democrat digit dramat econom emphas energ epitom equal "
     "eulog evangel familiar fantas fertil final formal fossil galvan general global harmon "
     "homogen hospital human hybrid hypnot hypothes ideal immun incentiv industrial initial internal item "
     "jeopard legal legitim liberal local magnet marginal material maxim mechan memor mesmer miniatur minim "

@@ -194,7 +194,7 @@ def word_text(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    # One spelling first (colour is color, five is 5): the stemmer alone keeps them apart.
+    # One spelling first (colour is color): the stemmer alone keeps the two apart.
     return _stemmer.stemWord(canonical(word))
 
 
