@@ -99,7 +99,8 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # Written in the eighteenth session by helpers that saw none of the project: a sixth vault (a Shenzhen
     # and Berlin maker of smart aquarium controllers, 75 pages, half Chinese) and heldout11 by its writer;
     # heldout12 and dev8 each by another helper that saw only vault6/. The same mix as heldout4. heldout11
-    # and heldout12 are frozen unrun, for the next change's go/no-go; dev8 is in all-dev.
+    # and heldout12 were first run at the nineteenth session's end, on the router as shipped (HELDOUT.md),
+    # as the baseline of the next change's go/no-go; dev8 is in all-dev.
     "heldout11": ("vault6", "heldout11.jsonl", "questions_dev8.jsonl"),
     "heldout12": ("vault6", "heldout12.jsonl", "questions_dev8.jsonl"),
     "dev8": ("vault6", "questions_dev8.jsonl", "questions_dev8.jsonl"),
