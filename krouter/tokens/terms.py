@@ -310,12 +310,12 @@ def _cjk_terms(run: str) -> list[str]:
     return out
 
 
-# A line of exactly one Han character, a dotted number, an identifier or a closed form (‐rollout, marked
-# by compounds.CLOSED): in terms joined by newlines (no term holds one), the terms that do not count
-# towards a page's BM25 length. Each is a second reading of words that count (the Han word, the number's
-# parts, the identifier's words, the hyphenated word's parts), so Chinese pages and pages with versions,
-# code or hyphens are not made to look longer.
-_NOT_COUNTED = re.compile(rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|\u2010.*)$", re.M)
+# One Han character, a dotted number, an identifier or a marked closed form (‐rollout), a line each of the
+# terms joined by newlines (no term holds one): second readings of words that count (the Han word, the
+# parts), kept out of a page's BM25 length so that Chinese, versions, code or hyphens do not lengthen it.
+_NOT_COUNTED = re.compile(
+    rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$", re.MULTILINE
+)
 
 
 def length_of(counts: dict[str, int]) -> int:
