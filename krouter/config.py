@@ -173,7 +173,12 @@ class Config:
 
 
 def load_config(path: Path | None = None) -> Config:
-    """Read ``config.toml``; a missing file gives the defaults, a broken one raises ConfigError."""
+    """Read ``config.toml``; a missing file gives the defaults, a broken one raises ConfigError.
+
+    Never fall back to the defaults over a broken file: they log every question and ignore nothing, so
+    a typo in one setting would index the pages the user's ``ignore`` patterns leave out and log the
+    questions of a user who turned the log off. Every command that reads settings stops with the error
+    (naming the file and the setting) until the file is fixed, as git does over a broken config."""
     path = path or config_path()
     if not path.is_file():
         return Config()
@@ -204,10 +209,14 @@ def load_config(path: Path | None = None) -> Config:
         raise ConfigError(f"{path}: 'agent_teaching' must be true or false")
     pending = data.get("pending_triggers", Config.pending_triggers)
     if pending not in PENDING_MODES:
-        raise ConfigError(f"{path}: 'pending_triggers' must be one of {', '.join(map(repr, PENDING_MODES))}")
+        raise ConfigError(
+            f"{path}: 'pending_triggers' must be one of {', '.join(map(repr, PENDING_MODES))}, not {pending!r}"
+        )
     semantic = data.get("semantic", Config.semantic)
     if semantic not in SEMANTIC_MODES:
-        raise ConfigError(f"{path}: 'semantic' must be one of {', '.join(map(repr, SEMANTIC_MODES))}")
+        raise ConfigError(
+            f"{path}: 'semantic' must be one of {', '.join(map(repr, SEMANTIC_MODES))}, not {semantic!r}"
+        )
     return Config(
         vault=Path(vault).expanduser() if vault else None,
         query_log=query_log,
@@ -333,13 +342,9 @@ def vault_to_write(vault: Path | None, purpose: str) -> Path:
 
 
 def input_folders() -> tuple[str, ...]:
-    """The configured input/clipping folder names, case-folded (defaults when config.toml is broken:
-    a lookup must not fail over a setting it can do without)."""
-    try:
-        folders = load_config().exclude_folders
-    except ConfigError:
-        folders = Config.exclude_folders
-    return folder_names(folders)
+    """The configured input/clipping folder names, case-folded. A broken config.toml raises
+    ConfigError, as every setting does where it is read (``load_config``)."""
+    return folder_names(load_config().exclude_folders)
 
 
 _WARNED: set[str] = set()
@@ -353,18 +358,15 @@ def _warn_once(message: str) -> None:
 
 def semantic_mode(*, env: bool = True) -> str:
     """The ``semantic`` setting: ``$KROUTER_SEMANTIC`` when it holds one of SEMANTIC_MODES (or
-    0/false/no for off, 1/true/yes for on), else config.toml's; "auto" when config.toml is broken (a
-    lookup must not fail over a setting). ``env=False``: config.toml's alone."""
+    0/false/no for off, 1/true/yes for on), else config.toml's (ConfigError when that is broken).
+    ``env=False``: config.toml's alone."""
     given = os.environ.get("KROUTER_SEMANTIC", "").strip().lower() if env else ""
     given = SEMANTIC_SPELLINGS.get(given, given)
     if given in SEMANTIC_MODES:
         return given
     if given:
         _warn_once(f"$KROUTER_SEMANTIC={given!r} is not one of {', '.join(SEMANTIC_MODES)}: ignored")
-    try:
-        return load_config().semantic
-    except ConfigError:
-        return Config.semantic
+    return load_config().semantic
 
 
 def folder_names(folders: Iterable[str]) -> tuple[str, ...]:

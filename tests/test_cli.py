@@ -240,6 +240,20 @@ def test_read_refuses_hidden_folders(vault: Path) -> None:
         assert "salaries" not in result.stdout and "secret" not in result.stdout
 
 
+def test_read_refuses_pages_the_ignore_rules_leave_out(vault: Path) -> None:
+    """An ignored page is never indexed or cited; an agent reading by path must not get it either."""
+    (vault / "Private").mkdir()
+    (vault / "Private" / "Salaries.md").write_text("# Salaries\n\nEveryone earns 90k.\n")
+    (vault / "Ops" / "Draft.md").write_text("# Draft\n\nA half-written salary note.\n")
+    (vault / ".krouterignore").write_text("Private/\nDraft.md\n")
+    for path in ["Private/Salaries.md", "Private/Salaries", "Ops/Draft.md", "private/salaries.md"]:
+        result = runner.invoke(app, ["read", path, "--vault", str(vault)])
+        assert result.exit_code == 2, (path, result.output)
+        assert "90k" not in result.stdout and "half-written" not in result.stdout
+        # Spelled another way on a case-sensitive disk it is no page at all; as written, the reply says why.
+        assert path.islower() or "ignore rules" in result.stderr, result.stderr
+
+
 # --- init, status, index, version ---------------------------------------------------------------------
 
 

@@ -187,3 +187,39 @@ def test_refresh_of_named_paths_keeps_the_walks_rules(vault: Path, tmp_path: Pat
         assert paths(index) == expected
     finally:
         index.close()
+
+
+@pytest.mark.parametrize(
+    "rule_file, text",
+    [
+        (".krouterignore", "Runbooks/\n"),
+        (".obsidian/app.json", '{"userIgnoreFilters": ["Runbooks/"]}'),
+        (".obsidian/templates.json", '{"folder": "Runbooks"}'),
+    ],
+)
+def test_a_page_ignored_while_the_watcher_runs_is_no_longer_cited(
+    vault: Path, rule_file: str, text: str
+) -> None:
+    # The rules live in dot-files the watcher used to pass over like .git's, and the lookups it keeps
+    # fresh no longer walk the vault: a page excluded while an agent was connected went on answering.
+    service = start(vault, rescan=3600)
+    try:
+        assert cited(service, "how do deploys go out") == "Runbooks/Deploy.md"
+        write(vault / rule_file, text)
+        wait_for(lambda: cited(service, "how do deploys go out") is None)
+        (vault / rule_file).unlink()
+        wait_for(lambda: cited(service, "how do deploys go out") == "Runbooks/Deploy.md")
+    finally:
+        service.close()
+
+
+def test_an_ignore_pattern_added_to_config_toml_takes_effect_while_the_watcher_runs(vault: Path) -> None:
+    from krouter import config
+
+    service = start(vault, rescan=3600)
+    try:
+        assert cited(service, "how do deploys go out") == "Runbooks/Deploy.md"
+        config.config_path().write_text('ignore = ["Runbooks/"]\n', encoding="utf-8")
+        wait_for(lambda: cited(service, "how do deploys go out") is None)
+    finally:
+        service.close()

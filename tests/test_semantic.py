@@ -205,8 +205,9 @@ def test_config_sets_semantic_and_rejects_other_values(monkeypatch: pytest.Monke
     config.config_path().write_text('semantic = "sometimes"\n', encoding="utf-8")
     with pytest.raises(config.ConfigError, match="'semantic' must be one of"):
         config.load_config()
-    # A lookup does not fail over it: the default applies.
-    assert config.semantic_mode() == "auto"
+    # Nor does a lookup run on the defaults over it (tests/test_config_errors.py says why).
+    with pytest.raises(config.ConfigError, match="'semantic' must be one of"):
+        config.semantic_mode()
 
 
 @pytest.mark.usefixtures("on")

@@ -109,11 +109,22 @@ def test_a_vault_folder_deleted_and_made_again_is_watched_again(vault: Path, wat
     wait_for(lambda: paths(watching) == {"Lunch.md", "Runbooks/Deploy.md"})
 
 
+def test_a_page_ignored_while_krouter_watch_runs_leaves_the_index(vault: Path, watching: Index) -> None:
+    write(vault / "Private" / "Salaries.md", "# Salaries\n\nEveryone earns the same.\n")
+    wait_for(lambda: "Private/Salaries.md" in paths(watching))
+    write(vault / ".krouterignore", "Private/\n")
+    wait_for(lambda: "Private/Salaries.md" not in paths(watching))
+
+
 def test_relevant_paths(tmp_path: Path) -> None:
     root = tmp_path.resolve()
     assert _relevant_path(root, str(root / "A" / "b.md"), False) == "A/b.md"
     assert _relevant_path(root, str(root / "A" / "b.txt"), False) is None
     assert _relevant_path(root, str(root / ".obsidian" / "x.md"), False) is None
+    # Ignore rules: any page may be in or out now.
+    assert _relevant_path(root, str(root / ".krouterignore"), False) == "."
+    assert _relevant_path(root, str(root / ".obsidian" / "app.json"), False) == "."
+    assert _relevant_path(root, str(root / "A" / ".krouterignore"), False) is None
     assert _relevant_path(root, str(root / "A" / ".b.md.swp"), False) is None
     assert _relevant_path(root, str(root / "A"), True) == "A"
     assert _relevant_path(root, "/elsewhere/x.md", False) is None

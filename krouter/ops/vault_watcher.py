@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from krouter import config
 from krouter.vault.files import shown_path
+from krouter.vault.ignore import RULE_FILES
 
 if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent
@@ -38,13 +40,17 @@ def _relevant_path(root: Path, path: str, is_directory: bool) -> str | None:
     """The vault-relative path an event touches, or None when no page can be affected.
 
     Dot-folders and dot-files are skipped like the indexer skips them (``.obsidian``, ``.git``, vim's
-    ``.page.md.swp``). A directory counts because renaming or deleting a folder moves every page in it,
-    and some platforms report only the folder.
+    ``.page.md.swp``), but for the files that hold ignore rules (``.krouterignore``, Obsidian's excluded
+    files and template folders): a change there is reported as the whole vault ("."), since it can
+    exclude or bring back any page. A directory counts because renaming or deleting a folder moves every
+    page in it, and some platforms report only the folder.
     """
     try:
         rel = Path(os.fsdecode(path)).relative_to(root)
     except ValueError:
         return None
+    if rel.as_posix() in RULE_FILES or rel.as_posix() == ".obsidian":
+        return "."
     if any(part.startswith(".") for part in rel.parts):
         return None
     if not is_directory and not rel.name.lower().endswith(".md"):
@@ -88,11 +94,15 @@ class VaultWatcher:
         # another folder, which the observer does not watch (its inode number may be the old one's).
         self._folder: tuple[int, int] | None = None
         self._lost = False
+        # config.toml as last seen ((mtime, size, inode) or None): its ``ignore`` patterns apply to every
+        # vault, and the file lives outside this one, so it is looked at rather than watched.
+        self._settings: tuple[int, int, int] | None = None
         self._restart = threading.Lock()  # the observer is replaced or stopped by one thread at a time
 
     def start(self) -> None:
         """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
         self._folder = _folder_identity(self.root)
+        self._settings = _file_identity(config.config_path())
         self._observer = self._observe()
         if self._index_path is not None:
             from krouter.ops.watch_lease import WatchLease
@@ -151,6 +161,15 @@ class VaultWatcher:
             log.info("the vault folder %s was made again: watching the new one", self.root)
         self._folder = now
         self._add_pending({"."})
+
+    def _follow_settings(self) -> None:
+        """When config.toml changed since the last look, report the whole vault as changed: its ignore
+        patterns may now exclude pages, or bring them back, anywhere in it."""
+        now = _file_identity(config.config_path())
+        if now != self._settings:
+            self._settings = now
+            log.info("the settings changed: checking the whole vault")
+            self._add_pending({"."})
 
     def stop(self) -> None:
         """Stop the observer thread and wait for it (bounded)."""
@@ -244,6 +263,7 @@ class VaultWatcher:
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         self._follow_folder()
+        self._follow_settings()
         with self._cond:
             while True:
                 now = time.monotonic()
@@ -266,6 +286,14 @@ class VaultWatcher:
                     return set()
                 # Short slices keep Ctrl-C responsive on platforms where a blocked wait ignores it.
                 self._cond.wait(timeout=min(0.5, wake - now) if wake is not None else 0.5)
+
+
+def _file_identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def _folder_identity(root: Path) -> tuple[int, int] | None:

@@ -34,10 +34,8 @@ def enabled() -> bool:
     """False when the user turned the log off by environment or config."""
     if os.environ.get("KROUTER_NO_QUERY_LOG", "").strip() not in ("", "0", "false", "no"):
         return False
-    try:
-        return config.load_config().query_log
-    except config.ConfigError:
-        return True
+    # A broken config.toml raises ConfigError: it may be the file that turns the log off.
+    return config.load_config().query_log
 
 
 vault_id = config.vault_id

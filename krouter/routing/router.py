@@ -28,6 +28,7 @@ from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.tokens import traditional
 from krouter.vault.files import contained_path, read_contained
+from krouter.vault.ignore import excluded
 from krouter.vault.page import REPLACED_STATUSES, Problem, decode
 
 log = logging.getLogger("krouter")
@@ -132,10 +133,13 @@ class Router:
         if not path.name.lower().endswith(".md"):
             # Pages are what KRouter cites; other files in the vault folder are not served.
             raise PageNotFound(f"{rel_path!r} is not a Markdown page of the vault")
+        page = path.relative_to(self.root.resolve()).as_posix()
+        if excluded(self.root, page):
+            # Never indexed nor cited: an agent that knows the path is not served it either.
+            raise PageNotFound(f"{rel_path!r} is left out by the vault's ignore rules; not served")
         text = decode(rel_path, read_contained(self.root, path))
         if isinstance(text, Problem):
             raise PageNotFound(f"{rel_path!r} is not a page KRouter reads: {text.message}")
-        page = path.relative_to(self.root.resolve()).as_posix()
         if page not in self._load_tables().by_path:
             # A case-insensitive file system opens "d/old.md" for "D/Old.md": name the page as indexed.
             same = self._spelled_as(page)

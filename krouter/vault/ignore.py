@@ -1,7 +1,7 @@
 """Folders and files of a vault that are never indexed (beyond dot-folders, which are always skipped).
 
 Patterns come from three places, all read on every vault walk so an edit takes effect at the next
-lookup: ``ignore = [...]`` in config.toml, the vault's own ``.krouterignore`` (one pattern a line, as in
+lookup (a running watcher has the whole vault walked again when one of them changes, ``RULE_FILES``): ``ignore = [...]`` in config.toml, the vault's own ``.krouterignore`` (one pattern a line, as in
 ``.gitignore``), and Obsidian's settings inside the vault (the core Templates plugin's folder, the
 Templater plugin's folder, and "Excluded files"), so a template full of placeholders never answers.
 
@@ -22,7 +22,6 @@ from fnmatch import translate
 from pathlib import Path
 
 from krouter import config
-from krouter.errors import ConfigError
 
 IGNORE_FILE = ".krouterignore"
 # Obsidian's own settings files (inside the vault) that name folders to leave out, and the key.
@@ -30,6 +29,10 @@ _OBSIDIAN = (
     (".obsidian/templates.json", "folder"),
     (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
 )
+_OBSIDIAN_APP = ".obsidian/app.json"
+# Every file inside a vault whose content changes which of its pages are indexed (vault-relative): a
+# file watcher must have the whole vault walked again when one changes.
+RULE_FILES = frozenset({IGNORE_FILE, _OBSIDIAN_APP, *(rel for rel, _key in _OBSIDIAN)})
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ def _obsidian_patterns(root: Path) -> list[str]:
         if isinstance(folder, str) and folder.strip("/ "):
             patterns.append(f"/{folder.strip('/ ')}/")
     try:
-        app = json.loads((root / ".obsidian/app.json").read_text(encoding="utf-8"))
+        app = json.loads((root / _OBSIDIAN_APP).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         app = None
     filters = app.get("userIgnoreFilters") if isinstance(app, dict) else None
@@ -109,14 +112,23 @@ def _obsidian_patterns(root: Path) -> list[str]:
 
 def ignore_rules(root: Path) -> IgnoreRules | None:
     """The rules for the vault at ``root``; None when nothing is ignored (the common, fast case)."""
-    try:
-        lines = list(config.load_config().ignore)
-    except ConfigError:
-        # A lookup must not fail over a setting: `krouter config` and `krouter status` report it.
-        lines = []
+    # A broken config.toml raises ConfigError here: indexing with no patterns would index and cite the
+    # very pages the user's ignore patterns leave out.
+    lines = list(config.load_config().ignore)
     with contextlib.suppress(OSError, UnicodeDecodeError):
         lines += (root / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
     if (root / ".obsidian").is_dir():
         lines += _obsidian_patterns(root)
     rules = tuple(r for r in map(_rule, lines) if r is not None)
     return IgnoreRules(rules) if rules else None
+
+
+def excluded(root: Path, rel_path: str) -> bool:
+    """True when the ignore rules in force for the vault at ``root`` leave out the file at the
+    vault-relative ``rel_path``, itself or through one of its folders."""
+    rules = ignore_rules(root)
+    if rules is None:
+        return False
+    parts = rel_path.strip("/").split("/")
+    folders = ("/".join(parts[:i]) for i in range(1, len(parts)))
+    return rules.ignored(rel_path, False) or any(rules.ignored(f, True) for f in folders)

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from krouter import config
 from krouter.errors import KRouterError
 from krouter.ops.background_embedding import EMBED_POLL_S, BackgroundEmbedding
 from krouter.ops.vault_watcher import VaultWatcher
@@ -179,8 +180,10 @@ class VaultService:
         """Runs on the worker before every call: re-read what the watcher reported since the last call.
 
         Without a working watcher (or when asked to ``rescan``) it re-checks every file, a stat per
-        page, as a call must when nothing reports changes.
+        page, as a call must when nothing reports changes. A broken config.toml fails the call (ConfigError):
+        the index may hold pages its ``ignore`` patterns leave out, since the refresher could not read them.
         """
+        config.load_config()
         self._refresh(self.watcher.take(), walk=rescan or not self.watching)
 
     async def run(self, fn: Callable[[Router], T], *, rescan: bool = False) -> T:

@@ -196,6 +196,8 @@ class AskServer:
             phrasings = [clean(p) for p in check_phrasings(also)]
         except (BadQuestion, BadPhrasings):
             return _DECLINE
+        # A broken config.toml declines (ConfigError): the ordinary path reports it, as it must.
+        config.load_config()
         stamp = _config_stamp(config.config_path())
         if self._router is not None and stamp != self._config:
             self._router.close()  # config.toml changed: read it again, as a fresh process would
