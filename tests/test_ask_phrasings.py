@@ -158,3 +158,20 @@ def test_a_phrasing_that_drops_the_name_the_question_asks_about_does_not_cite(tm
         f"the phrasing {phrasing!r} reaches Runbooks/Database backups.md, but the question names 'mongodb', "
         "which no page of the vault mentions (the phrasing's confidence 100%)"
     )
+
+
+def test_a_phrasing_cannot_cite_a_page_holding_none_of_the_questions_words(vault: Path) -> None:
+    # A walkthrough: `ask "Kafka retention" --also "vacation days"` cited the vacation page, "decided by
+    # the phrasing", though neither word of the question is anywhere in the vault. A phrasing rewords
+    # the question; a page that holds none of its words, in either language, was vouched for by the
+    # phrasing alone.
+    (vault / "Team").mkdir()
+    (vault / "Team" / "Vacation.md").write_text(
+        "---\ntitle: Vacation policy\n---\nEveryone gets 28 vacation days a year.\n", encoding="utf-8"
+    )
+    _code, out = ask(vault, "Kafka retention", "vacation days")
+    assert isinstance(out, dict) and out["decision"] == "refuse" and out["cited"] == [], out
+    assert "none of the question's own words" in out["reason"]
+    # A page that holds one of them through the dictionary is still found by a translation (en-to-zh).
+    _code, out = ask(vault, *CASES[0][:2])
+    assert isinstance(out, dict) and out["cited"][0]["path"] == ZH_DB

@@ -110,6 +110,16 @@ def names_against(question: str, path: str, index: Index, t: Tables) -> str | No
     return f"the question names {unknown!r}, which no page of the vault mentions" if unknown else None
 
 
+def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
+    """Why the page at ``path`` cannot answer ``question`` when only a phrasing found it: it holds none
+    of the question's own words by any route (a translation, an abbreviation), or None. A phrasing says
+    the question in other words; a page none of the question's words reach was vouched for by the
+    phrasing alone ("Kafka retention" with the phrasing "vacation days" cited the vacation page)."""
+    if not question_units(question, index, t) or held_words(question, path, index, t):
+        return None
+    return "it holds none of the question's own words, in any language: the phrasing alone found it"
+
+
 def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:
     """The question's words (as shown) that the page at ``path``, or a replaced page leading to it,
     holds in its title, aliases, tags, path or text, by any route (db→database, a translation).

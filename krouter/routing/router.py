@@ -23,7 +23,7 @@ from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, vectors
 from krouter.routing.decision import DEFAULT_FLOOR, decide
-from krouter.routing.elsewhere import held_words, names_against, trigger_blocker
+from krouter.routing.elsewhere import held_words, holds_none, names_against, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.tokens import traditional
@@ -284,7 +284,10 @@ class Router:
             phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
-                against = names_against(written, chosen.top.path, self.index, self._load_tables())
+                tables = self._load_tables()
+                against = names_against(written, chosen.top.path, self.index, tables) or holds_none(
+                    written, chosen.top.path, self.index, tables
+                )
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
         return chosen
