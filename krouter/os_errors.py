@@ -26,6 +26,9 @@ _PLAIN = {
     errno.EEXIST: "something of that name is already there",
 }
 
+# Errors only a write meets.
+_WRITING = (errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+
 
 def error_path(exc: OSError) -> Path | None:
     """The file or folder the error is about: the page an atomic write was for rather than its temp
@@ -37,13 +40,20 @@ def error_path(exc: OSError) -> Path | None:
     return written_through(path) or path
 
 
+def _through_temp(exc: OSError) -> bool:
+    """Whether the error names one of ``krouter.atomic``'s temp files."""
+    return exc.filename is not None and written_through(Path(os.fsdecode(exc.filename))) is not None
+
+
 def shown(path: Path, root: Path | None = None) -> str:
-    """``path`` as the user should read it: vault-relative when it lies in ``root``."""
+    """``path`` as the user should read it: relative to ``root`` when it lies inside it (``root`` itself
+    in full, never ".")."""
     if root is not None:
         try:
-            return path.resolve().relative_to(root.resolve()).as_posix() or "."
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
         except (OSError, ValueError):
-            pass
+            return str(path)
+        return rel if rel != "." else str(root)
     return str(path)
 
 
@@ -61,8 +71,9 @@ def reason(exc: OSError, root: Path | None = None) -> str:
         if in_the_way is not None:
             return f"{shown(in_the_way, root)} is a file, not a folder"
     if exc.errno == errno.EACCES:
-        if path.exists():
-            return f"permission denied on {shown(path, root)}"
+        # A file or folder being created (an atomic write's temp file is one) is refused by its folder.
+        if path.exists() and not _through_temp(exc):
+            return "permission denied"
         return f"the folder {shown(path.parent, root)} is read-only (permission denied)"
     if exc.errno == errno.ENOENT:
         missing = next((p for p in reversed(path.parents) if not p.exists()), None)
@@ -72,10 +83,16 @@ def reason(exc: OSError, root: Path | None = None) -> str:
     return _PLAIN.get(exc.errno or 0, why)
 
 
-def os_error_message(exc: OSError, action: str = "write", root: Path | None = None) -> str:
-    """``cannot ACTION PATH: REASON`` for a file-system error met while writing (or reading) the vault or
-    a project; paths inside ``root`` are shown vault-relative."""
+def os_error_message(exc: OSError, root: Path | None = None, action: str | None = None) -> str:
+    """``cannot ACTION PATH: REASON`` for a file-system error; paths inside ``root`` are shown
+    vault-relative. Without ``action`` it is told from the error: ``write`` for an atomic write's temp
+    file or a full or read-only disk, ``create`` for a path not there, else ``open``."""
     path = error_path(exc)
     if path is None:
-        return f"cannot {action}: {reason(exc, root)}"
+        return f"cannot {action}: {reason(exc, root)}" if action else reason(exc, root)
+    if action is None:
+        if _through_temp(exc) or exc.errno in _WRITING:
+            action = "write"
+        else:
+            action = "open" if path.exists() else "create"
     return f"cannot {action} {shown(path, root)}: {reason(exc, root)}"
