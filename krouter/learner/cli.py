@@ -326,11 +326,11 @@ def teach_command(
             phrasings = [clean(p) for p in also or []]
             result = teach.teach(router, clean(question), clean(page), clean(quote), phrasings, client="cli")
     except (BadQuestion, BadPhrasings, *USAGE_ERRORS) as exc:
-        raise fail(str(exc), EXIT_USAGE) from exc
+        raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except KRouterError as exc:
-        raise fail(str(exc)) from exc
+        raise fail(str(exc), as_json=as_json) from exc
     except OSError as exc:  # an unwritable state dir: one line
-        raise fail(os_error_message(exc, root)) from exc
+        raise fail(os_error_message(exc, root), as_json=as_json) from exc
     typer.echo(json.dumps(result.to_dict(), ensure_ascii=False) if as_json else visible(result.to_text()))
     if not result.taught:
         raise typer.Exit(EXIT_NOT_TAUGHT)

@@ -57,7 +57,7 @@ def show(
     if ctx.invoked_subcommand is not None:
         return
     path = config.config_path()
-    with exit_codes():
+    with exit_codes(as_json=as_json):
         cfg = config.load_config()
     vault, source = _vault_source(cfg)
     if as_json:
@@ -70,6 +70,11 @@ def show(
         typer.echo(f"  {key} = {json.dumps(value, ensure_ascii=False)}")
 
 
+def _as_json(ctx: typer.Context) -> bool:
+    """Whether ``krouter config --json SUBCOMMAND`` asked for JSON (the option is the group's)."""
+    return bool(ctx.parent is not None and ctx.parent.params.get("as_json"))
+
+
 @config_app.command("path", cls=Command)
 def path_command() -> None:
     """Print the path of config.toml (it need not exist yet)."""
@@ -78,21 +83,27 @@ def path_command() -> None:
 
 @config_app.command("get", cls=Command)
 def get_command(
+    ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(KEYS)}.")],
 ) -> None:
     """Print one setting's value: config.toml's, else its default (for `vault`, which has none: empty
-    output and exit 1 when it is not set)."""
+    output and exit 1 when it is not set). With ``krouter config --json get KEY``: {"key", "value"}."""
+    as_json = _as_json(ctx)
     if key not in KEYS:
-        raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE)
-    with exit_codes():
+        raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE, as_json=as_json)
+    with exit_codes(as_json=as_json):
         value = _values(config.load_config())[key]
+    if as_json:
+        typer.echo(json.dumps({"key": key, "value": value}, ensure_ascii=False))
     if value is None:
         raise typer.Exit(1)
-    typer.echo(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    if not as_json:
+        typer.echo(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
 
 
 @config_app.command("set", cls=Command)
 def set_command(
+    ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
     value: Annotated[
         str,
@@ -104,21 +115,28 @@ def set_command(
     ],
 ) -> None:
     """Set one setting in config.toml (the rest of the file is kept as written)."""
+    as_json = _as_json(ctx)
     new: str | bool
     if key == "vault":
         folder = Path(value).expanduser()
         if (value == config.DEMO_NAME and not folder.exists()) or config.is_demo(folder):
-            raise fail("the demo vault is never a default; name it per command with --vault demo", EXIT_USAGE)
+            raise fail(
+                "the demo vault is never a default; name it per command with --vault demo",
+                EXIT_USAGE,
+                as_json=as_json,
+            )
         if not folder.is_dir():
-            raise fail(f"vault folder not found: {folder}", EXIT_USAGE)
+            raise fail(f"vault folder not found: {folder}", EXIT_USAGE, as_json=as_json)
         new = str(folder.resolve())
     elif key in SWITCHES:
         if value.lower() not in ("true", "false"):
-            raise fail(f"{key} is true or false", EXIT_USAGE)
+            raise fail(f"{key} is true or false", EXIT_USAGE, as_json=as_json)
         new = value.lower() == "true"
     elif key == "pending_triggers":
         if value not in config.PENDING_MODES:
-            raise fail(f"pending_triggers is one of: {', '.join(config.PENDING_MODES)}", EXIT_USAGE)
+            raise fail(
+                f"pending_triggers is one of: {', '.join(config.PENDING_MODES)}", EXIT_USAGE, as_json=as_json
+            )
         new = value
     elif key == "semantic":
         new = config.SEMANTIC_SPELLINGS.get(value.lower(), value.lower())
@@ -126,25 +144,30 @@ def set_command(
             raise fail(
                 f"semantic is one of: {', '.join(config.SEMANTIC_MODES)} (auto and on: used when installed)",
                 EXIT_USAGE,
+                as_json=as_json,
             )
     elif key in SETTABLE:
         new = value
     else:
         raise fail(
-            f"cannot set {key!r} here; settable: {', '.join(SETTABLE)} (edit lists in the file)", EXIT_USAGE
+            f"cannot set {key!r} here; settable: {', '.join(SETTABLE)} (edit lists in the file)",
+            EXIT_USAGE,
+            as_json=as_json,
         )
-    with exit_codes():
+    with exit_codes(as_json=as_json):
         path = config.set_config_value(key, new)
     typer.echo(f"{key} = {json.dumps(new, ensure_ascii=False)} in {path}")
 
 
 @config_app.command("unset", cls=Command)
 def unset_command(
+    ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
 ) -> None:
     """Remove one setting from config.toml, so its default applies again."""
+    as_json = _as_json(ctx)
     if key not in SETTABLE:
-        raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE)
-    with exit_codes():
+        raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE, as_json=as_json)
+    with exit_codes(as_json=as_json):
         path = config.set_config_value(key, None)
     typer.echo(f"{key} removed from {path}")
