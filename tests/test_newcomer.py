@@ -282,3 +282,20 @@ def test_import_counts_only_the_files_that_gave_something(tmp_path: Path) -> Non
     (sessions / "bad.jsonl").unlink()
     clean = runner.invoke(app, ["import", str(sessions), "--vault", str(vault)])
     assert clean.exit_code == 0 and "imported 1 file(s): 0 created, 0 updated, 1 unchanged" in clean.stdout
+
+
+# ----- 6. learn --list names a vault that is not there -------------------------------------------------
+
+
+def test_learn_list_of_a_vault_not_there_is_an_error_not_an_empty_list(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    result = runner.invoke(app, ["learn", "--list", "--vault", str(missing)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"krouter: vault folder not found: {missing}\n"
+    as_json = runner.invoke(app, ["learn", "--list", "--vault", str(missing), "--json"])
+    assert as_json.exit_code == 2
+    assert json.loads(as_json.stdout) == {"error": f"vault folder not found: {missing}", "exit_code": 2}
+    (tmp_path / "f").write_text("a file", encoding="utf-8")
+    a_file = runner.invoke(app, ["learn", "--list", "--vault", str(tmp_path / "f")])
+    assert a_file.exit_code == 2 and "not a folder" in a_file.stderr
+    assert runner.invoke(app, ["learn", "--list", "--vault", str(_vault(tmp_path))]).exit_code == 0

@@ -186,7 +186,14 @@ def _list(vault: Path | None, as_json: bool) -> None:
     from krouter.learner.taught import history
     from krouter.learner.teach import shown_quote
     from krouter.safe_text import visible
+    from krouter.vault.files import check_vault
 
+    if vault is not None:
+        # A mistyped vault would list nothing, as if nothing had been taught there.
+        try:
+            check_vault(vault)
+        except VaultNotFound as exc:
+            raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     rows = history(vault)
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False))
