@@ -39,6 +39,19 @@ def _values(cfg: config.Config) -> dict[str, object]:
     }
 
 
+def _from_environment() -> dict[str, tuple[object, str]]:
+    """The settings an environment variable overrides for this process: key -> (value in effect,
+    the variable), so that what is shown is what a lookup obeys."""
+    out: dict[str, tuple[object, str]] = {}
+    if os.environ.get("KROUTER_SEMANTIC", "").strip():
+        effective = config.semantic_mode()
+        if effective != config.semantic_mode(env=False):
+            out["semantic"] = (effective, "$KROUTER_SEMANTIC")
+    if os.environ.get("KROUTER_NO_QUERY_LOG", "").strip() not in ("", "0", "false", "no"):
+        out["query_log"] = (False, "$KROUTER_NO_QUERY_LOG")
+    return out
+
+
 def _vault_source(cfg: config.Config) -> tuple[str | None, str]:
     env = os.environ.get("KROUTER_VAULT")
     if env:
@@ -60,14 +73,23 @@ def show(
     with exit_codes(as_json=as_json):
         cfg = config.load_config()
     vault, source = _vault_source(cfg)
+    values, env = _values(cfg), _from_environment()
     if as_json:
         out = {"path": str(path), "exists": path.is_file(), "vault_in_use": vault, "vault_from": source}
-        typer.echo(json.dumps({**out, "settings": _values(cfg)}, ensure_ascii=False))
+        settings = {**values, **{key: value for key, (value, _) in env.items()}}
+        from_env = {key: var for key, (_, var) in env.items()}
+        typer.echo(
+            json.dumps({**out, "settings": settings, "from_environment": from_env}, ensure_ascii=False)
+        )
         return
     typer.echo(f"config file:  {path}{'' if path.is_file() else ' (not created yet)'}")
     typer.echo(f"vault in use: {vault or '-'} ({source})")
-    for key, value in _values(cfg).items():
-        typer.echo(f"  {key} = {json.dumps(value, ensure_ascii=False)}")
+    for key, value in values.items():
+        if key in env:
+            effective, var = env[key]
+            typer.echo(f"  {key} = {json.dumps(effective)}  (from {var}; config.toml: {json.dumps(value)})")
+        else:
+            typer.echo(f"  {key} = {json.dumps(value, ensure_ascii=False)}")
 
 
 def _as_json(ctx: typer.Context) -> bool:
@@ -86,18 +108,27 @@ def get_command(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(KEYS)}.")],
 ) -> None:
-    """Print one setting's value: config.toml's, else its default (for `vault`, which has none: empty
-    output and exit 1 when it is not set). With ``krouter config --json get KEY``: {"key", "value"}."""
+    """Print one setting's value in effect: an environment variable's ($KROUTER_SEMANTIC,
+    $KROUTER_NO_QUERY_LOG; named on stderr), else config.toml's, else its default (for `vault`, which
+    has none: empty output and exit 1 when it is not set). With ``krouter config --json get KEY``:
+    {"key", "value"}, and "from" naming the variable."""
     as_json = _as_json(ctx)
     if key not in KEYS:
         raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE, as_json=as_json)
     with exit_codes(as_json=as_json):
         value = _values(config.load_config())[key]
+    out: dict[str, object] = {"key": key, "value": value}
+    if key in (env := _from_environment()):
+        out["value"], out["from"] = env[key]
+        # stdout stays the bare value for scripts; where it comes from is for the person, on stderr.
+        if not as_json:
+            typer.echo(f"krouter: from {out['from']} (config.toml: {json.dumps(value)})", err=True)
     if as_json:
-        typer.echo(json.dumps({"key": key, "value": value}, ensure_ascii=False))
-    if value is None:
+        typer.echo(json.dumps(out, ensure_ascii=False))
+    if out["value"] is None:
         raise typer.Exit(1)
     if not as_json:
+        value = out["value"]
         typer.echo(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
 
 
@@ -125,6 +156,9 @@ def set_command(
                 EXIT_USAGE,
                 as_json=as_json,
             )
+        if folder.exists() and not folder.is_dir():
+            message = f"{folder} is a file, not a folder: a vault is a folder of Markdown pages"
+            raise fail(message, EXIT_USAGE, as_json=as_json)
         if not folder.is_dir():
             raise fail(f"vault folder not found: {folder}", EXIT_USAGE, as_json=as_json)
         new = str(folder.resolve())
