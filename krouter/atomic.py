@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import re
 import secrets
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -19,6 +20,8 @@ from pathlib import Path
 
 # Kept short so that the temp name of a long page name still fits in a folder entry (255 bytes).
 _NAME_CHARS = 64
+# The temp file's name: the target's (cut to _NAME_CHARS), 16 random hex digits.
+_TEMP = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{16}\.tmp")
 
 
 def atomic_write(
@@ -58,6 +61,21 @@ def atomic_write(
             os.unlink(tmp)
         raise
     _fsync_dir(folder)
+
+
+def written_through(path: Path) -> Path | None:
+    """The file ``atomic_write`` was writing when ``path`` is one of its temp files, else None: an
+    error names the temp file, the user knows the page. A name cut to fit is completed from the folder
+    when one file there matches, else ends in "…"."""
+    match = _TEMP.fullmatch(path.name)
+    if match is None:
+        return None
+    name = match["name"]
+    if len(name) == _NAME_CHARS:
+        with contextlib.suppress(OSError):
+            longer = [p.name for p in path.parent.iterdir() if p.name.startswith(name) and p != path]
+            name = longer[0] if len(longer) == 1 else f"{name}…"
+    return path.parent / name
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -17,7 +17,15 @@ import typer.core
 import typer.main
 
 from krouter import __version__
-from krouter.cli_options import EXIT_USAGE, Command, VaultOption, exit_codes, fail, terminal_progress
+from krouter.cli_options import (
+    EXIT_ERROR,
+    EXIT_USAGE,
+    Command,
+    VaultOption,
+    exit_codes,
+    fail,
+    terminal_progress,
+)
 from krouter.config import default_vault, default_vault_origin, is_demo
 from krouter.errors import PageNotFound, VaultNotFound
 from krouter.routing.phrasings import (
@@ -349,8 +357,21 @@ def run() -> None:
 
     With ``--json`` a usage error (a missing argument, an unknown option, a bad value) is also printed
     as one JSON object on stdout, as every other error of a ``--json`` command is: an agent that parses
-    stdout never meets click's plain-text usage message."""
+    stdout never meets click's plain-text usage message. A file-system error that no command turned
+    into a message is one plain line too (exit 1), never a traceback."""
     args = sys.argv[1:]
+    try:
+        _run(args)
+    except BrokenPipeError:
+        raise  # stdout closed by a pager or `head`: nothing more to tell
+    except OSError as exc:
+        from krouter.os_errors import os_error_message
+
+        fail(os_error_message(exc), as_json="--json" in args)
+        sys.exit(EXIT_ERROR)
+
+
+def _run(args: list[str]) -> None:
     if "--json" not in args:
         app(args)
         return

@@ -304,14 +304,23 @@ def is_demo(root: Path) -> bool:
 def default_vault() -> Path:
     """The vault used when none is named: ``KROUTER_VAULT``, then ``vault`` in config.toml.
 
-    Raises VaultNotNamed when neither is set. There is no fallback to the demo vault: its fictional
+    Raises VaultNotNamed when neither is set, or when ``KROUTER_VAULT`` is ``demo`` and no folder of
+    that name is here. There is no fallback to the demo vault: its fictional
     pages, cited at full confidence to someone who thinks they asked their own notes, would be a lie.
     """
     env = os.environ.get("KROUTER_VAULT")
     if env:
         # Absolute, so that a folder path is never read as a vault's name ("demo" names the demo vault
         # only when typed on the command line or passed to the library).
-        return Path(env).expanduser().absolute()
+        folder = Path(env).expanduser().absolute()
+        if env == DEMO_NAME and not folder.exists():
+            # Whoever wrote this meant the demo vault: "vault folder not found" would hide why not.
+            raise VaultNotNamed(
+                f"$KROUTER_VAULT is 'demo', read as a folder, and there is none ({folder}): the bundled "
+                "demo vault is never a default; name it per command with --vault demo, or point "
+                "$KROUTER_VAULT at your vault"
+            )
+        return folder
     configured = load_config().vault
     if configured is not None:
         return configured

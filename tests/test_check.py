@@ -340,3 +340,54 @@ def test_supersedes_from_a_clipping_is_ignored_and_reported(tmp_path: Path) -> N
     )
     (finding,) = check(vault).findings
     assert finding.kind == "untrusted_supersedes" and finding.path == "Clippings/blog.md"
+
+
+def test_a_current_status_beside_superseded_by_is_a_contradiction(tmp_path: Path) -> None:
+    """`status: active` with `superseded_by:` read as replaced by the router (never cited), silently."""
+    vault = make(
+        tmp_path,
+        {
+            "D/Chain2.md": page("Chain2", status="active", superseded_by="D/Chain3"),
+            "D/Chain3.md": page("Chain3"),
+            "D/Old.md": page("Old", status="superseded", superseded_by="D/Chain3"),
+        },
+    )
+    (finding,) = check(vault).findings
+    assert (finding.kind, finding.path, finding.related) == (
+        "replaced_but_current",
+        "D/Chain2.md",
+        ["D/Chain3.md"],
+    )
+    assert finding.message == (
+        "status 'active' says the page is current, but superseded_by 'D/Chain3' replaces it: KRouter "
+        "never cites it; set status: superseded, or remove superseded_by"
+    )
+    assert finding.severity == "error"
+    result = runner.invoke(app, ["check", "--vault", str(vault)])
+    assert result.exit_code == 1 and "replaced_but_current D/Chain2.md: status 'active'" in result.stdout
+    # The router's reading is kept: the replacement is cited.
+    asked = runner.invoke(app, ["ask", "Chain2", "--vault", str(vault), "--json"])
+    assert all(c["path"] != "D/Chain2.md" for c in json.loads(asked.stdout)["cited"])
+
+
+def test_a_replacement_that_exists_but_is_no_page_says_why(tmp_path: Path) -> None:
+    vault = make(
+        tmp_path,
+        {
+            "D/X.md": page("X", status="superseded", superseded_by="A/latin"),
+            "A/latin.md": b"# Latin\n\ncaf\xe9 au lait\n",
+            "D/Y.md": page("Y", status="superseded", superseded_by="[[Old/Ign]]"),
+            "Old/Ign.md": page("Ign"),
+            ".krouterignore": "Old/\n",
+            "D/Z.md": page("Z", status="superseded", superseded_by="Nowhere"),
+        },
+    )
+    messages = {f.path: f.message for f in check(vault).findings if f.kind == "dangling_link"}
+    assert messages == {
+        "D/X.md": "superseded_by: 'A/latin' names A/latin.md, which exists but is not a page KRouter reads "
+        "(not UTF-8); a hit on this page cannot lead there",
+        "D/Y.md": "superseded_by: '[[Old/Ign]]' names Old/Ign.md, which exists but is ignored "
+        "(.krouterignore, the `ignore` setting or Obsidian's excluded files); a hit on this page cannot "
+        "lead there",
+        "D/Z.md": "superseded_by: 'Nowhere' names no page",
+    }

@@ -352,11 +352,12 @@ def test_a_usage_error_under_json_is_one_json_object_on_stdout(tmp_path: Path) -
 
 def test_the_demo_vault_is_never_the_configured_vault(tmp_path: Path) -> None:
     """KROUTER_VAULT=demo is a folder called demo (which does not exist), not the bundled demo vault: the
-    demo answers only when named on the command line or passed to the library."""
+    demo answers only when named on the command line or passed to the library. The error says so."""
     import os
 
     env = {**os.environ, "KROUTER_VAULT": "demo", "KROUTER_CACHE_DIR": str(tmp_path / "c")}
     env["KROUTER_STATE_DIR"] = str(tmp_path / "s")
+    env["PYTHONPATH"] = str(REPO)  # this checkout's krouter, run from another folder
     done = subprocess.run(
         [sys.executable, "-m", "krouter", "ask", "值班最少要几个人", "--json"],
         capture_output=True,
@@ -366,7 +367,7 @@ def test_the_demo_vault_is_never_the_configured_vault(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 2
-    assert "vault folder not found" in json.loads(done.stdout)["error"]
+    assert "the bundled demo vault is never a default" in json.loads(done.stdout)["error"]
 
 
 def test_a_refusal_just_under_the_floor_never_reads_as_equal_to_it() -> None:

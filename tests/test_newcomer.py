@@ -282,3 +282,77 @@ def test_import_counts_only_the_files_that_gave_something(tmp_path: Path) -> Non
     (sessions / "bad.jsonl").unlink()
     clean = runner.invoke(app, ["import", str(sessions), "--vault", str(vault)])
     assert clean.exit_code == 0 and "imported 1 file(s): 0 created, 0 updated, 1 unchanged" in clean.stdout
+
+
+# ----- 6. learn --list names a vault that is not there -------------------------------------------------
+
+
+def test_learn_list_of_a_vault_not_there_is_an_error_not_an_empty_list(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    result = runner.invoke(app, ["learn", "--list", "--vault", str(missing)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"krouter: vault folder not found: {missing}\n"
+    as_json = runner.invoke(app, ["learn", "--list", "--vault", str(missing), "--json"])
+    assert as_json.exit_code == 2
+    assert json.loads(as_json.stdout) == {"error": f"vault folder not found: {missing}", "exit_code": 2}
+    (tmp_path / "f").write_text("a file", encoding="utf-8")
+    a_file = runner.invoke(app, ["learn", "--list", "--vault", str(tmp_path / "f")])
+    assert a_file.exit_code == 2 and "not a folder" in a_file.stderr
+    assert runner.invoke(app, ["learn", "--list", "--vault", str(_vault(tmp_path))]).exit_code == 0
+
+
+# ----- 7. messages that pointed the wrong way ------------------------------------------------------------
+
+
+def test_config_set_vault_to_a_file_says_it_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("a file", encoding="utf-8")
+    result = runner.invoke(app, ["config", "set", "vault", str(tmp_path / "f")])
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == f"krouter: {tmp_path / 'f'} is a file, not a folder: a vault is a folder of Markdown pages\n"
+    )
+    assert not config.config_path().exists()
+
+
+@pytest.mark.parametrize("command", [["ask", QUESTION], ["check"], ["status"], ["import", "s.jsonl"]])
+def test_krouter_vault_demo_says_the_demo_is_never_a_default(tmp_path: Path, command: list[str]) -> None:
+    """$KROUTER_VAULT=demo read "vault folder not found: /cwd/demo", as if --vault demo were not the demo:
+    the message now says why the environment cannot name the demo vault, and what can."""
+    (tmp_path / "s.jsonl").write_text(
+        '{"session_id": "s", "role": "user", "content": "hi"}\n', encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "krouter", *command],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KROUTER_VAULT": "demo", "PYTHONPATH": str(REPO)},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"krouter: $KROUTER_VAULT is 'demo', read as a folder, and there is none ({tmp_path / 'demo'}): the "
+        "bundled demo vault is never a default; name it per command with --vault demo, or point "
+        "$KROUTER_VAULT at your vault"
+    )
+
+
+def test_config_shows_the_semantic_setting_in_effect_and_where_it_comes_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KROUTER_SEMANTIC", "off")
+    result = runner.invoke(app, ["config", "get", "semantic"])
+    assert result.exit_code == 0 and result.stdout == "off\n"
+    assert result.stderr == 'krouter: from $KROUTER_SEMANTIC (config.toml: "auto")\n'
+    shown = runner.invoke(app, ["config"]).stdout
+    assert '  semantic = "off"  (from $KROUTER_SEMANTIC; config.toml: "auto")\n' in shown
+    out = json.loads(runner.invoke(app, ["config", "--json"]).stdout)
+    assert out["settings"]["semantic"] == "off" and out["from_environment"] == {
+        "semantic": "$KROUTER_SEMANTIC"
+    }
+    as_json = json.loads(runner.invoke(app, ["config", "--json", "get", "semantic"]).stdout)
+    assert as_json == {"key": "semantic", "value": "off", "from": "$KROUTER_SEMANTIC"}
+    monkeypatch.delenv("KROUTER_SEMANTIC")
+    result = runner.invoke(app, ["config", "get", "semantic"])
+    assert result.stdout == "auto\n" and result.stderr == ""

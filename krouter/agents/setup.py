@@ -25,7 +25,8 @@ import typer
 
 from krouter import config
 from krouter.atomic import atomic_write
-from krouter.cli_options import exit_codes, terminal_progress, vault_name
+from krouter.cli_options import EXIT_USAGE, exit_codes, fail, terminal_progress, vault_name
+from krouter.os_errors import os_error_message
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
@@ -314,12 +315,18 @@ def setup_command(
     if not write:
         typer.echo(render_plan(agent, vault), nl=False)
         return
+    # A misspelt --project must not become a new folder holding the agent's files.
+    if project.exists() and not project.is_dir():
+        raise fail(f"project folder {project} is a file, not a folder", EXIT_USAGE)
+    if not project.is_dir():
+        raise fail(f"project folder not found: {project}", EXIT_USAGE)
     try:
         for line in install(agent, vault, project.resolve()):
             typer.echo(line)
-    except (ValueError, OSError) as exc:
-        typer.echo(f"krouter: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    except OSError as exc:
+        raise fail(os_error_message(exc, project.resolve())) from exc
     with exit_codes():
         typer.echo(warm_index(vault))
 

@@ -20,6 +20,7 @@ from krouter import config
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.errors import KRouterError, VaultNotFound
 from krouter.learner.lanes import Lane, LaneError, make_lane
+from krouter.os_errors import os_error_message
 
 if TYPE_CHECKING:
     from krouter.learner.report import LearnReport
@@ -98,6 +99,7 @@ def learn_command(
         _settle(vault, accept, reject, as_json)
         return
     listing_only = False
+    root: Path | None = None
     try:
         if undo:
             report = trigger_writes.undo(undo)
@@ -119,8 +121,10 @@ def learn_command(
             report = nightly.learn(root, chosen, max_questions=max_questions, dry_run=dry_run)
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
-    except (KRouterError, OSError) as exc:  # an unwritable state dir, a vault gone mid-run: one line
+    except KRouterError as exc:
         raise fail(str(exc), as_json=as_json) from exc
+    except OSError as exc:  # an unwritable state dir, a vault gone mid-run: one line
+        raise fail(os_error_message(exc, root), as_json=as_json) from exc
     if listing_only and not as_json:
         typer.echo(f"no model lane ({_no_lane()}); nothing was sent: listing the questions a run would send")
     if as_json:
@@ -182,7 +186,14 @@ def _list(vault: Path | None, as_json: bool) -> None:
     from krouter.learner.taught import history
     from krouter.learner.teach import shown_quote
     from krouter.safe_text import visible
+    from krouter.vault.files import check_vault
 
+    if vault is not None:
+        # A mistyped vault would list nothing, as if nothing had been taught there.
+        try:
+            check_vault(vault)
+        except VaultNotFound as exc:
+            raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     rows = history(vault)
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False))
@@ -241,6 +252,7 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
 
     if accept and reject:
         raise fail("give --accept or --reject, not both", EXIT_USAGE, as_json=as_json)
+    root: Path | None = None
     try:
         root = config.vault_to_write(vault, "accept or reject pending triggers")
         if not root.is_dir():
@@ -262,8 +274,10 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
                 text = f"pending {accept} closed, nothing written: {reason}"
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
-    except (KRouterError, OSError) as exc:
+    except KRouterError as exc:
         raise fail(str(exc), as_json=as_json) from exc
+    except OSError as exc:
+        raise fail(os_error_message(exc, root), as_json=as_json) from exc
     typer.echo(json.dumps(out, ensure_ascii=False) if as_json else visible(text))
     if accept and out["status"] != LEARNED:
         raise typer.Exit(EXIT_NOT_TAUGHT)
@@ -309,6 +323,7 @@ def teach_command(
     from krouter.routing.router import Router
     from krouter.safe_text import clean, visible
 
+    root: Path | None = None
     try:
         root = config.vault_to_write(vault, "teach")
         if not root.is_dir():
@@ -318,9 +333,11 @@ def teach_command(
             phrasings = [clean(p) for p in also or []]
             result = teach.teach(router, clean(question), clean(page), clean(quote), phrasings, client="cli")
     except (BadQuestion, BadPhrasings, *USAGE_ERRORS) as exc:
-        raise fail(str(exc), EXIT_USAGE) from exc
+        raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except KRouterError as exc:
-        raise fail(str(exc)) from exc
+        raise fail(str(exc), as_json=as_json) from exc
+    except OSError as exc:  # an unwritable state dir: one line
+        raise fail(os_error_message(exc, root), as_json=as_json) from exc
     typer.echo(json.dumps(result.to_dict(), ensure_ascii=False) if as_json else visible(result.to_text()))
     if not result.taught:
         raise typer.Exit(EXIT_NOT_TAUGHT)

@@ -39,6 +39,19 @@ def _values(cfg: config.Config) -> dict[str, object]:
     }
 
 
+def _from_environment() -> dict[str, tuple[object, str]]:
+    """The settings an environment variable overrides for this process: key -> (value in effect,
+    the variable), so that what is shown is what a lookup obeys."""
+    out: dict[str, tuple[object, str]] = {}
+    if os.environ.get("KROUTER_SEMANTIC", "").strip():
+        effective = config.semantic_mode()
+        if effective != config.semantic_mode(env=False):
+            out["semantic"] = (effective, "$KROUTER_SEMANTIC")
+    if os.environ.get("KROUTER_NO_QUERY_LOG", "").strip() not in ("", "0", "false", "no"):
+        out["query_log"] = (False, "$KROUTER_NO_QUERY_LOG")
+    return out
+
+
 def _vault_source(cfg: config.Config) -> tuple[str | None, str]:
     env = os.environ.get("KROUTER_VAULT")
     if env:
@@ -57,17 +70,31 @@ def show(
     if ctx.invoked_subcommand is not None:
         return
     path = config.config_path()
-    with exit_codes():
+    with exit_codes(as_json=as_json):
         cfg = config.load_config()
     vault, source = _vault_source(cfg)
+    values, env = _values(cfg), _from_environment()
     if as_json:
         out = {"path": str(path), "exists": path.is_file(), "vault_in_use": vault, "vault_from": source}
-        typer.echo(json.dumps({**out, "settings": _values(cfg)}, ensure_ascii=False))
+        settings = {**values, **{key: value for key, (value, _) in env.items()}}
+        from_env = {key: var for key, (_, var) in env.items()}
+        typer.echo(
+            json.dumps({**out, "settings": settings, "from_environment": from_env}, ensure_ascii=False)
+        )
         return
     typer.echo(f"config file:  {path}{'' if path.is_file() else ' (not created yet)'}")
     typer.echo(f"vault in use: {vault or '-'} ({source})")
-    for key, value in _values(cfg).items():
-        typer.echo(f"  {key} = {json.dumps(value, ensure_ascii=False)}")
+    for key, value in values.items():
+        if key in env:
+            effective, var = env[key]
+            typer.echo(f"  {key} = {json.dumps(effective)}  (from {var}; config.toml: {json.dumps(value)})")
+        else:
+            typer.echo(f"  {key} = {json.dumps(value, ensure_ascii=False)}")
+
+
+def _as_json(ctx: typer.Context) -> bool:
+    """Whether ``krouter config --json SUBCOMMAND`` asked for JSON (the option is the group's)."""
+    return bool(ctx.parent is not None and ctx.parent.params.get("as_json"))
 
 
 @config_app.command("path", cls=Command)
@@ -78,21 +105,36 @@ def path_command() -> None:
 
 @config_app.command("get", cls=Command)
 def get_command(
+    ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(KEYS)}.")],
 ) -> None:
-    """Print one setting's value: config.toml's, else its default (for `vault`, which has none: empty
-    output and exit 1 when it is not set)."""
+    """Print one setting's value in effect: an environment variable's ($KROUTER_SEMANTIC,
+    $KROUTER_NO_QUERY_LOG; named on stderr), else config.toml's, else its default (for `vault`, which
+    has none: empty output and exit 1 when it is not set). With ``krouter config --json get KEY``:
+    {"key", "value"}, and "from" naming the variable."""
+    as_json = _as_json(ctx)
     if key not in KEYS:
-        raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE)
-    with exit_codes():
+        raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE, as_json=as_json)
+    with exit_codes(as_json=as_json):
         value = _values(config.load_config())[key]
-    if value is None:
+    out: dict[str, object] = {"key": key, "value": value}
+    if key in (env := _from_environment()):
+        out["value"], out["from"] = env[key]
+        # stdout stays the bare value for scripts; where it comes from is for the person, on stderr.
+        if not as_json:
+            typer.echo(f"krouter: from {out['from']} (config.toml: {json.dumps(value)})", err=True)
+    if as_json:
+        typer.echo(json.dumps(out, ensure_ascii=False))
+    if out["value"] is None:
         raise typer.Exit(1)
-    typer.echo(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    if not as_json:
+        value = out["value"]
+        typer.echo(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
 
 
 @config_app.command("set", cls=Command)
 def set_command(
+    ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
     value: Annotated[
         str,
@@ -104,21 +146,31 @@ def set_command(
     ],
 ) -> None:
     """Set one setting in config.toml (the rest of the file is kept as written)."""
+    as_json = _as_json(ctx)
     new: str | bool
     if key == "vault":
         folder = Path(value).expanduser()
         if (value == config.DEMO_NAME and not folder.exists()) or config.is_demo(folder):
-            raise fail("the demo vault is never a default; name it per command with --vault demo", EXIT_USAGE)
+            raise fail(
+                "the demo vault is never a default; name it per command with --vault demo",
+                EXIT_USAGE,
+                as_json=as_json,
+            )
+        if folder.exists() and not folder.is_dir():
+            message = f"{folder} is a file, not a folder: a vault is a folder of Markdown pages"
+            raise fail(message, EXIT_USAGE, as_json=as_json)
         if not folder.is_dir():
-            raise fail(f"vault folder not found: {folder}", EXIT_USAGE)
+            raise fail(f"vault folder not found: {folder}", EXIT_USAGE, as_json=as_json)
         new = str(folder.resolve())
     elif key in SWITCHES:
         if value.lower() not in ("true", "false"):
-            raise fail(f"{key} is true or false", EXIT_USAGE)
+            raise fail(f"{key} is true or false", EXIT_USAGE, as_json=as_json)
         new = value.lower() == "true"
     elif key == "pending_triggers":
         if value not in config.PENDING_MODES:
-            raise fail(f"pending_triggers is one of: {', '.join(config.PENDING_MODES)}", EXIT_USAGE)
+            raise fail(
+                f"pending_triggers is one of: {', '.join(config.PENDING_MODES)}", EXIT_USAGE, as_json=as_json
+            )
         new = value
     elif key == "semantic":
         new = config.SEMANTIC_SPELLINGS.get(value.lower(), value.lower())
@@ -126,25 +178,30 @@ def set_command(
             raise fail(
                 f"semantic is one of: {', '.join(config.SEMANTIC_MODES)} (auto and on: used when installed)",
                 EXIT_USAGE,
+                as_json=as_json,
             )
     elif key in SETTABLE:
         new = value
     else:
         raise fail(
-            f"cannot set {key!r} here; settable: {', '.join(SETTABLE)} (edit lists in the file)", EXIT_USAGE
+            f"cannot set {key!r} here; settable: {', '.join(SETTABLE)} (edit lists in the file)",
+            EXIT_USAGE,
+            as_json=as_json,
         )
-    with exit_codes():
+    with exit_codes(as_json=as_json):
         path = config.set_config_value(key, new)
     typer.echo(f"{key} = {json.dumps(new, ensure_ascii=False)} in {path}")
 
 
 @config_app.command("unset", cls=Command)
 def unset_command(
+    ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
 ) -> None:
     """Remove one setting from config.toml, so its default applies again."""
+    as_json = _as_json(ctx)
     if key not in SETTABLE:
-        raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE)
-    with exit_codes():
+        raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE, as_json=as_json)
+    with exit_codes(as_json=as_json):
         path = config.set_config_value(key, None)
     typer.echo(f"{key} removed from {path}")

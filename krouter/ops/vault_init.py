@@ -20,6 +20,7 @@ import typer
 
 from krouter.cli_options import EXIT_USAGE, exit_codes, fail
 from krouter.config import bundled_vault, load_config, set_config_value
+from krouter.os_errors import reason
 from krouter.vault.ignore import IGNORE_FILE
 
 FOLDERS = ("Decisions", "Runbooks", "Preferences", "People", "Daily", "Inputs", "Templates")
@@ -68,6 +69,17 @@ use. To see a filled-in example vault: `krouter ask "which database do we use" -
 """
 
 
+def _create(target: Path, examples: Path | None) -> None:
+    """Fill ``target`` (created with its parents) with a copy of ``examples``, or else the skeleton."""
+    if examples is not None:
+        shutil.copytree(examples, target, dirs_exist_ok=True)
+        return
+    for folder in FOLDERS:
+        (target / folder).mkdir(parents=True, exist_ok=True)
+    (target / GUIDE_NAME).write_text(GUIDE_TEXT, encoding="utf-8")
+    (target / IGNORE_FILE).write_text(IGNORE_TEXT, encoding="utf-8")
+
+
 def init_command(
     target: Annotated[Path, typer.Argument(metavar="DIR", help="Folder to create the new vault in.")],
     with_examples: Annotated[
@@ -92,16 +104,13 @@ def init_command(
         raise fail(f"{target} exists and is not a folder; choose a new folder", EXIT_USAGE)
     if target.exists() and any(target.iterdir()):
         raise fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
-    if with_examples:
-        source = bundled_vault()
-        if not source.is_dir():
-            raise fail(f"the bundled vault template is missing from this install ({source})")
-        shutil.copytree(source, target, dirs_exist_ok=True)
-    else:
-        for folder in FOLDERS:
-            (target / folder).mkdir(parents=True, exist_ok=True)
-        (target / GUIDE_NAME).write_text(GUIDE_TEXT, encoding="utf-8")
-        (target / IGNORE_FILE).write_text(IGNORE_TEXT, encoding="utf-8")
+    examples = bundled_vault() if with_examples else None
+    if examples is not None and not examples.is_dir():
+        raise fail(f"the bundled vault template is missing from this install ({examples})")
+    try:
+        _create(target, examples)
+    except OSError as exc:
+        raise fail(f"cannot create the vault {target}: {reason(exc)}") from exc
     root = target.resolve()
     what = "with the demo's example pages" if with_examples else "empty, with a folder skeleton"
     typer.echo(f"created vault {root} ({what})")

@@ -16,6 +16,7 @@ from krouter.agents.sessions.transcripts import transcript_files
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.config import vault_to_write
 from krouter.errors import KRouterError
+from krouter.os_errors import os_error_message
 
 
 def import_command(
@@ -40,12 +41,16 @@ def import_command(
     if not transcript_files(source):
         # An empty result would look like a successful import of nothing.
         raise fail(f"no *.jsonl transcript under {source}: nothing to import", as_json=as_json)
+    root: Path | None = None
     try:
-        report = import_sessions([source], vault_to_write(vault, "import into"), folder)
+        root = vault_to_write(vault, "import into")
+        report = import_sessions([source], root, folder)
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
-    except (KRouterError, OSError) as exc:
+    except KRouterError as exc:
         raise fail(str(exc), as_json=as_json) from exc
+    except OSError as exc:
+        raise fail(os_error_message(exc, root), as_json=as_json) from exc
     unknown = [
         f"{name}: not a transcript KRouter reads (Claude Code, Codex, or JSONL lines of "
         "{session_id, role, content}); nothing imported from it"

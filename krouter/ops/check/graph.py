@@ -13,9 +13,13 @@ from krouter.vault.page import Page
 
 
 def replacement_graph(
-    pages: dict[str, Page], findings: list[Finding], untrusted: Callable[[str], bool]
+    pages: dict[str, Page],
+    findings: list[Finding],
+    untrusted: Callable[[str], bool],
+    elsewhere: Callable[[str, str], str | None] | None = None,
 ) -> Replacements:
-    """The replacement graph exactly as the router builds it; links that name no page are findings."""
+    """The replacement graph exactly as the router builds it; links that name no page are findings.
+    ``elsewhere(raw, source)`` may say what a link naming no page does name (a file that is no page)."""
     resolver = LinkResolver(list(pages))
     links: list[Link] = []
     for path, page in pages.items():
@@ -38,11 +42,11 @@ def replacement_graph(
                     shown = ", ".join(repr(p) for p in found[:5]) + (
                         f" and {len(found) - 5} more" if len(found) > 5 else ""
                     )
-                    why = (
-                        f"is ambiguous: it could mean {shown}; use the full path, in the file's own letter case"
-                        if found
-                        else "names no page"
-                    )
+                    if found:
+                        why = f"is ambiguous: it could mean {shown}; use the full path, in the file's own letter case"
+                    else:
+                        there = elsewhere(raw, path) if elsewhere is not None else None
+                        why = f"{there}; a hit on this page cannot lead there" if there else "names no page"
                     findings.append(Finding("dangling_link", path, f"{kind}: {raw!r} {why}"))
                 elif kind == "supersedes" and untrusted(path):
                     findings.append(
@@ -217,6 +221,26 @@ def replacement_findings(pages: dict[str, Page], graph: Replacements) -> list[Fi
                     f"replaced by {red.chain[1]!r}, which is itself replaced ({' → '.join(red.chain)}); "
                     f"point it at {red.to_path!r}",
                     red.chain[1:],
+                )
+            )
+    return out
+
+
+def current_but_replaced(pages: dict[str, Page], graph: Replacements) -> list[Finding]:
+    """Pages whose status says they are current (``active``, ``accepted``) while their own
+    ``superseded_by`` replaces them: the router reads them as replaced and never cites them, which
+    the status hides from the person reading the page."""
+    out: list[Finding] = []
+    for path, page in pages.items():
+        if page.superseded_by and page.status and not page.replaced:
+            links = ", ".join(repr(raw) for raw in page.superseded_by)
+            out.append(
+                Finding(
+                    "replaced_but_current",
+                    path,
+                    f"status {page.status!r} says the page is current, but superseded_by {links} replaces "
+                    "it: KRouter never cites it; set status: superseded, or remove superseded_by",
+                    graph.successor.get(path, []),
                 )
             )
     return out

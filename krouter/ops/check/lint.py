@@ -1,7 +1,8 @@
 """``krouter check``: lint a vault for what makes KRouter cite wrongly or refuse needlessly.
 
-Findings: replacement links that name no page, replacement cycles, superseded pages with no
-replacement, pages replaced by a page that is itself replaced (the chain works but should be collapsed;
+Findings: replacement links that name no page (or name a file that is no page: unreadable, not UTF-8,
+ignored), pages whose status says current while their ``superseded_by`` replaces them, replacement
+cycles, superseded pages with no replacement, pages replaced by a page that is itself replaced (the chain works but should be collapsed;
 reported, never fixed), pages replaced by several pages (a hit leads to one), broken YAML, files that
 are not UTF-8, symbolic links (not followed), live pages sharing a title, near-duplicate
 pages, triggers on replaced pages (they can never recall anything), and links in page bodies
@@ -17,7 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter.config import in_folders, input_folders
-from krouter.ops.check.graph import body_link_findings, replacement_findings, replacement_graph
+from krouter.ops.check.graph import (
+    body_link_findings,
+    current_but_replaced,
+    replacement_findings,
+    replacement_graph,
+)
+from krouter.ops.check.not_pages import NotPages
 from krouter.ops.check.report import KIND_ORDER, CheckReport, Finding
 from krouter.ops.check.similar import NEAR_DUP_DISTANCE, duplicate_titles, near_duplicates
 from krouter.vault.files import PageTooLarge, check_vault, read_page_bytes, walk
@@ -32,18 +39,22 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
     symlinks: list[str] = []
     found: list[Problem] = []
     unreadable: list[str] = []
+    not_read: dict[str, str] = {}
     for fs in sorted(walk(root, unreadable, symlinks, found), key=lambda f: f.path):
         try:
             data = read_page_bytes(root, fs.path)
         except PageTooLarge as exc:
             findings.append(Finding("too_large", fs.path, str(exc)))
+            not_read[fs.path] = "is not a page KRouter reads (too large)"
             continue
         except OSError as exc:
             findings.append(Finding("unreadable", fs.path, f"cannot read: {exc.strerror or exc}"))
+            not_read[fs.path] = f"is not a page KRouter reads (cannot read: {exc.strerror or exc})"
             continue
         text = decode(fs.path, data)
         if not isinstance(text, str):
             findings.append(Finding("encoding", fs.path, text.message))
+            not_read[fs.path] = "is not a page KRouter reads (not UTF-8)"
             continue
         page = parse_page(fs.path, text)
         pages[fs.path] = page
@@ -68,11 +79,14 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
     )
 
     folders = input_folders()
-    graph = replacement_graph(pages, findings, lambda path: in_folders(path, folders))
+    not_read.update(dict.fromkeys(symlinks, "is a symbolic link, which KRouter does not follow"))
+    elsewhere = NotPages(root, list(pages), not_read).explain
+    graph = replacement_graph(pages, findings, lambda path: in_folders(path, folders), elsewhere)
     findings.extend(body_link_findings(pages))
     findings.extend(replacement_findings(pages, graph))
     findings.extend(duplicate_titles(pages, graph.replaced))
     findings.extend(near_duplicates(pages, graph.successor, near_distance))
+    findings.extend(current_but_replaced(pages, graph))
     for path, page in pages.items():
         if page.triggers and path in graph.replaced:
             findings.append(

@@ -29,6 +29,7 @@ KIND_ORDER = (
     "yaml",
     "dangling_link",
     "untrusted_supersedes",
+    "replaced_but_current",
     "cycle",
     "no_replacement",
     "chain_not_collapsed",
