@@ -486,3 +486,20 @@ def test_ignore_pattern_rules(tmp_path: Path) -> None:
     for (path, folder), expected in cases.items():
         assert rules.ignored(path, folder) is expected, (path, folder)
     assert ignore_rules(tmp_path / "nothing") is None
+
+
+def test_config_set_keeps_the_settings_line_in_place_with_its_comment() -> None:
+    # A walkthrough: `config set` dropped the comment on the line it rewrote, and moved the line to the top.
+    from krouter import config
+
+    config.config_path().write_text(
+        'ignore = ["Drafts/"]\nsemantic = "off"  # the model is slow on this laptop\n'
+        'learn_model = "claude-#1"   # a hash in a string is no comment\n',
+        encoding="utf-8",
+    )
+    assert runner.invoke(app, ["config", "set", "semantic", "auto"]).exit_code == 0
+    assert runner.invoke(app, ["config", "set", "learn_model", "claude-sonnet-4-5"]).exit_code == 0
+    assert config.config_path().read_text(encoding="utf-8") == (
+        'ignore = ["Drafts/"]\nsemantic = "auto"  # the model is slow on this laptop\n'
+        'learn_model = "claude-sonnet-4-5"  # a hash in a string is no comment\n'
+    )
