@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from krouter import config
+from krouter import config, config_edit
 from krouter.cli_options import EXIT_USAGE, Command, exit_codes, fail
 
 # The settings `krouter config set` writes (lists such as `ignore` are edited in the file by hand).
@@ -189,7 +189,7 @@ def set_command(
             as_json=as_json,
         )
     with exit_codes(as_json=as_json):
-        path = config.set_config_value(key, new)
+        path = config_edit.set_config_value(key, new)
     typer.echo(f"{key} = {json.dumps(new, ensure_ascii=False)} in {path}")
 
 
@@ -203,5 +203,5 @@ def unset_command(
     if key not in SETTABLE:
         raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE, as_json=as_json)
     with exit_codes(as_json=as_json):
-        path = config.set_config_value(key, None)
+        path = config_edit.set_config_value(key, None)
     typer.echo(f"{key} removed from {path}")

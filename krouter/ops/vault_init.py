@@ -19,7 +19,8 @@ from typing import Annotated
 import typer
 
 from krouter.cli_options import EXIT_USAGE, exit_codes, fail
-from krouter.config import bundled_vault, load_config, set_config_value
+from krouter.config import bundled_vault, load_config
+from krouter.config_edit import set_config_value
 from krouter.os_errors import reason
 from krouter.vault.ignore import IGNORE_FILE
 

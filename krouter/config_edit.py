@@ -1,0 +1,77 @@
+"""Writing one setting into ``config.toml`` (``krouter config set``, ``krouter init``), keeping the rest of
+the file as the user wrote it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from krouter.config import config_path, load_config
+from krouter.errors import ConfigError
+
+
+def _toml_value(value: str | bool) -> str:
+    # A JSON string is a valid TOML basic string (the same escapes), and JSON's booleans are TOML's.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _trailing_comment(line: str) -> str:
+    """The ``# ...`` comment ending a TOML line, or "": a ``#`` inside a quoted string is not one."""
+    quote = ""
+    escaped = False
+    for i, ch in enumerate(line):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[i:].rstrip("\r\n").rstrip()
+    return ""
+
+
+def set_config_value(key: str, value: str | bool | None, path: Path | None = None) -> Path:
+    """Set (or, with ``None``, remove) one top-level scalar setting in ``config.toml``.
+
+    Every other line of the file is kept as written, and the setting's own line keeps its place and its
+    comment (``semantic = "off"  # slow laptop``). The result is read back before it replaces the file,
+    so a broken file is never left behind (ConfigError, the old file untouched). Returns the path.
+    """
+    path = path or config_path()
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    lines = old.splitlines(keepends=True)
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    # Top-level keys are the ones before the first [table] header.
+    top = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    mine = [i for i in range(top) if pattern.match(lines[i])]
+    kept = [line for i, line in enumerate(lines) if i not in mine[1:]]
+    if value is not None:
+        line = f"{key} = {_toml_value(value)}"
+        if mine:
+            old_line = lines[mine[0]]
+            comment = _trailing_comment(old_line)
+            ending = old_line[len(old_line.rstrip("\r\n")) :] or "\n"
+            kept[mine[0]] = line + (f"  {comment}" if comment else "") + ending
+        else:
+            kept.insert(0, line + "\n")
+    elif mine:
+        del kept[mine[0]]
+    new = "".join(kept)
+    import tomllib
+
+    from krouter.atomic import atomic_write
+
+    try:
+        tomllib.loads(new)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: cannot set {key!r} ({exc}); edit the file by hand") from exc
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    atomic_write(path, new, mode=mode)
+    load_config(path)
+    return path
