@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from krouter.learner.page_edit import PageChanged, PageEditError, atomic_replace, splice, with_trigger
+from krouter.learner.page_edit import PageEditError, splice, with_trigger
+from krouter.learner.page_write import PageChanged, atomic_replace
 from krouter.vault.page import parse_page
 
 Q = 'what: "is" - the [merge] rule?'

@@ -1,24 +1,20 @@
-"""Add one phrase to a page's ``triggers`` list with the smallest possible edit, written atomically.
+"""Add one phrase to a page's ``triggers`` list (or take it out) with the smallest possible edit.
 
 This is the only place KRouter edits a page the user wrote. The edit touches nothing but the ``triggers``
 field: line endings, a BOM, comments, key order and every other byte stay as they were. The result is
 re-parsed before it is written and refused unless the only change is the new trigger at the end of the
-list. The write is atomic (``krouter.atomic``: a hidden temp file that a crash never leaves indexed,
-fsynced, then renamed) and happens only if the page still holds the bytes the caller read.
+list. Writing the result is ``page_write``'s job.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
 from krouter.tokens.terms import normalize
 from krouter.vault.page import field_key, parse_page, split_frontmatter
@@ -34,10 +30,6 @@ _TOP_KEY = re.compile(r"^[^\s#-]")
 
 class PageEditError(KRouterError):
     """The page cannot be edited safely (not UTF-8, broken frontmatter, a layout we do not rewrite)."""
-
-
-class PageChanged(KRouterError):
-    """The page's bytes changed after they were read: the edit is skipped, never merged."""
 
 
 @dataclass(frozen=True)
@@ -282,25 +274,3 @@ def splice(old: bytes, new: bytes) -> Splice:
     while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
         end += 1
     return Splice(start, old[start : len(old) - end], new[start : len(new) - end])
-
-
-def atomic_replace(
-    path: Path, data: bytes, expected: bytes, before_rename: Callable[[], None] | None = None
-) -> None:
-    """Write ``data`` over ``path`` atomically (``krouter.atomic``), keeping the page's permission bits.
-
-    Raises PageChanged (and writes nothing) when the page no longer holds ``expected``.
-    ``before_rename`` runs after the temp file is durable and just before the rename (the learner
-    journals there, so a journal entry always exists for a page that changed).
-    """
-    if path.read_bytes() != expected:
-        raise PageChanged(f"{path.name} changed since it was read; skipped")
-
-    def last_checks() -> None:
-        if before_rename is not None:
-            before_rename()
-        # Checked again as late as possible: an editor may have saved while we wrote.
-        if path.read_bytes() != expected:
-            raise PageChanged(f"{path.name} changed while it was being edited; skipped")
-
-    atomic_write(path, data, mode=path.stat().st_mode & 0o7777, before_replace=last_checks)

@@ -26,6 +26,7 @@ from krouter import config
 from krouter.atomic import atomic_write
 from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import page_edit
+from krouter.learner.page_write import PageNotWritten, atomic_replace, size_problem
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, LearnReport, Outcome
 from krouter.routing import querylog
 from krouter.vault.files import contained_path, read_contained
@@ -134,6 +135,9 @@ def write_trigger(
         new = page_edit.with_trigger(page.data, trigger)
     except page_edit.PageEditError as exc:
         return SKIPPED, str(exc)
+    too_large = size_problem(new)
+    if too_large:
+        return SKIPPED, too_large
     if dry_run:
         return PROPOSED, ""
     sp = page_edit.splice(page.data, new)
@@ -151,10 +155,8 @@ def write_trigger(
         "after_sha256": _digest(new),
     }
     try:
-        page_edit.atomic_replace(
-            page.path, new, page.data, before_rename=lambda: append_jsonl(journal_path(), entry)
-        )
-    except page_edit.PageChanged as exc:
+        atomic_replace(page.path, new, page.data, before_rename=lambda: append_jsonl(journal_path(), entry))
+    except PageNotWritten as exc:
         return SKIPPED, str(exc)
     return LEARNED, ""
 
@@ -284,8 +286,8 @@ def _undo_entry(e: dict[str, object], o: Outcome) -> None:
             o.reason = "journal entry does not match the page; left alone"
             return
     try:
-        page_edit.atomic_replace(path, data, current)
-    except page_edit.PageChanged as exc:
+        atomic_replace(path, data, current)
+    except PageNotWritten as exc:
         o.reason = str(exc)
         return
     o.status, o.reason = status, done
