@@ -28,6 +28,7 @@ from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import page_edit
 from krouter.learner.page_write import PageNotWritten, atomic_replace, size_problem
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, LearnReport, Outcome
+from krouter.learner.write_lock import learner_lock
 from krouter.routing import querylog
 from krouter.vault.files import contained_path, read_contained
 
@@ -155,7 +156,10 @@ def write_trigger(
         "after_sha256": _digest(new),
     }
     try:
-        atomic_replace(page.path, new, page.data, before_rename=lambda: append_jsonl(journal_path(), entry))
+        with learner_lock():
+            atomic_replace(
+                page.path, new, page.data, before_rename=lambda: append_jsonl(journal_path(), entry)
+            )
     except PageNotWritten as exc:
         return SKIPPED, str(exc)
     return LEARNED, ""
@@ -211,6 +215,14 @@ def undo(run_id: str) -> LearnReport:
     is left alone and reported. A change that never reached the page (a crash before the rename) needs
     nothing, nor does a trigger taken back when it was written.
     """
+    with learner_lock():
+        report = _undo_run(run_id)
+    undone = report.count(RESTORED) + report.count(REMOVED)
+    append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
+    return report
+
+
+def _undo_run(run_id: str) -> LearnReport:
     entries = journal_entries(run_id)
     if not entries:
         raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
@@ -226,8 +238,6 @@ def undo(run_id: str) -> LearnReport:
                 GONE,
                 "taken back when it was written (it did not make its question cite the page)",
             )
-    undone = report.count(RESTORED) + report.count(REMOVED)
-    append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
 
 
@@ -316,21 +326,24 @@ def take_back(root: Path, run_id: str, rel: str, trigger: str, why: str) -> bool
     two leaves an entry that undo finds already undone); one still on it is left and False returned.
     """
     trigger = page_edit.clean_trigger(trigger)
-    mine = [e for e in journal_entries(run_id) if e.get("page") == rel and e.get("trigger") == trigger]
-    if not mine:
-        return False
-    entry = mine[-1]
-    _undo_entry(entry, Outcome(trigger, SKIPPED, page=rel))
-    try:
-        text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
-        if page_edit.holds_trigger(rel, text, trigger):
+    with learner_lock():
+        mine = [e for e in journal_entries(run_id) if e.get("page") == rel and e.get("trigger") == trigger]
+        if not mine:
             return False
-    except (PageNotFound, FileNotFoundError):
-        pass  # the page is gone: so is the trigger
-    except (KRouterError, OSError, UnicodeDecodeError):
-        return False
-    back = {k: entry.get(k) for k in ("run_id", "page", "trigger", "after_sha256")}
-    append_jsonl(journal_path(), {"take_back": back, "time": time.time(), "vault": str(root), "reason": why})
+        entry = mine[-1]
+        _undo_entry(entry, Outcome(trigger, SKIPPED, page=rel))
+        try:
+            text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
+            if page_edit.holds_trigger(rel, text, trigger):
+                return False
+        except (PageNotFound, FileNotFoundError):
+            pass  # the page is gone: so is the trigger
+        except (KRouterError, OSError, UnicodeDecodeError):
+            return False
+        back = {k: entry.get(k) for k in ("run_id", "page", "trigger", "after_sha256")}
+        append_jsonl(
+            journal_path(), {"take_back": back, "time": time.time(), "vault": str(root), "reason": why}
+        )
     return True
 
 
