@@ -10,6 +10,7 @@ from pathlib import Path
 
 from waiting import TIMEOUT
 
+from krouter.learner import journal as learn_journal
 from krouter.learner import trigger_writes
 from krouter.learner.report import LEARNED, SKIPPED
 from krouter.vault.files import MAX_PAGE_BYTES
@@ -31,7 +32,7 @@ def test_a_trigger_that_would_take_a_page_over_the_read_limit_is_not_written(tmp
     assert status == SKIPPED
     assert "8 MiB" in reason
     assert page.read_bytes() == data
-    assert trigger_writes.journal_entries() == []
+    assert learn_journal.journal_entries() == []
     # A page with room to spare is still written.
     page.write_bytes(head + b"small\n")
     assert _write(tmp_path, "big.md", "how big is the big page", "R2") == (LEARNED, "")

@@ -80,7 +80,8 @@ def learn_command(
 ) -> None:
     """Learn recall triggers from weak questions in the private query log (quote-verified, undoable)."""
     # Imported here so that `krouter ask` never pays for the learner's modules.
-    from krouter.learner import nightly, trigger_writes
+    from krouter.learner import nightly
+    from krouter.learner import undo as undo_run
     from krouter.learner.report import SKIPPED, UNCERTAIN
 
     if list_runs:
@@ -100,7 +101,7 @@ def learn_command(
     listing_only = False
     try:
         if undo:
-            report = trigger_writes.undo(undo)
+            report = undo_run.undo(undo)
         else:
             cfg = config.load_config()
             root = config.vault_to_write(vault, "learn on")
@@ -135,7 +136,7 @@ def learn_command(
 
 def _undo_text(report: LearnReport) -> str:
     """What an undo did, page by page (a learn run's header would speak of weak questions)."""
-    from krouter.learner.trigger_writes import REMOVED, RESTORED
+    from krouter.learner.undo import REMOVED, RESTORED
 
     restored, removed = report.count(RESTORED), report.count(REMOVED)
     taken = restored + removed

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter.learner import pending
-from krouter.learner.trigger_writes import journal_entries, undone_runs
+from krouter.learner.journal import journal_entries, undone_runs
 
 
 def history(vault: Path | None = None) -> list[dict[str, object]]:
