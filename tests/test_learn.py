@@ -538,9 +538,10 @@ def test_crash_between_journal_and_rename_leaves_every_page_valid(
     assert snapshot(vault) == before
     for rel, data in snapshot(vault).items():
         assert parse_page(rel, data.decode("utf-8-sig")).yaml_error is None
-    # Undo of the interrupted run needs nothing and touches nothing.
+    # Nothing is listed as taught; undo of the interrupted run says so, and touches nothing.
+    assert json.loads(CliRunner().invoke(app, ["learn", "--list", "--json"]).output) == []
     undone = learn_undo.undo(str(entries[0]["run_id"]))
-    assert [o.status for o in undone.outcomes] == ["unchanged"]
+    assert [(o.status, o.reason[:13]) for o in undone.outcomes] == [("gone", "never written")]
     assert snapshot(vault) == before
 
 

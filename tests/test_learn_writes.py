@@ -3,13 +3,19 @@ journals, and how two writers on one page are kept from losing a write."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import os
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
 from waiting import TIMEOUT
 
+from krouter import atomic
+from krouter.cli import app
 from krouter.learner import journal as learn_journal
 from krouter.learner import trigger_writes
 from krouter.learner.report import LEARNED, SKIPPED
@@ -79,3 +85,35 @@ def test_two_writers_on_one_page_never_lose_a_write(tmp_path: Path) -> None:
         for w in writers:
             w.join(timeout=TIMEOUT)
     assert lost == []
+
+
+def test_a_page_saved_while_it_was_written_leaves_no_trigger_taught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: the journal line was written before the last check, and stayed when the check
+    failed, so ``learn --list`` showed a trigger as taught that was never written."""
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntitle: p\n---\nbody\n")
+    read = trigger_writes.read_for_edit(tmp_path, "p.md")
+    saved = b"---\ntitle: p\n---\nbody, saved by the editor\n"
+    real_fsync = os.fsync
+
+    def editor_saves(fd: int) -> None:
+        # The temp file's fsync: after the first check, before the journal and the last check.
+        real_fsync(fd)
+        if page.read_bytes() != saved:
+            page.write_bytes(saved)
+
+    with monkeypatch.context() as m:
+        m.setattr(atomic.os, "fsync", editor_saves)
+        status, reason = trigger_writes.write_trigger(
+            tmp_path, read, "what does the page say", "R1", dry_run=False, record={}
+        )
+    assert (status, page.read_bytes()) == (SKIPPED, saved)
+    assert "changed" in reason
+    listed = CliRunner().invoke(app, ["learn", "--list", "--json"])
+    assert json.loads(listed.output) == []
+    res = CliRunner().invoke(app, ["learn", "--undo", "R1"])
+    assert res.exit_code == 0, res.output
+    assert "never written" in res.output
+    assert page.read_bytes() == saved

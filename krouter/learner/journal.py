@@ -14,10 +14,16 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import atomic_write
+from krouter.errors import KRouterError
+from krouter.learner import page_edit
 from krouter.routing import querylog
+from krouter.vault.files import contained_path, read_contained
 
 JOURNAL_NAME = "learned.jsonl"
 OUTCOMES_NAME = "learn_log.jsonl"
+# What ``mark`` says of a journaled write.
+WRITTEN = "written"
+NOT_WRITTEN = "not-written"
 
 
 def journal_path() -> Path:
@@ -74,27 +80,59 @@ def undone_runs() -> set[str]:
 def journal_entries(run_id: str | None = None) -> list[dict[str, object]]:
     """Journal entries, all or one run's, in the order they were written; corrupt lines skipped.
 
-    An entry whose trigger was taken back at once (``take_back``) carries ``"taken_back": True``.
+    An entry whose trigger was taken back at once (``take_back``) carries ``"taken_back": True``; one
+    whose page was never renamed into place carries ``"never_written": True`` (see ``mark``).
     """
     out = []
-    withdrawn: set[tuple[str, str, str, str]] = set()
+    withdrawn: set[str] = set()
+    marks: dict[str, str] = {}
     for _offset, item in querylog.read(journal_path()):
         back = item.get("take_back")
         if isinstance(back, dict):
             withdrawn.add(entry_key(back))
+        elif isinstance(item.get("mark"), str) and isinstance(item.get("entry"), str):
+            marks[str(item["entry"])] = str(item["mark"])
         elif "page" in item and (run_id is None or item.get("run_id") == run_id):
             out.append(item)
     for e in out:
         if entry_key(e) in withdrawn:
             e["taken_back"] = True
+        how = marks.get(str(e.get("entry"))) if "entry" in e else WRITTEN
+        # Not marked at all (the writer died between the entry and its mark): the page says whether
+        # the rename happened.
+        if how == NOT_WRITTEN or (how is None and not _on_page(e)):
+            e["never_written"] = True
     return out
 
 
-def entry_key(item: dict[str, object]) -> tuple[str, str, str, str]:
-    # A run writes a trigger onto a page once; the digest tells apart the same run id reused.
-    return (
-        str(item.get("run_id")),
-        str(item.get("page")),
-        str(item.get("trigger")),
-        str(item.get("after_sha256")),
-    )
+def mark(entry: dict[str, object], how: str, reason: str = "") -> None:
+    """Record whether a journaled write reached its page (``WRITTEN``) or not (``NOT_WRITTEN``).
+
+    A writer journals its entry before the rename, so that no page ever holds a trigger the journal
+    lacks, and marks it once the rename happened or failed; an entry never marked (a crash between the
+    two) is settled by reading the page.
+    """
+    line: dict[str, object] = {"mark": how, "entry": entry["entry"], "time": time.time()}
+    if reason:
+        line["reason"] = reason
+    append_jsonl(journal_path(), line)
+
+
+def _on_page(e: dict[str, object]) -> bool:
+    """Whether an unmarked entry's trigger is on its page (its write reached it)."""
+    root = Path(str(e.get("vault")))
+    rel = str(e.get("page"))
+    try:
+        text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
+    except (KRouterError, OSError, UnicodeDecodeError):
+        return False
+    return page_edit.holds_trigger(rel, text, str(e.get("trigger", "")))
+
+
+def entry_key(item: dict[str, object]) -> str:
+    """What a take-back names its entry by: the entry's id; for entries written before ids, the run,
+    page, trigger and the digest that tells apart the same run id reused."""
+    if isinstance(item.get("entry"), str):
+        return str(item["entry"])
+    fields = ("run_id", "page", "trigger", "after_sha256")
+    return "\n".join(str(item.get(k)) for k in fields)

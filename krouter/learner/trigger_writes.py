@@ -11,6 +11,7 @@ nothing to do.
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,16 @@ from typing import TYPE_CHECKING
 
 from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import page_edit
-from krouter.learner.journal import append_jsonl, b64, digest, journal_entries, journal_path
+from krouter.learner.journal import (
+    NOT_WRITTEN,
+    WRITTEN,
+    append_jsonl,
+    b64,
+    digest,
+    journal_entries,
+    journal_path,
+    mark,
+)
 from krouter.learner.page_write import PageNotWritten, atomic_replace, size_problem
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, Outcome
 from krouter.learner.undo import undo_entry
@@ -83,6 +93,7 @@ def write_trigger(
     sp = page_edit.splice(page.data, new)
     entry = {
         "run_id": run_id,
+        "entry": secrets.token_hex(8),
         "time": time.time(),
         "vault": str(root),
         "page": page.rel,
@@ -96,12 +107,31 @@ def write_trigger(
     }
     try:
         with learner_lock():
-            atomic_replace(
-                page.path, new, page.data, before_rename=lambda: append_jsonl(journal_path(), entry)
-            )
+            journaled_replace(page.path, new, page.data, entry)
     except PageNotWritten as exc:
         return SKIPPED, str(exc)
     return LEARNED, ""
+
+
+def journaled_replace(path: Path, new: bytes, expected: bytes, entry: dict[str, object]) -> None:
+    """``atomic_replace`` with ``entry`` journaled just before the last check and the rename, then
+    marked written or not (``journal.mark``). The caller holds the learner's write lock."""
+    journaled = False
+
+    def journal_first() -> None:
+        nonlocal journaled
+        append_jsonl(journal_path(), entry)
+        journaled = True
+
+    try:
+        atomic_replace(path, new, expected, before_rename=journal_first)
+    except Exception as exc:
+        # Nothing was renamed (os.replace is the last step that can raise): said so, the entry is never
+        # listed as taught. An interrupt leaves it unmarked, for the journal to settle by the page.
+        if journaled:
+            mark(entry, NOT_WRITTEN, str(exc))
+        raise
+    mark(entry, WRITTEN)
 
 
 # ----- write, ask again, take back ------------------------------------------------------------------------
@@ -130,7 +160,7 @@ def take_back(root: Path, run_id: str, rel: str, trigger: str, why: str) -> bool
             pass  # the page is gone: so is the trigger
         except (KRouterError, OSError, UnicodeDecodeError):
             return False
-        back = {k: entry.get(k) for k in ("run_id", "page", "trigger", "after_sha256")}
+        back = {k: entry.get(k) for k in ("run_id", "entry", "page", "trigger", "after_sha256")}
         append_jsonl(
             journal_path(), {"take_back": back, "time": time.time(), "vault": str(root), "reason": why}
         )

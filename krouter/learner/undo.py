@@ -67,6 +67,9 @@ def _undo_run(run_id: str) -> LearnReport:
 
 def undo_entry(e: dict[str, object], o: Outcome) -> None:
     """Reverse one journaled write; ``o`` gets its status and reason (SKIPPED when left alone)."""
+    if e.get("never_written"):
+        o.status, o.reason = GONE, "never written (the page changed just before, or the write was cut short)"
+        return
     trigger = str(e.get("trigger", ""))
     page = str(e["page"])
     try:
