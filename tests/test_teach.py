@@ -441,3 +441,24 @@ def test_undo_of_a_trigger_already_gone_says_so_and_succeeds(vault: Path) -> Non
     assert res.exit_code == 0, res.output
     assert "no longer on the page" in res.output
     assert page.read_bytes() == edited
+
+
+def test_a_page_in_an_inputs_folder_named_in_another_unicode_form_is_not_written(tmp_path: Path) -> None:
+    """A cold review: config named "Entrées" (NFC), the folder on disk was NFD, and teach wrote the page."""
+    import unicodedata
+
+    from krouter import config
+
+    folder = unicodedata.normalize("NFD", "Entrées")
+    article = f"{folder}/Article on approvals.md"
+    root = write_vault(tmp_path / "vault", {**LEARN_PAGES, article: LEARN_PAGES[ARTICLE]})
+    config.config_path().write_text(
+        'pending_triggers = "none"\ninput_folders = ["Entrées", "Inputs"]\n', encoding="utf-8"
+    )
+    before = snapshot(root)
+    code, out = teach_cli(
+        root, MERGE_Q, article, "a merge should need at most one sign-off, says this article."
+    )
+    assert code == 3, out
+    assert "inputs or clippings folder" in out, out
+    assert snapshot(root) == before
