@@ -98,9 +98,15 @@ def learn_command(
             )
         _settle(vault, accept, reject, as_json)
         return
+    if undo is not None and not undo_run.RUN_ID.fullmatch(undo):
+        raise fail(
+            f"--undo needs a run id, as krouter learn --list shows it; got {undo!r}",
+            EXIT_USAGE,
+            as_json=as_json,
+        )
     listing_only = False
     try:
-        if undo:
+        if undo is not None:
             report = undo_run.undo(undo)
         else:
             cfg = config.load_config()

@@ -4,6 +4,7 @@ before the run back, or, edited since, loses only the run's trigger."""
 from __future__ import annotations
 
 import base64
+import re
 import time
 from pathlib import Path
 
@@ -28,6 +29,9 @@ RESTORED = "restored"
 REMOVED = "removed"
 # Nothing to undo: the page, or the trigger on it, is gone already.
 GONE = "gone"
+# What a run id may look like (``journal.new_run_id`` makes "20250101T000000Z-1a2b3c"): an empty or
+# blank one (an unset variable in a script) must never be taken for "no --undo" and start a run.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
 
 
 def undo(run_id: str) -> LearnReport:
