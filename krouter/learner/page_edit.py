@@ -23,7 +23,9 @@ BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200
 _YAML = YAMLHandler()
 # Any spelling the router reads as the triggers field (``Triggers:`` too); the page keeps its spelling.
-_KEY = re.compile(r"^(?P<key>triggers)[ \t]*:(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
+_KEY = re.compile(r"^(?P<key>triggers[ \t]*:)(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
+# Values that YAML reads as no triggers at all: null, and the empty string.
+_NO_VALUE = {"null", "Null", "NULL", "~", "''", '""'}
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
 _TOP_KEY = re.compile(r"^[^\s#-]")
 
@@ -118,28 +120,29 @@ def _insert_into_frontmatter(lines: list[str], end: int, item: str, nl: str) -> 
         return [*lines[:end], f"triggers:{nl}", f"  - {item}{nl}", *lines[end:]]
     m = _KEY.match(lines[key_at])
     assert m is not None
+    # Every byte of the key's line is kept (a space before the colon, trailing spaces, a comment): the
+    # edits below only insert, but for a null value, which gives way to the list.
     rest = m.group("rest")
     key = m.group("key")
     eol = m.group("eol") or nl
     value = rest.split(" #", 1)[0].strip()
+
+    def key_line(new_rest: str) -> list[str]:
+        return [*lines[:key_at], f"{key}{new_rest}{eol}", *lines[key_at + 1 :]]
+
+    if value in _NO_VALUE:
+        at = rest.index(value)
+        return key_line(f"{rest[:at]}[{item}]{rest[at + len(value) :]}")
     if value.startswith("["):
         if not value.endswith("]"):
             raise PageEditError("a triggers list spread over several lines in [ ] form is not rewritten")
         close = rest.rindex("]")
         inner = rest[rest.index("[") + 1 : close].strip()
-        head = rest[:close].rstrip() + ", " if inner else rest[:close]
-        new_rest = head + item + rest[close:]
-        return [*lines[:key_at], f"{key}:{new_rest}{eol}", *lines[key_at + 1 :]]
+        at = len(rest[:close].rstrip()) if inner else close
+        return key_line(rest[:at] + (", " if inner else "") + item + rest[at:])
     if value and not value.startswith(("|", ">", "&", "!")):
-        # A single phrase written as a scalar: keep it, as the first item of a list.
-        old = rest.strip()
-        return [
-            *lines[:key_at],
-            f"{key}:{eol}",
-            f"  - {old}{eol}",
-            f"  - {item}{eol}",
-            *lines[key_at + 1 :],
-        ]
+        # A single phrase written as a scalar: kept as it is written, as the first item of a list.
+        return [*lines[:key_at], f"{key}{eol}", f"  -{rest}{eol}", f"  - {item}{eol}", *lines[key_at + 1 :]]
     if value:
         raise PageEditError("a triggers field written as a block scalar, anchor or tag is not rewritten")
     # A block list (or an empty key): append after its last line, with the indentation its items use.
