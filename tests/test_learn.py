@@ -494,12 +494,10 @@ def test_undo_leaves_a_trigger_it_cannot_take_out_as_written_and_fails(vault: Pa
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     page = vault / CODE_REVIEW
     text = page.read_text(encoding="utf-8")
-    # The owner turned the list into [ ] form: the trigger is still there, but not as a list item.
+    # The owner quoted it their own way: the trigger is still there, but not as the learner wrote it.
     block = f"triggers:\n  - {json.dumps(MERGE_Q)}\n"
     assert block in text
-    page.write_text(
-        text.replace(block, f"triggers: [{json.dumps(MERGE_Q)}]\n") + "Edited.\n", encoding="utf-8"
-    )
+    page.write_text(text.replace(block, f"triggers:\n  - '{MERGE_Q}'\n") + "Edited.\n", encoding="utf-8")
     edited = page.read_bytes()
     assert MERGE_Q in parse_page(CODE_REVIEW, edited.decode()).triggers
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])

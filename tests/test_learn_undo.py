@@ -10,7 +10,9 @@ from learn_vault import snapshot
 from typer.testing import CliRunner
 
 from krouter.cli import app
-from krouter.learner import journal
+from krouter.learner import journal, trigger_writes
+from krouter.learner.report import LEARNED
+from krouter.vault.page import parse_page
 
 
 @pytest.mark.parametrize("run_id", ["", "   ", "R1\nR2", "--list"])
@@ -26,3 +28,74 @@ def test_undo_refuses_what_is_not_a_run_id_and_learns_nothing(tmp_path: Path, ru
     assert "weak question" not in res.output
     assert snapshot(tmp_path) == before
     assert not journal.outcomes_path().exists()
+
+
+def _teach(vault: Path, rel: str, question: str, run_id: str) -> None:
+    page = trigger_writes.read_for_edit(vault, rel)
+    assert trigger_writes.write_trigger(vault, page, question, run_id, dry_run=False, record={}) == (
+        LEARNED,
+        "",
+    )
+
+
+def _undo(run_id: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, ["learn", "--undo", run_id])
+    return res.exit_code, res.output
+
+
+SHAPES = {
+    "no frontmatter": b"Just a body line.\n",
+    "empty flow list": b"---\ntriggers: []\n---\nbody\n",
+    "flow list": b"---\ntriggers: [a]\n---\nbody\n",
+    "no triggers key": b"---\ntitle: t\n---\nbody\n",
+    "scalar": b"---\ntriggers: a\n---\nbody\n",
+    "block list": b"---\r\ntriggers:\r\n  - a\r\n---\r\nbody\r\n",
+}
+
+
+@pytest.mark.parametrize("before", SHAPES.values(), ids=SHAPES.keys())
+@pytest.mark.parametrize("order", ["older first", "newer first"])
+def test_undoing_one_run_of_several_on_a_page_takes_out_exactly_its_trigger(
+    tmp_path: Path, before: bytes, order: str
+) -> None:
+    """A cold review: undoing the older of two runs on one page was refused ("no longer a plain item"),
+    or claimed the page was edited since, and undoing both did not give the original bytes back."""
+    page = tmp_path / "p.md"
+    page.write_bytes(before)
+    _teach(tmp_path, "p.md", "first question", "A")
+    _teach(tmp_path, "p.md", "second question", "B")
+    first, second = ("A", "B") if order == "older first" else ("B", "A")
+    code, out = _undo(first)
+    assert code == 0, out
+    assert "edited since" not in out
+    left = parse_page("p.md", page.read_text(encoding="utf-8")).triggers
+    kept = "second question" if first == "A" else "first question"
+    assert [t for t in left if t.endswith("question")] == [kept]
+    code, out = _undo(second)
+    assert code == 0, out
+    assert "edited since" not in out
+    assert page.read_bytes() == before
+
+
+def test_undo_on_a_page_without_frontmatter_edited_since_leaves_no_empty_block(tmp_path: Path) -> None:
+    """The frontmatter block the learner made for its trigger goes with it; the owner's edit stays."""
+    page = tmp_path / "p.md"
+    page.write_bytes(b"Just a body line.\n")
+    _teach(tmp_path, "p.md", "first question", "A")
+    page.write_bytes(page.read_bytes() + b"A line the owner added.\n")
+    code, out = _undo("A")
+    assert code == 0, out
+    assert "edited since" in out
+    assert page.read_bytes() == b"Just a body line.\nA line the owner added.\n"
+
+
+def test_undo_of_a_middle_trigger_in_a_flow_list_edited_since(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntriggers: [a]\n---\nbody\n")
+    _teach(tmp_path, "p.md", "first question", "A")
+    _teach(tmp_path, "p.md", "second question", "B")
+    page.write_bytes(page.read_bytes() + b"more\n")
+    code, out = _undo("A")
+    assert code == 0, out
+    assert page.read_bytes() == b'---\ntriggers: [a, "second question"]\n---\nbody\nmore\n'
+

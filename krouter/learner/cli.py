@@ -142,22 +142,25 @@ def learn_command(
 
 def _undo_text(report: LearnReport) -> str:
     """What an undo did, page by page (a learn run's header would speak of weak questions)."""
-    from krouter.learner.undo import REMOVED, RESTORED
+    from krouter.learner.undo import REMOVED, RESTORED, REWOUND
 
-    restored, removed = report.count(RESTORED), report.count(REMOVED)
-    taken = restored + removed
+    ways = (
+        (RESTORED, "restored byte for byte", "restored byte for byte"),
+        (
+            REWOUND,
+            "restored, the triggers later runs wrote kept",
+            "restored, the triggers later runs wrote kept",
+        ),
+        (REMOVED, "edited since: its later edits kept", "edited since: their later edits kept"),
+    )
+    taken = sum(report.count(status) for status, _, _ in ways)
     left = len(report.outcomes) - taken
     how = []
-    if restored:
-        how.append(
-            "page restored byte for byte" if restored == 1 else f"{restored} pages restored byte for byte"
-        )
-    if removed:
-        how.append(
-            "page edited since: its later edits kept"
-            if removed == 1
-            else f"{removed} pages edited since: their later edits kept"
-        )
+    for status, one, many in ways:
+        # One run may write a page several times: pages are counted once.
+        pages = len({o.page for o in report.outcomes if o.status == status})
+        if pages:
+            how.append(f"page {one}" if pages == 1 else f"{pages} pages {many}")
     lines = [
         f"undo of run {report.run_id}: {taken} trigger{'' if taken == 1 else 's'} removed"
         f"{' (' + '; '.join(how) + ')' if how else ''}, {left} left as {'it is' if left == 1 else 'they are'}"

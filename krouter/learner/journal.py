@@ -24,6 +24,8 @@ OUTCOMES_NAME = "learn_log.jsonl"
 # What ``mark`` says of a journaled write.
 WRITTEN = "written"
 NOT_WRITTEN = "not-written"
+# What undo needs of a write, and what a ``rebase`` line replaces (``krouter.learner.rewind``).
+SPLICE_FIELDS = ("offset", "old", "new", "before_sha256", "after_sha256")
 
 
 def journal_path() -> Path:
@@ -80,23 +82,31 @@ def undone_runs() -> set[str]:
 def journal_entries(run_id: str | None = None) -> list[dict[str, object]]:
     """Journal entries, all or one run's, in the order they were written; corrupt lines skipped.
 
-    An entry whose trigger was taken back at once (``take_back``) carries ``"taken_back": True``; one
-    whose page was never renamed into place carries ``"never_written": True`` (see ``mark``).
+    Each carries ``key`` (what take-back and rebase lines name it by). An entry whose trigger was taken
+    back at once (``take_back``) carries ``"taken_back": True``; one whose page was never renamed into
+    place carries ``"never_written": True`` (see ``mark``).
     """
     out = []
     withdrawn: set[str] = set()
     marks: dict[str, str] = {}
+    rebased: dict[str, dict[str, object]] = {}
     for _offset, item in querylog.read(journal_path()):
         back = item.get("take_back")
         if isinstance(back, dict):
             withdrawn.add(entry_key(back))
         elif isinstance(item.get("mark"), str) and isinstance(item.get("entry"), str):
             marks[str(item["entry"])] = str(item["mark"])
+        elif isinstance(item.get("rebase"), str):
+            rebased[str(item["rebase"])] = item
         elif "page" in item and (run_id is None or item.get("run_id") == run_id):
             out.append(item)
     for e in out:
-        if entry_key(e) in withdrawn:
+        e["key"] = entry_key(e)
+        if e["key"] in withdrawn:
             e["taken_back"] = True
+        if e["key"] in rebased:
+            # An undo of an earlier write on the page wrote this one again (``rewind``): its splice now.
+            e.update({k: rebased[e["key"]].get(k) for k in SPLICE_FIELDS})
         how = marks.get(str(e.get("entry"))) if "entry" in e else WRITTEN
         # Not marked at all (the writer died between the entry and its mark): the page says whether
         # the rename happened.

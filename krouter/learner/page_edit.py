@@ -202,9 +202,10 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
 
 
 def without_trigger(data: bytes, trigger: str) -> bytes | None:
-    """The page's bytes with the block-list item ``trigger`` (as the learner writes it) taken out of its
-    ``triggers`` field, and the field's key too when it held nothing else; None when there is no such
-    item or the result would differ in more than that one trigger (frontmatter re-parsed, body kept).
+    """The page's bytes with ``trigger`` (as the learner writes it: one quoted string) taken out of its
+    ``triggers`` field: a block-list item's line (and the key's, when the list held nothing else), or a
+    ``[ ]`` list's item with its comma. None when there is no such item or the result would differ in
+    more than that one trigger (frontmatter re-parsed, body kept).
 
     An undo uses it when the page was edited since the run: whatever else changed is kept."""
     trigger = clean_trigger(trigger)
@@ -217,12 +218,34 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
         meta = _parse_meta(fm_text)
     except (UnicodeDecodeError, PageEditError):
         return None
+    remaining = _triggers_of(meta)
+    if trigger not in remaining:
+        return None
+    remaining.remove(trigger)
     lines = text.splitlines(keepends=True)
     end = body_line - 2  # the closing fence
     key_at = next((i for i in range(1, end) if _KEY.match(lines[i])), None)
     if key_at is None:
         return None
     item = _yaml_scalar(trigger)
+    new_lines = _block_without(lines, key_at, end, item) or _flow_without(lines, key_at, item)
+    if new_lines is None:
+        return None
+    new_text = "".join(new_lines)
+    key = _triggers_key(meta)
+    try:
+        new_fm, new_body, _ = split_frontmatter(new_text)
+        got = _parse_meta(new_fm or "")
+    except PageEditError:
+        return None
+    without_key = {k: v for k, v in meta.items() if k != key}
+    if new_body != body or (got != {**meta, key: remaining} and (remaining or got != without_key)):
+        return None
+    return (BOM if bom else b"") + new_text.encode("utf-8")
+
+
+def _block_without(lines: list[str], key_at: int, end: int, item: str) -> list[str] | None:
+    """``lines`` without the block-list item ``item`` (and its key, when it was the only item)."""
     block = range(key_at + 1, next((i for i in range(key_at + 1, end) if _TOP_KEY.match(lines[i])), end))
     hit = next((i for i in block if _ITEM.match(lines[i]) and lines[i].strip() == f"- {item}"), None)
     if hit is None:
@@ -233,24 +256,17 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
         and not _KEY.match(lines[key_at])["rest"].strip()
     ):
         drop.add(key_at)  # the list held only this trigger: the key goes too
-    new_text = "".join(line for i, line in enumerate(lines) if i not in drop)
-    expected = dict(meta)
-    remaining = _triggers_of(meta)
-    if trigger not in remaining:
-        return None
-    remaining.remove(trigger)
-    if key_at in drop:
-        expected.pop(_triggers_key(meta), None)
-    else:
-        expected[_triggers_key(meta)] = remaining
-    try:
-        new_fm, new_body, _ = split_frontmatter(new_text)
-        got = _parse_meta(new_fm or "")
-    except PageEditError:
-        return None
-    if new_body != body or got != expected:
-        return None
-    return (BOM if bom else b"") + new_text.encode("utf-8")
+    return [line for i, line in enumerate(lines) if i not in drop]
+
+
+def _flow_without(lines: list[str], key_at: int, item: str) -> list[str] | None:
+    """``lines`` with ``item`` taken out of a one-line ``[ ]`` list: with the comma the learner wrote
+    before it (after it, when it is first), or alone when it is the only item."""
+    line = lines[key_at]
+    for cut in (f", {item}", f"{item}, ", item):
+        if line.count(cut) == 1:
+            return [*lines[:key_at], line.replace(cut, ""), *lines[key_at + 1 :]]
+    return None
 
 
 def _check(out: bytes, old_meta: dict[str, object], trigger: str) -> None:

@@ -20,6 +20,7 @@ from krouter.learner.journal import (
 )
 from krouter.learner.page_write import PageNotWritten, atomic_replace
 from krouter.learner.report import SKIPPED, LearnReport, Outcome
+from krouter.learner.rewind import journal_redone, rewind
 from krouter.learner.write_lock import learner_lock
 from krouter.vault.files import contained_path, read_contained
 
@@ -27,6 +28,9 @@ from krouter.vault.files import contained_path, read_contained
 # trigger taken out.
 RESTORED = "restored"
 REMOVED = "removed"
+# Not edited since, but later runs taught the page too: as if this run had never written it, their
+# triggers kept (``krouter.learner.rewind``).
+REWOUND = "rewound"
 # Nothing to undo: the page, or the trigger on it, is gone already.
 GONE = "gone"
 # What a run id may look like (``journal.new_run_id`` makes "20250101T000000Z-1a2b3c"): an empty or
@@ -45,7 +49,7 @@ def undo(run_id: str) -> LearnReport:
     """
     with learner_lock():
         report = _undo_run(run_id)
-    undone = report.count(RESTORED) + report.count(REMOVED)
+    undone = report.count(RESTORED) + report.count(REMOVED) + report.count(REWOUND)
     append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
 
@@ -93,12 +97,20 @@ def undo_entry(e: dict[str, object], o: Outcome) -> None:
         return
     off = int(e["offset"])  # type: ignore[arg-type]
     old, new = base64.b64decode(str(e["old"])), base64.b64decode(str(e["new"]))
-    if digest(current) != e["after_sha256"]:
-        # Edited since (a line added to the body, a tag changed, another trigger taught): the
-        # trigger's list item is taken out (with the key, when nothing else is left in it), else the
-        # run's own insertion where it still is as written (a frontmatter block the run created),
-        # and only when that leaves the page as edited, minus the trigger.
-        kept = page_edit.without_trigger(current, trigger) or _without_insertion(current, old, new, trigger)
+    rewound = rewind(e, current) if digest(current) != e["after_sha256"] else None
+    if rewound is not None:
+        data, status, done = rewound.data, REWOUND, "the triggers later runs wrote on the page stay"
+    elif digest(current) != e["after_sha256"]:
+        # Edited since (a line added to the body, a tag changed): the trigger's list item is taken
+        # out (with the key, when nothing else is left in it, and the frontmatter block the learner
+        # made, when nothing else is left in that), else the run's own insertion where it still is as
+        # written, and only when that leaves the page as edited, minus the trigger.
+        kept = page_edit.without_trigger(current, trigger)
+        kept = (
+            _without_empty_block(kept, e)
+            if kept is not None
+            else _without_insertion(current, old, new, trigger)
+        )
         if kept is None:
             try:
                 holds = page_edit.holds_trigger(page, current.decode("utf-8-sig"), trigger)
@@ -131,7 +143,30 @@ def undo_entry(e: dict[str, object], o: Outcome) -> None:
     except PageNotWritten as exc:
         o.reason = str(exc)
         return
+    if rewound is not None:
+        journal_redone(rewound)
     o.status, o.reason = status, done
+
+
+def _without_empty_block(data: bytes, e: dict[str, object]) -> bytes:
+    """``data`` without its frontmatter block when the block is empty and the learner made it (a write
+    to this page inserted a whole block): the owner never wrote it."""
+    bom = page_edit.BOM if data.startswith(page_edit.BOM) else b""
+    made = any(
+        x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and _made_block(x)
+        for x in journal_entries()
+    )
+    for nl in (b"\n", b"\r\n"):
+        empty = b"---" + nl + b"---" + nl
+        if made and data[len(bom) :].startswith(empty):
+            return bom + data[len(bom) + len(empty) :]
+    return data
+
+
+def _made_block(x: dict[str, object]) -> bool:
+    """Whether a journaled write inserted a frontmatter block (the page had none)."""
+    new = base64.b64decode(str(x.get("new", "")))
+    return not base64.b64decode(str(x.get("old", ""))) and new.lstrip(b"-").startswith((b"\n", b"\r\n"))
 
 
 def _later_run_note(e: dict[str, object]) -> str:
