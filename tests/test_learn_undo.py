@@ -99,3 +99,19 @@ def test_undo_of_a_middle_trigger_in_a_flow_list_edited_since(tmp_path: Path) ->
     assert code == 0, out
     assert page.read_bytes() == b'---\ntriggers: [a, "second question"]\n---\nbody\nmore\n'
 
+
+def test_undo_of_a_run_that_wrote_one_page_several_times_counts_pages_as_pages(tmp_path: Path) -> None:
+    """A cold review: "3 triggers removed (3 pages edited since…)" for one page, and "run X wrote this
+    page later: undo it first" naming the run being undone."""
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntitle: p\n---\nbody\n")
+    for q in ("first question", "second question", "third question"):
+        _teach(tmp_path, "p.md", q, "NIGHT")
+    page.write_bytes(page.read_bytes() + b"A line the owner added.\n")
+    code, out = _undo("NIGHT")
+    assert code == 0, out
+    assert out.startswith(
+        "undo of run NIGHT: 3 triggers removed (page edited since: its later edits kept)"
+    ), out
+    assert "NIGHT wrote this page later" not in out
+    assert page.read_bytes() == b"---\ntitle: p\n---\nbody\nA line the owner added.\n"

@@ -175,7 +175,9 @@ def _later_run_note(e: dict[str, object]) -> str:
     undone, when = undone_runs(), float(e.get("time", 0))  # type: ignore[arg-type]
     for x in reversed(journal_entries()):
         same = x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and not x.get("taken_back")
-        if same and float(x.get("time", 0)) > when and x.get("run_id") not in undone:  # type: ignore[arg-type]
+        # The run being undone is not a later one: its later writes are undone first, in this pass.
+        other = x.get("run_id") not in undone and x.get("run_id") != e.get("run_id")
+        if same and other and float(x.get("time", 0)) > when:  # type: ignore[arg-type]
             return f" (run {x['run_id']} wrote this page later: undo it first, then this run, for the earlier bytes exactly)"
     return ""
 
