@@ -117,3 +117,17 @@ def test_a_page_saved_while_it_was_written_leaves_no_trigger_taught(
     assert res.exit_code == 0, res.output
     assert "never written" in res.output
     assert page.read_bytes() == saved
+
+
+def test_a_read_only_page_is_never_written(tmp_path: Path) -> None:
+    """A cold review: teach rewrote a page the owner made read-only (the rename ignores the bit)."""
+    page = tmp_path / "p.md"
+    data = b"---\ntitle: p\n---\nbody\n"
+    page.write_bytes(data)
+    page.chmod(0o444)
+    status, reason = _write(tmp_path, "p.md", "what does the page say", "R1")
+    assert status == SKIPPED
+    assert "read-only" in reason
+    assert page.read_bytes() == data
+    assert page.stat().st_mode & 0o777 == 0o444
+    assert learn_journal.journal_entries() == []

@@ -2,12 +2,14 @@
 
 The learner's and undo's only way to replace a page's bytes. Refused (PageNotWritten, nothing written)
 when the result is larger than KRouter reads (``MAX_PAGE_BYTES``: a page the router, and undo, could not
-read back) or when the page no longer holds the bytes the caller read (PageChanged). The write itself
+read back), when the page is read-only, or when it no longer holds the bytes the caller read
+(PageChanged). The write itself
 is ``krouter.atomic``'s: a hidden temp file, fsynced, then renamed over the page.
 """
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,12 +42,15 @@ def atomic_replace(
     """Write ``data`` over ``path`` atomically (``krouter.atomic``), keeping the page's permission bits.
 
     Raises PageChanged (and writes nothing) when the page no longer holds ``expected``, PageNotWritten
-    when ``data`` is too large to be read back. ``before_rename`` runs after the temp file is durable
+    when ``data`` is too large to be read back or the page is read-only (no write bit for its owner). ``before_rename`` runs after the temp file is durable
     and just before the final check and the rename (the learner journals there).
     """
     problem = size_problem(data)
     if problem:
         raise PageNotWritten(f"{path.name}: {problem}; left as it is")
+    if not path.stat().st_mode & stat.S_IWUSR:
+        # A rename replaces a read-only file as readily as any other: the bit is the owner's word.
+        raise PageNotWritten(f"{path.name} is read-only: its owner made it so; left as it is")
     if path.read_bytes() != expected:
         raise PageChanged(f"{path.name} changed since it was read; skipped")
 
