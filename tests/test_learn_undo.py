@@ -115,3 +115,40 @@ def test_undo_of_a_run_that_wrote_one_page_several_times_counts_pages_as_pages(t
     ), out
     assert "NIGHT wrote this page later" not in out
     assert page.read_bytes() == b"---\ntitle: p\n---\nbody\nA line the owner added.\n"
+
+
+def test_undo_finds_a_page_moved_or_renamed_since(tmp_path: Path) -> None:
+    """A cold review: after a move, undo said "gone … (the page no longer exists)", exit 0, while the
+    trigger stayed on the moved page and was still cited."""
+    import unicodedata
+
+    nfc = unicodedata.normalize("NFC", "Entrées.md")
+    before = b"---\ntitle: p\n---\nbody\n"
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / nfc).write_bytes(before)
+    _teach(tmp_path, f"notes/{nfc}", "first question", "A")
+    _teach(tmp_path, f"notes/{nfc}", "second question", "B")
+    (tmp_path / "archive").mkdir()
+    moved = tmp_path / "archive" / unicodedata.normalize("NFD", "Entrées.md")
+    (tmp_path / "notes" / nfc).rename(moved)
+    code, out = _undo("B")
+    assert code == 0, out
+    assert "moved to archive/" in out
+    # Edited since as well: found by the trigger it holds.
+    moved.write_bytes(moved.read_bytes() + b"more\n")
+    code, out = _undo("A")
+    assert code == 0, out
+    assert "moved to archive/" in out
+    assert moved.read_bytes() == before + b"more\n"
+
+
+def test_undo_of_a_page_gone_whose_trigger_two_pages_hold_names_them_and_fails(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntitle: p\n---\nbody\n")
+    _teach(tmp_path, "p.md", "first question", "A")
+    (tmp_path / "copy one.md").write_bytes(page.read_bytes() + b"one\n")
+    (tmp_path / "copy two.md").write_bytes(page.read_bytes() + b"two\n")
+    page.unlink()
+    code, out = _undo("A")
+    assert code == 1, out
+    assert "copy one.md" in out and "copy two.md" in out and "'first question'" in out

@@ -18,6 +18,7 @@ from krouter.learner.journal import (
     outcomes_path,
     undone_runs,
 )
+from krouter.learner.moved import moved_to
 from krouter.learner.page_write import PageNotWritten, atomic_replace
 from krouter.learner.report import SKIPPED, LearnReport, Outcome
 from krouter.learner.rewind import journal_redone, rewind
@@ -79,13 +80,27 @@ def undo_entry(e: dict[str, object], o: Outcome) -> None:
         o.status, o.reason = GONE, "never written (the page changed just before, or the write was cut short)"
         return
     trigger = str(e.get("trigger", ""))
-    page = str(e["page"])
+    root, page, moved = Path(str(e["vault"])), str(e["page"]), ""
     try:
-        path = contained_path(Path(str(e["vault"])), page)
-        current = read_contained(Path(str(e["vault"])), path)
-    except (PageNotFound, FileNotFoundError):
-        o.status, o.reason = GONE, "the page no longer exists"
-        return
+        try:
+            path = contained_path(root, page)
+        except PageNotFound:
+            found = moved_to(e)
+            if not found:
+                o.status, o.reason = (
+                    GONE,
+                    "the page no longer exists, and no page of the vault holds the trigger",
+                )
+                return
+            if len(found) > 1:
+                o.reason = (
+                    f"the page no longer exists, and {len(found)} pages hold its trigger ({', '.join(found)}); "
+                    "left alone: remove it by hand from the one this page became"
+                )
+                return
+            page, moved = found[0], f" (the page moved to {found[0]}: undone there)"
+            path = contained_path(root, page)
+        current = read_contained(root, path)
     except (KRouterError, OSError) as exc:
         o.reason = f"page cannot be read: {exc}"
         return
@@ -145,7 +160,7 @@ def undo_entry(e: dict[str, object], o: Outcome) -> None:
         return
     if rewound is not None:
         journal_redone(rewound)
-    o.status, o.reason = status, done
+    o.status, o.reason = status, done + moved
 
 
 def _without_empty_block(data: bytes, e: dict[str, object]) -> bytes:
