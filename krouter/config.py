@@ -342,8 +342,11 @@ def semantic_mode(*, env: bool = True) -> str:
 
 
 def folder_names(folders: Iterable[str]) -> tuple[str, ...]:
-    """Folder names as ``in_folders`` compares them: case-folded, without surrounding slashes."""
-    return tuple(f.casefold().strip("/") for f in folders)
+    """Folder names as ``in_folders`` compares them: NFC, case-folded, without surrounding slashes."""
+    from unicodedata import normalize  # here, not at the top: only these two functions need it
+
+    # A name typed in config.toml is NFC; one macOS wrote to disk may be NFD: the same folder.
+    return tuple(normalize("NFC", normalize("NFC", f).casefold()).strip("/") for f in folders)
 
 
 def vault_id(root: Path) -> str:
@@ -353,5 +356,10 @@ def vault_id(root: Path) -> str:
 
 
 def in_folders(path: str, folders: tuple[str, ...]) -> bool:
-    """True when any folder on a vault-relative path is one of ``folders`` (case-folded names)."""
-    return any(part.casefold() in folders for part in path.split("/")[:-1])
+    """True when any folder on a vault-relative path is one of ``folders`` (``folder_names``: NFC and
+    case-folded, so neither the Unicode form nor the case of a name on disk hides it)."""
+    from unicodedata import normalize
+
+    return any(
+        normalize("NFC", normalize("NFC", part).casefold()) in folders for part in path.split("/")[:-1]
+    )

@@ -22,7 +22,9 @@ from typer.testing import CliRunner
 
 from krouter import atomic
 from krouter.cli import app
-from krouter.learner import nightly, page_edit, trigger_writes, verify
+from krouter.learner import journal as learn_journal
+from krouter.learner import nightly, page_edit, verify
+from krouter.learner import undo as learn_undo
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, NO_PAGE, PROPOSED, REJECTED, SKIPPED, UNCERTAIN
 from krouter.vault.page import parse_page
@@ -114,10 +116,10 @@ def test_correct_pick_with_real_quote_is_learned(vault: Path) -> None:
     changed = [k for k in after if after[k] != before[k]]
     assert changed == [CODE_REVIEW]
     assert parse_page(CODE_REVIEW, after[CODE_REVIEW].decode()).triggers == [MERGE_Q]
-    entry = trigger_writes.journal_entries(report.run_id)[0]
+    entry = learn_journal.journal_entries(report.run_id)[0]
     assert entry["page"] == CODE_REVIEW and entry["trigger"] == MERGE_Q and entry["quote"] == GOOD_QUOTE
     assert entry["model"] == "claude-test"
-    assert oct(trigger_writes.journal_path().stat().st_mode & 0o777) == "0o600"
+    assert oct(learn_journal.journal_path().stat().st_mode & 0o777) == "0o600"
     assert report.cursor_advanced
 
 
@@ -134,7 +136,7 @@ def test_dry_run_writes_nothing_and_keeps_cursor(vault: Path) -> None:
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}), dry_run=True)
     assert [o.status for o in report.outcomes] == [PROPOSED]
     assert snapshot(vault) == before
-    assert not trigger_writes.journal_path().exists() or trigger_writes.journal_entries() == []
+    assert not learn_journal.journal_path().exists() or learn_journal.journal_entries() == []
     assert not report.cursor_advanced
 
 
@@ -203,8 +205,8 @@ def test_bad_proposals_write_nothing(vault: Path, reply: str, reason: str) -> No
     assert [o.status for o in report.outcomes] == [REJECTED], report.to_text()
     assert reason in report.outcomes[0].reason
     assert snapshot(vault) == before
-    assert trigger_writes.journal_entries() == []
-    logged = [json.loads(x) for x in trigger_writes.outcomes_path().read_text().splitlines()]
+    assert learn_journal.journal_entries() == []
+    logged = [json.loads(x) for x in learn_journal.outcomes_path().read_text().splitlines()]
     assert logged[-1]["status"] == REJECTED and logged[-1]["reason"]
 
 
@@ -448,7 +450,7 @@ def test_undo_restores_byte_for_byte(vault: Path) -> None:
     assert after["Runbooks/Email API timeouts.md"].startswith(b"\xef\xbb\xbf---\r\ntriggers:\r\n")
     assert parse_page(CODE_REVIEW, after[CODE_REVIEW].decode()).triggers == ["old one", MERGE_Q]
 
-    undone = trigger_writes.undo(report.run_id)
+    undone = learn_undo.undo(report.run_id)
     assert undone.count("restored") == 2
     assert snapshot(vault) == before
 
@@ -492,12 +494,10 @@ def test_undo_leaves_a_trigger_it_cannot_take_out_as_written_and_fails(vault: Pa
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     page = vault / CODE_REVIEW
     text = page.read_text(encoding="utf-8")
-    # The owner turned the list into [ ] form: the trigger is still there, but not as a list item.
+    # The owner quoted it their own way: the trigger is still there, but not as the learner wrote it.
     block = f"triggers:\n  - {json.dumps(MERGE_Q)}\n"
     assert block in text
-    page.write_text(
-        text.replace(block, f"triggers: [{json.dumps(MERGE_Q)}]\n") + "Edited.\n", encoding="utf-8"
-    )
+    page.write_text(text.replace(block, f"triggers:\n  - '{MERGE_Q}'\n") + "Edited.\n", encoding="utf-8")
     edited = page.read_bytes()
     assert MERGE_Q in parse_page(CODE_REVIEW, edited.decode()).triggers
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
@@ -531,14 +531,15 @@ def test_crash_between_journal_and_rename_leaves_every_page_valid(
         m.setattr(atomic.os, "replace", power_cut)
         run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     # The journal has the change; the page still holds its old bytes and every page still parses.
-    entries = trigger_writes.journal_entries()
+    entries = learn_journal.journal_entries()
     assert len(entries) == 1 and entries[0]["page"] == CODE_REVIEW
     assert snapshot(vault) == before
     for rel, data in snapshot(vault).items():
         assert parse_page(rel, data.decode("utf-8-sig")).yaml_error is None
-    # Undo of the interrupted run needs nothing and touches nothing.
-    undone = trigger_writes.undo(str(entries[0]["run_id"]))
-    assert [o.status for o in undone.outcomes] == ["unchanged"]
+    # Nothing is listed as taught; undo of the interrupted run says so, and touches nothing.
+    assert json.loads(CliRunner().invoke(app, ["learn", "--list", "--json"]).output) == []
+    undone = learn_undo.undo(str(entries[0]["run_id"]))
+    assert [(o.status, o.reason[:13]) for o in undone.outcomes] == [("gone", "never written")]
     assert snapshot(vault) == before
 
 
@@ -763,7 +764,7 @@ def test_question_too_long_for_a_trigger_is_skipped_with_a_reason(vault: Path) -
     assert model.requests == []  # never sent to the model
     assert snapshot(vault) == before
     logged = [
-        json.loads(line) for line in trigger_writes.outcomes_path().read_text(encoding="utf-8").splitlines()
+        json.loads(line) for line in learn_journal.outcomes_path().read_text(encoding="utf-8").splitlines()
     ]
     assert "too long for a trigger" in logged[-1]["reason"]
 

@@ -19,7 +19,9 @@ from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, log_weak, messa
 from typer.testing import CliRunner
 
 from krouter.cli import app
+from krouter.learner import journal as learn_journal
 from krouter.learner import nightly, trigger_writes
+from krouter.learner import undo as learn_undo
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, REJECTED, LearnReport
 from krouter.routing.router import Router
@@ -99,7 +101,7 @@ def test_a_pick_that_would_not_make_its_question_cite_is_written_and_taken_back(
     assert snapshot(vault) == before
     assert cites(vault, TAG_Q) == TAGS
     # Journaled: written, then taken back; listed as such, and nothing left for --undo to do.
-    [entry] = trigger_writes.journal_entries(report.run_id)
+    [entry] = learn_journal.journal_entries(report.run_id)
     assert entry["page"] == DEPLOYS and entry["taken_back"] is True
     assert listed(vault) == [(DEPLOYS, TAG_Q, True, True)]
     res = CliRunner().invoke(app, ["learn", "--list", "--vault", str(vault)])
@@ -141,15 +143,15 @@ def test_taking_back_one_trigger_keeps_the_one_the_run_wrote_before_it_on_the_sa
     text = (vault / DEPLOYS).read_text(encoding="utf-8")
     assert parse_page(DEPLOYS, text).triggers == [DEPLOY_Q]
     assert cites(vault, TAG_Q) == TAGS and cites(vault, DEPLOY_Q) == DEPLOYS
-    assert trigger_writes.undo(report.run_id).count("restored") == 1
+    assert learn_undo.undo(report.run_id).count("restored") == 1
     assert snapshot(vault) == before
 
 
 def test_a_trigger_that_cannot_be_taken_back_cleanly_stays_and_the_outcome_says_so(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An editor's save between the write and the take-back turned the triggers list into [ ] form:
-    the trigger is no longer a plain item the learner's edit can take out, so it stays, and is said."""
+    """An editor's save between the write and the take-back quoted the trigger its own way: it is no
+    longer the item the learner's edit can take out, so it stays, and is said."""
     log_weak(vault, TAG_Q)
     write = trigger_writes.write_trigger
     page = vault / DEPLOYS
@@ -159,9 +161,7 @@ def test_a_trigger_that_cannot_be_taken_back_cleanly_stays_and_the_outcome_says_
         text = page.read_text(encoding="utf-8")
         block = f"triggers:\n  - {json.dumps(TAG_Q)}\n"
         assert block in text
-        page.write_text(
-            text.replace(block, f"triggers: [{json.dumps(TAG_Q)}]\n") + "Saved.\n", encoding="utf-8"
-        )
+        page.write_text(text.replace(block, f"triggers:\n  - '{TAG_Q}'\n") + "Saved.\n", encoding="utf-8")
         return out
 
     monkeypatch.setattr(trigger_writes, "write_trigger", write_then_edit)
@@ -183,7 +183,7 @@ def test_a_dry_run_proposes_without_writing_or_asking_again(vault: Path) -> None
     report = nightly.learn(vault, picking({TAG_Q: (DEPLOYS, DEPLOYS_QUOTE)}), dry_run=True)
     assert [o.status for o in report.outcomes] == ["proposed"], report.to_text()
     assert snapshot(vault) == before
-    assert trigger_writes.journal_entries() == []
+    assert learn_journal.journal_entries() == []
 
 
 def test_a_trigger_that_could_not_be_asked_again_is_taken_back(
@@ -225,7 +225,7 @@ def test_a_take_back_journaled_before_its_page_was_restored_is_finished_by_undo(
     log_weak(vault, TAG_Q)
     before = snapshot(vault)
     report = learn(vault, {TAG_Q: (DEPLOYS, DEPLOYS_QUOTE)})
-    [entry] = trigger_writes.journal_entries(report.run_id)
+    [entry] = learn_journal.journal_entries(report.run_id)
     assert entry["taken_back"] is True
     page = vault / DEPLOYS
     data, off = page.read_bytes(), int(entry["offset"])

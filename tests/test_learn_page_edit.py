@@ -6,7 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from krouter.learner.page_edit import PageChanged, PageEditError, atomic_replace, splice, with_trigger
+from krouter.learner import trigger_writes
+from krouter.learner import undo as learn_undo
+from krouter.learner.page_edit import PageEditError, splice, with_trigger
+from krouter.learner.page_write import PageChanged, atomic_replace
+from krouter.learner.report import LEARNED
 from krouter.vault.page import parse_page
 
 Q = 'what: "is" - the [merge] rule?'
@@ -117,3 +121,31 @@ def test_adds_to_the_triggers_field_as_the_page_spells_it(before: bytes) -> None
 def test_a_page_with_two_triggers_fields_is_not_edited() -> None:
     with pytest.raises(PageEditError, match="2 triggers fields"):
         with_trigger(b"---\nTriggers: [a]\ntriggers: [b]\n---\nbody\n", "c")
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b"---\ntriggers : [boiler basics]\n---\n", b'---\ntriggers : [boiler basics, "Q"]\n---\n'),
+        (b"---\ntriggers: [a ]  # kept \n---\n", b'---\ntriggers: [a, "Q" ]  # kept \n---\n'),
+        (b"---\ntriggers: boiler basics   \n---\n", b'---\ntriggers:\n  - boiler basics   \n  - "Q"\n---\n'),
+        (b"---\ntriggers: 'x'  # keep  \n---\n", b"---\ntriggers:\n  - 'x'  # keep  \n  - \"Q\"\n---\n"),
+        (b"---\ntriggers: null\n---\nbody\n", b'---\ntriggers: ["Q"]\n---\nbody\n'),
+        (b"---\ntriggers: ~  # none yet \n---\n", b'---\ntriggers: ["Q"]  # none yet \n---\n'),
+        (b"---\r\ntriggers: ''\r\ntitle: x\r\n---\r\n", b'---\r\ntriggers: ["Q"]\r\ntitle: x\r\n---\r\n'),
+        (b'---\ntriggers: ""\n---\n', b'---\ntriggers: ["Q"]\n---\n'),
+    ],
+)
+def test_every_byte_but_the_trigger_is_kept_whatever_the_fields_shape(
+    tmp_path: Path, before: bytes, after: bytes
+) -> None:
+    """A cold review: a space before the colon and trailing spaces were lost, and a null or empty
+    triggers field was refused; undo gives the bytes back."""
+    page = tmp_path / "p.md"
+    page.write_bytes(before)
+    read = trigger_writes.read_for_edit(tmp_path, "p.md")
+    assert trigger_writes.write_trigger(tmp_path, read, "Q", "R1", dry_run=False, record={}) == (LEARNED, "")
+    assert page.read_bytes() == after
+    assert _triggers(after)[-1] == "Q"
+    assert [o.status for o in learn_undo.undo("R1").outcomes] == ["restored"]
+    assert page.read_bytes() == before

@@ -22,6 +22,7 @@ from learn_vault import PAGES as LEARN_PAGES
 from typer.testing import CliRunner
 
 from krouter.cli import app
+from krouter.learner import journal as learn_journal
 from krouter.learner import teach, trigger_writes
 from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
 from krouter.routing.router import Router
@@ -84,7 +85,7 @@ def test_taught_trigger_makes_the_next_wording_cite_and_undo_restores_bytes(vaul
     assert decision(vault, next_week) == ("cite", CODE_REVIEW)
 
     # The journal and the list say who taught what, and when; the same run id undoes it.
-    entry = trigger_writes.journal_entries(run_id)[0]
+    entry = learn_journal.journal_entries(run_id)[0]
     assert entry["lane"] == "agent" and entry["model"] == "cli" and entry["quote"] == GOOD_QUOTE
     code, listed = cli(vault, "learn", "--list")
     assert code == 0 and run_id in listed and "agent" in listed and CODE_REVIEW in listed
@@ -179,7 +180,7 @@ def test_a_pick_that_fails_a_check_writes_nothing_and_says_why(
     assert code == 3, out
     assert out.startswith("not taught, nothing written:") and reason in out, out
     assert snapshot(vault.parent) == before
-    assert trigger_writes.journal_entries() == []
+    assert learn_journal.journal_entries() == []
 
 
 def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,7 +199,7 @@ def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert code == 3 and "daily cap" in out, out
     assert snapshot(vault) == before
     # Undoing gives the page its room back, but not the day's budget.
-    run_id = trigger_writes.journal_entries()[0]["run_id"]
+    run_id = learn_journal.journal_entries()[0]["run_id"]
     assert CliRunner().invoke(app, ["learn", "--undo", str(run_id)]).exit_code == 0
     monkeypatch.setattr(teach, "DAILY_CAP", 2)
     code, out = teach_cli(vault, "How many seconds do we wait for Stripe?", PAYMENTS, stripe_quote)
@@ -287,7 +288,7 @@ def test_a_trigger_the_decision_would_not_count_is_not_written(tmp_path: Path) -
     assert out.startswith("not taught, nothing written: KRouter would not count this trigger"), out
     assert "'cost→费用' is in the title, aliases, tags or path of 报销流程.md" in out
     assert snapshot(root) == before
-    assert trigger_writes.journal_entries() == []
+    assert learn_journal.journal_entries() == []
 
 
 def test_a_word_the_page_holds_through_an_abbreviation_is_not_lacking(tmp_path: Path) -> None:
@@ -407,7 +408,7 @@ def test_a_question_with_nothing_to_look_up_is_a_usage_error_and_writes_nothing(
     assert code == 2, out
     assert "nothing to look up" in out or "no words to look up" in out or "no content words" in out, out
     assert snapshot(vault) == before
-    assert trigger_writes.journal_entries() == []
+    assert learn_journal.journal_entries() == []
 
 
 def test_undo_of_an_older_run_on_a_page_taught_again_since_keeps_the_newer_trigger(vault: Path) -> None:
@@ -440,3 +441,24 @@ def test_undo_of_a_trigger_already_gone_says_so_and_succeeds(vault: Path) -> Non
     assert res.exit_code == 0, res.output
     assert "no longer on the page" in res.output
     assert page.read_bytes() == edited
+
+
+def test_a_page_in_an_inputs_folder_named_in_another_unicode_form_is_not_written(tmp_path: Path) -> None:
+    """A cold review: config named "Entrées" (NFC), the folder on disk was NFD, and teach wrote the page."""
+    import unicodedata
+
+    from krouter import config
+
+    folder = unicodedata.normalize("NFD", "Entrées")
+    article = f"{folder}/Article on approvals.md"
+    root = write_vault(tmp_path / "vault", {**LEARN_PAGES, article: LEARN_PAGES[ARTICLE]})
+    config.config_path().write_text(
+        'pending_triggers = "none"\ninput_folders = ["Entrées", "Inputs"]\n', encoding="utf-8"
+    )
+    before = snapshot(root)
+    code, out = teach_cli(
+        root, MERGE_Q, article, "a merge should need at most one sign-off, says this article."
+    )
+    assert code == 3, out
+    assert "inputs or clippings folder" in out, out
+    assert snapshot(root) == before

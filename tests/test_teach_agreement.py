@@ -11,7 +11,8 @@ from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, log_weak, snaps
 from test_teach_pending import cites, listed, picking, query_log_on, teach_lib  # noqa: F401 (an autouse fixture)
 
 from krouter import config
-from krouter.learner import nightly, trigger_writes
+from krouter.learner import journal as learn_journal
+from krouter.learner import nightly
 from krouter.learner.report import LEARNED, PENDING
 from krouter.learner.verify import same_passage
 
@@ -36,7 +37,7 @@ def test_the_nightly_model_quoting_another_passage_does_not_confirm_an_agents_pi
     [outcome] = report.outcomes
     assert outcome.status == PENDING, report.to_text()
     assert f"an agent's pending {agent_hold} names this page but quotes another passage" in outcome.reason
-    assert snapshot(vault) == before and trigger_writes.journal_entries() == []
+    assert snapshot(vault) == before and learn_journal.journal_entries() == []
     assert [r["pending"] for r in listed(vault)] == [True, True]
 
 

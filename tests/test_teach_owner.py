@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 from krouter import config
 from krouter.cli import app
-from krouter.learner import nightly, teach, trigger_writes
+from krouter.learner import journal as learn_journal
+from krouter.learner import nightly, teach
 from krouter.learner.report import PENDING
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
@@ -61,7 +62,7 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
     text = result.to_text()
     assert text.startswith(f"pending, nothing written: {CODE_REVIEW} is held for the owner alone")
     assert f"krouter learn --accept {result.pending_id}" in text
-    assert snapshot(vault) == before and trigger_writes.journal_entries() == []
+    assert snapshot(vault) == before and learn_journal.journal_entries() == []
     code, out = cli(vault, "learn", "--list")
     assert code == 0 and f"pending {result.pending_id}" in out
     assert "    for the owner alone: neighbour page: it lacks 'nightly', 'invoices'" in out, out
@@ -116,7 +117,7 @@ def test_the_nightly_model_does_not_confirm_a_pick_held_for_the_owner(vault: Pat
     report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
     [outcome] = report.outcomes
     assert outcome.status == PENDING, report.to_text()
-    assert snapshot(vault) == before and trigger_writes.journal_entries() == []
+    assert snapshot(vault) == before and learn_journal.journal_entries() == []
 
 
 def test_a_clean_pick_of_a_page_held_for_the_owner_takes_its_place(vault: Path) -> None:

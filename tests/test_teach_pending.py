@@ -32,7 +32,9 @@ from typer.testing import CliRunner
 
 from krouter import config
 from krouter.cli import app
-from krouter.learner import nightly, pending, teach, trigger_writes
+from krouter.learner import journal as learn_journal
+from krouter.learner import nightly, pending, teach
+from krouter.learner import undo as learn_undo
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, PENDING
 from krouter.routing.router import Router
@@ -107,7 +109,7 @@ def test_an_agents_verified_pick_is_held_and_writes_nothing(vault: Path) -> None
     assert f"krouter learn --accept {result.pending_id}" in text
     assert snapshot(vault) == before
     assert cites(vault, MERGE_Q) is None and cites(vault, NEXT_WEEK) is None
-    assert trigger_writes.journal_entries() == []
+    assert learn_journal.journal_entries() == []
     [row] = listed(vault)
     assert row["pending"] is True and row["pending_id"] == result.pending_id and row["run_id"] is None
     assert (row["page"], row["trigger"], row["taught_by"], row["quote"]) == (
@@ -155,7 +157,7 @@ def test_the_cli_says_pending_and_the_owner_accepts_then_undoes_byte_for_byte(va
     assert out.startswith(f"accepted pending {pid}: written (run {run_id}")
     assert parse_page(CODE_REVIEW, (vault / CODE_REVIEW).read_text()).triggers == [MERGE_Q]
     assert cites(vault, NEXT_WEEK) == CODE_REVIEW
-    [entry] = trigger_writes.journal_entries(run_id)
+    [entry] = learn_journal.journal_entries(run_id)
     assert entry["lane"] == "owner" and entry["pending_id"] == pid
     [row] = listed(vault)
     assert row["pending"] is False and row["run_id"] == run_id and row["pending_id"] == pid
@@ -250,7 +252,7 @@ def test_the_nightly_model_naming_the_same_page_confirms_an_agents_pick(vault: P
         report.to_text()
     )
     assert cites(vault, NEXT_WEEK) == CODE_REVIEW
-    [entry] = trigger_writes.journal_entries(report.run_id)
+    [entry] = learn_journal.journal_entries(report.run_id)
     assert entry["pending_id"] == pid and entry["lane"] == "api"
     assert [r["pending"] for r in listed(vault)] == [False]
 
@@ -282,7 +284,7 @@ def test_pending_all_holds_the_nightly_pick_until_an_agent_agrees(vault: Path) -
     result = teach_lib(vault)
     assert result.taught, result.to_text()
     assert cites(vault, NEXT_WEEK) == CODE_REVIEW
-    [entry] = trigger_writes.journal_entries(result.run_id)
+    [entry] = learn_journal.journal_entries(result.run_id)
     assert entry["pending_id"] == row["pending_id"] and entry["lane"] == "agent"
     assert [r["pending"] for r in listed(vault)] == [False]
 
@@ -474,10 +476,11 @@ def test_an_over_long_quote_is_refused_and_not_echoed_back(vault: Path) -> None:
     assert snapshot(vault) == before
 
 
-def test_undoing_an_older_run_first_says_which_later_run_to_undo_for_exact_bytes(vault: Path) -> None:
+def test_undoing_an_older_run_first_keeps_the_later_one_and_both_give_the_bytes_back(vault: Path) -> None:
     # A walkthrough: undoing the older of two runs on a page, then the newer, left the page with the
-    # frontmatter list the runs had made of it; newest first gives the bytes back exactly.
+    # frontmatter list the runs had made of it. The page is rewound now: in either order, exact bytes.
     config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    before = snapshot(vault)
     first = teach_lib(vault)
     second = teach_lib(
         vault,
@@ -485,9 +488,11 @@ def test_undoing_an_older_run_first_says_which_later_run_to_undo_for_exact_bytes
         quote="The author cannot approve their own pull request.",
     )
     assert first.taught and second.taught, (first.reason, second.reason)
-    report = trigger_writes.undo(str(first.run_id))
+    report = learn_undo.undo(str(first.run_id))
     [outcome] = report.outcomes
-    assert f"run {second.run_id} wrote this page later: undo it first" in outcome.reason, outcome.reason
+    assert outcome.status == learn_undo.REWOUND, outcome.reason
+    assert [o.status for o in learn_undo.undo(str(second.run_id)).outcomes] == [learn_undo.RESTORED]
+    assert snapshot(vault) == before
 
 
 def test_a_lesson_is_asked_again_on_the_written_page_whatever_another_watcher_says(vault: Path) -> None:

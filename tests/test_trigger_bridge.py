@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from krouter.learner import teach, trigger_writes
+from krouter.learner import teach
+from krouter.learner import undo as learn_undo
 from krouter.routing.router import Router
 
 pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
@@ -92,6 +93,6 @@ def test_a_trigger_an_agent_taught_answers_a_later_partial_wording_until_undone(
         r = router.decide(later)
         assert r.decision == "cite" and r.top is not None and r.top.path == BACKEND, r.reason
     assert result.run_id is not None
-    trigger_writes.undo(result.run_id)
+    learn_undo.undo(result.run_id)
     with Router(root) as router:
         assert router.decide(later).decision == "refuse"

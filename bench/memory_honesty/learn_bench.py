@@ -56,7 +56,8 @@ if str(HERE.parents[1]) not in sys.path:
     sys.path.insert(0, str(HERE.parents[1]))
 
 from krouter.config import Config  # noqa: E402
-from krouter.learner import nightly, pending, teach, trigger_writes  # noqa: E402
+from krouter.learner import journal as learn_journal  # noqa: E402
+from krouter.learner import nightly, pending, teach  # noqa: E402
 from krouter.learner.lanes import Lane, make_lane  # noqa: E402
 from krouter.learner.report import LEARNED, PENDING  # noqa: E402
 from krouter.learner.verify import is_sentence  # noqa: E402
@@ -525,7 +526,7 @@ def run_agent_set(
                 second.update({"owner_accepted": accepted, "owner_rejected": rejected})
                 router.refresh()
             still_held = len(pending.open_holds(router.root))
-            journal = [e for e in trigger_writes.journal_entries() if not e.get("taken_back")]
+            journal = [e for e in learn_journal.journal_entries() if not e.get("taken_back")]
             written = [(str(e["trigger"]), str(e["page"])) for e in journal]
             after = score(router, pairs, refuse, "week2")
             after_phr = score_with(router, pairs, refuse, "week2", phr)

@@ -81,7 +81,8 @@ def learn_command(
 ) -> None:
     """Learn recall triggers from weak questions in the private query log (quote-verified, undoable)."""
     # Imported here so that `krouter ask` never pays for the learner's modules.
-    from krouter.learner import nightly, trigger_writes
+    from krouter.learner import nightly
+    from krouter.learner import undo as undo_run
     from krouter.learner.report import SKIPPED, UNCERTAIN
 
     if list_runs:
@@ -98,11 +99,17 @@ def learn_command(
             )
         _settle(vault, accept, reject, as_json)
         return
+    if undo is not None and not undo_run.RUN_ID.fullmatch(undo):
+        raise fail(
+            f"--undo needs a run id, as krouter learn --list shows it; got {undo!r}",
+            EXIT_USAGE,
+            as_json=as_json,
+        )
     listing_only = False
     root: Path | None = None
     try:
-        if undo:
-            report = trigger_writes.undo(undo)
+        if undo is not None:
+            report = undo_run.undo(undo)
         else:
             cfg = config.load_config()
             root = config.vault_to_write(vault, "learn on")
@@ -139,22 +146,25 @@ def learn_command(
 
 def _undo_text(report: LearnReport) -> str:
     """What an undo did, page by page (a learn run's header would speak of weak questions)."""
-    from krouter.learner.trigger_writes import REMOVED, RESTORED
+    from krouter.learner.undo import REMOVED, RESTORED, REWOUND
 
-    restored, removed = report.count(RESTORED), report.count(REMOVED)
-    taken = restored + removed
+    ways = (
+        (RESTORED, "restored byte for byte", "restored byte for byte"),
+        (
+            REWOUND,
+            "restored, the triggers later runs wrote kept",
+            "restored, the triggers later runs wrote kept",
+        ),
+        (REMOVED, "edited since: its later edits kept", "edited since: their later edits kept"),
+    )
+    taken = sum(report.count(status) for status, _, _ in ways)
     left = len(report.outcomes) - taken
     how = []
-    if restored:
-        how.append(
-            "page restored byte for byte" if restored == 1 else f"{restored} pages restored byte for byte"
-        )
-    if removed:
-        how.append(
-            "page edited since: its later edits kept"
-            if removed == 1
-            else f"{removed} pages edited since: their later edits kept"
-        )
+    for status, one, many in ways:
+        # One run may write a page several times: pages are counted once.
+        pages = len({o.page for o in report.outcomes if o.status == status})
+        if pages:
+            how.append(f"page {one}" if pages == 1 else f"{pages} pages {many}")
     lines = [
         f"undo of run {report.run_id}: {taken} trigger{'' if taken == 1 else 's'} removed"
         f"{' (' + '; '.join(how) + ')' if how else ''}, {left} left as {'it is' if left == 1 else 'they are'}"

@@ -5,7 +5,7 @@ margin), deduplicate them, build each one's candidate pages (``verify.candidates
 ``Router.decide`` so the learner's own lookups are not logged), ask a model in batches to pick a page
 and copy the sentence that answers, check every pick (``verify.verify_pick``), and add the question to
 the picked page's ``triggers`` (``trigger_writes.write_trigger``, which journals every change so
-``trigger_writes.undo(run_id)`` can restore the exact bytes). "Learned" means what it means for an agent's
+``undo.undo(run_id)`` can restore the exact bytes). "Learned" means what it means for an agent's
 teaching: asked again, the question now cites the page; a trigger that does not make it cite is taken
 back at once (that trigger only, not the run) and the outcome says so (``trigger_writes.write_confirmed``).
 The model never writes anything: it proposes, the learner verifies and writes.
@@ -22,6 +22,7 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit, pending
+from krouter.learner.journal import append_jsonl, new_run_id, outcomes_path, write_private
 from krouter.learner.lanes import Lane, LaneError
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.learner.report import (
@@ -36,15 +37,7 @@ from krouter.learner.report import (
     LearnReport,
     Outcome,
 )
-from krouter.learner.trigger_writes import (
-    TAKEN_BACK,
-    append_jsonl,
-    new_run_id,
-    outcomes_path,
-    read_for_edit,
-    write_confirmed,
-    write_private,
-)
+from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
 from krouter.learner.verify import candidates, verify_pick
 from krouter.routing import querylog
 from krouter.routing.receipt import Citation

@@ -1,24 +1,20 @@
-"""Add one phrase to a page's ``triggers`` list with the smallest possible edit, written atomically.
+"""Add one phrase to a page's ``triggers`` list (or take it out) with the smallest possible edit.
 
 This is the only place KRouter edits a page the user wrote. The edit touches nothing but the ``triggers``
 field: line endings, a BOM, comments, key order and every other byte stay as they were. The result is
 re-parsed before it is written and refused unless the only change is the new trigger at the end of the
-list. The write is atomic (``krouter.atomic``: a hidden temp file that a crash never leaves indexed,
-fsynced, then renamed) and happens only if the page still holds the bytes the caller read.
+list. Writing the result is ``page_write``'s job.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
 from krouter.tokens.terms import normalize
 from krouter.vault.page import field_key, parse_page, split_frontmatter
@@ -27,17 +23,15 @@ BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200
 _YAML = YAMLHandler()
 # Any spelling the router reads as the triggers field (``Triggers:`` too); the page keeps its spelling.
-_KEY = re.compile(r"^(?P<key>triggers)[ \t]*:(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
+_KEY = re.compile(r"^(?P<key>triggers[ \t]*:)(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
+# Values that YAML reads as no triggers at all: null, and the empty string.
+_NO_VALUE = {"null", "Null", "NULL", "~", "''", '""'}
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
 _TOP_KEY = re.compile(r"^[^\s#-]")
 
 
 class PageEditError(KRouterError):
     """The page cannot be edited safely (not UTF-8, broken frontmatter, a layout we do not rewrite)."""
-
-
-class PageChanged(KRouterError):
-    """The page's bytes changed after they were read: the edit is skipped, never merged."""
 
 
 @dataclass(frozen=True)
@@ -126,28 +120,29 @@ def _insert_into_frontmatter(lines: list[str], end: int, item: str, nl: str) -> 
         return [*lines[:end], f"triggers:{nl}", f"  - {item}{nl}", *lines[end:]]
     m = _KEY.match(lines[key_at])
     assert m is not None
+    # Every byte of the key's line is kept (a space before the colon, trailing spaces, a comment): the
+    # edits below only insert, but for a null value, which gives way to the list.
     rest = m.group("rest")
     key = m.group("key")
     eol = m.group("eol") or nl
     value = rest.split(" #", 1)[0].strip()
+
+    def key_line(new_rest: str) -> list[str]:
+        return [*lines[:key_at], f"{key}{new_rest}{eol}", *lines[key_at + 1 :]]
+
+    if value in _NO_VALUE:
+        at = rest.index(value)
+        return key_line(f"{rest[:at]}[{item}]{rest[at + len(value) :]}")
     if value.startswith("["):
         if not value.endswith("]"):
             raise PageEditError("a triggers list spread over several lines in [ ] form is not rewritten")
         close = rest.rindex("]")
         inner = rest[rest.index("[") + 1 : close].strip()
-        head = rest[:close].rstrip() + ", " if inner else rest[:close]
-        new_rest = head + item + rest[close:]
-        return [*lines[:key_at], f"{key}:{new_rest}{eol}", *lines[key_at + 1 :]]
+        at = len(rest[:close].rstrip()) if inner else close
+        return key_line(rest[:at] + (", " if inner else "") + item + rest[at:])
     if value and not value.startswith(("|", ">", "&", "!")):
-        # A single phrase written as a scalar: keep it, as the first item of a list.
-        old = rest.strip()
-        return [
-            *lines[:key_at],
-            f"{key}:{eol}",
-            f"  - {old}{eol}",
-            f"  - {item}{eol}",
-            *lines[key_at + 1 :],
-        ]
+        # A single phrase written as a scalar: kept as it is written, as the first item of a list.
+        return [*lines[:key_at], f"{key}{eol}", f"  -{rest}{eol}", f"  - {item}{eol}", *lines[key_at + 1 :]]
     if value:
         raise PageEditError("a triggers field written as a block scalar, anchor or tag is not rewritten")
     # A block list (or an empty key): append after its last line, with the indentation its items use.
@@ -207,9 +202,10 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
 
 
 def without_trigger(data: bytes, trigger: str) -> bytes | None:
-    """The page's bytes with the block-list item ``trigger`` (as the learner writes it) taken out of its
-    ``triggers`` field, and the field's key too when it held nothing else; None when there is no such
-    item or the result would differ in more than that one trigger (frontmatter re-parsed, body kept).
+    """The page's bytes with ``trigger`` (as the learner writes it: one quoted string) taken out of its
+    ``triggers`` field: a block-list item's line (and the key's, when the list held nothing else), or a
+    ``[ ]`` list's item with its comma. None when there is no such item or the result would differ in
+    more than that one trigger (frontmatter re-parsed, body kept).
 
     An undo uses it when the page was edited since the run: whatever else changed is kept."""
     trigger = clean_trigger(trigger)
@@ -222,12 +218,34 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
         meta = _parse_meta(fm_text)
     except (UnicodeDecodeError, PageEditError):
         return None
+    remaining = _triggers_of(meta)
+    if trigger not in remaining:
+        return None
+    remaining.remove(trigger)
     lines = text.splitlines(keepends=True)
     end = body_line - 2  # the closing fence
     key_at = next((i for i in range(1, end) if _KEY.match(lines[i])), None)
     if key_at is None:
         return None
     item = _yaml_scalar(trigger)
+    new_lines = _block_without(lines, key_at, end, item) or _flow_without(lines, key_at, item)
+    if new_lines is None:
+        return None
+    new_text = "".join(new_lines)
+    key = _triggers_key(meta)
+    try:
+        new_fm, new_body, _ = split_frontmatter(new_text)
+        got = _parse_meta(new_fm or "")
+    except PageEditError:
+        return None
+    without_key = {k: v for k, v in meta.items() if k != key}
+    if new_body != body or (got != {**meta, key: remaining} and (remaining or got != without_key)):
+        return None
+    return (BOM if bom else b"") + new_text.encode("utf-8")
+
+
+def _block_without(lines: list[str], key_at: int, end: int, item: str) -> list[str] | None:
+    """``lines`` without the block-list item ``item`` (and its key, when it was the only item)."""
     block = range(key_at + 1, next((i for i in range(key_at + 1, end) if _TOP_KEY.match(lines[i])), end))
     hit = next((i for i in block if _ITEM.match(lines[i]) and lines[i].strip() == f"- {item}"), None)
     if hit is None:
@@ -238,24 +256,17 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
         and not _KEY.match(lines[key_at])["rest"].strip()
     ):
         drop.add(key_at)  # the list held only this trigger: the key goes too
-    new_text = "".join(line for i, line in enumerate(lines) if i not in drop)
-    expected = dict(meta)
-    remaining = _triggers_of(meta)
-    if trigger not in remaining:
-        return None
-    remaining.remove(trigger)
-    if key_at in drop:
-        expected.pop(_triggers_key(meta), None)
-    else:
-        expected[_triggers_key(meta)] = remaining
-    try:
-        new_fm, new_body, _ = split_frontmatter(new_text)
-        got = _parse_meta(new_fm or "")
-    except PageEditError:
-        return None
-    if new_body != body or got != expected:
-        return None
-    return (BOM if bom else b"") + new_text.encode("utf-8")
+    return [line for i, line in enumerate(lines) if i not in drop]
+
+
+def _flow_without(lines: list[str], key_at: int, item: str) -> list[str] | None:
+    """``lines`` with ``item`` taken out of a one-line ``[ ]`` list: with the comma the learner wrote
+    before it (after it, when it is first), or alone when it is the only item."""
+    line = lines[key_at]
+    for cut in (f", {item}", f"{item}, ", item):
+        if line.count(cut) == 1:
+            return [*lines[:key_at], line.replace(cut, ""), *lines[key_at + 1 :]]
+    return None
 
 
 def _check(out: bytes, old_meta: dict[str, object], trigger: str) -> None:
@@ -282,25 +293,3 @@ def splice(old: bytes, new: bytes) -> Splice:
     while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
         end += 1
     return Splice(start, old[start : len(old) - end], new[start : len(new) - end])
-
-
-def atomic_replace(
-    path: Path, data: bytes, expected: bytes, before_rename: Callable[[], None] | None = None
-) -> None:
-    """Write ``data`` over ``path`` atomically (``krouter.atomic``), keeping the page's permission bits.
-
-    Raises PageChanged (and writes nothing) when the page no longer holds ``expected``.
-    ``before_rename`` runs after the temp file is durable and just before the rename (the learner
-    journals there, so a journal entry always exists for a page that changed).
-    """
-    if path.read_bytes() != expected:
-        raise PageChanged(f"{path.name} changed since it was read; skipped")
-
-    def last_checks() -> None:
-        if before_rename is not None:
-            before_rename()
-        # Checked again as late as possible: an editor may have saved while we wrote.
-        if path.read_bytes() != expected:
-            raise PageChanged(f"{path.name} changed while it was being edited; skipped")
-
-    atomic_write(path, data, mode=path.stat().st_mode & 0o7777, before_replace=last_checks)

@@ -28,16 +28,9 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
+from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, undone_runs
 from krouter.learner.report import LEARNED, SKIPPED
-from krouter.learner.trigger_writes import (
-    TAKEN_BACK,
-    append_jsonl,
-    journal_entries,
-    new_run_id,
-    read_for_edit,
-    undone_runs,
-    write_confirmed,
-)
+from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
 from krouter.learner.verify import candidates, quote_on_page, same_passage, verify_pick
 from krouter.routing import querylog
 from krouter.routing.router import Router

@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter.learner import pending
-from krouter.learner.trigger_writes import journal_entries, undone_runs
+from krouter.learner.journal import journal_entries, undone_runs
 
 
 def history(vault: Path | None = None) -> list[dict[str, object]]:
-    """Every trigger the learner and agents wrote (oldest first), with ``undone`` set for undone runs
+    """Every trigger the learner and agents wrote (oldest first; a journaled write that never reached its
+    page is not one), with ``undone`` set for undone runs
     and for a trigger taken back when it was written (``taken_back``; the rest of its run may stay);
     then the held picks (``pending_id`` set, no run id): those still waiting for a second source
     (``pending`` True; ``doubt`` says why one waits for the owner alone), those the owner rejected
@@ -23,7 +24,7 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
     root = str(vault.resolve()) if vault is not None else None
     out = []
     for e in journal_entries():
-        if root is not None and e.get("vault") != root:
+        if (root is not None and e.get("vault") != root) or e.get("never_written"):
             continue
         out.append(
             {

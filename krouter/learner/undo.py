@@ -1,0 +1,210 @@
+"""Undo of a learner run (``krouter learn --undo RUN_ID``): each page it changed gets its bytes from
+before the run back, or, edited since, loses only the run's trigger."""
+
+from __future__ import annotations
+
+import base64
+import re
+import time
+from pathlib import Path
+
+from krouter.errors import KRouterError, PageNotFound
+from krouter.learner import page_edit
+from krouter.learner.journal import (
+    append_jsonl,
+    digest,
+    journal_entries,
+    journal_path,
+    outcomes_path,
+    undone_runs,
+)
+from krouter.learner.moved import moved_to
+from krouter.learner.page_write import PageNotWritten, atomic_replace
+from krouter.learner.report import SKIPPED, LearnReport, Outcome
+from krouter.learner.rewind import journal_redone, rewind
+from krouter.learner.write_lock import learner_lock
+from krouter.vault.files import contained_path, read_contained
+
+# How an undo left a page: its bytes from before the run, or (edited since) the edits kept and the
+# trigger taken out.
+RESTORED = "restored"
+REMOVED = "removed"
+# Not edited since, but later runs taught the page too: as if this run had never written it, their
+# triggers kept (``krouter.learner.rewind``).
+REWOUND = "rewound"
+# Nothing to undo: the page, or the trigger on it, is gone already.
+GONE = "gone"
+# What a run id may look like (``journal.new_run_id`` makes "20250101T000000Z-1a2b3c"): an empty or
+# blank one (an unset variable in a script) must never be taken for "no --undo" and start a run.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
+
+
+def undo(run_id: str) -> LearnReport:
+    """Reverse one run's changes, newest first, restoring each page's exact bytes.
+
+    A page that changed since the run (it no longer holds the bytes the run wrote) keeps its later edits:
+    the trigger's item of the triggers list is taken out (checked by re-parsing), else the run's own
+    insertion where it is still as written; a page or trigger gone already needs nothing; anything else
+    is left alone and reported. A change that never reached the page (a crash before the rename) needs
+    nothing, nor does a trigger taken back when it was written.
+    """
+    with learner_lock():
+        report = _undo_run(run_id)
+    undone = report.count(RESTORED) + report.count(REMOVED) + report.count(REWOUND)
+    append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
+    return report
+
+
+def _undo_run(run_id: str) -> LearnReport:
+    entries = journal_entries(run_id)
+    if not entries:
+        raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
+    report = LearnReport(run_id, str(entries[0].get("vault", "")), "undo", "", dry_run=False)
+    for e in reversed(entries):
+        o = Outcome(str(e.get("trigger", "")), SKIPPED, page=str(e["page"]))
+        report.outcomes.append(o)
+        undo_entry(e, o)
+        if e.get("taken_back") and o.status in {GONE, "unchanged"}:
+            # Undone as it was written; asking it again here also covers a crash between the page's
+            # restore and its journal record, in either order.
+            o.status, o.reason = (
+                GONE,
+                "taken back when it was written (it did not make its question cite the page)",
+            )
+    return report
+
+
+def undo_entry(e: dict[str, object], o: Outcome) -> None:
+    """Reverse one journaled write; ``o`` gets its status and reason (SKIPPED when left alone)."""
+    if e.get("never_written"):
+        o.status, o.reason = GONE, "never written (the page changed just before, or the write was cut short)"
+        return
+    trigger = str(e.get("trigger", ""))
+    root, page, moved = Path(str(e["vault"])), str(e["page"]), ""
+    try:
+        try:
+            path = contained_path(root, page)
+        except PageNotFound:
+            found = moved_to(e)
+            if not found:
+                o.status, o.reason = (
+                    GONE,
+                    "the page no longer exists, and no page of the vault holds the trigger",
+                )
+                return
+            if len(found) > 1:
+                o.reason = (
+                    f"the page no longer exists, and {len(found)} pages hold its trigger ({', '.join(found)}); "
+                    "left alone: remove it by hand from the one this page became"
+                )
+                return
+            page, moved = found[0], f" (the page moved to {found[0]}: undone there)"
+            path = contained_path(root, page)
+        current = read_contained(root, path)
+    except (KRouterError, OSError) as exc:
+        o.reason = f"page cannot be read: {exc}"
+        return
+    if digest(current) == e["before_sha256"]:
+        o.status, o.reason = (
+            "unchanged",
+            "the page already holds its bytes from before the run (undone already?)",
+        )
+        return
+    off = int(e["offset"])  # type: ignore[arg-type]
+    old, new = base64.b64decode(str(e["old"])), base64.b64decode(str(e["new"]))
+    rewound = rewind(e, current) if digest(current) != e["after_sha256"] else None
+    if rewound is not None:
+        data, status, done = rewound.data, REWOUND, "the triggers later runs wrote on the page stay"
+    elif digest(current) != e["after_sha256"]:
+        # Edited since (a line added to the body, a tag changed): the trigger's list item is taken
+        # out (with the key, when nothing else is left in it, and the frontmatter block the learner
+        # made, when nothing else is left in that), else the run's own insertion where it still is as
+        # written, and only when that leaves the page as edited, minus the trigger.
+        kept = page_edit.without_trigger(current, trigger)
+        kept = (
+            _without_empty_block(kept, e)
+            if kept is not None
+            else _without_insertion(current, old, new, trigger)
+        )
+        if kept is None:
+            try:
+                holds = page_edit.holds_trigger(page, current.decode("utf-8-sig"), trigger)
+            except UnicodeDecodeError:
+                holds = True  # an undecodable page may hold it: left alone, below
+            if not holds:
+                o.status, o.reason = (
+                    GONE,
+                    "the trigger is no longer on the page (removed or reworded since)",
+                )
+                return
+            o.reason = (
+                "the page changed since the run and its trigger is no longer a plain item of the "
+                "triggers list; left alone: remove it from the page's triggers by hand"
+            )
+            return
+        data, status, done = (
+            kept,
+            REMOVED,
+            "the page changed since the run: the trigger was taken out, the later edits kept"
+            + _later_run_note(e),
+        )
+    else:
+        data, status, done = current[:off] + old + current[off + len(new) :], RESTORED, ""
+        if digest(data) != e["before_sha256"]:
+            o.reason = "journal entry does not match the page; left alone"
+            return
+    try:
+        atomic_replace(path, data, current)
+    except PageNotWritten as exc:
+        o.reason = str(exc)
+        return
+    if rewound is not None:
+        journal_redone(rewound)
+    o.status, o.reason = status, done + moved
+
+
+def _without_empty_block(data: bytes, e: dict[str, object]) -> bytes:
+    """``data`` without its frontmatter block when the block is empty and the learner made it (a write
+    to this page inserted a whole block): the owner never wrote it."""
+    bom = page_edit.BOM if data.startswith(page_edit.BOM) else b""
+    made = any(
+        x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and _made_block(x)
+        for x in journal_entries()
+    )
+    for nl in (b"\n", b"\r\n"):
+        empty = b"---" + nl + b"---" + nl
+        if made and data[len(bom) :].startswith(empty):
+            return bom + data[len(bom) + len(empty) :]
+    return data
+
+
+def _made_block(x: dict[str, object]) -> bool:
+    """Whether a journaled write inserted a frontmatter block (the page had none)."""
+    new = base64.b64decode(str(x.get("new", "")))
+    return not base64.b64decode(str(x.get("old", ""))) and new.lstrip(b"-").startswith((b"\n", b"\r\n"))
+
+
+def _later_run_note(e: dict[str, object]) -> str:
+    """When a later run, not undone, wrote the same page: undoing it first gives the bytes from before
+    both back exactly (taking a trigger out keeps what the later run made of the frontmatter)."""
+    undone, when = undone_runs(), float(e.get("time", 0))  # type: ignore[arg-type]
+    for x in reversed(journal_entries()):
+        same = x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and not x.get("taken_back")
+        # The run being undone is not a later one: its later writes are undone first, in this pass.
+        other = x.get("run_id") not in undone and x.get("run_id") != e.get("run_id")
+        if same and other and float(x.get("time", 0)) > when:  # type: ignore[arg-type]
+            return f" (run {x['run_id']} wrote this page later: undo it first, then this run, for the earlier bytes exactly)"
+    return ""
+
+
+def _without_insertion(current: bytes, old: bytes, new: bytes, trigger: str) -> bytes | None:
+    """``current`` with the run's inserted bytes ``new`` put back to ``old``, when they occur once and
+    adding the trigger again by the learner's own edit gives ``current`` exactly; else None."""
+    if not new or current.count(new) != 1:
+        return None
+    at = current.index(new)
+    kept = current[:at] + old + current[at + len(new) :]
+    try:
+        return kept if page_edit.with_trigger(kept, trigger) == current else None
+    except page_edit.PageEditError:
+        return None

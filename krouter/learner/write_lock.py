@@ -1,0 +1,71 @@
+"""One learner write at a time, across every process of the user: the lock around a page's last check,
+its rename and its journal record.
+
+Two writers that read the same page and then both wrote lost one trigger while both were told
+"learned": each compared the page with what it had read, then renamed its own copy over it. Holding
+this lock from the first compare through the rename and the journal record makes compare-and-rename
+one step for every KRouter process (nightly runs, agents' teaching, undo). It is one lock for the
+state dir, not one per page: learner writes are rare and last milliseconds, and a per-page key would
+have to agree on one spelling of a path (case, Unicode form) that the file system may not.
+
+An editor saving the page is not a KRouter process and cannot be locked out; the final compare runs
+inside the lock immediately before the rename, so the window in which its save could be overwritten is
+as small as it can be.
+
+The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows, which has no ``fcntl``):
+it dies with its process, so a crashed writer never leaves a stale lock behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+
+from krouter import config
+
+LOCK_NAME = "learned.lock"
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _acquire(fd: int) -> None:
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                return
+            except OSError:
+                continue  # LK_LOCK gives up after about ten seconds of retries; a writer holds it for less
+
+    def _release(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _acquire(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def _release(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def learner_lock() -> Iterator[None]:
+    """Hold the learner's write lock for the block (waiting for another process to let it go).
+
+    Not re-entrant: a block holding it must not take it again (the second wait would never end).
+    """
+    path = config.state_dir() / LOCK_NAME
+    config.private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        _acquire(fd)
+        try:
+            yield
+        finally:
+            _release(fd)
+    finally:
+        os.close(fd)
