@@ -149,3 +149,10 @@ def test_every_byte_but_the_trigger_is_kept_whatever_the_fields_shape(
     assert _triggers(after)[-1] == "Q"
     assert [o.status for o in learn_undo.undo("R1").outcomes] == ["restored"]
     assert page.read_bytes() == before
+
+
+def test_a_question_holding_bytes_that_are_not_utf8_is_refused_not_a_crash() -> None:
+    # A cold review: a question logged from a terminal's non-UTF-8 bytes (lone surrogates) crashed the
+    # edit with UnicodeEncodeError instead of being refused like any other trigger that cannot be written.
+    with pytest.raises(PageEditError, match="not UTF-8"):
+        with_trigger(b"---\ntitle: p\n---\nbody\n", "what is \udc80 the pressure")

@@ -152,3 +152,14 @@ def test_undo_of_a_page_gone_whose_trigger_two_pages_hold_names_them_and_fails(t
     code, out = _undo("A")
     assert code == 1, out
     assert "copy one.md" in out and "copy two.md" in out and "'first question'" in out
+
+
+@pytest.mark.parametrize("option", ["--accept", "--reject"])
+def test_settling_a_blank_pending_id_is_a_usage_error_not_a_learning_run(tmp_path: Path, option: str) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "p.md").write_text("---\ntitle: p\n---\nbody\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(app, ["learn", option, "", "--vault", str(vault)])
+    assert res.exit_code == 2 and "needs a pending id" in res.output, res.output
+    assert "model lane" not in res.output and snapshot(tmp_path) == before

@@ -88,7 +88,18 @@ def learn_command(
     if list_runs:
         _list(vault, as_json)
         return
-    if accept or reject:
+    if accept is not None or reject is not None:
+        given = [
+            (option, value)
+            for option, value in (("--accept", accept), ("--reject", reject))
+            if value is not None
+        ]
+        blank = next((option for option, value in given if not value.strip()), None)
+        if blank:
+            # An empty $ID in a script must not fall through to a learning run, as --undo "" did.
+            raise fail(
+                f"{blank} needs a pending id, as krouter learn --list shows it", EXIT_USAGE, as_json=as_json
+            )
         if dry_run or undo:
             # --accept writes a page: a --dry-run beside it must not be silently ignored.
             option = "--accept" if accept else "--reject"

@@ -72,6 +72,11 @@ def trigger_problem(trigger: str) -> str | None:
         return "empty trigger"
     if len(trigger) > MAX_TRIGGER_CHARS:
         return f"too long for a trigger: {len(trigger)} characters (at most {MAX_TRIGGER_CHARS})"
+    try:
+        trigger.encode("utf-8")
+    except UnicodeEncodeError:
+        # Bytes that were not UTF-8 (a terminal's or a log's), carried as lone surrogates: no page holds them.
+        return "the question holds bytes that are not UTF-8 text"
     return None
 
 
