@@ -12,8 +12,9 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from krouter.errors import ConfigError, VaultNotNamed
 
@@ -178,54 +179,71 @@ def load_config(path: Path | None = None) -> Config:
     a typo in one setting would index the pages the user's ``ignore`` patterns leave out and log the
     questions of a user who turned the log off. Every command that reads settings stops with the error
     (naming the file and the setting) until the file is fixed, as git does over a broken config."""
+    settings, problems = read_config(path)
+    if problems:
+        raise ConfigError(next(iter(problems.values())))
+    return settings
+
+
+def read_config(path: Path | None = None) -> tuple[Config, dict[str, str]]:
+    """``config.toml`` read setting by setting: (the settings, each broken one at its default; what is
+    wrong, by setting, each message naming the file). For what reports on the file (`krouter config`)
+    or edits it; everything else uses ``load_config``. ConfigError when the file is not TOML at all."""
     path = path or config_path()
     if not path.is_file():
-        return Config()
+        return Config(), {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    return parse_config(text, path)
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+# Each setting of config.toml: (its key, the Config field it sets, whether a value fits, what it must be).
+_CHECKS: tuple[tuple[str, str, Callable[[object], bool], str], ...] = (
+    ("vault", "vault", lambda v: isinstance(v, str), "a string path"),
+    ("query_log", "query_log", lambda v: isinstance(v, bool), "true or false"),
+    ("input_folders", "exclude_folders", _strings, "a list of folder names"),
+    ("exclude_folders", "exclude_folders", _strings, "a list of folder names"),
+    ("ignore", "ignore", _strings, "a list of folder or file patterns"),
+    ("learn_model", "learn_model", lambda v: isinstance(v, str), "a string"),
+    ("agent_teaching", "agent_teaching", lambda v: isinstance(v, bool), "true or false"),
+    (
+        "pending_triggers",
+        "pending_triggers",
+        PENDING_MODES.__contains__,
+        f"one of {', '.join(map(repr, PENDING_MODES))}",
+    ),
+    ("semantic", "semantic", SEMANTIC_MODES.__contains__, f"one of {', '.join(map(repr, SEMANTIC_MODES))}"),
+)
+
+
+def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
+    """``read_config`` for the text of config.toml at ``path`` (named in the messages)."""
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
-    vault = data.get("vault")
-    if vault is not None and not isinstance(vault, str):
-        raise ConfigError(f"{path}: 'vault' must be a string path")
-    query_log = data.get("query_log", True)
-    if not isinstance(query_log, bool):
-        raise ConfigError(f"{path}: 'query_log' must be true or false")
-    key = "input_folders" if "input_folders" in data else "exclude_folders"
-    exclude = data.get(key, list(Config.exclude_folders))
-    if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
-        raise ConfigError(f"{path}: '{key}' must be a list of folder names")
-    ignore = data.get("ignore", [])
-    if not isinstance(ignore, list) or not all(isinstance(x, str) for x in ignore):
-        raise ConfigError(f"{path}: 'ignore' must be a list of folder or file patterns")
-    model = data.get("learn_model", Config.learn_model)
-    if not isinstance(model, str):
-        raise ConfigError(f"{path}: 'learn_model' must be a string")
-    agent_teaching = data.get("agent_teaching", True)
-    if not isinstance(agent_teaching, bool):
-        raise ConfigError(f"{path}: 'agent_teaching' must be true or false")
-    pending = data.get("pending_triggers", Config.pending_triggers)
-    if pending not in PENDING_MODES:
-        raise ConfigError(
-            f"{path}: 'pending_triggers' must be one of {', '.join(map(repr, PENDING_MODES))}, not {pending!r}"
-        )
-    semantic = data.get("semantic", Config.semantic)
-    if semantic not in SEMANTIC_MODES:
-        raise ConfigError(
-            f"{path}: 'semantic' must be one of {', '.join(map(repr, SEMANTIC_MODES))}, not {semantic!r}"
-        )
-    return Config(
-        vault=Path(vault).expanduser() if vault else None,
-        query_log=query_log,
-        exclude_folders=tuple(exclude),
-        learn_model=model,
-        ignore=tuple(ignore),
-        agent_teaching=agent_teaching,
-        pending_triggers=pending,
-        semantic=semantic,
-    )
+    given: dict[str, Any] = {}
+    problems: dict[str, str] = {}
+    for key, field, fits, must in _CHECKS:
+        # ``exclude_folders`` is the old name of ``input_folders``, which wins when both are there.
+        if key not in data or (key == "exclude_folders" and "input_folders" in data):
+            continue
+        value = data[key]
+        if not fits(value):
+            problems[key] = f"{path}: {key!r} must be {must}, not {value!r}"
+        elif field == "vault":
+            given[field] = Path(value).expanduser() if value else None
+        else:
+            given[field] = tuple(value) if isinstance(value, list) else value
+    return Config(**given), problems
 
 
 # The demo vault's guide page, which tells its copy in a source checkout from other folders.
@@ -329,16 +347,21 @@ def _warn_once(message: str) -> None:
 
 
 def semantic_mode(*, env: bool = True) -> str:
-    """The ``semantic`` setting: ``$KROUTER_SEMANTIC`` when it holds one of SEMANTIC_MODES (or
-    0/false/no for off, 1/true/yes for on), else config.toml's (ConfigError when that is broken).
-    ``env=False``: config.toml's alone."""
-    given = os.environ.get("KROUTER_SEMANTIC", "").strip().lower() if env else ""
+    """The ``semantic`` setting: ``$KROUTER_SEMANTIC``'s (``semantic_from_environment``), else
+    config.toml's (ConfigError when that is broken). ``env=False``: config.toml's alone."""
+    return (semantic_from_environment() if env else None) or load_config().semantic
+
+
+def semantic_from_environment() -> str | None:
+    """``$KROUTER_SEMANTIC`` when it holds one of SEMANTIC_MODES (or 0/false/no for off, 1/true/yes for
+    on); None when it is unset, or holds anything else (said once on stderr)."""
+    given = os.environ.get("KROUTER_SEMANTIC", "").strip().lower()
     given = SEMANTIC_SPELLINGS.get(given, given)
     if given in SEMANTIC_MODES:
         return given
     if given:
         _warn_once(f"$KROUTER_SEMANTIC={given!r} is not one of {', '.join(SEMANTIC_MODES)}: ignored")
-    return load_config().semantic
+    return None
 
 
 def folder_names(folders: Iterable[str]) -> tuple[str, ...]:

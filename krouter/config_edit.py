@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from krouter.config import config_path, load_config
+from krouter.config import config_path, parse_config
 from krouter.errors import ConfigError
 
 
@@ -39,8 +39,12 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     """Set (or, with ``None``, remove) one top-level scalar setting in ``config.toml``.
 
     Every other line of the file is kept as written, and the setting's own line keeps its place and its
-    comment (``semantic = "off"  # slow laptop``). The result is read back before it replaces the file,
-    so a broken file is never left behind (ConfigError, the old file untouched). Returns the path.
+    comment (``semantic = "off"  # slow laptop``). The result is checked before it replaces the file: one
+    that is not TOML, or whose ``key`` is wrong, or that is broken while ``key`` was not (a change that
+    would leave the file as unusable as it was), raises ConfigError naming the broken setting, the old
+    file untouched. A fix of a broken setting is written even while another stays broken (``read_config``
+    says which): refusing it too would leave no setting fixable this way while two are broken.
+    Returns the path.
     """
     path = path or config_path()
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -70,8 +74,21 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
         tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: cannot set {key!r} ({exc}); edit the file by hand") from exc
+    problems = parse_config(new, path)[1]
+    if problems and (key in problems or not _was_broken(key, old, path)):
+        broken = key if key in problems else next(iter(problems))
+        fix = "" if broken == key else f"; fix that setting first, then set {key!r}"
+        raise ConfigError(f"{problems[broken]}{fix} ({path} is left as it was)")
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else None
     atomic_write(path, new, mode=mode)
-    load_config(path)
     return path
+
+
+def _was_broken(key: str, text: str, path: Path) -> bool:
+    """Whether setting ``key`` is a fix of the file ``text``: the key was broken, or the file was not
+    TOML (the key's own line was what broke it)."""
+    try:
+        return key in parse_config(text, path)[1]
+    except ConfigError:
+        return True

@@ -9,6 +9,7 @@ and says which file and which setting (as git does over a broken .git/config).
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,86 @@ def test_an_mcp_call_says_the_settings_are_broken_until_they_are_fixed(vault: Pa
         wait_for(lambda: not refused_for_config() and cited() is None)
     finally:
         service.close()
+
+
+def test_setup_write_over_a_broken_config_writes_nothing(vault: Path, tmp_path: Path) -> None:
+    settings('semantic = "of"\n')
+    project = tmp_path / "project"
+    project.mkdir()
+    result = runner.invoke(
+        app, ["setup", "claude-code", "--vault", str(vault), "--write", "--project", str(project)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "config.toml" in result.stderr and "'semantic'" in result.stderr
+    assert list(project.iterdir()) == []
+    assert not (config.state_dir() / "agent_configs.txt").exists()
+
+
+def test_config_set_refuses_while_another_setting_is_broken_and_writes_nothing() -> None:
+    before = 'semantic = "of"  # typo\nlearn_model = "x"\n'
+    settings(before)
+    result = runner.invoke(app, ["config", "set", "query_log", "false"])
+    assert result.exit_code == 1, result.output
+    assert "config.toml" in result.stderr and "'semantic'" in result.stderr
+    assert "left as it was" in result.stderr
+    assert config.config_path().read_text(encoding="utf-8") == before
+    result = runner.invoke(app, ["config", "unset", "learn_model"])
+    assert result.exit_code == 1 and "'semantic'" in result.stderr
+    assert config.config_path().read_text(encoding="utf-8") == before
+
+
+def test_config_set_fixes_the_broken_setting_even_while_another_stays_broken() -> None:
+    settings("semantic = \"of\"  # typo\nquery_log = 'no'\n")
+    # Either one alone would be refused if a fix had to leave the file whole: neither could be fixed.
+    result = runner.invoke(app, ["config", "set", "semantic", "off"])
+    assert result.exit_code == 0, result.output
+    assert "still broken" in result.stderr and "'query_log'" in result.stderr
+    assert (
+        config.config_path().read_text(encoding="utf-8") == "semantic = \"off\"  # typo\nquery_log = 'no'\n"
+    )
+    result = runner.invoke(app, ["config", "set", "query_log", "false"])
+    assert result.exit_code == 0 and result.stderr == "", result.output
+    assert config.load_config().query_log is False and config.load_config().semantic == "off"
+
+
+def test_config_set_never_writes_a_wrong_value_of_its_own() -> None:
+    from krouter.config_edit import set_config_value
+
+    settings('learn_model = "x"\n')
+    with pytest.raises(ConfigError, match="'semantic' must be one of"):
+        set_config_value("semantic", "of")
+    assert config.config_path().read_text(encoding="utf-8") == 'learn_model = "x"\n'
+
+
+def test_config_shows_what_it_can_read_of_a_broken_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KROUTER_SEMANTIC")
+    settings('semantic = "of"\nlearn_model = "claude-opus"\nvault = 3\n')
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 1
+    assert '  learn_model = "claude-opus"\n' in result.stdout
+    assert "  semantic = (broken" in result.stdout and "  vault = (broken" in result.stdout
+    assert "'vault' in config.toml is broken" in result.stdout
+    path = str(config.config_path())
+    assert f"{path}: 'semantic' must be one of 'auto', 'on', 'off', not 'of'" in result.stderr
+    assert f"{path}: 'vault' must be a string path, not 3" in result.stderr
+    out = json.loads(runner.invoke(app, ["config", "--json"]).stdout)
+    assert out["settings"]["learn_model"] == "claude-opus" and "semantic" not in out["settings"]
+    assert set(out["problems"]) == {"semantic", "vault"}
+
+
+def test_config_get_reads_a_sound_setting_and_names_a_broken_one() -> None:
+    settings('semantic = "of"\nlearn_model = "claude-opus"\n')
+    result = runner.invoke(app, ["config", "get", "learn_model"])
+    assert result.exit_code == 0 and result.stdout == "claude-opus\n"
+    assert "'semantic'" in result.stderr
+    result = runner.invoke(app, ["config", "get", "semantic"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert f"{config.config_path()}: 'semantic' must be one of" in result.stderr
+
+
+def test_config_says_where_a_file_that_is_not_toml_breaks() -> None:
+    settings('learn_model = "claude\n')
+    for args in (["config"], ["config", "get", "learn_model"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1
+        assert str(config.config_path()) in result.stderr and "line 1" in result.stderr

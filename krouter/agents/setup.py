@@ -320,6 +320,10 @@ def setup_command(
         raise fail(f"project folder {project} is a file, not a folder", EXIT_USAGE)
     if not project.is_dir():
         raise fail(f"project folder not found: {project}", EXIT_USAGE)
+    with exit_codes():
+        # Indexing the vault, the last step, reads the settings: a broken config.toml stops the
+        # command before it writes anything, not after the agent's files are in place.
+        config.load_config()
     try:
         for line in install(agent, vault, project.resolve()):
             typer.echo(line)

@@ -26,8 +26,9 @@ config_app = typer.Typer(
 )
 
 
-def _values(cfg: config.Config) -> dict[str, object]:
-    return {
+def _values(cfg: config.Config, problems: dict[str, str]) -> dict[str, object]:
+    """The settings ``krouter config`` shows, the broken ones (``problems``) left out."""
+    values = {
         "vault": str(cfg.vault) if cfg.vault is not None else None,
         "query_log": cfg.query_log,
         "learn_model": cfg.learn_model,
@@ -37,25 +38,45 @@ def _values(cfg: config.Config) -> dict[str, object]:
         "input_folders": list(cfg.exclude_folders),
         "ignore": list(cfg.ignore),
     }
+    return {key: value for key, value in values.items() if key not in _broken(problems)}
 
 
-def _from_environment() -> dict[str, tuple[object, str]]:
+def _broken(problems: dict[str, str]) -> set[str]:
+    """The keys of ``krouter config`` that ``problems`` (``config.read_config``'s) are about."""
+    # `exclude_folders` is the old name of `input_folders`.
+    return {"input_folders" if key == "exclude_folders" else key for key in problems}
+
+
+def _note_problems(problems: dict[str, str], still: bool = False) -> None:
+    """Say on stderr what is wrong with config.toml, and what that stops."""
+    for message in problems.values():
+        typer.echo(f"krouter: {'still broken: ' if still else ''}{message}", err=True)
+    if problems:
+        typer.echo(
+            "krouter: every command that reads the settings stops until the file is fixed "
+            "(`krouter config set KEY VALUE` sets a value; lists are edited in the file)",
+            err=True,
+        )
+
+
+def _from_environment(values: dict[str, object]) -> dict[str, tuple[object, str]]:
     """The settings an environment variable overrides for this process: key -> (value in effect,
-    the variable), so that what is shown is what a lookup obeys."""
+    the variable), so that what is shown is what a lookup obeys. ``values``: config.toml's (``_values``)."""
     out: dict[str, tuple[object, str]] = {}
-    if os.environ.get("KROUTER_SEMANTIC", "").strip():
-        effective = config.semantic_mode()
-        if effective != config.semantic_mode(env=False):
-            out["semantic"] = (effective, "$KROUTER_SEMANTIC")
+    given = config.semantic_from_environment()
+    if given is not None and given != values.get("semantic"):
+        out["semantic"] = (given, "$KROUTER_SEMANTIC")
     if os.environ.get("KROUTER_NO_QUERY_LOG", "").strip() not in ("", "0", "false", "no"):
         out["query_log"] = (False, "$KROUTER_NO_QUERY_LOG")
     return out
 
 
-def _vault_source(cfg: config.Config) -> tuple[str | None, str]:
+def _vault_source(cfg: config.Config, problems: dict[str, str]) -> tuple[str | None, str]:
     env = os.environ.get("KROUTER_VAULT")
     if env:
         return env, "$KROUTER_VAULT"
+    if "vault" in problems:
+        return None, "none: 'vault' in config.toml is broken"
     if cfg.vault is not None:
         return str(cfg.vault), "config.toml"
     return None, "none: pass --vault DIR, or `krouter config set vault DIR`"
@@ -66,30 +87,38 @@ def show(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Show the config file's path, the vault in use (and where it comes from), and every setting."""
+    """Show the config file's path, the vault in use (and where it comes from), and every setting.
+
+    A broken setting is shown as broken, the others as read, what is wrong on stderr (JSON: under
+    "problems", the broken ones left out of "settings"), and the exit code is 1."""
     if ctx.invoked_subcommand is not None:
         return
     path = config.config_path()
     with exit_codes(as_json=as_json):
-        cfg = config.load_config()
-    vault, source = _vault_source(cfg)
-    values, env = _values(cfg), _from_environment()
+        # A file that is not TOML at all has nothing to show: the error names it, and where it breaks.
+        cfg, problems = config.read_config()
+    vault, source = _vault_source(cfg, problems)
+    values = _values(cfg, problems)
+    env = _from_environment(values)
     if as_json:
         out = {"path": str(path), "exists": path.is_file(), "vault_in_use": vault, "vault_from": source}
         settings = {**values, **{key: value for key, (value, _) in env.items()}}
         from_env = {key: var for key, (_, var) in env.items()}
-        typer.echo(
-            json.dumps({**out, "settings": settings, "from_environment": from_env}, ensure_ascii=False)
-        )
-        return
-    typer.echo(f"config file:  {path}{'' if path.is_file() else ' (not created yet)'}")
-    typer.echo(f"vault in use: {vault or '-'} ({source})")
-    for key, value in values.items():
-        if key in env:
-            effective, var = env[key]
-            typer.echo(f"  {key} = {json.dumps(effective)}  (from {var}; config.toml: {json.dumps(value)})")
-        else:
-            typer.echo(f"  {key} = {json.dumps(value, ensure_ascii=False)}")
+        report = {**out, "settings": settings, "from_environment": from_env}
+        typer.echo(json.dumps({**report, "problems": problems} if problems else report, ensure_ascii=False))
+    else:
+        typer.echo(f"config file:  {path}{'' if path.is_file() else ' (not created yet)'}")
+        typer.echo(f"vault in use: {vault or '-'} ({source})")
+        for key in KEYS:
+            shown = json.dumps(values[key], ensure_ascii=False) if key in values else "(broken, see below)"
+            if key in env:
+                effective, var = env[key]
+                typer.echo(f"  {key} = {json.dumps(effective)}  (from {var}; config.toml: {shown})")
+            else:
+                typer.echo(f"  {key} = {shown}")
+    _note_problems(problems)
+    if problems:
+        raise typer.Exit(1)
 
 
 def _as_json(ctx: typer.Context) -> bool:
@@ -116,9 +145,15 @@ def get_command(
     if key not in KEYS:
         raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE, as_json=as_json)
     with exit_codes(as_json=as_json):
-        value = _values(config.load_config())[key]
+        cfg, problems = config.read_config()
+    if key in _broken(problems):
+        raise fail(problems.get(key) or problems["exclude_folders"], as_json=as_json)
+    # Another setting broken: this one's value is still the file's, said with what is wrong.
+    _note_problems(problems)
+    values = _values(cfg, problems)
+    value = values[key]
     out: dict[str, object] = {"key": key, "value": value}
-    if key in (env := _from_environment()):
+    if key in (env := _from_environment(values)):
         out["value"], out["from"] = env[key]
         # stdout stays the bare value for scripts; where it comes from is for the person, on stderr.
         if not as_json:
@@ -190,6 +225,8 @@ def set_command(
         )
     with exit_codes(as_json=as_json):
         path = config_edit.set_config_value(key, new)
+        # A fix of one broken setting is written while another stays broken (set_config_value).
+        _note_problems(config.read_config()[1], still=True)
     typer.echo(f"{key} = {json.dumps(new, ensure_ascii=False)} in {path}")
 
 
@@ -204,4 +241,5 @@ def unset_command(
         raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE, as_json=as_json)
     with exit_codes(as_json=as_json):
         path = config_edit.set_config_value(key, None)
+        _note_problems(config.read_config()[1], still=True)
     typer.echo(f"{key} removed from {path}")
