@@ -9,16 +9,27 @@ and says which file and which setting (as git does over a broken .git/config).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
+from mcp_stdio import server_params, text_of
 from typer.testing import CliRunner
-from waiting import wait_for, write
+from waiting import TIMEOUT, wait_for, write
 
 from krouter import Router, config
 from krouter.cli import app
 from krouter.errors import ConfigError
+from krouter.index.store import Index
 from krouter.routing import querylog
 
 runner = CliRunner()
@@ -177,3 +188,107 @@ def test_config_says_where_a_file_that_is_not_toml_breaks() -> None:
         result = runner.invoke(app, args)
         assert result.exit_code == 1
         assert str(config.config_path()) in result.stderr and "line 1" in result.stderr
+
+
+def stderr_lines(proc: subprocess.Popen[str]) -> queue.Queue[str]:
+    """The lines a process writes to stderr, as they come."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
+    return lines
+
+
+def expect(lines: queue.Queue[str], word: str) -> str:
+    """The first line holding ``word`` (failing after TIMEOUT)."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        with contextlib.suppress(queue.Empty):
+            line = lines.get(timeout=0.2)
+            if word in line:
+                return line
+    raise AssertionError(f"no {word!r} on stderr")
+
+
+def test_krouter_watch_starts_over_a_broken_config_and_indexes_once_it_is_fixed(vault: Path) -> None:
+    # Exiting instead made systemd's Restart=on-failure give up on the watcher for good.
+    settings('ignore = ["Team/"]\nsemantic = "of"\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines = stderr_lines(proc)
+    try:
+        said = expect(lines, "config.toml")
+        assert "'semantic' must be one of" in said and proc.poll() is None
+        settings('ignore = ["Team/"]\n')
+        expect(lines, "watching")
+        index = Index(vault)
+        try:
+            wait_for(lambda: {row[1] for row in index.page_table()} == {"Runbooks/Deploy.md"})
+        finally:
+            index.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(TIMEOUT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_krouter_watch_stopped_while_it_waits_for_the_config_exits_cleanly(vault: Path) -> None:
+    settings('semantic = "of"\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines = stderr_lines(proc)
+    try:
+        expect(lines, "config.toml")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(TIMEOUT) == 0
+        expect(lines, "stopped")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_servers_refuse_to_start_only_when_the_vault_itself_is_in_the_broken_config(
+    vault: Path,
+) -> None:
+    settings(f'vault = {json.dumps(str(vault))}\nsemantic = "of"\n')
+    for command in ("watch", "mcp"):
+        result = subprocess.run(
+            [sys.executable, "-m", "krouter", command],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        assert result.returncode == 1, (command, result.stderr)
+        assert f"{config.config_path()}: 'semantic' must be one of" in result.stderr
+
+
+def test_krouter_mcp_starts_over_a_broken_config_and_answers_once_it_is_fixed(vault: Path) -> None:
+    settings('ignore = ["Team/"]\nsemantic = "of"\n')
+
+    async def session() -> None:
+        with anyio.fail_after(60):
+            async with Client(server_params(vault), read_timeout_seconds=30) as client:
+                ask = {"question": "how much does everyone earn"}
+                broken = await client.call_tool("krouter_ask", ask)
+                assert broken.is_error and "config.toml" in text_of(broken), text_of(broken)
+                assert "'semantic' must be one of" in text_of(broken) and "90k" not in text_of(broken)
+                status = await client.call_tool("krouter_status", {})
+                assert status.is_error and "'semantic'" in text_of(status)
+                settings('ignore = ["Team/"]\n')
+                refused = await client.call_tool("krouter_ask", ask)
+                assert not refused.is_error, text_of(refused)
+                assert "Team/Salaries.md" not in text_of(refused) and "90k" not in text_of(refused)
+                deploy = await client.call_tool("krouter_ask", {"question": "how do deploys go out"})
+                assert "Runbooks/Deploy.md" in text_of(deploy)
+
+    anyio.run(session)

@@ -735,3 +735,92 @@ def test_background_embedding_recovers_from_a_failed_slice(
         wait_for(lambda: embedded(service) == (5, 5))
     finally:
         service.close()
+
+
+def option_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every check of whether the option is on (each background slice makes one), with the error it
+    raised ("" for none); a slice held back by a broken config.toml tries again at once, not every 2 s."""
+    from krouter.ops import background_embedding
+
+    monkeypatch.setattr(background_embedding, "EMBED_BUSY_RETRY_S", 0.01)
+    seen: list[str] = []
+    real = semantic.wanted
+
+    def wanted() -> bool:
+        try:
+            on = real()
+        except config.ConfigError as exc:
+            seen.append(str(exc))
+            raise
+        seen.append("")
+        return on
+
+    monkeypatch.setattr(semantic, "wanted", wanted)
+    return seen
+
+
+def twelve_notes(vault: Path) -> None:
+    """Twelve more pages, indexed and not embedded: a server embeds them a slice at a time."""
+    write(
+        vault, {f"Notes/Note {i}.md": f"---\ntitle: Note {i}\n---\nThe note number {i}.\n" for i in range(12)}
+    )
+    with Router(vault, embed_budget_s=0) as router:
+        router.refresh()
+
+
+def test_a_broken_config_pauses_the_mcp_servers_embedding_until_it_is_fixed(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # On through config.toml, which a slice reads: the environment would answer without it.
+    monkeypatch.delenv("KROUTER_SEMANTIC", raising=False)
+    caplog.set_level("INFO", logger="krouter.embedding")
+    twelve_notes(vault)
+    one_page_per_slice(monkeypatch)
+    checks = option_checks(monkeypatch)
+    service = serve(vault)
+    try:
+        wait_for(lambda: embedded(service)[0] >= 2)
+        config.config_path().write_text('semantic = "of"\n', encoding="utf-8")
+        wait_for(lambda: sum(bool(c) for c in checks) >= 5)
+        # The refresher thread lives on (it died of the ConfigError), and said what is wrong once.
+        assert service.watching
+        said = [r.getMessage() for r in caplog.records if "not embedding pages" in r.getMessage()]
+        assert len(said) == 1 and "'semantic'" in said[0], said
+        config.config_path().write_text('semantic = "auto"\n', encoding="utf-8")
+        wait_for(lambda: embedded(service) == (16, 16))
+        assert service.watching
+    finally:
+        service.close()
+
+
+def test_a_broken_config_pauses_krouter_watchs_embedding_until_it_is_fixed(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from krouter.index.store import Index
+    from tests.waiting import start_watch_loop
+
+    monkeypatch.delenv("KROUTER_SEMANTIC", raising=False)
+    twelve_notes(vault)
+    one_page_per_slice(monkeypatch)
+    checks = option_checks(monkeypatch)
+    stop = threading.Event()
+    thread, errors = start_watch_loop(vault, stop, debounce=0.05)
+    index = Index(vault)
+    vectors = page_vectors.Vectors(index.path)
+    try:
+        wait_for(lambda: bool(errors) or vectors.embedded(index)[0] >= 2)
+        config.config_path().write_text('semantic = "of"\n', encoding="utf-8")
+        wait_for(lambda: bool(errors) or sum(bool(c) for c in checks) >= 5)
+        # The watcher goes on (it exited with the ConfigError).
+        assert thread.is_alive() and not errors, errors
+        config.config_path().unlink()
+        wait_for(lambda: bool(errors) or vectors.embedded(index) == (16, 16))
+        assert thread.is_alive() and not errors, errors
+    finally:
+        stop.set()
+        thread.join(30)
+        vectors.close()
+        index.close()
+    assert not errors, errors

@@ -20,12 +20,13 @@ import typer
 
 from krouter.cli_options import VaultOption, exit_codes
 from krouter.config import default_vault
-from krouter.errors import KRouterError
+from krouter.errors import ConfigError, KRouterError
 from krouter.ops import watch_lease
 from krouter.ops.vault_watcher import DEBOUNCE_S, VaultWatcher
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from krouter.index.refresh import RefreshStats
     from krouter.ops.ask_socket.server import AskServer
@@ -35,6 +36,8 @@ log = logging.getLogger("krouter.watch")
 
 # Without events, the vault is walked this often anyway, in case the platform dropped one.
 RESCAN_S = 300.0
+# While config.toml cannot be read at start, it is read again this often.
+SETTINGS_RETRY_S = 1.0
 
 
 def describe(stats: RefreshStats, changed: set[str]) -> str:
@@ -82,6 +85,7 @@ def watch_loop(
         try:
             stats = router.refresh()
         except KRouterError as exc:
+            # A broken config.toml, say: fixing it is a change the watcher reports, and refreshes again.
             log.warning("refresh failed: %s", exc)
             continue
         if not stats.stale:
@@ -95,6 +99,31 @@ def watch_loop(
         logged = current
         if on_refresh is not None:
             on_refresh(stats)
+
+
+def open_router(vault: Path, stop: threading.Event) -> Router | None:
+    """The Router ``krouter watch`` keeps fresh, opened once config.toml can be read; None when ``stop``
+    is set first. A broken file is logged once and read again every SETTINGS_RETRY_S: failing to start
+    instead would make a service manager give up on the watcher for good (systemd's start limit),
+    where the watcher, started anyway, indexes as soon as the file is fixed."""
+    from krouter.routing.router import Router
+
+    said = ""
+    while not stop.is_set():
+        try:
+            # Its refreshes leave embedding to the loop's background slices (the fresh asks this process
+            # answers use the model's other instance).
+            router = Router(vault, auto_refresh=False, embed_budget_s=0)
+        except ConfigError as exc:
+            if str(exc) != said:
+                said = str(exc)
+                log.warning("%s; the vault is indexed once the file is fixed", exc)
+            stop.wait(SETTINGS_RETRY_S)
+            continue
+        if said:
+            log.info("config.toml can be read again")
+        return router
+    return None
 
 
 def freeze_heap() -> None:
@@ -130,22 +159,37 @@ def watch_command(
         ),
     ] = DEBOUNCE_S,
 ) -> None:
-    """Keep the vault's index fresh as pages change (Ctrl-C to stop). Logs each re-index to stderr."""
-    from krouter.routing.router import Router
+    """Keep the vault's index fresh as pages change (Ctrl-C to stop). Logs each re-index to stderr.
 
+    A broken config.toml does not stop it: it says so and indexes once the file is fixed. Only when
+    the vault itself is to come from that file (no --vault, no $KROUTER_VAULT) does it refuse to start."""
     configure_stderr_logging()
     with exit_codes():
-        # Its refreshes leave embedding to the loop's background slices (the fresh asks this process
-        # answers use the model's other instance).
-        router = Router(vault if vault is not None else default_vault(), auto_refresh=False, embed_budget_s=0)
+        # The vault named in a broken config.toml is not known: that is the one case refused at start.
+        root = vault if vault is not None else default_vault()
+    stop = threading.Event()
+    # Ctrl-C and systemd's SIGTERM set a flag the loop checks between steps (every half second, or
+    # after an embedding slice), rather than raising KeyboardInterrupt at whatever line happens to
+    # run (inside a refresh, a lock wait, the wait for a fixed config.toml).
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    with exit_codes():
+        router = open_router(root, stop)
+    if router is None:
+        log.info("stopped")
+        return
     watcher = VaultWatcher(router.root, debounce=debounce, index_path=router.index.path)
     server: AskServer | None = None
     try:
         # Watch first, then index: an edit made during the first refresh is caught by the watcher.
         # And start watching before saying so: a caller waiting for this line may edit right away.
         watcher.start()
-        if not router.refresh().stale:
-            watcher.indexed()
+        try:
+            if not router.refresh().stale:
+                watcher.indexed()
+        except KRouterError as exc:
+            # config.toml broken since the Router was opened: fixing it is a change the watcher reports.
+            log.warning("refresh failed: %s", exc)
         if watcher.leased:
             # The process holding the lease answers fresh `krouter ask` processes (krouter.ops.ask_socket).
             from krouter.ops.ask_socket.server import AskServer
@@ -165,12 +209,6 @@ def watch_command(
             router.index.meta().get("n_pages", 0),
             router.index.path,
         )
-        stop = threading.Event()
-        # Ctrl-C and systemd's SIGTERM set a flag the loop checks between steps (every half second, or
-        # after an embedding slice), rather than raising KeyboardInterrupt at whatever line happens to
-        # run (inside a refresh, a lock wait).
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.set())
         watch_loop(router, watcher, stop=stop)
         log.info("stopped")
     except KeyboardInterrupt:

@@ -16,7 +16,11 @@ def mcp_command(
     vault: VaultOption = None,
 ) -> None:
     """Serve the vault to an agent over MCP (stdio): tools krouter_ask, krouter_read, krouter_teach,
-    krouter_status."""
+    krouter_status.
+
+    A broken config.toml does not stop it: each call says what is wrong until the file is fixed. Only
+    when the vault itself is to come from that file (no --vault, no $KROUTER_VAULT) does it refuse to
+    start."""
     configure_stderr_logging()
     with exit_codes():
         service = VaultService(vault if vault is not None else default_vault())

@@ -27,12 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from krouter import config
-from krouter.errors import KRouterError
+from krouter.errors import ConfigError, KRouterError
+from krouter.index.schema import index_path
 from krouter.ops.background_embedding import EMBED_POLL_S, BackgroundEmbedding
 from krouter.ops.vault_watcher import VaultWatcher
 from krouter.ops.watch import RESCAN_S, describe
 from krouter.routing.router import Router
 from krouter.routing.vectors import LOOKUP_BUDGET_S
+from krouter.vault.files import check_vault
 
 if TYPE_CHECKING:
     from krouter.ops.ask_socket.server import AskServer
@@ -49,21 +51,31 @@ class VaultService:
     a background walk every ``rescan`` seconds catches what it may have missed. An edit is therefore seen
     by the first call after the watcher reports it (watchdog delivers an inotify event within about half
     a second of the save); a call made in that half second answers from the index as it was.
+
+    A broken config.toml does not stop the server (a service manager would give up on one that keeps
+    failing to start): every call fails with the error naming the file and the setting, and the Router
+    is opened once the file is fixed (``router`` is None until then).
     """
 
     def __init__(self, vault: Path, *, debounce: float = 0.3, rescan: float = RESCAN_S) -> None:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="krouter-index")
-        # Its refreshes do not embed (a `krouter_teach` write's included): the refresher does, in the
-        # background, or `_refresh` for a call when no refresher runs.
-        self.router: Router = self._executor.submit(
-            Router, vault, auto_refresh=False, embed_budget_s=0
-        ).result()
-        self.root = self.router.root
-        self.watcher = VaultWatcher(self.root, debounce=debounce, index_path=self.router.index.path)
+        self.root = check_vault(config.named_vault(Path(vault)))
+        self.index_path = index_path(self.root)
+        self.router: Router | None = None
+        # Whether the next refresh must walk the vault: the first one once the Router is open, and the
+        # one after a refresh that failed (the pages the watcher had reported were dropped with it).
+        self._walk_due = False
+        try:
+            self._executor.submit(self._router).result()
+        except ConfigError:
+            # Said by the first refresh (``start``). The first call after the fix opens the Router, or
+            # the refresher does, the watcher reporting the fix as a change to the whole vault.
+            self._walk_due = True
+        self.watcher = VaultWatcher(self.root, debounce=debounce, index_path=self.index_path)
         self.rescan = rescan
         self._last_walk = 0.0
         # The pages waiting for vectors (the semantic second opinion), embedded by the refresher.
-        self._background = BackgroundEmbedding(self.router.vectors is not None)
+        self._background = BackgroundEmbedding(self._semantic_on())
         self._stop = threading.Event()
         self._pump: threading.Thread | None = None
         self._asks: AskServer | None = None
@@ -78,7 +90,10 @@ class VaultService:
             # they just find more left to re-tokenise.
             log.warning("cannot watch %s (%s); indexing changes at call time only", self.root, exc)
         pages = self._executor.submit(self._refresh_and_count, not self.watcher.running).result()
-        log.info("vault %s: %s pages indexed", self.root, pages)
+        if pages is None:
+            log.warning("vault %s: not indexed until config.toml is fixed; every call says why", self.root)
+        else:
+            log.info("vault %s: %s pages indexed", self.root, pages)
         if self.watcher.running:
             self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
             self._pump.start()
@@ -86,23 +101,38 @@ class VaultService:
             # Holding the lease, this server also answers fresh `krouter ask` processes (krouter.ops.ask_socket).
             from krouter.ops.ask_socket.server import AskServer
 
-            asks = AskServer(self.root, self.router.index.path, self.watcher)
+            asks = AskServer(self.root, self.index_path, self.watcher)
             self._asks = asks if asks.start() else None
 
     def warm(self) -> None:
         """Load what every call needs (the page table of the index as it is now) before the first call."""
-        self._executor.submit(self.router.warm).result()
+        if self.router is not None:
+            self._executor.submit(self.router.warm).result()
+
+    def _router(self) -> Router:
+        """The Router, opened now if it is not yet (on the worker thread, which alone may use it);
+        ConfigError while config.toml is broken."""
+        if self.router is None:
+            # Its refreshes do not embed (a `krouter_teach` write's included): the refresher does, in
+            # the background, or `_refresh` for a call when no refresher runs.
+            self.router = Router(self.root, auto_refresh=False, index_path=self.index_path, embed_budget_s=0)
+        return self.router
+
+    def _semantic_on(self) -> bool:
+        """Whether the Router (once open) asks the semantic second opinion, so has pages to embed."""
+        return self.router is not None and self.router.vectors is not None
 
     @property
     def watching(self) -> bool:
         """True while file events keep the index fresh (the watcher and its refresher both run)."""
         return self.watcher.running and self._pump is not None and self._pump.is_alive()
 
-    def _refresh_and_count(self, embed: bool) -> str:
+    def _refresh_and_count(self, embed: bool) -> str | None:
         """Refresh, then the page count (on the router's own thread: SQLite objects stay on theirs);
-        ``embed``: embed a little too (no watcher, so no refresher will)."""
+        ``embed``: embed a little too (no watcher, so no refresher will). None while the Router waits
+        for config.toml to be fixed."""
         self._refresh(set(), embed=embed)
-        return self.router.index.meta().get("n_pages", "0")
+        return None if self.router is None else self.router.index.meta().get("n_pages", "0")
 
     def _pump_loop(self) -> None:
         """Refresh after each quiet batch of changes, so the next call has little left to do; walk
@@ -114,7 +144,7 @@ class VaultService:
             while not self._stop.is_set():
                 # The batch stays pending until the worker takes it: a call queued meanwhile takes it
                 # itself, so no change is ever out of both the pending set and the index.
-                ready = self.router.vectors is not None and self._background.ready()
+                ready = self._semantic_on() and self._background.ready()
                 idle = EMBED_POLL_S if ready else min(0.5, self.rescan)
                 changed = self.watcher.wait(timeout=idle, take=False)
                 if self._stop.is_set():
@@ -128,9 +158,10 @@ class VaultService:
                 elif ready:
                     if embedder is None:
                         try:
-                            embedder = Router(
-                                self.root, auto_refresh=False, index_path=self.router.index.path
-                            )
+                            embedder = Router(self.root, auto_refresh=False, index_path=self.index_path)
+                        except ConfigError as exc:
+                            self._background.settings_broken(exc)
+                            continue
                         except (KRouterError, OSError, sqlite3.Error) as exc:
                             log.warning("cannot open the index to embed pages: %s", exc)
                             self._background.refreshed(False)
@@ -149,28 +180,32 @@ class VaultService:
     def embedding(self) -> bool:
         """True while the refresher has pages left to embed for the semantic second opinion (pages over
         the lookup budget's size limits are left to ``krouter index`` and do not count)."""
-        return self.router.vectors is not None and self._background.pending
+        return self._semantic_on() and self._background.pending
 
     def _refresh_pending(self, walk: bool) -> None:
         self._refresh(self.watcher.take(), walk=walk)
 
     def _refresh(self, changed: set[str], *, walk: bool = True, embed: bool | None = None) -> None:
         """Refresh the index: the ``changed`` pages only, or (``walk``) every page of the vault."""
+        walk = walk or self._walk_due
         if walk:
             self._last_walk = time.monotonic()
         elif not changed:
             return
         try:
+            router = self._router()
             # Router.refresh() always walks; the index can check just the reported pages.
-            stats = self.router.index.refresh() if walk else self.router.index.refresh(paths=changed)
+            stats = router.index.refresh() if walk else router.index.refresh(paths=changed)
             if not self.watching if embed is None else embed:
                 # No refresher between calls: a call embeds a little, as a fresh lookup does.
-                self.router.embed(budget_s=LOOKUP_BUDGET_S)
+                router.embed(budget_s=LOOKUP_BUDGET_S)
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
+            self._walk_due = True
             return
-        self._background.refreshed(self.router.vectors is not None)
-        self.router.last_refresh = stats
+        self._walk_due = False
+        self._background.refreshed(router.vectors is not None)
+        router.last_refresh = stats
         if not stats.stale:
             self.watcher.indexed()
         if stats.changed:
@@ -192,7 +227,9 @@ class VaultService:
 
         def job() -> T:
             self._ensure_fresh(rescan)
-            return fn(self.router)
+            # Opened by that refresh if config.toml was broken when the server started; failing to open,
+            # an error for the call.
+            return fn(self._router())
 
         import asyncio  # already loaded by the running event loop; kept out of `krouter ask`'s imports
 
@@ -211,6 +248,7 @@ class VaultService:
             # An embedding slice under way ends with the page it is embedding (seconds for a long one).
             self._pump.join(timeout=30)
         try:
-            self._executor.submit(self.router.close).result(timeout=10)
+            if self.router is not None:
+                self._executor.submit(self.router.close).result(timeout=10)
         finally:
             self._executor.shutdown(wait=False)
