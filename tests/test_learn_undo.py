@@ -3,6 +3,9 @@ edited since, without the run's trigger; and refusing what is not a run id."""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,6 +155,115 @@ def test_undo_of_a_page_gone_whose_trigger_two_pages_hold_names_them_and_fails(t
     code, out = _undo("A")
     assert code == 1, out
     assert "copy one.md" in out and "copy two.md" in out and "'first question'" in out
+
+
+def test_undo_of_a_deleted_page_leaves_the_owners_own_trigger_on_another_page(tmp_path: Path) -> None:
+    """A cold review: the page deleted, undo took the one other page holding the same trigger for it
+    moved, and took out the trigger its owner had typed there."""
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntitle: p\n---\nbody\n")
+    _teach(tmp_path, "p.md", "first question", "A")
+    # Written as the learner would write it: undo could take it out cleanly.
+    owners = b'---\ntitle: Mine\ntriggers:\n  - "first question"\n---\nmy own notes\n'
+    mine = tmp_path / "mine.md"
+    mine.write_bytes(owners)
+    page.unlink()
+    code, out = _undo("A")
+    assert code == 0, out
+    assert mine.read_bytes() == owners
+    assert "gone" in out and "the page no longer exists" in out
+    assert "mine.md" in out and "left as it is" in out
+
+
+@pytest.mark.parametrize("change", ["body edited", "title edited"])
+def test_undo_finds_a_page_renamed_and_edited_since(tmp_path: Path, change: str) -> None:
+    """Moved under another name and edited as well: its title, or else its body, still tells it."""
+    before = b"---\ntitle: Payments\n---\n# Payments\n\nbody\n"
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "pay.md").write_bytes(before)
+    _teach(tmp_path, "notes/pay.md", "first question", "A")
+    (tmp_path / "archive").mkdir()
+    moved = tmp_path / "archive" / "Payments 2024.md"
+    (tmp_path / "notes" / "pay.md").rename(moved)
+    if change == "body edited":
+        moved.write_bytes(moved.read_bytes() + b"more\n")
+        want = before + b"more\n"
+    else:
+        moved.write_bytes(moved.read_bytes().replace(b"title: Payments", b"title: Payments (old)"))
+        want = before.replace(b"title: Payments", b"title: Payments (old)")
+    code, out = _undo("A")
+    assert code == 0, out
+    assert "moved to archive/Payments 2024.md" in out
+    assert moved.read_bytes() == want
+
+
+def _as_written_before_identity() -> None:
+    """The journal as KRouter wrote it before it recorded what identifies a page."""
+    path = journal.journal_path()
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        line.pop("page_title", None)
+        line.pop("body_sha256", None)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_undo_of_an_older_entry_finds_a_page_moved_under_its_own_name_only(tmp_path: Path) -> None:
+    """An entry that does not say what the page was: a page of the same file name in another folder
+    is taken for it; another page holding the trigger is not."""
+    for rel in ("notes/a.md", "notes/b.md"):
+        (tmp_path / rel).parent.mkdir(exist_ok=True)
+        (tmp_path / rel).write_bytes(b"---\ntitle: t\n---\nbody\n")
+    _teach(tmp_path, "notes/a.md", "first question", "A")
+    _teach(tmp_path, "notes/b.md", "second question", "B")
+    _as_written_before_identity()
+    (tmp_path / "archive").mkdir()
+    (tmp_path / "notes" / "a.md").rename(tmp_path / "archive" / "a.md")
+    (tmp_path / "archive" / "a.md").write_bytes((tmp_path / "archive" / "a.md").read_bytes() + b"more\n")
+    (tmp_path / "notes" / "b.md").rename(tmp_path / "archive" / "renamed.md")
+    (tmp_path / "archive" / "renamed.md").write_bytes(
+        (tmp_path / "archive" / "renamed.md").read_bytes() + b"more\n"
+    )
+    renamed = (tmp_path / "archive" / "renamed.md").read_bytes()
+    code, out = _undo("A")
+    assert code == 0 and "moved to archive/a.md" in out, out
+    assert (tmp_path / "archive" / "a.md").read_bytes() == b"---\ntitle: t\n---\nbody\nmore\n"
+    code, out = _undo("B")
+    assert code == 0 and "the page no longer exists" in out, out
+    assert (tmp_path / "archive" / "renamed.md").read_bytes() == renamed
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+def test_undo_reads_the_vault_for_a_moved_page_without_the_learner_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole-vault read for a moved page made every other learner write wait on it, without a
+    timeout: it runs before the lock is taken (and what it found is checked again under it)."""
+    import fcntl
+
+    from krouter.learner import moved, write_lock
+
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntitle: p\n---\nbody\n")
+    _teach(tmp_path, "p.md", "first question", "A")
+    page.rename(tmp_path / "q.md")
+    held: list[bool] = []
+    real = moved.walk
+
+    def watching(root: Path, *args: object, **kwargs: object) -> object:
+        fd = os.open(journal.journal_path().parent / write_lock.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.append(False)
+        except BlockingIOError:
+            held.append(True)
+        finally:
+            os.close(fd)  # closing the descriptor lets go of a lock taken through it
+        return real(root, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(moved, "walk", watching)
+    code, out = _undo("A")
+    assert code == 0 and "moved to q.md" in out, out
+    assert held == [False]
 
 
 @pytest.mark.parametrize("option", ["--accept", "--reject"])

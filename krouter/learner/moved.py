@@ -1,19 +1,54 @@
 """Where a page went: undo of a run whose page was moved or renamed since (its name in another Unicode
-form too) finds it in the vault, so that the trigger does not stay on it, still cited."""
+form too) finds it in the vault, so that the trigger does not stay on it, still cited.
+
+Only a page that is plausibly the journaled one is taken for it: a page deleted since must not make
+undo take its trigger off another page whose owner typed the same trigger there."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 from krouter.learner import page_edit
 from krouter.learner.journal import digest, journal_entries
 from krouter.vault.files import read_page_bytes, walk
+from krouter.vault.page import parse_page, split_frontmatter
+
+# What a journal entry records of its page (``identity``); entries written before lack them.
+IDENTITY_FIELDS = ("page_title", "body_sha256")
 
 
-def moved_to(e: dict[str, object]) -> list[str]:
-    """The vault's pages that may be the journaled page of entry ``e`` under another name: those holding
-    exactly the bytes the write left; failing that, those holding its trigger that no other journal
-    entry taught (the page was edited since, too). Vault-relative paths, sorted."""
+@dataclass(frozen=True)
+class Whereabouts:
+    """What the vault holds of a journaled page gone from its path."""
+
+    # The page under another name: those holding exactly the bytes the write left, else those holding
+    # its trigger that are plausibly the same page. Vault-relative paths, sorted.
+    pages: list[str]
+    # Other pages holding the trigger, not taken for it (another page, or taught it by another write).
+    others: list[str]
+
+
+def identity(rel: str, data: bytes) -> dict[str, str]:
+    """What tells a page from another holding the same trigger, recorded with each write: its title
+    (frontmatter, first heading, else file name) and a hash of its body (the text after the frontmatter,
+    which the learner never edits). Raises UnicodeDecodeError for bytes that are not UTF-8."""
+    text = data.decode("utf-8-sig")
+    _frontmatter, body, _line = split_frontmatter(text)
+    title = unicodedata.normalize("NFC", parse_page(rel, text).title)
+    return {"page_title": title, "body_sha256": digest(body.encode("utf-8"))}
+
+
+def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Whereabouts:
+    """Where the journaled page of entry ``e`` may be under another name, looking at the pages ``among``
+    (vault-relative paths), or at the whole vault.
+
+    A page holding the exact bytes the write left is it. Failing that, a page holding the trigger that
+    no other journal entry taught is it when it has the title or the body the page had when written
+    (moved, and edited since); for an entry that did not record them, when it has the same file name.
+    """
     root = Path(str(e["vault"]))
     trigger = str(e.get("trigger", ""))
     want = page_edit.trigger_key(trigger)
@@ -25,17 +60,28 @@ def moved_to(e: dict[str, object]) -> list[str]:
         and x.get("key") != e.get("key")
         and page_edit.trigger_key(str(x.get("trigger", ""))) == want
     }
-    exact, holding = [], []
-    for f in walk(root):
+    exact, same, others = [], [], []
+    for rel in (f.path for f in walk(root)) if among is None else among:
         try:
-            data = read_page_bytes(root, f.path)
+            data = read_page_bytes(root, rel)
         except OSError:
             continue
         if digest(data) == e.get("after_sha256"):
-            exact.append(f.path)
-        elif f.path not in taught_elsewhere and _holds(f.path, data, trigger):
-            holding.append(f.path)
-    return sorted(exact or holding)
+            exact.append(rel)
+        elif _holds(rel, data, trigger):
+            plausible = rel not in taught_elsewhere and _same_page(e, rel, data)
+            (same if plausible else others).append(rel)
+    return Whereabouts(sorted(exact or same), sorted(others))
+
+
+def _same_page(e: dict[str, object], rel: str, data: bytes) -> bool:
+    """Whether the page ``rel`` (holding ``data``) is plausibly the page entry ``e`` wrote."""
+    if not any(k in e for k in IDENTITY_FIELDS):
+        # Nothing recorded to tell it by: only a page of the same file name in another folder.
+        name = PurePosixPath(str(e.get("page"))).name
+        return unicodedata.normalize("NFC", PurePosixPath(rel).name) == unicodedata.normalize("NFC", name)
+    found = identity(rel, data)  # decodes: _holds read the page as UTF-8 already
+    return any(found[k] == e.get(k) for k in IDENTITY_FIELDS)
 
 
 def _holds(rel: str, data: bytes, trigger: str) -> bool:

@@ -29,6 +29,7 @@ from krouter.learner.journal import (
     journal_path,
     mark,
 )
+from krouter.learner.moved import identity
 from krouter.learner.page_write import PageNotWritten, atomic_replace, size_problem
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, Outcome
 from krouter.learner.undo import undo_entry
@@ -98,6 +99,8 @@ def write_trigger(
         "vault": str(root),
         "page": page.rel,
         "trigger": trigger,
+        # Should the page be moved and edited, undo tells it from other pages holding the trigger.
+        **identity(page.rel, new),
         **record,
         "offset": sp.offset,
         "old": b64(sp.old),

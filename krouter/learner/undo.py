@@ -4,6 +4,7 @@ before the run back, or, edited since, loses only the run's trigger."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
 import time
 from pathlib import Path
@@ -48,14 +49,35 @@ def undo(run_id: str) -> LearnReport:
     is left alone and reported. A change that never reached the page (a crash before the rename) needs
     nothing, nor does a trigger taken back when it was written.
     """
+    # Looking for pages moved since reads the whole vault: done before the lock, so that no other
+    # learner write waits on it; what it found is checked again under the lock.
+    moved = _moved_pages(run_id)
     with learner_lock():
-        report = _undo_run(run_id)
+        report = _undo_run(run_id, moved)
     undone = report.count(RESTORED) + report.count(REMOVED) + report.count(REWOUND)
     append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
     return report
 
 
-def _undo_run(run_id: str) -> LearnReport:
+def _moved_pages(run_id: str) -> dict[str, list[str]]:
+    """For each entry of the run whose page is gone from its path, the pages of the vault that may be it
+    (``moved_to``'s pages and others), by entry key."""
+    found: dict[str, list[str]] = {}
+    for e in journal_entries(run_id):
+        if e.get("never_written"):
+            continue
+        try:
+            contained_path(Path(str(e["vault"])), str(e["page"]))
+        except PageNotFound:
+            with contextlib.suppress(KRouterError, OSError):  # said under the lock, when undone
+                where = moved_to(e)
+                found[str(e["key"])] = where.pages + where.others
+        except KRouterError:
+            continue  # a path undo refuses anyway (outside the vault)
+    return found
+
+
+def _undo_run(run_id: str, moved: dict[str, list[str]]) -> LearnReport:
     entries = journal_entries(run_id)
     if not entries:
         raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
@@ -63,7 +85,7 @@ def _undo_run(run_id: str) -> LearnReport:
     for e in reversed(entries):
         o = Outcome(str(e.get("trigger", "")), SKIPPED, page=str(e["page"]))
         report.outcomes.append(o)
-        undo_entry(e, o)
+        undo_entry(e, o, moved.get(str(e["key"])))
         if e.get("taken_back") and o.status in {GONE, "unchanged"}:
             # Undone as it was written; asking it again here also covers a crash between the page's
             # restore and its journal record, in either order.
@@ -74,8 +96,11 @@ def _undo_run(run_id: str) -> LearnReport:
     return report
 
 
-def undo_entry(e: dict[str, object], o: Outcome) -> None:
-    """Reverse one journaled write; ``o`` gets its status and reason (SKIPPED when left alone)."""
+def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = None) -> None:
+    """Reverse one journaled write; ``o`` gets its status and reason (SKIPPED when left alone).
+
+    ``look_at``: the pages a page gone from its path may have become, found before the lock was taken;
+    only those are looked at again (None: the whole vault is)."""
     if e.get("never_written"):
         o.status, o.reason = GONE, "never written (the page changed just before, or the write was cut short)"
         return
@@ -85,12 +110,10 @@ def undo_entry(e: dict[str, object], o: Outcome) -> None:
         try:
             path = contained_path(root, page)
         except PageNotFound:
-            found = moved_to(e)
+            where = moved_to(e, look_at)
+            found = where.pages
             if not found:
-                o.status, o.reason = (
-                    GONE,
-                    "the page no longer exists, and no page of the vault holds the trigger",
-                )
+                o.status, o.reason = GONE, _gone_reason(where.others)
                 return
             if len(found) > 1:
                 o.reason = (
@@ -161,6 +184,17 @@ def undo_entry(e: dict[str, object], o: Outcome) -> None:
     if rewound is not None:
         journal_redone(rewound)
     o.status, o.reason = status, done + moved
+
+
+def _gone_reason(others: list[str]) -> str:
+    """Why nothing was undone for a page gone from its path and found nowhere else."""
+    if not others:
+        return "the page no longer exists, and no page of the vault holds the trigger: nothing to undo"
+    return (
+        f"the page no longer exists (deleted, or moved and changed past recognition): nothing undone; "
+        f"{', '.join(others)} {'holds' if len(others) == 1 else 'hold'} the same trigger but "
+        f"{'is not this page: left as it is' if len(others) == 1 else 'are not this page: left as they are'}"
+    )
 
 
 def _without_empty_block(data: bytes, e: dict[str, object]) -> bytes:
