@@ -57,6 +57,7 @@ SETS = {
     "heldout11.jsonl": "vault6",
     "heldout12.jsonl": "vault6",
     "questions_dev8.jsonl": "vault6",
+    "questions_otherlang.jsonl": "vault",
 }
 
 
