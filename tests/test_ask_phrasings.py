@@ -175,3 +175,21 @@ def test_a_phrasing_cannot_cite_a_page_holding_none_of_the_questions_words(vault
     # A page that holds one of them through the dictionary is still found by a translation (en-to-zh).
     _code, out = ask(vault, *CASES[0][:2])
     assert isinstance(out, dict) and out["cited"][0]["path"] == ZH_DB
+
+
+def test_a_translation_of_a_question_in_a_language_krouter_cannot_read_still_cites(vault: Path) -> None:
+    # A cold review: the guard above refused every French, Japanese or Korean question an agent had
+    # translated into the notes' English, though no route of ours could reach the page from their
+    # words. There the translation is the only bridge; the guard stays for a question KRouter reads.
+    (vault / "Team").mkdir()
+    (vault / "Team" / "Vacation.md").write_text(
+        "---\ntitle: Vacation policy\n---\nEveryone gets 28 vacation days a year.\n", encoding="utf-8"
+    )
+    for question in ("combien de jours de congés par an", "有給休暇は何日ですか", "연차 휴가는 며칠"):
+        _code, out = ask(vault, question, "how many vacation days a year")
+        assert isinstance(out, dict) and out["cited"], (question, out)
+        assert out["cited"][0]["path"] == "Team/Vacation.md", (question, out)
+    # An English rewording of words KRouter reads is still the phrasing alone: refused.
+    _code, out = ask(vault, "annual leave allowance", "vacation days")
+    assert isinstance(out, dict) and out["decision"] == "refuse", out
+    assert "none of the question's own words" in out["reason"]

@@ -139,3 +139,24 @@ def test_an_identifier_is_indexed_whole_outside_the_page_length() -> None:
     counts = Counter(index_terms("Send page_id with every event."))
     assert counts["page_id"] == 1 and counts["page"] == 1 and counts["id"] == 1
     assert length_of(counts) == length_of(Counter(index_terms("Send page id with every event.")))
+
+
+def test_the_number_of_cut_off_its_noun_asks_for_a_count(tmp_path: Path) -> None:
+    """分区数 is "how many partitions": the segmenter cuts 数 off, and a page states the count ("12 个分区")
+    without the word. Counted as content, the lone 数 weighed 39% against the Kafka page (a walkthrough:
+    "Kafka 分区数" refused on a bigger vault). A page's own word for a count (连接数) stays content."""
+    vault = write(
+        tmp_path,
+        {
+            "Kafka 集群配置.md": "# Kafka 集群配置\n\n订单主题有 12 个分区，副本因子为 3。消息保留 7 天。\n",
+            "Redis 缓存.md": "# Redis 缓存\n\n缓存过期时间为 30 分钟，最大内存 4GB。\n",
+        },
+    )
+    with Router(vault) as router:
+        partitions = router.decide("Kafka 分区数是多少？")
+        replicas = router.decide("Kafka 副本个数")
+        connections = router.decide("Redis 最大连接数")
+    for receipt in (partitions, replicas):
+        assert receipt.decision == "cite" and receipt.top is not None
+        assert receipt.top.path == "Kafka 集群配置.md" and "数" not in receipt.evidence.query_terms
+    assert connections.decision == "refuse" and "连接数" in connections.evidence.corpus_missing

@@ -13,8 +13,9 @@ import re
 from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
+from krouter.tokens import bilingual
 from krouter.tokens.names import has_letter, is_name, names_a_subject, written_as_name
-from krouter.tokens.scripts import KANA, is_cjk
+from krouter.tokens.scripts import KANA, ONLY_HAN, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
@@ -114,10 +115,32 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     """Why the page at ``path`` cannot answer ``question`` when only a phrasing found it: it holds none
     of the question's own words by any route (a translation, an abbreviation), or None. A phrasing says
     the question in other words; a page none of the question's words reach was vouched for by the
-    phrasing alone ("Kafka retention" with the phrasing "vacation days" cited the vacation page)."""
-    if not question_units(question, index, t) or held_words(question, path, index, t):
+    phrasing alone ("Kafka retention" with the phrasing "vacation days" cited the vacation page).
+
+    Not for a question mostly in a language KRouter cannot read (French, German, Japanese against
+    English notes): no route of ours could reach the page from its words, so the agent's translation is
+    the only bridge there is, and refusing it would refuse every such question."""
+    units = question_units(question, index, t)
+    if not units or held_words(question, path, index, t) or _unread(question, units) * 2 > len(units):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
+
+
+def _unread(question: str, units: list[Unit]) -> int:
+    """How many of the question's units are in no language KRouter reads: no page holds them by any
+    route, the dictionary does not know them, and they are not Chinese (Han in a question without
+    kana: a Japanese question's kanji are not read as Chinese words)."""
+    japanese = bool(_KANA.search(question))
+    return sum(
+        1
+        for u in units
+        if not u.postings and not (ONLY_HAN.match(u.key) and not japanese) and not _known(u.key)
+    )
+
+
+def _known(term: str) -> bool:
+    """True when the dictionary knows ``term`` (a stemmed English word, a Chinese word)."""
+    return bool(bilingual.to_english(term) if is_cjk(term) else bilingual.to_chinese(term))
 
 
 def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:

@@ -110,7 +110,14 @@ def pointed(words: list[str]) -> list[str]:
     return out
 
 
+# "The number of", cut off the noun it counts (分区数, 节点个数: how many partitions, how many nodes): the
+# question asks for a count, as "how many" does, and a page states one ("12 个分区") without the word. A
+# page that writes the word whole (连接数) is a word of its own the segmenter keeps (``repair``).
+_COUNT_OF = frozenset(("数", "个数"))
+
+
 def asks_only(word: str) -> bool:
     """True for a Chinese question word that asks or points rather than names: a day counted from the
-    asker's now (今天, 昨晚) or 这/那 with a measure word (那家, 这次)."""
-    return word in _ASKERS_NOW or bool(_POINTING.match(word))
+    asker's now (今天, 昨晚), 这/那 with a measure word (那家, 这次), or "the number of" cut off the noun
+    it counts (数 of 分区数)."""
+    return word in _ASKERS_NOW or word in _COUNT_OF or bool(_POINTING.match(word))
