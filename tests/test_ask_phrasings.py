@@ -193,3 +193,42 @@ def test_a_translation_of_a_question_in_a_language_krouter_cannot_read_still_cit
     _code, out = ask(vault, "annual leave allowance", "vacation days")
     assert isinstance(out, dict) and out["decision"] == "refuse", out
     assert "none of the question's own words" in out["reason"]
+
+
+def test_a_capitalised_word_the_translation_renders_is_not_a_name(vault: Path) -> None:
+    # The otherlang dev set: German writes every noun with a capital, and Spanish opens a question with
+    # ¿, so "Vollsicherung" and "¿Cuántas" were read as names no page mentions and vetoed the agent's
+    # correct translation. A translation renders a word and keeps a name: a name it keeps still vetoes.
+    (vault / "Runbooks" / "Backups.md").write_text(
+        "---\ntitle: Database backups\n---\nThe full database backup runs nightly at 02:00.\n",
+        encoding="utf-8",
+    )
+    (vault / "Runbooks" / "Rate limits.md").write_text(
+        "---\ntitle: API rate limits\n---\nA customer may send 600 requests per minute to the public API.\n",
+        encoding="utf-8",
+    )
+    cases = [
+        ("Wann läuft eigentlich die Vollsicherung der Datenbank?", "When does the full database backup run?"),
+        (
+            "¿Cuántas peticiones por minuto deja la API pública?",
+            "How many requests per minute does the public API allow?",
+        ),
+    ]
+    for question, translation in cases:
+        _code, out = ask(vault, question, translation)
+        assert isinstance(out, dict) and out["decision"] == "cite", (question, out)
+    backup = "Runbooks/Backups.md"
+    assert out["cited"][0]["path"] == "Runbooks/Rate limits.md"
+    # Datadog, which the translation keeps, and MongoDB, a name in any language, are names no page
+    # mentions: the rewording that drops them does not answer for the question.
+    rewording = "how often is the full database backup run"
+    for question, also in [
+        (
+            "Wie oft sichert Datadog die Datenbank?",
+            ["How often does Datadog back up the database?", rewording],
+        ),
+        ("Wann läuft die Sicherung der MongoDB-Datenbank?", [rewording]),
+    ]:
+        _code, out = ask(vault, question, *also)
+        assert isinstance(out, dict) and out["decision"] == "refuse", (question, out)
+        assert "which no page of the vault mentions" in out["reason"] and backup in out["reason"], out

@@ -135,6 +135,12 @@ def test_what_counts_as_naming_a_subject(word: str, expected: bool) -> None:
         ("toggle", "HOW TO TOGGLE THE DASHBOARD TO DARK MODE", set(), False),
         ("toggle", "How To Toggle The Dashboard To Dark Mode", set(), False),
         ("maxconnections", "how do I raise maxConnections in the pool", set(), False),  # an identifier
+        # Spanish opens a question with ¿ and an exclamation with ¡; a quote opens with « or „.
+        ("cuántas", "¿Cuántas peticiones por minuto?", set(), False),
+        ("en", "Una pregunta. ¿En cuántos contenedores?", set(), False),
+        ("hola", "¡Hola! ¿qué tal?", set(), False),
+        ("sicherung", "er sagte „Sicherung läuft“", set(), False),
+        ("stripe", "¿Cuánto cobra Stripe?", set(), True),
     ],
 )
 def test_a_latin_word_is_taken_for_a_name_only_where_written_as_one(

@@ -9,12 +9,20 @@ Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
-from krouter.tokens.names import has_letter, is_name, names_a_subject, written_as_name
+from krouter.tokens.names import (
+    has_letter,
+    is_name,
+    names_a_subject,
+    stands_in,
+    written_as_name,
+    written_with_capital_inside,
+)
 from krouter.tokens.scripts import KANA, ONLY_HAN, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, question_identifiers
 
@@ -55,14 +63,20 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
     return None
 
 
-def unknown_name(units: list[Unit], question: str, index: Index, matched: set[int]) -> str | None:
+def unknown_name(
+    units: list[Unit], question: str, index: Index, matched: set[int], kept: Sequence[str] | None = None
+) -> str | None:
     """The first question word that names a subject (``names.names_a_subject``: MongoDB, 北京) which no
     page of the vault mentions by any route, or None; in Latin script only one the question writes as a
     name (``names.written_as_name``). A page about something else cannot answer a question about it,
     however well the question's other words match (docs/decisions.md D59). So is an identifier the
     question writes with an underscore (realtime_gmv) that no page holds whole when the page lacks one of
     its words (gmv): a page that holds them all ("user id", "user-id" for user_id) may write it so (D69).
-    ``matched`` holds the indexes of the units the page holds."""
+    ``matched`` holds the indexes of the units the page holds.
+
+    ``kept``: the agent's phrasings of a question mostly in a language KRouter cannot read. A word there
+    with only its first letter a capital is a name when a phrasing keeps it (a translation renders a
+    word and keeps a name): German writes every noun so (Tage, Vollsicherung)."""
     mine = {units[i].text for i in matched}
     unheld = next(
         (
@@ -86,18 +100,26 @@ def unknown_name(units: list[Unit], question: str, index: Index, matched: set[in
             # not open the dictionary for every lower-case word a question has and the vault lacks.
             if u.df == 0
             and (han_names if is_cjk(u.text) else written_as_name(u.text, question, held))
+            and (kept is None or is_cjk(u.text) or _kept_as_name(u.text, question, kept))
             and names_a_subject(u.text)
         ),
         None,
     )
 
 
-def names_against(question: str, path: str, index: Index, t: Tables) -> str | None:
+def _kept_as_name(word: str, question: str, kept: Sequence[str]) -> bool:
+    return written_with_capital_inside(word, question) or any(stands_in(word, text) for text in kept)
+
+
+def names_against(
+    question: str, path: str, index: Index, t: Tables, phrasings: Sequence[str] = ()
+) -> str | None:
     """Why the page at ``path`` cannot answer ``question`` by the names the question holds, or None: the
     question names another page by its name, which this page never mentions (D43), or names something
     no page mentions (D59). Asked of a page a phrasing found: a rewording that drops the question's
     subject ("when does the database backup run" for "…the MongoDB backup…") must not let another page
-    answer."""
+    answer. In a question mostly in a language KRouter cannot read, a capitalised word is a name only
+    when one of the ``phrasings`` keeps it (``unknown_name``)."""
     pid = t.by_path.get(path)
     if pid is None:
         return None
@@ -107,7 +129,8 @@ def names_against(question: str, path: str, index: Index, t: Tables) -> str | No
     other = named_page(units, held, mine, t)
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    unknown = unknown_name(units, question, index, held)
+    kept = phrasings if _unread(question, units) * 2 > len(units) else None
+    unknown = unknown_name(units, question, index, held, kept)
     return f"the question names {unknown!r}, which no page of the vault mentions" if unknown else None
 
 

@@ -285,7 +285,7 @@ class Router:
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
                 tables = self._load_tables()
-                against = names_against(written, chosen.top.path, self.index, tables) or holds_none(
+                against = names_against(written, chosen.top.path, self.index, tables, others) or holds_none(
                     written, chosen.top.path, self.index, tables
                 )
                 if against:

@@ -32,8 +32,10 @@ _NOT_NAMES = frozenset(
     "utc gmt cet cest eet eest wet bst ist jst kst pst pdt mst mdt cst cdt est edt aest "
     "usd eur gbp cny rmb jpy krw hkd cad aud chf".split()
 )
-# Where a sentence starts, a capital says nothing; the word next to a name, written as a name too.
-_SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；")
+# Where a sentence starts, a capital says nothing; the word next to a name, written as a name too. What
+# may stand before a sentence's first word: the end of the one before, or an opening mark (Spanish ¿ and
+# ¡, French and German quotes).
+_SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；¿¡«»„‚")
 _LAST_WORD = re.compile(r"([^\W_]+)[ \t-]*$")
 _FIRST_WORD = re.compile(r"[ \t-]*([^\W_]+)")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
@@ -103,8 +105,7 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
         return False
     for m in _whole_words(word, text):
         written = m.group()
-        # A capital inside a word that starts with one (MongoDB, SQS); not an identifier (maxConnections).
-        capital_inside = written[0].isupper() and any(ch.isupper() for ch in written[1:])
+        capital_inside = _capital_inside(written)
         before = text[: m.start()].rstrip()
         mid_sentence = bool(before) and before[-1] not in _SENTENCE_END and written[0].isupper()
         if not (capital_inside or mid_sentence):
@@ -114,6 +115,23 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
             continue
         return True
     return False
+
+
+def _capital_inside(written: str) -> bool:
+    """A capital inside a word that starts with one (MongoDB, SQS); not an identifier (maxConnections)."""
+    return written[0].isupper() and any(ch.isupper() for ch in written[1:])
+
+
+def written_with_capital_inside(word: str, question: str) -> bool:
+    """True when ``word`` (folded to lower case) stands in ``question`` with a capital inside it as well
+    as first (MongoDB, SQS): a name in any language, German included, which capitalises every noun."""
+    text = unicodedata.normalize("NFKC", question)
+    return any(_capital_inside(m.group()) for m in _whole_words(word, text))
+
+
+def stands_in(word: str, text: str) -> bool:
+    """True when ``word`` (folded to lower case) stands in ``text`` as a whole word, in any case."""
+    return any(True for _ in _whole_words(word, join_apostrophes(unicodedata.normalize("NFKC", text))))
 
 
 def capitalised(word: str, question: str) -> bool:
