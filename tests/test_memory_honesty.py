@@ -58,6 +58,7 @@ SETS = {
     "heldout12.jsonl": "vault6",
     "questions_dev8.jsonl": "vault6",
     "questions_otherlang.jsonl": "vault",
+    "heldout_otherlang.jsonl": "vault5",
 }
 
 

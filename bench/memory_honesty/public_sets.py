@@ -111,6 +111,11 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # English rewording); 15 correction, 21 current, 24 refuse (12 neighbours of a page, 12 with
     # nothing related: neighbour null); in all-dev.
     "otherlang": ("vault", "questions_otherlang.jsonl", "questions_otherlang.jsonl"),
+    # Written in the twenty-second session by a helper that saw only vault5/ and the format: otherlang's
+    # held-out twin on another vault (12 French, 12 German, 10 Spanish, 10 Japanese, 8 Korean, 8
+    # Portuguese; about English and Chinese pages), with the phrasings an agent would send, written from
+    # the question alone. Never tuned on; run for go/no-go only.
+    "heldout-otherlang": ("vault5", "heldout_otherlang.jsonl", "questions_dev7.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
