@@ -232,3 +232,54 @@ def test_a_capitalised_word_the_translation_renders_is_not_a_name(vault: Path) -
         _code, out = ask(vault, question, *also)
         assert isinstance(out, dict) and out["decision"] == "refuse", (question, out)
         assert "which no page of the vault mentions" in out["reason"] and backup in out["reason"], out
+
+
+def test_names_a_translation_writes_still_veto_a_rewording(vault: Path) -> None:
+    # A cold review of the test above's first form: each of these cited the refunds or the Amsterdam
+    # page through the rewording. A name after ¿ or in «quotes», one the translation renders (München →
+    # Munich), a Latin name in a Japanese question, and an English question made of names are names.
+    (vault / "Payments").mkdir()
+    (vault / "Payments" / "Refunds.md").write_text(
+        "---\ntitle: Adyen refunds\n---\nAdyen charges a 0.20 EUR fee per refund; refunds settle in 3 days.\n",
+        encoding="utf-8",
+    )
+    (vault / "Offices").mkdir()
+    (vault / "Offices" / "Amsterdam.md").write_text(
+        "---\ntitle: Amsterdam office\n---\nA lost access badge costs 25 EUR at the Amsterdam office.\n",
+        encoding="utf-8",
+    )
+    refunds, badge = "Payments/Refunds.md", "Offices/Amsterdam.md"
+    for question, also, page in [
+        (
+            "¿Klarna cobra algo por los reembolsos?",
+            ["Does Klarna charge anything for refunds?", "refund fee"],
+            refunds,
+        ),
+        (
+            "Quels frais «Klarna» facture-t-il pour un remboursement ?",
+            ["What fees does Klarna charge for a refund?", "refund fee"],
+            refunds,
+        ),
+        (
+            "Was kostet ein verlorener Ausweis im Büro in München?",
+            ["What does a lost badge cost at the Munich office?", "lost badge cost"],
+            badge,
+        ),
+        (
+            "Wie hoch sind Klarnas Gebühren für Rückerstattungen?",
+            ["What are Klarna's refund fees?", "refund fee"],
+            refunds,
+        ),
+        ("決済代行のKlarnaで返金すると手数料はかかりますか？", ["refund fee"], refunds),
+        ("Klarna Sofort refunds?", ["refund fee"], refunds),
+    ]:
+        _code, out = ask(vault, question, *also)
+        assert isinstance(out, dict) and out["decision"] == "refuse", (question, out)
+        assert "no page of the vault mentions" in out["reason"] and page in out["reason"], (question, out)
+    # Without a veto, the rewording answers for such a question; a phrasing that repeats the question
+    # does not make every word of it a name.
+    question = "Wie viel kostet eine Rückerstattung?"
+    for also in (["How much does a refund cost?", "refund fee"], [question, "refund fee"]):
+        _code, out = ask(vault, question, *also)
+        assert isinstance(out, dict) and out["decision"] == "cite", (also, out)
+        assert out["cited"][0]["path"] == refunds

@@ -21,12 +21,14 @@ from krouter.tokens.names import (
     names_a_subject,
     stands_in,
     written_as_name,
+    written_in_lower_case,
     written_with_capital_inside,
 )
-from krouter.tokens.scripts import KANA, ONLY_HAN, is_cjk
+from krouter.tokens.scripts import CJK, KANA, ONLY_HAN, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
+_CJK = re.compile(f"[{CJK}]")
 
 
 def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
@@ -118,8 +120,13 @@ def names_against(
     question names another page by its name, which this page never mentions (D43), or names something
     no page mentions (D59). Asked of a page a phrasing found: a rewording that drops the question's
     subject ("when does the database backup run" for "…the MongoDB backup…") must not let another page
-    answer. In a question mostly in a language KRouter cannot read, a capitalised word is a name only
-    when one of the ``phrasings`` keeps it (``unknown_name``)."""
+    answer.
+
+    In a question in a Latin-script language KRouter cannot read (German writes every noun with a
+    capital), a word with only its first letter a capital is a name when one of the ``phrasings`` keeps
+    it (``unknown_name``), and the names are read from the phrasings too: a translation writes them as
+    names (Munich for München, "Klarna's" for Klarnas), and one that no page mentions vetoes the page
+    as the question's own would (D91)."""
     pid = t.by_path.get(path)
     if pid is None:
         return None
@@ -129,9 +136,21 @@ def names_against(
     other = named_page(units, held, mine, t)
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    kept = phrasings if _unread(question, units) * 2 > len(units) else None
-    unknown = unknown_name(units, question, index, held, kept)
-    return f"the question names {unknown!r}, which no page of the vault mentions" if unknown else None
+    # Japanese or Korean around a capitalised Latin word: there a capital does mark a name.
+    foreign = not _CJK.search(question) and in_unread_language(question, units)
+    # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
+    others = [text for text in phrasings if text.strip() != question.strip()]
+    unknown = unknown_name(units, question, index, held, others if foreign else None)
+    if unknown:
+        return f"the question names {unknown!r}, which no page of the vault mentions"
+    for text in others if foreign else ():
+        said = question_units(text, index, t)
+        named = unknown_name(
+            said, text, index, {i for i, u in enumerate(said) if any(p in u.postings for p in mine)}
+        )
+        if named:
+            return f"its phrasing {text!r} names {named!r}, which no page of the vault mentions"
+    return None
 
 
 def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
@@ -144,9 +163,21 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     English notes): no route of ours could reach the page from its words, so the agent's translation is
     the only bridge there is, and refusing it would refuse every such question."""
     units = question_units(question, index, t)
-    if not units or held_words(question, path, index, t) or _unread(question, units) * 2 > len(units):
+    if not units or held_words(question, path, index, t) or in_unread_language(question, units):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
+
+
+def in_unread_language(question: str, units: list[Unit]) -> bool:
+    """True when ``question`` is mostly in a language KRouter cannot read: more than half of its units
+    are unread (``_unread``), and they are words of a language, not only names: the question is in
+    Japanese or Korean script, or an unread word stands in it in lower case ("Klarna Sofort refunds?"
+    is English about two things no page names, not a foreign language)."""
+    if _unread(question, units) * 2 <= len(units):
+        return False
+    return bool(_CJK.search(question)) or any(
+        not u.postings and not _known(u.key) and written_in_lower_case(u.text, question) for u in units
+    )
 
 
 def _unread(question: str, units: list[Unit]) -> int:

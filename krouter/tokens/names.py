@@ -33,9 +33,9 @@ _NOT_NAMES = frozenset(
     "usd eur gbp cny rmb jpy krw hkd cad aud chf".split()
 )
 # Where a sentence starts, a capital says nothing; the word next to a name, written as a name too. What
-# may stand before a sentence's first word: the end of the one before, or an opening mark (Spanish ¿ and
-# ¡, French and German quotes).
-_SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；¿¡«»„‚")
+# may stand before a sentence's first word: the end of the one before, or Spanish ¿ and ¡. Not « or „:
+# in a question they wrap a name as often as a sentence.
+_SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；¿¡")
 _LAST_WORD = re.compile(r"([^\W_]+)[ \t-]*$")
 _FIRST_WORD = re.compile(r"[ \t-]*([^\W_]+)")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
@@ -125,8 +125,14 @@ def _capital_inside(written: str) -> bool:
 def written_with_capital_inside(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` with a capital inside it as well
     as first (MongoDB, SQS): a name in any language, German included, which capitalises every noun."""
-    text = unicodedata.normalize("NFKC", question)
+    text = join_apostrophes(unicodedata.normalize("NFKC", question))
     return any(_capital_inside(m.group()) for m in _whole_words(word, text))
+
+
+def written_in_lower_case(word: str, question: str) -> bool:
+    """True when ``word`` (folded to lower case) stands in ``question`` as a whole word in lower case."""
+    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    return any(m.group()[0].islower() for m in _whole_words(word, text))
 
 
 def stands_in(word: str, text: str) -> bool:
