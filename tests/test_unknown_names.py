@@ -135,10 +135,11 @@ def test_what_counts_as_naming_a_subject(word: str, expected: bool) -> None:
         ("toggle", "HOW TO TOGGLE THE DASHBOARD TO DARK MODE", set(), False),
         ("toggle", "How To Toggle The Dashboard To Dark Mode", set(), False),
         ("maxconnections", "how do I raise maxConnections in the pool", set(), False),  # an identifier
-        # Spanish opens a question with ¿ and an exclamation with ¡.
+        # Spanish opens a question with ¿ and an exclamation with ¡: after them, a function word opens
+        # the sentence; a name is still a name.
         ("cuántas", "¿Cuántas peticiones por minuto?", set(), False),
         ("en", "Una pregunta. ¿En cuántos contenedores?", set(), False),
-        ("hola", "¡Hola! ¿qué tal?", set(), False),
+        ("redis", "¿Redis tiene copia de seguridad cada noche?", set(), True),  # a name opens it as often
         ("redis", "When does the «Redis» backup run?", set(), True),  # quotes wrap a name
         ("stripe", "¿Cuánto cobra Stripe?", set(), True),
     ],

@@ -15,20 +15,20 @@ from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
+from krouter.tokens.languages import in_another_script, in_latin_script, marks_a_language
 from krouter.tokens.names import (
+    capitalised,
     has_letter,
     is_name,
     names_a_subject,
     stands_in,
     written_as_name,
-    written_in_lower_case,
     written_with_capital_inside,
 )
-from krouter.tokens.scripts import CJK, KANA, ONLY_HAN, is_cjk
+from krouter.tokens.scripts import KANA, ONLY_HAN, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
-_CJK = re.compile(f"[{CJK}]")
 
 
 def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
@@ -125,8 +125,9 @@ def names_against(
     In a question in a Latin-script language KRouter cannot read (German writes every noun with a
     capital), a word with only its first letter a capital is a name when one of the ``phrasings`` keeps
     it (``unknown_name``), and the names are read from the phrasings too: a translation writes them as
-    names (Munich for München, "Klarna's" for Klarnas), and one that no page mentions vetoes the page
-    as the question's own would (D91)."""
+    names (Munich for München, "Klarna's" for Klarnas), and one the page lacks vetoes it, as the
+    question's own word would lower an English question's coverage (D91), unless the page holds a
+    word the question writes with a capital (Lisboa, which the translation may write Lisbon)."""
     pid = t.by_path.get(path)
     if pid is None:
         return None
@@ -136,21 +137,43 @@ def names_against(
     other = named_page(units, held, mine, t)
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    # Japanese or Korean around a capitalised Latin word: there a capital does mark a name.
-    foreign = not _CJK.search(question) and in_unread_language(question, units)
+    foreign = in_latin_script(question) and in_unread_language(question, units)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
     unknown = unknown_name(units, question, index, held, others if foreign else None)
     if unknown:
         return f"the question names {unknown!r}, which no page of the vault mentions"
-    for text in others if foreign else ():
-        said = question_units(text, index, t)
-        named = unknown_name(
-            said, text, index, {i for i, u in enumerate(said) if any(p in u.postings for p in mine)}
-        )
-        if named:
-            return f"its phrasing {text!r} names {named!r}, which no page of the vault mentions"
+    if foreign and not _holds_a_name_as_asked(units, question, held):
+        for text in others:
+            name = _name_it_lacks(text, index, t, mine)
+            if name:
+                return f"its phrasing {text!r} names {name!r}, which {path} never mentions"
     return None
+
+
+def _holds_a_name_as_asked(units: list[Unit], question: str, held: set[int]) -> bool:
+    """True when the page holds a word the question writes with a capital (Lisboa, CloudWatch): a
+    translation may write that name its own way (Lisbon), which the page need not hold."""
+    return any(capitalised(units[i].text, question) for i in held if not is_cjk(units[i].text))
+
+
+def _name_it_lacks(text: str, index: Index, t: Tables, mine: set[int]) -> str | None:
+    """The first word the phrasing ``text`` writes as a name of something (Munich, Klarna's) that the
+    pages ``mine`` do not hold, or None. For a question KRouter cannot read, the translation's names are
+    the question's: a page that lacks one answers another question, as it would the English one."""
+    said = question_units(text, index, t)
+    known = {u.text for u in said if u.df}
+    return next(
+        (
+            u.text
+            for u in said
+            if not is_cjk(u.text)
+            and not any(p in u.postings for p in mine)
+            and written_as_name(u.text, text, known)
+            and names_a_subject(u.text)
+        ),
+        None,
+    )
 
 
 def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
@@ -170,13 +193,14 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
 
 def in_unread_language(question: str, units: list[Unit]) -> bool:
     """True when ``question`` is mostly in a language KRouter cannot read: more than half of its units
-    are unread (``_unread``), and they are words of a language, not only names: the question is in
-    Japanese or Korean script, or an unread word stands in it in lower case ("Klarna Sofort refunds?"
-    is English about two things no page names, not a foreign language)."""
+    are unread (``_unread``), and it shows a language: a script other than Latin and Han (kana,
+    Cyrillic), or an unread word that marks one (``languages.marks_a_language``: läuft, cómo, wie), not
+    only words the vault lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no
+    page names)."""
     if _unread(question, units) * 2 <= len(units):
         return False
-    return bool(_CJK.search(question)) or any(
-        not u.postings and not _known(u.key) and written_in_lower_case(u.text, question) for u in units
+    return in_another_script(question) or any(
+        not u.postings and not _known(u.key) and marks_a_language(u.text, question) for u in units
     )
 
 

@@ -16,6 +16,7 @@ from functools import lru_cache
 from krouter.tokens import bilingual, jieba_dict
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.scripts import is_cjk
+from krouter.tokens.stopwords import FOREIGN
 from krouter.tokens.terms import english_terms
 
 _LETTER = re.compile(r"[^\W\d_]")
@@ -33,9 +34,12 @@ _NOT_NAMES = frozenset(
     "usd eur gbp cny rmb jpy krw hkd cad aud chf".split()
 )
 # Where a sentence starts, a capital says nothing; the word next to a name, written as a name too. What
-# may stand before a sentence's first word: the end of the one before, or Spanish ¿ and ¡. Not « or „:
-# in a question they wrap a name as often as a sentence.
-_SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；¿¡")
+# may stand before a sentence's first word: the end of the one before. Not « or „: in a question they
+# wrap a name as often as a sentence.
+_SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；")
+# Spanish ¿ and ¡ open a sentence too, but a name opens one as often ("¿Redis tiene…?"): after them, only
+# a function word (¿Cuántas, ¿En, ¿Cada) is taken as opening the sentence.
+_SPANISH_OPENERS = frozenset("¿¡")
 _LAST_WORD = re.compile(r"([^\W_]+)[ \t-]*$")
 _FIRST_WORD = re.compile(r"[ \t-]*([^\W_]+)")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
@@ -107,7 +111,8 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
         written = m.group()
         capital_inside = _capital_inside(written)
         before = text[: m.start()].rstrip()
-        mid_sentence = bool(before) and before[-1] not in _SENTENCE_END and written[0].isupper()
+        opens = bool(before) and before[-1] in _SPANISH_OPENERS and word in FOREIGN
+        mid_sentence = bool(before) and before[-1] not in _SENTENCE_END and written[0].isupper() and not opens
         if not (capital_inside or mid_sentence):
             continue
         around = (_LAST_WORD.search(text[: m.start()]), _FIRST_WORD.match(text[m.end() :]))

@@ -1,4 +1,5 @@
-"""Function words that carry no content in a question, in English and Chinese.
+"""Function words that carry no content in a question, in English and Chinese; and those of the
+Latin-script languages nearest to English, which show a question is in one of them.
 
 Counted as content, these made plain questions look unanswerable ("what" is on no page) and let
 neighbour questions through (they share "what" and "do" with every page). The English list is the
@@ -54,5 +55,31 @@ CHINESE = frozenset(
     # fish", 某人 "someone"). Closed classes again.
     """
 何时 何地 何处 何人 何种 何为 何以 何谓 何在 何方 由 由谁 由谁来 此 彼 某
+""".split()
+)
+
+FOREIGN = frozenset(
+    # Not stop words of ours: evidence that a question is in a language KRouter does not read
+    # (``languages.marks_a_language``), and the Spanish words a question opens with after ¿ or ¡
+    # (``names.written_as_name``). French, German, Spanish, Portuguese, Italian, Dutch: articles,
+    # pronouns, possessives, prepositions, conjunctions, particles, question words and the commonest
+    # auxiliaries. Those English also writes (in, on, a, was, die, son) are words the dictionary knows,
+    # so never unread.
+    """
+le la les un une des du et est que qui pour dans sur avec pas ce cette il elle nous vous ils au aux ne
+mais ou donc très tout tous sont ont fait faut peut chez sans sous vers leur nos notre votre mon ma mes
+combien quel quelle quand comment pourquoi
+der das den dem des ein eine einen einem und ist nicht mit für auf von zu im wir ich es sie noch doch
+nur oder aber auch schon mal bei aus nach über sind hat haben wird werden kann können muss gibt unsere
+wie wann wo warum welche welcher wieviel wieviele
+el los las una unos unas y del por para con se lo al pero muy está están hay tiene hace nuestro
+nuestra nuestros mi mis su sus sin sobre entre hasta desde
+cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes cada es son
+os um uma é do da dos das em na não mas muito são tem há nosso nossa nossos meu minha sem até pelo
+pela ainda como qual onde quando quanto quantos quantas
+il lo gli di della che è per ma molto sono ha hanno nostro nostra mio mia senza sul sulla ancora non
+perché cosa dove quale quanti quante
+het een en van voor niet op maar ook nog zijn heeft hebben wordt moet onze ons mijn bij uit naar er
+dit dat wat hoe waar wanneer welke
 """.split()
 )

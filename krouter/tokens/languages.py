@@ -1,0 +1,52 @@
+"""Words that show a question is written in a language KRouter does not read.
+
+A question most of whose words no page holds and no dictionary knows is either in another language
+("Wann läuft die Vollsicherung?") or about things the vault never names ("kafka debezium",
+"Klarna Sofort refunds?"). Only the first leaves the agent's translation as the only bridge to the
+notes (docs/decisions.md D89, D91), so it needs evidence of a language, not only unknown words: a word
+in a script other than Latin and Han (kana, hangul, Cyrillic, Greek, Arabic...), or a lower-case Latin
+word with a letter English does not write (läuft, cómo, długo), or one of the commonest function words
+of the Latin-script languages nearest to English (``stopwords.FOREIGN``). A language
+with none of these (Indonesian, say) is read as unknown words: refused as before, the safe side.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from krouter.tokens.names import written_in_lower_case
+from krouter.tokens.scripts import HAS_HAN
+from krouter.tokens.stopwords import FOREIGN
+
+
+def marks_a_language(word: str, question: str) -> bool:
+    """True when ``word`` (an unread Latin-script unit of ``question``, folded to lower case) shows the
+    question is in a language: it stands in lower case in the question and holds a letter outside
+    English's alphabet (läuft, cómo, długo) or is a listed function word. A capitalised word with such a
+    letter is as likely a name (Zoë, Tromsø) and is not evidence."""
+    letters = [ch for ch in unicodedata.normalize("NFKC", word) if ch.isalpha()]
+    if not letters or not all(map(_latin, letters)):
+        return False
+    if word not in FOREIGN and all(ch.isascii() for ch in letters):
+        return False
+    return written_in_lower_case(word, question)
+
+
+def in_another_script(question: str) -> bool:
+    """True when ``question`` holds a letter of a script other than Latin and Han (kana, hangul,
+    Cyrillic, Greek, Arabic...): a language of its own, whatever its words."""
+    return any(
+        not _latin(ch) and not HAS_HAN.match(ch)
+        for ch in unicodedata.normalize("NFKC", question)
+        if ch.isalpha()
+    )
+
+
+def in_latin_script(question: str) -> bool:
+    """True when every letter of ``question`` is Latin: there, unlike in a Japanese or Russian question,
+    a capital does not by itself mark a Latin word as a name (German writes every noun so)."""
+    return all(map(_latin, filter(str.isalpha, unicodedata.normalize("NFKC", question))))
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() or unicodedata.name(ch, "").startswith("LATIN")
