@@ -337,6 +337,14 @@ def test_a_second_cold_review_of_names_in_questions_krouter_cannot_read(tmp_path
             ["How many parking spaces does the Lisbon office have?", "Lisboa office parking spaces"],
             "Offices/Lisboa office.md",
         ),
+        # Dutch (like French or Spanish) capitalises names only: Dresden is one, with or without a
+        # phrasing that keeps it. German capitalises every noun: Urlaubstage is not.
+        ("Hoeveel parkeerplaatsen heeft het kantoor in Dresden?", [rewording], None),
+        (
+            "Wie viele Urlaubstage bekommt jeder Mitarbeiter pro Jahr?",
+            ["How many vacation days does every employee get per year?"],
+            "HR/Vacation.md",
+        ),
         # Scripts without lower case are languages too: the translation is the bridge.
         (
             "كم عدد أيام الإجازة السنوية التي يحصل عليها الموظف؟",

@@ -15,7 +15,7 @@ from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
-from krouter.tokens.languages import in_another_script, in_latin_script, marks_a_language
+from krouter.tokens.languages import capitalises_nouns, in_another_script, marks_a_language
 from krouter.tokens.names import (
     capitalised,
     has_letter,
@@ -122,9 +122,8 @@ def names_against(
     subject ("when does the database backup run" for "…the MongoDB backup…") must not let another page
     answer.
 
-    In a question in a Latin-script language KRouter cannot read (German writes every noun with a
-    capital), a word with only its first letter a capital is a name when one of the ``phrasings`` keeps
-    it (``unknown_name``), and the names are read from the phrasings too: a translation writes them as
+    In a German question KRouter cannot read (German writes every noun with a capital), a word with only
+    its first letter a capital is a name when one of the ``phrasings`` keeps it (``unknown_name``), and the names are read from the phrasings too: a translation writes them as
     names (Munich for München, "Klarna's" for Klarnas), and one the page lacks vetoes it, as the
     question's own word would lower an English question's coverage (D91), unless the page holds a
     word the question writes with a capital (Lisboa, which the translation may write Lisbon)."""
@@ -137,13 +136,14 @@ def names_against(
     other = named_page(units, held, mine, t)
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    foreign = in_latin_script(question) and in_unread_language(question, units)
+    unread = [u.text for u in units if not u.postings and not _known(u.key)]
+    german = in_unread_language(question, units) and capitalises_nouns(question, unread)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
-    unknown = unknown_name(units, question, index, held, others if foreign else None)
+    unknown = unknown_name(units, question, index, held, others if german else None)
     if unknown:
         return f"the question names {unknown!r}, which no page of the vault mentions"
-    if foreign and not _holds_a_name_as_asked(units, question, held):
+    if german and not _holds_a_name_as_asked(units, question, held):
         for text in others:
             name = _name_it_lacks(text, index, t, mine)
             if name:

@@ -13,10 +13,11 @@ with none of these (Indonesian, say) is read as unknown words: refused as before
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 from krouter.tokens.names import written_in_lower_case
 from krouter.tokens.scripts import HAS_HAN
-from krouter.tokens.stopwords import FOREIGN
+from krouter.tokens.stopwords import FOREIGN, GERMAN
 
 
 def marks_a_language(word: str, question: str) -> bool:
@@ -42,10 +43,12 @@ def in_another_script(question: str) -> bool:
     )
 
 
-def in_latin_script(question: str) -> bool:
-    """True when every letter of ``question`` is Latin: there, unlike in a Japanese or Russian question,
-    a capital does not by itself mark a Latin word as a name (German writes every noun so)."""
-    return all(map(_latin, filter(str.isalpha, unicodedata.normalize("NFKC", question))))
+def capitalises_nouns(question: str, words: Iterable[str]) -> bool:
+    """True when one of ``words`` (unread units of ``question``) is a German function word standing in
+    lower case: the question is German, which writes every noun with a capital, so there a capital does
+    not by itself mark a name. French, Spanish, Dutch and the rest capitalise names only, as English
+    does; so do Russian and Greek."""
+    return any(word in GERMAN and written_in_lower_case(word, question) for word in words)
 
 
 def _latin(ch: str) -> bool:

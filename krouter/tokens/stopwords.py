@@ -58,20 +58,27 @@ CHINESE = frozenset(
 """.split()
 )
 
-FOREIGN = frozenset(
-    # Not stop words of ours: evidence that a question is in a language KRouter does not read
-    # (``languages.marks_a_language``), and the Spanish words a question opens with after ¿ or ¡
-    # (``names.written_as_name``). French, German, Spanish, Portuguese, Italian, Dutch: articles,
-    # pronouns, possessives, prepositions, conjunctions, particles, question words and the commonest
-    # auxiliaries. Those English also writes (in, on, a, was, die, son) are words the dictionary knows,
-    # so never unread.
+# Not stop words of ours: evidence that a question is in a language KRouter does not read
+# (``languages.marks_a_language``), and the Spanish words a question opens with after ¿ or ¡
+# (``names.written_as_name``): articles, pronouns, possessives, prepositions, conjunctions, particles,
+# question words and the commonest auxiliaries. Those English also writes (in, on, a, was, die, son)
+# are words the dictionary knows, so never unread. German apart: it writes every noun with a capital
+# (``languages.capitalises_nouns``).
+GERMAN = frozenset(
+    """
+der das den dem des ein eine einen einem und ist nicht mit für auf von zu im wir ich es sie noch doch
+nur oder aber auch schon mal bei aus nach über sind hat haben wird werden kann können muss gibt unsere
+unser unserem unseren mein meine dein deine ihr ihre sein seine euer dieser diese dieses diesem jeder
+jede jedes jeden alle allen kein keine keinen viel viele vielen hier dort jetzt heute immer eigentlich
+bitte gerade etwa denn wie wann wo warum wer wen wem welche welcher welches wieviel wieviele
+""".split()
+)
+FOREIGN = GERMAN | frozenset(
+    # French, Spanish, Portuguese, Italian, Dutch.
     """
 le la les un une des du et est que qui pour dans sur avec pas ce cette il elle nous vous ils au aux ne
 mais ou donc très tout tous sont ont fait faut peut chez sans sous vers leur nos notre votre mon ma mes
 combien quel quelle quand comment pourquoi
-der das den dem des ein eine einen einem und ist nicht mit für auf von zu im wir ich es sie noch doch
-nur oder aber auch schon mal bei aus nach über sind hat haben wird werden kann können muss gibt unsere
-wie wann wo warum welche welcher wieviel wieviele
 el los las una unos unas y del por para con se lo al pero muy está están hay tiene hace nuestro
 nuestra nuestros mi mis su sus sin sobre entre hasta desde
 cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes cada es son
