@@ -76,9 +76,9 @@ def unknown_name(
     its words (gmv): a page that holds them all ("user id", "user-id" for user_id) may write it so (D69).
     ``matched`` holds the indexes of the units the page holds.
 
-    ``kept``: the agent's phrasings of a question mostly in a language KRouter cannot read. A word there
-    with only its first letter a capital is a name when a phrasing keeps it (a translation renders a
-    word and keeps a name): German writes every noun so (Tage, Vollsicherung)."""
+    ``kept``: the agent's phrasings of a German question KRouter cannot read. A word there with only its
+    first letter a capital is a name when a phrasing keeps it (a translation renders a word and keeps a
+    name): German writes every noun so (Tage, Vollsicherung)."""
     mine = {units[i].text for i in matched}
     unheld = next(
         (
@@ -123,10 +123,11 @@ def names_against(
     answer.
 
     In a German question KRouter cannot read (German writes every noun with a capital), a word with only
-    its first letter a capital is a name when one of the ``phrasings`` keeps it (``unknown_name``), and the names are read from the phrasings too: a translation writes them as
-    names (Munich for München, "Klarna's" for Klarnas), and one the page lacks vetoes it, as the
-    question's own word would lower an English question's coverage (D91), unless the page holds a
-    word the question writes with a capital (Lisboa, which the translation may write Lisbon)."""
+    its first letter a capital is a name when one of the ``phrasings`` keeps it (``unknown_name``), and
+    the names are read from the phrasings too: a translation writes them as names (Munich for München,
+    "Klarna's" for Klarnas), and one the page lacks vetoes it, as the question's own word would lower
+    an English question's coverage (D91), unless the page holds a word the question writes with a
+    capital ("das Büro in Lisboa", which the translation may write Lisbon)."""
     pid = t.by_path.get(path)
     if pid is None:
         return None

@@ -6,8 +6,8 @@ A question most of whose words no page holds and no dictionary knows is either i
 notes (docs/decisions.md D89, D91), so it needs evidence of a language, not only unknown words: a word
 in a script other than Latin and Han (kana, hangul, Cyrillic, Greek, Arabic...), or a lower-case Latin
 word with a letter English does not write (läuft, cómo, długo), or one of the commonest function words
-of the Latin-script languages nearest to English (``stopwords.FOREIGN``). A language
-with none of these (Indonesian, say) is read as unknown words: refused as before, the safe side.
+of the Latin-script languages nearest to English (``stopwords.FOREIGN``). A language with none of
+these (Indonesian, say) is read as unknown words: refused as before, the safe side.
 """
 
 from __future__ import annotations
