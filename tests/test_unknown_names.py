@@ -138,7 +138,7 @@ def test_what_counts_as_naming_a_subject(word: str, expected: bool) -> None:
         # Spanish opens a question with ¿ and an exclamation with ¡: after them, a function word opens
         # the sentence; a name is still a name.
         ("cuántas", "¿Cuántas peticiones por minuto?", set(), False),
-        ("en", "Una pregunta. ¿En cuántos contenedores?", set(), False),
+        ("cada", "Una pregunta. ¿Cada cuánto se hace?", set(), False),
         ("redis", "¿Redis tiene copia de seguridad cada noche?", set(), True),  # a name opens it as often
         ("redis", "When does the «Redis» backup run?", set(), True),  # quotes wrap a name
         ("stripe", "¿Cuánto cobra Stripe?", set(), True),

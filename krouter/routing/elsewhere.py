@@ -21,6 +21,7 @@ from krouter.tokens.names import (
     has_letter,
     is_name,
     names_a_subject,
+    opens_a_question,
     stands_in,
     written_as_name,
     written_with_capital_inside,
@@ -29,6 +30,7 @@ from krouter.tokens.scripts import KANA, ONLY_HAN, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
+_SPANISH_MARKS = re.compile("[¿¡]")
 
 
 def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
@@ -66,7 +68,12 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
 
 
 def unknown_name(
-    units: list[Unit], question: str, index: Index, matched: set[int], kept: Sequence[str] | None = None
+    units: list[Unit],
+    question: str,
+    index: Index,
+    matched: set[int],
+    kept: Sequence[str] | None = None,
+    spare_openers: Sequence[str] = (),
 ) -> str | None:
     """The first question word that names a subject (``names.names_a_subject``: MongoDB, 北京) which no
     page of the vault mentions by any route, or None; in Latin script only one the question writes as a
@@ -78,7 +85,9 @@ def unknown_name(
 
     ``kept``: the agent's phrasings of a German question KRouter cannot read. A word there with only its
     first letter a capital is a name when a phrasing keeps it (a translation renders a word and keeps a
-    name): German writes every noun so (Tage, Vollsicherung)."""
+    name): German writes every noun so (Tage, Vollsicherung). ``spare_openers``: the phrasings of any
+    question; the word right after its ¿ or ¡ is then a name only when one of them keeps it (¿Puedo
+    saber…, translated "Can I find out…", opens with a verb; ¿Redis…, "Does Redis…", with a name)."""
     mine = {units[i].text for i in matched}
     unheld = next(
         (
@@ -103,6 +112,11 @@ def unknown_name(
             if u.df == 0
             and (han_names if is_cjk(u.text) else written_as_name(u.text, question, held))
             and (kept is None or is_cjk(u.text) or _kept_as_name(u.text, question, kept))
+            and (
+                not spare_openers
+                or not opens_a_question(u.text, question)
+                or _kept_as_name(u.text, question, spare_openers)
+            )
             and names_a_subject(u.text)
         ),
         None,
@@ -110,7 +124,11 @@ def unknown_name(
 
 
 def _kept_as_name(word: str, question: str, kept: Sequence[str]) -> bool:
-    return written_with_capital_inside(word, question) or any(stands_in(word, text) for text in kept)
+    """True when ``word`` of ``question`` is a name whatever the phrasings say (MongoDB), or one of the
+    phrasings ``kept`` writes it as a name: a translation renders a word and keeps a name."""
+    return written_with_capital_inside(word, question) or any(
+        stands_in(word, text) and written_as_name(word, text, set()) for text in kept
+    )
 
 
 def names_against(
@@ -141,7 +159,7 @@ def names_against(
     german = in_unread_language(question, units) and capitalises_nouns(question, unread)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
-    unknown = unknown_name(units, question, index, held, others if german else None)
+    unknown = unknown_name(units, question, index, held, others if german else None, others)
     if unknown:
         return f"the question names {unknown!r}, which no page of the vault mentions"
     if german and not _holds_a_name_as_asked(units, question, held):
@@ -153,9 +171,14 @@ def names_against(
 
 
 def _holds_a_name_as_asked(units: list[Unit], question: str, held: set[int]) -> bool:
-    """True when the page holds a word the question writes with a capital (Lisboa, CloudWatch): a
-    translation may write that name its own way (Lisbon), which the page need not hold."""
-    return any(capitalised(units[i].text, question) for i in held if not is_cjk(units[i].text))
+    """True when the page holds a word the question writes with a capital that names something (Lisboa,
+    CloudWatch; not Backup, a German noun): a translation may write that name its own way (Lisbon),
+    which the page need not hold."""
+    return any(
+        capitalised(units[i].text, question) and names_a_subject(units[i].text)
+        for i in held
+        if not is_cjk(units[i].text)
+    )
 
 
 def _name_it_lacks(text: str, index: Index, t: Tables, mine: set[int]) -> str | None:
@@ -195,14 +218,18 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
 def in_unread_language(question: str, units: list[Unit]) -> bool:
     """True when ``question`` is mostly in a language KRouter cannot read: more than half of its units
     are unread (``_unread``), and it shows a language: a script other than Latin and Han (kana,
-    Cyrillic), or an unread word that marks one (``languages.marks_a_language``: läuft, cómo, wie), not
-    only words the vault lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no
-    page names)."""
+    Cyrillic), or two marks of one: unread words that mark it (``languages.marks_a_language``: läuft,
+    cómo, wie) or Spanish ¿ and ¡. Not only words the vault lacks ("kafka debezium", "Klarna Sofort
+    refunds?": English about things no page names)."""
     if _unread(question, units) * 2 <= len(units):
         return False
-    return in_another_script(question) or any(
-        not u.postings and not _known(u.key) and marks_a_language(u.text, question) for u in units
-    )
+    if in_another_script(question):
+        return True
+    marks = {
+        u.text for u in units if not u.postings and not _known(u.key) and marks_a_language(u.text, question)
+    }
+    # Spanish's ¿ and ¡ are a mark of their own.
+    return len(marks) + bool(_SPANISH_MARKS.search(question)) >= 2
 
 
 def _unread(question: str, units: list[Unit]) -> int:

@@ -134,6 +134,23 @@ def written_with_capital_inside(word: str, question: str) -> bool:
     return any(_capital_inside(m.group()) for m in _whole_words(word, text))
 
 
+def opens_a_sentence(word: str, question: str) -> bool:
+    """True when ``word`` (folded to lower case) stands first in ``question`` or in one of its sentences
+    (after ., ?, ¿ and the like), where a capital says nothing."""
+    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    for m in _whole_words(word, text):
+        before = text[: m.start()].rstrip()
+        if not before or before[-1] in _SENTENCE_END or before[-1] in _SPANISH_OPENERS:
+            return True
+    return False
+
+
+def opens_a_question(word: str, question: str) -> bool:
+    """True when ``word`` (folded to lower case) stands in ``question`` right after Spanish ¿ or ¡."""
+    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    return any(text[: m.start()].rstrip()[-1:] in _SPANISH_OPENERS for m in _whole_words(word, text))
+
+
 def written_in_lower_case(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` as a whole word in lower case."""
     text = join_apostrophes(unicodedata.normalize("NFKC", question))

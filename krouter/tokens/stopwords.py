@@ -61,13 +61,13 @@ CHINESE = frozenset(
 # Not stop words of ours: evidence that a question is in a language KRouter does not read
 # (``languages.marks_a_language``), and the Spanish words a question opens with after ¿ or ¡
 # (``names.written_as_name``): articles, pronouns, possessives, prepositions, conjunctions, particles,
-# question words and the commonest auxiliaries. Those English also writes (in, on, a, was, die, son)
-# are words the dictionary knows, so never unread. German apart: it writes every noun with a capital
-# (``languages.capitalises_nouns``).
+# question words and the commonest auxiliaries. Not those English writes as words or abbreviations
+# (in, was, die; est, mit, os, en, sans, del): an English question holding one must not read as
+# foreign. German apart: it writes every noun with a capital (``languages.capitalises_nouns``).
 GERMAN = frozenset(
     """
-der das den dem des ein eine einen einem und ist nicht mit für auf von zu im wir ich es sie noch doch
-nur oder aber auch schon mal bei aus nach über sind hat haben wird werden kann können muss gibt unsere
+der das den dem des ein eine einen einem und ist nicht für auf von zu wir ich es sie noch doch
+nur oder aber auch schon bei aus nach über sind hat haben wird werden kann können muss gibt unsere
 unser unserem unseren mein meine dein deine ihr ihre sein seine euer dieser diese dieses diesem jeder
 jede jedes jeden alle allen kein keine keinen viel viele vielen hier dort jetzt heute immer eigentlich
 bitte gerade etwa denn wie wann wo warum wer wen wem welche welcher welches wieviel wieviele
@@ -76,17 +76,17 @@ bitte gerade etwa denn wie wann wo warum wer wen wem welche welcher welches wiev
 FOREIGN = GERMAN | frozenset(
     # French, Spanish, Portuguese, Italian, Dutch.
     """
-le la les un une des du et est que qui pour dans sur avec pas ce cette il elle nous vous ils au aux ne
-mais ou donc très tout tous sont ont fait faut peut chez sans sous vers leur nos notre votre mon ma mes
+le la les un une des que qui pour dans sur avec pas ce cette il elle nous vous ils au ne
+mais ou donc très tout tous sont ont fait faut peut chez sous vers leur nos notre votre mon ma mes
 combien quel quelle quand comment pourquoi
-el los las una unos unas y del por para con se lo al pero muy está están hay tiene hace nuestro
-nuestra nuestros mi mis su sus sin sobre entre hasta desde
-cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes cada es son
-os um uma é do da dos das em na não mas muito são tem há nosso nossa nossos meu minha sem até pelo
+el los las una unos unas por para con se lo al pero muy está están hay tiene hace nuestro
+nuestra nuestros mi su sus sin sobre entre hasta desde
+cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes cada es
+uma da das em não mas muito são tem há nosso nossa nossos meu minha até pelo
 pela ainda como qual onde quando quanto quantos quantas
-il lo gli di della che è per ma molto sono ha hanno nostro nostra mio mia senza sul sulla ancora non
+il lo gli di della che ma molto sono ha hanno nostro nostra mio mia senza sul sulla ancora non
 perché cosa dove quale quanti quante
-het een en van voor niet op maar ook nog zijn heeft hebben wordt moet onze ons mijn bij uit naar er
+het een van voor niet op maar ook nog zijn heeft hebben wordt moet onze ons mijn bij uit naar er
 dit dat wat hoe waar wanneer welke
 """.split()
 )
