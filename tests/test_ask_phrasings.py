@@ -389,6 +389,8 @@ def test_a_question_krouter_cannot_read_cites_through_its_translation(tmp_path: 
         ),
         # German capitalises every noun: Urlaubstage is no name.
         ("Wie viele Urlaubstage bekommt jeder Mitarbeiter pro Jahr?", [TRANSLATED], "HR/Vacation.md"),
+        # French whose words the index happens to read (de, par, the stems vacanc and avon) is French.
+        ("Combien de jours de vacances avons-nous par an ?", [TRANSLATED], "HR/Vacation.md"),
         # ¿ marks Spanish as much as a word does: one function word with it is enough.
         ("¿Cuántas vacaciones tengo?", ["How many vacation days do I get?"], "HR/Vacation.md"),
         # A verb after ¿ that the translation renders is no name.

@@ -26,7 +26,7 @@ from krouter.tokens.names import (
     written_as_name,
     written_with_capital_inside,
 )
-from krouter.tokens.scripts import KANA, ONLY_HAN, is_cjk
+from krouter.tokens.scripts import KANA, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
@@ -216,13 +216,12 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
 
 
 def in_unread_language(question: str, units: list[Unit]) -> bool:
-    """True when ``question`` is mostly in a language KRouter cannot read: more than half of its units
-    are unread (``_unread``), and it shows a language: a script other than Latin and Han (kana,
-    Cyrillic), or two marks of one: unread words that mark it (``languages.marks_a_language``: läuft,
-    cómo, wie) or Spanish ¿ and ¡. Not only words the vault lacks ("kafka debezium", "Klarna Sofort
-    refunds?": English about things no page names)."""
-    if _unread(question, units) * 2 <= len(units):
-        return False
+    """True when ``question`` is in a language KRouter cannot read: it holds a script other than Latin
+    and Han (kana, Cyrillic), or two marks of one: unread words that mark it
+    (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡. Not only words the vault
+    lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many
+    of its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par
+    and the stems vacanc, avon are English ones)."""
     if in_another_script(question):
         return True
     marks = {
@@ -230,18 +229,6 @@ def in_unread_language(question: str, units: list[Unit]) -> bool:
     }
     # Spanish's ¿ and ¡ are a mark of their own.
     return len(marks) + bool(_SPANISH_MARKS.search(question)) >= 2
-
-
-def _unread(question: str, units: list[Unit]) -> int:
-    """How many of the question's units are in no language KRouter reads: no page holds them by any
-    route, the dictionary does not know them, and they are not Chinese (Han in a question without
-    kana: a Japanese question's kanji are not read as Chinese words)."""
-    japanese = bool(_KANA.search(question))
-    return sum(
-        1
-        for u in units
-        if not u.postings and not (ONLY_HAN.match(u.key) and not japanese) and not _known(u.key)
-    )
 
 
 def _known(term: str) -> bool:
