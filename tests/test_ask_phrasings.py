@@ -300,6 +300,10 @@ def test_only_a_question_in_a_language_has_its_translation_as_the_only_bridge(va
         "debezium sans-serif",
         "flink resumé",
         "debezium p99 in µs",
+        # English borrowing words of other languages is English (a final cold review's).
+        "Is the crème brûlée at the canteen vegan?",
+        "Is sous vide cooking allowed in the kitchen chez us?",
+        "Is the rosé from the summer party still in the fridge, por favor?",
     ):
         _code, out = ask(vault, question, "vacation days")
         assert isinstance(out, dict) and out["decision"] == "refuse", (question, out)

@@ -15,7 +15,12 @@ from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
-from krouter.tokens.languages import capitalises_nouns, in_another_script, marks_a_language
+from krouter.tokens.languages import (
+    capitalises_nouns,
+    english_function_words,
+    in_another_script,
+    marks_a_language,
+)
 from krouter.tokens.names import (
     capitalised,
     has_letter,
@@ -218,8 +223,8 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
 def in_unread_language(question: str, units: list[Unit]) -> bool:
     """True when ``question`` is in a language KRouter cannot read: it holds a script other than Latin
     and Han (kana, Cyrillic), or two marks of one: unread words that mark it
-    (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡. Not only words the vault
-    lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many
+    (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡, more of them than English
+    function words (English borrows crème brûlée and por favor). Not only words the vault lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many
     of its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par
     and the stems vacanc, avon are English ones)."""
     if in_another_script(question):
@@ -228,7 +233,8 @@ def in_unread_language(question: str, units: list[Unit]) -> bool:
         u.text for u in units if not u.postings and not _known(u.key) and marks_a_language(u.text, question)
     }
     # Spanish's ¿ and ¡ are a mark of their own.
-    return len(marks) + bool(_SPANISH_MARKS.search(question)) >= 2
+    count = len(marks) + bool(_SPANISH_MARKS.search(question))
+    return count >= 2 and count > english_function_words(question)
 
 
 def _known(term: str) -> bool:

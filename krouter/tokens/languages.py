@@ -13,12 +13,15 @@ refused as before, the safe side.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
 from krouter.tokens.names import opens_a_sentence, written_in_lower_case
 from krouter.tokens.scripts import HAS_HAN
-from krouter.tokens.stopwords import FOREIGN, GERMAN
+from krouter.tokens.stopwords import ENGLISH, FOREIGN, GERMAN
+
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def marks_a_language(word: str, question: str) -> bool:
@@ -45,6 +48,14 @@ def in_another_script(question: str) -> bool:
         if run == 2:
             return True
     return False
+
+
+def english_function_words(question: str) -> int:
+    """How many distinct English function words of two letters or more (``stopwords.ENGLISH``: the,
+    is, from) ``question`` holds: English borrowing a few foreign words ("Is the crème brûlée vegan?",
+    "…the fridge, por favor?") still holds more of them than marks of the other language."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", question).lower())
+    return len({word for word in words if len(word) > 1 and word in ENGLISH})
 
 
 def capitalises_nouns(question: str, words: Iterable[str]) -> bool:
