@@ -211,7 +211,7 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     the question in other words; a page none of the question's words reach was vouched for by the
     phrasing alone ("Kafka retention" with the phrasing "vacation days" cited the vacation page).
 
-    Not for a question mostly in a language KRouter cannot read (French, German, Japanese against
+    Not for a question in a language KRouter cannot read (``in_unread_language``: French, German against
     English notes): no route of ours could reach the page from its words, so the agent's translation is
     the only bridge there is, and refusing it would refuse every such question."""
     units = question_units(question, index, t)
