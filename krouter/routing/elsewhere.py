@@ -27,7 +27,6 @@ from krouter.tokens.names import (
     is_name,
     names_a_subject,
     opens_a_question,
-    stands_in,
     written_as_name,
     written_with_capital_inside,
 )
@@ -132,7 +131,7 @@ def _kept_as_name(word: str, question: str, kept: Sequence[str]) -> bool:
     """True when ``word`` of ``question`` is a name whatever the phrasings say (MongoDB), or one of the
     phrasings ``kept`` writes it as a name: a translation renders a word and keeps a name."""
     return written_with_capital_inside(word, question) or any(
-        stands_in(word, text) and written_as_name(word, text, set()) for text in kept
+        written_as_name(word, text, set()) for text in kept
     )
 
 
@@ -160,8 +159,8 @@ def names_against(
     other = named_page(units, held, mine, t)
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    unread = [u.text for u in units if not u.postings and not _known(u.key)]
-    german = in_unread_language(question, units) and capitalises_nouns(question, unread)
+    unread = unread_words(units)
+    german = capitalises_nouns(question, unread) and in_unread_language(question, unread)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
     unknown = unknown_name(units, question, index, held, others if german else None, others)
@@ -215,23 +214,28 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     English notes): no route of ours could reach the page from its words, so the agent's translation is
     the only bridge there is, and refusing it would refuse every such question."""
     units = question_units(question, index, t)
-    if not units or held_words(question, path, index, t) or in_unread_language(question, units):
+    if not units or held_words(question, path, index, t) or in_unread_language(question, unread_words(units)):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
 
 
-def in_unread_language(question: str, units: list[Unit]) -> bool:
-    """True when ``question`` is in a language KRouter cannot read: it holds a script other than Latin
-    and Han (kana, Cyrillic), or two marks of one: unread words that mark it
-    (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡, more of them than English
-    function words (English borrows crème brûlée and por favor). Not only words the vault lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many
-    of its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par
-    and the stems vacanc, avon are English ones)."""
+def unread_words(units: list[Unit]) -> list[str]:
+    """The question's words (as units show them) that no page holds by any route and the dictionary
+    does not know."""
+    return [u.text for u in units if not u.postings and not _known(u.key)]
+
+
+def in_unread_language(question: str, unread: list[str]) -> bool:
+    """True when ``question`` (its ``unread_words``: ``unread``) is in a language KRouter cannot read:
+    it holds a script other than Latin and Han (kana, Cyrillic), or two marks of one, unread words that
+    mark it (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡, more of them than
+    English function words (English borrows crème brûlée and por favor). Not only words the vault lacks
+    ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many of
+    its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par and
+    the stems vacanc, avon are English ones)."""
     if in_another_script(question):
         return True
-    marks = {
-        u.text for u in units if not u.postings and not _known(u.key) and marks_a_language(u.text, question)
-    }
+    marks = {word for word in unread if marks_a_language(word, question)}
     # Spanish's ¿ and ¡ are a mark of their own.
     count = len(marks) + bool(_SPANISH_MARKS.search(question))
     return count >= 2 and count > english_function_words(question)

@@ -60,9 +60,9 @@ def english_function_words(question: str) -> int:
 
 def capitalises_nouns(question: str, words: Iterable[str]) -> bool:
     """True when one of ``words`` (unread units of ``question``) is a German function word in lower case
-    or opening a sentence (wie, Welche): the question is German, which writes every noun with a capital, so there a capital does
-    not by itself mark a name. French, Spanish, Dutch and the rest capitalise names only, as English
-    does; so do Russian and Greek."""
+    or opening a sentence (wie, Welche): the question is German, which writes every noun with a capital,
+    so there a capital does not by itself mark a name. French, Spanish, Dutch and the rest capitalise
+    names only, as English does; so do Russian and Greek."""
     return any(
         word in GERMAN and (written_in_lower_case(word, question) or opens_a_sentence(word, question))
         for word in words

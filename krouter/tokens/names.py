@@ -104,15 +104,15 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
     vault holds (``held``: Liu of "Kevin Liu" where the notes say Kevin): the notes may name that one
     by the word they hold. The dictionary knows too few English words to tell a name from one by
     itself: "toggle" is not in it."""
-    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    text = _spelled(question)
     if _capitals_say_nothing(text):
         return False
     for m in _whole_words(word, text):
         written = m.group()
         capital_inside = _capital_inside(written)
-        before = text[: m.start()].rstrip()
-        opens = bool(before) and before[-1] in _SPANISH_OPENERS and word in FOREIGN
-        mid_sentence = bool(before) and before[-1] not in _SENTENCE_END and written[0].isupper() and not opens
+        before = _char_before(text, m)
+        opens = before in _SPANISH_OPENERS and word in FOREIGN
+        mid_sentence = bool(before) and before not in _SENTENCE_END and written[0].isupper() and not opens
         if not (capital_inside or mid_sentence):
             continue
         around = (_LAST_WORD.search(text[: m.start()]), _FIRST_WORD.match(text[m.end() :]))
@@ -130,43 +130,48 @@ def _capital_inside(written: str) -> bool:
 def written_with_capital_inside(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` with a capital inside it as well
     as first (MongoDB, SQS): a name in any language, German included, which capitalises every noun."""
-    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    text = _spelled(question)
     return any(_capital_inside(m.group()) for m in _whole_words(word, text))
 
 
 def opens_a_sentence(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands first in ``question`` or in one of its sentences
     (after ., ?, ¿ and the like), where a capital says nothing."""
-    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    text = _spelled(question)
     for m in _whole_words(word, text):
-        before = text[: m.start()].rstrip()
-        if not before or before[-1] in _SENTENCE_END or before[-1] in _SPANISH_OPENERS:
+        before = _char_before(text, m)
+        if not before or before in _SENTENCE_END or before in _SPANISH_OPENERS:
             return True
     return False
 
 
 def opens_a_question(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` right after Spanish ¿ or ¡."""
-    text = join_apostrophes(unicodedata.normalize("NFKC", question))
-    return any(text[: m.start()].rstrip()[-1:] in _SPANISH_OPENERS for m in _whole_words(word, text))
+    text = _spelled(question)
+    return any(_char_before(text, m) in _SPANISH_OPENERS for m in _whole_words(word, text))
 
 
 def written_in_lower_case(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` as a whole word in lower case."""
-    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    text = _spelled(question)
     return any(m.group()[0].islower() for m in _whole_words(word, text))
-
-
-def stands_in(word: str, text: str) -> bool:
-    """True when ``word`` (folded to lower case) stands in ``text`` as a whole word, in any case."""
-    return any(True for _ in _whole_words(word, join_apostrophes(unicodedata.normalize("NFKC", text))))
 
 
 def capitalised(word: str, question: str) -> bool:
     """True when ``word`` (folded to lower case) stands in ``question`` as a whole word with a capital, in
     a question whose capitals say something (not one in capitals or in title case)."""
-    text = join_apostrophes(unicodedata.normalize("NFKC", question))
+    text = _spelled(question)
     return not _capitals_say_nothing(text) and any(m.group()[0].isupper() for m in _whole_words(word, text))
+
+
+def _spelled(text: str) -> str:
+    """``text`` as the name checks read it: NFKC, apostrophes joined as the tokenizer joins them."""
+    return join_apostrophes(unicodedata.normalize("NFKC", text))
+
+
+def _char_before(text: str, m: re.Match[str]) -> str:
+    """The last character before the match ``m`` in ``text``, spaces left out ("" at the start)."""
+    return text[: m.start()].rstrip()[-1:]
 
 
 def _whole_words(word: str, text: str) -> Iterator[re.Match[str]]:
