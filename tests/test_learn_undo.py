@@ -266,6 +266,32 @@ def test_undo_reads_the_vault_for_a_moved_page_without_the_learner_lock(
     assert held == [False]
 
 
+def test_undo_walks_the_vault_once_for_several_moved_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose pages were all moved since walked the whole vault once per page (a 10k-page vault,
+    once per lesson); one walk serves every one of them."""
+    from krouter.learner import moved
+
+    for name in ("p", "r"):
+        (tmp_path / f"{name}.md").write_bytes(f"---\ntitle: {name}\n---\nbody\n".encode())
+        _teach(tmp_path, f"{name}.md", f"question about {name}", "A")
+        (tmp_path / f"{name}.md").rename(tmp_path / f"{name}-moved.md")
+    walks: list[Path] = []
+    real = moved.walk
+
+    def counting(root: Path, *args: object, **kwargs: object) -> object:
+        walks.append(root)
+        return real(root, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(moved, "walk", counting)
+    code, out = _undo("A")
+    assert code == 0 and "moved to p-moved.md" in out and "moved to r-moved.md" in out, out
+    assert len(walks) == 1
+    for name in ("p", "r"):
+        assert (tmp_path / f"{name}-moved.md").read_bytes() == f"---\ntitle: {name}\n---\nbody\n".encode()
+
+
 @pytest.mark.parametrize("option", ["--accept", "--reject"])
 def test_settling_a_blank_pending_id_is_a_usage_error_not_a_learning_run(tmp_path: Path, option: str) -> None:
     vault = tmp_path / "vault"

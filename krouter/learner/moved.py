@@ -41,6 +41,11 @@ def identity(rel: str, data: bytes) -> dict[str, str]:
     return {"page_title": title, "body_sha256": digest(body.encode("utf-8"))}
 
 
+def vault_pages(root: Path) -> list[str]:
+    """Every page of the vault at ``root``, vault-relative: what ``moved_to`` looks at by default."""
+    return [f.path for f in walk(root)]
+
+
 def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Whereabouts:
     """Where the journaled page of entry ``e`` may be under another name, looking at the pages ``among``
     (vault-relative paths), or at the whole vault.
@@ -61,7 +66,7 @@ def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Wherea
         and page_edit.trigger_key(str(x.get("trigger", ""))) == want
     }
     exact, same, others = [], [], []
-    for rel in (f.path for f in walk(root)) if among is None else among:
+    for rel in vault_pages(root) if among is None else among:
         try:
             data = read_page_bytes(root, rel)
         except OSError:
