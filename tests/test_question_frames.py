@@ -160,3 +160,51 @@ def test_the_number_of_cut_off_its_noun_asks_for_a_count(tmp_path: Path) -> None
         assert receipt.decision == "cite" and receipt.top is not None
         assert receipt.top.path == "Kafka 集群配置.md" and "数" not in receipt.evidence.query_terms
     assert connections.decision == "refuse" and "连接数" in connections.evidence.corpus_missing
+
+
+def test_a_price_asked_is_answered_where_the_page_states_one(tmp_path: Path) -> None:
+    """多少钱 asks for an amount, and the page states one (¥168) without the word 钱: counted as content,
+    the lone 钱 weighed against the pricing page ("年会员多少钱啊？" refused at 0.45). Without that word, a
+    page that names the thing asked about but states no amount beside it is no answer: a supplier's page
+    listing the LED boards it makes, priced only for its driver boards, is refused with the reason. A
+    钱 that names money (报销的钱) stays content."""
+    vault = write(
+        tmp_path,
+        {
+            "会员定价.md": "# 会员定价\n\n| 方案 | 价格 |\n|---|---|\n| 年付会员 | ¥168 / 年 |\n| 月付会员 | ¥18 / 月 |\n",
+            "瑞芯照明.md": (
+                "# 瑞芯照明\n\n- 做什么：LED 恒流驱动板、LED 灯板\n- 交期 21 天\n- 价格：驱动板 ¥21.5/片\n"
+            ),
+            "报销流程.md": "# 报销流程\n\n报销在每月 15 日到账，先在系统里提交发票。\n",
+        },
+    )
+    with Router(vault) as router:
+        member = router.decide("年会员多少钱啊？")
+        driver = router.decide("瑞芯的驱动板几块钱一片？")
+        board = router.decide("瑞芯的 LED 灯板多少钱？")
+        money = router.decide("报销的钱什么时候到账")
+    assert member.decision == "cite" and member.top is not None and member.top.path == "会员定价.md"
+    assert "钱" not in member.evidence.query_terms
+    assert driver.decision == "cite" and driver.top is not None and driver.top.path == "瑞芯照明.md"
+    assert board.decision == "refuse" and board.candidates[0].path == "瑞芯照明.md"
+    assert "asks a price" in board.reason and "瑞芯照明.md states none" in board.reason, board.reason
+    assert "钱" in money.evidence.query_terms
+
+
+def test_a_price_asked_in_chinese_is_found_beside_the_english_words_that_translate_it(tmp_path: Path) -> None:
+    """The amount must sit beside a word the page matched, by whichever route it matched: 会员 meets
+    "membership" on the price's line of an English page."""
+    vault = write(
+        tmp_path,
+        {
+            "Membership pricing.md": (
+                "# Membership pricing\n\nPlans we sell.\n\n- Annual membership: $168 per year\n"
+                "- Monthly membership: $18 per month\n"
+            ),
+            "运维/值班.md": "# 值班\n\n每人值班一周。\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("会员多少钱？")
+    assert receipt.decision == "cite" and receipt.top is not None
+    assert receipt.top.path == "Membership pricing.md", receipt.reason

@@ -182,3 +182,34 @@ def _answering_line(
         if weight > 0 and score > top:
             chosen, top = first + i, score
     return chosen
+
+
+def passage_coverage(
+    reads: PageReads,
+    page_id: int,
+    matched: set[int],
+    units: list[Unit],
+    everywhere: dict[int, set[int]],
+    total: float,
+) -> float:
+    """The best passage's (or pair of neighbouring passages') share of the question's weight, counting
+    the units in ``everywhere[page_id]`` as present in every passage."""
+    passages = reads.passages(page_id)
+    base = everywhere.get(page_id, set()) & matched
+    best = sum(units[i].weight for i in base)
+    seen: set[frozenset[str]] = set()
+    for a, b in _windows(passages):
+        terms = a[1] | b[1] if b else a[1]
+        if terms in seen:  # most passages hold none of the question's terms, or the same few
+            continue
+        seen.add(terms)
+        hit = {i for i in matched if units[i].in_terms(terms)} | base
+        best = max(best, sum(units[i].weight for i in hit))
+    return best / total
+
+
+def _windows(passages: list[HeldPassage]) -> list[tuple[HeldPassage, HeldPassage | None]]:
+    """Each passage alone and with its successor: an answer often spans a question and its reply."""
+    out: list[tuple[HeldPassage, HeldPassage | None]] = [(p, None) for p in passages]
+    out.extend(itertools.pairwise(passages))
+    return out

@@ -13,13 +13,13 @@ the question names something no page mentions (MongoDB, 北京).
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 from pathlib import Path
 
 from krouter.index.store import Index
-from krouter.routing.citation import HeldPassage, PageReads, citation
+from krouter.routing.citation import PageReads, citation, passage_coverage
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
+from krouter.routing.prices import asks_price, states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
@@ -105,7 +105,7 @@ def decide(
     units, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
-        _passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
+        passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
     )
     coverage = (page_cov + passage_cov) / 2
     runner_up = everything[1] if len(everything) > 1 else None
@@ -118,7 +118,7 @@ def decide(
     if effective - content and confidence >= floor:
         own = (
             sum(units[i].weight for i in content) / total
-            + max(_passage_coverage(reads, pid, content, units, titled, total) for pid in top.contributors)
+            + max(passage_coverage(reads, pid, content, units, titled, total) for pid in top.contributors)
         ) / 2
         if own * clarity < floor:
             citations[0] = replace(
@@ -150,10 +150,13 @@ def decide(
     # page, 北京办公室地址 on the Shanghai office's).
     asked = confidence >= floor and not (lone or other_page)
     unknown = unknown_name(units, question, index, effective) if asked else None
+    # A price asked (多少钱) is answered where the page states an amount beside the words it matched.
+    priced = not asks_price(question) or states_price(reads.text(citations[0].path), units, effective)
+    unpriced = asked and not unknown and not priced
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other or other_page or unknown:
+    if lone or said_by_other or other_page or unknown or unpriced:
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -184,6 +187,11 @@ def decide(
         reason = (
             f"the question names {unknown!r}, which no page of the vault mentions{_unread_note(t.unread)}: the "
             f"closest page, {citations[0].path}, is about something else (the words' confidence {word_confidence:.0%})"
+        )
+    elif unpriced:
+        reason = (
+            f"the question asks a price, and {citations[0].path} states none beside the words it matched "
+            f"(the words' confidence {word_confidence:.0%})"
         )
     elif said_by_other:
         who = " and ".join(said_by_other)
@@ -304,37 +312,6 @@ def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set
 def _titled(units: list[Unit], page_id: int) -> set[int]:
     """The question units the page's title or aliases hold."""
     return {i for i, u in enumerate(units) if u.postings.get(page_id, (0, 0, 0))[0]}
-
-
-def _passage_coverage(
-    reads: PageReads,
-    page_id: int,
-    matched: set[int],
-    units: list[Unit],
-    everywhere: dict[int, set[int]],
-    total: float,
-) -> float:
-    """The best passage's (or pair of neighbouring passages') share of the question's weight, counting
-    the units in ``everywhere[page_id]`` as present in every passage."""
-    passages = reads.passages(page_id)
-    base = everywhere.get(page_id, set()) & matched
-    best = sum(units[i].weight for i in base)
-    seen: set[frozenset[str]] = set()
-    for a, b in _windows(passages):
-        terms = a[1] | b[1] if b else a[1]
-        if terms in seen:  # most passages hold none of the question's terms, or the same few
-            continue
-        seen.add(terms)
-        hit = {i for i in matched if units[i].in_terms(terms)} | base
-        best = max(best, sum(units[i].weight for i in hit))
-    return best / total
-
-
-def _windows(passages: list[HeldPassage]) -> list[tuple[HeldPassage, HeldPassage | None]]:
-    """Each passage alone and with its successor: an answer often spans a question and its reply."""
-    out: list[tuple[HeldPassage, HeldPassage | None]] = [(p, None) for p in passages]
-    out.extend(itertools.pairwise(passages))
-    return out
 
 
 def _reason_nothing(corpus_missing: list[str], n_pages: int, unread: tuple[str, ...]) -> str:

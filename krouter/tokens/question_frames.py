@@ -110,6 +110,29 @@ def pointed(words: list[str]) -> list[str]:
     return out
 
 
+# "How much money" (多少钱, 几块钱): the question asks for a price, as "how much" does in English (an
+# English frame above), and a page states one (¥198, 30 元) without the word 钱. Only right after 多少
+# or 块: elsewhere 钱 names money (报销的钱, 钱包).
+_PRICE_WORDS = frozenset(("几块钱", "多少块钱"))
+_BEFORE_PRICE = frozenset(("多少", "几块", "多少块"))
+
+
+def priced(words: list[str]) -> list[str]:
+    """The segmenter's words without the 钱 of a question asking a price (多少 + 钱, 几块钱)."""
+    out: list[str] = []
+    for word in words:
+        if word in _PRICE_WORDS or (word == "钱" and out and out[-1] in _BEFORE_PRICE):
+            continue
+        out.append(word)
+    return out
+
+
+def asked(words: list[str]) -> list[str]:
+    """A question's segmenter words as asked: 这/那 and a measure word one pointing word (``pointed``),
+    the 钱 of a price asked for left out (``priced``)."""
+    return priced(pointed(words))
+
+
 # "The number of", cut off the noun it counts (分区数, 节点个数: how many partitions, how many nodes): the
 # question asks for a count, as "how many" does, and a page states one ("12 个分区") without the word. A
 # page that writes the word whole (连接数) is a word of its own the segmenter keeps (``repair``).
