@@ -208,3 +208,23 @@ def test_a_price_asked_in_chinese_is_found_beside_the_english_words_that_transla
         receipt = router.decide("会员多少钱？")
     assert receipt.decision == "cite" and receipt.top is not None
     assert receipt.top.path == "Membership pricing.md", receipt.reason
+
+
+def test_a_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) -> None:
+    """A sign or code before the number or after it, a currency word, Han numerals, 万, or no charge at
+    all: each answers a price asked."""
+    vault = write(
+        tmp_path,
+        {
+            "报价.md": (
+                "# 报价\n\n- 摄影：半天 USD 400\n- 剪辑：每条 120€\n- 配音：一百二十元一分钟\n"
+                "- 场地：1.5 万一天\n- 停车：免费\n"
+            ),
+            "团队.md": "# 团队\n\n外包的名单和联系方式在共享表格里。\n",
+        },
+    )
+    with Router(vault) as router:
+        for thing in ("摄影", "剪辑", "配音", "场地", "停车"):
+            receipt = router.decide(f"{thing}多少钱？")
+            assert receipt.decision == "cite", (thing, receipt.reason)
+            assert receipt.top is not None and receipt.top.path == "报价.md"

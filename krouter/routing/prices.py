@@ -2,7 +2,8 @@
 
 多少钱 and 几块钱 ask "how much money", and the question keeps no word for it (``question_frames.priced``
 drops the 钱): the answer is an amount. A page that holds the thing asked about but no amount next to
-it (a supplier's page listing the LED boards it makes, and prices for other parts) has not answered.
+it (a supplier's page listing the LED boards it makes, and prices for other parts) has not answered
+(docs/decisions.md D93).
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from krouter.routing.question import Unit
 from krouter.tokens.terms import index_terms
 
 _ASKS_PRICE = re.compile("(?:多少|几)块?钱")
-# An amount of money as notes write one: a currency sign before the number, or a currency word after it.
+# An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
+# after it (¥168, USD 20, 20€, 30 元, 12 dollars, 1.2 万), a number in Han numerals and 元 or 块 — or no
+# charge at all, which answers a price too (免费, "free of charge").
 _AMOUNT = re.compile(
-    r"[$€£¥￥]\s?\d"
-    r"|\d(?:[\d,.]*\d)?\s*[kK万千]?\s*(?:元|块|美元|美金|欧元|英镑|日元|港币|港元|人民币"
-    r"|dollars?\b|euros?\b|pounds?\b|yuan\b|rmb\b|usd\b|eur\b|gbp\b|cny\b)"
-    r"|[一二两三四五六七八九十百千万]+\s*(?:元|块钱)",
+    r"(?:[$€£¥￥]|\b(?:usd|eur|gbp|cny|rmb|hkd|jpy)\s?)\s?\d"
+    r"|\d(?:[\d,.]*\d)?\s*[kK万千]?\s*(?:[$€£¥￥]|元|块|万|美元|美金|欧元|英镑|日元|港币|港元|人民币"
+    r"|dollars?\b|euros?\b|pounds?\b|yuan\b|rmb\b|usd\b|eur\b|gbp\b|cny\b|hkd\b|jpy\b)"
+    r"|[一二两三四五六七八九十百千万]+\s*(?:元|块钱)"
+    r"|免费|不收费|不要钱|\bfree\b|\bno charge\b",
     re.IGNORECASE,
 )
 
