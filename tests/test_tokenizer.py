@@ -229,7 +229,8 @@ def test_a_function_word_does_not_glue_unknown_characters(tmp_path: Path) -> Non
     vault = make_vault(tmp_path, {"pack.md": "# 包装\n\n纸浆模塑内托每套 1.2 元。\n"})
     with Router(vault) as router:
         router.refresh()
-        words = [t.text for t in query_terms("内托多少钱一套?", known=router.index.has_term)]
+        # Not 多少钱: the 钱 of a price asked is no word at all now (D93).
+        words = [t.text for t in query_terms("内托的钱一套给多少?", known=router.index.has_term)]
     assert "钱一" not in words and "钱" in words
 
 
