@@ -228,3 +228,55 @@ def test_a_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) -> None:
             receipt = router.decide(f"{thing}多少钱？")
             assert receipt.decision == "cite", (thing, receipt.reason)
             assert receipt.top is not None and receipt.top.path == "报价.md"
+
+
+def test_a_count_or_another_word_is_no_price(tmp_path: Path) -> None:
+    """A cold review's wrong citations: 块 measuring disks, 元 of 元旦, "feel free", 免费试用 (a trial),
+    and a price's label (价格) on another item's line were read as the price asked for."""
+    vault = write(
+        tmp_path,
+        {
+            "机房.md": "# 机房\n\nNAS 配了 8 块 4TB 硬盘，放在二楼机房。\n",
+            "年会.md": "# 年会\n\n年会定在 1月1日元旦，地点在公司。\n",
+            "Meeting rooms.md": "# Meeting rooms\n\nThe big room seats twelve. Feel free to book it in the calendar.\n",
+            "企业版.md": "# 企业版\n\n企业版可免费试用 14 天，之后联系销售。\n",
+            "瑞芯照明.md": "# 瑞芯照明\n\n- 做什么：LED 恒流驱动板、LED 灯板\n- 交期 21 天\n- 价格：驱动板 ¥21.5/片\n",
+        },
+    )
+    with Router(vault) as router:
+        for question in (
+            "NAS 硬盘多少钱？",
+            "年会多少钱",
+            "会议室多少钱？",
+            "企业版多少钱？",
+            "瑞芯 LED 灯板的价格是多少钱？",
+        ):
+            receipt = router.decide(question)
+            assert receipt.decision == "refuse" and "asks a price" in receipt.reason, (
+                question,
+                receipt.reason,
+            )
+
+
+def test_a_price_asked_is_checked_however_it_is_written(tmp_path: Path) -> None:
+    """The question in Traditional characters went round the check (the vault-facing reading split 多少
+    and 錢 apart); a price on the line under its item (a nested bullet) is beside it; 多少块钱 and
+    没多少钱 ("not much money") are read as asked."""
+    vault = write(
+        tmp_path,
+        {
+            "瑞芯照明.md": "# 瑞芯照明\n\n- 做什么：LED 恒流驱动板、LED 灯板\n- 交期 21 天\n- 价格：驱动板 ¥21.5/片\n",
+            "明纬电源.md": "# 明纬电源\n\n- 型号\n  - LRS-100 开关电源\n    - ¥45/个\n",
+            "会员定价.md": "# 会员定价\n\n| 方案 | 价格 |\n|---|---|\n| 年付会员 | ¥168 / 年 |\n",
+            "报销流程.md": "# 报销流程\n\n报销在每月 15 日到账，先在系统里提交发票。\n",
+        },
+    )
+    with Router(vault) as router:
+        traditional = router.decide("瑞芯的 LED 燈板多少錢？")
+        nested = router.decide("明纬开关电源多少钱？")
+        member = router.decide("年付会员多少块钱？")
+        broke = router.decide("我没多少钱了，报销多久到账？")
+    assert traditional.decision == "refuse" and "asks a price" in traditional.reason, traditional.reason
+    assert nested.decision == "cite" and nested.top is not None and nested.top.path == "明纬电源.md"
+    assert member.decision == "cite" and "块钱" not in member.evidence.query_terms
+    assert broke.decision == "cite" and broke.top is not None and broke.top.path == "报销流程.md"

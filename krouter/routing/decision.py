@@ -5,10 +5,11 @@ it compares the IDF-weighted share of the question's content that the top page c
 page and in its best passage) with one floor, discounted when the top page barely leads the next.
 A question word the vault never contains, or one that other pages hold but the top page lacks, lowers
 that share by its IDF weight. Triggers count towards it only when the question expresses them.
-Four vetoes refuse a page whatever its words' share: one that matches nothing but single Han characters
+Five vetoes refuse a page whatever its words' share: one that matches nothing but single Han characters
 outside its title, a conversation turn of another speaker than the one the question names, a page
-that never mentions the name of another page the question names (王磊, Sarah Chen), and any page when
-the question names something no page mentions (MongoDB, 北京).
+that never mentions the name of another page the question names (王磊, Sarah Chen), any page when
+the question names something no page mentions (MongoDB, 北京), and a page that states no amount beside
+the words of a question asking a price (多少钱; D93).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from krouter.index.store import Index
 from krouter.routing.citation import PageReads, citation, passage_coverage
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
-from krouter.routing.prices import asks_price, states_price
+from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
@@ -27,6 +28,7 @@ from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
 from krouter.routing.untranslated import untranslated
 from krouter.tokens.names import capitalised
+from krouter.tokens.question_frames import asks_price
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import normalize
 
@@ -151,8 +153,12 @@ def decide(
     asked = confidence >= floor and not (lone or other_page)
     unknown = unknown_name(units, question, index, effective) if asked else None
     # A price asked (多少钱) is answered where the page states an amount beside the words it matched.
-    priced = not asks_price(question) or states_price(reads.text(citations[0].path), units, effective)
-    unpriced = asked and not unknown and not priced
+    unpriced = (
+        asked
+        and not unknown
+        and asks_price(question)
+        and not states_price(reads.text(citations[0].path), units, effective)
+    )
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence

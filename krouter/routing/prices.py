@@ -1,9 +1,9 @@
 """A question that asks a price is answered where the page states one.
 
-多少钱 and 几块钱 ask "how much money", and the question keeps no word for it (``question_frames.priced``
-drops the 钱): the answer is an amount. A page that holds the thing asked about but no amount next to
-it (a supplier's page listing the LED boards it makes, and prices for other parts) has not answered
-(docs/decisions.md D93).
+多少钱 and 几块钱 ask "how much money", and the question keeps no word for it (``question_frames``
+reads them as 多少): the answer is an amount. A page that holds the thing asked about but no amount
+next to it (a supplier's page listing the LED boards it makes, and prices for other parts) has not
+answered (docs/decisions.md D93).
 """
 
 from __future__ import annotations
@@ -13,31 +13,41 @@ import re
 from krouter.routing.question import Unit
 from krouter.tokens.terms import index_terms
 
-_ASKS_PRICE = re.compile("(?:多少|几)块?钱")
 # An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
-# after it (¥168, USD 20, 20€, 30 元, 12 dollars, 1.2 万), a number in Han numerals and 元 or 块 — or no
-# charge at all, which answers a price too (免费, "free of charge").
+# after it (¥168, USD 20, 20€, 30 元, 12 dollars, 1.5 万元), a price's label before it (价格 1299, 月费
+# 2k), Han numerals and 元 or 块 (一百二十元, 两块五) — or no charge at all (免费, "free of charge").
+# Not a count or another word: 块 only before 钱, a numeral or a per (30 块钱, 30 块/月; not 8 块硬盘, 寄了
+# 3 块), 万 only with 元 (not 3 万行代码), no 元 of 元旦, 元组, 元素, 元数据, no "feel free" or
+# "lock-free", no 免费试用 (a trial).
+_NUMERALS = "一二两三四五六七八九十"
+_YUAN = f"(?:元(?![旦组素数])|块(?=[钱/每{_NUMERALS}]))"
 _AMOUNT = re.compile(
-    r"(?:[$€£¥￥]|\b(?:usd|eur|gbp|cny|rmb|hkd|jpy)\s?)\s?\d"
-    r"|\d(?:[\d,.]*\d)?\s*[kK万千]?\s*(?:[$€£¥￥]|元|块|万|美元|美金|欧元|英镑|日元|港币|港元|人民币"
-    r"|dollars?\b|euros?\b|pounds?\b|yuan\b|rmb\b|usd\b|eur\b|gbp\b|cny\b|hkd\b|jpy\b)"
-    r"|[一二两三四五六七八九十百千万]+\s*(?:元|块钱)"
-    r"|免费|不收费|不要钱|\bfree\b|\bno charge\b",
+    r"(?:[$€£¥￥]|(?<![a-z])(?:usd|eur|gbp|cny|rmb|hkd|jpy)|人民币)\s?\d"
+    r"|(?:价格|售价|单价|报价|月费|年费|费用|price|cost)\s*[:：]?\s*[$€£¥￥]?\d"
+    rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[$€£¥￥]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
+    r"|(?:dollars?|euros?|yuan|rmb|usd|eur|gbp|cny|hkd|jpy)(?![a-z]))"
+    rf"|[{_NUMERALS}百千万]+\s*{_YUAN}"
+    r"|免费(?!试|体验)|不收费|不要钱|\bfree of charge\b|\bfor free\b|\b(?:is|are)\s+free\b|:\s*free\b"
+    r"|\bno (?:charge|cost)\b",
     re.IGNORECASE,
 )
-
-
-def asks_price(question: str) -> bool:
-    """True for a question asking how much money something costs (多少钱, 几块钱, 多少块钱)."""
-    return bool(_ASKS_PRICE.search(question))
+# Words that name a price rather than the thing priced: on the price's own line they say nothing about
+# which thing's price it is ("价格：驱动板 ¥21.5" is no price of the LED board).
+_PRICE_NAMES = frozenset(
+    "价格 价钱 报价 单价 售价 费用 收费 月费 年费 price prices pricing cost costs fee fees rate rates".split()
+)
 
 
 def states_price(text: str, units: list[Unit], matched: set[int]) -> bool:
     """True when a line of the page ``text`` states an amount of money beside one of the question's
-    words the page matched (by any of its routes)."""
-    for line in text.splitlines():
+    words the page matched (by any of its routes), on that line or the one above it (a heading, the item
+    a nested bullet prices); a word that names a price (价格, price) is not one, unless it is all the
+    page matched."""
+    things = {i for i in matched if units[i].text.lower() not in _PRICE_NAMES} or matched
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
         if _AMOUNT.search(line):
-            terms = set(index_terms(line))
-            if any(units[i].in_terms(terms) for i in matched):
+            terms = set(index_terms(line if n == 0 else lines[n - 1] + "\n" + line))
+            if any(units[i].in_terms(terms) for i in things):
                 return True
     return False

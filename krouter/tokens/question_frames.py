@@ -82,14 +82,27 @@ _POINTING_MEASURES = "家位次天回种款台批件块"
 _POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 
 
+# "How much money" (多少钱, 几块钱, 多少錢): the question asks for a price, as "how much" does in English (an
+# English frame above), and a page states one (¥198, 30 元) without the word 钱: the phrase is read as
+# 多少 (a stop word), before the segmenter sees it, so its 钱 is no word at all (D93). Not 没多少钱 ("not
+# much money"), nor 钱包 (a wallet); elsewhere 钱 names money (报销的钱) and stays a word.
+_PRICE_ASKED = re.compile(r"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)")
+
+
+def asks_price(question: str) -> bool:
+    """True for a question asking how much money something costs (多少钱, 几块钱, 多少錢)."""
+    return bool(_PRICE_ASKED.search(question))
+
+
 def without_days(question: str) -> str:
     """A question as written, its days counted from the asker's now in lower case (today) blanked out."""
     return _DAYS.sub(" ", question)
 
 
 def without_frames(text: str) -> str:
-    """A normalised English question with its asking frames blanked out (each becomes a space)."""
-    return _EN_FRAMES.sub(" ", text)
+    """A normalised question with its English asking frames blanked out (each becomes a space) and a
+    price asked read as 多少."""
+    return _PRICE_ASKED.sub("多少", _EN_FRAMES.sub(" ", text))
 
 
 def verb_asked_once(run: str) -> str:
@@ -108,29 +121,6 @@ def pointed(words: list[str]) -> list[str]:
         else:
             out.append(word)
     return out
-
-
-# "How much money" (多少钱, 几块钱): the question asks for a price, as "how much" does in English (an
-# English frame above), and a page states one (¥198, 30 元) without the word 钱. Only right after 多少
-# or 块: elsewhere 钱 names money (报销的钱, 钱包).
-_PRICE_WORDS = frozenset(("几块钱", "多少块钱"))
-_BEFORE_PRICE = frozenset(("多少", "几块", "多少块"))
-
-
-def priced(words: list[str]) -> list[str]:
-    """The segmenter's words without the 钱 of a question asking a price (多少 + 钱, 几块钱)."""
-    out: list[str] = []
-    for word in words:
-        if word in _PRICE_WORDS or (word == "钱" and out and out[-1] in _BEFORE_PRICE):
-            continue
-        out.append(word)
-    return out
-
-
-def asked(words: list[str]) -> list[str]:
-    """A question's segmenter words as asked: 这/那 and a measure word one pointing word (``pointed``),
-    the 钱 of a price asked for left out (``priced``)."""
-    return priced(pointed(words))
 
 
 # "The number of", cut off the noun it counts (分区数, 节点个数: how many partitions, how many nodes): the

@@ -30,7 +30,7 @@ from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
 from krouter.tokens.pinyin_names import join_apostrophes
-from krouter.tokens.question_frames import asked, asks_only, verb_asked_once, without_days, without_frames
+from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.spelling import canonical
 from krouter.tokens.stopwords import CHINESE, ENGLISH
@@ -386,7 +386,7 @@ def _run_pairs(text: str, known: Callable[[str], bool] | None) -> Iterator[tuple
             if term:
                 yield run, term
         elif ONLY_HAN.match(run):
-            words = asked(question_jieba().lcut(verb_asked_once(run), HMM=True))
+            words = pointed(question_jieba().lcut(verb_asked_once(run), HMM=True))
             if known is not None:
                 words = repair(words, known)
             for word in words:
