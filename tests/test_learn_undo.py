@@ -266,28 +266,38 @@ def test_undo_reads_the_vault_for_a_moved_page_without_the_learner_lock(
     assert held == [False]
 
 
-def test_undo_walks_the_vault_once_for_several_moved_pages(
+def test_undo_reads_the_vault_once_for_several_moved_pages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run whose pages were all moved since walked the whole vault once per page (a 10k-page vault,
-    once per lesson); one walk serves every one of them."""
+    """A run whose pages were all moved since walked and read the whole vault once per page (a 10k-page
+    vault, once per lesson); one walk and one read of each page serve every one of them."""
     from krouter.learner import moved
 
     for name in ("p", "r"):
         (tmp_path / f"{name}.md").write_bytes(f"---\ntitle: {name}\n---\nbody\n".encode())
         _teach(tmp_path, f"{name}.md", f"question about {name}", "A")
         (tmp_path / f"{name}.md").rename(tmp_path / f"{name}-moved.md")
+    (tmp_path / "other.md").write_bytes(b"---\ntitle: other\n---\nbody\n")
     walks: list[Path] = []
-    real = moved.walk
+    reads: list[str] = []
+    real_walk, real_read = moved.walk, moved.read_page_bytes
 
-    def counting(root: Path, *args: object, **kwargs: object) -> object:
+    def counting_walk(root: Path, *args: object, **kwargs: object) -> object:
         walks.append(root)
-        return real(root, *args, **kwargs)  # type: ignore[arg-type]
+        return real_walk(root, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(moved, "walk", counting)
+    def counting_read(root: Path, rel: str) -> bytes:
+        reads.append(rel)
+        return real_read(root, rel)
+
+    monkeypatch.setattr(moved, "walk", counting_walk)
+    monkeypatch.setattr(moved, "read_page_bytes", counting_read)
     code, out = _undo("A")
     assert code == 0 and "moved to p-moved.md" in out and "moved to r-moved.md" in out, out
     assert len(walks) == 1
+    # The first pass reads each of the three pages once; under the lock, each entry reads its own
+    # candidate again.
+    assert sorted(reads[:3]) == ["other.md", "p-moved.md", "r-moved.md"] and len(reads) == 5, reads
     for name in ("p", "r"):
         assert (tmp_path / f"{name}-moved.md").read_bytes() == f"---\ntitle: {name}\n---\nbody\n".encode()
 

@@ -41,11 +41,6 @@ def identity(rel: str, data: bytes) -> dict[str, str]:
     return {"page_title": title, "body_sha256": digest(body.encode("utf-8"))}
 
 
-def vault_pages(root: Path) -> list[str]:
-    """Every page of the vault at ``root``, vault-relative: what ``moved_to`` looks at by default."""
-    return [f.path for f in walk(root)]
-
-
 def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Whereabouts:
     """Where the journaled page of entry ``e`` may be under another name, looking at the pages ``among``
     (vault-relative paths), or at the whole vault.
@@ -54,29 +49,42 @@ def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Wherea
     no other journal entry taught is it when it has the title or the body the page had when written
     (moved, and edited since); for an entry that did not record them, when it has the same file name.
     """
-    root = Path(str(e["vault"]))
-    trigger = str(e.get("trigger", ""))
-    want = page_edit.trigger_key(trigger)
-    # A page another write taught the same trigger holds it for that write, not for this one.
-    taught_elsewhere = {
-        str(x.get("page"))
-        for x in journal_entries()
-        if x.get("vault") == e.get("vault")
-        and x.get("key") != e.get("key")
-        and page_edit.trigger_key(str(x.get("trigger", ""))) == want
-    }
-    exact, same, others = [], [], []
-    for rel in vault_pages(root) if among is None else among:
+    return moved_all([e], among)[0]
+
+
+def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = None) -> list[Whereabouts]:
+    """``moved_to`` for each of several entries of one vault, reading the journal and each page once
+    (a run of twenty lessons after a folder was renamed read a 10k-page vault twenty times)."""
+    if not entries:
+        return []
+    root = Path(str(entries[0]["vault"]))
+    journal = journal_entries()
+    looks: list[tuple[dict[str, object], str, set[str], list[str], list[str], list[str]]] = []
+    for e in entries:
+        trigger = str(e.get("trigger", ""))
+        want = page_edit.trigger_key(trigger)
+        # A page another write taught the same trigger holds it for that write, not for this one.
+        taught_elsewhere = {
+            str(x.get("page"))
+            for x in journal
+            if x.get("vault") == e.get("vault")
+            and x.get("key") != e.get("key")
+            and page_edit.trigger_key(str(x.get("trigger", ""))) == want
+        }
+        looks.append((e, trigger, taught_elsewhere, [], [], []))
+    for rel in (f.path for f in walk(root)) if among is None else among:
         try:
             data = read_page_bytes(root, rel)
         except OSError:
             continue
-        if digest(data) == e.get("after_sha256"):
-            exact.append(rel)
-        elif _holds(rel, data, trigger):
-            plausible = rel not in taught_elsewhere and _same_page(e, rel, data)
-            (same if plausible else others).append(rel)
-    return Whereabouts(sorted(exact or same), sorted(others))
+        found = digest(data)
+        for e, trigger, taught_elsewhere, exact, same, others in looks:
+            if found == e.get("after_sha256"):
+                exact.append(rel)
+            elif _holds(rel, data, trigger):
+                plausible = rel not in taught_elsewhere and _same_page(e, rel, data)
+                (same if plausible else others).append(rel)
+    return [Whereabouts(sorted(exact or same), sorted(others)) for _e, _t, _o, exact, same, others in looks]
 
 
 def _same_page(e: dict[str, object], rel: str, data: bytes) -> bool:

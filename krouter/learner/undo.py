@@ -19,7 +19,7 @@ from krouter.learner.journal import (
     outcomes_path,
     undone_runs,
 )
-from krouter.learner.moved import moved_to, vault_pages
+from krouter.learner.moved import moved_all, moved_to
 from krouter.learner.page_write import PageNotWritten, atomic_replace
 from krouter.learner.report import SKIPPED, LearnReport, Outcome
 from krouter.learner.rewind import journal_redone, rewind
@@ -61,24 +61,23 @@ def undo(run_id: str) -> LearnReport:
 
 def _moved_pages(run_id: str) -> dict[str, list[str]]:
     """For each entry of the run whose page is gone from its path, the pages of the vault that may be it
-    (``moved_to``'s pages and others), by entry key."""
-    found: dict[str, list[str]] = {}
-    # Each vault is walked once, however many of the run's pages are gone from it.
-    pages: dict[str, list[str]] = {}
+    (``moved_to``'s pages and others), by entry key. Each vault is read once, however many of the run's
+    pages are gone from it."""
+    gone: dict[str, list[dict[str, object]]] = {}
     for e in journal_entries(run_id):
         if e.get("never_written"):
             continue
-        vault = str(e["vault"])
         try:
-            contained_path(Path(vault), str(e["page"]))
+            contained_path(Path(str(e["vault"])), str(e["page"]))
         except PageNotFound:
-            with contextlib.suppress(KRouterError, OSError):  # said under the lock, when undone
-                if vault not in pages:
-                    pages[vault] = vault_pages(Path(vault))
-                where = moved_to(e, pages[vault])
-                found[str(e["key"])] = where.pages + where.others
+            gone.setdefault(str(e["vault"]), []).append(e)
         except KRouterError:
             continue  # a path undo refuses anyway (outside the vault)
+    found: dict[str, list[str]] = {}
+    for entries in gone.values():
+        with contextlib.suppress(KRouterError, OSError):  # said under the lock, when undone
+            for e, where in zip(entries, moved_all(entries), strict=True):
+                found[str(e["key"])] = where.pages + where.others
     return found
 
 
