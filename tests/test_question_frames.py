@@ -218,7 +218,7 @@ def test_a_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) -> None:
         {
             "报价.md": (
                 "# 报价\n\n- 摄影：半天 USD 400\n- 剪辑：每条 120€\n- 配音：一百二十元一分钟\n"
-                "- 场地：1.5 万一天\n- 停车：免费\n"
+                "- 场地：1.5 万元一天\n- 停车：免费\n"
             ),
             "团队.md": "# 团队\n\n外包的名单和联系方式在共享表格里。\n",
         },
