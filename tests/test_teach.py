@@ -462,3 +462,23 @@ def test_a_page_in_an_inputs_folder_named_in_another_unicode_form_is_not_written
     assert code == 3, out
     assert "inputs or clippings folder" in out, out
     assert snapshot(root) == before
+
+
+def test_a_lesson_for_a_price_asked_must_quote_an_amount(tmp_path: Path) -> None:
+    """多少钱 asks for an amount (D93): a quote that names the thing but states no price does not show
+    the page answers, whoever teaches it; the sentence that states the price does."""
+    root = write_vault(
+        tmp_path / "vault",
+        {
+            "会员.md": "---\ntitle: 会员\n---\n# 会员\n\n年度会员可以看全部课程。\n\n年度会员每年 ¥168，自动续费。\n",
+            "值班.md": "# 值班\n\n每人值班一周。\n",
+        },
+    )
+    question = "包年的会员得掏多少钱？"
+    with Router(root) as router:
+        unpriced = teach.teach(router, question, "会员.md", "年度会员可以看全部课程。")
+        priced = teach.teach(router, question, "会员.md", "年度会员每年 ¥168，自动续费。")
+    assert (
+        not unpriced.taught and unpriced.reason == "the question asks a price, and the quote states no amount"
+    )
+    assert "price" not in priced.reason and priced.status != unpriced.status, (priced.status, priced.reason)

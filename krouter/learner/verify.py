@@ -14,9 +14,11 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
+from krouter.routing.prices import states_amount
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams
+from krouter.tokens.question_frames import asks_price
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
@@ -228,6 +230,9 @@ def verify_pick(
             f"the quote shares no content word with {what}: if the question is worded unlike the page, give "
             "a rewording in the page's own words as a phrasing"
         )
+    # The sentence that answers a price asked states one (D93's check, on the quote).
+    if asks_price(question) and not states_amount(quote):
+        return "the question asks a price, and the quote states no amount"
     named = _named_elsewhere(router, question, page)
     if named and len(named[0]) == 1 and is_cjk(named[0]):
         return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]})"

@@ -38,6 +38,11 @@ _PRICE_NAMES = frozenset(
 )
 
 
+def states_amount(text: str) -> bool:
+    """True when ``text`` states an amount of money (or no charge)."""
+    return bool(_AMOUNT.search(text))
+
+
 def states_price(text: str, units: list[Unit], matched: set[int]) -> bool:
     """True when a line of the page ``text`` states an amount of money beside one of the question's
     words the page matched (by any of its routes), on that line or the one above it (a heading, the item
