@@ -280,3 +280,22 @@ def test_a_price_asked_is_checked_however_it_is_written(tmp_path: Path) -> None:
     assert nested.decision == "cite" and nested.top is not None and nested.top.path == "明纬电源.md"
     assert member.decision == "cite" and "块钱" not in member.evidence.query_terms
     assert broke.decision == "cite" and broke.top is not None and broke.top.path == "报销流程.md"
+
+
+def test_a_trigger_asking_that_price_vouches_for_it(tmp_path: Path) -> None:
+    """A taught lesson (verified on a quote stating the amount) could never make its price question
+    cite when the page states the price in other words ("LED light board: ¥12.5" under the trigger
+    瑞芯灯板多少钱): the trigger now vouches for the price of what it names, and for nothing else."""
+    page = (
+        "---\ntitle: Ruixin Lighting\ntriggers:\n  - {trigger}\n---\n# Ruixin Lighting\n\n"
+        "Supplier of LED driver boards and LED light boards (灯板).\n\nLED light board: ¥12.5 each.\n"
+    )
+    rota = {"值班.md": "# 值班\n\n每人值班一周。\n"}
+    taught = write(tmp_path / "taught", {"Ruixin.md": page.format(trigger="瑞芯灯板多少钱"), **rota})
+    sibling = write(tmp_path / "sibling", {"Ruixin.md": page.format(trigger="瑞芯驱动板多少钱"), **rota})
+    with Router(taught) as router:
+        cited = router.decide("瑞芯灯板多少钱")
+    with Router(sibling) as router:
+        refused = router.decide("瑞芯灯板多少钱")
+    assert cited.decision == "cite" and cited.top is not None and cited.top.path == "Ruixin.md", cited.reason
+    assert refused.decision == "refuse" and "asks a price" in refused.reason, refused.reason

@@ -157,7 +157,7 @@ def decide(
         asked
         and not unknown
         and asks_price(question)
-        and not states_price(reads.text(citations[0].path), units, effective)
+        and not states_price(citations[0].path, reads.text(citations[0].path), units, effective)
     )
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.

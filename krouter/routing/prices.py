@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 from krouter.routing.question import Unit
+from krouter.tokens.question_frames import asks_price
 from krouter.tokens.terms import index_terms
+from krouter.vault.page import parse_page
 
 # An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
 # after it (¥168, USD 20, 20€, 30 元, 12 dollars, 1.5 万元), a price's label before it (价格 1299, 月费
@@ -43,12 +45,19 @@ def states_amount(text: str) -> bool:
     return bool(_AMOUNT.search(text))
 
 
-def states_price(text: str, units: list[Unit], matched: set[int]) -> bool:
+def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> bool:
     """True when a line of the page ``text`` states an amount of money beside one of the question's
     words the page matched (by any of its routes), on that line or the one above it (a heading, the item
     a nested bullet prices); a word that names a price (价格, price) is not one, unless it is all the
-    page matched."""
+    page matched. Or when one of the page's triggers asks the price of every one of those words: a
+    lesson the learner wrote only on a quote stating the amount (or the owner's own), which may be in
+    other words than the question's ("LED light board: ¥12.5" under the trigger 瑞芯灯板多少钱)."""
     things = {i for i in matched if units[i].text.lower() not in _PRICE_NAMES} or matched
+    for trigger in parse_page(path, text).triggers:
+        if asks_price(trigger):
+            terms = set(index_terms(trigger))
+            if all(units[i].in_terms(terms) for i in things):
+                return True
     lines = text.splitlines()
     for n, line in enumerate(lines):
         if _AMOUNT.search(line):

@@ -37,8 +37,7 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
 # 6: a combining mark (a vowel sign, a virama) is part of the word it follows, not a cut between two.
-# 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is the number 8.
-# 8: "U.S.A" (no final dot) is "usa" too, not "usaa".
+# 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is the number 8. 8: "U.S.A" is "usa".
 # 9: a number written with dots (5.7, v8.0.36, 10.0.0.1) is also one term, and each dotted prefix of it.
 # 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
 # 11: a number is dotted whole or not at all (7.05%: not 7.0); an amount before a currency word too;
@@ -52,7 +51,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 18: a number word is its digits (five is 5); 17's hyphenated words indexed closed are out again (D85).
 # 19: a hyphenated word is also indexed closed, marked, outside the length (‐rollout: ``compounds``);
 # number words are words again, and litre, practise, tyre keep their spelling (docs/decisions.md D86).
-TOKENIZER_VERSION = "19"
+# 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
+TOKENIZER_VERSION = "20"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
