@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from krouter import Router
 from tests.vault_files import write
 
@@ -299,3 +301,24 @@ def test_a_trigger_asking_that_price_vouches_for_it(tmp_path: Path) -> None:
         refused = router.decide("瑞芯灯板多少钱")
     assert cited.decision == "cite" and cited.top is not None and cited.top.path == "Ruixin.md", cited.reason
     assert refused.decision == "refuse" and "asks a price" in refused.reason, refused.reason
+
+
+@pytest.mark.parametrize(
+    ("trigger", "question"),
+    [
+        ("瑞芯灯板运费多少钱", "瑞芯灯板多少钱"),  # another price of the same thing (the shipping)
+        ("瑞芯灯板坏了修一次多少钱", "瑞芯灯板多少钱"),  # a repair's price
+        ("瑞芯台灯板材多少钱", "瑞芯灯板多少钱"),  # 灯板 only as a bigram across two words
+        ("打车费用多少钱", "费用多少钱"),  # a question naming nothing but a price
+    ],
+)
+def test_a_trigger_asking_another_price_vouches_for_none(tmp_path: Path, trigger: str, question: str) -> None:
+    """A cold review's wrong citations: the trigger must ask this price, in the question's own words."""
+    page = (
+        f"---\ntitle: Ruixin Lighting\ntriggers:\n  - {trigger}\n---\n# Ruixin Lighting\n\n"
+        "Supplier of LED driver boards and LED light boards (灯板, 台灯, 费用 on request).\n\n运费: ¥10\n"
+    )
+    vault = write(tmp_path, {"Ruixin.md": page, "值班.md": "# 值班\n\n每人值班一周。\n"})
+    with Router(vault) as router:
+        receipt = router.decide(question)
+    assert receipt.decision == "refuse", receipt.reason

@@ -478,7 +478,25 @@ def test_a_lesson_for_a_price_asked_must_quote_an_amount(tmp_path: Path) -> None
     with Router(root) as router:
         unpriced = teach.teach(router, question, "会员.md", "年度会员可以看全部课程。")
         priced = teach.teach(router, question, "会员.md", "年度会员每年 ¥168，自动续费。")
-    assert (
-        not unpriced.taught and unpriced.reason == "the question asks a price, and the quote states no amount"
-    )
+    assert not unpriced.taught and unpriced.reason.startswith("the question asks a price, and no sentence")
     assert "price" not in priced.reason and priced.status != unpriced.status, (priced.status, priced.reason)
+
+
+def test_a_price_lesson_whose_amount_prices_another_thing_is_refused(tmp_path: Path) -> None:
+    """A cold review's careless lesson: a quote running over two sentences, the thing asked about in one
+    and another thing's price in the next, passed the amount check and, once taught, made the question
+    cite a page that never prices it. The amount must sit in a sentence holding the question's words."""
+    root = write_vault(
+        tmp_path / "vault",
+        {
+            "Ruixin.md": "# 瑞芯\n\n瑞芯的灯板和驱动板都有现货。\n\n驱动板每片 ¥21.5，量大可议。\n",
+            "值班.md": "# 值班\n\n每人值班一周。\n",
+        },
+    )
+    with Router(root) as router:
+        result = teach.teach(
+            router, "瑞芯灯板多少钱", "Ruixin.md", "瑞芯的灯板和驱动板都有现货。 驱动板每片 ¥21.5，量大可议。"
+        )
+    assert not result.taught and result.reason.startswith("the question asks a price, and no sentence"), (
+        result
+    )

@@ -72,6 +72,10 @@ def _blocks(body: str) -> list[str]:
     return ["\n".join(block) for block in blocks if block]
 
 
+# Where a quote's sentences part.
+_SENTENCES = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
+
+
 def is_sentence(quote: str) -> bool:
     """At least four words, or eight CJK characters (mixed text: a CJK character counts half a word)."""
     if len(quote) > MAX_QUOTE_CHARS:
@@ -230,9 +234,12 @@ def verify_pick(
             f"the quote shares no content word with {what}: if the question is worded unlike the page, give "
             "a rewording in the page's own words as a phrasing"
         )
-    # The sentence that answers a price asked states one (D93's check, on the quote).
-    if asks_price(question) and not states_amount(quote):
-        return "the question asks a price, and the quote states no amount"
+    # The sentence that answers a price asked states one beside the question's words (D93's check, on the
+    # quote: a quote may run over two sentences, the thing in one and another thing's price in the next).
+    if asks_price(question) and not any(
+        states_amount(sentence) and shared_words(sentence, question) for sentence in _SENTENCES.split(quote)
+    ):
+        return "the question asks a price, and no sentence of the quote states an amount beside its words"
     named = _named_elsewhere(router, question, page)
     if named and len(named[0]) == 1 and is_cjk(named[0]):
         return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]})"

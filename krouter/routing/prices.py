@@ -12,7 +12,7 @@ import re
 
 from krouter.routing.question import Unit
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.terms import index_terms
+from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
 # An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
@@ -24,7 +24,7 @@ from krouter.vault.page import parse_page
 _NUMERALS = "一二两三四五六七八九十"
 _YUAN = f"(?:元(?![旦组素数])|块(?=[钱/每{_NUMERALS}]))"
 _AMOUNT = re.compile(
-    r"(?:[$€£¥￥]|(?<![a-z])(?:usd|eur|gbp|cny|rmb|hkd|jpy)|人民币)\s?\d"
+    r"(?:[$€£¥￥＄]|(?<![a-z])(?:usd|eur|gbp|cny|rmb|hkd|jpy)|人民币)\s?\d"
     r"|(?:价格|售价|单价|报价|月费|年费|费用|price|cost)\s*[:：]?\s*[$€£¥￥]?\d"
     rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[$€£¥￥]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
     r"|(?:dollars?|euros?|yuan|rmb|usd|eur|gbp|cny|hkd|jpy)(?![a-z]))"
@@ -49,14 +49,18 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> 
     """True when a line of the page ``text`` states an amount of money beside one of the question's
     words the page matched (by any of its routes), on that line or the one above it (a heading, the item
     a nested bullet prices); a word that names a price (价格, price) is not one, unless it is all the
-    page matched. Or when one of the page's triggers asks the price of every one of those words: a
-    lesson the learner wrote only on a quote stating the amount (or the owner's own), which may be in
-    other words than the question's ("LED light board: ¥12.5" under the trigger 瑞芯灯板多少钱)."""
-    things = {i for i in matched if units[i].text.lower() not in _PRICE_NAMES} or matched
-    for trigger in parse_page(path, text).triggers:
-        if asks_price(trigger):
-            terms = set(index_terms(trigger))
-            if all(units[i].in_terms(terms) for i in things):
+    page matched. Or when a trigger of the page asks this very price: the price of every word the
+    question matched, in no other words than the question's (a lesson the learner writes only on a
+    sentence stating the amount beside the question's words, or the owner's own): the page may state
+    it in other words ("LED light board: ¥12.5" under the trigger 瑞芯灯板多少钱)."""
+    specific = {i for i in matched if units[i].text.lower() not in _PRICE_NAMES}
+    things = specific or matched
+    if specific:
+        asked = {u.key for u in units}
+        for trigger in parse_page(path, text).triggers:
+            words = {q.term for q in query_terms(trigger)}
+            this_price = asks_price(trigger) and bool(words) and words <= asked
+            if this_price and all(units[i].in_terms(words) for i in specific):
                 return True
     lines = text.splitlines()
     for n, line in enumerate(lines):
