@@ -53,8 +53,9 @@ def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Wherea
 
 
 def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = None) -> list[Whereabouts]:
-    """``moved_to`` for each of several entries of one vault, reading the journal and each page once
-    (a run of twenty lessons after a folder was renamed read a 10k-page vault twenty times)."""
+    """``moved_to`` for each of several entries of one vault (the first entry's), reading the journal and
+    each page once, and each page's triggers once (a run of twenty lessons after a folder was renamed
+    read and parsed a 10k-page vault twenty times)."""
     if not entries:
         return []
     root = Path(str(entries[0]["vault"]))
@@ -71,17 +72,21 @@ def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = No
             and x.get("key") != e.get("key")
             and page_edit.trigger_key(str(x.get("trigger", ""))) == want
         }
-        looks.append((e, trigger, taught_elsewhere, [], [], []))
+        looks.append((e, want, taught_elsewhere, [], [], []))
     for rel in (f.path for f in walk(root)) if among is None else among:
         try:
             data = read_page_bytes(root, rel)
         except OSError:
             continue
         found = digest(data)
-        for e, trigger, taught_elsewhere, exact, same, others in looks:
+        held: frozenset[str] | None = None
+        for e, want, taught_elsewhere, exact, same, others in looks:
             if found == e.get("after_sha256"):
                 exact.append(rel)
-            elif _holds(rel, data, trigger):
+                continue
+            if held is None:
+                held = _trigger_keys(rel, data)
+            if want in held:
                 plausible = rel not in taught_elsewhere and _same_page(e, rel, data)
                 (same if plausible else others).append(rel)
     return [Whereabouts(sorted(exact or same), sorted(others)) for _e, _t, _o, exact, same, others in looks]
@@ -97,8 +102,11 @@ def _same_page(e: dict[str, object], rel: str, data: bytes) -> bool:
     return any(found[k] == e.get(k) for k in IDENTITY_FIELDS)
 
 
-def _holds(rel: str, data: bytes, trigger: str) -> bool:
+def _trigger_keys(rel: str, data: bytes) -> frozenset[str]:
+    """The page's triggers as ``page_edit.trigger_key`` compares them (``page_edit.holds_trigger``'s
+    reading); none for bytes that are not UTF-8."""
     try:
-        return page_edit.holds_trigger(rel, data.decode("utf-8-sig"), trigger)
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return False
+        return frozenset()
+    return frozenset(page_edit.trigger_key(t) for t in parse_page(rel, text).triggers)

@@ -204,7 +204,8 @@ def verify_pick(
     that the quote's own words tie to a neighbour. Nor may the question hold a word that names another
     page (its title, aliases, tags or path) while this page's text lacks it, by the question's own
     words or through the dictionary (``Router.trigger_blocker``, the decision's rule): the router would
-    not count such a trigger, and that word is what makes the question a neighbour's.
+    not count such a trigger, and that word is what makes the question a neighbour's. A question asking
+    a price (多少钱) needs a sentence of the quote stating an amount beside its words (D93).
     ``last_check=False`` leaves out the last check (the page lacking a wording's most specific word): it
     stops honest lessons as well as neighbours' (docs/decisions.md D56, D73), so a pick only it fails is
     held for the owner (``teach``), who vouches for that doubt alone (``pending.accept``).

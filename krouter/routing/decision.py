@@ -152,7 +152,8 @@ def decide(
     # page, 北京办公室地址 on the Shanghai office's).
     asked = confidence >= floor and not (lone or other_page)
     unknown = unknown_name(units, question, index, effective) if asked else None
-    # A price asked (多少钱) is answered where the page states an amount beside the words it matched.
+    # A price asked (多少钱) is answered where the page states an amount beside the words it matched, or
+    # where a trigger of the page asks that very price (D93).
     unpriced = (
         asked
         and not unknown

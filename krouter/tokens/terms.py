@@ -37,7 +37,7 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
 # 6: a combining mark (a vowel sign, a virama) is part of the word it follows, not a cut between two.
-# 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is the number 8. 8: "U.S.A" is "usa".
+# 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is 8. 8: "U.S.A" is "usa" (not "usaa").
 # 9: a number written with dots (5.7, v8.0.36, 10.0.0.1) is also one term, and each dotted prefix of it.
 # 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
 # 11: a number is dotted whole or not at all (7.05%: not 7.0); an amount before a currency word too;
