@@ -294,6 +294,7 @@ def test_undo_reads_the_vault_once_for_several_moved_pages(
     monkeypatch.setattr(moved, "read_page_bytes", counting_read)
     code, out = _undo("A")
     assert code == 0 and "moved to p-moved.md" in out and "moved to r-moved.md" in out, out
+    assert "( (" not in out and "))" not in out, out  # the reason's parentheses, once
     assert len(walks) == 1
     # The first pass reads each of the three pages once; under the lock, each entry reads its own
     # candidate again.

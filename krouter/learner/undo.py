@@ -125,7 +125,7 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
                     "left alone: remove it by hand from the one this page became"
                 )
                 return
-            page, moved = found[0], f" (the page moved to {found[0]}: undone there)"
+            page, moved = found[0], f"the page moved to {found[0]}: undone there"
             path = contained_path(root, page)
         current = read_contained(root, path)
     except (KRouterError, OSError) as exc:
@@ -187,7 +187,7 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
         return
     if rewound is not None:
         journal_redone(rewound)
-    o.status, o.reason = status, done + moved
+    o.status, o.reason = status, f"{done} ({moved})" if done and moved else done or moved
 
 
 def _gone_reason(others: list[str]) -> str:
