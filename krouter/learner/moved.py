@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from krouter.learner import page_edit
@@ -52,6 +52,19 @@ def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Wherea
     return moved_all([e], among)[0]
 
 
+@dataclass
+class _Look:
+    """One entry's search of the vault: the trigger it wrote (as compared), the pages where another write
+    taught the same trigger, and what the pages read so far turned up."""
+
+    entry: dict[str, object]
+    want: str
+    taught_elsewhere: set[str]
+    exact: list[str] = field(default_factory=list)
+    same: list[str] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)
+
+
 def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = None) -> list[Whereabouts]:
     """``moved_to`` for each of several entries of one vault (the first entry's), reading the journal and
     each page once, and each page's triggers once (a run of twenty lessons after a folder was renamed
@@ -60,10 +73,9 @@ def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = No
         return []
     root = Path(str(entries[0]["vault"]))
     journal = journal_entries()
-    looks: list[tuple[dict[str, object], str, set[str], list[str], list[str], list[str]]] = []
+    looks: list[_Look] = []
     for e in entries:
-        trigger = str(e.get("trigger", ""))
-        want = page_edit.trigger_key(trigger)
+        want = page_edit.trigger_key(str(e.get("trigger", "")))
         # A page another write taught the same trigger holds it for that write, not for this one.
         taught_elsewhere = {
             str(x.get("page"))
@@ -72,7 +84,7 @@ def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = No
             and x.get("key") != e.get("key")
             and page_edit.trigger_key(str(x.get("trigger", ""))) == want
         }
-        looks.append((e, want, taught_elsewhere, [], [], []))
+        looks.append(_Look(e, want, taught_elsewhere))
     for rel in (f.path for f in walk(root)) if among is None else among:
         try:
             data = read_page_bytes(root, rel)
@@ -80,16 +92,16 @@ def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = No
             continue
         found = digest(data)
         held: frozenset[str] | None = None
-        for e, want, taught_elsewhere, exact, same, others in looks:
-            if found == e.get("after_sha256"):
-                exact.append(rel)
+        for look in looks:
+            if found == look.entry.get("after_sha256"):
+                look.exact.append(rel)
                 continue
             if held is None:
                 held = _trigger_keys(rel, data)
-            if want in held:
-                plausible = rel not in taught_elsewhere and _same_page(e, rel, data)
-                (same if plausible else others).append(rel)
-    return [Whereabouts(sorted(exact or same), sorted(others)) for _e, _t, _o, exact, same, others in looks]
+            if look.want in held:
+                plausible = rel not in look.taught_elsewhere and _same_page(look.entry, rel, data)
+                (look.same if plausible else look.others).append(rel)
+    return [Whereabouts(sorted(look.exact or look.same), sorted(look.others)) for look in looks]
 
 
 def _same_page(e: dict[str, object], rel: str, data: bytes) -> bool:
