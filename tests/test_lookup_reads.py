@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from pathlib import Path
 
 from vault_files import write
@@ -140,3 +141,33 @@ def test_a_word_no_page_held_is_found_once_a_page_holds_it(tmp_path: Path) -> No
         write(vault, {"Birds/Heron.md": "# Heron\n\nHeron sightings are logged at the north pond.\n"})
         after = router.decide("heron sightings")
         assert after.decision == "cite" and after.candidates[0].path == "Birds/Heron.md"
+
+
+def test_a_receipts_runner_ups_read_later_on_another_thread_give_their_own_passages(
+    tmp_path: Path,
+) -> None:
+    """A runner-up's line and snippet are worked out when first read: read on another thread, after
+    the router that made the receipt has closed its index, they are each page's best passage, as a
+    receipt read at once gives them (an index read then would fail on a closed connection, or on a
+    thread that does not own it)."""
+    vault = write(
+        tmp_path / "v",
+        {
+            "Ops/Pager.md": "# Pager\n\nIntro line.\n\nThe pager rotation changes every Monday at nine.\n",
+            "Ops/Pager old.md": "# Old pager\n\nSomething else.\n\nThe pager rotation used to change on Fridays.\n",
+            "Ops/Rota.md": "# Rota\n\nNothing here.\n\nA rotation of the pager is also kept in a spreadsheet.\n",
+        },
+    )
+    with Router(vault) as router:
+        at_once = router.decide("when does the pager rotation change", k=3)
+        expected = [(c.path, c.line, c.snippet) for c in at_once.candidates]
+        later = router.decide("when does the pager rotation change", k=3)
+    assert len(expected) == 3 and all(line > 1 for _, line, _ in expected)
+    seen: list[tuple[str, int, str]] = []
+    reader = threading.Thread(
+        target=lambda: seen.extend((c.path, c.line, c.snippet) for c in later.candidates)
+    )
+    reader.start()
+    reader.join()
+    assert seen == expected
+    assert dataclasses.asdict(later.candidates[2])["snippet"] == expected[2][2]

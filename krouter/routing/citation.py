@@ -36,6 +36,7 @@ class PageReads:
         self._terms = frozenset(term for u in units for alt in u.alts for term in alt)
         self._texts: dict[str, str] = {}
         self._held: dict[int, list[HeldPassage]] = {}
+        self._rows: dict[int, list[tuple[int, str]]] = {}
 
     def text(self, path: str) -> str:
         """A page's text as ``Path.read_text`` reads it (undecodable bytes replaced, newlines made
@@ -54,14 +55,21 @@ class PageReads:
             self._texts[path] = found
         return found
 
+    def prefetch(self, page_id: int) -> None:
+        """Take a page's passages from the index now, so that ``passages`` of it reads no index later
+        (a receipt's runner-up is worked out when read, maybe on another thread than the index's)."""
+        if page_id not in self._held and page_id not in self._rows:
+            self._rows[page_id] = self.index.passage_rows(page_id)
+
     def passages(self, page_id: int) -> list[HeldPassage]:
         """(first line, the question's terms it holds) for each passage of a page."""
         found = self._held.get(page_id)
         if found is None:
             terms = self._terms
+            rows = self._rows.pop(page_id, None)
             found = self._held[page_id] = [
                 (line, terms.intersection(stored.split()) if _any_in(terms, stored) else _NONE)
-                for line, stored in self.index.passage_rows(page_id)
+                for line, stored in (rows if rows is not None else self.index.passage_rows(page_id))
             ]
         return found
 
@@ -81,30 +89,38 @@ def citation(
     meta_hits: dict[int, set[int]],
     t: Tables,
     reads: PageReads,
+    *,
+    now: bool = True,
 ) -> Citation:
-    """The receipt's entry for target ``x``; the page is read through ``reads``."""
+    """The receipt's entry for target ``x``; the page is read through ``reads``. With ``now`` false its
+    line and snippet are worked out when first read (``Citation.later``), its passages taken from the
+    index here."""
     info = t.pages[x.page_id]
-    line, snippet = _snippet(x, units, meta_hits.get(x.page_id, set()), t, reads)
-    return Citation(
-        path=info.path,
-        title=info.title,
-        score=round(x.score, 4),
-        line=line,
-        snippet=snippet,
-        matched=[units[i].shown_for(x.contributors) for i in sorted(x.matched)],
-        missing=[u.text for i, u in enumerate(units) if i not in x.matched],
-        via=t.pages[x.via].path if x.via is not None else None,
-        via_words=[]
+    in_title = meta_hits.get(x.page_id, set())
+    fields = {
+        "path": info.path,
+        "title": info.title,
+        "score": round(x.score, 4),
+        "matched": [units[i].shown_for(x.contributors) for i in sorted(x.matched)],
+        "missing": [u.text for i, u in enumerate(units) if i not in x.matched],
+        "via": t.pages[x.via].path if x.via is not None else None,
+        "via_words": []
         if x.via is None
         else [units[i].shown_for([x.via]) for i in sorted(x.matched) if x.page_id not in units[i].postings],
-    )
+    }
+    page_id, path = x.page_id, info.path
+    if now:
+        line, snippet = _snippet(page_id, path, units, in_title, reads)
+        return Citation(line=line, snippet=snippet, **fields)
+    reads.prefetch(page_id)
+    return Citation.later(lambda: _snippet(page_id, path, units, in_title, reads), **fields)
 
 
 def _snippet(
-    x: Target,
+    page_id: int,
+    path: str,
     units: list[Unit],
     in_title: set[int],
-    t: Tables,
     reads: PageReads,
 ) -> tuple[int, str]:
     """The passage of the cited page that holds most of the question's weight.
@@ -112,10 +128,10 @@ def _snippet(
     Words matched by the title, aliases or triggers count as present in every passage (they say
     what the whole page is about), so a page found by its title shows its first paragraph, not
     the one line that happens to repeat a title word. On a tie, content beats a heading."""
-    passages = reads.passages(x.page_id)
+    passages = reads.passages(page_id)
     if not passages:
         return 1, ""
-    text_lines = reads.text(t.pages[x.page_id].path).splitlines()
+    text_lines = reads.text(path).splitlines()
 
     def line_text(n: int) -> str:
         return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""

@@ -91,7 +91,8 @@ def decide(
     meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
     content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     reads = PageReads(index, root, units)
-    citations = [citation(x, units, meta_hits, t, reads) for x in ranked]
+    # The cited (or closest) page's passage now; the runner-ups' when something reads them.
+    citations = [citation(x, units, meta_hits, t, reads, now=i == 0) for i, x in enumerate(ranked)]
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
     fired = _fired_triggers(top, units, index, t)

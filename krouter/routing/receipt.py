@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from krouter.safe_text import visible
 
@@ -22,9 +23,48 @@ def against_floor(confidence: float, floor: float, *, percent: bool = False) -> 
     return shown
 
 
+class _Passage:
+    """A citation's ``line`` or ``snippet``: given, or worked out on first read with its twin.
+
+    A receipt lists up to k pages, but what reads it mostly reads one: the cited page's passage (the
+    MCP reply, the text receipt), or on a refusal the closest pages' lines. Finding a page's best
+    passage (its text read, every passage weighed) was a fifth of an English lookup's time for the
+    runner-ups alone, so theirs is found when something reads it (``--json``, ``asdict``). What is left
+    for then reads files only: the passages' terms were taken from the index with the lookup, on the
+    thread that owns its connection, so a receipt may be read on any thread."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = "_" + name
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            # No default: the field stays required (dataclasses read a default off the class).
+            raise AttributeError(self._slot[1:])
+        held = obj.__dict__
+        found = held.get(self._slot, _LATER)
+        if found is _LATER:
+            # Two threads reading at once may both work it out (the same values); neither fails.
+            later = held.get("_later")
+            if later is not None:
+                line, snippet = later()
+                held.setdefault("_line", line)
+                held.setdefault("_snippet", snippet)
+                held.pop("_later", None)
+            found = held[self._slot]
+        return found
+
+    def __set__(self, obj: object, value: object) -> None:
+        if value is not _LATER:
+            obj.__dict__[self._slot] = value
+
+
+_LATER = object()
+
+
 @dataclass
 class Citation:
-    """One cited page. ``line`` and ``snippet`` point at the passage that matched best.
+    """One cited page. ``line`` and ``snippet`` point at the passage that matched best (a receipt's
+    runner-ups' are worked out when first read: ``later``).
 
     ``via`` is the replaced page the match was made on, when the page is cited as its replacement, and
     ``via_words`` the matched question words that only that replaced page holds (the cited page itself
@@ -36,13 +76,21 @@ class Citation:
     path: str
     title: str
     score: float
-    line: int
-    snippet: str
+    line: int = _Passage()  # type: ignore[assignment]
+    snippet: str = _Passage()  # type: ignore[assignment]
     matched: list[str]
     missing: list[str]
     via: str | None = None
     via_triggers: list[str] = field(default_factory=list)
     via_words: list[str] = field(default_factory=list)
+
+    @classmethod
+    def later(cls, passage: Callable[[], tuple[int, str]], **fields: Any) -> Citation:
+        """A citation whose ``line`` and ``snippet`` are ``passage()``, called when either is first read
+        (at most once; it must not touch the index: see ``_Passage``)."""
+        made = cls(line=_LATER, snippet=_LATER, **fields)  # type: ignore[arg-type]
+        made.__dict__["_later"] = passage
+        return made
 
 
 @dataclass
