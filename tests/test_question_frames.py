@@ -260,6 +260,36 @@ def test_a_count_or_another_word_is_no_price(tmp_path: Path) -> None:
             )
 
 
+def test_a_price_is_read_after_more_labels_and_a_labels_date_or_time_is_none(tmp_path: Path) -> None:
+    """Amounts D93's first forms missed: a deposit (押金 2000), 五毛钱, "costs 168 a year" (a Chinese
+    question on an English page); and numbers they read as amounts: a year, a date or a time after a
+    price's label (价格 2024 年起上调, 押金 3 天内退还)."""
+    vault = write(
+        tmp_path,
+        {
+            "器材租赁.md": "# 器材租赁\n\n- 稳定器：押金 2000\n- 对讲机：五毛钱一次\n",
+            "Design seats.md": "# Design seats\n\nEach Figma design seat costs 168 a year.\n",
+            "会员.md": "# 会员\n\n会员价格 2024 年起上调，以官网为准。\n",
+            "租车.md": "# 租车\n\n- 房车：押金 3 天内退还\n",
+        },
+    )
+    with Router(vault) as router:
+        for question, page in (
+            ("稳定器多少钱？", "器材租赁.md"),
+            ("对讲机多少钱？", "器材租赁.md"),
+            ("Figma design seat 多少钱？", "Design seats.md"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.decision == "cite", (question, receipt.reason)
+            assert receipt.top is not None and receipt.top.path == page
+        for question in ("会员多少钱？", "房车多少钱？"):
+            receipt = router.decide(question)
+            assert receipt.decision == "refuse" and "asks a price" in receipt.reason, (
+                question,
+                receipt.reason,
+            )
+
+
 def test_a_price_asked_is_checked_however_it_is_written(tmp_path: Path) -> None:
     """The question in Traditional characters went round the check (the vault-facing reading split 多少
     and 錢 apart); a price on the line under its item (a nested bullet) is beside it; 多少块钱 and
