@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 import threading
 from pathlib import Path
 
 from vault_files import write
 
-from krouter import Router
+from krouter import Receipt, Router
 
 
 def test_a_reader_sees_another_processs_refresh_on_its_next_lookup(tmp_path: Path) -> None:
@@ -143,13 +144,12 @@ def test_a_word_no_page_held_is_found_once_a_page_holds_it(tmp_path: Path) -> No
         assert after.decision == "cite" and after.candidates[0].path == "Birds/Heron.md"
 
 
-def test_a_receipts_runner_ups_read_later_on_another_thread_give_their_own_passages(
-    tmp_path: Path,
-) -> None:
-    """A runner-up's line and snippet are worked out when first read: read on another thread, after
-    the router that made the receipt has closed its index, they are each page's best passage, as a
-    receipt read at once gives them (an index read then would fail on a closed connection, or on a
-    thread that does not own it)."""
+def test_a_receipts_runner_ups_read_later_give_the_passages_of_the_lookups_time(tmp_path: Path) -> None:
+    """A runner-up's line and snippet are worked out when first read. Read later (by four threads at
+    once, after the router that made the receipt closed its index, after one page was rewritten and
+    another deleted) or pickled, they are each page's best passage as the lookup found it: an index read
+    then would fail on a closed connection or a thread that does not own it, and a file read then would
+    show a line of the page's new text (a cold review found both)."""
     vault = write(
         tmp_path / "v",
         {
@@ -158,16 +158,30 @@ def test_a_receipts_runner_ups_read_later_on_another_thread_give_their_own_passa
             "Ops/Rota.md": "# Rota\n\nNothing here.\n\nA rotation of the pager is also kept in a spreadsheet.\n",
         },
     )
+    question = "when does the pager rotation change"
     with Router(vault) as router:
-        at_once = router.decide("when does the pager rotation change", k=3)
+        at_once = router.decide(question, k=3)
         expected = [(c.path, c.line, c.snippet) for c in at_once.candidates]
-        later = router.decide("when does the pager rotation change", k=3)
+        later = [router.decide(question, k=3) for _ in range(8)]
     assert len(expected) == 3 and all(line > 1 for _, line, _ in expected)
-    seen: list[tuple[str, int, str]] = []
-    reader = threading.Thread(
-        target=lambda: seen.extend((c.path, c.line, c.snippet) for c in later.candidates)
-    )
-    reader.start()
-    reader.join()
-    assert seen == expected
-    assert dataclasses.asdict(later.candidates[2])["snippet"] == expected[2][2]
+    write(vault, {"Ops/Rota.md": "# Rota\n\nSecret: do not share.\n\nAnother line.\n\nAnd one more.\n"})
+    (vault / "Ops/Pager old.md").unlink()
+    seen: list[list[tuple[str, int, str]]] = []
+    errors: list[Exception] = []
+
+    def read(receipt: Receipt) -> None:
+        try:
+            seen.append([(c.path, c.line, c.snippet) for c in receipt.candidates])
+        except Exception as exc:  # a failure on a thread is the test's failure
+            errors.append(exc)
+
+    for receipt in later[:-1]:
+        readers = [threading.Thread(target=read, args=(receipt,)) for _ in range(4)]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join()
+    assert not errors and seen and all(got == expected for got in seen)
+    kept = pickle.loads(pickle.dumps(later[-1]))
+    assert [(c.path, c.line, c.snippet) for c in kept.candidates] == expected
+    assert dataclasses.asdict(later[0].candidates[2])["snippet"] == expected[2][2]

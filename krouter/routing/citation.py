@@ -55,9 +55,11 @@ class PageReads:
             self._texts[path] = found
         return found
 
-    def prefetch(self, page_id: int) -> None:
-        """Take a page's passages from the index now, so that ``passages`` of it reads no index later
-        (a receipt's runner-up is worked out when read, maybe on another thread than the index's)."""
+    def prefetch(self, page_id: int, path: str) -> None:
+        """Read a page's text and take its passages from the index now, so that working out its passage
+        later reads neither (a receipt's runner-up is worked out when read: maybe on another thread
+        than the index's, after the page changed, or by two threads at once)."""
+        self.text(path)
         if page_id not in self._held and page_id not in self._rows:
             self._rows[page_id] = self.index.passage_rows(page_id)
 
@@ -66,7 +68,7 @@ class PageReads:
         found = self._held.get(page_id)
         if found is None:
             terms = self._terms
-            rows = self._rows.pop(page_id, None)
+            rows = self._rows.get(page_id)
             found = self._held[page_id] = [
                 (line, terms.intersection(stored.split()) if _any_in(terms, stored) else _NONE)
                 for line, stored in (rows if rows is not None else self.index.passage_rows(page_id))
@@ -112,7 +114,7 @@ def citation(
     if now:
         line, snippet = _snippet(page_id, path, units, in_title, reads)
         return Citation(line=line, snippet=snippet, **fields)
-    reads.prefetch(page_id)
+    reads.prefetch(page_id, path)
     return Citation.later(lambda: _snippet(page_id, path, units, in_title, reads), **fields)
 
 

@@ -16,21 +16,30 @@ from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
 # An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
-# after it (¥168, USD 20, 20€, 30 元, 12 dollars, 1.5 万元), a price's label before it (价格 1299, 月费
-# 2k, 押金 2000, "costs 168 a year", "the fee is 20"), Han numerals and 元, 块 or 毛钱 (一百二十元, 两块五,
-# 五毛钱) — or no charge at all (免费, "free of charge"). Not a count or another word: 块 only before 钱,
-# a numeral or a per (30 块钱, 30 块/月; not 8 块硬盘, 寄了 3 块), 万 only with 元 (not 3 万行代码), no 元
-# of 元旦, 元组, 元素, 元数据, no "feel free" or "lock-free", no 免费试用 (a trial); a label's number is
-# no year, date, share or time (价格 2024 年起上调, 报价 2025-03-01 更新, price +3%, "costs 5 minutes").
+# after it (¥168, USD 20, 20€, 30 元, 12 dollars, 1.5 万元), a price's label before it (价格 1299, 报价
+# 30-50, 月费 2k, 押金 2000, "costs 168 a year", "the fee is 20 per seat"), Han numerals and 元, 块 or 毛钱
+# (一百二十元, 两块五, 五毛钱) — or no charge at all (免费, "free of charge"). Not a count or another word: 块
+# only before 钱, a numeral or a per (30 块钱, 30 块/月; not 8 块硬盘, 寄了 3 块), 万 only with 元 (not 3 万
+# 行代码), no 元 of 元旦, 元组, 元素, 元数据, no 一毛钱关系 (an idiom), no "feel free" or "lock-free", no 免费
+# 试用 (a trial). After a Chinese label, a number is no amount when a date, time, count or share follows
+# it (价格 2024 年起上调, 报价 2025-03-01 更新, 押金 3 个工作日内退还, 24h, 10:30); after an English one,
+# only when nothing but "a", "per", "each" or punctuation follows it ("costs 3 months of work", "costs
+# 2 GB" are not prices).
 _NUMERALS = "一二两三四五六七八九十"
-_YUAN = f"(?:元(?![旦组素数])|块(?=[钱/每{_NUMERALS}])|[毛角]钱)"
-_LABEL = (
-    r"(?:价格|售价|单价|报价|月费|年费|费用|运费|邮费|押金|定金|订金|租金|学费|服务费|手续费|佣金"
-    r"|\b(?:prices?|costs?|fees?)(?:\s+(?:is|are))?)"
+_YUAN = f"(?:元(?![旦组素数])|块(?=[钱/每{_NUMERALS}])|[毛角]钱(?!关系))"
+_DATE = r"[-/]\d{1,2}[-/]\d"
+_ZH_LABEL = (
+    r"(?:价格|售价|单价|报价|月费|年费|费用|运费|邮费|押金|定金|订金|租金|学费|服务费|手续费|佣金)"
+    r"\s*[:：]?\s*[$€£¥￥]?\d"
+    rf"(?![\d,.]*\s*(?:[年月日号天周个人次件位台%]|小时|分钟|工作日|h(?![a-z])|[:：]\d|{_DATE}))"
+)
+_EN_LABEL = (
+    r"\b(?:prices?|costs?|fees?)(?:\s+(?:is|are))?\s*[:：]?\s*[$€£¥￥]?"
+    rf"(?![\d,.]*{_DATE})\d[\d,.]*k?(?!\s*%)(?=\s*(?:$|[^\w\s]|(?:a|an|per|each|every)\b))"
 )
 _AMOUNT = re.compile(
     r"(?:[$€£¥￥＄]|(?<![a-z])(?:usd|eur|gbp|cny|rmb|hkd|jpy)|人民币)\s?\d"
-    rf"|{_LABEL}\s*[:：]?\s*[$€£¥￥]?\d(?![\d,.]*\s*(?:[年月日号天周%]|小时|分钟|-\d|min|hour|day|week|sec|ms\b))"
+    rf"|{_ZH_LABEL}|{_EN_LABEL}"
     rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[$€£¥￥]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
     r"|(?:dollars?|euros?|yuan|rmb|usd|eur|gbp|cny|hkd|jpy)(?![a-z]))"
     rf"|[{_NUMERALS}百千万]+\s*{_YUAN}"

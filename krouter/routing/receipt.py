@@ -27,11 +27,12 @@ class _Passage:
     """A citation's ``line`` or ``snippet``: given, or worked out on first read with its twin.
 
     A receipt lists up to k pages, but what reads it mostly reads one: the cited page's passage (the
-    MCP reply, the text receipt), or on a refusal the closest pages' lines. Finding a page's best
-    passage (its text read, every passage weighed) was a fifth of an English lookup's time for the
-    runner-ups alone, so theirs is found when something reads it (``--json``, ``asdict``). What is left
-    for then reads files only: the passages' terms were taken from the index with the lookup, on the
-    thread that owns its connection, so a receipt may be read on any thread."""
+    MCP reply, the text receipt), or on a refusal the closest pages' lines. Weighing every passage of
+    a page against the question was most of an English lookup's time for the runner-ups alone, so
+    theirs is weighed when something reads it (``--json``, ``asdict``, pickling). Each page's text and
+    its passages' terms are read with the lookup (on the thread that owns the index, as the page was
+    then), so what is left for later is computation only: a receipt may be read on any thread, after
+    its router closed or the page changed, and gives what it would have given at once."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._slot = "_" + name
@@ -84,10 +85,15 @@ class Citation:
     via_triggers: list[str] = field(default_factory=list)
     via_words: list[str] = field(default_factory=list)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling and ``copy`` keep: the worked-out line and snippet, not the work."""
+        _ = self.line
+        return {key: value for key, value in self.__dict__.items() if key != "_later"}
+
     @classmethod
     def later(cls, passage: Callable[[], tuple[int, str]], **fields: Any) -> Citation:
         """A citation whose ``line`` and ``snippet`` are ``passage()``, called when either is first read
-        (at most once; it must not touch the index: see ``_Passage``)."""
+        (by each of two threads reading at once, at worst; it reads nothing: see ``_Passage``)."""
         made = cls(line=_LATER, snippet=_LATER, **fields)  # type: ignore[arg-type]
         made.__dict__["_later"] = passage
         return made
