@@ -95,8 +95,8 @@ def citation(
     now: bool = True,
 ) -> Citation:
     """The receipt's entry for target ``x``; the page is read through ``reads``. With ``now`` false its
-    line and snippet are worked out when first read (``Citation.later``), its passages taken from the
-    index here."""
+    line and snippet are worked out when first read (``Citation.later``) from the page's text and
+    passages, both read here."""
     info = t.pages[x.page_id]
     in_title = meta_hits.get(x.page_id, set())
     fields = {
