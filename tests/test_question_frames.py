@@ -262,18 +262,26 @@ def test_a_count_or_another_word_is_no_price(tmp_path: Path) -> None:
 
 def test_a_price_is_read_after_more_labels_and_a_labels_date_or_count_is_none(tmp_path: Path) -> None:
     """Amounts D93's first forms missed: a deposit (押金 2000), 五毛钱, "costs 168 a year" (a Chinese
-    question on an English page), a range after a label (价格 1299-1599); and numbers that are no
-    amount after a price's label: a year, a date, a time, a count of days or people ("costs 3 months of
-    work"), and the idiom 一毛钱关系 (a cold review's wrong citations and refusals among them)."""
+    question on an English page), a range after a label (价格 1299-1599), 个人版 and 次日 after the
+    number, "15 bucks a seat"; and numbers that are no amount after a price's label: a year, a date
+    (dashes, slashes or dots), a time (30 min), a count (3 个工作日, 报价 3 家), a share (2.9%), work
+    ("costs 3 months of work", "1.5 days", "2-3 weeks"), and the idiom 一毛钱关系. Two cold reviews
+    found most of these as wrong citations or wrong refusals."""
     vault = write(
         tmp_path,
         {
             "器材租赁.md": "# 器材租赁\n\n- 稳定器：押金 2000\n- 对讲机：五毛钱一次\n- 滑轨：价格 1299-1599\n",
             "Design seats.md": "# Design seats\n\nEach Figma design seat costs 168 a year.\n",
-            "会员.md": "# 会员\n\n会员价格 2025/3/1 起上调，以官网为准。\n",
-            "租车.md": "# 租车\n\n- 房车：押金 3 个工作日内退还\n- 皮卡：押金 24h 内原路退还\n",
+            "Loom.md": "# Loom\n\nThe Loom business plan costs 15 bucks a seat.\n",
+            "软件.md": "# 软件\n\n- 剪映：报价 4500 个人版，9800 企业版\n- 房车：押金 1000 次日退还\n",
+            "会员.md": "# 会员\n\n会员价格 2025.3.1 起上调，以官网为准。\n",
+            "租车.md": "# 租车\n\n- 皮卡：押金 3 个工作日内退还\n- 充电宝：押金 30 min 内原路退还\n",
+            "灯板.md": "# 灯板\n\n- 灯板：报价 3 家，还在比价\n",
             "云台.md": "# 云台\n\n云台和预算一毛钱关系都没有，先借用。\n",
-            "Whiteboard.md": "# Whiteboard\n\nMoving the whiteboard app to Miro costs 3 months of work.\n",
+            "Tools.md": (
+                "# Tools\n\nMoving the whiteboard app to Miro costs 2-3 weeks of work.\n\n"
+                "Setting up the Notion wiki costs 1.5 days of work.\n\nThe Stripe fee is 2.9% per card charge.\n"
+            ),
         },
     )
     with Router(vault) as router:
@@ -282,16 +290,22 @@ def test_a_price_is_read_after_more_labels_and_a_labels_date_or_count_is_none(tm
             ("对讲机多少钱？", "器材租赁.md"),
             ("滑轨多少钱？", "器材租赁.md"),
             ("Figma design seat 多少钱？", "Design seats.md"),
+            ("Loom business plan 多少钱？", "Loom.md"),
+            ("剪映多少钱？", "软件.md"),
+            ("房车多少钱？", "软件.md"),
         ):
             receipt = router.decide(question)
             assert receipt.decision == "cite", (question, receipt.reason)
             assert receipt.top is not None and receipt.top.path == page
         for question in (
             "会员多少钱？",
-            "房车多少钱？",
             "皮卡多少钱？",
+            "充电宝多少钱？",
+            "灯板多少钱？",
             "云台多少钱？",
             "Miro whiteboard 多少钱？",
+            "Notion wiki 多少钱？",
+            "Stripe fee 多少钱？",
         ):
             receipt = router.decide(question)
             assert receipt.decision == "refuse" and "asks a price" in receipt.reason, (

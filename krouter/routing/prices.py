@@ -16,42 +16,49 @@ from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
 # An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
-# after it (¥168, USD 20, 20€, 30 元, 12 dollars, 1.5 万元), a price's label before it (价格 1299, 报价
-# 30-50, 月费 2k, 押金 2000, "costs 168 a year", "the fee is 20 per seat"), Han numerals and 元, 块 or 毛钱
-# (一百二十元, 两块五, 五毛钱) — or no charge at all (免费, "free of charge"). Not a count or another word: 块
-# only before 钱, a numeral or a per (30 块钱, 30 块/月; not 8 块硬盘, 寄了 3 块), 万 only with 元 (not 3 万
-# 行代码), no 元 of 元旦, 元组, 元素, 元数据, no 一毛钱关系 (an idiom), no "feel free" or "lock-free", no 免费
-# 试用 (a trial). After a Chinese label, a number is no amount when a date, time, count or share follows
-# it (价格 2024 年起上调, 报价 2025-03-01 更新, 押金 3 个工作日内退还, 24h, 10:30); after an English one,
-# only when nothing but "a", "per", "each" or punctuation follows it ("costs 3 months of work", "costs
-# 2 GB" are not prices).
+# after it (¥168, USD 20, 20€, 30 元, 12 dollars, 30 bucks, 1.5 万元), a price's label before it (价格
+# 1299, 报价 30-50, 月费 2k, 押金 2000, 原价约 1000, "costs 168 a year", "the fee is 20 per seat", "rent
+# 1500/month"), Han numerals and 元, 块 or 毛钱 (一百二十元, 两块五, 五毛钱) — or no charge at all (免费,
+# "free of charge", "free shipping"). Not a count or another word: 块 only before 钱, a numeral or a per
+# (30 块钱, 30 块/月; not 8 块硬盘, 寄了 3 块, 一块一块拆), 万 only with 元 (not 3 万行代码), no 元 of 元旦,
+# 元组, 元素, 元数据, 元宵, 一元二次, 二元分类, no 一毛钱关系 (an idiom), no "feel free" or "lock-free", no
+# 免费试用 (a trial). After a Chinese label, a number is no amount when a date, time, count, share, size or
+# rating follows it (价格 2024 年起上调, 报价 2025-03-01 / 2025.3.1 / 3/1, 押金 3 个工作日内退还, 24h, 30 min,
+# 10:30, 10 点, 报价 3 家, 8 折, 3 档, 2 kg, 10%), but 个人版, 次日 and 人均 are no count; after an English
+# one, only when nothing follows the number (or its range) but punctuation, a per ("a", "per", "each",
+# "for", "plus", "monthly"), or money's own words ("bucks", "pounds"): "costs 3 months of work", "costs
+# 1.5 days", "costs 2-3 weeks", "the fee is 2.9%" and "costs 2 GB" are not prices.
 _NUMERALS = "一二两三四五六七八九十"
-_YUAN = f"(?:元(?![旦组素数])|块(?=[钱/每{_NUMERALS}])|[毛角]钱(?!关系))"
-_DATE = r"[-/]\d{1,2}[-/]\d"
+_YUAN = f"(?:元(?![旦组素数宵]|二次|分类)|块(?=[钱/每{_NUMERALS}])(?![{_NUMERALS}]块)|[毛角]钱(?!关系))"
+_DATE = r"[-/.]\d{1,2}[-/.]\d"
 _ZH_LABEL = (
-    r"(?:价格|售价|单价|报价|月费|年费|费用|运费|邮费|押金|定金|订金|租金|学费|服务费|手续费|佣金)"
-    r"\s*[:：]?\s*[$€£¥￥]?\d"
-    rf"(?![\d,.]*\s*(?:[年月日号天周个人次件位台%]|小时|分钟|工作日|h(?![a-z])|[:：]\d|{_DATE}))"
+    r"(?:价格|售价|单价|报价|原价|现价|优惠价|会员价|折后价|月费|年费|费用|运费|邮费|押金|定金|订金|租金|学费"
+    r"|服务费|手续费|佣金|预算)\s*[:：]?\s*(?:约|大概|大约|是|为|在)?\s*[$€£¥￥]?\d"
+    r"(?![\d,.]*\s*(?:[年月日号天周件位台倍折成档种项期份轮版家星斤克点%％]|个(?!人)|次(?!日)|人(?!均)"
+    rf"|小时|分钟|工作日|kg|g\b|h(?![a-z])|(?:min|hour|day|week|month|year|sec)s?\b|[:：/]\d|{_DATE}))"
 )
+_NUMBER = r"\d++(?:[.,]\d++)*+"
 _EN_LABEL = (
-    r"\b(?:prices?|costs?|fees?)(?:\s+(?:is|are))?\s*[:：]?\s*[$€£¥￥]?"
-    rf"(?![\d,.]*{_DATE})\d[\d,.]*k?(?!\s*%)(?=\s*(?:$|[^\w\s]|(?:a|an|per|each|every)\b))"
+    r"\b(?:prices?|costs?|fees?|deposit|rent)(?:\s+(?:is|are))?(?:\s+(?:about|around))?\s*[:：]?\s*[$€£¥￥]?"
+    rf"(?![\d,.]*{_DATE}){_NUMBER}(?:\s*[-–~～]\s*{_NUMBER})?+k?(?!\s*[%％]|/\d)"
+    r"(?=\s*(?:$|[^\w\s]|(?:a|an|per|each|every|for|plus|ex|excl|incl|monthly|yearly|annually|weekly"
+    r"|bucks|pounds|quid|dollars?|euros?)\b))"
 )
 _AMOUNT = re.compile(
     r"(?:[$€£¥￥＄]|(?<![a-z])(?:usd|eur|gbp|cny|rmb|hkd|jpy)|人民币)\s?\d"
     rf"|{_ZH_LABEL}|{_EN_LABEL}"
     rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[$€£¥￥]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
-    r"|(?:dollars?|euros?|yuan|rmb|usd|eur|gbp|cny|hkd|jpy)(?![a-z]))"
+    r"|(?:dollars?|euros?|bucks|yuan|rmb|usd|eur|gbp|cny|hkd|jpy)(?![a-z]))"
     rf"|[{_NUMERALS}百千万]+\s*{_YUAN}"
-    r"|免费(?!试|体验)|不收费|不要钱|\bfree of charge\b|\bfor free\b|\b(?:is|are)\s+free\b|:\s*free\b"
+    r"|免费(?!试|体验)|不收费|不要钱|\bfree (?:of charge|shipping)\b|\bfor free\b|\b(?:is|are)\s+free\b|:\s*free\b"
     r"|\bno (?:charge|cost)\b",
     re.IGNORECASE,
 )
 # Words that name a price rather than the thing priced: on the price's own line they say nothing about
 # which thing's price it is ("价格：驱动板 ¥21.5" is no price of the LED board).
 _PRICE_NAMES = frozenset(
-    "价格 价钱 报价 单价 售价 费用 收费 月费 年费 运费 邮费 押金 定金 订金 租金 学费 服务费 手续费 佣金 price prices "
-    "pricing cost costs fee fees rate rates".split()
+    "价格 价钱 报价 单价 售价 原价 现价 优惠价 折后价 费用 收费 月费 年费 运费 邮费 押金 定金 订金 租金 学费 服务费 "
+    "手续费 佣金 预算 price prices pricing cost costs fee fees rate rates deposit deposits".split()
 )
 
 

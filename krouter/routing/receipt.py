@@ -44,12 +44,12 @@ class _Passage:
         held = obj.__dict__
         found = held.get(self._slot, _LATER)
         if found is _LATER:
-            # Two threads reading at once may both work it out (the same values); neither fails.
+            # Two threads reading at once may both work it out (the same values); neither fails, and
+            # both values are written in one step, so no reader sees one without the other.
             later = held.get("_later")
             if later is not None:
                 line, snippet = later()
-                held.setdefault("_line", line)
-                held.setdefault("_snippet", snippet)
+                held.update({k: v for k, v in (("_line", line), ("_snippet", snippet)) if k not in held})
                 held.pop("_later", None)
             found = held[self._slot]
         return found
@@ -86,9 +86,13 @@ class Citation:
     via_words: list[str] = field(default_factory=list)
 
     def __getstate__(self) -> dict[str, Any]:
-        """What pickling and ``copy`` keep: the worked-out line and snippet, not the work."""
-        _ = self.line
-        return {key: value for key, value in self.__dict__.items() if key != "_later"}
+        """What pickling and ``copy`` keep: the worked-out line and snippet, not the work. Both are read
+        (another thread may have written the line and not yet the snippet), then the state is copied in
+        one step (it may still be dropping its work)."""
+        _ = self.line, self.snippet
+        state = dict(self.__dict__)
+        state.pop("_later", None)
+        return state
 
     @classmethod
     def later(cls, passage: Callable[[], tuple[int, str]], **fields: Any) -> Citation:
