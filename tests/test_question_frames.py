@@ -164,6 +164,13 @@ def test_the_number_of_cut_off_its_noun_asks_for_a_count(tmp_path: Path) -> None
     assert connections.decision == "refuse" and "连接数" in connections.evidence.corpus_missing
 
 
+def _refused_for_the_price(router: Router, questions: tuple[str, ...]) -> None:
+    """Each question is refused by D93's check: the page states no amount beside its words."""
+    for question in questions:
+        receipt = router.decide(question)
+        assert receipt.decision == "refuse" and "asks a price" in receipt.reason, (question, receipt.reason)
+
+
 def test_a_price_asked_is_answered_where_the_page_states_one(tmp_path: Path) -> None:
     """多少钱 asks for an amount, and the page states one (¥168) without the word 钱: counted as content,
     the lone 钱 weighed against the pricing page ("年会员多少钱啊？" refused at 0.45). Without that word, a
@@ -246,18 +253,16 @@ def test_a_count_or_another_word_is_no_price(tmp_path: Path) -> None:
         },
     )
     with Router(vault) as router:
-        for question in (
-            "NAS 硬盘多少钱？",
-            "年会多少钱",
-            "会议室多少钱？",
-            "企业版多少钱？",
-            "瑞芯 LED 灯板的价格是多少钱？",
-        ):
-            receipt = router.decide(question)
-            assert receipt.decision == "refuse" and "asks a price" in receipt.reason, (
-                question,
-                receipt.reason,
-            )
+        _refused_for_the_price(
+            router,
+            (
+                "NAS 硬盘多少钱？",
+                "年会多少钱",
+                "会议室多少钱？",
+                "企业版多少钱？",
+                "瑞芯 LED 灯板的价格是多少钱？",
+            ),
+        )
 
 
 def test_a_price_is_read_after_more_labels_and_a_labels_date_or_count_is_none(tmp_path: Path) -> None:
@@ -297,21 +302,13 @@ def test_a_price_is_read_after_more_labels_and_a_labels_date_or_count_is_none(tm
             receipt = router.decide(question)
             assert receipt.decision == "cite", (question, receipt.reason)
             assert receipt.top is not None and receipt.top.path == page
-        for question in (
-            "会员多少钱？",
-            "皮卡多少钱？",
-            "充电宝多少钱？",
-            "灯板多少钱？",
-            "云台多少钱？",
-            "Miro whiteboard 多少钱？",
-            "Notion wiki 多少钱？",
-            "Stripe fee 多少钱？",
-        ):
-            receipt = router.decide(question)
-            assert receipt.decision == "refuse" and "asks a price" in receipt.reason, (
-                question,
-                receipt.reason,
-            )
+        _refused_for_the_price(
+            router,
+            ("会员多少钱？", "皮卡多少钱？", "充电宝多少钱？", "灯板多少钱？", "云台多少钱？"),
+        )
+        _refused_for_the_price(
+            router, ("Miro whiteboard 多少钱？", "Notion wiki 多少钱？", "Stripe fee 多少钱？")
+        )
 
 
 def test_a_price_asked_is_checked_however_it_is_written(tmp_path: Path) -> None:
