@@ -27,9 +27,9 @@ class _Passage:
     """A citation's ``line`` or ``snippet``: given, or worked out on first read with its twin.
 
     A receipt lists up to k pages, but what reads it mostly reads one: the cited page's passage (the
-    MCP reply, the text receipt), or on a refusal the closest pages' lines. Weighing every passage of
-    a page against the question was most of an English lookup's time for the runner-ups alone, so
-    theirs is weighed when something reads it (``--json``, ``asdict``, pickling). Each page's text and
+    MCP reply, the text receipt), or on a refusal the closest pages' lines. Reading and weighing the
+    runner-ups' passages was about a fifth of an English lookup's time at 10k pages, so theirs are
+    weighed when something reads them (``--json``, ``asdict``, pickling). Each page's text and
     its passages' terms are read with the lookup (on the thread that owns the index, as the page was
     then), so what is left for later is computation only: a receipt may be read on any thread, after
     its router closed or the page changed, and gives what it would have given at once."""
@@ -87,8 +87,7 @@ class Citation:
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickling and ``copy`` keep: the worked-out line and snippet, not the work. Both are read
-        (another thread may have written the line and not yet the snippet), then the state is copied in
-        one step (it may still be dropping its work)."""
+        first, then the state is copied in one step (another thread may still be dropping the work)."""
         _ = self.line, self.snippet
         state = dict(self.__dict__)
         state.pop("_later", None)
