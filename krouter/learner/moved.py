@@ -115,10 +115,8 @@ def _same_page(e: dict[str, object], rel: str, data: bytes) -> bool:
 
 
 def _trigger_keys(rel: str, data: bytes) -> frozenset[str]:
-    """The page's triggers as ``page_edit.trigger_key`` compares them (``page_edit.holds_trigger``'s
-    reading); none for bytes that are not UTF-8."""
+    """``page_edit.trigger_keys`` of the page's bytes; none for bytes that are not UTF-8."""
     try:
-        text = data.decode("utf-8-sig")
+        return page_edit.trigger_keys(rel, data.decode("utf-8-sig"))
     except UnicodeDecodeError:
         return frozenset()
-    return frozenset(page_edit.trigger_key(t) for t in parse_page(rel, text).triggers)

@@ -58,8 +58,12 @@ def holds_trigger(rel: str, text: str, trigger: str) -> bool:
     """Whether the page (``text`` at ``rel``) has ``trigger`` among its triggers, compared by
     ``trigger_key`` on both sides: a trigger written by hand with other spacing, case or width is the
     same trigger to the router, so it is not written twice."""
-    want = trigger_key(trigger)
-    return any(trigger_key(t) == want for t in parse_page(rel, text).triggers)
+    return trigger_key(trigger) in trigger_keys(rel, text)
+
+
+def trigger_keys(rel: str, text: str) -> frozenset[str]:
+    """The page's triggers (``text`` at ``rel``) as ``trigger_key`` compares them."""
+    return frozenset(trigger_key(t) for t in parse_page(rel, text).triggers)
 
 
 def trigger_problem(trigger: str) -> str | None:

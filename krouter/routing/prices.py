@@ -86,7 +86,7 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> 
                 return True
     lines = text.splitlines()
     for n, line in enumerate(lines):
-        if _AMOUNT.search(line):
+        if states_amount(line):
             terms = set(index_terms(line if n == 0 else lines[n - 1] + "\n" + line))
             if any(units[i].in_terms(terms) for i in things):
                 return True
