@@ -833,3 +833,70 @@ def test_a_pick_whose_trigger_the_decision_would_not_count_is_rejected(tmp_path:
     assert outcome.status == REJECTED, outcome
     assert "would not count this trigger: the question's 'cost→费用'" in outcome.reason
     assert snapshot(root) == before
+
+
+SEARCH_PAGE = "Search/Search service.md"
+INDEX_Q = "When does the search service index invoices?"
+INDEX_QUOTE = "The search service indexes invoices every night."
+
+
+def _folder_refuses_writes(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """New files in ``folder`` fail as in a folder its owner made read-only (root ignores the bits)."""
+    real_open = os.open
+
+    def guarded(path: object, flags: int, *args: object) -> int:
+        if flags & os.O_CREAT and Path(str(path)).parent == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(atomic.os, "open", guarded)
+
+
+def test_a_page_in_a_folder_that_refuses_writes_is_skipped_and_the_run_goes_on(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: a read-only folder's PermissionError ended the whole run, every night, before the
+    outcomes were logged and the cursor moved: no other page ever learned anything."""
+    log_weak(vault, MERGE_Q, INDEX_Q)
+    _folder_refuses_writes(monkeypatch, (vault / CODE_REVIEW).parent)
+    before = (vault / CODE_REVIEW).read_bytes()
+    report, _ = run(
+        vault,
+        answers(
+            {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE},
+            {"q": 2, "page": SEARCH_PAGE, "quote": INDEX_QUOTE},
+        ),
+    )
+    by_q = {o.question: o for o in report.outcomes}
+    assert by_q[MERGE_Q].status == SKIPPED, report.to_text()
+    assert "Code review.md could not be written (Permission denied)" in by_q[MERGE_Q].reason
+    assert by_q[INDEX_Q].status == LEARNED, report.to_text()
+    assert report.cursor_advanced
+    assert (vault / CODE_REVIEW).read_bytes() == before
+    assert [
+        e["page"] for e in learn_journal.journal_entries(report.run_id) if not e.get("never_written")
+    ] == [SEARCH_PAGE]
+
+
+def test_undo_restores_every_page_it_can_when_one_folder_refuses_writes(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: undo stopped at the first page it could not write, and the run's later pages,
+    perfectly writable, were never restored."""
+    before = snapshot(vault)
+    log_weak(vault, MERGE_Q, INDEX_Q)
+    report, _ = run(
+        vault,
+        answers(
+            {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE},
+            {"q": 2, "page": SEARCH_PAGE, "quote": INDEX_QUOTE},
+        ),
+    )
+    assert [o.status for o in report.outcomes] == [LEARNED, LEARNED], report.to_text()
+    taught = (vault / CODE_REVIEW).read_bytes()
+    _folder_refuses_writes(monkeypatch, (vault / CODE_REVIEW).parent)
+    res = CliRunner().invoke(app, ["learn", "--undo", report.run_id, "--vault", str(vault)])
+    assert res.exit_code == 1, res.output
+    assert "could not be written (Permission denied)" in res.output
+    assert (vault / CODE_REVIEW).read_bytes() == taught
+    assert (vault / SEARCH_PAGE).read_bytes() == before[SEARCH_PAGE]

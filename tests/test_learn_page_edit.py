@@ -11,7 +11,7 @@ from krouter.learner import undo as learn_undo
 from krouter.learner.page_edit import PageEditError, splice, with_trigger
 from krouter.learner.page_write import PageChanged, atomic_replace
 from krouter.learner.report import LEARNED
-from krouter.vault.page import parse_page
+from krouter.vault.page import MAX_FRONTMATTER_CHARS, parse_page
 
 Q = 'what: "is" - the [merge] rule?'
 
@@ -156,3 +156,42 @@ def test_a_question_holding_bytes_that_are_not_utf8_is_refused_not_a_crash() -> 
     # edit with UnicodeEncodeError instead of being refused like any other trigger that cannot be written.
     with pytest.raises(PageEditError, match="not UTF-8"):
         with_trigger(b"---\ntitle: p\n---\nbody\n", "what is \udc80 the pressure")
+
+
+def test_a_trigger_that_would_take_the_frontmatter_over_what_krouter_reads_is_refused() -> None:
+    """A cold review: on a page just under the frontmatter size limit the added line pushed it over,
+    and the page's aliases, tags and the new trigger became body text while teach said "taught"."""
+    head = b"---\ntitle: A\naliases: [review policy]\nnotes: '"
+    filler = b"x" * (MAX_FRONTMATTER_CHARS - len(head) - 4)
+    before = head + filler + b"'\n---\nbody\n"
+    assert parse_page("p.md", before.decode("utf-8")).yaml_error is None
+    with pytest.raises(PageEditError, match="could no longer read"):
+        with_trigger(before, "what is the review policy")
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        b'---\n"title": "A"\n"triggers": []\n---\nbody\n',
+        b"---\ntitle: A\n? triggers\n: [a]\n---\nbody\n",
+        b"---\ntitle: A\n'triggers': null\n---\nbody\n",
+    ],
+)
+def test_a_triggers_key_written_quoted_or_complex_gets_no_second_key(before: bytes) -> None:
+    """A cold review: the key did not match the editor's pattern, so a second ``triggers:`` was added;
+    PyYAML keeps the last of two, strict readers (Obsidian's) refuse the page."""
+    with pytest.raises(PageEditError, match="not rewritten"):
+        with_trigger(before, "Q")
+
+
+def test_a_frontmatter_block_closed_by_yaml_end_marker_is_not_buried_under_a_new_one() -> None:
+    """A cold review: a block closed by ``...`` (YAML's end marker, Pandoc's) was read as body, and the
+    edit put a new ``---`` block above it, turning the owner's fields into body text."""
+    with pytest.raises(PageEditError, match="no '---' line closes it"):
+        with_trigger(b"---\naliases: [review policy]\ntags: [process]\n...\n# Code review\n", "Q")
+
+
+def test_frontmatter_with_an_impossible_date_is_refused_with_a_reason() -> None:
+    """A cold review: PyYAML's ValueError for 2024-02-30 escaped the editor (and crashed undo)."""
+    with pytest.raises(PageEditError, match="not valid YAML"):
+        with_trigger(b"---\ntitle: A\nreviewed: 2024-02-30\n---\nbody\n", "Q")

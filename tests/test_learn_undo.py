@@ -312,3 +312,38 @@ def test_settling_a_blank_pending_id_is_a_usage_error_not_a_learning_run(tmp_pat
     res = CliRunner().invoke(app, ["learn", option, "", "--vault", str(vault)])
     assert res.exit_code == 2 and "needs a pending id" in res.output, res.output
     assert "model lane" not in res.output and snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "field", [b"triggers: code review rules", b"triggers: null", b"triggers:", b"triggers: []"]
+)
+def test_undo_after_a_later_edit_gives_the_owners_triggers_field_back_as_written(
+    tmp_path: Path, field: bytes
+) -> None:
+    """A cold review: once the body was edited, undo took the trigger's item out of the list the learner
+    had made of the field, leaving a scalar as a block list, null as [], a bare key deleted."""
+    page = tmp_path / "p.md"
+    before = b"---\ntitle: Code review\n" + field + b"\n---\n# Code review\n\nTwo approvals per merge.\n"
+    page.write_bytes(before)
+    _teach(tmp_path, "p.md", "how many sign-offs does a merge need", "A")
+    page.write_bytes(page.read_bytes() + b"Reviewed by the platform team.\n")
+    code, out = _undo("A")
+    assert code == 0, out
+    assert page.read_bytes() == before + b"Reviewed by the platform team.\n"
+
+
+def test_undo_of_a_page_whose_frontmatter_no_longer_parses_says_why_and_goes_on(tmp_path: Path) -> None:
+    """A cold review: a date the owner mistyped later (2024-02-30) made undo end in a traceback, the
+    trigger left on the page and the run's other pages not restored."""
+    (tmp_path / "a.md").write_bytes(b"---\ntitle: A\n---\nbody\n")
+    (tmp_path / "b.md").write_bytes(b"---\ntitle: B\n---\nbody\n")
+    _teach(tmp_path, "a.md", "what is on page a", "A")
+    _teach(tmp_path, "b.md", "what is on page b", "A")
+    broken = (tmp_path / "a.md").read_bytes().replace(b"title: A\n", b"title: A\nreviewed: 2024-02-30\n")
+    (tmp_path / "a.md").write_bytes(broken)
+    code, out = _undo("A")
+    assert code == 1, out
+    assert "Traceback" not in out
+    assert "does not parse now" in out and "fix it and undo again" in out
+    assert (tmp_path / "a.md").read_bytes() == broken
+    assert (tmp_path / "b.md").read_bytes() == b"---\ntitle: B\n---\nbody\n"

@@ -131,3 +131,37 @@ def test_a_read_only_page_is_never_written(tmp_path: Path) -> None:
     assert page.read_bytes() == data
     assert page.stat().st_mode & 0o777 == 0o444
     assert learn_journal.journal_entries() == []
+
+
+@pytest.mark.parametrize("killed", [False, True], ids=["interrupted", "killed"])
+def test_a_write_cut_short_at_the_rename_is_never_taken_for_a_later_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, killed: bool
+) -> None:
+    """A cold review: a teach cut short between its journal entry and the rename left the entry unmarked;
+    once another run wrote the same trigger, the journal took the dead run for its writer, and undoing
+    the dead run took the other run's trigger off (and recorded the owner as refusing the question)."""
+    page = tmp_path / "p.md"
+    before = b"---\ntitle: p\n---\nbody\n"
+    page.write_bytes(before)
+    real_replace = os.replace
+
+    def dies_at_the_rename(src: str, dst: str) -> None:
+        if str(dst).endswith(".md"):
+            raise KeyboardInterrupt
+        real_replace(src, dst)
+
+    with monkeypatch.context() as m:
+        m.setattr(atomic.os, "replace", dies_at_the_rename)
+        if killed:
+            # A process killed outright marks nothing: the entry is left for the page to settle.
+            m.setattr(trigger_writes, "mark", lambda *a, **k: None)
+        with pytest.raises(KeyboardInterrupt):
+            _write(tmp_path, "p.md", "what does the page say", "R1")
+    assert page.read_bytes() == before
+    assert _write(tmp_path, "p.md", "what does the page say", "R2") == (LEARNED, "")
+    taught = page.read_bytes()
+    listed = CliRunner().invoke(app, ["learn", "--list", "--json"])
+    assert [item["run_id"] for item in json.loads(listed.output)] == ["R2"]
+    res = CliRunner().invoke(app, ["learn", "--undo", "R1"])
+    assert "never written" in res.output
+    assert page.read_bytes() == taught

@@ -520,3 +520,18 @@ def test_a_lesson_is_asked_again_on_the_written_page_whatever_another_watcher_sa
         assert result.taught, result.reason
     finally:
         holder.communicate(timeout=30)
+
+
+def test_an_agents_pick_the_nightly_model_confirmed_counts_towards_the_page_cap(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: the confirmed write is journaled under the nightly lane and the hold is closed,
+    so neither counted, and agents put eight triggers on one page whose cap is three."""
+    monkeypatch.setattr(teach, "PAGE_CAP", 1)
+    assert teach_lib(vault).status == PENDING
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    assert [o.status for o in report.outcomes] == [LEARNED], report.to_text()
+    capped = teach_lib(vault, question="can the author sign off on their own work")
+    assert capped.status == teach.NOT_TAUGHT, capped.reason
+    assert "already holds 1 triggers taught by agents and 0 pending" in capped.reason

@@ -128,6 +128,29 @@ def mark(entry: dict[str, object], how: str, reason: str = "") -> None:
     append_jsonl(journal_path(), line)
 
 
+def settle_unmarked(root: Path, rel: str, text: str) -> None:
+    """Mark every journaled write of this page that was never marked (its writer died between the
+    entry and the mark), by the page's ``text`` as it is now, before another write of the page.
+
+    Called under the learner's write lock just before a write: settled later, by reading the page,
+    the dead writer's entry would be taken for whatever wrote the trigger since, and undoing the dead
+    run would take that write's trigger off.
+    """
+    page_entries: dict[str, str] = {}
+    marked: set[str] = set()
+    for _offset, item in querylog.read(journal_path()):
+        if isinstance(item.get("mark"), str) and isinstance(item.get("entry"), str):
+            marked.add(str(item["entry"]))
+        elif (
+            item.get("page") == rel and item.get("vault") == str(root) and isinstance(item.get("entry"), str)
+        ):
+            page_entries[str(item["entry"])] = str(item.get("trigger", ""))
+    for entry, trigger in page_entries.items():
+        if entry not in marked:
+            how = WRITTEN if page_edit.holds_trigger(rel, text, trigger) else NOT_WRITTEN
+            mark({"entry": entry}, how, "settled by the page before its next write")
+
+
 def _on_page(e: dict[str, object]) -> bool:
     """Whether an unmarked entry's trigger is on its page (its write reached it)."""
     root = Path(str(e.get("vault")))

@@ -28,6 +28,7 @@ _KEY = re.compile(r"^(?P<key>triggers[ \t]*:)(?P<rest>.*?)(?P<eol>\r?\n)?$", re.
 _NO_VALUE = {"null", "Null", "NULL", "~", "''", '""'}
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
 _TOP_KEY = re.compile(r"^[^\s#-]")
+_OPENING_FENCE = re.compile(r"-{3,}[ \t]*\r?(?:\n|$)")
 
 
 class PageEditError(KRouterError):
@@ -93,7 +94,9 @@ def _yaml_scalar(text: str) -> str:
 def _parse_meta(fm_text: str) -> dict[str, object]:
     try:
         loaded = _YAML.load(fm_text) if fm_text.strip() else {}
-    except yaml.YAMLError as exc:
+    # PyYAML raises ValueError for an impossible date (2024-02-30) and recurses on deep nesting, as
+    # ``parse_page`` knows: a page the owner edited so must be left alone with a reason, not a traceback.
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
         raise PageEditError(f"frontmatter is not valid YAML: {' '.join(str(exc).split())}") from exc
     if loaded is None:
         return {}
@@ -193,6 +196,10 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
     nl = _newline(text)
     item = _yaml_scalar(trigger)
     fm_text, _body, body_line = split_frontmatter(text)
+    if fm_text is None and _OPENING_FENCE.match(text):
+        # A block no '---' closes (YAML's '...' end marker, Pandoc's): a new block above it would turn
+        # the owner's fields into body text.
+        raise PageEditError("the page opens with '---' and no '---' line closes it; not rewritten")
     if fm_text is None:
         old_meta: dict[str, object] = {}
         new_text = f"---{nl}triggers:{nl}  - {item}{nl}---{nl}{text}"
@@ -204,6 +211,12 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
             raise PageEditError(f"the page has {len(spellings)} triggers fields ({', '.join(spellings)})")
         lines = text.splitlines(keepends=True)
         end = body_line - 2  # index of the closing fence
+        if spellings and not any(_KEY.match(line) for line in lines[1:end]):
+            # Written as "triggers": [], ? triggers or the like: a plain key added for it would be a
+            # second one, which strict YAML readers (Obsidian's) refuse.
+            raise PageEditError(
+                f"the page's {spellings[0]!r} field is written in a form that is not rewritten"
+            )
         new_text = "".join(_insert_into_frontmatter(lines, end, item, nl))
     out = (BOM if bom else b"") + new_text.encode("utf-8")
     _check(out, old_meta, trigger)
@@ -279,10 +292,16 @@ def _flow_without(lines: list[str], key_at: int, item: str) -> list[str] | None:
 
 
 def _check(out: bytes, old_meta: dict[str, object], trigger: str) -> None:
-    """Refuse any result whose frontmatter differs from the old one in more than the new trigger."""
-    fm_text, _, _ = split_frontmatter(out.decode("utf-8").removeprefix("\ufeff"))
+    """Refuse any result whose frontmatter differs from the old one in more than the new trigger, or
+    that KRouter would no longer read (the new line taking the frontmatter over its size or alias
+    limits turns every field of the page into body text)."""
+    text = out.decode("utf-8").removeprefix("\ufeff")
+    fm_text, _, _ = split_frontmatter(text)
     if fm_text is None:
         raise PageEditError("edit produced no frontmatter")
+    unread = parse_page("page.md", text).yaml_error
+    if unread is not None:
+        raise PageEditError(f"with the trigger, KRouter could no longer read the page's fields ({unread})")
     new_meta = _parse_meta(fm_text)
     expected = dict(old_meta)
     expected[_triggers_key(old_meta)] = [*_triggers_of(old_meta), trigger]

@@ -42,9 +42,21 @@ def atomic_replace(
     """Write ``data`` over ``path`` atomically (``krouter.atomic``), keeping the page's permission bits.
 
     Raises PageChanged (and writes nothing) when the page no longer holds ``expected``, PageNotWritten
-    when ``data`` is too large to be read back or the page is read-only (no write bit for its owner). ``before_rename`` runs after the temp file is durable
-    and just before the final check and the rename (the learner journals there).
+    when ``data`` is too large to be read back, the page is read-only (no write bit for its owner), or
+    the file system refuses the write (a read-only folder, a full disk): one page that cannot be
+    written is skipped and reported, and a nightly run or an undo goes on to the next.
+    ``before_rename`` runs after the temp file is durable and just before the final check and the
+    rename (the learner journals there).
     """
+    try:
+        _replace(path, data, expected, before_rename)
+    except OSError as exc:
+        raise PageNotWritten(
+            f"{path.name} could not be written ({exc.strerror or exc}); left as it is"
+        ) from exc
+
+
+def _replace(path: Path, data: bytes, expected: bytes, before_rename: Callable[[], None] | None) -> None:
     problem = size_problem(data)
     if problem:
         raise PageNotWritten(f"{path.name}: {problem}; left as it is")

@@ -160,7 +160,15 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
             f"the daily cap is reached: agents taught or held {today} triggers in this vault in the last 24 hours "
             f"(at most {DAILY_CAP})"
         )
-    on_page = [e for e in agents if e.get("page") == rel and _still_on_page(root, e)]
+    # An agent's pick the nightly model confirmed is journaled under the nightly lane: still the agent's.
+    confirmed = {h["pending"] for h in holds}
+    taught = [
+        e
+        for e in mine
+        if e.get("lane") == AGENT_LANE
+        or (e.get("pending_id") in confirmed and e.get("lane") != pending.OWNER)
+    ]
+    on_page = [e for e in taught if e.get("page") == rel and _still_on_page(root, e)]
     held = [h for h in holds if h["end"] is None and h.get("page") == rel]
     if len(on_page) + len(held) >= PAGE_CAP:
         return (

@@ -28,6 +28,7 @@ from krouter.learner.journal import (
     journal_entries,
     journal_path,
     mark,
+    settle_unmarked,
 )
 from krouter.learner.moved import identity
 from krouter.learner.page_write import PageNotWritten, atomic_replace, size_problem
@@ -110,6 +111,7 @@ def write_trigger(
     }
     try:
         with learner_lock():
+            settle_unmarked(root, page.rel, page.text)
             journaled_replace(page.path, new, page.data, entry)
     except PageNotWritten as exc:
         return SKIPPED, str(exc)
@@ -128,11 +130,17 @@ def journaled_replace(path: Path, new: bytes, expected: bytes, entry: dict[str, 
 
     try:
         atomic_replace(path, new, expected, before_rename=journal_first)
-    except Exception as exc:
-        # Nothing was renamed (os.replace is the last step that can raise): said so, the entry is never
-        # listed as taught. An interrupt leaves it unmarked, for the journal to settle by the page.
+    except BaseException as exc:
+        # Said at once whether the rename happened, so that the entry is never taken for a later
+        # write's: an interrupt may come after it (while the folder is fsynced), so the page says.
+        # A writer killed outright leaves the entry unmarked, for the page's next write to settle.
         if journaled:
-            mark(entry, NOT_WRITTEN, str(exc))
+            try:
+                renamed = path.read_bytes() == new
+            except OSError:
+                renamed = None
+            if renamed is not None:
+                mark(entry, WRITTEN if renamed else NOT_WRITTEN, "" if renamed else str(exc) or repr(exc))
         raise
     mark(entry, WRITTEN)
 

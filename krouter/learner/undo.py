@@ -25,6 +25,7 @@ from krouter.learner.report import SKIPPED, LearnReport, Outcome
 from krouter.learner.rewind import journal_redone, rewind
 from krouter.learner.write_lock import learner_lock
 from krouter.vault.files import contained_path, read_contained
+from krouter.vault.page import parse_page
 
 # How an undo left a page: its bytes from before the run, or (edited since) the edits kept and the
 # trigger taken out.
@@ -143,21 +144,28 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
     if rewound is not None:
         data, status, done = rewound.data, REWOUND, "the triggers later runs wrote on the page stay"
     elif digest(current) != e["after_sha256"]:
-        # Edited since (a line added to the body, a tag changed): the trigger's list item is taken
-        # out (with the key, when nothing else is left in it, and the frontmatter block the learner
-        # made, when nothing else is left in that), else the run's own insertion where it still is as
-        # written, and only when that leaves the page as edited, minus the trigger.
-        kept = page_edit.without_trigger(current, trigger)
-        kept = (
-            _without_empty_block(kept, e)
-            if kept is not None
-            else _without_insertion(current, old, new, trigger)
-        )
+        # Edited since (a line added to the body, a tag changed): the run's own insertion is put back
+        # where it still is as written, when that leaves the page as edited minus the trigger (the
+        # owner's way of writing the field, a scalar or a null, comes back with it); else the
+        # trigger's list item is taken out (with the key, when nothing else is left in it, and the
+        # frontmatter block the learner made, when nothing else is left in that).
+        kept = _without_insertion(current, old, new, trigger)
+        if kept is None and (kept := page_edit.without_trigger(current, trigger)) is not None:
+            kept = _without_empty_block(kept, e)
         if kept is None:
             try:
-                holds = page_edit.holds_trigger(page, current.decode("utf-8-sig"), trigger)
+                text = current.decode("utf-8-sig")
+                unread = parse_page(page, text).yaml_error
+                holds = unread is not None or page_edit.holds_trigger(page, text, trigger)
             except UnicodeDecodeError:
-                holds = True  # an undecodable page may hold it: left alone, below
+                unread, holds = None, True  # an undecodable page may hold it: left alone, below
+            if unread is not None:
+                # Its fields cannot be read (an impossible date, a typo): whether the trigger is there
+                # cannot be told, and nothing is taken out of a block that does not parse.
+                o.reason = (
+                    f"the page's frontmatter does not parse now ({unread}): left alone; fix it and undo again"
+                )
+                return
             if not holds:
                 o.status, o.reason = (
                     GONE,
