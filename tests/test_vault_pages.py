@@ -283,3 +283,12 @@ def test_a_page_with_broken_frontmatter_is_not_cited_at_its_fence(tmp_path: Path
         receipt = router.decide("restart payment worker")
     assert receipt.top is not None and receipt.top.path == "Runbooks/Payment worker.md"
     assert receipt.top.snippet != "---" and receipt.top.line != 1, (receipt.top.line, receipt.top.snippet)
+
+
+def test_frontmatter_closed_by_yaml_end_marker_is_reported_and_its_status_still_read() -> None:
+    """A cold review: a block closed by '...' (Pandoc's end marker) was neither read nor reported, so
+    ``krouter check`` said clean while the page's fields were body text."""
+    page = parse_page("a.md", "---\ntitle: Old rule\nstatus: superseded\n...\n# Old rule\n\nOne approval.\n")
+    assert page.yaml_error is not None and "closed by '...' on line 4, not by '---'" in page.yaml_error
+    assert page.replaced and page.title == "Old rule"
+    assert parse_page("b.md", "---\n\nA rule, then text.\n\n...\n").yaml_error is None

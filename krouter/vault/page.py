@@ -186,6 +186,21 @@ def _unclosed_fence(text: str) -> str | None:
     return "\n".join(head)
 
 
+_DOTS = re.compile(r"^\.{3}[ \t]*$")
+
+
+def _closed_by_dots(text: str) -> tuple[int, str] | None:
+    """(its 1-based line, the lines before it) when the ``---`` opening the page is closed by ``...``
+    and some line between them is a field; None otherwise."""
+    lines = text.splitlines()
+    if not lines or not _FENCE.match(lines[0]):
+        return None
+    end = next((i for i, line in enumerate(lines[1:], 1) if _DOTS.match(line)), None)
+    if end is None or not any(_TOP_FIELD.match(line) for line in lines[1:end]):
+        return None
+    return end + 1, "\n".join(lines[1:end])
+
+
 def parse_page(rel_path: str, text: str) -> Page:
     """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept.
 
@@ -199,8 +214,15 @@ def parse_page(rel_path: str, text: str) -> Page:
     meta: dict[str, object] = {}
     error = None
     fields: dict[str, list[object]] = {}
-    unclosed = _unclosed_fence(text) if fm_text is None else None
-    if unclosed is not None:
+    ended = _closed_by_dots(text) if fm_text is None else None
+    unclosed = _unclosed_fence(text) if fm_text is None and ended is None else None
+    if ended is not None:
+        # YAML's end marker (Pandoc writes it): the fields are the author's, read as broken YAML is,
+        # and the page is reported, so that its owner can close it as Markdown notes do.
+        line, block = ended
+        error = f"the frontmatter opened on line 1 is closed by '...' on line {line}, not by '---'"
+        fields = _salvage(block)
+    elif unclosed is not None:
         # A fence never closed: the author meant frontmatter, and a `status: superseded` in it must
         # still keep the page from being cited. Its field lines are read as broken YAML is.
         error = "the opening '---' on line 1 is never closed"
