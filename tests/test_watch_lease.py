@@ -118,3 +118,36 @@ def test_lookups_skip_the_walk_while_krouter_watch_runs(vault: Path, walks: list
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+QUEUE_LIMIT = Path("/proc/sys/fs/inotify/max_queued_events")
+
+
+@pytest.mark.skipif(not QUEUE_LIMIT.exists(), reason="the kernel's event queue limit is inotify's (Linux)")
+def test_events_the_kernel_lost_make_the_watcher_walk_the_whole_vault(vault: Path) -> None:
+    """A cold review: when the kernel's queue overflowed (an editor rewriting its state file, a git
+    checkout) watchdog said events were lost, the watcher ignored it and kept the lease clean, and every
+    lookup skipped the walk and missed a page added meanwhile until the rescan minutes later."""
+    (vault / ".obsidian").mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    index = index_path(vault.resolve())
+    try:
+        wait_for(lambda: watched_clean(index))
+        # The watcher is descheduled while more events arrive than the kernel queues for it.
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            churn = vault / ".obsidian" / "workspace.json"
+            for i in range(int(QUEUE_LIMIT.read_text()) + 1000):
+                churn.write_text(str(i))
+            write(vault / "Okapi.md", "# Okapi\n\nThe okapi enclosure code is 4471.\n")
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        with Router(vault) as router:
+            wait_for(lambda: router.decide("okapi enclosure code").decision == "cite")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=TIMEOUT)

@@ -204,6 +204,12 @@ class VaultWatcher:
         return self._observer is not None and self._observer.is_alive()
 
     def _on_event(self, event: FileSystemEvent) -> None:
+        if event.event_type == "events_lost":
+            # The kernel's queue overflowed (a git checkout, an editor rewriting its state file
+            # thousands of times): any page may have changed unseen, so the whole vault is walked.
+            log.info("file events were lost: checking the whole vault")
+            self._add_pending({"."})
+            return
         if event.event_type not in _RELEVANT:
             return
         if (

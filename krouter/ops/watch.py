@@ -4,8 +4,9 @@ File events only *trigger* a refresh; what to re-index is always decided by ``In
 compares every page's (mtime, size) with the index. That makes the watcher indifferent to how an editor
 saves (write a temp file, fsync, rename over the page; vim's backup dance; Obsidian's rename-on-save) and
 to mass renames or a whole folder being moved: whatever sequence of events arrives, one debounced refresh
-after the burst sees the final state of the files. A missed event (an inotify queue overflow) is healed
-by the next event or by the periodic safety rescan.
+after the burst sees the final state of the files. Events the platform says it lost (an inotify queue
+overflow) make the next refresh walk the whole vault; one dropped without a word is healed by the
+periodic safety rescan.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ One Router stays open for the life of the server, on one worker thread that alon
 connection (the SDK runs tools on the event loop or on a pool of threads, neither of which may share
 it). A watchdog observer reports the pages that change; a call first re-reads the pages reported since
 the last call (only those: no walk of the vault), and a debounced refresh in between keeps calls fast.
-A full walk still runs every ``rescan`` seconds in the background and on ``krouter_status``, so an event
-the platform dropped is healed; without a working watcher every call walks the vault, as before. With
+Events the platform says it lost (a queue overflow) make the next refresh walk the whole vault, and a
+full walk still runs every ``rescan`` seconds in the background and on ``krouter_status``, so an event
+the platform dropped without a word is healed; without a working watcher every call walks the vault, as before. With
 the optional semantic second opinion, the refresher also embeds the pages that have no vectors yet,
 a slice at a time while nothing changes, on its own thread with its own connections: the vault gets
 embedded while the server runs, and a call does not embed nor wait for the embedding (the model's
