@@ -43,6 +43,14 @@ def exit_codes(*, as_json: bool = False) -> Iterator[None]:
         raise fail(str(exc), as_json=as_json) from exc
 
 
+def vault_path(value: str) -> Path:
+    """``--vault``'s text as a folder; an empty value is refused: Path("") is the current folder, and
+    ``--vault "$VAULT"`` with the variable unset would walk, index or import into wherever one stands."""
+    if not value.strip():
+        raise typer.BadParameter("an empty value names no folder (is a variable unset?)")
+    return Path(value)
+
+
 def vault_name(value: Path | None) -> Path | None:
     """``--vault demo`` names the bundled demo vault; any other value is a folder."""
     from krouter.config import named_vault
@@ -55,6 +63,7 @@ VaultOption = Annotated[
     typer.Option(
         "--vault",
         metavar="DIR",
+        parser=vault_path,
         callback=vault_name,
         help="Vault folder ('demo' for the bundled demo vault). Default: $KROUTER_VAULT, then 'vault' in "
         "config.toml (`krouter config set vault DIR`).",
@@ -68,6 +77,7 @@ NamedVaultOption = Annotated[
     typer.Option(
         "--vault",
         metavar="DIR",
+        parser=vault_path,
         callback=vault_name,
         help="Vault folder. Default: $KROUTER_VAULT, then 'vault' in config.toml (never the demo vault).",
         show_default=False,

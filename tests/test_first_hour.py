@@ -60,6 +60,24 @@ def test_no_vault_named_is_an_error_not_the_demo_vault(command: str) -> None:
     assert "Primary database" not in result.stdout
 
 
+@pytest.mark.parametrize("command", ["ask", "status", "check", "index", "read", "import", "learn"])
+def test_an_empty_vault_value_is_a_usage_error_not_the_current_folder(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: ``--vault "$VAULT"`` with the variable unset was the current folder (Path("") is
+    "."), so import wrote Inputs/Sessions/ where one stood, and ask or index walked it."""
+    (tmp_path / "t.jsonl").write_text(
+        '{"role": "user", "content": "hello about postgres"}\n', encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    args = {"ask": ["ask", "which database"], "read": ["read", "p.md"], "import": ["import", "t.jsonl"]}
+    result = runner.invoke(app, [*args.get(command, [command]), "--vault", ""])
+    assert result.exit_code == 2, result.output
+    assert "an empty value names no folder" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_no_vault_named_under_json_is_a_json_error() -> None:
     result = runner.invoke(app, ["ask", "which database do we use", "--json"])
     assert result.exit_code == 2
@@ -150,6 +168,7 @@ def test_config_shows_and_sets_the_teaching_settings(notes: Path) -> None:
     [
         (["set", "vault", "demo"], "never a default"),
         (["set", "vault", "/no/such/folder"], "not found"),
+        (["set", "vault", ""], "an empty value names no folder"),
         (["set", "query_log", "maybe"], "true or false"),
         (["set", "agent_teaching", "maybe"], "agent_teaching is true or false"),
         (["set", "pending_triggers", "some"], "one of: agents, all, none"),

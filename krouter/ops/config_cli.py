@@ -184,6 +184,9 @@ def set_command(
     as_json = _as_json(ctx)
     new: str | bool
     if key == "vault":
+        if not value.strip():
+            # Path("") is the current folder: an unset variable would make it the default vault.
+            raise fail("an empty value names no folder (is a variable unset?)", EXIT_USAGE, as_json=as_json)
         folder = Path(value).expanduser()
         if (value == config.DEMO_NAME and not folder.exists()) or config.is_demo(folder):
             raise fail(
