@@ -500,3 +500,15 @@ def test_a_price_lesson_whose_amount_prices_another_thing_is_refused(tmp_path: P
     assert not result.taught and result.reason.startswith("the question asks a price, and no sentence"), (
         result
     )
+
+
+def test_a_path_longer_than_any_page_s_is_refused_and_neither_logged_nor_echoed_whole(vault: Path) -> None:
+    """A cold review: krouter_teach's path had no bound, and every refused call wrote it, several times
+    over, to the never-rotated learn log and echoed it back (5 calls of a 5 MB path: a 75 MB log)."""
+    long_path = "Runbooks/" + "p" * 100_000 + ".md"
+    with Router(vault) as router:
+        result = teach.teach(router, MERGE_Q, long_path, GOOD_QUOTE)
+    assert result.status == teach.NOT_TAUGHT
+    assert result.reason == f"the path is {len(long_path)} characters long; at most 1024"
+    assert len(json.dumps(result.to_dict())) < 2_000
+    assert learn_journal.outcomes_path().stat().st_size < 4_000

@@ -40,7 +40,7 @@ from krouter.learner.verify import MAX_QUOTE_CHARS, candidates, verify_pick
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
-from krouter.vault.files import contained_path, read_contained
+from krouter.vault.files import MAX_PATH_CHARS, contained_path, read_contained
 
 AGENT_LANE = "agent"
 DAILY_CAP = 20
@@ -198,7 +198,11 @@ def teach(
     check_question(question)
     cleaned = check_phrasings(phrasings)
     result = TeachResult(NOT_TAUGHT, page_edit.clean_trigger(question), page, quote, cleaned)
-    if len(quote) > MAX_QUOTE_CHARS:
+    if len(page) > MAX_PATH_CHARS:
+        # Refused calls are logged and answered too: a path of megabytes would be echoed into both.
+        result.page = shown_quote(page)
+        result.reason = f"the path is {len(page)} characters long; at most {MAX_PATH_CHARS}"
+    elif len(quote) > MAX_QUOTE_CHARS:
         # Neither the reply nor the log echoes a pasted page back (a 126 KB quote made a 126 KB reply).
         result.quote = shown_quote(quote)
         result.reason = f"the quote is {len(quote)} characters long; at most {MAX_QUOTE_CHARS}: quote the sentence that answers"

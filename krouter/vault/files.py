@@ -23,6 +23,8 @@ from krouter.vault.page import Problem
 # every lookup. A real page is far below each: notes run to kilobytes, frontmatter to a few hundred
 # bytes. A larger file is reported as a problem and skipped; larger frontmatter is read line by line.
 MAX_PAGE_BYTES = 8 * 1024 * 1024
+# A page path an agent names (read, teach): longer than any real page's, short enough to echo back.
+MAX_PATH_CHARS = 1024
 
 
 class FileStat(NamedTuple):

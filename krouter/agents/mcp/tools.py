@@ -39,6 +39,7 @@ from krouter.routing.phrasings import (
 )
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.safe_text import clean
+from krouter.vault.files import MAX_PATH_CHARS
 
 if TYPE_CHECKING:
     from krouter.routing.router import Router
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_K = 3
-MAX_PATH_CHARS = 1024
 
 INSTRUCTIONS = """\
 KRouter answers "which page of the user's notes (the vault) holds the answer to this?" — or says that \
@@ -340,7 +340,10 @@ def build_server(service: VaultService) -> MCPServer:
         ],
         path: Annotated[
             str,
-            Field(description="Vault-relative path of the page you read that answers it (a closest page)."),
+            Field(
+                json_schema_extra={"minLength": 1, "maxLength": MAX_PATH_CHARS},
+                description="Vault-relative path of the page you read that answers it (a closest page).",
+            ),
         ],
         quote: Annotated[
             str,
