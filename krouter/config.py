@@ -376,7 +376,9 @@ def folder_names(folders: Iterable[str]) -> tuple[str, ...]:
 def vault_id(root: Path) -> str:
     """A stable short id for a vault (its resolved path, hashed): names its index file and tags its
     query-log entries."""
-    return hashlib.sha1(str(root).encode("utf-8")).hexdigest()[:16]
+    # fsencode: the path's own bytes, which need not be UTF-8 (a Latin-1 folder name on an old disk);
+    # for a UTF-8 path the same bytes, and so the same id, as before.
+    return hashlib.sha1(os.fsencode(root)).hexdigest()[:16]
 
 
 def in_folders(path: str, folders: tuple[str, ...]) -> bool:

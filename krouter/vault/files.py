@@ -47,7 +47,15 @@ def check_vault(root: Path) -> Path:
         raise VaultNotFound(f"not a folder: {root} (a vault is a folder of Markdown pages)")
     if not root.is_dir():
         raise VaultNotFound(f"vault folder not found: {root}")
-    return root.resolve()
+    resolved = root.resolve()
+    try:
+        str(resolved).encode("utf-8")
+    except UnicodeEncodeError:
+        # The path is stored in the index, the logs and every receipt, all UTF-8: said at once, not as
+        # a traceback from the first of them (a Latin-1 folder name on an old disk or share).
+        shown = os.fsencode(resolved).decode("utf-8", "backslashreplace")
+        raise VaultNotFound(f"the vault's path is not UTF-8: {shown}; rename the folder") from None
+    return resolved
 
 
 def walk(
