@@ -281,6 +281,50 @@ def test_malformed_lines_are_reported_and_skipped(vault: Path, tmp_path: Path) -
     assert "good line" in text and "also good" in text
 
 
+def test_a_line_nested_too_deeply_is_reported_and_skipped(vault: Path, tmp_path: Path) -> None:
+    """A cold review: a line of 100,000 '[' raised RecursionError out of the reader: the import ended in
+    a traceback and imported nothing."""
+    src = write_jsonl(tmp_path / "deep.jsonl", [{"session_id": "ok", "role": "user", "content": "good line"}])
+    with src.open("a", encoding="utf-8") as fh:
+        fh.write("[" * 100_000 + "\n")
+    result = run_import(str(src), "--vault", str(vault))
+    assert result.exit_code == 0, result.output
+    assert f"{src}:2: JSON nested too deeply to read" in result.output
+    assert any("good line" in t for p, t in pages(vault).items() if p.startswith("Inputs/"))
+
+
+def test_a_long_line_of_urls_keeps_its_secrets_redacted(vault: Path, tmp_path: Path) -> None:
+    """A cold review: on one pasted line of minified JSON full of URLs, the curl rule and the npm plugin
+    rescanned the rest of the line from every "http" or "//": a megabyte took minutes. Bounded, they
+    still find a flag thousands of characters after its command, and an npm token."""
+    urls = json.dumps([{"url": f"http://localhost:{8000 + i % 100}/api/v1/items"} for i in range(2000)])
+    token = "npm_" + "a1B2c3D4e5" * 4
+    text = (
+        f"why does this fail? {urls} "
+        f"curl {'-H X-Trace:on ' * 200}-u admin:Zq9vLr2mXw8 https://ci.example.com\n"
+        f"npm config set //registry.npmjs.org/:_authToken={token}"
+    )
+    out = redact(text)
+    assert "Zq9vLr2mXw8" not in out and token not in out
+    assert "http://localhost:8099/api/v1/items" in out
+
+
+def test_tags_a_session_never_closes_are_kept_and_closed_ones_removed() -> None:
+    """The tag stripping that replaced a pattern rescanning to the end of a message for every tag left
+    open (136 KB of unclosed tags took 4 s) removes what it removed before and keeps the rest."""
+    from krouter.agents.sessions.transcripts import _clean
+
+    assert _clean("<system-reminder>" * 3) == "<system-reminder>" * 3
+    assert (
+        _clean("a <command-message>x</command-message> b <system-reminder>open")
+        == "a  b <system-reminder>open"
+    )
+    assert (
+        _clean("<command-name>/model</command-name><command-args> opus </command-args>")
+        == "(command: /model opus)"
+    )
+
+
 def test_directory_import_takes_every_jsonl_below(vault: Path, tmp_path: Path) -> None:
     base = tmp_path / "projects"
     write_jsonl(base / "a" / "one.jsonl", [{"session_id": "a1", "role": "user", "content": "alpha"}])

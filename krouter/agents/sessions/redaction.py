@@ -82,9 +82,16 @@ def _slug(secret_type: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
 
 
+# What a plugin's pattern cannot match without: the npm pattern (//.+/:_authToken=) backtracks over
+# every "//" of a line, and a pasted line of a thousand URLs took seconds, minutes at a megabyte.
+_NEEDS = {"npm_tokens": ":_authToken="}
+
+
 def _library_pass(line: str) -> str:
     patterns, values = _plugins()
     for kind, pattern in patterns:
+        if kind in _NEEDS and _NEEDS[kind] not in line:
+            continue
         line = pattern.sub(f"[REDACTED:{kind}]", line)
     for kind, plugin in values:
         # analyze_string yields the raw values only: analyze_line would also try to verify them online.
@@ -134,6 +141,10 @@ _NOT_SECRET = re.compile(
     r"getpass\..*|input\(.*|https?://.*)$"
 )
 _GUARD = r"(?!\[REDACTED)"
+# How far along a line a command's flag is looked for (far past any real command's options): unbounded,
+# every "mysql" or "curl" of a long line (minified JSON full of URLs) rescanned the rest of it, and a
+# 1 MB line took minutes.
+_ON_LINE = r"[^\n]{0,4000}?"
 
 # (kind, pattern whose last group is the secret; every other group is kept).
 _CONTEXT: list[tuple[str, re.Pattern[str]]] = [
@@ -145,12 +156,14 @@ _CONTEXT: list[tuple[str, re.Pattern[str]]] = [
     # A .netrc entry: "machine host login user password secret".
     ("password", re.compile(rf"(?i)(\blogin\s+\S+\s+password\s+){_GUARD}(\S+)")),
     # mysql -pSECRET (no space: with a space, -p asks for the password).
-    ("password", re.compile(rf"(\bmysql(?:dump|admin|import|sh)?\b[^\n]*?\s-p){_GUARD}([^\s-]\S*)")),
+    ("password", re.compile(rf"(\bmysql(?:dump|admin|import|sh)?\b{_ON_LINE}\s-p){_GUARD}([^\s-]\S*)")),
     (
         "password",
-        re.compile(rf"(\b(?:curl|wget|http)\b[^\n]*?\s(?:-u|--user)\s+['\"]?[^\s:'\"]+:){_GUARD}([^\s'\"]+)"),
+        re.compile(
+            rf"(\b(?:curl|wget|http(?!:))\b{_ON_LINE}\s(?:-u|--user)\s+['\"]?[^\s:'\"]+:){_GUARD}([^\s'\"]+)"
+        ),
     ),
-    ("password", re.compile(rf"(\bdocker\s+login\b[^\n]*?\s(?:-p|--password)[\s=]+){_GUARD}(\S+)")),
+    ("password", re.compile(rf"(\bdocker\s+login\b{_ON_LINE}\s(?:-p|--password)[\s=]+){_GUARD}(\S+)")),
     ("sas_signature", re.compile(rf"([?&]sig=){_GUARD}([^&\s\"'#]+)")),
     ("azure_key", re.compile(rf"(?i)(\b(?:AccountKey|SharedAccessKey)=){_GUARD}([^;\s\"']+)")),
     # A JSON key naming a secret, camelCase included ("SecretAccessKey", "SessionToken", "auth").
