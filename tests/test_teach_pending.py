@@ -7,9 +7,14 @@ The nightly model is called through the real anthropic client on a mocked transp
 
 from __future__ import annotations
 
+import contextlib
 import json
+import multiprocessing
 import subprocess
 import sys
+import threading
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import anyio
@@ -535,3 +540,45 @@ def test_an_agents_pick_the_nightly_model_confirmed_counts_towards_the_page_cap(
     capped = teach_lib(vault, question="can the author sign off on their own work")
     assert capped.status == teach.NOT_TAUGHT, capped.reason
     assert "already holds 1 triggers taught by agents and 0 pending" in capped.reason
+
+
+RACING = [
+    "How many sign-offs does a merge need?",
+    "how many sign-offs before merging a pull request",
+    "sign-off count for merging",
+    "what sign-off count lets a merge land",
+]
+
+
+def _teach_at_once(vault: str, question: str, barrier: Barrier, out: Queue) -> None:
+    """One agent process: it passes the caps' check, then waits for the others to pass theirs (or for
+    the wait to time out, when a lock keeps them from the check) before it holds its pick."""
+    check = teach._limits_problem
+
+    def then_wait(*args: object) -> str | None:
+        problem = check(*args)  # type: ignore[arg-type]
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(2)
+        return problem
+
+    teach._limits_problem = then_wait  # type: ignore[assignment]
+    out.put(teach_lib(Path(vault), question=question).status)
+
+
+def test_agents_teaching_at_once_from_several_processes_stay_within_the_page_cap(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: the caps were checked outside any lock, then the pick held, so six processes
+    teaching one page at once each saw it under its cap of three, and all six were held."""
+    with Router(vault) as router:
+        router.refresh()
+    ctx = multiprocessing.get_context("spawn")
+    barrier, out = ctx.Barrier(len(RACING)), ctx.Queue()
+    agents = [ctx.Process(target=_teach_at_once, args=(str(vault), q, barrier, out)) for q in RACING]
+    for a in agents:
+        a.start()
+    for a in agents:
+        a.join(timeout=120)
+    statuses = [out.get(timeout=5) for _ in RACING]
+    assert statuses.count(PENDING) == teach.PAGE_CAP, statuses
+    assert len([h for h in pending.open_holds(vault) if h["page"] == CODE_REVIEW]) == teach.PAGE_CAP

@@ -37,6 +37,7 @@ from krouter.learner.nightly import WEAK_MARGIN
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
 from krouter.learner.verify import MAX_QUOTE_CHARS, candidates, verify_pick
+from krouter.learner.write_lock import TEACH_LOCK_NAME, state_lock
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
@@ -207,7 +208,8 @@ def teach(
         result.quote = shown_quote(quote)
         result.reason = f"the quote is {len(quote)} characters long; at most {MAX_QUOTE_CHARS}: quote the sentence that answers"
     else:
-        result.reason = _teach(router, result, client, new_run_id())
+        with state_lock(TEACH_LOCK_NAME):
+            result.reason = _teach(router, result, client, new_run_id())
     append_jsonl(
         outcomes_path(),
         {

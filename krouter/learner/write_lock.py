@@ -52,13 +52,24 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-@contextlib.contextmanager
-def learner_lock() -> Iterator[None]:
+# Agents' teaching, from the caps' check to the pick held or written: two agents teaching at once (two
+# MCP servers, `krouter teach ... &`) each saw the page under its cap, and both were held. Taken before
+# the learner's lock, never while holding it.
+TEACH_LOCK_NAME = "teach.lock"
+
+
+def learner_lock() -> contextlib.AbstractContextManager[None]:
     """Hold the learner's write lock for the block (waiting for another process to let it go).
 
     Not re-entrant: a block holding it must not take it again (the second wait would never end).
     """
-    path = config.state_dir() / LOCK_NAME
+    return state_lock(LOCK_NAME)
+
+
+@contextlib.contextmanager
+def state_lock(name: str) -> Iterator[None]:
+    """Hold the state dir's lock file ``name`` for the block, across every process of the user."""
+    path = config.state_dir() / name
     config.private_dir(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
