@@ -869,7 +869,7 @@ def test_a_page_in_a_folder_that_refuses_writes_is_skipped_and_the_run_goes_on(
     )
     by_q = {o.question: o for o in report.outcomes}
     assert by_q[MERGE_Q].status == SKIPPED, report.to_text()
-    assert "Code review.md could not be written (Permission denied)" in by_q[MERGE_Q].reason
+    assert "Code review.md could not be written: the folder" in by_q[MERGE_Q].reason
     assert by_q[INDEX_Q].status == LEARNED, report.to_text()
     assert report.cursor_advanced
     assert (vault / CODE_REVIEW).read_bytes() == before
@@ -897,6 +897,6 @@ def test_undo_restores_every_page_it_can_when_one_folder_refuses_writes(
     _folder_refuses_writes(monkeypatch, (vault / CODE_REVIEW).parent)
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id, "--vault", str(vault)])
     assert res.exit_code == 1, res.output
-    assert "could not be written (Permission denied)" in res.output
+    assert "could not be written: the folder" in res.output and "is read-only" in res.output
     assert (vault / CODE_REVIEW).read_bytes() == taught
     assert (vault / SEARCH_PAGE).read_bytes() == before[SEARCH_PAGE]

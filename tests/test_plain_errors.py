@@ -150,10 +150,21 @@ def test_accepting_into_a_read_only_folder_names_the_page_not_a_temp_file(tmp_pa
         )
     finally:
         (vault / "Runbooks").chmod(0o755)
-    expected = f"cannot write {CODE_REVIEW}: the folder Runbooks is read-only (permission denied)"
-    assert plain.returncode == 1
-    assert one_plain_line(plain.stderr) == f"krouter: {expected}"
-    assert json.loads(as_json.stdout) == {"error": expected, "exit_code": 1}
+    # Skipped and reported as a read-only page is (the nightly run and undo go on to their next page);
+    # the pick stays pending for an accept once the folder can be written.
+    expected = (
+        f"Code review.md could not be written: the folder {vault / 'Runbooks'} is read-only (permission denied); "
+        "left as it is"
+    )
+    assert plain.returncode == 3
+    assert plain.stdout.strip() == f"pending {pid} not written, it stays pending: {expected}"
+    assert ".tmp" not in plain.stdout + plain.stderr
+    assert json.loads(as_json.stdout) == {
+        "pending_id": pid,
+        "status": "skipped",
+        "reason": expected,
+        "run_id": None,
+    }
     assert snapshot(vault) == before
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
+from krouter.os_errors import reason
 from krouter.vault.files import MAX_PAGE_BYTES
 
 
@@ -51,9 +52,7 @@ def atomic_replace(
     try:
         _replace(path, data, expected, before_rename)
     except OSError as exc:
-        raise PageNotWritten(
-            f"{path.name} could not be written ({exc.strerror or exc}); left as it is"
-        ) from exc
+        raise PageNotWritten(f"{path.name} could not be written: {reason(exc)}; left as it is") from exc
 
 
 def _replace(path: Path, data: bytes, expected: bytes, before_rename: Callable[[], None] | None) -> None:
