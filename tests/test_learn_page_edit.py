@@ -195,3 +195,12 @@ def test_frontmatter_with_an_impossible_date_is_refused_with_a_reason() -> None:
     """A cold review: PyYAML's ValueError for 2024-02-30 escaped the editor (and crashed undo)."""
     with pytest.raises(PageEditError, match="not valid YAML"):
         with_trigger(b"---\ntitle: A\nreviewed: 2024-02-30\n---\nbody\n", "Q")
+
+
+def test_a_question_holding_characters_yaml_may_not_hold_raw_is_written_escaped() -> None:
+    """A cold review: DEL, a C1 control or U+FFFE in a question made every write fail the re-parse (PyYAML
+    refuses them raw), so such a question could never be taught."""
+    question = "what\x7f is the \x9f merge rule \ufffe today"
+    after = with_trigger(b"---\ntitle: A\n---\nbody\n", question)
+    assert _triggers(after) == [question]
+    assert b"\\u007f" in after and b"\x7f" not in after

@@ -85,10 +85,16 @@ def trigger_problem(trigger: str) -> str | None:
     return None
 
 
+# Characters a YAML stream may not hold as they are (YAML 1.1's printable set leaves them out; JSON
+# escapes only the C0 controls): DEL, the C1 controls but NEL, and the two non-characters U+FFFE/FFFF.
+_UNPRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+
 def _yaml_scalar(text: str) -> str:
     # A JSON string is a valid YAML double-quoted scalar; quoting always means a question that
-    # starts with "-", "?", "[" or holds ": " cannot change the YAML structure.
-    return json.dumps(text, ensure_ascii=False)
+    # starts with "-", "?", "[" or holds ": " cannot change the YAML structure. Its \u escapes are
+    # YAML's too, for the characters a page may not hold raw (a question holding one was never taught).
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
 def _parse_meta(fm_text: str) -> dict[str, object]:
