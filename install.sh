@@ -324,6 +324,9 @@ remember_vault() { # write `vault = "..."` into config.toml without touching any
 		return 0
 		;;
 	esac
+	# Read again: `krouter init` (creating the vault just now) records it itself, and a second
+	# `vault =` line would make config.toml invalid TOML for every later command.
+	CONFIGURED_VAULT=$(kpy path vault)
 	if [ "$CONFIGURED_VAULT" = "$1" ]; then return 0; fi
 	if [ -n "$CONFIGURED_VAULT" ]; then
 		warn "$cfg names vault $CONFIGURED_VAULT; left it alone (krouter ask uses that one, the units use $1)"
