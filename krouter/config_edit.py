@@ -7,8 +7,13 @@ import json
 import re
 from pathlib import Path
 
+from krouter import config
 from krouter.config import config_path, parse_config
 from krouter.errors import ConfigError
+from krouter.file_lock import held
+
+# In the state dir (private, KRouter's own), not beside the user's config.toml.
+CONFIG_LOCK_NAME = "config.lock"
 
 
 def _toml_value(value: str | bool) -> str:
@@ -47,7 +52,21 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     Returns the path.
     """
     path = path or config_path()
-    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    # A config.toml linked from a dotfiles folder is edited there, not replaced by a file of its own.
+    path = path.resolve() if path.is_symlink() else path
+    lock = config.state_dir() / CONFIG_LOCK_NAME
+    config.private_dir(lock.parent)
+    # Two `krouter config set` at once each read the file and renamed their own copy over it: one
+    # setting was lost while both said it was set.
+    with held(lock):
+        _set(path, key, value)
+    return path
+
+
+def _set(path: Path, key: str, value: str | bool | None) -> None:
+    # Bytes decoded as they are: Python's newline translation turned a CRLF file into LF.
+    old = path.read_bytes().decode("utf-8") if path.is_file() else ""
+    nl = "\r\n" if "\r\n" in old else "\n"
     lines = old.splitlines(keepends=True)
     pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
     # Top-level keys are the ones before the first [table] header.
@@ -59,10 +78,10 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
         if mine:
             old_line = lines[mine[0]]
             comment = _trailing_comment(old_line)
-            ending = old_line[len(old_line.rstrip("\r\n")) :] or "\n"
+            ending = old_line[len(old_line.rstrip("\r\n")) :] or nl
             kept[mine[0]] = line + (f"  {comment}" if comment else "") + ending
         else:
-            kept.insert(0, line + "\n")
+            kept.insert(0, line + nl)
     elif mine:
         del kept[mine[0]]
     new = "".join(kept)
@@ -82,7 +101,6 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else None
     atomic_write(path, new, mode=mode)
-    return path
 
 
 def _was_broken(key: str, text: str, path: Path) -> bool:

@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from krouter.agents import setup as setup_agents
-from krouter.agents.setup import BEGIN, DOC_FILES, END, agent_doc, merge_mcp_json, upsert_block
+from krouter.agents.project_files import BEGIN, END
+from krouter.agents.setup import DOC_FILES, agent_doc, merge_mcp_json, upsert_block
 from krouter.cli import app
 
 runner = CliRunner()

@@ -17,6 +17,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,13 +25,9 @@ from typing import Annotated, Any
 import typer
 
 from krouter import config
-from krouter.atomic import atomic_write
+from krouter.agents import project_files
 from krouter.cli_options import EXIT_USAGE, exit_codes, fail, terminal_progress, vault_name
 from krouter.os_errors import os_error_message
-
-BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
-END = "<!-- krouter:end -->"
-_BEGIN_PREFIX = "<!-- krouter:begin"
 
 DOC_FILES = ("CLAUDE.md", "AGENTS.md", "krouter.mdc", "SKILL.md")
 # Every file ``setup --write`` wrote, one absolute path a line, in the state dir: ``install.sh
@@ -101,69 +98,31 @@ def claude_hook(vault: Path | None) -> dict[str, Any]:
     }
 
 
-def _write(path: Path, text: str) -> None:
-    """Write a project file atomically, keeping the mode of the file it replaces."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    atomic_write(path, text, mode=mode)
-
-
 def upsert_block(path: Path, snippet: str) -> str:
     """Put ``snippet`` between KRouter's markers in ``path``: replace an earlier block, or append one.
 
     Everything outside the markers is kept byte for byte. Returns "created", "updated" or "unchanged".
     """
-    block = f"{BEGIN}\n{snippet.rstrip()}\n{END}\n"
-    if not path.exists():
-        _write(path, block)
-        return "created"
-    old = path.read_text(encoding="utf-8")
-    start = old.find(_BEGIN_PREFIX)
-    end = old.find(END, start + 1) if start >= 0 else -1
-    if start >= 0 and end >= 0:
-        tail = old[end + len(END) :]
-        new = old[:start] + block.rstrip("\n") + tail
-    else:
-        # One blank line between the user's text and the block.
-        if not old or old.endswith("\n\n"):
-            sep = ""
-        elif old.endswith("\n"):
-            sep = "\n"
-        else:
-            sep = "\n\n"
-        new = old + sep + block
-    if new == old:
-        return "unchanged"
-    _write(path, new)
-    return "updated"
+    return _apply(path, lambda old: project_files.with_block(path, old, snippet))
 
 
 def merge_mcp_json(path: Path, entry: dict[str, Any]) -> str:
     """Set ``mcpServers.krouter`` in a JSON MCP config, keeping every other key and server.
 
-    Raises ValueError when the file exists but is not a JSON object (it is left untouched).
-    Returns "created", "updated" or "unchanged".
+    Raises ValueError when the file exists but is not a JSON object KRouter can write back as it was
+    (it is left untouched). Returns "created", "updated" or "unchanged".
     """
-    data: dict[str, Any] = {}
-    existed = path.exists()
-    if existed:
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not valid JSON ({exc}); fix it or remove it, then re-run") from exc
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{path} does not hold a JSON object; fix it or remove it, then re-run")
-        data = loaded
-    servers = data.get("mcpServers")
-    if servers is None:
-        servers = data["mcpServers"] = {}
-    if not isinstance(servers, dict):
-        raise ValueError(f'{path}: "mcpServers" is not an object; fix it, then re-run')
-    if servers.get("krouter") == entry:
+    return _apply(path, lambda old: project_files.with_mcp_entry(path, old, entry))
+
+
+def _apply(path: Path, edit: Callable[[str | None], str | None]) -> str:
+    old = project_files.read(path)
+    new = edit(old)
+    if new is None or new == old:
         return "unchanged"
-    servers["krouter"] = entry
-    _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return "updated" if existed else "created"
+    project_files.check_writable(path)
+    project_files.write(path, new)
+    return "created" if old is None else "updated"
 
 
 def vault_note(vault: Path | None) -> str:
@@ -228,28 +187,42 @@ def remember_written(paths: list[Path]) -> None:
         print(f"krouter: could not note {len(paths)} written file(s) in {record}: {exc}", file=sys.stderr)
 
 
-def install(agent: Agent, vault: Path | None, project: Path) -> list[str]:
-    """Write the plan into ``project``; returns one line per item saying what happened."""
-    report = []
-    written: list[Path] = []
+def install(
+    agent: Agent, vault: Path | None, project: Path, echo: Callable[[str], None] = lambda line: None
+) -> list[str]:
+    """Write the plan into ``project``; returns one line per item saying what happened, each also given
+    to ``echo`` as it happens. Every file's new text is worked out first: a file that cannot be edited
+    safely (ProjectFileError) stops the command before any is written."""
+    edits: list[tuple[str, Path, str | None, str | None]] = []
     for kind, rel, content in plan(agent, vault):
         if kind == "print":
-            report.append(f"not written ({rel}):\n{content.rstrip()}")
+            edits.append((f"not written ({rel}):\n{content.rstrip()}", project, None, None))
             continue
         path = project / rel
+        old = project_files.read(path)
         if kind == "block":
-            status = upsert_block(path, content)
+            new = project_files.with_block(path, old, content)
         elif kind == "mcp-json":
-            status = merge_mcp_json(path, json.loads(content))
+            new = project_files.with_mcp_entry(path, old, json.loads(content))
         else:
-            status = (
-                "unchanged" if path.exists() and path.read_text(encoding="utf-8") == content else "written"
-            )
-            if status == "written":
-                _write(path, content)
-        written.append(path.absolute())
-        report.append(f"{status}: {rel}")
-    remember_written(written)
+            new = content
+        if new is not None and new != old:
+            project_files.check_writable(path)
+        edits.append((rel, path, old, new))
+    report = []
+    try:
+        for rel, path, old, new in edits:
+            if path is project and new is None and old is None:
+                line = rel
+            elif new is None or new == old:
+                line = f"unchanged: {rel}"
+            else:
+                project_files.write(path, new)
+                line = f"{'created' if old is None else 'updated'}: {rel}"
+            report.append(line)
+            echo(line)
+    finally:
+        remember_written([path.absolute() for rel, path, old, new in edits if path is not project])
     return report
 
 
@@ -325,8 +298,7 @@ def setup_command(
         # command before it writes anything, not after the agent's files are in place.
         config.load_config()
     try:
-        for line in install(agent, vault, project.resolve()):
-            typer.echo(line)
+        install(agent, vault, project.resolve(), echo=typer.echo)
     except ValueError as exc:
         raise fail(str(exc)) from exc
     except OSError as exc:

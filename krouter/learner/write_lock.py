@@ -12,45 +12,19 @@ An editor saving the page is not a KRouter process and cannot be locked out; the
 inside the lock immediately before the rename, so the window in which its save could be overwritten is
 as small as it can be.
 
-The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows, which has no ``fcntl``):
-it dies with its process, so a crashed writer never leaves a stale lock behind.
+The lock is the operating system's (``krouter.file_lock``): it dies with its process, so a crashed
+writer never leaves a stale lock behind.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 from collections.abc import Iterator
 
 from krouter import config
+from krouter.file_lock import held
 
 LOCK_NAME = "learned.lock"
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def _acquire(fd: int) -> None:
-        while True:
-            try:
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-                return
-            except OSError:
-                continue  # LK_LOCK gives up after about ten seconds of retries; a writer holds it for less
-
-    def _release(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _acquire(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-    def _release(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
 
 # Agents' teaching, from the caps' check to the pick held or written: two agents teaching at once (two
 # MCP servers, `krouter teach ... &`) each saw the page under its cap, and both were held. Taken before
@@ -71,12 +45,5 @@ def state_lock(name: str) -> Iterator[None]:
     """Hold the state dir's lock file ``name`` for the block, across every process of the user."""
     path = config.state_dir() / name
     config.private_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        _acquire(fd)
-        try:
-            yield
-        finally:
-            _release(fd)
-    finally:
-        os.close(fd)
+    with held(path):
+        yield

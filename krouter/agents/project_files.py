@@ -1,0 +1,136 @@
+"""The files ``krouter setup --write`` edits in the user's project: worked out whole before any is written.
+
+Each edit is a new text computed from the file's bytes as they are (line endings, a BOM and every byte
+outside KRouter's part kept), refused with the file named when it cannot be done safely: markers that do
+not pair up, JSON that would not come back as written, a file its owner made read-only, text that is
+not UTF-8. A file that is a symbolic link is edited where the link points (CLAUDE.md linked to
+AGENTS.md stays one file), never replaced by a file of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+from krouter.atomic import atomic_write
+
+BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
+END = "<!-- krouter:end -->"
+# A marker counts only as a line of its own: a sentence that mentions one is the user's text.
+_BEGIN_LINE = re.compile(r"^<!-- krouter:begin\b.*-->[ \t]*\r?$", re.M)
+_END_LINE = re.compile(r"^<!-- krouter:end -->[ \t]*\r?$", re.M)
+
+
+class ProjectFileError(ValueError):
+    """A project file KRouter will not edit as it is; the message names it and says why."""
+
+
+def target(path: Path) -> Path:
+    """Where a write to ``path`` goes: the file a symbolic link points to, else ``path`` itself."""
+    return path.resolve() if path.is_symlink() else path
+
+
+def read(path: Path) -> str | None:
+    """The file's text exactly as stored (no newline translation), or None when there is no file."""
+    path = target(path)
+    if not path.exists():
+        return None
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProjectFileError(f"{path} is not UTF-8 text (byte {exc.start}); left as it is") from exc
+
+
+def check_writable(path: Path) -> None:
+    """Refuse a file its owner made read-only: a rename would replace it all the same."""
+    path = target(path)
+    if path.exists() and not path.stat().st_mode & stat.S_IWUSR:
+        raise ProjectFileError(f"{path} is read-only: its owner made it so; left as it is")
+
+
+def write(path: Path, text: str) -> None:
+    """Write a project file atomically where it (or the link naming it) lives, keeping its mode."""
+    path = target(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    atomic_write(path, text, mode=mode)
+
+
+def with_block(path: Path, old: str | None, snippet: str) -> str:
+    """``old`` with ``snippet`` between KRouter's markers: an earlier block replaced, or one appended,
+    in the file's own line endings."""
+    nl = "\r\n" if old and "\r\n" in old else "\n"
+    block = nl.join([BEGIN, *snippet.rstrip().split("\n"), END]) + nl
+    if not old:
+        return block
+    begins, ends = list(_BEGIN_LINE.finditer(old)), list(_END_LINE.finditer(old))
+    if not begins and not ends:
+        # One blank line between the user's text and the block.
+        sep = "" if old.endswith(nl * 2) else nl if old.endswith("\n") else nl * 2
+        return old + sep + block
+    if len(begins) != 1 or len(ends) != 1 or ends[0].start() < begins[0].end():
+        raise ProjectFileError(
+            f"{path}: KRouter's marker lines do not pair up ({len(begins)} begin, {len(ends)} end); "
+            "fix them by hand (or remove KRouter's block), then re-run"
+        )
+    start, end = begins[0].start(), ends[0].end()
+    return old[:start] + block.rstrip("\r\n") + old[end:].removeprefix("\r")
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ProjectFileError(f"the key {next(k for k in keys if keys.count(k) > 1)!r} is written twice")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise ProjectFileError(f"it holds {name}, which JSON does not allow")
+
+
+def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | None:
+    """``old`` (a JSON MCP config) with ``mcpServers.krouter`` set to ``entry``, every other key and
+    server kept, and keys the user added to KRouter's own entry (an ``env``) too; None when it already
+    says so. Refused when the file would not come back as written: not a JSON object, a key written
+    twice, NaN or Infinity, a number Python would write another way."""
+    data: dict[str, Any] = {}
+    if old is not None and old.strip():
+        try:
+            loaded = json.loads(old, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+        except json.JSONDecodeError as exc:
+            raise ProjectFileError(
+                f"{path} is not valid JSON ({exc}); fix it or remove it, then re-run"
+            ) from exc
+        except ProjectFileError as exc:
+            raise ProjectFileError(f"{path}: {exc}; fix it, then re-run") from exc
+        if not isinstance(loaded, dict):
+            raise ProjectFileError(f"{path} does not hold a JSON object; fix it or remove it, then re-run")
+        data = loaded
+    servers = data.get("mcpServers")
+    if servers is None:
+        servers = data["mcpServers"] = {}
+    if not isinstance(servers, dict):
+        raise ProjectFileError(f'{path}: "mcpServers" is not an object; fix it, then re-run')
+    mine = servers.get("krouter")
+    merged = {**mine, **entry} if isinstance(mine, dict) else entry
+    if mine == merged:
+        return None
+    servers["krouter"] = merged
+    new = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if old is not None and old.strip() and _numbers(old) != _numbers(new):
+        raise ProjectFileError(
+            f"{path}: a number in it would be written another way (precision or form); add KRouter's "
+            "entry by hand (krouter setup without --write prints it)"
+        )
+    return new
+
+
+_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)')
+
+
+def _numbers(text: str) -> list[str]:
+    """The JSON numbers of ``text`` as written, in order (strings skipped)."""
+    return [m.group(1) for m in _NUMBER.finditer(text) if m.group(1)]

@@ -1,0 +1,50 @@
+"""A lock file held for a block, across every process of the user: the operating system's own lock
+(``flock``; ``msvcrt.locking`` on Windows, which has no ``fcntl``), so it dies with its process and a
+crashed holder never leaves a stale lock behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _acquire(fd: int) -> None:
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                return
+            except OSError:
+                continue  # LK_LOCK gives up after about ten seconds of retries; a writer holds it for less
+
+    def _release(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _acquire(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def _release(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def held(path: Path) -> Iterator[None]:
+    """Hold the lock file ``path`` (created 0600) for the block, waiting for another process to let
+    it go. Not re-entrant: a block holding it must not take it again (the second wait never ends)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        _acquire(fd)
+        try:
+            yield
+        finally:
+            _release(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,183 @@
+"""``krouter setup --write`` and ``krouter config set`` edit files the user owns: every byte outside
+KRouter's part kept, nothing written unless everything can be, links and read-only files respected."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import threading
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter.agents.project_files import BEGIN, END, ProjectFileError
+from krouter.agents.setup import merge_mcp_json, upsert_block
+from krouter.cli import app
+from krouter.config import config_path
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Database.md").write_text("# Database\n\nWe use PostgreSQL.\n", encoding="utf-8")
+    return root
+
+
+def _setup(agent: str, vault: Path, project: Path) -> tuple[int, str]:
+    result = runner.invoke(app, ["setup", agent, "--vault", str(vault), "--write", "--project", str(project)])
+    return result.exit_code, result.output
+
+
+def test_a_begin_marker_without_its_end_is_refused_not_spliced_over_the_users_text(tmp_path: Path) -> None:
+    """A cold review: with the end marker gone, a first run appended a second block and the next
+    replaced everything from the old begin marker to the new end, the user's sections between them."""
+    path = tmp_path / "AGENTS.md"
+    before = f"# Rules\n\n{BEGIN}\nold snippet\n\n## Build instructions\n\nRun make.\n".encode()
+    path.write_bytes(before)
+    for _ in range(2):
+        with pytest.raises(ProjectFileError, match="marker lines do not pair up"):
+            upsert_block(path, "new snippet")
+    assert path.read_bytes() == before
+
+
+def test_markers_mentioned_in_a_sentence_are_the_users_text(tmp_path: Path) -> None:
+    """A cold review: markers were found anywhere in the text, so a sentence mentioning them got the
+    block spliced into its middle."""
+    path = tmp_path / "AGENTS.md"
+    prose = f"Anything between {BEGIN} and {END} is generated; do not edit it.\n"
+    path.write_text(prose, encoding="utf-8")
+    assert upsert_block(path, "snippet") == "updated"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(prose) and text.endswith(f"{BEGIN}\nsnippet\n{END}\n")
+    assert upsert_block(path, "snippet") == "unchanged"
+
+
+def test_nothing_is_written_when_one_of_the_files_cannot_be(tmp_path: Path, vault: Path) -> None:
+    """A cold review: CLAUDE.md and SKILL.md were written, then a broken .mcp.json stopped the command,
+    which reported neither and did not record them for the uninstaller."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("# Rules\n", encoding="utf-8")
+    (project / ".mcp.json").write_text('{\n  // a comment\n  "mcpServers": {}\n}\n', encoding="utf-8")
+    code, out = _setup("claude-code", vault, project)
+    assert code == 1 and "is not valid JSON" in out
+    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == "# Rules\n"
+    assert not (project / ".claude").exists()
+
+
+def test_windows_line_endings_are_kept_in_the_users_files(tmp_path: Path, vault: Path) -> None:
+    """A cold review: the files were read with newline translation and written back with LF only."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "CLAUDE.md").write_bytes(b"# Windows notes\r\nline two\r\n")
+    assert _setup("claude-code", vault, project)[0] == 0
+    data = (project / "CLAUDE.md").read_bytes()
+    assert data.startswith(b"# Windows notes\r\nline two\r\n") and BEGIN.encode() in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_bytes(b"# mine\r\nquery_log = true\r\n")
+    assert runner.invoke(app, ["config", "set", "semantic", "off"]).exit_code == 0
+    assert config_path().read_bytes() == b'semantic = "off"\r\n# mine\r\nquery_log = true\r\n'
+
+
+def test_a_file_that_is_a_link_is_edited_where_it_points(tmp_path: Path, vault: Path) -> None:
+    """A cold review: the temp file was renamed over the link itself: CLAUDE.md linked to AGENTS.md
+    became a file of its own, and AGENTS.md never got the block; config.toml left its dotfiles copy."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("# Shared rules\n", encoding="utf-8")
+    (project / "CLAUDE.md").symlink_to("AGENTS.md")
+    assert _setup("claude-code", vault, project)[0] == 0
+    assert (project / "CLAUDE.md").is_symlink()
+    assert BEGIN in (project / "AGENTS.md").read_text(encoding="utf-8")
+    dotfiles = tmp_path / "dotfiles" / "config.toml"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text("query_log = true\n", encoding="utf-8")
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().symlink_to(dotfiles)
+    assert runner.invoke(app, ["config", "set", "semantic", "off"]).exit_code == 0
+    assert config_path().is_symlink()
+    assert dotfiles.read_text(encoding="utf-8") == 'semantic = "off"\nquery_log = true\n'
+
+
+def test_a_file_its_owner_made_read_only_is_not_rewritten(tmp_path: Path, vault: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("# Locked\n", encoding="utf-8")
+    (project / "CLAUDE.md").chmod(0o444)
+    code, out = _setup("claude-code", vault, project)
+    assert code == 1 and "read-only" in out
+    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == "# Locked\n"
+    assert not (project / ".mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"mcpServers": {}, "limit": 1e400}', "written another way"),
+        ('{"mcpServers": {}, "ratio": NaN}', "NaN"),
+        ('{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}', "written twice"),
+        ('{"mcpServers": {}, "pi": 3.14159265358979323846264}', "written another way"),
+    ],
+)
+def test_json_that_would_not_come_back_as_written_is_refused(tmp_path: Path, text: str, why: str) -> None:
+    """A cold review: round-tripped through Python, 1e400 came back as the bare word Infinity, which
+    Node's JSON.parse refuses; long decimals lost digits and a key written twice lost a value."""
+    path = tmp_path / "mcp.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ProjectFileError, match=why):
+        merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]})
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_keys_the_user_added_to_krouters_entry_are_kept(tmp_path: Path) -> None:
+    """A cold review: the whole entry was replaced, dropping an env block the user had added."""
+    path = tmp_path / "mcp.json"
+    path.write_text(
+        json.dumps({"mcpServers": {"krouter": {"command": "old", "env": {"KROUTER_SEMANTIC": "off"}}}}),
+        encoding="utf-8",
+    )
+    assert merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]}) == "updated"
+    entry = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]["krouter"]
+    assert entry == {"command": "krouter", "env": {"KROUTER_SEMANTIC": "off"}, "args": ["mcp"]}
+
+
+def _set_at_once(key: str, value: str, barrier: Barrier, out: Queue) -> None:
+    """One `krouter config set`: after reading the file it waits for the other to have read it too (or
+    for the wait to time out, when a lock keeps the other from reading)."""
+    from krouter import config_edit
+
+    parse = config_edit.parse_config
+
+    def then_wait(*args: object) -> object:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(2)
+        return parse(*args)  # type: ignore[arg-type]
+
+    config_edit.parse_config = then_wait  # type: ignore[assignment]
+    out.put(runner.invoke(app, ["config", "set", key, value]).exit_code)
+
+
+def test_two_config_sets_at_once_both_land() -> None:
+    """A cold review: each read config.toml, then renamed its own copy over it: one setting was lost in
+    8 to 12 of 20 tries while both said it was set."""
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text("# mine\n", encoding="utf-8")
+    ctx = multiprocessing.get_context("spawn")
+    barrier, out = ctx.Barrier(2), ctx.Queue()
+    sets = [("semantic", "off"), ("query_log", "false")]
+    procs = [ctx.Process(target=_set_at_once, args=(k, v, barrier, out)) for k, v in sets]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=60)
+    assert [out.get(timeout=5) for _ in sets] == [0, 0]
+    text = config_path().read_text(encoding="utf-8")
+    assert 'semantic = "off"' in text and "query_log = false" in text and "# mine" in text
