@@ -181,3 +181,16 @@ def test_two_config_sets_at_once_both_land() -> None:
     assert [out.get(timeout=5) for _ in sets] == [0, 0]
     text = config_path().read_text(encoding="utf-8")
     assert 'semantic = "off"' in text and "query_log = false" in text and "# mine" in text
+
+
+def test_replacing_krouters_own_file_that_differs_is_said(tmp_path: Path, vault: Path) -> None:
+    """A cold review: an edited .cursor/rules/krouter.mdc was replaced whole, reported only as written."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    assert _setup("cursor", vault, project)[0] == 0
+    rules = project / ".cursor" / "rules" / "krouter.mdc"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nMy own extra rule.\n", encoding="utf-8")
+    code, out = _setup("cursor", vault, project)
+    assert code == 0
+    assert "updated: .cursor/rules/krouter.mdc (it differed from this KRouter's: replaced whole)" in out
+    assert "unchanged: .cursor/mcp.json" in out

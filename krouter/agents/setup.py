@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
@@ -187,16 +187,26 @@ def remember_written(paths: list[Path]) -> None:
         print(f"krouter: could not note {len(paths)} written file(s) in {record}: {exc}", file=sys.stderr)
 
 
+class _Edit(NamedTuple):
+    """One item of the plan: what the report calls it, and, for a file, its text before and after."""
+
+    label: str
+    path: Path | None = None
+    old: str | None = None
+    new: str | None = None
+    whole: bool = False
+
+
 def install(
     agent: Agent, vault: Path | None, project: Path, echo: Callable[[str], None] = lambda line: None
 ) -> list[str]:
     """Write the plan into ``project``; returns one line per item saying what happened, each also given
     to ``echo`` as it happens. Every file's new text is worked out first: a file that cannot be edited
     safely (ProjectFileError) stops the command before any is written."""
-    edits: list[tuple[str, Path, str | None, str | None]] = []
+    edits: list[_Edit] = []
     for kind, rel, content in plan(agent, vault):
         if kind == "print":
-            edits.append((f"not written ({rel}):\n{content.rstrip()}", project, None, None))
+            edits.append(_Edit(f"not written ({rel}):\n{content.rstrip()}"))
             continue
         path = project / rel
         old = project_files.read(path)
@@ -208,21 +218,24 @@ def install(
             new = content
         if new is not None and new != old:
             project_files.check_writable(path)
-        edits.append((rel, path, old, new))
+        edits.append(_Edit(rel, path, old, new, whole=kind == "file"))
     report = []
     try:
-        for rel, path, old, new in edits:
-            if path is project and new is None and old is None:
-                line = rel
-            elif new is None or new == old:
-                line = f"unchanged: {rel}"
+        for e in edits:
+            if e.path is None:
+                line = e.label
+            elif e.new is None or e.new == e.old:
+                line = f"unchanged: {e.label}"
             else:
-                project_files.write(path, new)
-                line = f"{'created' if old is None else 'updated'}: {rel}"
+                project_files.write(e.path, e.new)
+                line = f"{'created' if e.old is None else 'updated'}: {e.label}"
+                if e.whole and e.old is not None:
+                    # KRouter's own file, but one the user may have edited: said, not done silently.
+                    line += " (it differed from this KRouter's: replaced whole)"
             report.append(line)
             echo(line)
     finally:
-        remember_written([path.absolute() for rel, path, old, new in edits if path is not project])
+        remember_written([e.path.absolute() for e in edits if e.path is not None])
     return report
 
 
