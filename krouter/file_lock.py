@@ -10,15 +10,22 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+
+class Taken(Exception):
+    """Another process holds the lock, and the caller would not wait for it."""
+
+
 if sys.platform == "win32":
     import msvcrt
 
-    def _acquire(fd: int) -> None:
+    def _acquire(fd: int, wait: bool = True) -> None:
         while True:
             try:
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                msvcrt.locking(fd, msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
                 return
-            except OSError:
+            except OSError as exc:
+                if not wait:
+                    raise Taken from exc
                 continue  # LK_LOCK gives up after about ten seconds of retries; a writer holds it for less
 
     def _release(fd: int) -> None:
@@ -28,20 +35,24 @@ if sys.platform == "win32":
 else:
     import fcntl
 
-    def _acquire(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    def _acquire(fd: int, wait: bool = True) -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise Taken from exc
 
     def _release(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager
-def held(path: Path) -> Iterator[None]:
+def held(path: Path, wait: bool = True) -> Iterator[None]:
     """Hold the lock file ``path`` (created 0600) for the block, waiting for another process to let
-    it go. Not re-entrant: a block holding it must not take it again (the second wait never ends)."""
+    it go; without ``wait``, raise Taken at once when one holds it. Not re-entrant: a block holding it
+    must not take it again (the second wait never ends)."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        _acquire(fd)
+        _acquire(fd, wait)
         try:
             yield
         finally:

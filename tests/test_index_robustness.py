@@ -10,7 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from krouter import Router
+from krouter.errors import IndexBusy, IndexUnavailable
+from krouter.file_lock import held
+from krouter.index.refresh import BUILD_CHUNK
 from krouter.index.schema import index_path
 from krouter.index.store import Index
 
@@ -140,3 +145,114 @@ def test_index_from_an_older_schema_is_rebuilt(tmp_path: Path) -> None:
         receipt = router.decide("duty manager escalation")
     assert receipt.decision == "cite" and receipt.top is not None
     assert receipt.top.path == "Ops/Oncall.md"
+
+
+def _zero_page(path: Path, table: str) -> None:
+    """Zero the root page of ``table`` in the index file, its header left intact: a bad sector, a torn
+    copy by a sync tool."""
+    conn = sqlite3.connect(path)
+    try:
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    with open(path, "r+b") as fh:
+        fh.seek((root - 1) * size)
+        fh.write(bytes(size))
+
+
+def test_an_index_damaged_past_its_header_is_built_again(tmp_path: Path) -> None:
+    """A cold review: a zeroed page of the pages table made every command (rebuild included) end in
+    "database disk image is malformed"; the only way out was deleting the file by hand."""
+    vault = make_vault(tmp_path / "v")
+    with Router(vault) as router:
+        assert router.ask("pager rotation").top.path == "Ops/Pager.md"
+        path = router.index.path
+    _zero_page(path, "pages")
+    with Router(vault) as router:
+        receipt = router.ask("pager rotation")
+    assert receipt.decision == "cite" and receipt.top.path == "Ops/Pager.md"
+    _zero_page(path, "pages")
+    index = Index(vault.resolve())
+    try:
+        index.rebuild()
+        assert {row[1] for row in index.page_table()} == set(PAGES)
+    finally:
+        index.close()
+
+
+def test_an_index_that_cannot_be_opened_for_another_reason_is_kept(tmp_path: Path) -> None:
+    """A cold review: any error but "locked" or "busy" deleted the index, a full disk's "disk I/O error"
+    and a -wal that could not be opened included: an intact index then had to be built again."""
+    vault = make_vault(tmp_path / "v")
+    with Router(vault) as router:
+        router.refresh()
+        path = router.index.path
+    before = path.read_bytes()
+    wal = Path(f"{path}-wal")
+    wal.unlink(missing_ok=True)
+    wal.mkdir()
+    try:
+        with pytest.raises(IndexUnavailable, match="cannot open the index"):
+            Index(vault.resolve())
+        assert path.read_bytes() == before
+    finally:
+        wal.rmdir()
+    with Router(vault) as router:
+        assert router.ask("pager rotation").top.path == "Ops/Pager.md"
+
+
+def test_a_second_process_opening_an_index_during_its_first_build_is_told_so(tmp_path: Path) -> None:
+    """A cold review: an ask, a second `krouter index` or a watcher starting while a first build ran
+    staged the same pages into the build file and ended in "UNIQUE constraint failed: pages.path"."""
+    vault = make_vault(tmp_path / "v", n_extra=BUILD_CHUNK + 10, cjk=False)
+    path = index_path(vault.resolve())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Another process's build holds the lock.
+    with (
+        held(Path(f"{path}.lock")),
+        Router(vault, auto_refresh=False) as router,
+        pytest.raises(IndexBusy, match="being built by another process"),
+    ):
+        router.refresh()
+    with Router(vault) as router:
+        assert router.ask("pager rotation").top.path == "Ops/Pager.md"
+        assert router.index.meta()["n_pages"] == str(len(PAGES) - 1 + BUILD_CHUNK + 10)
+
+
+def test_a_watcher_reported_edit_of_an_ignored_page_does_not_index_it(tmp_path: Path) -> None:
+    """A cold review: a refresh of just the pages a watcher saw change (the MCP server's) did not apply
+    the ignore rules, so editing a page .krouterignore leaves out indexed it, and it was cited."""
+    vault = make_vault(tmp_path / "v")
+    (vault / "Private").mkdir()
+    secret = vault / "Private" / "salary.md"
+    secret.write_text("# Salary\n\nThe frobnicator salary is 99999.\n", encoding="utf-8")
+    (vault / ".krouterignore").write_text("Private/\n", encoding="utf-8")
+    index = Index(vault.resolve())
+    try:
+        index.refresh()
+        secret.write_text("# Salary\n\nThe frobnicator salary is 123456.\n", encoding="utf-8")
+        index.refresh(paths=["Private/salary.md"])
+        assert "Private/salary.md" not in {row[1] for row in index.page_table()}
+    finally:
+        index.close()
+
+
+def test_a_refresh_that_runs_out_of_room_says_so_and_keeps_the_index(tmp_path: Path) -> None:
+    """A cold review: on a full cache disk SQLite rolled the write back itself, and the refresh's own
+    ROLLBACK then raised "cannot rollback - no transaction is active", a traceback hiding the cause."""
+    vault = make_vault(tmp_path / "v")
+    index = Index(vault.resolve())
+    try:
+        index.refresh()
+        before = {row[1] for row in index.page_table()}
+        pages = index.conn.execute("PRAGMA page_count").fetchone()[0]
+        index.conn.execute(f"PRAGMA max_page_count = {pages}")  # as a full disk refuses more pages
+        for i in range(300):
+            (vault / f"New {i}.md").write_text(" ".join(f"w{i}x{j}" for j in range(200)), encoding="utf-8")
+        with pytest.raises(IndexUnavailable, match="database or disk is full"):
+            index.refresh()
+        assert {row[1] for row in index.page_table()} == before
+    finally:
+        index.close()

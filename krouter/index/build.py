@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from krouter.errors import IndexBusy
+from krouter.file_lock import Taken, held
 from krouter.index import merge
 from krouter.index.pages import _YAML_ERROR, PAGE_COLUMNS, PAGE_MARKS
 from krouter.index.prepare import Batch, prepared_batches, worker_count
@@ -29,6 +31,7 @@ class ColdBuild:
     empty index, and the rows are written by its `PageRows`."""
 
     root: Path
+    path: Path
     conn: sqlite3.Connection
 
     def _build(
@@ -45,7 +48,30 @@ class ColdBuild:
 
         Pages are read and tokenised by worker processes when there are enough of them
         (krouter.index.prepare); each chunk's postings come back inverted, a packed list per term
-        staged as a few blocks of terms (a segment), which the merge joins term by term."""
+        staged as a few blocks of terms (a segment), which the merge joins term by term.
+
+        One process builds at a time (``<index>.lock``, kept beside the index, held to the end of the merge): two
+        at once wrote the same pages into the staging database, and each process opening the index
+        during a first build (an agent's ask, the watcher) ended in an IntegrityError. Another process
+        is told the index is being built, as a refresh that cannot get its turn is."""
+        try:
+            with held(Path(f"{self.path}.lock"), wait=False):
+                return self._build_held(on_disk, unreadable, stats, progress, started)
+        except Taken:
+            raise IndexBusy(f"index {self.path} is being built by another process; try again") from None
+
+    def _build_held(
+        self,
+        on_disk: dict[str, FileStat],
+        unreadable: list[str],
+        stats: RefreshStats,
+        progress: Callable[[int, int], None] | None,
+        started: float,
+    ) -> RefreshStats:
+        if self.conn.execute("SELECT 1 FROM pages LIMIT 1").fetchone():
+            # Another process's build committed between this one's look at the index and its lock.
+            self._stored = None
+            return self.refresh(progress)
         main, self.conn = self.conn, self._open_staging()
         self._stored = None
         try:
@@ -64,7 +90,8 @@ class ColdBuild:
                     done = self._write_batch(batch, stats, progress, done, len(todo))
                     self.conn.execute("COMMIT")
                 except BaseException:
-                    self.conn.execute("ROLLBACK")
+                    with contextlib.suppress(sqlite3.Error):
+                        self.conn.execute("ROLLBACK")
                     batches.close()  # stops the workers now, not when the generator is collected
                     raise
         finally:
@@ -114,7 +141,8 @@ class ColdBuild:
                 stats.deleted += 1
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
             raise
         return left
 

@@ -21,6 +21,7 @@ from krouter.index.schema import (
     STAGING_SCHEMA,
     STAGING_VERSION,
     TABLES,
+    damaged,
     delete_database,
 )
 from krouter.ops.watch_lease import watched_clean
@@ -118,6 +119,15 @@ class Refresh:
         Done inside the database rather than by deleting the file, so processes that have the index
         open (a watcher, the MCP server) keep answering from the old rows until the new ones commit,
         then see them. Only a file that is not a usable database any more is deleted and recreated."""
+        try:
+            return self._rebuild(progress)
+        except sqlite3.DatabaseError as exc:
+            if not damaged(exc):
+                raise
+            self._start_over()
+            return self._refresh(progress, force=True)
+
+    def _rebuild(self, progress: Callable[[int, int], None] | None) -> RefreshStats:
         if not self._stored_stats():
             # Nothing to keep answering from: build in chunks, which an interruption does not undo.
             return self.refresh(progress, force=True)
@@ -143,12 +153,8 @@ class Refresh:
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError):
                 raise  # locked or busy: another process is writing, the file is fine
-            self.conn.close()
-            self._delete_files()
-            self.conn = self._open()
-            # A new file starts its generations over: nothing cached by generation may carry over.
-            self._stored, self._stale, self._passages, self._held = None, None, (-1, {}), (-1, {}, 0)
-            return self.refresh(progress=progress)
+            self._start_over()
+            return self._refresh(progress)
         self._stored = None
         stats.problems = self.problems()
         stats.seconds = time.perf_counter() - started
@@ -173,7 +179,30 @@ class Refresh:
 
         Safe to call from many processes at once: refreshers take turns, and one that cannot get its
         turn within the busy timeout answers from the index as it is (``stale``) rather than fail.
+
+        A file SQLite finds damaged (a bad sector, a torn copy) is started over and built again.
         """
+        try:
+            return self._refresh(progress, paths=paths, force=force)
+        except sqlite3.DatabaseError as exc:
+            if not damaged(exc):
+                if exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+                    # Said in a line, not a traceback; the index is left as it was.
+                    raise IndexUnavailable(
+                        f"cannot update the index {self.path}: {exc} (is the disk holding it full?); "
+                        "set KROUTER_CACHE_DIR to a folder with room"
+                    ) from exc
+                raise
+            self._start_over()
+            return self._refresh(progress, force=True)
+
+    def _refresh(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        paths: Collection[str] | None = None,
+        force: bool = False,
+    ) -> RefreshStats:
         started = time.perf_counter()
         racy_after = time.time_ns() - RACY_NS
         stats = RefreshStats()
@@ -231,7 +260,8 @@ class Refresh:
                     self._store_bad_names(bad_names)
                 self.conn.execute("COMMIT")
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
                 raise
         stats.problems = self.problems()
         stats.seconds = time.perf_counter() - started

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sqlite3
 from pathlib import Path
 
 from krouter import config
@@ -97,6 +98,12 @@ def private_database(path: Path) -> None:
         with contextlib.suppress(FileNotFoundError, PermissionError):  # best effort, like private_dir
             if os.stat(f"{path}{suffix}").st_mode & 0o077:
                 os.chmod(f"{path}{suffix}", 0o600)
+
+
+def damaged(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the database file itself is damaged (corrupt, or not a database)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def delete_database(path: Path, *, journal: bool = False) -> None:

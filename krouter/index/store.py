@@ -29,6 +29,7 @@ from krouter.index.schema import (
     SCHEMA,
     SCHEMA_VERSION,
     TABLES,
+    damaged,
     delete_database,
     index_path,
     private_database,
@@ -113,7 +114,10 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
                 # deleting it would pull the index from under that process.
                 if "locked" in str(exc) or "busy" in str(exc):
                     raise IndexBusy(f"index {self.path} is locked by another process; try again") from exc
-                if attempt:
+                # Only a file SQLite calls damaged is started over: a full disk ("disk I/O error" making
+                # the -shm file) or a -wal that cannot be opened deleted an intact index, which then had
+                # to be built again from every page.
+                if attempt or not damaged(exc):
                     raise IndexUnavailable(f"cannot open the index {self.path}: {exc}; {hint}") from exc
                 try:
                     self._delete_files()
@@ -150,6 +154,14 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
 
     def _delete_files(self) -> None:
         delete_database(self.path)
+
+    def _start_over(self) -> None:
+        """Replace a damaged index file with a new, empty one (the next refresh builds it)."""
+        self.conn.close()
+        self._delete_files()
+        self.conn = self._open()
+        # A new file starts its generations over: nothing cached by generation may carry over.
+        self._stored, self._stale, self._passages, self._held = None, None, (-1, {}), (-1, {}, 0)
 
     def close(self) -> None:
         """Close the database connection."""

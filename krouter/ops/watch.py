@@ -51,6 +51,10 @@ def describe(stats: RefreshStats, changed: set[str]) -> str:
     )
 
 
+# After a failed refresh, how soon the whole vault is looked at again.
+RETRY_S = 5.0
+
+
 def watch_loop(
     router: Router,
     watcher: VaultWatcher,
@@ -86,8 +90,10 @@ def watch_loop(
         try:
             stats = router.refresh()
         except KRouterError as exc:
-            # A broken config.toml, say: fixing it is a change the watcher reports, and refreshes again.
+            # A broken config.toml (fixing it is a change the watcher reports), or a full disk: the
+            # batch was taken, so the whole vault is looked at again soon, when it may succeed.
             log.warning("refresh failed: %s", exc)
+            last_scan = time.monotonic() - rescan + min(rescan, RETRY_S)
             continue
         if not stats.stale:
             watcher.indexed()

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
-from krouter.vault.ignore import ignore_rules
+from krouter.vault.ignore import excluded_by, ignore_rules
 from krouter.vault.page import Problem
 
 # Bounds on the work one page may cost, so a single clipped or imported file cannot deny service to
@@ -239,10 +239,16 @@ def stat_pages(root: Path, paths: Iterable[str]) -> tuple[list[FileStat], list[s
     found: list[FileStat] = []
     missing: list[str] = []
     listed: dict[str, set[str]] = {}
+    rules = ignore_rules(Path(root))
     for rel in paths:
         parts = rel.split("/")
         if not rel.lower().endswith(".md") or any(not p or p.startswith(".") for p in parts):
             return None
+        if excluded_by(rules, rel):
+            # Left out by the ignore rules, as walk() leaves it: an edit must not bring it in (a
+            # watcher's refresh of the pages it saw change indexed a .krouterignore'd page).
+            missing.append(rel)
+            continue
         folder = os.path.join(root, *parts[:-1])
         # walk() does not follow symlinks: a page reached through a linked folder is not in the vault.
         if os.path.realpath(folder) != os.path.normpath(folder):

@@ -126,7 +126,11 @@ def ignore_rules(root: Path) -> IgnoreRules | None:
 def excluded(root: Path, rel_path: str) -> bool:
     """True when the ignore rules in force for the vault at ``root`` leave out the file at the
     vault-relative ``rel_path``, itself or through one of its folders."""
-    rules = ignore_rules(root)
+    return excluded_by(ignore_rules(root), rel_path)
+
+
+def excluded_by(rules: IgnoreRules | None, rel_path: str) -> bool:
+    """``excluded`` with the rules read already (``ignore_rules``)."""
     if rules is None:
         return False
     parts = rel_path.strip("/").split("/")
