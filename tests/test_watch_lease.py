@@ -151,3 +151,25 @@ def test_events_the_kernel_lost_make_the_watcher_walk_the_whole_vault(vault: Pat
     finally:
         proc.terminate()
         proc.wait(timeout=TIMEOUT)
+
+
+def test_an_index_deleted_under_a_running_watcher_is_not_trusted(vault: Path) -> None:
+    """A cold review: the cache cleared while `krouter watch` ran, the watcher went on writing to the
+    deleted file and its lease said clean, so every other process trusted the new, empty index and
+    refused everything, a page added afterwards too."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    index = index_path(vault.resolve())
+    try:
+        wait_for(lambda: watched_clean(index))
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{index}{suffix}").unlink(missing_ok=True)
+        with Router(vault) as router:
+            assert not watched_clean(index)
+            assert router.decide("which database do we use").cited[0].path == "Decisions/Primary database.md"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=TIMEOUT)

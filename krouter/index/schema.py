@@ -100,6 +100,16 @@ def private_database(path: Path) -> None:
                 os.chmod(f"{path}{suffix}", 0o600)
 
 
+def file_identity(path: Path) -> str | None:
+    """Which file is at ``path`` now (its device and inode), None when there is none: an index deleted
+    and made again under the same name is another file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{st.st_dev}:{st.st_ino}"
+
+
 def damaged(exc: sqlite3.Error) -> bool:
     """Whether SQLite says the database file itself is damaged (corrupt, or not a database)."""
     code = getattr(exc, "sqlite_errorcode", None)

@@ -31,6 +31,7 @@ from krouter.index.schema import (
     TABLES,
     damaged,
     delete_database,
+    file_identity,
     index_path,
     private_database,
 )
@@ -62,6 +63,9 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
     (krouter.index.refresh), a cold build `ColdBuild` (krouter.index.build), writing a page's rows
     `PageRows` (krouter.index.pages) and folding
     edits into the packed postings `PackedPostings` (krouter.index.packed)."""
+
+    # The file this index has open (``file_identity``), for a watcher's lease to name.
+    identity: str | None
 
     def __init__(self, vault: Path, *, path: Path | None = None) -> None:
         self.root = check_vault(vault)
@@ -107,6 +111,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 self._check_versions(conn)
+                self.identity = file_identity(self.path)
                 return conn
             except sqlite3.DatabaseError as exc:
                 conn.close()

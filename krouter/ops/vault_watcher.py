@@ -253,12 +253,13 @@ class VaultWatcher:
             self._taken_seq = self._seq
             return out
 
-    def indexed(self) -> None:
-        """Say that a refresh which started after the last ``take()`` has committed: when no event came
-        since, other processes may trust the index without walking the vault."""
+    def indexed(self, index: str | None = None) -> None:
+        """Say that a refresh which started after the last ``take()`` has committed (to the index file
+        ``index``, its ``file_identity``): when no event came since, other processes may trust the
+        index without walking the vault."""
         with self._cond:
             if self._lease is not None and not self._pending and self._seq == self._taken_seq:
-                self._lease.mark(dirty=False)
+                self._lease.mark(dirty=False, index=index)
 
     def wait(self, timeout: float | None = None, *, take: bool = True) -> set[str]:
         """Block until a batch is ready (no event for ``debounce`` s, or ``max_delay`` s of changes).

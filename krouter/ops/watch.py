@@ -96,7 +96,7 @@ def watch_loop(
             last_scan = time.monotonic() - rescan + min(rescan, RETRY_S)
             continue
         if not stats.stale:
-            watcher.indexed()
+            watcher.indexed(router.index.identity)
         background.refreshed(router.vectors is not None)
         if stats.changed or changed:
             log.info(describe(stats, changed))
@@ -193,7 +193,7 @@ def watch_command(
         watcher.start()
         try:
             if not router.refresh().stale:
-                watcher.indexed()
+                watcher.indexed(router.index.identity)
         except KRouterError as exc:
             # config.toml broken since the Router was opened: fixing it is a change the watcher reports.
             log.warning("refresh failed: %s", exc)

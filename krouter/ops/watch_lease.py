@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+from krouter.index.schema import file_identity
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -78,19 +80,22 @@ class WatchLease:
             _held.add(str(path))
         return lease
 
-    def mark(self, *, dirty: bool) -> None:
+    def mark(self, *, dirty: bool, index: str | None = None) -> None:
         """Publish whether changes are waiting to be indexed. Dirty must be marked before the change is
-        handed to the refresher, clean only after a refresh that saw every change reported so far."""
-        state = DIRTY if dirty else CLEAN
+        handed to the refresher, clean only after a refresh that saw every change reported so far;
+        ``index`` names the index file that refresh wrote (``file_identity``), which a reader must
+        find at the index's path: one deleted and made again there (the cache cleared) is empty."""
+        state = DIRTY if dirty else CLEAN + (f"{index}\n".encode() if index else b"")
         if state != self._state:
             with contextlib.suppress(OSError):
                 os.pwrite(self._fd, state, 0)
+                os.ftruncate(self._fd, len(state))
                 self._state = state
 
     @property
     def clean(self) -> bool:
         """True when this lease last published ``clean``."""
-        return self._state == CLEAN
+        return self._state.startswith(CLEAN)
 
     def release(self) -> None:
         """Give the lease up: lookups walk the vault again."""
@@ -117,7 +122,12 @@ def watched_clean(index_path: Path) -> bool:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return os.pread(fd, len(CLEAN), 0) == CLEAN  # locked: a watcher is alive
+            # Locked: a watcher is alive. Clean, and of the index file that is at the path now.
+            state = os.pread(fd, 128, 0)
+            if not state.startswith(CLEAN):
+                return False
+            written = state[len(CLEAN) :].strip().decode("ascii", "replace")
+            return not written or written == file_identity(index_path)
         except OSError:
             return False
         fcntl.flock(fd, fcntl.LOCK_UN)  # nobody holds it: no watcher runs

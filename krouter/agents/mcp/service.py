@@ -208,7 +208,7 @@ class VaultService:
         self._background.refreshed(router.vectors is not None)
         router.last_refresh = stats
         if not stats.stale:
-            self.watcher.indexed()
+            self.watcher.indexed(router.index.identity)
         if stats.changed:
             log.info(describe(stats, changed))
 
