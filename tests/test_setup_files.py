@@ -81,6 +81,9 @@ def test_windows_line_endings_are_kept_in_the_users_files(tmp_path: Path, vault:
     data = (project / "CLAUDE.md").read_bytes()
     assert data.startswith(b"# Windows notes\r\nline two\r\n") and BEGIN.encode() in data
     assert data.count(b"\n") == data.count(b"\r\n")
+    (project / "CLAUDE.md").write_bytes(data + b"## Later\r\n")
+    assert _setup("claude-code", vault, project)[0] == 0  # the block replaced in place, CRLF kept
+    assert (project / "CLAUDE.md").read_bytes() == data + b"## Later\r\n"
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_bytes(b"# mine\r\nquery_log = true\r\n")
     assert runner.invoke(app, ["config", "set", "semantic", "off"]).exit_code == 0

@@ -20,8 +20,8 @@ from krouter.atomic import atomic_write
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
 # A marker counts only as a line of its own: a sentence that mentions one is the user's text.
-_BEGIN_LINE = re.compile(r"^<!-- krouter:begin\b.*-->[ \t]*\r?$", re.M)
-_END_LINE = re.compile(r"^<!-- krouter:end -->[ \t]*\r?$", re.M)
+_BEGIN_LINE = re.compile(r"^<!-- krouter:begin\b.*-->[ \t]*(?=\r?$)", re.M)
+_END_LINE = re.compile(r"^<!-- krouter:end -->[ \t]*(?=\r?$)", re.M)
 
 
 class ProjectFileError(ValueError):
@@ -77,7 +77,7 @@ def with_block(path: Path, old: str | None, snippet: str) -> str:
             "fix them by hand (or remove KRouter's block), then re-run"
         )
     start, end = begins[0].start(), ends[0].end()
-    return old[:start] + block.rstrip("\r\n") + old[end:].removeprefix("\r")
+    return old[:start] + block.rstrip("\r\n") + old[end:]
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

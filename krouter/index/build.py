@@ -50,10 +50,11 @@ class ColdBuild:
         (krouter.index.prepare); each chunk's postings come back inverted, a packed list per term
         staged as a few blocks of terms (a segment), which the merge joins term by term.
 
-        One process builds at a time (``<index>.lock``, kept beside the index, held to the end of the merge): two
-        at once wrote the same pages into the staging database, and each process opening the index
-        during a first build (an agent's ask, the watcher) ended in an IntegrityError. Another process
-        is told the index is being built, as a refresh that cannot get its turn is."""
+        One process builds at a time (``<index>.lock``, kept beside the index, held to the end of
+        the merge): two at once wrote the same pages into the staging database, and each process
+        opening the index during a first build (an agent's ask, the watcher) ended in an
+        IntegrityError. Another process is told the index is being built, as a refresh that cannot
+        get its turn is."""
         try:
             with held(Path(f"{self.path}.lock"), wait=False):
                 return self._build_held(on_disk, unreadable, stats, progress, started)
