@@ -317,28 +317,18 @@ CONFIG_DIR=$(kpy path config)
 CONFIGURED_VAULT=$(kpy path vault)
 VAULT=""
 
-remember_vault() { # write `vault = "..."` into config.toml without touching anything else in it
-	cfg=$CONFIG_DIR/config.toml
-	case $1 in *'"'* | *\\*)
-		warn "not writing $1 into $cfg (it holds a quote or backslash); set vault there by hand"
-		return 0
-		;;
-	esac
+remember_vault() { # record the vault in config.toml through `krouter config set`, which keeps the rest
 	# Read again: `krouter init` (creating the vault just now) records it itself, and a second
 	# `vault =` line would make config.toml invalid TOML for every later command.
 	CONFIGURED_VAULT=$(kpy path vault)
 	if [ "$CONFIGURED_VAULT" = "$1" ]; then return 0; fi
 	if [ -n "$CONFIGURED_VAULT" ]; then
-		warn "$cfg names vault $CONFIGURED_VAULT; left it alone (krouter ask uses that one, the units use $1)"
+		warn "$CONFIG_DIR/config.toml names vault $CONFIGURED_VAULT; left it alone (krouter ask uses that one, the units use $1)"
 		return 0
 	fi
-	mkdir -p "$CONFIG_DIR"
-	# A top-level key must come before any [table], so the line goes first.
-	{
-		printf 'vault = "%s"\n' "$1"
-		if [ -f "$cfg" ]; then cat "$cfg"; fi
-	} >"$cfg.tmp" && mv "$cfg.tmp" "$cfg"
-	say "set vault = \"$1\" in $cfg"
+	# `config set` keeps the file's comments, line endings and other settings, edits a config.toml that is
+	# a link where it points, and writes the path as TOML wants it (quotes, backslashes).
+	"$VENV/bin/krouter" config set vault "$1" || warn "could not record the vault in $CONFIG_DIR/config.toml"
 }
 
 if [ "$ASK" = 1 ]; then

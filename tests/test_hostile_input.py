@@ -101,14 +101,16 @@ def test_undecodable_names_are_skipped_reported_and_the_rest_answers(tmp_path: P
 
 
 @needs_bytes_names
-@pytest.mark.parametrize("command", ["ask", "status", "index", "check"])
+@pytest.mark.parametrize("command", ["ask", "status", "index", "check", "setup"])
 def test_a_vault_whose_own_path_is_not_utf8_is_named_not_a_traceback(tmp_path: Path, command: str) -> None:
     """A cold review: a vault under a Latin-1 folder name ("Notizen_\\xfcber") crashed ask, status,
     index, mcp and watch with a UnicodeEncodeError: the path goes into the index, logs and receipts."""
     raw = os.fsencode(tmp_path) + b"/Notizen_\xfcber"
     os.mkdir(raw)
     root = _vault(Path(os.fsdecode(raw)))
-    args = ["ask", "which primary database do we use"] if command == "ask" else [command]
+    args = {"ask": ["ask", "which primary database do we use"], "setup": ["setup", "codex"]}.get(
+        command, [command]
+    )
     result = runner.invoke(app, [*args, "--vault", str(root)])
     assert result.exit_code == 2, result.output
     assert "the vault's path is not UTF-8" in result.stderr and "Notizen_\\xfcber" in result.stderr

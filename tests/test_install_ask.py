@@ -47,10 +47,8 @@ def _answer(args: list[str], env: dict[str, str], answers: list[str], timeout: f
     return out.decode(errors="replace")
 
 
-def test_creating_a_vault_when_asked_records_it_once(tmp_path: Path) -> None:
-    """A cold review: ``krouter init`` recorded the new vault in config.toml, then the installer, which
-    had read the setting before init ran, put a second ``vault =`` line above it: invalid TOML, and every
-    later krouter command failed."""
+def _stand_in(tmp_path: Path) -> dict[str, str]:
+    """A HOME whose KRouter venv is a stand-in (this interpreter, pip a no-op), and the environment."""
     home = tmp_path / "home"
     venv_bin = home / ".local/share/krouter/venv/bin"
     venv_bin.mkdir(parents=True)
@@ -60,11 +58,10 @@ def test_creating_a_vault_when_asked_records_it_once(tmp_path: Path) -> None:
     krouter.write_text(f'#!/bin/sh\nexec {sys.executable} -m krouter "$@"\n')
     python.chmod(0o755)
     krouter.chmod(0o755)
-    config_dir = tmp_path / "config"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KROUTER_", "XDG_"))}
     env.update(
         HOME=str(home),
-        KROUTER_CONFIG_DIR=str(config_dir),
+        KROUTER_CONFIG_DIR=str(tmp_path / "config"),
         KROUTER_STATE_DIR=str(tmp_path / "state"),
         KROUTER_CACHE_DIR=str(tmp_path / "cache"),
         KROUTER_NO_TIMER="1",
@@ -72,8 +69,35 @@ def test_creating_a_vault_when_asked_records_it_once(tmp_path: Path) -> None:
         KROUTER_SOURCE=str(ROOT),
         PYTHONPATH=str(ROOT),
     )
+    return env
+
+
+def test_creating_a_vault_when_asked_records_it_once(tmp_path: Path) -> None:
+    """A cold review: ``krouter init`` recorded the new vault in config.toml, then the installer, which
+    had read the setting before init ran, put a second ``vault =`` line above it: invalid TOML, and every
+    later krouter command failed."""
+    env = _stand_in(tmp_path)
     notes = tmp_path / "notes"
     out = _answer(["/bin/sh", str(INSTALL_SH), "--ask"], env, [f"{notes}\n", "y\n"])
-    config = (config_dir / "config.toml").read_text(encoding="utf-8")
+    config = (tmp_path / "config" / "config.toml").read_text(encoding="utf-8")
     assert tomllib.loads(config)["vault"] == str(notes.resolve()), out
     assert config.count("vault =") == 1, config
+
+
+def test_an_existing_vault_is_recorded_through_a_linked_config_keeping_its_lines(tmp_path: Path) -> None:
+    """A cold review: the installer wrote config.toml as a new file renamed over it: a config.toml linked
+    from a dotfiles folder became a file of its own, and the dotfiles copy never got the vault."""
+    env = _stand_in(tmp_path)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Pager.md").write_text("# Pager\n\nThe pager rotation is weekly.\n", encoding="utf-8")
+    dotfiles = tmp_path / "dotfiles" / "config.toml"
+    dotfiles.parent.mkdir()
+    dotfiles.write_bytes(b"# my settings\r\nquery_log = false\r\n")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.toml").symlink_to(dotfiles)
+    out = _answer(["/bin/sh", str(INSTALL_SH), "--ask"], env, [f"{notes}\n"])
+    assert (tmp_path / "config" / "config.toml").is_symlink(), out
+    assert dotfiles.read_bytes() == (
+        f'vault = "{notes.resolve()}"\r\n# my settings\r\nquery_log = false\r\n'.encode()
+    ), out

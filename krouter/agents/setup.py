@@ -28,6 +28,7 @@ from krouter import config
 from krouter.agents import project_files
 from krouter.cli_options import EXIT_USAGE, exit_codes, fail, terminal_progress, vault_name
 from krouter.os_errors import os_error_message
+from krouter.vault.files import check_vault
 
 DOC_FILES = ("CLAUDE.md", "AGENTS.md", "krouter.mdc", "SKILL.md")
 # Every file ``setup --write`` wrote, one absolute path a line, in the state dir: ``install.sh
@@ -296,6 +297,9 @@ def setup_command(
     if not vault.is_dir():
         typer.echo(f"krouter: vault folder not found: {vault}", err=True)
         raise typer.Exit(2)
+    with exit_codes():
+        # A path that is not UTF-8 would be printed into a Codex TOML block no TOML reader accepts.
+        check_vault(vault)
     if is_demo(vault):
         typer.echo("krouter: note: this is the bundled demo vault (fictional example pages)", err=True)
     if not write:
