@@ -7,7 +7,9 @@ real install is ``test_install``'s, a minute long): what is tested is what the q
 from __future__ import annotations
 
 import os
+import select
 import shutil
+import signal
 import sys
 import time
 import tomllib
@@ -33,6 +35,9 @@ def _answer(args: list[str], env: dict[str, str], answers: list[str], timeout: f
     out, left = b"", list(answers)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        # Never a blocking read: a question nobody answers must end the test, not hang it.
+        if not select.select([fd], [], [], 0.5)[0]:
+            continue
         try:
             chunk = os.read(fd, 4096)
         except OSError:
@@ -43,7 +48,10 @@ def _answer(args: list[str], env: dict[str, str], answers: list[str], timeout: f
         if left and out.rstrip().endswith((b":", b"]")):
             os.write(fd, left.pop(0).encode())
             out += b"\n"
+    else:
+        os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
+    os.close(fd)
     return out.decode(errors="replace")
 
 
