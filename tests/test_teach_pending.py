@@ -565,9 +565,7 @@ def _teach_at_once(vault: str, question: str, barrier: Barrier, out: Queue) -> N
     out.put(teach_lib(Path(vault), question=question).status)
 
 
-def test_agents_teaching_at_once_from_several_processes_stay_within_the_page_cap(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_agents_teaching_at_once_from_several_processes_stay_within_the_page_cap(vault: Path) -> None:
     """A cold review: the caps were checked outside any lock, then the pick held, so six processes
     teaching one page at once each saw it under its cap of three, and all six were held."""
     with Router(vault) as router:
