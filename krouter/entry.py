@@ -19,6 +19,10 @@ def run() -> None:
         code = ask_through_socket(sys.argv[2:])
         if code is not None:
             sys.exit(code)
+    if sys.argv[1:2] == ["recall-context"]:
+        from krouter.agents.recall import run_hook
+
+        run_hook(sys.argv[1:])
     from krouter.cli import run as run_cli
 
     run_cli()

@@ -27,6 +27,7 @@ from krouter.learner import nightly, page_edit, verify
 from krouter.learner import undo as learn_undo
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, NO_PAGE, PROPOSED, REJECTED, SKIPPED, UNCERTAIN
+from krouter.routing import querylog
 from krouter.vault.page import parse_page
 
 try:
@@ -900,3 +901,17 @@ def test_undo_restores_every_page_it_can_when_one_folder_refuses_writes(
     assert "could not be written: the folder" in res.output and "is read-only" in res.output
     assert (vault / CODE_REVIEW).read_bytes() == taught
     assert (vault / SEARCH_PAGE).read_bytes() == before[SEARCH_PAGE]
+
+
+def test_a_log_entry_stamped_in_the_future_does_not_hide_later_questions(vault: Path) -> None:
+    """A cold review: the cursor is the time of the last entry handled, so one entry stamped a year
+    ahead (a clock wrong for a while) moved it a year ahead, and the next runs saw no weak question."""
+    log_weak(vault, SEARCH_Q)
+    path = querylog.log_path()
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    entries[-1]["time"] = time.time() + 365 * 24 * 3600
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    run(vault, answers({"q": 1, "page": None, "quote": None}))
+    log_weak(vault, MERGE_Q)
+    report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    assert MERGE_Q in [o.question for o in report.outcomes], report.to_text()

@@ -14,6 +14,7 @@ The model never writes anything: it proposes, the learner verifies and writes.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -90,7 +91,8 @@ def _write_cursor(vid: str, value: float) -> None:
             data = {}
     except (OSError, ValueError):
         data = {}
-    data[vid] = value
+    # Never past now: one entry stamped a year ahead (a clock wrong for a while) hid every later one.
+    data[vid] = min(value, time.time())
     write_private(path, json.dumps(data, indent=1).encode("utf-8"), append=False)
 
 
@@ -117,7 +119,13 @@ def weak_questions(
     for item in entries:
         t = item.get("time")
         q = item.get("question")
-        if item.get("vault_id") != vid or not isinstance(t, (int, float)) or t <= since:
+        # NaN or Infinity (json reads both) is no time: it would stall or poison the cursor.
+        if (
+            item.get("vault_id") != vid
+            or not isinstance(t, (int, float))
+            or not math.isfinite(t)
+            or t <= since
+        ):
             continue
         times.append(float(t))
         if not isinstance(q, str) or not q.strip() or not _is_weak(item):
