@@ -49,6 +49,7 @@ from learn_vault import (
     snapshot,
     write_vault,
 )
+from waiting import wait_for
 
 pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
 
@@ -734,6 +735,33 @@ def test_failing_cli_lane_is_uncertain(vault: Path, tmp_path: Path) -> None:
     assert [o.status for o in report.outcomes] == [UNCERTAIN]
     assert "exited 3" in report.outcomes[0].reason
     assert snapshot(vault) == before
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process sessions are POSIX")
+def test_a_lane_whose_command_leaves_a_child_running_answers_and_leaves_nothing_behind(
+    tmp_path: Path,
+) -> None:
+    """A cold review: a command that printed its reply and exited, leaving a child holding its output,
+    was reported as timed out (its answer thrown away), and the child outlived the run."""
+    from krouter.learner.lanes import CommandLane
+
+    pid_file = tmp_path / "child.pid"
+    model = tmp_path / "model"
+    model.write_text(f"#!/bin/sh\ncat > /dev/null\nsleep 60 &\necho $! > {pid_file}\necho answered\n")
+    model.chmod(0o755)
+    assert CommandLane("model", [str(model)], "m", timeout=1.5).complete("system", "prompt") == "answered\n"
+    child = int(pid_file.read_text())
+    wait_for(lambda: not _running(child))  # killed with the lane's session, not left for a minute
+
+
+def _running(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for whoever reaps orphans here does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z")
 
 
 # ----- what the learner refuses before asking -------------------------------------------------------

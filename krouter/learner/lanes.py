@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -170,26 +171,49 @@ class CommandLane:
         timeout = min(self.timeout, remaining(self.deadline))
         with tempfile.TemporaryDirectory(prefix="krouter-lane-") as cwd:
             try:
-                proc = subprocess.run(
+                # A session of its own, so that what it starts goes with it: a child left holding its
+                # output kept the run waiting the whole timeout, and outlived it.
+                proc = subprocess.Popen(
                     self.argv,
-                    input=f"{system}\n\n{prompt}",
-                    capture_output=True,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
                     text=True,
                     encoding="utf-8",
                     errors="replace",
                     cwd=cwd,
                     env=env,
-                    timeout=timeout,
-                    check=False,
+                    start_new_session=True,
                 )
-            except subprocess.TimeoutExpired as exc:
-                raise LaneError(f"{self.name} lane timed out after {timeout:.0f}s") from exc
             except OSError as exc:
                 raise LaneError(f"{self.name} lane could not start: {exc}") from exc
+            try:
+                out, err = proc.communicate(f"{system}\n\n{prompt}", timeout=timeout)
+            except subprocess.TimeoutExpired as exc:
+                _end_session(proc)
+                out, err = proc.communicate()
+                # The command itself answered and ended; only something it left running held the pipe.
+                if proc.returncode != 0 or not out:
+                    raise LaneError(f"{self.name} lane timed out after {timeout:.0f}s") from exc
+            finally:
+                _end_session(proc)
         if proc.returncode != 0:
-            tail = " ".join(proc.stderr.split())[-200:]
+            tail = " ".join(err.split())[-200:]
             raise LaneError(f"{self.name} lane exited {proc.returncode}: {tail}")
-        return proc.stdout
+        return out
+
+
+def _end_session(proc: subprocess.Popen[str]) -> None:
+    """Kill every process of the lane's session (the command and what it started); the command is
+    reaped by ``communicate``. Where there are no sessions (Windows), the command alone."""
+    killpg = getattr(os, "killpg", None)
+    try:
+        if killpg is not None:
+            killpg(proc.pid, signal.SIGKILL)
+        elif proc.poll() is None:
+            proc.kill()
+    except (ProcessLookupError, PermissionError):
+        pass  # gone already
 
 
 def claude_lane(model: str, binary: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> CommandLane:
