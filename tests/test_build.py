@@ -129,6 +129,8 @@ def test_an_interrupted_build_keeps_its_committed_chunks(
     index = Index(vault)
     with pytest.raises(KeyboardInterrupt):
         index.refresh(progress=stop_at_12)
+    # Every staged page's words are in it, as in the index: owner-only (a review found it 0644).
+    assert os.stat(f"{index.path}.build").st_mode & 0o777 == 0o600
     staging = sqlite3.connect(f"{index.path}.build")
     staged = sorted(p for (p,) in staging.execute("SELECT path FROM pages"))
     staging.close()

@@ -23,6 +23,7 @@ from krouter.index.schema import (
     TABLES,
     damaged,
     delete_database,
+    private_database,
 )
 from krouter.ops.watch_lease import watched_clean
 from krouter.tokens.terms import TOKENIZER_VERSION
@@ -285,6 +286,8 @@ class Refresh:
             "vault": str(self.root),
         }
         for _ in range(2):
+            # Every page's words are staged in it, as in the index: owner-only from the start.
+            private_database(path)
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             try:
                 # Rows are only appended, and SQLite journals no page past the file's old end: a rollback
