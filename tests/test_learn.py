@@ -408,9 +408,34 @@ def test_each_call_timeout_is_capped_by_the_run_budget(vault: Path) -> None:
 
     model = Model(hang)
     lane = model.lane()  # a 5 s timeout per call
+    import anthropic  # noqa: F401 - its first import (about a second) must not use up the run's budget
+
     report = nightly.learn(vault, lane, time_budget=0.5)
     assert [o.status for o in report.outcomes] == [UNCERTAIN]
-    assert seen and all(max(t.values()) <= 0.5 for t in seen)  # type: ignore[union-attr]
+    assert seen and all(max(t.values()) <= 0.5 for t in seen), report.to_text()  # type: ignore[union-attr]
+
+
+def test_a_model_that_answers_slowly_does_not_hold_the_run_past_its_budget(vault: Path) -> None:
+    """A cold review: the SDK's timeout bounds each read of a reply, not the whole call, so a server
+    trickling one byte a second held a six-second run for 229 s (and retry sleeps were not counted)."""
+    import threading
+
+    log_weak(vault, MERGE_Q)
+    release = threading.Event()
+
+    def slow(request: httpx.Request) -> httpx.Response:
+        release.wait(60)  # past the run's budget, however it is read
+        return httpx.Response(200, json=message(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE})))
+
+    import anthropic  # noqa: F401 - its first import (about a second) must not use up the run's budget
+
+    try:
+        report = nightly.learn(vault, Model(slow).lane(), time_budget=0.5)
+    finally:
+        release.set()
+    assert [o.status for o in report.outcomes] == [UNCERTAIN]
+    assert "did not answer within the run's time budget" in report.outcomes[0].reason
+    assert not report.cursor_advanced
 
 
 # ----- undo and crashes ----------------------------------------------------------------------------

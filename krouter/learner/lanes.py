@@ -19,7 +19,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from krouter.errors import KRouterError
@@ -104,15 +106,22 @@ class ApiLane:
         import anthropic
 
         # Every try (the SDK retries) gets its share of what is left of the run's budget.
-        timeout = min(self._timeout, remaining(self.deadline) / (self._max_retries + 1))
-        try:
-            reply = client.messages.create(
+        left = remaining(self.deadline)
+        timeout = min(self._timeout, left / (self._max_retries + 1))
+
+        def ask() -> Any:
+            return client.messages.create(
                 model=self.model,
                 max_tokens=MAX_TOKENS,
                 system=system,
                 messages=[{"role": "user", "content": prompt}],
                 timeout=timeout,
             )
+
+        try:
+            reply = ask() if self.deadline is None else _within(left, ask)
+        except LaneError:
+            raise
         except anthropic.APIStatusError as exc:
             raise LaneError(f"model API answered HTTP {exc.status_code}") from exc
         except anthropic.APITimeoutError as exc:
@@ -125,6 +134,29 @@ class ApiLane:
             # raises, the model did not answer.
             raise LaneError(f"model API sent a reply that is not a message ({type(exc).__name__})") from exc
         return _reply_text(reply)
+
+
+def _within(seconds: float, call: Callable[[], Any]) -> Any:
+    """``call()``'s result, or LaneError once ``seconds`` have passed: the SDK's timeout bounds each read
+    of a reply, not the whole call, nor the sleeps between its retries (a server trickling a byte a
+    second held a six-second run for minutes). The call is left to finish on its own thread."""
+    done: list[Any] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(call())
+        except BaseException as exc:
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="krouter-model-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise LaneError("the model did not answer within the run's time budget")
+    if failed:
+        raise failed[0]
+    return done[0]
 
 
 def remaining(deadline: float | None) -> float:
