@@ -7,10 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from krouter import config
 from krouter.config import config_path, parse_config
 from krouter.errors import ConfigError
-from krouter.file_lock import held
+from krouter.file_lock import state_lock
 
 # In the state dir (private, KRouter's own), not beside the user's config.toml.
 CONFIG_LOCK_NAME = "config.lock"
@@ -54,11 +53,9 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     path = path or config_path()
     # A config.toml linked from a dotfiles folder is edited there, not replaced by a file of its own.
     path = path.resolve() if path.is_symlink() else path
-    lock = config.state_dir() / CONFIG_LOCK_NAME
-    config.private_dir(lock.parent)
     # Two `krouter config set` at once each read the file and renamed their own copy over it: one
     # setting was lost while both said it was set.
-    with held(lock):
+    with state_lock(CONFIG_LOCK_NAME):
         _set(path, key, value)
     return path
 

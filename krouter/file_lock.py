@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from krouter import config
+
 
 class Taken(Exception):
     """Another process holds the lock, and the caller would not wait for it."""
@@ -59,3 +61,13 @@ def held(path: Path, wait: bool = True) -> Iterator[None]:
             _release(fd)
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def state_lock(name: str) -> Iterator[None]:
+    """Hold the lock file ``name`` in the state dir (private, KRouter's own) for the block, across
+    every process of the user."""
+    path = config.state_dir() / name
+    config.private_dir(path.parent)
+    with held(path):
+        yield

@@ -19,10 +19,8 @@ writer never leaves a stale lock behind.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 
-from krouter import config
-from krouter.file_lock import held
+from krouter.file_lock import state_lock
 
 LOCK_NAME = "learned.lock"
 
@@ -38,12 +36,3 @@ def learner_lock() -> contextlib.AbstractContextManager[None]:
     Not re-entrant: a block holding it must not take it again (the second wait would never end).
     """
     return state_lock(LOCK_NAME)
-
-
-@contextlib.contextmanager
-def state_lock(name: str) -> Iterator[None]:
-    """Hold the state dir's lock file ``name`` for the block, across every process of the user."""
-    path = config.state_dir() / name
-    config.private_dir(path.parent)
-    with held(path):
-        yield
