@@ -55,54 +55,53 @@ class ColdBuild:
         opening the index during a first build (an agent's ask, the watcher) ended in an
         IntegrityError. Another process is told the index is being built, as a refresh that cannot
         get its turn is."""
-        try:
-            with held(Path(f"{self.path}.lock"), wait=False):
-                return self._build_held(on_disk, unreadable, stats, progress, started)
-        except Taken:
-            raise IndexBusy(f"index {self.path} is being built by another process; try again") from None
+        with self._sole_builder():
+            if self.conn.execute("SELECT 1 FROM pages LIMIT 1").fetchone():
+                # Another process's build committed between this one's look at the index and its lock.
+                self._stored = None
+                return self.refresh(progress)
+            main, self.conn = self.conn, self._open_staging()
+            self._stored = None
+            try:
+                racy_after = time.time_ns() - RACY_NS
+                stored = self._stored_stats()
+                todo = _mark_racy(
+                    [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
+                )
+                gone = _gone(stored, on_disk, unreadable)
+                todo = self._drop_staged(todo, gone, stats)
+                done = 0
+                batches = prepared_batches(
+                    self.root, _chunks(todo), invert=True, workers=worker_count(len(todo))
+                )
+                for batch in batches:
+                    self.conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        done = self._write_batch(batch, stats, progress, done, len(todo))
+                        self.conn.execute("COMMIT")
+                    except BaseException:
+                        with contextlib.suppress(sqlite3.Error):
+                            self.conn.execute("ROLLBACK")
+                        batches.close()  # stops the workers now, not when the generator is collected
+                        raise
+            finally:
+                staging, self.conn = self.conn, main
+                self._stored = None
+            staging.close()
+            self._merge_staging()
+            stats.problems = self.problems()
+            stats.seconds = time.perf_counter() - started
+            return stats
 
-    def _build_held(
-        self,
-        on_disk: dict[str, FileStat],
-        unreadable: list[str],
-        stats: RefreshStats,
-        progress: Callable[[int, int], None] | None,
-        started: float,
-    ) -> RefreshStats:
-        if self.conn.execute("SELECT 1 FROM pages LIMIT 1").fetchone():
-            # Another process's build committed between this one's look at the index and its lock.
-            self._stored = None
-            return self.refresh(progress)
-        main, self.conn = self.conn, self._open_staging()
-        self._stored = None
-        try:
-            racy_after = time.time_ns() - RACY_NS
-            stored = self._stored_stats()
-            todo = _mark_racy(
-                [fs for p, fs in on_disk.items() if stored.get(p) != (fs.mtime_ns, fs.size)], racy_after
-            )
-            gone = _gone(stored, on_disk, unreadable)
-            todo = self._drop_staged(todo, gone, stats)
-            done = 0
-            batches = prepared_batches(self.root, _chunks(todo), invert=True, workers=worker_count(len(todo)))
-            for batch in batches:
-                self.conn.execute("BEGIN IMMEDIATE")
-                try:
-                    done = self._write_batch(batch, stats, progress, done, len(todo))
-                    self.conn.execute("COMMIT")
-                except BaseException:
-                    with contextlib.suppress(sqlite3.Error):
-                        self.conn.execute("ROLLBACK")
-                    batches.close()  # stops the workers now, not when the generator is collected
-                    raise
-        finally:
-            staging, self.conn = self.conn, main
-            self._stored = None
-        staging.close()
-        self._merge_staging()
-        stats.problems = self.problems()
-        stats.seconds = time.perf_counter() - started
-        return stats
+    @contextlib.contextmanager
+    def _sole_builder(self) -> Iterator[None]:
+        """Hold ``<index>.lock`` for the block; IndexBusy at once when another process holds it."""
+        with contextlib.ExitStack() as lock:
+            try:
+                lock.enter_context(held(Path(f"{self.path}.lock"), wait=False))
+            except Taken:
+                raise IndexBusy(f"index {self.path} is being built by another process; try again") from None
+            yield
 
     def _drop_staged(self, todo: list[FileStat], gone: list[str], stats: RefreshStats) -> list[FileStat]:
         """In a resumed build, bring the staged pages up to date before going on: drop the deleted

@@ -120,13 +120,20 @@ class Refresh:
         Done inside the database rather than by deleting the file, so processes that have the index
         open (a watcher, the MCP server) keep answering from the old rows until the new ones commit,
         then see them. Only a file that is not a usable database any more is deleted and recreated."""
+        return self._started_over_when_damaged(lambda: self._rebuild(progress), progress)
+
+    def _started_over_when_damaged(
+        self, run: Callable[[], RefreshStats], progress: Callable[[int, int], None] | None
+    ) -> RefreshStats:
+        """``run()``; when SQLite finds the file damaged (a bad sector, a torn copy), the index is
+        started over and built again."""
         try:
-            return self._rebuild(progress)
+            return run()
         except sqlite3.DatabaseError as exc:
             if not damaged(exc):
                 raise
-            self._start_over()
-            return self._refresh(progress, force=True)
+        self._start_over()
+        return self._refresh(progress, force=True)
 
     def _rebuild(self, progress: Callable[[int, int], None] | None) -> RefreshStats:
         if not self._stored_stats():
@@ -184,18 +191,17 @@ class Refresh:
         A file SQLite finds damaged (a bad sector, a torn copy) is started over and built again.
         """
         try:
-            return self._refresh(progress, paths=paths, force=force)
+            return self._started_over_when_damaged(
+                lambda: self._refresh(progress, paths=paths, force=force), progress
+            )
         except sqlite3.DatabaseError as exc:
-            if not damaged(exc):
-                if exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
-                    # Said in a line, not a traceback; the index is left as it was.
-                    raise IndexUnavailable(
-                        f"cannot update the index {self.path}: {exc} (is the disk holding it full?); "
-                        "set KROUTER_CACHE_DIR to a folder with room"
-                    ) from exc
-                raise
-            self._start_over()
-            return self._refresh(progress, force=True)
+            if exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+                # Said in a line, not a traceback; the index is left as it was.
+                raise IndexUnavailable(
+                    f"cannot update the index {self.path}: {exc} (is the disk holding it full?); "
+                    "set KROUTER_CACHE_DIR to a folder with room"
+                ) from exc
+            raise
 
     def _refresh(
         self,
