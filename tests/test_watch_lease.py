@@ -7,10 +7,12 @@ Conditions are polled, never timed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,24 @@ def vault(tmp_path: Path) -> Path:
         "# Primary database\n\nWe use PostgreSQL for everything.\n",
     )
     return root
+
+
+@contextlib.contextmanager
+def watching(vault: Path) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    """``krouter watch`` running on ``vault`` with its index clean: (the process, the index path)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    index = index_path(vault.resolve())
+    try:
+        wait_for(lambda: watched_clean(index))
+        yield proc, index
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=TIMEOUT)
 
 
 def test_the_lease_says_clean_only_while_held_and_marked(tmp_path: Path) -> None:
@@ -85,39 +105,25 @@ def test_an_event_marks_the_lease_dirty_before_it_is_pending(vault: Path, tmp_pa
 
 
 def test_lookups_skip_the_walk_while_krouter_watch_runs(vault: Path, walks: list[str]) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    index = index_path(vault.resolve())
-    try:
+    with watching(vault) as (proc, index), Router(vault) as router:
+        before = len(walks)
+        for _ in range(3):
+            assert router.decide("which database do we use").cited[0].path == "Decisions/Primary database.md"
+        assert len(walks) == before
+        # An edit: the lookup walks while the watcher has it pending, or reads what it indexed.
+        write(vault / "Decisions" / "Payments.md", "# Payments provider\n\nWe use Stripe for cards.\n")
+        wait_for(lambda: router.decide("stripe payments provider").decision == "cite")
         wait_for(lambda: watched_clean(index))
-        with Router(vault) as router:
-            before = len(walks)
-            for _ in range(3):
-                assert (
-                    router.decide("which database do we use").cited[0].path == "Decisions/Primary database.md"
-                )
-            assert len(walks) == before
-            # An edit: the lookup walks while the watcher has it pending, or reads what it indexed.
-            write(vault / "Decisions" / "Payments.md", "# Payments provider\n\nWe use Stripe for cards.\n")
-            wait_for(lambda: router.decide("stripe payments provider").decision == "cite")
-            wait_for(lambda: watched_clean(index))
-            before = len(walks)
-            router.decide("stripe payments provider")
-            assert len(walks) == before
-            # The watcher dies without a word (a crash): the lock goes with it, lookups walk again.
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(TIMEOUT)
-            assert not watched_clean(index)
-            write(vault / "Decisions" / "Queue.md", "# Queue\n\nJobs go through NATS.\n")
-            assert router.decide("nats jobs queue").cited[0].path == "Decisions/Queue.md"
-            assert len(walks) > before
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        before = len(walks)
+        router.decide("stripe payments provider")
+        assert len(walks) == before
+        # The watcher dies without a word (a crash): the lock goes with it, lookups walk again.
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(TIMEOUT)
+        assert not watched_clean(index)
+        write(vault / "Decisions" / "Queue.md", "# Queue\n\nJobs go through NATS.\n")
+        assert router.decide("nats jobs queue").cited[0].path == "Decisions/Queue.md"
+        assert len(walks) > before
 
 
 QUEUE_LIMIT = Path("/proc/sys/fs/inotify/max_queued_events")
@@ -129,14 +135,7 @@ def test_events_the_kernel_lost_make_the_watcher_walk_the_whole_vault(vault: Pat
     checkout) watchdog said events were lost, the watcher ignored it and kept the lease clean, and every
     lookup skipped the walk and missed a page added meanwhile until the rescan minutes later."""
     (vault / ".obsidian").mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    index = index_path(vault.resolve())
-    try:
-        wait_for(lambda: watched_clean(index))
+    with watching(vault) as (proc, _index):
         # The watcher is descheduled while more events arrive than the kernel queues for it.
         os.kill(proc.pid, signal.SIGSTOP)
         try:
@@ -148,28 +147,15 @@ def test_events_the_kernel_lost_make_the_watcher_walk_the_whole_vault(vault: Pat
             os.kill(proc.pid, signal.SIGCONT)
         with Router(vault) as router:
             wait_for(lambda: router.decide("okapi enclosure code").decision == "cite")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=TIMEOUT)
 
 
 def test_an_index_deleted_under_a_running_watcher_is_not_trusted(vault: Path) -> None:
     """A cold review: the cache cleared while `krouter watch` ran, the watcher went on writing to the
     deleted file and its lease said clean, so every other process trusted the new, empty index and
     refused everything, a page added afterwards too."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    index = index_path(vault.resolve())
-    try:
-        wait_for(lambda: watched_clean(index))
+    with watching(vault) as (_proc, index):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{index}{suffix}").unlink(missing_ok=True)
         with Router(vault) as router:
             assert not watched_clean(index)
             assert router.decide("which database do we use").cited[0].path == "Decisions/Primary database.md"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=TIMEOUT)
