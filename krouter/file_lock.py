@@ -64,10 +64,10 @@ def held(path: Path, wait: bool = True) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def state_lock(name: str) -> Iterator[None]:
+def state_lock(name: str, wait: bool = True) -> Iterator[None]:
     """Hold the lock file ``name`` in the state dir (private, KRouter's own) for the block, across
-    every process of the user."""
+    every process of the user; without ``wait``, raise Taken at once when another holds it."""
     path = config.state_dir() / name
     config.private_dir(path.parent)
-    with held(path):
+    with held(path, wait):
         yield

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from krouter.agents.mcp.replies import ask_result
 from krouter.cli import app
-from krouter.learner import nightly
+from krouter.learner import nightly, weak_log
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import UNCERTAIN
 from krouter.ops.check.lint import check
@@ -360,8 +360,9 @@ def test_any_bad_model_reply_is_uncertain_writes_nothing_and_is_asked_again(
         "margin": 0.5,
     }
     log.write_text(json.dumps(entry) + "\n", encoding="utf-8")
-    cursor = nightly._cursor_path()
-    cursor.unlink(missing_ok=True)
+    # Each example is a first run: no cursor, and no failed runs counted by the examples before it.
+    weak_log.cursor_path().unlink(missing_ok=True)
+    weak_log.attempts_path().unlink(missing_ok=True)
     before = {p: p.read_bytes() for p in small_vault.rglob("*.md")}
     lane = ApiLane(
         "claude-test",

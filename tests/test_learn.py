@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from krouter import atomic
 from krouter.cli import app
 from krouter.learner import journal as learn_journal
-from krouter.learner import nightly, page_edit, verify
+from krouter.learner import nightly, page_edit, verify, weak_log
 from krouter.learner import undo as learn_undo
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, NO_PAGE, PROPOSED, REJECTED, SKIPPED, UNCERTAIN
@@ -840,11 +840,11 @@ def test_specific_units_use_the_routers_vocabulary_aware_cut(tmp_path: Path) -> 
 def test_cursor_is_written_through_a_fresh_temp_file(vault: Path, tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n", encoding="utf-8")
-    cursor = nightly._cursor_path()
+    cursor = weak_log.cursor_path()
     cursor.parent.mkdir(parents=True, exist_ok=True)
     # A temp file name that was fixed and known in advance could be planted as a symlink.
     (cursor.parent / f".{cursor.name}.tmp").symlink_to(victim)
-    nightly._write_cursor("vault-id", 12.5)
+    weak_log.write_cursor("vault-id", 12.5)
     assert victim.read_text(encoding="utf-8") == "keep me\n"
     assert json.loads(cursor.read_text(encoding="utf-8")) == {"vault-id": 12.5}
     assert cursor.stat().st_mode & 0o777 == 0o600

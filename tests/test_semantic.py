@@ -420,7 +420,7 @@ def test_a_phrasing_citing_another_page_outweighs_the_model(vault: Path) -> None
 
 @pytest.mark.usefixtures("ready")
 def test_questions_the_model_cited_stay_weak_for_the_learner(vault: Path) -> None:
-    from krouter.learner.nightly import _is_weak
+    from krouter.learner.weak_log import is_weak as _is_weak
     from krouter.routing import querylog
 
     with Router(vault) as router:

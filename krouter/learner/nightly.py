@@ -13,17 +13,17 @@ The model never writes anything: it proposes, the learner verifies and writes.
 
 from __future__ import annotations
 
-import json
-import math
+import contextlib
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from krouter import config
 from krouter.errors import KRouterError
-from krouter.learner import page_edit, pending
-from krouter.learner.journal import append_jsonl, new_run_id, outcomes_path, write_private
+from krouter.file_lock import Taken, state_lock
+from krouter.learner import page_edit, pending, weak_log
+from krouter.learner.journal import append_jsonl, new_run_id, outcomes_path
 from krouter.learner.lanes import Lane, LaneError
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.learner.report import (
@@ -40,100 +40,18 @@ from krouter.learner.report import (
 )
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
 from krouter.learner.verify import candidates, verify_pick
+from krouter.learner.weak_log import MAX_ATTEMPTS, WEAK_MARGIN, question_key
 from krouter.routing import querylog
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
-from krouter.tokens.terms import normalize
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
-CURSOR_NAME = "learn_cursor.json"
-WEAK_MARGIN = 0.15
 BATCH_SIZE = 5
 DEFAULT_MAX = 50
 # A whole run's model time. A hung endpoint costs each call its timeout times its retries (~6 minutes
 # with the API lane's defaults); past this, the questions left are "uncertain" and asked next run.
 RUN_BUDGET_S = 20 * 60.0
-
-
-@dataclass
-class _Weak:
-    question: str
-    first_time: float
-
-
-# ----- the query log and the cursor ---------------------------------------------------------------
-
-
-def _log_files() -> list[Path]:
-    path = querylog.log_path()
-    rotated = [path.with_name(f"{path.name}.{n}") for n in range(querylog.KEEP_ROTATED, 0, -1)]
-    return [p for p in (*rotated, path) if p.exists()]
-
-
-def _cursor_path() -> Path:
-    return config.state_dir() / CURSOR_NAME
-
-
-def _read_cursor(vid: str) -> float:
-    try:
-        data = json.loads(_cursor_path().read_text(encoding="utf-8"))
-        return float(data.get(vid, 0.0))
-    except (OSError, ValueError, TypeError, AttributeError):
-        return 0.0
-
-
-def _write_cursor(vid: str, value: float) -> None:
-    path = _cursor_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            data = {}
-    except (OSError, ValueError):
-        data = {}
-    # Never past now: one entry stamped a year ahead (a clock wrong for a while) hid every later one.
-    data[vid] = min(value, time.time())
-    write_private(path, json.dumps(data, indent=1).encode("utf-8"), append=False)
-
-
-def _is_weak(item: dict[str, object]) -> bool:
-    if item.get("decision") == "refuse" or item.get("semantic_cited") is True:
-        return True
-    margin = item.get("margin")
-    return isinstance(margin, (int, float)) and margin < WEAK_MARGIN
-
-
-def _question_key(question: str) -> str:
-    return " ".join(normalize(question).split()).rstrip("?？!！.。 ")
-
-
-def weak_questions(
-    entries: Iterable[dict[str, object]], vid: str, since: float
-) -> tuple[list[_Weak], list[float]]:
-    """This vault's weak questions logged after ``since``, deduplicated, oldest first; and all entry times.
-
-    Ordered by when each question was first asked, so a bounded run (``--max``) handles the oldest first.
-    """
-    seen: dict[str, _Weak] = {}
-    times: list[float] = []
-    for item in entries:
-        t = item.get("time")
-        q = item.get("question")
-        # NaN or Infinity (json reads both) is no time: it would stall or poison the cursor.
-        if (
-            item.get("vault_id") != vid
-            or not isinstance(t, (int, float))
-            or not math.isfinite(t)
-            or t <= since
-        ):
-            continue
-        times.append(float(t))
-        if not isinstance(q, str) or not q.strip() or not _is_weak(item):
-            continue
-        key = _question_key(q)
-        if key and key not in seen:
-            seen[key] = _Weak(" ".join(q.split()), float(t))
-    return sorted(seen.values(), key=lambda w: w.first_time), sorted(times)
 
 
 _OUT_OF_TIME = "the run's time budget (%.0f s) ran out before the model was asked; asked again next run"
@@ -145,6 +63,39 @@ _OUT_OF_TIME = "the run's time budget (%.0f s) ran out before the model was aske
 def _batches(items: list, size: int) -> Iterable[list]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
+
+
+def _only_run(stack: contextlib.ExitStack, vid: str) -> None:
+    """One run with a model per vault at a time, held until ``stack`` closes: two at once (a timer and
+    a manual run) asked the model the same questions twice and wrote in turns."""
+    try:
+        stack.enter_context(state_lock(f"learn-run-{vid}.lock", wait=False))
+    except Taken:
+        raise KRouterError(
+            "another krouter learn run on this vault is in progress; nothing was asked"
+        ) from None
+
+
+def _count_failures(
+    vid: str,
+    weak: list[weak_log.Weak],
+    outcomes: list[Outcome],
+    failed: dict[str, int],
+    alone: set[str],
+    batched: set[str],
+    replied: bool,
+) -> None:
+    """Count this run's failures (``weak_log``). A question that failed in a batch may have been spoiled
+    by another: it is only marked to be asked alone next run. One that failed asked alone counts one,
+    in a run in which the model replied at all (even unusably): when it replied to nothing (an endpoint
+    down, a key revoked), no question is to blame."""
+    for o in outcomes:
+        key = question_key(o.question)
+        if o.status == UNCERTAIN and o.question in alone and replied:
+            failed[key] = failed.get(key, 0) + 1
+        elif o.status == UNCERTAIN and o.question in batched:
+            failed.setdefault(key, 0)
+    weak_log.save_failed_runs(vid, failed, (question_key(w.question) for w in weak))
 
 
 def _page_start(root: Path, rel: str) -> str:
@@ -183,12 +134,16 @@ def learn(
     cfg = config.load_config()
     folders = config.folder_names(exclude_folders if exclude_folders is not None else cfg.exclude_folders)
     run_id = run_id or new_run_id()
-    with Router(vault, embed_budget_s=0) as router:  # checks are lexical_only: no embedding
+    # Checks are lexical_only: no embedding.
+    with Router(vault, embed_budget_s=0) as router, contextlib.ExitStack() as stack:
         root = router.root
         vid = querylog.vault_id(root)
-        since = _read_cursor(vid)
-        entries = (item for path in _log_files() for _offset, item in querylog.read(path))
-        weak, times = weak_questions(entries, vid, since)
+        if lane is not None:
+            _only_run(stack, vid)
+        since = weak_log.read_cursor(vid)
+        entries = (item for path in weak_log.log_files() for _offset, item in querylog.read(path))
+        weak, times = weak_log.weak_questions(entries, vid, since)
+        failed = weak_log.failed_runs(vid) if lane is not None and not dry_run else {}
         lane_name, model = (lane.name, lane.model) if lane is not None else (NO_LANE, "-")
         report = LearnReport(run_id, str(root), lane_name, model, dry_run, log_entries=len(times))
         todo = weak[: max(max_questions, 0)]
@@ -205,6 +160,11 @@ def learn(
                 # Refused before the model sees it: it could never be written as a trigger.
                 report.outcomes.append(Outcome(w.question, SKIPPED, reason=problem))
                 continue
+            if (tries := failed.get(question_key(w.question), 0)) >= MAX_ATTEMPTS:
+                # Settled, so the cursor can pass it: asked again it would hold every later question.
+                reason = f"the model gave no usable answer for it in {tries} runs: given up"
+                report.outcomes.append(Outcome(w.question, SKIPPED, reason=reason))
+                continue
             now = router.decide(w.question, lexical_only=True) if lane is None else None
             if now is not None and now.top is not None and now.evidence.margin >= WEAK_MARGIN:
                 reason = f"KRouter now cites {now.top.path} for it: nothing to learn"
@@ -217,7 +177,13 @@ def learn(
             prepared.append((w.question, cands))
 
         held = pending.is_held(cfg, pending.NIGHTLY)
-        for batch in _batches(prepared, max(batch_size, 1)):
+        # A question the model failed on before is asked alone, after the others.
+        fresh = [p for p in prepared if question_key(p[0]) not in failed]
+        again = [[p] for p in prepared if question_key(p[0]) in failed]
+        alone: set[str] = set()
+        batched: set[str] = set()
+        replied = False
+        for batch in [*_batches(fresh, max(batch_size, 1)), *again]:
             if lane is None:
                 report.outcomes.extend(
                     Outcome(q, WOULD_SEND, candidates=[c.path for c in cands]) for q, cands in batch
@@ -231,7 +197,13 @@ def learn(
                     for q, cands in batch
                 )
                 continue
-            report.outcomes.extend(_run_batch(router, lane, batch, ignore, run_id, dry_run, held))
+            outcomes, answered = _run_batch(router, lane, batch, ignore, run_id, dry_run, held)
+            report.outcomes.extend(outcomes)
+            (alone if len(batch) == 1 else batched).update(q for q, _ in batch)
+            replied = replied or answered
+
+        if lane is not None and not dry_run:
+            _count_failures(vid, weak, report.outcomes, failed, alone, batched, replied)
 
         for o in report.outcomes:
             append_jsonl(
@@ -247,7 +219,7 @@ def learn(
             cutoff = min(unsettled, default=None)
             done = [t for t in times if cutoff is None or t < cutoff]
             if done:
-                _write_cursor(vid, done[-1])
+                weak_log.write_cursor(vid, done[-1])
                 report.cursor_advanced = True
     return report
 
@@ -260,7 +232,9 @@ def _run_batch(
     run_id: str,
     dry_run: bool,
     held: bool,
-) -> list[Outcome]:
+) -> tuple[list[Outcome], bool]:
+    """Ask the model about one batch (twice, in two orders) and apply its picks; and whether the model
+    replied at all (text came back, usable or not)."""
     root = router.root
     qs = [BatchQuestion(i + 1, q, tuple(c.path for c in cands)) for i, (q, cands) in enumerate(batch)]
     pages: dict[str, str] = {}
@@ -288,12 +262,12 @@ def _run_batch(
         try:
             reply = lane.complete(SYSTEM, render(order, shown))
         except LaneError as exc:
-            return all_as(UNCERTAIN, str(exc))
+            return all_as(UNCERTAIN, str(exc)), bool(replies)
         try:
             proposals, found = parse(reply)
         except MalformedReply as exc:
             # Not the JSON asked for (cut off, an error page, prose): the model did not answer.
-            return all_as(UNCERTAIN, f"model reply unusable: {exc}")
+            return all_as(UNCERTAIN, f"model reply unusable: {exc}"), True
         problems.extend(found)
         by_q: dict[int, Proposal] = {}
         for p in proposals:
@@ -326,7 +300,7 @@ def _run_batch(
             out.append(Outcome(question, NO_PAGE, reason=reason, candidates=cand_paths))
             continue
         out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run, held))
-    return out
+    return out, True
 
 
 def _apply(

@@ -1,0 +1,136 @@
+"""A question the model never answers usably must not hold the nightly learner's cursor for ever, an
+endpoint that is down must not be blamed on the questions, and two runs on one vault must not both ask."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter.cli import app
+from krouter.errors import KRouterError
+from krouter.learner import nightly
+from krouter.learner.lanes import ApiLane
+from krouter.learner.report import LEARNED, SKIPPED, UNCERTAIN
+
+try:
+    import httpx2 as httpx
+except ImportError:  # anthropic < 2 runs on httpx
+    import httpx  # type: ignore[no-redef]
+
+from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, SEARCH_Q, log_weak, message, write_vault
+
+pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
+
+
+@pytest.fixture(autouse=True)
+def query_log_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KROUTER_NO_QUERY_LOG", raising=False)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write_vault(tmp_path / "vault", PAGES)
+
+
+def lane(handler: Callable[[httpx.Request], httpx.Response]) -> ApiLane:
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    return ApiLane("claude-test", api_key="test-key", http_client=client, max_retries=0, timeout=5)
+
+
+def prompt_of(request: httpx.Request) -> str:
+    return str(json.loads(request.content)["messages"][0]["content"])
+
+
+def test_a_question_the_model_never_answers_is_asked_alone_then_given_up(vault: Path) -> None:
+    log_weak(vault, SEARCH_Q, MERGE_Q)
+    prompts: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        prompts.append(prompt_of(request))
+        if "search API" in prompts[-1]:
+            return httpx.Response(200, json=message("Sorry, I cannot help with that one."))
+        answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
+        return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))
+
+    first = nightly.learn(vault, lane(handler))
+    # In one batch, the question spoils its neighbour's answer too: neither is blamed yet.
+    assert [o.status for o in first.outcomes] == [UNCERTAIN, UNCERTAIN], first.to_text()
+    assert not first.cursor_advanced
+
+    prompts.clear()
+    second = nightly.learn(vault, lane(handler))
+    statuses = {o.question: o.status for o in second.outcomes}
+    assert statuses == {SEARCH_Q: UNCERTAIN, MERGE_Q: LEARNED}, second.to_text()
+    # Each was asked alone, so one could not spoil the other.
+    assert prompts and all(("search API" in p) != ("sign-offs" in p) for p in prompts)
+
+    for _ in range(2):
+        again = nightly.learn(vault, lane(handler))
+        assert {o.question: o.status for o in again.outcomes}[SEARCH_Q] == UNCERTAIN
+        assert not again.cursor_advanced
+
+    prompts.clear()
+    last = nightly.learn(vault, lane(handler))
+    given_up = [o for o in last.outcomes if o.question == SEARCH_Q]
+    assert [o.status for o in given_up] == [SKIPPED]
+    assert "no usable answer for it in 3 runs" in given_up[0].reason
+    assert not any("search API" in p for p in prompts)
+    assert last.cursor_advanced
+
+    log_weak(vault, "Who approves a pull request?")
+    after = nightly.learn(vault, lane(handler))
+    assert [o.question for o in after.outcomes] == ["Who approves a pull request?"]
+
+
+def test_an_endpoint_that_is_down_blames_no_question(vault: Path) -> None:
+    log_weak(vault, MERGE_Q)
+
+    def down(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(529, json={"type": "error", "error": {"type": "overloaded_error"}})
+
+    for _ in range(5):
+        report = nightly.learn(vault, lane(down))
+        assert [o.status for o in report.outcomes] == [UNCERTAIN], report.to_text()
+        assert not report.cursor_advanced
+
+    def up(request: httpx.Request) -> httpx.Response:
+        answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
+        return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))
+
+    back = nightly.learn(vault, lane(up))
+    assert [o.status for o in back.outcomes] == [LEARNED], back.to_text()
+
+
+def test_a_second_run_on_the_same_vault_asks_nothing(vault: Path, tmp_path: Path) -> None:
+    log_weak(vault, MERGE_Q)
+    other = write_vault(tmp_path / "other", PAGES)
+    log_weak(other, MERGE_Q)
+    seen: list[str] = []
+    asked: list[str] = []
+
+    def during(request: httpx.Request) -> httpx.Response:
+        asked.append(prompt_of(request))
+        if not seen:
+            # A second run starts while the first is waiting for the model: a timer and a manual run.
+            try:
+                nightly.learn(vault, lane(during))
+            except KRouterError as exc:
+                seen.append(str(exc))
+            result = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--lane", "api"])
+            seen.append(f"exit {result.exit_code}: {result.output}")
+            # Another vault's run is not held up.
+            seen.append(str([o.status for o in nightly.learn(other, lane(during)).outcomes]))
+        answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
+        return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))
+
+    report = nightly.learn(vault, lane(during))
+    assert [o.status for o in report.outcomes] == [LEARNED], report.to_text()
+    assert "another krouter learn run on this vault is in progress" in seen[0]
+    assert seen[1].startswith("exit 1: ") and "in progress" in seen[1]
+    assert seen[2] == str([LEARNED])
+    # The first run's two calls and the other vault's two: the refused runs asked nothing.
+    assert len(asked) == 4
