@@ -29,6 +29,8 @@ from krouter.errors import KRouterError
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_RETRIES = 2
 MAX_TOKENS = 2048
+# A command lane's reply past this is no answer: 2,048 tokens of JSON are a few kilobytes.
+MAX_REPLY_BYTES = 1 << 20
 UNCONFINED_ENV = "KROUTER_ALLOW_UNCONFINED"
 # Only what a CLI needs to find itself, its login (under HOME) and a temp folder; no tokens or other
 # settings from the user's shell.
@@ -210,32 +212,79 @@ class CommandLane:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
-                    text=True,
-                    encoding="utf-8",
-                    errors="replace",
                     cwd=cwd,
                     env=env,
                     start_new_session=True,
                 )
             except OSError as exc:
                 raise LaneError(f"{self.name} lane could not start: {exc}") from exc
+            out, err = _Bounded(proc, MAX_REPLY_BYTES), _Bounded(proc, MAX_REPLY_BYTES, keep_tail=True)
+            readers = [
+                threading.Thread(target=_feed, args=(proc, f"{system}\n\n{prompt}".encode()), daemon=True),
+                threading.Thread(target=out.drain, args=(proc.stdout,), daemon=True),
+                threading.Thread(target=err.drain, args=(proc.stderr,), daemon=True),
+            ]
+            for t in readers:
+                t.start()
             try:
-                out, err = proc.communicate(f"{system}\n\n{prompt}", timeout=timeout)
+                proc.wait(timeout)
             except subprocess.TimeoutExpired as exc:
-                _end_session(proc)
-                out, err = proc.communicate()
-                # The command itself answered and ended; only something it left running held the pipe.
-                if proc.returncode != 0 or not out:
-                    raise LaneError(f"{self.name} lane timed out after {timeout:.0f}s") from exc
+                raise LaneError(f"{self.name} lane timed out after {timeout:.0f}s") from exc
             finally:
+                # The command has ended (or is ended here); what it started goes too, and with it any
+                # hold on the pipes, so the readers reach their end.
                 _end_session(proc)
+                proc.wait()
+                for t in readers:
+                    # Bounded: a process outside the session (one that left it) may still hold a pipe.
+                    t.join(5.0)
+        if out.over:
+            raise LaneError(f"{self.name} lane replied with more than {MAX_REPLY_BYTES} bytes")
         if proc.returncode != 0:
-            tail = " ".join(err.split())[-200:]
+            tail = " ".join(err.text().split())[-200:]
             raise LaneError(f"{self.name} lane exited {proc.returncode}: {tail}")
-        return out
+        return out.text()
 
 
-def _end_session(proc: subprocess.Popen[str]) -> None:
+class _Bounded:
+    """What a lane's command writes to one pipe, up to ``limit`` bytes (its last ``limit`` with
+    ``keep_tail``): a command printing without end filled memory. Over the limit on stdout, the
+    command's session is ended at once."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], limit: int, keep_tail: bool = False) -> None:
+        self.proc, self.limit, self.keep_tail = proc, limit, keep_tail
+        self.data = bytearray()
+        self.over = False
+
+    def drain(self, stream: Any) -> None:
+        while chunk := stream.read1(65536):
+            if self.over:
+                continue  # read to the end, so nothing blocks on a full pipe, and kept nowhere
+            self.data += chunk
+            if len(self.data) <= self.limit:
+                continue
+            if self.keep_tail:
+                del self.data[: len(self.data) - self.limit]
+            else:
+                self.over = True
+                _end_session(self.proc)
+        stream.close()
+
+    def text(self) -> str:
+        return self.data[: self.limit].decode("utf-8", errors="replace")
+
+
+def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    """Write the prompt to the command's stdin and close it; a command that stops reading or has
+    ended is no error here (its exit status or reply says what went wrong)."""
+    try:
+        proc.stdin.write(data)  # type: ignore[union-attr]
+        proc.stdin.close()  # type: ignore[union-attr]
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def _end_session(proc: subprocess.Popen[bytes]) -> None:
     """Kill every process of the lane's session (the command and what it started); the command is
     reaped by ``communicate``. Where there are no sessions (Windows), the command alone."""
     killpg = getattr(os, "killpg", None)

@@ -1,9 +1,12 @@
-"""A question the model never answers usably must not hold the nightly learner's cursor for ever, an
-endpoint that is down must not be blamed on the questions, and two runs on one vault must not both ask."""
+"""Bounds on a nightly run: a question the model never answers usably must not hold the cursor for ever,
+an endpoint that is down must not be blamed on the questions, two runs on one vault must not both ask,
+and a command lane's output is bounded."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -134,3 +137,36 @@ def test_a_second_run_on_the_same_vault_asks_nothing(vault: Path, tmp_path: Path
     assert seen[2] == str([LEARNED])
     # The first run's two calls and the other vault's two: the refused runs asked nothing.
     assert len(asked) == 4
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process sessions are POSIX")
+def test_a_command_lane_that_prints_without_end_is_stopped_not_read_into_memory(tmp_path: Path) -> None:
+    """A cold review: the command's whole output was read into memory, however large."""
+    from krouter.learner.lanes import MAX_REPLY_BYTES, CommandLane, LaneError
+
+    model = tmp_path / "model"
+    model.write_text("#!/bin/sh\ncat > /dev/null\nexec yes 'not json'\n")
+    model.chmod(0o755)
+    started = time.monotonic()
+    with pytest.raises(LaneError, match=f"more than {MAX_REPLY_BYTES} bytes"):
+        CommandLane("model", [str(model)], "m", timeout=60).complete("system", "prompt")
+    assert time.monotonic() - started < 30  # stopped at the limit, not at the timeout
+
+
+def test_a_command_lane_gets_a_large_prompt_and_its_stderr_tail(tmp_path: Path) -> None:
+    from krouter.learner.lanes import CommandLane, LaneError
+
+    model = tmp_path / "model"
+    # Writes a lot to stderr before reading its stdin: neither pipe may block the other.
+    model.write_text(
+        "#!/usr/bin/env python3\nimport sys\nsys.stderr.write('x' * 300000 + ' the end')\n"
+        "data = sys.stdin.read()\nprint(len(data))\nsys.exit(0 if data.endswith('PROMPT-END') else 4)\n"
+    )
+    model.chmod(0o755)
+    prompt = "p" * 500_000 + "PROMPT-END"
+    assert CommandLane("model", [str(model)], "m", timeout=60).complete("s", prompt) == f"{len(prompt) + 3}\n"
+    model.write_text(
+        "#!/bin/sh\ncat > /dev/null\nhead -c 300000 /dev/zero | tr '\\0' x >&2\necho ' boom' >&2\nexit 3\n"
+    )
+    with pytest.raises(LaneError, match=r"exited 3: x+ boom$"):
+        CommandLane("model", [str(model)], "m", timeout=60).complete("s", "prompt")
