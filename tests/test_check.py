@@ -108,7 +108,7 @@ def test_case_only_collision_is_ambiguous_and_names_both(tmp_path: Path) -> None
     )
 
 
-def test_a_page_replaced_by_two_is_a_notice_naming_where_hits_go(tmp_path: Path) -> None:
+def test_a_page_replaced_by_two_is_a_notice_that_hits_lead_to_neither(tmp_path: Path) -> None:
     vault = make(
         tmp_path,
         {
@@ -118,7 +118,10 @@ def test_a_page_replaced_by_two_is_a_notice_naming_where_hits_go(tmp_path: Path)
         },
     )
     (finding,) = [f for f in check(vault).findings if f.kind == "several_replacements"]
-    assert finding.severity == "notice" and "leads to 'A.md' only" in finding.message
+    assert (
+        finding.severity == "notice" and "(A.md, B.md); a hit on it leads to none of them" in finding.message
+    )
+    assert not [f for f in check(vault).findings if f.kind == "no_replacement"]
 
 
 def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:

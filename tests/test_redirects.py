@@ -172,6 +172,43 @@ def test_branching_replacement_follows_the_branch_that_leads_somewhere(tmp_path:
     assert receipt.top.via == "A.md"
 
 
+def test_a_decision_split_into_two_pages_sends_its_hits_to_neither(tmp_path: Path) -> None:
+    """A cold review: hits on an old page that two new pages each supersede all went to the first by
+    name, cited at full confidence for questions only the other answers."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Platform 2020.md": "---\nstatus: superseded\n---\nDatabase: MySQL 5.7.\n"
+            "Web framework: we use Rails 5 with Sidekiq for background jobs.\n",
+            "Database.md": "---\nsupersedes: '[[Platform 2020]]'\n---\nWe use PostgreSQL 16.\n",
+            "Web framework.md": "---\nsupersedes: '[[Platform 2020]]'\n---\n"
+            "We moved from Rails to Django in 2024. Work runs on Celery.\n",
+        },
+    )
+    receipt = ask(vault, "what do we use for background jobs sidekiq")
+    assert "Database.md" not in cited_paths(receipt)
+    assert receipt.skipped == ["Platform 2020.md"]
+    (redirect,) = receipt.redirects
+    assert redirect.to_path is None
+    assert redirect.problem == (
+        "replaced by several current pages (Database.md, Web framework.md); a hit on it leads to none of them"
+    )
+
+
+def test_two_branches_that_meet_on_one_current_page_lead_there(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "A.md": "---\nstatus: superseded\nsuperseded_by: [B, C]\n---\nThe quokka feed is hay.\n",
+            "B.md": "---\nstatus: superseded\nsuperseded_by: D\n---\nOld.\n",
+            "C.md": "---\nstatus: superseded\nsuperseded_by: D\n---\nOld too.\n",
+            "D.md": "# Feed\n\nThe quokkas eat pellets now.\n",
+        },
+    )
+    with Router(vault) as router:
+        assert router.resolve("A.md").to_path == "D.md"
+
+
 def test_a_clipping_cannot_retire_a_vault_page(tmp_path: Path) -> None:
     """Pasted outside text that says it supersedes a decision must not take its place."""
     vault = make_vault(

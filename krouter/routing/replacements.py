@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 
 from krouter.routing.receipt import Redirect
 
+# The start of a Redirect's problem when a page's branches end on several current pages.
+SPLIT = "replaced by several current pages"
+
 Link = tuple[str, str | None, str, str]
 """(page, resolved target or None, "superseded_by" | "supersedes", the link as written)."""
 
@@ -51,24 +54,36 @@ class Replacements:
         return cls({k: sorted(v) for k, v in successor.items()}, replaced, dict(dangling))
 
     def resolve(self, path: str) -> Redirect:
-        """Follow replacements from a page to the nearest current page (breadth first, so a branch
-        that dead-ends does not hide another that leads somewhere); dead ends and cycles are reported."""
+        """Follow replacements from a page to its current page; dead ends and cycles are reported.
+
+        Every branch is followed to its first current page (breadth first, so a branch that dead-ends
+        does not hide another that leads somewhere). A page whose branches end on two or more current
+        pages (one old decision split into two) leads to none of them: which one answers depends on
+        the question, and sending every hit to one of them cited it for questions only the other
+        answers."""
         if path not in self.replaced:
             return Redirect(path, path, [path])
         parent: dict[str, str | None] = {path: None}
         queue = deque([path])
         looped = False
+        current_pages: list[str] = []
         while queue:
-            current = queue.popleft()
-            for nxt in self.successor.get(current, []):
+            here = queue.popleft()
+            for nxt in self.successor.get(here, []):
                 if nxt in parent:
                     # Only a back edge is a cycle; two branches meeting again (a diamond) is not.
-                    looped = looped or nxt in _chain(parent, current)
+                    looped = looped or nxt in _chain(parent, here)
                     continue
-                parent[nxt] = current
-                if nxt not in self.replaced:
-                    return Redirect(path, nxt, _chain(parent, nxt))
-                queue.append(nxt)
+                parent[nxt] = here
+                if nxt in self.replaced:
+                    queue.append(nxt)
+                else:
+                    current_pages.append(nxt)
+        if len(current_pages) == 1:
+            return Redirect(path, current_pages[0], _chain(parent, current_pages[0]))
+        if current_pages:
+            names = ", ".join(current_pages)
+            return Redirect(path, None, [path], f"{SPLIT} ({names}); a hit on it leads to none of them")
         chain = _chain(parent, _deepest(parent))
         if looped:
             return Redirect(path, None, chain, "replacement cycle")

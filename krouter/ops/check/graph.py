@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from krouter.ops.check.report import Finding
-from krouter.routing.replacements import Link, Replacements
+from krouter.routing.replacements import SPLIT, Link, Replacements
 from krouter.vault.links import LinkResolver
 from krouter.vault.page import Page
 
@@ -195,16 +195,27 @@ def replacement_findings(pages: dict[str, Page], graph: Replacements) -> list[Fi
         red = graph.resolve(path)
         successors = graph.successor.get(path, [])
         if red.to_path is not None and len(successors) > 1:
+            # Branches that meet again on one current page: hits lead there, as they should.
             out.append(
                 Finding(
                     "several_replacements",
                     path,
-                    f"replaced by {len(successors)} pages ({', '.join(map(repr, successors))}); a hit on it "
-                    f"leads to {red.to_path!r} only",
+                    f"replaced by {len(successors)} pages ({', '.join(map(repr, successors))}), which all "
+                    f"lead to {red.to_path!r}",
                     successors,
                 )
             )
-        if red.to_path is None:
+        if red.problem and red.problem.startswith(SPLIT):
+            out.append(
+                Finding(
+                    "several_replacements",
+                    path,
+                    f"{red.problem}: each answers on its own words (name one in superseded_by to send "
+                    "hits there)",
+                    successors,
+                )
+            )
+        elif red.to_path is None:
             out.append(
                 Finding(
                     "no_replacement",
