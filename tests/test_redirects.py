@@ -320,6 +320,67 @@ def test_field_spellings_and_link_forms_people_write(tmp_path: Path, frontmatter
     assert receipt.top.via == "Decisions/Queue - RabbitMQ.md"
 
 
+LINK = "superseded_by: Decisions/Message broker"
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        # A field written twice, a template's "current" left below: YAML keeps the last one.
+        f"---\nstatus: superseded\n{LINK}\nstatus: current\nsuperseded_by:\n---\n",
+        # The misspelling as often written as the word, and camelCase keys.
+        "---\nstatus: superceded\nsuperceded_by: Decisions/Message broker\n---\n",
+        "---\nstatus: superseded\nsupersededBy: Decisions/Message broker\n---\n",
+        # Typed with a Chinese input method on, or pasted: a second byte-order mark, a full-width fence.
+        f"\ufeff\ufeff---\nstatus: superseded\n{LINK}\n---\n",
+        f"－－－\nstatus: superseded\n{LINK}\n－－－\n",
+    ],
+)
+def test_replaced_as_people_actually_type_it(tmp_path: Path, head: str) -> None:
+    """Cold reviews: each of these left a replaced page current, cited, with `krouter check` silent."""
+    vault = make_vault(
+        tmp_path,
+        {"Decisions/Queue - RabbitMQ.md": head + OLD_BODY, "Decisions/Message broker.md": NEW_BODY},
+    )
+    receipt = ask(vault, "rabbitmq single node message broker")
+    assert "Decisions/Queue - RabbitMQ.md" not in cited_paths(receipt)
+    assert receipt.top is not None and receipt.top.path == "Decisions/Message broker.md"
+    assert receipt.top.via == "Decisions/Queue - RabbitMQ.md"
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        "status：superseded",  # a full-width colon
+        "status:\u00a0superseded",  # a no-break space after the colon
+        "status: ｓｕｐｅｒｓｅｄｅｄ",  # full-width letters
+        "status: superceded",
+        "status: 已废弃",
+        "status: 已被取代（见新页）",
+        "status: 過時",
+        "status: 废弃的方案",
+    ],
+)
+def test_a_status_alone_says_replaced_as_people_type_it(tmp_path: Path, status: str) -> None:
+    vault = make_vault(tmp_path, {"Decisions/Queue - RabbitMQ.md": f"---\n{status}\n---\n{OLD_BODY}"})
+    receipt = ask(vault, "rabbitmq single node message broker")
+    assert receipt.decision == "refuse" and receipt.skipped == ["Decisions/Queue - RabbitMQ.md"]
+
+
+def test_a_field_written_twice_is_reported(tmp_path: Path) -> None:
+    vault = make_vault(
+        tmp_path,
+        {
+            "Decisions/Queue - RabbitMQ.md": f"---\nstatus: superseded\n{LINK}\nstatus: current\n---\n{OLD_BODY}",
+            "Decisions/Message broker.md": NEW_BODY,
+        },
+    )
+    with Router(vault) as router:
+        router.refresh()
+        problems = [p for p in router.status()["problems"] if p["path"] == "Decisions/Queue - RabbitMQ.md"]
+    assert [p["message"] for p in problems] == ["status written more than once; every value is read"]
+
+
 def test_names_differing_only_in_case_resolve_to_the_exact_one(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

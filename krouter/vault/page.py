@@ -17,13 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from krouter.vault.fields import REPLACED_STATUSES, field_key, fields_by_key, repeated_fields, status_of
 from krouter.vault.links import split_links
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
-
-# Statuses that mean "this page was replaced or abandoned": never cited.
-REPLACED_STATUSES = frozenset(
-    {"superseded", "replaced", "outdated", "retired", "deprecated", "archived", "rejected", "obsolete"}
-)
 
 
 @functools.cache
@@ -71,7 +67,8 @@ def _yaml() -> tuple[Callable[[str], object], Any]:
 
 
 MAX_FRONTMATTER_CHARS = 256 * 1024
-_FENCE = re.compile(r"^-{3,}[ \t]*\r?$")
+# Full-width hyphens (U+FF0D, typed with a Chinese input method on) fence frontmatter too.
+_FENCE = re.compile(r"^[-\uff0d]{3,}[ \t]*\r?$")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 
@@ -209,7 +206,7 @@ def parse_page(rel_path: str, text: str) -> Page:
     marks the page replaced, and every replacement link counts. When the YAML is broken, the fields that
     decide whether a page may be cited (status, replacement links) and the title are still read line by
     line: a colon in a title must not turn a replaced page current."""
-    text = text.removeprefix("\ufeff")
+    text = text.lstrip("\ufeff")  # an editor that added a BOM to a file that had one
     fm_text, body, body_line = split_frontmatter(text)
     meta: dict[str, object] = {}
     error = None
@@ -254,8 +251,17 @@ def parse_page(rel_path: str, text: str) -> Page:
             fields = _salvage(fm_text)
         elif loaded is not None and not isinstance(loaded, dict):
             error = f"frontmatter is a {type(loaded).__name__}, not a mapping of fields"
+            # `status：superseded` (a full-width colon) is one string to YAML, yet says what it says.
+            fields = _salvage(fm_text)
         else:
-            fields = _fields(meta)
+            fields = fields_by_key(meta)
+            if repeated := repeated_fields(fm_text, _TOP_FIELD, _SALVAGED):
+                # YAML keeps a key's last value; a status written twice counts under every value, as
+                # two spellings of it do, so a "status: current" left below "superseded" is no way back.
+                salvaged = _salvage(fm_text)
+                for key in repeated:
+                    fields[key] = [*fields.get(key, []), *salvaged.get(key, [])]
+                error = f"{', '.join(repeated)} written more than once; every value is read"
 
     def every(*names: str) -> list[str]:
         return [item for name in names for value in fields.get(name, []) for item in _as_list(value)]
@@ -268,7 +274,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         title=title,
         body=body,
         body_line=body_line,
-        status=_status(fields.get("status", [])),
+        status=status_of(item for v in fields.get("status", []) for item in _as_list(v)),
         aliases=every("aliases", "alias"),
         tags=every("tags"),
         triggers=every("triggers"),
@@ -279,25 +285,11 @@ def parse_page(rel_path: str, text: str) -> Page:
     )
 
 
-def field_key(name: str) -> str:
-    """The form a frontmatter field name is compared in: ``Superseded-By`` and ``superseded_by`` agree."""
-    return name.strip().strip("\"'").strip().lower().replace("-", "_")
-
-
-def _fields(meta: dict[str, object]) -> dict[str, list[object]]:
-    """Every value of each field by its compared name, the one spelled exactly in lower case first."""
-    out: dict[str, list[object]] = {}
-    for key, value in meta.items():
-        norm = field_key(key)
-        if key == norm:
-            out.setdefault(norm, []).insert(0, value)
-        else:
-            out.setdefault(norm, []).append(value)
-    return out
-
-
 _SALVAGED = frozenset({"title", "status", "superseded_by", "supersedes", "replaced_by", "replaces"})
-_TOP_FIELD = re.compile(r"^[ \t]*([\"']?[A-Za-z][\w-]*[\"']?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+# A full-width colon, and a no-break or ideographic space after it, as input methods and pasting write them.
+_TOP_FIELD = re.compile(
+    "^[ \t]*([\"']?[A-Za-z][\\w-]*[\"']?)[ \t]*(?::(?=[ \t\u00a0\u3000]|$)|\uff1a)[ \t\u00a0\u3000]*(.*?)[ \t\u00a0\u3000]*$"
+)
 _ITEM = re.compile(r"^[ \t]*-[ \t]+(.+?)[ \t]*$")
 _BLOCK_SCALAR = re.compile(r"^[|>][+-]?\d*$")
 
@@ -354,24 +346,6 @@ def _scalar(text: str) -> object:
         return _normalise(load(f"v: {text}")["v"])  # type: ignore[index]
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError, TypeError):
         return re.sub(r"\s+#.*$", "", text).strip().strip("\"'")
-
-
-_STATUS_WORD = re.compile(r"[a-z]+")
-
-
-def _status(values: list[object]) -> str:
-    """A page's status in the form compared with REPLACED_STATUSES. On the cautious side: a replaced
-    status anywhere among the values (``[active, superseded]``, two spellings of the field) wins, and a
-    phrase counts by its first word (``superseded by [[New]]``, ``❌ superseded``)."""
-    words = []
-    for item in (item for v in values for item in _as_list(v)):
-        text = item.lower()
-        first = _STATUS_WORD.search(text)
-        word = first.group(0) if first else text
-        if word in REPLACED_STATUSES:
-            return word
-        words.append(text.strip("\"'#").strip())
-    return words[0] if words else ""
 
 
 def _first_heading(body: str) -> str | None:

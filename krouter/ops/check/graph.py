@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from krouter.ops.check.report import Finding
 from krouter.routing.replacements import SPLIT, Link, Replacements
+from krouter.vault.fields import PROMISE_REPLACEMENT
 from krouter.vault.links import LinkResolver
 from krouter.vault.page import Page
 
@@ -180,7 +181,7 @@ def replacement_findings(pages: dict[str, Page], graph: Replacements) -> list[Fi
         page = pages[path]
         if not graph.successor.get(path):
             # Only "superseded"/"replaced" promise a replacement; retired/rejected/archived pages may have none.
-            if page.status in ("superseded", "replaced") and not page.superseded_by:
+            if page.status in PROMISE_REPLACEMENT and not page.superseded_by:
                 out.append(
                     Finding(
                         "no_replacement",

@@ -1,0 +1,115 @@
+"""How frontmatter field names and status values are read: the spellings people write for the fields
+that decide whether a page may be cited, and the statuses that mean a page was replaced.
+
+On the cautious side throughout: a replaced page cited as current is the failure users get burned by,
+so every spelling that plainly says "replaced" counts (a misspelling, camelCase, full-width letters,
+Chinese), and a field written twice counts under each value.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+# Statuses that mean "this page was replaced or abandoned": never cited. "superceded" is how the word
+# is misspelt as often as not; the Chinese ones (Simplified and Traditional) are what a Chinese vault
+# writes for deprecated, outdated, void, replaced and archived.
+REPLACED_STATUSES = frozenset(
+    {
+        "superseded",
+        "superceded",
+        "replaced",
+        "outdated",
+        "retired",
+        "deprecated",
+        "archived",
+        "rejected",
+        "obsolete",
+        "废弃",
+        "已废弃",
+        "廢棄",
+        "已廢棄",
+        "弃用",
+        "已弃用",
+        "棄用",
+        "已棄用",
+        "过时",
+        "已过时",
+        "過時",
+        "已過時",
+        "作废",
+        "已作废",
+        "作廢",
+        "已作廢",
+        "已替代",
+        "已取代",
+        "已被取代",
+        "已被替代",
+        "归档",
+        "已归档",
+        "歸檔",
+        "已歸檔",
+    }
+)
+# The statuses that promise a replacement page; the others (retired, archived, rejected) may rightly
+# have none.
+PROMISE_REPLACEMENT = frozenset(
+    {"superseded", "superceded", "replaced", "已替代", "已取代", "已被取代", "已被替代"}
+)
+_HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), key=len, reverse=True))
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_STATUS_WORD = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")
+
+
+def field_key(name: str) -> str:
+    """The form a frontmatter field name is compared in: ``Superseded-By``, ``supersededBy``,
+    ``superseded_by`` and the misspelt ``superceded_by`` agree."""
+    key = _CAMEL.sub("_", name.strip().strip("\"'").strip()).lower().replace("-", "_")
+    return key.replace("superced", "supersed")
+
+
+def fields_by_key(meta: dict[str, object]) -> dict[str, list[object]]:
+    """Every value of each field by its compared name, the one spelled exactly in lower case first."""
+    out: dict[str, list[object]] = {}
+    for key, value in meta.items():
+        norm = field_key(key)
+        if key == norm:
+            out.setdefault(norm, []).insert(0, value)
+        else:
+            out.setdefault(norm, []).append(value)
+    return out
+
+
+def repeated_fields(fm_text: str, top_field: re.Pattern[str], wanted: Iterable[str]) -> list[str]:
+    """The ``wanted`` fields whose ``key:`` line (``top_field``) starts two lines of the frontmatter at
+    its own indentation (usually none): YAML reads only the last of them."""
+    wanted = set(wanted)
+    seen: dict[str, int] = {}
+    for line in fm_text.splitlines():
+        m = top_field.match(line)
+        if m and line[:1] not in " \t":
+            key = field_key(m.group(1))
+            if key in wanted:
+                seen[key] = seen.get(key, 0) + 1
+    return sorted(k for k, n in seen.items() if n > 1)
+
+
+def status_of(items: Iterable[str]) -> str:
+    """A page's status in the form compared with REPLACED_STATUSES, from every value its status field(s)
+    hold. A replaced status anywhere among them (``[active, superseded]``, two spellings of the field)
+    wins, and a phrase counts by its first word (``superseded by [[New]]``, ``❌ superseded``,
+    ``已废弃（见新页）``); full-width letters read as their ASCII form."""
+    words = []
+    for item in items:
+        text = unicodedata.normalize("NFKC", item).lower()
+        first = _STATUS_WORD.search(text)
+        word = first.group(0) if first else text
+        if word in REPLACED_STATUSES:
+            return word
+        # Chinese runs on without a space: 废弃的方案, 已过时了.
+        han = next((h for h in _HAN_STATUSES if word.startswith(h)), None)
+        if han is not None:
+            return han
+        words.append(text.strip("\"'#").strip())
+    return words[0] if words else ""
