@@ -17,8 +17,9 @@ from krouter import config
 # rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
 # replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists; 5: link
 # resolution rules, whose results the links table keeps until a page changes; 6: postings packed per
-# term with a table of fresh rows beside them, passages and page terms compressed).
-SCHEMA_VERSION = "6"
+# term with a table of fresh rows beside them, passages and page terms compressed; 7: statuses and
+# field names as people type them, a field written twice, a page replaced by several current pages).
+SCHEMA_VERSION = "7"
 BUSY_TIMEOUT_S = 30.0
 
 SCHEMA = """
