@@ -292,3 +292,21 @@ def test_frontmatter_closed_by_yaml_end_marker_is_reported_and_its_status_still_
     assert page.yaml_error is not None and "closed by '...' on line 4, not by '---'" in page.yaml_error
     assert page.replaced and page.title == "Old rule"
     assert parse_page("b.md", "---\n\nA rule, then text.\n\n...\n").yaml_error is None
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\x85", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e"])
+def test_a_receipt_counts_lines_as_editors_do(tmp_path: Path, separator: str) -> None:
+    """A cold review: str.splitlines broke lines at U+2028 (pasted from Slack), NEL and form feeds,
+    so a receipt named line 7 of a 6-line file."""
+
+    (tmp_path / "Runbook.md").write_text(
+        f"---\ntitle: Restart{separator} runbook\n---\nCopied: restart the worker{separator}then check the queue."
+        "\n\nTo rotate keys run vault-rotate on the bastion host.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        receipt = router.ask("rotate keys bastion")
+    assert receipt.top is not None and receipt.top.path == "Runbook.md"
+    assert receipt.top.line == 6
+    assert receipt.top.snippet == "To rotate keys run vault-rotate on the bastion host."

@@ -10,7 +10,7 @@ import re
 import zlib
 from dataclasses import dataclass
 
-from krouter.vault.page import Page
+from krouter.vault.page import Page, file_lines
 
 # A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
 # turn, so "key terms in one passage" means one fact, not one page.
@@ -29,7 +29,7 @@ def split_passages(page: Page) -> list[tuple[int, str]]:
     """Cut a page body into passages: (1-based file line, text)."""
     out: list[tuple[int, list[str]]] = []
     current: list[str] | None = None
-    for i, line in enumerate(page.body.splitlines()):
+    for i, line in enumerate(file_lines(page.body)):
         lineno = page.body_line + i
         if not line.strip():
             current = None

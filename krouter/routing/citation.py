@@ -13,6 +13,7 @@ from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
 from krouter.tokens.terms import word_text
+from krouter.vault.page import file_lines
 
 SNIPPET_CHARS = 240
 
@@ -133,7 +134,7 @@ def _snippet(
     passages = reads.passages(page_id)
     if not passages:
         return 1, ""
-    text_lines = reads.text(path).splitlines()
+    text_lines = file_lines(reads.text(path))
 
     def line_text(n: int) -> str:
         return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""

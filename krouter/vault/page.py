@@ -158,13 +158,24 @@ def _normalise(value: object, depth: int = 0) -> object:
     return value
 
 
+# A line ends at \n, \r\n or a lone \r, as editors and grep count them; str.splitlines also breaks at
+# U+2028, U+0085, form feeds and \x1c-\x1e, which put every later line number of a receipt off.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def file_lines(text: str, keepends: bool = False) -> list[str]:
+    """``text`` cut into lines where an editor cuts it (see ``_LINE``), like ``str.splitlines``."""
+    lines = _LINE.findall(text)
+    return lines if keepends else [line.rstrip("\r\n") for line in lines]
+
+
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """Split ``---`` fenced frontmatter from the body.
 
     Returns (frontmatter text or None, body, 1-based line where the body starts). Only a fence on the
     very first line opens frontmatter, so a ``---`` rule inside the body is left alone.
     """
-    lines = text.splitlines(keepends=True)
+    lines = file_lines(text, keepends=True)
     if not lines or not _FENCE.match(lines[0].rstrip("\n")):
         return None, text, 1
     for i in range(1, len(lines)):

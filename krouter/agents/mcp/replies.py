@@ -17,6 +17,7 @@ from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
+from krouter.vault.page import file_lines
 
 # How many of a refusal's closest pages next_step names for the agent to read.
 READ_CLOSEST = 3
@@ -172,7 +173,7 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
     if start_line is None and end_line is None:
         body = text
     else:
-        lines = text.splitlines(keepends=True)
+        lines = file_lines(text, keepends=True)
         start = max(start_line or 1, 1)
         end = min(end_line or len(lines), len(lines))
         if start > len(lines):

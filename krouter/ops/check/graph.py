@@ -10,7 +10,7 @@ from krouter.ops.check.report import Finding
 from krouter.routing.replacements import SPLIT, Link, Replacements
 from krouter.vault.fields import PROMISE_REPLACEMENT
 from krouter.vault.links import LinkResolver
-from krouter.vault.page import Page
+from krouter.vault.page import Page, file_lines
 
 
 def replacement_graph(
@@ -135,7 +135,7 @@ def body_link_findings(pages: dict[str, Page]) -> list[Finding]:
     out: list[Finding] = []
     for path, page in pages.items():
         fenced = False
-        for offset, line in enumerate(page.body.splitlines()):
+        for offset, line in enumerate(file_lines(page.body)):
             if _FENCE_LINE.match(line):
                 fenced = not fenced
                 continue
