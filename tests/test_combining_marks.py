@@ -69,13 +69,14 @@ def test_a_hindi_question_cites_the_hindi_page_by_whole_words(tmp_path: Path) ->
 
 def test_a_word_is_not_cut_at_a_combining_mark() -> None:
     # Devanagari (vowel signs, virama, nukta), Bengali, Tamil, Arabic and Hebrew points: every word
-    # stays one term, in the index and in a question alike.
+    # stays one term, in the index and in a question alike. Arabic's and Hebrew's points are optional
+    # in writing, so the term is the word without them (a page written without them is the same words).
     for text, words in [
         (HINDI_TEXT, HINDI_TEXT.rstrip("।").split()),
         ("ক্যাশ সার্ভার", ["ক্যাশ", "সার্ভার"]),
         ("தரவுத்தளம் சேவை", ["தரவுத்தளம்", "சேவை"]),
-        ("قَاعِدَة بَيَانَات", ["قَاعِدَة", "بَيَانَات"]),
-        ("שָׁלוֹם עוֹלָם", ["שָׁלוֹם", "עוֹלָם"]),
+        ("قَاعِدَة بَيَانَات", ["قاعدة", "بيانات"]),
+        ("שָׁלוֹם עוֹלָם", ["שלום", "עולם"]),
     ]:
         normal = [unicodedata.normalize("NFKC", w) for w in words]
         assert index_terms(text) == normal, text

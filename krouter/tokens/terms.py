@@ -18,7 +18,6 @@ between two spaces is one term, so a question finds such a page by a run the pag
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +28,7 @@ import Stemmer
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
+from krouter.tokens.normal_form import normalize
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
@@ -52,7 +52,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 19: a hyphenated word is also indexed closed, marked, outside the length (‐rollout: ``compounds``);
 # number words are words again, and litre, practise, tyre keep their spelling (docs/decisions.md D86).
 # 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
-TOKENIZER_VERSION = "20"
+# 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i.
+TOKENIZER_VERSION = "21"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
@@ -160,29 +161,6 @@ def _identifiers(norm: str) -> list[str]:
 
 
 _stemmer = Stemmer.Stemmer("english")
-
-
-# Characters that print as nothing (zero-width space and joiners, word joiner, BOM, soft hyphen): pasted
-# text carries them inside words, and left in they split "data\u200bbase" into two words.
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
-
-
-# "US" in capitals is the country: case-folded, it would be the pronoun "us", a stop word, and "US
-# warehouse" would lose its only distinguishing word (and 美国 its dictionary sense "US"). Written
-# "USA" before case-folding, it meets "USA" and "U.S.A." pages alike. Latin letters or digits either
-# side make another word (USB, "US2"); a Han character does not (发往US仓). After NFKC, so full-width
-# ＵＳ is matched too.
-# The letter U first: a pattern opening with the look-behind was tried at every character (130 µs for
-# 4 KB of text, a fifth of tokenising it); this one only where a U stands.
-# "U.S.A" with no final dot is the country too, and nothing runs into it ("U.S.Army", "U.S.A.F." are
-# left as they were, not glued into "USAArmy", "USA.F.").
-_US = re.compile(r"U(?<![A-Za-z0-9]U)(?:S|\.S\.(?:A\.?)?)(?![A-Za-z0-9]|\.[A-Za-z0-9])")
-
-
-def normalize(text: str) -> str:
-    """NFKC-normalise and case-fold, so full-width letters, ligatures and case all meet; characters that
-    print as nothing are dropped; "US" in capitals (the country) becomes "usa", not the pronoun."""
-    return _INVISIBLE.sub("", _US.sub("USA", unicodedata.normalize("NFKC", text))).casefold()
 
 
 def word_text(text: str) -> str:

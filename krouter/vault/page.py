@@ -369,6 +369,11 @@ def _first_heading(body: str) -> str | None:
 
 def decode(rel_path: str, data: bytes) -> str | Problem:
     """Decode a file as UTF-8 (with or without BOM), or report it as a Problem."""
+    if b"\x00" in data:
+        # UTF-16 without a byte-order mark decodes as "UTF-8" with a NUL between letters: words
+        # nobody can find, and a page reported as fine.
+        at = data.index(b"\x00")
+        return Problem(rel_path, "encoding", f"not UTF-8 text (a NUL byte at {at}: UTF-16?); skipped")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

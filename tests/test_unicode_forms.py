@@ -1,0 +1,60 @@
+"""Text as it arrives from other tools: marks that print as nothing, optional vowel points, Turkish İ,
+and files that are not UTF-8 text. Each was found by a cold review as a word reported "never in the
+vault" while a page plainly holds it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from krouter import Router
+from tests.vault_files import write
+
+OTHER = {"Parking.md": "# Parking\n\nParking is free on Tuesdays.\n"}
+
+
+@pytest.mark.parametrize(
+    ("page", "question"),
+    [
+        # A variation selector pins a glyph of a Japanese name.
+        (
+            "---\ntitle: 葛\U000e0100城さんの連絡先\n---\n葛\U000e0100城さんの内線は4021です。\n",
+            "葛城さんの内線は",
+        ),
+        # Direction marks pasted inside a word.
+        (
+            "# Billing\n\nThe billing\u200freport is mailed monthly to finance.\n",
+            "when is the billingreport mailed",
+        ),
+        (
+            "# Billing\n\nThe billingreport is mailed monthly to finance.\n",
+            "when is the billing\u200ereport mailed",
+        ),
+        # Arabic short vowels and Hebrew points are optional in writing.
+        ("# سياسة الإجازات\n\nيحصل كل موظف على إجازة سنوية مدتها ثلاثون يوما.\n", "إجَازَة سَنَوِيَّة مُوَظَّف"),
+        ("# חניה\n\nהחניה חינם בימי שלישי.\n", "החניה חִינָּם"),
+        # İ folds to i with a combining dot unless it is read as i.
+        ("# İstanbul office\n\nThe İstanbul office opens at nine.\n", "when does the Istanbul office open"),
+    ],
+)
+def test_a_word_written_with_marks_meets_it_written_without(tmp_path: Path, page: str, question: str) -> None:
+    write(tmp_path, {"Answer.md": page, **OTHER})
+    with Router(tmp_path) as router:
+        receipt = router.ask(question)
+    assert receipt.decision == "cite", receipt.to_text()
+    assert receipt.top is not None and receipt.top.path == "Answer.md"
+    assert receipt.evidence.corpus_missing == []
+
+
+def test_utf16_without_a_byte_order_mark_is_reported_not_indexed_as_garbage(tmp_path: Path) -> None:
+    write(tmp_path, OTHER)
+    (tmp_path / "Badges.md").write_bytes(
+        "# Badges\n\nVisitor badges are returned at reception.\n".encode("utf-16-le")
+    )
+    with Router(tmp_path) as router:
+        receipt = router.ask("where are visitor badges returned")
+        problems = {p["path"]: p["message"] for p in router.status()["problems"]}
+    assert receipt.decision == "refuse"
+    assert "Badges.md" in problems and "NUL byte" in problems["Badges.md"]
+    assert "Badges.md" in receipt.to_text()
