@@ -83,6 +83,37 @@ def test_a_two_digit_minor_version_is_not_read_as_a_time(tmp_path: Path) -> None
     assert receipt.decision == "refuse", receipt.reason
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Redis 7.0 cache user sessions",  # every other word on the 6.0 page: 4 of 5 matched
+        "Redis7.0 cache user sessions",  # glued to its name
+        "Redis7.0缓存用户会话",
+    ],
+)
+def test_a_version_no_page_holds_is_not_answered_by_another_versions_page(
+    tmp_path: Path, question: str
+) -> None:
+    """A cold review: with enough other words the 6.0 page was cited for 7.0, and a version glued to its
+    name (Redis7.0) hid the name ("redis7") and matched on "0"."""
+    pages = {
+        "Cache.md": "# Cache\n\nWe cache user sessions in Redis 6.0 on two nodes. 我们用Redis6.0缓存用户会话。\n",
+        "Parking.md": "# Parking\n\nParking is free on Tuesdays.\n",
+    }
+    vault = write(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        receipt = router.decide(question)
+        glued = router.decide(question.replace("7.0", "6.0"))
+    assert receipt.decision == "refuse" and receipt.evidence.corpus_missing == ["7.0"], receipt.reason
+    assert glued.decision == "cite" and glued.top is not None and glued.top.path == "Cache.md", glued.reason
+
+
+def test_a_name_glued_to_its_version_is_the_name_and_the_version() -> None:
+    assert index_terms("MySQL5.7 and Python3.12") == ["mysql", "5", "7", "5.7", "python", "3", "12", "3.12"]
+    # One letter before it is the version's own "v", and a bare word and number are left alone.
+    assert index_terms("v8.0.36 redis7") == ["v8", "0", "36", "8.0", "8.0.36", "redis7"]
+
+
 def test_dotted_numbers_as_terms() -> None:
     assert [t.term for t in query_terms("MySQL 5.7 or v8.0? 7.0啥时候上线")] == [
         "mysql",

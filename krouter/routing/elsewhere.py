@@ -31,7 +31,7 @@ from krouter.tokens.names import (
     written_with_capital_inside,
 )
 from krouter.tokens.scripts import KANA, is_cjk
-from krouter.tokens.terms import identifier_words, normalize, question_identifiers
+from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
 _SPANISH_MARKS = re.compile("[¿¡]")
@@ -103,6 +103,11 @@ def unknown_name(
     )
     if unheld:
         return unheld
+    # A version or an address no page holds (Redis 7.0 asked of a page about Redis 6.0) names a thing
+    # the notes never mention, as a name does.
+    version = next((u.text for u in units if u.df == 0 and _a_version(u.text)), None)
+    if version:
+        return version
     held = {u.text for u in units if u.df}
     # A Japanese question's kanji are looked up as bigrams, not words: 東京都 gives 京都, a place the
     # asker never named. Han names are read in Chinese questions only.
@@ -125,6 +130,18 @@ def unknown_name(
         ),
         None,
     )
+
+
+_DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _a_version(term: str) -> bool:
+    """A number written with dots that names a version or an address: not a date (2024.11.08, whose
+    parts are looked up), nor what may be a time of day (9.30, which a page may write 9:30)."""
+    if not _DOTTED_NUMBER.fullmatch(term) or number_parts(term):
+        return False
+    parts = term.split(".")
+    return not (len(parts) == 2 and len(parts[1]) == 2 and int(parts[0]) <= 24 and int(parts[1]) <= 59)
 
 
 def _kept_as_name(word: str, question: str, kept: Sequence[str]) -> bool:

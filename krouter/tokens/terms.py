@@ -52,7 +52,8 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 19: a hyphenated word is also indexed closed, marked, outside the length (‐rollout: ``compounds``);
 # number words are words again, and litre, practise, tyre keep their spelling (docs/decisions.md D86).
 # 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
-# 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i.
+# 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i;
+# a name glued to its version (Redis7.0) is the name and the version.
 TOKENIZER_VERSION = "21"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
@@ -123,6 +124,9 @@ _AFTER_AMOUNT = re.compile(_AMOUNT_AFTER)
 _CURRENCY = frozenset("$€£¥￥")
 
 
+_GLUED_VERSION = re.compile(r"(?<=[^\W\d_]{2})(?=\d+(?:\.\d+)+(?!\d|\.\d))")
+
+
 def _has_dotted(norm: str) -> bool:
     """True when a dot stands between two digits (a sentence's full stops, most of a text's dots, are
     passed over in C: the amounts' scan is paid only by a text that can hold one)."""
@@ -166,8 +170,13 @@ _stemmer = Stemmer.Stemmer("english")
 def word_text(text: str) -> str:
     """A text as the index reads its words: normalised, and a pinyin name written with an apostrophe
     joined (Xi'an is the word "xian": ``pinyin_names``). Whatever looks for index terms in a text reads it
-    so (a snippet's answering line, a page's title words)."""
-    return join_apostrophes(normalize(text))
+    so (a snippet's answering line, a page's title words). A name glued to its version (Redis7.0,
+    MySQL5.7: two letters or more) is the name and the version, as "Redis 7.0" is."""
+    return _unglued(join_apostrophes(normalize(text)))
+
+
+def _unglued(norm: str) -> str:
+    return _GLUED_VERSION.sub(" ", norm) if _has_dotted(norm) else norm
 
 
 @lru_cache(maxsize=65536)
@@ -350,7 +359,7 @@ def question_identifiers(question: str) -> list[str]:
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
     asked = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
-    for text, whole in compounds.pieces(join_apostrophes(asked)):
+    for text, whole in compounds.pieces(_unglued(join_apostrophes(asked))):
         # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
         closed = _word_terms(compounds.closed(text)) if whole else None
         for run, term in _run_pairs(text, known):
