@@ -410,3 +410,26 @@ def test_a_question_krouter_cannot_read_cites_through_its_translation(tmp_path: 
         _code, out = ask(root, question, *also)
         assert isinstance(out, dict) and out["decision"] == "cite", (question, out)
         assert out["cited"][0]["path"] == page, (question, out)
+
+
+def test_a_phrasing_receipt_names_the_floor_it_was_held_to(tmp_path: Path) -> None:
+    """A cold review: a refusal printed "confidence 0.68 vs floor 0.55" (it read as a contradiction) while
+    the phrasing had been held to 0.78, and a citation's reason named the plain floor."""
+    from krouter import Router
+
+    pages = {
+        "Vacation.md": "---\ntitle: Vacation policy\n---\nEmployees get 25 vacation days per year. "
+        "Unused days carry over until March.\n",
+        "Expenses.md": "---\ntitle: Expense policy\n---\nMeals are reimbursed up to 40 euros per day.\n",
+        "Lunch.md": "# Lunch\n\nPizza.\n",
+    }
+    for rel, text in pages.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    code, out = ask(tmp_path, "wie viele Urlaubstage", "employees vacation days year unused allowance")
+    assert code == 3 and isinstance(out, dict), out
+    assert out["evidence"]["floor"] == pytest.approx(0.775)
+    assert out["evidence"]["confidence"] < out["evidence"]["floor"]
+    with Router(tmp_path, floor=0.3) as router:
+        cited = router.ask("wie viele Urlaubstage", also=["employees vacation days year unused"])
+    assert cited.decision == "cite" and cited.evidence.floor == pytest.approx(0.65)
+    assert "a phrasing's floor 65%" in cited.reason and "of the phrasing's content" in cited.reason

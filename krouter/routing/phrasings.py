@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from krouter.errors import KRouterError
 from krouter.routing.decision import SHARE_OF_QUESTION
-from krouter.routing.receipt import Receipt, Route
+from krouter.routing.receipt import Receipt, Route, against_floor
 from krouter.tokens.terms import query_terms
 
 # A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
@@ -155,9 +155,10 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         )
         pages = sorted({r.top.path for _, r in citing if r.top})
         chosen = replace(best, query=asked.query, phrasing=text, routes=routes)
-        if text is not None:
-            # The evidence is the phrasing's lookup: its share is of the phrasing's words, not the question's.
-            chosen.reason = chosen.reason.replace(SHARE_OF_QUESTION, "of the phrasing's content", 1)
+        if text is not None and not (by_model and asked.top is not None and chosen.top is not None):
+            chosen = _at_bar(
+                chosen, agreeing if chosen.top is not None and chosen.top.path in agreed else bar
+            )
         if len(pages) > 1:
             # Two wordings of one question name different pages: one of them is a neighbour. Like a
             # veto's, the refusal's confidence is none ("confidence 1.00" beside REFUSE would read as a
@@ -173,14 +174,26 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
     if text is None:
         return replace(asked, routes=routes)
-    refused = replace(closest, query=asked.query, phrasing=text, routes=routes, decision="refuse")
+    needed = agreeing if closest.closest is not None and closest.closest.path in agreed else bar
+    refused = replace(
+        _at_bar(closest, needed), query=asked.query, phrasing=text, routes=routes, decision="refuse"
+    )
     if closest.decision == "cite" and closest.closest is not None:
-        needed = agreeing if closest.closest.path in agreed else bar
         refused.reason = (
             f"the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on {closest.closest.path}"
             f" (a phrasing needs {needed:.0%}) and the question itself {asked.evidence.confidence:.0%}"
         )
     return refused
+
+
+def _at_bar(receipt: Receipt, needed: float) -> Receipt:
+    """A phrasing's receipt as the question's answer: the floor it is held to is the phrasing's bar
+    (``needed``), not the plain floor its own lookup printed, and its share is of the phrasing's words."""
+    ev = receipt.evidence
+    was = f"floor {against_floor(ev.confidence, ev.floor, percent=True)[1]}"
+    now = f"a phrasing's floor {against_floor(ev.confidence, needed, percent=True)[1]}"
+    reason = receipt.reason.replace(SHARE_OF_QUESTION, "of the phrasing's content", 1).replace(was, now, 1)
+    return replace(receipt, evidence=replace(ev, floor=needed), reason=reason)
 
 
 def vetoed(chosen: Receipt, why: str) -> Receipt:
