@@ -489,3 +489,28 @@ def test_supersedes_to_a_deleted_page_does_not_retire_a_namesake(tmp_path: Path)
     )
     receipt = ask(vault, "onboarding checklist for new hires")
     assert receipt.top.path == "Projects/Index.md" and receipt.top.via is None
+
+
+def test_words_held_only_by_another_replaced_page_are_named_with_it(tmp_path: Path) -> None:
+    """A cold review: "only on the replaced page A.md: pelican, flamingo" named A.md for a word only
+    B.md (also replaced by the cited page) holds."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "A.md": "---\nstatus: superseded\nsuperseded_by: C\n---\nThe pelican config lives here.\n",
+            "B.md": "---\nstatus: superseded\nsuperseded_by: C\n---\nThe flamingo config lives here.\n",
+            "C.md": "# Current\n\nThe toucan config lives here.\n",
+        },
+    )
+    receipt = ask(vault, "pelican flamingo toucan")
+    top = receipt.top
+    assert top is not None and top.path == "C.md"
+    elsewhere = dict(reversed(w[:-1].split(" (")) for w in top.via_elsewhere)
+    assert {top.via: top.via_words, **{page: [word] for page, word in elsewhere.items()}} == {
+        "A.md": ["pelican"],
+        "B.md": ["flamingo"],
+    }
+    assert "and others" in receipt.reason
+    text = receipt.to_text()
+    assert f"only on the replaced page {top.via}: {top.via_words[0]}" in text
+    assert "only on other replaced pages that lead to it: " in text

@@ -107,9 +107,7 @@ def citation(
         "matched": [units[i].shown_for(x.contributors) for i in sorted(x.matched)],
         "missing": [u.text for i, u in enumerate(units) if i not in x.matched],
         "via": t.pages[x.via].path if x.via is not None else None,
-        "via_words": []
-        if x.via is None
-        else [units[i].shown_for([x.via]) for i in sorted(x.matched) if x.page_id not in units[i].postings],
+        **_via_words(x, units, t),
     }
     page_id, path = x.page_id, info.path
     if now:
@@ -117,6 +115,25 @@ def citation(
         return Citation(line=line, snippet=snippet, **fields)
     reads.prefetch(page_id, path)
     return Citation.later(lambda: _snippet(page_id, path, units, in_title, reads), **fields)
+
+
+def _via_words(x: Target, units: list[Unit], t: Tables) -> dict[str, list[str]]:
+    """The matched words the cited page does not hold: those its ``via`` page holds, and, each with its
+    page, those only another replaced page leading to it holds (a cold review: "only on the replaced
+    page A.md" listed a word only B.md, also replaced by the cited page, holds)."""
+    if x.via is None:
+        return {"via_words": [], "via_elsewhere": []}
+    on_via, elsewhere = [], []
+    for i in sorted(x.matched):
+        unit = units[i]
+        if x.page_id in unit.postings:
+            continue
+        if x.via in unit.postings:
+            on_via.append(unit.shown_for([x.via]))
+        else:
+            holder = next((p for p in x.contributors if p in unit.postings), x.via)
+            elsewhere.append(f"{unit.shown_for([holder])} ({t.pages[holder].path})")
+    return {"via_words": on_via, "via_elsewhere": elsewhere}
 
 
 def _snippet(

@@ -366,7 +366,13 @@ def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int |
     if decision == "cite":
         # Reached through a replaced page, the words matched are (partly) that page's: say so, rather
         # than credit the current page with words it may not hold.
-        who = f"{top.path}, with the replaced page {top.via} that leads to it," if top.via else top.path
+        who = (
+            top.path
+            if not top.via
+            else f"{top.path}, with the replaced pages that lead to it ({top.via} and others),"
+            if top.via_elsewhere
+            else f"{top.path}, with the replaced page {top.via} that leads to it,"
+        )
         triggers = f"; {_quoted(top.via_triggers)} only through its triggers" if top.via_triggers else ""
         return f"{who} {summary}: confidence {confidence} ≥ floor {floor}{triggers}"
     parts = []

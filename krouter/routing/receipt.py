@@ -69,7 +69,8 @@ class Citation:
 
     ``via`` is the replaced page the match was made on, when the page is cited as its replacement, and
     ``via_words`` the matched question words that only that replaced page holds (the cited page itself
-    does not: "the JLCPCB account manager's phone" reaches the page that replaced JLCPCB);
+    does not: "the JLCPCB account manager's phone" reaches the page that replaced JLCPCB), and
+    ``via_elsewhere`` those only another replaced page leading to it holds, each with that page;
     ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
     learner or an agent) hold and its text does not, when the page's text alone would not have been
     cited: the citation rests on them."""
@@ -84,6 +85,7 @@ class Citation:
     via: str | None = None
     via_triggers: list[str] = field(default_factory=list)
     via_words: list[str] = field(default_factory=list)
+    via_elsewhere: list[str] = field(default_factory=list)
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickling and ``copy`` keep: the worked-out line and snippet, not the work. Both are read
@@ -247,15 +249,17 @@ class Receipt:
             lines.append(
                 f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
             )
-            if top.via_words:
-                lines.append(f"  only on the replaced page {top.via}: {', '.join(top.via_words)}")
+            lines.extend(_via_lines(top))
             if top.via_triggers:
                 lines.append(
-                    f"  through its triggers only: {', '.join(top.via_triggers)} (the page's text lacks them)"
+                    f"  through triggers only: {', '.join(top.via_triggers)} (the pages' text lacks them)"
+                    if top.via
+                    else f"  through its triggers only: {', '.join(top.via_triggers)} (the page's text lacks them)"
                 )
             for c in self.candidates[1:]:
+                through = f" (through the replaced page {c.via})" if c.via_words or c.via_elsewhere else ""
                 lines.append(
-                    f"  runner-up: {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}"
+                    f"  runner-up: {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}{through}"
                 )
         else:
             lines.append("REFUSE  the vault does not hold a page that answers this")
@@ -265,8 +269,7 @@ class Receipt:
                 lines.append(
                     f"  matched: {', '.join(top.matched) or '-'}   missing: {', '.join(top.missing) or '-'}"
                 )
-                if top.via_words:
-                    lines.append(f"  only on the replaced page {top.via}: {', '.join(top.via_words)}")
+                lines.extend(_via_lines(top))
                 # The next pages to read too: a refused agent (or person) checks these before giving up.
                 for c in self.candidates[1:]:
                     lines.append(f"  also close: {c.path}, line {c.line}")
@@ -299,3 +302,11 @@ def phrasing_line(decision: str, phrasing: str) -> str:
     decided by no wording, the one that came closest."""
     how = "decided by" if decision == "cite" else "closest through"
     return f"{how} the phrasing: {phrasing}"
+
+
+def _via_lines(c: Citation) -> list[str]:
+    """The receipt's lines for the words a cited page holds only through replaced pages."""
+    lines = [f"  only on the replaced page {c.via}: {', '.join(c.via_words)}"] if c.via_words else []
+    if c.via_elsewhere:
+        lines.append(f"  only on other replaced pages that lead to it: {', '.join(c.via_elsewhere)}")
+    return lines

@@ -50,6 +50,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
                 "via": c.via,
                 "via_triggers": c.via_triggers,
                 "via_words": c.via_words,
+                "via_elsewhere": c.via_elsewhere,
                 "missing": c.missing,
                 "clipping": config.in_folders(c.path, router.input_folders),
             }
@@ -108,6 +109,8 @@ def ask_summary(out: dict[str, Any]) -> str:
             lines.append(f"> {top['snippet']}")
         if top["via_words"]:
             lines.append(f"only on the replaced page {top['via']}: {', '.join(top['via_words'])}")
+        if top["via_elsewhere"]:
+            lines.append(f"only on other replaced pages that lead to it: {', '.join(top['via_elsewhere'])}")
         if top["via_triggers"]:
             lines.append(
                 f"matched only by the page's triggers, not its text: {', '.join(top['via_triggers'])}"
