@@ -51,6 +51,31 @@ def test_a_traditional_vault_is_asked_as_written(tmp_path: Path) -> None:
     assert "几天" not in receipt.evidence.corpus_missing  # looked up as written: 幾天, if anything
 
 
+@pytest.mark.parametrize(
+    ("question", "page"),
+    [
+        ("资料库备份保留几天", "維運/資料庫備份.md"),
+        ("备份几点做", "維運/資料庫備份.md"),
+        ("周二几点发布", "維運/發佈流程.md"),
+    ],
+)
+def test_a_simplified_question_finds_the_traditional_page(tmp_path: Path, question: str, page: str) -> None:
+    """A cold review: agents write Simplified, and a Taiwan or Hong Kong vault's 備份 was reported as a
+    word "the vault never mentions" for 备份."""
+    vault = write(tmp_path / "vault", TRADITIONAL)
+    with Router(vault) as router:
+        receipt = router.decide(question)
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == page, receipt.reason
+    assert receipt.evidence.corpus_missing == []
+
+
+def test_a_simplified_word_neither_script_holds_is_still_missing(tmp_path: Path) -> None:
+    vault = write(tmp_path / "vault", TRADITIONAL)
+    with Router(vault) as router:
+        receipt = router.decide("监控告警发给谁")
+    assert receipt.decision == "refuse" and "监控" in receipt.evidence.corpus_missing
+
+
 def test_a_japanese_question_is_not_folded(tmp_path: Path) -> None:
     pages = {
         "設定/スキャナー設定.md": "---\ntitle: スキャナー設定\n---\n# スキャナー設定\n\n"

@@ -9,11 +9,12 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from krouter.index.store import Index
 from krouter.routing.tables import Tables
-from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese
+from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese, traditional
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.compounds import CLOSED
 from krouter.tokens.scripts import is_cjk
@@ -68,11 +69,15 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     for i, qt in enumerate(asked):
         terms: tuple[str, ...] = (qt.term,)
         rows = _holding(index, terms)
-        if not rows and is_cjk(qt.term) and fallback_bigrams(qt.term):
+        if not rows and is_cjk(qt.term):
             # jieba may cut the question's word differently from the page's text; the page's
-            # bigrams then still match, if all of them sit on one page.
-            terms = tuple(fallback_bigrams(qt.term))
-            rows = _holding(index, terms)
+            # bigrams then still match, if all of them sit on one page. A Simplified word the vault
+            # writes in Traditional characters (备份: 備份) is looked up as the vault writes it.
+            if pairs := tuple(fallback_bigrams(qt.term)):
+                terms, rows = pairs, _holding(index, pairs)
+            if not rows and (written := traditional.held_in_traditional(qt.term, _by_word_or_pairs(index))):
+                terms = (written,) if index.has_term(written) else tuple(fallback_bigrams(written))
+                rows = _holding(index, terms)
         elif not rows and number_parts(qt.term):
             terms = number_parts(qt.term)
             rows = _holding(index, terms)
@@ -170,6 +175,16 @@ class _Halves(dict[tuple[int, int, int], tuple[float, float, float]]):
         half = TRANSLATION_TF
         found = self[tfs] = (tfs[0] * half, tfs[1] * half, tfs[2] * half)
         return found
+
+
+def _by_word_or_pairs(index: Index) -> Callable[[str], bool]:
+    """Whether the vault holds a CJK word, as a word or as its every bigram (``fallback_bigrams``)."""
+
+    def held(word: str) -> bool:
+        pairs = fallback_bigrams(word)
+        return index.has_term(word) or (bool(pairs) and all(map(index.has_term, pairs)))
+
+    return held
 
 
 def _holding(index: Index, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:

@@ -120,3 +120,36 @@ def _reaches(word: str, known: Callable[[str], bool]) -> bool:
     if known(word) or word in CHINESE:
         return True
     return any(all(map(known, terms)) for terms, _shown in bilingual.to_english(word))
+
+
+# A Simplified word has at most this many Traditional spellings tried (发 is 發 or 髮, 后 後 or 后).
+_MAX_SPELLINGS = 16
+
+
+def held_in_traditional(word: str, known: Callable[[str], bool]) -> str | None:
+    """The Traditional spelling of a Simplified word that the vault holds when it does not hold the word
+    as asked (备份 on notes that write 備份: most agents write Simplified, and a Taiwan or Hong Kong vault
+    is written in Traditional), or None. Each character may stand for several Traditional ones; at most
+    ``_MAX_SPELLINGS`` spellings are tried, and the first one a page holds is taken."""
+    from itertools import product
+
+    from krouter.tokens import bilingual
+
+    chars = sorted(set(_HAN_CHAR.findall(word)))
+    if not chars or len(word) > 8:
+        return None
+    rows = bilingual.column(
+        f"SELECT simplified || zh FROM fold WHERE simplified IN ({','.join('?' * len(chars))})", *chars
+    )
+    if not rows:
+        return None
+    options: dict[str, list[str]] = defaultdict(list)
+    for pair in rows:
+        options[pair[0]].append(pair[1])
+    choices = [[c, *sorted(options.get(c, ()))] for c in word]
+    for n, spelling in enumerate(map("".join, product(*choices))):
+        if n >= _MAX_SPELLINGS:
+            return None
+        if spelling != word and known(spelling):
+            return spelling
+    return None
