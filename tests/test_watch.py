@@ -109,6 +109,46 @@ def test_a_vault_folder_deleted_and_made_again_is_watched_again(vault: Path, wat
     wait_for(lambda: paths(watching) == {"Lunch.md", "Runbooks/Deploy.md"})
 
 
+def test_a_folder_moved_into_a_folder_made_a_moment_before_is_still_watched(tmp_path: Path) -> None:
+    """A cold review: made and moved into at once (a script, a file manager's "new folder with
+    selection"), the moved folder lost its watch in watchdog: edits in it went unseen for minutes, and
+    other processes trusted the index all that time."""
+    root = tmp_path / "vault"
+    write(root / "Decisions" / "Database.md", "# Database\n\nPostgreSQL.\n")
+    watcher = VaultWatcher(root, debounce=0.05)
+    watcher.start()
+    try:
+        os.mkdir(root / "Archive")
+        os.rename(root / "Decisions", root / "Archive" / "Decisions")
+        time.sleep(0.5)  # what the kernel reports of the move has arrived
+        assert "Archive/Decisions" in watcher.wait(timeout=TIMEOUT)
+        page = root / "Archive" / "Decisions" / "Database.md"
+        tmp = page.with_name(".sed-tmp")  # saved as sed -i and editors save: a temp file renamed over it
+        tmp.write_text("# Database\n\nCockroachDB.\n", encoding="utf-8")
+        os.replace(tmp, page)
+        seen: set[str] = set()
+        deadline = time.monotonic() + TIMEOUT
+        while "Archive/Decisions/Database.md" not in seen and time.monotonic() < deadline:
+            seen |= watcher.wait(timeout=0.5)
+        assert "Archive/Decisions/Database.md" in seen
+    finally:
+        watcher.stop()
+
+
+def test_git_making_folders_under_dot_git_does_not_rewatch_the_vault(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    write(root / "Page.md", "# Page\n\nText.\n")
+    watcher = VaultWatcher(root, debounce=0.05)
+    watcher.start()
+    try:
+        for i in range(5):
+            os.makedirs(root / ".git" / "objects" / f"{i:02x}")
+        time.sleep(0.5)
+        assert watcher.wait(timeout=1) == set()
+    finally:
+        watcher.stop()
+
+
 def test_a_page_ignored_while_krouter_watch_runs_leaves_the_index(vault: Path, watching: Index) -> None:
     write(vault / "Private" / "Salaries.md", "# Salaries\n\nEveryone earns the same.\n")
     wait_for(lambda: "Private/Salaries.md" in paths(watching))

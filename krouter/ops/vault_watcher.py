@@ -94,6 +94,8 @@ class VaultWatcher:
         # another folder, which the observer does not watch (its inode number may be the old one's).
         self._folder: tuple[int, int] | None = None
         self._lost = False
+        # A folder made, moved or deleted inside the vault since the last look (see _follow_folders).
+        self._folders_moved = False
         # config.toml as last seen ((mtime, size, inode) or None): its ``ignore`` patterns apply to every
         # vault, and the file lives outside this one, so it is looked at rather than watched.
         self._settings: tuple[int, int, int] | None = None
@@ -142,24 +144,45 @@ class VaultWatcher:
                 return  # gone, and said so: nothing to watch until it is back
             log.info("the vault folder %s is gone", self.root)
         else:
-            # One replacement at a time, and none once stop() has begun (another thread may close a
-            # server while its refresher looks).
-            with self._restart:
-                if self._observer is None:
-                    return
-                try:
-                    new = self._observe()
-                except OSError as exc:
-                    # Gone again before it could be watched (a sync tool still at work): next look.
-                    log.info("cannot watch %s yet (%s); trying again", self.root, exc)
-                    with self._cond:
-                        self._lost = True
-                    return
-                old, self._observer = self._observer, new
-                old.stop()
-                old.join(timeout=5)
+            if not self._replace_observer():
+                with self._cond:
+                    self._lost = True
+                return
             log.info("the vault folder %s was made again: watching the new one", self.root)
         self._folder = now
+        self._add_pending({"."})
+
+    def _replace_observer(self) -> bool:
+        """Watch the vault afresh with a new observer; False when it cannot be watched yet (or the
+        watcher is stopping). One replacement at a time, and none once stop() has begun (another thread
+        may close a server while its refresher looks)."""
+        with self._restart:
+            if self._observer is None:
+                return False
+            try:
+                new = self._observe()
+            except OSError as exc:
+                # Gone again before it could be watched (a sync tool still at work): next look.
+                log.info("cannot watch %s yet (%s); trying again", self.root, exc)
+                return False
+            old, self._observer = self._observer, new
+            old.stop()
+            old.join(timeout=5)
+        return True
+
+    def _follow_folders(self) -> None:
+        """When a folder was made, moved or deleted inside the vault since the last look: watch the vault
+        afresh and report all of it changed. watchdog loses the watch of a folder moved into one made a
+        moment before (a script, a file manager's "new folder with selection"): no edit in it was seen
+        again, and other processes trusted the index for minutes."""
+        with self._cond:
+            moved, self._folders_moved = self._folders_moved, False
+        if not moved:
+            return
+        if not self._replace_observer():
+            with self._cond:
+                self._folders_moved = self._observer is not None
+            return
         self._add_pending({"."})
 
     def _follow_settings(self) -> None:
@@ -222,6 +245,10 @@ class VaultWatcher:
         # A directory "modified" event accompanies every file change inside it: it says nothing new.
         if event.is_directory and event.event_type in ("modified", "closed"):
             return
+        # A page folder, not the vault itself nor a dot-folder (git makes and deletes them by the hundred).
+        if event.is_directory and _relevant_path(self.root, event.src_path, True) not in (None, "."):
+            with self._cond:
+                self._folders_moved = True
         paths = {_relevant_path(self.root, event.src_path, event.is_directory)}
         dest = getattr(event, "dest_path", "")
         if dest:
@@ -270,6 +297,7 @@ class VaultWatcher:
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         self._follow_folder()
+        self._follow_folders()
         self._follow_settings()
         with self._cond:
             while True:
