@@ -224,3 +224,24 @@ def test_a_folder_that_cannot_be_listed_keeps_its_pages(tmp_path: Path, monkeypa
         assert cited(router, "postgres primary") == "Sync/DB.md"
         monkeypatch.undo()
         assert router.refresh().unreadable == []
+
+
+def test_a_long_lived_router_follows_input_folders_changed_in_config(tmp_path: Path) -> None:
+    """A cold review: the MCP server's Router read input_folders once, so a folder named an input folder
+    later went on being cited as the vault's own page for the life of the server."""
+    from krouter import config
+
+    vault = tmp_path / "vault"
+    for rel, text in {
+        "Decisions/Search engine.md": "# Search engine\n\nProduct search runs on OpenSearch 2.11.\n",
+        "Inputs/Search engine.md": "# Search engine\n\nProduct search runs on Apache Solr 9.\n",
+    }.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    with Router(vault) as router:
+        before = router.decide("what does product search run on")
+        config.config_path().parent.mkdir(parents=True, exist_ok=True)
+        config.config_path().write_text('input_folders = ["Decisions"]\n', encoding="utf-8")
+        after = router.decide("what does product search run on")
+    assert before.top is not None and before.top.path == "Decisions/Search engine.md"
+    assert after.top is not None and after.top.path == "Inputs/Search engine.md", after.reason

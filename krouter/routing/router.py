@@ -58,6 +58,7 @@ class Router:
         self.root = self.index.root
         self.floor = floor
         self.auto_refresh = auto_refresh
+        self._settings = _stamp(config.config_path())
         self.input_folders = config.input_folders()
         self.embed_budget_s = embed_budget_s
         # Why the second opinion stopped working in this process, when it did (krouter status shows it).
@@ -239,6 +240,14 @@ class Router:
         self._load_tables()
 
     def _load_tables(self) -> Tables:
+        settings = _stamp(config.config_path())
+        if settings != self._settings:
+            # A long-lived Router (the MCP server's, a library user's) follows config.toml: a folder
+            # named an input folder since, or no longer, changes what is clipped and who may retire pages.
+            folders = config.input_folders()
+            self._settings = settings
+            if folders != self.input_folders:
+                self.input_folders, self._tables = folders, None
         gen = self.index.generation()
         if self._tables and self._tables.generation == gen:
             return self._tables
@@ -359,3 +368,12 @@ def route(question: str, vault: Path | str | None = None, k: int = 5, also: Sequ
     """One-shot lookup: open the vault's index, refresh it, answer, close."""
     with Router(vault) as router:
         return router.ask(question, k=k, also=also)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """(mtime, size, inode) of a file, or None when there is none: enough to see it changed."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
