@@ -20,7 +20,7 @@ from waiting import wait_for, write
 
 from krouter.index.schema import index_path
 from krouter.ops.watch import VaultWatcher
-from krouter.ops.watch_lease import WatchLease, lease_path, watched_clean
+from krouter.ops.watch_lease import WatchLease, lease_path, settings_stamp, watched_clean
 from krouter.routing.router import Router
 
 TIMEOUT = 20.0
@@ -71,7 +71,7 @@ def test_the_lease_says_clean_only_while_held_and_marked(tmp_path: Path) -> None
         assert oct(os.stat(lease_path(index)).st_mode & 0o777) == "0o600"
         assert WatchLease.acquire(index) is None  # one watcher publishes per index
         assert not clean_seen_elsewhere(index)  # held, but dirty until its first refresh
-        lease.mark(dirty=False)
+        lease.mark(dirty=False, settings=settings_stamp())
         assert clean_seen_elsewhere(index)
         assert not watched_clean(index)  # never trusted by the process that holds it
     finally:
@@ -124,6 +124,20 @@ def test_lookups_skip_the_walk_while_krouter_watch_runs(vault: Path, walks: list
         write(vault / "Decisions" / "Queue.md", "# Queue\n\nJobs go through NATS.\n")
         assert router.decide("nats jobs queue").cited[0].path == "Decisions/Queue.md"
         assert len(walks) > before
+
+
+def test_settings_changed_under_a_clean_lease_are_not_trusted(vault: Path) -> None:
+    """A cold review: an `ignore` line added to config.toml while `krouter watch` ran left the lease
+    clean until the watcher's next look (~0.5 s), and `krouter ask` cited the page just ignored."""
+    from krouter import config
+
+    with watching(vault) as (_proc, index):
+        config.config_path().parent.mkdir(parents=True, exist_ok=True)
+        config.config_path().write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
+        assert not clean_seen_elsewhere(index)  # at once: not after the watcher looks
+        wait_for(lambda: clean_seen_elsewhere(index))  # the watcher looked, and indexed the vault again
+        with Router(vault) as router:
+            assert router.decide("which database do we use").decision == "refuse"
 
 
 QUEUE_LIMIT = Path("/proc/sys/fs/inotify/max_queued_events")

@@ -284,9 +284,12 @@ class VaultWatcher:
         """Say that a refresh which started after the last ``take()`` has committed (to the index file
         ``index``, its ``file_identity``): when no event came since, other processes may trust the
         index without walking the vault."""
+        from krouter.ops.watch_lease import settings_stamp
+
         with self._cond:
             if self._lease is not None and not self._pending and self._seq == self._taken_seq:
-                self._lease.mark(dirty=False, index=index)
+                settings = settings_stamp(self._settings) if self._settings else "none"
+                self._lease.mark(dirty=False, index=index, settings=settings)
 
     def wait(self, timeout: float | None = None, *, take: bool = True) -> set[str]:
         """Block until a batch is ready (no event for ``debounce`` s, or ``max_delay`` s of changes).

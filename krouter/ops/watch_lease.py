@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+from krouter import config
 from krouter.index.schema import file_identity
 
 try:
@@ -80,12 +81,14 @@ class WatchLease:
             _held.add(str(path))
         return lease
 
-    def mark(self, *, dirty: bool, index: str | None = None) -> None:
+    def mark(self, *, dirty: bool, index: str | None = None, settings: str = "") -> None:
         """Publish whether changes are waiting to be indexed. Dirty must be marked before the change is
         handed to the refresher, clean only after a refresh that saw every change reported so far;
         ``index`` names the index file that refresh wrote (``file_identity``), which a reader must
-        find at the index's path: one deleted and made again there (the cache cleared) is empty."""
-        state = DIRTY if dirty else CLEAN + (f"{index}\n".encode() if index else b"")
+        find at the index's path: one deleted and made again there (the cache cleared) is empty;
+        ``settings`` is config.toml as that refresh read it (``settings_stamp``), which a reader must
+        find unchanged: an ``ignore`` line added since may leave out a page the index still holds."""
+        state = DIRTY if dirty else CLEAN + f"{index or ''}\n{settings}\n".encode()
         if state != self._state:
             with contextlib.suppress(OSError):
                 os.pwrite(self._fd, state, 0)
@@ -123,14 +126,27 @@ def watched_clean(index_path: Path) -> bool:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
             # Locked: a watcher is alive. Clean, and of the index file that is at the path now.
-            state = os.pread(fd, 128, 0)
+            state = os.pread(fd, 256, 0)
             if not state.startswith(CLEAN):
                 return False
-            written = state[len(CLEAN) :].strip().decode("ascii", "replace")
-            return not written or written == file_identity(index_path)
+            written, _, settings = state[len(CLEAN) :].decode("ascii", "replace").partition("\n")
+            return (
+                not written or written == file_identity(index_path)
+            ) and settings.strip() == settings_stamp()
         except OSError:
             return False
         fcntl.flock(fd, fcntl.LOCK_UN)  # nobody holds it: no watcher runs
         return False
     finally:
         os.close(fd)
+
+
+def settings_stamp(identity: tuple[int, int, int] | None = None) -> str:
+    """config.toml as a lease line: its (mtime, size, inode), given or read now; "none" without one."""
+    if identity is None:
+        try:
+            st = os.stat(config.config_path())
+        except OSError:
+            return "none"
+        identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    return ":".join(map(str, identity))
