@@ -275,6 +275,28 @@ def test_korean_question_with_particles_finds_its_page_and_refuses_a_neighbour(t
     assert neighbour.decision == "refuse"
 
 
+def test_a_korean_particle_the_page_also_writes_is_not_content(tmp_path: Path) -> None:
+    """A cold review: a page writing 서버의 and 포트는 holds the bigrams 버의 and 트는, which a question
+    kept as content, so "the log server's port" was cited on the payment server's page."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "ko/server.md": "# 결제 서버 포트\n\n결제 서버의 포트는 8443입니다.\n",
+            "ko/db.md": "# 주 데이터베이스\n\n주 데이터베이스는 PostgreSQL 16입니다.\n",
+        },
+    )
+    with Router(vault) as router:
+        router.refresh()
+        terms = [t.text for t in query_terms("로그 서버의 포트는 몇 번인가요", known=router.index.has_term)]
+        particle = [t.text for t in query_terms("API의 포트", known=router.index.has_term)]
+        neighbour = router.ask("로그 서버의 포트는 몇 번인가요")
+        answer = router.ask("결제 서버의 포트는 몇 번인가요")
+    assert terms == ["로그", "서버", "포트"]
+    assert particle == ["api", "포트"]
+    assert neighbour.decision == "refuse"
+    assert answer.decision == "cite" and answer.top is not None and answer.top.path == "ko/server.md"
+
+
 def test_korean_compound_keeps_a_last_word_the_vault_holds(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"ko.md": "# 성능\n\n응답 속도 개선 계획과 자연 재해 대비.\n"})
     with Router(vault) as router:

@@ -40,18 +40,22 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as
     written is kept whole."""
     holds = known or _holds_nothing
-    if run in _KO_ASKING:
-        return []
-    if all(holds(g) for g in char_bigrams(run)):
-        return char_bigrams(run)
+    if run in _KO_ASKING or run in _KO_ENDINGS:
+        return []  # a question word, or a particle alone (API의, after a Latin word)
+    whole = all(holds(g) for g in char_bigrams(run))
     stem = run
     # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut.
-    for ending in () if holds(run[-2:]) else _KO_ENDINGS:
+    for ending in () if holds(run[-2:]) and not whole else _KO_ENDINGS:
         # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
         # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
             stem = stem[: -len(ending)]
             break
+    # A word the vault holds as written is kept whole (게이트웨이 ends like a particle), unless the vault
+    # holds it without its particle too: a page writing 서버의 holds 버의, which is grammar, not content,
+    # and let a neighbour question match on it.
+    if whole and (stem == run or not all(holds(g) for g in char_bigrams(stem))):
+        return char_bigrams(run)
     if stem in _KO_ASKING:
         return []
     if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
