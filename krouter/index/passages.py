@@ -26,7 +26,7 @@ class Passage:
 
 
 def split_passages(page: Page) -> list[tuple[int, str]]:
-    """Cut a page body into passages: (1-based file line, text)."""
+    """Cut a page into passages: (1-based file line, text), its other frontmatter fields first."""
     out: list[tuple[int, list[str]]] = []
     current: list[str] | None = None
     for i, line in enumerate(file_lines(page.body)):
@@ -39,7 +39,7 @@ def split_passages(page: Page) -> list[tuple[int, str]]:
             out.append((lineno, current))
         else:
             current.append(line)
-    return [(n, "\n".join(lines)) for n, lines in out]
+    return [*page.properties, *((n, "\n".join(lines)) for n, lines in out)]
 
 
 # zlib level for passages: read for a few pages per lookup, written once per edit.

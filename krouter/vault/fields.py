@@ -8,6 +8,7 @@ Chinese), and a field written twice counts under each value.
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -113,3 +114,59 @@ def status_of(items: Iterable[str]) -> str:
             return han
         words.append(text.strip("\"'#").strip())
     return words[0] if words else ""
+
+
+# Fields KRouter reads for what they mean, and fields that are about the file rather than what it says
+# (an id, a publishing flag, a CSS class): not indexed as the page's words.
+_NOT_WORDS = frozenset(
+    {
+        "title",
+        "aliases",
+        "alias",
+        "tags",
+        "tag",
+        "triggers",
+        "status",
+        "superseded_by",
+        "supersedes",
+        "replaced_by",
+        "replaces",
+        "pending_triggers",
+        "id",
+        "uid",
+        "cssclass",
+        "cssclasses",
+        "publish",
+        "permalink",
+        "layout",
+        "template",
+    }
+)
+
+
+def properties(
+    loaded: dict[object, object], fm_text: str, top_field: re.Pattern[str]
+) -> list[tuple[int, str]]:
+    """The page's other fields as lines of words, each with its line in the file (frontmatter opens on
+    line 1): ``owner: Gwendolyn Harper``, ``hostname: ci-runner-07``. Obsidian's properties hold facts a
+    question asks about; unindexed, the receipt said "the vault never mentions 'gwendolyn'" of a vault
+    that does. Text and numbers only, a list's items joined; dates, flags and nested maps are about
+    the note, not what it says."""
+    first: dict[str, int] = {}
+    for n, line in enumerate(fm_text.split("\n")):
+        m = top_field.match(line.rstrip("\r"))
+        if m and line[:1] not in " \t":
+            first.setdefault(m.group(1).strip("\"'"), n)
+    out = []
+    for key, value in loaded.items():
+        if field_key(str(key)) in _NOT_WORDS:
+            continue
+        items = value if isinstance(value, list) else [value]
+        words = [
+            str(v).strip()
+            for v in items
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
+        ]
+        if words and not any(isinstance(v, (_dt.date, _dt.time)) for v in items):
+            out.append((first.get(str(key), 0) + 2, f"{key}: {', '.join(words)}"))
+    return sorted(out)

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from krouter.vault.fields import REPLACED_STATUSES, field_key, fields_by_key, repeated_fields, status_of
+from krouter.vault.fields import (
+    REPLACED_STATUSES,
+    field_key,
+    fields_by_key,
+    properties,
+    repeated_fields,
+    status_of,
+)
 from krouter.vault.links import split_links
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
 
@@ -97,6 +104,8 @@ class Page:
     supersedes: list[str] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
     yaml_error: str | None = None
+    # Its other fields as (file line, "key: value") lines, indexed with the body (``fields.properties``).
+    properties: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def replaced(self) -> bool:
@@ -222,6 +231,7 @@ def parse_page(rel_path: str, text: str) -> Page:
     meta: dict[str, object] = {}
     error = None
     fields: dict[str, list[object]] = {}
+    props: list[tuple[int, str]] = []
     ended = _closed_by_dots(text) if fm_text is None else None
     unclosed = _unclosed_fence(text) if fm_text is None and ended is None else None
     if ended is not None:
@@ -266,6 +276,7 @@ def parse_page(rel_path: str, text: str) -> Page:
             fields = _salvage(fm_text)
         else:
             fields = fields_by_key(meta)
+            props = properties(loaded, fm_text, _TOP_FIELD) if loaded else []
             if repeated := repeated_fields(fm_text, _TOP_FIELD, _SALVAGED):
                 # YAML keeps a key's last value; a status written twice counts under every value, as
                 # two spellings of it do, so a "status: current" left below "superseded" is no way back.
@@ -293,6 +304,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         supersedes=[link for raw in every("supersedes", "replaces") for link in split_links(raw)],
         meta=meta,
         yaml_error=error,
+        properties=props,
     )
 
 
