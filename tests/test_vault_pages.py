@@ -310,3 +310,29 @@ def test_a_receipt_counts_lines_as_editors_do(tmp_path: Path, separator: str) ->
     assert receipt.top is not None and receipt.top.path == "Runbook.md"
     assert receipt.top.line == 6
     assert receipt.top.snippet == "To rotate keys run vault-rotate on the bastion host."
+
+
+def test_other_frontmatter_fields_are_words_of_the_page(tmp_path: Path) -> None:
+    """A cold review: "who is Gwendolyn" got "the vault never mentions 'gwendolyn'" beside a page whose
+    owner field names her."""
+    (tmp_path / "Build server.md").write_text(
+        "---\ntitle: Build server\nowner: Gwendolyn Harper\nhostname: ci-runner-07\nport: 8443\n"
+        "date: 2024-05-06\npublish: true\nid: zq81x\nlinks: {wiki: orchid}\n---\n"
+        "The build server runs Ubuntu 22.04 and builds every commit.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    page = parse_page("Build server.md", (tmp_path / "Build server.md").read_text(encoding="utf-8"))
+    assert page.properties == [
+        (3, "owner: Gwendolyn Harper"),
+        (4, "hostname: ci-runner-07"),
+        (5, "port: 8443"),
+    ]
+    with Router(tmp_path) as router:
+        who = router.ask("who is Gwendolyn")
+        port = router.ask("which port does the build server listen on, 8443?")
+        nothing = router.ask("zq81x orchid")
+    assert who.decision == "cite" and who.top is not None and who.top.path == "Build server.md"
+    assert (who.top.line, who.top.snippet) == (3, "owner: Gwendolyn Harper")
+    assert port.decision == "cite" and port.top is not None and port.top.path == "Build server.md"
+    assert nothing.decision == "refuse" and set(nothing.evidence.corpus_missing) == {"zq81x", "orchid"}
