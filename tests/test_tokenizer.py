@@ -275,6 +275,23 @@ def test_korean_question_with_particles_finds_its_page_and_refuses_a_neighbour(t
     assert neighbour.decision == "refuse"
 
 
+def test_a_kanji_beside_kana_is_a_word_of_the_page(tmp_path: Path) -> None:
+    """A cold review: 秒です was indexed only as pairs, so once a Chinese page held 秒 alone, the
+    Japanese page was said to lack it ("another page has it") and the question was refused."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "ja.md": "# 決済のタイムアウト\n\n決済のタイムアウトは45秒です。\n",
+            "zh.md": "# 搜索超时\n\n搜索接口超时是10秒。\n",
+            "en.md": "# Parking\n\nParking is free on Tuesdays.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.ask("タイムアウトは何秒ですか")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "ja.md"
+    assert receipt.top.missing == []
+
+
 def test_a_korean_particle_the_page_also_writes_is_not_content(tmp_path: Path) -> None:
     """A cold review: a page writing 서버의 and 포트는 holds the bigrams 버의 and 트는, which a question
     kept as content, so "the log server's port" was cited on the payment server's page."""

@@ -53,7 +53,7 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # number words are words again, and litre, practise, tyre keep their spelling (docs/decisions.md D86).
 # 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
 # 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i;
-# a name glued to its version (Redis7.0) is the name and the version.
+# a name glued to its version (Redis7.0) is the name and the version; a kanji beside kana indexed alone.
 TOKENIZER_VERSION = "21"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
@@ -124,6 +124,7 @@ _AFTER_AMOUNT = re.compile(_AMOUNT_AFTER)
 _CURRENCY = frozenset("$€£¥￥")
 
 
+_HAN_CHAR = re.compile(f"[{HAN}]")
 _GLUED_VERSION = re.compile(r"(?<=[^\W\d_]{2})(?=\d+(?:\.\d+)+(?!\d|\.\d))")
 
 
@@ -287,7 +288,9 @@ def _remember(run: str) -> str:
 def _cjk_terms(run: str) -> list[str]:
     """The index terms of a run of CJK characters."""
     if not ONLY_HAN.match(run):
-        return char_bigrams(run)
+        # Kana or Hangul with it: bigrams, and each kanji alone too (秒 of 秒です, as a Chinese run's
+        # characters are), or a question's lone kanji would be missing from the page that writes it.
+        return char_bigrams(run) + _HAN_CHAR.findall(run)
     words = jieba_words(run)
     out = list(words)
     seen = set(words)  # a set: runs can be long, and this ran once per bigram
