@@ -65,18 +65,18 @@ def reason(exc: OSError, root: Path | None = None) -> str:
     if path is None:
         return why
     if exc.errno == errno.ENOTDIR:
-        in_the_way = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
-        if in_the_way is None and path.exists() and not path.is_dir():
+        in_the_way = next((p for p in reversed(path.parents) if _exists(p) and not _is_dir(p)), None)
+        if in_the_way is None and _exists(path) and not _is_dir(path):
             in_the_way = path
         if in_the_way is not None:
             return f"{shown(in_the_way, root)} is a file, not a folder"
     if exc.errno == errno.EACCES:
         # A file or folder being created (an atomic write's temp file is one) is refused by its folder.
-        if path.exists() and not _through_temp(exc):
+        if _exists(path) and not _through_temp(exc):
             return "permission denied"
         return f"the folder {shown(path.parent, root)} is read-only (permission denied)"
     if exc.errno == errno.ENOENT:
-        missing = next((p for p in reversed(path.parents) if not p.exists()), None)
+        missing = next((p for p in reversed(path.parents) if not _exists(p)), None)
         if missing is not None:
             return f"the folder {shown(missing, root)} does not exist"
         return f"{shown(path.parent, root)} does not allow creating it ({why})"
@@ -94,5 +94,23 @@ def os_error_message(exc: OSError, root: Path | None = None, action: str | None 
         if _through_temp(exc) or exc.errno in _WRITING:
             action = "write"
         else:
-            action = "open" if path.exists() else "create"
+            action = "open" if _exists(path) else "create"
     return f"cannot {action} {shown(path, root)}: {reason(exc, root)}"
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; a path that cannot be looked at (its folder unreadable) exists as far
+    as the message is concerned: Path.exists raises PermissionError there, which crashed the handler
+    and turned a one-line error into two tracebacks."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
+
+
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder; one that cannot be looked at counts as one (see ``_exists``)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return True

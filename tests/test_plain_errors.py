@@ -190,3 +190,21 @@ def test_a_file_system_error_no_command_words_is_still_one_line(
     assert one_plain_line(result.stderr) == (
         f"krouter: cannot create {read_only / 'config'}: the folder {read_only} is read-only (permission denied)"
     )
+
+
+@pytest.mark.parametrize("command", [["status", "--json"], ["check"], ["index"], ["ask", "hello", "--json"]])
+def test_a_vault_under_a_folder_nobody_may_read_is_one_plain_line(tmp_path: Path, command: list[str]) -> None:
+    """A cold review: Path.exists raised PermissionError inside the error handler itself, so every
+    command printed two chained tracebacks (and no JSON under --json)."""
+    parent = tmp_path / "locked"
+    (parent / "vault").mkdir(parents=True)
+    (parent / "vault" / "Page.md").write_text("# Page\n\nText.\n", encoding="utf-8")
+    parent.chmod(0)
+    try:
+        res = krouter_bound_by_permissions(*command, "--vault", str(parent / "vault"), cwd=tmp_path)
+    finally:
+        parent.chmod(0o755)
+    assert res.returncode == 1
+    assert "permission denied" in one_plain_line(res.stderr)
+    if "--json" in command:
+        assert "permission denied" in json.loads(res.stdout)["error"]

@@ -117,8 +117,10 @@ def ignore_rules(root: Path) -> IgnoreRules | None:
     lines = list(config.load_config().ignore)
     with contextlib.suppress(OSError, UnicodeDecodeError):
         lines += (root / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
-    if (root / ".obsidian").is_dir():
-        lines += _obsidian_patterns(root)
+    # An unreadable vault folder is the walk's to report, by its own name, not .obsidian's.
+    with contextlib.suppress(OSError):
+        if (root / ".obsidian").is_dir():
+            lines += _obsidian_patterns(root)
     rules = tuple(r for r in map(_rule, lines) if r is not None)
     return IgnoreRules(rules) if rules else None
 
