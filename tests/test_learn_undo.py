@@ -33,6 +33,29 @@ def test_undo_refuses_what_is_not_a_run_id_and_learns_nothing(tmp_path: Path, ru
     assert not journal.outcomes_path().exists()
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--undo", "R1", "--dry-run"],
+        ["--list", "--undo", "R1"],
+        ["--list", "--accept", "P1"],
+        ["--list", "--reject", "P1"],
+        ["--list", "--dry-run"],
+    ],
+)
+def test_options_that_would_be_dropped_are_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    """A cold review: `learn --undo RUN --dry-run` restored the page anyway (and the report said
+    dry_run false); --list beside an action dropped the action and exited 0."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "p.md").write_text("---\ntitle: p\n---\nbody\n", encoding="utf-8")
+    _teach(vault, "p.md", "what is p", "20260101T000000Z-abcdef")
+    before = snapshot(tmp_path)
+    res = CliRunner().invoke(app, ["learn", *[a if a != "R1" else "20260101T000000Z-abcdef" for a in args]])
+    assert res.exit_code == 2, res.output
+    assert snapshot(tmp_path) == before
+
+
 def _teach(vault: Path, rel: str, question: str, run_id: str) -> None:
     page = trigger_writes.read_for_edit(vault, rel)
     assert trigger_writes.write_trigger(vault, page, question, run_id, dry_run=False, record={}) == (

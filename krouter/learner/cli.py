@@ -86,6 +86,13 @@ def learn_command(
     from krouter.learner.report import SKIPPED, UNCERTAIN
 
     if list_runs:
+        if accept is not None or reject is not None or undo is not None or dry_run:
+            # --list only reads: an action beside it was silently dropped, and exit 0 said it was done.
+            raise fail(
+                "--list only lists: not with --accept, --reject, --undo or --dry-run",
+                EXIT_USAGE,
+                as_json=as_json,
+            )
         _list(vault, as_json)
         return
     if accept is not None or reject is not None:
@@ -110,6 +117,9 @@ def learn_command(
             )
         _settle(vault, accept, reject, as_json)
         return
+    if undo is not None and dry_run:
+        # Undo restores pages: a --dry-run beside it ("write nothing") was ignored, and the page rewritten.
+        raise fail("--undo restores pages: not with --dry-run", EXIT_USAGE, as_json=as_json)
     if undo is not None and not undo_run.RUN_ID.fullmatch(undo):
         raise fail(
             f"--undo needs a run id, as krouter learn --list shows it; got {undo!r}",
