@@ -124,20 +124,38 @@ def test_a_file_its_owner_made_read_only_is_not_rewritten(tmp_path: Path, vault:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ('{"mcpServers": {}, "limit": 1e400}', "written another way"),
+        ('{"mcpServers": {}, "limit": 1e400}', "byte for byte"),
         ('{"mcpServers": {}, "ratio": NaN}', "NaN"),
         ('{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}', "written twice"),
-        ('{"mcpServers": {}, "pi": 3.14159265358979323846264}', "written another way"),
+        ('{"mcpServers": {}, "pi": 3.14159265358979323846264}', "byte for byte"),
+        # Laid out by hand: rewritten, its indentation, CRLF and escape would change (a cold review).
+        ('{\r\n    "mcpServers": {"other": {"command": "caf\\u00e9", "args": []}}\r\n}\r\n', "byte for byte"),
     ],
 )
 def test_json_that_would_not_come_back_as_written_is_refused(tmp_path: Path, text: str, why: str) -> None:
     """A cold review: round-tripped through Python, 1e400 came back as the bare word Infinity, which
     Node's JSON.parse refuses; long decimals lost digits and a key written twice lost a value."""
     path = tmp_path / "mcp.json"
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(text.encode("utf-8"))
     with pytest.raises(ProjectFileError, match=why):
         merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]})
-    assert path.read_text(encoding="utf-8") == text
+    assert path.read_bytes() == text.encode("utf-8")
+
+
+@pytest.mark.parametrize("indent", [2, 4, "\t", None])
+@pytest.mark.parametrize("ascii_only", [False, True])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_an_mcp_config_is_written_back_in_its_own_layout(
+    tmp_path: Path, indent: int | str | None, ascii_only: bool, newline: str
+) -> None:
+    other = {"mcpServers": {"other": {"command": "café", "args": ["--port", "8080"]}}, "z": [1, 2.5]}
+    text = (json.dumps(other, indent=indent, ensure_ascii=ascii_only) + "\n").replace("\n", newline)
+    path = tmp_path / "mcp.json"
+    path.write_bytes(text.encode("utf-8"))
+    assert merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]}) == "updated"
+    other["mcpServers"]["krouter"] = {"command": "krouter", "args": ["mcp"]}  # type: ignore[index]
+    expected = (json.dumps(other, indent=indent, ensure_ascii=ascii_only) + "\n").replace("\n", newline)
+    assert path.read_bytes() == expected.encode("utf-8")
 
 
 def test_keys_the_user_added_to_krouters_entry_are_kept(tmp_path: Path) -> None:

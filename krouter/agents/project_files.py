@@ -94,9 +94,12 @@ def _no_constant(name: str) -> Any:
 def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | None:
     """``old`` (a JSON MCP config) with ``mcpServers.krouter`` set to ``entry``, every other key and
     server kept, and keys the user added to KRouter's own entry (an ``env``) too; None when it already
-    says so. Refused when the file would not come back as written: not a JSON object, a key written
-    twice, NaN or Infinity, a number Python would write another way."""
+    says so. Written back in the layout the file has (``_LAYOUTS``, line endings kept); refused when
+    the file would not come back byte for byte outside KRouter's entry: not a JSON object, a key
+    written twice, NaN or Infinity, or laid out by hand (a number Python writes another way too)."""
     data: dict[str, Any] = {}
+    crlf = old is not None and "\r\n" in old
+    layout = _LAYOUTS[0]
     if old is not None and old.strip():
         try:
             loaded = json.loads(old, object_pairs_hook=_strict_object, parse_constant=_no_constant)
@@ -108,6 +111,14 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
             raise ProjectFileError(f"{path}: {exc}; fix it, then re-run") from exc
         if not isinstance(loaded, dict):
             raise ProjectFileError(f"{path} does not hold a JSON object; fix it or remove it, then re-run")
+        layout = next((lay for lay in _LAYOUTS if _written(loaded, lay, crlf).rstrip() == old.rstrip()), None)
+        if layout is None:
+            # Rewritten, its indentation, escapes or numbers would change: the promise is every byte
+            # outside KRouter's part.
+            raise ProjectFileError(
+                f"{path} is laid out in a way KRouter would not write back byte for byte; add KRouter's "
+                "entry by hand (krouter setup without --write prints it)"
+            )
         data = loaded
     servers = data.get("mcpServers")
     if servers is None:
@@ -119,18 +130,19 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
     if mine == merged:
         return None
     servers["krouter"] = merged
-    new = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if old is not None and old.strip() and _numbers(old) != _numbers(new):
-        raise ProjectFileError(
-            f"{path}: a number in it would be written another way (precision or form); add KRouter's "
-            "entry by hand (krouter setup without --write prints it)"
-        )
-    return new
+    return _written(data, layout, crlf)
 
 
-_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)')
+# The layouts JSON is written in by tools (JSON.stringify with 2 or 4 spaces or a tab, Python's
+# json.dumps on one line), each with text unescaped or escaped: (indent, ensure_ascii). A new file gets
+# the first.
+_LAYOUTS: tuple[tuple[int | str | None, bool], ...] = tuple(
+    (indent, ascii_only) for indent in (2, 4, "\t", None) for ascii_only in (False, True)
+)
 
 
-def _numbers(text: str) -> list[str]:
-    """The JSON numbers of ``text`` as written, in order (strings skipped)."""
-    return [m.group(1) for m in _NUMBER.finditer(text) if m.group(1)]
+def _written(data: dict[str, Any], layout: tuple[int | str | None, bool], crlf: bool) -> str:
+    """``data`` in ``layout``, with a final newline, in CRLF line endings when ``crlf``."""
+    indent, ascii_only = layout
+    text = json.dumps(data, indent=indent, ensure_ascii=ascii_only) + "\n"
+    return text.replace("\n", "\r\n") if crlf else text
