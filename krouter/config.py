@@ -190,6 +190,9 @@ def read_config(path: Path | None = None) -> tuple[Config, dict[str, str]]:
     or edits it; everything else uses ``load_config``. ConfigError when the file is not TOML at all."""
     path = path or config_path()
     if not path.is_file():
+        if path.is_dir():
+            # Read as "no settings", its ignore patterns and a query_log = false were silently dropped.
+            raise ConfigError(f"{path} is a folder, not a file: remove it or put config.toml there")
         return Config(), {}
     try:
         text = path.read_text(encoding="utf-8")
@@ -244,6 +247,16 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
             given[field] = Path(value).expanduser() if value else None
         else:
             given[field] = tuple(value) if isinstance(value, list) else value
+    for key in data.keys() - {check[0] for check in _CHECKS}:
+        # A misspelt setting ("query_logs = false") left the default in force, and questions logged.
+        import difflib
+
+        near = difflib.get_close_matches(key, [check[0] for check in _CHECKS], n=1)
+        problems[key] = (
+            f"{path}: unknown setting {key!r}"
+            + (f" (did you mean {near[0]!r}?)" if near else "")
+            + "; rename or remove that line"
+        )
     return Config(**given), problems
 
 

@@ -38,6 +38,8 @@ BROKEN = {
     "a wrong value": 'semantic = "of"\n',
     "a wrong type": "query_log = 'no'\n",
     "not TOML": 'learn_model = "claude\n',
+    # A cold review: a misspelt setting left the default in force, and questions were logged.
+    "a misspelt setting": "query_logs = false\n",
 }
 
 
@@ -62,6 +64,21 @@ def test_a_broken_setting_stops_the_lookup_and_says_where(vault: Path, problem: 
     assert "config.toml" in result.stderr and "90k" not in result.stdout
     assert "Team/Salaries.md" not in result.stdout
     assert not querylog.log_path().exists()
+
+
+def test_a_misspelt_setting_is_named_with_the_one_meant(vault: Path) -> None:
+    settings("query_logs = false\n")
+    result = runner.invoke(app, ["ask", "how do we deploy", "--vault", str(vault)])
+    assert result.exit_code == 1
+    assert "unknown setting 'query_logs' (did you mean 'query_log'?)" in result.stderr
+
+
+def test_a_folder_where_config_toml_belongs_stops_the_lookup(vault: Path) -> None:
+    """A cold review: a folder at that path was read as "no settings", every default in force."""
+    config.config_path().mkdir(parents=True)
+    result = runner.invoke(app, ["ask", "how do we deploy", "--vault", str(vault)])
+    assert result.exit_code == 1
+    assert "is a folder, not a file" in result.stderr
 
 
 def test_the_library_raises_rather_than_index_what_the_user_left_out(vault: Path) -> None:
