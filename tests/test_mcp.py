@@ -227,6 +227,10 @@ def test_replies_are_compact_typed_and_bounded(vault: Path) -> None:
     assert "krouter_read" in text and len(text.encode()) < 600
     assert not text.lstrip().startswith("{")
     assert [c["path"] for c in structured(got["cited"])["cited"]] == ["Decisions/Primary database.md"]
+    # Every field a reply holds is declared (a cold review: via_elsewhere was sent, not declared).
+    assert set(structured(got["cited"])) <= set(schema["properties"])
+    declared = schema["$defs"]["CitedPage"]["properties"]
+    assert all(set(c) <= set(declared) for c in structured(got["cited"])["cited"])
     assert len(json.dumps(structured(got["cited"])).encode()) < 1500
     refused = text_of(got["refused"])
     assert refused.startswith("refuse: ") and "do not guess" in refused.lower()

@@ -76,6 +76,10 @@ class CitedPage(BaseModel):
         default_factory=list,
         description="Matched words only the replaced page `via` holds, not this page.",
     )
+    via_elsewhere: list[str] = Field(
+        default_factory=list,
+        description="Matched words only another replaced page leading here holds, each with that page.",
+    )
     missing: list[str] = Field(
         default_factory=list,
         description="Question words the page does not hold: check that the page is about what was asked.",
