@@ -336,3 +336,22 @@ def test_other_frontmatter_fields_are_words_of_the_page(tmp_path: Path) -> None:
     assert (who.top.line, who.top.snippet) == (3, "owner: Gwendolyn Harper")
     assert port.decision == "cite" and port.top is not None and port.top.path == "Build server.md"
     assert nothing.decision == "refuse" and set(nothing.evidence.corpus_missing) == {"zq81x", "orchid"}
+
+
+def test_a_long_line_is_shown_where_it_holds_the_question(tmp_path: Path) -> None:
+    """A cold review: a paragraph kept on one line (as notes often are) was shown by its first 240
+    characters, which did not hold the answer."""
+    filler = "Our onboarding process covers many things that new hires need during their first weeks, " * 4
+    zh_filler = "值班安排每周轮换一次，大家按照排班表执行，有问题请提前沟通。" * 8
+    (tmp_path / "Onboarding.md").write_text(
+        f"# Onboarding\n\n{filler}The onboarding buddy for every new engineer is assigned by Priya.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "值班.md").write_text(f"# 值班\n\n{zh_filler}夜间值班补贴是每晚三百元。\n", encoding="utf-8")
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        buddy = router.ask("who assigns the onboarding buddy")
+        pay = router.ask("夜间值班补贴是多少")
+    assert buddy.top is not None and "assigned by Priya." in buddy.top.snippet
+    assert buddy.top.snippet.startswith("…") and len(buddy.top.snippet) <= 240
+    assert pay.top is not None and "每晚三百元" in pay.top.snippet

@@ -175,10 +175,38 @@ def _snippet(
 
     best = max(passages, key=rank)
     line = _answering_line(best, passages, units, text_lines)
-    text = line_text(line)
-    if len(text) > SNIPPET_CHARS:
-        text = text[: SNIPPET_CHARS - 1] + "…"
-    return line, text
+    return line, _around_matches(line_text(line), units)
+
+
+def _around_matches(text: str, units: list[Unit]) -> str:
+    """A line as the snippet shows it: whole when short, else the ``SNIPPET_CHARS`` of it that hold
+    the most of the question's weight, marked "…" where cut. Notes often keep a paragraph on one line:
+    its first characters (what was shown before) may not hold the answer at all."""
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    width = SNIPPET_CHARS - 2  # room for the two "…"
+    low = text.casefold()
+    if len(low) != len(text):  # a character folded to two (ß): positions would drift
+        low = text.lower() if len(text.lower()) == len(text) else ""
+    hits: list[tuple[int, int, float]] = []  # (position, unit, weight)
+    for i, u in enumerate(units):
+        for term in {term for alt in u.alts for term in alt if term}:
+            at = low.find(term)
+            while at != -1:
+                hits.append((at, i, u.weight))
+                at = low.find(term, at + 1)
+    start, best = 0, 0.0
+    for at, _i, _w in hits:
+        # A window opening a little before a matched word, so its sentence reads from its start.
+        s = max(0, min(at - 40, len(text) - width))
+        got = sum({i: w for p, i, w in hits if s <= p < s + width}.values())
+        if got > best:
+            start, best = s, got
+    if start > 0:
+        space = text.find(" ", start, start + 20)
+        start = space + 1 if space != -1 else start
+    end = min(len(text), start + width)
+    return ("…" if start > 0 else "") + text[start:end].strip() + ("…" if end < len(text) else "")
 
 
 def _answering_line(
