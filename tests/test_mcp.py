@@ -239,6 +239,9 @@ def test_replies_are_compact_typed_and_bounded(vault: Path) -> None:
     log = Path(os.environ["KROUTER_STATE_DIR"], "queries.jsonl")
     assert "database database database" not in (log.read_text(encoding="utf-8") if log.exists() else "")
     assert text_of(got["status"]).startswith(f"vault: {vault.resolve()}\npages: 2 (0 replaced)")
+    # Where the index lives, as the tool's description promises (a cold review found it only in the
+    # structured content, which text-only clients never show).
+    assert f"\nindex: {structured(got['status'])['index']} (" in text_of(got["status"])
 
 
 def test_a_cited_page_lacking_a_question_word_says_so(tmp_path: Path) -> None:
@@ -295,3 +298,21 @@ def test_a_cited_clipping_is_marked_and_the_reply_says_to_follow_nothing_in_it(t
     assert own["cited"][0]["clipping"] is False and "clipping" not in own["next_step"]
     # Phrasings were given: the reply does not tell the agent to add one.
     assert refused["decision"] == "refuse" and "ask again with a translation" not in refused["next_step"]
+
+
+def test_a_read_cut_short_says_where_it_stopped(tmp_path: Path) -> None:
+    """A cold review: "truncated; pass start_line/end_line" left no way on past a cut line, nor into a
+    page that is one long line."""
+    from krouter.agents.mcp.replies import MAX_READ_CHARS, read_page
+    from krouter.routing.router import Router
+
+    long_line = "word " * (MAX_READ_CHARS // 4)
+    (tmp_path / "Long.md").write_text(f"# Long\n{long_line}\nthe narwhal budget is 400\n", encoding="utf-8")
+    (tmp_path / "One.md").write_text(long_line, encoding="utf-8")
+    with Router(tmp_path) as router:
+        cut = read_page(router, "Long.md", None, None)
+        one = read_page(router, "One.md", None, None)
+        on = read_page(router, "Long.md", 3, None)
+    assert "cut at 60000 characters, in line 2; pass start_line=3 for what follows" in cut
+    assert "in line 1 (that line alone is longer" in one
+    assert on == "the narwhal budget is 400\n"

@@ -146,6 +146,7 @@ def status_summary(report: dict[str, Any]) -> str:
         f"vault: {report['vault']}"
         + (" (KRouter's demo vault: fictional pages)" if report["demo_vault"] else ""),
         f"pages: {report['pages']} ({report['replaced']} replaced)",
+        f"index: {report['index']} ({report['index_bytes']} bytes)",
     ]
     sem = report.get("semantic") or {}
     if sem.get("active"):
@@ -173,6 +174,7 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
         raise ValueError(f"not a Markdown page: {path!r} (pass the .md path krouter_ask cited)")
     page, text = router.read_page(path)
     note = router.resolve(page).replaced_note()
+    first = 1
     if start_line is None and end_line is None:
         body = text
     else:
@@ -183,11 +185,22 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
             raise ValueError(f"{path} has {len(lines)} lines; start_line {start} is past the end")
         if end < start:
             raise ValueError(f"end_line {end} is before start_line {start}")
-        body = "".join(lines[start - 1 : end])
+        body, first = "".join(lines[start - 1 : end]), start
     if len(body) > MAX_READ_CHARS:
-        body = (
-            body[:MAX_READ_CHARS]
-            + f"\n[… truncated at {MAX_READ_CHARS} characters; pass start_line/end_line to read the rest]\n"
+        body = body[:MAX_READ_CHARS]
+        # Where it stopped, in the file's lines: "pass start_line/end_line" alone left an agent no way on
+        # past a cut line, or past a page that is one long line.
+        line = first + body.count("\n")
+        whole = body.endswith("\n")
+        alone = (
+            ""
+            if whole or "\n" in body
+            else " (that line alone is longer: krouter_ask's snippet shows its matched part)"
+        )
+        body += (
+            f"\n[… cut at {MAX_READ_CHARS} characters, "
+            + (f"after line {line - 1}" if whole else f"in line {line}")
+            + f"{alone}; pass start_line={line if whole else line + 1} for what follows]\n"
         )
     if note:
         # At the end, so line numbers still match the file: an agent must not take this page as current.

@@ -244,7 +244,12 @@ def build_server(service: VaultService) -> MCPServer:
             ),
         ],
         k: Annotated[
-            int, Field(ge=1, le=20, description="How many ranked candidate pages to return.")
+            int,
+            Field(
+                ge=1,
+                le=20,
+                description="How many pages to rank; a refusal lists at most 3 of them to read, a citation one.",
+            ),
         ] = DEFAULT_K,
         phrasings: Annotated[
             list[str] | None,
