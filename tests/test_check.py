@@ -125,9 +125,23 @@ def test_a_page_replaced_by_two_is_a_notice_that_hits_lead_to_neither(tmp_path: 
 
 
 def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:
-    vault = make(tmp_path, {"List.md": "---\n- x\n---\nbody\n", "Broken.md": "---\ntitle: a: b\n---\nbody\n"})
+    vault = make(
+        tmp_path,
+        {
+            "List.md": "---\n- x\n---\nbody\n",
+            "Broken.md": "---\ntitle: a: b\n---\nbody\n",
+            # A cold review: "fields ignored" was said of a full-width colon's fields, which were read.
+            "Wide.md": "---\nstatus：superseded\n---\nbody\n",
+            "Twice.md": "---\nstatus: superseded\nstatus: current\n---\nbody\n",
+        },
+    )
     messages = {f.path: f.message for f in check(vault).findings if f.kind == "yaml"}
-    assert messages["List.md"].startswith("fields ignored")
+    assert messages["List.md"] == (
+        "frontmatter is a list, not a mapping of fields: only its title, status and replacement links are "
+        "read, line by line"
+    )
+    assert messages["Wide.md"].startswith("frontmatter is a str, not a mapping of fields: only its title")
+    assert messages["Twice.md"] == "status written more than once; every value is read"
     assert messages["Broken.md"].startswith("broken frontmatter, read as plain text")
 
 

@@ -271,7 +271,10 @@ def parse_page(rel_path: str, text: str) -> Page:
             body, body_line = text, 1
             fields = _salvage(fm_text)
         elif loaded is not None and not isinstance(loaded, dict):
-            error = f"frontmatter is a {type(loaded).__name__}, not a mapping of fields"
+            error = (
+                f"frontmatter is a {type(loaded).__name__}, not a mapping of fields: only its title, status "
+                "and replacement links are read, line by line"
+            )
             # `status：superseded` (a full-width colon) is one string to YAML, yet says what it says.
             fields = _salvage(fm_text)
         else:

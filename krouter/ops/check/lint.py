@@ -59,15 +59,15 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
         page = parse_page(fs.path, text)
         pages[fs.path] = page
         if page.yaml_error:
-            # Broken YAML: the whole file is searched as text. YAML that parses to something other than
-            # a mapping: the fields are ignored and the body after the fence is the page.
+            # Broken YAML: the whole file is searched as text. Otherwise (a list or a string for
+            # frontmatter, a field written twice) the error says itself what was read.
             how = (
-                "fields ignored"
+                ""
                 if page.body_line > 1
                 else "broken frontmatter, read as plain text (title, status and replacement links are "
-                "still read line by line)"
+                "still read line by line): "
             )
-            findings.append(Finding("yaml", fs.path, f"{how}: {page.yaml_error}"))
+            findings.append(Finding("yaml", fs.path, f"{how}{page.yaml_error}"))
     findings.extend(
         Finding("symlink", link, "a symbolic link: not followed (it could lead out of the vault or loop)")
         for link in sorted(symlinks)
