@@ -247,16 +247,19 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
             given[field] = Path(value).expanduser() if value else None
         else:
             given[field] = tuple(value) if isinstance(value, list) else value
-    for key in data.keys() - {check[0] for check in _CHECKS}:
-        # A misspelt setting ("query_logs = false") left the default in force, and questions logged.
+    unknown = data.keys() - {check[0] for check in _CHECKS}
+    if unknown:
         import difflib
 
-        near = difflib.get_close_matches(key, [check[0] for check in _CHECKS], n=1)
-        problems[key] = (
-            f"{path}: unknown setting {key!r}"
-            + (f" (did you mean {near[0]!r}?)" if near else "")
-            + "; rename or remove that line"
-        )
+        for key in sorted(unknown):
+            # One letter or two off a setting ("query_logs = false") is that setting misspelt: the
+            # default stayed in force, and questions were logged. Other keys (a table of the user's
+            # own) are left alone.
+            near = difflib.get_close_matches(key, [check[0] for check in _CHECKS], n=1, cutoff=0.8)
+            if near:
+                problems[key] = (
+                    f"{path}: unknown setting {key!r} (did you mean {near[0]!r}?); rename that line"
+                )
     return Config(**given), problems
 
 

@@ -89,7 +89,12 @@ class Replacements:
             return Redirect(path, None, chain, "replacement cycle")
         ends = [p for p in parent if self.dangling.get(p)]
         if ends:
-            return Redirect(path, None, chain, f"replacement {self.dangling[ends[0]][0]!r} names no page")
+            # None, or several pages equally well: `krouter check` tells which (a cold review found an
+            # ambiguous link called one that names no page).
+            raw = self.dangling[ends[0]][0]
+            return Redirect(
+                path, None, chain, f"replacement {raw!r} names no one page (krouter check says why)"
+            )
         return Redirect(path, None, chain, "replaced, with no replacement page")
 
 
