@@ -350,6 +350,15 @@ def test_folder_must_stay_inside_the_vault(vault: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "escape").exists()
 
 
+def test_a_dot_folder_is_refused_since_its_pages_would_never_be_found(vault: Path, tmp_path: Path) -> None:
+    """A cold review: --folder .hidden reported "2 created", in a folder KRouter never indexes."""
+    src = write_jsonl(tmp_path / "a.jsonl", [{"session_id": "s", "role": "user", "content": "hi"}])
+    for folder in (".hidden", "Inputs/.chats"):
+        result = run_import(str(src), "--vault", str(vault), "--folder", folder)
+        assert result.exit_code == 2 and "dot-folder" in result.output, (folder, result.output)
+    assert not (vault / ".hidden").exists()
+
+
 def test_missing_source_and_default_demo_vault_are_usage_errors(tmp_path: Path) -> None:
     assert run_import(str(tmp_path / "nope.jsonl"), "--vault", str(tmp_path)).exit_code == 2
     src = write_jsonl(tmp_path / "a.jsonl", [{"session_id": "s", "role": "user", "content": "hi"}])

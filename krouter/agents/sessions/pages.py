@@ -149,6 +149,9 @@ def inputs_folder(root: Path, folder: str) -> Path:
     rel = PurePosixPath(folder.replace("\\", "/"))
     if not folder.strip() or rel.is_absolute() or ".." in rel.parts or Path(folder).is_absolute():
         raise PathOutsideVault(f"--folder must be a relative folder inside the vault: {folder!r}")
+    if any(part.startswith(".") for part in rel.parts if part != "."):
+        # Written there, the pages were reported created and never indexed or found (a cold review).
+        raise PathOutsideVault(f"--folder must not be a dot-folder, which KRouter never indexes: {folder!r}")
     root = root.resolve()
     target = root.joinpath(*rel.parts)
     # Checked before and after creating it: a symlinked component could point out of the vault.
