@@ -679,7 +679,7 @@ def test_cli_dry_run_json(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import krouter.learner.cli as learner_cli
-    from krouter.config import learn_env_path
+    from krouter.learner.learn_env import learn_env_path
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-the-shell")
     monkeypatch.delenv("ANTHROPIC_API_KEY")  # restored to absent afterwards

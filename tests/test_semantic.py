@@ -359,7 +359,7 @@ def test_the_learner_checks_what_the_words_decide(vault: Path) -> None:
 @pytest.mark.usefixtures("ready")
 def test_the_agent_is_told_when_the_model_cited(vault: Path) -> None:
     from krouter.agents.mcp.replies import ask_result
-    from krouter.agents.mcp.tools import AskReply
+    from krouter.agents.mcp.schemas import AskReply
 
     with Router(vault) as router:
         by_model = ask_result(router, PARAPHRASE, 5)
@@ -443,7 +443,7 @@ def test_the_recall_hook_answers_from_the_words_alone(vault: Path) -> None:
 @pytest.mark.usefixtures("on")
 def test_the_agents_status_says_how_many_pages_are_embedded(vault: Path) -> None:
     from krouter.agents.mcp.replies import status_result, status_summary
-    from krouter.agents.mcp.tools import StatusReply
+    from krouter.agents.mcp.schemas import StatusReply
 
     with Router(vault) as router:
         router.refresh()

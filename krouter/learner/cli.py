@@ -19,6 +19,7 @@ import typer
 from krouter import config
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.errors import KRouterError, VaultNotFound
+from krouter.learner import learn_env
 from krouter.learner.lanes import Lane, LaneError, make_lane
 from krouter.os_errors import os_error_message
 
@@ -137,7 +138,7 @@ def learn_command(
             if not root.is_dir():
                 raise VaultNotFound(f"vault folder not found: {root}")
             # The key the service units get from learn.env: a manual run or a cron line gets it too.
-            config.load_learn_env()
+            learn_env.load_learn_env()
             chosen: Lane | None
             try:
                 chosen = make_lane(lane, model or cfg.learn_model)
@@ -197,7 +198,7 @@ def _undo_text(report: LearnReport) -> str:
 
 
 def _no_lane() -> str:
-    hint = f"set ANTHROPIC_API_KEY, e.g. in {config.learn_env_path()}, or install the claude CLI"
+    hint = f"set ANTHROPIC_API_KEY, e.g. in {learn_env.learn_env_path()}, or install the claude CLI"
     if importlib.util.find_spec("anthropic") is None:
         # The key alone is not enough without the optional client package.
         hint += "; the API lane also needs the anthropic package: pip install 'krouter[learn]'"
