@@ -302,13 +302,23 @@ def test_a_korean_particle_the_page_also_writes_is_not_content(tmp_path: Path) -
             "ko/db.md": "# 주 데이터베이스\n\n주 데이터베이스는 PostgreSQL 16입니다.\n",
         },
     )
+    (vault / "ko" / "result.md").write_text(
+        "# 처리결과\n\n처리결과 보관 기간은 90일입니다.\n", encoding="utf-8"
+    )
+    (vault / "ko" / "decision.md").write_text(
+        "# 처리결정\n\n처리결정 보관 기간은 30일입니다.\n", encoding="utf-8"
+    )
     with Router(vault) as router:
         router.refresh()
         terms = [t.text for t in query_terms("로그 서버의 포트는 몇 번인가요", known=router.index.has_term)]
+        # A longer word that only ends like a particle, written whole by the vault, stays whole (the
+        # diff's review: 처리결과 lost 결과 and the right page was refused).
+        result = router.ask("처리결과 보관 기간은 얼마인가요")
         particle = [t.text for t in query_terms("API의 포트", known=router.index.has_term)]
         neighbour = router.ask("로그 서버의 포트는 몇 번인가요")
         answer = router.ask("결제 서버의 포트는 몇 번인가요")
     assert terms == ["로그", "서버", "포트"]
+    assert result.decision == "cite" and result.top is not None and result.top.path == "ko/result.md"
     assert particle == ["api", "포트"]
     assert neighbour.decision == "refuse"
     assert answer.decision == "cite" and answer.top is not None and answer.top.path == "ko/server.md"

@@ -51,10 +51,11 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
             stem = stem[: -len(ending)]
             break
-    # A word the vault holds as written is kept whole (게이트웨이 ends like a particle), unless the vault
-    # holds it without its particle too: a page writing 서버의 holds 버의, which is grammar, not content,
-    # and let a neighbour question match on it.
-    if whole and (stem == run or not all(holds(g) for g in char_bigrams(stem))):
+    # A word the vault holds as written is kept whole (게이트웨이 and 처리결과 end like particles), but for a
+    # noun of two syllables and its particle: a page writing 서버의 holds 버의, which is grammar, not
+    # content, and let a neighbour question match on it. (Bigrams cannot tell them apart: a stem's are
+    # always among its word's; most Korean nouns are two syllables.)
+    if whole and (stem == run or len(stem) != 2):
         return char_bigrams(run)
     if stem in _KO_ASKING:
         return []
