@@ -16,6 +16,9 @@ from krouter.tokens.terms import word_text
 from krouter.vault.page import file_lines
 
 SNIPPET_CHARS = 240
+# The matches of a line weighed for its snippet window: enough for any real line, and a bound on a line
+# of one word repeated for megabytes.
+_MAX_HITS = 5000
 
 
 # A passage as a lookup reads it: (first line, the question's terms it holds).
@@ -192,16 +195,31 @@ def _around_matches(text: str, units: list[Unit]) -> str:
     for i, u in enumerate(units):
         for term in {term for alt in u.alts for term in alt if term}:
             at = low.find(term)
-            while at != -1:
+            while at != -1 and len(hits) < _MAX_HITS:
                 hits.append((at, i, u.weight))
                 at = low.find(term, at + 1)
+    hits.sort()
+    # Windows opening a little before each hit (so its sentence reads from its start), weighed by the
+    # distinct units inside, slid along the hits in one pass (a sum per hit was quadratic: a 240 KB
+    # line of repeated words took seconds).
     start, best = 0, 0.0
-    for at, _i, _w in hits:
-        # A window opening a little before a matched word, so its sentence reads from its start.
+    inside: dict[int, int] = {}
+    weight_in = 0.0
+    right = 0
+    for left, (at, _i, _w) in enumerate(hits):
         s = max(0, min(at - 40, len(text) - width))
-        got = sum({i: w for p, i, w in hits if s <= p < s + width}.values())
-        if got > best:
-            start, best = s, got
+        while right < len(hits) and hits[right][0] < s + width:
+            _p, i, w = hits[right]
+            if not inside.get(i):
+                weight_in += w
+            inside[i] = inside.get(i, 0) + 1
+            right += 1
+        if weight_in > best:
+            start, best = s, weight_in
+        _p, i, w = hits[left]
+        inside[i] -= 1
+        if not inside[i]:
+            weight_in -= w
     if start > 0:
         space = text.find(" ", start, start + 20)
         start = space + 1 if space != -1 else start
