@@ -145,6 +145,19 @@ def test_missing_replacement_skipped_and_reported(tmp_path: Path) -> None:
     assert [b["from"] for b in status["broken_links"]] == ["Old.md"]
 
 
+def test_a_link_naming_no_page_on_a_page_without_a_status_is_broken(tmp_path: Path) -> None:
+    """The diff's cold review: only a status that promises a replacement was checked, so a page with a
+    superseded_by and no status dropped out of status's broken links (and is never cited)."""
+    vault = make_vault(
+        tmp_path,
+        {"Deploy.md": "---\nsuperseded_by: '[[Deploy process v2]]'\n---\nOld deploy steps.\n"},
+    )
+    with Router(vault) as router:
+        router.refresh()
+        status = router.status()
+    assert [b["from"] for b in status["broken_links"]] == ["Deploy.md"]
+
+
 @pytest.mark.parametrize("status", ["superseded", "retired", "deprecated", "archived", "rejected", "Retired"])
 def test_replaced_statuses_never_cited(tmp_path: Path, status: str) -> None:
     vault = make_vault(tmp_path, {"Old.md": f"---\nstatus: {status}\n---\nThe narwhal tank holds water.\n"})

@@ -27,7 +27,7 @@ from krouter.routing.elsewhere import held_words, holds_none, names_against, tri
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.tokens import traditional
-from krouter.vault.fields import PROMISE_REPLACEMENT
+from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.ignore import excluded
 from krouter.vault.page import Problem, decode
@@ -189,7 +189,7 @@ class Router:
             page = t.pages[pid]
             # Retired, archived or rejected pages may rightly have no replacement (as krouter check
             # says); a superseded page, a cycle or a link naming no page is broken.
-            ended = red.chain == [page.path] and page.status not in PROMISE_REPLACEMENT
+            ended = red.chain == [page.path] and page.status in REPLACED_STATUSES - PROMISE_REPLACEMENT
             if red.to_path is None and not ended:
                 broken.append({"from": page.path, "problem": red.problem, "chain": red.chain})
         size = sum(
