@@ -215,3 +215,18 @@ def test_replacing_krouters_own_file_that_differs_is_said(tmp_path: Path, vault:
     assert code == 0
     assert "updated: .cursor/rules/krouter.mdc (it differed from this KRouter's: replaced whole)" in out
     assert "unchanged: .cursor/mcp.json" in out
+
+
+def test_an_mcp_config_laid_out_by_hand_that_already_holds_the_entry_is_left_alone(tmp_path: Path) -> None:
+    """The diff's cold review: refused for its layout before the entry was compared, so a project whose
+    owner added the entry by hand, as told to, could never run setup --write again."""
+    text = '{ "mcpServers": { "krouter": { "command": "krouter", "args": ["mcp"] } } }\n'
+    path = tmp_path / "mcp.json"
+    path.write_bytes(text.encode("utf-8"))
+    assert merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]}) == "unchanged"
+    assert path.read_bytes() == text.encode("utf-8")
+    # A file without mcpServers, in a layout tools write, gets it in that layout.
+    other = tmp_path / "other.json"
+    other.write_bytes(b'{\n    "editor": "vim"\n}\n')
+    assert merge_mcp_json(other, {"command": "krouter", "args": ["mcp"]}) == "updated"
+    assert other.read_bytes().startswith(b'{\n    "editor": "vim",\n    "mcpServers": {\n        "krouter"')

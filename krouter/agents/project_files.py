@@ -99,7 +99,7 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
     written twice, NaN or Infinity, or laid out by hand (a number Python writes another way too)."""
     data: dict[str, Any] = {}
     crlf = old is not None and "\r\n" in old
-    layout = _LAYOUTS[0]
+    layout: tuple[int | str | None, bool] | None = _LAYOUTS[0]
     if old is not None and old.strip():
         try:
             loaded = json.loads(old, object_pairs_hook=_strict_object, parse_constant=_no_constant)
@@ -111,14 +111,8 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
             raise ProjectFileError(f"{path}: {exc}; fix it, then re-run") from exc
         if not isinstance(loaded, dict):
             raise ProjectFileError(f"{path} does not hold a JSON object; fix it or remove it, then re-run")
+        # Found before anything is set in it.
         layout = next((lay for lay in _LAYOUTS if _written(loaded, lay, crlf).rstrip() == old.rstrip()), None)
-        if layout is None:
-            # Rewritten, its indentation, escapes or numbers would change: the promise is every byte
-            # outside KRouter's part.
-            raise ProjectFileError(
-                f"{path} is laid out in a way KRouter would not write back byte for byte; add KRouter's "
-                "entry by hand (krouter setup without --write prints it)"
-            )
         data = loaded
     servers = data.get("mcpServers")
     if servers is None:
@@ -128,7 +122,14 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
     mine = servers.get("krouter")
     merged = {**mine, **entry} if isinstance(mine, dict) else entry
     if mine == merged:
-        return None
+        return None  # nothing to write, however the file is laid out (by hand, as told to)
+    if layout is None:
+        # Rewritten, its indentation, escapes or numbers would change: the promise is every byte
+        # outside KRouter's part.
+        raise ProjectFileError(
+            f"{path} is laid out in a way KRouter would not write back byte for byte; add KRouter's "
+            "entry by hand (krouter setup without --write prints it)"
+        )
     servers["krouter"] = merged
     return _written(data, layout, crlf)
 
