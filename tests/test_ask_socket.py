@@ -268,6 +268,32 @@ def test_the_server_walks_when_its_watcher_has_changes_pending(
     assert out.startswith("CITE  Ops/Queue.md")
 
 
+def test_a_clean_watcher_is_not_trusted_once_config_toml_changed(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The diff's cold review: the socket trusted the clean lease and cited a page an `ignore` line
+    added a moment before leaves out (the ordinary path refused)."""
+    with Router(vault) as router:
+        router.refresh()
+        watcher = VaultWatcher(router.root, index_path=router.index.path)
+        watcher.start()
+        srv = AskServer(router.root, router.index.path, watcher)
+        assert srv.start()
+        try:
+            watcher.take()
+            watcher.indexed(router.index.identity)
+            assert watcher.fresh
+            config.config_path().parent.mkdir(parents=True, exist_ok=True)
+            config.config_path().write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
+            assert not watcher.fresh
+            code, out, _ = client(capsys, "which database do we use", "--vault", str(vault))
+            assert code is not None  # answered by the socket
+        finally:
+            srv.stop()
+            watcher.stop()
+    assert "Decisions/Primary database.md" not in out.split("\n", 1)[0], out
+
+
 def test_a_question_with_nothing_to_look_up_or_too_long_is_left_to_the_ordinary_path(
     server: AskServer, vault: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -216,10 +216,14 @@ class VaultWatcher:
 
     @property
     def fresh(self) -> bool:
-        """True while this watcher holds the lease and every change it was told about is indexed: what
-        the lease tells other processes, for this process's own lookups (the ask socket's)."""
+        """True while this watcher holds the lease, every change it was told about is indexed and
+        config.toml is as that refresh read it: what the lease tells other processes, for this process's
+        own lookups (the ask socket's)."""
         with self._cond:
-            return self._lease is not None and self._lease.clean
+            clean = self._lease is not None and self._lease.clean
+        # And config.toml as the last refresh read it: an ignore line added since is not applied yet
+        # (the diff's review: the ask socket trusted the lease and cited a page just ignored).
+        return clean and _file_identity(config.config_path()) == self._settings
 
     @property
     def running(self) -> bool:
