@@ -26,6 +26,8 @@ except ImportError:  # anthropic < 2 runs on httpx
 
 from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, SEARCH_Q, log_weak, message, write_vault
 
+from krouter.routing import querylog
+
 pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
 
 
@@ -170,3 +172,50 @@ def test_a_command_lane_gets_a_large_prompt_and_its_stderr_tail(tmp_path: Path) 
     )
     with pytest.raises(LaneError, match=r"exited 3: x+ boom$"):
         CommandLane("model", [str(model)], "m", timeout=60).complete("s", "prompt")
+
+
+def test_a_question_the_model_had_no_time_for_is_never_given_up(vault: Path) -> None:
+    """The diff's cold review: a retried question that kept straddling the run's deadline was counted
+    as the model's failure and given up, though the model never had a full call for it."""
+    log_weak(vault, SEARCH_Q, MERGE_Q)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if "search API" in prompt_of(request):
+            raise httpx.ReadTimeout("slow", request=request)
+        answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
+        return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))
+
+    for _ in range(5):
+        report = nightly.learn(vault, lane(handler), batch_size=1)
+        assert {o.question: o.status for o in report.outcomes}[SEARCH_Q] == UNCERTAIN, report.to_text()
+
+
+def test_an_outage_marks_no_question_to_be_asked_alone(vault: Path) -> None:
+    """The diff's cold review: one run with the endpoint down marked every batched question, and the
+    next healthy run asked them one by one."""
+    from krouter.learner import weak_log
+
+    log_weak(vault, SEARCH_Q, MERGE_Q)
+
+    def down(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(500, json={"type": "error", "error": {"type": "api_error"}})
+
+    nightly.learn(vault, lane(down))
+    assert weak_log.failed_runs(querylog.vault_id(vault.resolve())) == {}
+
+
+def test_a_dry_run_skips_what_a_run_gave_up(vault: Path) -> None:
+    from krouter.learner import weak_log
+
+    log_weak(vault, MERGE_Q)
+    vid = querylog.vault_id(vault.resolve())
+    weak_log.save_failed_runs(vid, {weak_log.question_key(MERGE_Q): 3}, [weak_log.question_key(MERGE_Q)])
+    asked: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(prompt_of(request))
+        return httpx.Response(200, json=message("{}"))
+
+    report = nightly.learn(vault, lane(handler), dry_run=True)
+    assert [o.status for o in report.outcomes] == [SKIPPED] and asked == []
+    assert weak_log.failed_runs(vid) == {weak_log.question_key(MERGE_Q): 3}

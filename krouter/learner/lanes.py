@@ -41,6 +41,11 @@ class LaneError(KRouterError):
     """The model could not be asked or did not answer: the outcome is uncertain, nothing is written."""
 
 
+class LaneTimeout(LaneError):
+    """The model did not answer in the time it was given (a call's timeout, the run's budget): no sign
+    that the question itself is at fault."""
+
+
 class Lane(Protocol):
     """A way to ask a model one question and get its text back."""
 
@@ -127,7 +132,7 @@ class ApiLane:
         except anthropic.APIStatusError as exc:
             raise LaneError(f"model API answered HTTP {exc.status_code}") from exc
         except anthropic.APITimeoutError as exc:
-            raise LaneError("model API timed out") from exc
+            raise LaneTimeout("model API timed out") from exc
         except anthropic.APIError as exc:
             raise LaneError(f"model API error: {type(exc).__name__}") from exc
         except Exception as exc:
@@ -155,7 +160,7 @@ def _within(seconds: float, call: Callable[[], Any]) -> Any:
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
-        raise LaneError("the model did not answer within the run's time budget")
+        raise LaneTimeout("the model did not answer within the run's time budget")
     if failed:
         raise failed[0]
     return done[0]
@@ -167,7 +172,7 @@ def remaining(deadline: float | None) -> float:
         return float("inf")
     left = deadline - time.monotonic()
     if left <= 0:
-        raise LaneError("the run's time budget is used up")
+        raise LaneTimeout("the run's time budget is used up")
     return left
 
 
@@ -229,7 +234,7 @@ class CommandLane:
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired as exc:
-                raise LaneError(f"{self.name} lane timed out after {timeout:.0f}s") from exc
+                raise LaneTimeout(f"{self.name} lane timed out after {timeout:.0f}s") from exc
             finally:
                 # The command has ended (or is ended here); what it started goes too, and with it any
                 # hold on the pipes, so the readers reach their end.

@@ -24,7 +24,7 @@ from krouter.errors import KRouterError
 from krouter.file_lock import Taken, state_lock
 from krouter.learner import page_edit, pending, weak_log
 from krouter.learner.journal import append_jsonl, new_run_id, outcomes_path
-from krouter.learner.lanes import Lane, LaneError
+from krouter.learner.lanes import Lane, LaneError, LaneTimeout
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.learner.report import (
     LEARNED,
@@ -85,15 +85,16 @@ def _count_failures(
     batched: set[str],
     replied: bool,
 ) -> None:
-    """Count this run's failures (``weak_log``). A question that failed in a batch may have been spoiled
-    by another: it is only marked to be asked alone next run. One that failed asked alone counts one,
-    in a run in which the model replied at all (even unusably): when it replied to nothing (an endpoint
-    down, a key revoked), no question is to blame."""
+    """Count this run's failures (``weak_log``), only in a run in which the model replied at all (even
+    unusably): when it replied to nothing (an endpoint down, a key revoked), no question is to blame,
+    and one it had no time for (``LaneTimeout``) is in neither set. A question that failed in a batch
+    may have been spoiled by another: it is only marked to be asked alone next run. One that failed
+    asked alone counts one."""
     for o in outcomes:
         key = question_key(o.question)
         if o.status == UNCERTAIN and o.question in alone and replied:
             failed[key] = failed.get(key, 0) + 1
-        elif o.status == UNCERTAIN and o.question in batched:
+        elif o.status == UNCERTAIN and o.question in batched and replied:
             failed.setdefault(key, 0)
     weak_log.save_failed_runs(vid, failed, (question_key(w.question) for w in weak))
 
@@ -143,7 +144,8 @@ def learn(
         since = weak_log.read_cursor(vid)
         entries = (item for path in weak_log.log_files() for _offset, item in querylog.read(path))
         weak, times = weak_log.weak_questions(entries, vid, since)
-        failed = weak_log.failed_runs(vid) if lane is not None and not dry_run else {}
+        # Read in a dry run too, so it skips what a run would skip; written only by a run.
+        failed = weak_log.failed_runs(vid) if lane is not None else {}
         lane_name, model = (lane.name, lane.model) if lane is not None else (NO_LANE, "-")
         report = LearnReport(run_id, str(root), lane_name, model, dry_run, log_entries=len(times))
         todo = weak[: max(max_questions, 0)]
@@ -199,8 +201,9 @@ def learn(
                 continue
             outcomes, answered = _run_batch(router, lane, batch, ignore, run_id, dry_run, held)
             report.outcomes.extend(outcomes)
-            (alone if len(batch) == 1 else batched).update(q for q, _ in batch)
-            replied = replied or answered
+            if answered is not None:
+                (alone if len(batch) == 1 else batched).update(q for q, _ in batch)
+                replied = replied or answered
 
         if lane is not None and not dry_run:
             _count_failures(vid, weak, report.outcomes, failed, alone, batched, replied)
@@ -232,9 +235,9 @@ def _run_batch(
     run_id: str,
     dry_run: bool,
     held: bool,
-) -> tuple[list[Outcome], bool]:
+) -> tuple[list[Outcome], bool | None]:
     """Ask the model about one batch (twice, in two orders) and apply its picks; and whether the model
-    replied at all (text came back, usable or not)."""
+    replied at all (text came back, usable or not), None when it ran out of time (nothing to count)."""
     root = router.root
     qs = [BatchQuestion(i + 1, q, tuple(c.path for c in cands)) for i, (q, cands) in enumerate(batch)]
     pages: dict[str, str] = {}
@@ -261,6 +264,9 @@ def _run_batch(
     for order, shown in ((qs, pages), (reordered, dict(reversed(list(pages.items()))))):
         try:
             reply = lane.complete(SYSTEM, render(order, shown))
+        except LaneTimeout as exc:
+            # Out of time is no fault of the questions: nothing is counted against them.
+            return all_as(UNCERTAIN, str(exc)), None
         except LaneError as exc:
             return all_as(UNCERTAIN, str(exc)), bool(replies)
         try:

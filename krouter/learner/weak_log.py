@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from krouter import config
+from krouter.file_lock import state_lock
 from krouter.learner.journal import write_private
 from krouter.routing import querylog
 from krouter.tokens.terms import normalize
@@ -28,6 +29,8 @@ ATTEMPTS_NAME = "learn_attempts.json"
 WEAK_MARGIN = 0.15
 # Runs in which the model, asked a question alone, gave no usable answer for it, before it is given up.
 MAX_ATTEMPTS = 3
+# Held around each read-modify-write of the cursor and counts files, which every vault's runs share.
+_STATE_LOCK = "learn-state.lock"
 
 
 @dataclass
@@ -68,10 +71,11 @@ def read_cursor(vid: str) -> float:
 
 def write_cursor(vid: str, value: float) -> None:
     """Move vault ``vid``'s cursor to ``value``, never past now."""
-    data = _read_map(cursor_path())
-    # Never past now: one entry stamped a year ahead (a clock wrong for a while) hid every later one.
-    data[vid] = min(value, time.time())
-    write_private(cursor_path(), json.dumps(data, indent=1).encode("utf-8"), append=False)
+    with state_lock(_STATE_LOCK):  # another vault's run may be writing the same file
+        data = _read_map(cursor_path())
+        # Never past now: one entry stamped a year ahead (a clock wrong for a while) hid every later one.
+        data[vid] = min(value, time.time())
+        write_private(cursor_path(), json.dumps(data, indent=1).encode("utf-8"), append=False)
 
 
 def is_weak(item: dict[str, object]) -> bool:
@@ -134,14 +138,14 @@ def save_failed_runs(vid: str, counts: dict[str, int], still_weak: Iterable[str]
     """Store vault ``vid``'s counts, keeping only questions the cursor has not passed (``still_weak``
     keys), so the file holds no more than the questions still waiting."""
     keep = set(still_weak)
-    data = _read_map(attempts_path())
     mine = {k: n for k, n in counts.items() if k in keep and n >= 0}
-    if mine:
-        data[vid] = mine
-    elif vid not in data:
-        return
-    else:
-        del data[vid]
-    write_private(
-        attempts_path(), json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"), append=False
-    )
+    with state_lock(_STATE_LOCK):  # another vault's run may be writing the same file
+        data = _read_map(attempts_path())
+        if mine:
+            data[vid] = mine
+        elif vid not in data:
+            return
+        else:
+            del data[vid]
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+        write_private(attempts_path(), text.encode("utf-8"), append=False)
