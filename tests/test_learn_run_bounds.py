@@ -18,6 +18,7 @@ from krouter.errors import KRouterError
 from krouter.learner import nightly
 from krouter.learner.lanes import ApiLane
 from krouter.learner.report import LEARNED, SKIPPED, UNCERTAIN
+from krouter.routing import querylog
 
 try:
     import httpx2 as httpx
@@ -25,8 +26,6 @@ except ImportError:  # anthropic < 2 runs on httpx
     import httpx  # type: ignore[no-redef]
 
 from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, SEARCH_Q, log_weak, message, write_vault
-
-from krouter.routing import querylog
 
 pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
 
