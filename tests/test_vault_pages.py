@@ -355,3 +355,11 @@ def test_a_long_line_is_shown_where_it_holds_the_question(tmp_path: Path) -> Non
     assert buddy.top is not None and "assigned by Priya." in buddy.top.snippet
     assert buddy.top.snippet.startswith("…") and len(buddy.top.snippet) <= 240
     assert pay.top is not None and "每晚三百元" in pay.top.snippet
+
+
+def test_a_number_in_frontmatter_is_a_word_as_written() -> None:
+    """The diff's cold review: "python: 3.10" was indexed as YAML's float, 3.1, so a question about 3.10
+    was refused and one about 3.1 cited the page."""
+    page = parse_page("API.md", "---\npython: 3.10 # pinned\nversions: [3.10, 3.11]\n---\nBody.\n")
+    assert page.properties == [(2, "python: 3.10"), (3, "versions: 3.10, 3.11")]
+

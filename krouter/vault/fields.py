@@ -152,8 +152,9 @@ def properties(
     question asks about; unindexed, the receipt said "the vault never mentions 'gwendolyn'" of a vault
     that does. Text and numbers only, a list's items joined; dates, flags and nested maps are about
     the note, not what it says."""
+    lines = fm_text.split("\n")
     first: dict[str, int] = {}
-    for n, line in enumerate(fm_text.split("\n")):
+    for n, line in enumerate(lines):
         m = top_field.match(line.rstrip("\r"))
         if m and line[:1] not in " \t":
             first.setdefault(m.group(1).strip("\"'"), n)
@@ -167,6 +168,22 @@ def properties(
             for v in items
             if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
         ]
-        if words and not any(isinstance(v, (_dt.date, _dt.time)) for v in items):
-            out.append((first.get(str(key), 0) + 2, f"{key}: {', '.join(words)}"))
+        if not words or any(isinstance(v, (_dt.date, _dt.time)) for v in items):
+            continue
+        n = first.get(str(key))
+        written = _as_written(lines[n], top_field) if n is not None else ""
+        if written and any(isinstance(v, (int, float)) for v in items):
+            # A number as the page writes it: YAML reads "python: 3.10" as the float 3.1.
+            words = [written]
+        out.append(((n or 0) + 2, f"{key}: {', '.join(words)}"))
     return sorted(out)
+
+
+def _as_written(line: str, top_field: re.Pattern[str]) -> str:
+    """A field line's value as written: after the colon, without a trailing comment, quotes or the
+    brackets of an inline list ("" for a value on the lines below)."""
+    m = top_field.match(line.rstrip("\r"))
+    value = re.sub(r"\s+#.*$", "", (m.group(2) or "") if m else "").strip()
+    if value.startswith("[") and value.endswith("]"):
+        value = value[1:-1]
+    return value.strip().strip("\"'")
