@@ -362,4 +362,3 @@ def test_a_number_in_frontmatter_is_a_word_as_written() -> None:
     was refused and one about 3.1 cited the page."""
     page = parse_page("API.md", "---\npython: 3.10 # pinned\nversions: [3.10, 3.11]\n---\nBody.\n")
     assert page.properties == [(2, "python: 3.10"), (3, "versions: 3.10, 3.11")]
-

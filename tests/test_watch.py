@@ -126,11 +126,18 @@ def test_a_folder_moved_into_a_folder_made_a_moment_before_is_still_watched(tmp_
         tmp = page.with_name(".sed-tmp")  # saved as sed -i and editors save: a temp file renamed over it
         tmp.write_text("# Database\n\nCockroachDB.\n", encoding="utf-8")
         os.replace(tmp, page)
-        seen: set[str] = set()
-        deadline = time.monotonic() + TIMEOUT
-        while "Archive/Decisions/Database.md" not in seen and time.monotonic() < deadline:
-            seen |= watcher.wait(timeout=0.5)
-        assert "Archive/Decisions/Database.md" in seen
+        # Seen, or the whole vault reported changed (".": the next refresh walks it all) once the
+        # folder's move is understood; and the edits after that are seen one by one again.
+        for round_ in range(2):
+            seen: set[str] = set()
+            deadline = time.monotonic() + TIMEOUT
+            while not {"Archive/Decisions/Database.md", "."} & seen and time.monotonic() < deadline:
+                seen |= watcher.wait(timeout=0.5)
+            assert {"Archive/Decisions/Database.md", "."} & seen, (round_, seen)
+            time.sleep(1.0)  # late reports of the move land in this round, not the next
+            watcher.wait(timeout=0.5)
+            tmp.write_text(f"# Database\n\nRound {round_}.\n", encoding="utf-8")
+            os.replace(tmp, page)
     finally:
         watcher.stop()
 

@@ -171,7 +171,7 @@ class VaultWatcher:
         return True
 
     def _follow_folders(self) -> None:
-        """When a folder was made, moved or deleted inside the vault since the last look: watch the vault
+        """When a folder was moved or deleted inside the vault since the last look: watch the vault
         afresh and report all of it changed. watchdog loses the watch of a folder moved into one made a
         moment before (a script, a file manager's "new folder with selection"): no edit in it was seen
         again, and other processes trusted the index for minutes."""
@@ -249,8 +249,14 @@ class VaultWatcher:
         # A directory "modified" event accompanies every file change inside it: it says nothing new.
         if event.is_directory and event.event_type in ("modified", "closed"):
             return
-        # A page folder, not the vault itself nor a dot-folder (git makes and deletes them by the hundred).
-        if event.is_directory and _relevant_path(self.root, event.src_path, True) not in (None, "."):
+        # A page folder moved or deleted (a folder moved into a new one is reported as made there and
+        # deleted here); not one made (an install unpacking thousands), not the vault itself nor a
+        # dot-folder (git makes and deletes them by the hundred).
+        if (
+            event.is_directory
+            and event.event_type in ("moved", "deleted")
+            and _relevant_path(self.root, event.src_path, True) not in (None, ".")
+        ):
             with self._cond:
                 self._folders_moved = True
         paths = {_relevant_path(self.root, event.src_path, event.is_directory)}
