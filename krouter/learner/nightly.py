@@ -120,7 +120,9 @@ def learn(
     Writes pages only for verified picks (never in a dry run). The log cursor advances (never in a dry
     run) only up to the first question whose outcome is uncertain (the model could not be asked, did
     not answer it, or sent something that is not the JSON asked for), so that one and every later one
-    is asked again next time. ``time_budget`` bounds the run's model calls, in seconds.
+    is asked again next time; one the model failed on asked alone in ``MAX_ATTEMPTS`` runs is given up
+    (``weak_log``). ``time_budget`` bounds the run's model calls, in seconds. One run with a lane per
+    vault at a time: a second raises KRouterError and asks nothing.
 
     ``lane`` None (a dry run with no model configured) asks nothing: each question a run would send is
     listed as ``would-send``, and one the router now cites with a clear margin (the vault changed since
