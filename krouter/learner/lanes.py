@@ -285,13 +285,13 @@ def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
     try:
         proc.stdin.write(data)  # type: ignore[union-attr]
         proc.stdin.close()  # type: ignore[union-attr]
-    except (BrokenPipeError, OSError, ValueError):
+    except (OSError, ValueError):  # a broken pipe, or stdin already closed
         pass
 
 
 def _end_session(proc: subprocess.Popen[bytes]) -> None:
     """Kill every process of the lane's session (the command and what it started); the command is
-    reaped by ``communicate``. Where there are no sessions (Windows), the command alone."""
+    reaped by the caller's ``wait``. Where there are no sessions (Windows), the command alone."""
     killpg = getattr(os, "killpg", None)
     try:
         if killpg is not None:
