@@ -69,6 +69,14 @@ def test_a_simplified_question_finds_the_traditional_page(tmp_path: Path, questi
     assert receipt.evidence.corpus_missing == []
 
 
+def test_a_long_word_is_tried_in_traditional_first() -> None:
+    """The diff's cold review: the all-Traditional spelling came last of the bounded tries, so a word of
+    five or more convertible characters was never found."""
+    from krouter.tokens.traditional import held_in_traditional
+
+    assert held_in_traditional("国际标准化组织", {"國際標準化組織"}.__contains__) == "國際標準化組織"
+
+
 def test_a_simplified_word_neither_script_holds_is_still_missing(tmp_path: Path) -> None:
     vault = write(tmp_path / "vault", TRADITIONAL)
     with Router(vault) as router:

@@ -130,7 +130,8 @@ def held_in_traditional(word: str, known: Callable[[str], bool]) -> str | None:
     """The Traditional spelling of a Simplified word that the vault holds when it does not hold the word
     as asked (备份 on notes that write 備份: most agents write Simplified, and a Taiwan or Hong Kong vault
     is written in Traditional), or None. Each character may stand for several Traditional ones; at most
-    ``_MAX_SPELLINGS`` spellings are tried, and the first one a page holds is taken."""
+    ``_MAX_SPELLINGS`` spellings are tried, all-Traditional first, and the first one a page holds is
+    taken."""
     from itertools import product
 
     from krouter.tokens import bilingual
@@ -146,7 +147,9 @@ def held_in_traditional(word: str, known: Callable[[str], bool]) -> str | None:
     options: dict[str, list[str]] = defaultdict(list)
     for pair in rows:
         options[pair[0]].append(pair[1])
-    choices = [[c, *sorted(options.get(c, ()))] for c in word]
+    # Each character's Traditional forms first, so the spelling a Traditional vault writes (every
+    # character converted) is among the first tried, not past the bound.
+    choices = [[*sorted(options.get(c, ())), c] for c in word]
     for n, spelling in enumerate(map("".join, product(*choices))):
         if n >= _MAX_SPELLINGS:
             return None
