@@ -230,3 +230,17 @@ def test_an_mcp_config_laid_out_by_hand_that_already_holds_the_entry_is_left_alo
     other.write_bytes(b'{\n    "editor": "vim"\n}\n')
     assert merge_mcp_json(other, {"command": "krouter", "args": ["mcp"]}) == "updated"
     assert other.read_bytes().startswith(b'{\n    "editor": "vim",\n    "mcpServers": {\n        "krouter"')
+
+
+def test_a_project_without_write_is_a_usage_error_not_a_silent_print(tmp_path: Path, vault: Path) -> None:
+    """A cold review: `setup claude-code --project p` printed the snippets and exited 0, which read as
+    installed into p."""
+    from krouter.cli import app
+
+    project = tmp_path / "p"
+    project.mkdir()
+    result = CliRunner().invoke(
+        app, ["setup", "claude-code", "--vault", str(vault), "--project", str(project)]
+    )
+    assert result.exit_code == 2 and "add --write" in result.output
+    assert list(project.iterdir()) == []

@@ -276,14 +276,14 @@ def setup_command(
         bool, typer.Option("--write", help="Install into the current project instead of printing.")
     ] = False,
     project: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--project",
             metavar="DIR",
-            help="Project folder to install into (with --write).",
+            help="Project folder to install into (with --write; default: the current folder).",
             show_default=False,
         ),
-    ] = Path("."),
+    ] = None,
 ) -> None:
     """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent.
 
@@ -303,8 +303,14 @@ def setup_command(
     if is_demo(vault):
         typer.echo("krouter: note: this is the bundled demo vault (fictional example pages)", err=True)
     if not write:
+        if project is not None:
+            # Printed and exit 0, a --project without --write read as installed (a cold review).
+            raise fail(
+                "--project says where --write installs: add --write, or leave --project out", EXIT_USAGE
+            )
         typer.echo(render_plan(agent, vault), nl=False)
         return
+    project = project if project is not None else Path(".")
     # A misspelt --project must not become a new folder holding the agent's files.
     if project.exists() and not project.is_dir():
         raise fail(f"project folder {project} is a file, not a folder", EXIT_USAGE)
