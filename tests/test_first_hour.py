@@ -215,6 +215,17 @@ def test_the_clone_s_demo_vault_is_the_demo_vault_after_a_plain_install(tmp_path
 # --- 2. init makes an empty vault ------------------------------------------------------------------------
 
 
+def test_init_over_a_broken_config_makes_nothing(tmp_path: Path) -> None:
+    """A cold review: the vault was made, then the broken config.toml stopped the command before it was
+    recorded, and the same init run again refused the folder as not empty."""
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('semantic = "of"\n', encoding="utf-8")
+    target = tmp_path / "notes"
+    result = runner.invoke(app, ["init", str(target)])
+    assert result.exit_code == 1 and "config.toml" in result.stderr
+    assert not target.exists()
+
+
 def test_init_makes_an_empty_vault_whose_guide_is_not_indexed(tmp_path: Path) -> None:
     target = tmp_path / "fresh"
     assert runner.invoke(app, ["init", str(target)]).exit_code == 0

@@ -108,6 +108,11 @@ def init_command(
     examples = bundled_vault() if with_examples else None
     if examples is not None and not examples.is_dir():
         raise fail(f"the bundled vault template is missing from this install ({examples})")
+    if default is not False:
+        with exit_codes():
+            # Before the folder is made: a broken config.toml after it left a vault made but not recorded,
+            # and the same init run again refused the folder as not empty (a cold review).
+            load_config()
     try:
         _create(target, examples)
     except OSError as exc:
