@@ -65,7 +65,8 @@ def _set(path: Path, key: str, value: str | bool | None) -> None:
     old = path.read_bytes().decode("utf-8") if path.is_file() else ""
     nl = "\r\n" if "\r\n" in old else "\n"
     lines = old.splitlines(keepends=True)
-    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    # Written bare or quoted ("vault" = ...): a quoted one missed was set a second time, which TOML refuses.
+    pattern = re.compile(rf"""^\s*(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*=""")
     # Top-level keys are the ones before the first [table] header.
     top = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
     mine = [i for i in range(top) if pattern.match(lines[i])]
@@ -89,6 +90,12 @@ def _set(path: Path, key: str, value: str | bool | None) -> None:
     try:
         tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:
+        try:
+            tomllib.loads(old)
+        except tomllib.TOMLDecodeError as broken:
+            # The file was broken before the edit: its own error, at its own line (the edited copy's
+            # line numbers named lines the user's file does not have).
+            raise ConfigError(f"{path} is not TOML ({broken}); fix it by hand, then set {key!r}") from exc
         raise ConfigError(f"{path}: cannot set {key!r} ({exc}); edit the file by hand") from exc
     problems = parse_config(new, path)[1]
     if problems and (key in problems or not _was_broken(key, old, path)):

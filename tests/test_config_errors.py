@@ -309,3 +309,23 @@ def test_krouter_mcp_starts_over_a_broken_config_and_answers_once_it_is_fixed(va
                 assert "Runbooks/Deploy.md" in text_of(deploy)
 
     anyio.run(session)
+
+
+def test_config_set_on_a_broken_file_names_the_files_own_line() -> None:
+    """A cold review: the error's line numbers were those of KRouter's edited copy (line 2 of a
+    one-line file)."""
+    settings('learn_model = "x" \\\n')
+    result = runner.invoke(app, ["config", "set", "semantic", "off"])
+    assert result.exit_code == 1 and "at line 1" in result.stderr and "not TOML" in result.stderr
+
+
+def test_config_set_replaces_a_setting_written_with_a_quoted_key() -> None:
+    """A cold review: `"vault" = ...` was not recognised, a second vault line was added, and TOML refused
+    the result."""
+    settings('"vault" = "/tmp"\n')
+    result = runner.invoke(app, ["config", "set", "query_log", "false"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["config", "set", "learn_model", "claude-x"])
+    assert result.exit_code == 0, result.output
+    text = config.config_path().read_text(encoding="utf-8")
+    assert text.count("vault") == 1 and 'learn_model = "claude-x"' in text
