@@ -117,16 +117,24 @@ def _many() -> list[stats.Graded]:
     return stats.grade(qs, ans)
 
 
-def test_bootstrap_contains_point_and_is_deterministic() -> None:
+def test_wilson_intervals_contain_the_point_and_are_never_empty() -> None:
     graded = _many()
     point = stats.metrics(graded)["overall"]
-    ci1 = stats.bootstrap_ci(graded, n_resamples=500, seed=7)
-    ci2 = stats.bootstrap_ci(graded, n_resamples=500, seed=7)
-    assert ci1 == ci2
+    ci = stats.wilson_ci(graded)
     for name in stats.RATIOS:
-        lo, hi = ci1[name]
+        lo, hi = ci[name]
         assert lo <= point[name]["rate"] <= hi, name
-    assert stats.bootstrap_ci(graded, n_resamples=500, seed=8) != ci1
+
+
+def test_wilson_interval_at_small_counts() -> None:
+    """A cold review: the percentile bootstrap printed [0, 0] for 0 wrong of 14 and [0, 26] for 2 of
+    19; Wilson's are [0, 21.5] and [2.9, 31.4]."""
+    qs = [q(f"Q{i}", "current", "g.md") for i in range(19)]
+    ans = [a(f"Q{i}", ["x.md" if i < 2 else "g.md"]) for i in range(19)]
+    lo, hi = stats.wilson_ci(stats.grade(qs, ans))["wrong_citation"]
+    assert (round(lo * 100, 1), round(hi * 100, 1)) == (2.9, 31.4)
+    none = stats.wilson_ci(stats.grade(qs[:14], [a(f"Q{i}", ["g.md"]) for i in range(14)]))["wrong_citation"]
+    assert none[0] == 0.0 and round(none[1] * 100, 1) == 21.5
 
 
 def test_paired_bootstrap_of_a_system_with_itself_is_zero() -> None:
@@ -335,3 +343,57 @@ def test_pooled_comparison_keeps_same_ids_of_different_sets_apart() -> None:
     assert wrong["other"] == stats.ratio(8, 10)
     assert wrong["count_diff"] == -4
     assert pooled["sets"] == ["one", "two"]
+
+
+def _vault(tmp_path: Path, pages: dict[str, str]) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    for rel, text in pages.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_the_phrased_baseline_searches_the_phrasings_krouter_phrased_gets(tmp_path: Path) -> None:
+    """A cold review of the bench: krouter-phrased was compared with a BM25 that never saw the phrasings."""
+    vault = _vault(tmp_path, {"db.md": "# Database\n\nWe run PostgreSQL.\n", "z.md": "# Lunch\n\nPizza.\n"})
+    question = Question(
+        "Q1", "主库用的啥", "current", ("db.md",), {"phrasings": ["which database do we run"]}
+    )
+    plain = adapters.make_adapter("bm25").raw(vault, [question])
+    phrased = adapters.make_adapter("bm25-phrased").raw(vault, [question])
+    assert plain[0].cited == () and phrased[0].cited[0] == "db.md"
+
+
+def test_a_floor_pooled_over_sets_that_reuse_ids_grades_each_against_its_own_answers(tmp_path: Path) -> None:
+    """A cold review of the bench: pooled dev and dev2 share ids (C01...), so one set's questions were
+    graded against the other's answers when the floor was picked."""
+    one = _vault(tmp_path / "one", {"a.md": "# Alpha\n\nalpha alpha.\n", "b.md": "# Beta\n\nbeta.\n"})
+    two = _vault(tmp_path / "two", {"c.md": "# Gamma\n\ngamma gamma.\n", "d.md": "# Delta\n\ndelta.\n"})
+    fitted = adapters.make_adapter("bm25-floor")
+    fitted.fit(
+        [
+            (one, [Question("C01", "alpha", "current", ("a.md",))]),
+            (two, [Question("C01", "gamma", "current", ("c.md",))]),
+        ],
+        "test",
+    )
+    assert fitted.floor_counts["right"] == 2 and fitted.floor_counts["wrong"] == 0
+
+
+def test_krouter_is_benched_on_the_settings_of_a_plain_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A cold review of the bench: the runner's own config.toml (an ignore line) changed KRouter's answers
+    and not the baselines'."""
+    config_dir = tmp_path / "cfg"
+    config_dir.mkdir()
+    (config_dir / "config.toml").write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
+    monkeypatch.setenv("KROUTER_CONFIG_DIR", str(config_dir))
+    (tmp_path / "v" / "Decisions").mkdir(parents=True)
+    vault = _vault(
+        tmp_path / "v",
+        {"Decisions/db.md": "# Database\n\nWe run PostgreSQL.\n", "z.md": "# Lunch\n\nPizza.\n"},
+    )
+    (answer,) = adapters.make_adapter("krouter").answer(
+        vault, [Question("Q1", "which database do we run", "current", ("Decisions/db.md",))]
+    )
+    assert not answer.refused and answer.cited[0] == "Decisions/db.md"

@@ -13,13 +13,20 @@ import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from stats import RIGHT, Answer, BenchError, Question, verdict
 
-ADAPTERS: tuple[str, ...] = ("krouter", "krouter-phrased", "bm25", "bm25-floor")
+ADAPTERS: tuple[str, ...] = (
+    "krouter",
+    "krouter-phrased",
+    "bm25",
+    "bm25-floor",
+    "bm25-phrased",
+    "bm25-floor-phrased",
+)
 
 # Frontmatter statuses that mean "this page was replaced": bm25-floor leaves such pages out of its index,
 # which is
@@ -158,9 +165,15 @@ class Bm25Adapter:
     name = "bm25"
     skip_replaced = False
 
-    def __init__(self, k: int = 5, progress: Progress | None = None) -> None:
+    def __init__(self, k: int = 5, progress: Progress | None = None, phrased: bool = False) -> None:
         self.k = k
         self.progress = progress
+        # The phrased baselines search each question with the same phrasings krouter-phrased gets, as one
+        # query: compared against a BM25 that never saw them, KRouter's lead on phrased sets was overstated
+        # (a cold review of the bench: on dev, BM25 given them cited 51 wrong pages where it cited 84).
+        self.phrased = phrased
+        if phrased:
+            self.name = f"{self.name}-phrased"
         self._indexes: dict[Path, Bm25Index] = {}
 
     def index(self, vault: Path) -> Bm25Index:
@@ -176,7 +189,8 @@ class Bm25Adapter:
         idx = self.index(vault)
         out = []
         for q in questions:
-            hits = idx.search(q.q, self.k)
+            text = " ".join([q.q, *q.extra.get("phrasings", [])]) if self.phrased else q.q
+            hits = idx.search(text, self.k)
             out.append(
                 Answer(q.id, tuple(p for p, _ in hits), refused=not hits, score=hits[0][1] if hits else None)
             )
@@ -235,16 +249,20 @@ class Bm25FloorAdapter(Bm25Adapter):
     name = "bm25-floor"
     skip_replaced = True
 
-    def __init__(self, k: int = 5, progress: Progress | None = None) -> None:
-        super().__init__(k, progress)
+    def __init__(self, k: int = 5, progress: Progress | None = None, phrased: bool = False) -> None:
+        super().__init__(k, progress, phrased)
         self.floor: float | None = None
         self.floor_note = ""
         self.floor_counts: dict[str, int] = {}
 
     def fit(self, parts: Sequence[tuple[Path, Sequence[Question]]], note: str) -> float:
         """Pick the floor on dev questions (pooled over their vaults) with pick_floor's rule."""
-        questions = [q for _, qs in parts for q in qs]
-        answers = [a for vault, qs in parts for a in self.raw(vault, qs)]
+        # Ids made unique per part: pooled dev sets reuse them (dev's C01 is dev2's too), and keyed by id
+        # one part's questions were graded against the other's answers.
+        questions = [replace(q, id=f"{i}/{q.id}") for i, (_, qs) in enumerate(parts) for q in qs]
+        answers = [
+            replace(a, id=f"{i}/{a.id}") for i, (vault, qs) in enumerate(parts) for a in self.raw(vault, qs)
+        ]
         self.floor, self.floor_counts = pick_floor(questions, answers)
         self.floor_note = note
         return self.floor
@@ -269,6 +287,11 @@ class KRouterAdapter:
         if not os.environ.get("KROUTER_CACHE_DIR"):
             self._tmp = tempfile.TemporaryDirectory(prefix="krouter-bench-cache-")
             os.environ["KROUTER_CACHE_DIR"] = self._tmp.name
+        # Settings and state of a plain install, whatever the runner's own config.toml says (an
+        # `ignore` there left pages out for KRouter only; BM25 read them all).
+        self._settings = tempfile.TemporaryDirectory(prefix="krouter-bench-settings-")
+        os.environ["KROUTER_CONFIG_DIR"] = os.path.join(self._settings.name, "config")
+        os.environ["KROUTER_STATE_DIR"] = os.path.join(self._settings.name, "state")
         try:
             from krouter import Router
         except ImportError as exc:
@@ -312,10 +335,10 @@ def make_adapter(name: str, k: int = 5, progress: Progress | None = None) -> Ada
         return KRouterAdapter(k, progress)
     if name == "krouter-phrased":
         return KRouterAdapter(k, progress, phrased=True)
-    if name == "bm25":
-        return Bm25Adapter(k, progress)
-    if name == "bm25-floor":
-        return Bm25FloorAdapter(k, progress)
+    if name in ("bm25", "bm25-phrased"):
+        return Bm25Adapter(k, progress, phrased=name.endswith("-phrased"))
+    if name in ("bm25-floor", "bm25-floor-phrased"):
+        return Bm25FloorAdapter(k, progress, phrased=name.endswith("-phrased"))
     raise BenchError(f"unknown adapter {name!r} (choose from {', '.join(ADAPTERS)})")
 
 

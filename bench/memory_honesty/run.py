@@ -41,7 +41,6 @@ from stats import (  # noqa: E402
     Graded,
     Question,
     answer_top,
-    bootstrap_ci,
     coverage_curve,
     grade,
     has_scores,
@@ -49,6 +48,7 @@ from stats import (  # noqa: E402
     metrics,
     paired_bootstrap,
     separation_auc,
+    wilson_ci,
 )
 
 DEFAULT_RESAMPLES = 2000
@@ -161,8 +161,8 @@ def evaluate(
         "metrics": metrics(graded),
     }
     if args.ci:
-        result["ci"] = {"level": 0.95, "resamples": args.resamples, "seed": args.seed}
-        result["ci"].update(bootstrap_ci(graded, args.resamples, args.seed))
+        result["ci"] = {"level": 0.95, "method": "wilson"}
+        result["ci"].update(wilson_ci(graded))
     if args.vs:
         other = runner.run(args.vs, bset, floor_parts)
         other_graded = grade(questions, other.answers)
@@ -321,7 +321,7 @@ def format_set(res: dict[str, Any], brief: bool = False) -> str:
         for label, key in ROWS:
             lines.append(f"  {label:<20} {_ratio(m[key], ci.get(key))}")
         if ci:
-            lines.append(f"  (95% bootstrap intervals, {ci['resamples']} resamples, seed {ci['seed']})")
+            lines.append("  (95% Wilson intervals for each rate; differences: paired bootstrap)")
         lines.append("")
         lines.append(
             f"  {'kind':<11}{'n':>5}{'answered':>10}{'right':>7}{'wrong':>7}{'refused':>9}{'wrong-cit':>11}"

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 KINDS: tuple[str, ...] = ("correction", "current", "refuse")
@@ -302,33 +303,28 @@ def _resample_type_counts(types: Sequence[int], n_resamples: int, seed: int) -> 
         yield Counter(rng.choices(types, k=n))
 
 
-def bootstrap_ci(
-    graded: Sequence[Graded], n_resamples: int = 2000, seed: int = 0, level: float = 0.95
-) -> dict[str, list[float] | None]:
-    """Percentile bootstrap interval for every rate in RATIOS, resampling questions with replacement.
+def wilson_ci(graded: Sequence[Graded], level: float = 0.95) -> dict[str, list[float] | None]:
+    """Wilson score interval for every rate in RATIOS (None when its denominator is zero).
 
-    Resamples in which a rate is undefined (zero denominator) are left out of that rate's interval.
-    """
-    if not graded:
-        return {name: None for name in RATIOS}
-    vectors: list[tuple[int, ...]] = []
-    index: dict[tuple[int, ...], int] = {}
-    types = []
+    A percentile bootstrap was used before: at these sizes it gave intervals too narrow, or none at all
+    (0 of 14 wrong printed [0, 0]; 2 of 19, [0, 26] where Wilson's is [3, 31]), and a lower bound of 0
+    beside wrong citations that were observed."""
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    totals = Counter()
     for g in graded:
-        v = counters(g.question.kind, g.verdict)
-        if v not in index:
-            index[v] = len(vectors)
-            vectors.append(v)
-        types.append(index[v])
-    pos = {k: i for i, k in enumerate(COUNTER_KEYS)}
-    samples: dict[str, list[float]] = {name: [] for name in RATIOS}
-    for counts in _resample_type_counts(types, n_resamples, seed):
-        totals = [sum(vectors[t][i] * m for t, m in counts.items()) for i in range(len(COUNTER_KEYS))]
-        for name, (num, den) in RATIOS.items():
-            d = totals[pos[den]]
-            if d:
-                samples[name].append(totals[pos[num]] / d)
-    return {name: _interval(vals, level) for name, vals in samples.items()}
+        for key, value in zip(COUNTER_KEYS, counters(g.question.kind, g.verdict), strict=True):
+            totals[key] += value
+    out: dict[str, list[float] | None] = {}
+    for name, (num, den) in RATIOS.items():
+        n, k = totals[den], totals[num]
+        if not n:
+            out[name] = None
+            continue
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        out[name] = [max(0.0, centre - half), min(1.0, centre + half)]
+    return out
 
 
 PAIRED_METRICS: tuple[str, ...] = ("wrong_citation", "answerable_right", "neighbours_refused")

@@ -18,8 +18,10 @@ from krouter import config
 # replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists; 5: link
 # resolution rules, whose results the links table keeps until a page changes; 6: postings packed per
 # term with a table of fresh rows beside them, passages and page terms compressed; 7: statuses and
-# field names as people type them, a field written twice; passages' lines counted as editors count them).
-SCHEMA_VERSION = "7"
+# field names as people type them, a field written twice; passages' lines counted as editors count them;
+# 8: other frontmatter fields as passages, numbers as written, and tokenizer 21's later kanji singles,
+# so that no index built between those commits is kept).
+SCHEMA_VERSION = "8"
 BUSY_TIMEOUT_S = 30.0
 
 SCHEMA = """
