@@ -397,3 +397,9 @@ def test_krouter_is_benched_on_the_settings_of_a_plain_install(
         vault, [Question("Q1", "which database do we run", "current", ("Decisions/db.md",))]
     )
     assert not answer.refused and answer.cited[0] == "Decisions/db.md"
+
+
+def test_refused_written_as_a_string_is_an_error_not_a_refusal() -> None:
+    """A cold review of the bench: "refused": "false" read as true, every answer of such a file a refusal."""
+    with pytest.raises(stats.BenchError, match="refused must be true or false"):
+        stats.answer_from_dict({"id": "Q1", "cited": ["a.md"], "refused": "false"}, "answers.jsonl:1")

@@ -177,10 +177,14 @@ def answer_from_dict(obj: dict[str, Any], where: str) -> Answer:
     score = obj.get("score")
     if score is not None and not isinstance(score, (int, float)):
         raise BenchError(f"{where}: score must be a number")
+    refused = obj.get("refused", False)
+    if not isinstance(refused, bool):
+        # bool("false") is True: every answer of such a file was graded as a refusal.
+        raise BenchError(f"{where}: refused must be true or false, not {refused!r}")
     return Answer(
         id=str(obj["id"]),
         cited=tuple(norm_path(c) for c in cited),
-        refused=bool(obj.get("refused", False)),
+        refused=refused,
         score=None if score is None else float(score),
     )
 
