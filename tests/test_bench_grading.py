@@ -403,3 +403,16 @@ def test_refused_written_as_a_string_is_an_error_not_a_refusal() -> None:
     """A cold review of the bench: "refused": "false" read as true, every answer of such a file a refusal."""
     with pytest.raises(stats.BenchError, match="refused must be true or false"):
         stats.answer_from_dict({"id": "Q1", "cited": ["a.md"], "refused": "false"}, "answers.jsonl:1")
+
+
+def test_a_limited_self_dev_set_picks_its_floor_on_the_questions_kept(tmp_path: Path) -> None:
+    """A cold review of the bench: --limit 10 on dev fitted the floor on all of dev's questions, because
+    the set's own floor list is built apart from its question list."""
+    import run
+    from public_sets import BenchSet, Part
+
+    questions = [Question(f"Q{i}", "x", "current", ("a.md",)) for i in range(30)]
+    bset = BenchSet("dev", [Part(tmp_path, list(questions))], [Part(tmp_path, list(questions))], "self", [])
+    limited, floor_parts = run._limit(bset, 10)
+    assert [len(p.questions) for p in limited.parts] == [10]
+    assert [len(p.questions) for p in floor_parts] == [10]

@@ -125,7 +125,8 @@ class Runner:
 
 def _limit(bset: BenchSet, limit: int | None) -> tuple[BenchSet, list[Part]]:
     """Keep the first N questions pooled over vaults; a self-dev set picks its floor on those N."""
-    self_dev = bset.floor_parts is bset.parts
+    # Equal, not the same list: a set that picks its floor on itself builds the two lists apart.
+    self_dev = bset.floor_parts == bset.parts
     if limit is None:
         return bset, bset.floor_parts
     parts, left = [], limit
