@@ -394,6 +394,14 @@ def test_a_field_written_twice_is_reported(tmp_path: Path) -> None:
     assert [p["message"] for p in problems] == ["status written more than once; every value is read"]
 
 
+def test_a_field_under_two_spellings_is_not_reported_as_written_twice() -> None:
+    """Two spellings (Status, status) are two keys to YAML, both read: nothing is wrong with the page."""
+    from krouter.vault.page import parse_page
+
+    page = parse_page("Old.md", "---\nStatus: superseded\nstatus: current\n---\nbody\n")
+    assert page.status == "superseded" and page.yaml_error is None
+
+
 def test_names_differing_only_in_case_resolve_to_the_exact_one(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

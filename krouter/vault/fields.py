@@ -89,11 +89,11 @@ def repeated_fields(fm_text: str, top_field: re.Pattern[str], wanted: Iterable[s
     seen: dict[str, int] = {}
     for line in fm_text.splitlines():
         m = top_field.match(line)
-        if m and line[:1] not in " \t":
-            key = field_key(m.group(1))
-            if key in wanted:
-                seen[key] = seen.get(key, 0) + 1
-    return sorted(k for k, n in seen.items() if n > 1)
+        # The key as written: two spellings (Status, status) are two keys to YAML, both read already.
+        if m and line[:1] not in " \t" and field_key(m.group(1)) in wanted:
+            written = m.group(1).strip("\"'")
+            seen[written] = seen.get(written, 0) + 1
+    return sorted({field_key(k) for k, n in seen.items() if n > 1})
 
 
 def status_of(items: Iterable[str]) -> str:
