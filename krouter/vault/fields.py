@@ -171,6 +171,9 @@ def properties(
         if not words or any(isinstance(v, (_dt.date, _dt.time)) for v in items):
             continue
         n = first.get(str(key))
+        if n is None:
+            # A key the field pattern does not read (负责人): found by its own text at a line's start.
+            n = next((i for i, line in enumerate(lines) if _starts_field(line, str(key))), None)
         written = _as_written(lines[n], top_field) if n is not None else ""
         if written and any(isinstance(v, (int, float)) for v in items):
             # A number as the page writes it: YAML reads "python: 3.10" as the float 3.1.
@@ -187,3 +190,8 @@ def _as_written(line: str, top_field: re.Pattern[str]) -> str:
     if value.startswith("[") and value.endswith("]"):
         value = value[1:-1]
     return value.strip().strip("\"'")
+
+
+def _starts_field(line: str, key: str) -> bool:
+    rest = line[len(key) :].lstrip(" \t") if line.startswith(key) else ""
+    return rest[:1] in (":", "\uff1a")
