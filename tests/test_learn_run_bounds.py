@@ -174,8 +174,32 @@ def test_a_command_lane_gets_a_large_prompt_and_its_stderr_tail(tmp_path: Path) 
 
 
 def test_a_question_the_model_had_no_time_for_is_never_given_up(vault: Path) -> None:
-    """The diff's cold review: a retried question that kept straddling the run's deadline was counted
-    as the model's failure and given up, though the model never had a full call for it."""
+    """The diff's cold review: a question whose call the run's budget cut short was counted as the
+    model's failure and given up, though the model never had a full call for it."""
+    import threading
+
+    log_weak(vault, SEARCH_Q, MERGE_Q)
+    release = threading.Event()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if "search API" in prompt_of(request):
+            release.wait(5)  # past the run's budget
+        answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
+        return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))
+
+    import anthropic  # noqa: F401 - its first import (about a second) must not use up the run's budget
+
+    try:
+        for _ in range(4):
+            report = nightly.learn(vault, lane(handler), batch_size=1, time_budget=0.5)
+            assert {o.question: o.status for o in report.outcomes}[SEARCH_Q] == UNCERTAIN, report.to_text()
+    finally:
+        release.set()
+
+
+def test_a_question_whose_every_call_times_out_is_given_up(vault: Path) -> None:
+    """The late commits' review: a call that had its whole timeout and still got nothing is the
+    question's failure as much as an unusable reply is; not counting it held the cursor for ever."""
     log_weak(vault, SEARCH_Q, MERGE_Q)
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -184,9 +208,11 @@ def test_a_question_the_model_had_no_time_for_is_never_given_up(vault: Path) -> 
         answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
         return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))
 
-    for _ in range(5):
-        report = nightly.learn(vault, lane(handler), batch_size=1)
-        assert {o.question: o.status for o in report.outcomes}[SEARCH_Q] == UNCERTAIN, report.to_text()
+    statuses = [
+        {o.question: o.status for o in nightly.learn(vault, lane(handler), batch_size=1).outcomes}[SEARCH_Q]
+        for _ in range(4)
+    ]
+    assert statuses == [UNCERTAIN, UNCERTAIN, UNCERTAIN, SKIPPED]
 
 
 def test_an_outage_marks_no_question_to_be_asked_alone(vault: Path) -> None:
@@ -217,4 +243,6 @@ def test_a_dry_run_skips_what_a_run_gave_up(vault: Path) -> None:
 
     report = nightly.learn(vault, lane(handler), dry_run=True)
     assert [o.status for o in report.outcomes] == [SKIPPED] and asked == []
+    # And without a model, as `krouter learn --dry-run` lists what a run would send.
+    assert [o.status for o in nightly.learn(vault, None, dry_run=True).outcomes] == [SKIPPED]
     assert weak_log.failed_runs(vid) == {weak_log.question_key(MERGE_Q): 3}

@@ -319,6 +319,14 @@ def test_a_korean_particle_the_page_also_writes_is_not_content(tmp_path: Path) -
         answer = router.ask("결제 서버의 포트는 몇 번인가요")
     assert terms == ["로그", "서버", "포트"]
     assert result.decision == "cite" and result.top is not None and result.top.path == "ko/result.md"
+    # An ending no noun ends in is cut from a longer word too (타임아웃은: 웃은 is no content).
+    (vault / "ko" / "search.md").write_text(
+        "# 검색 API 타임아웃\n\n검색 API의 타임아웃은 10초입니다.\n", encoding="utf-8"
+    )
+    with Router(vault) as router:
+        router.refresh()
+        timeout_terms = [t.text for t in query_terms("타임아웃은 몇 초", known=router.index.has_term)]
+    assert "웃은" not in timeout_terms and "아웃" in timeout_terms
     assert particle == ["api", "포트"]
     assert neighbour.decision == "refuse"
     assert answer.decision == "cite" and answer.top is not None and answer.top.path == "ko/server.md"

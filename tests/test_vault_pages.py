@@ -367,4 +367,3 @@ def test_a_number_in_frontmatter_is_a_word_as_written() -> None:
 def test_a_field_named_in_chinese_is_a_line_of_the_page_at_its_own_line() -> None:
     page = parse_page("部署.md", "---\ntitle: 部署\n负责人: 张三\n---\nBody.\n")
     assert page.properties == [(3, "负责人: 张三")]
-

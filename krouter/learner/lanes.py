@@ -42,8 +42,9 @@ class LaneError(KRouterError):
 
 
 class LaneTimeout(LaneError):
-    """The model did not answer in the time it was given (a call's timeout, the run's budget): no sign
-    that the question itself is at fault."""
+    """The run's time budget ran out before the model answered (a call cut short by it, or none left):
+    no sign that the question itself is at fault. A call that had its whole own timeout and still did
+    not answer is a plain LaneError."""
 
 
 class Lane(Protocol):
@@ -132,7 +133,9 @@ class ApiLane:
         except anthropic.APIStatusError as exc:
             raise LaneError(f"model API answered HTTP {exc.status_code}") from exc
         except anthropic.APITimeoutError as exc:
-            raise LaneTimeout("model API timed out") from exc
+            if timeout < self._timeout:  # cut short by the run's budget
+                raise LaneTimeout("model API timed out in what was left of the run's budget") from exc
+            raise LaneError("model API timed out") from exc
         except anthropic.APIError as exc:
             raise LaneError(f"model API error: {type(exc).__name__}") from exc
         except Exception as exc:
@@ -234,7 +237,8 @@ class CommandLane:
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired as exc:
-                raise LaneTimeout(f"{self.name} lane timed out after {timeout:.0f}s") from exc
+                message = f"{self.name} lane timed out after {timeout:.0f}s"
+                raise (LaneTimeout if timeout < self.timeout else LaneError)(message) from exc
             finally:
                 # The command has ended (or is ended here); what it started goes too, and with it any
                 # hold on the pipes, so the readers reach their end.

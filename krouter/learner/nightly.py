@@ -146,8 +146,9 @@ def learn(
         since = weak_log.read_cursor(vid)
         entries = (item for path in weak_log.log_files() for _offset, item in querylog.read(path))
         weak, times = weak_log.weak_questions(entries, vid, since)
-        # Read in a dry run too, so it skips what a run would skip; written only by a run.
-        failed = weak_log.failed_runs(vid) if lane is not None else {}
+        # Read in a dry run too (with a lane or without), so it skips what a run would skip; written only
+        # by a run.
+        failed = weak_log.failed_runs(vid)
         lane_name, model = (lane.name, lane.model) if lane is not None else (NO_LANE, "-")
         report = LearnReport(run_id, str(root), lane_name, model, dry_run, log_entries=len(times))
         todo = weak[: max(max_questions, 0)]
@@ -267,7 +268,7 @@ def _run_batch(
         try:
             reply = lane.complete(SYSTEM, render(order, shown))
         except LaneTimeout as exc:
-            # Out of time is no fault of the questions: nothing is counted against them.
+            # The run's budget ran out: no fault of the questions, and nothing is counted against them.
             return all_as(UNCERTAIN, str(exc)), None
         except LaneError as exc:
             return all_as(UNCERTAIN, str(exc)), bool(replies)

@@ -31,6 +31,8 @@ _KO_ASKING = frozenset(
     "어디 언제 무엇 뭐 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
     "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
 )
+# Endings no noun ends in: cut even from a longer word the vault writes with them.
+_KO_NEVER_A_WORD_END = frozenset(e for e in _KO_ENDINGS if len(e) > 1) | {"은", "는", "을", "를"}
 # What turns a noun into a verb (사용 + 하 + 나요, 실행 + 되 + 나요): cut too, so the noun is what is looked for.
 _KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
 
@@ -51,11 +53,12 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
             stem = stem[: -len(ending)]
             break
-    # A word the vault holds as written is kept whole (게이트웨이 and 처리결과 end like particles), but for a
-    # noun of two syllables and its particle: a page writing 서버의 holds 버의, which is grammar, not
-    # content, and let a neighbour question match on it. (Bigrams cannot tell them apart: a stem's are
-    # always among its word's; most Korean nouns are two syllables.)
-    if whole and (stem == run or len(stem) != 2):
+    # A word the vault holds as written is kept whole (게이트웨이, 처리결과, 해상도, 민주주의 end like
+    # particles), but for a noun of two syllables and its particle, and for an ending no noun ends in
+    # (타임아웃은, 데이터를): a page writing 서버의 holds 버의, which is grammar, not content, and let a
+    # neighbour question match on it. (Bigrams cannot tell them apart: a stem's are always among its
+    # word's; most Korean nouns are two syllables.)
+    if whole and (stem == run or (len(stem) != 2 and run[len(stem) :] not in _KO_NEVER_A_WORD_END)):
         return char_bigrams(run)
     if stem in _KO_ASKING:
         return []
