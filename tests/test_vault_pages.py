@@ -367,3 +367,20 @@ def test_a_number_in_frontmatter_is_a_word_as_written() -> None:
 def test_a_field_named_in_chinese_is_a_line_of_the_page_at_its_own_line() -> None:
     page = parse_page("部署.md", "---\ntitle: 部署\n负责人: 张三\n---\nBody.\n")
     assert page.properties == [(3, "负责人: 张三")]
+
+
+def test_a_snippet_window_holds_every_matched_word_it_can_whole() -> None:
+    """The late commits' review: hits before a window's anchor were dropped from its count, one term's
+    many matches crowded out the others', and a word at a window's very end was cut off."""
+    from types import SimpleNamespace
+
+    from krouter.routing.citation import _around_matches
+
+    def unit(term: str) -> SimpleNamespace:
+        return SimpleNamespace(alts=((term,),), weight=1.0)
+
+    spread = "x" * 100 + "alpha" + "y" * 25 + "bravo" + "z" * 175 + "charlie" + "w" * 283
+    shown = _around_matches(spread, [unit("alpha"), unit("bravo"), unit("charlie")])
+    assert all(word in shown for word in ("alpha", "bravo", "charlie")), shown
+    crowded = "retry " * 2600 + "the deploy timeout is 90 seconds. " + "retry " * 2600
+    assert "deploy timeout" in _around_matches(crowded, [unit("retry"), unit("timeout")])

@@ -16,9 +16,9 @@ from krouter.tokens.terms import word_text
 from krouter.vault.page import file_lines
 
 SNIPPET_CHARS = 240
-# The matches of a line weighed for its snippet window: enough for any real line, and a bound on a line
-# of one word repeated for megabytes.
-_MAX_HITS = 5000
+# The matches of one term weighed for a line's snippet window: enough for any real line, and a bound on
+# a line of one word repeated for megabytes (per term, so that one term cannot crowd out the others).
+_MAX_HITS = 20000
 
 
 # A passage as a lookup reads it: (first line, the question's terms it holds).
@@ -194,32 +194,35 @@ def _around_matches(text: str, units: list[Unit]) -> str:
     hits: list[tuple[int, int, float]] = []  # (position, unit, weight)
     for i, u in enumerate(units):
         for term in {term for alt in u.alts for term in alt if term}:
-            at = low.find(term)
-            while at != -1 and len(hits) < _MAX_HITS:
+            at, taken = low.find(term), 0
+            while at != -1 and taken < _MAX_HITS:
                 hits.append((at, i, u.weight))
-                at = low.find(term, at + 1)
+                at, taken = low.find(term, at + 1), taken + 1
     hits.sort()
+    # A hit counts where its whole word fits: one at the window's very end was cut off (the review's
+    # "t" of "timeout").
+    reach = width - min(width // 2, max((len(t) for u in units for alt in u.alts for t in alt), default=0))
     # Windows opening a little before each hit (so its sentence reads from its start), weighed by the
-    # distinct units inside, slid along the hits in one pass (a sum per hit was quadratic: a 240 KB
-    # line of repeated words took seconds).
+    # distinct units inside, swept along the hits once: both ends move forward only (a sum per hit was
+    # quadratic: a 240 KB line of repeated words took seconds).
     start, best = 0, 0.0
     inside: dict[int, int] = {}
     weight_in = 0.0
-    right = 0
-    for left, (at, _i, _w) in enumerate(hits):
+    first = last = 0
+    for at, _i, _w in hits:
         s = max(0, min(at - 40, len(text) - width))
-        while right < len(hits) and hits[right][0] < s + width:
-            _p, i, w = hits[right]
-            if not inside.get(i):
-                weight_in += w
+        while last < len(hits) and hits[last][0] < s + reach:
+            _p, i, w = hits[last]
+            weight_in += w if not inside.get(i) else 0.0
             inside[i] = inside.get(i, 0) + 1
-            right += 1
+            last += 1
+        while hits[first][0] < s:
+            _p, i, w = hits[first]
+            inside[i] -= 1
+            weight_in -= w if not inside[i] else 0.0
+            first += 1
         if weight_in > best:
             start, best = s, weight_in
-        _p, i, w = hits[left]
-        inside[i] -= 1
-        if not inside[i]:
-            weight_in -= w
     if start > 0:
         space = text.find(" ", start, start + 20)
         start = space + 1 if space != -1 else start
