@@ -362,6 +362,9 @@ def test_a_number_in_frontmatter_is_a_word_as_written() -> None:
     was refused and one about 3.1 cited the page."""
     page = parse_page("API.md", "---\npython: 3.10 # pinned\nversions: [3.10, 3.11]\n---\nBody.\n")
     assert page.properties == [(2, "python: 3.10"), (3, "versions: 3.10, 3.11")]
+    # The late commits' review: a list going on below, a key written twice, an anchor and its alias.
+    odd = parse_page("B.md", "---\nv: [3.10,\n  3.11]\npy: 3.9\npy: 3.12\nbase: &x 2.5\nci: *x\n---\nBody.\n")
+    assert odd.properties == [(2, "v: 3.1, 3.11"), (5, "py: 3.12"), (6, "base: 2.5"), (7, "ci: 2.5")]
 
 
 def test_a_field_named_in_chinese_is_a_line_of_the_page_at_its_own_line() -> None:

@@ -126,6 +126,30 @@ def test_lookups_skip_the_walk_while_krouter_watch_runs(vault: Path, walks: list
         assert len(walks) > before
 
 
+def test_a_settings_change_is_pending_before_it_is_taken_as_read(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The late commits' review: the watcher took the new config.toml as read before marking the lease
+    dirty, and in between its own `fresh` said clean with the change not yet indexed."""
+    from krouter import config
+    from krouter.ops import vault_watcher
+
+    watcher = VaultWatcher(vault, debounce=0.05, index_path=tmp_path / "idx.sqlite3")
+    watcher.start()
+    try:
+        watcher.take()
+        watcher.indexed()
+        assert watcher.fresh
+        seen: list[bool] = []
+        monkeypatch.setattr(vault_watcher.log, "info", lambda *args: seen.append(watcher.fresh))
+        config.config_path().parent.mkdir(parents=True, exist_ok=True)
+        config.config_path().write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
+        watcher.wait(timeout=0.2)
+        assert seen and not any(seen)
+    finally:
+        watcher.stop()
+
+
 def test_settings_changed_under_a_clean_lease_are_not_trusted(vault: Path) -> None:
     """A cold review: an `ignore` line added to config.toml while `krouter watch` ran left the lease
     clean until the watcher's next look (~0.5 s), and `krouter ask` cited the page just ignored."""

@@ -190,9 +190,11 @@ class VaultWatcher:
         patterns may now exclude pages, or bring them back, anywhere in it."""
         now = _file_identity(config.config_path())
         if now != self._settings:
+            # Pending (the lease dirty) before the new settings are taken as read: the other way round,
+            # `fresh` saw a clean lease and matching settings with the change not yet indexed.
+            self._add_pending({"."})
             self._settings = now
             log.info("the settings changed: checking the whole vault")
-            self._add_pending({"."})
 
     def stop(self) -> None:
         """Stop the observer thread and wait for it (bounded)."""

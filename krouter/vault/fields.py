@@ -157,7 +157,8 @@ def properties(
     for n, line in enumerate(lines):
         m = top_field.match(line.rstrip("\r"))
         if m and line[:1] not in " \t":
-            first.setdefault(m.group(1).strip("\"'"), n)
+            # The last line of a key written twice: the one YAML read.
+            first[m.group(1).strip("\"'")] = n
     out = []
     for key, value in loaded.items():
         if field_key(str(key)) in _NOT_WORDS:
@@ -175,7 +176,7 @@ def properties(
             # A key the field pattern does not read (负责人): found by its own text at a line's start.
             n = next((i for i, line in enumerate(lines) if _starts_field(line, str(key))), None)
         written = _as_written(lines[n], top_field) if n is not None else ""
-        if written and any(isinstance(v, (int, float)) for v in items):
+        if written and any(isinstance(v, (int, float)) for v in items) and _same_values(written, items):
             # A number as the page writes it: YAML reads "python: 3.10" as the float 3.1.
             words = [written]
         out.append(((n or 0) + 2, f"{key}: {', '.join(words)}"))
@@ -195,3 +196,19 @@ def _as_written(line: str, top_field: re.Pattern[str]) -> str:
 def _starts_field(line: str, key: str) -> bool:
     rest = line[len(key) :].lstrip(" \t") if line.startswith(key) else ""
     return rest[:1] in (":", "\uff1a")
+
+
+def _same_values(written: str, items: list[object]) -> bool:
+    """Whether ``written`` (a value as the line writes it) holds exactly ``items``, item for item: not
+    an anchor or alias (&v 3.10), not a list that goes on below (``[3.10,``)."""
+    parts = [p.strip().strip("\"'") for p in written.split(",")]
+    if len(parts) != len(items):
+        return False
+    for part, item in zip(parts, items, strict=True):
+        try:
+            same = float(part) == float(item) if isinstance(item, (int, float)) else part == str(item)
+        except ValueError:
+            return False
+        if not same:
+            return False
+    return True
