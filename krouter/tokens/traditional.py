@@ -122,18 +122,17 @@ def _reaches(word: str, known: Callable[[str], bool]) -> bool:
     return any(all(map(known, terms)) for terms, _shown in bilingual.to_english(word))
 
 
-# A Simplified word has at most this many Traditional spellings tried (发 is 發 or 髮, 后 後 or 后).
-_MAX_SPELLINGS = 16
+# The vault lookups one word's Traditional spellings may cost (发 is 發 or 髮, 后 後 or 后; 面 stays 面).
+_MAX_LOOKUPS = 64
 
 
 def held_in_traditional(word: str, known: Callable[[str], bool]) -> str | None:
     """The Traditional spelling of a Simplified word that the vault holds when it does not hold the word
     as asked (备份 on notes that write 備份: most agents write Simplified, and a Taiwan or Hong Kong vault
-    is written in Traditional), or None. Each character may stand for several Traditional ones; at most
-    ``_MAX_SPELLINGS`` spellings are tried, all-Traditional first, and the first one a page holds is
-    taken."""
-    from itertools import product
-
+    is written in Traditional), or None. Each character may stand for several Traditional ones, or for
+    itself (面 of 面向對象): the spelling is built character by character, each next one only where the
+    vault holds the pair it makes with the one before (``known`` of two characters), so the search
+    follows the vault's own text, at most ``_MAX_LOOKUPS`` lookups."""
     from krouter.tokens import bilingual
 
     chars = sorted(set(_HAN_CHAR.findall(word)))
@@ -147,12 +146,24 @@ def held_in_traditional(word: str, known: Callable[[str], bool]) -> str | None:
     options: dict[str, list[str]] = defaultdict(list)
     for pair in rows:
         options[pair[0]].append(pair[1])
-    # Each character's Traditional forms first, so the spelling a Traditional vault writes (every
-    # character converted) is among the first tried, not past the bound.
     choices = [[*sorted(options.get(c, ())), c] for c in word]
-    for n, spelling in enumerate(map("".join, product(*choices))):
-        if n >= _MAX_SPELLINGS:
-            return None
-        if spelling != word and known(spelling):
-            return spelling
-    return None
+    budget = [_MAX_LOOKUPS]
+
+    def holds(text: str) -> bool:
+        budget[0] -= 1
+        return budget[0] >= 0 and known(text)
+
+    def extend(prefix: str) -> str | None:
+        if len(prefix) == len(word):
+            return prefix if prefix != word and (len(word) < 3 or holds(prefix)) else None
+        for option in choices[len(prefix)]:
+            if budget[0] <= 0:
+                return None
+            step = prefix[-1] + option if prefix else option
+            if (len(word) == 1 or prefix) and not holds(step):
+                continue
+            if found := extend(prefix + option):
+                return found
+        return None
+
+    return extend("")
