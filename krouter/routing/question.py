@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from krouter.index.store import Index
@@ -75,7 +74,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             # writes in Traditional characters (备份: 備份) is looked up as the vault writes it.
             if pairs := tuple(fallback_bigrams(qt.term)):
                 terms, rows = pairs, _holding(index, pairs)
-            if not rows and (written := traditional.held_in_traditional(qt.term, _by_word_or_pairs(index))):
+            if not rows and (written := traditional.held_in_traditional(qt.term, index.has_term)):
                 terms = (written,) if index.has_term(written) else tuple(fallback_bigrams(written))
                 rows = _holding(index, terms)
         elif not rows and number_parts(qt.term):
@@ -175,16 +174,6 @@ class _Halves(dict[tuple[int, int, int], tuple[float, float, float]]):
         half = TRANSLATION_TF
         found = self[tfs] = (tfs[0] * half, tfs[1] * half, tfs[2] * half)
         return found
-
-
-def _by_word_or_pairs(index: Index) -> Callable[[str], bool]:
-    """Whether the vault holds a CJK word, as a word or as its every bigram (``fallback_bigrams``)."""
-
-    def held(word: str) -> bool:
-        pairs = fallback_bigrams(word)
-        return index.has_term(word) or (bool(pairs) and all(map(index.has_term, pairs)))
-
-    return held
 
 
 def _holding(index: Index, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:

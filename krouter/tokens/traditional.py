@@ -131,8 +131,9 @@ def held_in_traditional(word: str, known: Callable[[str], bool]) -> str | None:
     as asked (备份 on notes that write 備份: most agents write Simplified, and a Taiwan or Hong Kong vault
     is written in Traditional), or None. Each character may stand for several Traditional ones, or for
     itself (面 of 面向對象): the spelling is built character by character, each next one only where the
-    vault holds the pair it makes with the one before (``known`` of two characters), so the search
-    follows the vault's own text, at most ``_MAX_LOOKUPS`` lookups."""
+    vault holds the pair it makes with the one before (``known``: whether the index holds a term), so
+    the search follows the vault's own text, at most ``_MAX_LOOKUPS`` lookups; the spelling found is
+    held whole, or by its every bigram."""
     from krouter.tokens import bilingual
 
     chars = sorted(set(_HAN_CHAR.findall(word)))
@@ -155,7 +156,8 @@ def held_in_traditional(word: str, known: Callable[[str], bool]) -> str | None:
 
     def extend(prefix: str) -> str | None:
         if len(prefix) == len(word):
-            return prefix if prefix != word and (len(word) < 3 or holds(prefix)) else None
+            # Every pair of it was found on the way (a one-character word, the character itself).
+            return prefix if prefix != word else None
         for option in choices[len(prefix)]:
             if budget[0] <= 0:
                 return None
