@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 
 # Statuses that mean "this page was replaced or abandoned": never cited. "superceded" is how the word
@@ -59,6 +60,8 @@ PROMISE_REPLACEMENT = frozenset(
     {"superseded", "superceded", "replaced", "已替代", "已取代", "已被取代", "已被替代"}
 )
 _HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), key=len, reverse=True))
+# Where a line ends, as editors count lines (vault.page.file_lines): \n, \r\n or a lone \r.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STATUS_WORD = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")
 
@@ -82,17 +85,23 @@ def fields_by_key(meta: dict[str, object]) -> dict[str, list[object]]:
     return out
 
 
-def repeated_fields(fm_text: str, top_field: re.Pattern[str], wanted: Iterable[str]) -> list[str]:
-    """The ``wanted`` fields whose ``key:`` line (``top_field``) starts two lines of the frontmatter at
-    its own indentation (usually none): YAML reads only the last of them."""
-    wanted = set(wanted)
-    seen: dict[str, int] = {}
-    for line in fm_text.splitlines():
+def top_fields(fm_text: str, top_field: re.Pattern[str]) -> list[tuple[int, str, str]]:
+    """The frontmatter's top-level ``key: value`` lines (``top_field`` at no indentation): (line index,
+    key as written, value as written)."""
+    out = []
+    for n, line in enumerate(_LINE_BREAK.split(fm_text)):
         m = top_field.match(line)
-        # The key as written: two spellings (Status, status) are two keys to YAML, both read already.
-        if m and line[:1] not in " \t" and field_key(m.group(1)) in wanted:
-            written = m.group(1).strip("\"'")
-            seen[written] = seen.get(written, 0) + 1
+        if m and line[:1] not in " \t":
+            out.append((n, m.group(1).strip("\"'"), m.group(2) or ""))
+    return out
+
+
+def repeated_fields(lines: list[tuple[int, str, str]], wanted: Iterable[str]) -> list[str]:
+    """The ``wanted`` fields whose key starts two of the frontmatter's ``lines`` (``top_fields``): YAML
+    reads only the last of them."""
+    wanted = set(wanted)
+    # The key as written: two spellings (Status, status) are two keys to YAML, both read already.
+    seen = Counter(key for _n, key, _v in lines if field_key(key) in wanted)
     return sorted({field_key(k) for k, n in seen.items() if n > 1})
 
 
@@ -145,20 +154,16 @@ _NOT_WORDS = frozenset(
 
 
 def properties(
-    loaded: dict[object, object], fm_text: str, top_field: re.Pattern[str]
+    loaded: dict[object, object], fm_text: str, lines: list[tuple[int, str, str]]
 ) -> list[tuple[int, str]]:
     """The page's other fields as lines of words, each with its line in the file (frontmatter opens on
     line 1): ``owner: Gwendolyn Harper``, ``hostname: ci-runner-07``. Obsidian's properties hold facts a
     question asks about; unindexed, the receipt said "the vault never mentions 'gwendolyn'" of a vault
     that does. Text and numbers only, a list's items joined; dates, flags and nested maps are about
-    the note, not what it says."""
-    lines = fm_text.split("\n")
-    first: dict[str, int] = {}
-    for n, line in enumerate(lines):
-        m = top_field.match(line.rstrip("\r"))
-        if m and line[:1] not in " \t":
-            # The last line of a key written twice: the one YAML read.
-            first[m.group(1).strip("\"'")] = n
+    the note, not what it says. ``lines`` are the frontmatter's ``top_fields``."""
+    # The last line of a key written twice: the one YAML read.
+    where = {key: (n, value) for n, key, value in lines}
+    text_lines = _LINE_BREAK.split(fm_text)
     out = []
     for key, value in loaded.items():
         if field_key(str(key)) in _NOT_WORDS:
@@ -171,11 +176,11 @@ def properties(
         ]
         if not words or any(isinstance(v, (_dt.date, _dt.time)) for v in items):
             continue
-        n = first.get(str(key))
+        n, raw = where.get(str(key), (None, ""))
         if n is None:
             # A key the field pattern does not read (负责人): found by its own text at a line's start.
-            n = next((i for i, line in enumerate(lines) if _starts_field(line, str(key))), None)
-        written = _as_written(lines[n], top_field) if n is not None else ""
+            n = next((i for i, line in enumerate(text_lines) if _starts_field(line, str(key))), None)
+        written = _as_written(raw)
         if written and any(isinstance(v, (int, float)) for v in items) and _same_values(written, items):
             # A number as the page writes it: YAML reads "python: 3.10" as the float 3.1.
             words = [written]
@@ -183,11 +188,10 @@ def properties(
     return sorted(out)
 
 
-def _as_written(line: str, top_field: re.Pattern[str]) -> str:
-    """A field line's value as written: after the colon, without a trailing comment, quotes or the
-    brackets of an inline list ("" for a value on the lines below)."""
-    m = top_field.match(line.rstrip("\r"))
-    value = re.sub(r"\s+#.*$", "", (m.group(2) or "") if m else "").strip()
+def _as_written(raw: str) -> str:
+    """A field's value as its line writes it: without a trailing comment, quotes or the brackets of an
+    inline list ("" for a value on the lines below)."""
+    value = re.sub(r"\s+#.*$", "", raw).strip()
     if value.startswith("[") and value.endswith("]"):
         value = value[1:-1]
     return value.strip().strip("\"'")

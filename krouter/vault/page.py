@@ -24,6 +24,7 @@ from krouter.vault.fields import (
     properties,
     repeated_fields,
     status_of,
+    top_fields,
 )
 from krouter.vault.links import split_links
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
@@ -279,8 +280,9 @@ def parse_page(rel_path: str, text: str) -> Page:
             fields = _salvage(fm_text)
         else:
             fields = fields_by_key(meta)
-            props = properties(loaded, fm_text, _TOP_FIELD) if loaded else []
-            if repeated := repeated_fields(fm_text, _TOP_FIELD, _SALVAGED):
+            lines = top_fields(fm_text, _TOP_FIELD)
+            props = properties(loaded, fm_text, lines) if loaded else []
+            if repeated := repeated_fields(lines, _SALVAGED):
                 # YAML keeps a key's last value; a status written twice counts under every value, as
                 # two spellings of it do, so a "status: current" left below "superseded" is no way back.
                 salvaged = _salvage(fm_text)
