@@ -94,7 +94,7 @@ class VaultWatcher:
         # another folder, which the observer does not watch (its inode number may be the old one's).
         self._folder: tuple[int, int] | None = None
         self._lost = False
-        # A folder made, moved or deleted inside the vault since the last look (see _follow_folders).
+        # A page folder moved or deleted inside the vault since the last look (see _follow_folders).
         self._folders_moved = False
         # config.toml as last seen ((mtime, size, inode) or None): its ``ignore`` patterns apply to every
         # vault, and the file lives outside this one, so it is looked at rather than watched.
