@@ -210,7 +210,8 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
             given[field] = Path(value).expanduser() if value else None
         else:
             given[field] = tuple(value) if isinstance(value, list) else value
-    unknown = data.keys() - {check[0] for check in _CHECKS}
+    names = [check[0] for check in _CHECKS]
+    unknown = data.keys() - set(names)
     if unknown:
         import difflib
 
@@ -218,7 +219,7 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
             # One letter or two off a setting ("query_logs = false") is that setting misspelt: the
             # default stayed in force, and questions were logged. Other keys (a table of the user's
             # own) are left alone.
-            near = difflib.get_close_matches(key, [check[0] for check in _CHECKS], n=1, cutoff=0.8)
+            near = difflib.get_close_matches(key, names, n=1, cutoff=0.8)
             if near:
                 problems[key] = (
                     f"{path}: unknown setting {key!r} (did you mean {near[0]!r}?); rename that line"
