@@ -316,3 +316,46 @@ def test_a_read_cut_short_says_where_it_stopped(tmp_path: Path) -> None:
     assert "cut at 60000 characters, in line 2; pass start_line=3 for what follows" in cut
     assert "in line 1 (that line alone is longer" in one
     assert on == "the narwhal budget is 400\n"
+
+
+def test_an_argument_the_tool_does_not_take_is_refused_by_name(vault: Path) -> None:
+    """A cold review: the SDK dropped unknown arguments silently, so an agent writing `phrasing` for
+    `phrasings` got an answer to the bare question and never learnt its translation went unread."""
+
+    async def session() -> dict[str, Any]:
+        with anyio.fail_after(60):
+            async with Client(server_params(vault), read_timeout_seconds=30) as client:
+                return {
+                    "tools": {t.name: t for t in (await client.list_tools()).tools},
+                    "phrasing": await client.call_tool(
+                        "krouter_ask", {"question": "主数据库是什么", "phrasing": ["primary database"]}
+                    ),
+                    "page": await client.call_tool("krouter_read", {"page": "Decisions/Primary database.md"}),
+                    "status": await client.call_tool("krouter_status", {"verbose": True}),
+                    "two": await client.call_tool(
+                        "krouter_ask", {"question": "which database", "kk": 2, "zzzz": 1}
+                    ),
+                    "fine": await client.call_tool(
+                        "krouter_ask", {"question": "主数据库是什么", "phrasings": ["primary database"]}
+                    ),
+                }
+
+    got = anyio.run(session)
+    for tool in got["tools"].values():
+        assert tool.input_schema["additionalProperties"] is False, tool.name
+    assert got["phrasing"].is_error
+    assert text_of(got["phrasing"]) == (
+        "krouter_ask has no argument 'phrasing' (did you mean 'phrasings'?); nothing was done. "
+        "Its arguments: question, k, phrasings."
+    )
+    # The missing path is not what the agent is told about: the argument it misnamed is, with the
+    # ones the tool takes (no guess when no name is close).
+    assert text_of(got["page"]) == (
+        "krouter_read has no argument 'page'; nothing was done. Its arguments: path, start_line, end_line."
+    )
+    assert (
+        text_of(got["status"])
+        == "krouter_status has no argument 'verbose'; nothing was done. Its arguments: none."
+    )
+    assert "no arguments 'kk' (did you mean 'k'?), 'zzzz';" in text_of(got["two"])
+    assert structured(got["fine"])["decision"] == "cite"
