@@ -35,7 +35,7 @@ def test_the_mcp_sdk_is_imported_by_the_tool_definitions_alone() -> None:
             for n in ast.parse(path.read_text(encoding="utf-8")).body
         )
     )
-    assert sdk_users == ["krouter.agents.mcp.tools"]
+    assert sdk_users == ["krouter.agents.mcp.strict", "krouter.agents.mcp.tools"]
 
 
 def test_moved_modules_leave_no_alias_behind() -> None:
