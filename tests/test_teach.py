@@ -512,3 +512,17 @@ def test_a_path_longer_than_any_page_s_is_refused_and_neither_logged_nor_echoed_
     assert result.reason == f"the path is {len(long_path)} characters long; at most 1024"
     assert len(json.dumps(result.to_dict())) < 2_000
     assert learn_journal.outcomes_path().stat().st_size < 4_000
+
+
+def test_a_quote_shares_a_korean_or_katakana_word_it_holds_by_its_bigrams() -> None:
+    """A Korean word of three syllables, and a katakana word, are one unit of the question, but a quote
+    indexes them as bigrams: the check that the quote shares a content word never saw them."""
+    from krouter.learner.verify import shared_words
+
+    assert shared_words("결제 서버의 타임아웃은 30초입니다.", "결제 서버 타임아웃 몇 초?") == [
+        "결제",
+        "서버",
+        "타임아웃",
+    ]
+    assert "サーバー" in shared_words("サーバーの再起動は毎週月曜日です。", "サーバーはいつ再起動しますか")
+    assert shared_words("로그 서버의 포트는 5140입니다.", "타임아웃은?") == []

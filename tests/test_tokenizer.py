@@ -252,7 +252,8 @@ def test_a_not_a_that_is_a_stop_word_leaves_the_cut_around_it_alone(tmp_path: Pa
 
 
 def test_korean_question_drops_particles_endings_and_asking_words() -> None:
-    assert q("회의실은 어디예요?") == ["회의", "의실"]
+    # A word is one unit (found by its bigrams on one page), not its bigrams.
+    assert q("회의실은 어디예요?") == ["회의실"]
     assert q("우리는 어떤 서버를 사용하나요?") == ["서버", "사용"]
     assert q("휴가 며칠?") == ["휴가"]  # 휴가 ends like the particle 가 but is the word asked about
 
@@ -326,18 +327,52 @@ def test_a_korean_particle_the_page_also_writes_is_not_content(tmp_path: Path) -
     with Router(vault) as router:
         router.refresh()
         timeout_terms = [t.text for t in query_terms("타임아웃은 몇 초", known=router.index.has_term)]
-    assert "웃은" not in timeout_terms and "아웃" in timeout_terms
+    assert timeout_terms == ["타임아웃"]
     assert particle == ["api", "포트"]
     assert neighbour.decision == "refuse"
     assert answer.decision == "cite" and answer.top is not None and answer.top.path == "ko/server.md"
 
 
+def test_a_long_korean_word_weighs_one_word_not_its_bigrams(tmp_path: Path) -> None:
+    """A cold review: 타임아웃 was three units (타임, 임아, 아웃) against the one word 로그 the payment
+    page lacked, so "the log server's timeout" was cited on the payment server's page."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "pay.md": "# 결제 서버\n\n결제 서버의 타임아웃은 30초입니다. 재시도는 세 번까지 합니다.\n",
+            "log.md": "# 로그 서버\n\n로그 서버의 포트는 5140입니다. 보관 기간은 90일입니다.\n",
+        },
+    )
+    with Router(vault) as router:
+        log = router.ask("로그 서버 타임아웃은 몇 초예요?")
+        mail = router.ask("메일 서버 타임아웃은 몇 초예요?")
+        pay = router.ask("결제 서버 타임아웃은 몇 초예요?")
+        glued = router.ask("결제서버 타임아웃은?")
+    assert log.decision == "refuse" and mail.decision == "refuse"
+    closest = mail.candidates[0]
+    assert closest.path == "pay.md" and closest.missing == ["메일"] and "타임아웃" in closest.matched
+    assert pay.decision == "cite" and pay.top is not None and pay.top.path == "pay.md"
+    assert pay.top.matched == ["결제", "서버", "타임아웃"]
+    assert glued.decision == "cite" and glued.top is not None and glued.top.path == "pay.md"
+
+
 def test_korean_compound_keeps_a_last_word_the_vault_holds(tmp_path: Path) -> None:
-    vault = make_vault(tmp_path, {"ko.md": "# 성능\n\n응답 속도 개선 계획과 자연 재해 대비.\n"})
+    vault = make_vault(
+        tmp_path,
+        {
+            "ko.md": "# 성능\n\n응답 속도 개선 계획과 자연 재해 대비.\n",
+            "other.md": "# 배포\n\n배포는 화요일에 합니다.\n",
+        },
+    )
     with Router(vault) as router:
         router.refresh()
         terms = {t.text for t in query_terms("응답속도 개선? 자연재해 대비는?", known=router.index.has_term)}
-    assert {"속도", "재해", "개선"} <= terms
+        # A compound no page writes whole is the words pages write apart (응답속도: 응답 속도).
+        receipt = router.ask("응답속도 개선? 자연재해 대비는?")
+    assert {"응답속도", "개선"} <= terms
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "ko.md"
+    assert {"응답", "속도", "자연", "재해", "개선"} <= set(receipt.top.matched)
+    assert receipt.top.missing == []
 
 
 def test_common_abbreviations_reach_the_long_form_and_back(tmp_path: Path) -> None:

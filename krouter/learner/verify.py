@@ -89,7 +89,16 @@ def is_sentence(quote: str) -> bool:
 def shared_words(quote: str, question: str) -> list[str]:
     """The question's content words (as the router looks them up) that the quote also holds."""
     quote_terms = set(index_terms(quote))
-    return [qt.text for qt in query_terms(question) if qt.term in quote_terms]
+    return [qt.text for qt in query_terms(question) if _text_holds(quote_terms, qt.term)]
+
+
+def _text_holds(terms: set[str], term: str) -> bool:
+    # A CJK word the text does not hold as a word may hold it by its bigrams, as the router finds it
+    # (a Korean or katakana word is always looked up so: pages index those scripts as bigrams).
+    if term in terms:
+        return True
+    grams = fallback_bigrams(term) if is_cjk(term) else []
+    return bool(grams) and all(gram in terms for gram in grams)
 
 
 # ----- candidates -----------------------------------------------------------------------------------

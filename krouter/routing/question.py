@@ -16,7 +16,8 @@ from krouter.routing.tables import Tables
 from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese, traditional
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.compounds import CLOSED
-from krouter.tokens.scripts import is_cjk
+from krouter.tokens.japanese_korean import korean_words
+from krouter.tokens.scripts import HANGUL, HAS_HANGUL, char_bigrams, is_cjk
 from krouter.tokens.terms import AMOUNT, QueryTerm, english_terms, number_parts, query_terms
 
 # A page that holds a question word only through a translation counts it at this share of its term
@@ -30,8 +31,8 @@ UNSEEN_CHARACTER_SHARE = 0.5
 # A question word keeps at most this many of its translations the vault holds (the dictionary's commonest
 # senses first): later senses are rarer readings, and each one is a posting list to merge per question.
 HELD_TRANSLATIONS = 3
-# A question's katakana word (one unit, looked up by its bigrams: D52), as the query terms hold it.
-_KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]{3,}")
+# A question's katakana or Hangul word (one unit, looked up by its bigrams: D52), as the query terms hold it.
+_BIGRAM_WORD = re.compile(rf"[\u30a0-\u30ff\u31f0-\u31ff]{{3,}}|[{HANGUL}]{{3,}}")
 
 
 @dataclass
@@ -63,7 +64,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     """The content units of ``question`` with their postings in ``index``."""
     units: list[Unit] = []
     n = t.n_pages
-    asked = query_terms(question, known=index.has_term)
+    asked = _korean_compounds(query_terms(question, known=index.has_term), index)
     names = _pinyin_names(asked, question, index) if t.has_han else {}
     for i, qt in enumerate(asked):
         terms: tuple[str, ...] = (qt.term,)
@@ -108,14 +109,32 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         weight = math.log(1 + (n - own_df + 0.5) / (own_df + 0.5)) if n else 1.0
         if own_df == 0 and len(qt.term) == 1 and is_cjk(qt.term):
             weight *= UNSEEN_CHARACTER_SHARE
-        elif df == 0 and len(terms) > 1 and _KATAKANA_WORD.fullmatch(qt.term):
+        elif df == 0 and len(terms) > 1 and _BIGRAM_WORD.fullmatch(qt.term):
             # A katakana word no page holds weighs what its bigrams did before it was one unit: a
             # Japanese question's kanji compound counts as its overlapping bigrams (設定方法: three), and
             # one missing word against them let the printer page answer "how do I set up the scanner?"
-            # (スキャナー) at 0.63. The receipt still names the one word.
+            # (スキャナー) at 0.63. The receipt still names the one word. So does a Hangul word no page
+            # holds (플레이스토어: "how long does Play Store review take" was cited on an SMS vendor's
+            # template review); one a page holds counts once (타임아웃, against 로그 the page lacks).
             weight *= len(terms)
         units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
     return units
+
+
+def _korean_compounds(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
+    """The question's terms, a Hangul compound no page holds whole (인증서버) cut into the words pages
+    write apart (인증 서버): as one unit it would be missing from the page that writes both."""
+    out: list[QueryTerm] = []
+    for qt in asked:
+        words = None
+        if (
+            len(qt.term) > 2
+            and HAS_HANGUL.match(qt.term)
+            and not _holding(index, tuple(char_bigrams(qt.term)))
+        ):
+            words = korean_words(qt.term, lambda piece: bool(_holding(index, tuple(char_bigrams(piece)))))
+        out.extend(QueryTerm(word, word) for word in words) if words else out.append(qt)
+    return out
 
 
 def _closed_forms(qt: QueryTerm, marked: bool) -> list[tuple[str, ...]]:

@@ -38,9 +38,11 @@ _KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
 
 
 def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
-    """The content bigrams of a Hangul word in a question: its particle or ending cut off, then a
+    """The content of a Hangul word in a question: the word, its particle or ending cut off, then a
     verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as
-    written is kept whole."""
+    written is kept whole. The word is one unit, which the lookup finds by its bigrams on one page:
+    as bigrams, 타임아웃 weighed three words against the one word 로그 the page lacked, and "the log
+    server's timeout" was cited on the payment server's page (a cold review)."""
     holds = known or _holds_nothing
     if run in _KO_ASKING or run in _KO_ENDINGS:
         return []  # a question word, or a particle alone (API의, after a Latin word)
@@ -59,12 +61,28 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     # neighbour question match on it. (Bigrams cannot tell them apart: a stem's are always among its
     # word's; most Korean nouns are two syllables.)
     if whole and (stem == run or (len(stem) != 2 and run[len(stem) :] not in _KO_NEVER_A_WORD_END)):
-        return char_bigrams(run)
+        return [run]
     if stem in _KO_ASKING:
         return []
     if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
         stem = stem[:-1]
-    return _content_grams(stem, holds)
+    return [stem] if len(stem) > 1 else _content_grams(stem, holds)
+
+
+def korean_words(word: str, held: Callable[[str], bool]) -> list[str] | None:
+    """A Hangul compound no page holds whole, as the fewest words of two or more syllables that pages
+    hold (인증서버: 인증 + 서버, where pages write 인증 서버); None when it cannot be cut so. ``held``
+    tells whether some page holds a piece (all its bigrams on one page)."""
+    best: dict[int, list[str] | None] = {len(word): []}
+    for start in range(len(word) - 2, -1, -1):
+        options = [
+            [word[start:end], *rest]
+            for end in range(len(word), start + 1, -1)
+            if (rest := best.get(end)) is not None and held(word[start:end])
+        ]
+        best[start] = min(options, key=len) if options else None
+    cut = best.get(0)
+    return cut if cut and len(cut) > 1 else None
 
 
 def japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:

@@ -54,7 +54,7 @@ from krouter.tokens.stopwords import CHINESE, ENGLISH
 # 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
 # 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i;
 # a name glued to its version (Redis7.0) is the name and the version; a kanji beside kana indexed alone.
-TOKENIZER_VERSION = "21"
+TOKENIZER_VERSION = "22"
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
 # points. Python's \w leaves them out, which cut "हिन्दी" into "ह", "न", "द" and most Hindi, Thai,
