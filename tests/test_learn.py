@@ -968,3 +968,22 @@ def test_a_log_entry_stamped_in_the_future_does_not_hide_later_questions(vault: 
     log_weak(vault, MERGE_Q)
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     assert MERGE_Q in [o.question for o in report.outcomes], report.to_text()
+
+
+def test_undoing_a_run_again_leaves_a_trigger_the_owner_wrote_since(vault: Path) -> None:
+    """A cold review: after an undo, the owner wrote the same trigger by hand; a second undo of the run
+    took the owner's line out and said the page was restored byte for byte."""
+    log_weak(vault, MERGE_Q)
+    report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    page = vault / CODE_REVIEW
+    assert CliRunner().invoke(app, ["learn", "--undo", report.run_id]).exit_code == 0
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("---\n", f"---\ntriggers:\n  - {json.dumps(MERGE_Q)}\n", 1),
+        encoding="utf-8",
+    )
+    mine = page.read_bytes()
+    assert MERGE_Q in parse_page(CODE_REVIEW, mine.decode()).triggers
+    again = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert again.exit_code == 0 and "undone already" in again.output, again.output
+    assert "restored byte for byte" not in again.output
+    assert page.read_bytes() == mine

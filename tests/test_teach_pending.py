@@ -234,6 +234,45 @@ def test_a_trigger_the_owner_undid_is_not_taught_again(vault: Path) -> None:
     assert report.outcomes[0].status != LEARNED and snapshot(vault) == before
 
 
+def test_the_owner_s_no_holds_for_the_question_asked_again_with_other_punctuation(vault: Path) -> None:
+    """A cold review: a rejected pick came back held, then written by the nightly model's agreement, when
+    the agent taught the same question with a question mark added or dropped; and after an undo, too."""
+    before = snapshot(vault)
+    pid = teach_lib(vault).pending_id
+    assert pid and cli(vault, "learn", "--reject", pid)[0] == 0
+    for variant in ("How many sign-offs does a merge need", "how many sign-offs does a merge need ?"):
+        again = teach_lib(vault, question=variant)
+        assert again.pending_id is None and "the owner rejected this pick before" in again.reason, variant
+        log_weak(vault, variant)
+    report = nightly.learn(vault, picking({v: (CODE_REVIEW, GOOD_QUOTE) for v in (MERGE_Q[:-1], MERGE_Q)}))
+    assert all(o.status != LEARNED for o in report.outcomes)
+    assert snapshot(vault) == before
+
+
+def test_a_trigger_the_owner_undid_is_not_taught_again_in_other_words(vault: Path) -> None:
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    before = snapshot(vault)
+    first = teach_lib(vault)
+    assert first.taught and first.run_id
+    assert CliRunner().invoke(app, ["learn", "--undo", first.run_id]).exit_code == 0
+    again = teach_lib(vault, question="how many sign-offs does a merge need, please")
+    assert not again.taught and "the owner undid this trigger before" in again.reason
+    assert snapshot(vault) == before
+
+
+def test_an_agent_s_hold_confirms_nothing_once_agent_teaching_is_turned_off(vault: Path) -> None:
+    """A cold review: an agent's pick held before the owner turned agent teaching off was written by the
+    next nightly run's agreement, with nothing in the list saying an agent taught it."""
+    before = snapshot(vault)
+    assert teach_lib(vault).pending_id
+    config.config_path().write_text("agent_teaching = false\n", encoding="utf-8")
+    log_weak(vault, MERGE_Q)
+    report = nightly.learn(vault, picking({MERGE_Q: (CODE_REVIEW, GOOD_QUOTE)}))
+    [outcome] = report.outcomes
+    assert outcome.status == PENDING and "held until a second source agrees" in outcome.reason
+    assert snapshot(vault) == before
+
+
 def test_accept_checks_the_pick_again_and_keeps_it_pending_when_the_quote_is_gone(vault: Path) -> None:
     pid = teach_lib(vault).pending_id
     assert pid

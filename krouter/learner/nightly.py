@@ -202,7 +202,9 @@ def learn(
                     for q, cands in batch
                 )
                 continue
-            outcomes, answered = _run_batch(router, lane, batch, ignore, run_id, dry_run, held)
+            outcomes, answered = _run_batch(
+                router, lane, batch, ignore, run_id, dry_run, held, cfg.agent_teaching
+            )
             report.outcomes.extend(outcomes)
             if answered is not None:
                 (alone if len(batch) == 1 else batched).update(q for q, _ in batch)
@@ -238,6 +240,7 @@ def _run_batch(
     run_id: str,
     dry_run: bool,
     held: bool,
+    agents: bool,
 ) -> tuple[list[Outcome], bool | None]:
     """Ask the model about one batch (twice, in two orders) and apply its picks; and whether the model
     replied at all (text came back, usable or not), None when it ran out of time (nothing to count)."""
@@ -308,7 +311,7 @@ def _run_batch(
             reason = "the model says no candidate answers"
             out.append(Outcome(question, NO_PAGE, reason=reason, candidates=cand_paths))
             continue
-        out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run, held))
+        out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run, held, agents))
     return out, True
 
 
@@ -322,8 +325,10 @@ def _apply(
     lane: Lane,
     dry_run: bool,
     held: bool,
+    agents: bool,
 ) -> Outcome:
-    """Check one pick, then write it, or hold it (``held``) unless an agent's hold is its second source."""
+    """Check one pick, then write it, or hold it (``held``) unless an agent's hold is its second source
+    (while ``agents``: agent teaching is on)."""
     root = router.root
     cand_paths = [c.path for c in cands]
     outcome = Outcome(question, REJECTED, page=prop.page, quote=prop.quote, candidates=cand_paths)
@@ -341,8 +346,12 @@ def _apply(
         return outcome
     record: dict[str, object] = {"quote": prop.quote, "lane": lane.name, "model": lane.model}
     # An agent's held pick of this page for this question, quoting the same passage, is a second source.
-    agent, apart = pending.second_source(
-        root, question, prop.page, pending.AGENT, prop.quote or "", page.text
+    # With agent teaching turned off, an agent's hold made before is no second source (a cold review:
+    # the next nightly run wrote it, against SECURITY.md's "calls then write nothing").
+    agent, apart = (
+        pending.second_source(root, question, prop.page, pending.AGENT, prop.quote or "", page.text)
+        if agents
+        else (None, "")
     )
     if agent is not None:
         record["pending_id"] = agent["pending"]

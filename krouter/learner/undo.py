@@ -36,6 +36,10 @@ REMOVED = "removed"
 REWOUND = "rewound"
 # Nothing to undo: the page, or the trigger on it, is gone already.
 GONE = "gone"
+UNDONE_ALREADY = (
+    "the run was undone already: left alone (the trigger on the page now, if any, was written since; "
+    "remove it by hand if it is not wanted)"
+)
 # What a run id may look like (``journal.new_run_id`` makes "20250101T000000Z-1a2b3c"): an empty or
 # blank one (an unset variable in a script) must never be taken for "no --undo" and start a run.
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
@@ -87,9 +91,15 @@ def _undo_run(run_id: str, moved: dict[str, list[str]]) -> LearnReport:
     if not entries:
         raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
     report = LearnReport(run_id, str(entries[0].get("vault", "")), "undo", "", dry_run=False)
+    again = run_id in undone_runs()
     for e in reversed(entries):
         o = Outcome(str(e.get("trigger", "")), SKIPPED, page=str(e["page"]))
         report.outcomes.append(o)
+        if again:
+            # Its trigger on a page now was put there since, by hand or by another run: undoing the run
+            # again took out the owner's own line and called it a restore (a cold review).
+            o.status, o.reason = "unchanged", UNDONE_ALREADY
+            continue
         undo_entry(e, o, moved.get(str(e["key"])))
         if e.get("taken_back") and o.status in {GONE, "unchanged"}:
             # Undone as it was written; asking it again here also covers a crash between the page's
