@@ -52,6 +52,21 @@ def test_a_translation_lets_an_english_question_cite_a_chinese_page(tmp_path: Pa
     assert "decided by the phrasing" in receipt.to_text()
 
 
+def test_a_phrasing_s_citation_lists_the_question_s_own_words_the_page_lacks(tmp_path: Path) -> None:
+    """A cold review: a rewording that dropped what was asked about was cited with "missing: -" (the
+    phrasing's words only), hiding the line an agent reads to tell a neighbour page."""
+    with Router(_vault(tmp_path)) as router:
+        receipt = router.ask(
+            "what retry budget does the payments API have for webhooks",
+            also=["payments API timeout retries"],
+        )
+    assert receipt.decision == "cite" and receipt.phrasing == "payments API timeout retries"
+    assert receipt.top is not None and receipt.top.path == "Runbooks/Payments API timeouts.md"
+    assert "webhooks" in receipt.top.missing and "budget" in receipt.top.missing
+    assert "payments" not in receipt.top.missing
+    assert "webhooks" in receipt.to_text().split("missing:", 1)[1].splitlines()[0]
+
+
 def test_phrasings_that_lead_to_different_pages_refuse(tmp_path: Path) -> None:
     with Router(_vault(tmp_path)) as router:
         receipt = router.ask("数据相关的配置", also=["主数据库用的是什么", "消息队列用的是什么"])

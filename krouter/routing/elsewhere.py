@@ -263,6 +263,13 @@ def _known(term: str) -> bool:
     return bool(bilingual.to_english(term) if is_cjk(term) else bilingual.to_chinese(term))
 
 
+def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str]:
+    """The question's words (as shown, in its order) that the page at ``path`` does not hold by any
+    route (``held_words``)."""
+    held = held_words(question, path, index, t)
+    return [u.text for u in question_units(question, index, t) if u.text not in held]
+
+
 def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:
     """The question's words (as shown) that the page at ``path``, or a replaced page leading to it,
     holds in its title, aliases, tags, path or text, by any route (db→database, a translation).

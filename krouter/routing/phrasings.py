@@ -209,6 +209,21 @@ def vetoed(chosen: Receipt, why: str) -> Receipt:
     )
 
 
+def with_question_lacking(chosen: Receipt, lacking: Sequence[str]) -> Receipt:
+    """A phrasing's citation with the question's own words the page lacks among its missing words: the
+    phrasing's receipt listed only the phrasing's, so a rewording that dropped what was asked about (the
+    on-call stipend as "on-call rotation") was cited with "missing: -", hiding the one line an agent
+    reads to tell a neighbour (a cold review)."""
+    top = chosen.top
+    if top is None:
+        return chosen
+    extra = [w for w in lacking if w not in top.missing and w not in top.matched]
+    if not extra:
+        return chosen
+    cited = replace(top, missing=[*top.missing, *extra])
+    return replace(chosen, candidates=[cited, *chosen.candidates[1:]])
+
+
 def _route(text: str, receipt: Receipt) -> Route:
     closest = receipt.closest
     return Route(

@@ -23,7 +23,7 @@ from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, vectors
 from krouter.routing.decision import DEFAULT_FLOOR, decide
-from krouter.routing.elsewhere import held_words, holds_none, names_against, trigger_blocker
+from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.tokens import traditional
@@ -300,6 +300,9 @@ class Router:
                 )
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
+                else:
+                    lacking = lacking_words(written, chosen.top.path, self.index, tables)
+                    chosen = phrasings.with_question_lacking(chosen, lacking)
         return chosen
 
     def _second_opinion(self, question: str, written: str, k: int, asked: Receipt) -> Receipt:
