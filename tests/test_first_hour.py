@@ -339,6 +339,20 @@ def test_ignore_in_config_and_obsidian_templates_folder(notes: Path) -> None:
     assert _cited(notes, "pager rotation") == ["Ops/Pager.md"]
 
 
+def test_logseq_s_own_copies_of_pages_are_left_out(tmp_path: Path) -> None:
+    """A cold review: Logseq's backup of a page (the old value) was cited over the live page."""
+    graph = tmp_path / "graph"
+    for rel, text in {
+        "pages/Home Network.md": "- Wi-Fi channel is 36\n- router admin password rotated in May\n",
+        "logseq/bak/pages/Home Network/2024-04-01T10_00_00.000Z.Desktop.md": "- Wi-Fi channel is 6\n",
+        "logseq/version-files/base/pages/Home Network.md": "- Wi-Fi channel is 11\n",
+        "logseq/custom.css": "",
+    }.items():
+        (graph / rel).parent.mkdir(parents=True, exist_ok=True)
+        (graph / rel).write_text(text, encoding="utf-8")
+    assert _cited(graph, "what wi-fi channel does the home network use") == ["pages/Home Network.md"]
+
+
 # --- 11. Codex sessions import; unknown formats say so ----------------------------------------------------
 
 

@@ -3,7 +3,8 @@
 Patterns come from three places, all read on every vault walk so an edit takes effect at the next
 lookup (a running watcher has the whole vault walked again when one of them changes, ``RULE_FILES``): ``ignore = [...]`` in config.toml, the vault's own ``.krouterignore`` (one pattern a line, as in
 ``.gitignore``), and Obsidian's settings inside the vault (the core Templates plugin's folder, the
-Templater plugin's folder, and "Excluded files"), so a template full of placeholders never answers.
+Templater plugin's folder, and "Excluded files"), so a template full of placeholders never answers; in
+a Logseq graph, Logseq's own copies of pages (``logseq/bak/``, ``logseq/version-files/``).
 
 Pattern rules (a subset of ``.gitignore``): ``#`` starts a comment; a trailing ``/`` matches folders
 only; a pattern containing ``/`` elsewhere is matched against the vault-relative path (a leading ``/``
@@ -30,6 +31,10 @@ _OBSIDIAN = (
     (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
 )
 _OBSIDIAN_APP = ".obsidian/app.json"
+# Logseq keeps its own copies of pages in the graph's logseq/ folder: backups of a page it found changed
+# on disk, and file versions. Stale by design, they were cited over the live page ("Wi-Fi channel is 6"
+# where the page now says 36: a cold review).
+_LOGSEQ_COPIES = ["/logseq/bak/", "/logseq/version-files/"]
 # Every file inside a vault whose content changes which of its pages are indexed (vault-relative): a
 # file watcher must have the whole vault walked again when one changes.
 RULE_FILES = frozenset({IGNORE_FILE, _OBSIDIAN_APP, *(rel for rel, _key in _OBSIDIAN)})
@@ -121,6 +126,8 @@ def ignore_rules(root: Path) -> IgnoreRules | None:
     with contextlib.suppress(OSError):
         if (root / ".obsidian").is_dir():
             lines += _obsidian_patterns(root)
+        if (root / "logseq").is_dir():
+            lines += _LOGSEQ_COPIES
     rules = tuple(r for r in map(_rule, lines) if r is not None)
     return IgnoreRules(rules) if rules else None
 
