@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from krouter import Receipt, Router
+from krouter.vault.page import parse_page
 
 FILLER = {
     "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
@@ -535,3 +536,45 @@ def test_words_held_only_by_another_replaced_page_are_named_with_it(tmp_path: Pa
     text = receipt.to_text()
     assert f"only on the replaced page {top.via}: {top.via_words[0]}" in text
     assert "only on other replaced pages that lead to it: " in text
+
+
+def test_an_adr_status_section_replaces_the_record_as_frontmatter_would(tmp_path: Path) -> None:
+    """A cold review: an adr-tools record "Superseded by [3. …](0003-….md)" was cited as current, and
+    `krouter status` counted no page replaced."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "adr/0001-use-rabbitmq.md": "# 1. Use RabbitMQ\n\nDate: 2023-02-01\n\n## Status\n\n"
+            "Superseded by [3. Use Kafka](0003-use-kafka.md)\n\n## Decision\n\n"
+            "The message broker is RabbitMQ on a single node.\n",
+            "adr/0003-use-kafka.md": "# 3. Use Kafka\n\nDate: 2024-05-01\n\n## Status\n\nAccepted\n\n"
+            "Supersedes [1. Use RabbitMQ](0001-use-rabbitmq.md)\n\n## Decision\n\n"
+            "The message broker is Kafka, three brokers.\n",
+            # A status section that only starts with a status word is prose, not a status.
+            "Projects/API.md": "# API\n\n## Status\n\nDeprecated endpoints are removed in May; the rest stay.\n",
+            "Projects/Old API.md": "# Old API\n\n## Status\n\n**Deprecated**\n\nThe v1 gateway port is 8081.\n",
+        },
+    )
+    receipt = ask(vault, "which message broker runs on a single node")
+    assert cited_paths(receipt) == ["adr/0003-use-kafka.md"]
+    assert receipt.redirects and receipt.redirects[0].from_path == "adr/0001-use-rabbitmq.md"
+    assert cited_paths(ask(vault, "when are deprecated endpoints removed")) == ["Projects/API.md"]
+    assert ask(vault, "what is the v1 gateway port").decision == "refuse"
+
+
+def test_logseq_page_properties_replace_and_alias_a_page(tmp_path: Path) -> None:
+    """A cold review: `status:: superseded` and `superseded_by:: [[Budget 2024]]` at the top of a
+    Logseq page were not read, so the old budget was cited; `alias::` was not an alias."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "pages/Old budget.md": "status:: superseded\nsuperseded_by:: [[Budget 2024]]\n\n"
+            "- groceries budget is 3000 CNY a month\n",
+            "pages/Budget 2024.md": "- groceries budget is 3500 CNY a month\n",
+            "pages/Doctor.md": "alias:: GP, 家庭医生\n\n- Phone 021-6123-4567, room 301\n",
+        },
+    )
+    receipt = ask(vault, "is the groceries budget 3000 CNY a month")
+    assert cited_paths(receipt) == ["pages/Budget 2024.md"]
+    doctor = parse_page("pages/Doctor.md", (vault / "pages" / "Doctor.md").read_text(encoding="utf-8"))
+    assert doctor.aliases == ["GP", "家庭医生"] and not doctor.replaced

@@ -20,8 +20,9 @@ from krouter import config
 # term with a table of fresh rows beside them, passages and page terms compressed; 7: statuses and
 # field names as people type them, a field written twice; passages' lines counted as editors count them;
 # 8: other frontmatter fields as passages, numbers as written, and tokenizer 21's later kanji singles,
-# so that no index built between those commits is kept).
-SCHEMA_VERSION = "8"
+# so that no index built between those commits is kept; 9: statuses, replacement links and aliases
+# written in the body, as Logseq properties or an ADR's status section).
+SCHEMA_VERSION = "9"
 BUSY_TIMEOUT_S = 30.0
 
 SCHEMA = """

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from krouter.vault.body_fields import body_fields
 from krouter.vault.fields import (
     REPLACED_STATUSES,
     field_key,
@@ -180,11 +181,8 @@ def file_lines(text: str, keepends: bool = False) -> list[str]:
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
-    """Split ``---`` fenced frontmatter from the body.
-
-    Returns (frontmatter text or None, body, 1-based line where the body starts). Only a fence on the
-    very first line opens frontmatter, so a ``---`` rule inside the body is left alone.
-    """
+    """(frontmatter text or None, body, 1-based line where the body starts): only a ``---`` fence on
+    the very first line opens frontmatter, so a ``---`` rule inside the body is left alone."""
     lines = file_lines(text, keepends=True)
     if not lines or not _FENCE.match(lines[0].rstrip("\n")):
         return None, text, 1
@@ -289,6 +287,9 @@ def parse_page(rel_path: str, text: str) -> Page:
                 for key in repeated:
                     fields[key] = [*fields.get(key, []), *salvaged.get(key, [])]
                 error = f"{', '.join(repeated)} written more than once; every value is read"
+
+    for key, values in body_fields(body).items():
+        fields[key] = [*fields.get(key, []), *values]
 
     def every(*names: str) -> list[str]:
         return [item for name in names for value in fields.get(name, []) for item in _as_list(value)]
