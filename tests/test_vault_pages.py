@@ -327,15 +327,47 @@ def test_other_frontmatter_fields_are_words_of_the_page(tmp_path: Path) -> None:
         (3, "owner: Gwendolyn Harper"),
         (4, "hostname: ci-runner-07"),
         (5, "port: 8443"),
+        (9, "links: wiki orchid"),
     ]
     with Router(tmp_path) as router:
         who = router.ask("who is Gwendolyn")
         port = router.ask("which port does the build server listen on, 8443?")
-        nothing = router.ask("zq81x orchid")
+        nothing = router.ask("zq81x")
     assert who.decision == "cite" and who.top is not None and who.top.path == "Build server.md"
     assert (who.top.line, who.top.snippet) == (3, "owner: Gwendolyn Harper")
     assert port.decision == "cite" and port.top is not None and port.top.path == "Build server.md"
-    assert nothing.decision == "refuse" and set(nothing.evidence.corpus_missing) == {"zq81x", "orchid"}
+    # An id is about the file, not what it says.
+    assert nothing.decision == "refuse" and nothing.evidence.corpus_missing == ["zq81x"]
+
+
+def test_a_nested_map_and_a_date_that_is_no_note_date_are_words_of_the_page(tmp_path: Path) -> None:
+    """A cold review: "who is the contact at Northwind Traders" was told the vault never mentions
+    'contact', 'northwind', 'traders' (a nested map), and "when is the Figma renewal date" that Figma's
+    page lacks 'renewal' (a date field)."""
+    (tmp_path / "Acme.md").write_text(
+        "---\ntitle: Acme portal\nclient: {name: Northwind Traders, contact: Maria Anders}\n"
+        "deadline: 2024-09-30\ncreated: 2024-01-02\n---\nThe portal project for the client.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Figma.md").write_text(
+        "---\ntitle: Figma\nrenewal_date: 2025-03-01\nseats: 12\n---\nDesign tool licences.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    page = parse_page("Acme.md", (tmp_path / "Acme.md").read_text(encoding="utf-8"))
+    assert page.properties == [
+        (3, "client: name Northwind Traders, contact Maria Anders"),
+        (4, "deadline: 2024-09-30"),
+    ]
+    with Router(tmp_path) as router:
+        contact = router.ask("who is the contact at Northwind Traders")
+        renewal = router.ask("when is the Figma renewal date")
+        deadline = router.ask("when is the Acme portal deadline")
+    assert contact.decision == "cite" and contact.top is not None and contact.top.path == "Acme.md"
+    assert contact.top.missing == [] and contact.top.line == 3
+    assert renewal.decision == "cite" and renewal.top is not None and renewal.top.path == "Figma.md"
+    assert renewal.top.missing == [] and "2025-03-01" in renewal.top.snippet
+    assert deadline.top is not None and deadline.top.path == "Acme.md" and deadline.top.missing == []
 
 
 def test_a_long_line_is_shown_where_it_holds_the_question(tmp_path: Path) -> None:

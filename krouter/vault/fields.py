@@ -153,28 +153,49 @@ _NOT_WORDS = frozenset(
 )
 
 
+# When the note was made or changed: about the file, not what it says (a deadline or a renewal date is).
+_NOTE_DATES = frozenset(
+    {
+        "date",
+        "created",
+        "updated",
+        "modified",
+        "created_at",
+        "updated_at",
+        "last_modified",
+        "lastmod",
+        "published",
+        "date_created",
+        "date_modified",
+        "creation_date",
+        "modification_date",
+    }
+)
+_SKIPPED = _NOT_WORDS | _NOTE_DATES
+# How deep a nested map is read for words (a client's name and contact, not a plugin's settings tree).
+_NESTED_DEPTH = 3
+
+
 def properties(
     loaded: dict[object, object], fm_text: str, lines: list[tuple[int, str, str]]
 ) -> list[tuple[int, str]]:
     """The page's other fields as lines of words, each with its line in the file (frontmatter opens on
-    line 1): ``owner: Gwendolyn Harper``, ``hostname: ci-runner-07``. Obsidian's properties hold facts a
-    question asks about; unindexed, the receipt said "the vault never mentions 'gwendolyn'" of a vault
-    that does. Text and numbers only, a list's items joined; dates, flags and nested maps are about
-    the note, not what it says. ``lines`` are the frontmatter's ``top_fields``."""
+    line 1): ``owner: Gwendolyn Harper``, ``hostname: ci-runner-07``, ``renewal_date: 2025-03-01``,
+    ``client: name Northwind Traders, contact Maria Anders``. Obsidian's properties hold facts a question
+    asks about; unindexed, the receipt said "the vault never mentions 'gwendolyn'" of a vault that does
+    (and, a later review, 'northwind' of a nested map, 'renewal' of a date field). Flags, ids and the
+    note's own dates (created, updated) are about the note, not what it says. ``lines`` are the
+    frontmatter's ``top_fields``."""
     # The last line of a key written twice: the one YAML read.
     where = {key: (n, value) for n, key, value in lines}
     text_lines = _LINE_BREAK.split(fm_text)
     out = []
     for key, value in loaded.items():
-        if field_key(str(key)) in _NOT_WORDS:
+        if field_key(str(key)) in _SKIPPED:
             continue
         items = value if isinstance(value, list) else [value]
-        words = [
-            str(v).strip()
-            for v in items
-            if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
-        ]
-        if not words or any(isinstance(v, (_dt.date, _dt.time)) for v in items):
+        words = [w for w in (_words(v, _NESTED_DEPTH) for v in items) if w]
+        if not words:
             continue
         n, raw = where.get(str(key), (None, ""))
         if n is None:
@@ -186,6 +207,25 @@ def properties(
             words = [written]
         out.append(((n or 0) + 2, f"{key}: {', '.join(words)}"))
     return sorted(out)
+
+
+def _words(value: object, depth: int) -> str:
+    """A field's value as words: text, a number, a date as written in ISO form, a nested map's keys and
+    values ("name Northwind Traders, contact Maria Anders"); "" for a flag or nothing."""
+    if isinstance(value, bool) or value is None:
+        return ""
+    if isinstance(value, (str, int, float)):
+        return str(value).strip()
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value.isoformat()
+    if depth <= 0:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(w for w in (_words(v, depth - 1) for v in value) if w)
+    if isinstance(value, dict):
+        pairs = ((str(k), _words(v, depth - 1)) for k, v in value.items())
+        return ", ".join(f"{k} {w}" for k, w in pairs if w)
+    return ""
 
 
 def _as_written(raw: str) -> str:
