@@ -419,3 +419,30 @@ def test_a_snippet_window_holds_every_matched_word_it_can_whole() -> None:
     assert all(word in shown for word in ("alpha", "bravo", "charlie")), shown
     crowded = "retry " * 2600 + "the deploy timeout is 90 seconds. " + "retry " * 2600
     assert "deploy timeout" in _around_matches(crowded, [unit("retry"), unit("timeout")])
+
+
+def test_a_table_row_is_the_answering_line_not_its_header(tmp_path: Path) -> None:
+    """A cold review: "what is the ops cost of RabbitMQ" showed the header row (it holds "ops cost"),
+    not RabbitMQ's row, as the line that answers."""
+    (tmp_path / "Queues.md").write_text(
+        "# Message queue options\n\nWe compared three brokers in March.\n\n"
+        "| Option | Throughput | Ops cost | Verdict |\n|---|---|---|---|\n"
+        "| Kafka | 1M msg/s | high | rejected |\n| RabbitMQ | 50k msg/s | medium | backup |\n\n"
+        "| not a table row after a blank line |\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        cost = router.ask("what is the ops cost of RabbitMQ")
+        speed = router.ask("what throughput does Kafka have")
+    assert cost.top is not None and (cost.top.line, cost.top.snippet) == (
+        8,
+        "| RabbitMQ | 50k msg/s | medium | backup |",
+    )
+    assert speed.top is not None and speed.top.line == 7
+    page = parse_page("Queues.md", (tmp_path / "Queues.md").read_text(encoding="utf-8"))
+    from krouter.index.passages import split_passages
+
+    rows = dict(split_passages(page))
+    assert rows[8].endswith("| Option | Throughput | Ops cost | Verdict |") and rows[5].startswith("| Option")
+    assert rows[10] == "| not a table row after a blank line |"
