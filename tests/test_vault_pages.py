@@ -354,6 +354,9 @@ def test_a_nested_map_and_a_date_that_is_no_note_date_are_words_of_the_page(tmp_
         encoding="utf-8",
     )
     (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    # The note's own date written as text has always been a line of the page (LoCoMo's sessions).
+    quoted = parse_page("S.md", '---\ndate: "2022-12-17"\ncreated: 2024-01-02\n---\nHi.\n')
+    assert quoted.properties == [(2, "date: 2022-12-17")]
     page = parse_page("Acme.md", (tmp_path / "Acme.md").read_text(encoding="utf-8"))
     assert page.properties == [
         (3, "client: name Northwind Traders, contact Maria Anders"),

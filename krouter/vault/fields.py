@@ -153,7 +153,8 @@ _NOT_WORDS = frozenset(
 )
 
 
-# When the note was made or changed: about the file, not what it says (a deadline or a renewal date is).
+# When the note was made or changed, written as a date: about the file, not what it says (a deadline or a
+# renewal date is). Written as text (`date: "2022-12-17"`), it has always been a line of the page.
 _NOTE_DATES = frozenset(
     {
         "date",
@@ -171,7 +172,6 @@ _NOTE_DATES = frozenset(
         "modification_date",
     }
 )
-_SKIPPED = _NOT_WORDS | _NOTE_DATES
 # How deep a nested map is read for words (a client's name and contact, not a plugin's settings tree).
 _NESTED_DEPTH = 3
 
@@ -184,16 +184,17 @@ def properties(
     ``client: name Northwind Traders, contact Maria Anders``. Obsidian's properties hold facts a question
     asks about; unindexed, the receipt said "the vault never mentions 'gwendolyn'" of a vault that does
     (and, a later review, 'northwind' of a nested map, 'renewal' of a date field). Flags, ids and the
-    note's own dates (created, updated) are about the note, not what it says. ``lines`` are the
+    note's own dates written as dates (created, updated) are about the note, not what it says. ``lines`` are the
     frontmatter's ``top_fields``."""
     # The last line of a key written twice: the one YAML read.
     where = {key: (n, value) for n, key, value in lines}
     text_lines = _LINE_BREAK.split(fm_text)
     out = []
     for key, value in loaded.items():
-        if field_key(str(key)) in _SKIPPED:
-            continue
         items = value if isinstance(value, list) else [value]
+        name = field_key(str(key))
+        if name in _NOT_WORDS or (name in _NOTE_DATES and any(isinstance(v, _dt.date) for v in items)):
+            continue
         words = [w for w in (_words(v, _NESTED_DEPTH) for v in items) if w]
         if not words:
             continue
