@@ -356,3 +356,17 @@ def test_config_shows_the_semantic_setting_in_effect_and_where_it_comes_from(
     monkeypatch.delenv("KROUTER_SEMANTIC")
     result = runner.invoke(app, ["config", "get", "semantic"])
     assert result.stdout == "auto\n" and result.stderr == ""
+
+
+def test_config_get_vault_prints_the_vault_krouter_vault_names(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A docs review: `config get vault` printed config.toml's vault while $KROUTER_VAULT named
+    another, the one every command used."""
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setenv("KROUTER_VAULT", str(other))
+    result = runner.invoke(app, ["config", "get", "vault"])
+    assert result.stdout == f"{other}\n" and result.stderr.startswith("krouter: from $KROUTER_VAULT")
+    as_json = json.loads(runner.invoke(app, ["config", "--json", "get", "vault"]).stdout)
+    assert as_json == {"key": "vault", "value": str(other), "from": "$KROUTER_VAULT"}

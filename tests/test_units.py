@@ -75,11 +75,22 @@ def test_unsafe_paths_are_refused(tmp_path: Path, bad: str) -> None:
         units.write_units("systemd", tmp_path / "out", folder, ["learn"])
 
 
-def test_the_demo_vault_is_refused(tmp_path: Path) -> None:
+def test_the_demo_vault_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from krouter import config
     from krouter.config import bundled_vault
 
     with pytest.raises(units.UnitError, match="demo vault"):
         units.write_units("systemd", tmp_path, bundled_vault(), ["learn"])
+    # A docs review: installed from a checkout, the package has its own copy of the demo, and the
+    # checkout's (the README's first command names it) was taken: the timer then failed every night.
+    installed = tmp_path / "site-packages" / "krouter" / "vault_template"
+    shutil.copytree(bundled_vault(), installed)
+    clone = bundled_vault()
+    monkeypatch.setattr(config, "bundled_vault", lambda: installed)
+    with pytest.raises(units.UnitError, match="demo vault"):
+        units.write_units("systemd", tmp_path / "units", clone, ["learn", "watch"])
 
 
 def test_units_are_written_durably_through_fresh_temp_files(

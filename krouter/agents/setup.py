@@ -285,7 +285,8 @@ def setup_command(
         ),
     ] = None,
 ) -> None:
-    """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent.
+    """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent
+    (Codex's MCP config lives in ~/.codex/config.toml: --write prints it for you to add).
 
     The config names the vault explicitly (an agent's environment may lack $KROUTER_VAULT), and
     --write also builds the vault's index, so the agent's first lookup does not wait for it."""

@@ -349,7 +349,9 @@ def teach_command(
     vault: NamedVaultOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
-    """Teach KRouter that PAGE answers QUESTION: checked like the nightly learner's picks, undoable."""
+    """Teach KRouter that PAGE answers QUESTION: checked like the nightly learner's picks, undoable. By
+    default (pending_triggers = "all") a pick that passes is held, nothing written, until a second
+    source agrees: the nightly learner, or `krouter learn --accept ID`."""
     from krouter.learner import teach
     from krouter.routing.phrasings import BadPhrasings, BadQuestion
     from krouter.routing.router import Router

@@ -63,6 +63,9 @@ def _from_environment(values: dict[str, object]) -> dict[str, tuple[object, str]
     """The settings an environment variable overrides for this process: key -> (value in effect,
     the variable), so that what is shown is what a lookup obeys. ``values``: config.toml's (``_values``)."""
     out: dict[str, tuple[object, str]] = {}
+    vault = os.environ.get("KROUTER_VAULT")
+    if vault and vault != values.get("vault"):
+        out["vault"] = (vault, "$KROUTER_VAULT")
     given = config.semantic_from_environment()
     if given is not None and given != values.get("semantic"):
         out["semantic"] = (given, "$KROUTER_SEMANTIC")
@@ -137,7 +140,7 @@ def get_command(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(KEYS)}.")],
 ) -> None:
-    """Print one setting's value in effect: an environment variable's ($KROUTER_SEMANTIC,
+    """Print one setting's value in effect: an environment variable's ($KROUTER_VAULT, $KROUTER_SEMANTIC,
     $KROUTER_NO_QUERY_LOG; named on stderr), else config.toml's, else its default (for `vault`, which
     has none: empty output and exit 1 when it is not set). With ``krouter config --json get KEY``:
     {"key", "value"}, and "from" naming the variable."""
