@@ -176,3 +176,25 @@ def test_a_clean_pick_held_for_a_second_source_takes_over_the_owner_s_hold(vault
     )
     code, out = cli(vault, "learn", "--accept", str(doubted.pending_id))
     assert code == 1 and "superseded" in out, out
+
+
+def test_the_question_itself_is_checked_when_only_a_phrasing_shares_a_word_with_the_quote(
+    vault: Path,
+) -> None:
+    """A cold review: the last check ran only on the wordings the quote shares a word with, so a
+    phrasing that shares one vouched for a question that shares none, and its pick was held as an
+    ordinary one (written at once with pending_triggers = "none"), with no doubt shown."""
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    before = snapshot(vault)
+    with Router(vault) as router:
+        result = teach.teach(
+            router,
+            "who has to okay the invoices",
+            CODE_REVIEW,
+            GOOD_QUOTE,
+            ["how many approvals does a pull request need"],
+            client="agent",
+        )
+    assert result.status == PENDING and result.for_owner, result.to_text()
+    assert "it lacks 'invoices'" in result.reason
+    assert snapshot(vault) == before

@@ -208,8 +208,8 @@ def verify_pick(
     question or of a phrasing; the quote must be on the page's body (frontmatter, where earlier triggers
     live, cannot vouch for itself), be a sentence, and share a content word with the question or a
     phrasing. Every wording that shares a word with the quote (the question itself whenever it does)
-    must find on the page its most specific word that the vault knows: a page lacking it while other
-    pages hold it is a neighbour, not the answer. A phrasing therefore cannot vouch for a question
+    must find on the page its most specific word that the vault knows, and so must the question itself
+    whatever it shares: a page lacking it while other pages hold it is a neighbour, not the answer. A phrasing therefore cannot vouch for a question
     that the quote's own words tie to a neighbour. Nor may the question hold a word that names another
     page (its title, aliases, tags or path) while this page's text lacks it, by the question's own
     words or through the dictionary (``Router.trigger_blocker``, the decision's rule): the router would
@@ -263,7 +263,11 @@ def verify_pick(
             f"KRouter would not count this trigger: the question's {blocker[0]!r} is in the title, aliases, "
             f"tags or path of {blocker[1]} and not on {page}"
         )
-    for wording, cs in linked if last_check else []:
+    # The question itself always (SECURITY.md's promise): checking only the wordings the quote shares a
+    # word with let a phrasing that shares one vouch for a question that shares none (a cold review:
+    # "how often is the garage swept", taught on the espresso machine's page with no doubt shown).
+    checked = [askings[0], *(pair for pair in linked if pair[0] != question)]
+    for wording, cs in checked if last_check else []:
         specific = _specific_units(router, wording, ignore)
         if not specific:
             continue
