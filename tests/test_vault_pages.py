@@ -443,9 +443,3 @@ def test_a_table_row_is_the_answering_line_not_its_header(tmp_path: Path) -> Non
         "| RabbitMQ | 50k msg/s | medium | backup |",
     )
     assert speed.top is not None and speed.top.line == 7
-    page = parse_page("Queues.md", (tmp_path / "Queues.md").read_text(encoding="utf-8"))
-    from krouter.index.passages import split_passages
-
-    rows = dict(split_passages(page))
-    assert rows[8].endswith("| Option | Throughput | Ops cost | Verdict |") and rows[5].startswith("| Option")
-    assert rows[10] == "| not a table row after a blank line |"

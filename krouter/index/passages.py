@@ -25,35 +25,18 @@ class Passage:
     terms: frozenset[str]
 
 
-# A Markdown table's rows, and the rule under its header row.
-_TABLE_ROW = re.compile(r"^\s*\|")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
 def split_passages(page: Page) -> list[tuple[int, str]]:
-    """Cut a page into passages: (1-based file line, text), its other frontmatter fields first. A table
-    row holds its table's header too: "| RabbitMQ | 50k msg/s | medium |" says RabbitMQ's ops cost is
-    medium only under "| Option | Throughput | Ops cost |", and alone the header row, holding the
-    question's "ops cost", was cited as the answering line (a cold review)."""
+    """Cut a page into passages: (1-based file line, text), its other frontmatter fields first."""
     out: list[tuple[int, list[str]]] = []
     current: list[str] | None = None
-    lines = file_lines(page.body)
-    header: str | None = None
-    for i, line in enumerate(lines):
+    for i, line in enumerate(file_lines(page.body)):
         lineno = page.body_line + i
-        if not _TABLE_ROW.match(line):
-            header = None
         if not line.strip():
             current = None
             continue
         if current is None or _PASSAGE_START.match(line):
             current = [line]
             out.append((lineno, current))
-            if _TABLE_ROW.match(line):
-                if i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
-                    header = line
-                elif header is not None and not _TABLE_RULE.match(line):
-                    current.append(header)
         else:
             current.append(line)
     return [*page.properties, *((n, "\n".join(lines)) for n, lines in out)]

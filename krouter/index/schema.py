@@ -22,8 +22,8 @@ from krouter import config
 # 8: other frontmatter fields as passages, numbers as written, and tokenizer 21's later kanji singles,
 # so that no index built between those commits is kept; 9: statuses, replacement links and aliases
 # written in the body, as Logseq properties or an ADR's status section; dates and nested maps of other
-# frontmatter fields as passages; 10: a table row's passage holds its header).
-SCHEMA_VERSION = "10"
+# frontmatter fields as passages).
+SCHEMA_VERSION = "9"
 BUSY_TIMEOUT_S = 30.0
 
 SCHEMA = """
