@@ -526,3 +526,64 @@ def test_a_quote_shares_a_korean_or_katakana_word_it_holds_by_its_bigrams() -> N
     ]
     assert "サーバー" in shared_words("サーバーの再起動は毎週月曜日です。", "サーバーはいつ再起動しますか")
     assert shared_words("로그 서버의 포트는 5140입니다.", "타임아웃은?") == []
+
+
+def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page(tmp_path: Path) -> None:
+    """A cold review: an honest lesson ("who tunes the zinc gadget on Tuesdays" on the zinc page) made
+    "who tunes the argon gadget on Tuesdays", refused before, cite the zinc page with 'argon' missing."""
+    from krouter import config
+
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    root = write_vault(
+        tmp_path / "vault",
+        {
+            "Fmt/zinc.md": "# zinc\n\nThe zinc widget in the lab is calibrated every Tuesday by Omar.\n",
+            "Fmt/argon.md": "# argon\n\nThe argon widget in the lab is calibrated every Tuesday by Omar.\n",
+            "Lunch.md": "# Lunch\n\nPizza on Fridays.\n",
+        },
+    )
+    sibling = "who tunes the argon gadget on Tuesdays"
+    with Router(root) as router:
+        assert router.decide(sibling).decision == "refuse"
+        result = teach.teach(
+            router,
+            "who tunes the zinc gadget on Tuesdays",
+            "Fmt/zinc.md",
+            "The zinc widget in the lab is calibrated every Tuesday by Omar.",
+        )
+    assert result.taught, result.to_text()
+    with Router(root) as router:
+        taught = router.decide("who tunes the zinc gadget on Tuesdays")
+        after = router.decide(sibling)
+    assert taught.decision == "cite" and taught.top is not None and taught.top.path == "Fmt/zinc.md"
+    assert after.decision == "refuse", after.to_text()
+
+
+@pytest.mark.parametrize(
+    ("quote", "on_page"),
+    [
+        ("The espresso machine in the kitchen is descaled every Friday by Priya.", True),
+        ("See the manual for details.", True),  # a link by its label, as a reader sees it
+        ("descaled every Friday by Priya. Use the blue descaler", True),
+        ("主数据库使用 PostgreSQL 15", True),
+        ("spresso machine in the kitchen is descaled", False),  # a word cut at the start
+        ("machine in the kitchen is descaled every Fri", False),  # and at the end
+        ("https://example.com/rancilio-manual-salary-bonus", False),  # a link's target
+        ("<!-- The coffee grinder secret", False),  # a comment
+        ("The coffee grinder secret is 1234", False),
+        ("Espresso machine The espresso machine in the kitchen", False),  # a heading run into its text
+    ],
+)
+def test_a_quote_is_words_a_reader_of_the_page_sees(quote: str, on_page: bool) -> None:
+    """A cold review: any run of characters of the page's source passed as the quote: a cut word, a
+    link's target, the start of an HTML comment, a heading joined to the paragraph under it."""
+    from krouter.learner.verify import quote_on_page
+
+    body = (
+        "# Espresso machine\n\n"
+        "The espresso machine in the kitchen is descaled every Friday by Priya. Use the blue descaler.\n"
+        "See [the manual](https://example.com/rancilio-manual-salary-bonus) for details.\n"
+        "<!-- The coffee grinder secret is 1234 -->\n"
+        "主数据库使用 PostgreSQL 15，部署在华东 2 区。\n"
+    )
+    assert quote_on_page(quote, body) is on_page

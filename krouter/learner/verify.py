@@ -46,10 +46,44 @@ def normalize_text(text: str) -> str:
     return " ".join(text.split())
 
 
+# What a reader of the page does not see: comments (HTML, Obsidian's %%), a link's target.
+_HIDDEN = re.compile(r"<!--.*?(?:-->|$)|%%.*?(?:%%|$)", re.S)
+_MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\([^)\n]*\)")
+_WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
+# A heading ends where its line does: a quote cannot run from a heading into the text below it.
+_HEADING_LINE = re.compile(r"^([ \t]{0,3}#{1,6}[ \t].*)$", re.M)
+_STOP = "\x00"
+
+
 def quote_on_page(quote: str, page_text: str) -> bool:
-    """True when the normalised quote occurs in the normalised page text."""
+    """True when the normalised quote occurs in the page's normalised text as a reader sees it (comments
+    and link targets left out, links by their labels), starting and ending at whole words, and not
+    running from a heading into the text below it. A cold review had fragments ("spresso machine in
+    the kitche"), a bare link target and the start of an HTML comment accepted as the sentence that
+    answers."""
     q = normalize_text(quote)
-    return bool(q) and q in normalize_text(page_text)
+    if not q:
+        return False
+    text = normalize_text(_HEADING_LINE.sub(lambda m: f"{m.group(1)} {_STOP}", _shown(page_text)))
+    at = text.find(q)
+    while at != -1:
+        before, after = text[at - 1 : at], text[at + len(q) : at + len(q) + 1]
+        if not (_cuts_a_word(before, q[0]) or _cuts_a_word(after, q[-1])):
+            return True
+        at = text.find(q, at + 1)
+    return False
+
+
+def _shown(text: str) -> str:
+    """A page's text as a reader sees it: comments left out, links by their labels."""
+    text = _MD_LINK.sub(lambda m: m.group(2), _HIDDEN.sub(" ", text))
+    return _WIKI_LINK.sub(lambda m: m.group(1), text)
+
+
+def _cuts_a_word(outside: str, edge: str) -> bool:
+    """True when the quote's ``edge`` character and the page's character just ``outside`` it are two
+    letters or digits of one word (a cut Chinese run is no cut: its words are not spaced)."""
+    return bool(outside) and _WORD.match(outside) is not None and _WORD.match(edge) is not None
 
 
 def same_passage(first: str, second: str, body: str) -> bool:
@@ -59,7 +93,7 @@ def same_passage(first: str, second: str, body: str) -> bool:
     a, b = normalize_text(first), normalize_text(second)
     if not (a and b):
         return False
-    return a == b or any(a in p and b in p for p in map(normalize_text, _blocks(body)))
+    return a == b or any(a in p and b in p for p in map(normalize_text, _blocks(_shown(body))))
 
 
 def _blocks(body: str) -> list[str]:
