@@ -564,6 +564,8 @@ def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page
     [
         ("The espresso machine in the kitchen is descaled every Friday by Priya.", True),
         ("See the manual for details.", True),  # a link by its label, as a reader sees it
+        ("See [the manual](https://example.com/rancilio-manual-salary-bonus) for details.", True),
+        ("Backups are covered by [[Runbooks/Database backups]].", True),  # copied from the source
         ("descaled every Friday by Priya. Use the blue descaler", True),
         ("主数据库使用 PostgreSQL 15", True),
         ("spresso machine in the kitchen is descaled", False),  # a word cut at the start
@@ -584,6 +586,7 @@ def test_a_quote_is_words_a_reader_of_the_page_sees(quote: str, on_page: bool) -
         "The espresso machine in the kitchen is descaled every Friday by Priya. Use the blue descaler.\n"
         "See [the manual](https://example.com/rancilio-manual-salary-bonus) for details.\n"
         "<!-- The coffee grinder secret is 1234 -->\n"
+        "Backups are covered by [[Runbooks/Database backups]].\n"
         "主数据库使用 PostgreSQL 15，部署在华东 2 区。\n"
     )
     assert quote_on_page(quote, body) is on_page

@@ -61,7 +61,8 @@ def quote_on_page(quote: str, page_text: str) -> bool:
     running from a heading into the text below it. A cold review had fragments ("spresso machine in
     the kitche"), a bare link target and the start of an HTML comment accepted as the sentence that
     answers."""
-    q = normalize_text(quote)
+    # The quote read the same way: one copied from the source, links and all, is the same words.
+    q = normalize_text(_shown(quote))
     if not q:
         return False
     text = normalize_text(_HEADING_LINE.sub(lambda m: f"{m.group(1)} {_STOP}", _shown(page_text)))
