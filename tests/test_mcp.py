@@ -335,6 +335,10 @@ def test_an_argument_the_tool_does_not_take_is_refused_by_name(vault: Path) -> N
                     "two": await client.call_tool(
                         "krouter_ask", {"question": "which database", "kk": 2, "zzzz": 1}
                     ),
+                    "kind": await client.call_tool(
+                        "krouter_ask", {"question": "which database", "k": "three"}
+                    ),
+                    "missing": await client.call_tool("krouter_read", {"start_line": 2}),
                     "fine": await client.call_tool(
                         "krouter_ask", {"question": "主数据库是什么", "phrasings": ["primary database"]}
                     ),
@@ -358,4 +362,12 @@ def test_an_argument_the_tool_does_not_take_is_refused_by_name(vault: Path) -> N
         == "krouter_status has no argument 'verbose'; nothing was done. Its arguments: none."
     )
     assert "no arguments 'kk' (did you mean 'k'?), 'zzzz';" in text_of(got["two"])
+    # An argument of the wrong kind, or one missing: named, with what it must be, in the agent's terms
+    # (it was pydantic's text, with the model class's name and a link to pydantic's docs).
+    assert text_of(got["kind"]) == (
+        "krouter_ask refused: 'k': input should be a valid integer, unable to parse string as an integer "
+        "(got 'three'); nothing was done. Its arguments: question, k, phrasings."
+    )
+    assert text_of(got["missing"]).startswith("krouter_read refused: 'path' is required; nothing was done.")
+    assert "pydantic" not in text_of(got["kind"]) + text_of(got["missing"])
     assert structured(got["fine"])["decision"] == "cite"

@@ -15,6 +15,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import Tool
+from pydantic import ValidationError
 
 
 class StrictArgumentsServer(MCPServer):
@@ -41,7 +42,14 @@ class StrictArgumentsServer(MCPServer):
             unknown = [key for key in arguments if key not in known]
             if unknown:
                 raise ToolError(unknown_arguments(name, unknown, known))
-        return await super().call_tool(name, arguments, *args, **kwargs)
+        try:
+            return await super().call_tool(name, arguments, *args, **kwargs)
+        except ToolError as exc:
+            if known is None or not isinstance(exc.__cause__, ValidationError):
+                raise
+            # The SDK's text is pydantic's, written for a developer (the model's class name, a link to
+            # pydantic's docs): the agent is told which argument, what it must be, and what it sent.
+            raise ToolError(invalid_arguments(name, exc.__cause__, known)) from exc.__cause__
 
 
 def unknown_arguments(tool: str, unknown: list[str], known: tuple[str, ...]) -> str:
@@ -55,3 +63,22 @@ def unknown_arguments(tool: str, unknown: list[str], known: tuple[str, ...]) -> 
         f"{tool} has no {noun} {', '.join(named)}; nothing was done. "
         f"Its arguments: {', '.join(known) or 'none'}."
     )
+
+
+def invalid_arguments(tool: str, error: ValidationError, known: tuple[str, ...]) -> str:
+    """The refusal of a call to ``tool`` whose arguments are of the wrong kind, one clause per problem."""
+    problems = []
+    for e in error.errors(include_url=False):
+        where = ".".join(str(part) for part in e["loc"]) or "the arguments"
+        if e["type"] == "missing":
+            problems.append(f"{where!r} is required")
+            continue
+        got = repr(e.get("input"))
+        got = got if len(got) <= _SHOWN else got[: _SHOWN - 3] + "..."
+        msg = str(e["msg"])
+        problems.append(f"{where!r}: {msg[:1].lower()}{msg[1:]} (got {got})")
+    return f"{tool} refused: {'; '.join(problems)}; nothing was done. Its arguments: {', '.join(known) or 'none'}."
+
+
+# How much of a wrong value the refusal repeats: an argument may be any size.
+_SHOWN = 60
