@@ -1188,8 +1188,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--passes",
         type=int,
         default=3,
-        help="passes of the question mix (each a fresh process) for lookups and MCP calls; each "
-        "percentile reported is the median of the passes' (default 3)",
+        help="passes of the question mix (each a fresh process) for lookups and MCP calls, and rounds "
+        "of edit-and-refresh; each figure reported is the median of the passes' (default 3)",
     )
     p.add_argument(
         "--semantic",
