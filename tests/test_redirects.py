@@ -578,3 +578,44 @@ def test_logseq_page_properties_replace_and_alias_a_page(tmp_path: Path) -> None
     assert cited_paths(receipt) == ["pages/Budget 2024.md"]
     doctor = parse_page("pages/Doctor.md", (vault / "pages" / "Doctor.md").read_text(encoding="utf-8"))
     assert doctor.aliases == ["GP", "家庭医生"] and not doctor.replaced
+
+
+def test_a_status_section_that_is_no_adr_status_line_replaces_nothing(tmp_path: Path) -> None:
+    """The session diff's review: a weekly note's `## Status` list ("- Superseded by [[Billing v2]]: the
+    old invoice export script") replaced the note itself and sent its questions to Billing v2; a
+    "Replaces [[Laptop policy]] for contractors only" line retired the laptop policy; prose starting
+    "Rejected by finance" left a page uncitable; an ADR shown inside a code block replaced its how-to."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "weekly.md": "# Weekly 2024-05-06\n\n## Status\n\n- Superseded by [[Billing v2]]: the old invoice "
+            "export script\n- Replaces [[Laptop policy]] for contractors only\n\n## Notes\n\n"
+            "The partner portal SSO uses Okta with SCIM provisioning.\n",
+            "Billing v2.md": "# Billing v2\n\nBilling v2 exports invoices nightly to the warehouse.\n",
+            "Laptop policy.md": "# Laptop policy\n\nEmployee MacBooks are refreshed every three years.\n",
+            "Contractors.md": "# Contractor laptops\n\n## Status\n\nReplaces [[Laptop policy]] for contractors "
+            "only; employees are unchanged.\n\nContractors get a loaner for the project's length.\n",
+            "App.md": "# Mobile app\n\n## Status\n\nRejected by finance in March at first; approved again in "
+            "April.\n\nThe app is written in Flutter 3.22.\n",
+            "How to write ADRs.md": "# How to write ADRs\n\nAn example record:\n\n```markdown\n## Status\n\n"
+            "Superseded by [2. Use Kafka](0002-use-kafka.md)\n```\n\nKeep records short and dated.\n",
+        },
+    )
+    for rel, text in {
+        "weekly.md": "partner portal SSO Okta provisioning",
+        "Laptop policy.md": "how often are employee MacBooks refreshed",
+        "App.md": "which framework is the mobile app written in, Flutter?",
+        "How to write ADRs.md": "how should ADR records be written, short and dated?",
+    }.items():
+        assert cited_paths(ask(vault, text)) == [rel], text
+        page = parse_page(rel, (vault / rel).read_text(encoding="utf-8"))
+        assert not page.replaced and not page.superseded_by and not page.supersedes, rel
+
+
+def test_logseq_list_properties_split_at_commas_outside_wikilinks() -> None:
+    page = parse_page("p.md", "alias:: GP, [[Dr. Wu, Jr.]], 家庭医生\ntags:: a,b\n\n- text\n")
+    assert page.aliases == ["GP", "[[Dr. Wu, Jr.]]", "家庭医生"] and page.tags == ["a", "b"]
+    # A property line longer than a person writes is not read (the review's 400 KB `tags::` line took
+    # 36 s to split); the page is still read.
+    long = parse_page("q.md", "tags:: " + "x," * 200_000 + "\n\nBody text.\n")
+    assert long.tags == [] and "Body text." in long.body

@@ -16,24 +16,30 @@ import re
 from krouter.vault.fields import field_key
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
-# without a bullet).
+# without a bullet). A longer line is no property a person wrote.
 _PROPERTY = re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$")
+_MAX_PROPERTY_CHARS = 2000
 # Comma-separated in Logseq (`alias:: GP, 家庭医生`), except inside a wikilink.
 _LISTED = frozenset({"aliases", "alias", "tags", "superseded_by", "replaced_by", "supersedes", "replaces"})
 _READ = frozenset({"title", "status", *_LISTED})
-_COMMA = re.compile(r",(?![^\[]*\]\])")
 
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
-_MARKUP = "*_`> -:"
-# An ADR's status line: a replaced status alone, perhaps with a date ("Deprecated 2024-03-01"), or a
-# replacement named after it ("Superseded by [3. …](0003-….md)").
-_REPLACED_LINE = re.compile(
-    r"^(superseded|superceded|deprecated|rejected|obsolete|retired|replaced)(?:\s+by\b[\s:]*(.*))?$", re.I
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+_MARKUP = "*_`> :"
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+# An ADR's status line, the first line of its Status section (adr-tools writes "Accepted", "Superseded by
+# [3. …](0003-….md)"): a status word alone (perhaps with a date), or a replacement named after it.
+_STATUS_LINE = re.compile(
+    r"^(accepted|proposed|approved|draft|amended|superseded|superceded|deprecated|rejected|obsolete|retired"
+    r"|replaced)\b(?:\s+by\b[\s:]*(.*))?(.*)$",
+    re.I,
 )
+# Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = re.compile(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
 _LINK = re.compile(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
-# A status line is a few words; a sentence that starts with "Deprecated" is prose about something else.
-_STATUS_WORDS = 4
+# Words a status line may hold besides its status and links ("Deprecated 2024-03-01", "on 2024-05-01"):
+# a sentence that starts with "Deprecated" is prose about something else.
+_STATUS_WORDS = 3
 
 
 def body_fields(body: str) -> dict[str, list[object]]:
@@ -42,50 +48,69 @@ def body_fields(body: str) -> dict[str, list[object]]:
     lines = body.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     for line in lines[start:]:
-        match = _PROPERTY.match(line)
+        match = _PROPERTY.match(line) if len(line) <= _MAX_PROPERTY_CHARS else None
         if match is None:
             break
         key, value = field_key(match.group(1)), match.group(2)
         if key in _READ and value:
-            items = [v.strip() for v in _COMMA.split(value)] if key in _LISTED else [value]
+            items = _commas(value) if key in _LISTED else [value]
             fields.setdefault(key, []).extend(v for v in items if v)
     for key, values in _status_section(lines).items():
         fields.setdefault(key, []).extend(values)
     return fields
 
 
+def _commas(value: str) -> list[str]:
+    """A property's items: split at commas outside wikilinks."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(value):
+        if value.startswith("[[", i):
+            depth += 1
+        elif value.startswith("]]", i) and depth:
+            depth -= 1
+        elif ch == "," and not depth:
+            items.append(value[start:i].strip())
+            start = i + 1
+    return [*items, value[start:].strip()]
+
+
 def _status_section(lines: list[str]) -> dict[str, list[object]]:
-    """The status and replacement links of an ADR's ``Status`` section (the first one)."""
-    heading = next(
-        (
-            i
-            for i, line in enumerate(lines)
-            if (h := _HEADING.match(line)) and h.group(1).strip().lower() == "status"
-        ),
-        None,
-    )
+    """The status and replacement links of an ADR's ``Status`` section: the first such section outside
+    code, read only when its first line is an ADR's status line (not a list, not a sentence)."""
+    heading, fenced = None, False
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (h := _HEADING.match(line)) and h.group(1).strip().lower() == "status":
+            heading = i
+            break
     if heading is None:
         return {}
-    found: dict[str, list[object]] = {}
-    first = True
+    section = []
     for line in lines[heading + 1 :]:
-        if _HEADING.match(line):
+        if _HEADING.match(line) or _FENCE.match(line):
             break
-        text = line.strip().strip(_MARKUP).strip()
-        if not text:
-            continue
-        replaced = _REPLACED_LINE.match(text)
-        if replaced and (replaced.group(2) is not None or (first and len(text.split()) <= _STATUS_WORDS)):
-            found.setdefault("status", []).append(replaced.group(1))
-            if replaced.group(2):
-                found.setdefault("superseded_by", []).extend(_links(replaced.group(2)))
-        elif supersedes := _SUPERSEDES_LINE.match(text):
-            found.setdefault("supersedes", []).extend(_links(supersedes.group(1)))
-        first = False
+        if line.strip():
+            section.append(line)
+    if not section or _LIST_ITEM.match(section[0]):
+        return {}
+    status = _STATUS_LINE.match(section[0].strip().strip(_MARKUP).strip())
+    if status is None:
+        return {}
+    word, named, rest = status.group(1), status.group(2), status.group(3)
+    found: dict[str, list[object]] = {}
+    if named is not None:
+        links = _LINK.findall(named)
+        if not links or len(_LINK.sub(" ", named).split()) > _STATUS_WORDS:
+            return {}
+        found["superseded_by"] = links
+    elif len(rest.split()) > _STATUS_WORDS:
+        return {}
+    found["status"] = [word]
+    for line in section[1:]:
+        supersedes = _SUPERSEDES_LINE.match(line.strip().strip(_MARKUP).strip())
+        named = supersedes.group(1) if supersedes else ""
+        links = _LINK.findall(named)
+        if links and len(_LINK.sub(" ", named).split()) <= _STATUS_WORDS:
+            found.setdefault("supersedes", []).extend(links)
     return found
-
-
-def _links(text: str) -> list[str]:
-    """The links written in ``text``, or the text itself when it holds none (it then names no page,
-    and a replaced page stays replaced)."""
-    return _LINK.findall(text) or [text.strip()]
