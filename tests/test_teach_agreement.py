@@ -79,6 +79,29 @@ def test_passages_are_cut_at_blank_lines_and_headings_whatever_the_line_ends(new
     assert same_passage(GOOD_QUOTE, GOOD_QUOTE.replace("*", ""), body)
 
 
+def test_quotes_with_a_link_agree_on_their_passage() -> None:
+    """The session diff's review: the page's links were read by their labels and the quotes' were not,
+    so two teachers quoting one paragraph that holds a [[link]] no longer agreed."""
+    body = (
+        "# Dashboards\n\nCheckout graphs live in [[Grafana]] under the Payments folder. Alerts page Omar.\n"
+    )
+    first = "Checkout graphs live in [[Grafana]] under the Payments folder."
+    both = "Checkout graphs live in [[Grafana]] under the Payments folder. Alerts page Omar."
+    assert same_passage(first, both, body)
+
+
+def test_a_lone_comment_mark_does_not_hide_the_rest_of_the_page() -> None:
+    """The review: a lone "%%" (printf's "%5.1f%%") or "<!--" in prose made every later line unquotable."""
+    from krouter.learner.verify import quote_on_page
+
+    body = (
+        'Format with `printf("%5.1f%%")` in reports.\nThe nightly report job runs on batch-02 at 02:30.\n'
+        "Sentences must not contain <!-- comments in the wiki.\nThe weekly job runs on batch-03 at 04:00.\n"
+    )
+    assert quote_on_page("The nightly report job runs on batch-02 at 02:30.", body)
+    assert quote_on_page("The weekly job runs on batch-03 at 04:00.", body)
+
+
 def test_a_held_quote_no_longer_on_the_page_is_said_so(vault: Path) -> None:
     config.config_path().write_text('pending_triggers = "all"\n', encoding="utf-8")
     log_weak(vault, MERGE_Q)

@@ -46,8 +46,9 @@ def normalize_text(text: str) -> str:
     return " ".join(text.split())
 
 
-# What a reader of the page does not see: comments (HTML, Obsidian's %%), a link's target.
-_HIDDEN = re.compile(r"<!--.*?(?:-->|$)|%%.*?(?:%%|$)", re.S)
+# What a reader of the page does not see: an HTML comment, a link's target.
+# Only a closed comment: a lone "<!--" or "%%" in prose or code ("%5.1f%%") hid the rest of the page.
+_HIDDEN = re.compile(r"<!--.*?-->", re.S)
 _MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\([^)\n]*\)")
 _WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
 # A heading ends where its line does: a quote cannot run from a heading into the text below it.
@@ -91,7 +92,7 @@ def same_passage(first: str, second: str, body: str) -> bool:
     """True when both quotes are the same sentence, or one passage of a page's body holds both: a block
     of lines between blank lines (a line of spaces, CRLF pages alike) and headings, so that a section
     under its own heading is a passage of its own even with no blank line before it."""
-    a, b = normalize_text(first), normalize_text(second)
+    a, b = normalize_text(_shown(first)), normalize_text(_shown(second))
     if not (a and b):
         return False
     return a == b or any(a in p and b in p for p in map(normalize_text, _blocks(_shown(body))))
