@@ -948,12 +948,20 @@ def test_undo_restores_every_page_it_can_when_one_folder_refuses_writes(
     )
     assert [o.status for o in report.outcomes] == [LEARNED, LEARNED], report.to_text()
     taught = (vault / CODE_REVIEW).read_bytes()
+    real_open = atomic.os.open
     _folder_refuses_writes(monkeypatch, (vault / CODE_REVIEW).parent)
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id, "--vault", str(vault)])
     assert res.exit_code == 1, res.output
     assert "could not be written: the folder" in res.output and "is read-only" in res.output
     assert (vault / CODE_REVIEW).read_bytes() == taught
     assert (vault / SEARCH_PAGE).read_bytes() == before[SEARCH_PAGE]
+    # The folder writable again, the same undo finishes the page it left (the session diff's review: a
+    # second undo of a run refused every entry once the first had restored any).
+    monkeypatch.setattr(atomic.os, "open", real_open)
+    again = CliRunner().invoke(app, ["learn", "--undo", report.run_id, "--vault", str(vault)])
+    assert again.exit_code == 0, again.output
+    assert snapshot(vault) == before
+    assert "undone already" in again.output  # the search page's entry, left alone this time
 
 
 def test_a_log_entry_stamped_in_the_future_does_not_hide_later_questions(vault: Path) -> None:

@@ -24,6 +24,7 @@ from krouter.learner.page_write import PageNotWritten, atomic_replace
 from krouter.learner.report import SKIPPED, LearnReport, Outcome
 from krouter.learner.rewind import journal_redone, rewind
 from krouter.learner.write_lock import learner_lock
+from krouter.routing import querylog
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
@@ -37,8 +38,8 @@ REWOUND = "rewound"
 # Nothing to undo: the page, or the trigger on it, is gone already.
 GONE = "gone"
 UNDONE_ALREADY = (
-    "the run was undone already: left alone (the trigger on the page now, if any, was written since; "
-    "remove it by hand if it is not wanted)"
+    "undone already: left alone (the trigger on the page now, if any, was written since; remove it by "
+    "hand if it is not wanted)"
 )
 # What a run id may look like (``journal.new_run_id`` makes "20250101T000000Z-1a2b3c"): an empty or
 # blank one (an unset variable in a script) must never be taken for "no --undo" and start a run.
@@ -58,9 +59,10 @@ def undo(run_id: str) -> LearnReport:
     # learner write waits on it; what it found is checked again under the lock.
     moved = _moved_pages(run_id)
     with learner_lock():
-        report = _undo_run(run_id, moved)
+        report, done = _undo_run(run_id, moved)
     undone = report.count(RESTORED) + report.count(REMOVED) + report.count(REWOUND)
-    append_jsonl(outcomes_path(), {"undo": run_id, "time": time.time(), "restored": undone})
+    record = {"undo": run_id, "time": time.time(), "restored": undone, "done": sorted(done)}
+    append_jsonl(outcomes_path(), record)
     return report
 
 
@@ -86,21 +88,26 @@ def _moved_pages(run_id: str) -> dict[str, list[str]]:
     return found
 
 
-def _undo_run(run_id: str, moved: dict[str, list[str]]) -> LearnReport:
+def _undo_run(run_id: str, moved: dict[str, list[str]]) -> tuple[LearnReport, set[str]]:
+    """The run's undo, and the keys of its entries undone (now or by an earlier undo)."""
     entries = journal_entries(run_id)
     if not entries:
         raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
     report = LearnReport(run_id, str(entries[0].get("vault", "")), "undo", "", dry_run=False)
-    again = run_id in undone_runs()
+    before = _done_before(run_id, entries)
+    done = set(before)
     for e in reversed(entries):
         o = Outcome(str(e.get("trigger", "")), SKIPPED, page=str(e["page"]))
         report.outcomes.append(o)
-        if again:
-            # Its trigger on a page now was put there since, by hand or by another run: undoing the run
-            # again took out the owner's own line and called it a restore (a cold review).
+        if str(e["key"]) in before:
+            # Its trigger on a page now was put there since, by hand or by another run: undoing the entry
+            # again took out the owner's own line and called it a restore (a cold review). An entry an
+            # earlier undo left alone (a page that could not be read then) is undone now.
             o.status, o.reason = "unchanged", UNDONE_ALREADY
             continue
         undo_entry(e, o, moved.get(str(e["key"])))
+        if o.status in {RESTORED, REMOVED, REWOUND, GONE}:
+            done.add(str(e["key"]))
         if e.get("taken_back") and o.status in {GONE, "unchanged"}:
             # Undone as it was written; asking it again here also covers a crash between the page's
             # restore and its journal record, in either order.
@@ -108,7 +115,22 @@ def _undo_run(run_id: str, moved: dict[str, list[str]]) -> LearnReport:
                 GONE,
                 "taken back when it was written (it did not make its question cite the page)",
             )
-    return report
+    return report, done
+
+
+def _done_before(run_id: str, entries: list[dict[str, object]]) -> set[str]:
+    """The keys of the run's entries an earlier undo dealt with; every entry, for an undo recorded
+    before undos named their entries, if it restored anything."""
+    done: set[str] = set()
+    for _offset, item in querylog.read(outcomes_path()):
+        if item.get("undo") != run_id:
+            continue
+        keys = item.get("done")
+        if isinstance(keys, list):
+            done.update(str(k) for k in keys)
+        elif isinstance(item.get("restored"), int) and item["restored"]:
+            done.update(str(e["key"]) for e in entries)
+    return done
 
 
 def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = None) -> None:
