@@ -356,6 +356,23 @@ def test_a_long_korean_word_weighs_one_word_not_its_bigrams(tmp_path: Path) -> N
     assert glued.decision == "cite" and glued.top is not None and glued.top.path == "pay.md"
 
 
+def test_a_korean_compound_led_by_hanja_is_cut_into_the_words_pages_hold(tmp_path: Path) -> None:
+    """The session diff's review: 會議室예약 (Hanja, then Hangul) was never cut, so the page writing
+    會議室 예약 was said to lack the whole word."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "meeting.md": "# 회의실\n\n會議室 예약은 총무팀에 연락하세요.\n",
+            "lunch.md": "# Lunch\n\nPizza on Fridays.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.ask("會議室예약은 누구에게 연락해요?")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "meeting.md"
+    # (예약은 as the page writes it, particle and all: the vault holds it so.)
+    assert "會議室" in receipt.top.matched and receipt.top.missing == []
+
+
 def test_korean_compound_keeps_a_last_word_the_vault_holds(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

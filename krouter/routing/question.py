@@ -121,6 +121,12 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     return units
 
 
+# The longest Hangul word cut into words: the cut looks up every stretch of it (a run of 900 syllables,
+# "서버" again and again, took minutes: the session diff's review); a longer run is text whose spaces
+# were lost, not a compound.
+_MAX_COMPOUND = 12
+
+
 def _korean_compounds(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
     """The question's terms, a Hangul compound no page holds whole (인증서버) cut into the words pages
     write apart (인증 서버): as one unit it would be missing from the page that writes both."""
@@ -128,8 +134,9 @@ def _korean_compounds(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
     for qt in asked:
         words = None
         if (
-            len(qt.term) > 2
-            and HAS_HANGUL.match(qt.term)
+            2 < len(qt.term) <= _MAX_COMPOUND
+            # Anywhere in the word: Hanja may lead it (會議室예약).
+            and HAS_HANGUL.search(qt.term)
             and not _holding(index, tuple(char_bigrams(qt.term)))
         ):
             words = korean_words(qt.term, lambda piece: bool(_holding(index, tuple(char_bigrams(piece)))))
