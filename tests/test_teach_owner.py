@@ -198,3 +198,29 @@ def test_the_question_itself_is_checked_when_only_a_phrasing_shares_a_word_with_
     assert result.status == PENDING and result.for_owner, result.to_text()
     assert "it lacks 'invoices'" in result.reason
     assert snapshot(vault) == before
+
+
+def test_a_word_the_page_holds_through_the_dictionary_is_not_lacking(tmp_path: Path) -> None:
+    """The session diff's review: the last check compared the question's word 日期 with the citation's
+    shown "日期→date", so a Chinese question taught onto the English page that answers it was doubted
+    ("it lacks '日期', which other pages hold") and held for the owner alone."""
+    root = write_vault(
+        tmp_path / "v",
+        {
+            "expenses.md": "# Expense claims\n\nExpense claims must be submitted within 30 days of the "
+            "purchase date, with the receipt attached.\n",
+            "meeting.md": "# 会议记录\n\n会议日期是每周一，地点在三楼。\n",
+            "lunch.md": "# Lunch\n\nPizza on Fridays.\n",
+        },
+    )
+    question = "报销在购买日期后几天内要交给财务"
+    with Router(root) as router:
+        assert router.decide(question).decision == "refuse"
+        result = teach.teach(
+            router,
+            question,
+            "expenses.md",
+            "Expense claims must be submitted within 30 days of the purchase date, with the receipt attached.",
+            ["expense claims purchase date days"],
+        )
+    assert result.status == PENDING and not result.for_owner, result.to_text()

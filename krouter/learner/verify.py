@@ -308,7 +308,11 @@ def verify_pick(
         if not specific:
             continue
         by_path = {c.path: c for c in cs}
-        matched = set(by_path[page].matched) if page in by_path else _holds(router, page, wording, specific)
+        # A unit matched through the dictionary shows as "日期→date": it is the unit 日期 the page holds.
+        if page in by_path:
+            matched = {shown.split("→", 1)[0] for shown in by_path[page].matched}
+        else:
+            matched = _holds(router, page, wording, specific) | router.held_words(wording, page)
         if not matched & set(specific):
             words = ", ".join(repr(w) for w in specific)
             return f"neighbour page: it lacks {words}, which other pages hold"
