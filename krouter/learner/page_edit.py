@@ -16,7 +16,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import KRouterError
-from krouter.tokens.terms import normalize, query_terms
+from krouter.tokens.terms import normalize
 from krouter.vault.fields import field_key
 from krouter.vault.page import parse_page, split_frontmatter
 
@@ -59,13 +59,6 @@ def trigger_key(text: str) -> str:
     dropped, sentence punctuation around words dropped, then whitespace collapsed (a zero-width space
     between two spaces leaves one space)."""
     return " ".join(filter(None, (w.strip(_EDGE_PUNCTUATION) for w in normalize(text).split())))
-
-
-def question_key(text: str) -> str:
-    """A question as the owner's "no" applies to it: its content words, as the router looks them up
-    (a rejected question asked again with a question mark, or another filler word, is the same question
-    to the router); its ``trigger_key`` when it has none."""
-    return " ".join(sorted({qt.term for qt in query_terms(text)})) or trigger_key(text)
 
 
 def holds_trigger(rel: str, text: str, trigger: str) -> bool:

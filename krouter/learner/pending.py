@@ -81,9 +81,9 @@ def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
 
 def find(root: Path, question: str, page: str | None = None, source: str | None = None) -> dict | None:
     """The open hold of ``question`` in the vault at ``root`` (on ``page``, from ``source``), or None."""
-    want = page_edit.question_key(question)
+    want = page_edit.trigger_key(question)
     for h in open_holds(root):
-        if page_edit.question_key(str(h["trigger"])) != want:
+        if page_edit.trigger_key(str(h["trigger"])) != want:
             continue
         if (page is None or h["page"] == page) and (source is None or h["source"] == source):
             return h
@@ -117,16 +117,16 @@ def owner_refusal(root: Path, question: str, page: str) -> str | None:
     """Why the owner has already said no to ``question`` as a trigger of ``page``, or None: they rejected
     a hold of it, or undid a run that wrote it. Neither an agent nor the nightly model may hold or write
     it again (it came back held, then written by the nightly model's agreement)."""
-    want = page_edit.question_key(question)
+    want = page_edit.trigger_key(question)
     for h in all_holds(root):
         end = h["end"]
         rejected = isinstance(end, dict) and end.get("how") == REJECTED
-        if rejected and h["page"] == page and page_edit.question_key(str(h["trigger"])) == want:
+        if rejected and h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
             return f"the owner rejected this pick before (pending {h['pending']}): it is not taught again"
     undone = undone_runs()
     for e in journal_entries():
         mine = e.get("vault") == str(root) and e.get("page") == page and not e.get("taken_back")
-        if mine and e.get("run_id") in undone and page_edit.question_key(str(e.get("trigger", ""))) == want:
+        if mine and e.get("run_id") in undone and page_edit.trigger_key(str(e.get("trigger", ""))) == want:
             return f"the owner undid this trigger before (run {e['run_id']}): it is not taught again"
     return None
 
@@ -182,9 +182,9 @@ def settle(root: Path, question: str, page: str, by: str, run_id: str | None) ->
     """End, as WRITTEN, every open hold of ``question`` on ``page``: the trigger is on the page now
     (written by a second source, the owner, or an agent while holding was off), and a twin hold (two
     teachers at once) must not wait for an accept that could only find it there already."""
-    want = page_edit.question_key(question)
+    want = page_edit.trigger_key(question)
     for h in open_holds(root):
-        if h["page"] == page and page_edit.question_key(str(h["trigger"])) == want:
+        if h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
             resolve(root, str(h["pending"]), WRITTEN, by, run_id)
 
 

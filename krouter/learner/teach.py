@@ -137,9 +137,9 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
     # on it and holds still open.
     agents = [e for e in mine if e.get("lane") == AGENT_LANE]
     holds = [h for h in pending.all_holds(root) if h.get("source") == pending.AGENT]
-    want = page_edit.question_key(question)
+    want = page_edit.trigger_key(question)
     for h in holds:
-        if h["end"] is None and h.get("page") != rel and page_edit.question_key(str(h["trigger"])) == want:
+        if h["end"] is None and h.get("page") != rel and page_edit.trigger_key(str(h["trigger"])) == want:
             return (
                 f"this question is already held as pending for {h['page']} (pending {h['pending']}); "
                 f"a question is taught to one page only (the owner can reject it: krouter learn --reject "
@@ -148,7 +148,7 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
     for e in mine:
         if (
             e.get("page") != rel
-            and page_edit.question_key(str(e.get("trigger", ""))) == want
+            and page_edit.trigger_key(str(e.get("trigger", ""))) == want
             and _still_on_page(root, e)
         ):
             return (
