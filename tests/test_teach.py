@@ -590,3 +590,26 @@ def test_a_quote_is_words_a_reader_of_the_page_sees(quote: str, on_page: bool) -
         "主数据库使用 PostgreSQL 15，部署在华东 2 区。\n"
     )
     assert quote_on_page(quote, body) is on_page
+
+
+def test_a_trigger_the_question_holds_whole_counts_beside_a_word_another_page_is_tagged(
+    tmp_path: Path,
+) -> None:
+    """The session diff's review: 20c3bc4 stopped every trigger when another word of the question named
+    another page, so "urgent: who looks after the kitchen coffee maker" lost its page's trigger to a
+    page tagged urgent."""
+    root = write_vault(
+        tmp_path / "vault",
+        {
+            "office/coffee.md": "---\ntriggers:\n  - who looks after the kitchen coffee maker\n---\n"
+            "# Coffee\n\nPriya descales the machine on Fridays.\n",
+            "it/laptops.md": "---\ntags: [urgent]\n---\n# Laptops\n\nBroken laptops go to the IT desk.\n",
+            "Lunch.md": "# Lunch\n\nPizza on Fridays.\n",
+        },
+    )
+    with Router(root) as router:
+        plain = router.decide("who looks after the kitchen coffee maker")
+        urgent = router.decide("urgent: who looks after the kitchen coffee maker")
+    assert plain.decision == "cite" and plain.top is not None and plain.top.path == "office/coffee.md"
+    assert urgent.top is not None and urgent.top.path == "office/coffee.md"
+    assert "urgent" in urgent.top.missing

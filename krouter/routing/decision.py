@@ -278,8 +278,9 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
     teacher 6 more of its own wordings.
     A question holding fewer than TRIGGER_MATCH of a trigger's terms may still count the trigger's
-    bridge words (``_bridge``) (docs/decisions.md D24). No trigger counts when one of the question's
-    other words names another page's subject so: it may be that page's question in the trigger's words.
+    bridge words (``_bridge``) (docs/decisions.md D24). No trigger the question expresses only in part
+    counts when one of the question's other words names another page's subject so: it may be that
+    page's question in the trigger's words.
     """
     keys = {u.key: i for i, u in enumerate(units)}
     mine = set(top.contributors)
@@ -289,11 +290,12 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
             shared = trig & keys.keys()
             if not trig or any(named_elsewhere(units[keys[k]], mine, t) for k in shared):
                 continue
-            # A question whose other words name another page's subject may be that page's question in
-            # the trigger's words: "who tunes the argon gadget on Tuesdays" cited the zinc page through
-            # its trigger "who tunes the zinc gadget on Tuesdays" (a cold review; D24 held this for a
-            # partly expressed trigger only).
-            if any(named_elsewhere(units[keys[k]], mine, t) for k in keys.keys() - trig):
+            # A question that expresses a trigger in part, whose other words name another page's subject,
+            # may be that page's question in the trigger's words: "who tunes the argon gadget on Tuesdays"
+            # through the zinc page's "who tunes the zinc gadget on Tuesdays" (a cold review; D24 held this
+            # below TRIGGER_MATCH only). A trigger the question holds whole counts whatever else it says
+            # ("urgent: who looks after the kitchen coffee maker", with a page tagged urgent).
+            if shared != trig and any(named_elsewhere(units[keys[k]], mine, t) for k in keys.keys() - trig):
                 continue
             if len(shared) / len(trig) >= TRIGGER_MATCH:
                 fired |= {keys[k] for k in shared}
