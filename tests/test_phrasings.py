@@ -50,6 +50,9 @@ def test_a_translation_lets_an_english_question_cite_a_chinese_page(tmp_path: Pa
     ]
     assert receipt.to_dict()["phrasing"] == "我们的主数据库用的是什么"
     assert "decided by the phrasing" in receipt.to_text()
+    # A translation's missing words are its own: the question's words the dictionary does not carry
+    # across ("run") are no sign of a neighbour (the session diff's review).
+    assert "run" not in receipt.top.missing
 
 
 def test_a_phrasing_s_citation_lists_the_question_s_own_words_the_page_lacks(tmp_path: Path) -> None:

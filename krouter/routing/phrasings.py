@@ -27,6 +27,7 @@ from dataclasses import replace
 from krouter.errors import KRouterError
 from krouter.routing.decision import SHARE_OF_QUESTION
 from krouter.routing.receipt import Receipt, Route, against_floor
+from krouter.tokens.scripts import HAS_HAN
 from krouter.tokens.terms import query_terms
 
 # A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
@@ -213,15 +214,24 @@ def with_question_lacking(chosen: Receipt, lacking: Sequence[str]) -> Receipt:
     """A phrasing's citation with the question's own words the page lacks among its missing words: the
     phrasing's receipt listed only the phrasing's, so a rewording that dropped what was asked about (the
     on-call stipend as "on-call rotation") was cited with "missing: -", hiding the one line an agent
-    reads to tell a neighbour (a cold review)."""
+    reads to tell a neighbour (a cold review). Not for a translation (one wording in Chinese, the other
+    not): it listed the question's words the dictionary does not carry across beside their matched
+    translations, and a right answer read as a neighbour (the session diff's review)."""
     top = chosen.top
-    if top is None:
+    if top is None or _translation(chosen.query, chosen.phrasing or ""):
+        # A translation's words are the question's in the other language: the question's own that the
+        # page lacks are those the dictionary does not carry across (后, 内), not a neighbour's sign.
         return chosen
     extra = [w for w in lacking if w not in top.missing and w not in top.matched]
     if not extra:
         return chosen
     cited = replace(top, missing=[*top.missing, *extra])
     return replace(chosen, candidates=[cited, *chosen.candidates[1:]])
+
+
+def _translation(question: str, phrasing: str) -> bool:
+    """True when one of the two is written in Chinese and the other not: a translation, not a rewording."""
+    return bool(HAS_HAN.search(question)) != bool(HAS_HAN.search(phrasing))
 
 
 def _route(text: str, receipt: Receipt) -> Route:
