@@ -140,7 +140,10 @@ def _korean_compounds(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
             and not _holding(index, tuple(char_bigrams(qt.term)))
         ):
             words = korean_words(qt.term, lambda piece: bool(_holding(index, tuple(char_bigrams(piece)))))
-        out.extend(QueryTerm(word, word) for word in words) if words else out.append(qt)
+        if words:
+            out.extend(QueryTerm(word, word) for word in words)
+        else:
+            out.append(qt)
     return out
 
 
