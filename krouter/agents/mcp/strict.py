@@ -13,9 +13,14 @@ import difflib
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import exceptions as _exceptions
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import Tool
 from pydantic import ValidationError
+
+
+# A tool's own crash, in SDKs that tell it apart (2.3 does; 2.0 has only ToolError).
+_UNEXPECTED: type[Exception] | tuple[()] = getattr(_exceptions, "UnexpectedToolError", ())
 
 
 class StrictArgumentsServer(MCPServer):
@@ -45,7 +50,13 @@ class StrictArgumentsServer(MCPServer):
         try:
             return await super().call_tool(name, arguments, *args, **kwargs)
         except ToolError as exc:
-            if known is None or not isinstance(exc.__cause__, ValidationError):
+            # Only the arguments' own validation: a crash inside a tool may wrap a ValidationError of its
+            # own, which is no argument's fault.
+            if (
+                known is None
+                or isinstance(exc, _UNEXPECTED)
+                or not isinstance(exc.__cause__, ValidationError)
+            ):
                 raise
             # The SDK's text is pydantic's, written for a developer (the model's class name, a link to
             # pydantic's docs): the agent is told which argument, what it must be, and what it sent.
