@@ -18,7 +18,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import Tool
 from pydantic import ValidationError
 
-
 # A tool's own crash, in SDKs that tell it apart (2.3 does; 2.0 has only ToolError).
 _UNEXPECTED: type[Exception] | tuple[()] = getattr(_exceptions, "UnexpectedToolError", ())
 
