@@ -619,3 +619,21 @@ def test_logseq_list_properties_split_at_commas_outside_wikilinks() -> None:
     # 36 s to split); the page is still read.
     long = parse_page("q.md", "tags:: " + "x," * 200_000 + "\n\nBody text.\n")
     assert long.tags == [] and "Body text." in long.body
+
+
+def test_a_madr_2_record_s_status_item_replaces_it(tmp_path: Path) -> None:
+    """MADR 2 writes the status as a list item under the title: `* Status: superseded by [ADR-0007](…)`."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "adr/0005-use-rabbitmq.md": "# Use RabbitMQ\n\n* Status: superseded by [ADR-0007](0007-use-kafka.md)\n"
+            "* Deciders: Ana\n\n## Decision Outcome\n\nThe message broker is RabbitMQ on a single node.\n",
+            "adr/0007-use-kafka.md": "# Use Kafka\n\n* Status: accepted\n\n## Decision Outcome\n\n"
+            "The message broker is Kafka, three brokers.\n",
+            "weekly.md": "# Weekly\n\n## Notes\n\n- Status: superseded by [[adr/0007-use-kafka]]\n"
+            "- The on-call handbook moved to the wiki.\n",
+        },
+    )
+    assert cited_paths(ask(vault, "which message broker runs on a single node")) == ["adr/0007-use-kafka.md"]
+    # A status item below a section heading is a note's list, not a record's status.
+    assert not parse_page("weekly.md", (vault / "weekly.md").read_text(encoding="utf-8")).replaced

@@ -1,7 +1,8 @@
 """Fields a page writes in its body instead of frontmatter: the page properties of Logseq and Dataview's
 inline fields at the top of a page (``status:: superseded``, ``superseded_by:: [[Budget 2024]]``,
-``alias:: GP, 家庭医生``), and the status section of an architecture decision record as adr-tools and
-MADR write it (``## Status`` then ``Superseded by [3. Use Postgres](0003-use-postgres.md)``).
+``alias:: GP, 家庭医生``), and the status of an architecture decision record as adr-tools writes it
+(``## Status`` then ``Superseded by [3. Use Postgres](0003-use-postgres.md)``) and MADR 2 does (``* Status:
+superseded by [ADR-0007](0007-….md)`` under the title).
 
 A cold review found both kinds of replaced decision cited as current, with ``krouter status`` counting
 none replaced: the README's promise that a replaced page is never cited held only for frontmatter.
@@ -34,6 +35,7 @@ _STATUS_LINE = re.compile(
     r"|replaced)\b(?:\s+by\b[\s:]*(.*))?(.*)$",
     re.I,
 )
+_MADR_STATUS = re.compile(r"^[ \t]*[-*+][ \t]+status[ \t]*:[ \t]*(.+)$", re.I)
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = re.compile(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
 _LINK = re.compile(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
@@ -85,7 +87,7 @@ def _status_section(lines: list[str]) -> dict[str, list[object]]:
             heading = i
             break
     if heading is None:
-        return {}
+        return _madr_status(lines)
     section = []
     for line in lines[heading + 1 :]:
         if _HEADING.match(line) or _FENCE.match(line):
@@ -94,7 +96,32 @@ def _status_section(lines: list[str]) -> dict[str, list[object]]:
             section.append(line)
     if not section or _LIST_ITEM.match(section[0]):
         return {}
-    status = _STATUS_LINE.match(section[0].strip().strip(_MARKUP).strip())
+    found = _status_line(section[0])
+    if not found:
+        return {}
+    for line in section[1:]:
+        supersedes = _SUPERSEDES_LINE.match(line.strip().strip(_MARKUP).strip())
+        named = supersedes.group(1) if supersedes else ""
+        links = _LINK.findall(named)
+        if links and len(_LINK.sub(" ", named).split()) <= _STATUS_WORDS:
+            found.setdefault("supersedes", []).extend(links)
+    return found
+
+
+def _madr_status(lines: list[str]) -> dict[str, list[object]]:
+    """MADR 2's status, a list item under the title: ``* Status: superseded by [ADR-0005](0005-….md)``
+    (before the first section; MADR 3 writes it in the frontmatter, read there)."""
+    for line in lines:
+        if _FENCE.match(line) or (_HEADING.match(line) and not line.lstrip().startswith("# ")):
+            return {}
+        if item := _MADR_STATUS.match(line):
+            return _status_line(item.group(1))
+    return {}
+
+
+def _status_line(line: str) -> dict[str, list[object]]:
+    """The status (and replacement links) an ADR's status line states; empty for a sentence."""
+    status = _STATUS_LINE.match(line.strip().strip(_MARKUP).strip())
     if status is None:
         return {}
     word, named, rest = status.group(1), status.group(2), status.group(3)
@@ -107,10 +134,4 @@ def _status_section(lines: list[str]) -> dict[str, list[object]]:
     elif len(rest.split()) > _STATUS_WORDS:
         return {}
     found["status"] = [word]
-    for line in section[1:]:
-        supersedes = _SUPERSEDES_LINE.match(line.strip().strip(_MARKUP).strip())
-        named = supersedes.group(1) if supersedes else ""
-        links = _LINK.findall(named)
-        if links and len(_LINK.sub(" ", named).split()) <= _STATUS_WORDS:
-            found.setdefault("supersedes", []).extend(links)
     return found
