@@ -637,3 +637,38 @@ def test_a_madr_2_record_s_status_item_replaces_it(tmp_path: Path) -> None:
     assert cited_paths(ask(vault, "which message broker runs on a single node")) == ["adr/0007-use-kafka.md"]
     # A status item below a section heading is a note's list, not a record's status.
     assert not parse_page("weekly.md", (vault / "weekly.md").read_text(encoding="utf-8")).replaced
+
+
+def test_adr_status_forms_adr_tools_and_nygard_write(tmp_path: Path) -> None:
+    """The late commits' review: after an amend and a supersede, adr-tools' Status section reads
+    "Amended by [2. …]" then "Superceded by [4. …]", and only the first line was read (the amendment taken
+    for the successor); "Superseded by ADR-0005" with no link left the record current; a rejected vendor
+    quote nested in a Logseq journal marked the whole journal replaced."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "adr/0001-use-postfix.md": "# 1. Use Postfix\n\n## Status\n\nAmended by [2. Retry bounces](0002-retry.md)"
+            "\n\nSuperceded by [4. Use SES](0004-ses.md)\n\n## Decision\n\nInvoice emails go out through Postfix.\n",
+            "adr/0002-retry.md": "# 2. Retry bounces\n\n## Status\n\nAccepted\n\n## Decision\n\nBounced mail is "
+            "retried twice.\n",
+            "adr/0004-ses.md": "# 4. Use SES\n\n## Status\n\nAccepted\n\n## Decision\n\nInvoice emails go out "
+            "through Amazon SES.\n",
+            "adr/0003-use-mysql.md": "# 3. Use MySQL\n\n## Status\n\nSuperseded by ADR-0005\n\n## Decision\n\n"
+            "Billing uses MySQL for invoices.\n",
+            "journals/2024_05_02.md": "- Standup: the staging database moves on Friday\n- Vendor quote for printers"
+            "\n  - Status: rejected\n- The VPN certificate expires on 30 June; Priya renews it\n",
+        },
+    )
+    receipt = ask(vault, "how do invoice emails go out")
+    assert cited_paths(receipt) == ["adr/0004-ses.md"]
+    assert receipt.redirects and receipt.redirects[0].to_path == "adr/0004-ses.md"
+    assert "adr/0003-use-mysql.md" not in cited_paths(
+        ask(vault, "which database does billing use for invoices")
+    )
+    assert parse_page("adr/0003-use-mysql.md", (vault / "adr/0003-use-mysql.md").read_text()).replaced
+    assert cited_paths(ask(vault, "who renews the VPN certificate")) == ["journals/2024_05_02.md"]
+
+
+def test_a_long_logseq_property_does_not_end_the_properties_after_it() -> None:
+    page = parse_page("p.md", "summary:: " + "x" * 3000 + "\nstatus:: superseded\n\n- body text\n")
+    assert page.replaced

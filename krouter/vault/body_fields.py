@@ -17,7 +17,7 @@ import re
 from krouter.vault.fields import field_key
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
-# without a bullet). A longer line is no property a person wrote.
+# without a bullet). A value longer than a person writes is not read (the line still is one).
 _PROPERTY = re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$")
 _MAX_PROPERTY_CHARS = 2000
 # Comma-separated in Logseq (`alias:: GP, 家庭医生`), except inside a wikilink.
@@ -25,22 +25,28 @@ _LISTED = frozenset({"aliases", "alias", "tags", "superseded_by", "replaced_by",
 _READ = frozenset({"title", "status", *_LISTED})
 
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
+_TITLE = re.compile(r"^[ \t]{0,3}#[ \t]")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _MARKUP = "*_`> :"
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
-# An ADR's status line, the first line of its Status section (adr-tools writes "Accepted", "Superseded by
-# [3. …](0003-….md)"): a status word alone (perhaps with a date), or a replacement named after it.
+# An ADR's status line (adr-tools writes "Accepted", "Superseded by [3. …](0003-….md)", "Amended by
+# [2. …](…)"; Nygard's template "Superseded by ADR-0005"): a status word alone (perhaps with a date), or
+# what it is "by". Only a replaced status's "by" names the page's replacement.
 _STATUS_LINE = re.compile(
     r"^(accepted|proposed|approved|draft|amended|superseded|superceded|deprecated|rejected|obsolete|retired"
     r"|replaced)\b(?:\s+by\b[\s:]*(.*))?(.*)$",
     re.I,
 )
-_MADR_STATUS = re.compile(r"^[ \t]*[-*+][ \t]+status[ \t]*:[ \t]*(.+)$", re.I)
+_REPLACED = frozenset(
+    {"superseded", "superceded", "deprecated", "rejected", "obsolete", "retired", "replaced"}
+)
+# MADR 2's status: an item of the list right under the page's title.
+_MADR_STATUS = re.compile(r"^[-*+][ \t]+status[ \t]*:[ \t]*(.+)$", re.I)
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = re.compile(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
 _LINK = re.compile(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
-# Words a status line may hold besides its status and links ("Deprecated 2024-03-01", "on 2024-05-01"):
-# a sentence that starts with "Deprecated" is prose about something else.
+# Words a status line may hold besides its status and links ("Deprecated 2024-03-01", "on 2024-05-01",
+# "ADR-0005"): a sentence that starts with "Deprecated" is prose about something else.
 _STATUS_WORDS = 3
 
 
@@ -50,14 +56,14 @@ def body_fields(body: str) -> dict[str, list[object]]:
     lines = body.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     for line in lines[start:]:
-        match = _PROPERTY.match(line) if len(line) <= _MAX_PROPERTY_CHARS else None
+        match = _PROPERTY.match(line)
         if match is None:
             break
         key, value = field_key(match.group(1)), match.group(2)
-        if key in _READ and value:
+        if key in _READ and value and len(value) <= _MAX_PROPERTY_CHARS:
             items = _commas(value) if key in _LISTED else [value]
             fields.setdefault(key, []).extend(v for v in items if v)
-    for key, values in _status_section(lines).items():
+    for key, values in _adr_status(lines).items():
         fields.setdefault(key, []).extend(values)
     return fields
 
@@ -76,9 +82,10 @@ def _commas(value: str) -> list[str]:
     return [*items, value[start:].strip()]
 
 
-def _status_section(lines: list[str]) -> dict[str, list[object]]:
-    """The status and replacement links of an ADR's ``Status`` section: the first such section outside
-    code, read only when its first line is an ADR's status line (not a list, not a sentence)."""
+def _adr_status(lines: list[str]) -> dict[str, list[object]]:
+    """The status and replacement links of an architecture decision record: its ``Status`` section (the
+    first one outside code, read only when its first line is a status line: not a list, not a
+    sentence), else MADR 2's status item under the title."""
     heading, fenced = None, False
     for i, line in enumerate(lines):
         if _FENCE.match(line):
@@ -94,12 +101,16 @@ def _status_section(lines: list[str]) -> dict[str, list[object]]:
             break
         if line.strip():
             section.append(line)
-    if not section or _LIST_ITEM.match(section[0]):
+    if not section or _LIST_ITEM.match(section[0]) or not _status_line(section[0]):
         return {}
-    found = _status_line(section[0])
-    if not found:
-        return {}
-    for line in section[1:]:
+    # Every status line of the section counts (adr-tools adds "Superceded by" below an "Amended by", and
+    # below "Accepted" when the old record is not rewritten), a replaced one winning as in frontmatter.
+    found: dict[str, list[object]] = {}
+    for line in section:
+        if _LIST_ITEM.match(line):
+            continue
+        for key, values in _status_line(line).items():
+            found.setdefault(key, []).extend(values)
         supersedes = _SUPERSEDES_LINE.match(line.strip().strip(_MARKUP).strip())
         named = supersedes.group(1) if supersedes else ""
         links = _LINK.findall(named)
@@ -109,10 +120,15 @@ def _status_section(lines: list[str]) -> dict[str, list[object]]:
 
 
 def _madr_status(lines: list[str]) -> dict[str, list[object]]:
-    """MADR 2's status, a list item under the title: ``* Status: superseded by [ADR-0005](0005-….md)``
-    (before the first section; MADR 3 writes it in the frontmatter, read there)."""
-    for line in lines:
-        if _FENCE.match(line) or (_HEADING.match(line) and not line.lstrip().startswith("# ")):
+    """MADR 2's status: ``* Status: superseded by [ADR-0007](0007-….md)``, an item of the list right under
+    the page's title (a top-level item; MADR 3 writes it in the frontmatter, read there)."""
+    title = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if title is None or not _TITLE.match(lines[title]):
+        return {}
+    for line in lines[title + 1 :]:
+        if not line.strip():
+            continue
+        if not _LIST_ITEM.match(line):
             return {}
         if item := _MADR_STATUS.match(line):
             return _status_line(item.group(1))
@@ -120,18 +136,20 @@ def _madr_status(lines: list[str]) -> dict[str, list[object]]:
 
 
 def _status_line(line: str) -> dict[str, list[object]]:
-    """The status (and replacement links) an ADR's status line states; empty for a sentence."""
+    """The status (and, for a replaced one, replacement links) an ADR's status line states; empty for a
+    sentence. A replacement named without a link ("ADR-0005") is kept as written: it names no page, so the
+    record stays replaced and `krouter check` reports the link."""
     status = _STATUS_LINE.match(line.strip().strip(_MARKUP).strip())
     if status is None:
         return {}
-    word, named, rest = status.group(1), status.group(2), status.group(3)
-    found: dict[str, list[object]] = {}
+    word, named, rest = status.group(1).lower(), status.group(2), status.group(3)
+    found: dict[str, list[object]] = {"status": [word]}
     if named is not None:
         links = _LINK.findall(named)
-        if not links or len(_LINK.sub(" ", named).split()) > _STATUS_WORDS:
+        if len(_LINK.sub(" ", named).split()) > _STATUS_WORDS:
             return {}
-        found["superseded_by"] = links
+        if word in _REPLACED:
+            found["superseded_by"] = links or [named.strip()]
     elif len(rest.split()) > _STATUS_WORDS:
         return {}
-    found["status"] = [word]
     return found
