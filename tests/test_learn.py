@@ -995,3 +995,24 @@ def test_undoing_a_run_again_leaves_a_trigger_the_owner_wrote_since(vault: Path)
     assert again.exit_code == 0 and "undone already" in again.output, again.output
     assert "restored byte for byte" not in again.output
     assert page.read_bytes() == mine
+
+
+def test_a_page_the_owner_reverted_before_the_undo_keeps_a_trigger_written_after_it(vault: Path) -> None:
+    """The late commits' review: the owner took the run's trigger out by hand, an undo found the page
+    as before the run ("unchanged") and did not count it dealt with; the owner then wrote the trigger
+    back, and a second undo took it out."""
+    log_weak(vault, MERGE_Q)
+    page = vault / CODE_REVIEW
+    before = page.read_bytes()
+    report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+    page.write_bytes(before)  # the owner reverts the page by hand
+    first = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert first.exit_code == 0, first.output
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("---\n", f"---\ntriggers:\n  - {json.dumps(MERGE_Q)}\n", 1),
+        encoding="utf-8",
+    )
+    mine = page.read_bytes()
+    again = CliRunner().invoke(app, ["learn", "--undo", report.run_id])
+    assert again.exit_code == 0 and "undone already" in again.output, again.output
+    assert page.read_bytes() == mine
