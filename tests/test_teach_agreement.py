@@ -100,6 +100,14 @@ def test_a_lone_comment_mark_does_not_hide_the_rest_of_the_page() -> None:
     )
     assert quote_on_page("The nightly report job runs on batch-02 at 02:30.", body)
     assert quote_on_page("The weekly job runs on batch-03 at 04:00.", body)
+    # Obsidian's own comments, closed, are hidden as a reader of the note sees it (the late review).
+    obsidian = (
+        "The production deploy window opens at 9am %%confirm with Ana%% on Tuesdays and Thursdays.\n%%\n"
+        "The admin password is hunter2 for now.\n%%\nRollbacks need two approvals.\n"
+    )
+    assert quote_on_page("The production deploy window opens at 9am on Tuesdays and Thursdays.", obsidian)
+    assert not quote_on_page("The admin password is hunter2 for now.", obsidian)
+    assert quote_on_page("Rollbacks need two approvals.", obsidian)
 
 
 def test_a_held_quote_no_longer_on_the_page_is_said_so(vault: Path) -> None:

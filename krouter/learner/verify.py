@@ -46,9 +46,10 @@ def normalize_text(text: str) -> str:
     return " ".join(text.split())
 
 
-# What a reader of the page does not see: an HTML comment, a link's target.
-# Only a closed comment: a lone "<!--" or "%%" in prose or code ("%5.1f%%") hid the rest of the page.
-_HIDDEN = re.compile(r"<!--.*?-->", re.S)
+# What a reader of the page does not see: an HTML comment, an Obsidian comment (%%…%% on one line, or
+# between two lines of %% alone), a link's target. Only a closed one: a lone "<!--" or "%%" in prose or
+# code ("%5.1f%%") hid the rest of the page.
+_HIDDEN = re.compile(r"<!--.*?-->|%%[^%\n]+%%|^[ \t]*%%[ \t]*\n.*?^[ \t]*%%[ \t]*$", re.S | re.M)
 _MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\([^)\n]*\)")
 _WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
 # A heading ends where its line does: a quote cannot run from a heading into the text below it.
