@@ -373,6 +373,22 @@ def test_a_korean_compound_led_by_hanja_is_cut_into_the_words_pages_hold(tmp_pat
     assert "會議室" in receipt.top.matched and receipt.top.missing == []
 
 
+def test_a_long_unspaced_korean_name_is_cut_into_the_words_pages_hold(tmp_path: Path) -> None:
+    """The late commits' review: a cap of 12 syllables left 개인정보보호정책위반신고절차 (14) one word the
+    page 'never contains'; names of procedures and laws are written unspaced."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "privacy.md": "# 개인정보\n\n개인정보 보호 정책 위반 신고 절차: 보안팀에 메일로 신고합니다.\n",
+            "server.md": "# 서버\n\n서버 점검은 매주 화요일입니다.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.ask("개인정보보호정책위반신고절차는?")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "privacy.md"
+    assert receipt.top.missing == []
+
+
 def test_korean_compound_keeps_a_last_word_the_vault_holds(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

@@ -121,10 +121,11 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     return units
 
 
-# The longest Hangul word cut into words: the cut looks up every stretch of it (a run of 900 syllables,
-# "서버" again and again, took minutes: the session diff's review); a longer run is text whose spaces
-# were lost, not a compound.
-_MAX_COMPOUND = 12
+# The longest Hangul word cut into words, each of at most ``korean_words``' MAX_WORD syllables: the cut
+# looks up stretches of it (a run of 900 syllables, "서버" again and again, took minutes: the session
+# diff's review); a longer run is text whose spaces were lost, not a compound. Names of laws and
+# procedures are written unspaced up to about twenty (개인정보보호정책위반신고절차: 14).
+_MAX_COMPOUND = 40
 
 
 def _korean_compounds(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:

@@ -69,6 +69,10 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     return [stem] if len(stem) > 1 else _content_grams(stem, holds)
 
 
+# The longest word a compound is cut into: a Korean noun is a few syllables (개인정보, 데이터베이스).
+MAX_WORD = 8
+
+
 def korean_words(word: str, held: Callable[[str], bool]) -> list[str] | None:
     """A Hangul compound no page holds whole, as the fewest words of two or more syllables that pages
     hold (인증서버: 인증 + 서버, where pages write 인증 서버); None when it cannot be cut so. ``held``
@@ -77,7 +81,7 @@ def korean_words(word: str, held: Callable[[str], bool]) -> list[str] | None:
     for start in range(len(word) - 2, -1, -1):
         options = [
             [word[start:end], *rest]
-            for end in range(len(word), start + 1, -1)
+            for end in range(min(len(word), start + MAX_WORD), start + 1, -1)
             if (rest := best.get(end)) is not None and held(word[start:end])
         ]
         best[start] = min(options, key=len) if options else None
