@@ -199,3 +199,18 @@ def test_only_the_replacements_of_the_named_page_are_shown() -> None:
     assert "Old backups.md was replaced" in text and "Gone.md was replaced" in text
     assert "RabbitMQ" not in text
     assert [r.from_path for r in receipt.shown_redirects] == ["Decisions/Old backups.md", "Decisions/Gone.md"]
+
+
+def test_a_korean_question_s_english_translation_lists_no_korean_words_as_missing(tmp_path: Path) -> None:
+    """The late commits' review: only Chinese was read as a translation's other language, so a Korean
+    question cited through its English translation listed its Korean words as missing."""
+    (tmp_path / "VPN.md").write_text(
+        "# VPN access\n\nNew staff request VPN access through the IT portal form.\n", encoding="utf-8"
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        receipt = router.ask(
+            "신입 직원은 VPN 접속을 어떻게 신청하나요?", also=["how do new staff request VPN access?"]
+        )
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "VPN.md"
+    assert not any("\uac00" <= ch <= "\ud7a3" for word in receipt.top.missing for ch in word)
