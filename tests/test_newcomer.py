@@ -371,7 +371,8 @@ def test_config_get_vault_prints_the_vault_krouter_vault_names(
     as_json = json.loads(runner.invoke(app, ["config", "--json", "get", "vault"]).stdout)
     assert as_json == {"key": "vault", "value": str(other), "from": "$KROUTER_VAULT"}
     # As every command reads it: a relative path from here (the review: printed as typed).
+    other = other.resolve()
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("KROUTER_VAULT", "other")
+    monkeypatch.setenv("KROUTER_VAULT", "../" + tmp_path.name + "/other")
     assert runner.invoke(app, ["config", "get", "vault"]).stdout == f"{other}\n"
     assert f"vault in use: {other} ($KROUTER_VAULT)" in runner.invoke(app, ["config"]).stdout

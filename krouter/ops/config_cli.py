@@ -64,8 +64,8 @@ def _from_environment(values: dict[str, object]) -> dict[str, tuple[object, str]
     the variable), so that what is shown is what a lookup obeys. ``values``: config.toml's (``_values``)."""
     out: dict[str, tuple[object, str]] = {}
     env = os.environ.get("KROUTER_VAULT")
-    # As every command reads it: ~ expanded, a relative path from here.
-    vault = str(Path(env).expanduser().absolute()) if env else None
+    # As every command reads it: ~ expanded, a relative path from here, links and .. resolved.
+    vault = str(Path(env).expanduser().resolve()) if env else None
     if vault and vault != values.get("vault"):
         out["vault"] = (vault, "$KROUTER_VAULT")
     given = config.semantic_from_environment()
@@ -79,7 +79,7 @@ def _from_environment(values: dict[str, object]) -> dict[str, tuple[object, str]
 def _vault_source(cfg: config.Config, problems: dict[str, str]) -> tuple[str | None, str]:
     env = os.environ.get("KROUTER_VAULT")
     if env:
-        return str(Path(env).expanduser().absolute()), "$KROUTER_VAULT"
+        return str(Path(env).expanduser().resolve()), "$KROUTER_VAULT"
     if "vault" in problems:
         return None, "none: 'vault' in config.toml is broken"
     if cfg.vault is not None:
