@@ -195,6 +195,9 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+    except RecursionError as exc:
+        # Arrays or tables nested thousands deep: tomllib recurses, and the error killed `krouter watch`.
+        raise ConfigError(f"{path}: nested too deeply to read (arrays or tables within each other)") from exc
     # object, not typing.Any: a fresh `krouter ask` answered by a running watcher imports this module,
     # and must not pay for typing.
     given: dict[str, object] = {}

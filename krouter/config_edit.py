@@ -89,10 +89,10 @@ def _set(path: Path, key: str, value: str | bool | None) -> None:
 
     try:
         tomllib.loads(new)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         try:
             tomllib.loads(old)
-        except tomllib.TOMLDecodeError as broken:
+        except (tomllib.TOMLDecodeError, RecursionError) as broken:
             # The file was broken before the edit: its own error, at its own line (the edited copy's
             # line numbers named lines the user's file does not have).
             raise ConfigError(f"{path} is not TOML ({broken}); fix it by hand, then set {key!r}") from exc

@@ -40,6 +40,8 @@ BROKEN = {
     "not TOML": 'learn_model = "claude\n',
     # A cold review: a misspelt setting left the default in force, and questions were logged.
     "a misspelt setting": "query_logs = false\n",
+    # The late commits' review: tomllib recursed and the RecursionError killed `krouter watch`.
+    "nested too deeply": "x = " + "[" * 5000 + "]" * 5000 + "\n",
 }
 
 
