@@ -526,6 +526,10 @@ def test_a_quote_shares_a_korean_or_katakana_word_it_holds_by_its_bigrams() -> N
     ]
     assert "サーバー" in shared_words("サーバーの再起動は毎週月曜日です。", "サーバーはいつ再起動しますか")
     assert shared_words("로그 서버의 포트는 5140입니다.", "타임아웃은?") == []
+    # A compound the quote writes apart is shared, cut as the router cuts it (the late review).
+    assert shared_words("인증 서버 재시작은 매주 화요일 새벽에 합니다.", "인증서버 재부팅 담당자는?") == [
+        "인증서버"
+    ]
 
 
 def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page(tmp_path: Path) -> None:

@@ -18,8 +18,9 @@ from krouter.routing.prices import states_amount
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams
+from krouter.tokens.japanese_korean import korean_words
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.scripts import is_cjk
+from krouter.tokens.scripts import HAS_HANGUL, char_bigrams, is_cjk
 from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
@@ -135,7 +136,14 @@ def _text_holds(terms: set[str], term: str) -> bool:
     if term in terms:
         return True
     grams = fallback_bigrams(term) if is_cjk(term) else []
-    return bool(grams) and all(gram in terms for gram in grams)
+    if grams and all(gram in terms for gram in grams):
+        return True
+    # A Korean compound the text writes apart (인증서버: "인증 서버"), cut as the router cuts it.
+    return (
+        bool(grams)
+        and HAS_HANGUL.search(term) is not None
+        and bool(korean_words(term, lambda piece: all(g in terms for g in char_bigrams(piece))))
+    )
 
 
 # ----- candidates -----------------------------------------------------------------------------------
