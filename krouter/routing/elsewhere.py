@@ -231,7 +231,7 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     English notes): no route of ours could reach the page from its words, so the agent's translation is
     the only bridge there is, and refusing it would refuse every such question."""
     units = question_units(question, index, t)
-    if not units or held_words(question, path, index, t) or in_unread_language(question, unread_words(units)):
+    if not units or _held(units, path, index, t) or in_unread_language(question, unread_words(units)):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
 
@@ -266,8 +266,9 @@ def _known(term: str) -> bool:
 def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str]:
     """The question's words (as shown, in its order) that the page at ``path`` does not hold by any
     route (``held_words``)."""
-    held = held_words(question, path, index, t)
-    return [u.text for u in question_units(question, index, t) if u.text not in held]
+    units = question_units(question, index, t)
+    held = _held(units, path, index, t)
+    return [u.text for u in units if u.text not in held]
 
 
 def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:
@@ -278,13 +279,18 @@ def held_words(question: str, path: str, index: Index, t: Tables) -> set[str]:
     stand together: all in the title, aliases, tags and path, or all in one passage. The lookup's
     postings hold it page-wide, so "pulls" in one paragraph and "request" in another would make a page
     about webhooks hold "PR", and the teach check let a pull-request question be taught onto it."""
+    return _held(question_units(question, index, t), path, index, t)
+
+
+def _held(units: list[Unit], path: str, index: Index, t: Tables) -> set[str]:
+    """``held_words`` for the question's units, looked up already."""
     pid = t.by_path.get(path)
     if pid is None:
         return set()
     mine = {pid, *t.predecessors.get(pid, ())}
     held: set[str] = set()
     passages: list[frozenset[str]] | None = None
-    for u in question_units(question, index, t):
+    for u in units:
         if not any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings):
             continue
         if any(_named_by(index, alt, mine) for alt in u.alts):

@@ -21,14 +21,13 @@ to 114 of 180.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from krouter.errors import KRouterError
 from krouter.routing.decision import SHARE_OF_QUESTION
 from krouter.routing.receipt import Receipt, Route, against_floor
-from krouter.tokens.scripts import CJK
+from krouter.tokens.scripts import HAS_CJK
 from krouter.tokens.terms import query_terms
 
 # A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
@@ -211,32 +210,30 @@ def vetoed(chosen: Receipt, why: str) -> Receipt:
     )
 
 
-def with_question_lacking(chosen: Receipt, lacking: Sequence[str]) -> Receipt:
+def with_question_lacking(chosen: Receipt, lacking: Callable[[], Sequence[str]]) -> Receipt:
     """A phrasing's citation with the question's own words the page lacks among its missing words: the
     phrasing's receipt listed only the phrasing's, so a rewording that dropped what was asked about (the
     on-call stipend as "on-call rotation") was cited with "missing: -", hiding the one line an agent
     reads to tell a neighbour (a cold review). Not for a translation (one wording in Chinese, Japanese or
     Korean, the other not): it listed the question's words the dictionary does not carry across beside
-    their matched translations, and a right answer read as a neighbour (the session diff's review)."""
+    their matched translations, and a right answer read as a neighbour (the session diff's review).
+    ``lacking`` gives those words; it is called only for a rewording's citation."""
     top = chosen.top
     if top is None or _translation(chosen.query, chosen.phrasing or ""):
         # A translation's words are the question's in the other language: the question's own that the
         # page lacks are those the dictionary does not carry across (后, 内), not a neighbour's sign.
         return chosen
-    extra = [w for w in lacking if w not in top.missing and w not in top.matched]
+    extra = [w for w in lacking() if w not in top.missing and w not in top.matched]
     if not extra:
         return chosen
     cited = replace(top, missing=[*top.missing, *extra])
     return replace(chosen, candidates=[cited, *chosen.candidates[1:]])
 
 
-_HAS_CJK = re.compile(f"[{CJK}]")
-
-
 def _translation(question: str, phrasing: str) -> bool:
     """True when one of the two is written in Chinese, Japanese or Korean and the other not: a
     translation, not a rewording (the late review: a Korean question with an English translation)."""
-    return bool(_HAS_CJK.search(question)) != bool(_HAS_CJK.search(phrasing))
+    return bool(HAS_CJK.search(question)) != bool(HAS_CJK.search(phrasing))
 
 
 def _route(text: str, receipt: Receipt) -> Route:

@@ -301,8 +301,10 @@ class Router:
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
                 else:
-                    lacking = lacking_words(written, chosen.top.path, self.index, tables)
-                    chosen = phrasings.with_question_lacking(chosen, lacking)
+                    path = chosen.top.path
+                    chosen = phrasings.with_question_lacking(
+                        chosen, lambda: lacking_words(written, path, self.index, tables)
+                    )
         return chosen
 
     def _second_opinion(self, question: str, written: str, k: int, asked: Receipt) -> Receipt:

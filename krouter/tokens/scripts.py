@@ -12,6 +12,7 @@ HAS_HAN = re.compile(rf"[{HAN}]")
 ONLY_HAN = re.compile(rf"^[{HAN}]+$")
 IS_CJK = re.compile(rf"^[{CJK}]")
 HAS_HANGUL = re.compile(rf"[{HANGUL}]")
+HAS_CJK = re.compile(rf"[{CJK}]")
 
 
 def is_cjk(term: str) -> bool:
