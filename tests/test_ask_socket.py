@@ -8,6 +8,7 @@ never timed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -251,6 +252,25 @@ def server(vault: Path) -> Iterator[AskServer]:
             srv.stop()
 
 
+@contextlib.contextmanager
+def watched_socket(vault: Path) -> Iterator[tuple[Router, VaultWatcher]]:
+    """An AskServer on the vault with its watcher running and the index marked clean, as `krouter
+    watch` leaves them once it has indexed; the Router is the one that indexes (the watch loop's)."""
+    with Router(vault) as router:
+        router.refresh()
+        watcher = VaultWatcher(router.root, index_path=router.index.path)
+        watcher.start()
+        srv = AskServer(router.root, router.index.path, watcher)
+        assert srv.start()
+        try:
+            watcher.take()
+            watcher.indexed(router.index.identity)
+            yield router, watcher
+        finally:
+            srv.stop()
+            watcher.stop()
+
+
 def client(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int | None, str, str]:
     code = ask_through_socket(list(args))
     out = capsys.readouterr()
@@ -273,24 +293,13 @@ def test_a_clean_watcher_is_not_trusted_once_config_toml_changed(
 ) -> None:
     """The diff's cold review: the socket trusted the clean lease and cited a page an `ignore` line
     added a moment before leaves out (the ordinary path refused)."""
-    with Router(vault) as router:
-        router.refresh()
-        watcher = VaultWatcher(router.root, index_path=router.index.path)
-        watcher.start()
-        srv = AskServer(router.root, router.index.path, watcher)
-        assert srv.start()
-        try:
-            watcher.take()
-            watcher.indexed(router.index.identity)
-            assert watcher.fresh
-            config.config_path().parent.mkdir(parents=True, exist_ok=True)
-            config.config_path().write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
-            assert not watcher.fresh
-            code, out, _ = client(capsys, "which database do we use", "--vault", str(vault))
-            assert code is not None  # answered by the socket
-        finally:
-            srv.stop()
-            watcher.stop()
+    with watched_socket(vault) as (_router, watcher):
+        assert watcher.fresh
+        config.config_path().parent.mkdir(parents=True, exist_ok=True)
+        config.config_path().write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
+        assert not watcher.fresh
+        code, out, _ = client(capsys, "which database do we use", "--vault", str(vault))
+        assert code is not None  # answered by the socket
     assert "Decisions/Primary database.md" not in out.split("\n", 1)[0], out
 
 
@@ -483,23 +492,12 @@ def test_an_idle_socket_loads_the_page_table_the_watcher_s_refresh_made(
         return real(index, generation, folders)  # type: ignore[arg-type]
 
     monkeypatch.setattr(router_module, "load_tables", counted)
-    with Router(vault) as router:
-        router.refresh()
-        watcher = VaultWatcher(router.root, index_path=router.index.path)
-        watcher.start()
-        srv = AskServer(router.root, router.index.path, watcher)
-        assert srv.start()
-        try:
-            watcher.take()
-            watcher.indexed(router.index.identity)
-            assert client(capsys, "which database do we use", "--vault", str(vault))[0] == 0
-            before = list(loads)
-            write(vault / "Ops" / "Queue.md", "# Job queue\n\nJobs go through NATS.\n")
-            wait_for(lambda: bool(watcher.take()))
-            router.refresh()  # as the watch loop does for what its watcher reported
-            watcher.indexed(router.index.identity)
-            wait_for(lambda: len(loads) > len(before))  # no ask since the edit
-            assert loads[-1] > before[-1]
-        finally:
-            srv.stop()
-            watcher.stop()
+    with watched_socket(vault) as (router, watcher):
+        assert client(capsys, "which database do we use", "--vault", str(vault))[0] == 0
+        before = list(loads)
+        write(vault / "Ops" / "Queue.md", "# Job queue\n\nJobs go through NATS.\n")
+        wait_for(lambda: bool(watcher.take()))
+        router.refresh()  # as the watch loop does for what its watcher reported
+        watcher.indexed(router.index.identity)
+        wait_for(lambda: len(loads) > len(before))  # no ask since the edit
+        assert loads[-1] > before[-1]
