@@ -487,9 +487,10 @@ def test_an_idle_socket_loads_the_page_table_the_watcher_s_refresh_made(
     loads: list[int] = []
     real = router_module.load_tables
 
-    def counted(index: object, generation: int, folders: list[str]) -> object:
-        loads.append(generation)
-        return real(index, generation, folders)  # type: ignore[arg-type]
+    def counted(index: object, folders: list[str], previous: object = None) -> object:
+        loaded = real(index, folders, previous)  # type: ignore[arg-type]
+        loads.append(loaded.generation)
+        return loaded
 
     monkeypatch.setattr(router_module, "load_tables", counted)
     with watched_socket(vault) as (router, watcher):

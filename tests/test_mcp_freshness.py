@@ -236,9 +236,10 @@ def test_the_refresher_loads_the_new_page_table_before_the_next_call(
     loads: list[int] = []
     real = router_module.load_tables
 
-    def counted(index: Index, generation: int, folders: list[str]) -> object:
-        loads.append(generation)
-        return real(index, generation, folders)
+    def counted(index: Index, folders: list[str], previous: object = None) -> object:
+        loaded = real(index, folders, previous)  # type: ignore[arg-type]
+        loads.append(loaded.generation)
+        return loaded
 
     monkeypatch.setattr(router_module, "load_tables", counted)
     service = start(vault, rescan=3600)

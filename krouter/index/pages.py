@@ -1,10 +1,12 @@
 """Writing one page's rows: tokenise it into postings and passages, replace or delete its rows, and
-re-resolve the replacement links a change can affect. Runs inside a refresh's transaction.
+re-resolve the replacement links a change can affect. Runs inside a refresh's transaction, which names
+the pages it changed for readers (``changed_since``).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Generator
@@ -35,14 +37,48 @@ _YAML_ERROR = 12
 
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
+# Up to this many pages changed by one refresh are named for readers, which then patch their page
+# tables (`krouter.routing.tables`) rather than read every row again.
+_CHANGES_NAMED = 2000
 
 
 class PageRows:
-    """What the index stores per page: the stored (mtime, size) a refresh compares with the files, and
-    the writes of a page's rows. A part of `krouter.index.store.Index`, whose connection it uses."""
+    """What the index stores per page: the stored (mtime, size) a refresh compares with the files, the
+    writes of a page's rows, and the pages each refresh changed, for readers to patch their page tables
+    from. A part of `krouter.index.store.Index`, whose connection it uses."""
 
     root: Path
     conn: sqlite3.Connection
+    _changed_ids: set[int]
+
+    def stamp(self) -> tuple[int, str | None]:
+        """The generation and the token of the refresh that made it (`PageRows._new_generation`)."""
+        meta = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'gen_token')"))
+        return int(meta.get("generation", 0)), meta.get("gen_token")
+
+    def changed_since(self, generation: int, token: str | None) -> list[int] | None:
+        """The ids of the pages added, re-indexed or removed by the refresh that made the current
+        generation, when it followed ``generation`` stamped ``token`` (what a reader loaded last); None
+        when that is not known (another step came between, a rebuild, too many pages changed)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='changed'").fetchone()
+        if token is None or not row or not row[0]:
+            return None
+        record = json.loads(row[0])
+        if record["from"] != generation or record["token"] != token:
+            return None
+        return list(record["ids"])
+
+    def page_rows(self, ids: list[int]) -> list[tuple[int, str, str, str, int, int, int]]:
+        """``page_table``'s rows of just these pages (those still in the index), by id."""
+        rows = []
+        for start in range(0, len(ids), 500):  # under SQLite's bound-parameter limit
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows += self.conn.execute(
+                f"SELECT id, path, title, status, replaced, n_body, n_meta FROM pages WHERE id IN ({marks})",
+                chunk,
+            ).fetchall()
+        return sorted(rows)
 
     def _stored_stats_of(self, paths: list[str]) -> dict[str, tuple[int, int]]:
         """The stored (mtime, size) of just these paths, as ``_stored_stats`` has them."""
@@ -100,7 +136,7 @@ class PageRows:
         # Another refresher may have done part of the work while we waited for the lock.
         stored = self._stored_rows([fs.path for fs in todo] + gone)
         problem_paths = {p for (p,) in self.conn.execute("SELECT path FROM problems")}
-        self._touched, self._paths_changed = set(), False
+        self._touched, self._paths_changed, self._changed_ids = set(), False, set()
         # mtime 0 marks a racy file: always re-read it (by hash), never trust its stored stat.
         skip = {
             fs.path
@@ -133,24 +169,41 @@ class PageRows:
             return
         self._resolve_links(None if self._paths_changed else self._touched)
         self._pack_fresh()
-        self._new_generation()
+        self._new_generation(self._changed_ids)
 
-    def _new_generation(self) -> None:
+    def _new_generation(self, changed: set[int] | None = None) -> None:
         """Record that the pages changed: the generation goes up (readers reload their per-generation
         tables), with the page count, the average body length and the refresh time. ``main.`` names the
-        connection's own database, also while a staging build is attached to it."""
+        connection's own database, also while a staging build is attached to it.
+
+        ``changed``: the ids of the pages added, re-indexed or removed since the last generation, named
+        for readers (``Index.changed_since``) with the generation and token they follow; a new token
+        marks each generation, as a file started over begins its generations at 0 again."""
         n_pages, avg_body = self.conn.execute(
             "SELECT COUNT(*), COALESCE(AVG(n_body), 0) FROM main.pages"
         ).fetchone()
+        was = dict(
+            self.conn.execute("SELECT key, value FROM main.meta WHERE key IN ('generation', 'gen_token')")
+        )
+        generation = int(was.get("generation", 0))
+        named = changed is not None and len(changed) <= _CHANGES_NAMED and "gen_token" in was
         self.conn.executemany(
             "INSERT OR REPLACE INTO main.meta VALUES (?, ?)",
             [
-                ("generation", str(self.generation() + 1)),
+                ("generation", str(generation + 1)),
+                ("gen_token", secrets.token_hex(8)),
+                (
+                    "changed",
+                    json.dumps({"from": generation, "token": was["gen_token"], "ids": sorted(changed)})
+                    if named and changed is not None
+                    else "",
+                ),
                 ("n_pages", str(n_pages)),
                 ("avg_body", repr(float(avg_body))),
                 ("refreshed_at", repr(time.time())),
             ],
         )
+        self._changed_ids = set()
 
     def _stored_rows(self, paths: list[str]) -> dict[str, tuple[int, int, int, str]]:
         """(id, mtime, size, hash) of the given pages, by path. A few edited pages are looked up by
@@ -230,6 +283,7 @@ class PageRows:
         row = self.conn.execute(
             "SELECT path, passages, other_terms FROM pages WHERE id=?", (page_id,)
         ).fetchone()
+        self._changed_ids.add(page_id)
         # Its packed entries are voided, not rewritten: see PACK_ROWS.
         self.conn.execute("DELETE FROM fresh_postings WHERE page_id=?", (page_id,))
         self.conn.execute("INSERT OR IGNORE INTO stale_pages VALUES (?)", (page_id,))
@@ -249,6 +303,8 @@ class PageRows:
                 "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?)", (row[0], "yaml", yaml_error, -1, -1)
             )
         cur = self.conn.execute(f"INSERT INTO pages ({PAGE_COLUMNS}) VALUES ({PAGE_MARKS})", (page_id, *row))
+        if cur.lastrowid is not None:
+            self._changed_ids.add(cur.lastrowid)
         if postings is not None:
             new_id = cur.lastrowid
             self.conn.executemany(

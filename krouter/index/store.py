@@ -85,6 +85,8 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         # What the current refresh changed, for re-resolving only the links it can affect.
         self._touched: set[str] = set()
         self._paths_changed = False
+        # The ids of the pages the current refresh wrote or removed (see ``changed_since``).
+        self._changed_ids: set[int] = set()
         # The generation as read once inside the current read snapshot (see generation()).
         self._in_snapshot = False
         self._snapshot_gen: int | None = None
@@ -174,7 +176,11 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
-        """A read transaction: in WAL mode every read inside it sees one consistent state of the index."""
+        """A read transaction: in WAL mode every read inside it sees one consistent state of the index.
+        Inside another snapshot it is that one."""
+        if self._in_snapshot:
+            yield
+            return
         self.conn.execute("BEGIN")
         self._snapshot_gen = None
         self._in_snapshot = True

@@ -248,10 +248,11 @@ class Router:
             self._settings = settings
             if folders != self.input_folders:
                 self.input_folders, self._tables = folders, None
-        gen = self.index.generation()
-        if self._tables and self._tables.generation == gen:
-            return self._tables
-        self._tables = load_tables(self.index, gen, self.input_folders)
+        # One snapshot: the generation compared and the rows read are of one state of the index.
+        with self.index.snapshot():
+            if self._tables and self._tables.generation == self.index.generation():
+                return self._tables
+            self._tables = load_tables(self.index, self.input_folders, self._tables)
         return self._tables
 
     def resolve(self, path: str) -> Redirect:
