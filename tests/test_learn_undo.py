@@ -370,3 +370,23 @@ def test_undo_of_a_page_whose_frontmatter_no_longer_parses_says_why_and_goes_on(
     assert "does not parse now" in out and "fix it and undo again" in out
     assert (tmp_path / "a.md").read_bytes() == broken
     assert (tmp_path / "b.md").read_bytes() == b"---\ntitle: B\n---\nbody\n"
+
+
+def test_a_write_after_a_journal_line_cut_short_is_still_undone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: the journal's last line cut short (a power cut, a full disk) swallowed the next
+    entry, so the page held a trigger that undo said no run had written; a short write was not carried
+    on either."""
+    journal.journal_path().parent.mkdir(parents=True, exist_ok=True)
+    journal.journal_path().write_bytes(b'{"run_id": "20250101T000000Z-aaaaaa", "page": "x.md", "trig')
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data[:7])))
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntitle: t\n---\nbody\n")
+    _teach(tmp_path, "p.md", "what is the body", "R1")
+    monkeypatch.setattr(os, "write", real_write)
+    assert [e["trigger"] for e in journal.journal_entries("R1")] == ["what is the body"]
+    code, out = _undo("R1")
+    assert code == 0, out
+    assert page.read_bytes() == b"---\ntitle: t\n---\nbody\n"

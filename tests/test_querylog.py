@@ -89,3 +89,13 @@ def test_unwritable_log_never_fails_a_lookup(
     with Router(vault) as router:
         receipt = router.ask("which database do we use")
     assert receipt.decision in ("cite", "refuse")
+
+
+def test_a_line_cut_short_does_not_swallow_the_next_question(vault: Path) -> None:
+    """The learner reads refused questions from this log: one glued onto a torn line was lost."""
+    path = querylog.log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'{"question": "half a li')
+    with Router(vault) as router:
+        router.ask("which database do we use")
+    assert [e["question"] for _, e in querylog.read(path)] == ["which database do we use"]

@@ -7,13 +7,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import secrets
 import time
 from pathlib import Path
 
 from krouter import config
-from krouter.atomic import atomic_write
+from krouter.atomic import append_whole, atomic_write
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.routing import querylog
@@ -42,12 +41,7 @@ def write_private(path: Path, data: bytes, append: bool) -> None:
     """Append to, or atomically replace, a private state file (0600, in a 0700 folder)."""
     config.private_dir(path.parent)
     if append:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_whole(path, data, fsync=True)
         return
     atomic_write(path, data, mode=0o600)
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from krouter import config
+from krouter.atomic import append_whole
 from krouter.safe_text import clean
 
 TYPE_CHECKING = False  # not typing's: the `krouter ask` socket client imports this module, not typing
@@ -86,12 +87,7 @@ def append(item: dict[str, object]) -> None:
         _secure_dir(path.parent)
         if path.exists() and path.stat().st_size > MAX_BYTES:
             _rotate(path)
-        line = json.dumps(item, ensure_ascii=False) + "\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8"))
-        finally:
-            os.close(fd)
+        append_whole(path, (json.dumps(item, ensure_ascii=False) + "\n").encode("utf-8"), fsync=False)
     except (OSError, ValueError) as exc:  # ValueError: text that cannot be encoded, a bad number
         print(f"krouter: query log not written ({path}): {exc}", file=sys.stderr)
 
