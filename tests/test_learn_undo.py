@@ -390,3 +390,25 @@ def test_a_write_after_a_journal_line_cut_short_is_still_undone(
     code, out = _undo("R1")
     assert code == 0, out
     assert page.read_bytes() == b"---\ntitle: t\n---\nbody\n"
+
+
+@pytest.mark.parametrize("away", ["moved", "empty mount point"])
+def test_undo_while_the_vault_is_away_leaves_it_for_later(tmp_path: Path, away: str) -> None:
+    """A cold review: undo with the vault renamed (a drive not mounted) said "gone: nothing to undo",
+    exited 0 and counted the entry dealt with, so the trigger was never undone once the vault was back."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    original = b"---\ntitle: t\n---\nbody\n"
+    (vault / "p.md").write_bytes(original)
+    _teach(vault, "p.md", "what is the body", "R1")
+    vault.rename(tmp_path / "elsewhere")
+    if away == "empty mount point":
+        vault.mkdir()
+    code, out = _undo("R1")
+    assert code != 0 and "is not there" in out, out
+    if away == "empty mount point":
+        vault.rmdir()
+    (tmp_path / "elsewhere").rename(vault)
+    code, out = _undo("R1")
+    assert code == 0, out
+    assert (vault / "p.md").read_bytes() == original

@@ -72,7 +72,7 @@ def _moved_pages(run_id: str) -> dict[str, list[str]]:
     pages are gone from it."""
     gone: dict[str, list[dict[str, object]]] = {}
     for e in journal_entries(run_id):
-        if e.get("never_written"):
+        if e.get("never_written") or not _vault_there(Path(str(e["vault"]))):
             continue
         try:
             contained_path(Path(str(e["vault"])), str(e["page"]))
@@ -145,6 +145,11 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
         return
     trigger = str(e.get("trigger", ""))
     root, page, moved = Path(str(e["vault"])), str(e["page"]), ""
+    if not _vault_there(root):
+        # Not "gone": a vault renamed, a drive not mounted or a sync folder offline would have its
+        # entry counted as dealt with, and the trigger never undone once the vault is back.
+        o.reason = f"the vault {root} is not there (moved, or a drive not mounted?); undo again once it is"
+        return
     try:
         try:
             path = contained_path(root, page)
@@ -230,6 +235,15 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
     if rewound is not None:
         journal_redone(rewound)
     o.status, o.reason = status, f"{done} ({moved})" if done and moved else done or moved
+
+
+def _vault_there(root: Path) -> bool:
+    """Whether the vault's folder exists and holds anything (an empty mount point is a drive not
+    mounted, not a vault whose pages were all deleted)."""
+    try:
+        return root.is_dir() and any(root.iterdir())
+    except OSError:
+        return False
 
 
 def _gone_reason(others: list[str]) -> str:
