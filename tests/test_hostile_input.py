@@ -501,3 +501,19 @@ def test_reads_racing_a_folder_symlink_swap_never_return_outside_bytes(tmp_path:
         stop.set()
         swapper.join()
     assert read and refused  # both sides of the race were exercised
+
+
+def test_json_nested_past_the_parser_s_depth_is_skipped_not_a_traceback(tmp_path: Path) -> None:
+    """Python's JSON parser raises RecursionError, not a ValueError, on deep nesting: a synced vault's
+    .obsidian/app.json so written crashed every lookup, and a query log line so written the learner."""
+    from krouter.routing import querylog
+
+    vault = _vault(tmp_path)
+    nested = "[" * 100_000 + "]" * 100_000
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "app.json").write_text('{"userIgnoreFilters": ' + nested + "}", encoding="utf-8")
+    res = CliRunner().invoke(app, ["ask", "which database do we use", "--vault", str(vault)])
+    assert res.exit_code == 0 and res.exception is None, res.output
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"question": ' + nested + '}\n{"question": "kept"}\n', encoding="utf-8")
+    assert [item["question"] for _, item in querylog.read(log)] == ["kept"]

@@ -305,6 +305,8 @@ def _body(text: str, content_type: str = "application/json") -> Callable[[httpx.
         (_body('{"hello": "world"}'), "not a message"),
         (_body("[1, 2, 3]"), "not a message"),
         (_body(json.dumps({**message("x"), "content": [{"type": "text", "text": None}]})), "without text"),
+        ('{"answers": ' + "[" * 1200 + "]" * 1200 + "}", "nested too deeply"),
+        (_body('{"id": ' + "[" * 1200 + "]" * 1200 + "}"), "not a message"),
     ],
     ids=[
         "prose",
@@ -317,6 +319,8 @@ def _body(text: str, content_type: str = "application/json") -> Callable[[httpx.
         "http-200-other-object",
         "http-200-list",
         "http-200-text-block-without-text",
+        "nested-too-deeply",
+        "http-200-nested-too-deeply",
     ],
 )
 def test_a_reply_that_is_not_the_json_asked_for_is_uncertain_and_asked_again(

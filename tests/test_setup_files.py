@@ -130,6 +130,7 @@ def test_a_file_its_owner_made_read_only_is_not_rewritten(tmp_path: Path, vault:
         ('{"mcpServers": {}, "pi": 3.14159265358979323846264}', "byte for byte"),
         # Laid out by hand: rewritten, its indentation, CRLF and escape would change (a cold review).
         ('{\r\n    "mcpServers": {"other": {"command": "caf\\u00e9", "args": []}}\r\n}\r\n', "byte for byte"),
+        ('{"mcpServers": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nests too deeply"),
     ],
 )
 def test_json_that_would_not_come_back_as_written_is_refused(tmp_path: Path, text: str, why: str) -> None:

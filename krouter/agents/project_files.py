@@ -109,6 +109,10 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
             ) from exc
         except ProjectFileError as exc:
             raise ProjectFileError(f"{path}: {exc}; fix it, then re-run") from exc
+        except RecursionError as exc:
+            raise ProjectFileError(
+                f"{path} nests too deeply to read; fix it or remove it, then re-run"
+            ) from exc
         if not isinstance(loaded, dict):
             raise ProjectFileError(f"{path} does not hold a JSON object; fix it or remove it, then re-run")
         # Found before anything is set in it.

@@ -52,7 +52,7 @@ def prompt_from_input(raw: str) -> str:
     if raw.startswith("{"):
         try:
             data = json.loads(raw)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return raw
         if isinstance(data, dict):
             prompt = data.get("prompt")

@@ -93,6 +93,10 @@ def parse(reply: str) -> tuple[list[Proposal], list[str]]:
         data = json.loads(_strip_fence(reply))
     except json.JSONDecodeError as exc:
         raise MalformedReply(f"reply is not JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        # A reply can fit in the token budget and still nest past the parser's depth: a traceback here
+        # stopped every nightly run (a cold review).
+        raise MalformedReply("reply is JSON nested too deeply") from exc
     if isinstance(data, dict):
         data = data.get("answers")
     if not isinstance(data, list):

@@ -103,7 +103,7 @@ def read(path: Path | None = None, offset: int = 0) -> Iterator[tuple[int, dict[
             offset += len(raw)
             try:
                 item = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                 continue
             if isinstance(item, dict):
                 yield offset, item

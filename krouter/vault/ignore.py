@@ -96,14 +96,14 @@ def _obsidian_patterns(root: Path) -> list[str]:
     for rel, key in _OBSIDIAN:
         try:
             data = json.loads((root / rel).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             continue
         folder = data.get(key) if isinstance(data, dict) else None
         if isinstance(folder, str) and folder.strip("/ "):
             patterns.append(f"/{folder.strip('/ ')}/")
     try:
         app = json.loads((root / _OBSIDIAN_APP).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         app = None
     filters = app.get("userIgnoreFilters") if isinstance(app, dict) else None
     if isinstance(filters, list):

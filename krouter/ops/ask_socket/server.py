@@ -160,7 +160,7 @@ class AskServer:
         conn.sendall(HELLO)
         try:
             request = json.loads(read_all(conn, MAX_REQUEST))
-        except ValueError:
+        except (ValueError, RecursionError):
             request = None
         try:
             reply = self.answer(request)
