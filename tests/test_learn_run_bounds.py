@@ -215,6 +215,44 @@ def test_a_question_whose_every_call_times_out_is_given_up(vault: Path) -> None:
     assert statuses == [UNCERTAIN, UNCERTAIN, UNCERTAIN, SKIPPED]
 
 
+@pytest.mark.parametrize("status", [429, 500, 529, 401])
+def test_a_question_whose_calls_the_service_refuses_is_never_given_up(vault: Path, status: int) -> None:
+    """A cold review: a question asked alone when rate limits or overload hit (while other calls of the
+    run were answered) was counted as the model's failure, and given up after three runs."""
+    log_weak(vault, SEARCH_Q, MERGE_Q)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if "search API" in prompt_of(request):
+            error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+            return httpx.Response(status, json=error)
+        answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
+        return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))
+
+    statuses = [
+        {o.question: o.status for o in nightly.learn(vault, lane(handler), batch_size=1).outcomes}[SEARCH_Q]
+        for _ in range(5)
+    ]
+    assert statuses == [UNCERTAIN] * 5
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (400, "Your credit balance is too low to access the Anthropic API."),
+        (404, "model: claude-nonexistent"),
+        (401, "check ANTHROPIC_API_KEY"),
+        (529, "overloaded"),
+    ],
+)
+def test_an_api_error_says_what_the_api_said(vault: Path, status: int, said: str) -> None:
+    """A cold review: a billing problem, a wrong model name and a refused key all read "HTTP 400/404/401"."""
+    log_weak(vault, MERGE_Q)
+    body = {"type": "error", "error": {"type": "x", "message": said + "\n\x1b[2Jmore"}}
+    report = nightly.learn(vault, lane(lambda request: httpx.Response(status, json=body)))
+    reason = report.outcomes[0].reason
+    assert f"HTTP {status}" in reason and said in reason and "\x1b" not in reason, reason
+
+
 def test_an_outage_marks_no_question_to_be_asked_alone(vault: Path) -> None:
     """The diff's cold review: one run with the endpoint down marked every batched question, and the
     next healthy run asked them one by one."""

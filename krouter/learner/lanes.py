@@ -47,6 +47,24 @@ class LaneTimeout(LaneError):
     not answer is a plain LaneError."""
 
 
+class LaneUnavailable(LaneError):
+    """The model's service could not take the call (rate limited, overloaded, a server error, a key
+    refused, no connection): no sign that the question itself is at fault, so it is not counted
+    against it (a question asked alone when the limits hit was given up on for the API's 529s)."""
+
+
+# HTTP statuses that are the service's state, not the request's: a key refused, a timeout on its side,
+# rate limits, overload (529) and server errors.
+_SERVICE_STATUSES = frozenset({401, 403, 408, 409, 429})
+# What each says to the person reading the report, besides the API's own message.
+_STATUS_HINTS = {
+    401: "the API key was refused: check ANTHROPIC_API_KEY",
+    403: "the API key may not use this model",
+    429: "rate limited: the questions are asked again next run",
+    529: "the API is overloaded: the questions are asked again next run",
+}
+
+
 class Lane(Protocol):
     """A way to ask a model one question and get its text back."""
 
@@ -131,11 +149,20 @@ class ApiLane:
         except LaneError:
             raise
         except anthropic.APIStatusError as exc:
-            raise LaneError(f"model API answered HTTP {exc.status_code}") from exc
+            status = exc.status_code
+            said = _api_message(exc.body)
+            text = "; ".join(
+                x for x in (f"model API answered HTTP {status}", _STATUS_HINTS.get(status), said) if x
+            )
+            if status in _SERVICE_STATUSES or status >= 500:
+                raise LaneUnavailable(text) from exc
+            raise LaneError(text) from exc
         except anthropic.APITimeoutError as exc:
             if timeout < self._timeout:  # cut short by the run's budget
                 raise LaneTimeout("model API timed out in what was left of the run's budget") from exc
             raise LaneError("model API timed out") from exc
+        except anthropic.APIConnectionError as exc:
+            raise LaneUnavailable(f"model API not reachable: {type(exc).__name__}") from exc
         except anthropic.APIError as exc:
             raise LaneError(f"model API error: {type(exc).__name__}") from exc
         except Exception as exc:
@@ -144,6 +171,18 @@ class ApiLane:
             # raises, the model did not answer.
             raise LaneError(f"model API sent a reply that is not a message ({type(exc).__name__})") from exc
         return _reply_text(reply)
+
+
+def _api_message(body: object) -> str:
+    """The error message an API error's body gives (``{"error": {"message": ...}}``), on one line and
+    at most 200 characters: "credit balance too low" and "model not found" both came as "HTTP 400"."""
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str):
+        return ""
+    # On one line, without the control characters a terminal would obey.
+    one_line = "".join(ch for ch in " ".join(message.split()) if ch.isprintable())
+    return one_line if len(one_line) <= 200 else one_line[:199] + "…"
 
 
 def _within(seconds: float, call: Callable[[], Any]) -> Any:

@@ -24,7 +24,7 @@ from krouter.errors import KRouterError
 from krouter.file_lock import Taken, state_lock
 from krouter.learner import page_edit, pending, weak_log
 from krouter.learner.journal import append_jsonl, new_run_id, outcomes_path
-from krouter.learner.lanes import Lane, LaneError, LaneTimeout
+from krouter.learner.lanes import Lane, LaneError, LaneTimeout, LaneUnavailable
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.learner.report import (
     LEARNED,
@@ -87,9 +87,9 @@ def _count_failures(
 ) -> None:
     """Count this run's failures (``weak_log``), only in a run in which the model replied at all (even
     unusably): when it replied to nothing (an endpoint down, a key revoked), no question is to blame,
-    and one it had no time for (``LaneTimeout``) is in neither set. A question that failed in a batch
-    may have been spoiled by another: it is only marked to be asked alone next run. One that failed
-    asked alone counts one."""
+    and one it had no time for (``LaneTimeout``) or the service could not take (``LaneUnavailable``) is
+    in neither set. A question that failed in a batch may have been spoiled by another: it is only
+    marked to be asked alone next run. One that failed asked alone counts one."""
     for o in outcomes:
         key = question_key(o.question)
         if o.status == UNCERTAIN and o.question in alone and replied:
@@ -270,8 +270,9 @@ def _run_batch(
     for order, shown in ((qs, pages), (reordered, dict(reversed(list(pages.items()))))):
         try:
             reply = lane.complete(SYSTEM, render(order, shown))
-        except LaneTimeout as exc:
-            # The run's budget ran out: no fault of the questions, and nothing is counted against them.
+        except (LaneTimeout, LaneUnavailable) as exc:
+            # The run's budget ran out, or the service could not take the call (rate limits, overload):
+            # no fault of the questions, and nothing is counted against them.
             return all_as(UNCERTAIN, str(exc)), None
         except LaneError as exc:
             return all_as(UNCERTAIN, str(exc)), bool(replies)
