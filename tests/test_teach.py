@@ -596,6 +596,46 @@ def test_a_quote_is_words_a_reader_of_the_page_sees(quote: str, on_page: bool) -
     assert quote_on_page(quote, body) is on_page
 
 
+@pytest.mark.parametrize(
+    ("quote", "on_page"),
+    [
+        ("Every pull request needs two approvals before it's merged.", True),  # the page writes it’s
+        ("The author can’t approve their own pull request.", True),  # the page writes can't
+        ('Reviews are "blocking" - nothing merges without one.', True),  # “blocking” and an em dash
+        ("Hotfixes need one approval - from an on-call lead.", True),  # the page writes "--"
+        ("Stale branches are deleted after 30 days.", True),  # __30 days__ and a footnote marker
+        ("Release notes are written by the author.", True),  # ==highlighted==
+        ("The merge queue is drained every night at 02:00 UTC.", True),  # a quote over two lines
+        ("Deploys are frozen on Fridays.", True),  # a callout's line
+        ("The max_retries setting is 3.", True),  # an underscore inside a name stays
+        ("The maxretries setting is 3.", False),
+        ("Every merge needs the CTO's sign-off.", False),  # struck out: no longer true
+    ],
+)
+def test_a_quote_matches_through_typography_and_marks_a_reader_does_not_see(
+    quote: str, on_page: bool
+) -> None:
+    """A cold review: true answers were refused for good over a curly apostrophe, an em dash, _emphasis_,
+    ==highlight==, a footnote marker or a quote running over two lines; struck-out text was accepted."""
+    from krouter.learner.verify import quote_on_page
+
+    body = (
+        "# Code review\n\n"
+        "Every pull request needs two approvals before it’s merged.\n"
+        "The author can't approve their own pull request.\n"
+        "Reviews are “blocking” — nothing merges without one.\n"
+        "Hotfixes need one approval -- from an on-call lead.\n"
+        "Stale branches are deleted after __30 days__.[^1]\n"
+        "Release notes are written by ==the author==.\n\n"
+        "> The merge queue is drained every night\n> at 02:00 UTC.\n\n"
+        "> [!warning] Freeze\n> Deploys are frozen on Fridays.\n\n"
+        "The max_retries setting is 3.\n"
+        "~~Every merge needs the CTO's sign-off.~~\n\n"
+        "[^1]: Counted from the last commit.\n"
+    )
+    assert quote_on_page(quote, body) is on_page
+
+
 def test_a_trigger_the_question_holds_whole_counts_beside_a_word_another_page_is_tagged(
     tmp_path: Path,
 ) -> None:

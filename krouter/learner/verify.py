@@ -35,15 +35,23 @@ MAX_QUOTE_CHARS = 600
 
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-# Emphasis and code marks a model drops when it copies a sentence, and table cell bars it turns into
-# spaces; treated the same on both sides, so this cannot make a quote match words that are not there.
-_MARKUP = str.maketrans({"*": None, "`": None, "|": " "})
+# Emphasis, highlight and code marks a model drops when it copies a sentence, table cell bars it turns
+# into spaces, and the typographer's quotes and dashes it writes plainly (or the page does: it's and
+# it’s, "--" and "—"); treated the same on both sides, so this cannot make a quote match words that are
+# not there. A true answer refused for a curly apostrophe was refused for good (a cold review).
+_MARKUP = str.maketrans(
+    {"*": None, "`": None, "|": " ", **dict.fromkeys("‘’‚‛′ʼ", "'"), **dict.fromkeys("“”„‟″", '"')}
+    | dict.fromkeys("‐‑‒–—―−", "-")
+)
+# Underscores that open or close emphasis (_two_, __two__), not those inside a name (max_retries);
+# "==" of a highlight; a run of dashes ("--" for an en or em dash); a footnote's marker ([^1]).
+_MARKS = re.compile(r"(?<!\w)_+|_+(?!\w)|==|(?<=-)-+|\[\^[^\]\s]*\]")
 _HEADING = re.compile(r"\s*#")
 
 
 def normalize_text(text: str) -> str:
     """NFKC, case-folded, Markdown emphasis marks dropped, whitespace runs collapsed to one space."""
-    text = unicodedata.normalize("NFKC", text).casefold().translate(_MARKUP)
+    text = _MARKS.sub("", unicodedata.normalize("NFKC", text).casefold().translate(_MARKUP))
     return " ".join(text.split())
 
 
@@ -52,6 +60,11 @@ def normalize_text(text: str) -> str:
 # code ("%5.1f%%") hid the rest of the page.
 _HIDDEN = re.compile(r"<!--.*?-->|%%[^%\n]+%%|^[ \t]*%%[ \t]*\n.*?^[ \t]*%%[ \t]*$", re.S | re.M)
 _MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\([^)\n]*\)")
+# A quote's or callout's marks at the start of each line ("> ", "> [!note]"): a sentence that runs on
+# to the next line of a quote is one sentence to a reader.
+_QUOTE_MARKS = re.compile(r"^[ \t]*(?:>[ \t]?)+(?:\[![\w-]+\][+-]?[ \t]*)?", re.M)
+# Struck-out text (~~…~~ on one line) is what the page says no longer holds: no answer.
+_STRUCK = re.compile(r"~~[^~\n]+~~")
 _WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
 # A heading ends where its line does: a quote cannot run from a heading into the text below it.
 _HEADING_LINE = re.compile(r"^([ \t]{0,3}#{1,6}[ \t].*)$", re.M)
@@ -79,8 +92,10 @@ def quote_on_page(quote: str, page_text: str) -> bool:
 
 
 def _shown(text: str) -> str:
-    """A page's text as a reader sees it: comments left out, links by their labels."""
+    """A page's text as a reader sees it: comments and struck-out text left out, links by their labels,
+    quote marks off the lines they start."""
     text = _MD_LINK.sub(lambda m: m.group(2), _HIDDEN.sub(" ", text))
+    text = _QUOTE_MARKS.sub("", _STRUCK.sub(" ", text))
     return _WIKI_LINK.sub(lambda m: m.group(1), text)
 
 
