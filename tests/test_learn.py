@@ -166,6 +166,17 @@ def test_duplicate_questions_are_asked_once(vault: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "named", ["Runbooks/Code review", "runbooks/code review.md", "./Runbooks/Code review.md"]
+)
+def test_a_pick_named_as_links_write_pages_is_the_candidate_it_names(vault: Path, named: str) -> None:
+    """A cold review: a model naming the page without ".md" (or in another case) was rejected as "not one
+    of this question's candidates", settling the question for good, while `krouter teach` took it."""
+    log_weak(vault, MERGE_Q)
+    report, _ = run(vault, answers({"q": 1, "page": named, "quote": GOOD_QUOTE}))
+    assert [(o.status, o.page) for o in report.outcomes] == [(LEARNED, CODE_REVIEW)], report.to_text()
+
+
+@pytest.mark.parametrize(
     ("reply", "reason"),
     [
         (

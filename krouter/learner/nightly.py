@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from krouter import config
@@ -43,7 +43,7 @@ from krouter.learner.verify import candidates, verify_pick
 from krouter.learner.weak_log import MAX_ATTEMPTS, WEAK_MARGIN, question_key
 from krouter.routing import querylog
 from krouter.routing.receipt import Citation
-from krouter.routing.router import Router
+from krouter.routing.router import Router, page_key
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
@@ -332,6 +332,10 @@ def _apply(
     (while ``agents``: agent teaching is on)."""
     root = router.root
     cand_paths = [c.path for c in cands]
+    # A pick named as links write pages (no ".md", another case or Unicode form) is the candidate it
+    # names, as `krouter teach` reads it: rejected, the question was settled for good (a cold review).
+    named = [c for c in cand_paths if page_key(c) == page_key(prop.page or "")]
+    prop = replace(prop, page=named[0]) if len(named) == 1 else prop
     outcome = Outcome(question, REJECTED, page=prop.page, quote=prop.quote, candidates=cand_paths)
     if prop.page not in cand_paths:
         outcome.reason = "the page is not one of this question's candidates"

@@ -166,8 +166,8 @@ class Router:
 
     def _spelled_as(self, rel_path: str) -> list[str]:
         """Indexed pages whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""
-        want = _stem_key(rel_path)
-        return sorted(p for p in self._load_tables().by_path if _stem_key(p) == want)
+        want = page_key(rel_path)
+        return sorted(p for p in self._load_tables().by_path if page_key(p) == want)
 
     def _page_spelled(self, rel_path: str) -> Path:
         """The one page whose path matches ``rel_path`` but for Unicode form, case and ``.md``."""
@@ -364,9 +364,11 @@ class Router:
         return info
 
 
-def _stem_key(path: str) -> str:
+def page_key(path: str) -> str:
     """A page path compared the way a person types it: any Unicode form, any case, ``.md`` optional."""
-    key = unicodedata.normalize("NFC", path.replace("\\", "/").strip().lstrip("/")).casefold()
+    key = unicodedata.normalize(
+        "NFC", path.replace("\\", "/").strip().removeprefix("./").lstrip("/")
+    ).casefold()
     return key.removesuffix(".md")
 
 
