@@ -536,10 +536,12 @@ def test_undo_leaves_a_trigger_it_cannot_take_out_as_written_and_fails(vault: Pa
     report, _ = run(vault, answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
     page = vault / CODE_REVIEW
     text = page.read_text(encoding="utf-8")
-    # The owner quoted it their own way: the trigger is still there, but not as the learner wrote it.
+    # The owner wrote a note on its line: the trigger is still there, but not as the learner wrote it
+    # (a tool's re-quoting is still the learner's line: test_learn_undo).
     block = f"triggers:\n  - {json.dumps(MERGE_Q)}\n"
     assert block in text
-    page.write_text(text.replace(block, f"triggers:\n  - '{MERGE_Q}'\n") + "Edited.\n", encoding="utf-8")
+    mine = f"triggers:\n  - {json.dumps(MERGE_Q)}  # keep this one\n"
+    page.write_text(text.replace(block, mine) + "Edited.\n", encoding="utf-8")
     edited = page.read_bytes()
     assert MERGE_Q in parse_page(CODE_REVIEW, edited.decode()).triggers
     res = CliRunner().invoke(app, ["learn", "--undo", report.run_id])

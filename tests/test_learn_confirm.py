@@ -150,7 +150,7 @@ def test_taking_back_one_trigger_keeps_the_one_the_run_wrote_before_it_on_the_sa
 def test_a_trigger_that_cannot_be_taken_back_cleanly_stays_and_the_outcome_says_so(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An editor's save between the write and the take-back quoted the trigger its own way: it is no
+    """The owner wrote a note on the trigger's line between the write and the take-back: it is no
     longer the item the learner's edit can take out, so it stays, and is said."""
     log_weak(vault, TAG_Q)
     write = trigger_writes.write_trigger
@@ -161,7 +161,8 @@ def test_a_trigger_that_cannot_be_taken_back_cleanly_stays_and_the_outcome_says_
         text = page.read_text(encoding="utf-8")
         block = f"triggers:\n  - {json.dumps(TAG_Q)}\n"
         assert block in text
-        page.write_text(text.replace(block, f"triggers:\n  - '{TAG_Q}'\n") + "Saved.\n", encoding="utf-8")
+        mine = f"triggers:\n  - {json.dumps(TAG_Q)}  # mine now\n"
+        page.write_text(text.replace(block, mine) + "Saved.\n", encoding="utf-8")
         return out
 
     monkeypatch.setattr(trigger_writes, "write_trigger", write_then_edit)

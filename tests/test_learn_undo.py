@@ -412,3 +412,27 @@ def test_undo_while_the_vault_is_away_leaves_it_for_later(tmp_path: Path, away: 
     code, out = _undo("R1")
     assert code == 0, out
     assert (vault / "p.md").read_bytes() == original
+
+
+@pytest.mark.parametrize(
+    "resaved",
+    [
+        b"---\ntitle: t\ntags:\n  - process\ntriggers:\n  - what is the body\n---\nbody\nmore\n",
+        b"---\ntitle: t\ntags:\n  - process\ntriggers:\n  - 'what is the body'\n---\nbody\nmore\n",
+        b"---\ntitle: t\ntags: [process]\ntriggers: [what is the body]\n---\nbody\nmore\n",
+    ],
+    ids=["plain", "single-quoted", "flow"],
+)
+def test_undo_after_a_tool_saved_the_fields_again_takes_the_trigger_out(
+    tmp_path: Path, resaved: bytes
+) -> None:
+    """A cold review: a tool that saves the frontmatter again (unquoting the learner's "…", turning a
+    [ ] list into a block) made undo refuse: "no longer a plain item of the triggers list"."""
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\ntitle: t\ntags: [process]\n---\nbody\n")
+    _teach(tmp_path, "p.md", "what is the body", "R1")
+    page.write_bytes(resaved)
+    code, out = _undo("R1")
+    assert code == 0, out
+    after = parse_page("p.md", page.read_text(encoding="utf-8"))
+    assert after.triggers == [] and after.body.strip() == "body\nmore"

@@ -261,9 +261,13 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     key_at = next((i for i in range(1, end) if _KEY.match(lines[i])), None)
     if key_at is None:
         return None
-    item = _yaml_scalar(trigger)
-    new_lines = _block_without(lines, key_at, end, item) or _flow_without(lines, key_at, item)
-    if new_lines is None:
+    # As the learner wrote it first; then as a tool that saves the fields again writes it (plain, or
+    # single-quoted: Obsidian's properties editor): the re-parse below says whether a cut was right.
+    for item in dict.fromkeys((_yaml_scalar(trigger), trigger, "'" + trigger.replace("'", "''") + "'")):
+        new_lines = _block_without(lines, key_at, end, item) or _flow_without(lines, key_at, item)
+        if new_lines is not None:
+            break
+    else:
         return None
     new_text = "".join(new_lines)
     key = _triggers_key(meta)
