@@ -694,6 +694,37 @@ def test_cli_dry_run_json(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert snapshot(vault) == before
 
 
+def test_ctrl_c_reports_and_records_what_the_run_settled(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: Ctrl-C after a batch wrote a trigger printed nothing, logged no outcome and gave no
+    run id: the questions answered were asked (and paid for) again."""
+    import functools
+
+    import krouter.learner.cli as learner_cli
+
+    calls: list[int] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) == 3:  # the second question's first call
+            raise KeyboardInterrupt
+        return httpx.Response(200, json=message(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE})))
+
+    model = Model(reply)
+    monkeypatch.setattr(learner_cli, "make_lane", lambda name, m: model.lane())
+    monkeypatch.setattr(nightly, "learn", functools.partial(nightly.learn, batch_size=1))
+    log_weak(vault, MERGE_Q, SEARCH_Q)
+    res = CliRunner().invoke(app, ["learn", "--vault", str(vault)])
+    assert res.exit_code == 130, res.output
+    assert "interrupted" in res.output and f"{LEARNED}" in res.output
+    run_id = res.output.split()[1].rstrip(":")
+    logged = [e for _, e in querylog.read(learn_journal.outcomes_path()) if e.get("run_id") == run_id]
+    assert [(e["question"], e["status"]) for e in logged] == [(MERGE_Q, LEARNED), (SEARCH_Q, UNCERTAIN)]
+    assert CliRunner().invoke(app, ["learn", "--undo", run_id]).exit_code == 0
+    assert parse_page(CODE_REVIEW, (vault / CODE_REVIEW).read_text(encoding="utf-8")).triggers == []
+
+
 def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import krouter.learner.cli as learner_cli
     from krouter.learner.learn_env import learn_env_path

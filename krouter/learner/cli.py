@@ -1,7 +1,7 @@
 """``krouter learn`` and ``krouter teach``: the command-line face of the learner (registered in ``krouter.cli``).
 
 ``krouter learn`` exit codes: 0 done, 1 the model could not be asked for some questions ("uncertain") or
-another error, 2 usage error. ``krouter teach`` exit codes: 0 taught, 3 not taught (the reason is
+another error, 2 usage error, 130 stopped by Ctrl-C (what was done before it is reported and recorded). ``krouter teach`` exit codes: 0 taught, 3 not taught (the reason is
 printed; nothing was written; a pick held pending for a second source is one of these), 2 usage error (phrasings over the bounds, a vault that is not there), 1
 another error.
 """
@@ -160,6 +160,8 @@ def learn_command(
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
         typer.echo(_undo_text(report) if undo else report.to_text())
+    if report.interrupted:
+        raise typer.Exit(130)  # as a shell reports a Ctrl-C, after the report of what was done
     if report.count(UNCERTAIN) and not listing_only:
         raise typer.Exit(1)
     if undo and report.count(SKIPPED):

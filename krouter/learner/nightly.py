@@ -27,6 +27,7 @@ from krouter.learner.journal import append_jsonl, new_run_id, outcomes_path
 from krouter.learner.lanes import Lane, LaneError, LaneTimeout, LaneUnavailable
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
 from krouter.learner.report import (
+    INTERRUPTED,
     LEARNED,
     NO_LANE,
     NO_PAGE,
@@ -74,29 +75,6 @@ def _only_run(stack: contextlib.ExitStack, vid: str) -> None:
         raise KRouterError(
             "another krouter learn run on this vault is in progress; nothing was asked"
         ) from None
-
-
-def _count_failures(
-    vid: str,
-    weak: list[weak_log.Weak],
-    outcomes: list[Outcome],
-    failed: dict[str, int],
-    alone: set[str],
-    batched: set[str],
-    replied: bool,
-) -> None:
-    """Count this run's failures (``weak_log``), only in a run in which the model replied at all (even
-    unusably): when it replied to nothing (an endpoint down, a key revoked), no question is to blame,
-    and one it had no time for (``LaneTimeout``) or the service could not take (``LaneUnavailable``) is
-    in neither set. A question that failed in a batch may have been spoiled by another: it is only
-    marked to be asked alone next run. One that failed asked alone counts one."""
-    for o in outcomes:
-        key = question_key(o.question)
-        if o.status == UNCERTAIN and o.question in alone and replied:
-            failed[key] = failed.get(key, 0) + 1
-        elif o.status == UNCERTAIN and o.question in batched and replied:
-            failed.setdefault(key, 0)
-    weak_log.save_failed_runs(vid, failed, (question_key(w.question) for w in weak))
 
 
 def _page_start(root: Path, rel: str) -> str:
@@ -188,7 +166,8 @@ def learn(
         alone: set[str] = set()
         batched: set[str] = set()
         replied = False
-        for batch in [*_batches(fresh, max(batch_size, 1)), *again]:
+        batches = [*_batches(fresh, max(batch_size, 1)), *again]
+        for n, batch in enumerate(batches):
             if lane is None:
                 report.outcomes.extend(
                     Outcome(q, WOULD_SEND, candidates=[c.path for c in cands]) for q, cands in batch
@@ -202,16 +181,24 @@ def learn(
                     for q, cands in batch
                 )
                 continue
-            outcomes, answered = _run_batch(
-                router, lane, batch, ignore, run_id, dry_run, held, cfg.agent_teaching
-            )
+            try:
+                outcomes, answered = _run_batch(
+                    router, lane, batch, ignore, run_id, dry_run, held, cfg.agent_teaching
+                )
+            except KeyboardInterrupt:
+                # Ctrl-C: what was settled is recorded and passed by the cursor; the rest is asked again.
+                report.interrupted = True
+                report.outcomes.extend(
+                    Outcome(q, UNCERTAIN, reason=INTERRUPTED) for b in batches[n:] for q, _ in b
+                )
+                break
             report.outcomes.extend(outcomes)
             if answered is not None:
                 (alone if len(batch) == 1 else batched).update(q for q, _ in batch)
                 replied = replied or answered
 
         if lane is not None and not dry_run:
-            _count_failures(vid, weak, report.outcomes, failed, alone, batched, replied)
+            weak_log.count_failures(vid, weak, report.outcomes, failed, alone, batched, replied)
 
         for o in report.outcomes:
             append_jsonl(

@@ -17,6 +17,8 @@ PENDING = "pending"
 WOULD_SEND = "would-send"  # a dry run with no model: listed, not sent
 # The lane of a dry run with no model configured.
 NO_LANE = "none"
+# Why the questions a run did not reach before a Ctrl-C are uncertain.
+INTERRUPTED = "interrupted (Ctrl-C) before the model answered it: asked again next run"
 
 
 @dataclass
@@ -46,6 +48,8 @@ class LearnReport:
     # Weak questions over the run's --max, left in the log for a later run.
     deferred: int = 0
     cursor_advanced: bool = False
+    # Stopped by Ctrl-C: what was settled before it is recorded, the rest asked again next run.
+    interrupted: bool = False
 
     def count(self, status: str) -> int:
         """How many questions ended with ``status``."""
@@ -72,6 +76,8 @@ class LearnReport:
             )
         if self.deferred:
             head += f"; {self.deferred} left for a later run (--max)"
+        if self.interrupted:
+            head += f"; interrupted: {INTERRUPTED}"
         lines = [head]
         for o in self.outcomes:
             where = f" -> {o.page}" if o.page else ""

@@ -21,6 +21,7 @@ from pathlib import Path
 from krouter import config
 from krouter.file_lock import state_lock
 from krouter.learner.journal import write_private
+from krouter.learner.report import UNCERTAIN, Outcome
 from krouter.routing import querylog
 from krouter.tokens.terms import normalize
 
@@ -149,3 +150,26 @@ def save_failed_runs(vid: str, counts: dict[str, int], still_weak: Iterable[str]
             del data[vid]
         text = json.dumps(data, ensure_ascii=False, indent=1)
         write_private(attempts_path(), text.encode("utf-8"), append=False)
+
+
+def count_failures(
+    vid: str,
+    weak: list[Weak],
+    outcomes: list[Outcome],
+    failed: dict[str, int],
+    alone: set[str],
+    batched: set[str],
+    replied: bool,
+) -> None:
+    """Count a learner run's failures, only in a run in which the model replied at all (even
+    unusably): when it replied to nothing (an endpoint down, a key revoked), no question is to blame,
+    and one it had no time for (``LaneTimeout``) or the service could not take (``LaneUnavailable``) is
+    in neither set. A question that failed in a batch may have been spoiled by another: it is only
+    marked to be asked alone next run. One that failed asked alone counts one."""
+    for o in outcomes:
+        key = question_key(o.question)
+        if o.status == UNCERTAIN and o.question in alone and replied:
+            failed[key] = failed.get(key, 0) + 1
+        elif o.status == UNCERTAIN and o.question in batched and replied:
+            failed.setdefault(key, 0)
+    save_failed_runs(vid, failed, (question_key(w.question) for w in weak))
