@@ -31,6 +31,19 @@ _KO_ASKING = frozenset(
     "어디 언제 무엇 뭐 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
     "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
 )
+# Verbs that carry the grammar of a question rather than its subject, in the forms questions write
+# them: the counterparts of the English list's "do", "is", "have", "need", "sure", "thing" (하다 do,
+# 되다 become / be allowed, 맞다 be right, 있다 / 없다 there is / is not, 주다 give as an auxiliary,
+# 알다 know; 못 cannot; 거 / 것 thing; 안에 / 전에 / 후에 within, before, after). Korean conjugates them into forms that share no bigram with
+# the page's (돼요 and 된다), so each was a word "the vault never mentions" the right page lacked.
+_KO_GRAMMAR = frozenset(
+    """해 해요 했 했어 했어요 했나요 했죠 합니다 합니까 하나요 하죠 하는 한 할 하면 해야 하고 하지 해도 하세요
+    하는지 했는지 할까요 해야죠 해야 돼 돼요 됐 됐어요 됐나요 됩니다 됩니까 되나요 되죠 되는 된 될 되면 돼야
+    되고 되지 돼도 되는지 될까요 맞죠 맞나요 맞아요 맞아 맞는 맞지 맞습니다 맞습니까 맞는지 맞을까요 있어
+    있어요 있나요 있죠 있는 있을 있으면 있습니다 있습니까 있는지 있었 있었나요 없어 없어요 없나요 없죠 없는
+    없을 없으면 없습니다 없는지 줘 줘요 줘야 주나요 주는 주면 주세요 주죠 알아요 아나요 알려 알려줘
+    알려주세요 못 거 것 건 걸 게 안에 전에 후에 뒤에 동안""".split()
+)
 # Endings no noun ends in: cut even from a longer word the vault writes with them.
 _KO_NEVER_A_WORD_END = frozenset(e for e in _KO_ENDINGS if len(e) > 1) | {"은", "는", "을", "를"}
 # What turns a noun into a verb (사용 + 하 + 나요, 실행 + 되 + 나요): cut too, so the noun is what is looked for.
@@ -44,7 +57,7 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     as bigrams, 타임아웃 weighed three words against the one word 로그 the page lacked, and "the log
     server's timeout" was cited on the payment server's page (a cold review)."""
     holds = known or _holds_nothing
-    if run in _KO_ASKING or run in _KO_ENDINGS:
+    if run in _KO_ASKING or run in _KO_ENDINGS or run in _KO_GRAMMAR:
         return []  # a question word, or a particle alone (API의, after a Latin word)
     whole = all(holds(g) for g in char_bigrams(run))
     stem = run
@@ -62,7 +75,7 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     # word's; most Korean nouns are two syllables.)
     if whole and (stem == run or (len(stem) != 2 and run[len(stem) :] not in _KO_NEVER_A_WORD_END)):
         return [run]
-    if stem in _KO_ASKING:
+    if stem in _KO_ASKING or stem in _KO_GRAMMAR:
         return []
     if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
         stem = stem[:-1]
