@@ -17,7 +17,8 @@ import krouter.tokens.terms as terms
 from krouter.cli import app
 from krouter.routing.router import Router
 from krouter.tokens.scripts import CJK
-from krouter.tokens.terms import TOKENIZER_VERSION, index_terms, query_terms
+from krouter.tokens.terms import index_terms, query_terms
+from krouter.tokens.version import TOKENIZER_VERSION
 
 runner = CliRunner()
 

@@ -256,3 +256,33 @@ def test_a_refresh_that_runs_out_of_room_says_so_and_keeps_the_index(tmp_path: P
         assert {row[1] for row in index.page_table()} == before
     finally:
         index.close()
+
+
+@pytest.mark.parametrize("which", ["SCHEMA_VERSION", "TOKENIZER_VERSION"])
+def test_two_krouter_versions_on_one_vault_never_share_an_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """A cold review: an older KRouter (an agent's MCP server started before an upgrade) opening the same
+    index file dropped every table, and a watcher's lease, seeing no file change, told every lookup the
+    emptied index was fresh: "the vault has no pages to answer from" for up to five minutes."""
+    from krouter.index import store, version
+    from krouter.tokens import version as tokens_version
+
+    vault = make_vault(tmp_path / "vault")
+    with Router(vault) as router:
+        router.refresh()
+        pages = len(router.index.page_table())
+    current = index_path(vault)
+    owner = tokens_version if which == "TOKENIZER_VERSION" else version
+    with monkeypatch.context() as older:
+        older.setattr(owner, which, "1")
+        older.setattr(store, which, "1")
+        if which == "TOKENIZER_VERSION":
+            older.setattr(version, which, "1")
+        other = Index(vault)
+        assert other.path != current and other.path.parent == current.parent
+        other.close()
+    reopened = Index(vault)
+    assert reopened.path == current
+    assert len(reopened.page_table()) == pages  # as the current version left it, not emptied
+    reopened.close()

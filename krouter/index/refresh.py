@@ -26,7 +26,7 @@ from krouter.index.schema import (
     private_database,
 )
 from krouter.ops.watch_lease import watched_clean
-from krouter.tokens.terms import TOKENIZER_VERSION
+from krouter.tokens.version import TOKENIZER_VERSION
 from krouter.vault.files import (
     FileStat,
     stat_pages,

@@ -1,29 +1,20 @@
-"""What the index database holds: its tables, their version, and where the file lives.
+"""What the index database holds: its tables, and where the file lives.
 
-Bumping ``SCHEMA_VERSION`` makes every older index rebuild itself rather than be misread.
+Bumping ``SCHEMA_VERSION`` (``krouter.index.version``) makes every older index rebuild itself rather
+than be misread.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sqlite3
 from pathlib import Path
 
 from krouter import config
+from krouter.index.version import SCHEMA_VERSION as SCHEMA_VERSION
+from krouter.index.version import file_name
 
-# Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
-# rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
-# replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists; 5: link
-# resolution rules, whose results the links table keeps until a page changes; 6: postings packed per
-# term with a table of fresh rows beside them, passages and page terms compressed; 7: statuses and
-# field names as people type them, a field written twice; passages' lines counted as editors count them;
-# 8: other frontmatter fields as passages, numbers as written, and tokenizer 21's later kanji singles,
-# so that no index built between those commits is kept; 9: statuses, replacement links and aliases
-# written in the body, as Logseq properties or an ADR's status section; dates and nested maps of other
-# frontmatter fields as passages).
-SCHEMA_VERSION = "9"
 BUSY_TIMEOUT_S = 30.0
 
 SCHEMA = """
@@ -89,9 +80,8 @@ TABLES = ("pages", "postings", "fresh_postings", "stale_pages", "stale_terms", "
 
 
 def index_path(vault_root: Path) -> Path:
-    """Where the index of a vault lives: one file per vault, named after its resolved path."""
-    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", vault_root.name)[:40] or "vault"
-    return config.cache_dir() / "indexes" / f"{safe}-{config.vault_id(vault_root)}.sqlite3"
+    """Where the index of a vault lives: one file per vault and KRouter version (``version.file_name``)."""
+    return config.cache_dir() / "indexes" / file_name(vault_root.name, config.vault_id(vault_root))
 
 
 def private_database(path: Path) -> None:

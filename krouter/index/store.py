@@ -35,7 +35,7 @@ from krouter.index.schema import (
     index_path,
     private_database,
 )
-from krouter.tokens.terms import TOKENIZER_VERSION
+from krouter.tokens.version import TOKENIZER_VERSION
 from krouter.vault.files import check_vault
 from krouter.vault.page import Problem
 

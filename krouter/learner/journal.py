@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from krouter import config
-from krouter.atomic import append_whole, atomic_write
+from krouter.appends import append_whole
+from krouter.atomic import atomic_write
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.routing import querylog

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from krouter import config
-from krouter.atomic import append_whole
+from krouter.appends import append_whole
 from krouter.safe_text import clean
 
 TYPE_CHECKING = False  # not typing's: the `krouter ask` socket client imports this module, not typing

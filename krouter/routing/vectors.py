@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - Windows: no lock, every process embeds
 from krouter.errors import PageNotFound
 from krouter.index.passages import split_passages
 from krouter.index.schema import delete_database, private_database
+from krouter.index.version import shared_stem
 from krouter.vault.files import content_hash, read_page_bytes
 from krouter.vault.page import Problem, decode, parse_page
 
@@ -113,10 +114,11 @@ def vector_key(digest: str, title: str) -> str:
 
 
 class Vectors:
-    """The page vectors of one vault's index, in a file beside it (``<index>.vectors.sqlite3``)."""
+    """The page vectors of one vault's index, in a file beside it (``<index>.vectors.sqlite3``, one for
+    every version of the index)."""
 
     def __init__(self, index_path: Path) -> None:
-        self.path = index_path.with_name(index_path.stem + ".vectors.sqlite3")
+        self.path = index_path.with_name(shared_stem(index_path) + ".vectors.sqlite3")
         try:
             self.conn = self._open()
         except sqlite3.OperationalError:

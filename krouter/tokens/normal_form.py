@@ -1,6 +1,6 @@
 """The normal form every text is read in before it is cut into words: NFKC, case-folded, with what
 prints as nothing dropped. The index and every question go through it, so a change here is a change
-of ``TOKENIZER_VERSION``."""
+of ``TOKENIZER_VERSION`` (krouter.tokens.version)."""
 
 from __future__ import annotations
 

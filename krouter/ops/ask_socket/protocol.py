@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import socket
 import struct
 from pathlib import Path
@@ -40,12 +39,12 @@ def socket_path(index_path: Path) -> Path:
 
 
 def default_index_path(root: Path) -> Path:
-    """``krouter.index.index_path``, without importing the index module and what it imports (the
-    tokeniser, SQLite, the vault reader); a test keeps the two in step."""
+    """``krouter.index.schema.index_path``, without importing the index's modules and what they import
+    (SQLite, the vault reader); a test keeps the two in step."""
     from krouter import config
+    from krouter.index.version import file_name
 
-    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", root.name)[:40] or "vault"
-    return config.cache_dir() / "indexes" / f"{safe}-{config.vault_id(root)}.sqlite3"
+    return config.cache_dir() / "indexes" / file_name(root.name, config.vault_id(root))
 
 
 def code_id() -> str:

@@ -1,0 +1,39 @@
+"""The index's version, and the name of its file: per vault, and per version of the tables and of the
+tokeniser, so that two KRouter versions on one machine (an agent's MCP server started before an
+upgrade, a project set up with another install) never share an index. They did: each dropped the
+other's tables on opening, and a watcher's lease, seeing no file change, told every lookup the emptied
+index was fresh for up to five minutes (a cold review). A module of its own, importing nothing: the
+`krouter ask` client names the file without loading the index.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from krouter.tokens.version import TOKENIZER_VERSION
+
+# Bumped when the tables or what is stored in them change, so an index built by an older KRouter is
+# rebuilt, not misread (3: field names read case-insensitively and salvaged from broken YAML; 4:
+# replaced_by / replaces, more replaced statuses, status lists and phrases, wikilinks in lists; 5: link
+# resolution rules, whose results the links table keeps until a page changes; 6: postings packed per
+# term with a table of fresh rows beside them, passages and page terms compressed; 7: statuses and
+# field names as people type them, a field written twice; passages' lines counted as editors count them;
+# 8: other frontmatter fields as passages, numbers as written, and tokenizer 21's later kanji singles,
+# so that no index built between those commits is kept; 9: statuses, replacement links and aliases
+# written in the body, as Logseq properties or an ADR's status section; dates and nested maps of other
+# frontmatter fields as passages).
+SCHEMA_VERSION = "9"
+
+
+def file_name(vault_name: str, vault_id: str) -> str:
+    """The index file's name for a vault (its folder's name, for people reading the cache folder, and
+    its id) at this version."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", vault_name)[:40] or "vault"
+    return f"{safe}-{vault_id}-v{SCHEMA_VERSION}.{TOKENIZER_VERSION}.sqlite3"
+
+
+def shared_stem(index_file: Path) -> str:
+    """The index file's name without its version: what files kept across versions are named after
+    (the page vectors, keyed by page content and model, are the same for every index version)."""
+    return re.sub(r"-v\d+\.\d+$", "", index_file.stem)

@@ -1,0 +1,26 @@
+"""The tokeniser's version: stored in every index, and part of the index file's name (``index_path``),
+so that an index is built again when what a page's text turns into changes, and two KRouter versions on
+one machine never share a file. Its own module: the file name is needed where importing the tokeniser
+(~50 ms) is not.
+"""
+
+# 5: a page whose opening frontmatter fence is never closed has its fields read (status: superseded).
+# 6: a combining mark (a vowel sign, a virama) is part of the word it follows, not a cut between two.
+# 7: "US" in capitals is the country ("usa"), not the pronoun; "8th" is 8. 8: "U.S.A" is "usa" (not "usaa").
+# 9: a number written with dots (5.7, v8.0.36, 10.0.0.1) is also one term, and each dotted prefix of it.
+# 10: not an amount (after a currency sign, before a per cent sign); a unit against it is its own word.
+# 11: a number is dotted whole or not at all (7.05%: not 7.0); an amount before a currency word too;
+# "v2.1" also gives "v2".
+# 12: a number after a comma is dotted unless the comma groups thousands (6.2，7.0); more currency words.
+# 13: a page's amount is also indexed whole, marked (¤1.99).
+# 14: an identifier written with an underscore (page_id, _di) is also indexed whole.
+# 15: a word with an apostrophe between two parts of two letters or more is one word (Xi'an).
+# 16: only a pinyin name written with an apostrophe (Xi'an, Tian'anmen) is one word.
+# 17: a British spelling is read as the American one (colour as color: ``spelling``).
+# 18: a number word is its digits (five is 5); 17's hyphenated words indexed closed are out again (D85).
+# 19: a hyphenated word is also indexed closed, marked, outside the length (‐rollout: ``compounds``);
+# number words are words again, and litre, practise, tyre keep their spelling (docs/decisions.md D86).
+# 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
+# 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i;
+# a name glued to its version (Redis7.0) is the name and the version; a kanji beside kana indexed alone.
+TOKENIZER_VERSION = "22"
