@@ -257,9 +257,11 @@ def test_korean_question_drops_particles_endings_and_asking_words() -> None:
     assert q("우리는 어떤 서버를 사용하나요?") == ["서버", "사용"]
     assert q("휴가 며칠?") == ["휴가"]  # 휴가 ends like the particle 가 but is the word asked about
     # Verbs that carry the question's grammar (must, is it right, can't, the thing), in any form.
-    assert q("첫 답변 몇 시간 안에 줘야 돼요?") == ["답변", "시간"]
+    assert q("첫 답변 몇 시간 안에 줘야 돼요?") == ["답변", "시간", "안에"]
     assert q("이니시스 계속 쓰는 거 맞나요?") == ["이니시스", "계속", "쓰는"]
     assert q("배포 못 해요?") == ["배포"]
+    # ... but not a noun spelled like one of their forms: 하지 is also the summer solstice.
+    assert q("하지 날짜") == ["하지", "날짜"]
 
 
 def test_korean_question_with_particles_finds_its_page_and_refuses_a_neighbour(tmp_path: Path) -> None:

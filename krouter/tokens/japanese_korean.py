@@ -32,17 +32,20 @@ _KO_ASKING = frozenset(
     "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
 )
 # Verbs that carry the grammar of a question rather than its subject, in the forms questions write
-# them: the counterparts of the English list's "do", "is", "have", "need", "sure", "thing" (하다 do,
-# 되다 become / be allowed, 맞다 be right, 있다 / 없다 there is / is not, 주다 give as an auxiliary,
-# 알다 know; 못 cannot; 거 / 것 thing; 안에 / 전에 / 후에 within, before, after). Korean conjugates them into forms that share no bigram with
-# the page's (돼요 and 된다), so each was a word "the vault never mentions" the right page lacked.
+# them: the counterparts of the English list's "do", "is", "have", "need", "sure", "thing", "before" (하다
+# do, 되다 become / be allowed, 맞다 be right, 있다 / 없다 there is / is not, 주다 give as an auxiliary,
+# 알다 know; 못 cannot; 거 / 것 thing; 전에 / 후에 before, after). Korean conjugates them into forms that
+# share no bigram with the page's (돼요 and 된다), so each was a word "the vault never mentions" the right
+# page lacked. Only forms no noun spells: 하지 (the summer solstice; the legs), 해 (a year, the sun), 건
+# (a case), 게 (a crab), 동안 (a young face), 해도 (a chart) are left to the vault (a diff review had
+# "하지 날짜" cited on the winter solstice's page); 안에 and 뒤에 as English keeps "inside" and "behind".
 _KO_GRAMMAR = frozenset(
-    """해 해요 했 했어 했어요 했나요 했죠 합니다 합니까 하나요 하죠 하는 한 할 하면 해야 하고 하지 해도 하세요
-    하는지 했는지 할까요 해야죠 해야 돼 돼요 됐 됐어요 됐나요 됩니다 됩니까 되나요 되죠 되는 된 될 되면 돼야
-    되고 되지 돼도 되는지 될까요 맞죠 맞나요 맞아요 맞아 맞는 맞지 맞습니다 맞습니까 맞는지 맞을까요 있어
-    있어요 있나요 있죠 있는 있을 있으면 있습니다 있습니까 있는지 있었 있었나요 없어 없어요 없나요 없죠 없는
-    없을 없으면 없습니다 없는지 줘 줘요 줘야 주나요 주는 주면 주세요 주죠 알아요 아나요 알려 알려줘
-    알려주세요 못 거 것 건 걸 게 안에 전에 후에 뒤에 동안""".split()
+    """해요 했 했어 했어요 했나요 했죠 합니다 합니까 하나요 하죠 하는 하면 해야 하고 하세요 하는지 했는지
+    할까요 해야죠 돼 돼요 됐 됐어요 됐나요 됩니다 됩니까 되나요 되죠 되는 되면 돼야 되고 되지 돼도 되는지
+    될까요 맞죠 맞나요 맞아요 맞아 맞는 맞지 맞습니다 맞습니까 맞는지 맞을까요 있어 있어요 있나요 있죠 있는
+    있을 있으면 있습니다 있습니까 있는지 있었 있었나요 없어 없어요 없나요 없죠 없는 없을 없으면 없습니다
+    없는지 줘 줘요 줘야 주나요 주는 주면 주세요 주죠 알아요 아나요 알려 알려줘 알려주세요 못 거 것 전에
+    후에""".split()
 )
 # Endings no noun ends in: cut even from a longer word the vault writes with them.
 _KO_NEVER_A_WORD_END = frozenset(e for e in _KO_ENDINGS if len(e) > 1) | {"은", "는", "을", "를"}
