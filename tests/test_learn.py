@@ -176,6 +176,20 @@ def test_a_pick_named_as_links_write_pages_is_the_candidate_it_names(vault: Path
     assert [(o.status, o.page) for o in report.outcomes] == [(LEARNED, CODE_REVIEW)], report.to_text()
 
 
+def test_the_two_orders_picks_are_compared_as_the_candidates_they_name(vault: Path) -> None:
+    """The diff review: one order's pick written with ".md" and the other's without were "a pick that
+    changed with the order of the candidates", a rejection that settles the question."""
+    spelled = iter([CODE_REVIEW, CODE_REVIEW.removesuffix(".md")])
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        pick = {"q": 1, "page": next(spelled), "quote": GOOD_QUOTE}
+        return httpx.Response(200, json=message(answers(pick)))
+
+    log_weak(vault, MERGE_Q)
+    report, _ = run(vault, reply)
+    assert [(o.status, o.page) for o in report.outcomes] == [(LEARNED, CODE_REVIEW)], report.to_text()
+
+
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
@@ -723,6 +737,36 @@ def test_ctrl_c_reports_and_records_what_the_run_settled(
     assert [(e["question"], e["status"]) for e in logged] == [(MERGE_Q, LEARNED), (SEARCH_Q, UNCERTAIN)]
     assert CliRunner().invoke(app, ["learn", "--undo", run_id]).exit_code == 0
     assert parse_page(CODE_REVIEW, (vault / CODE_REVIEW).read_text(encoding="utf-8")).triggers == []
+
+
+def test_ctrl_c_while_a_batch_is_checked_keeps_what_it_wrote(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The diff review: a Ctrl-C while the second pick of a batch was checked lost the first pick's
+    outcome (its trigger written): logged "interrupted", it was asked and paid for again."""
+    checks: list[str] = []
+    real = nightly.verify_pick
+
+    def interrupted_second(*args: object, **kwargs: object) -> str | None:
+        checks.append("x")
+        if len(checks) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(nightly, "verify_pick", interrupted_second)
+    log_weak(vault, MERGE_Q, SEARCH_Q)
+    picks = answers(
+        {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE},
+        {
+            "q": 2,
+            "page": "Search/Search service.md",
+            "quote": "The search service indexes invoices every night.",
+        },
+    )
+    report, _ = run(vault, picks)
+    assert report.interrupted
+    assert [(o.question, o.status) for o in report.outcomes] == [(MERGE_Q, LEARNED), (SEARCH_Q, UNCERTAIN)]
+    assert report.cursor_advanced  # past the question settled, to the one asked again
 
 
 def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:

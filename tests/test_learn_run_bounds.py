@@ -215,15 +215,26 @@ def test_a_question_whose_every_call_times_out_is_given_up(vault: Path) -> None:
     assert statuses == [UNCERTAIN, UNCERTAIN, UNCERTAIN, SKIPPED]
 
 
-@pytest.mark.parametrize("status", [429, 500, 529, 401])
-def test_a_question_whose_calls_the_service_refuses_is_never_given_up(vault: Path, status: int) -> None:
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (429, "Overloaded"),
+        (500, "Overloaded"),
+        (529, "Overloaded"),
+        (401, "Overloaded"),
+        (400, "Your credit balance is too low to access the Anthropic API."),
+    ],
+)
+def test_a_question_whose_calls_the_service_refuses_is_never_given_up(
+    vault: Path, status: int, said: str
+) -> None:
     """A cold review: a question asked alone when rate limits or overload hit (while other calls of the
     run were answered) was counted as the model's failure, and given up after three runs."""
     log_weak(vault, SEARCH_Q, MERGE_Q)
 
     def handler(request: httpx.Request) -> httpx.Response:
         if "search API" in prompt_of(request):
-            error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+            error = {"type": "error", "error": {"type": "overloaded_error", "message": said}}
             return httpx.Response(status, json=error)
         answer = {"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}
         return httpx.Response(200, json=message(json.dumps({"answers": [answer]})))

@@ -636,6 +636,28 @@ def test_a_quote_matches_through_typography_and_marks_a_reader_does_not_see(
     assert quote_on_page(quote, body) is on_page
 
 
+@pytest.mark.parametrize(
+    ("quote", "why"),
+    [
+        ("~~Legal approves every vendor contract.~~ Legal now reviews NDAs only.", "shares no content word"),
+        ("~~Legal approves every vendor contract.~~ Legal", "fragment"),
+    ],
+)
+def test_struck_out_words_do_not_vouch_for_a_quote(tmp_path: Path, quote: str, why: str) -> None:
+    """The diff review: the quote was found on the page as a reader sees it, but its sentence and shared
+    words were counted on the source, struck-out text included: one visible word passed."""
+    root = write_vault(
+        tmp_path / "vault",
+        {
+            "Legal.md": "# Legal\n\n~~Legal approves every vendor contract.~~ Legal now reviews NDAs only.\n",
+            "Procurement.md": "# Procurement\n\nProcurement approves vendor onboarding and contract templates.\n",
+        },
+    )
+    with Router(root) as router:
+        result = teach.teach(router, "Who approves vendor contracts?", "Legal.md", quote)
+    assert not result.taught and why in result.reason, result.reason
+
+
 def test_a_trigger_the_question_holds_whole_counts_beside_a_word_another_page_is_tagged(
     tmp_path: Path,
 ) -> None:

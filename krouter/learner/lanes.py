@@ -49,14 +49,15 @@ class LaneTimeout(LaneError):
 
 class LaneUnavailable(LaneError):
     """The model's service could not take the call (rate limited, overloaded, a server error, a key
-    refused, no connection): no sign that the question itself is at fault, so it is not counted
+    refused, out of credit, no connection): no sign that the question itself is at fault, so it is not counted
     against it (a question asked alone when the limits hit was given up on for the API's 529s)."""
 
 
 # HTTP statuses that are the service's state, not the request's: a key refused, a timeout on its side,
-# rate limits, overload (529) and server errors.
+# rate limits, overload (529) and server errors; and a 400 that says the account is out of credit. What
+# each says to the person reading the report, besides the API's own message.
 _SERVICE_STATUSES = frozenset({401, 403, 408, 409, 429})
-# What each says to the person reading the report, besides the API's own message.
+_OUT_OF_CREDIT = "credit balance"
 _STATUS_HINTS = {
     401: "the API key was refused: check ANTHROPIC_API_KEY",
     403: "the API key may not use this model",
@@ -154,7 +155,7 @@ class ApiLane:
             text = "; ".join(
                 x for x in (f"model API answered HTTP {status}", _STATUS_HINTS.get(status), said) if x
             )
-            if status in _SERVICE_STATUSES or status >= 500:
+            if status in _SERVICE_STATUSES or status >= 500 or _OUT_OF_CREDIT in said.lower():
                 raise LaneUnavailable(text) from exc
             raise LaneError(text) from exc
         except anthropic.APITimeoutError as exc:
@@ -180,8 +181,7 @@ def _api_message(body: object) -> str:
     message = error.get("message") if isinstance(error, dict) else None
     if not isinstance(message, str):
         return ""
-    # On one line, without the control characters a terminal would obey.
-    one_line = "".join(ch for ch in " ".join(message.split()) if ch.isprintable())
+    one_line = "".join(ch for ch in " ".join(message.split()) if ch.isprintable())  # no terminal codes
     return one_line if len(one_line) <= 200 else one_line[:199] + "…"
 
 

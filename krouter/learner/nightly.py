@@ -185,11 +185,17 @@ def learn(
                 outcomes, answered = _run_batch(
                     router, lane, batch, ignore, run_id, dry_run, held, cfg.agent_teaching
                 )
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:
                 # Ctrl-C: what was settled is recorded and passed by the cursor; the rest is asked again.
                 report.interrupted = True
+                settled: list[Outcome] = getattr(exc, "settled", [])
+                report.outcomes.extend(settled)
+                done = {o.question for o in settled}
                 report.outcomes.extend(
-                    Outcome(q, UNCERTAIN, reason=INTERRUPTED) for b in batches[n:] for q, _ in b
+                    Outcome(q, UNCERTAIN, reason=INTERRUPTED)
+                    for b in batches[n:]
+                    for q, _ in b
+                    if q not in done
                 )
                 break
             report.outcomes.extend(outcomes)
@@ -275,32 +281,45 @@ def _run_batch(
             by_q.setdefault(p.q, p)
         replies.append(by_q)
     out: list[Outcome] = []
-    for (question, cands), b in zip(batch, qs, strict=True):
-        first, second = (r.get(b.q) for r in replies)
-        cand_paths = list(b.candidates)
-        if first is None or second is None:
-            # No usable answer for this question is a failed call for it, not a judgement: ask again.
-            reason = "; ".join(dict.fromkeys(problems)) if problems else "the model gave no answer for it"
-            out.append(Outcome(question, UNCERTAIN, reason=reason, candidates=cand_paths))
-            continue
-        if first.page != second.page:
-            out.append(
-                Outcome(
-                    question,
-                    REJECTED,
-                    page=first.page,
-                    reason=f"the model's pick changed with the order of the candidates "
-                    f"({first.page or 'none'} vs {second.page or 'none'})",
-                    candidates=cand_paths,
+    try:
+        for (question, cands), b in zip(batch, qs, strict=True):
+            cand_paths = list(b.candidates)
+            first, second = (_as_candidate(r.get(b.q), cand_paths) for r in replies)
+            if first is None or second is None:
+                # No usable answer for this question is a failed call for it, not a judgement: ask again.
+                reason = "; ".join(dict.fromkeys(problems)) if problems else "the model gave no answer for it"
+                out.append(Outcome(question, UNCERTAIN, reason=reason, candidates=cand_paths))
+                continue
+            if first.page != second.page:
+                out.append(
+                    Outcome(
+                        question,
+                        REJECTED,
+                        page=first.page,
+                        reason=f"the model's pick changed with the order of the candidates "
+                        f"({first.page or 'none'} vs {second.page or 'none'})",
+                        candidates=cand_paths,
+                    )
                 )
-            )
-            continue
-        if first.page is None:
-            reason = "the model says no candidate answers"
-            out.append(Outcome(question, NO_PAGE, reason=reason, candidates=cand_paths))
-            continue
-        out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run, held, agents))
+                continue
+            if first.page is None:
+                reason = "the model says no candidate answers"
+                out.append(Outcome(question, NO_PAGE, reason=reason, candidates=cand_paths))
+                continue
+            out.append(_apply(router, question, ignore, cands, first, run_id, lane, dry_run, held, agents))
+    except KeyboardInterrupt as exc:
+        # What the batch settled before a Ctrl-C (a trigger written, a pick rejected) is the run's to record.
+        exc.settled = out  # type: ignore[attr-defined]
+        raise
     return out, True
+
+
+def _as_candidate(prop: Proposal | None, cand_paths: list[str]) -> Proposal | None:
+    """A pick named as links write pages (no ".md", another case or Unicode form) is the candidate it
+    names, as `krouter teach` reads it: rejected, the question was settled for good (a cold review);
+    compared as written, the two orders' picks differed (the diff review)."""
+    named = [c for c in cand_paths if prop is not None and page_key(c) == page_key(prop.page or "")]
+    return replace(prop, page=named[0]) if prop is not None and len(named) == 1 else prop
 
 
 def _apply(
@@ -319,10 +338,6 @@ def _apply(
     (while ``agents``: agent teaching is on)."""
     root = router.root
     cand_paths = [c.path for c in cands]
-    # A pick named as links write pages (no ".md", another case or Unicode form) is the candidate it
-    # names, as `krouter teach` reads it: rejected, the question was settled for good (a cold review).
-    named = [c for c in cand_paths if page_key(c) == page_key(prop.page or "")]
-    prop = replace(prop, page=named[0]) if len(named) == 1 else prop
     outcome = Outcome(question, REJECTED, page=prop.page, quote=prop.quote, candidates=cand_paths)
     if prop.page not in cand_paths:
         outcome.reason = "the page is not one of this question's candidates"

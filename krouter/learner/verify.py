@@ -295,6 +295,10 @@ def verify_pick(
         return "the page is marked replaced"
     if not quote_on_page(quote, parsed.body):
         return "the quote is not on the page"
+    # Every other check reads the quote as a reader of the page sees it: its words in struck-out text,
+    # a comment or a footnote marker vouched for it as a sentence sharing the question's words (the
+    # diff review: "~~Legal approves every vendor contract.~~ Legal" passed on one visible word).
+    quote = _shown(quote)
     if not is_sentence(quote):
         return "the quote is a fragment, not a sentence"
     linked = [(q, cs) for q, cs in askings if shared_words(quote, q)]
