@@ -197,3 +197,26 @@ def test_an_index_deleted_under_a_running_watcher_is_not_trusted(vault: Path) ->
         with Router(vault) as router:
             assert not watched_clean(index)
             assert router.decide("which database do we use").cited[0].path == "Decisions/Primary database.md"
+
+
+def test_a_stopped_watcher_s_lease_is_not_trusted_once_it_stops_beating(vault: Path) -> None:
+    """A cold review: a `krouter watch` (or `krouter mcp`) stopped with Ctrl-Z kept its lock and its
+    "clean", and every lookup answered from an index that no longer followed the vault, for as long as
+    it stayed stopped; each fresh `krouter ask` also waited a second for its greeting."""
+    from krouter.ops.ask_socket.protocol import LEASE_STALE_S
+
+    with watching(vault) as (proc, index), Router(vault) as router:
+        assert router.decide("which database do we use").cited[0].path == "Decisions/Primary database.md"
+        lease = lease_path(index)
+        beaten = os.stat(lease).st_mtime
+        wait_for(lambda: os.stat(lease).st_mtime > beaten)  # a running watcher beats its lease
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            write(vault / "Decisions" / "Primary database.md", "# Primary database\n\nWe use CockroachDB.\n")
+            then = os.stat(lease).st_mtime - LEASE_STALE_S - 1
+            os.utime(lease, (then, then))  # as long after as a lease goes stale
+            assert not watched_clean(index)
+            receipt = router.decide("cockroachdb database")
+            assert receipt.decision == "cite" and receipt.cited[0].path == "Decisions/Primary database.md"
+        finally:
+            proc.send_signal(signal.SIGCONT)

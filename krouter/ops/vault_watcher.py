@@ -316,6 +316,8 @@ class VaultWatcher:
         self._follow_settings()
         with self._cond:
             while True:
+                if self._lease is not None:
+                    self._lease.beat()  # every loop of a running watcher comes here within 0.5 s
                 now = time.monotonic()
                 if self._pending:
                     ready_at = min(self._last + self.debounce, self._first + self.max_delay)

@@ -7,6 +7,9 @@ lookup first checks it: a lock it cannot share means a live watcher; ``clean`` m
 since its last refresh, so the walk can be skipped. The lock dies with the watcher's process (a crash
 included), and then every lookup walks again, as without a watcher.
 
+A running watcher beats the lease (touches the file) every few seconds; a lease not beaten for
+``LEASE_STALE_S`` is a stopped watcher's (Ctrl-Z), and lookups walk again.
+
 The file is rewritten in place, never renamed: the lock belongs to the file, and a reader must see the
 one the watcher holds. Where ``fcntl`` does not exist (Windows) nothing is published and every lookup walks.
 """
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.index.schema import file_identity
+from krouter.ops.ask_socket.protocol import LEASE_BEAT_S, LEASE_STALE_S
 
 try:
     import fcntl
@@ -53,6 +57,7 @@ class WatchLease:
         self.path = path
         self._fd = fd
         self._state = b""
+        self._beaten = 0.0
 
     @classmethod
     def acquire(cls, index_path: Path) -> WatchLease | None:
@@ -95,6 +100,16 @@ class WatchLease:
                 os.ftruncate(self._fd, len(state))
                 self._state = state
 
+    def beat(self) -> None:
+        """Say the watcher is running (its file's mtime, every ``LEASE_BEAT_S`` at most): a watcher
+        stopped by Ctrl-Z keeps its lock and its "clean", and every lookup trusted an index that no
+        longer followed the vault, for as long as it stayed stopped (a cold review)."""
+        now = time.monotonic()
+        if now - self._beaten >= LEASE_BEAT_S:
+            with contextlib.suppress(OSError):
+                os.utime(self._fd)
+            self._beaten = now
+
     @property
     def clean(self) -> bool:
         """True when this lease last published ``clean``."""
@@ -131,8 +146,10 @@ def watched_clean(index_path: Path) -> bool:
                 return False
             written, _, settings = state[len(CLEAN) :].decode("ascii", "replace").partition("\n")
             return (
-                not written or written == file_identity(index_path)
-            ) and settings.strip() == settings_stamp()
+                (not written or written == file_identity(index_path))
+                and settings.strip() == settings_stamp()
+                and time.time() - os.fstat(fd).st_mtime < LEASE_STALE_S  # not a stopped watcher's
+            )
         except OSError:
             return False
         fcntl.flock(fd, fcntl.LOCK_UN)  # nobody holds it: no watcher runs

@@ -11,12 +11,14 @@ import os
 import socket
 import stat
 import sys
+import time
 from pathlib import Path
 
 from krouter.ops.ask_socket.protocol import (
     CONNECT_TIMEOUT_S,
     HELLO,
     HELLO_TIMEOUT_S,
+    LEASE_STALE_S,
     MAX_REPLY,
     PROTOCOL,
     REPLY_TIMEOUT_S,
@@ -98,6 +100,14 @@ def _own_socket(path: Path) -> None:
         raise _NotPlain
 
 
+def _lease_age(lease: Path) -> float:
+    """Seconds since the watcher's lease was last beaten (``krouter.ops.watch_lease``); 0 without one."""
+    try:
+        return time.time() - os.stat(lease).st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
 def _exchange(path: Path, request: dict[str, object]) -> dict[str, object]:
     """Send the request, return the reply; raises on any doubt."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -145,7 +155,10 @@ def ask_through_socket(args: list[str]) -> int | None:
         root = _vault_root(parsed.pop("vault"))  # type: ignore[arg-type]
         from krouter import config
 
-        path = socket_path(default_index_path(root))
+        index = default_index_path(root)
+        if _lease_age(Path(f"{index}.watch")) >= LEASE_STALE_S:
+            return None  # the watcher is stopped (Ctrl-Z): its greeting would be waited for in vain
+        path = socket_path(index)
         _own_socket(path)
         request = {
             "protocol": PROTOCOL,

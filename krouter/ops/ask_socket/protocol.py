@@ -24,6 +24,11 @@ HELLO = b"krouter-ask\n"
 CONNECT_TIMEOUT_S = 1.0
 HELLO_TIMEOUT_S = 1.0
 REPLY_TIMEOUT_S = 10.0
+# A watcher beats its lease (krouter.ops.watch_lease: the file's mtime) at least every LEASE_BEAT_S while
+# it runs; a lease not beaten for LEASE_STALE_S is a stopped watcher's (Ctrl-Z, SIGSTOP, a debugger): it
+# holds its lock and says "clean", but indexes nothing. Here because the client reads it first.
+LEASE_BEAT_S = 2.0
+LEASE_STALE_S = 10.0
 # How long the server waits for a client's request (a client that connects and says nothing).
 REQUEST_TIMEOUT_S = 5.0
 MAX_REQUEST = 4 * 1024 * 1024
