@@ -251,3 +251,29 @@ def test_the_refresher_loads_the_new_page_table_before_the_next_call(
         assert loads[-1] > before[-1]
     finally:
         service.close()
+
+
+def test_a_refresh_that_failed_fails_the_call_rather_than_answer_from_the_old_index(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: with the cache disk full (or a cold build running in another process) the refresh
+    failed in the server's log only, and krouter_ask refused a question the edited notes answer with
+    "No page answers this... say the notes don't cover it"."""
+    from krouter.errors import IndexUnavailable
+
+    service = start(vault, rescan=3600)
+    try:
+        assert cited(service, "which database do we use") == "Decisions/Primary database.md"
+        real = Index.refresh
+
+        def full_disk(self: Index, *args: object, **kwargs: object) -> object:
+            raise IndexUnavailable(f"cannot update the index {self.path}: database or disk is full")
+
+        monkeypatch.setattr(Index, "refresh", full_disk)
+        write(vault / "Decisions" / "Primary database.md", "# Primary database\n\nWe moved to CockroachDB.\n")
+        with pytest.raises(IndexUnavailable, match="could not be brought up to date.*disk is full"):
+            wait_for(lambda: cited(service, "cockroachdb database") == "never")
+        monkeypatch.setattr(Index, "refresh", real)
+        assert cited(service, "cockroachdb database") == "Decisions/Primary database.md"
+    finally:
+        service.close()

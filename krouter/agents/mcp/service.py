@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from krouter import config
-from krouter.errors import ConfigError, KRouterError
+from krouter.errors import ConfigError, IndexUnavailable, KRouterError
 from krouter.index.schema import index_path
 from krouter.ops.background_embedding import EMBED_POLL_S, BackgroundEmbedding
 from krouter.ops.vault_watcher import VaultWatcher
@@ -67,6 +67,8 @@ class VaultService:
         # Whether the next refresh must walk the vault: the first one once the Router is open, and the
         # one after a refresh that failed (the pages the watcher had reported were dropped with it).
         self._walk_due = False
+        # Why the last refresh failed (a full disk, a cold build in another process), until one succeeds.
+        self._refresh_failed: str | None = None
         try:
             self._executor.submit(self._router).result()
         except ConfigError:
@@ -209,9 +211,9 @@ class VaultService:
                 router.embed(budget_s=LOOKUP_BUDGET_S)
         except KRouterError as exc:
             log.warning("refresh failed: %s", exc)
-            self._walk_due = True
+            self._walk_due, self._refresh_failed = True, str(exc)
             return
-        self._walk_due = False
+        self._walk_due, self._refresh_failed = False, None
         self._background.refreshed(router.vectors is not None)
         router.last_refresh = stats
         if not stats.stale:
@@ -225,9 +227,17 @@ class VaultService:
         Without a working watcher (or when asked to ``rescan``) it re-checks every file, a stat per
         page, as a call must when nothing reports changes. A broken config.toml fails the call (ConfigError):
         the index may hold pages its ``ignore`` patterns leave out, since the refresher could not read them.
+        A refresh that failed fails the call too (``IndexUnavailable``), until one succeeds.
         """
         config.load_config()
         self._refresh(self.watcher.take(), walk=rescan or not self.watching)
+        if self._refresh_failed is not None:
+            # Answered from the index as it was, a refusal read "the notes don't cover it" (a cold review:
+            # a full disk, a cold build running in another process): the call fails with the reason.
+            raise IndexUnavailable(
+                f"the index could not be brought up to date ({self._refresh_failed}); its answers could "
+                "miss or contradict the notes, so none is given: try again"
+            )
 
     async def run(self, fn: Callable[[Router], T], *, rescan: bool = False) -> T:
         """Run ``fn(router)`` on the worker thread, after bringing the index up to date (``rescan``:
