@@ -502,3 +502,30 @@ def test_an_idle_socket_loads_the_page_table_the_watcher_s_refresh_made(
         watcher.indexed(router.index.identity)
         wait_for(lambda: len(loads) > len(before))  # no ask since the edit
         assert loads[-1] > before[-1]
+
+
+def test_a_watch_takes_the_lease_over_once_its_holder_is_gone(vault: Path, tmp_path: Path) -> None:
+    """A cold review: a `krouter watch` started while an agent's `krouter mcp` held the lease never took it
+    over, so once the agent closed, every fresh ask and hook walked the vault until the watcher restarted."""
+    from krouter.ops.watch_lease import WatchLease
+
+    index = index_path(vault.resolve())
+    index.parent.mkdir(parents=True, exist_ok=True)
+    held = WatchLease.acquire(index)  # another process's watcher, as far as the `krouter watch` below sees
+    assert held is not None
+    said = tmp_path / "watch.log"
+    with said.open("wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "krouter", "watch", "--vault", str(vault), "--debounce", "0.05"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        wait_for(lambda: b"already watches" in said.read_bytes() and b"watching" in said.read_bytes())
+        assert not socket_path(index).exists()
+        held.release()  # the agent closed
+        wait_for(lambda: socket_path(index).exists() and watched_clean(index))
+        assert ask(tmp_path, "which database do we use", "--vault", str(vault)).via_socket
+    finally:
+        proc.kill()
+        proc.wait(TIMEOUT)

@@ -31,6 +31,8 @@ DEBOUNCE_S = 0.3
 # A steady stream of events (a sync client unpacking thousands of files) must not postpone the refresh
 # forever: after this long with changes pending, refresh anyway and pick up the rest next round.
 MAX_DELAY_S = 2.0
+# How often a watcher whose index's lease another process holds tries to take it over.
+LEASE_RETRY_S = 5.0
 
 # Events that can change what a page says or where it is; opened/closed-without-writing cannot.
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
@@ -100,6 +102,7 @@ class VaultWatcher:
         # vault, and the file lives outside this one, so it is looked at rather than watched.
         self._settings: tuple[int, int, int] | None = None
         self._restart = threading.Lock()  # the observer is replaced or stopped by one thread at a time
+        self._lease_tried = 0.0  # when this watcher last tried to take the lease another process held
 
     def start(self) -> None:
         """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
@@ -110,6 +113,7 @@ class VaultWatcher:
             from krouter.ops.watch_lease import WatchLease
 
             self._lease = WatchLease.acquire(self._index_path)
+            self._lease_tried = time.monotonic()
 
     def _observe(self) -> BaseObserver:
         from watchdog.events import FileSystemEventHandler
@@ -183,6 +187,31 @@ class VaultWatcher:
             with self._cond:
                 self._folders_moved = self._observer is not None
             return
+        self._add_pending({"."})
+
+    def _take_lease_over(self) -> None:
+        """Take the index's lease once the process that held it is gone (every LEASE_RETRY_S at most):
+        a `krouter watch` started while an agent's `krouter mcp` held it never took it over, so once the
+        agent closed, every fresh ask walked the vault until the watcher was restarted (a cold
+        review). Taken dirty, with the whole vault pending: what happened while another process kept
+        the index is walked before the lease says clean."""
+        from krouter.ops.watch_lease import WatchLease
+
+        now = time.monotonic()
+        if self._index_path is None or self._lease is not None or self._observer is None:
+            return
+        if now - self._lease_tried < LEASE_RETRY_S:
+            return
+        self._lease_tried = now
+        lease = WatchLease.acquire(self._index_path, tries=1)
+        if lease is None:
+            return
+        with self._cond:
+            if self._observer is None:  # stopped meanwhile
+                lease.release()
+                return
+            self._lease = lease
+        log.info("the lease of %s is this process's now: it answers fresh `krouter ask` runs", self.root)
         self._add_pending({"."})
 
     def _follow_settings(self) -> None:
@@ -311,6 +340,7 @@ class VaultWatcher:
         moment exists where a change is neither pending nor indexed.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        self._take_lease_over()
         self._follow_folder()
         self._follow_folders()
         self._follow_settings()

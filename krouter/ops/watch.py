@@ -197,14 +197,19 @@ def watch_command(
         except KRouterError as exc:
             # config.toml broken since the Router was opened: fixing it is a change the watcher reports.
             log.warning("refresh failed: %s", exc)
-        if watcher.leased:
-            # The process holding the lease answers fresh `krouter ask` processes (krouter.ops.ask_socket).
-            from krouter.ops.ask_socket.server import AskServer
+        # The process holding the lease answers fresh `krouter ask` processes (krouter.ops.ask_socket);
+        # one that takes the lease over later (its holder gone) starts answering then.
+        def serve_once_leased(_stats: RefreshStats | None = None) -> None:
+            nonlocal server
+            if server is None and watcher.leased:
+                from krouter.ops.ask_socket.server import AskServer
 
-            server = AskServer(router.root, router.index.path, watcher)
-            if not server.start():
-                server = None
-        elif watch_lease.supported():
+                server = AskServer(router.root, router.index.path, watcher)
+                if not server.start():
+                    server = None
+
+        serve_once_leased()
+        if not watcher.leased and watch_lease.supported():
             log.info(
                 "another process (krouter watch or krouter mcp) already watches %s; this one keeps the "
                 "index fresh too, and the other answers fresh `krouter ask` runs",
@@ -216,7 +221,7 @@ def watch_command(
             router.index.meta().get("n_pages", 0),
             router.index.path,
         )
-        watch_loop(router, watcher, stop=stop)
+        watch_loop(router, watcher, stop=stop, on_refresh=serve_once_leased)
         log.info("stopped")
     except KeyboardInterrupt:
         log.info("stopped")

@@ -60,8 +60,9 @@ class WatchLease:
         self._beaten = 0.0
 
     @classmethod
-    def acquire(cls, index_path: Path) -> WatchLease | None:
-        """Take the lease of an index, marked dirty; None when another watcher holds it (or no flock)."""
+    def acquire(cls, index_path: Path, tries: int = _ACQUIRE_TRIES) -> WatchLease | None:
+        """Take the lease of an index, marked dirty; None when another watcher holds it (or no flock).
+        ``tries``: how many times to try, 10 ms apart (a reader holds a shared lock for microseconds)."""
         if fcntl is None:
             return None
         path = lease_path(index_path)
@@ -69,14 +70,14 @@ class WatchLease:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
             return None
-        for attempt in range(_ACQUIRE_TRIES):
+        for attempt in range(tries):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except OSError:
                 # A reader checking the lease holds a shared lock for microseconds; another watcher
                 # holds it for as long as it runs.
-                if attempt == _ACQUIRE_TRIES - 1:
+                if attempt == tries - 1:
                     os.close(fd)
                     return None
                 time.sleep(0.01)
