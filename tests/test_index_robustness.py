@@ -286,3 +286,24 @@ def test_two_krouter_versions_on_one_vault_never_share_an_index(
     assert reopened.path == current
     assert len(reopened.page_table()) == pages  # as the current version left it, not emptied
     reopened.close()
+
+
+def test_an_index_that_cannot_be_made_on_a_full_disk_says_the_disk_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: with the cache disk full, "disk I/O error; set KROUTER_CACHE_DIR to a folder you can
+    write" sent people to fix permissions that were fine."""
+    import shutil
+    from collections import namedtuple
+
+    from krouter import config
+
+    vault = make_vault(tmp_path / "vault")
+    (config.cache_dir() / "indexes").parent.mkdir(parents=True, exist_ok=True)
+    (config.cache_dir() / "indexes").write_text("in the way", encoding="utf-8")
+    usage = namedtuple("usage", "total used free")
+    with monkeypatch.context() as full, pytest.raises(IndexUnavailable, match="is full: free some room"):
+        full.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9, 0))
+        Index(vault)
+    with pytest.raises(IndexUnavailable, match="a folder you can write"):
+        Index(vault)

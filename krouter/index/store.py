@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import sqlite3
 from array import array
 from collections.abc import Iterator
@@ -52,8 +53,22 @@ _PASSAGES_KEPT = 1024
 # ... and the characters of their terms kept at most: a page may hold up to 8 MB (a transcript, a log),
 # and 1024 of those would be gigabytes in a long-lived server (~16 MB of ASCII terms; more for CJK).
 _PASSAGES_CHARS = 16_000_000
+# Less free room than this on the index's disk, and an index that cannot be opened is said to be on a
+# full disk.
+_ROOM_BYTES = 4 * 1024 * 1024
 # has_term's answers of one generation kept at most (a few MB).
 _KNOWN_MAX = 50_000
+
+
+def _hint(folder: Path) -> str:
+    """What to do when the index cannot be made or opened in ``folder``: a full disk says "disk I/O
+    error" in SQLite's words, and "a folder you can write" sent people to fix permissions that were fine."""
+    with contextlib.suppress(OSError):
+        if shutil.disk_usage(folder if folder.exists() else folder.parent).free < _ROOM_BYTES:
+            return (
+                f"the disk holding {folder} is full: free some room, or set KROUTER_CACHE_DIR to another disk"
+            )
+    return "set KROUTER_CACHE_DIR to a folder you can write"
 
 
 class Index(Refresh, ColdBuild, PageRows, PackedPostings):
@@ -93,7 +108,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         self.conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        hint = "set KROUTER_CACHE_DIR to a folder you can write"
+        hint = _hint(self.path.parent)
         try:
             # The index holds every word of the notes, secrets included: owner-only, like the query log.
             if self.path.parent.parent == config.cache_dir():

@@ -197,6 +197,7 @@ def watch_command(
         except KRouterError as exc:
             # config.toml broken since the Router was opened: fixing it is a change the watcher reports.
             log.warning("refresh failed: %s", exc)
+
         # The process holding the lease answers fresh `krouter ask` processes (krouter.ops.ask_socket);
         # one that takes the lease over later (its holder gone) starts answering then.
         def serve_once_leased(_stats: RefreshStats | None = None) -> None:
