@@ -307,3 +307,33 @@ def test_an_index_that_cannot_be_made_on_a_full_disk_says_the_disk_is_full(
         Index(vault)
     with pytest.raises(IndexUnavailable, match="a folder you can write"):
         Index(vault)
+
+
+def test_indexes_other_versions_left_unused_for_weeks_are_deleted(tmp_path: Path) -> None:
+    """An upgrade builds its index beside the old version's (one file per version): left there, a
+    gigabyte at 100k pages stayed in the cache for good. One unused for two weeks goes; a recent one
+    (a process of that version may still use it) and the shared page vectors stay."""
+    vault = make_vault(tmp_path / "vault")
+    current = index_path(vault)
+    current.parent.mkdir(parents=True, exist_ok=True)
+    stem = current.name.split("-v")[0]
+    old = time.time() - 30 * 24 * 3600
+    unversioned, older, recent = (current.with_name(f"{stem}{v}.sqlite3") for v in ("", "-v8.21", "-v8.20"))
+    vectors = current.with_name(f"{stem}.vectors.sqlite3")
+    other_vault = current.with_name("othervault-0123456789abcdef.sqlite3")
+    for path in (
+        unversioned,
+        older,
+        Path(f"{older}-wal"),
+        Path(f"{older}.watch"),
+        recent,
+        vectors,
+        other_vault,
+    ):
+        path.write_bytes(b"x")
+        if path != recent:
+            os.utime(path, (old, old))
+    Index(vault).close()
+    assert not unversioned.exists() and not older.exists()
+    assert not Path(f"{older}-wal").exists() and not Path(f"{older}.watch").exists()
+    assert recent.exists() and vectors.exists() and other_vault.exists() and current.exists()

@@ -7,13 +7,15 @@ than be misread.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from krouter import config
 from krouter.index.version import SCHEMA_VERSION as SCHEMA_VERSION
-from krouter.index.version import file_name
+from krouter.index.version import file_name, shared_stem
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -82,6 +84,36 @@ TABLES = ("pages", "postings", "fresh_postings", "stale_pages", "stale_terms", "
 def index_path(vault_root: Path) -> Path:
     """Where the index of a vault lives: one file per vault and KRouter version (``version.file_name``)."""
     return config.cache_dir() / "indexes" / file_name(vault_root.name, config.vault_id(vault_root))
+
+
+# An index of another KRouter version unused this long (its file and its -wal untouched) is deleted:
+# an upgrade builds the new one beside it (``version.file_name``), and at 100k pages an index is a
+# gigabyte or more. A process of that version still running (an agent's MCP server idle for weeks) keeps
+# reading the deleted file and builds its own again when it next opens it.
+OTHER_VERSION_KEPT_S = 14 * 24 * 3600
+# What lives beside an index file, named after it (the lease, the build's staging files, SQLite's).
+_BESIDE = ("-wal", "-shm", ".watch", ".lock", ".build", ".merge", ".warming")
+
+
+def remove_other_versions(path: Path) -> None:
+    """Delete the indexes of the same vault left by other KRouter versions (the unversioned name of the
+    versions before the file was named by version included), once unused for OTHER_VERSION_KEPT_S."""
+    stem = shared_stem(path)
+    now = time.time()
+    for other in path.parent.glob(f"{glob.escape(stem)}*.sqlite3"):
+        if other == path or other.name.endswith(".vectors.sqlite3") or shared_stem(other) != stem:
+            continue
+        with contextlib.suppress(OSError):
+            used = max(
+                os.stat(f"{other}{suffix}").st_mtime
+                for suffix in ("", "-wal")
+                if os.path.exists(f"{other}{suffix}")
+            )
+            if now - used < OTHER_VERSION_KEPT_S:
+                continue
+            for suffix in ("", *_BESIDE):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{other}{suffix}")
 
 
 def private_database(path: Path) -> None:

@@ -35,6 +35,7 @@ from krouter.index.schema import (
     file_identity,
     index_path,
     private_database,
+    remove_other_versions,
 )
 from krouter.tokens.version import TOKENIZER_VERSION
 from krouter.vault.files import check_vault
@@ -129,6 +130,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
                 conn.execute("PRAGMA synchronous=NORMAL")
                 self._check_versions(conn)
                 self.identity = file_identity(self.path)
+                remove_other_versions(self.path)
                 return conn
             except sqlite3.DatabaseError as exc:
                 conn.close()
