@@ -214,9 +214,11 @@ class VaultWatcher:
         log.info("the lease of %s is this process's now: it answers fresh `krouter ask` runs", self.root)
         self._add_pending({"."})
 
-    def _follow_settings(self) -> None:
+    def follow_settings(self) -> None:
         """When config.toml changed since the last look, report the whole vault as changed: its ignore
-        patterns may now exclude pages, or bring them back, anywhere in it."""
+        patterns may now exclude pages, or bring them back, anywhere in it. Looked at by every wait, and
+        by a server just before it answers (a call made within the wait's half second still cited a page
+        an ignore line had just left out)."""
         now = _file_identity(config.config_path())
         if now != self._settings:
             # Pending (the lease dirty) before the new settings are taken as read: the other way round,
@@ -343,7 +345,7 @@ class VaultWatcher:
         self._take_lease_over()
         self._follow_folder()
         self._follow_folders()
-        self._follow_settings()
+        self.follow_settings()
         with self._cond:
             while True:
                 if self._lease is not None:

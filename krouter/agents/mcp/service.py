@@ -230,6 +230,7 @@ class VaultService:
         A refresh that failed fails the call too (``IndexUnavailable``), until one succeeds.
         """
         config.load_config()
+        self.watcher.follow_settings()
         self._refresh(self.watcher.take(), walk=rescan or not self.watching)
         if self._refresh_failed is not None:
             # Answered from the index as it was, a refusal read "the notes don't cover it" (a cold review:
