@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from waiting import wait_for, write
 
-from krouter.agents.mcp.replies import ask_result
+from krouter.agents.mcp.replies import ask_result, read_page
 from krouter.agents.mcp.service import VaultService
 from krouter.index.store import Index
 from krouter.ops.vault_watcher import VaultWatcher
@@ -274,7 +274,65 @@ def test_a_refresh_that_failed_fails_the_call_rather_than_answer_from_the_old_in
         write(vault / "Decisions" / "Primary database.md", "# Primary database\n\nWe moved to CockroachDB.\n")
         with pytest.raises(IndexUnavailable, match=r"could not be brought up to date.*disk is full"):
             wait_for(lambda: cited(service, "cockroachdb database") == "never")
+        # Reading a page reads its file: an agent can still read the page it was cited (a review).
+        deploy = asyncio.run(
+            service.run(lambda r: read_page(r, "Runbooks/Deploy.md", None, None), ranks=False)
+        )
+        assert "fly deploy" in deploy
         monkeypatch.setattr(Index, "refresh", real)
         assert cited(service, "cockroachdb database") == "Decisions/Primary database.md"
+    finally:
+        service.close()
+
+
+def test_a_refresh_that_could_not_get_its_turn_is_followed_by_a_walk(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: a refresh that met another writer's lock past the busy timeout ("stale") dropped the
+    batch it had taken, and the next refresh (of another page) said clean: the first edit was not seen
+    until the rescan, five minutes on, by this server or any process trusting its lease."""
+    from krouter.index.refresh import RefreshStats
+
+    service = start(vault, rescan=3600)
+    try:
+        assert cited(service, "which database do we use") == "Decisions/Primary database.md"
+        real = Index.refresh
+        busy: list[int] = []
+
+        def once_busy(self: Index, *args: object, **kwargs: object) -> object:
+            if not busy:
+                busy.append(1)
+                return RefreshStats(stale=True)
+            return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Index, "refresh", once_busy)
+        write(vault / "Decisions" / "Primary database.md", "# Primary database\n\nWe moved to CockroachDB.\n")
+        wait_for(lambda: bool(busy))
+        write(vault / "Runbooks" / "Deploy.md", "# Deploy\n\nDeploys go out with fly deploy from trunk.\n")
+        assert cited(service, "cockroachdb database") == "Decisions/Primary database.md"
+    finally:
+        service.close()
+
+
+def test_an_mcp_server_that_takes_the_lease_over_answers_fresh_asks(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: the server's watcher took the lease over from a `krouter watch` gone since, said it
+    answered fresh asks, and started no socket (nor could a restarted `krouter watch`, the lease taken)."""
+    from krouter.index.schema import index_path
+    from krouter.ops import vault_watcher
+    from krouter.ops.ask_socket.protocol import socket_path
+    from krouter.ops.watch_lease import WatchLease
+
+    monkeypatch.setattr(vault_watcher, "LEASE_RETRY_S", 0.1)
+    index = index_path(vault.resolve())
+    index.parent.mkdir(parents=True, exist_ok=True)
+    held = WatchLease.acquire(index)  # a `krouter watch` started first
+    assert held is not None
+    service = start(vault, rescan=3600)
+    try:
+        assert not service.watcher.leased and not socket_path(index).exists()
+        held.release()  # it stops
+        wait_for(lambda: service.watcher.leased and socket_path(index).exists())
     finally:
         service.close()

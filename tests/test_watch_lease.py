@@ -220,3 +220,28 @@ def test_a_stopped_watcher_s_lease_is_not_trusted_once_it_stops_beating(vault: P
             assert receipt.decision == "cite" and receipt.cited[0].path == "Decisions/Primary database.md"
         finally:
             proc.send_signal(signal.SIGCONT)
+
+
+def test_a_watcher_continued_after_a_stop_checks_the_whole_vault_before_it_vouches_again(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: continued after Ctrl-Z, the watcher beat its lease (clean) before the events queued
+    while it was stopped reached it, and for those milliseconds vouched for edits it had not seen."""
+    import time
+
+    from krouter.ops import vault_watcher
+
+    monkeypatch.setattr(vault_watcher, "LEASE_STALE_S", 0.2)
+    index = tmp_path / "idx.sqlite3"
+    watcher = VaultWatcher(vault, debounce=0.05, index_path=index)
+    watcher.start()
+    try:
+        watcher.wait(timeout=0.1)
+        watcher.take()
+        watcher.indexed()
+        assert clean_seen_elsewhere(index)
+        time.sleep(0.3)  # no look for longer than a lease stays trusted: as if stopped
+        assert watcher.wait(timeout=TIMEOUT, take=False) == {"."}
+        assert not clean_seen_elsewhere(index)
+    finally:
+        watcher.stop()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from krouter import config
+from krouter.ops.ask_socket.protocol import LEASE_STALE_S
 from krouter.vault.files import shown_path
 from krouter.vault.ignore import RULE_FILES
 
@@ -103,6 +104,7 @@ class VaultWatcher:
         self._settings: tuple[int, int, int] | None = None
         self._restart = threading.Lock()  # the observer is replaced or stopped by one thread at a time
         self._lease_tried = 0.0  # when this watcher last tried to take the lease another process held
+        self._looked = 0.0  # when its wait loop last came round (see _resumed)
 
     def start(self) -> None:
         """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
@@ -188,6 +190,17 @@ class VaultWatcher:
                 self._folders_moved = self._observer is not None
             return
         self._add_pending({"."})
+
+    def _resumed(self) -> None:
+        """After a gap of LEASE_STALE_S (as long as a lease not beaten goes untrusted) without a look (the process stopped by Ctrl-Z, then continued),
+        the whole vault is pending before the lease is beaten again: the events queued while it was
+        stopped reach the observer only after the first beat, and for those milliseconds its "clean"
+        vouched for edits it had not seen (a review)."""
+        now = time.monotonic()
+        if self._looked and now - self._looked >= LEASE_STALE_S:
+            log.info("this watcher was stopped for %.0f s: checking the whole vault", now - self._looked)
+            self._add_pending({"."})
+        self._looked = now
 
     def _take_lease_over(self) -> None:
         """Take the index's lease once the process that held it is gone (every LEASE_RETRY_S at most):
@@ -349,6 +362,7 @@ class VaultWatcher:
         with self._cond:
             while True:
                 if self._lease is not None:
+                    self._resumed()
                     self._lease.beat()  # every loop of a running watcher comes here within 0.5 s
                 now = time.monotonic()
                 if self._pending:

@@ -149,7 +149,7 @@ def watched_clean(index_path: Path) -> bool:
             return (
                 (not written or written == file_identity(index_path))
                 and settings.strip() == settings_stamp()
-                and time.time() - os.fstat(fd).st_mtime < LEASE_STALE_S  # not a stopped watcher's
+                and beaten_lately(time.time() - os.fstat(fd).st_mtime)  # not a stopped watcher's
             )
         except OSError:
             return False
@@ -157,6 +157,13 @@ def watched_clean(index_path: Path) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def beaten_lately(age: float) -> bool:
+    """Whether a lease last beaten ``age`` seconds ago is a running watcher's. One beaten "in the future"
+    (the clock stepped back while the watcher was stopped) is not: a running one beats it again within
+    LEASE_BEAT_S, by the clock as it is now."""
+    return -1.0 < age < LEASE_STALE_S
 
 
 def settings_stamp(identity: tuple[int, int, int] | None = None) -> str:

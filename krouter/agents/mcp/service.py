@@ -101,12 +101,18 @@ class VaultService:
         if self.watcher.running:
             self._pump = threading.Thread(target=self._pump_loop, name="krouter-watch", daemon=True)
             self._pump.start()
-        if self.watcher.leased:
-            # Holding the lease, this server also answers fresh `krouter ask` processes (krouter.ops.ask_socket).
-            from krouter.ops.ask_socket.server import AskServer
+        self._serve_asks()
 
-            asks = AskServer(self.root, self.index_path, self.watcher)
-            self._asks = asks if asks.start() else None
+    def _serve_asks(self) -> None:
+        """Holding the lease, this server also answers fresh `krouter ask` processes
+        (krouter.ops.ask_socket): from the start, or once its watcher took the lease over from a process
+        gone since (a review: it took the lease and answered none, nor could a restarted `krouter watch`)."""
+        if self._asks is not None or self._stop.is_set() or not self.watcher.leased:
+            return
+        from krouter.ops.ask_socket.server import AskServer
+
+        asks = AskServer(self.root, self.index_path, self.watcher)
+        self._asks = asks if asks.start() else None
 
     def warm(self) -> None:
         """Load what every call needs (the page table of the index as it is now) before the first call."""
@@ -188,6 +194,7 @@ class VaultService:
 
     def _refresh_pending(self, walk: bool) -> None:
         self._refresh(self.watcher.take(), walk=walk)
+        self._serve_asks()
         if self.router is not None:
             # The refresher's, between calls: the page table of the index as it is now is loaded here,
             # not by the next call (27-44 ms at 10k pages that the agent's next call waited for). What
@@ -213,7 +220,9 @@ class VaultService:
             log.warning("refresh failed: %s", exc)
             self._walk_due, self._refresh_failed = True, str(exc)
             return
-        self._walk_due, self._refresh_failed = False, None
+        # A refresh that could not get its turn (another writer held the index) indexed nothing of the
+        # batch it took: the next one walks, or the batch was lost and the lease later said clean.
+        self._walk_due, self._refresh_failed = stats.stale, None
         self._background.refreshed(router.vectors is not None)
         router.last_refresh = stats
         if not stats.stale:
@@ -221,18 +230,19 @@ class VaultService:
         if stats.changed:
             log.info(describe(stats, changed))
 
-    def _ensure_fresh(self, rescan: bool = False) -> None:
+    def _ensure_fresh(self, rescan: bool = False, *, ranks: bool = True) -> None:
         """Runs on the worker before every call: re-read what the watcher reported since the last call.
 
         Without a working watcher (or when asked to ``rescan``) it re-checks every file, a stat per
         page, as a call must when nothing reports changes. A broken config.toml fails the call (ConfigError):
         the index may hold pages its ``ignore`` patterns leave out, since the refresher could not read them.
-        A refresh that failed fails the call too (``IndexUnavailable``), until one succeeds.
+        A refresh that failed fails a call that ranks pages (``ranks``) too (``IndexUnavailable``), until
+        one succeeds; reading a page the agent was cited goes on (the file is read, not the index).
         """
         config.load_config()
         self.watcher.follow_settings()
         self._refresh(self.watcher.take(), walk=rescan or not self.watching)
-        if self._refresh_failed is not None:
+        if self._refresh_failed is not None and ranks:
             # Answered from the index as it was, a refusal read "the notes don't cover it" (a cold review:
             # a full disk, a cold build running in another process): the call fails with the reason.
             raise IndexUnavailable(
@@ -240,12 +250,13 @@ class VaultService:
                 "miss or contradict the notes, so none is given: try again"
             )
 
-    async def run(self, fn: Callable[[Router], T], *, rescan: bool = False) -> T:
+    async def run(self, fn: Callable[[Router], T], *, rescan: bool = False, ranks: bool = True) -> T:
         """Run ``fn(router)`` on the worker thread, after bringing the index up to date (``rescan``:
-        by walking the whole vault, whatever the watcher reported)."""
+        by walking the whole vault, whatever the watcher reported; ``ranks``: ``fn`` answers from the
+        index, so a failed refresh fails it)."""
 
         def job() -> T:
-            self._ensure_fresh(rescan)
+            self._ensure_fresh(rescan, ranks=ranks)
             # Opened by that refresh if config.toml was broken when the server started; failing to open,
             # an error for the call.
             return fn(self._router())

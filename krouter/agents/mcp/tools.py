@@ -198,7 +198,7 @@ def build_server(service: VaultService) -> StrictArgumentsServer:
         if len(path) > MAX_PATH_CHARS:
             raise ToolError(f"the path is {len(path)} characters long; at most {MAX_PATH_CHARS}")
         try:
-            return await service.run(lambda r: read_page(r, path, start_line, end_line))
+            return await service.run(lambda r: read_page(r, path, start_line, end_line), ranks=False)
         except PathOutsideVault as exc:
             raise ToolError(f"refused: {exc}. Only pages inside the vault can be read.") from exc
         except PageNotFound as exc:

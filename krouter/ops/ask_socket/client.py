@@ -156,7 +156,7 @@ def ask_through_socket(args: list[str]) -> int | None:
         from krouter import config
 
         index = default_index_path(root)
-        if _lease_age(Path(f"{index}.watch")) >= LEASE_STALE_S:
+        if not -1.0 < _lease_age(Path(f"{index}.watch")) < LEASE_STALE_S:  # as watch_lease.beaten_lately
             return None  # the watcher is stopped (Ctrl-Z): its greeting would be waited for in vain
         path = socket_path(index)
         _own_socket(path)
