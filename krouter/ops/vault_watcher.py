@@ -192,10 +192,10 @@ class VaultWatcher:
         self._add_pending({"."})
 
     def _resumed(self) -> None:
-        """After a gap of LEASE_STALE_S (as long as a lease not beaten goes untrusted) without a look (the process stopped by Ctrl-Z, then continued),
-        the whole vault is pending before the lease is beaten again: the events queued while it was
-        stopped reach the observer only after the first beat, and for those milliseconds its "clean"
-        vouched for edits it had not seen (a review)."""
+        """After a gap of LEASE_STALE_S without a look (the process stopped by Ctrl-Z, then continued; as
+        long as a lease not beaten goes untrusted), the whole vault is pending before the lease is beaten
+        again: the events queued while it was stopped reach the observer only after the first beat, and
+        for those milliseconds its "clean" vouched for edits it had not seen (a review)."""
         now = time.monotonic()
         if self._looked and now - self._looked >= LEASE_STALE_S:
             log.info("this watcher was stopped for %.0f s: checking the whole vault", now - self._looked)
