@@ -204,10 +204,8 @@ class VaultWatcher:
 
     def _take_lease_over(self) -> None:
         """Take the index's lease once the process that held it is gone (every LEASE_RETRY_S at most):
-        a `krouter watch` started while an agent's `krouter mcp` held it never took it over, so once the
-        agent closed, every fresh ask walked the vault until the watcher was restarted (a cold
-        review). Taken dirty, with the whole vault pending: what happened while another process kept
-        the index is walked before the lease says clean."""
+        a `krouter watch` started beside an agent's `krouter mcp` never took it over, so once the agent
+        closed every fresh ask walked the vault (a cold review). Taken dirty, the whole vault pending."""
         from krouter.ops.watch_lease import WatchLease
 
         now = time.monotonic()
