@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from pathlib import Path
@@ -25,6 +26,9 @@ def write_jsonl(path: Path, rows: list[object]) -> Path:
     return path
 
 
+_LINE_IDS = itertools.count()
+
+
 def cc(
     kind: str, content: object, ts: str = "2025-06-01T10:00:00.000Z", **extra: object
 ) -> dict[str, object]:
@@ -33,7 +37,7 @@ def cc(
         "type": kind,
         "sessionId": SID,
         "timestamp": ts,
-        "uuid": "u",
+        "uuid": f"u{next(_LINE_IDS)}",  # each line its own, as Claude Code writes them
         "message": {"role": kind, "content": content},
         **extra,
     }
@@ -428,3 +432,71 @@ def test_reimport_keeps_a_page_the_import_did_not_write(vault: Path, tmp_path: P
     report = import_sessions([src], vault)
     assert [r for r, _ in report.kept] == [rel] and "no import_hash" in report.kept[0][1]
     assert page.read_text(encoding="utf-8") == handmade
+
+
+def test_two_transcripts_without_ids_and_of_one_name_are_two_sessions(vault: Path, tmp_path: Path) -> None:
+    """A cold review: lines naming no session took the file's name as their id, so project B's chat.jsonl
+    replaced project A's page ("updated"), or, imported together, both were merged into one."""
+    for project, broker in (("A", "RabbitMQ"), ("B", "Kafka")):
+        write_jsonl(
+            tmp_path / project / "chat.jsonl",
+            [
+                {"role": "user", "content": f"project {project}: which queue do we use"},
+                {"role": "assistant", "content": f"{project} uses {broker}."},
+            ],
+        )
+    assert run_import(str(tmp_path / "A" / "chat.jsonl"), "--vault", str(vault)).exit_code == 0
+    assert run_import(str(tmp_path / "B" / "chat.jsonl"), "--vault", str(vault)).exit_code == 0
+    made = [text for path, text in pages(vault).items() if path.startswith("Inputs/Sessions/")]
+    assert len(made) == 2
+    assert any("RabbitMQ" in text for text in made) and any("Kafka" in text for text in made)
+
+
+def test_what_an_agent_wrote_around_the_turns_is_not_imported_as_them(vault: Path, tmp_path: Path) -> None:
+    """A cold review: Claude Code's "!" shell output (an `env` listing) was imported word for word, a tool
+    call's token cut at 160 characters before redaction leaked most of it, Codex's AGENTS.md preamble
+    became every page's title, the compaction summary read as the user's turn, a line written twice was
+    imported twice, and a byte-order mark lost the first question."""
+    token = "ghp_" + "Zq8Lm2Xv9Rt4Wp7Ks1Nd6Hb3Jc5Fy0Ga2Qe7"
+    command = "echo " + "x" * 140 + " " + token
+    twice = {**cc("user", "Which region do we deploy to?"), "uuid": "same-line"}
+    write_jsonl(
+        tmp_path / "cc.jsonl",
+        [
+            twice,
+            twice,
+            cc("user", "<bash-input>env</bash-input><bash-stdout>PAYMENT_KEY=pk9f8e7d6c5b4a</bash-stdout>"),
+            cc("assistant", [{"type": "tool_use", "name": "Bash", "input": {"command": command}}]),
+            cc("user", "This session is being continued from a previous one.", isCompactSummary=True),
+            cc("assistant", "We deploy to eu-west-1."),
+        ],
+    )
+    codex = tmp_path / "rollout-2025-06-01.jsonl"
+    preamble = "# AGENTS.md instructions for /Users/alice/billing\n\n<INSTRUCTIONS>\nUse uv.\n</INSTRUCTIONS>"
+
+    def said(role: str, text: str) -> dict[str, object]:
+        kind = "input_text" if role == "user" else "output_text"
+        payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+        return {"type": "response_item", "timestamp": "2025-06-01T10:00:00Z", "payload": payload}
+
+    write_jsonl(
+        codex,
+        [said("user", preamble), said("user", "How are invoices numbered?"), said("assistant", "By year.")],
+    )
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(
+        b"\xef\xbb\xbf"
+        + json.dumps({"session_id": "b", "role": "user", "content": "What is the SLA?"}).encode()
+        + b"\n"
+        + json.dumps({"session_id": "b", "role": "assistant", "content": "99.9%."}).encode()
+        + b"\n"
+    )
+    for source in (tmp_path / "cc.jsonl", codex, bom):
+        assert run_import(str(source), "--vault", str(vault)).exit_code == 0
+    made = "\n".join(text for path, text in pages(vault).items() if path.startswith("Inputs/Sessions/"))
+    assert made.count("Which region do we deploy to?") == 3  # the title field, the heading, one turn
+    assert "(shell: env)" in made and "pk9f8e7d6c5b4a" not in made and "bash-stdout" not in made
+    assert "Zq8Lm2Xv9Rt4" not in made
+    assert "AGENTS.md" not in made and "title: How are invoices numbered?" in made
+    assert "being continued" not in made
+    assert "title: What is the SLA?" in made

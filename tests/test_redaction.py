@@ -129,6 +129,11 @@ def shapes() -> dict[str, tuple[str, str]]:
         "HEROKU_API_KEY={s}",
         f"{fake(HEX, 8, 58)}-{fake(HEX, 4, 59)}-{fake(HEX, 4, 60)}-{fake(HEX, 4, 61)}-{fake(HEX, 12, 62)}",
     )
+    # A cold review: upper-case ..._KEY variables, and a URL password whose first part the library took.
+    add("app_key_env", "APP_KEY=base64:{s}", fake(B64, 32, 63))
+    add("encryption_key_env", "ENCRYPTION_KEY={s}", fake(HEX, 32, 64))
+    add("master_key_yaml", "MASTER_KEY: {s}", fake(AN, 24, 65))
+    add("url_password_word_at", "postgres://app:{s}@db.example.com/x", "Summer@2024")
     return s
 
 
@@ -159,6 +164,7 @@ PROSE = [
     "Our Slack workspace is acme.slack.com; webhooks are configured in the admin panel.",
     "The hf_transfer package speeds up downloads; SG is short for Singapore.",
     "TODO: password reset flow, secret santa on Friday, token ring network history.",
+    "The table's sort_key = created_at_ms and partition_key: tenant_id; PRIMARY_KEY=id.",
 ]
 
 

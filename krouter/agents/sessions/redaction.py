@@ -150,9 +150,6 @@ _ON_LINE = r"[^\n]{0,4000}?"
 _CONTEXT: list[tuple[str, re.Pattern[str]]] = [
     ("bearer_token", re.compile(rf"(?i)\b(bearer\s+){_GUARD}([A-Za-z0-9._~+/=-]{{12,}})")),
     ("basic_auth", re.compile(rf"(?i)\b(authorization\s*:\s*basic\s+){_GUARD}([A-Za-z0-9+/=]{{8,}})")),
-    # scheme://user:password@host, the user possibly empty (redis://:pw@host) and the password possibly
-    # holding "@" (the last "@" before the host ends it).
-    ("password", re.compile(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){_GUARD}([^\s/]+)(?=@[^\s@/]+)")),
     # A .netrc entry: "machine host login user password secret".
     ("password", re.compile(rf"(?i)(\blogin\s+\S+\s+password\s+){_GUARD}(\S+)")),
     # mysql -pSECRET (no space: with a space, -p asks for the password).
@@ -175,6 +172,14 @@ _CONTEXT: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
 ]
+# scheme://user:password@host, the user possibly empty (redis://:pw@host) and the password possibly
+# holding "@" (the last "@" before the host ends it). Run before the library, whose URL plugin stops at
+# the first "@" and whose marker then kept this rule from taking the rest ("Summer@2024": "@2024" leaked).
+_URL_PASSWORD = re.compile(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){_GUARD}([^\s/]+)(?=@[^\s@/]+)")
+# An environment variable named ..._KEY (APP_KEY, ENCRYPTION_KEY, MASTER_KEY: the upper-case names of
+# .env files and shells): its value, eight characters or more. Lower-case code names ending in key
+# (sort_key, primary_key, cache_key) are not secrets.
+_ENV_KEY = re.compile(rf"\b((?:[A-Z0-9]+_)+KEY)(\s*[:=]\s*)([\"']?){_GUARD}([^\s\"'`,;]{{8,}})")
 # A bare "pass" is too common a word ("first pass: tokenize"): only with a prefix (DB_PASS, smtp-pass).
 _NAME = (
     r"(?:(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|pgpassword|secret|token|api[_-]?key|"
@@ -218,8 +223,10 @@ def redact(text: str) -> str:
     # Our token rules first: they take a whole token where a library pattern may stop inside one.
     for kind, pattern in _TOKENS:
         text = pattern.sub(f"[REDACTED:{kind}]", text)
+    text = _URL_PASSWORD.sub(_keep_groups("password"), text)
     text = "".join(_library_pass(line) for line in text.splitlines(keepends=True))
     for kind, pattern in _CONTEXT:
         text = pattern.sub(_keep_groups(kind), text)
+    text = _ENV_KEY.sub(_assignment, text)
     text = _QUOTED.sub(_assignment, text)
     return _ASSIGNMENT.sub(_assignment, text)

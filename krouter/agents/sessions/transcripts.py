@@ -16,11 +16,15 @@ turns the sessions into pages.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from krouter.agents.sessions.redaction import redact
 
 TOOL_LINE_CHARS = 160
 
@@ -43,6 +47,9 @@ class Session:
     turns: list[Turn] = field(default_factory=list)
     timestamps: list[_dt.datetime] = field(default_factory=list)
     fallback_date: _dt.date | None = None
+    # The lines read so far by their own id (Claude Code's ``uuid``): a line written twice (a known
+    # Claude Code bug) or a session in two files is read once.
+    line_ids: set[str] = field(default_factory=set)
 
     def add(self, role: str, text: str) -> None:
         """Append text; a speaker's consecutive lines (Claude Code streams one block per line) merge."""
@@ -64,6 +71,10 @@ _NOISE_TAGS = (
     "local-command-stderr",
     "command-message",
     "user-prompt-submit-hook",
+    # The output of a command run in Claude Code's "!" shell mode: a tool result by another name, and as
+    # likely to hold secrets (a cold review found `env` output imported word for word).
+    "bash-stdout",
+    "bash-stderr",
 )
 _INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$", re.M)
 _CAVEAT = re.compile(
@@ -78,6 +89,7 @@ def _clean(text: str) -> str:
         extra = f" {args}" if args else ""
         text = _replace_blocks(text, ("command-name",), lambda inner: f"(command: {inner.strip()}{extra})")
         text = _replace_blocks(text, ("command-args",), lambda _inner: "")
+        text = _replace_blocks(text, ("bash-input",), lambda inner: f"(shell: {_one_line(inner)})")
         text = _replace_blocks(text, _NOISE_TAGS, lambda _inner: "")
     text = _INTERRUPTED.sub("", text)
     if _CAVEAT.match(text):
@@ -116,7 +128,9 @@ def _replace_blocks(text: str, names: tuple[str, ...], repl: Callable[[str], str
 
 
 def _one_line(value: object, limit: int = TOOL_LINE_CHARS) -> str:
-    text = " ".join(str(value).split())
+    """``value`` on one line, redacted, then cut at ``limit``: cut first, a token straddling the cut was
+    no longer recognised and most of it was written in clear (a cold review)."""
+    text = " ".join(redact(str(value)).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -192,7 +206,8 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
     known = False
     try:
         mtime = _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.UTC).date()
-        handle = path.open("r", encoding="utf-8", errors="replace")
+        # utf-8-sig: a byte-order mark made the first line "not JSON", and the first question was lost.
+        handle = path.open("r", encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         problems.append(f"{path}: cannot read: {exc.strerror or exc}")
         return True
@@ -224,6 +239,11 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             session = sessions.get(sid)
             if session is None:
                 session = sessions[sid] = Session(sid, fmt, fallback_date=mtime)
+            line_id = obj.get("uuid")
+            if isinstance(line_id, str):
+                if line_id in session.line_ids:
+                    continue
+                session.line_ids.add(line_id)
             if source not in session.sources:
                 session.sources.append(source)
             if ts is not None:
@@ -235,7 +255,12 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
 # Keys that mark a line as written by an agent KRouter reads (Claude Code, Codex), turn or not.
 _KNOWN_KEYS = ("sessionId", "uuid", "leafUuid", "payload")
 # Codex wraps the context it sends with the user's first message in tags; none of it was typed.
-_CODEX_CONTEXT = re.compile(r"^\s*<(environment_context|user_instructions|turn_aborted)>.*?</\1>\s*$", re.S)
+_CODEX_CONTEXT = re.compile(
+    r"^\s*(?:<(environment_context|user_instructions|turn_aborted)>.*?</\1>"
+    # Current Codex sends the AGENTS.md files it read as a user message of their own.
+    r"|# AGENTS\.md instructions for [^\n]*\s*<INSTRUCTIONS>.*?</INSTRUCTIONS>)\s*$",
+    re.S,
+)
 
 
 def _codex_line(
@@ -268,12 +293,14 @@ def _parse_line(obj: dict[str, object], path: Path) -> tuple[str, str, str, str,
         # Claude Code: summaries, snapshots, system lines and sub-agent side chains are bookkeeping.
         if obj.get("type") not in ("user", "assistant") or obj.get("isMeta") or obj.get("isSidechain"):
             return ""
+        if obj.get("isCompactSummary"):
+            return ""  # the model's summary of the session so far, sent as a user line: nobody typed it
         if not isinstance(message, dict):
             return "Claude Code line without a message object"
         role = _ROLES.get(str(message.get("role") or obj.get("type")).lower())
         if role is None:
             return ""
-        sid = obj.get("sessionId") or path.stem
+        sid = obj.get("sessionId") or file_session_id(path)
         return (
             str(sid),
             "claude-code",
@@ -289,11 +316,19 @@ def _parse_line(obj: dict[str, object], path: Path) -> tuple[str, str, str, str,
     role = _ROLES.get(raw_role.lower())
     if role is None:
         return ""  # system prompts and tool messages are not conversation
-    sid = obj.get("session_id") or obj.get("sessionId") or obj.get("conversation_id") or path.stem
+    sid = obj.get("session_id") or obj.get("sessionId") or obj.get("conversation_id") or file_session_id(path)
     if not isinstance(sid, (str, int)):
         return "session_id is not a string"
     ts = _timestamp(obj.get("timestamp") or obj.get("created_at") or obj.get("time"))
     return str(sid), "jsonl", role, _content_text(obj.get("content")), ts
+
+
+def file_session_id(path: Path) -> str:
+    """The session id of lines that name none: the file's name and a hash of where it is. By the name
+    alone, two exports both called chat.jsonl (two projects) were one session, and importing the second
+    replaced the first's page with its own (a cold review)."""
+    digest = hashlib.blake2b(os.fsencode(path.resolve()), digest_size=4).hexdigest()
+    return f"{path.stem}-{digest}"
 
 
 def transcript_files(source: Path) -> list[Path]:
