@@ -185,3 +185,20 @@ def test_a_receipts_runner_ups_read_later_give_the_passages_of_the_lookups_time(
     kept = pickle.loads(pickle.dumps(later[-1]))
     assert [(c.path, c.line, c.snippet) for c in kept.candidates] == expected
     assert dataclasses.asdict(later[0].candidates[2])["snippet"] == expected[2][2]
+
+
+def test_a_page_found_by_its_title_shows_a_line_of_its_body_not_a_field(tmp_path: Path) -> None:
+    """A cold review: every passage of a page found by its title weighs the same, and the earliest won:
+    an extra frontmatter field ("owner: alice@example.com", an import's "source: ~/x.jsonl")."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Deployment platform.md").write_text(
+        "---\ntitle: Deployment platform\nowner: alice@example.com\nreviewed: quarterly\n---\n"
+        "We deploy every service on Fly.io, from the main branch.\n",
+        encoding="utf-8",
+    )
+    (vault / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(vault) as router:
+        receipt = router.ask("deployment platform")
+    assert receipt.decision == "cite" and receipt.top is not None
+    assert receipt.top.line == 6 and "Fly.io" in receipt.top.snippet

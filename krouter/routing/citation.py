@@ -172,10 +172,14 @@ def _snippet(
         return found
 
     # A passage with no word at all (a "---" fence left in the body of a page whose frontmatter is
-    # broken, a rule) never stands for the page while another one holds a word.
-    def rank(p: HeldPassage) -> tuple[float, bool, bool, int]:
+    # broken, a rule) never stands for the page while another one holds a word. On a tie, the body's
+    # passages beat the frontmatter's other fields: a page found by its title showed "source: ~/x.jsonl"
+    # or "owner: alice@example.com" as the line that answers (a cold review).
+    body = _body_start(text_lines)
+
+    def rank(p: HeldPassage) -> tuple[float, bool, bool, bool, int]:
         first = line_text(p[0])
-        return weight(p[1]), any(map(str.isalnum, first)), not first.startswith("#"), -p[0]
+        return weight(p[1]), any(map(str.isalnum, first)), p[0] >= body, not first.startswith("#"), -p[0]
 
     best = max(passages, key=rank)
     if _TABLE_ROW.match(line_text(best[0])) and _TABLE_RULE.match(line_text(best[0] + 1)):
@@ -190,6 +194,14 @@ def _snippet(
             best = row
     line = _answering_line(best, passages, units, text_lines)
     return line, _around_matches(line_text(line), units)
+
+
+def _body_start(lines: list[str]) -> int:
+    """The first line (from 1) after the page's frontmatter; 1 when it has none, or none closed."""
+    if not lines or lines[0].strip().lstrip("\ufeff") != "---":
+        return 1
+    end = next((n for n in range(1, len(lines)) if lines[n].strip() in ("---", "...")), None)
+    return end + 2 if end is not None else 1
 
 
 # A Markdown table's rows, and the rule under its header row.
