@@ -500,3 +500,27 @@ def test_what_an_agent_wrote_around_the_turns_is_not_imported_as_them(vault: Pat
     assert "AGENTS.md" not in made and "title: How are invoices numbered?" in made
     assert "being continued" not in made
     assert "title: What is the SLA?" in made
+
+
+def test_sessions_go_in_an_input_folder_or_the_import_says_they_will_be_cited_as_notes(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A cold review: with input_folders = ["资料"], import still wrote to Inputs/Sessions (no input
+    folder then), and an old chat's "one approving review" was cited over the runbook's two sign-offs."""
+    from krouter import config
+
+    config.config_path().parent.mkdir(parents=True, exist_ok=True)
+    config.config_path().write_text('input_folders = ["资料"]\n', encoding="utf-8")
+    src = write_jsonl(
+        tmp_path / "chat.jsonl",
+        [
+            {"session_id": "s1", "role": "user", "content": "How many sign-offs?"},
+            {"session_id": "s1", "role": "assistant", "content": "One."},
+        ],
+    )
+    result = run_import(str(src), "--vault", str(vault))
+    assert result.exit_code == 0 and "warning" not in result.output, result.output
+    assert [p for p in pages(vault) if p.startswith("资料/Sessions/")]
+    elsewhere = run_import(str(src), "--vault", str(vault), "--folder", "Notes/Chats")
+    assert elsewhere.exit_code == 0
+    assert "Notes/Chats is in no input folder" in elsewhere.output

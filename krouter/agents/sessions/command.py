@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from krouter.agents.sessions.pages import DEFAULT_FOLDER, import_sessions
+from krouter.agents.sessions.pages import DEFAULT_FOLDER, import_sessions, sessions_folder
 from krouter.agents.sessions.transcripts import transcript_files
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.config import vault_to_write
@@ -28,8 +28,15 @@ def import_command(
     ],
     vault: NamedVaultOption = None,
     folder: Annotated[
-        str, typer.Option("--folder", metavar="FOLDER", help="Vault-relative folder the session pages go in.")
-    ] = DEFAULT_FOLDER,
+        str | None,
+        typer.Option(
+            "--folder",
+            metavar="FOLDER",
+            help=f"Vault-relative folder the session pages go in [default: {DEFAULT_FOLDER}, or Sessions in "
+            "the first of config.toml's input_folders]. Outside an input folder, sessions are cited as "
+            "the vault's own notes (said on stderr).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Import Claude Code, Codex or {role, content} JSONL transcripts as pages, one per session.
@@ -44,6 +51,9 @@ def import_command(
     root: Path | None = None
     try:
         root = vault_to_write(vault, "import into")
+        folder, warning = sessions_folder(folder)
+        if warning:
+            typer.echo(f"krouter: warning: {warning}", err=True)
         report = import_sessions([source], root, folder)
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc

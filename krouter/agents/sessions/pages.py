@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from krouter import config
 from krouter.agents.sessions.redaction import redact
 from krouter.agents.sessions.transcripts import Session, Turn, display_path, read_transcript, transcript_files
 from krouter.atomic import atomic_write
@@ -142,6 +143,27 @@ def _why_keep(text: str) -> str | None:
     if _page_hash(unsigned) != m.group(1):
         return "edited by hand; delete it to re-import"
     return None
+
+
+def sessions_folder(folder: str | None) -> tuple[str, str | None]:
+    """Where imported sessions go: ``folder``, or by default ``Inputs/Sessions`` while ``Inputs`` is an
+    input folder, else ``Sessions`` in the first configured one; and a warning when the folder is in no
+    input folder. A session is what was said, not what holds: written elsewhere, its pages were cited as
+    the vault's own notes, an old chat over the runbook (a cold review)."""
+    settings = config.load_config()
+    names = config.folder_names(settings.exclude_folders)
+    if folder is None:
+        if config.in_folders(f"{DEFAULT_FOLDER}/page.md", names) or not settings.exclude_folders:
+            folder = DEFAULT_FOLDER
+        else:
+            folder = f"{settings.exclude_folders[0].strip('/')}/Sessions"
+    if config.in_folders(f"{folder.strip('/')}/page.md", names):
+        return folder, None
+    configured = ", ".join(settings.exclude_folders) or "none"
+    return folder, (
+        f"{folder} is in no input folder (config.toml's input_folders: {configured}): its sessions will be "
+        "cited as the vault's own notes; import under an input folder, or add one"
+    )
 
 
 def inputs_folder(root: Path, folder: str) -> Path:
