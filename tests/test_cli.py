@@ -283,6 +283,22 @@ def test_init_refuses_non_empty_folder(tmp_path: Path) -> None:
     assert (target / "keep.md").read_text() == "my own notes"
 
 
+def test_init_takes_a_folder_holding_only_an_editors_dot_folders(tmp_path: Path) -> None:
+    """A cold review: a vault Obsidian had just made (only .obsidian/) or a fresh git repository was
+    refused as "not empty"; its own ignore file is still never written over."""
+    target = tmp_path / "obsidian-vault"
+    (target / ".obsidian").mkdir(parents=True)
+    (target / ".obsidian" / "app.json").write_text("{}")
+    (target / ".git").mkdir()
+    assert runner.invoke(app, ["init", str(target)]).exit_code == 0
+    assert (target / "Decisions").is_dir() and (target / ".obsidian" / "app.json").read_text() == "{}"
+    again = tmp_path / "ignored"
+    again.mkdir()
+    (again / ".krouterignore").write_text("mine\n")
+    assert runner.invoke(app, ["init", str(again)]).exit_code == 2
+    assert (again / ".krouterignore").read_text() == "mine\n"
+
+
 def test_init_refuses_a_file(tmp_path: Path) -> None:
     (tmp_path / "notes").write_text("a file")
     result = runner.invoke(app, ["init", str(tmp_path / "notes")])

@@ -48,6 +48,17 @@ def test_recall_cites_from_hook_json(vault: Path) -> None:
     assert f"krouter read --vault {vault.resolve()} 'Decisions/Primary database.md'" in out
 
 
+def test_a_prompt_that_starts_with_a_path_is_a_question_not_a_slash_command(vault: Path) -> None:
+    """A cold review: every prompt starting with "/" was taken for an agent's slash command, so one that
+    starts with a file's path got no recall."""
+    code, out = recall(
+        json.dumps({"prompt": "/primary/database.md: which database do we use?"}),
+        "--vault",
+        str(vault),
+    )
+    assert code == 0 and "Decisions/Primary database.md" in out
+
+
 def test_recall_plain_text_and_env_vault(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KROUTER_VAULT", str(vault))
     code, out = recall("which database do we use")
@@ -63,6 +74,7 @@ def test_recall_plain_text_and_env_vault(vault: Path, monkeypatch: pytest.Monkey
         "{not json",  # broken JSON is read as plain text, and refused
         json.dumps({"prompt": 42}),
         json.dumps({"prompt": "/clear"}),  # an agent slash command
+        json.dumps({"prompt": "/review which database do we use"}),  # and its arguments
         # One word is a reply in a conversation, not a question to the notes: the page holding it was
         # put before the agent at full confidence (a walkthrough's "json").
         json.dumps({"prompt": "PostgreSQL"}),

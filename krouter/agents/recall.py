@@ -44,6 +44,9 @@ DEFAULT_TIMEOUT_S = 3.0
 # Long prompts are mostly pasted code or logs; the question, if any, is near the start.
 MAX_PROMPT_CHARS = 2000
 MAX_STDIN_BYTES = 1_000_000
+# An agent's slash command (/clear, /review some-branch): one word after the slash. A prompt that starts
+# with a path (/home/alice/app/db.py: which database...) is a question, and was left unanswered.
+_SLASH_COMMAND = re.compile(r"/[\w:.-]*(?:\s|$)")
 
 
 def prompt_from_input(raw: str) -> str:
@@ -270,7 +273,7 @@ def recall_command(
                 log.warning("the input is over %d bytes (a paste); staying silent", MAX_STDIN_BYTES)
                 return
             prompt = clean(prompt_from_input(data.decode("utf-8", errors="replace")))
-            if not prompt or prompt.startswith("/"):  # empty, or an agent slash command
+            if not prompt or _SLASH_COMMAND.match(prompt):  # empty, or an agent slash command
                 return
             root = resolve_vault(vault)
             if root is None:

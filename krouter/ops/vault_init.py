@@ -70,6 +70,13 @@ use. To see a filled-in example vault: `krouter ask "which database do we use" -
 """
 
 
+def _in_the_way(name: str) -> bool:
+    """Whether a file already in the target folder stops init. A folder holding only an editor's or a
+    tool's dot-folder (.obsidian, .git: a vault Obsidian just made) is empty to a person; init refused it
+    (a cold review). Its own ignore file is never written over."""
+    return not name.startswith(".") or name == IGNORE_FILE
+
+
 def _create(target: Path, examples: Path | None) -> None:
     """Fill ``target`` (created with its parents) with a copy of ``examples``, or else the skeleton."""
     if examples is not None:
@@ -100,10 +107,11 @@ def init_command(
     ] = None,
 ) -> None:
     """Create a new, empty vault (folder skeleton and a guide kept out of the index), and make it the
-    default vault. Refuses to overwrite a non-empty folder."""
+    default vault. Refuses to overwrite a non-empty folder (one holding only dot-folders, as Obsidian or
+    git leave them, is empty)."""
     if target.exists() and not target.is_dir():
         raise fail(f"{target} exists and is not a folder; choose a new folder", EXIT_USAGE)
-    if target.exists() and any(target.iterdir()):
+    if target.exists() and any(_in_the_way(entry.name) for entry in target.iterdir()):
         raise fail(f"{target} exists and is not empty; choose a new folder", EXIT_USAGE)
     examples = bundled_vault() if with_examples else None
     if examples is not None and not examples.is_dir():
