@@ -382,3 +382,18 @@ def test_the_detached_indexer_compiles_the_dictionary_and_stale_half_builds_go(t
     lock.write_text("0")
     warm_index(str(vault), str(lock))
     assert store.is_file() and not any(f.exists() for f in abandoned) and not lock.exists()
+
+
+def test_the_demo_vault_s_pages_are_not_called_the_users_notes() -> None:
+    """A cold review: `krouter setup --vault demo` writes this hook, which called the demo's fictional
+    pages "the user's notes"."""
+    from krouter.config import bundled_vault
+    from krouter.routing.router import Router
+
+    with Router(bundled_vault()) as router:  # indexed first: a cold one is built in the background
+        router.ask("which database do we use?")  # and the dictionaries a first lookup builds
+    code, out = recall(
+        json.dumps({"prompt": "which database do we use?"}), "--vault", "demo", "--timeout", "60"
+    )
+    assert code == 0 and "Decisions/Primary database.md" in out
+    assert "demo vault (fictional examples, not the user's notes)" in out

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from krouter.cli_options import NamedVaultOption
+from krouter.config import is_demo
 from krouter.safe_text import clean, visible_text
 
 if TYPE_CHECKING:
@@ -99,9 +100,16 @@ def render(receipt: Receipt, vault: Path, clipping: bool = False) -> str:
     top = receipt.top
     if receipt.decision != "cite" or top is None:
         return ""
+    # The demo vault's pages are fictional examples (`krouter setup --vault demo` writes this hook): told
+    # as "the user's notes", an agent took them for facts of the user's own (a cold review).
+    whose = (
+        "The bundled demo vault (fictional examples, not the user's notes)"
+        if is_demo(vault)
+        else "The user's notes"
+    )
     lines = [
         "<krouter-recall>",
-        _as_text(f"The user's notes may answer this: {top.path} ({top.title}), line {top.line}."),
+        _as_text(f"{whose} may answer this: {top.path} ({top.title}), line {top.line}."),
     ]
     if top.snippet:
         lines.append(_as_text(f"  > {top.snippet}"))
