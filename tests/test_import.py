@@ -524,3 +524,37 @@ def test_sessions_go_in_an_input_folder_or_the_import_says_they_will_be_cited_as
     elsewhere = run_import(str(src), "--vault", str(vault), "--folder", "Notes/Chats")
     assert elsewhere.exit_code == 0
     assert "Notes/Chats is in no input folder" in elsewhere.output
+
+
+@pytest.mark.parametrize(
+    ("reply", "cited"),
+    [
+        ("I could not find it anywhere in the repo; ask the team.", False),
+        ("The search API timeout is 5 seconds, set in config/search.yaml.", True),
+    ],
+)
+def test_a_question_asked_in_an_imported_session_is_not_its_own_answer(
+    vault: Path, tmp_path: Path, reply: str, cited: bool
+) -> None:
+    """A cold review: an imported session's title is the user's first question, so asked again it was
+    cited at full confidence on the session's page, also when the reply was "I could not find it"."""
+    from krouter.routing.router import Router
+
+    (vault / "Decisions").mkdir()
+    (vault / "Decisions" / "Error budget.md").write_text(
+        "---\ntitle: Error budget\n---\nOur error budget is 0.1% per month.\n", encoding="utf-8"
+    )
+    src = write_jsonl(
+        tmp_path / "t1.jsonl",
+        [
+            {"session_id": "s1", "role": "user", "content": "What is the search API timeout?"},
+            {"session_id": "s1", "role": "assistant", "content": reply},
+        ],
+    )
+    assert run_import(str(src), "--vault", str(vault)).exit_code == 0
+    with Router(vault) as router:
+        receipt = router.ask("what is the search API timeout")
+    assert (receipt.decision == "cite") is cited, receipt.to_text()
+    assert receipt.candidates[0].path.startswith("Inputs/Sessions/")
+    if not cited:
+        assert "imported agent session in which the user asked this" in receipt.reason

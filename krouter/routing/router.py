@@ -21,7 +21,7 @@ from krouter import config
 from krouter.errors import PageNotFound
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
-from krouter.routing import phrasings, querylog, semantic, vectors
+from krouter.routing import phrasings, querylog, semantic, sessions, vectors
 from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
@@ -306,6 +306,7 @@ class Router:
                     chosen = phrasings.with_question_lacking(
                         chosen, lambda: lacking_words(written, path, self.index, tables)
                     )
+            chosen = sessions.not_only_asked(written, chosen, self._load_tables(), self.read)
         return chosen
 
     def _second_opinion(self, question: str, written: str, k: int, asked: Receipt) -> Receipt:
