@@ -2,7 +2,7 @@
 tokeniser, so that two KRouter versions on one machine (an agent's MCP server started before an
 upgrade, a project set up with another install) never share an index. They did: each dropped the
 other's tables on opening, and a watcher's lease, seeing no file change, told every lookup the emptied
-index was fresh for up to five minutes (a cold review). A module of its own, importing nothing: the
+index was fresh for up to five minutes (a cold review). A module of its own, importing nothing heavy: the
 `krouter ask` client names the file without loading the index.
 """
 
