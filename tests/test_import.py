@@ -558,3 +558,23 @@ def test_a_question_asked_in_an_imported_session_is_not_its_own_answer(
     assert receipt.candidates[0].path.startswith("Inputs/Sessions/")
     if not cited:
         assert "imported agent session in which the user asked this" in receipt.reason
+
+
+def test_a_page_an_earlier_krouter_imported_from_an_id_less_file_is_updated_not_doubled(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Such a file's sessions were named by the file's name alone; named now by where it is too, a
+    re-import would have added a second page beside the first."""
+    from krouter.agents.sessions import transcripts
+
+    src = write_jsonl(
+        tmp_path / "chat.jsonl",
+        [{"role": "user", "content": "Which queue do we use?"}, {"role": "assistant", "content": "NATS."}],
+    )
+    with monkeypatch.context() as earlier:
+        earlier.setattr(transcripts, "file_session_id", lambda path: path.stem)
+        assert run_import(str(src), "--vault", str(vault)).exit_code == 0
+    [first] = [p for p in pages(vault) if p.startswith("Inputs/Sessions/")]
+    again = run_import(str(src), "--vault", str(vault))
+    assert again.exit_code == 0 and f"updated   {first}" in again.output, again.output
+    assert [p for p in pages(vault) if p.startswith("Inputs/Sessions/")] == [first]

@@ -201,6 +201,21 @@ def _existing_page(folder: Path, session_id: str, safe_id: str) -> Path | None:
     return None
 
 
+def _legacy_page(folder: Path, session: Session) -> Path | None:
+    """The page an earlier krouter wrote for a session whose lines name none (its id then the file's
+    name alone), when it came from this session's file: re-imported, it is updated, not doubled."""
+    if session.legacy_id is None:
+        return None
+    found = _existing_page(folder, session.legacy_id, _safe_id(session.legacy_id))
+    if found is None:
+        return None
+    try:
+        source = parse_page(found.name, found.read_text(encoding="utf-8")).meta.get("source")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return found if source == redact(session.sources[0]) else None
+
+
 def import_sessions(
     sources: Iterable[Path],
     vault: Path,
@@ -225,7 +240,7 @@ def import_sessions(
         session = redacted(raw)
         text = render(session, imported_at)
         safe = _safe_id(session.session_id)
-        target = _existing_page(out_dir, session.session_id, safe)
+        target = _existing_page(out_dir, session.session_id, safe) or _legacy_page(out_dir, raw)
         if target is None:
             target = out_dir / f"{_slug(_title(session))}-{safe}.md"
         rel = target.relative_to(root).as_posix()

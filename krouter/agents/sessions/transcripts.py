@@ -50,6 +50,9 @@ class Session:
     # The lines read so far by their own id (Claude Code's ``uuid``): a line written twice (a known
     # Claude Code bug) or a session in two files is read once.
     line_ids: set[str] = field(default_factory=set)
+    # The id an earlier krouter gave lines naming no session (the file's name alone): its page is found
+    # again under it, so a re-import updates that page rather than add a second one.
+    legacy_id: str | None = None
 
     def add(self, role: str, text: str) -> None:
         """Append text; a speaker's consecutive lines (Claude Code streams one block per line) merge."""
@@ -239,6 +242,8 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             session = sessions.get(sid)
             if session is None:
                 session = sessions[sid] = Session(sid, fmt, fallback_date=mtime)
+                if sid == file_session_id(path):
+                    session.legacy_id = path.stem
             line_id = obj.get("uuid")
             if isinstance(line_id, str):
                 if line_id in session.line_ids:
