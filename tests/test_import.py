@@ -530,11 +530,19 @@ def test_sessions_go_in_an_input_folder_or_the_import_says_they_will_be_cited_as
     ("reply", "cited"),
     [
         ("I could not find it anywhere in the repo; ask the team.", False),
+        # The agent's search is no reply (the review of D103: it was cited at full confidence).
+        (
+            [
+                {"type": "tool_use", "name": "Grep", "input": {"pattern": "search API timeout"}},
+                {"type": "text", "text": "Nothing turned up in this repo."},
+            ],
+            False,
+        ),
         ("The search API timeout is 5 seconds, set in config/search.yaml.", True),
     ],
 )
 def test_a_question_asked_in_an_imported_session_is_not_its_own_answer(
-    vault: Path, tmp_path: Path, reply: str, cited: bool
+    vault: Path, tmp_path: Path, reply: object, cited: bool
 ) -> None:
     """A cold review: an imported session's title is the user's first question, so asked again it was
     cited at full confidence on the session's page, also when the reply was "I could not find it"."""
@@ -557,7 +565,7 @@ def test_a_question_asked_in_an_imported_session_is_not_its_own_answer(
     assert (receipt.decision == "cite") is cited, receipt.to_text()
     assert receipt.candidates[0].path.startswith("Inputs/Sessions/")
     if not cited:
-        assert "imported agent session in which the user asked this" in receipt.reason
+        assert "imported agent session; none of its replies holds" in receipt.reason
 
 
 def test_a_page_an_earlier_krouter_imported_from_an_id_less_file_is_updated_not_doubled(

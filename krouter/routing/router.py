@@ -306,7 +306,7 @@ class Router:
                     chosen = phrasings.with_question_lacking(
                         chosen, lambda: lacking_words(written, path, self.index, tables)
                     )
-            chosen = sessions.not_only_asked(written, chosen, self._load_tables(), self.read)
+            chosen = sessions.not_only_asked([written, *others], chosen, self._load_tables(), self.read)
         return chosen
 
     def _second_opinion(self, question: str, written: str, k: int, asked: Receipt) -> Receipt:

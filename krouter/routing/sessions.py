@@ -4,13 +4,13 @@
 body the turns, ``**User**: ...`` and ``**Assistant**: ...``. Asked again, that question matched the
 page by every word of it (title and turn), at full confidence, also when the reply was "I could not
 find it" (a cold review). On such a page the answer is in the assistant's turns: when none of them
-holds a word of the question, the page only shows the question was asked before.
+holds a word of the question (nor of its phrasings), the page only shows the question was asked before.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from krouter.errors import KRouterError
@@ -23,42 +23,62 @@ from krouter.vault.page import parse_page
 # What `krouter import` writes in a session page's ``format`` field (agents/sessions/transcripts.py).
 _FORMATS = frozenset({"claude-code", "codex", "jsonl"})
 _TURN = re.compile(r"^\*\*(User|Assistant)\*\*: ?", re.M)
+# What import writes for a tool call or a shell command (agents/sessions/transcripts.py): the agent's
+# search, not its reply.
+_TOOL_LINE = re.compile(r"\((?:tool|shell): [^\n]*\)")
 
 
-def not_only_asked(question: str, chosen: Receipt, tables: Tables, read: Callable[[str], str]) -> Receipt:
-    """``chosen``, or its citation refused when it cites an imported agent session (a clipping) in which
-    the user only asked ``question`` (``only_asked``). Other citations are left as they are, unread."""
+def not_only_asked(
+    wordings: Sequence[str], chosen: Receipt, tables: Tables, read: Callable[[str], str]
+) -> Receipt:
+    """``chosen``, or its citation refused when it cites an imported agent session (a clipping) whose
+    replies hold no content word of any of ``wordings`` (the question and its phrasings): the words it
+    matched are the user's own asking (``replied_terms``). Other citations are left as they are, unread."""
     top = chosen.top
     if chosen.decision != "cite" or top is None or tables.by_path.get(top.path) not in tables.inputs:
         return chosen
     try:
-        why = only_asked(question, top.path, read(top.path))
+        held = replied_terms(top.path, read)
     except (KRouterError, OSError):
         return chosen
-    return refused(chosen, why) if why else chosen
-
-
-def only_asked(question: str, path: str, text: str) -> str | None:
-    """Why the imported session at ``path`` does not answer ``question``: none of its assistant turns
-    holds a content word of it (then every word it matched is the user's own asking); None when the page
-    is no imported session, or a reply holds one."""
-    page = parse_page(path, text)
-    if str(page.meta.get("format")) not in _FORMATS or "session_id" not in page.meta:
-        return None
-    replies: list[str] = []
-    turns = _TURN.split(page.body)
-    # split gives [before, role, text, role, text, ...]
-    for role, said in zip(turns[1::2], turns[2::2], strict=True):
-        if role == "Assistant":
-            replies.append(said)
-    held = set(index_terms("\n".join(replies)))
-    words = [qt for qt in query_terms(question) if qt.term]
+    if held is None:
+        return chosen
+    words = [qt for wording in wordings for qt in query_terms(wording) if qt.term]
     if not words or any(_holds(held, qt.term) for qt in words):
-        return None
-    return (
-        f"{path} is an imported agent session in which the user asked this; none of its replies holds "
-        f"{', '.join(repr(qt.text) for qt in words)}: it shows the question was asked, not its answer"
+        return chosen
+    shown = ", ".join(dict.fromkeys(repr(qt.text) for qt in words))
+    return refused(
+        chosen,
+        f"{top.path} is an imported agent session; none of its replies holds {shown}: the question's words "
+        "there are the user's own asking, not an answer",
     )
+
+
+# The replies' terms of the session pages read lately, by (path, text length, hash): a long session is
+# read and cut into words once, not on every lookup that cites it (a 1.4 MB one took ~80 ms).
+_KEPT: dict[tuple[str, int, int], frozenset[str] | None] = {}
+_KEPT_MAX = 64
+
+
+def replied_terms(path: str, read: Callable[[str], str]) -> frozenset[str] | None:
+    """The terms of the assistant's turns of the imported agent session at ``path``, tool and shell lines
+    left out (an agent searches with the question's words: "(tool: Grep: sentry sampling rate)" is no
+    answer); None when the page is no imported session."""
+    text = read(path)
+    key = (path, len(text), hash(text))
+    if key in _KEPT:
+        return _KEPT[key]
+    page = parse_page(path, text)
+    found: frozenset[str] | None = None
+    if str(page.meta.get("format")) in _FORMATS and "session_id" in page.meta:
+        turns = _TURN.split(page.body)
+        # split gives [before, role, text, role, text, ...]
+        replies = [said for role, said in zip(turns[1::2], turns[2::2], strict=True) if role == "Assistant"]
+        found = frozenset(index_terms(_TOOL_LINE.sub(" ", "\n".join(replies))))
+    if len(_KEPT) >= _KEPT_MAX:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[key] = found
+    return found
 
 
 def _holds(terms: set[str], term: str) -> bool:
