@@ -586,3 +586,27 @@ def test_a_page_an_earlier_krouter_imported_from_an_id_less_file_is_updated_not_
     again = run_import(str(src), "--vault", str(vault))
     assert again.exit_code == 0 and f"updated   {first}" in again.output, again.output
     assert [p for p in pages(vault) if p.startswith("Inputs/Sessions/")] == [first]
+
+
+def test_a_session_an_earlier_import_put_in_inputs_sessions_is_moved_to_where_sessions_go(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The review of the default folder: with input_folders = ["资料"], re-importing a session an earlier
+    version had written to Inputs/Sessions added a second page, and the old one (in no input folder)
+    kept being cited as the vault's own note."""
+    from krouter import config
+
+    src = write_jsonl(
+        tmp_path / "chat.jsonl",
+        [
+            {"session_id": "s9", "role": "user", "content": "Which queue?"},
+            {"session_id": "s9", "role": "assistant", "content": "NATS."},
+        ],
+    )
+    assert run_import(str(src), "--vault", str(vault)).exit_code == 0  # the default folder then
+    config.config_path().parent.mkdir(parents=True, exist_ok=True)
+    config.config_path().write_text('input_folders = ["资料"]\n', encoding="utf-8")
+    again = run_import(str(src), "--vault", str(vault))
+    assert again.exit_code == 0 and "moved     Inputs/Sessions/" in again.output, again.output
+    sessions = [p for p in pages(vault) if "Sessions/" in p]
+    assert len(sessions) == 1 and sessions[0].startswith("资料/Sessions/")

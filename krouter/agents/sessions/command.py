@@ -76,6 +76,7 @@ def import_command(
             "updated": report.updated,
             "unchanged": report.unchanged,
             "kept": [{"path": rel, "why": why} for rel, why in report.kept],
+            "moved": [{"from": old, "to": new} for old, new in report.moved],
             "empty_sessions": report.empty,
             "skipped_lines": report.problems,
             "unrecognised_files": report.unrecognised,
@@ -94,6 +95,8 @@ def import_command(
         typer.echo(f"updated   {rel}")
     for rel, why in report.kept:
         typer.echo(f"kept      {rel} ({why})")
+    for old, new in report.moved:
+        typer.echo(f"moved     {old} -> {new} (sessions go in an input folder)")
     of = f" of {report.files}" if imported != report.files else ""
     typer.echo(
         f"imported {imported}{of} file(s): {len(report.created)} created, {len(report.updated)} updated, "

@@ -44,6 +44,8 @@ class ImportReport:
     kept: list[tuple[str, str]] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # (from, to): pages an earlier import wrote outside the folder sessions now go in, moved there.
+    moved: list[tuple[str, str]] = field(default_factory=list)
     files: int = 0
     # Files in which no line was in a transcript format KRouter knows.
     unrecognised: list[str] = field(default_factory=list)
@@ -201,6 +203,15 @@ def _existing_page(folder: Path, session_id: str, safe_id: str) -> Path | None:
     return None
 
 
+def _in_old_folder(root: Path, out_dir: Path, session: Session, safe: str) -> Path | None:
+    """The page an earlier import wrote for ``session`` in the default folder, when sessions now go in
+    another one (``sessions_folder``)."""
+    old = root / DEFAULT_FOLDER
+    if old.resolve() == out_dir or not old.is_dir():
+        return None
+    return _existing_page(old, session.session_id, safe) or _legacy_page(old, session)
+
+
 def _legacy_page(folder: Path, session: Session) -> Path | None:
     """The page an earlier krouter wrote for a session whose lines name none (its id then the file's
     name alone), when it came from this session's file: re-imported, it is updated, not doubled."""
@@ -241,8 +252,21 @@ def import_sessions(
         text = render(session, imported_at)
         safe = _safe_id(session.session_id)
         target = _existing_page(out_dir, session.session_id, safe) or _legacy_page(out_dir, raw)
+        earlier = None if target is not None else _in_old_folder(root, out_dir, raw, safe)
         if target is None:
             target = out_dir / f"{_slug(_title(session))}-{safe}.md"
+        if earlier is not None:
+            # Written where sessions went before (Inputs/Sessions, in no input folder now): moved to where
+            # they go, unless edited by hand; left there, it was cited as the vault's own note (a review).
+            old_rel = earlier.relative_to(root).as_posix()
+            why = _why_keep(earlier.read_text(encoding="utf-8", errors="replace"))
+            if why is not None:
+                report.kept.append((old_rel, why))
+                continue
+            atomic_write(target, text)
+            earlier.unlink()
+            report.moved.append((old_rel, target.relative_to(root).as_posix()))
+            continue
         rel = target.relative_to(root).as_posix()
         existed = target.exists()
         if existed:
