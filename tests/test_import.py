@@ -610,3 +610,17 @@ def test_a_session_an_earlier_import_put_in_inputs_sessions_is_moved_to_where_se
     assert again.exit_code == 0 and "moved     Inputs/Sessions/" in again.output, again.output
     sessions = [p for p in pages(vault) if "Sessions/" in p]
     assert len(sessions) == 1 and sessions[0].startswith("资料/Sessions/")
+
+
+def test_an_id_less_transcript_moved_to_another_folder_updates_its_page(vault: Path, tmp_path: Path) -> None:
+    """The review of the fallback id: named by where the file was, a transcript moved (or imported on
+    another machine of a synced vault) made a second page."""
+    rows = [{"role": "user", "content": "Which queue do we use?"}, {"role": "assistant", "content": "NATS."}]
+    first = write_jsonl(tmp_path / "downloads" / "chat.jsonl", rows)
+    assert run_import(str(first), "--vault", str(vault)).exit_code == 0
+    moved = tmp_path / "archive" / "chat.jsonl"
+    moved.parent.mkdir()
+    first.rename(moved)
+    again = run_import(str(moved), "--vault", str(vault))
+    assert again.exit_code == 0, again.output
+    assert len([p for p in pages(vault) if p.startswith("Inputs/Sessions/")]) == 1

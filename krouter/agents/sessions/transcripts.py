@@ -329,11 +329,16 @@ def _parse_line(obj: dict[str, object], path: Path) -> tuple[str, str, str, str,
 
 
 def file_session_id(path: Path) -> str:
-    """The session id of lines that name none: the file's name and a hash of where it is. By the name
-    alone, two exports both called chat.jsonl (two projects) were one session, and importing the second
-    replaced the first's page with its own (a cold review)."""
-    digest = hashlib.blake2b(os.fsencode(path.resolve()), digest_size=4).hexdigest()
-    return f"{path.stem}-{digest}"
+    """The session id of lines that name none: the file's name and a hash of its first line (the start
+    of the conversation, which stays as the file grows). By the name alone, two exports both called
+    chat.jsonl (two projects) were one session, and importing the second replaced the first's page (a
+    cold review); by where the file is, moving it made a second page (the review of that fix)."""
+    try:
+        with path.open("rb") as handle:
+            first = next((line for line in handle if line.strip()), b"")[:65536]
+    except OSError:
+        first = os.fsencode(path.resolve())
+    return f"{path.stem}-{hashlib.blake2b(first.strip(), digest_size=4).hexdigest()}"
 
 
 def transcript_files(source: Path) -> list[Path]:
