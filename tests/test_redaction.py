@@ -134,6 +134,8 @@ def shapes() -> dict[str, tuple[str, str]]:
     add("encryption_key_env", "ENCRYPTION_KEY={s}", fake(HEX, 32, 64))
     add("master_key_yaml", "MASTER_KEY: {s}", fake(AN, 24, 65))
     add("url_password_word_at", "postgres://app:{s}@db.example.com/x", "Summer@2024")
+    add("app_key_json", '{{"APP_KEY": "{s}"}}', fake(AN, 16, 66))
+    add("encryption_key_quoted_words", "ENCRYPTION_KEY='{s}'", "s3cr3t value with space")
     return s
 
 

@@ -179,7 +179,11 @@ _URL_PASSWORD = re.compile(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){_GUARD}([^\s/]+
 # An environment variable named ..._KEY (APP_KEY, ENCRYPTION_KEY, MASTER_KEY: the upper-case names of
 # .env files and shells): its value, eight characters or more. Lower-case code names ending in key
 # (sort_key, primary_key, cache_key) are not secrets.
-_ENV_KEY = re.compile(rf"\b((?:[A-Z0-9]+_)+KEY)(\s*[:=]\s*)([\"']?){_GUARD}([^\s\"'`,;]{{8,}})")
+_ENV_KEY = re.compile(rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']?){_GUARD}([^\s\"'`,;]{{8,}})")
+# ... and its value quoted, spaces allowed ("APP_KEY": "...", ENCRYPTION_KEY='two words').
+_ENV_KEY_QUOTED = re.compile(
+    rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']){_GUARD}([^\"'\n]{{8,200}}?)(\3)"
+)
 # A bare "pass" is too common a word ("first pass: tokenize"): only with a prefix (DB_PASS, smtp-pass).
 _NAME = (
     r"(?:(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|pgpassword|secret|token|api[_-]?key|"
@@ -213,7 +217,7 @@ def _assignment(m: re.Match[str]) -> str:
     value = m.group(4)
     if _NOT_SECRET.match(value):
         return m.group(0)
-    end = m.group(5) if m.re is _QUOTED else ""
+    end = m.group(5) if m.re in (_QUOTED, _ENV_KEY_QUOTED) else ""
     return f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:{_kind_for(m.group(1))}]{end}"
 
 
@@ -227,6 +231,7 @@ def redact(text: str) -> str:
     text = "".join(_library_pass(line) for line in text.splitlines(keepends=True))
     for kind, pattern in _CONTEXT:
         text = pattern.sub(_keep_groups(kind), text)
+    text = _ENV_KEY_QUOTED.sub(_assignment, text)
     text = _ENV_KEY.sub(_assignment, text)
     text = _QUOTED.sub(_assignment, text)
     return _ASSIGNMENT.sub(_assignment, text)
