@@ -37,6 +37,9 @@ _YAML_ERROR = 12
 
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
+# The columns of a page's row every lookup's page table holds (``Index.page_table``, ``page_rows``): one
+# list, so that tables patched from some rows are the tables a full load makes.
+PAGE_TABLE_COLUMNS = "id, path, title, status, replaced, n_body, n_meta"
 # Up to this many pages changed by one refresh are named for readers, which then patch their page
 # tables (`krouter.routing.tables`) rather than read every row again.
 _CHANGES_NAMED = 2000
@@ -75,7 +78,7 @@ class PageRows:
             chunk = ids[start : start + 500]
             marks = ", ".join("?" * len(chunk))
             rows += self.conn.execute(
-                f"SELECT id, path, title, status, replaced, n_body, n_meta FROM pages WHERE id IN ({marks})",
+                f"SELECT {PAGE_TABLE_COLUMNS} FROM pages WHERE id IN ({marks})",
                 chunk,
             ).fetchall()
         return sorted(rows)

@@ -22,7 +22,7 @@ from krouter import config
 from krouter.errors import IndexBusy, IndexUnavailable
 from krouter.index.build import ColdBuild
 from krouter.index.packed import PackedPostings, unpack
-from krouter.index.pages import PageRows
+from krouter.index.pages import PAGE_TABLE_COLUMNS, PageRows
 from krouter.index.passages import passage_rows, terms_of_page
 from krouter.index.refresh import Refresh
 from krouter.index.schema import (
@@ -357,9 +357,7 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
 
     def page_table(self) -> list[tuple[int, str, str, str, int, int, int]]:
         """(id, path, title, status, replaced, n_body, n_meta) of every page."""
-        return self.conn.execute(
-            "SELECT id, path, title, status, replaced, n_body, n_meta FROM pages ORDER BY id"
-        ).fetchall()
+        return self.conn.execute(f"SELECT {PAGE_TABLE_COLUMNS} FROM pages ORDER BY id").fetchall()
 
     def passage_rows(self, page_id: int) -> list[tuple[int, str]]:
         """A page's passages as stored: (first line, its terms joined by spaces); decoded once per
