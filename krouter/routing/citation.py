@@ -14,7 +14,7 @@ from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
 from krouter.tokens.terms import word_text
-from krouter.vault.page import file_lines
+from krouter.vault.page import file_lines, split_frontmatter
 
 SNIPPET_CHARS = 240
 # The matches of one term weighed for a line's snippet window: enough for any real line, and a bound on
@@ -175,7 +175,7 @@ def _snippet(
     # broken, a rule) never stands for the page while another one holds a word. On a tie, the body's
     # passages beat the frontmatter's other fields: a page found by its title showed "source: ~/x.jsonl"
     # or "owner: alice@example.com" as the line that answers (a cold review).
-    body = _body_start(text_lines)
+    body = split_frontmatter(reads.text(path).removeprefix("\ufeff"))[2]
 
     def rank(p: HeldPassage) -> tuple[float, bool, bool, bool, int]:
         first = line_text(p[0])
@@ -194,14 +194,6 @@ def _snippet(
             best = row
     line = _answering_line(best, passages, units, text_lines)
     return line, _around_matches(line_text(line), units)
-
-
-def _body_start(lines: list[str]) -> int:
-    """The first line (from 1) after the page's frontmatter; 1 when it has none, or none closed."""
-    if not lines or lines[0].strip().lstrip("\ufeff") != "---":
-        return 1
-    end = next((n for n in range(1, len(lines)) if lines[n].strip() in ("---", "...")), None)
-    return end + 2 if end is not None else 1
 
 
 # A Markdown table's rows, and the rule under its header row.
