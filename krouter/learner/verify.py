@@ -17,7 +17,7 @@ from krouter import config
 from krouter.routing.prices import states_amount
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
-from krouter.tokens.chinese import fallback_bigrams
+from krouter.tokens.chinese import fallback_bigrams, holds_word
 from krouter.tokens.japanese_korean import korean_words
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.scripts import HAS_HANGUL, char_bigrams, is_cjk
@@ -148,14 +148,12 @@ def shared_words(quote: str, question: str) -> list[str]:
 def _text_holds(terms: set[str], term: str) -> bool:
     # A CJK word the text does not hold as a word may hold it by its bigrams, as the router finds it
     # (a Korean or katakana word is always looked up so: pages index those scripts as bigrams).
-    if term in terms:
-        return True
-    grams = fallback_bigrams(term) if is_cjk(term) else []
-    if grams and all(gram in terms for gram in grams):
+    if holds_word(terms, term):
         return True
     # A Korean compound the text writes apart (인증서버: "인증 서버"), cut as the router cuts it.
     return (
-        bool(grams)
+        is_cjk(term)
+        and bool(fallback_bigrams(term))
         and HAS_HANGUL.search(term) is not None
         and bool(korean_words(term, lambda piece: all(g in terms for g in char_bigrams(piece))))
     )

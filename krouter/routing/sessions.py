@@ -16,7 +16,7 @@ from dataclasses import replace
 from krouter.errors import KRouterError
 from krouter.routing.receipt import Receipt
 from krouter.routing.tables import Tables
-from krouter.tokens.scripts import char_bigrams, is_cjk
+from krouter.tokens.chinese import holds_word
 from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
@@ -44,7 +44,7 @@ def not_only_asked(
     if held is None:
         return chosen
     words = [qt for wording in wordings for qt in query_terms(wording) if qt.term]
-    if not words or any(_holds(held, qt.term) for qt in words):
+    if not words or any(holds_word(held, qt.term) for qt in words):
         return chosen
     shown = ", ".join(dict.fromkeys(repr(qt.text) for qt in words))
     return refused(
@@ -79,14 +79,6 @@ def replied_terms(path: str, read: Callable[[str], str]) -> frozenset[str] | Non
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = found
     return found
-
-
-def _holds(terms: set[str], term: str) -> bool:
-    # A CJK word the replies do not hold as a word may hold it by its characters' bigrams, as pages do.
-    if term in terms:
-        return True
-    grams = char_bigrams(term) if is_cjk(term) and len(term) > 1 else []
-    return bool(grams) and all(g in terms for g in grams)
 
 
 def refused(receipt: Receipt, why: str) -> Receipt:

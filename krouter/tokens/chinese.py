@@ -15,7 +15,7 @@ from pathlib import Path
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokens.jieba_cut import Cutter
-from krouter.tokens.scripts import char_bigrams
+from krouter.tokens.scripts import char_bigrams, is_cjk
 from krouter.tokens.stopwords import CHINESE
 
 _jieba_lock = threading.Lock()
@@ -336,3 +336,12 @@ def _best_cut(
 def fallback_bigrams(word: str) -> list[str]:
     """Bigrams of a CJK query word the vault does not hold as a word (jieba may have cut it differently)."""
     return char_bigrams(word) if len(word) > 2 else []
+
+
+def holds_word(terms: set[str] | frozenset[str], term: str) -> bool:
+    """Whether a text's index ``terms`` hold a question's ``term``: as a word, or a CJK word by all of its
+    bigrams (pages index kana and Hangul runs as bigrams, and jieba may cut a Han word otherwise)."""
+    if term in terms:
+        return True
+    grams = fallback_bigrams(term) if is_cjk(term) else []
+    return bool(grams) and all(gram in terms for gram in grams)
