@@ -161,15 +161,10 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
                 chosen, agreeing if chosen.top is not None and chosen.top.path in agreed else bar
             )
         if len(pages) > 1:
-            # Two wordings of one question name different pages: one of them is a neighbour. Like a
-            # veto's, the refusal's confidence is none ("confidence 1.00" beside REFUSE would read as a
-            # contradiction); the reason keeps the words' best.
-            words = chosen.evidence.confidence
-            chosen.decision = "refuse"
-            chosen.evidence = replace(chosen.evidence, confidence=0.0)
-            chosen.reason = (
+            # Two wordings of one question name different pages: one of them is a neighbour.
+            return chosen.refused(
                 f"the wordings lead to different pages ({', '.join(pages)}): they do not agree on a page "
-                f"(the most confident wording's {words:.0%})"
+                f"(the most confident wording's {chosen.evidence.confidence:.0%})"
             )
         return chosen
     text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
@@ -200,13 +195,9 @@ def _at_bar(receipt: Receipt, needed: float) -> Receipt:
 def vetoed(chosen: Receipt, why: str) -> Receipt:
     """A phrasing's citation refused for what the question itself says (``why``: a name it holds that
     the cited page does not, ``elsewhere.names_against``); like a veto, its confidence is none."""
-    words = chosen.evidence.confidence
-    return replace(
-        chosen,
-        decision="refuse",
-        evidence=replace(chosen.evidence, confidence=0.0),
-        reason=f"the phrasing {chosen.phrasing!r} reaches {chosen.top.path if chosen.top else '?'}, but {why} "
-        f"(the phrasing's confidence {words:.0%})",
+    return chosen.refused(
+        f"the phrasing {chosen.phrasing!r} reaches {chosen.top.path if chosen.top else '?'}, but {why} "
+        f"(the phrasing's confidence {chosen.evidence.confidence:.0%})"
     )
 
 

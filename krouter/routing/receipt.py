@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from krouter.safe_text import visible
@@ -187,6 +187,13 @@ class Receipt:
     index: dict[str, object] = field(default_factory=dict)
     phrasing: str | None = None
     routes: list[Route] = field(default_factory=list)
+
+    def refused(self, reason: str) -> Receipt:
+        """This receipt with its citation refused for ``reason``. Like a veto's, the refusal's confidence is
+        none ("confidence 1.00" beside REFUSE would read as a contradiction); the reason says the words'."""
+        return replace(
+            self, decision="refuse", evidence=replace(self.evidence, confidence=0.0), reason=reason
+        )
 
     @property
     def cited(self) -> list[Citation]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from krouter.errors import KRouterError
 from krouter.routing.receipt import Receipt
@@ -47,10 +46,9 @@ def not_only_asked(
     if not words or any(holds_word(held, qt.term) for qt in words):
         return chosen
     shown = ", ".join(dict.fromkeys(repr(qt.text) for qt in words))
-    return refused(
-        chosen,
+    return chosen.refused(
         f"{top.path} is an imported agent session; none of its replies holds {shown}: the question's words "
-        "there are the user's own asking, not an answer",
+        f"there are the user's own asking, not an answer (the words' confidence {chosen.evidence.confidence:.0%})"
     )
 
 
@@ -79,15 +77,3 @@ def replied_terms(path: str, read: Callable[[str], str]) -> frozenset[str] | Non
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = found
     return found
-
-
-def refused(receipt: Receipt, why: str) -> Receipt:
-    """``receipt``'s citation refused for ``why``, its confidence none (as a veto's), the words' kept in
-    the reason."""
-    words = receipt.evidence.confidence
-    return replace(
-        receipt,
-        decision="refuse",
-        evidence=replace(receipt.evidence, confidence=0.0),
-        reason=f"{why} (the words' confidence {words:.0%})",
-    )
