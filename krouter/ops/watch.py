@@ -202,12 +202,9 @@ def watch_command(
         # one that takes the lease over later (its holder gone) starts answering then.
         def serve_once_leased(_stats: RefreshStats | None = None) -> None:
             nonlocal server
-            if server is None and watcher.leased:
-                from krouter.ops.ask_socket.server import AskServer
+            from krouter.ops.ask_socket.server import serving
 
-                server = AskServer(router.root, router.index.path, watcher)
-                if not server.start():
-                    server = None
+            server = serving(server, router.root, router.index.path, watcher)
 
         serve_once_leased()
         if not watcher.leased and watch_lease.supported():

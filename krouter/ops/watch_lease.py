@@ -24,7 +24,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.index.schema import file_identity
-from krouter.ops.ask_socket.protocol import LEASE_BEAT_S, LEASE_STALE_S
+from krouter.ops.ask_socket.protocol import LEASE_BEAT_S, beaten_lately
 
 try:
     import fcntl
@@ -157,13 +157,6 @@ def watched_clean(index_path: Path) -> bool:
         return False
     finally:
         os.close(fd)
-
-
-def beaten_lately(age: float) -> bool:
-    """Whether a lease last beaten ``age`` seconds ago is a running watcher's. One beaten "in the future"
-    (the clock stepped back while the watcher was stopped) is not: a running one beats it again within
-    LEASE_BEAT_S, by the clock as it is now."""
-    return -1.0 < age < LEASE_STALE_S
 
 
 def settings_stamp(identity: tuple[int, int, int] | None = None) -> str:

@@ -104,15 +104,11 @@ class VaultService:
         self._serve_asks()
 
     def _serve_asks(self) -> None:
-        """Holding the lease, this server also answers fresh `krouter ask` processes
-        (krouter.ops.ask_socket): from the start, or once its watcher took the lease over from a process
-        gone since (a review: it took the lease and answered none, nor could a restarted `krouter watch`)."""
-        if self._asks is not None or self._stop.is_set() or not self.watcher.leased:
-            return
-        from krouter.ops.ask_socket.server import AskServer
+        """Holding the lease, this server also answers fresh `krouter ask` processes (``serving``)."""
+        if not self._stop.is_set():
+            from krouter.ops.ask_socket.server import serving
 
-        asks = AskServer(self.root, self.index_path, self.watcher)
-        self._asks = asks if asks.start() else None
+            self._asks = serving(self._asks, self.root, self.index_path, self.watcher)
 
     def warm(self) -> None:
         """Load what every call needs (the page table of the index as it is now) before the first call."""

@@ -18,10 +18,10 @@ from krouter.ops.ask_socket.protocol import (
     CONNECT_TIMEOUT_S,
     HELLO,
     HELLO_TIMEOUT_S,
-    LEASE_STALE_S,
     MAX_REPLY,
     PROTOCOL,
     REPLY_TIMEOUT_S,
+    beaten_lately,
     code_id,
     default_index_path,
     peer_uid,
@@ -156,7 +156,7 @@ def ask_through_socket(args: list[str]) -> int | None:
         from krouter import config
 
         index = default_index_path(root)
-        if not -1.0 < _lease_age(Path(f"{index}.watch")) < LEASE_STALE_S:  # as watch_lease.beaten_lately
+        if not beaten_lately(_lease_age(Path(f"{index}.watch"))):
             return None  # the watcher is stopped (Ctrl-Z): its greeting would be waited for in vain
         path = socket_path(index)
         _own_socket(path)

@@ -52,6 +52,13 @@ def default_index_path(root: Path) -> Path:
     return config.cache_dir() / "indexes" / file_name(root.name, config.vault_id(root))
 
 
+def beaten_lately(age: float) -> bool:
+    """Whether a lease last beaten ``age`` seconds ago is a running watcher's. One beaten "in the future"
+    (the clock stepped back while the watcher was stopped) is not: a running one beats it again within
+    LEASE_BEAT_S, by the clock as it is now."""
+    return -1.0 < age < LEASE_STALE_S
+
+
 def code_id() -> str:
     """What identifies the code answering: the version and the newest change to the package's
     modules. A watcher started before an upgrade (or an edit of a checkout) answers no client."""

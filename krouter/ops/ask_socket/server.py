@@ -232,3 +232,16 @@ class AskServer:
             "exit": EXIT_REFUSED if receipt.decision == "refuse" else 0,
             "log": querylog.entry(receipt, self.root),
         }
+
+
+def serving(
+    server: AskServer | None, root: Path, index_path: Path, watcher: VaultWatcher
+) -> AskServer | None:
+    """``server``; or, while there is none and ``watcher`` holds the index's lease, a new one started
+    (None when it cannot listen). The process holding the lease answers fresh `krouter ask` processes,
+    from its start or once its watcher took the lease over from a process gone since (a review: a
+    `krouter watch` or `krouter mcp` that took it over answered none)."""
+    if server is not None or not watcher.leased:
+        return server
+    started = AskServer(root, index_path, watcher)
+    return started if started.start() else None
