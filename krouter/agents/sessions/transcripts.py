@@ -211,6 +211,8 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
         mtime = _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.UTC).date()
         # utf-8-sig: a byte-order mark made the first line "not JSON", and the first question was lost.
         handle = path.open("r", encoding="utf-8-sig", errors="replace")
+        # Read once for the file, not for every line that names no session.
+        fallback = file_session_id(path)
     except OSError as exc:
         problems.append(f"{path}: cannot read: {exc.strerror or exc}")
         return True
@@ -230,7 +232,7 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             if not isinstance(obj, dict):
                 problems.append(f"{where}: not a JSON object")
                 continue
-            parsed = _parse_line(obj, path)
+            parsed = _parse_line(obj, path, fallback)
             # Bookkeeping lines of a known agent (Claude Code's summaries, Codex's session header)
             # still show the file is a transcript, even when they hold no turn.
             known = known or not isinstance(parsed, str) or any(key in obj for key in _KNOWN_KEYS)
@@ -242,7 +244,7 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             session = sessions.get(sid)
             if session is None:
                 session = sessions[sid] = Session(sid, fmt, fallback_date=mtime)
-                if sid == file_session_id(path):
+                if sid == fallback:
                     session.legacy_id = path.stem
             line_id = obj.get("uuid")
             if isinstance(line_id, str):
@@ -288,8 +290,11 @@ def _codex_line(
     return path.stem, "codex", role, text, _timestamp(obj.get("timestamp"))
 
 
-def _parse_line(obj: dict[str, object], path: Path) -> tuple[str, str, str, str, _dt.datetime | None] | str:
-    """(session id, format, role, text, timestamp), or a reason to skip ("" for silent noise)."""
+def _parse_line(
+    obj: dict[str, object], path: Path, fallback: str
+) -> tuple[str, str, str, str, _dt.datetime | None] | str:
+    """(session id, format, role, text, timestamp), or a reason to skip ("" for silent noise).
+    ``fallback``: the session id of a line that names none (``file_session_id``)."""
     message = obj.get("message")
     payload = obj.get("payload")
     if isinstance(payload, dict) and "type" in obj:
@@ -305,7 +310,7 @@ def _parse_line(obj: dict[str, object], path: Path) -> tuple[str, str, str, str,
         role = _ROLES.get(str(message.get("role") or obj.get("type")).lower())
         if role is None:
             return ""
-        sid = obj.get("sessionId") or file_session_id(path)
+        sid = obj.get("sessionId") or fallback
         return (
             str(sid),
             "claude-code",
@@ -321,7 +326,7 @@ def _parse_line(obj: dict[str, object], path: Path) -> tuple[str, str, str, str,
     role = _ROLES.get(raw_role.lower())
     if role is None:
         return ""  # system prompts and tool messages are not conversation
-    sid = obj.get("session_id") or obj.get("sessionId") or obj.get("conversation_id") or file_session_id(path)
+    sid = obj.get("session_id") or obj.get("sessionId") or obj.get("conversation_id") or fallback
     if not isinstance(sid, (str, int)):
         return "session_id is not a string"
     ts = _timestamp(obj.get("timestamp") or obj.get("created_at") or obj.get("time"))
