@@ -40,6 +40,23 @@ def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
+def table_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The generation of every page table a Router loads (or patches), in order (the real load runs)."""
+    from krouter.routing import router as router_module
+
+    seen: list[int] = []
+    real = router_module.load_tables
+
+    def counted(index: object, folders: list[str], previous: object = None) -> object:
+        loaded = real(index, folders, previous)  # type: ignore[arg-type]
+        seen.append(loaded.generation)
+        return loaded
+
+    monkeypatch.setattr(router_module, "load_tables", counted)
+    return seen
+
+
+@pytest.fixture
 def teaching_writes_at_once() -> None:
     """``pending_triggers = "none"``: an agent's verified pick is written at once, as before pending
     triggers (D50), for the tests of the write path itself; ``test_teach_pending`` tests the hold."""

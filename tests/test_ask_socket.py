@@ -478,21 +478,11 @@ def test_a_running_mcp_server_answers_asks_too(vault: Path, tmp_path: Path) -> N
 
 
 def test_an_idle_socket_loads_the_page_table_the_watcher_s_refresh_made(
-    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    vault: Path, capsys: pytest.CaptureFixture[str], table_loads: list[int]
 ) -> None:
     """A fresh `krouter ask` after an edit, `krouter watch` running, paid the page table's reload (65-71
     ms against 28-31 for any ask at 10k pages): the socket's thread loads it while idle now."""
-    from krouter.routing import router as router_module
-
-    loads: list[int] = []
-    real = router_module.load_tables
-
-    def counted(index: object, folders: list[str], previous: object = None) -> object:
-        loaded = real(index, folders, previous)  # type: ignore[arg-type]
-        loads.append(loaded.generation)
-        return loaded
-
-    monkeypatch.setattr(router_module, "load_tables", counted)
+    loads = table_loads
     with watched_socket(vault) as (router, watcher):
         assert client(capsys, "which database do we use", "--vault", str(vault))[0] == 0
         before = list(loads)

@@ -227,22 +227,12 @@ def test_an_ignore_pattern_added_to_config_toml_takes_effect_while_the_watcher_r
 
 
 def test_the_refresher_loads_the_new_page_table_before_the_next_call(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, table_loads: list[int]
 ) -> None:
     """The fair perf bench: after an edit the watcher reported, the next call paid the page table's
     reload (27-44 ms at 10k pages; 43 ms for the call against 5 for any other). The refresher loads it
     between calls now: no call runs between the edit and the load below."""
-    from krouter.routing import router as router_module
-
-    loads: list[int] = []
-    real = router_module.load_tables
-
-    def counted(index: Index, folders: list[str], previous: object = None) -> object:
-        loaded = real(index, folders, previous)  # type: ignore[arg-type]
-        loads.append(loaded.generation)
-        return loaded
-
-    monkeypatch.setattr(router_module, "load_tables", counted)
+    loads = table_loads
     service = start(vault, rescan=3600)
     try:
         assert cited(service, "which database do we use") == "Decisions/Primary database.md"
