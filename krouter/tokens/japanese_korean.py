@@ -47,6 +47,8 @@ _KO_GRAMMAR = frozenset(
     없는지 줘 줘요 줘야 주나요 주는 주면 주세요 주죠 알아요 아나요 알려 알려줘 알려주세요 못 거 것 전에
     후에""".split()
 )
+# What a question word may be and still name nothing the question is about.
+_KO_NOT_CONTENT = _KO_ASKING | _KO_GRAMMAR
 # Endings no noun ends in: cut even from a longer word the vault writes with them.
 _KO_NEVER_A_WORD_END = frozenset(e for e in _KO_ENDINGS if len(e) > 1) | {"은", "는", "을", "를"}
 # What turns a noun into a verb (사용 + 하 + 나요, 실행 + 되 + 나요): cut too, so the noun is what is looked for.
@@ -60,7 +62,7 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     as bigrams, 타임아웃 weighed three words against the one word 로그 the page lacked, and "the log
     server's timeout" was cited on the payment server's page (a cold review)."""
     holds = known or _holds_nothing
-    if run in _KO_ASKING or run in _KO_ENDINGS or run in _KO_GRAMMAR:
+    if run in _KO_NOT_CONTENT or run in _KO_ENDINGS:
         return []  # a question word, or a particle alone (API의, after a Latin word)
     whole = all(holds(g) for g in char_bigrams(run))
     stem = run
@@ -78,7 +80,7 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     # word's; most Korean nouns are two syllables.)
     if whole and (stem == run or (len(stem) != 2 and run[len(stem) :] not in _KO_NEVER_A_WORD_END)):
         return [run]
-    if stem in _KO_ASKING or stem in _KO_GRAMMAR:
+    if stem in _KO_NOT_CONTENT:
         return []
     if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
         stem = stem[:-1]
