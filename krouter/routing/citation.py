@@ -14,7 +14,7 @@ from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
 from krouter.tokens.terms import word_text
-from krouter.vault.page import file_lines, split_frontmatter
+from krouter.vault.page import body_start, file_lines
 
 SNIPPET_CHARS = 240
 # The matches of one term weighed for a line's snippet window: enough for any real line, and a bound on
@@ -175,7 +175,10 @@ def _snippet(
     # broken, a rule) never stands for the page while another one holds a word. On a tie, the body's
     # passages beat the frontmatter's other fields: a page found by its title showed "source: ~/x.jsonl"
     # or "owner: alice@example.com" as the line that answers (a cold review).
-    body = split_frontmatter(reads.text(path).removeprefix("\ufeff"))[2]
+    lines = text_lines
+    if lines and lines[0].startswith("\ufeff"):  # the index read the page without its byte-order mark
+        lines = [lines[0][1:], *lines[1:]]
+    body = body_start(lines)
 
     def rank(p: HeldPassage) -> tuple[float, bool, bool, bool, int]:
         first = line_text(p[0])

@@ -184,12 +184,18 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """(frontmatter text or None, body, 1-based line where the body starts): only a ``---`` fence on
     the very first line opens frontmatter, so a ``---`` rule inside the body is left alone."""
     lines = file_lines(text, keepends=True)
-    if not lines or not _FENCE.match(lines[0].rstrip("\n")):
+    start = body_start(lines)
+    if start == 1:
         return None, text, 1
-    for i in range(1, len(lines)):
-        if _FENCE.match(lines[i].rstrip("\n")):
-            return "".join(lines[1:i]), "".join(lines[i + 1 :]), i + 2
-    return None, text, 1
+    return "".join(lines[1 : start - 2]), "".join(lines[start - 1 :]), start
+
+
+def body_start(lines: list[str]) -> int:
+    """The 1-based line where the body of a page cut into ``lines`` (``file_lines``) starts: after
+    frontmatter opened by a ``---`` fence on the very first line and closed by another; 1 without."""
+    if not lines or not _FENCE.match(lines[0].rstrip("\n")):
+        return 1
+    return next((i + 2 for i in range(1, len(lines)) if _FENCE.match(lines[i].rstrip("\n"))), 1)
 
 
 def _unclosed_fence(text: str) -> str | None:
