@@ -10,7 +10,8 @@ import re
 import zlib
 from dataclasses import dataclass
 
-from krouter.vault.page import Page, file_lines
+from krouter.vault.page import Page
+from krouter.vault.page_lines import file_lines
 
 # A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
 # turn, so "key terms in one passage" means one fact, not one page.

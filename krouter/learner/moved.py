@@ -14,7 +14,8 @@ from pathlib import Path, PurePosixPath
 from krouter.learner import page_edit
 from krouter.learner.journal import digest, journal_entries
 from krouter.vault.files import read_page_bytes, walk
-from krouter.vault.page import parse_page, split_frontmatter
+from krouter.vault.page import parse_page
+from krouter.vault.page_lines import split_frontmatter
 
 # What a journal entry records of its page (``identity``); entries written before lack them.
 IDENTITY_FIELDS = ("page_title", "body_sha256")

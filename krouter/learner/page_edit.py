@@ -18,7 +18,8 @@ from frontmatter.default_handlers import YAMLHandler
 from krouter.errors import KRouterError
 from krouter.tokens.terms import normalize
 from krouter.vault.fields import field_key
-from krouter.vault.page import parse_page, split_frontmatter
+from krouter.vault.page import parse_page
+from krouter.vault.page_lines import split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200

@@ -14,7 +14,7 @@ from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
 from krouter.tokens.terms import word_text
-from krouter.vault.page import body_start, file_lines
+from krouter.vault.page_lines import body_start, file_lines
 
 SNIPPET_CHARS = 240
 # The matches of one term weighed for a line's snippet window: enough for any real line, and a bound on

@@ -60,7 +60,7 @@ PROMISE_REPLACEMENT = frozenset(
     {"superseded", "superceded", "replaced", "已替代", "已取代", "已被取代", "已被替代"}
 )
 _HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), key=len, reverse=True))
-# Where a line ends, as editors count lines (vault.page.file_lines): \n, \r\n or a lone \r.
+# Where a line ends, as editors count lines (vault.page_lines.file_lines): \n, \r\n or a lone \r.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STATUS_WORD = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")

@@ -28,6 +28,7 @@ from krouter.vault.fields import (
     top_fields,
 )
 from krouter.vault.links import split_links
+from krouter.vault.page_lines import FENCE, split_frontmatter
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
 
 
@@ -76,8 +77,6 @@ def _yaml() -> tuple[Callable[[str], object], Any]:
 
 
 MAX_FRONTMATTER_CHARS = 256 * 1024
-# Full-width hyphens (U+FF0D, typed with a Chinese input method on) fence frontmatter too.
-_FENCE = re.compile(r"^[-\uff0d]{3,}[ \t]*\r?$")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 
@@ -169,40 +168,11 @@ def _normalise(value: object, depth: int = 0) -> object:
     return value
 
 
-# A line ends at \n, \r\n or a lone \r, as editors and grep count them; str.splitlines also breaks at
-# U+2028, U+0085, form feeds and \x1c-\x1e, which put every later line number of a receipt off.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def file_lines(text: str, keepends: bool = False) -> list[str]:
-    """``text`` cut into lines where an editor cuts it (see ``_LINE``), like ``str.splitlines``."""
-    lines = _LINE.findall(text)
-    return lines if keepends else [line.rstrip("\r\n") for line in lines]
-
-
-def split_frontmatter(text: str) -> tuple[str | None, str, int]:
-    """(frontmatter text or None, body, 1-based line where the body starts): only a ``---`` fence on
-    the very first line opens frontmatter, so a ``---`` rule inside the body is left alone."""
-    lines = file_lines(text, keepends=True)
-    start = body_start(lines)
-    if start == 1:
-        return None, text, 1
-    return "".join(lines[1 : start - 2]), "".join(lines[start - 1 :]), start
-
-
-def body_start(lines: list[str]) -> int:
-    """The 1-based line where the body of a page cut into ``lines`` (``file_lines``) starts: after
-    frontmatter opened by a ``---`` fence on the very first line and closed by another; 1 without."""
-    if not lines or not _FENCE.match(lines[0].rstrip("\n")):
-        return 1
-    return next((i + 2 for i in range(1, len(lines)) if _FENCE.match(lines[i].rstrip("\n"))), 1)
-
-
 def _unclosed_fence(text: str) -> str | None:
     """The lines after an opening ``---`` that no fence closes, up to a blank line, when one is a field
     KRouter reads (title, status, a replacement link); None otherwise: a page may open with a rule."""
     lines = text.splitlines() if text.startswith("---") else []
-    head = list(itertools.takewhile(str.strip, lines[1:])) if lines and _FENCE.match(lines[0]) else []
+    head = list(itertools.takewhile(str.strip, lines[1:])) if lines and FENCE.match(lines[0]) else []
     if not any((m := _TOP_FIELD.match(line)) and field_key(m.group(1)) in _SALVAGED for line in head):
         return None
     return "\n".join(head)
@@ -215,7 +185,7 @@ def _closed_by_dots(text: str) -> tuple[int, str] | None:
     """(its 1-based line, the lines before it) when the ``---`` opening the page is closed by ``...``
     and some line between them is a field; None otherwise."""
     lines = text.splitlines()
-    if not lines or not _FENCE.match(lines[0]):
+    if not lines or not FENCE.match(lines[0]):
         return None
     end = next((i for i, line in enumerate(lines[1:], 1) if _DOTS.match(line)), None)
     if end is None or not any(_TOP_FIELD.match(line) for line in lines[1:end]):

@@ -17,7 +17,7 @@ from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
-from krouter.vault.page import file_lines
+from krouter.vault.page_lines import file_lines
 
 # How many of a refusal's closest pages next_step names for the agent to read.
 READ_CLOSEST = 3

@@ -10,7 +10,8 @@ from krouter.ops.check.report import Finding
 from krouter.routing.replacements import SPLIT, Link, Replacements
 from krouter.vault.fields import PROMISE_REPLACEMENT
 from krouter.vault.links import LinkResolver
-from krouter.vault.page import Page, file_lines
+from krouter.vault.page import Page
+from krouter.vault.page_lines import file_lines
 
 
 def replacement_graph(

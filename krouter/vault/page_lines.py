@@ -1,0 +1,39 @@
+"""A page's text as lines, cut where an editor cuts them, and where its frontmatter ends: one rule for
+the index (`krouter.vault.page`), the learner's edits and the line a receipt cites.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Full-width hyphens (U+FF0D, typed with a Chinese input method on) fence frontmatter too.
+FENCE = re.compile(r"^[-\uff0d]{3,}[ \t]*\r?$")
+
+
+# A line ends at \n, \r\n or a lone \r, as editors and grep count them; str.splitlines also breaks at
+# U+2028, U+0085, form feeds and \x1c-\x1e, which put every later line number of a receipt off.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def file_lines(text: str, keepends: bool = False) -> list[str]:
+    """``text`` cut into lines where an editor cuts it (see ``_LINE``), like ``str.splitlines``."""
+    lines = _LINE.findall(text)
+    return lines if keepends else [line.rstrip("\r\n") for line in lines]
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """(frontmatter text or None, body, 1-based line where the body starts): only a ``---`` fence on
+    the very first line opens frontmatter, so a ``---`` rule inside the body is left alone."""
+    lines = file_lines(text, keepends=True)
+    start = body_start(lines)
+    if start == 1:
+        return None, text, 1
+    return "".join(lines[1 : start - 2]), "".join(lines[start - 1 :]), start
+
+
+def body_start(lines: list[str]) -> int:
+    """The 1-based line where the body of a page cut into ``lines`` (``file_lines``) starts: after
+    frontmatter opened by a ``---`` fence on the very first line and closed by another; 1 without."""
+    if not lines or not FENCE.match(lines[0].rstrip("\n")):
+        return 1
+    return next((i + 2 for i in range(1, len(lines)) if FENCE.match(lines[i].rstrip("\n"))), 1)
