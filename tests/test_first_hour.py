@@ -314,7 +314,7 @@ def _cited(vault: Path, question: str) -> list[str]:
 def test_krouterignore_keeps_folders_and_files_out(notes: Path) -> None:
     (notes / "Templates").mkdir()
     (notes / "Templates" / "Pager template.md").write_text(
-        "# {{title}}\n\nThe pager rotation is {{weekly}}.\n", encoding="utf-8"
+        "# Pager template\n\nThe pager rotation is weekly.\n", encoding="utf-8"
     )
     (notes / "Ops" / "Pager.draft.md").write_text(
         "# Pager draft\n\nPager rotation draft.\n", encoding="utf-8"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from krouter.vault.page import Page
 from krouter.vault.page_lines import file_lines
+from krouter.vault.templates import query_block_lines
 
 # A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
 # turn, so "key terms in one passage" means one fact, not one page.
@@ -27,12 +28,15 @@ class Passage:
 
 
 def split_passages(page: Page) -> list[tuple[int, str]]:
-    """Cut a page into passages: (1-based file line, text), its other frontmatter fields first."""
+    """Cut a page into passages: (1-based file line, text), its other frontmatter fields first. A query
+    block (``vault.templates``) is no passage: it states nothing."""
     out: list[tuple[int, list[str]]] = []
     current: list[str] | None = None
-    for i, line in enumerate(file_lines(page.body)):
+    lines = file_lines(page.body)
+    queries = query_block_lines(lines)
+    for i, line in enumerate(lines):
         lineno = page.body_line + i
-        if not line.strip():
+        if i in queries or not line.strip():
             current = None
             continue
         if current is None or _PASSAGE_START.match(line):

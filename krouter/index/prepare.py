@@ -27,6 +27,7 @@ from krouter.index.passages import ZLEVEL, split_passages
 from krouter.tokens.terms import index_terms, length_of, query_terms
 from krouter.vault.files import FileStat, PageTooLarge, content_hash, read_page_bytes
 from krouter.vault.page import Page, Problem, decode, parse_page
+from krouter.vault.templates import template_message
 
 # Worker processes pay only past this many pages to read: forking and a worker's first Chinese page
 # (which loads jieba's dictionary in it) cost tens to hundreds of milliseconds.
@@ -159,7 +160,10 @@ def prepare_page(root: Path, fs: FileStat, stored_hash: str = "") -> Prepared:
     text = decode(fs.path, data)
     if isinstance(text, Problem):
         return Prepared(fs, digest, text, None, None)
-    row, postings = page_row(parse_page(fs.path, text), fs, digest)
+    page = parse_page(fs.path, text)
+    if page.template:
+        return Prepared(fs, digest, Problem(fs.path, "template", template_message(page.template)), None, None)
+    row, postings = page_row(page, fs, digest)
     return Prepared(fs, digest, None, row, postings)
 
 

@@ -22,8 +22,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 8: other frontmatter fields as passages, numbers as written, and tokenizer 21's later kanji singles,
 # so that no index built between those commits is kept; 9: statuses, replacement links and aliases
 # written in the body, as Logseq properties or an ADR's status section; dates and nested maps of other
-# frontmatter fields as passages).
-SCHEMA_VERSION = "9"
+# frontmatter fields as passages; 10: template pages left out, query blocks no passages).
+SCHEMA_VERSION = "10"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

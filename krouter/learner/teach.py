@@ -245,6 +245,10 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     if note:
         return f"{note}: teach the current page"
     receipt = router.decide(question, lexical_only=True)
+    # A page the index leaves out (a template) would hold a trigger that never recalls it.
+    left_out = next((p for p in router.index.problems() if p.path == rel), None)
+    if left_out is not None:
+        return f"{rel}: {left_out.message}"
     top = receipt.top
     if top is not None and top.path == rel:
         return f"KRouter already cites {rel} for this question: nothing to teach"

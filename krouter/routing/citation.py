@@ -15,6 +15,7 @@ from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
 from krouter.tokens.terms import word_text
 from krouter.vault.page_lines import body_start, file_lines
+from krouter.vault.templates import query_block_lines
 
 SNIPPET_CHARS = 240
 # The matches of one term weighed for a line's snippet window: enough for any real line, and a bound on
@@ -268,6 +269,10 @@ def _answering_line(
     first = best[0]
     following = [p[0] for p in passages if p[0] > first]
     end = min(following) if following else len(text_lines) + 1
+    # The passage itself ends at a blank line or a query block, as ``split_passages`` cut it: a
+    # dataview query after an index page's heading is no answering line.
+    queries = query_block_lines(text_lines)
+    end = next((n for n in range(first + 1, end) if n - 1 in queries or not text_lines[n - 1].strip()), end)
     rows = [line.strip() for line in text_lines[first - 1 : end - 1]]
     block = word_text("\n".join(rows))
     plain_rows = block.split("\n")

@@ -29,6 +29,7 @@ from krouter.vault.fields import (
 )
 from krouter.vault.links import split_links
 from krouter.vault.page_lines import FENCE, split_frontmatter
+from krouter.vault.templates import template_mark
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
 
 
@@ -107,6 +108,8 @@ class Page:
     yaml_error: str | None = None
     # Its other fields as (file line, "key: value") lines, indexed with the body (``fields.properties``).
     properties: list[tuple[int, str]] = field(default_factory=list)
+    # The placeholder that shows the page is a template (``vault.templates``): never indexed nor cited.
+    template: str | None = None
 
     @property
     def replaced(self) -> bool:
@@ -287,6 +290,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         meta=meta,
         yaml_error=error,
         properties=props,
+        template=template_mark(fm_text, title, body),
     )
 
 

@@ -29,6 +29,7 @@ from krouter.ops.check.report import KIND_ORDER, CheckReport, Finding
 from krouter.ops.check.similar import NEAR_DUP_DISTANCE, duplicate_titles, near_duplicates
 from krouter.vault.files import PageTooLarge, check_vault, read_page_bytes, walk
 from krouter.vault.page import Page, Problem, decode, parse_page
+from krouter.vault.templates import template_message
 
 
 def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport:
@@ -57,6 +58,10 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
             not_read[fs.path] = "is not a page KRouter reads (not UTF-8)"
             continue
         page = parse_page(fs.path, text)
+        if page.template:
+            findings.append(Finding("template", fs.path, template_message(page.template)))
+            not_read[fs.path] = "is a template, which KRouter does not index"
+            continue
         pages[fs.path] = page
         if page.yaml_error:
             # Broken YAML: the whole file is searched as text. Otherwise (a list or a string for

@@ -17,6 +17,7 @@ NOTICE_KINDS = frozenset(
         "hardlink",
         "leftover_tmp",
         "unresolved_wikilink",
+        "template",
     }
 )
 
@@ -40,6 +41,7 @@ KIND_ORDER = (
     "symlink",
     "hardlink",
     "leftover_tmp",
+    "template",
     "trigger_on_replaced",
     "duplicate_title",
     "near_duplicate",

@@ -1,0 +1,89 @@
+"""What of a vault is scaffolding rather than notes: template pages, and query blocks inside pages.
+
+A template page (Obsidian's core Templates plugin, Templater, QuickAdd) is headings and prompts around
+placeholders: "What we chose, and the version or region." under ``# {{title}}`` was cited, at full
+confidence, for "which version of the database" and "what region did we choose". Obsidian's settings
+name the template folder when the plugin was set up in that vault (``vault/ignore.py``); a folder of
+templates copied in by hand, or kept after the plugin was switched off, has no such setting, so a page
+is also known by what it holds.
+
+A query block (```dataview, ```query, ```tasks, ```base) asks Obsidian to list other pages when
+it renders; its words are field and folder names ("TABLE status, date FROM Decisions"), not
+statements, and they made an index page the answer to "what date did we decide on the database".
+"""
+
+from __future__ import annotations
+
+import re
+
+# Obsidian's core placeholders ({{title}}, {{date}}, {{time}}, each with an optional :format) and
+# QuickAdd's, which it writes in capitals ({{DATE:YYYY}}, {{VALUE}}, {{NAME}}, {{LINKCURRENT}}):
+# lower-case {{name}} or {{value}} are what Handlebars or Jinja documentation shows, not a template.
+_PLACEHOLDER = re.compile(
+    r"\{\{\s*(?:title|date|time|TITLE|DATE|TIME|VALUE|NAME|LINKCURRENT)(?::[^{}\n]*)?\s*\}\}"
+)
+# A Templater command: <% tp.date.now() %>, <%* tR += … %>, <%_ … _%>. Unmistakable wherever it stands.
+_TEMPLATER = re.compile(r"<%[*_-]?[^%\n]*?(?:\btp\.|\btR\b)[^\n]*?%>|<%\*")
+# A placeholder in a page's frontmatter or title is the template's own: a real note's title is text.
+# In the body one could be a note quoting a template in passing; two are a template.
+BODY_PLACEHOLDERS = 2
+
+QUERY_LANGUAGES = frozenset({"dataview", "dataviewjs", "query", "tasks", "base"})
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
+_INLINE_CODE = re.compile(r"(`+)[^`\n]+?\1")
+
+
+def template_mark(frontmatter: str | None, title: str, body: str) -> str | None:
+    """The placeholder that shows a page is a template, or None when it is a page of notes. Code
+    (fenced blocks, `inline spans`) is not read: a note about templates shows their syntax there."""
+    if not any("{{" in text or "<%" in text for text in (frontmatter or "", title, body)):
+        return None  # most pages: no regular expression run
+    lines = body.splitlines()
+    fenced = {i for first, last, _info in _fenced_blocks(lines) for i in range(first, last + 1)}
+    prose = _INLINE_CODE.sub(" ", "\n".join(x for i, x in enumerate(lines) if i not in fenced))
+    command = _TEMPLATER.search(prose) or _TEMPLATER.search(frontmatter or "")
+    if command:
+        return command.group(0)
+    for text in (frontmatter or "", title):
+        if m := _PLACEHOLDER.search(text):
+            return m.group(0)
+    found = _PLACEHOLDER.findall(prose)
+    return found[0] if len(found) >= BODY_PLACEHOLDERS else None
+
+
+def template_message(mark: str) -> str:
+    """What ``check`` and the index say of a template page."""
+    return (
+        f"a template (it holds {mark}): not indexed, so it never answers a question; "
+        "put its folder in .krouterignore to leave it out quietly"
+    )
+
+
+def query_block_lines(lines: list[str]) -> set[int]:
+    """The 0-based numbers of the lines that belong to a query block, its fences included."""
+    if not any(x.lstrip().startswith(("```", "~~~")) for x in lines):
+        return set()
+    return {
+        i
+        for first, last, info in _fenced_blocks(lines)
+        if info.lower() in QUERY_LANGUAGES
+        for i in range(first, last + 1)
+    }
+
+
+def _fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, info word) of each fenced code block, 0-based; a block never closed
+    runs to the end, as Obsidian renders it."""
+    out: list[tuple[int, int, str]] = []
+    fence, start, info = "", 0, ""
+    for i, line in enumerate(lines):
+        m = _FENCE_OPEN.match(line)
+        if not fence:
+            if m:
+                fence, start, info = m.group(1), i, m.group(2)
+        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2):
+            out.append((start, i, info))
+            fence = ""
+    if fence:
+        out.append((start, len(lines) - 1, info))
+    return out
