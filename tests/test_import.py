@@ -539,6 +539,12 @@ def test_sessions_go_in_an_input_folder_or_the_import_says_they_will_be_cited_as
             False,
         ),
         ("The search API timeout is 5 seconds, set in config/search.yaml.", True),
+        # A reply that names what it looked for and did not find answers nothing (D103's open case).
+        ("I couldn\u2019t find the search API timeout anywhere in this repo.", False),
+        ("The search API timeout is not documented anywhere; ask the team.", False),
+        ("我没找到 search API 的 timeout 配置。", False),
+        # ... unless another clause of it answers.
+        ("I couldn't find a flag for it, but the search API timeout is hard-coded to 5 s.", True),
     ],
 )
 def test_a_question_asked_in_an_imported_session_is_not_its_own_answer(

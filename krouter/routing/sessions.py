@@ -25,6 +25,22 @@ _TURN = re.compile(r"^\*\*(User|Assistant)\*\*: ?", re.M)
 # What import writes for a tool call or a shell command (agents/sessions/transcripts.py): the agent's
 # search, not its reply.
 _TOOL_LINE = re.compile(r"\((?:tool|shell): [^\n]*\)")
+# A reply's clauses: sentences, and the halves of one that turns on "but" ("I couldn't find a flag for
+# it, but the timeout is hard-coded to 5 s": the second half answers).
+_CLAUSE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]|,?\s+(?:but|however|though)\b,?|但是|不过|可是")
+# A clause that reports finding nothing: "I could not find the search API timeout" repeats the words it
+# looked for, and answers nothing. The ways a reply says so, in English and Chinese: a closed class.
+_FOUND_NOTHING = re.compile(
+    r"\b(?:could(?:n't| not)|can(?:'t|not)|did(?:n't| not)|was(?:n't| not) able to|unable to|"
+    r"fail(?:ed)? to)\s+(?:find|locate|spot|see)\b"
+    r"|\bno (?:mention|results?|records?|information|info|trace|references?)\b"
+    r"|\b(?:is|are|was|were|isn't|aren't|wasn't|weren't)\s+(?:not\s+)?(?:mentioned|documented|specified|"
+    r"defined|recorded) (?:anywhere|nowhere)\b|\bnot (?:mentioned|documented|specified|defined|recorded)\b"
+    r"|\b(?:does|do|did)(?:n't| not) (?:mention|say|specify|state|document)\b"
+    r"|\bnothing (?:about|on|turned up|came up|was found)\b|\bi (?:don't|do not) know\b|\bnot sure\b"
+    r"|没(?:有|能)?(?:找到|查到|提到|提及)|找不到|查不到|未(?:找到|查到|提及|提到)|不知道|不确定"
+    r"|没有(?:相关|任何)?(?:的)?(?:信息|资料|记录|说明)"
+)
 
 
 def not_only_asked(
@@ -58,10 +74,15 @@ _KEPT: dict[tuple[str, int, int], frozenset[str] | None] = {}
 _KEPT_MAX = 64
 
 
+def _found_nothing(clause: str) -> bool:
+    return _FOUND_NOTHING.search(clause.casefold()) is not None
+
+
 def replied_terms(path: str, read: Callable[[str], str]) -> frozenset[str] | None:
     """The terms of the assistant's turns of the imported agent session at ``path``, tool and shell lines
     left out (an agent searches with the question's words: "(tool: Grep: sentry sampling rate)" is no
-    answer); None when the page is no imported session."""
+    answer), and so are the clauses that say it found nothing; None when the page is no imported
+    session."""
     text = read(path)
     key = (path, len(text), hash(text))
     if key in _KEPT:
@@ -72,7 +93,10 @@ def replied_terms(path: str, read: Callable[[str], str]) -> frozenset[str] | Non
         turns = _TURN.split(page.body)
         # split gives [before, role, text, role, text, ...]
         replies = [said for role, said in zip(turns[1::2], turns[2::2], strict=True) if role == "Assistant"]
-        found = frozenset(index_terms(_TOOL_LINE.sub(" ", "\n".join(replies))))
+        said = _TOOL_LINE.sub(" ", "\n".join(replies)).replace("\u2019", "'")
+        found = frozenset(
+            index_terms("\n".join(c for c in _CLAUSE.split(said) if c and not _found_nothing(c)))
+        )
     if len(_KEPT) >= _KEPT_MAX:
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = found
