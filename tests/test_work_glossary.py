@@ -161,19 +161,3 @@ def test_an_unreadable_glossary_leaves_the_dictionary_whole(
         assert bilingual.to_english("作业")[0] != (("job",), "job")
     finally:
         bilingual.to_english.cache_clear()
-
-
-def test_the_uk_is_reached_both_ways(tmp_path: Path) -> None:
-    """CC-CEDICT gives 英国 no usable sense (its name runs into a cross-reference: "United Kingdom
-    聯合王國|联合王国[...]"), and "uk" only its slang; notes write "UK" and 英国 for the same market."""
-    zh = _ask(
-        tmp_path / "a",
-        "Pricing/UK stockists.md",
-        "# UK stockists\n\nUK stockists place a first order of at least £600.\n",
-        "英国零售店第一单最少多少",
-    )
-    assert zh.closest is not None and zh.closest.path == "Pricing/UK stockists.md"
-    assert "英国→uk" in zh.closest.matched
-    en = _ask(tmp_path / "b", "市场/英国.md", "# 英国市场\n\n英国经销商首单不少于 600 英镑。\n", "UK stockist first order")
-    assert en.closest is not None and en.closest.path == "市场/英国.md"
-    assert "uk→英国" in en.closest.matched
