@@ -371,3 +371,30 @@ def test_an_argument_the_tool_does_not_take_is_refused_by_name(vault: Path) -> N
     assert text_of(got["missing"]).startswith("krouter_read refused: 'path' is required; nothing was done.")
     assert "pydantic" not in text_of(got["kind"]) + text_of(got["missing"])
     assert structured(got["fine"])["decision"] == "cite"
+
+
+def test_a_refusal_names_the_languages_of_the_notes_no_wording_was_in(tmp_path: Path) -> None:
+    """An agent cannot know the notes' language, and "if the notes are in another language, ask again
+    with a translation" left it guessing: a refusal says which languages the pages are written in that
+    none of its wordings is, with their share of the pages (replaced pages not counted)."""
+    root = tmp_path / "bilingual"
+    pages = {
+        "Office.md": "# Office\n\nThe office opens at nine.\n",
+        "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
+        "Backups.md": "# Backups\n\nBackups run nightly.\n",
+        "Old office.md": "---\nstatus: superseded\nsuperseded_by: Office\n---\n# Old office\n\nEight.\n",
+        "值班.md": "# 值班安排\n\n每人值班一周。\n",
+    }
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Router(root) as router:
+        english = ask_result(router, "what is the parking fee", 5)
+        chinese = ask_result(router, "停车费多少钱", 5)
+        both = ask_result(router, "what is the parking fee", 5, also=["停车费多少钱"])
+    assert "about 25% are in Chinese: ask again with a translation into it" in english["next_step"]
+    assert "about 75% are in English or another Latin-script language" in chinese["next_step"]
+    assert "translation" not in both["next_step"]
+    (root / "值班.md").unlink()
+    with Router(root) as router:
+        assert "translation" not in ask_result(router, "what is the parking fee", 5)["next_step"]

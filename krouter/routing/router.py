@@ -239,6 +239,11 @@ class Router:
         rather than on the first question."""
         self._load_tables()
 
+    def writings(self) -> dict[str, float]:
+        """The share of the vault's current pages written in each language, largest first
+        (``Tables.writings``): what a refusal tells an agent to translate its question into."""
+        return self._load_tables().writings()
+
     def _load_tables(self) -> Tables:
         settings = _stamp(config.config_path())
         if settings != self._settings:

@@ -7,7 +7,7 @@ term per page, clipped pages, and which scripts the vault holds.
 from __future__ import annotations
 
 from array import array
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +17,7 @@ from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
 from krouter.tokens.compounds import CLOSED
+from krouter.tokens.scripts import writing
 from krouter.tokens.terms import word_text
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
@@ -73,6 +74,8 @@ class Tables:
     stored_replaced: frozenset[str] = frozenset()
     # The BM25F shares of the long units looked up in this generation (see `KeptShares`).
     shares: KeptShares = field(default_factory=lambda: KeptShares())
+    # The share of current pages written in each language (`writings`), worked out when first asked.
+    _writings: dict[str, float] | None = field(default=None, init=False, compare=False, repr=False)
     # Each page's names as `names_of` gives them, filled as lookups ask.
     _names: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = field(
         default_factory=dict, init=False, compare=False, repr=False
@@ -89,6 +92,18 @@ class Tables:
             )
             self._names[pid] = found
         return found
+
+    def writings(self) -> dict[str, float]:
+        """The share of the current pages whose title is written in each language (``scripts.writing``:
+        "Chinese", "Japanese", "Korean", "Latin"), largest first; a page is known by its title (its file
+        name when it has none), which a Chinese page writes in Chinese. Worked out once per generation."""
+        if self._writings is None:
+            counts = Counter(
+                found for info in self.pages.values() if not info.replaced and (found := writing(info.title))
+            )
+            total = sum(counts.values())
+            self._writings = {lang: n / total for lang, n in counts.most_common()} if total else {}
+        return self._writings
 
 
 class KeptShares:

@@ -1,4 +1,5 @@
-"""Which script a run of text is in (Han, kana, Hangul, Latin), and character bigrams."""
+"""Which script a run of text is in (Han, kana, Hangul, Latin), the language that tells, and character
+bigrams."""
 
 from __future__ import annotations
 
@@ -13,6 +14,21 @@ ONLY_HAN = re.compile(rf"^[{HAN}]+$")
 IS_CJK = re.compile(rf"^[{CJK}]")
 HAS_HANGUL = re.compile(rf"[{HANGUL}]")
 HAS_CJK = re.compile(rf"[{CJK}]")
+_HAS_KANA = re.compile(rf"[{KANA}]")
+_HAS_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+
+
+def writing(text: str) -> str | None:
+    """The language a text's script tells: "Japanese" (any kana), "Korean" (Hangul), "Chinese" (Han
+    without kana), "Latin" (Latin letters only: English or another Latin-script language); None for a
+    text of none of them (digits, symbols, another script)."""
+    if _HAS_KANA.search(text):
+        return "Japanese"
+    if HAS_HANGUL.search(text):
+        return "Korean"
+    if HAS_HAN.search(text):
+        return "Chinese"
+    return "Latin" if _HAS_LATIN.search(text) else None
 
 
 def is_cjk(term: str) -> bool:

@@ -136,8 +136,9 @@ def build_server(service: VaultService) -> StrictArgumentsServer:
           means an older page was replaced and the cited page is the current one: do not answer from
           the replaced page.
         - "refuse: reason": no page answers it as asked. Do not guess. The "next:" line names the
-          closest pages with their lines: read them; if one really answers, answer from it and call
-          krouter_teach with the sentence. Otherwise tell the user their notes don't cover it.
+          closest pages with their lines, and the languages of the notes none of your wordings was in:
+          ask again with a translation; read the closest pages; if one really answers, answer from it
+          and call krouter_teach with the sentence. Otherwise tell the user their notes don't cover it.
         Ask in the notes' language: pass a translation (names kept as written), or a rewording in the
         notes' terms, in `phrasings`; a "decided by the phrasing:" line names the wording that decided
         (on a refusal, "closest through the phrasing:" the wording that came closest).
