@@ -22,6 +22,8 @@ def writing(text: str) -> str | None:
     """The language a text's script tells: "Japanese" (any kana), "Korean" (Hangul), "Chinese" (Han
     without kana), "Latin" (Latin letters only: English or another Latin-script language); None for a
     text of none of them (digits, symbols, another script)."""
+    if text.isascii():  # most titles of most vaults: no class to search
+        return "Latin" if _HAS_LATIN.search(text) else None
     if _HAS_KANA.search(text):
         return "Japanese"
     if HAS_HANGUL.search(text):
