@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -32,7 +33,7 @@ from krouter.ops.ask_socket.client import ask_through_socket
 from krouter.ops.ask_socket.protocol import HELLO, PROTOCOL, code_id, default_index_path, socket_path
 from krouter.ops.ask_socket.server import AskServer
 from krouter.ops.vault_watcher import VaultWatcher
-from krouter.ops.watch_lease import watched_clean
+from krouter.ops.watch_lease import lease_path, watched_clean
 from krouter.routing.router import Router
 
 TIMEOUT = 30.0
@@ -301,6 +302,42 @@ def test_a_clean_watcher_is_not_trusted_once_config_toml_changed(
         code, out, _ = client(capsys, "which database do we use", "--vault", str(vault))
         assert code is not None  # answered by the socket
     assert "Decisions/Primary database.md" not in out.split("\n", 1)[0], out
+
+
+def test_a_vault_folder_renamed_away_and_made_again_is_not_trusted(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review: a vault folder renamed away gives watchdog no event, and the folder made in its place
+    (a re-clone, a restore) is not watched; until the watch loop looked again (up to half a second)
+    the socket trusted the clean lease and cited the old folder's page, its line pointing at nothing."""
+    with watched_socket(vault) as (_router, watcher):
+        vault.rename(tmp_path / "vault-old")
+        write(vault / "Ops" / "Pager.md", "# Pager rotation\n\nThe pager rotation is daily.\n")
+        assert not watcher.fresh
+        code, out, _ = client(capsys, "which database do we use", "--vault", str(vault))
+        assert code is not None  # answered by the socket, from the folder there now
+    assert "Primary database" not in out, out
+
+
+def test_a_watcher_whose_vault_folder_is_gone_never_says_clean(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review: the refresh after the vault folder's deletion found nothing to list, kept every page,
+    and the lease said clean; a folder made again there was answered from the old pages (by the socket
+    and by every process trusting the lease) until the watch loop looked again."""
+    with watched_socket(vault) as (router, watcher):
+        shutil.rmtree(vault)
+        taken: set[str] = set()
+        # Taken once the vault folder's own deletion, the last of its events, is reported.
+        wait_for(lambda: "." in (taken.update(watcher.take()) or taken))
+        router.refresh()  # what the watch loop does with the batch
+        watcher.indexed(router.index.identity)
+        assert not watcher.fresh
+        assert lease_path(router.index.path).read_bytes().startswith(b"dirty")
+        write(vault / "Ops" / "Pager.md", "# Pager rotation\n\nThe pager rotation is daily.\n")
+        code, out, _ = client(capsys, "which database do we use", "--vault", str(vault))
+        assert code is not None
+    assert "Primary database" not in out, out
 
 
 def test_a_question_with_nothing_to_look_up_or_too_long_is_left_to_the_ordinary_path(

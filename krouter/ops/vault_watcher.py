@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from krouter import config
 from krouter.ops.ask_socket.protocol import LEASE_STALE_S
+from krouter.ops.watch_lease import folder_identity, stat_identity
 from krouter.vault.files import shown_path
 from krouter.vault.ignore import RULE_FILES
 
@@ -108,8 +109,8 @@ class VaultWatcher:
 
     def start(self) -> None:
         """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
-        self._folder = _folder_identity(self.root)
-        self._settings = _file_identity(config.config_path())
+        self._folder = folder_identity(self.root)
+        self._settings = stat_identity(config.config_path())
         self._observer = self._observe()
         if self._index_path is not None:
             from krouter.ops.watch_lease import WatchLease
@@ -138,7 +139,7 @@ class VaultWatcher:
         whole vault as changed (the next refresh walks it), and watch the new folder once there is one.
         Runs on the consumer's thread (``wait``), never while holding the lock the observer's thread
         takes to report an event."""
-        now = _folder_identity(self.root)
+        now = folder_identity(self.root)
         with self._cond:
             # Read and cleared at once: a deletion reported while the observer is being replaced is
             # seen on the next look, not lost.
@@ -230,7 +231,7 @@ class VaultWatcher:
         patterns may now exclude pages, or bring them back, anywhere in it. Looked at by every wait, and
         by a server just before it answers (a call made within the wait's half second still cited a page
         an ignore line had just left out)."""
-        now = _file_identity(config.config_path())
+        now = stat_identity(config.config_path())
         if now != self._settings:
             # Pending (the lease dirty) before the new settings are taken as read: the other way round,
             # `fresh` saw a clean lease and matching settings with the change not yet indexed.
@@ -267,7 +268,14 @@ class VaultWatcher:
             clean = self._lease is not None and self._lease.clean
         # And config.toml as the last refresh read it: an ignore line added since is not applied yet
         # (the diff's review: the ask socket trusted the lease and cited a page just ignored).
-        return clean and _file_identity(config.config_path()) == self._settings
+        return clean and stat_identity(config.config_path()) == self._settings and self._watching_the_folder()
+
+    def _watching_the_folder(self) -> bool:
+        """Whether the folder at the vault's path is the one watched. One renamed away gives watchdog no
+        event, and one made in its place is not watched until ``_follow_folder`` looks (up to half a
+        second); a refresh while it is gone lists nothing and keeps every page: clean then, the lease
+        vouched for the old folder's pages (a review)."""
+        return self._folder is not None and not self._lost and folder_identity(self.root) == self._folder
 
     @property
     def running(self) -> bool:
@@ -340,8 +348,9 @@ class VaultWatcher:
         index without walking the vault."""
         from krouter.ops.watch_lease import settings_stamp
 
+        here = self._watching_the_folder()
         with self._cond:
-            if self._lease is not None and not self._pending and self._seq == self._taken_seq:
+            if here and self._lease is not None and not self._pending and self._seq == self._taken_seq:
                 settings = settings_stamp(self._settings) if self._settings else "none"
                 self._lease.mark(dirty=False, index=index, settings=settings)
 
@@ -382,19 +391,3 @@ class VaultWatcher:
                     return set()
                 # Short slices keep Ctrl-C responsive on platforms where a blocked wait ignores it.
                 self._cond.wait(timeout=min(0.5, wake - now) if wake is not None else 0.5)
-
-
-def _file_identity(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino
-
-
-def _folder_identity(root: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(root)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino

@@ -161,10 +161,24 @@ def watched_clean(index_path: Path) -> bool:
 
 def settings_stamp(identity: tuple[int, int, int] | None = None) -> str:
     """config.toml as a lease line: its (mtime, size, inode), given or read now; "none" without one."""
-    if identity is None:
-        try:
-            st = os.stat(config.config_path())
-        except OSError:
-            return "none"
-        identity = (st.st_mtime_ns, st.st_size, st.st_ino)
-    return ":".join(map(str, identity))
+    identity = identity or stat_identity(config.config_path())
+    return ":".join(map(str, identity)) if identity else "none"
+
+
+def stat_identity(path: Path) -> tuple[int, int, int] | None:
+    """A file's (mtime, size, inode), or None when there is none: what tells an edit or a replacement."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def folder_identity(root: Path) -> tuple[int, int] | None:
+    """A folder's (device, inode), or None when there is none: one made again under the same name is
+    another folder."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
