@@ -14,7 +14,9 @@ ONLY_HAN = re.compile(rf"^[{HAN}]+$")
 IS_CJK = re.compile(rf"^[{CJK}]")
 HAS_HANGUL = re.compile(rf"[{HANGUL}]")
 HAS_CJK = re.compile(rf"[{CJK}]")
-_HAS_KANA = re.compile(rf"[{KANA}]")
+# Kana letters, which mark a text as Japanese (the katakana middle dot ・ left out: Chinese writes
+# foreign names with it too).
+HAS_KANA = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HAS_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 
 
@@ -24,7 +26,7 @@ def writing(text: str) -> str | None:
     text of none of them (digits, symbols, another script)."""
     if text.isascii():  # most titles of most vaults: no class to search
         return "Latin" if _HAS_LATIN.search(text) else None
-    if _HAS_KANA.search(text):
+    if HAS_KANA.search(text):
         return "Japanese"
     if HAS_HANGUL.search(text):
         return "Korean"

@@ -31,7 +31,7 @@ from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
-from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, IS_CJK, ONLY_HAN, char_bigrams
+from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, HAS_KANA, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.spelling import canonical
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
@@ -341,20 +341,23 @@ def question_identifiers(question: str) -> list[str]:
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
     asked = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
+    # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
+    # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
+    japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
     for text, whole in compounds.pieces(_unglued(join_apostrophes(asked))):
         # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
         closed = _word_terms(compounds.closed(text)) if whole else None
-        for run, term in _run_pairs(text, known):
+        for run, term in _run_pairs(text, known, japanese):
             yield run, term, closed if closed and closed != term and term not in ENGLISH else None
 
 
-def _run_pairs(text: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str]]:
+def _run_pairs(text: str, known: Callable[[str], bool] | None, japanese: bool) -> Iterator[tuple[str, str]]:
     for run in RUN.findall(text):
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
                 yield run, term
-        elif ONLY_HAN.match(run):
+        elif ONLY_HAN.match(run) and not japanese:
             words = pointed(question_jieba().lcut(verb_asked_once(run), HMM=True))
             if known is not None:
                 words = repair(words, known)

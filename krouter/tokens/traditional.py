@@ -24,14 +24,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from krouter.tokens.chinese import question_jieba
-from krouter.tokens.scripts import HAN, HAS_HANGUL
+from krouter.tokens.scripts import HAN, HAS_HANGUL, HAS_KANA
 from krouter.tokens.stopwords import CHINESE
 
 _ENTRY = re.compile(r"^(\S+) (\S+) \[")
 _HAN_CHAR = re.compile(rf"[{HAN}]")
 _HAN_RUN = re.compile(rf"[{HAN}]+")
-# Kana letters (the katakana middle dot ・ left out: Chinese writes foreign names with it too).
-_HAS_KANA = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 
 
 def folds(lines: Iterable[str], counts: dict[str, int]) -> dict[str, str]:
@@ -84,7 +82,7 @@ def in_simplified(text: str) -> str:
 def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
     """The question with each Han word the vault does not hold as asked (``known``: whether a page holds
     a term) in Simplified characters; the question itself when nothing is to fold."""
-    if _HAS_KANA.search(question) or HAS_HANGUL.search(question):
+    if HAS_KANA.search(question) or HAS_HANGUL.search(question):
         return question
     folded = in_simplified(question)
     if folded == question:
