@@ -27,3 +27,30 @@ def test_a_japanese_question_word_standing_apart_is_not_content(tmp_path: Path) 
     assert timeout.top.missing == []
     assert leave.decision == "cite" and leave.top is not None and leave.top.path == "ja/大阪.md"
     assert leave.top.missing == []
+
+
+_KO = {
+    "ko/pay.md": "# 결제 서버 타임아웃\n\n결제 서버의 타임아웃은 30초입니다.\n타임아웃이 자주 나면 PG사 상태를 확인하세요.\n",
+    "ko/log.md": "# 로그 서버 타임아웃\n\n로그 서버(Loki)의 쿼리 타임아웃은 2분입니다.\n",
+    "ko/room.md": "# 회의실 예약\n\n회의실은 구글 캘린더에서 예약합니다.\n",
+    "ko/card.md": "# 법인카드\n\n법인카드는 야근 식대로 12,000원까지 쓸 수 있습니다. 영수증은 말일까지 제출하세요.\n",
+    "ko/deploy.md": "# 배포 도구\n\n배포는 Argo CD로 합니다.\n",
+}
+
+
+def test_a_korean_question_word_with_its_particle_is_not_content(tmp_path: Path) -> None:
+    """언제까지, 얼마까지, 어디서, 뭘로: the vault writes 까지 (말일까지), so the ending was not cut and the
+    question word was a word "the vault never mentions"; the right page was refused."""
+    write(tmp_path, _KO)
+    with Router(tmp_path) as router:
+        receipt = router.ask("영수증은 언제까지 제출해요?")
+        meal = router.ask("법인카드로 야근 식대 얼마까지예요?")
+        room = router.ask("회의실 예약은 어디서 해요?")
+        deploy = router.ask("배포는 뭘로 하나요?")
+    for answer, path in (
+        (receipt, "ko/card.md"),
+        (meal, "ko/card.md"),
+        (room, "ko/room.md"),
+        (deploy, "ko/deploy.md"),
+    ):
+        assert answer.decision == "cite" and answer.top is not None and answer.top.path == path, answer.reason

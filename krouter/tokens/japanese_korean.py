@@ -28,9 +28,14 @@ _KO_ENDINGS = tuple(
     )
 )
 _KO_ASKING = frozenset(
-    "어디 언제 무엇 뭐 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
+    "어디 어디서 언제 무엇 뭐 뭘 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
     "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
 )
+# Question words that still ask with a particle or ending on them (언제까지, 얼마까지, 뭘로, 어디에서):
+# the vault writes 까지 and 에서 after its own words (말일까지), so the ending was not cut and the
+# question word was a word "the vault never mentions". Not 제 and 내 (my), which make nouns with one
+# (제도 a system, 제로 zero).
+_KO_ASKING_STEMS = _KO_ASKING - {"제", "내"}
 # Verbs that carry the grammar of a question rather than its subject, in the forms questions write
 # them: the counterparts of the English list's "do", "is", "have", "need", "sure", "thing", "before" (하다
 # do, 되다 become / be allowed, 맞다 be right, 있다 / 없다 there is / is not, 주다 give as an auxiliary,
@@ -64,6 +69,8 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     holds = known or _holds_nothing
     if run in _KO_NOT_CONTENT or run in _KO_ENDINGS:
         return []  # a question word, or a particle alone (API의, after a Latin word)
+    if _asks_with_endings(run):
+        return []  # a question word with its particle (언제까지, 얼마까지예요)
     whole = all(holds(g) for g in char_bigrams(run))
     stem = run
     # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut.
@@ -85,6 +92,15 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
         stem = stem[:-1]
     return [stem] if len(stem) > 1 else _content_grams(stem, holds)
+
+
+def _asks_with_endings(run: str, endings: int = 2) -> bool:
+    """True when ``run`` is a question word followed by at most ``endings`` particles or endings
+    (얼마까지예요: 얼마 + 까지 + 예요)."""
+    return run in _KO_ASKING_STEMS or (
+        endings > 0
+        and any(run.endswith(e) and _asks_with_endings(run[: -len(e)], endings - 1) for e in _KO_ENDINGS)
+    )
 
 
 # The longest word a compound is cut into: a Korean noun is a few syllables (개인정보, 데이터베이스).
