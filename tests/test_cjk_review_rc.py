@@ -54,3 +54,16 @@ def test_a_korean_question_word_with_its_particle_is_not_content(tmp_path: Path)
         (deploy, "ko/deploy.md"),
     ):
         assert answer.decision == "cite" and answer.top is not None and answer.top.path == path, answer.reason
+
+
+def test_a_particle_only_a_neighbour_page_writes_is_not_the_word_asked(tmp_path: Path) -> None:
+    """타임아웃이 was kept whole because the payment page writes 타임아웃이: the log server's page (타임아웃은)
+    was said to lack it, and "what is the timeout?" was cited on the payment page alone."""
+    write(tmp_path, _KO)
+    with Router(tmp_path) as router:
+        log = router.ask("Loki 타임아웃이 몇 분이에요?")
+        which = router.ask("타임아웃이 얼마예요?")
+    assert log.decision == "cite" and log.top is not None and log.top.path == "ko/log.md"
+    assert log.top.missing == [] and "타임아웃" in log.top.matched
+    assert which.decision == "refuse"
+    assert which.candidates[0].matched == ["타임아웃"] and which.candidates[1].matched == ["타임아웃"]

@@ -64,7 +64,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     """The content units of ``question`` with their postings in ``index``."""
     units: list[Unit] = []
     n = t.n_pages
-    asked = _korean_compounds(query_terms(question, known=index.has_term), index)
+    asked = _korean_compounds(_korean_particles(query_terms(question, known=index.has_term), index), index)
     names = _pinyin_names(asked, question, index) if t.has_han else {}
     for i, qt in enumerate(asked):
         terms: tuple[str, ...] = (qt.term,)
@@ -145,6 +145,35 @@ def _korean_compounds(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
             out.extend(QueryTerm(word, word) for word in words)
         else:
             out.append(qt)
+    return out
+
+
+# The one-syllable particles a Korean noun is written with (topic, subject, object, of, to, by, and, also,
+# only). A question's word keeps one of them when the vault holds the pair it makes with the word's last
+# syllable anywhere (``terms.query_terms`` asks of bigrams, not pages): 게이트웨이 must stay whole.
+_KO_PARTICLES = frozenset("은 는 이 가 을 를 의 에 로 와 과 도 만".split())
+_HANGUL_WORD = re.compile(rf"[{HANGUL}]+")
+
+
+def _korean_particles(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
+    """The question's terms, a Hangul word that kept a one-syllable particle (타임아웃이) cut to the word
+    when a page writes the word with another particle and not with this one (타임아웃은): the particle
+    is then grammar the asker typed, not a part of the word. Kept whole, the page that happened to write
+    타임아웃이 answered "타임아웃이 얼마예요?" alone, and the log server's page (타임아웃은) was said to lack
+    the word (a cold review). A word no page writes so (처리결과 beside 처리결정) is left whole."""
+    out: list[QueryTerm] = []
+    for qt in asked:
+        term = qt.term
+        if len(term) >= 4 and term[-1] in _KO_PARTICLES and _HANGUL_WORD.fullmatch(term):
+            stem = term[:-1]
+            grams = tuple(char_bigrams(stem))
+            with_it = _holding(index, (*grams, term[-2:]))
+            others = (stem[-1] + p for p in _KO_PARTICLES if p != term[-1])
+            if any(
+                set(_holding(index, (*grams, pair))) - set(with_it) for pair in others if index.has_term(pair)
+            ):
+                qt = QueryTerm(stem, stem)
+        out.append(qt)
     return out
 
 
