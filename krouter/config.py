@@ -156,12 +156,26 @@ def read_config(path: Path | None = None) -> tuple[Config, dict[str, str]]:
         if path.is_dir():
             # Read as "no settings", its ignore patterns and a query_log = false were silently dropped.
             raise ConfigError(f"{path} is a folder, not a file: remove it or put config.toml there")
+        if path.is_symlink():
+            # A link to a dotfiles folder not mounted, or a loop: read as "no settings", the user's
+            # ignore patterns and query_log = false were silently dropped, and `config` said "not created".
+            raise ConfigError(f"{path} is a symbolic link to {os.readlink(path)}, {_link_trouble(path)}")
         return Config(), {}
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     return parse_config(text, path)
+
+
+def _link_trouble(path: Path) -> str:
+    """What is wrong with the symbolic link ``path`` that leads to no file, in words."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "which leads back to itself (a loop of links): fix or remove the link"
+    return "which is not a file (is it missing?): fix or remove the link"
 
 
 def _strings(value: object) -> bool:

@@ -52,7 +52,13 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     """
     path = path or config_path()
     # A config.toml linked from a dotfiles folder is edited there, not replaced by a file of its own.
-    path = path.resolve() if path.is_symlink() else path
+    if path.is_symlink():
+        try:
+            path = path.resolve()
+        except (OSError, RuntimeError) as exc:  # a loop: RuntimeError before Python 3.13, OSError since
+            raise ConfigError(
+                f"{path} is a symbolic link that leads back to itself (a loop of links): fix or remove the link"
+            ) from exc
     # Two `krouter config set` at once each read the file and renamed their own copy over it: one
     # setting was lost while both said it was set.
     with state_lock(CONFIG_LOCK_NAME):
@@ -62,7 +68,12 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
 
 def _set(path: Path, key: str, value: str | bool | None) -> None:
     # Bytes decoded as they are: Python's newline translation turned a CRLF file into LF.
-    old = path.read_bytes().decode("utf-8") if path.is_file() else ""
+    try:
+        old = path.read_bytes().decode("utf-8") if path.is_file() else ""
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason}); fix it by hand, then set {key!r}"
+        ) from exc
     nl = "\r\n" if "\r\n" in old else "\n"
     lines = old.splitlines(keepends=True)
     # Written bare or quoted ("vault" = ...): a quoted one missed was set a second time, which TOML refuses.

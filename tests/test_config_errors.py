@@ -331,3 +331,36 @@ def test_config_set_replaces_a_setting_written_with_a_quoted_key() -> None:
     assert result.exit_code == 0, result.output
     text = config.config_path().read_text(encoding="utf-8")
     assert text.count("vault") == 1 and 'learn_model = "claude-x"' in text
+
+
+def test_config_set_on_a_file_that_is_not_utf8_says_so_and_keeps_it() -> None:
+    """A cold review: `krouter config set` over a config.toml saved in another encoding died with a
+    UnicodeDecodeError traceback."""
+    config.config_path().parent.mkdir(parents=True, exist_ok=True)
+    config.config_path().write_bytes(b"\xff\xfeq\x00")
+    result = runner.invoke(app, ["config", "set", "semantic", "off"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "config.toml is not UTF-8 text" in result.stderr
+    assert config.config_path().read_bytes() == b"\xff\xfeq\x00"
+
+
+@pytest.mark.parametrize("target", ["loop", "missing"])
+def test_a_config_toml_link_that_leads_nowhere_stops_the_lookup(vault: Path, target: str) -> None:
+    """A cold review: a config.toml linked into a dotfiles folder that is not there (or linked to
+    itself) was read as "no settings", every default in force, and `krouter config` said "not created
+    yet"; `krouter config set` over the loop died with a traceback."""
+    link = config.config_path()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(link.name if target == "loop" else link.parent / "dotfiles" / "config.toml")
+    for args in (["ask", "how do we deploy", "--vault", str(vault)], ["config"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+        assert "config.toml is a symbolic link to" in result.stderr
+    result = runner.invoke(app, ["config", "set", "semantic", "off"])
+    if target == "loop":
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+        assert "a loop of links" in result.stderr
+    else:
+        # Written where the link points, as over a link whose file is there.
+        assert result.exit_code == 0, result.output
+        assert config.load_config().semantic == "off"
