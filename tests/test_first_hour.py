@@ -226,6 +226,33 @@ def test_init_over_a_broken_config_makes_nothing(tmp_path: Path) -> None:
     assert not target.exists()
 
 
+def test_init_of_an_empty_value_makes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold review: `krouter init "$VAULT"` with the variable unset made the folder one stood in a
+    vault, and the default one, as --vault refuses to let an empty value do."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    result = runner.invoke(app, ["init", ""])
+    assert result.exit_code == 2 and "an empty value names no folder" in result.output
+    assert list(here.iterdir()) == [] and not config_path().exists()
+
+
+def test_init_of_a_quoted_tilde_makes_the_vault_at_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: `krouter init "~/notes"` made a folder named ~ where one stood, where --vault and
+    `krouter config set vault` read the same text as a folder at home."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    result = runner.invoke(app, ["init", "~/my notes", "--no-default"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "home" / "my notes" / "Decisions").is_dir() and list(here.iterdir()) == []
+    # The command it suggests survives being pasted into a shell.
+    assert f"--vault '{tmp_path / 'home' / 'my notes'}'" in result.stdout
+
+
 def test_init_makes_an_empty_vault_whose_guide_is_not_indexed(tmp_path: Path) -> None:
     target = tmp_path / "fresh"
     assert runner.invoke(app, ["init", str(target)]).exit_code == 0

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from krouter.cli_options import EXIT_USAGE, exit_codes, fail
+from krouter.cli_options import EXIT_USAGE, exit_codes, fail, vault_path
 from krouter.config import bundled_vault, load_config
 from krouter.config_edit import set_config_value
 from krouter.os_errors import reason
@@ -88,8 +88,17 @@ def _create(target: Path, examples: Path | None) -> None:
     (target / IGNORE_FILE).write_text(IGNORE_TEXT, encoding="utf-8")
 
 
+def _folder(value: str) -> Path:
+    """DIR as ``--vault`` reads it: an empty value is refused (it was the current folder, made the vault
+    and the default by ``krouter init "$VAULT"`` with the variable unset), and a quoted ``~`` is home,
+    not a folder named ``~`` made where one stands."""
+    return vault_path(value).expanduser()
+
+
 def init_command(
-    target: Annotated[Path, typer.Argument(metavar="DIR", help="Folder to create the new vault in.")],
+    target: Annotated[
+        Path, typer.Argument(metavar="DIR", parser=_folder, help="Folder to create the new vault in.")
+    ],
     with_examples: Annotated[
         bool,
         typer.Option(
@@ -129,7 +138,7 @@ def init_command(
     what = "with the demo's example pages" if with_examples else "empty, with a folder skeleton"
     typer.echo(f"created vault {root} ({what})")
     if default is False:
-        typer.echo(f"not recorded as the default vault; name it with --vault {root}")
+        typer.echo(f"not recorded as the default vault; name it with --vault {shlex.quote(str(root))}")
         return
     with exit_codes():
         previous = load_config().vault
