@@ -66,6 +66,18 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     return path
 
 
+def is_set(key: str, path: Path | None = None) -> bool:
+    """Whether ``config.toml`` sets ``key`` at its top level (False when there is no such file, or it
+    cannot be read: ``set_config_value`` then says why)."""
+    import tomllib
+
+    path = path or config_path()
+    try:
+        return path.is_file() and key in tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return False
+
+
 def _set(path: Path, key: str, value: str | bool | None) -> None:
     # Bytes decoded as they are: Python's newline translation turned a CRLF file into LF.
     try:
@@ -113,6 +125,8 @@ def _set(path: Path, key: str, value: str | bool | None) -> None:
         broken = key if key in problems else next(iter(problems))
         fix = "" if broken == key else f"; fix that setting first, then set {key!r}"
         raise ConfigError(f"{problems[broken]}{fix} ({path} is left as it was)")
+    if new == old:
+        return  # nothing to change: an unset of a key never set made an empty config.toml
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else None
     atomic_write(path, new, mode=mode)

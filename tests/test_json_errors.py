@@ -50,3 +50,30 @@ def test_config_json_get_prints_the_value_as_json() -> None:
     result = runner.invoke(app, ["config", "--json", "get", "semantic"])
     assert result.exit_code == 0
     assert json.loads(result.stdout)["key"] == "semantic"
+
+
+@pytest.mark.parametrize("where", ["group", "subcommand"])
+def test_config_subcommands_under_json_print_one_json_object(where: str) -> None:
+    """A cold review: `krouter config --json set|unset|path` printed plain text on stdout, and
+    `krouter config get KEY --json` (--json last, as every other command takes it) was a usage error."""
+    from krouter.config import config_path
+
+    def run(*args: str) -> dict[str, object]:
+        argv = ["config", "--json", *args] if where == "group" else ["config", *args, "--json"]
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    assert run("path") == {"path": str(config_path())}
+    assert run("unset", "semantic") == {"key": "semantic", "removed": False, "path": str(config_path())}
+    # Nothing was set: nothing is written.
+    assert not config_path().exists()
+    assert run("set", "semantic", "off") == {"key": "semantic", "value": "off", "path": str(config_path())}
+    assert run("get", "semantic") == {"key": "semantic", "value": "off"}
+    assert run("unset", "semantic")["removed"] is True
+
+
+def test_config_unset_of_a_setting_never_set_says_so() -> None:
+    result = runner.invoke(app, ["config", "unset", "learn_model"])
+    assert result.exit_code == 0 and "learn_model is not set in" in result.stdout
+    assert "removed" not in result.stdout

@@ -126,27 +126,34 @@ def show(
         raise typer.Exit(1)
 
 
-def _as_json(ctx: typer.Context) -> bool:
-    """Whether ``krouter config --json SUBCOMMAND`` asked for JSON (the option is the group's)."""
-    return bool(ctx.parent is not None and ctx.parent.params.get("as_json"))
+# The subcommands' own --json: `krouter config get vault --json`, as every other command takes it.
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def _as_json(ctx: typer.Context, own: bool) -> bool:
+    """Whether JSON was asked for: ``krouter config --json SUBCOMMAND`` (the group's option) or the
+    subcommand's own ``--json``."""
+    return own or bool(ctx.parent is not None and ctx.parent.params.get("as_json"))
 
 
 @config_app.command("path", cls=Command)
-def path_command() -> None:
+def path_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Print the path of config.toml (it need not exist yet)."""
-    typer.echo(str(config.config_path()))
+    path = config.config_path()
+    typer.echo(json.dumps({"path": str(path)}, ensure_ascii=False) if _as_json(ctx, as_json) else str(path))
 
 
 @config_app.command("get", cls=Command)
 def get_command(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(KEYS)}.")],
+    as_json: JsonOption = False,
 ) -> None:
     """Print one setting's value in effect: an environment variable's ($KROUTER_VAULT, $KROUTER_SEMANTIC,
     $KROUTER_NO_QUERY_LOG; named on stderr), else config.toml's, else its default (for `vault`, which
     has none: empty output and exit 1 when it is not set). With ``krouter config --json get KEY``:
     {"key", "value"}, and "from" naming the variable."""
-    as_json = _as_json(ctx)
+    as_json = _as_json(ctx, as_json)
     if key not in KEYS:
         raise fail(f"unknown setting {key!r}; known: {', '.join(KEYS)}", EXIT_USAGE, as_json=as_json)
     with exit_codes(as_json=as_json):
@@ -184,9 +191,10 @@ def set_command(
             "for pending_triggers; auto, on or off for semantic.",
         ),
     ],
+    as_json: JsonOption = False,
 ) -> None:
     """Set one setting in config.toml (the rest of the file is kept as written)."""
-    as_json = _as_json(ctx)
+    as_json = _as_json(ctx, as_json)
     new: str | bool
     if key == "vault":
         if not value.strip():
@@ -235,19 +243,29 @@ def set_command(
         path = config_edit.set_config_value(key, new)
         # A fix of one broken setting is written while another stays broken (set_config_value).
         _note_problems(config.read_config()[1], still=True)
-    typer.echo(f"{key} = {json.dumps(new, ensure_ascii=False)} in {path}")
+    if as_json:
+        typer.echo(json.dumps({"key": key, "value": new, "path": str(path)}, ensure_ascii=False))
+    else:
+        typer.echo(f"{key} = {json.dumps(new, ensure_ascii=False)} in {path}")
 
 
 @config_app.command("unset", cls=Command)
 def unset_command(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(metavar="KEY", help=f"One of: {', '.join(SETTABLE)}.")],
+    as_json: JsonOption = False,
 ) -> None:
     """Remove one setting from config.toml, so its default applies again."""
-    as_json = _as_json(ctx)
+    as_json = _as_json(ctx, as_json)
     if key not in SETTABLE:
         raise fail(f"cannot unset {key!r} here; settable: {', '.join(SETTABLE)}", EXIT_USAGE, as_json=as_json)
     with exit_codes(as_json=as_json):
+        was_set = config_edit.is_set(key)
         path = config_edit.set_config_value(key, None)
         _note_problems(config.read_config()[1], still=True)
-    typer.echo(f"{key} removed from {path}")
+    if as_json:
+        typer.echo(json.dumps({"key": key, "removed": was_set, "path": str(path)}, ensure_ascii=False))
+    elif was_set:
+        typer.echo(f"{key} removed from {path}")
+    else:
+        typer.echo(f"{key} is not set in {path}: its default applies")
