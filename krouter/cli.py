@@ -26,8 +26,8 @@ from krouter.cli_options import (
     fail,
     terminal_progress,
 )
-from krouter.config import default_vault, default_vault_origin, is_demo
-from krouter.errors import PageNotFound, VaultNotFound
+from krouter.config import default_vault, is_demo
+from krouter.errors import PageNotFound
 from krouter.routing.phrasings import (
     MAX_PHRASING_CHARS,
     MAX_PHRASINGS,
@@ -104,14 +104,8 @@ DEMO_NOTE = "krouter: this is the bundled demo vault: its pages are fictional ex
 
 
 def _router(vault: Path | None, *, as_json: bool = False) -> Router:
-    with exit_codes(as_json=as_json):
-        try:
-            router = Router(vault if vault is not None else default_vault())
-        except VaultNotFound as exc:
-            if vault is not None:
-                raise
-            # A path the user did not type on this command line: say where it came from.
-            raise VaultNotFound(f"{exc} ({default_vault_origin()})") from exc
+    with exit_codes(as_json=as_json, default_vault=vault is None):
+        router = Router(vault if vault is not None else default_vault())
     if is_demo(router.root):
         typer.echo(DEMO_NOTE, err=True)
     return router

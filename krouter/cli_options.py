@@ -33,10 +33,19 @@ def fail(message: str, code: int = EXIT_ERROR, *, as_json: bool = False) -> type
 
 
 @contextmanager
-def exit_codes(*, as_json: bool = False) -> Iterator[None]:
-    """Turn the library's typed errors into a message and an exit code: 2 for usage, 1 for the rest."""
+def exit_codes(*, as_json: bool = False, default_vault: bool = False) -> Iterator[None]:
+    """Turn the library's typed errors into a message and an exit code: 2 for usage, 1 for the rest.
+
+    ``default_vault``: no vault was named on the command line, so a vault that is not there is said to
+    come from $KROUTER_VAULT or config.toml: a path the user did not type is otherwise a mystery."""
     try:
         yield
+    except VaultNotFound as exc:
+        if not default_vault:
+            raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
+        from krouter.config import default_vault_origin
+
+        raise fail(f"{exc} ({default_vault_origin()})", EXIT_USAGE, as_json=as_json) from exc
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except KRouterError as exc:

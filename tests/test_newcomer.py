@@ -194,23 +194,29 @@ def test_read_of_an_unknown_name_suggests_nothing(tmp_path: Path) -> None:
     assert "no page at '李雷'" in result.stderr and "did you mean" not in result.stderr
 
 
+# A cold review: `krouter check` (and `mcp`, `watch`) said only "vault folder not found: PATH".
+DEFAULT_VAULT_COMMANDS = [["ask", "hi"], ["status"], ["index"], ["check"], ["check", "--json"]]
+
+
+@pytest.mark.parametrize("command", DEFAULT_VAULT_COMMANDS)
 def test_a_missing_vault_from_the_environment_says_where_it_came_from(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:
     missing = tmp_path / "nonexist"
     monkeypatch.setenv("KROUTER_VAULT", str(missing))
-    result = runner.invoke(app, ["ask", "hi"])
+    result = runner.invoke(app, command)
     assert result.exit_code == 2
     assert f"vault folder not found: {missing} (named by $KROUTER_VAULT" in result.stderr
     # Named on the command line, the path needs no origin.
-    named = runner.invoke(app, ["ask", "hi", "--vault", str(missing)])
-    assert "$KROUTER_VAULT" not in named.stderr
+    named = runner.invoke(app, [*command, "--vault", str(missing)])
+    assert named.exit_code == 2 and "$KROUTER_VAULT" not in named.stderr
 
 
-def test_a_missing_default_vault_names_config_toml(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", DEFAULT_VAULT_COMMANDS)
+def test_a_missing_default_vault_names_config_toml(tmp_path: Path, command: list[str]) -> None:
     missing = tmp_path / "gone"
     config.config_path().write_text(f'vault = "{missing}"\n', encoding="utf-8")
-    result = runner.invoke(app, ["status"])
+    result = runner.invoke(app, command)
     assert result.exit_code == 2
     assert f"vault folder not found: {missing} (the default vault in {config.config_path()}" in result.stderr
 

@@ -171,7 +171,7 @@ def watch_command(
     A broken config.toml does not stop it: it says so and indexes once the file is fixed. Only when
     the vault itself is to come from that file (no --vault, no $KROUTER_VAULT) does it refuse to start."""
     configure_stderr_logging()
-    with exit_codes():
+    with exit_codes(default_vault=vault is None):
         # The vault named in a broken config.toml is not known: that is the one case refused at start.
         root = vault if vault is not None else default_vault()
     stop = threading.Event()
@@ -180,7 +180,7 @@ def watch_command(
     # run (inside a refresh, a lock wait, the wait for a fixed config.toml).
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    with exit_codes():
+    with exit_codes(default_vault=vault is None):
         router = open_router(root, stop)
     if router is None:
         log.info("stopped")

@@ -22,7 +22,7 @@ def mcp_command(
     when the vault itself is to come from that file (no --vault, no $KROUTER_VAULT) does it refuse to
     start."""
     configure_stderr_logging()
-    with exit_codes():
+    with exit_codes(default_vault=vault is None):
         service = VaultService(vault if vault is not None else default_vault())
     try:
         service.start()

@@ -20,7 +20,7 @@ def check_command(
     """Lint the vault: broken replacement links, cycles, broken YAML, duplicates. Exit 1 on any problem.
 
     Uncollapsed replacement chains are reported as notices and do not fail the check."""
-    with exit_codes(as_json=as_json):
+    with exit_codes(as_json=as_json, default_vault=vault is None):
         report = check(vault if vault is not None else default_vault())
     if as_json:
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
