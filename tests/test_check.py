@@ -408,3 +408,45 @@ def test_a_replacement_that_exists_but_is_no_page_says_why(tmp_path: Path) -> No
         "lead there",
         "D/Z.md": "superseded_by: 'Nowhere' names no page",
     }
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        pytest.param("Private/\n".encode("utf-8-sig"), id="utf-8 with a byte-order mark"),
+        pytest.param("Private/\r\n".encode("utf-16"), id="utf-16, as PowerShell writes"),
+    ],
+)
+def test_an_ignore_file_saved_by_a_windows_editor_still_leaves_its_pages_out(
+    tmp_path: Path, saved: bytes
+) -> None:
+    """A cold review: a .krouterignore with Notepad's byte-order mark lost its first pattern, and one
+    written by PowerShell lost them all: the private pages it lists were indexed and cited."""
+    vault = make(
+        tmp_path,
+        {
+            "Private/Salaries.md": "# Salaries\n\nBob earns 90k a year.\n",
+            "Ops.md": page("Ops"),
+            ".krouterignore": saved,
+        },
+    )
+    result = runner.invoke(app, ["ask", "how much does bob earn a year", "--vault", str(vault), "--json"])
+    assert result.exit_code == 3, result.output
+    assert json.loads(runner.invoke(app, ["status", "--vault", str(vault), "--json"]).stdout)["pages"] == 1
+    assert runner.invoke(app, ["check", "--vault", str(vault)]).exit_code == 0
+
+
+@pytest.mark.parametrize("kind", ["not utf-8", "a folder"])
+def test_an_ignore_file_that_cannot_be_read_is_a_problem(tmp_path: Path, kind: str) -> None:
+    """A cold review: it was skipped in silence and `krouter check` said "clean" while the pages it
+    lists were indexed and cited."""
+    vault = make(tmp_path, {"Private/Salaries.md": "# Salaries\n\nBob earns 90k a year.\n"})
+    if kind == "a folder":
+        (vault / ".krouterignore").mkdir()
+    else:
+        (vault / ".krouterignore").write_bytes(b"Priv\xffate/\n")
+    result = runner.invoke(app, ["check", "--vault", str(vault), "--json"])
+    assert result.exit_code == 1
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["kind"] == "ignore_file" and finding["path"] == ".krouterignore"
+    assert "none of its patterns apply" in finding["message"] and finding["severity"] == "error"

@@ -15,6 +15,7 @@ such lines are skipped.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import re
@@ -119,9 +120,7 @@ def ignore_rules(root: Path) -> IgnoreRules | None:
     """The rules for the vault at ``root``; None when nothing is ignored (the common, fast case)."""
     # A broken config.toml raises ConfigError here: indexing with no patterns would index and cite the
     # very pages the user's ignore patterns leave out.
-    lines = list(config.load_config().ignore)
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        lines += (root / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
+    lines = [*config.load_config().ignore, *_ignore_file(root)[0]]
     # An unreadable vault folder is the walk's to report, by its own name, not .obsidian's.
     with contextlib.suppress(OSError):
         if (root / ".obsidian").is_dir():
@@ -130,6 +129,30 @@ def ignore_rules(root: Path) -> IgnoreRules | None:
             lines += _LOGSEQ_COPIES
     rules = tuple(r for r in map(_rule, lines) if r is not None)
     return IgnoreRules(rules) if rules else None
+
+
+def _ignore_file(root: Path) -> tuple[list[str], str | None]:
+    """The lines of the vault's ``.krouterignore`` ([] when there is none) and, when it is there but
+    cannot be read, why (``krouter check`` reports it: the pages it lists are indexed and cited)."""
+    try:
+        data = (root / IGNORE_FILE).read_bytes()
+    except FileNotFoundError:
+        return [], None
+    except OSError as exc:
+        why = "it is a folder, not a file" if isinstance(exc, IsADirectoryError) else exc.strerror or exc
+        return [], f"cannot be read ({why}): none of its patterns apply"
+    # Windows editors: Notepad's byte-order mark made the first pattern "\ufeffPrivate/", which matched
+    # nothing; PowerShell's `>` writes UTF-16.
+    codec = "utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "utf-8-sig"
+    try:
+        return data.decode(codec).splitlines(), None
+    except UnicodeDecodeError as exc:
+        return [], f"is not UTF-8 text ({exc.reason} at byte {exc.start}): none of its patterns apply"
+
+
+def ignore_file_problem(root: Path) -> str | None:
+    """Why the vault's ``.krouterignore`` cannot be read, or None (read, or not there)."""
+    return _ignore_file(root)[1]
 
 
 def excluded(root: Path, rel_path: str) -> bool:

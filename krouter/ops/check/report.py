@@ -23,6 +23,7 @@ NOTICE_KINDS = frozenset(
 
 
 KIND_ORDER = (
+    "ignore_file",
     "name",
     "too_large",
     "encoding",
