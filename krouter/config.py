@@ -162,7 +162,8 @@ def read_config(path: Path | None = None) -> tuple[Config, dict[str, str]]:
             raise ConfigError(f"{path} is a symbolic link to {os.readlink(path)}, {_link_trouble(path)}")
         return Config(), {}
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (Windows Notepad) made line 1 an "Invalid statement".
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     return parse_config(text, path)

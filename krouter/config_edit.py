@@ -73,7 +73,7 @@ def is_set(key: str, path: Path | None = None) -> bool:
 
     path = path or config_path()
     try:
-        return path.is_file() and key in tomllib.loads(path.read_bytes().decode("utf-8"))
+        return path.is_file() and key in tomllib.loads(path.read_bytes().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return False
 
@@ -81,7 +81,8 @@ def is_set(key: str, path: Path | None = None) -> bool:
 def _set(path: Path, key: str, value: str | bool | None) -> None:
     # Bytes decoded as they are: Python's newline translation turned a CRLF file into LF.
     try:
-        old = path.read_bytes().decode("utf-8") if path.is_file() else ""
+        # utf-8-sig: a byte-order mark is read past, as read_config does, and not written back.
+        old = path.read_bytes().decode("utf-8-sig") if path.is_file() else ""
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason}); fix it by hand, then set {key!r}"

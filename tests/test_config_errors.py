@@ -364,3 +364,14 @@ def test_a_config_toml_link_that_leads_nowhere_stops_the_lookup(vault: Path, tar
         # Written where the link points, as over a link whose file is there.
         assert result.exit_code == 0, result.output
         assert config.load_config().semantic == "off"
+
+
+def test_a_config_toml_with_a_byte_order_mark_is_read_and_edited() -> None:
+    """A cold review: saved by Windows Notepad (a UTF-8 byte-order mark), every command stopped on
+    "Invalid statement (at line 1, column 1)", a line that looks right."""
+    config.config_path().parent.mkdir(parents=True, exist_ok=True)
+    config.config_path().write_bytes(b"\xef\xbb\xbfquery_log = false\n")
+    assert config.load_config().query_log is False
+    result = runner.invoke(app, ["config", "set", "semantic", "off"])
+    assert result.exit_code == 0, result.output
+    assert config.config_path().read_bytes() == b'semantic = "off"\nquery_log = false\n'
