@@ -103,6 +103,16 @@ def test_the_cli_says_which_name_the_vault_never_mentions(vault: Path) -> None:
         ("东西", False),  # jieba tags it as a place; it is "things"
         ("城市", False),
         ("银联", True),  # CC-CEDICT gives it only as a name (UnionPay)
+        # CC-CEDICT describes it after a comma (/Berlin, capital of Germany/) where jieba tags a person's
+        # name or an adverb: a place all the same (a review had "Berlin office leave policy" cited on the
+        # London office's page); English words translating into one are too.
+        ("柏林", True),
+        ("首尔", True),
+        ("Berlin", True),
+        ("Toronto", True),
+        ("星期五", False),  # /Friday/: capitalised, not described
+        ("英语", False),  # /English (language)/
+        ("Friday", False),
         ("asap", False),  # an everyday abbreviation, a time zone, a currency
         # A team's generic terms written as acronyms name a subject too: "Which CRM shows the board
         # dashboards?" is not answered by the BI tool's page (a cold review's repro).
@@ -208,3 +218,25 @@ def test_a_japanese_questions_kanji_bigrams_are_not_taken_for_names(tmp_path: Pa
     with Router(vault) as router:
         receipt = router.decide("東京都のオフィスの営業時間は")
     assert "names" not in receipt.reason, receipt.reason
+
+
+def test_an_office_the_vault_never_mentions_is_not_answered_by_another_office_s_page(tmp_path: Path) -> None:
+    """The mixed-language review: "what is the Toronto office leave policy" was cited on the London
+    office's page at 0.63, the receipt listing toronto among the words the vault never contains (jieba
+    tags 多伦多 otherwise than a place, so the English word was no name to D59; CC-CEDICT describes it
+    as a capital). At a sentence's start a capital says nothing ("Berlin office leave policy" is left
+    to the words' confidence)."""
+    vault = write(
+        tmp_path / "offices",
+        {
+            "hr/leave-london.md": "---\ntitle: London office leave policy\n---\n# London office leave policy\n\n"
+            "London staff get 25 days of annual leave plus bank holidays.\n",
+            "hr/上海办公室年假.md": "# 上海办公室年假制度\n\n上海办公室员工入职满一年享有 10 天年假。\n",
+            "hr/expenses.md": "# Expenses\n\nSubmit receipts in Expensify by the 5th of next month.\n",
+        },
+    )
+    with Router(vault) as router:
+        assert router.ask("London office leave policy").decision == "cite"
+        for question in ("what is the Toronto office leave policy", "how much leave do Berlin staff get"):
+            receipt = router.ask(question)
+            assert receipt.decision == "refuse", (question, receipt.reason)

@@ -122,7 +122,18 @@ def _counts_key() -> str:
 def _usable(conn: sqlite3.Connection) -> bool:
     """True when the store answers (a truncated or foreign file opens fine and fails on first read)."""
     try:
-        for table in ("en2zh", "zh2en", "reading", "surname", "proper", "fold", "work_en2zh", "work_zh2en"):
+        tables = (
+            "en2zh",
+            "zh2en",
+            "reading",
+            "surname",
+            "proper",
+            "described",
+            "fold",
+            "work_en2zh",
+            "work_zh2en",
+        )
+        for table in tables:
             conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall()
     except sqlite3.Error:
         return False
@@ -137,13 +148,17 @@ def _open(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set[str]]:
+def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set[str], set[str]]:
     """(character, syllable) for each reading the dictionary gives a single Han character, tones dropped,
-    the characters it lists as a surname (李 /surname Li/), and the words of two characters or more whose
-    every sense is a proper name, written with a capital (北京 /Beijing, capital of …/; not 东西)."""
+    the characters it lists as a surname (李 /surname Li/), the words of two characters or more whose
+    every sense is a proper name, written with a capital (北京 /Beijing, capital of …/; not 东西), and
+    those of them whose first sense describes the name after a comma (柏林 /Berlin, capital of Germany/,
+    谷歌 /Google, Internet company …/; not 星期五 /Friday/ nor 英语 /English (language)/): a place, a
+    company or a person, whatever part of speech jieba's dictionary tags it."""
     out: set[tuple[str, str]] = set()
     surnames: set[str] = set()
     proper: set[str] = set()
+    described: set[str] = set()
     for line in lines:
         m = cedict_rows.LINE.match(line)
         if (
@@ -152,6 +167,8 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
             and all(s[:1].isupper() for s in m.group(3).split("/"))
         ):
             proper.add(m.group(1))
+            if cedict_rows.NAMED.match(m.group(3)):
+                described.add(m.group(1))
         if not m or not _HAN_CHAR.match(m.group(1)):
             continue
         syllable = cedict_rows.romanised(m.group(2))
@@ -159,7 +176,7 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
             out.add((m.group(1), syllable))
         if _SURNAME.search("/" + m.group(3)):
             surnames.add(m.group(1))
-    return out, surnames, proper
+    return out, surnames, proper, described
 
 
 def _build(source: Path, path: Path) -> None:
@@ -168,7 +185,7 @@ def _build(source: Path, path: Path) -> None:
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         zh2en, en2zh = cedict_rows.compile_lines(fh)
     with gzip.open(source, "rt", encoding="utf-8") as fh:
-        readings, surnames, proper = _readings(fh)
+        readings, surnames, proper, described = _readings(fh)
     counts = jieba_dict.counts()
     with gzip.open(source, "rt", encoding="utf-8") as fh:
         folds = traditional.folds(fh, counts)
@@ -192,7 +209,7 @@ def _build(source: Path, path: Path) -> None:
         conn.executemany(
             "INSERT INTO reading VALUES (?, ?, ?)", sorted((z, y, counts.get(z, 0)) for z, y in readings)
         )
-        for table, words in (("surname", surnames), ("proper", proper)):
+        for table, words in (("surname", surnames), ("proper", proper), ("described", described)):
             conn.execute(f"CREATE TABLE {table} (zh TEXT PRIMARY KEY)")
             conn.executemany(f"INSERT INTO {table} VALUES (?)", sorted((z,) for z in words))
         conn.execute("CREATE TABLE fold (zh TEXT PRIMARY KEY, simplified TEXT NOT NULL)")

@@ -29,7 +29,7 @@ _NOT_A_TRANSLATION = re.compile(
 )
 # A proper name followed by its gloss ("Rotterdam, port city in the Netherlands", "Chicago, USA"): the
 # name is the translation, the gloss is not (it made the sense a definition, or a phrase no page holds).
-_NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
+NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
 # A proper noun's name followed by its gloss with no comma: its capitalised words, then lower case.
 _LEADING_NAME = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*) (?=[a-z(])")
 # A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English),
@@ -58,7 +58,7 @@ def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], li
     do not."""
     out = []
     for sense in defs.split("/")[:MAX_SENSES]:
-        named = _NAMED.match(sense) or _spelled_name(sense, reading)
+        named = NAMED.match(sense) or _spelled_name(sense, reading)
         if named and not _plain_name(named.group(1)):
             continue
         plain = _PAREN.sub(" ", named.group(1) if named else sense).strip().lower()

@@ -69,15 +69,18 @@ def names_a_subject(word: str) -> bool:
     ``is_name`` says (MongoDB, Cloudflare, SQS), not a number, a time or a date ("10am", "Aug"), nor a
     common abbreviation, unit, time zone or currency ("ASAP", "MB", "CET", "EUR"); in Han script, a word
     of two characters or more that jieba's dictionary tags as a place or organisation and CC-CEDICT gives
-    only as a proper name (北京 /Beijing, …/). Either alone is too wide: jieba tags 东西 ("things") and
-    城市 as places, and CC-CEDICT writes 文革 (the Cultural Revolution, which notes write 文化大革命) with
-    a capital. A Chinese word neither dictionary knows is as often a cut jieba made of a run-on question
+    only as a proper name (北京 /Beijing, …/), or that CC-CEDICT gives only as a proper name it describes
+    after a comma (柏林 /Berlin, capital of Germany/, which jieba tags a person's name; 首尔 an adverb).
+    Either dictionary's word alone is too wide: jieba tags 东西 ("things") and 城市 as places, and
+    CC-CEDICT writes 文革 (the Cultural Revolution, which notes write 文化大革命) with a capital. A Chinese word neither dictionary knows is as often a cut jieba made of a run-on question
     (仓发, 来收) as a name, so it is not taken for one."""
     if is_cjk(word):
-        return (
-            len(word) >= 2
-            and word in _places_and_bodies()
-            and bool(bilingual.column("SELECT zh FROM proper WHERE zh=?", word))
+        return len(word) >= 2 and (
+            (
+                word in _places_and_bodies()
+                and bool(bilingual.column("SELECT zh FROM proper WHERE zh=?", word))
+            )
+            or bool(bilingual.column("SELECT zh FROM described WHERE zh=?", word))
         )
     if any(ch.isdigit() for ch in word) or word.lower() in _CALENDAR | _NOT_NAMES:
         return False
@@ -90,8 +93,9 @@ def _only_a_proper_name(word: str) -> bool:
     成都, 巴黎, 澳大利亚): it names a subject as an unknown name does. Known to the dictionary, it was no
     name to D59, and "Which coach company books school trips for Paris?" was answered from the London
     coach company's page (docs/decisions.md D81). Not a weekday, a language or a word CC-CEDICT also
-    lists capitalised (Friday, English, Internet, Mac: 周五, 英语, 网络), nor a place jieba does not tag
-    (Manchester: 曼彻斯特)."""
+    lists capitalised (Friday, English, Internet, Mac: 周五, 英语, 网络). A place jieba tags otherwise is
+    one by its CC-CEDICT description (Berlin, Seoul, Toronto: the mixed-language review had "Berlin
+    office leave policy" cited on the London office's page at 0.63)."""
     stems = english_terms(word)
     chinese = bilingual.to_chinese(stems[0], work=False) if stems else ()
     return bool(chinese) and names_a_subject(chinese[0])
