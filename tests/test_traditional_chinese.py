@@ -3,6 +3,7 @@ about 数据库); a vault written in Traditional characters, and a Japanese ques
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,11 @@ def test_a_traditional_question_finds_the_simplified_page(tmp_path: Path) -> Non
 
 def test_a_word_the_notes_write_otherwise_is_still_missing(tmp_path: Path) -> None:
     # 資料庫 is Taiwan's word for a database: in Simplified characters it is 资料库, which these notes
-    # never write. The receipt names it as asked.
+    # never write. The receipt names what they lack as asked (資料; their 库 is held).
     vault = write(tmp_path / "vault", SIMPLIFIED)
     res = CliRunner().invoke(app, ["ask", "資料庫備份幾點", "--vault", str(vault), "--json"])
     assert res.exit_code == 3, res.output
-    assert "資料庫" in res.output
+    assert "資料" in json.loads(res.stdout)["evidence"]["corpus_missing"]
 
 
 def test_a_traditional_vault_is_asked_as_written(tmp_path: Path) -> None:
@@ -219,3 +220,14 @@ def test_a_traditional_question_reaches_english_notes_through_the_dictionary(tmp
         receipt = router.decide("主數據庫是什麼")
     assert receipt.candidates and receipt.candidates[0].path == "Decisions/Primary database.md"
     assert any("→database" in word for word in receipt.candidates[0].matched), receipt.candidates[0].matched
+
+
+def test_a_word_not_reached_whole_is_folded_where_its_parts_are_held(tmp_path: Path) -> None:
+    """A review: 資料庫 (Taiwan's "database") folds to 资料库, which these notes never write, so it was
+    left as asked and cut 資料 + 庫, and the receipt said the vault never mentions 庫 beside its 数据库."""
+    vault = write(tmp_path / "vault", SIMPLIFIED)
+    with Router(vault) as router:
+        receipt = router.decide("資料庫備份保留幾天")
+    assert receipt.closest is not None and receipt.closest.path == "运维/数据库备份.md"
+    assert "库" in receipt.closest.matched
+    assert "庫" not in receipt.closest.missing and "庫" not in receipt.evidence.corpus_missing

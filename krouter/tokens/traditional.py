@@ -101,6 +101,15 @@ def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
         for word in question_jieba().lcut(m.group(), HMM=True):
             asked = question[at : at + len(word)]
             folds_to_held = asked != word and not known(asked) and _reaches(word, known)
+            if not folds_to_held and asked != word and not known(asked):
+                # Not reached whole (資料庫 where the notes write 数据库): each part the vault holds in
+                # Simplified is taken so (库), or the receipt said the vault never mentions 庫 (a review).
+                parts = _held_parts(word, asked, known)
+                if parts:
+                    words.extend(parts)
+                    changed = True
+                    at += len(word)
+                    continue
             words.append(word if folds_to_held else asked)
             changed |= folds_to_held
             at += len(word)
@@ -108,6 +117,25 @@ def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
         last = m.end()
     out.append(question[last:])
     return "".join(out)
+
+
+def _held_parts(word: str, asked: str, known: Callable[[str], bool]) -> list[str] | None:
+    """A Simplified word the vault does not hold whole, as the longest parts from the left that it holds
+    in Simplified (库 of 资料库), the stretches between them as asked (資料); None when it holds none."""
+    out: list[str] = []
+    i, held = 0, False
+    while i < len(word):
+        j = next((j for j in range(len(word), i, -1) if known(word[i:j])), None)
+        if j is None:
+            if out and not known(out[-1]) and out[-1] == asked[i - len(out[-1]) : i]:
+                out[-1] += asked[i]
+            else:
+                out.append(asked[i])
+            i += 1
+        else:
+            out.append(word[i:j])
+            held, i = True, j
+    return out if held else None
 
 
 def _reaches(word: str, known: Callable[[str], bool]) -> bool:
