@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from krouter.errors import ConfigError, VaultNotNamed
+from krouter.errors import ConfigError, VaultNotFound, VaultNotNamed
 
 APP_NAME = "krouter"
 # What `--vault demo` means: the bundled demo vault, unless a folder of that name is in the way.
@@ -313,6 +313,13 @@ def default_vault_origin() -> str:
     if os.environ.get("KROUTER_VAULT"):
         return "named by $KROUTER_VAULT; unset it or point it at your vault"
     return f"the default vault in {config_path()}; change it with `krouter config set vault DIR`"
+
+
+def vault_not_found(root: Path, named: bool) -> VaultNotFound:
+    """The error for a vault folder that is not there; one the command line did not name says where its
+    path came from (``default_vault_origin``)."""
+    origin = "" if named else f" ({default_vault_origin()})"
+    return VaultNotFound(f"vault folder not found: {root}{origin}")
 
 
 def vault_to_write(vault: Path | None, purpose: str) -> Path:

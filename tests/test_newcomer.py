@@ -195,7 +195,16 @@ def test_read_of_an_unknown_name_suggests_nothing(tmp_path: Path) -> None:
 
 
 # A cold review: `krouter check` (and `mcp`, `watch`) said only "vault folder not found: PATH".
-DEFAULT_VAULT_COMMANDS = [["ask", "hi"], ["status"], ["index"], ["check"], ["check", "--json"]]
+DEFAULT_VAULT_COMMANDS = [
+    ["ask", "hi"],
+    ["status"],
+    ["index"],
+    ["check"],
+    ["check", "--json"],
+    ["learn"],
+    ["learn", "--accept", "p1"],
+    ["teach", "which queue", "--page", "a.md", "--quote", "NATS."],
+]
 
 
 @pytest.mark.parametrize("command", DEFAULT_VAULT_COMMANDS)

@@ -136,7 +136,7 @@ def learn_command(
             cfg = config.load_config()
             root = config.vault_to_write(vault, "learn on")
             if not root.is_dir():
-                raise VaultNotFound(f"vault folder not found: {root}")
+                raise config.vault_not_found(root, named=vault is not None)
             # The key the service units get from learn.env: a manual run or a cron line gets it too.
             learn_env.load_learn_env()
             chosen: Lane | None
@@ -290,7 +290,7 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
     try:
         root = config.vault_to_write(vault, "accept or reject pending triggers")
         if not root.is_dir():
-            raise VaultNotFound(f"vault folder not found: {root}")
+            raise config.vault_not_found(root, named=vault is not None)
         if reject:
             h = pending.reject(root.resolve(), reject)
             out = {"pending_id": reject, "status": "rejected", "page": h["page"], "trigger": h["trigger"]}
@@ -363,7 +363,7 @@ def teach_command(
     try:
         root = config.vault_to_write(vault, "teach")
         if not root.is_dir():
-            raise VaultNotFound(f"vault folder not found: {root}")
+            raise config.vault_not_found(root, named=vault is not None)
         with Router(root, embed_budget_s=0) as router:
             # Undecodable bytes in an argument must not reach the journal, the page or the terminal.
             phrasings = [clean(p) for p in also or []]
