@@ -231,3 +231,19 @@ def test_a_word_not_reached_whole_is_folded_where_its_parts_are_held(tmp_path: P
     assert receipt.closest is not None and receipt.closest.path == "运维/数据库备份.md"
     assert "库" in receipt.closest.matched
     assert "庫" not in receipt.closest.missing and "庫" not in receipt.evidence.corpus_missing
+
+
+def test_a_part_the_vault_holds_as_asked_is_not_folded(tmp_path: Path) -> None:
+    """CMRC's 凉茶舖又叫什么 on the page 凉茶舖 (a variant the page itself writes): the first cut of the
+    fold above took 凉茶 + 铺 in Simplified, which the page does not hold, and refused it."""
+    vault = write(
+        tmp_path / "vault",
+        {
+            "凉茶舖.md": "# 凉茶舖\n\n凉茶舖，又名凉茶店，是售卖凉茶的商店。\n",
+            "店铺.md": "# 店铺\n\n店铺每天九点开门。\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("凉茶舖又叫什么？")
+    assert receipt.top is not None and receipt.top.path == "凉茶舖.md"
+    assert "舖" in receipt.top.matched

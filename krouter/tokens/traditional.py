@@ -120,22 +120,24 @@ def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
 
 
 def _held_parts(word: str, asked: str, known: Callable[[str], bool]) -> list[str] | None:
-    """A Simplified word the vault does not hold whole, as the longest parts from the left that it holds
-    in Simplified (库 of 资料库), the stretches between them as asked (資料); None when it holds none."""
+    """A Simplified word the vault does not hold whole, as the longest parts from the left that it holds,
+    as asked or else in Simplified (库 of 资料库), the stretches between them as asked (資料); None when no
+    part is held in Simplified only (凉茶舖 on a page writing 凉茶舖 stays as asked)."""
     out: list[str] = []
-    i, held = 0, False
+    i, folded, loose = 0, False, ""
     while i < len(word):
-        j = next((j for j in range(len(word), i, -1) if known(word[i:j])), None)
-        if j is None:
-            if out and not known(out[-1]) and out[-1] == asked[i - len(out[-1]) : i]:
-                out[-1] += asked[i]
-            else:
-                out.append(asked[i])
-            i += 1
+        for j in range(len(word), i, -1):
+            if known(asked[i:j]) or known(word[i:j]):
+                out += [loose] if loose else []
+                part = asked[i:j] if known(asked[i:j]) else word[i:j]
+                out.append(part)
+                folded |= part != asked[i:j]
+                i, loose = j, ""
+                break
         else:
-            out.append(word[i:j])
-            held, i = True, j
-    return out if held else None
+            loose += asked[i]
+            i += 1
+    return [*out, *([loose] if loose else [])] if folded else None
 
 
 def _reaches(word: str, known: Callable[[str], bool]) -> bool:
