@@ -256,6 +256,9 @@ def test_korean_question_drops_particles_endings_and_asking_words() -> None:
     assert q("회의실은 어디예요?") == ["회의실"]
     assert q("우리는 어떤 서버를 사용하나요?") == ["서버", "사용"]
     assert q("휴가 며칠?") == ["휴가"]  # 휴가 ends like the particle 가 but is the word asked about
+    # Stacked particles of three syllables (에서 + 는) are cut whole; 에서 alone was left as a word.
+    assert q("오피스에서는 재택 돼요?") == ["오피스", "재택"]
+    assert q("고객에게는 언제 알려요?") == ["고객"]
     # Verbs that carry the question's grammar (must, is it right, can't, the thing), in any form.
     assert q("첫 답변 몇 시간 안에 줘야 돼요?") == ["답변", "시간", "안에"]
     assert q("이니시스 계속 쓰는 거 맞나요?") == ["이니시스", "계속", "쓰는"]
