@@ -28,6 +28,7 @@ from krouter.cli_options import (
 )
 from krouter.config import default_vault, is_demo
 from krouter.errors import PageNotFound
+from krouter.routing import notes_languages
 from krouter.routing.phrasings import (
     MAX_PHRASING_CHARS,
     MAX_PHRASINGS,
@@ -126,10 +127,24 @@ def main(
     """KRouter: cite the right page of a Markdown vault, or refuse with a reason."""
 
 
-def receipt_json(receipt: Receipt, root: Path) -> str:
-    """``krouter ask --json``'s output: the receipt, and whether it came from the bundled demo vault
-    (whose pages are fictional), as the MCP reply's ``demo_vault`` says."""
-    return json.dumps({**receipt.to_dict(), "demo_vault": is_demo(root)}, ensure_ascii=False)
+def ask_output(receipt: Receipt, router: Router, wordings: list[str], as_json: bool) -> str:
+    """What ``krouter ask`` prints: the receipt (``--json``: with whether it came from the bundled demo
+    vault, whose pages are fictional, as the MCP reply's ``demo_vault`` says) and, on a refusal, the
+    languages of the notes none of the wordings is in (``notes_languages``): ``translate_into`` in
+    JSON, a last line in text."""
+    missing = notes_languages.unasked(router.writings(), wordings) if receipt.decision == "refuse" else []
+    if as_json:
+        out = {**receipt.to_dict(), "demo_vault": is_demo(router.root)}
+        if receipt.decision == "refuse":
+            out["translate_into"] = [{"language": lang, "share": round(share, 3)} for lang, share in missing]
+        return json.dumps(out, ensure_ascii=False)
+    text = receipt.to_text()
+    if missing:
+        text += (
+            f"\n  of the notes' pages, {notes_languages.shares_text(missing)}: "
+            'ask again with --also "<a translation>"'
+        )
+    return text
 
 
 class _AskCommand(Command):
@@ -194,12 +209,10 @@ def ask(
                 # A first lookup on a big vault reads every page: show it, rather than seem to hang.
                 router.index.refresh(progress)
             receipt = router.ask(question, k=k, also=phrasings)
+            output = ask_output(receipt, router, [question, *phrasings], as_json)
     finally:
         router.close()
-    if as_json:
-        typer.echo(receipt_json(receipt, router.root))
-    else:
-        typer.echo(receipt.to_text())
+    typer.echo(output)
     if receipt.decision == "refuse":
         raise typer.Exit(EXIT_REFUSED)
 

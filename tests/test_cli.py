@@ -440,3 +440,30 @@ def test_the_cited_line_is_found_deep_in_a_page_with_no_blank_line(tmp_path: Pat
     assert receipt.top is not None and receipt.top.path == "Notes/Transcript.md"
     assert receipt.top.line == 403
     assert receipt.top.snippet.startswith("The Kafka consumer lag alert fires")
+
+
+def test_a_refusal_names_the_languages_of_the_notes_the_question_was_not_in(tmp_path: Path) -> None:
+    """D106 for the command line (Codex and shell agents read `--json`): which languages a tenth or more
+    of the pages are in that no wording is."""
+    vault = tmp_path / "notes"
+    for rel, text in {
+        "Office.md": "# Office\n\nThe office opens at nine.\n",
+        "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
+        "值班.md": "# 值班安排\n\n每人值班一周。\n",
+    }.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    text = CliRunner().invoke(app, ["ask", "what is the parking fee", "--vault", str(vault)])
+    assert text.exit_code == 3
+    assert (
+        'of the notes\' pages, about 33% are in Chinese: ask again with --also "<a translation>"'
+        in text.stdout
+    )
+    as_json = CliRunner().invoke(app, ["ask", "what is the parking fee", "--vault", str(vault), "--json"])
+    assert json.loads(as_json.stdout)["translate_into"] == [{"language": "Chinese", "share": 0.333}]
+    both = CliRunner().invoke(
+        app, ["ask", "what is the parking fee", "--also", "停车费多少", "--vault", str(vault), "--json"]
+    )
+    assert json.loads(both.stdout)["translate_into"] == []
+    cited = CliRunner().invoke(app, ["ask", "when does the office open", "--vault", str(vault), "--json"])
+    assert "translate_into" not in json.loads(cited.stdout)

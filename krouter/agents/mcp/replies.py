@@ -13,10 +13,10 @@ from typing import Any
 
 from krouter.errors import PageNotFound
 from krouter.learner import teach
+from krouter.routing import notes_languages
 from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
 from krouter.safe_text import clean
-from krouter.tokens.scripts import writing
 from krouter.vault.files import contained_path
 from krouter.vault.page_lines import file_lines
 
@@ -96,31 +96,16 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
     return out
 
 
-# A language of the vault's pages worth a translation: at least this share of them.
-NOTES_LANGUAGE_SHARE = 0.1
-
-
 def _translate_hint(writings: dict[str, float], wordings: Sequence[str]) -> str:
-    """What a refusal's next step says about translating: which languages the notes are written in that
-    none of the agent's wordings is (an agent cannot know the notes' language, and "if the notes are in
-    another language" left it guessing); nothing when its wordings cover them all."""
-    asked = {writing(w) for w in wordings}
-    missing = [
-        (lang, share)
-        for lang, share in writings.items()
-        if share >= NOTES_LANGUAGE_SHARE and lang not in asked
-    ]
+    """What a refusal's next step says about translating (``notes_languages``); nothing when the agent's
+    wordings cover the notes' languages."""
+    missing = notes_languages.unasked(writings, wordings)
     if not missing:
         return ""
-    named = " and ".join(
-        f"about {share:.0%} {'are ' if i == 0 else ''}in "
-        + ("English or another Latin-script language" if lang == "Latin" else lang)
-        for i, (lang, share) in enumerate(missing)
-    )
     into = "it" if len(missing) == 1 else "each"
     return (
-        f"Of the notes' pages, {named}: ask again with a translation into {into} in `phrasings`, "
-        "names kept as written. "
+        f"Of the notes' pages, {notes_languages.shares_text(missing)}: ask again with a translation into "
+        f"{into} in `phrasings`, names kept as written. "
     )
 
 

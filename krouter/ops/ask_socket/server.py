@@ -173,7 +173,7 @@ class AskServer:
         """The reply to one request: what ``krouter ask`` would print and its exit code, or a decline
         (``ok: false``) when the client must ask the ordinary way. Runs on the server's thread."""
         from krouter import config
-        from krouter.cli import DEMO_NOTE, EXIT_REFUSED, receipt_json
+        from krouter.cli import DEMO_NOTE, EXIT_REFUSED, ask_output
         from krouter.index.refresh import RefreshStats
         from krouter.routing import querylog
         from krouter.routing.phrasings import BadPhrasings, BadQuestion, check_question
@@ -223,7 +223,7 @@ class AskServer:
             # Changes not yet indexed: a fresh ask would walk the vault now, and so does this.
             router.refresh()
         receipt = router.decide(question, k=k, also=phrasings)
-        text = receipt_json(receipt, self.root) if as_json else receipt.to_text()
+        text = ask_output(receipt, router, [question, *phrasings], as_json)
         return {
             "protocol": PROTOCOL,
             "ok": True,

@@ -1,0 +1,32 @@
+"""Which languages the notes are written in that none of a question's wordings is: what a refusal tells
+the asker to translate into (an agent cannot see the vault; "if the notes are in another language" left
+it guessing, and was said of single-language vaults too)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from krouter.tokens.scripts import writing
+
+# A language of the vault's pages worth a translation: at least this share of them.
+NOTES_LANGUAGE_SHARE = 0.1
+
+
+def unasked(writings: dict[str, float], wordings: Sequence[str]) -> list[tuple[str, float]]:
+    """(language, share of pages) for each language of at least NOTES_LANGUAGE_SHARE of the pages
+    (``Tables.writings``) that no wording is written in, largest share first."""
+    asked = {writing(w) for w in wordings}
+    return [
+        (lang, share)
+        for lang, share in writings.items()
+        if share >= NOTES_LANGUAGE_SHARE and lang not in asked
+    ]
+
+
+def shares_text(missing: Sequence[tuple[str, float]]) -> str:
+    """ "about 25% are in Chinese and about 10% in Korean": the languages as a sentence's predicate."""
+    return " and ".join(
+        f"about {share:.0%} {'are ' if i == 0 else ''}in "
+        + ("English or another Latin-script language" if lang == "Latin" else lang)
+        for i, (lang, share) in enumerate(missing)
+    )
