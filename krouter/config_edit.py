@@ -54,8 +54,12 @@ def set_config_value(key: str, value: str | bool | None, path: Path | None = Non
     # A config.toml linked from a dotfiles folder is edited there, not replaced by a file of its own.
     if path.is_symlink():
         try:
-            path = path.resolve()
-        except (OSError, RuntimeError) as exc:  # a loop: RuntimeError before Python 3.13, OSError since
+            path = path.resolve(strict=True)
+        except FileNotFoundError:
+            path = path.resolve()  # a link to a file not there yet: written where it points
+        except (OSError, RuntimeError) as exc:
+            # A loop: RuntimeError before Python 3.13, OSError (ELOOP) since. Not resolved without
+            # strict: Python 3.13 returns a loop's path itself, and the write replaced the link.
             raise ConfigError(
                 f"{path} is a symbolic link that leads back to itself (a loop of links): fix or remove the link"
             ) from exc
