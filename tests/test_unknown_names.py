@@ -112,6 +112,11 @@ def test_the_cli_says_which_name_the_vault_never_mentions(vault: Path) -> None:
         ("Toronto", True),
         ("星期五", False),  # /Friday/: capitalised, not described
         ("英语", False),  # /English (language)/
+        # Described after a comma in one entry, a common noun in another (/pizza/, /peso/, /age/): a
+        # Chinese question ordering pizza was refused as naming Pisa.
+        ("比萨", False),
+        ("比索", False),
+        ("时代", False),
         ("Friday", False),
         ("asap", False),  # an everyday abbreviation, a time zone, a currency
         # A team's generic terms written as acronyms name a subject too: "Which CRM shows the board
@@ -240,3 +245,20 @@ def test_an_office_the_vault_never_mentions_is_not_answered_by_another_office_s_
         for question in ("what is the Toronto office leave policy", "how much leave do Berlin staff get"):
             receipt = router.ask(question)
             assert receipt.decision == "refuse", (question, receipt.reason)
+
+
+def test_a_word_cc_cedict_also_gives_as_a_common_noun_is_no_name(tmp_path: Path) -> None:
+    """A review of the described names: 比萨 (/Pisa, town in Toscana, Italy/, and /pizza/ in another
+    entry) was taken for a place no page mentions, and the lunch page that answers was refused."""
+    vault = write(
+        tmp_path / "lunch",
+        {
+            "午餐.md": "# 团建午餐\n\n周五团建午餐在楼下的意大利餐厅订，用公司卡付款。\n",
+            "绿植.md": "# 办公室绿植\n\n办公室的绿植每周一浇水，榕树放在前台。\n",
+            "发布.md": "# 发布流程\n\n每个工作日中午从主分支发布。\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.ask("周五团建午餐的比萨在哪里订")
+    assert "names" not in receipt.reason, receipt.reason
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "午餐.md"

@@ -67,6 +67,8 @@ SAMPLE = (
     "北京 北京 [Bei3 jing1] /Beijing, capital of the People's Republic of China/",
     "京哈 京哈 [Jing1 Ha1] /Beijing-Harbin/",
     "李 李 [Li3] /surname Li/",
+    "比薩 比萨 [Bi3 sa4] /Pisa, town in Toscana, Italy/",
+    "比薩 比萨 [bi3 sa4] /pizza (loanword)/",
     "顏色 颜色 [yan2 se4] /colour/",
 )
 # A question word gets at most this many translations (the first the dictionary lists).
@@ -154,11 +156,15 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
     every sense is a proper name, written with a capital (北京 /Beijing, capital of …/; not 东西), and
     those of them whose first sense describes the name after a comma (柏林 /Berlin, capital of Germany/,
     谷歌 /Google, Internet company …/; not 星期五 /Friday/ nor 英语 /English (language)/): a place, a
-    company or a person, whatever part of speech jieba's dictionary tags it."""
+    company or a person, whatever part of speech jieba's dictionary tags it. Not a word another entry
+    gives as a common noun (比萨 /Pisa, …/ and /pizza/, 时代 /Time, US weekly …/ and /age/): nothing
+    else bounds the described ones, and "周五团建午餐的比萨在哪里订" was refused as naming a place."""
     out: set[tuple[str, str]] = set()
     surnames: set[str] = set()
     proper: set[str] = set()
     described: set[str] = set()
+    # Words with an entry whose reading is in lower case: CC-CEDICT capitalises the readings of names.
+    common: set[str] = set()
     for line in lines:
         m = cedict_rows.LINE.match(line)
         if (
@@ -169,6 +175,8 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
             proper.add(m.group(1))
             if cedict_rows.NAMED.match(m.group(3)):
                 described.add(m.group(1))
+        if m and m.group(2)[:1].islower():
+            common.add(m.group(1))
         if not m or not _HAN_CHAR.match(m.group(1)):
             continue
         syllable = cedict_rows.romanised(m.group(2))
@@ -176,7 +184,7 @@ def _readings(lines: Iterable[str]) -> tuple[set[tuple[str, str]], set[str], set
             out.add((m.group(1), syllable))
         if _SURNAME.search("/" + m.group(3)):
             surnames.add(m.group(1))
-    return out, surnames, proper, described
+    return out, surnames, proper, described - common
 
 
 def _build(source: Path, path: Path) -> None:
