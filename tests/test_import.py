@@ -545,6 +545,11 @@ def test_sessions_go_in_an_input_folder_or_the_import_says_they_will_be_cited_as
         ("我没找到 search API 的 timeout 配置。", False),
         # ... unless another clause of it answers.
         ("I couldn't find a flag for it, but the search API timeout is hard-coded to 5 s.", True),
+        # A negation that states a condition, or a fact of the system, is an answer, not a failed search.
+        ("If the request doesn't specify a timeout, the search API waits 5 seconds.", True),
+        ("The search API timeout is 5 seconds if not specified in the query.", True),
+        ("The search API returns no results once its timeout of 5 seconds passes.", True),
+        ("No results for the search API timeout in this repo.", False),
     ],
 )
 def test_a_question_asked_in_an_imported_session_is_not_its_own_answer(

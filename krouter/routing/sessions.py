@@ -33,7 +33,8 @@ _CLAUSE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]|,?\s+(?:but|however|thoug
 _FOUND_NOTHING = re.compile(
     r"\b(?:could(?:n't| not)|can(?:'t|not)|did(?:n't| not)|was(?:n't| not) able to|unable to|"
     r"fail(?:ed)? to)\s+(?:find|locate|spot|see)\b"
-    r"|\bno (?:mention|results?|records?|information|info|trace|references?)\b"
+    r"|\bno (?:mention|trace|references?)\b"
+    r"|(?:^|\b(?:found|find|get|got|returned|there (?:is|are|was|were)) )no (?:results?|records?|information|info)\b"
     r"|\b(?:is|are|was|were|isn't|aren't|wasn't|weren't)\s+(?:not\s+)?(?:mentioned|documented|specified|"
     r"defined|recorded) (?:anywhere|nowhere)\b|\bnot (?:mentioned|documented|specified|defined|recorded)\b"
     r"|\b(?:does|do|did)(?:n't| not) (?:mention|say|specify|state|document)\b"
@@ -74,8 +75,15 @@ _KEPT: dict[tuple[str, int, int], frozenset[str] | None] = {}
 _KEPT_MAX = 64
 
 
+# A clause that states a condition before its negation ("If the request doesn't specify a timeout, the
+# search API waits 5 seconds"): what a setting does when left out, an answer, not a search that failed.
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless)\b|如果|假如")
+
+
 def _found_nothing(clause: str) -> bool:
-    return _FOUND_NOTHING.search(clause.casefold()) is not None
+    said = clause.strip().casefold()
+    m = _FOUND_NOTHING.search(said)
+    return m is not None and not _CONDITION.search(said, 0, m.start())
 
 
 def replied_terms(path: str, read: Callable[[str], str]) -> frozenset[str] | None:
