@@ -165,3 +165,10 @@ def test_teaching_a_template_page_says_it_is_left_out(vault: Path) -> None:
     assert reply["status"] == "not-taught"
     assert "a template" in reply["reason"]
     assert (vault / "Templates" / "Decision.md").read_text(encoding="utf-8") == DECISION_TEMPLATE
+
+
+def test_a_refusal_does_not_say_a_template_could_not_be_read(vault: Path) -> None:
+    """A review: the refusal's "in the pages it could read: Templates/Decision.md and 1 more could not be
+    read" was false (the templates were read, and left out) and named them in every refusal."""
+    reason = _ask(vault, "what is the kubernetes ingress timeout")["reason"]
+    assert "could not be read" not in reason and "Templates/" not in reason, reason

@@ -205,7 +205,9 @@ def load_tables(index: Index, input_folders: list[str], previous: Tables | None 
         tuple(
             p.path
             for p in index.problems()
-            if p.path not in by_path and p.path.lower().endswith((".md", "/"))
+            # A template is read and left out on purpose (``vault.templates``): no note of the vault is
+            # on it, and "Templates/Decision.md could not be read" in every refusal would be false.
+            if p.path not in by_path and p.kind != "template" and p.path.lower().endswith((".md", "/"))
         ),
         has_han=index.has_han(),
         # Letters only: a number ("至少 2 人") does not make a Chinese vault bilingual.
