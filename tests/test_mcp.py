@@ -398,3 +398,26 @@ def test_a_refusal_names_the_languages_of_the_notes_no_wording_was_in(tmp_path: 
     (root / "值班.md").unlink()
     with Router(root) as router:
         assert "translation" not in ask_result(router, "what is the parking fee", 5)["next_step"]
+
+
+def test_an_english_question_naming_a_person_in_chinese_is_not_told_to_translate_into_english(
+    tmp_path: Path,
+) -> None:
+    """A review: "what is 张三's phone number" was read as Chinese by its script, and the refusal of an
+    English question on English notes said "about 75% are in English …: ask again with a translation
+    into it". A Chinese question holding an English word (Kafka) is still Chinese."""
+    root = tmp_path / "notes"
+    pages = {
+        "Office.md": "# Office\n\nThe office opens at nine.\n",
+        "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
+        "Backups.md": "# Backups\n\nBackups run nightly.\n",
+        "值班.md": "# 值班安排\n\n每人值班一周。\n",
+    }
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Router(root) as router:
+        named = ask_result(router, "what is 张三's phone number", 5)
+        kafka = ask_result(router, "Kafka 的超时是多少", 5)
+    assert "English" not in named["next_step"], named["next_step"]
+    assert "about 75% are in English or another Latin-script language" in kafka["next_step"]

@@ -4,9 +4,11 @@ it guessing, and was said of single-language vaults too)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from krouter.tokens.scripts import writing
+from krouter.tokens.stopwords import ENGLISH
 
 # A language of the vault's pages worth a translation: at least this share of them.
 NOTES_LANGUAGE_SHARE = 0.1
@@ -15,12 +17,28 @@ NOTES_LANGUAGE_SHARE = 0.1
 def unasked(writings: dict[str, float], wordings: Sequence[str]) -> list[tuple[str, float]]:
     """(language, share of pages) for each language of at least NOTES_LANGUAGE_SHARE of the pages
     (``Tables.writings``) that no wording is written in, largest share first."""
-    asked = {writing(w) for w in wordings}
+    asked = {lang for w in wordings for lang in _written_in(w)}
     return [
         (lang, share)
         for lang, share in writings.items()
         if share >= NOTES_LANGUAGE_SHARE and lang not in asked
     ]
+
+
+# English function words that make a wording English whatever else it holds.
+_ENGLISH_FRAME = 2
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _written_in(wording: str) -> set[str]:
+    """The languages a wording is in: its script's (``scripts.writing``), and English too when it is
+    framed by English function words ("what is 张三's phone number", which the script alone reads as
+    Chinese: the hint told the agent to translate an English question into English, a review found).
+    "Kafka 的超时是多少" holds an English word but no frame: Chinese only."""
+    langs = {writing(wording)}
+    if sum(w.lower() in ENGLISH for w in _LATIN_WORD.findall(wording)) >= _ENGLISH_FRAME:
+        langs.add("Latin")
+    return langs
 
 
 def shares_text(missing: Sequence[tuple[str, float]]) -> str:
