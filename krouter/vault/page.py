@@ -290,7 +290,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         meta=meta,
         yaml_error=error,
         properties=props,
-        template=template_mark(fm_text, title, body),
+        template=template_mark(rel_path, fm_text, title, body),
     )
 
 

@@ -5,7 +5,7 @@ placeholders: "What we chose, and the version or region." under ``# {{title}}`` 
 confidence, for "which version of the database" and "what region did we choose". Obsidian's settings
 name the template folder when the plugin was set up in that vault (``vault/ignore.py``); a folder of
 templates copied in by hand, or kept after the plugin was switched off, has no such setting, so a page
-is also known by what it holds.
+kept where templates are (its folder or file named for them) is also known by what it holds.
 
 A query block (```dataview, ```query, ```tasks, ```base) asks Obsidian to list other pages when
 it renders; its words are field and folder names ("TABLE status, date FROM Decisions"), not
@@ -33,11 +33,21 @@ _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
 _INLINE_CODE = re.compile(r"(`+)[^`\n]+?\1")
 
 
-def template_mark(frontmatter: str | None, title: str, body: str) -> str | None:
-    """The placeholder that shows a page is a template, or None when it is a page of notes. Code
-    (fenced blocks, `inline spans`) is not read: a note about templates shows their syntax there."""
+# Where templates are kept: a folder or file named for them ("Templates/", "99 Templates/", "_templates/",
+# "Decision template.md", 模板, テンプレート, 템플릿).
+_TEMPLATE_PLACE = re.compile(r"templat|模板|模版|テンプレート|템플릿", re.IGNORECASE)
+
+
+def template_mark(path: str, frontmatter: str | None, title: str, body: str) -> str | None:
+    """The placeholder that shows a page is a template, or None when it is a page of notes. Only a page
+    whose folder or file is named for templates is read for one: a note copied from a template with a
+    placeholder left unfilled, or one Templater did not run on (``<% tp.date.now() %>`` above a day's
+    notes), is still a note, and a diff review found such notes dropped. Code (fenced blocks, `inline
+    spans`) is not read: a note about templates shows their syntax there."""
+    if not _TEMPLATE_PLACE.search(path):
+        return None
     if not any("{{" in text or "<%" in text for text in (frontmatter or "", title, body)):
-        return None  # most pages: no regular expression run
+        return None  # no regular expression run
     lines = body.splitlines()
     fenced = {i for first, last, _info in _fenced_blocks(lines) for i in range(first, last + 1)}
     prose = _INLINE_CODE.sub(" ", "\n".join(x for i, x in enumerate(lines) if i not in fenced))
