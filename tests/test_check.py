@@ -449,4 +449,21 @@ def test_an_ignore_file_that_cannot_be_read_is_a_problem(tmp_path: Path, kind: s
     assert result.exit_code == 1
     (finding,) = json.loads(result.stdout)["findings"]
     assert finding["kind"] == "ignore_file" and finding["path"] == ".krouterignore"
-    assert "none of its patterns apply" in finding["message"] and finding["severity"] == "error"
+    expected = "none of its patterns apply" if kind == "a folder" else "the line holding it may not apply"
+    assert expected in finding["message"] and finding["severity"] == "error"
+
+
+def test_one_stray_byte_in_the_ignore_file_leaves_its_other_lines_in_force(tmp_path: Path) -> None:
+    """The diff review: one byte that is not UTF-8 dropped every pattern, and the private pages the
+    other lines list were indexed and cited."""
+    vault = make(
+        tmp_path,
+        {
+            "Private/Salaries.md": "# Salaries\n\nBob earns 90k a year.\n",
+            "Ops.md": page("Ops"),
+        },
+    )
+    (vault / ".krouterignore").write_bytes(b"# caf\xe9 notes\nPrivate/\n")
+    result = runner.invoke(app, ["ask", "how much does bob earn a year", "--vault", str(vault), "--json"])
+    assert result.exit_code == 3, result.output
+    assert "Private/Salaries.md" not in result.stdout

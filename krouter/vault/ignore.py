@@ -147,7 +147,13 @@ def _ignore_file(root: Path) -> tuple[list[str], str | None]:
     try:
         return data.decode(codec).splitlines(), None
     except UnicodeDecodeError as exc:
-        return [], f"is not UTF-8 text ({exc.reason} at byte {exc.start}): none of its patterns apply"
+        # Every other line still applies: dropping them all indexed and cited the private pages they
+        # list, for one stray byte (the diff review).
+        lines = data.decode(codec, errors="replace").splitlines()
+        return (
+            lines,
+            f"is not UTF-8 text ({exc.reason} at byte {exc.start}): the line holding it may not apply",
+        )
 
 
 def ignore_file_problem(root: Path) -> str | None:
