@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from vault_files import write
 
 from krouter import __version__
 from krouter.cli import app
@@ -445,14 +446,14 @@ def test_the_cited_line_is_found_deep_in_a_page_with_no_blank_line(tmp_path: Pat
 def test_a_refusal_names_the_languages_of_the_notes_the_question_was_not_in(tmp_path: Path) -> None:
     """D106 for the command line (Codex and shell agents read `--json`): which languages a tenth or more
     of the pages are in that no wording is."""
-    vault = tmp_path / "notes"
-    for rel, text in {
-        "Office.md": "# Office\n\nThe office opens at nine.\n",
-        "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
-        "值班.md": "# 值班安排\n\n每人值班一周。\n",
-    }.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
+    vault = write(
+        tmp_path / "notes",
+        {
+            "Office.md": "# Office\n\nThe office opens at nine.\n",
+            "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
+            "值班.md": "# 值班安排\n\n每人值班一周。\n",
+        },
+    )
     text = CliRunner().invoke(app, ["ask", "what is the parking fee", "--vault", str(vault)])
     assert text.exit_code == 3
     assert (

@@ -12,6 +12,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 from mcp_stdio import server_params, text_of
+from vault_files import write as write_pages
 
 from krouter.agents.mcp.replies import ask_result, ask_summary, read_page
 from krouter.routing.router import Router
@@ -373,21 +374,21 @@ def test_an_argument_the_tool_does_not_take_is_refused_by_name(vault: Path) -> N
     assert structured(got["fine"])["decision"] == "cite"
 
 
+# Three pages in English, one in Chinese: a quarter of the notes in Chinese.
+THREE_ENGLISH_ONE_CHINESE = {
+    "Office.md": "# Office\n\nThe office opens at nine.\n",
+    "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
+    "Backups.md": "# Backups\n\nBackups run nightly.\n",
+    "值班.md": "# 值班安排\n\n每人值班一周。\n",
+}
+
+
 def test_a_refusal_names_the_languages_of_the_notes_no_wording_was_in(tmp_path: Path) -> None:
     """An agent cannot know the notes' language, and "if the notes are in another language, ask again
     with a translation" left it guessing: a refusal says which languages the pages are written in that
     none of its wordings is, with their share of the pages (replaced pages not counted)."""
-    root = tmp_path / "bilingual"
-    pages = {
-        "Office.md": "# Office\n\nThe office opens at nine.\n",
-        "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
-        "Backups.md": "# Backups\n\nBackups run nightly.\n",
-        "Old office.md": "---\nstatus: superseded\nsuperseded_by: Office\n---\n# Old office\n\nEight.\n",
-        "值班.md": "# 值班安排\n\n每人值班一周。\n",
-    }
-    for rel, text in pages.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    old = "---\nstatus: superseded\nsuperseded_by: Office\n---\n# Old office\n\nEight.\n"
+    root = write_pages(tmp_path / "bilingual", {**THREE_ENGLISH_ONE_CHINESE, "Old office.md": old})
     with Router(root) as router:
         english = ask_result(router, "what is the parking fee", 5)
         chinese = ask_result(router, "停车费多少钱", 5)
@@ -406,16 +407,7 @@ def test_an_english_question_naming_a_person_in_chinese_is_not_told_to_translate
     """A review: "what is 张三's phone number" was read as Chinese by its script, and the refusal of an
     English question on English notes said "about 75% are in English …: ask again with a translation
     into it". A Chinese question holding an English word (Kafka) is still Chinese."""
-    root = tmp_path / "notes"
-    pages = {
-        "Office.md": "# Office\n\nThe office opens at nine.\n",
-        "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
-        "Backups.md": "# Backups\n\nBackups run nightly.\n",
-        "值班.md": "# 值班安排\n\n每人值班一周。\n",
-    }
-    for rel, text in pages.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    root = write_pages(tmp_path / "notes", THREE_ENGLISH_ONE_CHINESE)
     with Router(root) as router:
         named = ask_result(router, "what is 张三's phone number", 5)
         kafka = ask_result(router, "Kafka 的超时是多少", 5)
