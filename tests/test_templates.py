@@ -190,3 +190,19 @@ def test_a_refusal_does_not_say_a_template_could_not_be_read(vault: Path) -> Non
     read" was false (the templates were read, and left out) and named them in every refusal."""
     reason = _ask(vault, "what is the kubernetes ingress timeout")["reason"]
     assert "could not be read" not in reason and "Templates/" not in reason, reason
+
+
+def test_a_tab_indented_fence_is_code_not_a_query_block(tmp_path: Path) -> None:
+    """The diff review: a tab before ```dataview made it a query fence (CommonMark reads indented code),
+    and never closed, it took the rest of the page out of the index."""
+    vault = write(
+        tmp_path / "notes",
+        {
+            "Howto/Dataview.md": "# Dataview\n\nThe query we use:\n\n\t```dataview\n\tLIST FROM #decision\n\n"
+            "Dataview indexes refresh every two seconds.\n",
+            "Office.md": "# Office\n\nThe office opens at nine.\n",
+        },
+    )
+    assert (
+        _ask(vault, "how often does dataview refresh its indexes")["cited"][0]["path"] == "Howto/Dataview.md"
+    )

@@ -29,7 +29,9 @@ _TEMPLATER = re.compile(r"<%[*_-]?[^%\n]*?(?:\btp\.|\btR\b)[^\n]*?%>|<%\*")
 BODY_PLACEHOLDERS = 2
 
 QUERY_LANGUAGES = frozenset({"dataview", "dataviewjs", "query", "tasks", "base"})
-_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
+# Up to three spaces before a fence; a tab makes the line indented code (CommonMark), not a fence that
+# could swallow the rest of the page.
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
 _INLINE_CODE = re.compile(r"(`+)[^`\n]+?\1")
 
 
