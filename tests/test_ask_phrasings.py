@@ -70,6 +70,11 @@ def test_cli_phrasing(vault: Path, question: str, phrasing: str, page: str | Non
     assert out["cited"][0]["path"] == page
     assert out["query"] == question and out["phrasing"] == phrasing
     assert [r["text"] for r in out["routes"]] == [question, phrasing]
+    # Each wording is reported against the floor it was held to here, the phrasing's bar above the
+    # question's: an agent read a phrasing listed "cite" beside a refusal as a contradiction.
+    asked_route, phrased_route = out["routes"]
+    assert asked_route["floor"] == out["evidence"]["floor"] or phrased_route["floor"] > asked_route["floor"]
+    assert phrased_route["decision"] == "cite" and phrased_route["confidence"] >= phrased_route["floor"]
 
 
 def test_cli_text_receipt_names_the_phrasing(vault: Path) -> None:
@@ -433,3 +438,26 @@ def test_a_phrasing_receipt_names_the_floor_it_was_held_to(tmp_path: Path) -> No
         cited = router.ask("wie viele Urlaubstage", also=["employees vacation days year unused"])
     assert cited.decision == "cite" and cited.evidence.floor == pytest.approx(0.65)
     assert "a phrasing's floor 65%" in cited.reason and "of the phrasing's content" in cited.reason
+
+
+def test_a_phrasing_below_its_bar_is_listed_as_refused(tmp_path: Path) -> None:
+    """The agent-loop run: "the phrasing … reaches 77% (a phrasing needs 78%)" came with that phrasing
+    listed in `routes` as "cite", its own lookup's decision at the plain floor."""
+    from krouter import Router
+
+    vault = tmp_path / "v"
+    (vault / "Runbooks").mkdir(parents=True)
+    pages = {
+        "Runbooks/Payments.md": "# Payments API timeout\n\nThe payments API times out after 30 seconds.\n",
+        "Runbooks/Search.md": "# Search API timeout\n\nThe search API times out after 5 seconds.\n",
+        "Office.md": "# Office\n\nThe office opens at nine. Card readers at the door.\n",
+    }
+    for rel, text in pages.items():
+        (vault / rel).write_text(text, encoding="utf-8")
+    with Router(vault) as router:
+        receipt = router.ask("how long before the card charge gives up", also=["API timeout payments card"])
+    asked, phrased = receipt.routes
+    assert asked.floor == receipt.evidence.floor or asked.floor == 0.55
+    assert phrased.top == "Runbooks/Payments.md" and phrased.floor > asked.floor
+    assert asked.floor <= phrased.confidence < phrased.floor
+    assert phrased.decision == "refuse"

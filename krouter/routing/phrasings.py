@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from krouter.errors import KRouterError
 from krouter.routing.decision import SHARE_OF_QUESTION
-from krouter.routing.receipt import Receipt, Route, against_floor
+from krouter.routing.receipt import Decision, Receipt, Route, against_floor
 from krouter.tokens.scripts import HAS_CJK
 from krouter.tokens.terms import query_terms
 
@@ -123,7 +123,6 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     """
     if not phrased:
         return asked
-    routes = [_route(asked.query, asked), *(_route(text, r) for text, r in phrased)]
     bar = phrasing_floor(asked.evidence.floor)
     # The question's own closest page, when its words single one out: on a tie, which page comes first is
     # the order of their paths, not the question's words.
@@ -139,11 +138,21 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     # cites another page on its own words outweighs that, and the wordings disagree.
     by_model = asked.semantic_cited
 
+    def needs(r: Receipt) -> float:
+        return agreeing if r.closest is not None and r.closest.path in agreed else bar
+
     def clears(r: Receipt) -> bool:
         if by_model and r.top is not None and asked.top is not None and r.top.path != asked.top.path:
             return r.decision == "cite"
-        needed = agreeing if r.top is not None and r.top.path in agreed else bar
-        return r.decision == "cite" and r.evidence.confidence >= needed
+        return r.decision == "cite" and r.evidence.confidence >= needs(r)
+
+    # Each wording with the floor it was held to here and whether it cleared it: a phrasing listed as
+    # "cite" on its own lookup's floor beside a refusal read as a contradiction to an agent (a phrasing
+    # at 77% where it needed 78%).
+    routes = [
+        _route(asked.query, asked, asked.evidence.floor, asked.decision),
+        *(_route(text, r, needs(r), "cite" if clears(r) else "refuse") for text, r in phrased),
+    ]
 
     # The citing wordings: the question itself whenever it cites, a phrasing only above its bar.
     citing: list[tuple[str | None, Receipt]] = [(text, r) for text, r in phrased if clears(r)]
@@ -227,11 +236,12 @@ def _translation(question: str, phrasing: str) -> bool:
     return bool(HAS_CJK.search(question)) != bool(HAS_CJK.search(phrasing))
 
 
-def _route(text: str, receipt: Receipt) -> Route:
+def _route(text: str, receipt: Receipt, floor: float, decision: Decision) -> Route:
     closest = receipt.closest
     return Route(
         text=text,
-        decision=receipt.decision,
+        decision=decision,
         top=closest.path if closest else None,
         confidence=receipt.evidence.confidence,
+        floor=round(floor, 4),
     )

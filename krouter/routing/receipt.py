@@ -165,6 +165,9 @@ class Route:
     decision: Decision
     top: str | None
     confidence: float
+    # The confidence this wording had to reach: the floor for the question itself, a phrasing's bar
+    # (``phrasings.phrasing_floor`` or ``agreeing_floor``) for a phrasing; ``decision`` is against it.
+    floor: float = 0.0
 
 
 @dataclass
