@@ -679,3 +679,27 @@ def test_a_trigger_the_question_holds_whole_counts_beside_a_word_another_page_is
     assert plain.decision == "cite" and plain.top is not None and plain.top.path == "office/coffee.md"
     assert urgent.top is not None and urgent.top.path == "office/coffee.md"
     assert "urgent" in urgent.top.missing
+
+
+def test_a_price_asked_in_chinese_meets_the_amount_through_the_agent_s_translation(tmp_path: Path) -> None:
+    """The agent-loop run: 他们第一单最少要订多少钱 on English notes, taught with an English phrasing and the
+    quote "first order at least £600", was refused as "no sentence of the quote states an amount beside
+    its words": the price check read the question's own (Chinese) words only."""
+    root = _pages(
+        tmp_path / "v",
+        {
+            "Pricing/Stockists.md": "# UK stockists\n\nUK stockists place a first order of at least £600.\n",
+            "Office.md": "# Office\n\nThe office opens at nine.\n",
+        },
+    )
+    question = "英国零售商第一单最少要订多少钱"
+    _code, out = teach_cli(
+        root,
+        question,
+        "Pricing/Stockists.md",
+        "UK stockists place a first order of at least £600.",
+        "how much is the minimum first order for UK stockists",
+    )
+    assert "asks a price" not in out, out
+    # The pick passes every check (written, or held for a second source where pending triggers are on).
+    assert out.startswith(("taught", "held")), out

@@ -308,8 +308,12 @@ def verify_pick(
         )
     # The sentence that answers a price asked states one beside the question's words (D93's check, on the
     # quote: a quote may run over two sentences, the thing in one and another thing's price in the next).
+    # Beside the words of any wording: a question asked in Chinese of English notes shares its words with
+    # the quote only through the agent's translation (the agent-loop run: 第一单最少要订多少钱 against
+    # "first order at least £600" was refused for stating no amount).
     if asks_price(question) and not any(
-        states_amount(sentence) and shared_words(sentence, question) for sentence in _SENTENCES.split(quote)
+        states_amount(sentence) and any(shared_words(sentence, q) for q, _ in askings)
+        for sentence in _SENTENCES.split(quote)
     ):
         return "the question asks a price, and no sentence of the quote states an amount beside its words"
     named = _named_elsewhere(router, question, page)
