@@ -166,9 +166,7 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         pages = sorted({r.top.path for _, r in citing if r.top})
         chosen = replace(best, query=asked.query, phrasing=text, routes=routes)
         if text is not None and not (by_model and asked.top is not None and chosen.top is not None):
-            chosen = _at_bar(
-                chosen, agreeing if chosen.top is not None and chosen.top.path in agreed else bar
-            )
+            chosen = _at_bar(chosen, needs(chosen))
         if len(pages) > 1:
             # Two wordings of one question name different pages: one of them is a neighbour.
             return chosen.refused(
@@ -179,7 +177,7 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
     if text is None:
         return replace(asked, routes=routes)
-    needed = agreeing if closest.closest is not None and closest.closest.path in agreed else bar
+    needed = needs(closest)
     refused = replace(
         _at_bar(closest, needed), query=asked.query, phrasing=text, routes=routes, decision="refuse"
     )
