@@ -167,11 +167,9 @@ def _korean_particles(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
         if len(term) >= 4 and term[-1] in _KO_PARTICLES and _HANGUL_WORD.fullmatch(term):
             stem = term[:-1]
             grams = tuple(char_bigrams(stem))
-            with_it = _holding(index, (*grams, term[-2:]))
+            with_it = set(_holding(index, (*grams, term[-2:])))
             others = (stem[-1] + p for p in _KO_PARTICLES if p != term[-1])
-            if any(
-                set(_holding(index, (*grams, pair))) - set(with_it) for pair in others if index.has_term(pair)
-            ):
+            if any(set(_holding(index, (*grams, pair))) - with_it for pair in others if index.has_term(pair)):
                 qt = QueryTerm(stem, stem)
         out.append(qt)
     return out
