@@ -190,14 +190,14 @@ def test_a_receipts_runner_ups_read_later_give_the_passages_of_the_lookups_time(
 def test_a_page_found_by_its_title_shows_a_line_of_its_body_not_a_field(tmp_path: Path) -> None:
     """A cold review: every passage of a page found by its title weighs the same, and the earliest won:
     an extra frontmatter field ("owner: alice@example.com", an import's "source: ~/x.jsonl")."""
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "Deployment platform.md").write_text(
-        "---\ntitle: Deployment platform\nowner: alice@example.com\nreviewed: quarterly\n---\n"
-        "We deploy every service on Fly.io, from the main branch.\n",
-        encoding="utf-8",
+    vault = write(
+        tmp_path / "vault",
+        {
+            "Deployment platform.md": "---\ntitle: Deployment platform\nowner: alice@example.com\n"
+            "reviewed: quarterly\n---\nWe deploy every service on Fly.io, from the main branch.\n",
+            "Lunch.md": "# Lunch\n\nPizza on Fridays.\n",
+        },
     )
-    (vault / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
     with Router(vault) as router:
         receipt = router.ask("deployment platform")
     assert receipt.decision == "cite" and receipt.top is not None
