@@ -9,6 +9,7 @@ from pathlib import Path
 from krouter import Router
 from krouter.index import refresh as index_refresh
 from krouter.index.store import Index
+from krouter.vault.files import MAX_PAGE_BYTES
 
 FILLER = {
     "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
@@ -95,6 +96,23 @@ def test_touch_without_change_retokenises_nothing(tmp_path: Path) -> None:
         # The new mtime was recorded: the next refresh does not even re-read the file.
         assert router.refresh().unchanged == len(FILLER) + 1
         assert cited(router, "pager rotation") == "Ops/Pager.md"
+
+
+def test_every_file_a_refresh_reads_again_is_counted_once(tmp_path: Path) -> None:
+    """A skipped file touched since the last refresh is still skipped, so it counts as unchanged: before,
+    it counted nowhere, and "16 unchanged" for a vault of 17 files read as a page lost."""
+    vault = make_vault(tmp_path, {})
+    files = len(FILLER) + 2
+    for name, data in (("Dump.md", b"x" * (MAX_PAGE_BYTES + 1)), ("Latin1.md", b"# Caf\xe9\n")):
+        (vault / name).write_bytes(data)
+    with Router(vault) as router:
+        router.refresh()
+        for name in ("Dump.md", "Latin1.md"):
+            st = (vault / name).stat()
+            os.utime(vault / name, ns=(st.st_atime_ns, st.st_mtime_ns - 60_000_000_000))
+        stats = router.refresh()
+        assert (stats.added, stats.updated, stats.deleted, stats.unchanged) == (0, 0, 0, files)
+        assert sorted(p.path for p in router.index.problems()) == ["Dump.md", "Latin1.md"]
 
 
 def test_changed_superseded_by_graph_is_picked_up(tmp_path: Path) -> None:

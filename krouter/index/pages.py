@@ -245,6 +245,8 @@ class PageRows:
             self._record_problem(problem, fs, old)
             if old:  # its rows are gone: readers must reload their tables
                 stats.updated += 1
+            elif was_problem:  # skipped before and still skipped: the index holds as it did
+                stats.unchanged += 1
             self._paths_changed = self._paths_changed or bool(old)
             return
         if old and old[3] == digest:
@@ -258,6 +260,8 @@ class PageRows:
             if old:  # a page that became unreadable leaves the index; a new unreadable file adds nothing
                 stats.updated += 1
                 self._paths_changed = True
+            elif was_problem:
+                stats.unchanged += 1
             return
         if was_problem:
             self.conn.execute("DELETE FROM problems WHERE path=?", (fs.path,))
