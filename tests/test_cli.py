@@ -468,3 +468,9 @@ def test_a_refusal_names_the_languages_of_the_notes_the_question_was_not_in(tmp_
     assert json.loads(both.stdout)["translate_into"] == []
     cited = CliRunner().invoke(app, ["ask", "when does the office open", "--vault", str(vault), "--json"])
     assert "translate_into" not in json.loads(cited.stdout)
+    # Asked in Chinese: the Latin-script pages are named as the text says, not "Latin", which an agent
+    # read as a language (an agent-loop run).
+    zh = CliRunner().invoke(app, ["ask", "停车费多少钱", "--vault", str(vault), "--json"])
+    assert json.loads(zh.stdout)["translate_into"] == [
+        {"language": "English or another Latin-script language", "share": 0.667}
+    ]

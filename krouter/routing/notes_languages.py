@@ -41,10 +41,14 @@ def _written_in(wording: str) -> set[str]:
     return langs
 
 
+def language_name(lang: str) -> str:
+    """A language of ``unasked`` as the asker is told it: Latin letters alone do not say which language."""
+    return "English or another Latin-script language" if lang == "Latin" else lang
+
+
 def shares_text(missing: Sequence[tuple[str, float]]) -> str:
     """ "about 25% are in Chinese and about 10% in Korean": the languages as a sentence's predicate."""
     return " and ".join(
-        f"about {share:.0%} {'are ' if i == 0 else ''}in "
-        + ("English or another Latin-script language" if lang == "Latin" else lang)
+        f"about {share:.0%} {'are ' if i == 0 else ''}in {language_name(lang)}"
         for i, (lang, share) in enumerate(missing)
     )
