@@ -109,6 +109,9 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
     with Router(vault) as router:
         again = teach.teach(router, "Which engine keeps our records?", CHINESE, ZH_QUOTE)
     assert not again.taught and "not one of this question's candidates" in again.reason
+    # The agent is told what it left out: an agent-loop run spent two calls finding that teach takes
+    # the phrasing that found the page.
+    assert "if a phrasing of the question found it, give that phrasing too" in again.reason
     # 'payments' is the payments page's title word, which the Chinese page lacks as written and through
     # the dictionary: a neighbour's word. ('database' is no such word: the page holds it as 数据库, D55.)
     with Router(vault) as router:

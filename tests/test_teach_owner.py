@@ -65,7 +65,7 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
     assert snapshot(vault) == before and learn_journal.journal_entries() == []
     code, out = cli(vault, "learn", "--list")
     assert code == 0 and f"pending {result.pending_id}" in out
-    assert "    for the owner alone: neighbour page: it lacks 'nightly', 'invoices'" in out, out
+    assert "    for the owner alone: it lacks 'nightly', 'invoices'" in out, out
     # Taught again, by another agent: still held, still the owner's.
     again = _teach(vault, client="cli")
     assert again.status == PENDING and again.pending_id == result.pending_id and again.for_owner

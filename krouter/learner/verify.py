@@ -282,7 +282,9 @@ def verify_pick(
     question = router.as_written(question)
     askings = [(question, cands), *((router.as_written(q), cs) for q, cs in also)]
     if not any(page in {c.path for c in cs} for _, cs in askings):
-        return "the page is not one of this question's candidates"
+        return "the page is not one of this question's candidates" + (
+            "" if also else ": if a phrasing of the question found it, give that phrasing too"
+        )
     if not quote or not quote.strip():
         return "no quote"
     parsed = parse_page(page, text)
@@ -345,5 +347,10 @@ def verify_pick(
             matched = _holds(router, page, wording, specific) | router.held_words(wording, page)
         if not matched & set(specific):
             words = ", ".join(repr(w) for w in specific)
-            return f"neighbour page: it lacks {words}, which other pages hold"
+            # Said as a doubt, not a verdict: a teaching that fails only this is held for the owner, and
+            # "neighbour page" beside "pending" read to an agent as both accepted and judged wrong.
+            return (
+                f"it lacks {words}, which other pages hold: a neighbour page's mark, or a question worded "
+                "unlike the page"
+            )
     return None
