@@ -136,10 +136,7 @@ def ask_output(receipt: Receipt, router: Router, wordings: list[str], as_json: b
     if as_json:
         out = {**receipt.to_dict(), "demo_vault": is_demo(router.root)}
         if receipt.decision == "refuse":
-            out["translate_into"] = [
-                {"language": notes_languages.language_name(lang), "share": round(share, 3)}
-                for lang, share in missing
-            ]
+            out["translate_into"] = notes_languages.as_json(missing)
         return json.dumps(out, ensure_ascii=False)
     text = receipt.to_text()
     if missing:

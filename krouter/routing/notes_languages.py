@@ -46,6 +46,11 @@ def language_name(lang: str) -> str:
     return "English or another Latin-script language" if lang == "Latin" else lang
 
 
+def as_json(missing: Sequence[tuple[str, float]]) -> list[dict[str, object]]:
+    """``unasked``'s languages as ``krouter ask --json`` lists them (``translate_into``)."""
+    return [{"language": language_name(lang), "share": round(share, 3)} for lang, share in missing]
+
+
 def shares_text(missing: Sequence[tuple[str, float]]) -> str:
     """ "about 25% are in Chinese and about 10% in Korean": the languages as a sentence's predicate."""
     return " and ".join(
