@@ -641,3 +641,16 @@ def test_a_question_in_capitals_is_weighed_as_in_lower_case(tmp_path: Path) -> N
         lower = router.decide("what is the payments api timeout in production")
         upper = router.decide("WHAT IS THE PAYMENTS API TIMEOUT IN PRODUCTION")
     assert (upper.decision, upper.evidence.coverage) == (lower.decision, lower.evidence.coverage)
+
+
+def test_a_refusal_names_a_word_only_a_replaced_page_holds(tmp_path: Path) -> None:
+    """A question word the vault holds only on a replaced page is neither "never mentioned" nor on another
+    page that could be cited: the reason said "the question does not say which" of two timeout pages
+    for a push-API timeout the question named (an agent-loop run)."""
+    old = "---\ntitle: Push API timeout\nstatus: superseded\nsuperseded_by: Gone.md\n---\nThe push API timed out after 3 s.\n"
+    write(tmp_path, {"Payments.md": PAYMENTS, "Email.md": EMAIL, "Old push.md": old})
+    with Router(tmp_path) as router:
+        receipt = router.ask("what is the push API timeout")
+    assert receipt.decision == "refuse"
+    assert "lacks 'push' (only a replaced page has it)" in receipt.reason
+    assert "does not say which" not in receipt.reason

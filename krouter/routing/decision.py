@@ -22,7 +22,8 @@ from krouter.routing.citation import PageReads, citation, passage_coverage
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
-from krouter.routing.receipt import Citation, Evidence, Receipt, against_floor
+from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
+from krouter.routing.receipt import Evidence, Receipt
 from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
@@ -82,7 +83,7 @@ def decide(
             evidence=Evidence(
                 floor=floor, query_terms=[u.text for u in units], corpus_missing=corpus_missing
             ),
-            reason=_reason_nothing(corpus_missing, t.n_pages, t.unread),
+            reason=reason_nothing(corpus_missing, t.n_pages, t.unread),
             index=index_info,
         )
     # The field masks of the pages the receipt lists (a cited target's own page, when it scored, is one
@@ -135,6 +136,16 @@ def decide(
         if i not in effective
         and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
     ]
+    # Words only replaced pages hold: the vault mentions them, so not "never mentions", yet no page that
+    # could be cited does. A refusal says so: without it, 推送接口超时 between the payments and SMS
+    # timeout pages read "the question does not say which" (an agent-loop run).
+    retired = [
+        u.text
+        for i, u in enumerate(units)
+        if i not in effective
+        and u.text not in elsewhere
+        and any(pid not in mine and pid in t.pages and t.pages[pid].replaced for pid in u.postings)
+    ]
     # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
     # else, and not by its title, has not been shown to be about the question.
     named = set().union(*(meta_hits.get(pid, set()) for pid in top.contributors))
@@ -180,7 +191,7 @@ def decide(
     )
     decision = "cite" if confidence >= floor else "refuse"
     if lone:
-        chars = _quoted([units[i].text for i in sorted(effective)])
+        chars = quoted([units[i].text for i in sorted(effective)])
         reason = (
             f"the closest page, {citations[0].path}, matches only the single character(s) {chars}, which "
             f"{'is' if len(effective) == 1 else 'are'} part of many words: not enough to cite, whatever "
@@ -193,7 +204,7 @@ def decide(
         )
     elif unknown:
         reason = (
-            f"the question names {unknown!r}, which no page of the vault mentions{_unread_note(t.unread)}: the "
+            f"the question names {unknown!r}, which no page of the vault mentions{unread_note(t.unread)}: the "
             f"closest page, {citations[0].path}, is about something else (the words' confidence {word_confidence:.0%})"
         )
     elif unpriced:
@@ -208,7 +219,9 @@ def decide(
             f"are in another speaker's turn, not {who}'s (the words' confidence {word_confidence:.0%})"
         )
     else:
-        reason = _reason(decision, citations, evidence, runner_up.page_id if runner_up else None, t)
+        second = t.pages[runner_up.page_id].path if runner_up else None
+        tied = second is not None and evidence.margin < CLEAR_MARGIN / 2
+        reason = page_reason(decision, citations, evidence, second, tied, t.unread, retired)
     # Only the replacements that led to a page listed here (one elsewhere in the ranking would point
     # an agent at a page this answer is not about), and dead ends (a replaced page with no current
     # page) that scored as high as the top page: then the best match was replaced and the reader must
@@ -326,72 +339,3 @@ def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set
 def _titled(units: list[Unit], page_id: int) -> set[int]:
     """The question units the page's title or aliases hold."""
     return {i for i, u in enumerate(units) if u.postings.get(page_id, (0, 0, 0))[0]}
-
-
-def _reason_nothing(corpus_missing: list[str], n_pages: int, unread: tuple[str, ...]) -> str:
-    if not n_pages and unread:
-        return f"the vault has no page KRouter could read ({_first_of(unread)} could not be; krouter status says why)"
-    if not n_pages:
-        return "the vault has no pages to answer from"
-    if corpus_missing:
-        return f"no page matches: {_never_mentions(corpus_missing, unread)}"
-    return "no current page matches the question's words"
-
-
-def _never_mentions(words: list[str], unread: tuple[str, ...]) -> str:
-    """ "the vault never mentions …", and which pages could not be read to say so."""
-    return f"the vault never mentions {_quoted(words)}" + _unread_note(unread)
-
-
-def _unread_note(unread: tuple[str, ...]) -> str:
-    if not unread:
-        return ""
-    return f" (in the pages it could read: {_first_of(unread)} could not be read; krouter status says why)"
-
-
-def _first_of(paths: tuple[str, ...]) -> str:
-    """The first path, and how many more."""
-    return paths[0] + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
-
-
-def _quoted(words: list[str]) -> str:
-    return ", ".join(repr(w) for w in words)
-
-
-# What a reason's share is of (``phrasings.combine`` says "of the phrasing's content" when one decided).
-SHARE_OF_QUESTION = "of the question's content"
-
-
-def _reason(decision: str, cited: list[Citation], ev: Evidence, runner_up: int | None, t: Tables) -> str:
-    """One line a person can check: why this page, or why none."""
-    top = cited[0]
-    second = t.pages[runner_up].path if runner_up is not None else None
-    lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
-    summary = f"holds {ev.coverage:.0%} {SHARE_OF_QUESTION} and {lead}"
-    confidence, floor = against_floor(ev.confidence, ev.floor, percent=True)
-    if decision == "cite":
-        # Reached through a replaced page, the words matched are (partly) that page's: say so, rather
-        # than credit the current page with words it may not hold.
-        who = (
-            top.path
-            if not top.via
-            else f"{top.path}, with the replaced pages that lead to it ({top.via} and others),"
-            if top.via_elsewhere
-            else f"{top.path}, with the replaced page {top.via} that leads to it,"
-        )
-        triggers = f"; {_quoted(top.via_triggers)} only through its triggers" if top.via_triggers else ""
-        return f"{who} {summary}: confidence {confidence} ≥ floor {floor}{triggers}"
-    parts = []
-    if ev.corpus_missing:
-        parts.append(_never_mentions(ev.corpus_missing, t.unread))
-    if ev.elsewhere_missing:
-        one = len(ev.elsewhere_missing) == 1
-        parts.append(
-            f"the closest page, {top.path}, lacks {_quoted(ev.elsewhere_missing)}"
-            f" ({'another page has it' if one else 'other pages have them'})"
-        )
-    if not parts and second and ev.margin < CLEAR_MARGIN / 2:
-        parts.append(f"{top.path} and {second} match about equally: the question does not say which")
-    if not parts:
-        parts.append(f"the closest page, {top.path}, matches the question only weakly")
-    return "; ".join(parts) + f" — {top.path} {summary}: confidence {confidence} < floor {floor}"

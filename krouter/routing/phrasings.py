@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from krouter.errors import KRouterError
-from krouter.routing.decision import SHARE_OF_QUESTION
+from krouter.routing.reasons import SHARE_OF_QUESTION
 from krouter.routing.receipt import Decision, Receipt, Route, against_floor
 from krouter.tokens.scripts import HAS_CJK
 from krouter.tokens.terms import QueryTerm, query_terms
