@@ -28,7 +28,7 @@ from krouter.errors import KRouterError
 from krouter.routing.reasons import SHARE_OF_QUESTION
 from krouter.routing.receipt import Decision, Receipt, Route, against_floor
 from krouter.tokens.scripts import HAS_CJK
-from krouter.tokens.terms import QueryTerm, query_terms
+from krouter.tokens.terms import query_terms
 
 # A question is a sentence or two; a pasted log is not a question, and would be echoed into the reply
 # and the query log whole.
@@ -118,9 +118,8 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     The question's own citation stands when it cites; otherwise the most confident phrasing that clears
     its bar answers: ``agreeing_floor`` when its page is the question's own closest page or another
     phrasing's closest page too, else ``phrasing_floor``. Either way, a wording that clears its bar on a
-    different page makes the answer a refusal. A phrasing made of fewer of the question's own words,
-    leaving out one the vault never contains, never answers (it can still disagree). A refusal reports
-    the wording that came closest, so the agent reads the most promising page.
+    different page makes the answer a refusal. A refusal reports the wording that came closest, so the
+    agent reads the most promising page.
     """
     if not phrased:
         return asked
@@ -139,15 +138,6 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     # cites another page on its own words outweighs that, and the wordings disagree.
     by_model = asked.semantic_cited
 
-    # A wording made of some of the question's own words and no other, leaving out one the vault never
-    # contains, holds no evidence the question's lookup lacked: it dropped what singles out the page
-    # asked about (the search API's timeout as "API timeout", cited on the payments API's page). It may
-    # still disagree, not answer. Leaving out only words the vault holds is a keyword rewording without
-    # the question's verbs (改, 跟着, 走 of "还是改 features.yaml 然后跟着发布走吗"): it answers as before.
-    own = query_terms(asked.query)
-    dropped = {text: _dropped(text, own, set(asked.evidence.corpus_missing)) for text, _ in phrased}
-    shortened = {text for text, words in dropped.items() if words}
-
     def needs(r: Receipt) -> float:
         return agreeing if r.closest is not None and r.closest.path in agreed else bar
 
@@ -161,35 +151,17 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     # at 77% where it needed 78%).
     routes = [
         _route(asked.query, asked, asked.evidence.floor, asked.decision),
-        *(
-            _route(text, r, needs(r), "cite" if clears(r) and text not in shortened else "refuse")
-            for text, r in phrased
-        ),
+        *(_route(text, r, needs(r), "cite" if clears(r) else "refuse") for text, r in phrased),
     ]
 
     # The citing wordings: the question itself whenever it cites, a phrasing only above its bar.
     citing: list[tuple[str | None, Receipt]] = [(text, r) for text, r in phrased if clears(r)]
     if asked.decision == "cite":
         citing.insert(0, (None, asked))
-    answering = [(text, r) for text, r in citing if text not in shortened]
-    if citing and not answering:
-        text, best = max(citing, key=lambda tr: tr[1].evidence.confidence)
-        refused = replace(
-            _at_bar(best, needs(best)), query=asked.query, phrasing=text, routes=routes, decision="refuse"
-        )
-        refused.reason = (
-            f"the phrasing {text!r} reaches {best.evidence.confidence:.0%} on "
-            f"{best.top.path if best.top else '?'}, but it only leaves out words of the question the "
-            f"vault never contains ({', '.join(dropped[text or ''])}): a shorter question, no evidence "
-            "that page is the one asked about"
-        )
-        return refused
     if citing:
         # The question's own citation comes first; among phrasings, the most confident.
         text, best = (
-            answering[0]
-            if answering[0][0] is None
-            else max(answering, key=lambda tr: tr[1].evidence.confidence)
+            citing[0] if citing[0][0] is None else max(citing, key=lambda tr: tr[1].evidence.confidence)
         )
         pages = sorted({r.top.path for _, r in citing if r.top})
         chosen = replace(best, query=asked.query, phrasing=text, routes=routes)
@@ -254,15 +226,6 @@ def with_question_lacking(chosen: Receipt, lacking: Callable[[], Sequence[str]])
         return chosen
     cited = replace(top, missing=[*top.missing, *extra])
     return replace(chosen, candidates=[cited, *chosen.candidates[1:]])
-
-
-def _dropped(phrasing: str, own: Sequence[QueryTerm], never: set[str]) -> list[str]:
-    """The question's words the vault never contains (``never``) that the phrasing leaves out, when the
-    phrasing's content words are only some of the question's (``own``); else none."""
-    terms = {t.term for t in query_terms(phrasing)}
-    if not terms or not terms < {t.term for t in own}:
-        return []
-    return [t.text for t in own if t.term not in terms and t.text in never]
 
 
 def _translation(question: str, phrasing: str) -> bool:
