@@ -70,6 +70,19 @@ def test_a_phrasing_s_citation_lists_the_question_s_own_words_the_page_lacks(tmp
     assert "webhooks" in receipt.to_text().split("missing:", 1)[1].splitlines()[0]
 
 
+def test_a_refusal_lists_every_wording_s_closest_page(tmp_path: Path) -> None:
+    """A refusal decided by a phrasing listed only that phrasing's pages: the page the question's own
+    words found first was in ``routes`` alone, and agents missed it or dug for it (agent-loop runs)."""
+    with Router(_vault(tmp_path)) as router:
+        receipt = router.ask("消息队列的保留期限是多久", also=["how long do we keep payments retries"])
+    assert receipt.decision == "refuse" and receipt.phrasing == "how long do we keep payments retries"
+    assert [c.path for c in receipt.candidates][:2] == [
+        "Runbooks/Payments API timeouts.md",
+        "决策/消息队列.md",
+    ]
+    assert "also close: 决策/消息队列.md" in receipt.to_text()
+
+
 def test_phrasings_that_lead_to_different_pages_refuse(tmp_path: Path) -> None:
     with Router(_vault(tmp_path)) as router:
         receipt = router.ask("数据相关的配置", also=["主数据库用的是什么", "消息队列用的是什么"])

@@ -169,17 +169,23 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
             chosen = _at_bar(chosen, needs(chosen))
         if len(pages) > 1:
             # Two wordings of one question name different pages: one of them is a neighbour.
+            chosen = _with_every_closest(chosen, [asked, *(r for _, r in phrased)])
             return chosen.refused(
                 f"the wordings lead to different pages ({', '.join(pages)}): they do not agree on a page "
                 f"(the most confident wording's {chosen.evidence.confidence:.0%})"
             )
         return chosen
     text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
+    every = [asked, *(r for _, r in phrased)]
     if text is None:
-        return replace(asked, routes=routes)
+        return replace(_with_every_closest(asked, every), routes=routes)
     needed = needs(closest)
     refused = replace(
-        _at_bar(closest, needed), query=asked.query, phrasing=text, routes=routes, decision="refuse"
+        _at_bar(_with_every_closest(closest, every), needed),
+        query=asked.query,
+        phrasing=text,
+        routes=routes,
+        decision="refuse",
     )
     if closest.decision == "cite" and closest.closest is not None:
         refused.reason = (
@@ -187,6 +193,22 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
             f" (a phrasing needs {needed:.0%}) and the question itself {asked.evidence.confidence:.0%}"
         )
     return refused
+
+
+def _with_every_closest(receipt: Receipt, wordings: Sequence[Receipt]) -> Receipt:
+    """A refusal's candidates with every wording's closest page among them, right after its own: the
+    pages an agent reads next. Only the deciding wording's were listed, so the page a translation found
+    first was in ``routes`` alone, and agents missed it or dug for it (agent-loop runs, four times in
+    45 Korean questions)."""
+    listed = [c.path for c in receipt.candidates]
+    others = []
+    for r in wordings:
+        if r.closest is not None and r.closest.path not in listed:
+            listed.append(r.closest.path)
+            others.append(r.closest)
+    if not others:
+        return receipt
+    return replace(receipt, candidates=[*receipt.candidates[:1], *others, *receipt.candidates[1:]])
 
 
 def _at_bar(receipt: Receipt, needed: float) -> Receipt:
