@@ -86,6 +86,22 @@ def test_the_owner_accepts_a_doubted_pick_and_undo_restores_the_page(vault: Path
     assert snapshot(vault) == before
 
 
+def test_a_pick_held_with_an_earlier_wording_of_its_doubt_is_still_accepted(vault: Path) -> None:
+    """The diff review: the last check's doubt was reworded ("neighbour page: it lacks …" became "it
+    lacks …, which other pages hold: a neighbour page's mark, …"), and accepting compared the stored text
+    with the new one, so every pick held before the upgrade stayed pending for good."""
+    held = _teach(vault)
+    path = config.state_dir() / "pending.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        if row.get("doubt"):
+            row["doubt"] = "neighbour page: it lacks 'nightly', 'invoices', which other pages hold"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code == 0, out
+    assert cites(vault, DOUBTED) == CODE_REVIEW
+
+
 def test_a_pick_that_names_another_page_is_still_refused_not_held(vault: Path) -> None:
     """Only the last check's doubt is the owner's to judge: a question whose word names another page
     (its title) is a neighbour's by the decision's own rule, and nothing is held."""

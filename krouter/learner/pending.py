@@ -31,7 +31,7 @@ from krouter.learner import page_edit
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, undone_runs
 from krouter.learner.report import LEARNED, SKIPPED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
-from krouter.learner.verify import candidates, quote_on_page, same_passage, verify_pick
+from krouter.learner.verify import candidates, quote_on_page, same_doubt, same_passage, verify_pick
 from krouter.routing import querylog
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
@@ -229,7 +229,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
     # The owner vouches for the doubt the hold was listed with, not for another that arose since (a page
     # added, the page edited): that one is shown, and the hold stays.
     problem = verify_pick(router, question, ignore, cands, rel, quote, page.text, also)
-    if problem and problem != h.get("doubt"):
+    if problem and not same_doubt(problem, h.get("doubt")):
         return "rejected", f"it no longer passes the checks: {problem}", None
     run_id = new_run_id()
     status, reason = write_confirmed(

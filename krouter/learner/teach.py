@@ -36,7 +36,7 @@ from krouter.learner import page_edit, pending
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, outcomes_path
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
-from krouter.learner.verify import MAX_QUOTE_CHARS, candidates, verify_pick
+from krouter.learner.verify import MAX_QUOTE_CHARS, NOT_A_CANDIDATE, candidates, same_doubt, verify_pick
 from krouter.learner.weak_log import WEAK_MARGIN
 from krouter.learner.write_lock import TEACH_LOCK_NAME
 from krouter.routing.phrasings import check as check_phrasings
@@ -278,6 +278,8 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # A pick that only the last check doubts (the page lacks a wording's most specific word) is as often
     # an honest lesson as a neighbour's: it waits for the owner, whom no second teacher stands in for.
     doubt = problem if problem and not verify_pick(*checked, also, last_check=False) else None
+    if problem == NOT_A_CANDIDATE and not result.phrasings:
+        return f"{problem}: if a phrasing of the question found it, give that phrasing too"
     if (problem and not doubt) or (problem := pending.owner_refusal(router.root, question, rel)):
         return problem
     # Taught again so that every check passes (by any agent, without the phrasing that raised the doubt):
@@ -296,7 +298,11 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         if same.get("doubt"):
             result.for_owner = True
             held = str(same["doubt"])
-            return held if doubt == held else f"{held}; this teaching's own doubt: {doubt}"
+            return (
+                held
+                if doubt is None or same_doubt(doubt, held)
+                else f"{held}; this teaching's own doubt: {doubt}"
+            )
         again = "it was held already; teaching it again, by this agent or another, does not confirm it"
         return f"{again}; {apart}" if apart else again
     record: dict[str, object] = {

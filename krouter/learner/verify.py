@@ -247,6 +247,21 @@ def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str
     return None
 
 
+# Why a pick of a page no wording of the question found is refused (``teach`` adds what an agent can do).
+NOT_A_CANDIDATE = "the page is not one of this question's candidates"
+_LACKS = re.compile(r"it lacks (.+?), which other pages hold")
+
+
+def same_doubt(found: str, held: object) -> bool:
+    """True when ``found``, a doubt of the last check, names the words a hold's stored doubt (``held``)
+    named, however a KRouter version worded it: a hold made before an upgrade that reworded the doubt
+    ("neighbour page: it lacks …") is still the owner's to accept (the diff review)."""
+    if not isinstance(held, str):
+        return False
+    ours, theirs = _LACKS.search(found), _LACKS.search(held)
+    return found == held or bool(ours and theirs and ours.group(1) == theirs.group(1))
+
+
 def verify_pick(
     router: Router,
     question: str,
@@ -282,9 +297,7 @@ def verify_pick(
     question = router.as_written(question)
     askings = [(question, cands), *((router.as_written(q), cs) for q, cs in also)]
     if not any(page in {c.path for c in cs} for _, cs in askings):
-        return "the page is not one of this question's candidates" + (
-            "" if also else ": if a phrasing of the question found it, give that phrasing too"
-        )
+        return NOT_A_CANDIDATE
     if not quote or not quote.strip():
         return "no quote"
     parsed = parse_page(page, text)
