@@ -81,6 +81,14 @@ def test_a_refusal_lists_every_wording_s_closest_page(tmp_path: Path) -> None:
         "决策/消息队列.md",
     ]
     assert "also close: 决策/消息队列.md" in receipt.to_text()
+    # The diff review: ``k`` still bounds the pages listed, and a phrasing refused for what the question
+    # says (a page holding none of its words) lists the question's own closest page too.
+    with Router(tmp_path) as router:
+        one = router.ask("消息队列的保留期限是多久", also=["how long do we keep payments retries"], k=1)
+        vetoed = router.ask("消息队列 retention", also=["payments API timeout"])
+    assert [c.path for c in one.candidates] == ["Runbooks/Payments API timeouts.md"]
+    assert vetoed.decision == "refuse" and vetoed.phrasing == "payments API timeout"
+    assert "决策/消息队列.md" in [c.path for c in vetoed.candidates]
 
 
 def test_phrasings_that_lead_to_different_pages_refuse(tmp_path: Path) -> None:

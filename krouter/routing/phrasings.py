@@ -169,23 +169,17 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
             chosen = _at_bar(chosen, needs(chosen))
         if len(pages) > 1:
             # Two wordings of one question name different pages: one of them is a neighbour.
-            chosen = _with_every_closest(chosen, [asked, *(r for _, r in phrased)])
             return chosen.refused(
                 f"the wordings lead to different pages ({', '.join(pages)}): they do not agree on a page "
                 f"(the most confident wording's {chosen.evidence.confidence:.0%})"
             )
         return chosen
     text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
-    every = [asked, *(r for _, r in phrased)]
     if text is None:
-        return replace(_with_every_closest(asked, every), routes=routes)
+        return replace(asked, routes=routes)
     needed = needs(closest)
     refused = replace(
-        _at_bar(_with_every_closest(closest, every), needed),
-        query=asked.query,
-        phrasing=text,
-        routes=routes,
-        decision="refuse",
+        _at_bar(closest, needed), query=asked.query, phrasing=text, routes=routes, decision="refuse"
     )
     if closest.decision == "cite" and closest.closest is not None:
         refused.reason = (
@@ -195,12 +189,15 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     return refused
 
 
-def _with_every_closest(receipt: Receipt, wordings: Sequence[Receipt]) -> Receipt:
-    """A refusal's candidates with every wording's closest page among them, right after its own: the
-    pages an agent reads next. Only the deciding wording's were listed, so the page a translation found
-    first was in ``routes`` alone, and agents missed it or dug for it (agent-loop runs, four times in
-    45 Korean questions)."""
-    listed = [c.path for c in receipt.candidates]
+def with_every_closest(receipt: Receipt, wordings: Sequence[Receipt], k: int) -> Receipt:
+    """A refusal's candidates (at most ``k``) with every other wording's closest page among them, right
+    after its own closest page: the pages an agent reads next. Only the deciding wording's were listed,
+    so the page a translation found first was in ``routes`` alone, and agents missed it or dug for it
+    (agent-loop runs, four times in 45 Korean questions). A refusal with no closest page of its own
+    stays without one: another wording's page would read as the question's."""
+    if receipt.decision != "refuse" or not receipt.candidates:
+        return receipt
+    listed = [c.path for c in receipt.candidates[:1]]
     others = []
     for r in wordings:
         if r.closest is not None and r.closest.path not in listed:
@@ -208,7 +205,8 @@ def _with_every_closest(receipt: Receipt, wordings: Sequence[Receipt]) -> Receip
             others.append(r.closest)
     if not others:
         return receipt
-    return replace(receipt, candidates=[*receipt.candidates[:1], *others, *receipt.candidates[1:]])
+    rest = [c for c in receipt.candidates[1:] if c.path not in listed]
+    return replace(receipt, candidates=[receipt.candidates[0], *others, *rest][: max(k, 1)])
 
 
 def _at_bar(receipt: Receipt, needed: float) -> Receipt:

@@ -312,6 +312,8 @@ class Router:
                         chosen, lambda: lacking_words(written, path, self.index, tables)
                     )
             chosen = sessions.not_only_asked([written, *others], chosen, self._load_tables(), self.read)
+            if phrased:
+                chosen = phrasings.with_every_closest(chosen, [asked, *(r for _, r in phrased)], k)
         return chosen
 
     def _second_opinion(self, question: str, written: str, k: int, asked: Receipt) -> Receipt:
