@@ -652,5 +652,13 @@ def test_a_refusal_names_a_word_only_a_replaced_page_holds(tmp_path: Path) -> No
     with Router(tmp_path) as router:
         receipt = router.ask("what is the push API timeout")
     assert receipt.decision == "refuse"
-    assert "lacks 'push' (only a replaced page has it)" in receipt.reason
+    assert "lacks 'push' (only replaced pages hold it: Old push.md)" in receipt.reason
     assert "does not say which" not in receipt.reason
+    # Not said where the closest page's own trigger holds the word (the diff review).
+    triggered = PAYMENTS.replace(
+        "title: Payments API timeout\n", "title: Payments API timeout\ntriggers: [push gateway hiccup]\n"
+    )
+    write(tmp_path, {"Payments.md": triggered})
+    with Router(tmp_path) as router:
+        receipt = router.ask("what is the push API timeout")
+    assert "only replaced pages" not in receipt.reason

@@ -136,15 +136,17 @@ def decide(
         if i not in effective
         and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
     ]
-    # Words only replaced pages hold: the vault mentions them, so not "never mentions", yet no page that
-    # could be cited does. A refusal says so: without it, 推送接口超时 between the payments and SMS
+    # Words no current page's own text or fields hold, only replaced pages (named, as a page that
+    # replaced one may be found through it) and not this page's triggers: not "never mentions", nor
+    # "another page has it". A refusal says so: without it, 推送接口超时 between the payments and SMS
     # timeout pages read "the question does not say which" (an agent-loop run).
     retired = [
-        u.text
+        (u.text, min(t.pages[pid].path for pid in holders))
         for i, u in enumerate(units)
         if i not in effective
         and u.text not in elsewhere
-        and any(pid not in mine and pid in t.pages and t.pages[pid].replaced for pid in u.postings)
+        and not any(u.postings[pid][1] for pid in mine if pid in u.postings)
+        and (holders := [p for p in u.postings if p not in mine and p in t.pages and t.pages[p].replaced])
     ]
     # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
     # else, and not by its title, has not been shown to be about the question.

@@ -49,11 +49,11 @@ def page_reason(
     second: str | None,
     tied: bool,
     unread: tuple[str, ...],
-    retired: list[str],
+    retired: list[tuple[str, str]],
 ) -> str:
     """One line a person can check: why this page, or why none. ``second`` is the runner-up's path,
     ``tied`` whether it matches about as well, ``unread`` the pages that could not be read, ``retired``
-    the question words the top page lacks that only replaced pages hold."""
+    the question words the top page lacks that only replaced pages hold, each with one of them."""
     top = cited[0]
     lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
     summary = f"holds {ev.coverage:.0%} {SHARE_OF_QUESTION} and {lead}"
@@ -80,10 +80,11 @@ def page_reason(
             f" ({'another page has it' if one else 'other pages have them'})"
         )
     if retired:
-        one = len(retired) == 1
+        words = quoted([word for word, _ in retired])
+        pages = ", ".join(dict.fromkeys(path for _, path in retired))
+        them = "it" if len(retired) == 1 else "them"
         parts.append(
-            f"the closest page, {top.path}, lacks {quoted(retired)}"
-            f" ({'only a replaced page has it' if one else 'only replaced pages have them'})"
+            f"the closest page, {top.path}, lacks {words} (only replaced pages hold {them}: {pages})"
         )
     if not parts and tied:
         parts.append(f"{top.path} and {second} match about equally: the question does not say which")
