@@ -485,8 +485,12 @@ def test_a_phrasal_verb_sense_does_not_translate_a_chinese_word_into_its_verb() 
             "登錄 登录 [deng1 lu4] /to register/to log in/",
             "執行 执行 [zhi2 xing2] /to implement/to carry out/",
             "收緊 收紧 [shou1 jin3] /to tighten up/",
+            "回滾 回滚 [hui2 gun3] /to roll back/",
+            "後背 后背 [hou4 bei4] /the back (human anatomy)/",
         ]
     )
+    # Two words kept, and a noun is no phrasal verb (the diff review).
+    assert ("回滚", "roll back") in zh2en and ("后背", "back") in zh2en
     assert ("登录", "log") not in zh2en and ("执行", "carri") not in zh2en
     assert not any(zh == "收紧" for zh, _ in zh2en)
     assert ("登录", "regist") in zh2en and ("执行", "implement") in zh2en
