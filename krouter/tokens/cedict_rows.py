@@ -72,14 +72,6 @@ def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], li
             english = _synonyms(plain)
         else:
             english = [words[0][0]] if len(words) == 1 and not _NEGATED.search(plain) else []
-        # A Chinese word whose sense is a phrasal verb cut down to its bare verb (the particle is a
-        # function word) is not that verb: 登录 "to log in" read as "log" reached a log-retention page,
-        # 执行 "to carry out" read as "carry" (an agent-loop run). Not a sense that keeps two words
-        # ("to roll back") nor one that is no verb ("the back", "far away": the diff review). The other
-        # way it stays: "tightened" still reaches 收紧 "to tighten up" (crosslang3 C04 lost its answer
-        # without it).
-        if plain.startswith("to ") and len(words) == 1 and _PHRASAL.match(plain):
-            words = []
         if words or english:
             out.append((words, english, named is not None))
     return out

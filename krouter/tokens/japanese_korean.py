@@ -74,18 +74,8 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
         return []  # a question word with its particle (언제까지, 얼마까지예요)
     whole = all(holds(g) for g in char_bigrams(run))
     stem = run
-    # A noun of one syllable and its topic or object particle (팀은, 툴을, 차를) is the noun where pages
-    # write it alone (CS팀): as written, 팀은 was a word the page lacked, or one only a page writing 팀은
-    # held. Where no page holds the syllable alone the word stays as written: 지은 (a name), 가을 (autumn)
-    # and 받은 (received) end so too, and a word cut to nothing let a neighbour page answer (the diff
-    # review: "지은 전화번호" cited 민수's page).
-    if len(run) == 2 and run[1] in "은는을를" and holds(run[0]) and not whole:
-        return [run[0]]
-    # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut,
-    # unless they are an ending themselves, which pages write after their own words (시부터: 9시부터),
-    # and what is left is a word pages hold (not 차 of 차이나: China).
-    tail_ending = run[-2:] in _KO_ENDINGS and (len(run) > 3 or holds(run[:-2]))
-    for ending in () if holds(run[-2:]) and not whole and not tail_ending else _KO_ENDINGS:
+    # A word whose last two syllables the vault holds as a word (응답속도: 속도) has no ending to cut.
+    for ending in () if holds(run[-2:]) and not whole else _KO_ENDINGS:
         # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
         # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):

@@ -23,6 +23,4 @@ one machine never share a file. Its own module: the file name is needed where im
 # 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
 # 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i;
 # a name glued to its version (Redis7.0) is the name and the version; a kanji beside kana indexed alone.
-# 23: a Korean trigger's one-syllable noun with its particle is the noun (팀은: 팀), a two-syllable
-# ending is cut after a word (시부터: 시).
-TOKENIZER_VERSION = "23"
+TOKENIZER_VERSION = "22"
