@@ -102,6 +102,31 @@ def test_a_pick_held_with_an_earlier_wording_of_its_doubt_is_still_accepted(vaul
     assert cites(vault, DOUBTED) == CODE_REVIEW
 
 
+def test_the_owner_accepting_a_hold_gets_no_advice_meant_for_an_agent(tmp_path: Path) -> None:
+    """The diff review: a held page that stopped being one of the question's candidates answered the
+    owner's accept with the agent's hint to give a phrasing, which `learn --accept` has no way to take."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Stipend.md").write_text(
+        "# On-call\n\nThe on-call engineer gets a stipend of 300 euros a week.\n", encoding="utf-8"
+    )
+    (vault / "Garden.md").write_text("# Gardening\n\nTomatoes need sun.\n", encoding="utf-8")
+    question = "weekly money for on-call duty"
+    with Router(vault) as router:
+        held = teach.teach(
+            router, question, "Stipend.md", "The on-call engineer gets a stipend of 300 euros a week."
+        )
+    assert held.status == PENDING and held.pending_id
+    for i in range(1, 8):
+        (vault / f"Duty{i}.md").write_text(
+            f"# Weekly on-call duty money {i}\n\nWeekly money for on-call duty item {i}, money duty weekly call.\n",
+            encoding="utf-8",
+        )
+    code, out = cli(vault, "learn", "--accept", str(held.pending_id))
+    assert code != 0 and "not one of this question's candidates" in out
+    assert "give that phrasing" not in out
+
+
 def test_a_pick_that_names_another_page_is_still_refused_not_held(vault: Path) -> None:
     """Only the last check's doubt is the owner's to judge: a question whose word names another page
     (its title) is a neighbour's by the decision's own rule, and nothing is held."""

@@ -298,11 +298,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         if same.get("doubt"):
             result.for_owner = True
             held = str(same["doubt"])
-            return (
-                held
-                if doubt is None or same_doubt(doubt, held)
-                else f"{held}; this teaching's own doubt: {doubt}"
-            )
+            return held if same_doubt(doubt or "", held) else f"{held}; this teaching's own doubt: {doubt}"
         again = "it was held already; teaching it again, by this agent or another, does not confirm it"
         return f"{again}; {apart}" if apart else again
     record: dict[str, object] = {
