@@ -368,6 +368,26 @@ def test_a_korean_name_or_noun_is_not_cut_to_a_syllable_pages_write_alone(tmp_pa
             assert word in receipt.evidence.corpus_missing, question
 
 
+def test_a_word_is_not_cut_to_one_syllable_by_an_ending_that_cannot_follow_it(tmp_path: Path) -> None:
+    """A cold review: with no page writing 이나, 차이나 (China) was cut as 차 + 이나 ("or"), though 이나
+    follows only a final consonant, and 차 ("1차": the first round) matched the Japan branch's page,
+    cited at 100% for the China branch's address; 이은지 (a name) went the same way as 이 + 은지."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "ko/일본지사.md": "# 일본 지사\n\n일본 지사 주소는 도쿄 시부야 1-2-3 입니다. 1차 방문은 3월입니다.\n",
+            "ko/민수.md": "# 민수\n\n민수의 전화번호는 010-1234-5678 입니다. 이 번호는 업무용입니다.\n",
+        },
+    )
+    with Router(vault) as router:
+        china = router.ask("차이나 지사 주소")
+        name = router.ask("이은지 전화번호")
+    assert china.decision == "refuse" and "차이나" in china.evidence.corpus_missing
+    assert name.decision == "refuse" and "이은지" in name.evidence.corpus_missing
+    # A verb of one syllable and its ending is still no content (하나요, 가나요).
+    assert q("회의실 어떻게 가나요?") == ["회의실"]
+
+
 def test_a_long_korean_word_weighs_one_word_not_its_bigrams(tmp_path: Path) -> None:
     """A cold review: 타임아웃 was three units (타임, 임아, 아웃) against the one word 로그 the payment
     page lacked, so "the log server's timeout" was cited on the payment server's page."""

@@ -79,6 +79,12 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
         # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
         # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
+            # Cut down to one syllable, the word is gone unless pages write that syllable alone: only
+            # where the ending can follow it (이나 follows a final consonant, and 차 has none: 차이나 is
+            # China, not 차 or, and cut, a question about the China branch was cited on the Japan
+            # branch's page at 100%: a cold review).
+            if len(stem) - len(ending) == 1 and not _can_follow(ending, stem[0]):
+                break
             stem = stem[: -len(ending)]
             break
     # A word the vault holds as written is kept whole (게이트웨이, 처리결과, 해상도, 민주주의 end like
@@ -93,6 +99,22 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     if len(stem) > 2 and stem.endswith(_KO_VERBAL) and not holds(stem[-2:]):
         stem = stem[:-1]
     return [stem] if len(stem) > 1 else _content_grams(stem, holds)
+
+
+# Endings written only after a syllable that ends in a consonant, and only after one that does not (the
+# particles' two forms: 이나 / 나, 은 / 는, 이랑 / 랑).
+_AFTER_CONSONANT = frozenset("은 이 을 과 으로 으로는 이랑 이야 이에요 이나 은지 습니다 습니까".split())
+_AFTER_VOWEL = frozenset("는 가 를 와 랑 야 예요 나 ㅂ니까".split())
+
+
+def _can_follow(ending: str, syllable: str) -> bool:
+    """False when ``ending`` has a form for the other kind of syllable than ``syllable`` (a Hangul
+    syllable with or without a final consonant)."""
+    code = ord(syllable) - 0xAC00
+    if not 0 <= code < 11172:
+        return True
+    final = code % 28 != 0
+    return not ((ending in _AFTER_CONSONANT and not final) or (ending in _AFTER_VOWEL and final))
 
 
 def _asks_with_endings(run: str, endings: int = 2) -> bool:

@@ -23,4 +23,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 20: a trigger's terms are read as a question's are now: 多少钱 a frame (D93), 数 a count (D90).
 # 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i;
 # a name glued to its version (Redis7.0) is the name and the version; a kanji beside kana indexed alone.
-TOKENIZER_VERSION = "22"
+# 23: a Korean word is not cut to one syllable by an ending that cannot follow it (차이나: not 차 + 이나).
+TOKENIZER_VERSION = "23"
