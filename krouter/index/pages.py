@@ -242,12 +242,7 @@ class PageRows:
     ) -> None:
         fs, digest, problem = prepared.fs, prepared.digest, prepared.problem
         if problem is not None and not digest:  # not read at all
-            self._record_problem(problem, fs, old)
-            if old:  # its rows are gone: readers must reload their tables
-                stats.updated += 1
-            elif was_problem:  # skipped before and still skipped: the index holds as it did
-                stats.unchanged += 1
-            self._paths_changed = self._paths_changed or bool(old)
+            self._skip(problem, fs, old, was_problem, stats)
             return
         if old and old[3] == digest:
             self.conn.execute(
@@ -256,12 +251,7 @@ class PageRows:
             stats.unchanged += 1
             return
         if problem is not None:  # read, but not text
-            self._record_problem(problem, fs, old)
-            if old:  # a page that became unreadable leaves the index; a new unreadable file adds nothing
-                stats.updated += 1
-                self._paths_changed = True
-            elif was_problem:
-                stats.unchanged += 1
+            self._skip(problem, fs, old, was_problem, stats)
             return
         if was_problem:
             self.conn.execute("DELETE FROM problems WHERE path=?", (fs.path,))
@@ -277,6 +267,24 @@ class PageRows:
             self._paths_changed = True
         self._insert_page(prepared.row, prepared.postings, old[0] if old else None)
         stats.tokenized += 1
+
+    def _skip(
+        self,
+        problem: Problem,
+        fs: FileStat,
+        old: tuple[int, int, int, str] | None,
+        was_problem: bool,
+        stats: RefreshStats,
+    ) -> None:
+        """Record a file that is not indexed (``problem``) and count it: a page that became unreadable
+        leaves the index (its rows are gone: readers must reload their tables), one skipped before and
+        still skipped leaves the index as it was, and a new one adds nothing."""
+        self._record_problem(problem, fs, old)
+        if old:
+            stats.updated += 1
+            self._paths_changed = True
+        elif was_problem:
+            stats.unchanged += 1
 
     def _record_problem(self, problem: Problem, fs: FileStat, old: tuple[int, int, int, str] | None) -> None:
         if old:
