@@ -136,18 +136,6 @@ def decide(
         if i not in effective
         and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)
     ]
-    # Words no current page's own text or fields hold, only replaced pages (named, as a page that
-    # replaced one may be found through it) and not this page's triggers: not "never mentions", nor
-    # "another page has it". A refusal says so: without it, 推送接口超时 between the payments and SMS
-    # timeout pages read "the question does not say which" (an agent-loop run).
-    retired = [
-        (u.text, min(t.pages[pid].path for pid in holders))
-        for i, u in enumerate(units)
-        if i not in effective
-        and u.text not in elsewhere
-        and not any(u.postings[pid][1] for pid in mine if pid in u.postings)
-        and (holders := [p for p in u.postings if p not in mine and p in t.pages and t.pages[p].replaced])
-    ]
     # A single Han character is part of many words (周 of 周一, 周报, 周会): a page that matches nothing
     # else, and not by its title, has not been shown to be about the question.
     named = set().union(*(meta_hits.get(pid, set()) for pid in top.contributors))
@@ -223,6 +211,7 @@ def decide(
     else:
         second = t.pages[runner_up.page_id].path if runner_up else None
         tied = second is not None and evidence.margin < CLEAR_MARGIN / 2
+        retired = _retired(units, effective, elsewhere, mine, t) if decision == "refuse" else []
         reason = page_reason(decision, citations, evidence, second, tied, t.unread, retired)
     # Only the replacements that led to a page listed here (one elsewhere in the ranking would point
     # an agent at a page this answer is not about), and dead ends (a replaced page with no current
@@ -336,6 +325,24 @@ def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set
     if not own or not bridge:
         return set()
     return {keys[k] for k in bridge}
+
+
+def _retired(
+    units: list[Unit], effective: set[int], elsewhere: list[str], mine: set[int], t: Tables
+) -> list[tuple[str, str]]:
+    """The question words no current page's own text or fields hold, only replaced pages (each with one
+    of them, named, as a page that replaced one may be found through it), and not the top page's
+    (``mine``) triggers: not "never mentions", nor "another page has it". A refusal says so: without it,
+    推送接口超时 between the payments and SMS timeout pages read "the question does not say which" (an
+    agent-loop run). Worked out for a refusal's reason only."""
+    return [
+        (u.text, min(t.pages[pid].path for pid in holders))
+        for i, u in enumerate(units)
+        if i not in effective
+        and u.text not in elsewhere
+        and not any(u.postings[pid][1] for pid in mine if pid in u.postings)
+        and (holders := [p for p in u.postings if p not in mine and p in t.pages and t.pages[p].replaced])
+    ]
 
 
 def _titled(units: list[Unit], page_id: int) -> set[int]:
