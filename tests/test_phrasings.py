@@ -91,6 +91,28 @@ def test_a_refusal_lists_every_wording_s_closest_page(tmp_path: Path) -> None:
     assert "决策/消息队列.md" in [c.path for c in vetoed.candidates]
 
 
+def test_each_listed_page_says_which_wording_found_it(tmp_path: Path) -> None:
+    """Agent-loop runs: a refusal's candidates from different wordings' lookups read as the question's
+    own (a Chinese question's candidate "matched: login, environment", scores out of order). Each says
+    which wording listed it, with that wording's words, in the JSON and in the text."""
+    with Router(_vault(tmp_path)) as router:
+        receipt = router.ask("消息队列的保留期限是多久", also=["how long do we keep payments retries"])
+    found = {c["path"]: c["found_by"] for c in receipt.to_dict()["candidates"]}  # type: ignore[union-attr]
+    assert found["Runbooks/Payments API timeouts.md"] == "how long do we keep payments retries"
+    assert found["决策/消息队列.md"] is None
+    queue = next(c for c in receipt.candidates if c.path == "决策/消息队列.md")
+    assert "队列" in queue.matched and "payments" not in queue.matched
+    assert "also close: 决策/消息队列.md, line" in receipt.to_text()
+    assert "(found by the question as asked)" in receipt.to_text()
+    with Router(tmp_path) as router:
+        own = router.ask("消息队列的保留期限是多久", also=["payments webhook"])
+        plain = router.ask("消息队列的保留期限是多久")
+    assert own.phrasing is None and own.candidates[0].found_by is None
+    shown = [c for c in own.candidates if c.found_by == "payments webhook"]
+    assert shown and "(found by the phrasing: payments webhook)" in own.to_text()
+    assert all(c.found_by is None for c in plain.candidates)
+
+
 def test_phrasings_that_lead_to_different_pages_refuse(tmp_path: Path) -> None:
     with Router(_vault(tmp_path)) as router:
         receipt = router.ask("数据相关的配置", also=["主数据库用的是什么", "消息队列用的是什么"])

@@ -190,23 +190,31 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
 
 
 def with_every_closest(receipt: Receipt, wordings: Sequence[Receipt], k: int) -> Receipt:
-    """A refusal's candidates (at most ``k``) with every other wording's closest page among them, right
-    after its own closest page: the pages an agent reads next. Only the deciding wording's were listed,
-    so the page a translation found first was in ``routes`` alone, and agents missed it or dug for it
-    (agent-loop runs, four times in 45 Korean questions). A refusal with no closest page of its own
-    stays without one: another wording's page would read as the question's."""
+    """The receipt with each listed page saying which wording's lookup listed it (``found_by``), and
+    a refusal's candidates (at most ``k``) with every other wording's closest page among them, right
+    after its own closest page: the pages an agent reads next. ``wordings`` are the lookups' receipts,
+    the question's own first.
+
+    Only the deciding wording's were listed, so the page a translation found first was in ``routes``
+    alone, and agents missed it or dug for it (agent-loop runs, four times in 45 Korean questions). A
+    refusal with no closest page of its own stays without one: another wording's page would read as the
+    question's. A page the receipt lists already keeps its own entry; another wording's entry carries
+    that wording's score and words, which read as the question's before (scores out of order, English
+    words matched for a Chinese question: the agent-loop runs)."""
+    if receipt.phrasing is not None:
+        receipt = replace(receipt, candidates=[c.found_through(receipt.phrasing) for c in receipt.candidates])
     if receipt.decision != "refuse" or not receipt.candidates:
         return receipt
-    listed = [c.path for c in receipt.candidates[:1]]
-    others = []
-    for r in wordings:
-        if r.closest is not None and r.closest.path not in listed:
-            listed.append(r.closest.path)
-            others.append(r.closest)
-    if not others:
+    own = {c.path: c for c in receipt.candidates}
+    listed = [receipt.candidates[0]]
+    for i, r in enumerate(wordings):
+        if r.closest is not None and r.closest.path not in {c.path for c in listed}:
+            listed.append(own.get(r.closest.path) or r.closest.found_through(r.query if i else None))
+    if len(listed) == 1:
         return receipt
-    rest = [c for c in receipt.candidates[1:] if c.path not in listed]
-    return replace(receipt, candidates=[receipt.candidates[0], *others, *rest][: max(k, 1)])
+    paths = {c.path for c in listed}
+    rest = [c for c in receipt.candidates[1:] if c.path not in paths]
+    return replace(receipt, candidates=[*listed, *rest][: max(k, 1)])
 
 
 def _at_bar(receipt: Receipt, needed: float) -> Receipt:

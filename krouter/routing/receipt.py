@@ -73,7 +73,8 @@ class Citation:
     ``via_elsewhere`` those only another replaced page leading to it holds, each with that page;
     ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
     learner or an agent) hold and its text does not, when the page's text alone would not have been
-    cited: the citation rests on them."""
+    cited: the citation rests on them. ``found_by`` is the agent's phrasing whose lookup listed the page
+    (None: the question as asked): its ``score``, ``matched`` and ``missing`` are that phrasing's."""
 
     path: str
     title: str
@@ -86,6 +87,15 @@ class Citation:
     via_triggers: list[str] = field(default_factory=list)
     via_words: list[str] = field(default_factory=list)
     via_elsewhere: list[str] = field(default_factory=list)
+    found_by: str | None = None
+
+    def found_through(self, wording: str | None) -> Citation:
+        """This citation as listed by the lookup of ``wording`` (``found_by``), its passage still worked
+        out only when read: ``dataclasses.replace`` would read it now."""
+        made = object.__new__(Citation)
+        made.__dict__.update(self.__dict__)
+        made.__dict__["found_by"] = wording
+        return made
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickling and ``copy`` keep: the worked-out line and snippet, not the work. Both are read
@@ -282,7 +292,7 @@ class Receipt:
                 lines.extend(_via_lines(top))
                 # The next pages to read too: a refused agent (or person) checks these before giving up.
                 for c in self.candidates[1:]:
-                    lines.append(f"  also close: {c.path}, line {c.line}")
+                    lines.append(f"  also close: {c.path}, line {c.line}{_found_note(c, self.phrasing)}")
         for r in self.shown_redirects:
             if r.to_path:
                 lines.append(f"  redirect: {r.from_path} was replaced -> {' -> '.join(r.chain[1:])}")
@@ -305,6 +315,13 @@ class Receipt:
         # Titles, paths and snippets come from files anyone may have written: each line is shown with
         # its control characters escaped, so a title cannot erase or forge the line above it.
         return "\n".join(visible(line) for line in lines)
+
+
+def _found_note(c: Citation, phrasing: str | None) -> str:
+    """What a refusal's text adds to a page that another wording than the closest page's listed."""
+    if c.found_by == phrasing:
+        return ""
+    return f" (found by the phrasing: {c.found_by})" if c.found_by else " (found by the question as asked)"
 
 
 def phrasing_line(decision: str, phrasing: str) -> str:
