@@ -41,11 +41,9 @@ def exit_codes(*, as_json: bool = False, default_vault: bool = False) -> Iterato
     try:
         yield
     except VaultNotFound as exc:
-        if not default_vault:
-            raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
         from krouter.config import default_vault_origin
 
-        raise fail(f"{exc} ({default_vault_origin()})", EXIT_USAGE, as_json=as_json) from exc
+        raise fail(f"{exc}{default_vault_origin(not default_vault)}", EXIT_USAGE, as_json=as_json) from exc
     except USAGE_ERRORS as exc:
         raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
     except KRouterError as exc:

@@ -307,19 +307,21 @@ def default_vault() -> Path:
     raise VaultNotNamed(NO_VAULT)
 
 
-def default_vault_origin() -> str:
-    """Where ``default_vault()`` took its folder from, for an error about that folder: a path the user
-    did not type on the command line is otherwise a mystery."""
+def default_vault_origin(named: bool = False) -> str:
+    """Where ``default_vault()`` took its folder from, as an error about that folder ends: a path the
+    user did not type on the command line is otherwise a mystery; "" when the command line ``named``
+    the vault."""
+    if named:
+        return ""
     if os.environ.get("KROUTER_VAULT"):
-        return "named by $KROUTER_VAULT; unset it or point it at your vault"
-    return f"the default vault in {config_path()}; change it with `krouter config set vault DIR`"
+        return " (named by $KROUTER_VAULT; unset it or point it at your vault)"
+    return f" (the default vault in {config_path()}; change it with `krouter config set vault DIR`)"
 
 
 def vault_not_found(root: Path, named: bool) -> VaultNotFound:
-    """The error for a vault folder that is not there; one the command line did not name says where its
-    path came from (``default_vault_origin``)."""
-    origin = "" if named else f" ({default_vault_origin()})"
-    return VaultNotFound(f"vault folder not found: {root}{origin}")
+    """The error for a vault folder that is not there (``default_vault_origin`` says where an unnamed
+    one came from)."""
+    return VaultNotFound(f"vault folder not found: {root}{default_vault_origin(named)}")
 
 
 def vault_to_write(vault: Path | None, purpose: str) -> Path:
