@@ -19,7 +19,7 @@ from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.citation import PageReads, citation, passage_coverage
-from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
+from krouter.routing.elsewhere import mentioned_by_name, named_elsewhere, named_page, unknown_name
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
@@ -148,7 +148,11 @@ def decide(
     # A question that names another page by its name (a person, a product: every word of its title or
     # file name, none of them a dictionary word) which this page never mentions asks about that page's
     # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
-    other_page = named_page(units, effective, mine, t) if confidence >= floor and not lone else None
+    other_page = (
+        named_page(units, effective, mine, t, mentioned_by_name(index, t, root, mine))
+        if confidence >= floor and not lone
+        else None
+    )
     # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
     # page, 北京办公室地址 on the Shanghai office's).

@@ -9,7 +9,8 @@ Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.question import Unit, question_units
@@ -31,7 +32,14 @@ from krouter.tokens.names import (
     written_with_capital_inside,
 )
 from krouter.tokens.scripts import KANA, is_cjk
-from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
+from krouter.tokens.terms import (
+    identifier_words,
+    normalize,
+    number_parts,
+    query_terms,
+    question_identifiers,
+    word_text,
+)
 
 _KANA = re.compile(f"[{KANA}]")
 _SPANISH_MARKS = re.compile("[¿¡]")
@@ -48,13 +56,20 @@ def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
     )
 
 
-def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) -> tuple[str, str] | None:
+def named_page(
+    units: list[Unit],
+    matched: set[int],
+    mine: set[int],
+    t: Tables,
+    mentioned: Callable[[int], bool] = lambda pid: False,
+) -> tuple[str, str] | None:
     """(the name, that page's path) when the question words the top page lacks hold every word of another
     current page's title or file name, and those words are a name: each holds a letter or a Han
     character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
     many a page a question only mentions). Only pages whose title or aliases hold one of the missing
     words are looked at, and the dictionary only for a title they hold whole: a vault in one script
-    never opens it otherwise (compiling it takes seconds, once)."""
+    never opens it otherwise (compiling it takes seconds, once). A page the top page ``mentioned`` by
+    another of its names (``mentioned_by_name``) is not one it never mentions."""
     missing = [u for i, u in enumerate(units) if i not in matched]
     words = {normalize(u.text) for u in missing}
     seen: set[int] = set()
@@ -67,8 +82,43 @@ def named_page(units: list[Unit], matched: set[int], mine: set[int], t: Tables) 
             seen.add(pid)
             for name, parts in t.names_of(pid):
                 if parts and words.issuperset(parts) and all(map(is_name, parts)):
+                    if mentioned(pid):
+                        break
                     return name, t.pages[pid].path
     return None
+
+
+def mentioned_by_name(index: Index, t: Tables, root: Path, mine: set[int]) -> Callable[[int], bool]:
+    """Whether the pages ``mine`` hold every word of one of a page's names that is a name (``is_name``):
+    its title, file name or an alias. A runbook that writes Solapi mentions the page 솔라피, aliased
+    Solapi, though not as the question wrote it (an agent-loop run: its Korean question was refused on
+    the runbook that answers it). The page is read only when a question names it."""
+
+    def mentioned(pid: int) -> bool:
+        from krouter.vault.page import parse_page
+
+        path = t.pages[pid].path
+        try:
+            text = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        page = parse_page(path, text)
+        for name in {page.title, Path(path).stem, *page.aliases}:
+            parts = word_text(name).split()
+            if not parts or not all(map(is_name, parts)):
+                continue
+            terms = [qt.term for qt in query_terms(name, known=index.has_term)]
+            if terms and all(_held_by(index, term, mine) for term in terms):
+                return True
+        return False
+
+    return mentioned
+
+
+def _held_by(index: Index, term: str, pages: set[int]) -> bool:
+    """True when one of ``pages`` holds ``term`` in its title, aliases, tags, path or text."""
+    found = index.holding(term, copy=False)
+    return any(found[p][0] or found[p][2] for p in pages if p in found)
 
 
 def unknown_name(
@@ -153,7 +203,7 @@ def _kept_as_name(word: str, question: str, kept: Sequence[str]) -> bool:
 
 
 def names_against(
-    question: str, path: str, index: Index, t: Tables, phrasings: Sequence[str] = ()
+    question: str, path: str, index: Index, t: Tables, root: Path, phrasings: Sequence[str] = ()
 ) -> str | None:
     """Why the page at ``path`` cannot answer ``question`` by the names the question holds, or None: the
     question names another page by its name, which this page never mentions (D43), or names something
@@ -173,7 +223,7 @@ def names_against(
     mine = {pid, *t.predecessors.get(pid, ())}
     units = question_units(question, index, t)
     held = {i for i, u in enumerate(units) if any(p in u.postings for p in mine)}
-    other = named_page(units, held, mine, t)
+    other = named_page(units, held, mine, t, mentioned_by_name(index, t, root, mine))
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units)

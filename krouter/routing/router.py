@@ -301,9 +301,9 @@ class Router:
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
                 tables = self._load_tables()
-                against = names_against(written, chosen.top.path, self.index, tables, others) or holds_none(
-                    written, chosen.top.path, self.index, tables
-                )
+                against = names_against(
+                    written, chosen.top.path, self.index, tables, self.root, others
+                ) or holds_none(written, chosen.top.path, self.index, tables)
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
                 else:

@@ -1,0 +1,53 @@
+"""A question that names a page is answered by a page that mentions it by another of its names (an
+alias that is a name), and still refused on one that never mentions it (D43, D113)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+
+
+def _vault(root: Path) -> Path:
+    pages = {
+        "공급업체/솔라피.md": "---\ntitle: 솔라피\naliases: [Solapi, 문자 발송 업체]\n---\n# 솔라피\n\n문자 발송 업체입니다. 단가: SMS 13원.\n",
+        "Runbooks/Notification server.md": (
+            "---\ntitle: Notification server\n---\n# Notification server\n\n"
+            "Outbound calls to Solapi use a connect timeout of 5 s and 2 retries on network errors.\n"
+        ),
+        "Runbooks/Payments worker.md": (
+            "---\ntitle: Payments worker\n---\n# Payments worker\n\n"
+            "Calls to the card processor use a connect timeout of 3 s and 4 retries.\n"
+        ),
+    }
+    for rel, text in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_page_that_writes_another_name_of_the_named_page_answers(tmp_path: Path) -> None:
+    """An agent-loop run: "알림 서버에서 솔라피 호출할 때 타임아웃" was refused on the runbook that writes
+    "Solapi", the alias of the page 솔라피, as a page that "never mentions" 솔라피."""
+    with Router(_vault(tmp_path)) as router:
+        asked = router.ask("what timeout does the notification server use for 솔라피 calls")
+        phrased = router.ask(
+            "알림 서버에서 솔라피 호출할 때 타임아웃이 몇 초예요?",
+            also=["Solapi notification server connect timeout"],
+        )
+    assert asked.decision == "cite" and asked.top is not None
+    assert asked.top.path == "Runbooks/Notification server.md"
+    assert phrased.decision == "cite" and phrased.top is not None
+    assert phrased.top.path == "Runbooks/Notification server.md"
+
+
+def test_a_page_that_never_mentions_the_named_page_is_still_refused(tmp_path: Path) -> None:
+    """The payments worker holds the question's other words but no name of 솔라피's page; an alias that is
+    no name ("문자 발송 업체", dictionary words) does not count as one."""
+    with Router(_vault(tmp_path)) as router:
+        receipt = router.ask("what connect timeout and retries for 솔라피 card processor calls")
+    assert receipt.decision == "refuse"
+    assert (
+        "names '솔라피'" in receipt.reason and "Runbooks/Payments worker.md never mentions" in receipt.reason
+    )
