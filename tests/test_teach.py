@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from krouter.cli import app
 from krouter.learner import journal as learn_journal
-from krouter.learner import teach, trigger_writes
+from krouter.learner import pending, teach, trigger_writes
+from krouter.learner.trigger_writes import TAKEN_BACK
 from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
@@ -184,6 +185,28 @@ def test_a_pick_that_fails_a_check_writes_nothing_and_says_why(
     assert out.startswith("not taught, nothing written:") and reason in out, out
     assert snapshot(vault.parent) == before
     assert learn_journal.journal_entries() == []
+
+
+def test_an_agent_disputing_a_citation_is_held_for_the_owner(vault: Path) -> None:
+    """An agent-loop run: KRouter cited the wrong office's page at a strong margin, the agent found the
+    answer on another page, and teach could only say "KRouter already cites". The pick now waits for
+    the owner, nothing written; accepted, it is written only if the question then cites the page."""
+    question = "When did we migrate the main store to PostgreSQL?"
+    quote = "我们在二〇二四年四月把主存储迁移到了 PostgreSQL 16。"
+    assert decision(vault, question) == ("cite", PRIMARY)
+    before = snapshot(vault)
+    with Router(vault) as router:
+        result = teach.teach(router, question, CHINESE, quote, ["我们什么时候把主存储迁移到了 PostgreSQL?"])
+        assert result.status == teach.PENDING and result.for_owner, result.reason
+        assert f"KRouter cites {PRIMARY} for this question; only the owner can make it cite {CHINESE}" in (
+            result.reason
+        )
+        assert snapshot(vault) == before
+        # Both pages say it: the trigger would not move the citation, so the owner's accept takes it back.
+        status, reason, run_id = pending.accept(router, str(result.pending_id))
+    assert status == TAKEN_BACK and run_id is None and "would still not cite" in reason
+    assert snapshot(vault) == before
+    assert decision(vault, question) == ("cite", PRIMARY)
 
 
 def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -252,11 +252,14 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     top = receipt.top
     if top is not None and top.path == rel:
         return f"KRouter already cites {rel} for this question: nothing to teach"
-    if top is not None and receipt.evidence.margin >= WEAK_MARGIN:
-        return (
-            f"KRouter already cites {top.path} for this question; teaching is for questions it refuses "
-            f"(or barely answers)"
-        )
+    # An agent that read the cited page and found the answer on another may be right (an agent-loop
+    # run: a Busan office question cited on the Seoul office's page), or may be a careless or hijacked
+    # teacher overruling a right answer: the owner decides, and nothing is written before.
+    disputed = (
+        f"KRouter cites {top.path} for this question; only the owner can make it cite {rel}"
+        if top is not None and receipt.evidence.margin >= WEAK_MARGIN
+        else None
+    )
     same = pending.find(router.root, question, rel, pending.AGENT)
     if not pending.is_held(cfg, pending.AGENT) and not (same and same.get("doubt")):
         same = None
@@ -278,6 +281,9 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # A pick that only the last check doubts (the page lacks a wording's most specific word) is as often
     # an honest lesson as a neighbour's: it waits for the owner, whom no second teacher stands in for.
     doubt = problem if problem and not verify_pick(*checked, also, last_check=False) else None
+    if disputed and (doubt or not problem):
+        doubt = f"{disputed}; {doubt}" if doubt else disputed
+        problem = problem or doubt
     if problem == NOT_A_CANDIDATE and not result.phrasings:
         return f"{problem}: if a phrasing of the question found it, give that phrasing too"
     if (problem and not doubt) or (problem := pending.owner_refusal(router.root, question, rel)):

@@ -209,9 +209,7 @@ def build_server(service: VaultService) -> StrictArgumentsServer:
 
     @tool("Teach KRouter which page answers a question", read_only=False)
     async def krouter_teach(
-        question: Annotated[
-            str, Field(description="The question krouter_ask refused, exactly as you asked it.")
-        ],
+        question: Annotated[str, Field(description="The question, exactly as you asked krouter_ask.")],
         path: Annotated[
             str,
             Field(
@@ -234,7 +232,8 @@ def build_server(service: VaultService) -> StrictArgumentsServer:
         """Tell KRouter that a page answers a question it refused, so the next asking cites it.
 
         Use only after krouter_ask refused, you read one of the closest pages with krouter_read, and
-        that page really answers the question. KRouter checks the pick (the quote is on the page, is a
+        that page really answers the question; or after it cited a page that does not answer while a
+        page you read does (held for the user to decide, nothing written). KRouter checks the pick (the quote is on the page, is a
         sentence, shares a word with the question or a phrasing; the page is a current note, not a
         clipping, and not a neighbour: a question word naming another page refuses it; a page lacking the
         question's key word, which other pages hold, is held for the user alone). By default a pick that
