@@ -207,6 +207,25 @@ def test_an_agent_disputing_a_citation_is_held_for_the_owner(vault: Path) -> Non
     assert status == TAKEN_BACK and run_id is None and "would still not cite" in reason
     assert snapshot(vault) == before
     assert decision(vault, question) == ("cite", PRIMARY)
+    # The JSON says what the text says: an agent-loop run read a held pick's doubt in ``reason`` as a
+    # rejection beside "status": "pending".
+    code, out = cli(
+        vault,
+        "teach",
+        question,
+        "--page",
+        CHINESE,
+        "--quote",
+        quote,
+        "--also",
+        "我们什么时候把主存储迁移到了 PostgreSQL?",
+        "--json",
+    )
+    reply = json.loads(out)
+    assert reply["status"] == "pending" and reply["for_owner"], out
+    assert reply["message"].startswith(f"pending, nothing written: {CHINESE} is held for the owner alone"), (
+        out
+    )
 
 
 def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -374,6 +374,9 @@ def teach_command(
         raise fail(str(exc), as_json=as_json) from exc
     except OSError as exc:  # an unwritable state dir: one line
         raise fail(os_error_message(exc, root), as_json=as_json) from exc
-    typer.echo(json.dumps(result.to_dict(), ensure_ascii=False) if as_json else visible(result.to_text()))
+    # The JSON carries the line the text prints too: an agent-loop run read a held pick's doubt in
+    # ``reason`` ("it lacks '块', which other pages hold") as a rejection beside "status": "pending".
+    shown = {**result.to_dict(), "message": result.to_text()}
+    typer.echo(json.dumps(shown, ensure_ascii=False) if as_json else visible(result.to_text()))
     if not result.taught:
         raise typer.Exit(EXIT_NOT_TAUGHT)
