@@ -423,15 +423,21 @@ def test_a_page_edited_while_a_trigger_is_taken_back_is_not_reported_as_taught(
 
 def test_a_single_character_of_another_pages_name_is_reported_as_part_of_that_name(tmp_path: Path) -> None:
     """充满电要多久 was refused "for 电, which names another page": 电 is only a character of the alias
-    电池供应商. Still refused (the learner bench measured the cost of letting it pass), but said as it is."""
+    电池供应商. Still refused on a page written in Chinese that lacks it (the learner bench measured the
+    cost of letting it pass), but said as it is; on a page that writes no Han character (reached through
+    the agent's translation) a lone character names no neighbour (an agent-loop run, dev8)."""
     root = _pages(
         tmp_path / "v",
         {
             "Spec.md": "---\ntitle: Product spec\n---\nCharging: USB-C, full charge in 2.5 hours.\n",
+            "规格.md": "---\ntitle: 产品规格\n---\n接口 USB-C，两个半小时充满。\n",
             "Battery.md": "---\ntitle: Battery supplier\naliases: [电池供应商]\n---\n"
             "We buy the 2000 mAh cell from Grepow.\n",
         },
     )
+    code, out = teach_cli(root, "充满电要多久", "规格.md", "接口 USB-C，两个半小时充满。")
+    assert code == 3, out
+    assert "'电', which is part of what another page is called (Battery.md)" in out
     code, out = teach_cli(
         root,
         "充满电要多久",
@@ -439,8 +445,7 @@ def test_a_single_character_of_another_pages_name_is_reported_as_part_of_that_na
         "Charging: USB-C, full charge in 2.5 hours.",
         "how long is a full charge",
     )
-    assert code == 3, out
-    assert "'电', which is part of what another page is called (Battery.md)" in out
+    assert "'电'" not in out, out
 
 
 @pytest.mark.parametrize("question", ["？？？", "the of a", "what is it"])
@@ -748,3 +753,65 @@ def test_a_price_asked_in_chinese_meets_the_amount_through_the_agent_s_translati
     assert "asks a price" not in out, out
     # The pick passes every check (written, or held for a second source where pending triggers are on).
     assert out.startswith(("taught", "held")), out
+
+
+HUB = (
+    "---\ntitle: Hub C2\n---\n# Hub C2\n\nThe Hub C2 controller will retail at €129 in the EU, from March.\n"
+)
+RAIL_ARTICLE = "---\ntitle: Europe rail freight guide\n---\nA guide to rail freight across Europe, clipped.\n"
+BERLIN = (
+    "---\ntitle: Berlin leave policy\n---\n# Berlin leave policy\n\n"
+    "Unused annual leave carries over to the next year and must be taken by 31 March.\n"
+)
+SHENZHEN = "---\ntitle: 深圳年假制度\n---\n# 深圳年假制度\n\n年假当年有效，不能顺延。\n"
+
+
+def test_clippings_and_lone_characters_name_no_neighbour(tmp_path: Path) -> None:
+    """An agent-loop run (dev8): teach refused honest picks for 'europe', which names only a clipped
+    article, and for '年' (of 第二年) on an English page reached through the agent's translation: pasted
+    material names no subject of the notes, and a lone Han character has no translation of its own."""
+    root = _pages(
+        tmp_path / "v",
+        {
+            "Projects/Hub C2.md": HUB,
+            "Inputs/Europe rail freight.md": RAIL_ARTICLE,
+            "Policies/Berlin leave policy.md": BERLIN,
+            "制度/深圳年假制度.md": SHENZHEN,
+        },
+    )
+    with Router(root) as router:
+        europe = teach.teach(
+            router,
+            "What are we planning to charge in Europe for the new C2 controller?",
+            "Projects/Hub C2.md",
+            "The Hub C2 controller will retail at €129 in the EU, from March.",
+        )
+        year = teach.teach(
+            router,
+            "柏林同事没休完的年假，能留到第二年几号？",
+            "Policies/Berlin leave policy.md",
+            "Unused annual leave carries over to the next year and must be taken by 31 March.",
+            ["Berlin unused annual leave carry over to next year, until what date?"],
+        )
+    assert "names another page" not in europe.reason and "Inputs/" not in europe.reason, europe.reason
+    assert europe.status in (teach.TAUGHT, teach.PENDING), europe.reason
+    assert "'年'" not in year.reason and year.status in (teach.TAUGHT, teach.PENDING), year.reason
+
+
+SUPPLIER = "---\ntitle: 鑫达五金\n---\n# 鑫达五金\n\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| 交期 | 30 天 |\n"
+
+
+def test_a_whole_table_row_is_a_quote_however_short(tmp_path: Path) -> None:
+    """An agent-loop run (dev8): the row "付款 | 月结 60 天" that answers was refused as a fragment, while a
+    longer row passed. A whole row of two cells or more states a fact; a part of one, or the header
+    row that names the columns, does not."""
+    other = "---\ntitle: 宏达包装\n---\n# 宏达包装\n\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 30 天 |\n"
+    root = _pages(tmp_path / "v", {"Suppliers/鑫达五金.md": SUPPLIER, "Suppliers/宏达包装.md": other})
+    question = "付款是月结多少天？"
+    assert decision(root, question)[0] == "refuse"
+    with Router(root) as router:
+        part = teach.teach(router, question, "Suppliers/鑫达五金.md", "月结 60 天")
+        header = teach.teach(router, question, "Suppliers/鑫达五金.md", "项目 | 条款")
+        row = teach.teach(router, question, "Suppliers/鑫达五金.md", "付款 | 月结 60 天")
+    assert "fragment" in part.reason and "fragment" in header.reason
+    assert "fragment" not in row.reason and row.status in (teach.TAUGHT, teach.PENDING), row.reason

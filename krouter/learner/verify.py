@@ -20,7 +20,7 @@ from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams, holds_word
 from krouter.tokens.japanese_korean import korean_words
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.scripts import HAS_HANGUL, char_bigrams, is_cjk
+from krouter.tokens.scripts import HAS_HAN, HAS_HANGUL, char_bigrams, is_cjk
 from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
@@ -139,6 +139,32 @@ def is_sentence(quote: str) -> bool:
     return words >= MIN_WORDS or cjk >= MIN_CJK or words + cjk / 2 >= MIN_WORDS
 
 
+def is_table_row(quote: str, body: str) -> bool:
+    """True when the quote is a whole row of a Markdown table on the page, of two cells or more that hold
+    words: a row states a fact as a sentence does ("付款 | 月结 60 天"), however short (an agent-loop run
+    had such a row refused as a fragment while a longer one passed)."""
+    cells = _cells(quote)
+    if len(cells) < 2 or sum(1 for c in cells if _WORD.search(c) or _CJK_CHAR.search(c)) < 2:
+        return False
+    lines = body.splitlines()
+    # Not the header row (the one over the rule): it names the columns and states nothing.
+    return any(
+        line.lstrip().startswith("|")
+        and _cells(line) == cells
+        and not _RULE.match(lines[n + 1] if n + 1 < len(lines) else "")
+        for n, line in enumerate(lines)
+    )
+
+
+_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells as a reader sees them: spaces collapsed, the outer pipes' empty cells dropped."""
+    cells = [" ".join(unicodedata.normalize("NFKC", c).split()) for c in row.strip().split("|")]
+    return cells[1 if cells and not cells[0] else 0 : -1 if len(cells) > 1 and not cells[-1] else None]
+
+
 def shared_words(quote: str, question: str) -> list[str]:
     """The question's content words (as the router looks them up) that the quote also holds."""
     quote_terms = set(index_terms(quote))
@@ -231,11 +257,14 @@ def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str
     """
     rows = router.index.page_table()
     pid = next((r[0] for r in rows if r[1] == page), None)
-    live = {r[0]: r[1] for r in rows if not r[4]}
-    # A word the page holds through a route (db→database of its title, a translation) is not lacking.
+    # Pasted reading material names no subject of the user's notes (``elsewhere.named_elsewhere``).
+    live = {r[0]: r[1] for r in rows if not r[4] and not config.in_folders(r[1], router.input_folders)}
+    # A word the page holds through a route (db→database of its title, a translation) is not lacking;
+    # nor is a single Han character on a page that writes none (it has no translation to be held by).
     held = router.held_words(question, page)
+    writes_han = HAS_HAN.search(next((r[2] for r in rows if r[1] == page), "")) is not None
     for qt in query_terms(question, known=router.index.has_term):
-        if qt.text in held:
+        if qt.text in held or (len(qt.term) == 1 and is_cjk(qt.term) and not writes_han):
             continue
         postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
         own = postings.get(pid) if pid is not None else None
@@ -312,7 +341,7 @@ def verify_pick(
     # a comment or a footnote marker vouched for it as a sentence sharing the question's words (the
     # diff review: "~~Legal approves every vendor contract.~~ Legal" passed on one visible word).
     quote = _shown(quote)
-    if not is_sentence(quote):
+    if not is_sentence(quote) and not is_table_row(quote, parsed.body):
         return "the quote is a fragment, not a sentence"
     linked = [(q, cs) for q, cs in askings if shared_words(quote, q)]
     if not linked:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from krouter.index.store import Index
+from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
@@ -31,28 +32,45 @@ from krouter.tokens.names import (
     written_as_name,
     written_with_capital_inside,
 )
-from krouter.tokens.scripts import KANA, is_cjk
+from krouter.tokens.scripts import HAS_HAN, KANA, is_cjk
 from krouter.tokens.terms import (
     identifier_words,
     normalize,
     number_parts,
-    query_terms,
     question_identifiers,
-    word_text,
 )
 
 _KANA = re.compile(f"[{KANA}]")
+
+
+def has_han(text: str) -> bool:
+    """True when ``text`` writes a Han character."""
+    return HAS_HAN.search(text) is not None
+
+
 _SPANISH_MARKS = re.compile("[¿¡]")
 
 
 def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
     """True when the pages ``mine`` (a page and the replaced pages leading to it) hold the unit in
     neither their titles, aliases, tags, path nor text, while another current page's title, aliases,
-    tags or path hold it (by any route, a translation included): the word names another subject."""
+    tags or path hold it (by any route, a translation included): the word names another subject.
+
+    Not a page in an inputs or clippings folder: pasted reading material names no subject of the
+    user's notes (an agent-loop run: "Europe" of a clipped article's title kept a pricing question off
+    the product page). Nor a single Han character a page that writes none lacks ("年" of 第二年, asked of
+    an English page through the agent's translation): it has no translation of its own to be held by."""
     own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
+    if own or (
+        len(u.text) == 1
+        and is_cjk(u.text)
+        and not any(has_han(t.pages[p].title) for p in mine if p in t.pages)
+    ):
+        return False
     pages = t.pages
-    return not own and any(
-        tf[0] and p not in mine and p in pages and not pages[p].replaced for p, tf in u.postings.items()
+    return any(
+        tf[0] and p not in mine and p in pages and not pages[p].replaced and p not in t.inputs
+        for p, tf in u.postings.items()
     )
 
 
@@ -86,39 +104,6 @@ def named_page(
                         break
                     return name, t.pages[pid].path
     return None
-
-
-def mentioned_by_name(index: Index, t: Tables, root: Path, mine: set[int]) -> Callable[[int], bool]:
-    """Whether the pages ``mine`` hold every word of one of a page's names that is a name (``is_name``):
-    its title, file name or an alias. A runbook that writes Solapi mentions the page 솔라피, aliased
-    Solapi, though not as the question wrote it (an agent-loop run: its Korean question was refused on
-    the runbook that answers it). The page is read only when a question names it."""
-
-    def mentioned(pid: int) -> bool:
-        from krouter.vault.page import parse_page
-
-        path = t.pages[pid].path
-        try:
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return False
-        page = parse_page(path, text)
-        for name in {page.title, Path(path).stem, *page.aliases}:
-            parts = word_text(name).split()
-            if not parts or not all(map(is_name, parts)):
-                continue
-            terms = [qt.term for qt in query_terms(name, known=index.has_term)]
-            if terms and all(_held_by(index, term, mine) for term in terms):
-                return True
-        return False
-
-    return mentioned
-
-
-def _held_by(index: Index, term: str, pages: set[int]) -> bool:
-    """True when one of ``pages`` holds ``term`` in its title, aliases, tags, path or text."""
-    found = index.holding(term, copy=False)
-    return any(found[p][0] or found[p][2] for p in pages if p in found)
 
 
 def unknown_name(
@@ -378,7 +363,11 @@ def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[
                 (
                     p
                     for p, tf in u.postings.items()
-                    if tf[0] and p not in mine and p in t.pages and not t.pages[p].replaced
+                    if tf[0]
+                    and p not in mine
+                    and p in t.pages
+                    and not t.pages[p].replaced
+                    and p not in t.inputs
                 ),
                 key=lambda p: t.pages[p].path,
             )
