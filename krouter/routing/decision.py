@@ -19,7 +19,9 @@ from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.citation import PageReads, citation, passage_coverage
-from krouter.routing.elsewhere import mentioned_by_name, named_elsewhere, named_page, unknown_name
+from krouter.routing.contacts import asks_contact, states_contact
+from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
+from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
@@ -166,10 +168,13 @@ def decide(
         and asks_price(question)
         and not states_price(citations[0].path, reads.text(citations[0].path), units, effective)
     )
+    # An email address or a phone number asked is answered where the page states one (D113).
+    contact = asks_contact(question) if asked and not (unknown or unpriced) else None
+    uncontacted = contact if contact and not states_contact(contact, reads.text(citations[0].path)) else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other or other_page or unknown or unpriced:
+    if lone or said_by_other or other_page or unknown or unpriced or uncontacted:
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -205,6 +210,11 @@ def decide(
         reason = (
             f"the question asks a price, and {citations[0].path} states none beside the words it matched "
             f"(the words' confidence {word_confidence:.0%})"
+        )
+    elif uncontacted:
+        reason = (
+            f"the question asks for {uncontacted}, and {citations[0].path} states none (the words' "
+            f"confidence {word_confidence:.0%})"
         )
     elif said_by_other:
         who = " and ".join(said_by_other)

@@ -22,6 +22,7 @@ from krouter.errors import PageNotFound
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, sessions, vectors
+from krouter.routing.contacts import lacks_contact
 from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
@@ -301,9 +302,11 @@ class Router:
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
                 tables = self._load_tables()
-                against = names_against(
-                    written, chosen.top.path, self.index, tables, self.root, others
-                ) or holds_none(written, chosen.top.path, self.index, tables)
+                against = (
+                    names_against(written, chosen.top.path, self.index, tables, self.root, others)
+                    or holds_none(written, chosen.top.path, self.index, tables)
+                    or lacks_contact([written, *others], chosen.top.path, self.read)
+                )
                 if against:
                     chosen = phrasings.vetoed(chosen, against)
                 else:
