@@ -26,7 +26,7 @@ from krouter.cli_options import (
     fail,
     terminal_progress,
 )
-from krouter.config import default_vault, is_demo
+from krouter.config import default_vault, in_folders, is_demo
 from krouter.errors import PageNotFound
 from krouter.routing import notes_languages
 from krouter.routing.phrasings import (
@@ -41,6 +41,8 @@ from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.receipt import Receipt
 from krouter.routing.router import Router
 from krouter.safe_text import clean, visible, visible_text
+from krouter.vault.page_lines import line_range
+from krouter.vault.suggestions import with_suggestions
 
 EXIT_REFUSED = 3
 
@@ -132,13 +134,20 @@ def ask_output(receipt: Receipt, router: Router, wordings: list[str], as_json: b
     vault, whose pages are fictional, as the MCP reply's ``demo_vault`` says) and, on a refusal, the
     languages of the notes none of the wordings is in (``notes_languages``): ``translate_into`` in
     JSON, a last line in text."""
-    missing = notes_languages.unasked(router.writings(), wordings) if receipt.decision == "refuse" else []
+    refused = receipt.decision == "refuse"
+    missing = notes_languages.unasked(router.writings(), wordings, router.unreadable) if refused else []
     if as_json:
         out = {**receipt.to_dict(), "demo_vault": is_demo(router.root)}
+        # A clipping (pasted material, not the user's own note) is said so, as the MCP reply says it: an
+        # agent-loop run answered from a cited clipping as if the user had written it.
+        for c in out["cited"]:  # type: ignore[attr-defined]
+            c["clipping"] = in_folders(c["path"], router.input_folders)
         if receipt.decision == "refuse":
             out["translate_into"] = notes_languages.as_json(missing)
         return json.dumps(out, ensure_ascii=False)
     text = receipt.to_text()
+    if receipt.top is not None and in_folders(receipt.top.path, router.input_folders):
+        text += "\n  a clipping: pasted material, not your own note"
     if missing:
         text += (
             f"\n  of the notes' pages, {notes_languages.shares_text(missing)}: "
@@ -311,52 +320,30 @@ def status(
 @app.command(cls=Command)
 def read(
     path: Annotated[str, typer.Argument(metavar="PATH", help="Vault-relative path of the page, as cited.")],
+    start_line: Annotated[int | None, typer.Option(min=1, help="First line to print (1-based).")] = None,
+    end_line: Annotated[int | None, typer.Option(min=1, help="Last line to print (inclusive).")] = None,
     vault: VaultOption = None,
 ) -> None:
-    """Print a page. Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
+    """Print a page, or its lines START_LINE to END_LINE (a receipt's `line` says where its answer is).
+    Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
     router = _router(vault)
     try:
         with exit_codes():
             try:
                 page, text = router.read_page(path)
             except PageNotFound as exc:
-                raise PageNotFound(_with_suggestions(str(exc), path, router)) from exc
+                raise PageNotFound(with_suggestions(str(exc), path, router.index.page_table())) from exc
             note = router.resolve(page).replaced_note()
+            try:
+                text = line_range(text, start_line, end_line, page)[0]
+            except ValueError as exc:
+                raise fail(str(exc), EXIT_USAGE) from exc
     finally:
         router.close()
     typer.echo(visible_text(text), nl=False)
     if note:
         # The page is printed as asked, but an agent reading it must not take it as current.
         typer.echo(visible(f"krouter: {note}"), err=True)
-
-
-def _with_suggestions(message: str, path: str, router: Router) -> str:
-    """``message`` (no page at PATH), plus the pages whose file name or title is what was typed: a
-    newcomer types a page's name ("王芳") where its vault-relative path ("People/王芳.md") is needed."""
-    import posixpath
-    import unicodedata
-
-    def key(text: str) -> str:
-        # A macOS file name is decomposed (NFD), a typed name composed: compare them the same way.
-        return unicodedata.normalize("NFC", text).casefold().strip()
-
-    name = Path(path.replace("\\", "/")).name
-    want = key(name[:-3] if name.lower().endswith(".md") else name)
-    if not want:
-        return message
-    typed = key(posixpath.normpath(path.replace("\\", "/")))
-    # The page typed is not its own suggestion: indexed but unreadable now (a folder without read
-    # permission), it is the message that says why.
-    matches = [
-        rel
-        for _id, rel, title, *_ in router.index.page_table()
-        if (key(Path(rel).stem) == want or key(title or "") == want)
-        and key(rel) not in (typed, f"{typed}.md")
-    ]
-    if not matches:
-        return message
-    shown = ", ".join(matches[:5]) + (f" (and {len(matches) - 5} more)" if len(matches) > 5 else "")
-    return f"{message}; did you mean {shown}? Pass the vault-relative path, e.g. krouter read {shlex.quote(matches[0])}"
 
 
 def run() -> None:

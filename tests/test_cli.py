@@ -173,6 +173,24 @@ def test_read_prints_page(vault: Path) -> None:
     assert result.stdout == (vault / "Ops/Pager.md").read_text(encoding="utf-8")
 
 
+def test_read_prints_the_lines_asked_for(vault: Path) -> None:
+    """An agent-loop run (dev8): receipts give the answer's line, and `krouter_read` takes a range, but
+    the CLI read only whole pages: an agent on the CLI paid for every line of a long page."""
+    lines = (vault / "Ops/Pager.md").read_text(encoding="utf-8").splitlines(keepends=True)
+    result = runner.invoke(
+        app, ["read", "Ops/Pager.md", "--vault", str(vault), "--start-line", "2", "--end-line", "3"]
+    )
+    assert result.exit_code == 0 and result.stdout == "".join(lines[1:3])
+    result = runner.invoke(app, ["read", "Ops/Pager.md", "--vault", str(vault), "--start-line", "2"])
+    assert result.exit_code == 0 and result.stdout == "".join(lines[1:])
+    past = runner.invoke(app, ["read", "Ops/Pager.md", "--vault", str(vault), "--start-line", "900"])
+    assert past.exit_code == 2 and f"{len(lines)} lines; the start line, 900, is past its end" in past.output
+    backwards = runner.invoke(
+        app, ["read", "Ops/Pager.md", "--vault", str(vault), "--start-line", "3", "--end-line", "2"]
+    )
+    assert backwards.exit_code == 2 and "the end line, 2, is before the start line, 3" in backwards.output
+
+
 def test_read_confined_to_vault(tmp_path: Path, vault: Path) -> None:
     secret = tmp_path / "secret.md"
     secret.write_text("the launch codes")
@@ -474,3 +492,16 @@ def test_a_refusal_names_the_languages_of_the_notes_the_question_was_not_in(tmp_
     assert json.loads(zh.stdout)["translate_into"] == [
         {"language": "English or another Latin-script language", "share": 0.667}
     ]
+
+
+def test_a_cited_clipping_is_said_to_be_one(tmp_path: Path) -> None:
+    """An agent-loop run (otherlang) answered from a cited clipping as if the user had written it: the
+    MCP reply marks one (`clipping`), `krouter ask` did not."""
+    page = tmp_path / "v" / "Inputs" / "Postgres 16 article.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("# Postgres 16\n\nPostgres 16 allows logical replication from a standby server.\n")
+    (tmp_path / "v" / "Notes.md").write_text("# Notes\n\nWe run Postgres on two servers.\n")
+    args = ["ask", "can postgres 16 do logical replication from a standby", "--vault", str(tmp_path / "v")]
+    out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert out["decision"] == "cite" and out["cited"][0]["clipping"] is True
+    assert "a clipping: pasted material, not your own note" in runner.invoke(app, args).stdout

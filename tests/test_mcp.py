@@ -148,7 +148,7 @@ def test_read_page_confined(vault: Path) -> None:
         assert read_page(router, "Runbooks/Deploy.md", 5, None).startswith("\nDeploys go out")
         with pytest.raises(ValueError, match="not a Markdown page"):
             read_page(router, "Runbooks/Deploy.txt", None, None)
-        with pytest.raises(ValueError, match="past the end"):
+        with pytest.raises(ValueError, match="the start line, 99, is past its end"):
             read_page(router, "Runbooks/Deploy.md", 99, None)
         from krouter.errors import PathOutsideVault
 

@@ -44,9 +44,10 @@ from krouter.learner.verify import candidates, verify_pick
 from krouter.learner.weak_log import MAX_ATTEMPTS, WEAK_MARGIN, question_key
 from krouter.routing import querylog
 from krouter.routing.receipt import Citation
-from krouter.routing.router import Router, page_key
+from krouter.routing.router import Router
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
+from krouter.vault.suggestions import page_key
 
 BATCH_SIZE = 5
 DEFAULT_MAX = 50

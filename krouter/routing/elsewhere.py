@@ -18,7 +18,6 @@ from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
 from krouter.tokens.languages import (
-    capitalises_nouns,
     english_function_words,
     in_another_script,
     marks_a_language,
@@ -196,12 +195,13 @@ def names_against(
     subject ("when does the database backup run" for "…the MongoDB backup…") must not let another page
     answer.
 
-    In a German question KRouter cannot read (German writes every noun with a capital), a word with only
-    its first letter a capital is a name when one of the ``phrasings`` keeps it (``unknown_name``), and
-    the names are read from the phrasings too: a translation writes them as names (Munich for München,
-    "Klarna's" for Klarnas), and one the page lacks vetoes it, as the question's own word would lower
-    an English question's coverage (D91), unless the page holds a word the question writes with a
-    capital ("das Büro in Lisboa", which the translation may write Lisbon)."""
+    In a question KRouter cannot read (German, which writes every noun with a capital, D91; French,
+    whose Francfort a translation writes Frankfurt: an agent-loop run), a word with only its first
+    letter a capital is a name when one of the ``phrasings`` keeps it (``unknown_name``), and the names
+    are read from the phrasings too: a translation writes them as names (Munich for München, "Klarna's"
+    for Klarnas), and one the page lacks vetoes it, as the question's own word would lower an English
+    question's coverage, unless the page holds a word the question writes with a capital ("das Büro in
+    Lisboa", which the translation may write Lisbon)."""
     pid = t.by_path.get(path)
     if pid is None:
         return None
@@ -212,13 +212,13 @@ def names_against(
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units)
-    german = capitalises_nouns(question, unread) and in_unread_language(question, unread)
+    unreadable = in_unread_language(question, unread)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
-    unknown = unknown_name(units, question, index, held, others if german else None, others)
+    unknown = unknown_name(units, question, index, held, others if unreadable else None, others)
     if unknown:
         return f"the question names {unknown!r}, which no page of the vault mentions"
-    if german and not _holds_a_name_as_asked(units, question, held):
+    if unreadable and not _holds_a_name_as_asked(units, question, held):
         for text in others:
             name = _name_it_lacks(text, index, t, mine)
             if name:
@@ -277,6 +277,11 @@ def unread_words(units: list[Unit]) -> list[str]:
     return [u.text for u in units if not u.postings and not _known(u.key)]
 
 
+def unreadable(question: str, index: Index, t: Tables) -> bool:
+    """True when ``question`` is in a language KRouter cannot read (``in_unread_language``)."""
+    return in_unread_language(question, unread_words(question_units(question, index, t)))
+
+
 def in_unread_language(question: str, unread: list[str]) -> bool:
     """True when ``question`` (its ``unread_words``: ``unread``) is in a language KRouter cannot read:
     it holds a script other than Latin and Han (kana, Cyrillic), or two marks of one, unread words that
@@ -300,8 +305,13 @@ def _known(term: str) -> bool:
 
 def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str]:
     """The question's words (as shown, in its order) that the page at ``path`` does not hold by any
-    route (``held_words``)."""
+    route (``held_words``); none for a question in a language KRouter cannot read, whose words are its
+    translation's in another language (an agent-loop run: a right citation through the English
+    translation listed "cuántas", "peticiones" as missing, and the agent could not tell it from a
+    neighbour)."""
     units = question_units(question, index, t)
+    if in_unread_language(question, unread_words(units)):
+        return []
     held = _held(units, path, index, t)
     return [u.text for u in units if u.text not in held]
 

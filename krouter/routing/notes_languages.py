@@ -5,7 +5,7 @@ it guessing, and was said of single-language vaults too)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from krouter.tokens.scripts import writing
 from krouter.tokens.stopwords import ENGLISH
@@ -14,10 +14,14 @@ from krouter.tokens.stopwords import ENGLISH
 NOTES_LANGUAGE_SHARE = 0.1
 
 
-def unasked(writings: dict[str, float], wordings: Sequence[str]) -> list[tuple[str, float]]:
+def unasked(
+    writings: dict[str, float], wordings: Sequence[str], unreadable: Callable[[str], bool] = lambda w: False
+) -> list[tuple[str, float]]:
     """(language, share of pages) for each language of at least NOTES_LANGUAGE_SHARE of the pages
-    (``Tables.writings``) that no wording is written in, largest share first."""
-    asked = {lang for w in wordings for lang in _written_in(w)}
+    (``Tables.writings``) that no wording is written in, largest share first. A wording KRouter cannot
+    read (``unreadable``: French or German of English notes) is in none of them: an agent-loop run's
+    German question on English notes was told only that the vault never mentions 'wie', 'lange', …"""
+    asked = {lang for w in wordings if not unreadable(w) for lang in _written_in(w)}
     return [
         (lang, share)
         for lang, share in writings.items()

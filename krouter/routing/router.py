@@ -12,19 +12,26 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from krouter import config
 from krouter.errors import PageNotFound
+from krouter.file_stamp import file_stamp
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, sessions, vectors
 from krouter.routing.contacts import lacks_contact
 from krouter.routing.decision import DEFAULT_FLOOR, decide
-from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
+from krouter.routing.elsewhere import (
+    held_words,
+    holds_none,
+    lacking_words,
+    names_against,
+    trigger_blocker,
+    unreadable,
+)
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.tokens import traditional
@@ -32,6 +39,7 @@ from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.ignore import excluded
 from krouter.vault.page import Problem, decode
+from krouter.vault.suggestions import page_key
 
 log = logging.getLogger("krouter")
 
@@ -59,7 +67,7 @@ class Router:
         self.root = self.index.root
         self.floor = floor
         self.auto_refresh = auto_refresh
-        self._settings = _stamp(config.config_path())
+        self._settings = file_stamp(config.config_path())
         self.input_folders = config.input_folders()
         self.embed_budget_s = embed_budget_s
         # Why the second opinion stopped working in this process, when it did (krouter status shows it).
@@ -245,8 +253,14 @@ class Router:
         (``Tables.writings``): what a refusal tells an agent to translate its question into."""
         return self._load_tables().writings()
 
+    def unreadable(self, wording: str) -> bool:
+        """True when ``wording`` is in a language KRouter cannot read (``elsewhere.in_unread_language``:
+        French, German against English notes): it asks in none of the notes' languages."""
+        with self.index.snapshot():
+            return unreadable(self.as_written(wording), self.index, self._load_tables())
+
     def _load_tables(self) -> Tables:
-        settings = _stamp(config.config_path())
+        settings = file_stamp(config.config_path())
         if settings != self._settings:
             # A long-lived Router (the MCP server's, a library user's) follows config.toml: a folder
             # named an input folder since, or no longer, changes what is clipped and who may retire pages.
@@ -375,24 +389,7 @@ class Router:
         return info
 
 
-def page_key(path: str) -> str:
-    """A page path compared the way a person types it: any Unicode form, any case, ``.md`` optional."""
-    key = unicodedata.normalize(
-        "NFC", path.replace("\\", "/").strip().removeprefix("./").lstrip("/")
-    ).casefold()
-    return key.removesuffix(".md")
-
-
 def route(question: str, vault: Path | str | None = None, k: int = 5, also: Sequence[str] = ()) -> Receipt:
     """One-shot lookup: open the vault's index, refresh it, answer, close."""
     with Router(vault) as router:
         return router.ask(question, k=k, also=also)
-
-
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    """(mtime, size, inode) of a file, or None when there is none: enough to see it changed."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino

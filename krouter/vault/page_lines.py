@@ -21,6 +21,22 @@ def file_lines(text: str, keepends: bool = False) -> list[str]:
     return lines if keepends else [line.rstrip("\r\n") for line in lines]
 
 
+def line_range(text: str, start_line: int | None, end_line: int | None, name: str) -> tuple[str, int]:
+    """(the 1-based inclusive lines ``start_line`` to ``end_line`` of ``text``, the first one's number),
+    either end open when None; the whole text when both are. ValueError names the page (``name``) for a
+    range past its end or backwards."""
+    if start_line is None and end_line is None:
+        return text, 1
+    lines = file_lines(text, keepends=True)
+    start = max(start_line or 1, 1)
+    end = min(end_line or len(lines), len(lines))
+    if start > len(lines):
+        raise ValueError(f"{name} has {len(lines)} lines; the start line, {start}, is past its end")
+    if end < start:
+        raise ValueError(f"the end line, {end}, is before the start line, {start}")
+    return "".join(lines[start - 1 : end]), start
+
+
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """(frontmatter text or None, body, 1-based line where the body starts): only a ``---`` fence on
     the very first line opens frontmatter, so a ``---`` rule inside the body is left alone."""

@@ -18,7 +18,7 @@ from krouter.routing.receipt import phrasing_line
 from krouter.routing.router import Router
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
-from krouter.vault.page_lines import file_lines
+from krouter.vault.page_lines import line_range
 
 # How many of a refusal's closest pages next_step names for the agent to read.
 READ_CLOSEST = 3
@@ -89,17 +89,17 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
             if closest
             else ""
         )
-        again = _translate_hint(router.writings(), [question, *also])
+        again = _translate_hint(router, [question, *also])
         out["next_step"] = (
             f"No page answers this as asked. {again}{read}Otherwise say the notes don't cover it; do not guess."
         )
     return out
 
 
-def _translate_hint(writings: dict[str, float], wordings: Sequence[str]) -> str:
+def _translate_hint(router: Router, wordings: Sequence[str]) -> str:
     """What a refusal's next step says about translating (``notes_languages``); nothing when the agent's
     wordings cover the notes' languages."""
-    missing = notes_languages.unasked(writings, wordings)
+    missing = notes_languages.unasked(router.writings(), wordings, router.unreadable)
     if not missing:
         return ""
     into = "it" if len(missing) == 1 else "each"
@@ -184,18 +184,7 @@ def read_page(router: Router, path: str, start_line: int | None, end_line: int |
         raise ValueError(f"not a Markdown page: {path!r} (pass the .md path krouter_ask cited)")
     page, text = router.read_page(path)
     note = router.resolve(page).replaced_note()
-    first = 1
-    if start_line is None and end_line is None:
-        body = text
-    else:
-        lines = file_lines(text, keepends=True)
-        start = max(start_line or 1, 1)
-        end = min(end_line or len(lines), len(lines))
-        if start > len(lines):
-            raise ValueError(f"{path} has {len(lines)} lines; start_line {start} is past the end")
-        if end < start:
-            raise ValueError(f"end_line {end} is before start_line {start}")
-        body, first = "".join(lines[start - 1 : end]), start
+    body, first = line_range(text, start_line, end_line, path)
     if len(body) > MAX_READ_CHARS:
         body = body[:MAX_READ_CHARS]
         # Where it stopped, in the file's lines: "pass start_line/end_line" alone left an agent no way on

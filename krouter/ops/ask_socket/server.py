@@ -31,14 +31,6 @@ if TYPE_CHECKING:
 _DECLINE: dict[str, object] = {"protocol": PROTOCOL, "ok": False}
 
 
-def _config_stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
 class AskServer:
     """Answers ``krouter ask`` clients for one vault while its watcher runs (see the module's doc).
 
@@ -174,6 +166,7 @@ class AskServer:
         (``ok: false``) when the client must ask the ordinary way. Runs on the server's thread."""
         from krouter import config
         from krouter.cli import DEMO_NOTE, EXIT_REFUSED, ask_output
+        from krouter.file_stamp import file_stamp
         from krouter.index.refresh import RefreshStats
         from krouter.routing import querylog
         from krouter.routing.phrasings import BadPhrasings, BadQuestion, check_question
@@ -205,7 +198,7 @@ class AskServer:
             return _DECLINE
         # A broken config.toml declines (ConfigError): the ordinary path reports it, as it must.
         config.load_config()
-        stamp = _config_stamp(config.config_path())
+        stamp = file_stamp(config.config_path())
         if self._router is not None and stamp != self._config:
             self._router.close()  # config.toml changed: read it again, as a fresh process would
             self._router = None

@@ -1,0 +1,15 @@
+"""One version of a file, cheaply: enough to see that config.toml changed since it was read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """(mtime, size, inode) of a file, or None when there is none: enough to see it changed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino

@@ -1,0 +1,88 @@
+"""Questions in a language KRouter cannot read (French, German, Spanish of English notes), as an agent-loop
+run on otherlang met them (D115): the refusal says which language to ask in, a right citation through the
+agent's translation lists no foreign word as missing, and a place name the translation writes its own way
+is no unknown name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from krouter import Router
+from krouter.cli import app
+
+REGION = "Decisions/Hosting region.md"
+LIMITS = "Runbooks/API rate limits.md"
+
+
+def _vault(root: Path) -> Path:
+    pages = {
+        REGION: (
+            "---\ntitle: Hosting region\n---\n# Hosting region\n\n"
+            "Production runs in AWS eu-central-1 in Frankfurt since March 2024.\n"
+        ),
+        LIMITS: (
+            "---\ntitle: API rate limits\n---\n# API rate limits\n\n"
+            "Customers on the Business plan get 600 requests per minute on the public API.\n"
+        ),
+        "Decisions/Log retention.md": (
+            "---\ntitle: Log retention\n---\n# Log retention\n\nApplication logs are kept 30 days in Loki.\n"
+        ),
+    }
+    for rel, text in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def _ask(vault: Path, *args: str) -> dict[str, object]:
+    result = CliRunner().invoke(app, ["ask", *args, "--vault", str(vault), "--json"])
+    return json.loads(result.stdout)
+
+
+def test_a_refusal_of_a_question_krouter_cannot_read_names_the_notes_language(tmp_path: Path) -> None:
+    """The German question was told only that the vault never mentions 'wie', 'lange', …, with an empty
+    `translate_into`: its Latin letters read as the notes' own language."""
+    vault = _vault(tmp_path)
+    german = _ask(vault, "Wie lange bleiben die App-Logs liegen? Das waren doch nur vierzehn Tage, oder?")
+    assert german["decision"] == "refuse"
+    assert german["translate_into"] == [
+        {"language": "English or another Latin-script language", "share": 1.0}
+    ], german
+    # An English question about things no page names is in the notes' language: no hint.
+    english = _ask(vault, "how long do we keep the kafka debezium offsets")
+    assert english["decision"] == "refuse" and english["translate_into"] == []
+    # Nor once the agent gave a translation.
+    translated = _ask(
+        vault, "Wie lange bleiben die App-Logs liegen?", "--also", "How long are app logs kept?"
+    )
+    assert translated["translate_into"] == [] or translated["decision"] == "cite"
+
+
+def test_a_citation_through_the_translation_lists_no_foreign_word_as_missing(tmp_path: Path) -> None:
+    with Router(_vault(tmp_path)) as router:
+        receipt = router.ask(
+            "¿Cuántas peticiones por minuto le dejamos hacer en la API pública a un cliente con el plan Business?",
+            also=["How many requests per minute does a Business plan customer get on the public API?"],
+        )
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == LIMITS
+    assert "peticiones" not in receipt.top.missing and "cuántas" not in receipt.top.missing
+
+
+def test_a_place_name_the_translation_writes_its_own_way_is_no_unknown_name(tmp_path: Path) -> None:
+    """ "…la région AWS de Francfort" was refused as naming 'francfort', which no page mentions, though
+    the translation's Frankfurt is on the page; a name the page lacks in the translation still vetoes."""
+    with Router(_vault(tmp_path)) as router:
+        french = router.ask(
+            "Nos serveurs de prod tournent toujours dans la région AWS de Francfort, non ?",
+            also=["Do our production servers still run in the AWS Frankfurt region?"],
+        )
+        elsewhere = router.ask(
+            "Nos serveurs de prod tournent toujours dans la région AWS de Dublin, non ?",
+            also=["Do our production servers still run in the AWS Dublin region?"],
+        )
+    assert french.decision == "cite" and french.top is not None and french.top.path == REGION
+    assert elsewhere.decision == "refuse" and "dublin" in elsewhere.reason.lower()
