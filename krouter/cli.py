@@ -320,12 +320,16 @@ def status(
 @app.command(cls=Command)
 def read(
     path: Annotated[str, typer.Argument(metavar="PATH", help="Vault-relative path of the page, as cited.")],
-    start_line: Annotated[int | None, typer.Option(min=1, help="First line to print (1-based).")] = None,
-    end_line: Annotated[int | None, typer.Option(min=1, help="Last line to print (inclusive).")] = None,
+    start_line: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="First line to print (1-based).")
+    ] = None,
+    end_line: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Last line to print (inclusive).")
+    ] = None,
     vault: VaultOption = None,
 ) -> None:
-    """Print a page, or its lines START_LINE to END_LINE (a receipt's `line` says where its answer is).
-    Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
+    """Print a page, or its lines from --start-line to --end-line (a receipt's `line` says where its
+    answer is). Paths outside the vault (``..``, absolute, symlinks leaving it) are refused."""
     router = _router(vault)
     try:
         with exit_codes():

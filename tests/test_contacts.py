@@ -50,6 +50,22 @@ def _vault(root: Path) -> Path:
         ("how many phone numbers can one account verify?", None),
         ("Who do I phone after 20:00?", None),
         ("我们的消息队列集群地址是多少？", None),
+        ("Jan Petersen 的 email 是多少", EMAIL),
+        ("Jan's email?", EMAIL),
+        ("梁经理手机号？", PHONE),
+        ("What is the phone number for the Berlin office?", PHONE),
+        # A cold review's: mentioning, changing, validating or counting is not asking for one.
+        ("How does the signup form validate email addresses?", None),
+        ("How do I change my email address in Settings?", None),
+        ("Which library checks the phone number on the signup form?", None),
+        ("Who answers the CEO's email?", None),
+        ("Did we reply to Jan's email?", None),
+        ("How long does porting a phone number to the new carrier take?", None),
+        ("账号设置里邮箱地址怎么改？", None),
+        ("注册的手机号是多少位", None),
+        ("手机号是多少开头的", None),
+        ("邮箱是什么格式", None),
+        ("What email provider do we use?", None),
         ("电话是什么时候打的", None),
         ("手机多少钱", None),
         ("Maya's email style for customers", None),
@@ -72,6 +88,17 @@ def test_what_a_question_asks_for(question: str, kind: str | None) -> None:
         ("jan [at] railgate [dot] example", True, False),
         ("分机 8021", False, True),
         ("客服电话 95017", False, True),
+        # A cold review's: forms read too narrowly refused right answers.
+        ("His phone number (direct line): +49 40 12345678.", False, True),
+        ("His phone number is 415.555.0132.", False, True),
+        ("mobile number for emergencies 0049 40 123456.", False, True),
+        ("手机号（工作日）：１３８００１３８０００。", False, True),
+        ("Mobil: 0171 1234567", False, True),
+        ("reach him at 040/1234567", False, True),
+        ("Telefon: 040 123 456", False, True),
+        ("jan＠example．com", True, False),
+        ("jan.petersen AT railgate DOT de", True, False),
+        ("from 2024-2025 onwards, the hotline 24/7", False, False),
         ("called 3 times in 2024", False, False),
         ("released 2024-11-06", False, False),
         ("budget 1 200 000", False, False),
@@ -96,3 +123,14 @@ def test_a_page_without_the_address_asked_for_is_refused(tmp_path: Path) -> None
     assert f"asks for an email address, and {RAILGATE} states none" in lacking.reason
     assert stated.decision == "cite" and stated.top is not None and stated.top.path == BOXWISE
     assert phrased.decision == "refuse" and f"{RAILGATE} states none" in phrased.reason
+
+
+def test_an_agent_s_keyword_phrasing_naming_email_asks_for_no_address(tmp_path: Path) -> None:
+    """A terse phrasing names what the question is about ("Railgate weekly status email"): only the
+    question's own asking, or a phrasing that asks as a question does, calls for an address."""
+    with Router(_vault(tmp_path)) as router:
+        receipt = router.ask(
+            "does Jan Petersen at Railgate still send his weekly status email every Monday?",
+            also=["Railgate Jan Petersen weekly status email"],
+        )
+    assert "states none" not in receipt.reason, receipt.reason

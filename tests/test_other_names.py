@@ -51,3 +51,23 @@ def test_a_page_that_never_mentions_the_named_page_is_still_refused(tmp_path: Pa
     assert (
         "names '솔라피'" in receipt.reason and "Runbooks/Payments worker.md never mentions" in receipt.reason
     )
+
+
+def test_a_short_alias_or_words_apart_are_no_mention(tmp_path: Path) -> None:
+    """A cold review: Deutsche Bahn, aliased DB, was "mentioned" by a runbook about a database, and its
+    question cited there. An alias too short to tell (DB, HR, Jan, 王) is no name to mention a page by,
+    and a name counts only written whole, its words in a row."""
+    pages = {
+        "Partners/Deutsche Bahn.md": "---\ntitle: Deutsche Bahn\naliases: [DB, DB Cargo Rail]\n---\n"
+        "We ship spare parts by rail with Deutsche Bahn cargo.\n",
+        "Runbooks/Orders service.md": "---\ntitle: Orders service\n---\nThe orders API client talks to the DB "
+        "with a connect timeout of 5 s and 3 retries on network errors. Cargo and rail are not involved.\n",
+        "Notes.md": "---\ntitle: Notes\n---\nNothing here.\n",
+    }
+    for rel, text in pages.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    with Router(tmp_path) as router:
+        receipt = router.ask("Deutsche Bahn API client connect timeout and retries on network errors")
+    assert receipt.decision == "refuse"
+    assert "names 'Deutsche Bahn', the page Partners/Deutsche Bahn.md" in receipt.reason

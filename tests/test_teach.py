@@ -209,7 +209,7 @@ def test_an_agent_disputing_a_citation_is_held_for_the_owner(vault: Path) -> Non
     assert decision(vault, question) == ("cite", PRIMARY)
     # The JSON says what the text says: an agent-loop run read a held pick's doubt in ``reason`` as a
     # rejection beside "status": "pending".
-    code, out = cli(
+    _code, out = cli(
         vault,
         "teach",
         question,
@@ -755,10 +755,6 @@ def test_a_price_asked_in_chinese_meets_the_amount_through_the_agent_s_translati
     assert out.startswith(("taught", "held")), out
 
 
-HUB = (
-    "---\ntitle: Hub C2\n---\n# Hub C2\n\nThe Hub C2 controller will retail at €129 in the EU, from March.\n"
-)
-RAIL_ARTICLE = "---\ntitle: Europe rail freight guide\n---\nA guide to rail freight across Europe, clipped.\n"
 BERLIN = (
     "---\ntitle: Berlin leave policy\n---\n# Berlin leave policy\n\n"
     "Unused annual leave carries over to the next year and must be taken by 31 March.\n"
@@ -766,26 +762,24 @@ BERLIN = (
 SHENZHEN = "---\ntitle: 深圳年假制度\n---\n# 深圳年假制度\n\n年假当年有效，不能顺延。\n"
 
 
-def test_clippings_and_lone_characters_name_no_neighbour(tmp_path: Path) -> None:
-    """An agent-loop run (dev8): teach refused honest picks for 'europe', which names only a clipped
-    article, and for '年' (of 第二年) on an English page reached through the agent's translation: pasted
-    material names no subject of the notes, and a lone Han character has no translation of its own."""
+def test_a_lone_character_names_no_neighbour_on_a_page_that_writes_no_han(tmp_path: Path) -> None:
+    """An agent-loop run (dev8): teach refused an honest pick for '年' (of 第二年) on an English page the
+    agent's translation reached: a lone Han character has no translation of its own to be held by. A
+    cold review: on a Chinese page with a Latin title the guard still holds (the text is read, not the
+    title), and a clipping's title still marks a neighbour: it may be the only page naming a subject."""
+    spec_cn = "---\ntitle: Spec CN\n---\n接口 USB-C，两个半小时充满。\n"
     root = _pages(
         tmp_path / "v",
         {
-            "Projects/Hub C2.md": HUB,
-            "Inputs/Europe rail freight.md": RAIL_ARTICLE,
             "Policies/Berlin leave policy.md": BERLIN,
             "制度/深圳年假制度.md": SHENZHEN,
+            "Spec CN.md": spec_cn,
+            "Battery.md": "---\ntitle: Battery supplier\naliases: [电池供应商]\n---\nWe buy cells from Grepow.\n",
+            "Payments/Adyen.md": "---\ntitle: Adyen\n---\nAdyen charges us 1.4% per card transaction, settled weekly.\n",
+            "Clippings/Stripe pricing.md": "---\ntitle: Stripe pricing\n---\nStripe lists 2.9% plus 30 cents.\n",
         },
     )
     with Router(root) as router:
-        europe = teach.teach(
-            router,
-            "What are we planning to charge in Europe for the new C2 controller?",
-            "Projects/Hub C2.md",
-            "The Hub C2 controller will retail at €129 in the EU, from March.",
-        )
         year = teach.teach(
             router,
             "柏林同事没休完的年假，能留到第二年几号？",
@@ -793,9 +787,19 @@ def test_clippings_and_lone_characters_name_no_neighbour(tmp_path: Path) -> None
             "Unused annual leave carries over to the next year and must be taken by 31 March.",
             ["Berlin unused annual leave carry over to next year, until what date?"],
         )
-    assert "names another page" not in europe.reason and "Inputs/" not in europe.reason, europe.reason
-    assert europe.status in (teach.TAUGHT, teach.PENDING), europe.reason
+        charge = teach.teach(router, "充满电要多久", "Spec CN.md", "接口 USB-C，两个半小时充满。")
+        stripe = teach.teach(
+            router,
+            "what percentage does Stripe charge per card transaction",
+            "Payments/Adyen.md",
+            "Adyen charges us 1.4% per card transaction, settled weekly.",
+        )
     assert "'年'" not in year.reason and year.status in (teach.TAUGHT, teach.PENDING), year.reason
+    assert (
+        charge.status == teach.NOT_TAUGHT
+        and "'电', which is part of what another page is called" in charge.reason
+    )
+    assert stripe.status == teach.NOT_TAUGHT and "'stripe', which names another page" in stripe.reason
 
 
 SUPPLIER = "---\ntitle: 鑫达五金\n---\n# 鑫达五金\n\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| 交期 | 30 天 |\n"

@@ -57,6 +57,10 @@ NOT_TAUGHT = "not-taught"
 PENDING = "pending"
 
 
+# How a dispute of a confident citation begins its doubt (``_teach``).
+DISPUTED = "KRouter cites"
+
+
 @dataclass
 class TeachResult:
     """What a teach call did: the trigger written and its run id, or why nothing was written."""
@@ -95,11 +99,16 @@ class TeachResult:
                 + (f"; but {self.reason}" if self.reason else "")
             )
         if self.status == PENDING and self.for_owner:
+            # While KRouter cites another page, no pick of this one passes every check (a cold review).
+            instead = (
+                ""
+                if self.reason.startswith(DISPUTED)
+                else (" (a pick of the page that passes every check would take its place)")
+            )
             return (
                 f"pending, nothing written: {self.page} is held for the owner alone (pending {self.pending_id}): "
-                f"the checks doubt it ({self.reason}), and no second teacher can confirm it (a pick of the page "
-                f"that passes every check would take its place); the owner reads the page and runs krouter learn "
-                f"--accept {self.pending_id}, or --reject {self.pending_id}"
+                f"the checks doubt it ({self.reason}), and no second teacher can confirm it{instead}; the owner "
+                f"reads the page and runs krouter learn --accept {self.pending_id}, or --reject {self.pending_id}"
             )
         if self.status == PENDING:
             return (
@@ -256,7 +265,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # run: a Busan office question cited on the Seoul office's page), or may be a careless or hijacked
     # teacher overruling a right answer: the owner decides, and nothing is written before.
     disputed = (
-        f"KRouter cites {top.path} for this question; only the owner can make it cite {rel}"
+        f"{DISPUTED} {top.path} for this question; only the owner can make it cite {rel}"
         if top is not None and receipt.evidence.margin >= WEAK_MARGIN
         else None
     )

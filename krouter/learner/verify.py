@@ -147,16 +147,18 @@ def is_table_row(quote: str, body: str) -> bool:
     if len(cells) < 2 or sum(1 for c in cells if _WORD.search(c) or _CJK_CHAR.search(c)) < 2:
         return False
     lines = body.splitlines()
-    # Not the header row (the one over the rule): it names the columns and states nothing.
-    return any(
-        line.lstrip().startswith("|")
-        and _cells(line) == cells
-        and not _RULE.match(lines[n + 1] if n + 1 < len(lines) else "")
-        for n, line in enumerate(lines)
-    )
+    fenced, rows = False, []
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        # Not the header row (the one over the rule: it names the columns and states nothing), nor a
+        # row in a code block (an example, not the page's own table: a cold review).
+        elif not fenced and "|" in line and not _RULE.match(lines[n + 1] if n + 1 < len(lines) else ""):
+            rows.append(line)
+    return any(_cells(row) == cells for row in rows)
 
 
-_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def _cells(row: str) -> list[str]:
@@ -245,7 +247,7 @@ def _holds(router: Router, page: str, question: str, units: list[str]) -> set[st
     return held
 
 
-def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str] | None:
+def _named_elsewhere(router: Router, question: str, page: str, written: str) -> tuple[str, str] | None:
     """A question word this page lacks (as written and by every route) while another current page's
     title, aliases, tags or path hold it as written, with that page; or None.
 
@@ -257,14 +259,13 @@ def _named_elsewhere(router: Router, question: str, page: str) -> tuple[str, str
     """
     rows = router.index.page_table()
     pid = next((r[0] for r in rows if r[1] == page), None)
-    # Pasted reading material names no subject of the user's notes (``elsewhere.named_elsewhere``).
-    live = {r[0]: r[1] for r in rows if not r[4] and not config.in_folders(r[1], router.input_folders)}
+    live = {r[0]: r[1] for r in rows if not r[4]}
     # A word the page holds through a route (db→database of its title, a translation) is not lacking;
     # nor is a single Han character on a page that writes none (it has no translation to be held by).
     held = router.held_words(question, page)
-    writes_han = HAS_HAN.search(next((r[2] for r in rows if r[1] == page), "")) is not None
+    han = HAS_HAN.search(written) is not None  # the page's title and text, not its triggers
     for qt in query_terms(question, known=router.index.has_term):
-        if qt.text in held or (len(qt.term) == 1 and is_cjk(qt.term) and not writes_han):
+        if qt.text in held or (len(qt.term) == 1 and is_cjk(qt.term) and not han):
             continue
         postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
         own = postings.get(pid) if pid is not None else None
@@ -360,7 +361,7 @@ def verify_pick(
         for sentence in _SENTENCES.split(quote)
     ):
         return "the question asks a price, and no sentence of the quote states an amount beside its words"
-    named = _named_elsewhere(router, question, page)
+    named = _named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}")
     if named and len(named[0]) == 1 and is_cjk(named[0]):
         return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]})"
     if named:

@@ -4,86 +4,112 @@
 page writes alike (jan@example.com, +49 40 1234 5678, 138-0013-8000). A page that names the person and
 mentions email or the phone ("weekly status email", "有急事直接电话") without any address or number has
 not answered: an agent-loop run's agent read such a page, cited at 68%, to find no address on it
-(D113). As for a price (``prices``), the question's words alone cannot tell; the form of the answer can.
+(D114). As for a price (``prices``), the question's words alone cannot tell; the form of the answer can.
+Only the plainest ways of asking count, and any form of an address or a number on the page answers:
+a question refused for a form read too narrowly is a right answer lost (a cold review).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
-
-# Asking for the value, not mentioning the thing: "X 的邮箱是多少", "邮箱地址", "手机号多少", "电话是啥";
-# "email address", "what's Jan's email?", "phone number", "mobile number". Not "一个手机号一天最多能收几条"
-# (a count per number), "手机多少钱" (a price), "电话是什么时候打的" (when), "which vendor sends our
-# email", "Maya's email style", "phone him after 20:00", "how many phone numbers".
-_ZH_ASKED = re.compile(
-    r"(?:邮箱|电邮|电子邮件|邮件地址)(?:地址)?\s*(?:是|是不是)?\s*(?:多少|啥|什么(?!时候|时间|样|意思))"
-    r"|(?:邮箱|邮件)地址"
-    r"|(?:手机|电话|座机)(?:号码?)?\s*(?:是|是不是)?\s*多少(?![钱块元个条次台部分秒天])"
-    r"|(?:手机号码?|电话号码?|座机号码?)\s*(?:是|是不是)?\s*(?:啥|什么(?!时候|时间|样|意思))"
-)
-_EN_ASKED = re.compile(
-    r"\be-?mail address(?:es)?\b|\b(?:phone|mobile|cell|telephone|fax) (?:number|no\.)(?!s)"
-    r"|['’]s e-?mail\s*(?:[?.!]|$|\b(?:and|or)\b)|\bwhat(?:['’]s| is) (?:the|his|her|their) e-?mail\s*(?:[?.!]|$)",
-    re.IGNORECASE,
-)
-_EN_COUNTED = re.compile(r"\bhow many (?:\w+ )?(?:phone|mobile|cell|contact|fax) numbers\b", re.IGNORECASE)
 
 EMAIL = "an email address"
 PHONE = "a phone number"
 
-# An address as notes write one, written out to keep it from scrapers too (jan [at] example.com, ＠).
-_AN_EMAIL = re.compile(r"[\w.+-]+\s*(?:@|＠|\[at\]|\(at\))\s*[\w-]+(?:\s*(?:\.|\[dot\]|\(dot\))\s*[\w-]+)+")
-# Seven digits or more, grouped as phone numbers are written (+49 40 1234 5678, (020) 7946 0958,
-# 138-0013-8000, 13800138000), some of them masked as notes keep them (138****8000); not a date
-# (2024-11-06) nor a number grouped in thousands (1 200 000).
-_A_PHONE = re.compile(
-    r"(?<![\w.-])(?:\+\d{1,3}[\s-]?)?(?:\(\d{2,5}\)\s?)?\d[\d*xX]{1,4}(?:[\s-][\d*xX]{2,5}){1,4}(?![\w.-])"
-    r"|(?<!\d)1[3-9]\d[\d*]{4}\d{4}(?!\d)"
-)
-# A number the page itself calls a phone's, however short: an extension (分机 8021, ext. 8021), a
-# service line (客服电话 95017, 热线 12345), an emergency number (call 112).
-_LABELLED = re.compile(
-    r"(?:分机|转|电话|手机|热线|座机|\bext\.?|\bextension|\btel\b\.?|\bphone|\bmobile|\bcall|\bhotline|\bfax)"
-    r"\s*(?:号码?)?\s*[:：]?\s*(?:是|为|at|on)?\s*\+?\d{2,}",
+# Asking for the value, not mentioning the thing: "X 的邮箱是多少", "Jan 的 email 是多少", "手机号多少",
+# "电话是啥"; not "邮箱地址怎么改", "手机号是多少位", "手机号是多少开头的", "手机多少钱", "电话是什么时候打的".
+_NOT_THE_VALUE_ZH = r"(?!时候|时间|样|意思|格式|类型|后缀|域名|开头|位|钱|块|元|个|条|次|台|部|分|秒|天)"
+_ZH_EMAIL = re.compile(
+    rf"(?:邮箱|电邮|电子邮件|邮件地址|e-?mail)\s*(?:地址|address)?\s*(?:是|是不是)?\s*(?:多少|啥|什么){_NOT_THE_VALUE_ZH}",
     re.IGNORECASE,
 )
-_DATE = re.compile(r"\d{4}[-/]\d{1,2}[-/]\d{1,2}")
-_THOUSANDS = re.compile(r"\d{1,3}(?:[\s-]\d{3})+")
+_ZH_PHONE = re.compile(
+    rf"(?:手机|电话|座机|phone)(?:号码?)?\s*(?:是|是不是)?\s*(?:多少|啥|什么){_NOT_THE_VALUE_ZH}",
+    re.IGNORECASE,
+)
+# "what's Jan's email?", "what is the phone number for the Berlin office", "which email address do invoices
+# go to", and the terse "Jan's email?" or "Jan Petersen phone number?"; not "how do I change my email
+# address", "which library checks the phone number", "what email provider do we use", "who answers the
+# CEO's email?".
+# The bare "周莉的邮箱地址？", "梁经理手机号？": the whole question is whose address or number.
+_ZH_TERSE = re.compile(
+    r"^[^，,。？?\s]{1,12}?的?(?:(邮箱|邮件地址|邮箱地址)|手机号码?|电话号码?|电话|联系电话)\s*[？?]?\s*$"
+)
+_EN_NOUN = r"(?:e-?mail(?:\s+address)?|(?:phone|mobile|cell|telephone|fax|contact)\s+number)"
+_EN_ASKED = re.compile(
+    r"\b(?:what|which)(?:['’]s|\s+is|\s+was|\s+are)?\s+"
+    r"(?:(?:the|his|her|their|our|its|your)\s+|(?:[\w-]+\s+){0,3}[\w-]+['’]s\s+)?"
+    r"(?:(?:direct|work|personal|contact|support|main|office|billing|sales)\s+)?"
+    rf"{_EN_NOUN}\b(?!\s+(?:format|validation|field|template|list|provider|service|tool|vendor))",
+    re.IGNORECASE,
+)
+_EN_TERSE = re.compile(
+    r"^\s*(?!(?:who|whom|how|when|why|where|what|which|did|do|does|is|are|was|can|could|should|will)\b)"
+    rf"(?:[\w.'’-]+\s+){{0,3}}[\w.'’-]+\s+{_EN_NOUN}\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+# An address as notes write one, written out against scrapers too (jan [at] example [dot] com, jan AT
+# example DOT com); full-width forms are read as ASCII first.
+_AN_EMAIL = re.compile(
+    r"[\w.+-]+\s*(?:@|\[at\]|\(at\)|\s+AT\s+)\s*[\w-]+(?:\s*(?:\.|\[dot\]|\(dot\)|\s+DOT\s+)\s*[\w-]+)+"
+)
+# A run of digits and the separators phone numbers are written with (+49 40 12345678, 415.555.0132,
+# (020) 7946 0958, 040/1234567, 138-0013-8000, 138****8000), seven digits or more; not a date, a year
+# range, an address of four small numbers, nor a number grouped in thousands.
+_A_RUN = re.compile(r"(?<!\w)\+?\(?\d[\d*xX\s().\-/]{4,}[\d*xX](?!\w)")
+_NOT_A_PHONE = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{4}\s*[-–]\s*\d{4}"
+    r"|\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}(?:[ ,.]\d{3})+"
+)
+# A number the page itself calls a phone's, however short: an extension (分机 8021, ext. 8021), a service
+# line (客服电话 95017, 热线 12345), "Telefon: 040 123 456".
+_LABELLED = re.compile(
+    r"(?:分机|电话|手机|热线|座机|\btel\b\.?|\bphone|\bmobile?|\btelefon|\bhotline|\bfax|\bext\.?|\bextension"
+    r"|\bwhatsapp)\s*(?:号码?|number|no\.?|nr\.?)?\s*[:：]?\s*(?:是|为)?\s*\+?\d{3,}",
+    re.IGNORECASE,
+)
 
 
-def asks_contact(question: str) -> str | None:
+def asks_contact(question: str, terse: bool = True) -> str | None:
     """What a question asks for, when it is an email address or a phone number (``EMAIL``, ``PHONE``);
-    None for any other question."""
-    if _EN_COUNTED.search(question):
-        return None
-    zh = _ZH_ASKED.search(question)
-    en = _EN_ASKED.search(question)
-    found = zh.group(0) if zh else en.group(0) if en else None
+    None for any other question. ``terse``: a bare "Jan's email?" asks too (not in an agent's keyword
+    phrasing, "weekly status email", which names a thing it asks about)."""
+    if _ZH_EMAIL.search(question):
+        return EMAIL
+    if _ZH_PHONE.search(question):
+        return PHONE
+    if terse and (bare := _ZH_TERSE.search(question.strip())):
+        return EMAIL if bare.group(1) else PHONE
+    found = _EN_ASKED.search(question) or (_EN_TERSE.search(question) if terse else None)
     if found is None:
         return None
-    return EMAIL if re.search(r"mail|邮", found, re.IGNORECASE) else PHONE
+    return EMAIL if re.search(r"mail", found.group(0), re.IGNORECASE) else PHONE
 
 
 def states_contact(kind: str, text: str) -> bool:
     """True when ``text`` (a page) states a value of the ``kind`` ``asks_contact`` found."""
+    text = unicodedata.normalize("NFKC", text)
     if kind == EMAIL:
         return _AN_EMAIL.search(text) is not None
     if _LABELLED.search(text):
         return True
-    return any(
-        sum(c.isdigit() for c in found) >= 7
-        and not _DATE.fullmatch(found)
-        and not _THOUSANDS.fullmatch(found)
-        for found in (m.group(0) for m in _A_PHONE.finditer(text))
-    )
+    for m in _A_RUN.finditer(text):
+        found = m.group(0).strip()
+        if sum(c.isdigit() or c in "*xX" for c in found) >= 7 and not _NOT_A_PHONE.fullmatch(found):
+            return True
+    return False
 
 
 def lacks_contact(wordings: Sequence[str], path: str, read: Callable[[str], str]) -> str | None:
     """Why the page at ``path`` (its text ``read``) cannot answer a question whose wordings (the question
     first) ask for an email address or a phone number it states none of; None when it can or none asks.
-    For a phrasing's citation: a terse rewording ("Railgate Hamburg contact email") drops the asking."""
-    kind = next((k for k in map(asks_contact, wordings) if k), None)
+    For a phrasing's citation: a terse rewording ("Railgate Hamburg contact email") drops the asking,
+    and a translation asks what a question KRouter cannot read asks."""
+    asked = [asks_contact(wordings[0]), *(asks_contact(w, terse=False) for w in wordings[1:])]
+    kind = next((k for k in asked if k), None)
     if kind is None or states_contact(kind, read(path)):
         return None
     return f"the question asks for {kind}, and {path} states none"

@@ -151,7 +151,7 @@ def decide(
     # file name, none of them a dictionary word) which this page never mentions asks about that page's
     # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
     other_page = (
-        named_page(units, effective, mine, t, mentioned_by_name(index, t, root, mine))
+        named_page(units, effective, mine, t, mentioned_by_name(t, root, mine))
         if confidence >= floor and not lone
         else None
     )
@@ -306,14 +306,16 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     for pid in top.contributors:
         for trig in index.trigger_terms(pid):
             shared = trig & keys.keys()
-            if not trig or any(named_elsewhere(units[keys[k]], mine, t) for k in shared):
+            if not trig or any(named_elsewhere(units[keys[k]], mine, index, t) for k in shared):
                 continue
             # A question that expresses a trigger in part, whose other words name another page's subject,
             # may be that page's question in the trigger's words: "who tunes the argon gadget on Tuesdays"
             # through the zinc page's "who tunes the zinc gadget on Tuesdays" (a cold review; D24 held this
             # below TRIGGER_MATCH only). A trigger the question holds whole counts whatever else it says
             # ("urgent: who looks after the kitchen coffee maker", with a page tagged urgent).
-            if shared != trig and any(named_elsewhere(units[keys[k]], mine, t) for k in keys.keys() - trig):
+            if shared != trig and any(
+                named_elsewhere(units[keys[k]], mine, index, t) for k in keys.keys() - trig
+            ):
                 continue
             if len(shared) / len(trig) >= TRIGGER_MATCH:
                 fired |= {keys[k] for k in shared}

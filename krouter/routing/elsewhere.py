@@ -16,11 +16,9 @@ from krouter.index.store import Index
 from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
-from krouter.tokens import bilingual
+from krouter.routing.unread_language import in_unread_language, unread_words
 from krouter.tokens.languages import (
-    english_function_words,
-    in_another_script,
-    marks_a_language,
+    capitalises_nouns,
 )
 from krouter.tokens.names import (
     capitalised,
@@ -47,29 +45,30 @@ def has_han(text: str) -> bool:
     return HAS_HAN.search(text) is not None
 
 
-_SPANISH_MARKS = re.compile("[¿¡]")
-
-
-def named_elsewhere(u: Unit, mine: set[int], t: Tables) -> bool:
+def named_elsewhere(u: Unit, mine: set[int], index: Index, t: Tables) -> bool:
     """True when the pages ``mine`` (a page and the replaced pages leading to it) hold the unit in
     neither their titles, aliases, tags, path nor text, while another current page's title, aliases,
     tags or path hold it (by any route, a translation included): the word names another subject.
 
-    Not a page in an inputs or clippings folder: pasted reading material names no subject of the
-    user's notes (an agent-loop run: "Europe" of a clipped article's title kept a pricing question off
-    the product page). Nor a single Han character a page that writes none lacks ("年" of 第二年, asked of
-    an English page through the agent's translation): it has no translation of its own to be held by."""
+    Not a single Han character that pages writing none lack ("年" of 第二年, asked of an English page
+    through the agent's translation: an agent-loop run): it has no translation of its own to be held
+    by (``writes_han``)."""
     own = any(u.postings[p][0] or u.postings[p][2] for p in mine if p in u.postings)
-    if own or (
-        len(u.text) == 1
-        and is_cjk(u.text)
-        and not any(has_han(t.pages[p].title) for p in mine if p in t.pages)
-    ):
+    if own or (len(u.text) == 1 and is_cjk(u.text) and not writes_han(mine, index, t)):
         return False
     pages = t.pages
     return any(
-        tf[0] and p not in mine and p in pages and not pages[p].replaced and p not in t.inputs
-        for p, tf in u.postings.items()
+        tf[0] and p not in mine and p in pages and not pages[p].replaced for p, tf in u.postings.items()
+    )
+
+
+def writes_han(pages: set[int], index: Index, t: Tables) -> bool:
+    """True when one of ``pages`` writes a Han character: in its title or its text (a Chinese page may
+    have a Latin title, a cold review found)."""
+    return any(
+        has_han(t.pages[p].title) or any(has_han(terms) for _line, terms in index.passage_rows(p))
+        for p in pages
+        if p in t.pages
     )
 
 
@@ -195,28 +194,33 @@ def names_against(
     subject ("when does the database backup run" for "…the MongoDB backup…") must not let another page
     answer.
 
-    In a question KRouter cannot read (German, which writes every noun with a capital, D91; French,
-    whose Francfort a translation writes Frankfurt: an agent-loop run), a word with only its first
-    letter a capital is a name when one of the ``phrasings`` keeps it (``unknown_name``), and the names
-    are read from the phrasings too: a translation writes them as names (Munich for München, "Klarna's"
-    for Klarnas), and one the page lacks vetoes it, as the question's own word would lower an English
-    question's coverage, unless the page holds a word the question writes with a capital ("das Büro in
-    Lisboa", which the translation may write Lisbon)."""
+    In a German question KRouter cannot read (German writes every noun with a capital), a word with only
+    its first letter a capital is a name when one of the ``phrasings`` keeps it (``unknown_name``). In
+    any question KRouter cannot read, the names are read from the phrasings too: a translation writes
+    them as names (Munich for München, "Klarna's" for Klarnas), and one the page lacks vetoes it, as the
+    question's own word would lower an English question's coverage (D91), unless the page holds a word
+    the question writes with a capital ("das Büro in Lisboa", which the translation may write Lisbon);
+    and a name of the question no page mentions does not veto a page that holds a name the translation
+    wrote in its place ("…la région AWS de Francfort", translated "…the AWS Frankfurt region": an
+    agent-loop run, D115)."""
     pid = t.by_path.get(path)
     if pid is None:
         return None
     mine = {pid, *t.predecessors.get(pid, ())}
     units = question_units(question, index, t)
     held = {i for i, u in enumerate(units) if any(p in u.postings for p in mine)}
-    other = named_page(units, held, mine, t, mentioned_by_name(index, t, root, mine))
+    other = named_page(units, held, mine, t, mentioned_by_name(t, root, mine))
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units)
     unreadable = in_unread_language(question, unread)
+    german = unreadable and capitalises_nouns(question, unread)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
-    unknown = unknown_name(units, question, index, held, others if unreadable else None, others)
-    if unknown:
+    unknown = unknown_name(units, question, index, held, others if german else None, others)
+    if unknown and not (
+        unreadable and any(_renders_a_name(text, question, index, t, mine) for text in others)
+    ):
         return f"the question names {unknown!r}, which no page of the vault mentions"
     if unreadable and not _holds_a_name_as_asked(units, question, held):
         for text in others:
@@ -234,6 +238,21 @@ def _holds_a_name_as_asked(units: list[Unit], question: str, held: set[int]) -> 
         capitalised(units[i].text, question) and names_a_subject(units[i].text)
         for i in held
         if not is_cjk(units[i].text)
+    )
+
+
+def _renders_a_name(text: str, question: str, index: Index, t: Tables, mine: set[int]) -> bool:
+    """True when the phrasing ``text`` writes a word as a name that the question does not write
+    (Frankfurt for Francfort; a place CC-CEDICT knows is no ``names_a_subject``) and the pages ``mine``
+    hold it: the translation rendered the question's name. A name it keeps that the page lacks still
+    vetoes (``_name_it_lacks``)."""
+    asked = question.casefold()
+    return any(
+        not is_cjk(u.text)
+        and u.text.casefold() not in asked
+        and any(p in u.postings for p in mine)
+        and written_as_name(u.text, text, set())
+        for u in question_units(text, index, t)
     )
 
 
@@ -269,38 +288,6 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     if not units or _held(units, path, index, t) or in_unread_language(question, unread_words(units)):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
-
-
-def unread_words(units: list[Unit]) -> list[str]:
-    """The question's words (as units show them) that no page holds by any route and the dictionary
-    does not know."""
-    return [u.text for u in units if not u.postings and not _known(u.key)]
-
-
-def unreadable(question: str, index: Index, t: Tables) -> bool:
-    """True when ``question`` is in a language KRouter cannot read (``in_unread_language``)."""
-    return in_unread_language(question, unread_words(question_units(question, index, t)))
-
-
-def in_unread_language(question: str, unread: list[str]) -> bool:
-    """True when ``question`` (its ``unread_words``: ``unread``) is in a language KRouter cannot read:
-    it holds a script other than Latin and Han (kana, Cyrillic), or two marks of one, unread words that
-    mark it (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡, more of them than
-    English function words (English borrows crème brûlée and por favor). Not only words the vault lacks
-    ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many of
-    its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par and
-    the stems vacanc, avon are English ones)."""
-    if in_another_script(question):
-        return True
-    marks = {word for word in unread if marks_a_language(word, question)}
-    # Spanish's ¿ and ¡ are a mark of their own.
-    count = len(marks) + bool(_SPANISH_MARKS.search(question))
-    return count >= 2 and count > english_function_words(question)
-
-
-def _known(term: str) -> bool:
-    """True when the dictionary knows ``term`` (a stemmed English word, a Chinese word)."""
-    return bool(bilingual.to_english(term) if is_cjk(term) else bilingual.to_chinese(term))
 
 
 def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str]:
@@ -368,16 +355,12 @@ def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[
         return None
     mine = {pid, *t.predecessors.get(pid, ())}
     for u in question_units(question, index, t):
-        if named_elsewhere(u, mine, t):
+        if named_elsewhere(u, mine, index, t):
             other = min(
                 (
                     p
                     for p, tf in u.postings.items()
-                    if tf[0]
-                    and p not in mine
-                    and p in t.pages
-                    and not t.pages[p].replaced
-                    and p not in t.inputs
+                    if tf[0] and p not in mine and p in t.pages and not t.pages[p].replaced
                 ),
                 key=lambda p: t.pages[p].path,
             )

@@ -3,43 +3,64 @@ Solapi, though not as a question wrote it (docs/decisions.md D113)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
-from krouter.index.store import Index
 from krouter.routing.tables import Tables
 from krouter.tokens.names import is_name
-from krouter.tokens.terms import query_terms, word_text
+from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import word_text
+
+# A name this short is an abbreviation or a fragment that other words share (DB, HR, Jan, 王): a page
+# writing it has not been shown to mention the page it names (a cold review: Deutsche Bahn, aliased DB,
+# "mentioned" by every page about a database).
+_SHORTEST_LATIN = 4
+_SHORTEST_CJK = 2
 
 
-def mentioned_by_name(index: Index, t: Tables, root: Path, mine: set[int]) -> Callable[[int], bool]:
-    """Whether the pages ``mine`` hold every word of one of a page's names that is a name (``is_name``):
-    its title, file name or an alias. A runbook that writes Solapi mentions the page 솔라피, aliased
-    Solapi, though not as the question wrote it (an agent-loop run: its Korean question was refused on
-    the runbook that answers it). The page is read only when a question names it."""
+def mentioned_by_name(t: Tables, root: Path, mine: set[int]) -> Callable[[int], bool]:
+    """Whether one of the pages ``mine`` writes one of a page's names whole, as a phrase: its title,
+    file name or an alias that is a name (every word ``is_name``, none of it too short to tell). A
+    runbook that writes Solapi mentions the page 솔라피, aliased Solapi, though not as the question wrote
+    it (an agent-loop run: its Korean question was refused on the runbook that answers it). Pages are
+    read only when a question names another page."""
+    texts: list[str] = []
 
     def mentioned(pid: int) -> bool:
         from krouter.vault.page import parse_page
 
         path = t.pages[pid].path
-        try:
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        page = parse_page(path, _read(root, path))
+        names = [n for n in {page.title, Path(path).stem, *page.aliases} if _telling(n)]
+        if not names:
             return False
-        page = parse_page(path, text)
-        for name in {page.title, Path(path).stem, *page.aliases}:
-            parts = word_text(name).split()
-            if not parts or not all(map(is_name, parts)):
-                continue
-            terms = [qt.term for qt in query_terms(name, known=index.has_term)]
-            if terms and all(_held_by(index, term, mine) for term in terms):
-                return True
-        return False
+        if not texts:
+            texts.extend(word_text(_read(root, t.pages[p].path)) for p in sorted(mine) if p in t.pages)
+        return any(_phrase(name).search(text) for name in names for text in texts)
 
     return mentioned
 
 
-def _held_by(index: Index, term: str, pages: set[int]) -> bool:
-    """True when one of ``pages`` holds ``term`` in its title, aliases, tags, path or text."""
-    found = index.holding(term, copy=False)
-    return any(found[p][0] or found[p][2] for p in pages if p in found)
+def _telling(name: str) -> bool:
+    """True for a name long enough, and made of names only, to tell which page it is."""
+    parts = word_text(name).split()
+    if not parts or not all(map(is_name, parts)):
+        return False
+    shortest = _SHORTEST_CJK if all(is_cjk(p) for p in parts) else _SHORTEST_LATIN
+    return len("".join(parts)) >= shortest
+
+
+def _phrase(name: str) -> re.Pattern[str]:
+    """The name's words in a row, as ``word_text`` writes them: whole, not inside a longer word, unless
+    written in CJK, which runs its words and particles together (솔라피를)."""
+    words = word_text(name).split()
+    joined = r"\s*".join(map(re.escape, words))
+    return re.compile(joined if all(is_cjk(w) for w in words) else rf"(?<!\w){joined}(?!\w)")
+
+
+def _read(root: Path, path: str) -> str:
+    try:
+        return (root / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

@@ -30,10 +30,10 @@ from krouter.routing.elsewhere import (
     lacking_words,
     names_against,
     trigger_blocker,
-    unreadable,
 )
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
+from krouter.routing.unread_language import unreadable
 from krouter.tokens import traditional
 from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES
 from krouter.vault.files import contained_path, read_contained
@@ -254,7 +254,7 @@ class Router:
         return self._load_tables().writings()
 
     def unreadable(self, wording: str) -> bool:
-        """True when ``wording`` is in a language KRouter cannot read (``elsewhere.in_unread_language``:
+        """True when ``wording`` is in a language KRouter cannot read (``unread_language.in_unread_language``:
         French, German against English notes): it asks in none of the notes' languages."""
         with self.index.snapshot():
             return unreadable(self.as_written(wording), self.index, self._load_tables())

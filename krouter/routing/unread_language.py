@@ -1,0 +1,48 @@
+"""Whether a question is in a language KRouter cannot read (French, German or Russian of English or
+Chinese notes): then no route of ours reaches a page from its words, and the agent's translation is the
+only bridge there is (D89, D91, D115)."""
+
+from __future__ import annotations
+
+import re
+
+from krouter.index.store import Index
+from krouter.routing.question import Unit, question_units
+from krouter.routing.tables import Tables
+from krouter.tokens import bilingual
+from krouter.tokens.languages import english_function_words, in_another_script, marks_a_language
+from krouter.tokens.scripts import is_cjk
+
+_SPANISH_MARKS = re.compile("[¿¡]")
+
+
+def unread_words(units: list[Unit]) -> list[str]:
+    """The question's words (as units show them) that no page holds by any route and the dictionary
+    does not know."""
+    return [u.text for u in units if not u.postings and not _known(u.key)]
+
+
+def unreadable(question: str, index: Index, t: Tables) -> bool:
+    """True when ``question`` is in a language KRouter cannot read (``in_unread_language``)."""
+    return in_unread_language(question, unread_words(question_units(question, index, t)))
+
+
+def in_unread_language(question: str, unread: list[str]) -> bool:
+    """True when ``question`` (its ``unread_words``: ``unread``) is in a language KRouter cannot read:
+    it holds a script other than Latin and Han (kana, Cyrillic), or two marks of one, unread words that
+    mark it (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡, more of them than
+    English function words (English borrows crème brûlée and por favor). Not only words the vault lacks
+    ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many of
+    its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par and
+    the stems vacanc, avon are English ones)."""
+    if in_another_script(question):
+        return True
+    marks = {word for word in unread if marks_a_language(word, question)}
+    # Spanish's ¿ and ¡ are a mark of their own.
+    count = len(marks) + bool(_SPANISH_MARKS.search(question))
+    return count >= 2 and count > english_function_words(question)
+
+
+def _known(term: str) -> bool:
+    """True when the dictionary knows ``term`` (a stemmed English word, a Chinese word)."""
+    return bool(bilingual.to_english(term) if is_cjk(term) else bilingual.to_chinese(term))
