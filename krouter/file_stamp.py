@@ -1,4 +1,5 @@
-"""One version of a file, cheaply: enough to see that config.toml changed since it was read."""
+"""One version of a file, cheaply: enough to see that config.toml was edited or replaced since it was
+read (the router, the watcher, its lease and the ask socket all ask)."""
 
 from __future__ import annotations
 

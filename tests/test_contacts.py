@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from learn_vault import write_vault
 
 from krouter import Router
 from krouter.routing.contacts import EMAIL, PHONE, asks_contact, states_contact
@@ -26,11 +27,7 @@ def _vault(root: Path) -> Path:
             "Rotterdam warehouse. Our contact is Eva de Vries, eva@boxwise.example, phone +31 10 123 4567.\n"
         ),
     }
-    for rel, text in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_vault(root, pages)
 
 
 @pytest.mark.parametrize(

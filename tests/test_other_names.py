@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from learn_vault import write_vault
+
 from krouter import Router
 
 
@@ -20,11 +22,7 @@ def _vault(root: Path) -> Path:
             "Calls to the card processor use a connect timeout of 3 s and 4 retries.\n"
         ),
     }
-    for rel, text in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_vault(root, pages)
 
 
 def test_a_page_that_writes_another_name_of_the_named_page_answers(tmp_path: Path) -> None:
@@ -64,10 +62,7 @@ def test_a_short_alias_or_words_apart_are_no_mention(tmp_path: Path) -> None:
         "with a connect timeout of 5 s and 3 retries on network errors. Cargo and rail are not involved.\n",
         "Notes.md": "---\ntitle: Notes\n---\nNothing here.\n",
     }
-    for rel, text in pages.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    with Router(tmp_path) as router:
+    with Router(write_vault(tmp_path, pages)) as router:
         receipt = router.ask("Deutsche Bahn API client connect timeout and retries on network errors")
     assert receipt.decision == "refuse"
     assert "names 'Deutsche Bahn', the page Partners/Deutsche Bahn.md" in receipt.reason

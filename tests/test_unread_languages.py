@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from learn_vault import write_vault
 from typer.testing import CliRunner
 
 from krouter import Router
@@ -31,11 +32,7 @@ def _vault(root: Path) -> Path:
             "---\ntitle: Log retention\n---\n# Log retention\n\nApplication logs are kept 30 days in Loki.\n"
         ),
     }
-    for rel, text in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_vault(root, pages)
 
 
 def _ask(vault: Path, *args: str) -> dict[str, object]:

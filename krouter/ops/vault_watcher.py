@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from krouter import config
+from krouter.file_stamp import file_stamp
 from krouter.ops.ask_socket.protocol import LEASE_STALE_S
-from krouter.ops.watch_lease import folder_identity, stat_identity
+from krouter.ops.watch_lease import folder_identity
 from krouter.vault.files import shown_path
 from krouter.vault.ignore import RULE_FILES
 
@@ -110,7 +111,7 @@ class VaultWatcher:
     def start(self) -> None:
         """Start watching (recursively). Raises OSError when the platform refuses (inotify limits)."""
         self._folder = folder_identity(self.root)
-        self._settings = stat_identity(config.config_path())
+        self._settings = file_stamp(config.config_path())
         self._observer = self._observe()
         if self._index_path is not None:
             from krouter.ops.watch_lease import WatchLease
@@ -231,7 +232,7 @@ class VaultWatcher:
         patterns may now exclude pages, or bring them back, anywhere in it. Looked at by every wait, and
         by a server just before it answers (a call made within the wait's half second still cited a page
         an ignore line had just left out)."""
-        now = stat_identity(config.config_path())
+        now = file_stamp(config.config_path())
         if now != self._settings:
             # Pending (the lease dirty) before the new settings are taken as read: the other way round,
             # `fresh` saw a clean lease and matching settings with the change not yet indexed.
@@ -268,7 +269,7 @@ class VaultWatcher:
             clean = self._lease is not None and self._lease.clean
         # And config.toml as the last refresh read it: an ignore line added since is not applied yet
         # (the diff's review: the ask socket trusted the lease and cited a page just ignored).
-        return clean and stat_identity(config.config_path()) == self._settings and self._watching_the_folder()
+        return clean and file_stamp(config.config_path()) == self._settings and self._watching_the_folder()
 
     def _watching_the_folder(self) -> bool:
         """Whether the folder at the vault's path is the one watched. One renamed away gives watchdog no

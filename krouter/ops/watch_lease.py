@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from krouter import config
+from krouter.file_stamp import file_stamp
 from krouter.index.schema import file_identity
 from krouter.ops.ask_socket.protocol import LEASE_BEAT_S, beaten_lately
 
@@ -161,17 +162,8 @@ def watched_clean(index_path: Path) -> bool:
 
 def settings_stamp(identity: tuple[int, int, int] | None = None) -> str:
     """config.toml as a lease line: its (mtime, size, inode), given or read now; "none" without one."""
-    identity = identity or stat_identity(config.config_path())
+    identity = identity or file_stamp(config.config_path())
     return ":".join(map(str, identity)) if identity else "none"
-
-
-def stat_identity(path: Path) -> tuple[int, int, int] | None:
-    """A file's (mtime, size, inode), or None when there is none: what tells an edit or a replacement."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def folder_identity(root: Path) -> tuple[int, int] | None:
