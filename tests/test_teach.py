@@ -124,6 +124,10 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
             ["支付超时用哪个集群"],
         )
     assert not named.taught and f"names another page ({PAYMENTS})" in named.reason
+    # Said as what KRouter will not learn, not as a verdict on the agent's answer (agent-loop runs).
+    assert named.reason.endswith(
+        "KRouter does not learn this question here, though the page may still answer it"
+    )
 
 
 @pytest.mark.parametrize(

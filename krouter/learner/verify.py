@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
+from krouter.learner.table_rows import is_table_row
 from krouter.routing.prices import states_amount
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
@@ -139,34 +140,6 @@ def is_sentence(quote: str) -> bool:
     return words >= MIN_WORDS or cjk >= MIN_CJK or words + cjk / 2 >= MIN_WORDS
 
 
-def is_table_row(quote: str, body: str) -> bool:
-    """True when the quote is a whole row of a Markdown table on the page, of two cells or more that hold
-    words: a row states a fact as a sentence does ("付款 | 月结 60 天"), however short (an agent-loop run
-    had such a row refused as a fragment while a longer one passed)."""
-    cells = _cells(quote)
-    if len(cells) < 2 or sum(1 for c in cells if _WORD.search(c) or _CJK_CHAR.search(c)) < 2:
-        return False
-    lines = body.splitlines()
-    fenced, rows = False, []
-    for n, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        # Not the header row (the one over the rule: it names the columns and states nothing), nor a
-        # row in a code block (an example, not the page's own table: a cold review).
-        elif not fenced and "|" in line and not _RULE.match(lines[n + 1] if n + 1 < len(lines) else ""):
-            rows.append(line)
-    return any(_cells(row) == cells for row in rows)
-
-
-_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-
-
-def _cells(row: str) -> list[str]:
-    """A table row's cells as a reader sees them: spaces collapsed, the outer pipes' empty cells dropped."""
-    cells = [" ".join(unicodedata.normalize("NFKC", c).split()) for c in row.strip().split("|")]
-    return cells[1 if cells and not cells[0] else 0 : -1 if len(cells) > 1 and not cells[-1] else None]
-
-
 def shared_words(quote: str, question: str) -> list[str]:
     """The question's content words (as the router looks them up) that the quote also holds."""
     quote_terms = set(index_terms(quote))
@@ -277,6 +250,11 @@ def _named_elsewhere(router: Router, question: str, page: str, written: str) -> 
     return None
 
 
+# What a rejection for a word naming another page means to the teacher: agent-loop runs read it as
+# KRouter saying their answer was wrong, when it says only what KRouter will not learn.
+_NOT_LEARNED = ": KRouter does not learn this question here, though the page may still answer it"
+
+
 # Why a pick of a page no wording of the question found is refused (``teach`` adds what an agent can do).
 NOT_A_CANDIDATE = "the page is not one of this question's candidates"
 _LACKS = re.compile(r"it lacks (.+?), which other pages hold")
@@ -363,9 +341,9 @@ def verify_pick(
         return "the question asks a price, and no sentence of the quote states an amount beside its words"
     named = _named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}")
     if named and len(named[0]) == 1 and is_cjk(named[0]):
-        return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]})"
+        return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]}){_NOT_LEARNED}"
     if named:
-        return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]})"
+        return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]}){_NOT_LEARNED}"
     # The decision's own rule for counting a trigger, through the dictionary too (cost→费用 of another
     # page's alias 费用报销): such a trigger would not count, so none is written.
     blocker = router.trigger_blocker(question, page)

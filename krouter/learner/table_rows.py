@@ -1,0 +1,40 @@
+"""A whole row of a Markdown table states a fact as a sentence does, however short: a quote a teacher may
+give ("付款 | 月结 60 天"; docs/decisions.md D113)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from krouter.tokens.scripts import CJK
+
+# A cell holds words when it holds a CJK character or a letter or digit of another script.
+_HOLDS_WORDS = re.compile(rf"[{CJK}]|[^\W_{CJK}]")
+
+
+def is_table_row(quote: str, body: str) -> bool:
+    """True when the quote is a whole row of a Markdown table on the page, of two cells or more that hold
+    words: a row states a fact as a sentence does ("付款 | 月结 60 天"), however short (an agent-loop run
+    had such a row refused as a fragment while a longer one passed)."""
+    cells = _cells(quote)
+    if len(cells) < 2 or sum(1 for c in cells if _HOLDS_WORDS.search(c)) < 2:
+        return False
+    lines = body.splitlines()
+    fenced, rows = False, []
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        # Not the header row (the one over the rule: it names the columns and states nothing), nor a
+        # row in a code block (an example, not the page's own table: a cold review).
+        elif not fenced and "|" in line and not _RULE.match(lines[n + 1] if n + 1 < len(lines) else ""):
+            rows.append(line)
+    return any(_cells(row) == cells for row in rows)
+
+
+_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells as a reader sees them: spaces collapsed, the outer pipes' empty cells dropped."""
+    cells = [" ".join(unicodedata.normalize("NFKC", c).split()) for c in row.strip().split("|")]
+    return cells[1 if cells and not cells[0] else 0 : -1 if len(cells) > 1 and not cells[-1] else None]
