@@ -461,3 +461,7 @@ def test_a_phrasing_below_its_bar_is_listed_as_refused(tmp_path: Path) -> None:
     assert phrased.top == "Runbooks/Payments.md" and phrased.floor > asked.floor
     assert asked.floor <= phrased.confidence < phrased.floor
     assert phrased.decision == "refuse"
+    # Why a phrasing is held to more is said (agent-loop runs, D113).
+    assert (
+        "more than the question's 55%: each wording is one more chance for a neighbour page" in receipt.reason
+    )

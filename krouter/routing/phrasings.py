@@ -182,9 +182,11 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         _at_bar(closest, needed), query=asked.query, phrasing=text, routes=routes, decision="refuse"
     )
     if closest.decision == "cite" and closest.closest is not None:
+        # Why the bar is higher, said once: agent-loop runs asked why 77% against 78% refused (D113).
         refused.reason = (
             f"the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on {closest.closest.path}"
-            f" (a phrasing needs {needed:.0%}) and the question itself {asked.evidence.confidence:.0%}"
+            f" (a phrasing needs {needed:.0%}, more than the question's {asked.evidence.floor:.0%}: each wording "
+            f"is one more chance for a neighbour page) and the question itself {asked.evidence.confidence:.0%}"
         )
     return refused
 
