@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 from krouter.cli import app
 from krouter.learner import journal as learn_journal
 from krouter.learner import pending, teach, trigger_writes
+from krouter.learner.table_rows import is_table_row
 from krouter.learner.trigger_writes import TAKEN_BACK
 from krouter.routing.phrasings import MAX_PHRASING_CHARS, MAX_PHRASINGS
 from krouter.routing.router import Router
@@ -823,3 +824,5 @@ def test_a_whole_table_row_is_a_quote_however_short(tmp_path: Path) -> None:
         row = teach.teach(router, question, "Suppliers/鑫达五金.md", "付款 | 月结 60 天")
     assert "fragment" in part.reason and "fragment" in header.reason
     assert "fragment" not in row.reason and row.status in (teach.TAUGHT, teach.PENDING), row.reason
+    # A row over a row of "-" cells is no header (the second review).
+    assert is_table_row("付款 | 月结 60 天", "| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| - | - |\n")

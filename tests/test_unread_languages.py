@@ -83,3 +83,28 @@ def test_a_place_name_the_translation_writes_its_own_way_is_no_unknown_name(tmp_
         )
     assert french.decision == "cite" and french.top is not None and french.top.path == REGION
     assert elsewhere.decision == "refuse" and "dublin" in elsewhere.reason.lower()
+
+
+def test_the_second_review_s_cases(tmp_path: Path) -> None:
+    """A second cold review: any capitalised word the page holds excused an unknown name ("Platform" for
+    Datadog); a Korean question of Korean notes, or English with a Cyrillic name, was read as a language
+    KRouter cannot read, and told to translate."""
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Runbooks/Key rotation.md": "---\ntitle: Key rotation\n---\nThe Platform team rotates the Stripe "
+            "and AWS access keys every 90 days.\n",
+            "메모/서울 사무실.md": "---\ntitle: 서울 사무실\n---\n서울 사무실 와이파이 비밀번호는 매달 바뀝니다.\n",
+            "메모/부산 사무실.md": "---\ntitle: 부산 사무실\n---\n부산 사무실은 3층에 있습니다.\n",
+            "Finance/Invoices.md": "---\ntitle: Invoices\n---\nSupplier invoices are paid by SEPA on the 15th.\n",
+        },
+    )
+    with Router(vault) as router:
+        datadog = router.ask(
+            "¿Cada cuánto rota el equipo de plataforma las claves de Datadog en AWS?",
+            also=["How often does the Platform team rotate the AWS access keys?"],
+        )
+    assert datadog.decision == "refuse" and "datadog" in datadog.reason
+    assert _ask(vault, "대구 사무실 와이파이 비밀번호는?").get("translate_into", []) == []
+    english = _ask(vault, "When do we pay ООО Ромашка invoices?").get("translate_into", [])
+    assert "English or another Latin-script language" not in [hint["language"] for hint in english]  # type: ignore[index]

@@ -24,10 +24,13 @@ def is_table_row(quote: str, body: str) -> bool:
     for n, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-        # Not the header row (the one over the rule: it names the columns and states nothing), nor a
-        # row in a code block (an example, not the page's own table: a cold review).
-        elif not fenced and "|" in line and not _RULE.match(lines[n + 1] if n + 1 < len(lines) else ""):
-            rows.append(line)
+        # Not the header row (the table's first, over the rule: it names the columns and states
+        # nothing), nor a row in a code block (an example, not the page's own table: a cold review). A
+        # row over a row of "-" cells further down is a row.
+        elif not fenced and "|" in line:
+            first = n == 0 or "|" not in lines[n - 1]
+            if not (first and _RULE.match(lines[n + 1] if n + 1 < len(lines) else "")):
+                rows.append(line)
     return any(_cells(row) == cells for row in rows)
 
 

@@ -20,7 +20,7 @@ PHONE = "a phone number"
 
 # Asking for the value, not mentioning the thing: "X 的邮箱是多少", "Jan 的 email 是多少", "手机号多少",
 # "电话是啥"; not "邮箱地址怎么改", "手机号是多少位", "手机号是多少开头的", "手机多少钱", "电话是什么时候打的".
-_NOT_THE_VALUE_ZH = r"(?!时候|时间|样|意思|格式|类型|后缀|域名|开头|位|钱|块|元|个|条|次|台|部|分|秒|天)"
+_NOT_THE_VALUE_ZH = r"(?!时候|时间|样|意思|格式|类型|后缀|域名|开头|服务商|牌子|品牌|型号|套餐|运营商|系统|位|钱|块|元|个|条|次|台|部|分|秒|天)"
 _ZH_EMAIL = re.compile(
     rf"(?:邮箱|电邮|电子邮件|邮件地址|e-?mail)\s*(?:地址|address)?\s*(?:是|是不是)?\s*(?:多少|啥|什么){_NOT_THE_VALUE_ZH}",
     re.IGNORECASE,
@@ -33,36 +33,41 @@ _ZH_PHONE = re.compile(
 # go to", and the terse "Jan's email?" or "Jan Petersen phone number?"; not "how do I change my email
 # address", "which library checks the phone number", "what email provider do we use", "who answers the
 # CEO's email?".
-# The bare "周莉的邮箱地址？", "梁经理手机号？": the whole question is whose address or number.
+# The bare "周莉的邮箱地址？", "梁经理的手机号？": the whole question is whose address or number; not "周末谁接
+# 电话", "怎么换绑手机号？", "忘了登录邮箱？" (a cold review).
 _ZH_TERSE = re.compile(
-    r"^[^，,。？?\s]{1,12}?的?(?:(邮箱|邮件地址|邮箱地址)|手机号码?|电话号码?|电话|联系电话)\s*[？?]?\s*$"
+    r"^[^，,。？?\s谁怎什为能要哪吗么]{1,10}的(?:(邮箱|邮件地址|邮箱地址)|手机号码?|电话号码?|联系电话)\s*[？?]?\s*$"
 )
 _EN_NOUN = r"(?:e-?mail(?:\s+address)?|(?:phone|mobile|cell|telephone|fax|contact)\s+number)"
 _EN_ASKED = re.compile(
     r"\b(?:what|which)(?:['’]s|\s+is|\s+was|\s+are)?\s+"
     r"(?:(?:the|his|her|their|our|its|your)\s+|(?:[\w-]+\s+){0,3}[\w-]+['’]s\s+)?"
     r"(?:(?:direct|work|personal|contact|support|main|office|billing|sales)\s+)?"
-    rf"{_EN_NOUN}\b(?!\s+(?:format|validation|field|template|list|provider|service|tool|vendor))",
+    # The noun ends its phrase: "the email retention period", "the phone number porting process" ask
+    # about something else (a cold review).
+    rf"{_EN_NOUN}\s*(?:[?.!,;:]|$|\b(?:for|of|at|in|on|and|or|to|do|does|did|should|is|was|we|i|you)\b)",
     re.IGNORECASE,
 )
+# The bare "Jan's email?", "Jan Petersen's phone number?": whose address or number, and nothing else.
 _EN_TERSE = re.compile(
     r"^\s*(?!(?:who|whom|how|when|why|where|what|which|did|do|does|is|are|was|can|could|should|will)\b)"
-    rf"(?:[\w.'’-]+\s+){{0,3}}[\w.'’-]+\s+{_EN_NOUN}\s*\??\s*$",
+    rf"(?:[\w.-]+\s+){{0,3}}[\w.-]+['’]s\s+{_EN_NOUN}\s*\??\s*$",
     re.IGNORECASE,
 )
 
 # An address as notes write one, written out against scrapers too (jan [at] example [dot] com, jan AT
-# example DOT com); full-width forms are read as ASCII first.
-_AN_EMAIL = re.compile(
-    r"[\w.+-]+\s*(?:@|\[at\]|\(at\)|\s+AT\s+)\s*[\w-]+(?:\s*(?:\.|\[dot\]|\(dot\)|\s+DOT\s+)\s*[\w-]+)+"
-)
+# example DOT com, jan at example dot com); full-width forms are read as ASCII first. Looked for around
+# each "at" only: one pattern over the text backtracked for minutes on a long token (a cold review).
+_AT = re.compile(r"@|\[at\]|\(at\)|\{at\}|\s(?:AT|at)\s")
+_LOCAL = re.compile(r"[\w.+-]+\s*$")
+_DOMAIN = re.compile(r"\s*[\w-]+(?:(?:\.|\s?\[dot\]\s?|\s?\(dot\)\s?|\s?\{dot\}\s?|\s(?:DOT|dot)\s)[\w-]+)+")
 # A run of digits and the separators phone numbers are written with (+49 40 12345678, 415.555.0132,
 # (020) 7946 0958, 040/1234567, 138-0013-8000, 138****8000), seven digits or more; not a date, a year
-# range, an address of four small numbers, nor a number grouped in thousands.
+# range, an address of four small numbers, nor a number grouped in thousands by commas or dots.
 _A_RUN = re.compile(r"(?<!\w)\+?\(?\d[\d*xX\s().\-/]{4,}[\d*xX](?!\w)")
 _NOT_A_PHONE = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{4}\s*[-–]\s*\d{4}"
-    r"|\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}(?:[ ,.]\d{3})+"
+    r"|\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}(?:[,.]\d{3})+"
 )
 # A number the page itself calls a phone's, however short: an extension (分机 8021, ext. 8021), a service
 # line (客服电话 95017, 热线 12345), "Telefon: 040 123 456".
@@ -93,7 +98,11 @@ def states_contact(kind: str, text: str) -> bool:
     """True when ``text`` (a page) states a value of the ``kind`` ``asks_contact`` found."""
     text = unicodedata.normalize("NFKC", text)
     if kind == EMAIL:
-        return _AN_EMAIL.search(text) is not None
+        return any(
+            _LOCAL.search(text, max(0, m.start() - 64), m.start())
+            and _DOMAIN.match(text, m.end(), m.end() + 255)
+            for m in _AT.finditer(text)
+        )
     if _LABELLED.search(text):
         return True
     for m in _A_RUN.finditer(text):

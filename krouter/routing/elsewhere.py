@@ -9,6 +9,7 @@ Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from krouter.index.store import Index
 from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
-from krouter.routing.unread_language import in_unread_language, unread_words
+from krouter.routing.unread_language import in_unread_language, unread_words, unreadable
 from krouter.tokens.languages import (
     capitalises_nouns,
 )
@@ -213,16 +214,16 @@ def names_against(
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units)
-    unreadable = in_unread_language(question, unread)
-    german = unreadable and capitalises_nouns(question, unread)
+    german = capitalises_nouns(question, unread) and in_unread_language(question, unread)
+    foreign = german or unreadable(question, units, t)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
     unknown = unknown_name(units, question, index, held, others if german else None, others)
     if unknown and not (
-        unreadable and any(_renders_a_name(text, question, index, t, mine) for text in others)
+        foreign and any(_renders(unknown, text, question, index, t, mine) for text in others)
     ):
         return f"the question names {unknown!r}, which no page of the vault mentions"
-    if unreadable and not _holds_a_name_as_asked(units, question, held):
+    if foreign and not _holds_a_name_as_asked(units, question, held):
         for text in others:
             name = _name_it_lacks(text, index, t, mine)
             if name:
@@ -241,19 +242,26 @@ def _holds_a_name_as_asked(units: list[Unit], question: str, held: set[int]) -> 
     )
 
 
-def _renders_a_name(text: str, question: str, index: Index, t: Tables, mine: set[int]) -> bool:
-    """True when the phrasing ``text`` writes a word as a name that the question does not write
-    (Frankfurt for Francfort; a place CC-CEDICT knows is no ``names_a_subject``) and the pages ``mine``
-    hold it: the translation rendered the question's name. A name it keeps that the page lacks still
-    vetoes (``_name_it_lacks``)."""
-    asked = question.casefold()
-    return any(
+def _renders(name: str, text: str, question: str, index: Index, t: Tables, mine: set[int]) -> bool:
+    """True when the phrasing ``text`` writes as a name a word the question does not write, that the
+    pages ``mine`` hold and that begins as the question's unknown ``name`` does (its first three
+    letters, accents aside): the translation rendered the name (Frankfurt for Francfort, Munich for
+    München, London for Londres). Not any capitalised word the page holds: "Platform" is no rendering
+    of Datadog (a cold review). A name it keeps that the page lacks still vetoes (``_name_it_lacks``)."""
+    asked, stem = question.casefold(), _plain(name)[:3]
+    return len(stem) == 3 and any(
         not is_cjk(u.text)
         and u.text.casefold() not in asked
+        and _plain(u.text).startswith(stem)
         and any(p in u.postings for p in mine)
         and written_as_name(u.text, text, set())
         for u in question_units(text, index, t)
     )
+
+
+def _plain(word: str) -> str:
+    """A word case-folded without its accents (München: munchen)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
 def _name_it_lacks(text: str, index: Index, t: Tables, mine: set[int]) -> str | None:
@@ -297,7 +305,7 @@ def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str
     translation listed "cuántas", "peticiones" as missing, and the agent could not tell it from a
     neighbour)."""
     units = question_units(question, index, t)
-    if in_unread_language(question, unread_words(units)):
+    if unreadable(question, units, t):
         return []
     held = _held(units, path, index, t)
     return [u.text for u in units if u.text not in held]

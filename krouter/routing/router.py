@@ -33,7 +33,7 @@ from krouter.routing.elsewhere import (
 )
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
-from krouter.routing.unread_language import unreadable
+from krouter.routing.unread_language import unreadable_question
 from krouter.tokens import traditional
 from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES
 from krouter.vault.files import contained_path, read_contained
@@ -257,7 +257,7 @@ class Router:
         """True when ``wording`` is in a language KRouter cannot read (``unread_language.in_unread_language``:
         French, German against English notes): it asks in none of the notes' languages."""
         with self.index.snapshot():
-            return unreadable(self.as_written(wording), self.index, self._load_tables())
+            return unreadable_question(self.as_written(wording), self.index, self._load_tables())
 
     def _load_tables(self) -> Tables:
         settings = file_stamp(config.config_path())

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 
 from krouter.index.store import Index
+from krouter.routing.notes_languages import NOTES_LANGUAGE_SHARE
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
 from krouter.tokens.languages import english_function_words, in_another_script, marks_a_language
-from krouter.tokens.scripts import is_cjk
+from krouter.tokens.scripts import is_cjk, writing
 
 _SPANISH_MARKS = re.compile("[¿¡]")
 
@@ -22,9 +23,24 @@ def unread_words(units: list[Unit]) -> list[str]:
     return [u.text for u in units if not u.postings and not _known(u.key)]
 
 
-def unreadable(question: str, index: Index, t: Tables) -> bool:
-    """True when ``question`` is in a language KRouter cannot read (``in_unread_language``)."""
-    return in_unread_language(question, unread_words(question_units(question, index, t)))
+def unreadable(question: str, units: list[Unit], t: Tables) -> bool:
+    """True when ``question`` (looked up as ``units``) is asked in a language the notes are not written
+    in and KRouter cannot read: a question in Korean, Japanese or Chinese (``scripts.writing``) when
+    the notes have no such pages (``Tables.writings``; a Korean question of Korean notes is read), one
+    in another script altogether (Russian), or one in Latin letters that its unread words mark as
+    French, German or Spanish (``in_unread_language``'s marks). An English question holding a name in
+    another script ("When do we pay ООО Ромашка invoices?") is English (a cold review)."""
+    script = writing(question)
+    if script in ("Chinese", "Japanese", "Korean"):
+        return t.writings().get(script, 0.0) < NOTES_LANGUAGE_SHARE
+    if script is None:
+        return any(ch.isalpha() for ch in question)
+    return _marked(question, unread_words(units))
+
+
+def unreadable_question(question: str, index: Index, t: Tables) -> bool:
+    """``unreadable`` for a question not looked up yet."""
+    return unreadable(question, question_units(question, index, t), t)
 
 
 def in_unread_language(question: str, unread: list[str]) -> bool:
@@ -35,8 +51,12 @@ def in_unread_language(question: str, unread: list[str]) -> bool:
     ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many of
     its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par and
     the stems vacanc, avon are English ones)."""
-    if in_another_script(question):
-        return True
+    return in_another_script(question) or _marked(question, unread)
+
+
+def _marked(question: str, unread: list[str]) -> bool:
+    """True when the unread words mark a language (``languages.marks_a_language``), twice at least and
+    more often than English function words occur."""
     marks = {word for word in unread if marks_a_language(word, question)}
     # Spanish's ¿ and ¡ are a mark of their own.
     count = len(marks) + bool(_SPANISH_MARKS.search(question))
