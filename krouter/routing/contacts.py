@@ -29,15 +29,14 @@ _ZH_PHONE = re.compile(
     rf"(?:手机|电话|座机|phone)(?:号码?)?\s*(?:是|是不是)?\s*(?:多少|啥|什么){_NOT_THE_VALUE_ZH}",
     re.IGNORECASE,
 )
-# "what's Jan's email?", "what is the phone number for the Berlin office", "which email address do invoices
-# go to", and the terse "Jan's email?" or "Jan Petersen phone number?"; not "how do I change my email
-# address", "which library checks the phone number", "what email provider do we use", "who answers the
-# CEO's email?".
 # The bare "周莉的邮箱地址？", "梁经理的手机号？": the whole question is whose address or number; not "周末谁接
 # 电话", "怎么换绑手机号？", "忘了登录邮箱？" (a cold review).
 _ZH_TERSE = re.compile(
     r"^[^，,。？?\s谁怎什为能要哪吗么]{1,10}的(?:(邮箱|邮件地址|邮箱地址)|手机号码?|电话号码?|联系电话)\s*[？?]?\s*$"
 )
+# "what's Jan's email?", "what is the phone number for the Berlin office", "which email address do invoices
+# go to"; not "how do I change my email address", "which library checks the phone number", "what email
+# provider do we use", "what's the email retention period?".
 _EN_NOUN = r"(?:e-?mail(?:\s+address)?|(?:phone|mobile|cell|telephone|fax|contact)\s+number)"
 _EN_ASKED = re.compile(
     r"\b(?:what|which)(?:['’]s|\s+is|\s+was|\s+are)?\s+"
