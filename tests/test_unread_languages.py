@@ -108,3 +108,24 @@ def test_the_second_review_s_cases(tmp_path: Path) -> None:
     assert _ask(vault, "대구 사무실 와이파이 비밀번호는?").get("translate_into", []) == []
     english = _ask(vault, "When do we pay ООО Ромашка invoices?").get("translate_into", [])
     assert "English or another Latin-script language" not in [hint["language"] for hint in english]  # type: ignore[index]
+
+
+def test_the_third_review_s_cases(tmp_path: Path) -> None:
+    """A month the translation writes is no rendering of a place ("March" for Marseille); English with a
+    name in Chinese characters is English."""
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Sales/Lyon.md": "---\ntitle: Lyon sales\n---\nThe Lyon team's Q1 target is 1.2M EUR, reviewed in "
+            "March from the Salesforce pipeline reports.\n",
+            "Notes.md": "---\ntitle: Notes\n---\nNothing about invoices here.\n",
+        },
+    )
+    with Router(vault) as router:
+        marseille = router.ask(
+            "Quel est l'objectif Salesforce de l'équipe de Marseille pour mars ?",
+            also=["Salesforce target in March"],
+        )
+    assert marseille.decision == "refuse" and "marseille" in marseille.reason
+    hint = _ask(vault, "What did 王总 say about the invoice?").get("translate_into", [])
+    assert "English or another Latin-script language" not in [h["language"] for h in hint]  # type: ignore[index]

@@ -20,7 +20,10 @@ PHONE = "a phone number"
 
 # Asking for the value, not mentioning the thing: "X 的邮箱是多少", "Jan 的 email 是多少", "手机号多少",
 # "电话是啥"; not "邮箱地址怎么改", "手机号是多少位", "手机号是多少开头的", "手机多少钱", "电话是什么时候打的".
-_NOT_THE_VALUE_ZH = r"(?!时候|时间|样|意思|格式|类型|后缀|域名|开头|服务商|牌子|品牌|型号|套餐|运营商|系统|位|钱|块|元|个|条|次|台|部|分|秒|天)"
+_NOT_THE_VALUE_ZH = (
+    r"(?!时候|时间|样|意思|格式|类型|后缀|域名|开头|服务商|牌子|品牌|型号|套餐|运营商|系统|事|情况|问题|原因|内容"
+    r"|人|位|钱|块|元|个|条|次|台|部|分|秒|天)"
+)
 _ZH_EMAIL = re.compile(
     rf"(?:邮箱|电邮|电子邮件|邮件地址|e-?mail)\s*(?:地址|address)?\s*(?:是|是不是)?\s*(?:多少|啥|什么){_NOT_THE_VALUE_ZH}",
     re.IGNORECASE,
@@ -38,13 +41,16 @@ _ZH_TERSE = re.compile(
 # go to"; not "how do I change my email address", "which library checks the phone number", "what email
 # provider do we use", "what's the email retention period?".
 _EN_NOUN = r"(?:e-?mail(?:\s+address)?|(?:phone|mobile|cell|telephone|fax|contact)\s+number)"
+_ADJECTIVE = r"(?:(?:direct|work|personal|contact|support|main|office|billing|sales)\s+)?"
 _EN_ASKED = re.compile(
-    r"\b(?:what|which)(?:['’]s|\s+is|\s+was|\s+are)?\s+"
-    r"(?:(?:the|his|her|their|our|its|your)\s+|(?:[\w-]+\s+){0,3}[\w-]+['’]s\s+)?"
-    r"(?:(?:direct|work|personal|contact|support|main|office|billing|sales)\s+)?"
+    r"\b(?:what|which)(?:['’]s|\s+is|\s+are)?\s+(?:(?:the|his|her|their|our|its|your)\s+)?"
     # The noun ends its phrase: "the email retention period", "the phone number porting process" ask
-    # about something else (a cold review).
-    rf"{_EN_NOUN}\s*(?:[?.!,;:]|$|\b(?:for|of|at|in|on|and|or|to|do|does|did|should|is|was|we|i|you)\b)",
+    # about something else (reviews); "what was the email on Friday about?" asks about a message, "what
+    # is the email for?" its use.
+    rf"{_ADJECTIVE}{_EN_NOUN}\s*(?:[?.!,;:]|$|\b(?:for|of)\s+\w|\b(?:do|does|should)\b)"
+    # Whose ("what is Jan Petersen's email address at Railgate?"): the owner says it is the value asked.
+    rf"|\b(?:what|which)(?:['’]s|\s+is|\s+are)?\s+(?:[\w-]+\s+){{0,3}}[\w-]+['’]s\s+{_ADJECTIVE}{_EN_NOUN}\b"
+    r"(?!\s+(?:\w+\s+)?(?:about|policy|policies|style|format|signature|template|settings|etiquette))",
     re.IGNORECASE,
 )
 # The bare "Jan's email?", "Jan Petersen's phone number?": whose address or number, and nothing else.
@@ -71,8 +77,9 @@ _NOT_A_PHONE = re.compile(
 # A number the page itself calls a phone's, however short: an extension (分机 8021, ext. 8021), a service
 # line (客服电话 95017, 热线 12345), "Telefon: 040 123 456".
 _LABELLED = re.compile(
-    r"(?:分机|电话|手机|热线|座机|\btel\b\.?|\bphone|\bmobile?|\btelefon|\bhotline|\bfax|\bext\.?|\bextension"
-    r"|\bwhatsapp)\s*(?:号码?|number|no\.?|nr\.?)?\s*[:：]?\s*(?:是|为)?\s*\+?\d{3,}",
+    r"(?:分机|电话|手机|热线|座机|急救|报警|客服|内线|\btel\b\.?|\bphone|\bmobile?|\btelefon|\bnotruf|\bhotline"
+    r"|\bfax|\bext\.?|\bextension|\bwhatsapp|\bdial)\s*(?:号码?|number|no\.?|nr\.?)?\s*[:：]?\s*"
+    r"(?:是|为|is)?\s*\+?\d{3,}",
     re.IGNORECASE,
 )
 

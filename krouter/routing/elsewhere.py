@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from krouter.index.store import Index
@@ -245,18 +246,33 @@ def _holds_a_name_as_asked(units: list[Unit], question: str, held: set[int]) -> 
 def _renders(name: str, text: str, question: str, index: Index, t: Tables, mine: set[int]) -> bool:
     """True when the phrasing ``text`` writes as a name a word the question does not write, that the
     pages ``mine`` hold and that begins as the question's unknown ``name`` does (its first three
-    letters, accents aside): the translation rendered the name (Frankfurt for Francfort, Munich for
+    letters, accents aside) and is like it as a whole: the translation rendered the name (Frankfurt for Francfort, Munich for
     München, London for Londres). Not any capitalised word the page holds: "Platform" is no rendering
     of Datadog (a cold review). A name it keeps that the page lacks still vetoes (``_name_it_lacks``)."""
-    asked, stem = question.casefold(), _plain(name)[:3]
-    return len(stem) == 3 and any(
+    asked, plain = question.casefold(), _plain(name)
+    return len(plain) >= 3 and any(
         not is_cjk(u.text)
         and u.text.casefold() not in asked
-        and _plain(u.text).startswith(stem)
+        and _plain(u.text)[:3] == plain[:3]
+        and _plain(u.text) not in _CALENDAR
+        # Close as a whole too: "March" begins as Marseille does (a third review).
+        and SequenceMatcher(None, _plain(u.text), plain).ratio() >= _RENDERED
         and any(p in u.postings for p in mine)
         and written_as_name(u.text, text, set())
         for u in question_units(text, index, t)
     )
+
+
+# How like the question's name a translation's word must be to render it (difflib's ratio): Francfort and
+# Frankfurt 0.78, Londres and London 0.62, München and Munich 0.77, Hambourg and Hamburg 0.93; Marseille
+# and March 0.43.
+_RENDERED = 0.6
+# A month or a weekday a translation writes with a capital renders no name (July is no Julia, March no
+# Marseille): a closed, general list.
+_CALENDAR = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
 
 
 def _plain(word: str) -> str:

@@ -15,6 +15,8 @@ from krouter.tokens.languages import english_function_words, in_another_script, 
 from krouter.tokens.scripts import is_cjk, writing
 
 _SPANISH_MARKS = re.compile("[¿¡]")
+# English function words that make a question English whatever else it holds (``notes_languages``).
+_ENGLISH_FRAME = 2
 
 
 def unread_words(units: list[Unit]) -> list[str]:
@@ -31,8 +33,11 @@ def unreadable(question: str, units: list[Unit], t: Tables) -> bool:
     French, German or Spanish (``in_unread_language``'s marks). An English question holding a name in
     another script ("When do we pay ООО Ромашка invoices?") is English (a cold review)."""
     script = writing(question)
-    if script in ("Chinese", "Japanese", "Korean"):
+    if script in ("Chinese", "Japanese", "Korean") and english_function_words(question) < _ENGLISH_FRAME:
         return t.writings().get(script, 0.0) < NOTES_LANGUAGE_SHARE
+    if script in ("Chinese", "Japanese", "Korean"):
+        # English with a name in CJK ("What is 张三's phone number?"): English (a third review).
+        return False
     if script is None:
         return any(ch.isalpha() for ch in question)
     return _marked(question, unread_words(units))
