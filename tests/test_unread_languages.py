@@ -40,6 +40,13 @@ def _ask(vault: Path, *args: str) -> dict[str, object]:
     return json.loads(result.stdout)
 
 
+def _told_to_translate_into_english(vault: Path, question: str) -> bool:
+    """True when a refusal of ``question`` tells the agent to ask again in English (or another Latin-script
+    language)."""
+    hints = _ask(vault, question).get("translate_into", [])
+    return "English or another Latin-script language" in [h["language"] for h in hints]  # type: ignore[index,union-attr]
+
+
 def test_a_refusal_of_a_question_krouter_cannot_read_names_the_notes_language(tmp_path: Path) -> None:
     """The German question was told only that the vault never mentions 'wie', 'lange', …, with an empty
     `translate_into`: its Latin letters read as the notes' own language."""
@@ -106,8 +113,7 @@ def test_the_second_review_s_cases(tmp_path: Path) -> None:
         )
     assert datadog.decision == "refuse" and "datadog" in datadog.reason
     assert _ask(vault, "대구 사무실 와이파이 비밀번호는?").get("translate_into", []) == []
-    english = _ask(vault, "When do we pay ООО Ромашка invoices?").get("translate_into", [])
-    assert "English or another Latin-script language" not in [hint["language"] for hint in english]  # type: ignore[index]
+    assert not _told_to_translate_into_english(vault, "When do we pay ООО Ромашка invoices?")
 
 
 def test_the_third_review_s_cases(tmp_path: Path) -> None:
@@ -127,5 +133,4 @@ def test_the_third_review_s_cases(tmp_path: Path) -> None:
             also=["Salesforce target in March"],
         )
     assert marseille.decision == "refuse" and "marseille" in marseille.reason
-    hint = _ask(vault, "What did 王总 say about the invoice?").get("translate_into", [])
-    assert "English or another Latin-script language" not in [h["language"] for h in hint]  # type: ignore[index]
+    assert not _told_to_translate_into_english(vault, "What did 王总 say about the invoice?")
