@@ -21,7 +21,7 @@ from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams, holds_word
 from krouter.tokens.japanese_korean import korean_words
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.scripts import HAS_HAN, HAS_HANGUL, char_bigrams, is_cjk
+from krouter.tokens.scripts import HAS_HANGUL, char_bigrams, has_han, is_cjk
 from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
@@ -236,7 +236,7 @@ def _named_elsewhere(router: Router, question: str, page: str, written: str) -> 
     # A word the page holds through a route (db→database of its title, a translation) is not lacking;
     # nor is a single Han character on a page that writes none (it has no translation to be held by).
     held = router.held_words(question, page)
-    han = HAS_HAN.search(written) is not None  # the page's title and text, not its triggers
+    han = has_han(written)  # the page's title and text, not its triggers
     for qt in query_terms(question, known=router.index.has_term):
         if qt.text in held or (len(qt.term) == 1 and is_cjk(qt.term) and not han):
             continue

@@ -151,7 +151,7 @@ def decide(
     # file name, none of them a dictionary word) which this page never mentions asks about that page's
     # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
     other_page = (
-        named_page(units, effective, mine, t, mentioned_by_name(t, root, mine))
+        named_page(units, effective, mine, t, mentioned_by_name(t, reads.text, mine))
         if confidence >= floor and not lone
         else None
     )
@@ -168,7 +168,7 @@ def decide(
         and asks_price(question)
         and not states_price(citations[0].path, reads.text(citations[0].path), units, effective)
     )
-    # An email address or a phone number asked is answered where the page states one (D113).
+    # An email address or a phone number asked is answered where the page states one (D114).
     contact = asks_contact(question) if asked and not (unknown or unpriced) else None
     uncontacted = contact if contact and not states_contact(contact, reads.text(citations[0].path)) else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a

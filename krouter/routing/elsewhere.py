@@ -15,13 +15,12 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from krouter.index.store import Index
+from krouter.routing.citation import PageReads
 from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.routing.unread_language import in_unread_language, unread_words, unreadable
-from krouter.tokens.languages import (
-    capitalises_nouns,
-)
+from krouter.tokens.languages import capitalises_nouns
 from krouter.tokens.names import (
     capitalised,
     has_letter,
@@ -31,20 +30,10 @@ from krouter.tokens.names import (
     written_as_name,
     written_with_capital_inside,
 )
-from krouter.tokens.scripts import HAS_HAN, KANA, is_cjk
-from krouter.tokens.terms import (
-    identifier_words,
-    normalize,
-    number_parts,
-    question_identifiers,
-)
+from krouter.tokens.scripts import KANA, has_han, is_cjk
+from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
 
 _KANA = re.compile(f"[{KANA}]")
-
-
-def has_han(text: str) -> bool:
-    """True when ``text`` writes a Han character."""
-    return HAS_HAN.search(text) is not None
 
 
 def named_elsewhere(u: Unit, mine: set[int], index: Index, t: Tables) -> bool:
@@ -211,7 +200,7 @@ def names_against(
     mine = {pid, *t.predecessors.get(pid, ())}
     units = question_units(question, index, t)
     held = {i for i, u in enumerate(units) if any(p in u.postings for p in mine)}
-    other = named_page(units, held, mine, t, mentioned_by_name(t, root, mine))
+    other = named_page(units, held, mine, t, mentioned_by_name(t, PageReads(index, root, units).text, mine))
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units)
@@ -246,9 +235,10 @@ def _holds_a_name_as_asked(units: list[Unit], question: str, held: set[int]) -> 
 def _renders(name: str, text: str, question: str, index: Index, t: Tables, mine: set[int]) -> bool:
     """True when the phrasing ``text`` writes as a name a word the question does not write, that the
     pages ``mine`` hold and that begins as the question's unknown ``name`` does (its first three
-    letters, accents aside) and is like it as a whole: the translation rendered the name (Frankfurt for Francfort, Munich for
-    München, London for Londres). Not any capitalised word the page holds: "Platform" is no rendering
-    of Datadog (a cold review). A name it keeps that the page lacks still vetoes (``_name_it_lacks``)."""
+    letters, accents aside) and is like it as a whole: the translation rendered the name (Frankfurt for
+    Francfort, Munich for München, London for Londres). Not any capitalised word the page holds:
+    "Platform" is no rendering of Datadog (a cold review). A name it keeps that the page lacks still
+    vetoes (``_name_it_lacks``)."""
     asked, plain = question.casefold(), _plain(name)
     return len(plain) >= 3 and any(
         not is_cjk(u.text)

@@ -19,24 +19,25 @@ _SHORTEST_LATIN = 4
 _SHORTEST_CJK = 2
 
 
-def mentioned_by_name(t: Tables, root: Path, mine: set[int]) -> Callable[[int], bool]:
+def mentioned_by_name(t: Tables, read: Callable[[str], str], mine: set[int]) -> Callable[[int], bool]:
     """Whether one of the pages ``mine`` writes one of a page's names whole, as a phrase: its title,
     file name or an alias that is a name (every word ``is_name``, none of it too short to tell). A
     runbook that writes Solapi mentions the page 솔라피, aliased Solapi, though not as the question wrote
     it (an agent-loop run: its Korean question was refused on the runbook that answers it). Pages are
-    read only when a question names another page."""
+    read (``read``: the lookup's ``PageReads.text``, which has the cited page's text already) only
+    when a question names another page."""
     texts: list[str] = []
 
     def mentioned(pid: int) -> bool:
         from krouter.vault.page import parse_page
 
         path = t.pages[pid].path
-        page = parse_page(path, _read(root, path))
+        page = parse_page(path, read(path))
         names = [n for n in {page.title, Path(path).stem, *page.aliases} if _telling(n)]
         if not names:
             return False
         if not texts:
-            texts.extend(word_text(_read(root, t.pages[p].path)) for p in sorted(mine) if p in t.pages)
+            texts.extend(word_text(read(t.pages[p].path)) for p in sorted(mine) if p in t.pages)
         return any(_phrase(name).search(text) for name in names for text in texts)
 
     return mentioned
@@ -57,10 +58,3 @@ def _phrase(name: str) -> re.Pattern[str]:
     words = word_text(name).split()
     joined = r"\s*".join(map(re.escape, words))
     return re.compile(joined if all(is_cjk(w) for w in words) else rf"(?<!\w){joined}(?!\w)")
-
-
-def _read(root: Path, path: str) -> str:
-    try:
-        return (root / path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""

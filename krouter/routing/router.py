@@ -24,13 +24,7 @@ from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, sessions, vectors
 from krouter.routing.contacts import lacks_contact
 from krouter.routing.decision import DEFAULT_FLOOR, decide
-from krouter.routing.elsewhere import (
-    held_words,
-    holds_none,
-    lacking_words,
-    names_against,
-    trigger_blocker,
-)
+from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.routing.unread_language import unreadable_question
@@ -254,8 +248,9 @@ class Router:
         return self._load_tables().writings()
 
     def unreadable(self, wording: str) -> bool:
-        """True when ``wording`` is in a language KRouter cannot read (``unread_language.in_unread_language``:
-        French, German against English notes): it asks in none of the notes' languages."""
+        """True when ``wording`` is in a language KRouter cannot read and the notes are not written in
+        (``unread_language.unreadable``: French of English notes, Korean of Chinese ones): it asks in
+        none of the notes' languages."""
         with self.index.snapshot():
             return unreadable_question(self.as_written(wording), self.index, self._load_tables())
 

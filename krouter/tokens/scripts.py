@@ -35,6 +35,11 @@ def writing(text: str) -> str | None:
     return "Latin" if _HAS_LATIN.search(text) else None
 
 
+def has_han(text: str) -> bool:
+    """True when ``text`` writes a Han character."""
+    return HAS_HAN.search(text) is not None
+
+
 def is_cjk(term: str) -> bool:
     """True when a term is CJK (segmented), not a Latin-script word."""
     return IS_CJK.match(term) is not None
