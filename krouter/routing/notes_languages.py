@@ -40,9 +40,15 @@ def _written_in(wording: str) -> set[str]:
     Chinese: the hint told the agent to translate an English question into English, a review found).
     "Kafka 的超时是多少" holds an English word but no frame: Chinese only."""
     langs = {writing(wording)}
-    if sum(w.lower() in ENGLISH for w in _LATIN_WORD.findall(wording)) >= _ENGLISH_FRAME:
+    if english_framed(wording):
         langs.add("Latin")
     return langs
+
+
+def english_framed(wording: str) -> bool:
+    """True when English function words frame ``wording``, whatever else it holds ("what is 张三's phone
+    number"): it is English."""
+    return sum(w.lower() in ENGLISH for w in _LATIN_WORD.findall(wording)) >= _ENGLISH_FRAME
 
 
 def language_name(lang: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from krouter.index.store import Index
-from krouter.routing.notes_languages import NOTES_LANGUAGE_SHARE
+from krouter.routing.notes_languages import NOTES_LANGUAGE_SHARE, english_framed
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
@@ -15,8 +15,6 @@ from krouter.tokens.languages import english_function_words, in_another_script, 
 from krouter.tokens.scripts import is_cjk, writing
 
 _SPANISH_MARKS = re.compile("[¿¡]")
-# English function words that make a question English whatever else it holds (``notes_languages``).
-_ENGLISH_FRAME = 2
 
 
 def unread_words(units: list[Unit]) -> list[str]:
@@ -33,11 +31,10 @@ def unreadable(question: str, units: list[Unit], t: Tables) -> bool:
     French, German or Spanish (``in_unread_language``'s marks). An English question holding a name in
     another script ("When do we pay ООО Ромашка invoices?") is English (a cold review)."""
     script = writing(question)
-    if script in ("Chinese", "Japanese", "Korean") and english_function_words(question) < _ENGLISH_FRAME:
-        return t.writings().get(script, 0.0) < NOTES_LANGUAGE_SHARE
     if script in ("Chinese", "Japanese", "Korean"):
-        # English with a name in CJK ("What is 张三's phone number?"): English (a third review).
-        return False
+        # English with a name in CJK ("What is 张三's phone number?") is English (a third review), as the
+        # refusal's hint reads its wordings.
+        return not english_framed(question) and t.writings().get(script, 0.0) < NOTES_LANGUAGE_SHARE
     if script is None:
         return any(ch.isalpha() for ch in question)
     return _marked(question, unread_words(units))
