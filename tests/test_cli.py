@@ -494,6 +494,28 @@ def test_a_refusal_names_the_languages_of_the_notes_the_question_was_not_in(tmp_
     ]
 
 
+def test_japanese_pages_titled_in_kanji_alone_are_japanese_notes(tmp_path: Path) -> None:
+    """A Japanese vault's pages are often titled in kanji alone (経費精算, 議事録): they counted as Chinese,
+    so a Japanese question the vault could not answer was told to ask again in Chinese. A Chinese page
+    beside them, whose text writes no kana, is still Chinese."""
+    vault = write(
+        tmp_path / "notes",
+        {
+            "経費精算.md": "# 経費精算\n\n経費精算の締め日は毎月25日です。領収書は写真でアップロードしてください。\n",
+            "議事録.md": "# 議事録\n\n週次ミーティングの議事録はNotionに保存しています。\n",
+            "有給休暇.md": "# 有給休暇\n\n有給休暇は年に20日あります。申請は三日前までにお願いします。\n",
+            "值班.md": "# 值班安排\n\n每人值班一周，周一交接。\n",
+        },
+    )
+    refused = CliRunner().invoke(app, ["ask", "駐車場はどこですか？", "--vault", str(vault), "--json"])
+    assert json.loads(refused.stdout)["translate_into"] == [{"language": "Chinese", "share": 0.25}]
+    english = CliRunner().invoke(app, ["ask", "where do we park", "--vault", str(vault), "--json"])
+    assert json.loads(english.stdout)["translate_into"] == [
+        {"language": "Japanese", "share": 0.75},
+        {"language": "Chinese", "share": 0.25},
+    ]
+
+
 def test_a_cited_clipping_is_said_to_be_one(tmp_path: Path) -> None:
     """An agent-loop run (otherlang) answered from a cited clipping as if the user had written it: the
     MCP reply marks one (`clipping`), `krouter ask` did not."""

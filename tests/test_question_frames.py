@@ -164,6 +164,27 @@ def test_the_number_of_cut_off_its_noun_asks_for_a_count(tmp_path: Path) -> None
     assert connections.decision == "refuse" and "连接数" in connections.evidence.corpus_missing
 
 
+def test_a_spoken_question_s_closing_laizhe_is_no_word_of_its_subject(tmp_path: Path) -> None:
+    """来着 closes a spoken question ("…was it again?"): the segmenter cut it into 来 + 着, or glued 来 to
+    the word before (钱来), and the lone 来 weighed as content the page lacks. Where no clause ends after
+    it (本来着手, "set about"), its words stay the question's."""
+    vault = write(
+        tmp_path,
+        {
+            "数据库备份.md": "# 数据库备份\n\n核心库每天凌晨全量备份，保留 14 天。\n",
+            "成都包车.md": "# 成都包车\n\n33 座大巴包车一天 1800 元，找蜀运客运。\n",
+        },
+    )
+    with Router(vault) as router:
+        backups = router.decide("核心库的全量备份现在留几天来着，还是 7 天？")
+        coach = router.decide("33座大巴一天多少钱来着")
+        started = router.decide("本来着手的备份")
+    for receipt, page in ((backups, "数据库备份.md"), (coach, "成都包车.md")):
+        assert receipt.top is not None and receipt.top.path == page
+        assert not any("来" in term for term in receipt.evidence.query_terms), receipt.evidence.query_terms
+    assert "着手" in started.evidence.query_terms
+
+
 def _refused_for_the_price(router: Router, questions: tuple[str, ...]) -> None:
     """Each question is refused by D93's check: the page states no amount beside its words."""
     for question in questions:

@@ -134,3 +134,28 @@ def test_the_third_review_s_cases(tmp_path: Path) -> None:
         )
     assert marseille.decision == "refuse" and "marseille" in marseille.reason
     assert not _told_to_translate_into_english(vault, "What did 王总 say about the invoice?")
+
+
+def test_a_terse_question_in_another_language_is_read_as_one(tmp_path: Path) -> None:
+    """A short question holds few function words: "Qual é o banco de dados?" with the agent's translation
+    was refused as found by the phrasing alone (one mark, 'qual': two were needed), and "Où est le bureau
+    de Hambourg ?" was told to translate into nothing but the notes' other language. Terse English about
+    things no page names, in words the dictionary knows, or naming a place whose name opens with a
+    Portuguese word (São, "are") is still English."""
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Decisions/Primary database.md": "---\ntitle: Primary database\n---\nWe use PostgreSQL 16 for "
+            "all application data.\n",
+            "Offices/Hamburg.md": "---\ntitle: Hamburg office\n---\nThe Hamburg office is on the third floor "
+            "at Speicherstadt 5.\n",
+        },
+    )
+    with Router(vault) as router:
+        cited = router.ask("qual é o banco de dados?", also=["which database do we use"])
+    assert cited.decision == "cite" and cited.top is not None, cited.reason
+    assert cited.top.path == "Decisions/Primary database.md"
+    assert _told_to_translate_into_english(vault, "Où est le bureau de Hambourg ?")
+    english_questions = ("kafka debezium", "Klarna Sofort refunds?", "hat supplier", "São Paulo distributor?")
+    for english in english_questions:
+        assert not _told_to_translate_into_english(vault, english), english

@@ -121,6 +121,14 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # replaced decisions, 3 across languages; neighbour groups such as the payment, log and notification
     # servers) and 45 questions, 30 in spoken Korean and 15 in English about Korean pages; in all-dev.
     "dev9": ("vault7", "questions_dev9.jsonl", "questions_dev9.jsonl"),
+    # Written in the thirty-second session by a helper that saw only vault6/ and the format: 60 terse
+    # questions (2-6 words, as typed into a search box: "Urlaubsgeld Berlin?", "qual é o banco de
+    # dados?"), 42 in French, German, Spanish, Portuguese, Italian and Dutch and 18 English controls
+    # with loanwords and foreign names; 17 correction, 20 current, 23 refuse (14 neighbours). Phrasings
+    # (an English translation, or a Chinese one of an English question, and an English keyword
+    # rewording) by another helper that saw only the questions and that the notes are English and
+    # Chinese. In all-dev.
+    "otherlang2": ("vault6", "questions_otherlang2.jsonl", "questions_dev8.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -138,6 +146,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev8",
     "dev9",
     "otherlang",
+    "otherlang2",
     *PUBLIC_SETS,
 )
 SET_NAMES: tuple[str, ...] = (*OWN_SETS, *PUBLIC_SETS, "all-dev")

@@ -204,8 +204,8 @@ def names_against(
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units)
-    german = capitalises_nouns(question, unread) and in_unread_language(question, unread)
-    foreign = german or unreadable(question, units, t)
+    german = capitalises_nouns(question, unread) and in_unread_language(question, units)
+    foreign = german or unreadable(question, units, t, index)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
     unknown = unknown_name(units, question, index, held, others if german else None, others)
@@ -299,7 +299,7 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     English notes): no route of ours could reach the page from its words, so the agent's translation is
     the only bridge there is, and refusing it would refuse every such question."""
     units = question_units(question, index, t)
-    if not units or _held(units, path, index, t) or in_unread_language(question, unread_words(units)):
+    if not units or _held(units, path, index, t) or in_unread_language(question, units):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
 
@@ -311,7 +311,7 @@ def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str
     translation listed "cuántas", "peticiones" as missing, and the agent could not tell it from a
     neighbour)."""
     units = question_units(question, index, t)
-    if unreadable(question, units, t):
+    if unreadable(question, units, t, index):
         return []
     held = _held(units, path, index, t)
     return [u.text for u in units if u.text not in held]

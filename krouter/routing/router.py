@@ -245,7 +245,7 @@ class Router:
     def writings(self) -> dict[str, float]:
         """The share of the vault's current pages written in each language, largest first
         (``Tables.writings``): what a refusal tells an agent to translate its question into."""
-        return self._load_tables().writings()
+        return self._load_tables().writings(self.index)
 
     def unreadable(self, wording: str) -> bool:
         """True when ``wording`` is in a language KRouter cannot read and the notes are not written in

@@ -20,6 +20,23 @@ from krouter.tokens.compounds import CLOSED
 from krouter.tokens.scripts import writing
 from krouter.tokens.terms import word_text
 
+# How many of the longest lists of terms starting with a kana (a kana run's bigrams) tell which pages
+# write Japanese: a Japanese text of a few sentences writes one of its commonest bigrams (です, して).
+_KANA_LISTS = 64
+_KANA_TERMS = (
+    "SELECT term FROM postings WHERE term >= '\u3040' AND term < '\u3100' ORDER BY length(ids) DESC LIMIT ?",
+    # An edit's new terms wait in fresh rows until the next merge.
+    "SELECT DISTINCT term FROM fresh_postings WHERE term >= '\u3040' AND term < '\u3100' LIMIT ?",
+)
+
+
+def _kana_pages(index: Index) -> set[int]:
+    """The pages holding one of the vault's commonest kana terms: the pages that write Japanese, found
+    without reading every list of kana terms."""
+    terms = {term for sql in _KANA_TERMS for (term,) in index.conn.execute(sql, (_KANA_LISTS,))}
+    return set().union(*(index.holding(term, copy=False) for term in terms))
+
+
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
 # every page is worked out here, once per generation.
 K1 = 1.2
@@ -93,14 +110,24 @@ class Tables:
             self._names[pid] = found
         return found
 
-    def writings(self) -> dict[str, float]:
+    def writings(self, index: Index) -> dict[str, float]:
         """The share of the current pages whose title is written in each language (``scripts.writing``:
         "Chinese", "Japanese", "Korean", "Latin"), largest first; a page is known by its title (its file
-        name when it has none), which a Chinese page writes in Chinese. Worked out once per generation."""
+        name when it has none), which a Chinese page writes in Chinese. A Japanese page may be titled
+        in kanji alone (議事録, 経費精算): one whose text holds one of the vault's commonest kana terms
+        (``index``'s) is Japanese, not Chinese. Worked out once per generation."""
         if self._writings is None:
-            counts = Counter(
-                found for info in self.pages.values() if not info.replaced and (found := writing(info.title))
-            )
+            found = {
+                pid: lang
+                for pid, info in self.pages.items()
+                if not info.replaced and (lang := writing(info.title))
+            }
+            if "Chinese" in found.values():
+                kana = _kana_pages(index)
+                found.update(
+                    (pid, "Japanese") for pid, lang in found.items() if lang == "Chinese" and pid in kana
+                )
+            counts = Counter(found.values())
             total = sum(counts.values())
             self._writings = {lang: n / total for lang, n in counts.most_common()} if total else {}
         return self._writings

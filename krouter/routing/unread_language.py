@@ -11,7 +11,13 @@ from krouter.routing.notes_languages import NOTES_LANGUAGE_SHARE, english_framed
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.tokens import bilingual
-from krouter.tokens.languages import english_function_words, in_another_script, marks_a_language
+from krouter.tokens.languages import (
+    english_function_words,
+    in_another_script,
+    lone_foreign_letters,
+    marks_a_language,
+)
+from krouter.tokens.names import written_in_lower_case
 from krouter.tokens.scripts import is_cjk, writing
 
 _SPANISH_MARKS = re.compile("[¿¡]")
@@ -23,7 +29,7 @@ def unread_words(units: list[Unit]) -> list[str]:
     return [u.text for u in units if not u.postings and not _known(u.key)]
 
 
-def unreadable(question: str, units: list[Unit], t: Tables) -> bool:
+def unreadable(question: str, units: list[Unit], t: Tables, index: Index) -> bool:
     """True when ``question`` (looked up as ``units``) is asked in a language the notes are not written
     in and KRouter cannot read: a question in Korean, Japanese or Chinese (``scripts.writing``) when
     the notes have no such pages (``Tables.writings``; a Korean question of Korean notes is read), one
@@ -34,35 +40,44 @@ def unreadable(question: str, units: list[Unit], t: Tables) -> bool:
     if script in ("Chinese", "Japanese", "Korean"):
         # English with a name in CJK ("What is 张三's phone number?") is English (a third review), as the
         # refusal's hint reads its wordings.
-        return not english_framed(question) and t.writings().get(script, 0.0) < NOTES_LANGUAGE_SHARE
+        return not english_framed(question) and t.writings(index).get(script, 0.0) < NOTES_LANGUAGE_SHARE
     if script is None:
         return any(ch.isalpha() for ch in question)
-    return _marked(question, unread_words(units))
+    return _marked(question, units)
 
 
 def unreadable_question(question: str, index: Index, t: Tables) -> bool:
     """``unreadable`` for a question not looked up yet."""
-    return unreadable(question, question_units(question, index, t), t)
+    return unreadable(question, question_units(question, index, t), t, index)
 
 
-def in_unread_language(question: str, unread: list[str]) -> bool:
-    """True when ``question`` (its ``unread_words``: ``unread``) is in a language KRouter cannot read:
-    it holds a script other than Latin and Han (kana, Cyrillic), or two marks of one, unread words that
-    mark it (``languages.marks_a_language``: läuft, cómo, wie) or Spanish ¿ and ¡, more of them than
-    English function words (English borrows crème brûlée and por favor). Not only words the vault lacks
-    ("kafka debezium", "Klarna Sofort refunds?": English about things no page names); however many of
-    its words the index happens to read ("Combien de jours de vacances avons-nous par an ?": de, par and
-    the stems vacanc, avon are English ones)."""
-    return in_another_script(question) or _marked(question, unread)
+def in_unread_language(question: str, units: list[Unit]) -> bool:
+    """True when ``question`` (looked up as ``units``) is in a language KRouter cannot read: it holds a
+    script other than Latin and Han (kana, Cyrillic), or marks of one (``_marked``). Not only words the
+    vault lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no page names);
+    however many of its words the index happens to read ("Combien de jours de vacances avons-nous par
+    an ?": de, par and the stems vacanc, avon are English ones)."""
+    return in_another_script(question) or _marked(question, units)
 
 
-def _marked(question: str, unread: list[str]) -> bool:
-    """True when the unread words mark a language (``languages.marks_a_language``), twice at least and
-    more often than English function words occur."""
+def _marked(question: str, units: list[Unit]) -> bool:
+    """True when the question's unread words mark a language (``languages.marks_a_language``: läuft,
+    cómo, wie), with Spanish ¿ and ¡ and a lone letter English does not write (é, à:
+    ``languages.lone_foreign_letters``), more often than English function words occur (English borrows
+    crème brûlée and por favor): twice at least, or once in a question with no English function word
+    and more unread words than read ones. A terse question holds few function words ("Où est le
+    bureau de Hambourg ?", "qual é o banco de dados?"), and its unread words are the rest of the
+    evidence; an English one is mostly words the dictionary knows ("hat supplier", "van rental")."""
+    unread = unread_words(units)
     marks = {word for word in unread if marks_a_language(word, question)}
-    # Spanish's ¿ and ¡ are a mark of their own.
-    count = len(marks) + bool(_SPANISH_MARKS.search(question))
-    return count >= 2 and count > english_function_words(question)
+    count = len(marks) + len(lone_foreign_letters(question)) + bool(_SPANISH_MARKS.search(question))
+    english = english_function_words(question)
+    if count >= 2:
+        return count > english
+    # One mark alone is no sentence's opener written with a capital: that is as often a name's first
+    # word (São Paulo, Las Vegas, Le Mans).
+    opener = any(not written_in_lower_case(word, question) for word in marks)
+    return count == 1 and not opener and not english and 2 * len(unread) > len(units)
 
 
 def _known(term: str) -> bool:

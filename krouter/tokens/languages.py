@@ -38,6 +38,13 @@ def marks_a_language(word: str, question: str) -> bool:
     return not all(ch.isascii() for ch in letters) and written_in_lower_case(word, question)
 
 
+def lone_foreign_letters(question: str) -> set[str]:
+    """The one-letter words of ``question`` in lower case that English does not write (Portuguese é,
+    French à, Italian è): function words, too short to be units of a lookup."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", question))
+    return {w for w in words if len(w) == 1 and w.islower() and not w.isascii() and _latin(w)}
+
+
 def in_another_script(question: str) -> bool:
     """True when ``question`` holds a word of a script other than Latin and Han (kana, hangul, Cyrillic,
     Greek, Arabic...): a language of its own, whatever its words. Two letters running: a lone µ (NFKC's

@@ -99,10 +99,17 @@ def without_days(question: str) -> str:
     return _DAYS.sub(" ", question)
 
 
+# 来着 closing a spoken question ("备份留几天来着？", "邮箱是多少来着"): "…was it again?", the asker
+# recalling, not a word of the subject. The segmenter cuts it into 来 + 着 or glues 来 to the word before
+# (钱来, 台来), and the lone 来 was content every page lacks. Only where a clause ends, or a final
+# particle follows: 本来着手 ("set about") is no question's end.
+_RECALLING = re.compile(r"来着(?=\s*[吗呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$))")
+
+
 def without_frames(text: str) -> str:
-    """A normalised question with its English asking frames blanked out (each becomes a space) and a
-    price asked read as 多少."""
-    return _PRICE_ASKED.sub("多少", _EN_FRAMES.sub(" ", text))
+    """A normalised question with its English asking frames and a spoken Chinese question's closing 来着
+    blanked out (each becomes a space) and a price asked read as 多少."""
+    return _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
 
 
 def verb_asked_once(run: str) -> str:

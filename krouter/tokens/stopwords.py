@@ -71,6 +71,7 @@ nur oder aber auch schon bei aus nach über sind hat haben wird werden kann kön
 unser unserem unseren mein meine dein deine ihr ihre sein seine euer dieser diese dieses diesem jeder
 jede jedes jeden alle allen kein keine keinen viel viele vielen hier dort jetzt heute immer eigentlich
 bitte gerade etwa denn wie wann wo warum wer wen wem welche welcher welches wieviel wieviele
+zum zur vom beim
 """.split()
 )
 FOREIGN = GERMAN | frozenset(
@@ -78,15 +79,15 @@ FOREIGN = GERMAN | frozenset(
     """
 le la les un une des que qui pour dans sur avec pas ce cette il elle nous vous ils au ne
 mais ou donc très tout tous sont ont fait faut peut chez sous vers leur nos notre votre mon ma mes
-combien quel quelle quand comment pourquoi
+combien quel quelle quels quelles quand comment pourquoi où je
 el los las una unos unas por para con se lo al pero muy está están hay tiene hace nuestro
 nuestra nuestros mi su sus sin sobre entre hasta desde
 cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes cada es
 uma da das em não mas muito são tem há nosso nossa nossos meu minha até pelo
-pela ainda como qual onde quando quanto quantos quantas
+pela ainda como qual onde quando quanto quantos quantas quem porque você vocês nós já também
 il lo gli di della che ma molto sono ha hanno nostro nostra mio mia senza sul sulla ancora non
-perché cosa dove quale quanti quante
+perché cosa dove quale quanti quante chi
 het een van voor niet op maar ook nog zijn heeft hebben wordt moet onze ons mijn bij uit naar er
-dit dat wat hoe waar wanneer welke
+dit dat wat hoe waar wanneer welke hoeveel
 """.split()
 )
