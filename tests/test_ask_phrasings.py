@@ -461,7 +461,10 @@ def test_a_phrasing_below_its_bar_is_listed_as_refused(tmp_path: Path) -> None:
     assert phrased.top == "Runbooks/Payments.md" and phrased.floor > asked.floor
     assert asked.floor <= phrased.confidence < phrased.floor
     assert phrased.decision == "refuse"
-    # Why a phrasing is held to more is said (agent-loop runs, D113).
+    # Why a phrasing is held to more is said (agent-loop runs, D113), and which of its two bars (a later
+    # run read 66% on one question and 78% on the next as a bar moving at random).
     assert (
         "more than the question's 55%: each wording is one more chance for a neighbour page" in receipt.reason
     )
+    assert f"needs {phrased.floor:.0%}" in receipt.reason
+    assert "where another wording's closest page is the same" in receipt.reason, receipt.reason

@@ -183,9 +183,16 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     )
     if closest.decision == "cite" and closest.closest is not None:
         # Why the bar is higher, said once: agent-loop runs asked why 77% against 78% refused (D113).
+        # Which of the two bars, too: an agent-loop run saw 66% on one question and 78% on the next with
+        # as many wordings, and read the bar as moving at random.
+        bars = (
+            f"{needed:.0%} where another wording's closest page is the same, {bar:.0%} elsewhere"
+            if needed < bar
+            else f"{needed:.0%}, or {agreeing:.0%} where another wording's closest page is the same"
+        )
         refused.reason = (
             f"the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on {closest.closest.path}"
-            f" (a phrasing needs {needed:.0%}, more than the question's {asked.evidence.floor:.0%}: each wording "
+            f" (a phrasing needs {bars}; more than the question's {asked.evidence.floor:.0%}: each wording "
             f"is one more chance for a neighbour page) and the question itself {asked.evidence.confidence:.0%}"
         )
     return refused

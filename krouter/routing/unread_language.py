@@ -19,6 +19,7 @@ from krouter.tokens.languages import (
 )
 from krouter.tokens.names import written_in_lower_case
 from krouter.tokens.scripts import is_cjk, writing
+from krouter.tokens.stopwords import FOREIGN
 
 _SPANISH_MARKS = re.compile("[¿¡]")
 
@@ -65,7 +66,8 @@ def _marked(question: str, units: list[Unit]) -> bool:
     cómo, wie), with Spanish ¿ and ¡ and a lone letter English does not write (é, à:
     ``languages.lone_foreign_letters``), more often than English function words occur (English borrows
     crème brûlée and por favor): twice at least, or once in a question with no English function word
-    and more unread words than read ones. A terse question holds few function words ("Où est le
+    and more unread words than read ones, when that mark is more than a loanword's accent or a name's
+    first word. A terse question holds few function words ("Où est le
     bureau de Hambourg ?", "qual é o banco de dados?"), and its unread words are the rest of the
     evidence; an English one is mostly words the dictionary knows ("hat supplier", "van rental")."""
     unread = unread_words(units)
@@ -74,10 +76,11 @@ def _marked(question: str, units: list[Unit]) -> bool:
     english = english_function_words(question)
     if count >= 2:
         return count > english
-    # One mark alone is no sentence's opener written with a capital: that is as often a name's first
-    # word (São Paulo, Las Vegas, Le Mans).
-    opener = any(not written_in_lower_case(word, question) for word in marks)
-    return count == 1 and not opener and not english and 2 * len(unread) > len(units)
+    # One mark alone is a function word in lower case, a lone letter or ¿ ¡: a word with an accent is as
+    # often a loanword English writes (resumé, café), and a capitalised first word a name's (São Paulo,
+    # Las Vegas, Le Mans).
+    weak = any(word not in FOREIGN or not written_in_lower_case(word, question) for word in marks)
+    return count == 1 and not weak and not english and 2 * len(unread) > len(units)
 
 
 def _known(term: str) -> bool:
