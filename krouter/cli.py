@@ -294,6 +294,10 @@ def status(
         with exit_codes(as_json=as_json):
             stats = router.refresh()
             report = router.status(stats)
+            # Agents' teachings wait for the owner unseen otherwise (an agent-loop run held twelve).
+            from krouter.learner import pending
+
+            report["pending"] = pending.waiting(router.root)
     finally:
         router.close()
     if as_json:
@@ -307,6 +311,11 @@ def status(
         typer.echo(f"semantic: on, {sem['embedded']} of {sem['pages']} current pages embedded")
     else:
         typer.echo(f"semantic: {sem['why']}")
+    if report["pending"]["pending"]:
+        held = report["pending"]
+        typer.echo(
+            f"pending:  {held['pending']} taught, not written ({held['for_owner']} for you alone): krouter learn --list"
+        )
     for p in report["problems"]:
         typer.echo(visible(f"problem:  {p['path']}: {p['message']}"))
     for folder in report["unreadable_folders"]:

@@ -70,6 +70,11 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
     again = _teach(vault, client="cli")
     assert again.status == PENDING and again.pending_id == result.pending_id and again.for_owner
     assert snapshot(vault) == before
+    # `krouter status` says teachings wait (an agent-loop run left twelve the owner never heard of).
+    code, out = cli(vault, "status")
+    assert code == 0 and "pending:  1 taught, not written (1 for you alone): krouter learn --list" in out
+    code, out = cli(vault, "status", "--json")
+    assert json.loads(out)["pending"] == {"pending": 1, "for_owner": 1}
 
 
 def test_the_owner_accepts_a_doubted_pick_and_undo_restores_the_page(vault: Path) -> None:

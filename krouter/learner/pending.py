@@ -79,6 +79,13 @@ def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
     return [h for h in all_holds(vault) if h["end"] is None]
 
 
+def waiting(vault: Path) -> dict[str, int]:
+    """How many of ``vault``'s holds wait (``pending``), and how many of them only the owner can settle
+    (``for_owner``: a doubt no second teacher confirms)."""
+    holds = open_holds(vault)
+    return {"pending": len(holds), "for_owner": sum(1 for h in holds if h.get("doubt"))}
+
+
 def find(root: Path, question: str, page: str | None = None, source: str | None = None) -> dict | None:
     """The open hold of ``question`` in the vault at ``root`` (on ``page``, from ``source``), or None."""
     want = page_edit.trigger_key(question)
