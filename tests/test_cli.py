@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 from vault_files import write
 
-from krouter import __version__
+from krouter import Router, __version__
 from krouter.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
@@ -514,6 +514,34 @@ def test_japanese_pages_titled_in_kanji_alone_are_japanese_notes(tmp_path: Path)
         {"language": "Japanese", "share": 0.75},
         {"language": "Chinese", "share": 0.25},
     ]
+
+
+def test_chinese_pages_quoting_a_little_japanese_stay_chinese(tmp_path: Path) -> None:
+    """A cold review: a Chinese page writing a Japanese shop's name (小鹿の家) or a foreign name's middle
+    dot (哈利・波特) counted as Japanese, and a Chinese learner's notes with Japanese example sentences
+    made a Chinese question one KRouter cannot read."""
+    vault = write(
+        tmp_path / "notes",
+        {
+            "团建.md": "# 团建\n\n团建订在小鹿の家，周五晚上七点。\n",
+            "读书会.md": "# 读书会\n\n这个月读《哈利・波特》，每周三晚上。\n",
+            "年假.md": "# 年假\n\n每人每年十五天年假。\n",
+            "报销.md": "# 报销\n\n发票当月提交。\n",
+        },
+    )
+    english = CliRunner().invoke(app, ["ask", "where do we park", "--vault", str(vault), "--json"])
+    assert json.loads(english.stdout)["translate_into"] == [{"language": "Chinese", "share": 1.0}]
+    study = write(
+        tmp_path / "study",
+        {
+            "敬语.md": "# 敬语\n\n例句：先生はもう帰りました。お待ちしております。よろしくお願いします。\n",
+            "助词.md": "# 助词\n\n例句：私は学生です。これはペンです。駅まで歩いて行きます。\n",
+        },
+    )
+    chinese = CliRunner().invoke(app, ["ask", "考试报名什么时候截止？", "--vault", str(study), "--json"])
+    assert json.loads(chinese.stdout)["translate_into"] == [{"language": "Japanese", "share": 1.0}]
+    with Router(study) as router:
+        assert not router.unreadable("考试报名什么时候截止？")
 
 
 def test_a_cited_clipping_is_said_to_be_one(tmp_path: Path) -> None:

@@ -17,12 +17,15 @@ from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
 from krouter.tokens.compounds import CLOSED
-from krouter.tokens.scripts import writing
+from krouter.tokens.scripts import HAS_KANA, writing
 from krouter.tokens.terms import word_text
 
 # How many of the longest lists of terms starting with a kana (a kana run's bigrams) tell which pages
-# write Japanese: a Japanese text of a few sentences writes one of its commonest bigrams (です, して).
+# write Japanese, and how many of them a page must hold: a Japanese text of a few sentences writes
+# several of its commonest bigrams (です, して, ます); a Chinese page quoting a Japanese name (小鹿の家)
+# one or two.
 _KANA_LISTS = 64
+_KANA_ON_A_PAGE = 3
 _KANA_TERMS = (
     "SELECT term FROM postings WHERE term >= '\u3040' AND term < '\u3100' ORDER BY length(ids) DESC LIMIT ?",
     # An edit's new terms wait in fresh rows until the next merge.
@@ -31,10 +34,17 @@ _KANA_TERMS = (
 
 
 def _kana_pages(index: Index) -> set[int]:
-    """The pages holding one of the vault's commonest kana terms: the pages that write Japanese, found
-    without reading every list of kana terms."""
-    terms = {term for sql in _KANA_TERMS for (term,) in index.conn.execute(sql, (_KANA_LISTS,))}
-    return set().union(*(index.holding(term, copy=False) for term in terms))
+    """The pages holding several of the vault's commonest kana terms: the pages that write Japanese,
+    found without reading every list of kana terms. Kana as ``scripts.HAS_KANA`` reads them: not the
+    middle dot Chinese writes in foreign names (哈利・波特)."""
+    terms = {
+        term
+        for sql in _KANA_TERMS
+        for (term,) in index.conn.execute(sql, (_KANA_LISTS,))
+        if all(map(HAS_KANA.match, term))
+    }
+    held = Counter(pid for term in terms for pid in index.holding(term, copy=False))
+    return {pid for pid, n in held.items() if n >= _KANA_ON_A_PAGE}
 
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
@@ -91,8 +101,10 @@ class Tables:
     stored_replaced: frozenset[str] = frozenset()
     # The BM25F shares of the long units looked up in this generation (see `KeptShares`).
     shares: KeptShares = field(default_factory=lambda: KeptShares())
-    # The share of current pages written in each language (`writings`), worked out when first asked.
+    # The share of current pages written in each language (`writings`, by titles and with the kana
+    # pages hold), worked out when first asked.
     _writings: dict[str, float] | None = field(default=None, init=False, compare=False, repr=False)
+    _kana_writings: dict[str, float] | None = field(default=None, init=False, compare=False, repr=False)
     # Each page's names as `names_of` gives them, filled as lookups ask.
     _names: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = field(
         default_factory=dict, init=False, compare=False, repr=False
@@ -110,27 +122,31 @@ class Tables:
             self._names[pid] = found
         return found
 
-    def writings(self, index: Index) -> dict[str, float]:
-        """The share of the current pages whose title is written in each language (``scripts.writing``:
-        "Chinese", "Japanese", "Korean", "Latin"), largest first; a page is known by its title (its file
-        name when it has none), which a Chinese page writes in Chinese. A Japanese page may be titled
-        in kanji alone (議事録, 経費精算): one whose text holds one of the vault's commonest kana terms
-        (``index``'s) is Japanese, not Chinese. Worked out once per generation."""
-        if self._writings is None:
-            found = {
-                pid: lang
-                for pid, info in self.pages.items()
-                if not info.replaced and (lang := writing(info.title))
-            }
-            if "Chinese" in found.values():
-                kana = _kana_pages(index)
-                found.update(
-                    (pid, "Japanese") for pid, lang in found.items() if lang == "Chinese" and pid in kana
-                )
-            counts = Counter(found.values())
-            total = sum(counts.values())
-            self._writings = {lang: n / total for lang, n in counts.most_common()} if total else {}
-        return self._writings
+    def writings(self, index: Index | None = None) -> dict[str, float]:
+        """The share of the current pages written in each language (``scripts.writing``: "Chinese",
+        "Japanese", "Korean", "Latin"), largest first, as their titles say (their file names when they
+        have none): a Chinese page writes its title in Chinese. With ``index``, a page titled in kanji
+        alone (議事録, 経費精算) whose text holds several of the vault's commonest kana terms is
+        Japanese, not Chinese. Worked out once per generation, each way."""
+        if index is None:
+            if self._writings is None:
+                self._writings = self._shares(set())
+            return self._writings
+        if self._kana_writings is None:
+            japanese = _kana_pages(index) if "Chinese" in self.writings() else set()
+            self._kana_writings = self._shares(japanese)
+        return self._kana_writings
+
+    def _shares(self, japanese: set[int]) -> dict[str, float]:
+        """Each language's share of the current pages by their titles, the ``japanese`` pages' Han
+        titles read as Japanese."""
+        counts = Counter(
+            "Japanese" if lang == "Chinese" and pid in japanese else lang
+            for pid, info in self.pages.items()
+            if not info.replaced and (lang := writing(info.title))
+        )
+        total = sum(counts.values())
+        return {lang: n / total for lang, n in counts.most_common()} if total else {}
 
 
 class KeptShares:

@@ -19,7 +19,7 @@ from krouter.tokens.languages import (
 )
 from krouter.tokens.names import written_in_lower_case
 from krouter.tokens.scripts import is_cjk, writing
-from krouter.tokens.stopwords import FOREIGN
+from krouter.tokens.stopwords import FOREIGN_ASKING
 
 _SPANISH_MARKS = re.compile("[¿¡]")
 
@@ -41,7 +41,10 @@ def unreadable(question: str, units: list[Unit], t: Tables, index: Index) -> boo
     if script in ("Chinese", "Japanese", "Korean"):
         # English with a name in CJK ("What is 张三's phone number?") is English (a third review), as the
         # refusal's hint reads its wordings.
-        return not english_framed(question) and t.writings(index).get(script, 0.0) < NOTES_LANGUAGE_SHARE
+        # A Chinese question is read where pages are titled in Han characters, whatever their text: a
+        # Chinese learner's notes with Japanese examples (a cold review) are read in Chinese.
+        shares = t.writings() if script == "Chinese" else t.writings(index)
+        return not english_framed(question) and shares.get(script, 0.0) < NOTES_LANGUAGE_SHARE
     if script is None:
         return any(ch.isalpha() for ch in question)
     return _marked(question, units)
@@ -66,8 +69,8 @@ def _marked(question: str, units: list[Unit]) -> bool:
     cómo, wie), with Spanish ¿ and ¡ and a lone letter English does not write (é, à:
     ``languages.lone_foreign_letters``), more often than English function words occur (English borrows
     crème brûlée and por favor): twice at least, or once in a question with no English function word
-    and more unread words than read ones, when that mark is more than a loanword's accent or a name's
-    first word. A terse question holds few function words ("Où est le
+    and more unread words than read ones, when that mark is a question word or "or" (not an article
+    or a preposition, which open names: el paso, chez panisse), a lone é or è, or ¿ ¡. A terse question holds few function words ("Où est le
     bureau de Hambourg ?", "qual é o banco de dados?"), and its unread words are the rest of the
     evidence; an English one is mostly words the dictionary knows ("hat supplier", "van rental")."""
     unread = unread_words(units)
@@ -76,10 +79,10 @@ def _marked(question: str, units: list[Unit]) -> bool:
     english = english_function_words(question)
     if count >= 2:
         return count > english
-    # One mark alone is a function word in lower case, a lone letter or ¿ ¡: a word with an accent is as
-    # often a loanword English writes (resumé, café), and a capitalised first word a name's (São Paulo,
-    # Las Vegas, Le Mans).
-    weak = any(word not in FOREIGN or not written_in_lower_case(word, question) for word in marks)
+    # One mark alone is a question word or "or" in lower case, a lone é or è, or ¿ ¡: a word with an
+    # accent is as often a loanword English writes (resumé, café), an article or a preposition opens a
+    # name (el paso, chez panisse, le creuset), and a capitalised first word may too (São Paulo).
+    weak = any(word not in FOREIGN_ASKING or not written_in_lower_case(word, question) for word in marks)
     return count == 1 and not weak and not english and 2 * len(unread) > len(units)
 
 

@@ -39,10 +39,10 @@ def marks_a_language(word: str, question: str) -> bool:
 
 
 def lone_foreign_letters(question: str) -> set[str]:
-    """The one-letter words of ``question`` in lower case that English does not write (Portuguese é,
-    French à, Italian è): function words, too short to be units of a lookup."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", question))
-    return {w for w in words if len(w) == 1 and w.islower() and not w.isascii() and _latin(w)}
+    """The one-letter words of ``question`` that say "is" in Portuguese (é) and Italian (è): function
+    words, too short to be units of a lookup. Not French à, which English writes (à la carte), nor a
+    letter alone such as ß, which is no word."""
+    return {w for w in _WORD.findall(unicodedata.normalize("NFKC", question)) if w in ("é", "è")}
 
 
 def in_another_script(question: str) -> bool:
