@@ -183,10 +183,13 @@ def test_a_spoken_question_s_closing_laizhe_is_no_word_of_its_subject(tmp_path: 
         assert receipt.top is not None and receipt.top.path == page
         assert not any("来" in term for term in receipt.evidence.query_terms), receipt.evidence.query_terms
     assert "着手" in started.evidence.query_terms
-    # 过来 and 回来 are words of their own: only 着 goes (a cold review: "周五谁过来着？" lost 过来).
+    # 过来 and 回来 are words of their own: only 着 goes (a cold review: "周五谁过来着？" lost 过来); after
+    # a place's 上 (线上) 来着 still goes (a second review: "周会是在线上来着？" kept a lone 来).
     with Router(vault) as router:
         assert "过来" in router.decide("周五谁过来着？").evidence.query_terms
         assert "回来" in router.decide("出差什么时候回来着？").evidence.query_terms
+        online = router.decide("备份是在线上来着？").evidence.query_terms
+        assert not any("来" in term for term in online), online
 
 
 def _refused_for_the_price(router: Router, questions: tuple[str, ...]) -> None:

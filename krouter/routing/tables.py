@@ -6,6 +6,7 @@ term per page, clipped pages, and which scripts the vault holds.
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable
@@ -17,34 +18,23 @@ from krouter.index.store import Index
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
 from krouter.tokens.compounds import CLOSED
-from krouter.tokens.scripts import HAS_KANA, writing
+from krouter.tokens.scripts import writing
 from krouter.tokens.terms import word_text
 
-# How many of the longest lists of terms starting with a kana (a kana run's bigrams) tell which pages
-# write Japanese, and how many of them a page must hold: a Japanese text of a few sentences writes
-# several of its commonest bigrams (です, して, ます); a Chinese page quoting a Japanese name (小鹿の家)
-# one or two.
-_KANA_LISTS = 64
-_KANA_ON_A_PAGE = 3
-_KANA_TERMS = (
-    "SELECT term FROM postings WHERE term >= '\u3040' AND term < '\u3100' ORDER BY length(ids) DESC LIMIT ?",
-    # An edit's new terms wait in fresh rows until the next merge.
-    "SELECT DISTINCT term FROM fresh_postings WHERE term >= '\u3040' AND term < '\u3100' LIMIT ?",
-)
+# How many of the pages titled in Han characters alone are read to tell the Japanese ones (議事録,
+# 経費精算) from the Chinese ones: the hint and a Japanese question need the share, not each page's
+# language. A Japanese text writes hiragana besides の; a Chinese page quoting a Japanese name writes の
+# or a middle dot (小鹿の家, 哈利・波特) at most. Kana terms are read from the page's own terms: a short
+# memo page holds few, and mixed with kanji (日は, 部へ: two cold reviews).
+_SAMPLE = 64
+_HIRAGANA_BUT_NO = re.compile("[\u3041-\u306d\u306f-\u309f]")
 
 
-def _kana_pages(index: Index) -> set[int]:
-    """The pages holding several of the vault's commonest kana terms: the pages that write Japanese,
-    found without reading every list of kana terms. Kana as ``scripts.HAS_KANA`` reads them: not the
-    middle dot Chinese writes in foreign names (哈利・波特)."""
-    terms = {
-        term
-        for sql in _KANA_TERMS
-        for (term,) in index.conn.execute(sql, (_KANA_LISTS,))
-        if all(map(HAS_KANA.match, term))
-    }
-    held = Counter(pid for term in terms for pid in index.holding(term, copy=False))
-    return {pid for pid, n in held.items() if n >= _KANA_ON_A_PAGE}
+def _japanese_share(index: Index, han_titled: list[int]) -> float:
+    """The share of the pages ``han_titled`` whose text writes Japanese, read from an even sample."""
+    sample = han_titled[:: max(1, len(han_titled) // _SAMPLE)][:_SAMPLE]
+    japanese = sum(bool(_HIRAGANA_BUT_NO.search(" ".join(index.page_terms(pid)))) for pid in sample)
+    return japanese / len(sample) if sample else 0.0
 
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
@@ -125,28 +115,35 @@ class Tables:
     def writings(self, index: Index | None = None) -> dict[str, float]:
         """The share of the current pages written in each language (``scripts.writing``: "Chinese",
         "Japanese", "Korean", "Latin"), largest first, as their titles say (their file names when they
-        have none): a Chinese page writes its title in Chinese. With ``index``, a page titled in kanji
-        alone (議事録, 経費精算) whose text holds several of the vault's commonest kana terms is
-        Japanese, not Chinese. Worked out once per generation, each way."""
+        have none): a Chinese page writes its title in Chinese. With ``index``, the pages titled in kanji
+        alone (議事録, 経費精算) count as Japanese in the share of them whose text writes Japanese.
+        Worked out once per generation, each way."""
         if index is None:
             if self._writings is None:
-                self._writings = self._shares(set())
+                self._writings = self._shares(None)
             return self._writings
         if self._kana_writings is None:
-            japanese = _kana_pages(index) if "Chinese" in self.writings() else set()
-            self._kana_writings = self._shares(japanese)
+            self._kana_writings = self._shares(index)
         return self._kana_writings
 
-    def _shares(self, japanese: set[int]) -> dict[str, float]:
-        """Each language's share of the current pages by their titles, the ``japanese`` pages' Han
-        titles read as Japanese."""
-        counts = Counter(
-            "Japanese" if lang == "Chinese" and pid in japanese else lang
+    def _shares(self, index: Index | None) -> dict[str, float]:
+        """Each language's share of the current pages by their titles; with ``index``, the pages
+        titled in Han characters split by the share of them whose text writes Japanese."""
+        titled = {
+            pid: lang
             for pid, info in self.pages.items()
             if not info.replaced and (lang := writing(info.title))
-        )
+        }
+        counts: dict[str, float] = dict(Counter(titled.values()))
+        han = [pid for pid, lang in titled.items() if lang == "Chinese"]
+        # No page read in a vault no term of which starts with hiragana (any Chinese one): one range read.
+        if index is not None and han and index.has_term_between("\u3041", "\u309f\uffff"):
+            japanese = len(han) * _japanese_share(index, han)
+            counts["Chinese"] -= japanese
+            counts["Japanese"] = counts.get("Japanese", 0) + japanese
         total = sum(counts.values())
-        return {lang: n / total for lang, n in counts.most_common()} if total else {}
+        ranked = sorted(((n, lang) for lang, n in counts.items() if n > 0), key=lambda x: -x[0])
+        return {lang: n / total for n, lang in ranked} if total else {}
 
 
 class KeptShares:

@@ -69,8 +69,8 @@ def _marked(question: str, units: list[Unit]) -> bool:
     cómo, wie), with Spanish ¿ and ¡ and a lone letter English does not write (é, à:
     ``languages.lone_foreign_letters``), more often than English function words occur (English borrows
     crème brûlée and por favor): twice at least, or once in a question with no English function word
-    and more unread words than read ones, when that mark is a question word or "or" (not an article
-    or a preposition, which open names: el paso, chez panisse), a lone é or è, or ¿ ¡. A terse question holds few function words ("Où est le
+    and more unread words than read ones, when that mark is a question word (not an article or a
+    preposition, which open names: el paso, chez panisse), a lone é or è, or ¿ ¡. A terse question holds few function words ("Où est le
     bureau de Hambourg ?", "qual é o banco de dados?"), and its unread words are the rest of the
     evidence; an English one is mostly words the dictionary knows ("hat supplier", "van rental")."""
     unread = unread_words(units)
@@ -79,9 +79,10 @@ def _marked(question: str, units: list[Unit]) -> bool:
     english = english_function_words(question)
     if count >= 2:
         return count > english
-    # One mark alone is a question word or "or" in lower case, a lone é or è, or ¿ ¡: a word with an
-    # accent is as often a loanword English writes (resumé, café), an article or a preposition opens a
-    # name (el paso, chez panisse, le creuset), and a capitalised first word may too (São Paulo).
+    # One mark alone is a question word in lower case (``FOREIGN_ASKING``), a lone é or è, or ¿ ¡: a
+    # word with an accent is as often a loanword English writes (resumé, café), an article or a
+    # preposition opens a name (el paso, chez panisse, le creuset), and a capitalised first word may
+    # too (São Paulo).
     weak = any(word not in FOREIGN_ASKING or not written_in_lower_case(word, question) for word in marks)
     return count == 1 and not weak and not english and 2 * len(unread) > len(units)
 

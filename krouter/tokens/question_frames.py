@@ -15,12 +15,6 @@ from krouter.tokens.stopwords import CHINESE
 # The auxiliary verb that follows the noun a "what/which" question asks for ("what activity did she ...").
 _AUXILIARY = r"\s+(?:did|does|do|has|have|had|is|are|was|were|will|would|can|could)\b"
 
-# "The best way to", "an easy way of": asking for a means.
-_WAY_ADJECTIVE = (
-    "(?:best|easiest|quickest|easy|quick|good|simple|right|proper|correct|recommended|preferred|usual"
-    "|standard|normal)"
-)
-
 # Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
 # time", "these days". Left in, "long" or "time" count as content the page must contain. "How many
 # times" is "how often": the times are counted, not named.
@@ -40,9 +34,8 @@ _EN_FRAMES = re.compile(
     # content), "is there any way to ...", "what's the right way to ...". A tag or a "way to" names no
     # subject; the words after it do.
     r"|,\s*(?:right|yeah|yes|correct|no|ok|okay)\s*\?"
-    # A terse question drops the article ("Zhao Lei best way to contact"): then the adjective says it,
-    # before "to" only ("our usual way of working" names a thing).
-    rf"|\b(?:is there )?(?:any|a|an|the) (?:{_WAY_ADJECTIVE} )?way (?:to|of)\b|\b{_WAY_ADJECTIVE} way to\b"
+    r"|\b(?:is there )?(?:any|a|an|the) (?:(?:best|easiest|quickest|easy|quick|good|simple|right|proper|correct"
+    r"|recommended|preferred|usual|standard|normal) )?way (?:to|of)\b"
     # Vague amounts and times past ("a couple of weeks ago"): the unit after them is content, they are not.
     r"|\ba (?:couple|bunch|lot|few) of\b|\blots of\b|\bplenty of\b|\bseveral\b|\bago\b"
     # Prepositions written in several words ("get a build in front of Megan", "on top of the release"),
@@ -109,12 +102,11 @@ def without_days(question: str) -> str:
 # 来着 closing a spoken question ("备份留几天来着？", "邮箱是多少来着"): "…was it again?", the asker
 # recalling, not a word of the subject. The segmenter cuts it into 来 + 着 or glues 来 to the word before
 # (钱来, 台来), and the lone 来 was content every page lacks. Only where a clause ends, or a final
-# particle follows: 本来着手 ("set about") is no question's end. Nor after a character 来 makes a word
-# with (过来, 回来, 起来: "周五谁过来着？" asks who came over; a cold review): there only 着 is grammar,
-# a stop word already.
-_RECALLING = re.compile(
-    r"(?<![过回出进上下起带原本后将])来着(?=\s*[吗呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$))"
-)
+# particle follows: 本来着手 ("set about") is no question's end. Nor after a verb 来 completes (过来,
+# 回来, 起来: "周五谁过来着？" asks who came over; a cold review): there only 着 is grammar, a stop word
+# already. After 上, 下 or 后 it is blanked: they end places and times (线上, 楼上, 三天后) more often than
+# they make 上来 or 后来 (a second review).
+_RECALLING = re.compile(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$))")
 
 
 def without_frames(text: str) -> str:

@@ -91,15 +91,17 @@ het een van voor niet op maar ook nog zijn heeft hebben wordt moet onze ons mijn
 dit dat wat hoe waar wanneer welke hoeveel
 """.split()
 )
-# Of those, the question words and "or": what a terse question holds when it holds one function word
-# alone ("waar draait de mqtt broker", "frete pra Europa: navio ou trem?"). Not the articles and
-# prepositions, which open names English writes (el paso, le creuset, chez panisse, der spiegel).
+# Of those, the question words: what a terse question holds when it holds one function word alone
+# ("qual o banco de dados?", "Urlaub beantragen wie?"). Not the articles and prepositions, which open
+# names English writes (el paso, le creuset, chez panisse, der spiegel), nor the short words English
+# writes as acronyms, names or pinyin (wer, wat, wo, ou, wen, oder: "wer librispeech", "wat arun
+# tickets", "ou yang address"; a second review).
 FOREIGN_ASKING = frozenset(
     """
-où quand comment combien pourquoi quel quelle quels quelles ou
-wie wann wo warum wer wen wem welche welcher welches wieviel wieviele oder
+où quand comment combien pourquoi quel quelle quels quelles
+wie wann warum welche welcher welches wieviel wieviele
 cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes
 qual onde quando quanto quantos quantas quem porque perché dove quale quanti quante
-wat hoe waar wanneer welke hoeveel
+hoe waar wanneer welke hoeveel
 """.split()
 )
