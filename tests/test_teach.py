@@ -826,3 +826,22 @@ def test_a_whole_table_row_is_a_quote_however_short(tmp_path: Path) -> None:
     assert "fragment" not in row.reason and row.status in (teach.TAUGHT, teach.PENDING), row.reason
     # A row over a row of "-" cells is no header (the second review).
     assert is_table_row("付款 | 月结 60 天", "| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| - | - |\n")
+
+
+@pytest.mark.parametrize(
+    ("quote", "sentence"),
+    [
+        # An agent-loop run's quote: four words in seven characters, closed as a sentence (D126).
+        ("下撤不要等天亮。", True),
+        ("每人每年十五天年假。", True),
+        # The same words without the end mark, or a phrase too short, are fragments.
+        ("下撤不要等天亮", False),
+        ("天亮。", False),
+        ("can be merged", False),
+        ("No new payments from 1 April 2025.", True),
+    ],
+)
+def test_a_short_chinese_sentence_closed_by_its_end_mark_is_a_sentence(quote: str, sentence: bool) -> None:
+    from krouter.learner.verify import is_sentence
+
+    assert is_sentence(quote) is sentence

@@ -62,6 +62,11 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
     text = result.to_text()
     assert text.startswith(f"pending, nothing written: {CODE_REVIEW} is held for the owner alone")
     assert f"krouter learn --accept {result.pending_id}" in text
+    # How it differs from a plain pending pick, and that a retry does nothing (agent-loop runs, D126).
+    assert (
+        "unlike a plain pending pick, no second teacher can confirm it, and teaching it again does not"
+        in text
+    )
     assert snapshot(vault) == before and learn_journal.journal_entries() == []
     code, out = cli(vault, "learn", "--list")
     assert code == 0 and f"pending {result.pending_id}" in out

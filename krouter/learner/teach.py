@@ -99,16 +99,12 @@ class TeachResult:
                 + (f"; but {self.reason}" if self.reason else "")
             )
         if self.status == PENDING and self.for_owner:
-            # While KRouter cites another page, no pick of this one passes every check (a cold review).
-            instead = (
-                ""
-                if self.reason.startswith(DISPUTED)
-                else (" (a pick of the page that passes every check would take its place)")
-            )
+            # Agent-loop runs could not tell this from plain "pending", nor whether to teach again.
             return (
                 f"pending, nothing written: {self.page} is held for the owner alone (pending {self.pending_id}): "
-                f"the checks doubt it ({self.reason}), and no second teacher can confirm it{instead}; the owner "
-                f"reads the page and runs krouter learn --accept {self.pending_id}, or --reject {self.pending_id}"
+                f"the checks doubt it ({self.reason}); unlike a plain pending pick, no second teacher can "
+                f"confirm it, and teaching it again does not: the owner reads the page and runs krouter learn "
+                f"--accept {self.pending_id}, or --reject {self.pending_id}"
             )
         if self.status == PENDING:
             return (

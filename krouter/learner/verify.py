@@ -29,6 +29,11 @@ CANDIDATE_POOL = 12
 MAX_CANDIDATES = 5
 MIN_WORDS = 4
 MIN_CJK = 8
+# A CJK sentence the quote closes with its end mark (。！？) is one with fewer: "下撤不要等天亮。" (descend,
+# don't wait for daylight) is four words in seven characters (an agent-loop run's quote, refused as a
+# fragment). A noun phrase as long ("订单主题分区") writes no such mark.
+MIN_CJK_CLOSED = 6
+_CLOSED = re.compile(r"[。！？!?]\s*$")
 MAX_QUOTE_CHARS = 600
 
 
@@ -131,13 +136,15 @@ _SENTENCES = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
 
 
 def is_sentence(quote: str) -> bool:
-    """At least four words, or eight CJK characters (mixed text: a CJK character counts half a word)."""
+    """At least four words, or eight CJK characters (six when the quote closes with a sentence's end
+    mark; mixed text: a CJK character counts half a word)."""
     if len(quote) > MAX_QUOTE_CHARS:
         return False
     text = unicodedata.normalize("NFKC", quote)
     cjk = len(_CJK_CHAR.findall(text))
     words = len(_WORD.findall(text))
-    return words >= MIN_WORDS or cjk >= MIN_CJK or words + cjk / 2 >= MIN_WORDS
+    closed = cjk >= MIN_CJK_CLOSED and _CLOSED.search(text) is not None
+    return words >= MIN_WORDS or cjk >= MIN_CJK or closed or words + cjk / 2 >= MIN_WORDS
 
 
 def shared_words(quote: str, question: str) -> list[str]:
