@@ -318,6 +318,10 @@ def test_only_a_question_in_a_language_has_its_translation_as_the_only_bridge(va
         "wer librispeech",
         "wat arun tickets",
         "ou yang address",
+        # Nor any one word alone (a third review): one mark never makes a language (D127).
+        "michelle wie lessons",
+        "qual cert renewal",
+        "quanto desk creds",
     ):
         _code, out = ask(vault, question, "vacation days")
         assert isinstance(out, dict) and out["decision"] == "refuse", (question, out)

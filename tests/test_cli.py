@@ -543,7 +543,40 @@ def test_chinese_pages_quoting_a_little_japanese_stay_chinese(tmp_path: Path) ->
     chinese = CliRunner().invoke(app, ["ask", "考试报名什么时候截止？", "--vault", str(study), "--json"])
     assert json.loads(chinese.stdout)["translate_into"] == [{"language": "Japanese", "share": 1.0}]
     with Router(study) as router:
+        router.refresh()
         assert not router.unreadable("考试报名什么时候截止？")
+    # A Chinese page with a Japanese word in it is a Chinese page (a third review: ありがとう in a
+    # learner's notes told a refused question to translate into Japanese).
+    learner = write(
+        tmp_path / "learner",
+        {
+            "礼貌用语.md": "# 礼貌用语\n\n谢谢在日语里是ありがとう，正式场合说得更完整一些，见面时先鞠躬再说。\n",
+            "数字.md": "# 数字\n\n日语数字一到十的读法和汉语不同，考试前要多听录音多跟读。\n",
+        },
+    )
+    with Router(learner) as router:
+        router.refresh()
+        assert router.writings() == {"Chinese": 1.0}
+
+
+def test_the_japanese_share_does_not_depend_on_where_the_pages_stand(tmp_path: Path) -> None:
+    """A third review: the share of Japanese among Han-titled pages was read from the first 64 page ids,
+    so the same notes under swapped folder names gave 98% Japanese or 100% Chinese."""
+    zh = {
+        f"{i:02d}.md": f"# 报销规定{i:02d}\n\n发票要在当月提交给财务部，逾期不予报销。\n" for i in range(66)
+    }
+    ja = {
+        f"{i:02d}.md": f"# 経費精算規程{i:02d}\n\n領収書は月末までに経理部へ提出してください。\n"
+        for i in range(65)
+    }
+    shares = []
+    for first, second in (("a", "b"), ("b", "a")):
+        pages = {f"{first}/{k}": v for k, v in zh.items()} | {f"{second}/{k}": v for k, v in ja.items()}
+        with Router(write(tmp_path / first, pages)) as router:
+            router.refresh()
+            shares.append({lang: round(share, 2) for lang, share in router.writings().items()})
+            assert not router.unreadable("経費精算の締め日はいつですか")
+    assert shares[0] == shares[1] and set(shares[0]) == {"Chinese", "Japanese"}, shares
 
 
 def test_a_cited_clipping_is_said_to_be_one(tmp_path: Path) -> None:

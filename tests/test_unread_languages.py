@@ -138,10 +138,11 @@ def test_the_third_review_s_cases(tmp_path: Path) -> None:
 
 def test_a_terse_question_in_another_language_is_read_as_one(tmp_path: Path) -> None:
     """A short question holds few function words: "Qual é o banco de dados?" with the agent's translation
-    was refused as found by the phrasing alone (one mark, 'qual': two were needed), and "Où est le bureau
-    de Hambourg ?" was told to translate into nothing but the notes' other language. Terse English about
-    things no page names, in words the dictionary knows, or naming a place whose name opens with a
-    Portuguese word (São, "are") is still English."""
+    was refused as found by the phrasing alone (one mark, 'qual': é, Portuguese "is", too short to be a
+    unit, was none), and "Où est le bureau de Hambourg ?" was told to translate into nothing but the
+    notes' other language ('le' its one mark: 'où' was not listed). Terse English about things no page
+    names, in words the dictionary knows, or naming a place whose name opens with a Portuguese word
+    (São, "are") is still English."""
     vault = write_vault(
         tmp_path / "v",
         {

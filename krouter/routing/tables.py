@@ -23,18 +23,32 @@ from krouter.tokens.terms import word_text
 
 # How many of the pages titled in Han characters alone are read to tell the Japanese ones (議事録,
 # 経費精算) from the Chinese ones: the hint and a Japanese question need the share, not each page's
-# language. A Japanese text writes hiragana besides の; a Chinese page quoting a Japanese name writes の
-# or a middle dot (小鹿の家, 哈利・波特) at most. Kana terms are read from the page's own terms: a short
-# memo page holds few, and mixed with kanji (日は, 部へ: two cold reviews).
+# language. Japanese writes hiragana throughout, and a page's kana terms mixed with kanji (日は, 部へ) are
+# a fifth of its CJK terms even in a terse memo; a Chinese page writes の or a middle dot in a quoted
+# name (小鹿の家, 哈利・波特), or a Japanese word or two in a learner's notes (ありがとう), far less
+# (three cold reviews). Pages are taken evenly by path (the same notes, the same sample), the longest
+# left out (a page's terms are decoded to be read).
 _SAMPLE = 64
+_SAMPLE_MAX_TERMS = 5000
+_JAPANESE_SHARE_OF_TERMS = 0.2
 _HIRAGANA_BUT_NO = re.compile("[\u3041-\u306d\u306f-\u309f]")
+_CJK_TERM = re.compile("[\u3040-\u30ff\u3400-\u9fff]")
 
 
-def _japanese_share(index: Index, han_titled: list[int]) -> float:
+def _writes_japanese(terms: set[str]) -> bool:
+    """True when a fifth or more of a page's CJK terms hold hiragana other than の."""
+    cjk = [term for term in terms if _CJK_TERM.search(term)]
+    hiragana = sum(1 for term in cjk if _HIRAGANA_BUT_NO.search(term))
+    return hiragana >= 2 and hiragana >= _JAPANESE_SHARE_OF_TERMS * len(cjk)
+
+
+def _japanese_share(index: Index, han_titled: list[PageInfo]) -> float:
     """The share of the pages ``han_titled`` whose text writes Japanese, read from an even sample."""
-    sample = han_titled[:: max(1, len(han_titled) // _SAMPLE)][:_SAMPLE]
-    japanese = sum(bool(_HIRAGANA_BUT_NO.search(" ".join(index.page_terms(pid)))) for pid in sample)
-    return japanese / len(sample) if sample else 0.0
+    pages = sorted(han_titled, key=lambda p: p.path)
+    pages = [p for p in pages if p.n_body <= _SAMPLE_MAX_TERMS] or pages
+    step = -(-len(pages) // _SAMPLE)
+    sample = pages[::step]
+    return sum(_writes_japanese(index.page_terms(p.id)) for p in sample) / len(sample) if sample else 0.0
 
 
 # BM25's term-frequency saturation and length normalisation (scoring uses K1 too): the length term of
@@ -135,7 +149,7 @@ class Tables:
             if not info.replaced and (lang := writing(info.title))
         }
         counts: dict[str, float] = dict(Counter(titled.values()))
-        han = [pid for pid, lang in titled.items() if lang == "Chinese"]
+        han = [self.pages[pid] for pid, lang in titled.items() if lang == "Chinese"]
         # No page read in a vault no term of which starts with hiragana (any Chinese one): one range read.
         if index is not None and han and index.has_term_between("\u3041", "\u309f\uffff"):
             japanese = len(han) * _japanese_share(index, han)

@@ -17,9 +17,7 @@ from krouter.tokens.languages import (
     lone_foreign_letters,
     marks_a_language,
 )
-from krouter.tokens.names import written_in_lower_case
 from krouter.tokens.scripts import is_cjk, writing
-from krouter.tokens.stopwords import FOREIGN_ASKING
 
 _SPANISH_MARKS = re.compile("[¿¡]")
 
@@ -66,25 +64,14 @@ def in_unread_language(question: str, units: list[Unit]) -> bool:
 
 def _marked(question: str, units: list[Unit]) -> bool:
     """True when the question's unread words mark a language (``languages.marks_a_language``: läuft,
-    cómo, wie), with Spanish ¿ and ¡ and a lone letter English does not write (é, à:
-    ``languages.lone_foreign_letters``), more often than English function words occur (English borrows
-    crème brûlée and por favor): twice at least, or once in a question with no English function word
-    and more unread words than read ones, when that mark is a question word (not an article or a
-    preposition, which open names: el paso, chez panisse), a lone é or è, or ¿ ¡. A terse question holds few function words ("Où est le
-    bureau de Hambourg ?", "qual é o banco de dados?"), and its unread words are the rest of the
-    evidence; an English one is mostly words the dictionary knows ("hat supplier", "van rental")."""
-    unread = unread_words(units)
-    marks = {word for word in unread if marks_a_language(word, question)}
+    cómo, wie), with Spanish ¿ and ¡ and the one-letter "is" of Portuguese and Italian (é, è:
+    ``languages.lone_foreign_letters``), twice at least and more often than English function words occur
+    (English borrows crème brûlée and por favor). One mark is not enough, however terse the question:
+    every word tried as one alone (articles, question words, wer, qual, wie) opens an English name or
+    search too (el paso wifi, wer librispeech, michelle wie lessons: three cold reviews, D119–D127)."""
+    marks = {word for word in unread_words(units) if marks_a_language(word, question)}
     count = len(marks) + len(lone_foreign_letters(question)) + bool(_SPANISH_MARKS.search(question))
-    english = english_function_words(question)
-    if count >= 2:
-        return count > english
-    # One mark alone is a question word in lower case (``FOREIGN_ASKING``), a lone é or è, or ¿ ¡: a
-    # word with an accent is as often a loanword English writes (resumé, café), an article or a
-    # preposition opens a name (el paso, chez panisse, le creuset), and a capitalised first word may
-    # too (São Paulo).
-    weak = any(word not in FOREIGN_ASKING or not written_in_lower_case(word, question) for word in marks)
-    return count == 1 and not weak and not english and 2 * len(unread) > len(units)
+    return count >= 2 and count > english_function_words(question)
 
 
 def _known(term: str) -> bool:

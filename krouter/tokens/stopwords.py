@@ -86,22 +86,8 @@ cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién
 uma da das em não mas muito são tem há nosso nossa nossos meu minha até pelo
 pela ainda como qual onde quando quanto quantos quantas quem porque você vocês nós já também
 il lo gli di della che ma molto sono ha hanno nostro nostra mio mia senza sul sulla ancora non
-perché cosa dove quale quanti quante chi
+perché cosa dove quale quanti quante
 het een van voor niet op maar ook nog zijn heeft hebben wordt moet onze ons mijn bij uit naar er
 dit dat wat hoe waar wanneer welke hoeveel
-""".split()
-)
-# Of those, the question words: what a terse question holds when it holds one function word alone
-# ("qual o banco de dados?", "Urlaub beantragen wie?"). Not the articles and prepositions, which open
-# names English writes (el paso, le creuset, chez panisse, der spiegel), nor the short words English
-# writes as acronyms, names or pinyin (wer, wat, wo, ou, wen, oder: "wer librispeech", "wat arun
-# tickets", "ou yang address"; a second review).
-FOREIGN_ASKING = frozenset(
-    """
-où quand comment combien pourquoi quel quelle quels quelles
-wie wann warum welche welcher welches wieviel wieviele
-cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes
-qual onde quando quanto quantos quantas quem porque perché dove quale quanti quante
-hoe waar wanneer welke hoeveel
 """.split()
 )
