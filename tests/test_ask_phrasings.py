@@ -487,3 +487,27 @@ def test_a_phrasing_below_its_bar_is_listed_as_refused(tmp_path: Path) -> None:
         f"a phrasing needs {bar:.0%}, or {agreeing:.0%} where another wording's closest page is the same;"
         in receipt.reason
     ), receipt.reason
+
+
+def test_the_runner_up_a_refusal_names_is_among_its_candidates() -> None:
+    """An agent-loop run through the MCP server (D126): the reason said "… leads 决策/退款规则（2025）.md by
+    7%", the page that answered, while the candidates, every wording's closest page first and cut at k,
+    left it out; an agent reads the list. A dev7 question with the bench's phrasings, on vault5."""
+    import re
+
+    from krouter import Router
+
+    vault = Path(__file__).resolve().parents[1] / "bench" / "memory_honesty" / "vault5"
+    with Router(vault) as router:
+        receipt = router.ask(
+            "客人出发前不到一个月说不去了，是不是钱一分都不退？",
+            k=3,
+            also=[
+                "If a guest cancels less than a month before departure, do they get no refund at all?",
+                "出发前一个月内 客人取消 退款",
+            ],
+        )
+    named = re.search(r"leads (.+?) by \d+%", receipt.reason)
+    assert receipt.decision == "refuse" and named is not None, receipt.reason
+    assert named.group(1) in [c.path for c in receipt.candidates]
+    assert len(receipt.candidates) <= 4

@@ -223,7 +223,14 @@ def with_every_closest(receipt: Receipt, wordings: Sequence[Receipt], k: int) ->
         return receipt
     paths = {c.path for c in listed}
     rest = [c for c in receipt.candidates[1:] if c.path not in paths]
-    return replace(receipt, candidates=[*listed, *rest][: max(k, 1)])
+    kept = [*listed, *rest][: max(k, 1)]
+    # The runner-up the reason names ("… leads 决策/退款规则（2025）.md by 7%") stays listed, one past k
+    # if need be: an agent-loop run read the list alone, and that page was the answer (D126).
+    listed_paths = {c.path for c in kept}
+    named = next(
+        (c for c in rest if c.path not in listed_paths and f"leads {c.path} by" in receipt.reason), None
+    )
+    return replace(receipt, candidates=[*kept, named] if named else kept)
 
 
 def _at_bar(receipt: Receipt, needed: float) -> Receipt:
