@@ -559,6 +559,26 @@ def test_chinese_pages_quoting_a_little_japanese_stay_chinese(tmp_path: Path) ->
         assert router.writings() == {"Chinese": 1.0}
 
 
+def test_kanji_heavy_japanese_memos_are_japanese_notes(tmp_path: Path) -> None:
+    """A fourth review: memo pages, kanji bullets and one Japanese sentence each, read as Chinese when a
+    fifth of a page's terms had to hold hiragana; a Japanese question then counted as one KRouter cannot
+    read, and a citation listed none of its missing words."""
+    memo = "# {title}\n\n{title}の手順について説明します。\n\n" + "".join(
+        f"- {item}\n"
+        for item in ("申請期限: 毎月末日", "承認者: 所属部長", "上限金額: 五万円", "領収書原本提出必須")
+    )
+    vault = write(
+        tmp_path / "notes",
+        {f"{title}.md": memo.format(title=title) for title in ("経費精算", "議事録作成", "有給休暇申請")},
+    )
+    with Router(vault) as router:
+        router.refresh()
+        assert router.writings() == {"Japanese": 1.0}
+        receipt = router.ask("経費精算の上限と歓送迎会の会費はいくらですか？", also=["経費精算 上限金額"])
+    assert receipt.top is not None and receipt.top.path == "経費精算.md"
+    assert "会費" in receipt.top.missing, receipt.top.missing
+
+
 def test_the_japanese_share_does_not_depend_on_where_the_pages_stand(tmp_path: Path) -> None:
     """A third review: the share of Japanese among Han-titled pages was read from the first 64 page ids,
     so the same notes under swapped folder names gave 98% Japanese or 100% Chinese."""
