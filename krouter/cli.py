@@ -311,11 +311,8 @@ def status(
         typer.echo(f"semantic: on, {sem['embedded']} of {sem['pages']} current pages embedded")
     else:
         typer.echo(f"semantic: {sem['why']}")
-    if report["pending"]["pending"]:
-        held = report["pending"]
-        typer.echo(
-            f"pending:  {held['pending']} taught, not written ({held['for_owner']} for you alone): krouter learn --list"
-        )
+    if line := pending.status_line(report["pending"]):
+        typer.echo(visible(line))
     for p in report["problems"]:
         typer.echo(visible(f"problem:  {p['path']}: {p['message']}"))
     for folder in report["unreadable_folders"]:

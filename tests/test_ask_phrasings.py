@@ -322,6 +322,8 @@ def test_only_a_question_in_a_language_has_its_translation_as_the_only_bridge(va
         "michelle wie lessons",
         "qual cert renewal",
         "quanto desk creds",
+        # Nor French English borrows whole (a fifth review: D119's 'je' made "je ne" two marks).
+        "je ne sais quoi perfume",
     ):
         _code, out = ask(vault, question, "vacation days")
         assert isinstance(out, dict) and out["decision"] == "refuse", (question, out)

@@ -82,6 +82,16 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
     assert json.loads(out)["pending"] == {"pending": 1, "for_owner": 1}
 
 
+def test_status_reports_a_record_of_holds_it_cannot_read_and_goes_on(vault: Path) -> None:
+    """A fifth review: with pending.jsonl a folder, `krouter status` exited 1 over a count it only reports."""
+    from krouter.learner import pending
+
+    pending.pending_path().mkdir(parents=True)
+    code, out = cli(vault, "status")
+    assert code == 0 and "pages:" in out
+    assert "pending:  the record of held teachings cannot be read:" in out, out
+
+
 def test_the_owner_accepts_a_doubted_pick_and_undo_restores_the_page(vault: Path) -> None:
     before = snapshot(vault)
     held = _teach(vault)

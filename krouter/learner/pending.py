@@ -79,11 +79,24 @@ def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
     return [h for h in all_holds(vault) if h["end"] is None]
 
 
-def waiting(vault: Path) -> dict[str, int]:
+def waiting(vault: Path) -> dict[str, object]:
     """How many of ``vault``'s holds wait (``pending``), and how many of them only the owner can settle
-    (``for_owner``: a doubt no second teacher confirms)."""
-    holds = open_holds(vault)
+    (``for_owner``: a doubt no second teacher confirms); ``error`` says why, when the record of holds
+    cannot be read (``krouter status`` reports it and goes on)."""
+    try:
+        holds = open_holds(vault)
+    except (KRouterError, OSError) as exc:
+        return {"pending": 0, "for_owner": 0, "error": str(exc)}
     return {"pending": len(holds), "for_owner": sum(1 for h in holds if h.get("doubt"))}
+
+
+def status_line(held: dict[str, object]) -> str | None:
+    """What ``krouter status`` says of the holds ``waiting`` counted, or None when none wait."""
+    if held.get("error"):
+        return f"pending:  the record of held teachings cannot be read: {held['error']}"
+    if not held["pending"]:
+        return None
+    return f"pending:  {held['pending']} taught, not written ({held['for_owner']} for you alone): krouter learn --list"
 
 
 def find(root: Path, question: str, page: str | None = None, source: str | None = None) -> dict | None:

@@ -79,7 +79,7 @@ FOREIGN = GERMAN | frozenset(
     """
 le la les un une des que qui pour dans sur avec pas ce cette il elle nous vous ils au ne
 mais ou donc très tout tous sont ont fait faut peut chez sous vers leur nos notre votre mon ma mes
-combien quel quelle quels quelles quand comment pourquoi où je
+combien quel quelle quels quelles quand comment pourquoi où
 el los las una unos unas por para con se lo al pero muy está están hay tiene hace nuestro
 nuestra nuestros mi su sus sin sobre entre hasta desde
 cómo qué cuál cuáles dónde cuándo cuánto cuánta cuántos cuántas quién quiénes cada es
