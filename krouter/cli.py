@@ -142,7 +142,7 @@ def ask_output(receipt: Receipt, router: Router, wordings: list[str], as_json: b
         # agent-loop run answered from a cited clipping as if the user had written it.
         for c in out["cited"]:  # type: ignore[attr-defined]
             c["clipping"] = in_folders(c["path"], router.input_folders)
-        if receipt.decision == "refuse":
+        if refused:
             out["translate_into"] = notes_languages.as_json(missing)
         return json.dumps(out, ensure_ascii=False)
     text = receipt.to_text()

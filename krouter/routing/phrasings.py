@@ -223,13 +223,11 @@ def with_every_closest(receipt: Receipt, wordings: Sequence[Receipt], k: int) ->
         return receipt
     paths = {c.path for c in listed}
     rest = [c for c in receipt.candidates[1:] if c.path not in paths]
-    kept = [*listed, *rest][: max(k, 1)]
+    ranked = [*listed, *rest]
+    kept = ranked[: max(k, 1)]
     # The runner-up the reason names ("… leads 决策/退款规则（2025）.md by 7%") stays listed, one past k
     # if need be: an agent-loop run read the list alone, and that page was the answer (D126).
-    listed_paths = {c.path for c in kept}
-    named = next(
-        (c for c in rest if c.path not in listed_paths and f"leads {c.path} by" in receipt.reason), None
-    )
+    named = next((c for c in ranked[len(kept) :] if f"leads {c.path} by" in receipt.reason), None)
     return replace(receipt, candidates=[*kept, named] if named else kept)
 
 

@@ -244,8 +244,10 @@ class Router:
 
     def writings(self) -> dict[str, float]:
         """The share of the vault's current pages written in each language, largest first
-        (``Tables.writings``): what a refusal tells an agent to translate its question into."""
-        return self._load_tables().writings(self.index)
+        (``Tables.writings``): what a refusal tells an agent to translate its question into. Read in one
+        snapshot: the pages' terms it samples belong to the tables' generation."""
+        with self.index.snapshot():
+            return self._load_tables().writings(self.index)
 
     def unreadable(self, wording: str) -> bool:
         """True when ``wording`` is in a language KRouter cannot read and the notes are not written in

@@ -106,10 +106,10 @@ class Tables:
     stored_replaced: frozenset[str] = frozenset()
     # The BM25F shares of the long units looked up in this generation (see `KeptShares`).
     shares: KeptShares = field(default_factory=lambda: KeptShares())
-    # The share of current pages written in each language (`writings`, by titles and with the kana
-    # pages hold), worked out when first asked.
+    # The share of current pages written in each language (`writings`: by titles alone, and with the
+    # text of the pages titled in Han characters read), worked out when first asked.
     _writings: dict[str, float] | None = field(default=None, init=False, compare=False, repr=False)
-    _kana_writings: dict[str, float] | None = field(default=None, init=False, compare=False, repr=False)
+    _text_writings: dict[str, float] | None = field(default=None, init=False, compare=False, repr=False)
     # Each page's names as `names_of` gives them, filled as lookups ask.
     _names: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = field(
         default_factory=dict, init=False, compare=False, repr=False
@@ -137,9 +137,9 @@ class Tables:
             if self._writings is None:
                 self._writings = self._shares(None)
             return self._writings
-        if self._kana_writings is None:
-            self._kana_writings = self._shares(index)
-        return self._kana_writings
+        if self._text_writings is None:
+            self._text_writings = self._shares(index)
+        return self._text_writings
 
     def _shares(self, index: Index | None) -> dict[str, float]:
         """Each language's share of the current pages by their titles; with ``index``, the pages

@@ -45,7 +45,7 @@ def unreadable(question: str, units: list[Unit], t: Tables, index: Index) -> boo
         return not english_framed(question) and shares.get(script, 0.0) < NOTES_LANGUAGE_SHARE
     if script is None:
         return any(ch.isalpha() for ch in question)
-    return _marked(question, units)
+    return _marked(question, unread_words(units))
 
 
 def unreadable_question(question: str, index: Index, t: Tables) -> bool:
@@ -53,23 +53,23 @@ def unreadable_question(question: str, index: Index, t: Tables) -> bool:
     return unreadable(question, question_units(question, index, t), t, index)
 
 
-def in_unread_language(question: str, units: list[Unit]) -> bool:
-    """True when ``question`` (looked up as ``units``) is in a language KRouter cannot read: it holds a
-    script other than Latin and Han (kana, Cyrillic), or marks of one (``_marked``). Not only words the
+def in_unread_language(question: str, unread: list[str]) -> bool:
+    """True when ``question`` (its ``unread_words``: ``unread``) is in a language KRouter cannot read: it
+    holds a script other than Latin and Han (kana, Cyrillic), or marks of one (``_marked``). Not only words the
     vault lacks ("kafka debezium", "Klarna Sofort refunds?": English about things no page names);
     however many of its words the index happens to read ("Combien de jours de vacances avons-nous par
     an ?": de, par and the stems vacanc, avon are English ones)."""
-    return in_another_script(question) or _marked(question, units)
+    return in_another_script(question) or _marked(question, unread)
 
 
-def _marked(question: str, units: list[Unit]) -> bool:
-    """True when the question's unread words mark a language (``languages.marks_a_language``: läuft,
+def _marked(question: str, unread: list[str]) -> bool:
+    """True when the question's unread words (``unread``) mark a language (``languages.marks_a_language``: läuft,
     cómo, wie), with Spanish ¿ and ¡ and the one-letter "is" of Portuguese and Italian (é, è:
     ``languages.lone_foreign_letters``), twice at least and more often than English function words occur
     (English borrows crème brûlée and por favor). One mark is not enough, however terse the question:
     every word tried as one alone (articles, question words, wer, qual, wie) opens an English name or
     search too (el paso wifi, wer librispeech, michelle wie lessons: three cold reviews, D119–D127)."""
-    marks = {word for word in unread_words(units) if marks_a_language(word, question)}
+    marks = {word for word in unread if marks_a_language(word, question)}
     count = len(marks) + len(lone_foreign_letters(question)) + bool(_SPANISH_MARKS.search(question))
     return count >= 2 and count > english_function_words(question)
 
