@@ -962,9 +962,10 @@ def test_no_lane_says_the_api_lane_needs_the_learn_extra(
     assert "pip install 'krouter[learn]'" in res.output
 
 
-def test_a_pick_whose_trigger_the_decision_would_not_count_is_rejected(tmp_path: Path) -> None:
+def test_a_pick_lacking_a_word_of_another_pages_name_is_rejected_at_night(tmp_path: Path) -> None:
     """The check teach applies is the learner's too: 'cost' reaches another page's alias 费用报销 through
-    the dictionary, so a trigger of this question would not count on the shipping page."""
+    the dictionary. An agent's such pick waits for the owner (D130); the nightly learner holds no doubt
+    for the owner, and rejects it, as it does the last check's (D73)."""
     root = tmp_path / "v"
     root.mkdir()
     quote = "Domestic orders ship with SF Express, 12 yuan per parcel."
@@ -978,7 +979,7 @@ def test_a_pick_whose_trigger_the_decision_would_not_count_is_rejected(tmp_path:
     report, _ = run(root, answers({"q": 1, "page": "Shipping.md", "quote": quote}))
     [outcome] = report.outcomes
     assert outcome.status == REJECTED, outcome
-    assert "would not count this trigger: the question's 'cost→费用'" in outcome.reason
+    assert "it lacks 'cost→费用', which names another page (报销流程.md)" in outcome.reason
     assert snapshot(root) == before
 
 

@@ -15,7 +15,6 @@ from learn_vault import (
     OLD,
     PAYMENTS,
     PRIMARY,
-    SEARCH_Q,
     write_vault,
 )
 from learn_vault import PAGES as LEARN_PAGES
@@ -124,11 +123,9 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
             ZH_QUOTE,
             ["支付超时用哪个集群"],
         )
-    assert not named.taught and f"names another page ({PAYMENTS})" in named.reason
-    # Said as what KRouter will not learn, not as a verdict on the agent's answer (agent-loop runs).
-    assert named.reason.endswith(
-        "KRouter does not learn this question here, though the page may still answer it"
-    )
+    assert not named.taught and named.for_owner and f"names another page ({PAYMENTS})" in named.reason
+    # Said as a doubt, not as a verdict on the agent's answer (agent-loop runs).
+    assert named.reason.endswith("a neighbour page's mark, or an everyday word that page's name holds")
 
 
 @pytest.mark.parametrize(
@@ -149,15 +146,6 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
             "shares no content word with the question: if the question is worded unlike the page, give a "
             "rewording in the page's own words as a phrasing",
         ),
-        # The quote is real and the phrasing is the quote itself, yet the page lacks the question's
-        # 'search', which another page holds: a neighbour, whatever the phrasings say.
-        (
-            SEARCH_Q,
-            PAYMENTS,
-            "The read timeout for Stripe calls is 10 seconds.",
-            ["The read timeout for Stripe calls is 10 seconds."],
-            "neighbour",
-        ),
         (
             "When did we migrate the main store to PostgreSQL?",
             PRIMARY,
@@ -176,7 +164,6 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
         "clipping",
         "no-such-page",
         "no-shared-word",
-        "neighbour-even-with-phrasing",
         "already-cited",
         "too-long",
     ],
@@ -328,17 +315,22 @@ EXPENSES = (
 )
 
 
-def test_a_trigger_the_decision_would_not_count_is_not_written(tmp_path: Path) -> None:
+def test_a_word_naming_another_page_through_the_dictionary_waits_for_the_owner(tmp_path: Path) -> None:
     """A walkthrough's teach said "taught" while the question still refused: 'cost' reaches the other
-    page's alias 费用报销 through the dictionary, so the decision did not count the trigger."""
+    page's alias 费用报销 through the dictionary, and the decision did not count the trigger. Such a word
+    is as often everyday vocabulary as a neighbour's mark (D130): the pick waits for the owner, and once
+    accepted the question cites the page; a wording that holds only part of the trigger does not."""
     root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
     before = snapshot(root)
-    code, out = teach_cli(root, COST_Q, "Shipping.md", COST_QUOTE)
-    assert code == 3, out
-    assert out.startswith("not taught, nothing written: KRouter would not count this trigger"), out
-    assert "'cost→费用' is in the title, aliases, tags or path of 报销流程.md" in out
+    code, out = cli(root, "teach", COST_Q, "--page", "Shipping.md", "--quote", COST_QUOTE, "--json")
+    reply = json.loads(out)
+    assert code == 3 and reply["status"] == "pending" and reply["for_owner"], out
+    assert "it lacks 'cost→费用', which names another page (报销流程.md)" in reply["reason"]
     assert snapshot(root) == before
-    assert learn_journal.journal_entries() == []
+    code, out = cli(root, "learn", "--accept", reply["pending_id"])
+    assert code == 0, out
+    assert decision(root, COST_Q) == ("cite", "Shipping.md")
+    assert decision(root, "what does it cost to send a parcel") != ("cite", "Shipping.md")
 
 
 def test_a_word_the_page_holds_through_an_abbreviation_is_not_lacking(tmp_path: Path) -> None:
@@ -380,28 +372,36 @@ def test_words_of_a_route_scattered_over_a_page_do_not_hold_it(tmp_path: Path) -
         root, "is a PR retried after a failed approval", "Runbooks/Webhook worker.md", quote
     )
     assert code == 3, out
-    assert "neighbour page: it lacks 'pr', which names another page (Process/PR checklist.md)" in out, out
+    assert (
+        "pending, nothing written:" in out
+        and "it lacks 'pr', which names another page (Process/PR checklist.md)" in out
+    ), out
     assert snapshot(root) == before
+
+
+JAN = "---\ntitle: Jan Novak\n---\n# Jan Novak\n\nJan sends the weekly status email to the whole team on Fridays.\n"
+JAN_QUOTE = "Jan sends the weekly status email to the whole team on Fridays."
+EMAIL_Q = "what is Jan's email address"
 
 
 def test_a_trigger_that_does_not_make_the_question_cite_is_taken_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The check after writing, for what the rule before it cannot foresee: asked again, the question
-    must cite the page, or the trigger is taken back and the reply says so (nothing kept)."""
-    root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
-    monkeypatch.setattr(Router, "trigger_blocker", lambda self, question, path: None)
+    """The check after writing, for what the rules before it cannot foresee: asked again, the question
+    must cite the page, or the trigger is taken back and the reply says so (nothing kept). Here the page
+    states no email address, which the decision asks of an email question (D114)."""
+    root = _pages(tmp_path / "v", {"People/Jan Novak.md": JAN, "Lunch.md": "# Lunch\n\nPizza on Fridays.\n"})
     monkeypatch.setattr(teach, "PAGE_CAP", 1)
     before = snapshot(root)
-    code, out = cli(root, "teach", COST_Q, "--page", "Shipping.md", "--quote", COST_QUOTE, "--json")
+    code, out = cli(root, "teach", EMAIL_Q, "--page", "People/Jan Novak.md", "--quote", JAN_QUOTE, "--json")
     reply = json.loads(out)
     assert code == 3 and reply["status"] == "not-taught" and reply["run_id"] is None, out
-    assert "would still not cite Shipping.md" in reply["reason"] and reply["withdrawn_run"]
+    assert "would still not cite People/Jan Novak.md" in reply["reason"] and reply["withdrawn_run"]
     assert snapshot(root) == before
     rows = json.loads(cli(root, "learn", "--list", "--json")[1])
     assert [(r["run_id"], r["undone"]) for r in rows] == [(reply["withdrawn_run"], True)]
     # Taken back, it holds none of the page's room.
-    code, out = teach_cli(root, "which courier takes our domestic orders", "Shipping.md", COST_QUOTE)
+    code, out = teach_cli(root, "who sends the weekly status update", "People/Jan Novak.md", JAN_QUOTE)
     assert code == 0, out
 
 
@@ -410,20 +410,19 @@ def test_a_page_edited_while_a_trigger_is_taken_back_is_not_reported_as_taught(
 ) -> None:
     """A cold review: an editor's save between the write and the take-back made the reply say "taught"
     while the trigger was gone."""
-    root = _pages(tmp_path / "v", {"Shipping.md": SHIPPING, "报销流程.md": EXPENSES})
-    monkeypatch.setattr(Router, "trigger_blocker", lambda self, question, path: None)
+    root = _pages(tmp_path / "v", {"People/Jan Novak.md": JAN, "Lunch.md": "# Lunch\n\nPizza on Fridays.\n"})
     write = trigger_writes.write_trigger
 
     def write_then_edit(*args: object, **kwargs: object) -> tuple[str, str]:
         out = write(*args, **kwargs)  # type: ignore[arg-type]
-        with (root / "Shipping.md").open("a", encoding="utf-8") as fh:
+        with (root / "People/Jan Novak.md").open("a", encoding="utf-8") as fh:
             fh.write("Saved by an editor.\n")
         return out
 
     monkeypatch.setattr(trigger_writes, "write_trigger", write_then_edit)
-    code, out = teach_cli(root, COST_Q, "Shipping.md", COST_QUOTE)
+    code, out = teach_cli(root, EMAIL_Q, "People/Jan Novak.md", JAN_QUOTE)
     assert code == 3 and out.startswith("not taught, nothing kept:"), out
-    assert (root / "Shipping.md").read_text(encoding="utf-8") == SHIPPING + "Saved by an editor.\n"
+    assert (root / "People/Jan Novak.md").read_text(encoding="utf-8") == JAN + "Saved by an editor.\n"
 
 
 def test_a_single_character_of_another_pages_name_is_reported_as_part_of_that_name(tmp_path: Path) -> None:
@@ -800,11 +799,9 @@ def test_a_lone_character_names_no_neighbour_on_a_page_that_writes_no_han(tmp_pa
             "Adyen charges us 1.4% per card transaction, settled weekly.",
         )
     assert "'年'" not in year.reason and year.status in (teach.TAUGHT, teach.PENDING), year.reason
-    assert (
-        charge.status == teach.NOT_TAUGHT
-        and "'电', which is part of what another page is called" in charge.reason
-    )
-    assert stripe.status == teach.NOT_TAUGHT and "'stripe', which names another page" in stripe.reason
+    # Both doubts wait for the owner (D130), as a lacking word of another page's name does.
+    assert charge.for_owner and "'电', which is part of what another page is called" in charge.reason
+    assert stripe.for_owner and "'stripe', which names another page" in stripe.reason
 
 
 SUPPLIER = "---\ntitle: 鑫达五金\n---\n# 鑫达五金\n\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| 交期 | 30 天 |\n"

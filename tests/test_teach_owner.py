@@ -147,14 +147,40 @@ def test_the_owner_accepting_a_hold_gets_no_advice_meant_for_an_agent(tmp_path: 
     assert "give that phrasing" not in out
 
 
-def test_a_pick_that_names_another_page_is_still_refused_not_held(vault: Path) -> None:
-    """Only the last check's doubt is the owner's to judge: a question whose word names another page
-    (its title) is a neighbour's by the decision's own rule, and nothing is held."""
-    result = _teach(
-        vault, question=SEARCH_Q, page=PAYMENTS, quote="The read timeout for Stripe calls is 10 seconds."
-    )
-    assert result.status == teach.NOT_TAUGHT and not result.for_owner and result.pending_id is None
-    assert "neighbour page: it lacks 'search', which names another page" in result.reason
+def test_a_pick_lacking_a_word_of_another_pages_name_is_the_owners_to_judge(vault: Path) -> None:
+    """A word of another page's name that this page lacks marks a neighbour ('search' of the search page,
+    asked of the payments page) as often as an everyday word a name or a tag holds (an agent-loop run,
+    D126: seven honest lessons refused for tour, customer, call…): no word rule tells them apart (D130).
+    The pick waits for the owner, not for a second teacher; rejected, nothing is written and the
+    question still refuses; a careless nightly model agreeing confirms nothing."""
+    config.config_path().write_text('pending_triggers = "none"\n', encoding="utf-8")
+    before = snapshot(vault)
+    quote = "The read timeout for Stripe calls is 10 seconds."
+    result = _teach(vault, question=SEARCH_Q, page=PAYMENTS, quote=quote)
+    assert result.status == PENDING and result.for_owner and result.pending_id, result.to_text()
+    assert "it lacks 'search', which names another page (Search/Search service.md)" in result.reason
+    assert "neighbour page:" not in result.reason  # a doubt, not a verdict
+    assert snapshot(vault) == before
+    log_weak(vault, SEARCH_Q)
+    report = nightly.learn(vault, picking({SEARCH_Q: (PAYMENTS, quote)}), max_questions=5)
+    assert [o.status for o in report.outcomes] == ["rejected"]
+    assert snapshot(vault) == before
+    code, out = cli(vault, "learn", "--reject", result.pending_id)
+    assert code == 0, out
+    assert snapshot(vault) == before and cites(vault, SEARCH_Q) is None
+
+
+def test_an_accepted_pick_lacking_a_word_of_another_pages_name_makes_its_question_cite(vault: Path) -> None:
+    """Accepted, the trigger counts for its own question, which holds it whole (the owner vouched for it
+    as asked), and not for a wording that shares only part of it with the word naming the other page."""
+    quote = "The read timeout for Stripe calls is 10 seconds."
+    result = _teach(vault, question=SEARCH_Q, page=PAYMENTS, quote=quote)
+    assert result.for_owner, result.to_text()
+    code, out = cli(vault, "learn", "--accept", result.pending_id)
+    assert code == 0, out
+    assert parse_page(PAYMENTS, (vault / PAYMENTS).read_text(encoding="utf-8")).triggers == [SEARCH_Q]
+    assert cites(vault, SEARCH_Q) == PAYMENTS
+    assert cites(vault, "what is the search API timeout") is None
 
 
 # A phrasing that ties the (clean) merge question to the search page's words: the pick is doubted through

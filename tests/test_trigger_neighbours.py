@@ -1,6 +1,7 @@
 """A trigger (taught by an agent, learned at night or written by hand) must not outvote the pages on the
-word that sets a question apart: a neighbour question written onto the wrong page stays refused, while
-a rewording the pages do not use elsewhere is answered through its trigger."""
+word that sets a question apart: a wording that shares that word and only part of the trigger stays
+refused (a trigger the question holds whole is the owner's: D130), while a rewording the pages do not
+use elsewhere is answered through its trigger."""
 
 from __future__ import annotations
 
@@ -40,15 +41,19 @@ def vault_with_trigger(tmp_path: Path, trigger: str) -> Path:
     return root
 
 
-def test_a_neighbour_question_written_as_a_trigger_is_still_refused(tmp_path: Path) -> None:
-    question = "Who is on the frontend on-call rotation this week?"
-    root = vault_with_trigger(tmp_path, question)
+def test_a_neighbour_question_written_as_a_trigger_answers_only_itself(tmp_path: Path) -> None:
+    """A trigger holding 'frontend', the frontend team page's own word, which the backend page lacks:
+    no teacher but the owner writes one (D130), so the question it holds whole cites the page; a wording
+    that shares 'frontend' and only part of the trigger is still refused."""
+    trigger = "Who is on the frontend on-call rotation this week?"
+    root = vault_with_trigger(tmp_path, trigger)
     with Router(root) as router:
-        r = router.decide(question)
-    # 'frontend' is the frontend team page's own word; the backend page has it only in the trigger.
-    assert r.decision == "refuse", r.reason
-    assert r.closest is not None and r.closest.path == BACKEND
-    assert "frontend" in r.evidence.elsewhere_missing
+        asked = router.decide("who's on the frontend on-call rotation this week")
+        partly = router.decide("who is on the frontend rotation")
+    assert asked.decision == "cite" and asked.top is not None and asked.top.path == BACKEND, asked.reason
+    assert partly.decision == "refuse", partly.reason
+    assert partly.closest is not None and partly.closest.path == BACKEND
+    assert "frontend" in partly.evidence.elsewhere_missing
 
 
 def test_a_rewording_in_words_no_other_page_uses_is_answered_through_its_trigger(tmp_path: Path) -> None:

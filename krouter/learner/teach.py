@@ -12,8 +12,9 @@ the same page with a quote from the same passage, or the owner's ``krouter learn
 agent's pick that agrees so with one the nightly model holds is written at once (D78). No check tells one
 teacher's honest pick from a plausible wrong one (docs/decisions.md D50).
 
-"Taught" means that the question now cites the page. A trigger the decision would not count (a word of
-the question names another page and this page lacks it, through the dictionary too) is not written; one
+"Taught" means that the question now cites the page. A pick whose question holds a word naming another
+page that this page lacks (through the dictionary too), or that lacks the question's most specific word,
+is held for the owner alone: no word rule tells those doubts from honest lessons (D73, D130). A trigger
 that still would not make the question cite the page (another page ties with this one) is taken back at
 once, and the reply says why; that write counts towards the day's cap, not the page's.
 
@@ -283,9 +284,10 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     also = [(p, candidates(router, p, folders)) for p in result.phrasings]
     checked = (router, question, ignore, cands, rel, result.quote, page_bytes.text)
     problem = verify_pick(*checked, also)
-    # A pick that only the last check doubts (the page lacks a wording's most specific word) is as often
-    # an honest lesson as a neighbour's: it waits for the owner, whom no second teacher stands in for.
-    doubt = problem if problem and not verify_pick(*checked, also, last_check=False) else None
+    # A pick only a doubt stops (the page lacks a word naming another page, or a wording's most specific
+    # word) is as often an honest lesson as a neighbour's: it waits for the owner, whom no second teacher
+    # stands in for.
+    doubt = problem if problem and not verify_pick(*checked, also, doubts=False) else None
     if disputed and (doubt or not problem):
         doubt = f"{disputed}; {doubt}" if doubt else disputed
         problem = problem or doubt

@@ -231,9 +231,10 @@ def _named_elsewhere(router: Router, question: str, page: str, written: str) -> 
     """A question word this page lacks (as written and by every route) while another current page's
     title, aliases, tags or path hold it as written, with that page; or None.
 
-    Such a word names another subject ("frontend" when a "Frontend team" page exists): written onto
-    this page it would make a trigger that the router does not count (``decision._fired_triggers``),
-    and it is the mark of a neighbour, not of a rewording. A single Han character is only part of what
+    Such a word may name another subject ("frontend" when a "Frontend team" page exists): written onto
+    this page it makes a trigger that the router counts only for a question holding it whole
+    (``decision._fired_triggers``), and it may be the mark of a neighbour, not of a rewording, as often
+    as an everyday word a name or a tag holds (D130). A single Han character is only part of what
     another page is called (电 of 电池供应商), and the reply says so; it is checked all the same: on the
     learner bench, letting it pass let a plausible-but-wrong teacher make one more neighbour citeable.
     """
@@ -257,9 +258,9 @@ def _named_elsewhere(router: Router, question: str, page: str, written: str) -> 
     return None
 
 
-# What a rejection for a word naming another page means to the teacher: agent-loop runs read it as
-# KRouter saying their answer was wrong, when it says only what KRouter will not learn.
-_NOT_LEARNED = ": KRouter does not learn this question here, though the page may still answer it"
+# What a word naming another page means to the teacher, said as a doubt, not a verdict: agent-loop runs
+# read "neighbour page" as KRouter saying their answer was wrong.
+_NAMED = ": a neighbour page's mark, or an everyday word that page's name holds"
 
 
 # Why a pick of a page no wording of the question found is refused (``teach`` adds what an agent can do).
@@ -286,7 +287,7 @@ def verify_pick(
     quote: str | None,
     text: str,
     also: Sequence[tuple[str, list[Citation]]] = (),
-    last_check: bool = True,
+    doubts: bool = True,
 ) -> str | None:
     """Why a pick of ``page`` for ``question`` must be rejected, or None when it passes every check.
 
@@ -300,12 +301,14 @@ def verify_pick(
     whatever it shares: a page lacking it while other pages hold it is a neighbour, not the answer. A phrasing therefore cannot vouch for a question
     that the quote's own words tie to a neighbour. Nor may the question hold a word that names another
     page (its title, aliases, tags or path) while this page's text lacks it, by the question's own
-    words or through the dictionary (``Router.trigger_blocker``, the decision's rule): the router would
-    not count such a trigger, and that word is what makes the question a neighbour's. A question asking
+    words or through the dictionary (``Router.trigger_blocker``, the decision's rule): the router counts
+    such a trigger only for a question that holds it whole, and that word may be what makes the question
+    a neighbour's. A question asking
     a price (多少钱) needs a sentence of the quote stating an amount beside its words (D93).
-    ``last_check=False`` leaves out the last check (the page lacking a wording's most specific word): it
-    stops honest lessons as well as neighbours' (docs/decisions.md D56, D73), so a pick only it fails is
-    held for the owner (``teach``), who vouches for that doubt alone (``pending.accept``).
+    ``doubts=False`` leaves out the checks that stop honest lessons as often as neighbours': a question
+    word naming another page that this page lacks (D130), and the last check (the page lacking a
+    wording's most specific word: D56, D73). A pick only they fail is held for the owner (``teach``),
+    who vouches for that doubt alone (``pending.accept``).
     """
     # Every check reads the question and its phrasings as a lookup does (Traditional characters the
     # notes write in Simplified ones, so written: tokens/traditional.py).
@@ -346,24 +349,23 @@ def verify_pick(
         for sentence in _SENTENCES.split(quote)
     ):
         return "the question asks a price, and no sentence of the quote states an amount beside its words"
-    named = _named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}")
+    # A word of another page's name that this page lacks marks a neighbour's question ("frontend", a
+    # "Frontend team" page, asked of the backend rotation) as often as an everyday word a name or a tag
+    # happens to hold ("call" of a "Weekly ops call" page, asked of Hannah's days): no word rule measured
+    # tells them apart (D130), so it is a doubt for the owner. As written first, then through the
+    # dictionary too (cost→费用 of another page's alias 费用报销): the decision's own rule for counting a
+    # trigger a question does not hold whole.
+    named = _named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}") if doubts else None
     if named and len(named[0]) == 1 and is_cjk(named[0]):
-        return f"neighbour page: it lacks {named[0]!r}, which is part of what another page is called ({named[1]}){_NOT_LEARNED}"
+        return f"it lacks {named[0]!r}, which is part of what another page is called ({named[1]}){_NAMED}"
+    named = named or (router.trigger_blocker(question, page) if doubts else None)
     if named:
-        return f"neighbour page: it lacks {named[0]!r}, which names another page ({named[1]}){_NOT_LEARNED}"
-    # The decision's own rule for counting a trigger, through the dictionary too (cost→费用 of another
-    # page's alias 费用报销): such a trigger would not count, so none is written.
-    blocker = router.trigger_blocker(question, page)
-    if blocker:
-        return (
-            f"KRouter would not count this trigger: the question's {blocker[0]!r} is in the title, aliases, "
-            f"tags or path of {blocker[1]} and not on {page}"
-        )
+        return f"it lacks {named[0]!r}, which names another page ({named[1]}){_NAMED}"
     # The question itself always (SECURITY.md's promise): checking only the wordings the quote shares a
     # word with let a phrasing that shares one vouch for a question that shares none (a cold review:
     # "how often is the garage swept", taught on the espresso machine's page with no doubt shown).
     checked = [askings[0], *(pair for pair in linked if pair[0] != question)]
-    for wording, cs in checked if last_check else []:
+    for wording, cs in checked if doubts else []:
         specific = _specific_units(router, wording, ignore)
         if not specific:
             continue

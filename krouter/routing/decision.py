@@ -288,9 +288,10 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     when the question holds at least TRIGGER_MATCH of one trigger's terms: sharing a single word
     with a trigger is not asking what the trigger asks, and must not turn a refusal into a citation.
     Nor does a trigger count when one of those shared words is missing from the page's own text
-    while another current page's title, aliases, tags or path hold it: that word names another
+    while another current page's title, aliases, tags or path hold it: that word may name another
     subject ("frontend" when a "Frontend team" page exists, on the backend rotation page), so the
-    trigger was taught for a neighbour's question, and must not outvote the pages themselves.
+    trigger may have been taught for a neighbour's question, and must not outvote the pages themselves;
+    unless the question holds the trigger whole (D130: the owner vouched for it).
     Measured in learn_bench on the three dev vaults: a plausible-but-wrong teacher's neighbour
     questions let through fell from 24 to 14, and an honest teacher still taught 16 of its 21
     triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
@@ -306,7 +307,12 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     for pid in top.contributors:
         for trig in index.trigger_terms(pid):
             shared = trig & keys.keys()
-            if not trig or any(named_elsewhere(units[keys[k]], mine, index, t) for k in shared):
+            # A trigger the question holds whole is a question someone vouched for as asked, whatever
+            # page a word of it names: no teacher but the owner writes one (``krouter teach`` holds
+            # such a pick for the owner, and the nightly learner refuses it; D130).
+            if not trig or (
+                shared != trig and any(named_elsewhere(units[keys[k]], mine, index, t) for k in shared)
+            ):
                 continue
             # A question that expresses a trigger in part, whose other words name another page's subject,
             # may be that page's question in the trigger's words: "who tunes the argon gadget on Tuesdays"

@@ -1,9 +1,10 @@
 """Question words that belong to another page: what keeps a trigger from counting, and a name asked about.
 
-A word this page lacks while another current page's title, aliases, tags or path hold it names that
-page's subject: a trigger holding it was taught for a neighbour's question (the decision does not count
-it, and ``krouter teach`` does not write it), and a question naming another page by its name (王磊,
-Sarah Chen) is not answered by a page that never mentions it (docs/decisions.md D43).
+A word this page lacks while another current page's title, aliases, tags or path hold it may name that
+page's subject: a trigger holding it may have been taught for a neighbour's question (the decision
+counts it only for a question that holds the trigger whole, and ``krouter teach`` holds such a pick for
+the owner: D130), and a question naming another page by its name (王磊, Sarah Chen) is not answered by
+a page that never mentions it (docs/decisions.md D43).
 """
 
 from __future__ import annotations
@@ -360,10 +361,10 @@ def _named_by(index: Index, alt: tuple[str, ...], mine: set[int]) -> bool:
 
 
 def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
-    """(the word, as it matched, and the other page) that would keep ``question`` from counting as a
-    trigger of the page at ``path`` (``decision._fired_triggers``): a word the page lacks while another current
-    page's title, aliases, tags or path hold it, by any route (cost→费用 of an alias 费用报销); None
-    when a trigger of that question would count."""
+    """(the word, as it matched, and the other page) that would keep ``question``, as a trigger of the
+    page at ``path``, from counting for a question that does not hold it whole
+    (``decision._fired_triggers``): a word the page lacks while another current page's title, aliases,
+    tags or path hold it, by any route (cost→费用 of an alias 费用报销); None when no word does."""
     pid = t.by_path.get(path)
     if pid is None:
         return None

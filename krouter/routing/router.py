@@ -355,8 +355,8 @@ class Router:
             return held_words(self.as_written(question), path, self.index, self._load_tables())
 
     def trigger_blocker(self, question: str, path: str) -> tuple[str, str] | None:
-        """The question word, and the other page it names, that would keep ``question`` from counting
-        as a trigger of the page at ``path``; None when it would count (``decision.trigger_blocker``)."""
+        """The question word, and the other page it names, that the page at ``path`` lacks: a trigger
+        holding it counts only for a question that holds it whole (``elsewhere.trigger_blocker``)."""
         if self.auto_refresh:
             self.refresh()
         with self.index.snapshot():
