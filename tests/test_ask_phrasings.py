@@ -513,3 +513,43 @@ def test_the_runner_up_a_refusal_names_is_among_its_candidates() -> None:
     assert receipt.decision == "refuse" and named is not None, receipt.reason
     assert named.group(1) in [c.path for c in receipt.candidates]
     assert len(receipt.candidates) <= 4
+
+
+API_PAGES = {
+    "Runbooks/Payments API.md": "# Payments API\n\nThe payments API times out after 10 seconds and retries twice.\n",
+    "Runbooks/Search API.md": "# Search API\n\nThe search API times out after 3 seconds and never retries.\n",
+    "Lunch.md": "# Lunch\n\nPizza on Fridays.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "also"),
+    [
+        # The question alone: a tie, "… leads Runbooks/Payments API.md by 3%".
+        ("how long before the API times out", []),
+        # Two wordings citing two pages: "the wordings lead to different pages (…, …)".
+        (
+            "when does the API give up",
+            ["how long before the payments API times out", "how long before the search API times out"],
+        ),
+    ],
+    ids=["runner-up", "different-pages"],
+)
+def test_every_page_a_refusal_names_is_listed_at_k_1(tmp_path: Path, question: str, also: list[str]) -> None:
+    """D128 left it partial: at k = 1 the candidates were cut to the closest page, so a refusal's reason
+    named a page ("leads X by 3%", "the wordings lead to different pages (X, Y)") that no list held."""
+    from krouter import Router
+
+    vault = tmp_path / "v"
+    for rel, text in API_PAGES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    with Router(vault) as router:
+        receipt = router.ask(question, k=1, also=also)
+        cited = router.ask("how long before the payments API times out", k=1)
+    assert receipt.decision == "refuse", receipt.reason
+    listed = [c.path for c in receipt.candidates]
+    assert sorted(listed) == ["Runbooks/Payments API.md", "Runbooks/Search API.md"], receipt.reason
+    assert all(path in receipt.reason for path in listed)
+    # A citation at k = 1 lists its page alone.
+    assert cited.decision == "cite" and [c.path for c in cited.candidates] == ["Runbooks/Payments API.md"]

@@ -90,12 +90,15 @@ def decide(
         )
     # The field masks of the pages the receipt lists (a cited target's own page, when it scored, is one
     # of its contributors); the other walked pages' are never read.
-    listed_pages = {pid for tgt in ranked for pid in tgt.contributors}
+    # The runner-up too at k = 1: a refusal's reason names it ("leads X by 7%"), and an agent reads the
+    # list for the pages a reason names (D126, D128).
+    shown = everything[: max(k, 2)]
+    listed_pages = {pid for tgt in shown for pid in tgt.contributors}
     meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
     content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     reads = PageReads(index, root, units)
     # The cited (or closest) page's passage now; the runner-ups' when something reads them.
-    citations = [citation(x, units, meta_hits, t, reads, now=i == 0) for i, x in enumerate(ranked)]
+    citations = [citation(x, units, meta_hits, t, reads, now=i == 0) for i, x in enumerate(shown)]
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
     fired = _fired_triggers(top, units, index, t)
@@ -227,6 +230,8 @@ def decide(
         tied = second is not None and evidence.margin < CLEAR_MARGIN / 2
         retired = _retired(units, effective, elsewhere, mine, t) if decision == "refuse" else []
         reason = page_reason(decision, citations, evidence, second, tied, t.unread, retired)
+    if not (decision == "refuse" and f"leads {citations[-1].path} by" in reason):
+        citations = citations[: len(ranked)]
     # Only the replacements that led to a page listed here (one elsewhere in the ranking would point
     # an agent at a page this answer is not about), and dead ends (a replaced page with no current
     # page) that scored as high as the top page: then the best match was replaced and the reader must

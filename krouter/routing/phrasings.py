@@ -21,6 +21,7 @@ to 114 of 180.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -225,10 +226,16 @@ def with_every_closest(receipt: Receipt, wordings: Sequence[Receipt], k: int) ->
     rest = [c for c in receipt.candidates[1:] if c.path not in paths]
     ranked = [*listed, *rest]
     kept = ranked[: max(k, 1)]
-    # The runner-up the reason names ("… leads 决策/退款规则（2025）.md by 7%") stays listed, one past k
-    # if need be: an agent-loop run read the list alone, and that page was the answer (D126).
-    named = next((c for c in ranked[len(kept) :] if f"leads {c.path} by" in receipt.reason), None)
-    return replace(receipt, candidates=[*kept, named] if named else kept)
+    # Every page the reason names stays listed, past k if need be: the runner-up ("… leads
+    # 决策/退款规则（2025）.md by 7%"), the pages wordings disagree on. An agent-loop run read the list
+    # alone, and the runner-up was the answer (D126, D128).
+    named = [c for c in ranked[len(kept) :] if _names(receipt.reason, c.path)]
+    return replace(receipt, candidates=[*kept, *named])
+
+
+def _names(reason: str, path: str) -> bool:
+    """True when ``reason`` names the page at ``path`` whole (not "A.md" inside "Notes/A.md")."""
+    return re.search(rf"(?<![\w/]){re.escape(path)}(?![\w/])", reason) is not None
 
 
 def _at_bar(receipt: Receipt, needed: float) -> Receipt:
