@@ -141,7 +141,8 @@ def test_decision_does_not_depend_on_how_many_pages_are_shown(tmp_path: Path) ->
         one, five = router.decide("postgres cluster port", k=1), router.decide("postgres cluster port", k=5)
     assert one.decision == five.decision == "refuse"
     assert one.evidence == five.evidence
-    assert len(one.candidates) == 1 and len(five.candidates) == 2
+    # The refusal names the runner-up ("leads b.md by"), so it is listed at k=1 too (D131).
+    assert len(one.candidates) == len(five.candidates) == 2
 
 
 def test_scattered_words_count_less_than_words_in_one_passage(tmp_path: Path) -> None:

@@ -979,7 +979,9 @@ def test_a_pick_lacking_a_word_of_another_pages_name_is_rejected_at_night(tmp_pa
     report, _ = run(root, answers({"q": 1, "page": "Shipping.md", "quote": quote}))
     [outcome] = report.outcomes
     assert outcome.status == REJECTED, outcome
-    assert "it lacks 'cost→费用', which names another page (报销流程.md)" in outcome.reason
+    assert (
+        "it lacks 'cost→费用', which names another page (报销流程.md, its alias '费用报销')" in outcome.reason
+    )
     assert snapshot(root) == before
 
 

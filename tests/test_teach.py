@@ -123,7 +123,11 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
             ZH_QUOTE,
             ["支付超时用哪个集群"],
         )
-    assert not named.taught and named.for_owner and f"names another page ({PAYMENTS})" in named.reason
+    assert (
+        not named.taught
+        and named.for_owner
+        and f"names another page ({PAYMENTS}, its title 'Payments API timeouts')" in named.reason
+    )
     # Said as a doubt, not as a verdict on the agent's answer (agent-loop runs).
     assert named.reason.endswith("a neighbour page's mark, or an everyday word that page's name holds")
 
@@ -325,7 +329,10 @@ def test_a_word_naming_another_page_through_the_dictionary_waits_for_the_owner(t
     code, out = cli(root, "teach", COST_Q, "--page", "Shipping.md", "--quote", COST_QUOTE, "--json")
     reply = json.loads(out)
     assert code == 3 and reply["status"] == "pending" and reply["for_owner"], out
-    assert "it lacks 'cost→费用', which names another page (报销流程.md)" in reply["reason"]
+    assert (
+        "it lacks 'cost→费用', which names another page (报销流程.md, its alias '费用报销')"
+        in reply["reason"]
+    )
     assert snapshot(root) == before
     code, out = cli(root, "learn", "--accept", reply["pending_id"])
     assert code == 0, out
@@ -374,7 +381,8 @@ def test_words_of_a_route_scattered_over_a_page_do_not_hold_it(tmp_path: Path) -
     assert code == 3, out
     assert (
         "pending, nothing written:" in out
-        and "it lacks 'pr', which names another page (Process/PR checklist.md)" in out
+        and "it lacks 'pr', which names another page (Process/PR checklist.md, its title 'PR checklist')"
+        in out
     ), out
     assert snapshot(root) == before
 
@@ -441,7 +449,7 @@ def test_a_single_character_of_another_pages_name_is_reported_as_part_of_that_na
     )
     code, out = teach_cli(root, "充满电要多久", "规格.md", "接口 USB-C，两个半小时充满。")
     assert code == 3, out
-    assert "'电', which is part of what another page is called (Battery.md)" in out
+    assert "'电', which is part of what another page is called (Battery.md, its alias '电池供应商')" in out
     code, out = teach_cli(
         root,
         "充满电要多久",

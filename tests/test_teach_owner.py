@@ -158,7 +158,7 @@ def test_a_pick_lacking_a_word_of_another_pages_name_is_the_owners_to_judge(vaul
     quote = "The read timeout for Stripe calls is 10 seconds."
     result = _teach(vault, question=SEARCH_Q, page=PAYMENTS, quote=quote)
     assert result.status == PENDING and result.for_owner and result.pending_id, result.to_text()
-    assert "it lacks 'search', which names another page (Search/Search service.md)" in result.reason
+    assert "it lacks 'search', which names another page (Search/Search service.md, its title" in result.reason
     assert "neighbour page:" not in result.reason  # a doubt, not a verdict
     assert snapshot(vault) == before
     log_weak(vault, SEARCH_Q)
@@ -311,3 +311,74 @@ def test_a_word_the_page_holds_through_the_dictionary_is_not_lacking(tmp_path: P
             ["expense claims purchase date days"],
         )
     assert result.status == PENDING and not result.for_owner, result.to_text()
+
+
+ROTA = {
+    "Support rota.md": "# Support rota\n\nHannah staffs the support desk Monday to Wednesday.\n",
+    "Meetings/Weekly ops call.md": "---\ntitle: Weekly ops call\n---\n# Weekly ops call\n\n"
+    "The weekly ops call is on Tuesdays at 9:30. Priya runs it.\n",
+    "Email.md": "# Email\n\nCustomer emails go through Postmark with a five second timeout.\n",
+    "Office.md": "# Office\n\nHannah ordered new chairs for the support desk.\n",
+    "Notes/Deploy.md": "# Deploy\n\nDeploys go out from the main branch after CI passes on Monday.\n",
+}
+
+
+def test_every_doubt_is_shown_to_the_owner_and_vouched_for_together(tmp_path: Path) -> None:
+    """A cold review of D130: the hold showed only "it lacks 'calls', which names another page", and
+    accepting it also wrote past the doubt the checks never said (the page lacks 'postmark', which
+    another page holds). Both are said; the owner's accept vouches for both."""
+    vault = write_vault(tmp_path / "vault", ROTA)
+    quote = "Hannah staffs the support desk Monday to Wednesday."
+    with Router(vault) as router:
+        held = teach.teach(
+            router, "which days does Hannah take calls about Postmark", "Support rota.md", quote
+        )
+    assert held.for_owner, held.to_text()
+    assert (
+        "it lacks 'calls', which names another page (Meetings/Weekly ops call.md, its title 'Weekly ops call')"
+        in held.reason
+    )
+    assert "'postmark', which other pages hold" in held.reason
+    code, out = cli(vault, "learn", "--accept", held.pending_id)
+    assert code == 0 and "written (run" in out, out
+
+
+def test_a_disputed_pick_lacking_a_word_of_another_pages_name_can_be_accepted(tmp_path: Path) -> None:
+    """A cold review of D130: a pick of another page than the one KRouter cites (a dispute, D113) whose
+    question holds a word naming another page was held with both doubts, and `--accept` said it "no
+    longer passes the checks" naming the very doubt it was held with."""
+    pages = {**ROTA, "Support rota.md": ROTA["Support rota.md"] + "\nShe joins the call every Tuesday.\n"}
+    vault = write_vault(tmp_path / "vault", pages)
+    with Router(vault) as router:
+        held = teach.teach(
+            router, "when is the weekly ops call", "Support rota.md", "She joins the call every Tuesday."
+        )
+    assert held.for_owner and held.reason.startswith("KRouter cites Meetings/Weekly ops call.md"), (
+        held.to_text()
+    )
+    assert "which names another page" in held.reason
+    # The checks find the doubt it was held with; written, it is taken back, as the ops page still wins.
+    code, out = cli(vault, "learn", "--accept", held.pending_id)
+    assert code == 3 and "no longer passes" not in out and "would still not cite Support rota.md" in out, out
+
+
+def test_a_doubt_says_which_of_the_other_pages_names_holds_the_word(tmp_path: Path) -> None:
+    """An agent-loop run (D133) read "'call', which names another page (Runbooks/Cloud incident
+    response.md)", found no "call" in that title and took the check for a mistake: it was an alias."""
+    from krouter.learner.name_fields import naming_field
+
+    vault = write_vault(
+        tmp_path / "vault",
+        {
+            "Runbooks/Cloud incident response.md": "---\naliases: [on-call call tree]\ntags: [customer-service]\n"
+            "---\n# Cloud incident response\n\nPage the on-call engineer first.\n",
+            "Weekly/ops.md": "# Ops\n\nNotes.\n",
+        },
+    )
+    cloud = "Runbooks/Cloud incident response.md"
+    assert naming_field(vault, cloud, "call") == "its alias 'on-call call tree'"
+    assert naming_field(vault, cloud, "customers") == "its tag 'customer-service'"
+    assert naming_field(vault, cloud, "incident") == "its title 'Cloud incident response'"
+    assert naming_field(vault, "Weekly/ops.md", "weekly") == "its path"
+    assert naming_field(vault, cloud, "postmark") is None
+    assert naming_field(vault, "Missing.md", "call") is None

@@ -13,6 +13,7 @@ import multiprocessing
 import subprocess
 import sys
 import threading
+import time
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
@@ -366,6 +367,10 @@ def test_held_picks_count_towards_the_caps_and_a_question_is_held_for_one_page(
     monkeypatch.setattr(teach, "DAILY_CAP", 1)
     daily = teach_lib(vault, question=SEARCH_Q, page=PAYMENTS)
     assert daily.status == teach.NOT_TAUGHT and "the daily cap is reached" in daily.reason
+    # When the next fits, said (an agent-loop run stopped teaching, not knowing): 24 hours after the hold.
+    [hold] = [h for h in pending.all_holds(vault) if h["pending"] == held.pending_id]
+    frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(hold["time"] + 24 * 60 * 60))
+    assert daily.reason.endswith(f"the next can be taught from {frees}"), daily.reason
 
 
 def test_krouter_teach_over_stdio_replies_pending_and_writes_nothing(vault: Path) -> None:

@@ -93,3 +93,34 @@ def test_a_trigger_the_question_does_not_express_changes_no_passage_of_the_page(
     assert taught.closest is not None and taught.closest.path == "Data/Metrics.md"
     assert taught.evidence.passage_coverage == plain.evidence.passage_coverage
     assert taught.evidence.page_coverage == plain.evidence.page_coverage
+
+
+TRAVEL = {
+    "行政/出差交通.md": '---\ntitle: 出差交通\ntriggers:\n  - "出差用车怎么付钱"\n---\n# 出差交通\n\n'
+    "出差打车统一用滴滴企业版，费用由公司月结，不需要个人垫付。\n",
+    "办公室/成都办公室.md": "---\ntitle: 成都办公室\naliases: [成都用车]\n---\n# 成都办公室\n\n"
+    "成都办公室的车由王师傅负责，提前一天在群里预约，油费找行政报销。\n",
+    "行政/报销流程.md": "---\ntitle: 报销流程\n---\n# 报销流程\n\n报销单每月25号前提交，财务次月5号打款。\n",
+}
+
+
+def test_a_whole_trigger_does_not_count_when_the_questions_other_words_name_another_page(
+    tmp_path: Path,
+) -> None:
+    """A cold review of D130: the trigger 出差用车怎么付钱 holds 用车, a word of the Chengdu office page's
+    alias 成都用车 that its own page lacks. Asked as it is, it counts; "成都用车出差怎么付钱" holds it
+    whole and the alias whole too, and cited the travel page, which mentions neither."""
+    root = tmp_path / "vault"
+    for rel, text in TRAVEL.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    for n, line in enumerate(FILLER):
+        (root / f"Notes/Note {n}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"Notes/Note {n}.md").write_text(f"# Note {n}\n\n{line}\n", encoding="utf-8")
+    with Router(root) as router:
+        asked = router.decide("出差用车怎么付钱")
+        chengdu = router.decide("成都用车出差怎么付钱")
+    assert asked.decision == "cite" and asked.top is not None and asked.top.path == "行政/出差交通.md"
+    assert not (
+        chengdu.decision == "cite" and chengdu.top is not None and chengdu.top.path == "行政/出差交通.md"
+    ), chengdu.reason

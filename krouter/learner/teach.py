@@ -162,11 +162,13 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
                 f"a question is taught to one page only (undo that run first)"
             )
     times = [e.get("time") for e in [*agents, *holds]]
-    today = sum(1 for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
-    if today >= DAILY_CAP:
+    today = sorted(t for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
+    if len(today) >= DAILY_CAP:
+        # When the next one fits: an agent-loop run stopped teaching, not knowing whether it ever could.
+        frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(today[len(today) - DAILY_CAP] + DAY_SECONDS))
         return (
-            f"the daily cap is reached: agents taught or held {today} triggers in this vault in the last 24 hours "
-            f"(at most {DAILY_CAP})"
+            f"the daily cap is reached: agents taught or held {len(today)} triggers in this vault in the last 24 "
+            f"hours (at most {DAILY_CAP}); the next can be taught from {frees}"
         )
     # An agent's pick the nightly model confirmed is journaled under the nightly lane: still the agent's.
     confirmed = {h["pending"] for h in holds}

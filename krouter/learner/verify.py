@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
+from krouter.learner.name_fields import naming_field
 from krouter.learner.table_rows import is_table_row
 from krouter.routing.prices import states_amount
 from krouter.routing.receipt import Citation
@@ -265,17 +266,20 @@ _NAMED = ": a neighbour page's mark, or an everyday word that page's name holds"
 
 # Why a pick of a page no wording of the question found is refused (``teach`` adds what an agent can do).
 NOT_A_CANDIDATE = "the page is not one of this question's candidates"
-_LACKS = re.compile(r"it lacks (.+?), which other pages hold")
+_LACKS = re.compile(
+    r"it lacks (.+?), which (other pages hold|names another page|is part of what another page is called)"
+)
 
 
 def same_doubt(found: str, held: object) -> bool:
-    """True when ``found``, a doubt of the last check, names the words a hold's stored doubt (``held``)
-    named, however a KRouter version worded it: a hold made before an upgrade that reworded the doubt
-    ("neighbour page: it lacks …") is still the owner's to accept (the diff review)."""
+    """True when ``found``, the doubts of the checks, names the words of each doubt a hold's stored doubt
+    (``held``) named, and no other, however a KRouter version worded it: a hold made before an upgrade
+    that reworded the doubt ("neighbour page: it lacks …") is still the owner's to accept (the diff
+    review), and so is one whose stored doubt begins with the dispute of a citation (a cold review)."""
     if not isinstance(held, str):
         return False
-    ours, theirs = _LACKS.search(found), _LACKS.search(held)
-    return found == held or bool(ours and theirs and ours.group(1) == theirs.group(1))
+    ours, theirs = set(_LACKS.findall(found)), set(_LACKS.findall(held))
+    return found == held or bool(ours and ours == theirs)
 
 
 def verify_pick(
@@ -355,12 +359,19 @@ def verify_pick(
     # tells them apart (D130), so it is a doubt for the owner. As written first, then through the
     # dictionary too (cost→费用 of another page's alias 费用报销): the decision's own rule for counting a
     # trigger a question does not hold whole.
+    # Every doubt is said, not only the first: the owner vouches for what the list shows, and accepting a
+    # pick shown for one doubt wrote it past another (a cold review, D130).
+    found: list[str] = []
     named = _named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}") if doubts else None
-    if named and len(named[0]) == 1 and is_cjk(named[0]):
-        return f"it lacks {named[0]!r}, which is part of what another page is called ({named[1]}){_NAMED}"
-    named = named or (router.trigger_blocker(question, page) if doubts else None)
-    if named:
-        return f"it lacks {named[0]!r}, which names another page ({named[1]}){_NAMED}"
+    if named := named or (router.trigger_blocker(question, page) if doubts else None):
+        word, other = named
+        held = naming_field(router.root, other, word)  # which of its names: an agent looked in the title
+        what = (
+            "is part of what another page is called"
+            if len(word) == 1 and is_cjk(word)
+            else "names another page"
+        )
+        found.append(f"it lacks {word!r}, which {what} ({other}{', ' + held if held else ''}){_NAMED}")
     # The question itself always (SECURITY.md's promise): checking only the wordings the quote shares a
     # word with let a phrasing that shares one vouch for a question that shares none (a cold review:
     # "how often is the garage swept", taught on the espresso machine's page with no doubt shown).
@@ -379,8 +390,9 @@ def verify_pick(
             words = ", ".join(repr(w) for w in specific)
             # Said as a doubt, not a verdict: a teaching that fails only this is held for the owner, and
             # "neighbour page" beside "pending" read to an agent as both accepted and judged wrong.
-            return (
+            found.append(
                 f"it lacks {words}, which other pages hold: a neighbour page's mark, or a question worded "
                 "unlike the page"
             )
-    return None
+            break
+    return "; ".join(found) or None

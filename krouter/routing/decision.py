@@ -314,9 +314,14 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
             shared = trig & keys.keys()
             # A trigger the question holds whole is a question someone vouched for as asked, whatever
             # page a word of it names: no teacher but the owner writes one (``krouter teach`` holds
-            # such a pick for the owner, and the nightly learner refuses it; D130).
-            if not trig or (
-                shared != trig and any(named_elsewhere(units[keys[k]], mine, index, t) for k in shared)
+            # such a pick for the owner, and the nightly learner refuses it; D130). Not when the
+            # question's other words name another page too: "成都用车出差怎么付钱" holds the trigger
+            # 出差用车怎么付钱 and the alias 成都用车 of the Chengdu office's page whole (a cold review).
+            if not trig:
+                continue
+            if any(named_elsewhere(units[keys[k]], mine, index, t) for k in shared) and (
+                shared != trig
+                or any(named_elsewhere(units[keys[k]], mine, index, t) for k in keys.keys() - trig)
             ):
                 continue
             # A question that expresses a trigger in part, whose other words name another page's subject,

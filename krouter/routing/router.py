@@ -341,7 +341,11 @@ class Router:
         looked_up = replace(asked, query=written)
         try:
             opinion = semantic.second_opinion(looked_up, pool, self.index, self.vectors)  # type: ignore[arg-type]
-            return asked if opinion is looked_up else replace(opinion, query=asked.query)
+            if opinion is looked_up:
+                return asked
+            # A citation lists k pages; a runner-up past k was listed for the refusal's reason (D131).
+            shown = opinion.candidates[: max(k, 1)] if opinion.decision == "cite" else opinion.candidates
+            return replace(opinion, query=asked.query, candidates=shown)
         except semantic.FAILURES as exc:
             self._semantic_off(exc)
             return asked

@@ -235,8 +235,8 @@ def build_server(service: VaultService) -> StrictArgumentsServer:
         that page really answers the question; or after it cited a page that does not answer while a
         page you read does (held for the user to decide, nothing written). KRouter checks the pick (the quote is on the page, is a
         sentence, shares a word with the question or a phrasing; the page is a current note, not a
-        clipping, and not a neighbour: a question word naming another page refuses it; a page lacking the
-        question's key word, which other pages hold, is held for the user alone). By default a pick that
+        clipping). A pick that may be a neighbour's (the page lacks a question word that names another
+        page, or the question's key word, which other pages hold) is held for the user alone. By default a pick that
         passes is held as "pending", nothing written, until a second source agrees (the nightly
         learner's model, or the user's `krouter learn --accept ID`); otherwise the question is added to
         the page's triggers. The reply says what was written, with the run id the user can undo (`krouter learn
