@@ -403,47 +403,24 @@ def test_a_trigger_asking_another_price_vouches_for_none(tmp_path: Path, trigger
     assert receipt.decision == "refuse", receipt.reason
 
 
-def test_a_price_asked_in_english_is_answered_where_the_page_states_one(tmp_path: Path) -> None:
-    """dev8's "How much are we paying the Taipei lab to get the C2 Matter-certified?" cited the C2
-    project page, which says the certification is in the lab and states no fee: an English question asks
-    a price as 多少钱 does (D132), and the page that states one beside its words answers it."""
+def test_everyday_english_about_charge_pay_or_cost_is_no_price_asked(tmp_path: Path) -> None:
+    """D132 read "what … charge / pay / cost" and "how much … paid / cost" as asking a price, and a cold
+    review found everyday questions refused for "the question asks a price": reverted (D132)."""
     vault = write(
         tmp_path,
         {
-            "Projects/Hub C2.md": "# Hub C2\n\n- Matter certification: in lab (Allion, Taipei), planned for July.\n"
-            "- Firmware freeze in June.\n",
-            "Suppliers/Allion.md": "# Allion\n\nWe are paying the Taipei lab $4,800 to get the C2 Matter-certified, "
-            "in two halves.\n",
-            "Runbooks/Reviews.md": "# Reviews\n\nWe spend about two hours a week on code reviews.\n",
+            "People/Kai Brenner.md": "# Kai Brenner\n\nKai is in charge of the brand refresh and the website.\n",
+            "People/Lena Ortiz.md": "# Lena Ortiz\n\nLena is in charge of the payments service.\n",
+            "HR/Leave.md": "# Leave\n\nEveryone gets 25 days of paid leave per year, plus public holidays.\n",
+            "HR/Payroll.md": "# Payroll\n\nThe pay cycle is monthly; salaries are paid on the 25th.\n",
         },
     )
     with Router(vault) as router:
-        fee = router.decide("How much are we paying the Taipei lab to get the C2 Matter-certified?")
-        lacking = router.decide("How much does the Hub C2 firmware freeze cost us?")
-        hours = router.decide("how much time do we spend on code reviews")
-    assert fee.decision == "cite" and fee.top is not None and fee.top.path == "Suppliers/Allion.md", (
-        fee.reason
-    )
-    assert lacking.decision == "refuse" and "asks a price" in lacking.reason, lacking.reason
-    assert hours.decision == "cite" and hours.top is not None and hours.top.path == "Runbooks/Reviews.md"
-
-
-@pytest.mark.parametrize(
-    ("question", "asks"),
-    [
-        ("How much are we paying the Taipei lab?", True),
-        ("What does DPD charge per parcel to Norway?", True),
-        ("what does each payment cost us?", True),
-        ("What's Kai's hourly rate?", True),
-        ("what's the fee for a late return", True),
-        ("How much time do we spend on reviews?", False),
-        ("What did we spend the budget on?", False),
-        ("What's Postmark's rate limit?", False),
-        ("how much storage does the NAS have", False),
-        ("what do we pay attention to in reviews", False),
-    ],
-)
-def test_an_english_question_asking_a_price_is_read_as_one(question: str, asks: bool) -> None:
-    from krouter.tokens.question_frames import asks_price
-
-    assert asks_price(question) is asks
+        for question, page in (
+            ("What is Kai in charge of?", "People/Kai Brenner.md"),
+            ("How much paid leave do we get?", "HR/Leave.md"),
+            ("What is the pay cycle?", "HR/Payroll.md"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.decision == "cite" and receipt.top is not None, (question, receipt.reason)
+            assert receipt.top.path == page and "asks a price" not in receipt.reason

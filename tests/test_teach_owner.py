@@ -382,3 +382,20 @@ def test_a_doubt_says_which_of_the_other_pages_names_holds_the_word(tmp_path: Pa
     assert naming_field(vault, "Weekly/ops.md", "weekly") == "its path"
     assert naming_field(vault, cloud, "postmark") is None
     assert naming_field(vault, "Missing.md", "call") is None
+
+
+def test_every_word_of_another_pages_name_is_in_the_doubt(tmp_path: Path) -> None:
+    """A cold review (D133): only the first such word was listed ('call'), and the owner's accept wrote a
+    trigger holding 'weekly' too, another page's tag, which the hold never showed."""
+    pages = {
+        **ROTA,
+        "Meetings/Weekly ops call.md": "---\ntitle: Ops call\n---\n# Ops call\n\nThe ops call is on Tuesdays.\n",
+        "Reports/Status.md": "---\ntags: [weekly]\n---\n# Status\n\nA status report goes out on Fridays.\n",
+    }
+    vault = write_vault(tmp_path / "vault", pages)
+    quote = "Hannah staffs the support desk Monday to Wednesday."
+    with Router(vault) as router:
+        held = teach.teach(router, "which days is Hannah on call weekly", "Support rota.md", quote)
+    assert held.for_owner, held.to_text()
+    assert "it lacks 'call', which names another page (Meetings/Weekly ops call.md" in held.reason
+    assert "it lacks 'weekly', which names another page (" in held.reason, held.reason

@@ -369,7 +369,7 @@ def test_held_picks_count_towards_the_caps_and_a_question_is_held_for_one_page(
     assert daily.status == teach.NOT_TAUGHT and "the daily cap is reached" in daily.reason
     # When the next fits, said (an agent-loop run stopped teaching, not knowing): 24 hours after the hold.
     [hold] = [h for h in pending.all_holds(vault) if h["pending"] == held.pending_id]
-    frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(hold["time"] + 24 * 60 * 60))
+    frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(-(-(hold["time"] + 24 * 60 * 60) // 60) * 60))
     assert daily.reason.endswith(f"the next can be taught from {frees}"), daily.reason
 
 

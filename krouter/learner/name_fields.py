@@ -1,4 +1,4 @@
-"""Which of another page's names holds a word: what a teach doubt says of "another page".
+"""Question words that other pages' names hold (a teach doubt, D130), and which name holds each.
 
 An agent-loop run read "it lacks 'call', which names another page (Runbooks/Cloud incident
 response.md)", looked for "call" in that title and did not find it: the word was in an alias. The doubt
@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter.errors import KRouterError
-from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import index_terms
+from krouter.routing.router import Router
+from krouter.tokens.scripts import has_han, is_cjk
+from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
@@ -38,3 +39,37 @@ def naming_field(root: Path, rel: str, word: str) -> str | None:
         if found is not None:
             return f"its {kind} {found!r}"
     return "its path" if holds(rel) else None
+
+
+def named_elsewhere(router: Router, question: str, page: str, written: str) -> list[tuple[str, str]]:
+    """The question's words this page lacks (as written and by every route) while another current
+    page's title, aliases, tags or path hold them as written, each with such a page: every one, not the
+    first alone, for the owner vouches for what a hold lists (a cold review, D133).
+
+    Such a word may name another subject ("frontend" when a "Frontend team" page exists): written onto
+    this page it makes a trigger that the router counts only for a question holding it whole
+    (``decision._fired_triggers``), and it may be the mark of a neighbour, not of a rewording, as often
+    as an everyday word a name or a tag holds (D130). A single Han character is only part of what
+    another page is called (电 of 电池供应商), and the reply says so; it is checked all the same: on the
+    learner bench, letting it pass let a plausible-but-wrong teacher make one more neighbour citeable.
+    ``written`` is the page's title and text (not its triggers).
+    """
+    rows = router.index.page_table()
+    pid = next((r[0] for r in rows if r[1] == page), None)
+    live = {r[0]: r[1] for r in rows if not r[4]}
+    # A word the page holds through a route (db→database of its title, a translation) is not lacking;
+    # nor is a single Han character on a page that writes none (it has no translation to be held by).
+    held = router.held_words(question, page)
+    han = has_han(written)
+    found: list[tuple[str, str]] = []
+    for qt in query_terms(question, known=router.index.has_term):
+        if qt.text in held or (len(qt.term) == 1 and is_cjk(qt.term) and not han):
+            continue
+        postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
+        own = postings.get(pid) if pid is not None else None
+        if own and (own[0] or own[2]):
+            continue
+        other = sorted(live[p] for p, tf in postings.items() if tf[0] and p != pid and p in live)
+        if other and all(qt.text != word for word, _ in found):
+            found.append((qt.text, other[0]))
+    return found

@@ -165,7 +165,9 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
     today = sorted(t for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
     if len(today) >= DAILY_CAP:
         # When the next one fits: an agent-loop run stopped teaching, not knowing whether it ever could.
-        frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(today[len(today) - DAILY_CAP] + DAY_SECONDS))
+        # Rounded up to the minute: a time cut down to it came before the cap freed (a cold review).
+        frees_at = -(-(today[len(today) - DAILY_CAP] + DAY_SECONDS) // 60) * 60
+        frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(frees_at))
         return (
             f"the daily cap is reached: agents taught or held {len(today)} triggers in this vault in the last 24 "
             f"hours (at most {DAILY_CAP}); the next can be taught from {frees}"

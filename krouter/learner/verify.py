@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
-from krouter.learner.name_fields import naming_field
+from krouter.learner.name_fields import named_elsewhere, naming_field
 from krouter.learner.table_rows import is_table_row
 from krouter.routing.prices import states_amount
 from krouter.routing.receipt import Citation
@@ -22,7 +22,7 @@ from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams, holds_word
 from krouter.tokens.japanese_korean import korean_words
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.scripts import HAS_HANGUL, char_bigrams, has_han, is_cjk
+from krouter.tokens.scripts import HAS_HANGUL, char_bigrams, is_cjk
 from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
 
@@ -228,37 +228,6 @@ def _holds(router: Router, page: str, question: str, units: list[str]) -> set[st
     return held
 
 
-def _named_elsewhere(router: Router, question: str, page: str, written: str) -> tuple[str, str] | None:
-    """A question word this page lacks (as written and by every route) while another current page's
-    title, aliases, tags or path hold it as written, with that page; or None.
-
-    Such a word may name another subject ("frontend" when a "Frontend team" page exists): written onto
-    this page it makes a trigger that the router counts only for a question holding it whole
-    (``decision._fired_triggers``), and it may be the mark of a neighbour, not of a rewording, as often
-    as an everyday word a name or a tag holds (D130). A single Han character is only part of what
-    another page is called (电 of 电池供应商), and the reply says so; it is checked all the same: on the
-    learner bench, letting it pass let a plausible-but-wrong teacher make one more neighbour citeable.
-    """
-    rows = router.index.page_table()
-    pid = next((r[0] for r in rows if r[1] == page), None)
-    live = {r[0]: r[1] for r in rows if not r[4]}
-    # A word the page holds through a route (db→database of its title, a translation) is not lacking;
-    # nor is a single Han character on a page that writes none (it has no translation to be held by).
-    held = router.held_words(question, page)
-    han = has_han(written)  # the page's title and text, not its triggers
-    for qt in query_terms(question, known=router.index.has_term):
-        if qt.text in held or (len(qt.term) == 1 and is_cjk(qt.term) and not han):
-            continue
-        postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
-        own = postings.get(pid) if pid is not None else None
-        if own and (own[0] or own[2]):
-            continue
-        other = sorted(live[p] for p, tf in postings.items() if tf[0] and p != pid and p in live)
-        if other:
-            return qt.text, other[0]
-    return None
-
-
 # What a word naming another page means to the teacher, said as a doubt, not a verdict: agent-loop runs
 # read "neighbour page" as KRouter saying their answer was wrong.
 _NAMED = ": a neighbour page's mark, or an everyday word that page's name holds"
@@ -362,16 +331,18 @@ def verify_pick(
     # Every doubt is said, not only the first: the owner vouches for what the list shows, and accepting a
     # pick shown for one doubt wrote it past another (a cold review, D130).
     found: list[str] = []
-    named = _named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}") if doubts else None
-    if named := named or (router.trigger_blocker(question, page) if doubts else None):
-        word, other = named
+    named = named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}") if doubts else []
+    blocker = router.trigger_blocker(question, page) if doubts and not named else None
+    for word, other in named or ([blocker] if blocker else []):
         held = naming_field(router.root, other, word)  # which of its names: an agent looked in the title
         what = (
             "is part of what another page is called"
             if len(word) == 1 and is_cjk(word)
             else "names another page"
         )
-        found.append(f"it lacks {word!r}, which {what} ({other}{', ' + held if held else ''}){_NAMED}")
+        found.append(f"it lacks {word!r}, which {what} ({other}{', ' + held if held else ''})")
+    if found:
+        found[-1] += _NAMED
     # The question itself always (SECURITY.md's promise): checking only the wordings the quote shares a
     # word with let a phrasing that shares one vouch for a question that shares none (a cold review:
     # "how often is the garage swept", taught on the espresso machine's page with no doubt shown).

@@ -89,24 +89,9 @@ _POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 _PRICE_ASKED = re.compile(r"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)")
 
 
-# "How much … pay / cost / charge / spend" and "what does … cost / charge", "what's the fee": an English
-# question asking a price, as 多少钱 asks one (D132). Not "how much time / space / stock", which count
-# something else, nor "what did we spend it on", which asks a thing.
-_EN_MONEY = r"(?:costs?|costing|(?:pay|pays|paying|paid)(?! attention| a visit)|charges?|charging|charged)"
-_EN_PRICE_ASKED = re.compile(
-    r"\bhow much\b(?!\s+(?:time|effort|space|room|memory|storage|disk|ram|cpu|data|traffic|bandwidth|work"
-    r"|longer|later|earlier|stock|inventory|notice|weight|power|energy|water)\b)"
-    rf"(?=[^.?!;]*\b(?:{_EN_MONEY}|spend|spends|spending|spent)\b)"
-    r"|\bwhat(?:'s|’s| is| are| was| were| does| do| did| will| would)\b"
-    rf"(?=[^.?!;]{{0,60}}?\b(?:{_EN_MONEY}|prices?|fees?|(?:hourly|daily|day) rates?)\b)",
-    re.IGNORECASE,
-)
-
-
 def asks_price(question: str) -> bool:
-    """True for a question asking how much money something costs (多少钱, 几块钱, 多少錢; "how much do we
-    pay", "what does it cost")."""
-    return bool(_PRICE_ASKED.search(question) or _EN_PRICE_ASKED.search(question))
+    """True for a question asking how much money something costs (多少钱, 几块钱, 多少錢)."""
+    return bool(_PRICE_ASKED.search(question))
 
 
 def without_days(question: str) -> str:
