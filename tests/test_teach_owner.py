@@ -399,3 +399,20 @@ def test_every_word_of_another_pages_name_is_in_the_doubt(tmp_path: Path) -> Non
     assert held.for_owner, held.to_text()
     assert "it lacks 'call', which names another page (Meetings/Weekly ops call.md" in held.reason
     assert "it lacks 'weekly', which names another page (" in held.reason, held.reason
+
+
+def test_a_hold_whose_doubts_are_fewer_since_can_still_be_accepted(tmp_path: Path) -> None:
+    """The learner bench: a hold listed with two doubts ('calls' names another page; the page lacks
+    'postmark') was refused as "no longer passes the checks" once the page held Postmark, though what
+    was left was a doubt the owner had been shown."""
+    vault = write_vault(tmp_path / "vault", ROTA)
+    quote = "Hannah staffs the support desk Monday to Wednesday."
+    with Router(vault) as router:
+        held = teach.teach(
+            router, "which days does Hannah take calls about Postmark", "Support rota.md", quote
+        )
+    assert held.for_owner and "'postmark', which other pages hold" in held.reason, held.to_text()
+    with (vault / "Support rota.md").open("a", encoding="utf-8") as fh:
+        fh.write("\nPostmark bounce reports go to her as well.\n")
+    code, out = cli(vault, "learn", "--accept", held.pending_id)
+    assert code == 0 and "written (run" in out, out

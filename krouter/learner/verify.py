@@ -241,14 +241,20 @@ _LACKS = re.compile(
 
 
 def same_doubt(found: str, held: object) -> bool:
-    """True when ``found``, the doubts of the checks, names the words of each doubt a hold's stored doubt
-    (``held``) named, and no other, however a KRouter version worded it: a hold made before an upgrade
-    that reworded the doubt ("neighbour page: it lacks …") is still the owner's to accept (the diff
-    review), and so is one whose stored doubt begins with the dispute of a citation (a cold review)."""
+    """True when every doubt of ``found`` (the checks' doubts now) is one a hold's stored doubt (``held``)
+    named, by its words and kind, however a KRouter version worded it: a hold made before an upgrade that
+    reworded the doubt ("neighbour page: it lacks …") is still the owner's to accept (the diff review),
+    and so is one whose stored doubt begins with the dispute of a citation (a cold review), or one of
+    whose doubts has gone since (the page edited, a trigger written: the learner bench)."""
     if not isinstance(held, str):
         return False
-    ours, theirs = set(_LACKS.findall(found)), set(_LACKS.findall(held))
-    return found == held or bool(ours and ours == theirs)
+    ours, theirs = _doubted(found), _doubted(held)
+    return found == held or bool(ours and ours <= theirs)
+
+
+def _doubted(text: str) -> set[tuple[str, str]]:
+    """Each word a doubt says the page lacks, with the doubt's kind ("other pages hold", …)."""
+    return {(word, kind) for words, kind in _LACKS.findall(text) for word in words.split(", ")}
 
 
 def verify_pick(
@@ -327,9 +333,8 @@ def verify_pick(
     # happens to hold ("call" of a "Weekly ops call" page, asked of Hannah's days): no word rule measured
     # tells them apart (D130), so it is a doubt for the owner. As written first, then through the
     # dictionary too (cost→费用 of another page's alias 费用报销): the decision's own rule for counting a
-    # trigger a question does not hold whole.
-    # Every doubt is said, not only the first: the owner vouches for what the list shows, and accepting a
-    # pick shown for one doubt wrote it past another (a cold review, D130).
+    # trigger a question does not hold whole. Every doubt is said, not only the first: the owner vouches
+    # for what the list shows, and accepting a pick shown for one doubt wrote it past another (D133).
     found: list[str] = []
     named = named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}") if doubts else []
     blocker = router.trigger_blocker(question, page) if doubts and not named else None

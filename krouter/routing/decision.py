@@ -296,7 +296,8 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     while another current page's title, aliases, tags or path hold it: that word may name another
     subject ("frontend" when a "Frontend team" page exists, on the backend rotation page), so the
     trigger may have been taught for a neighbour's question, and must not outvote the pages themselves;
-    unless the question holds the trigger whole (D130: the owner vouched for it).
+    unless the question holds the trigger whole and names no other page with its other words (D130,
+    D133: the owner vouched for it).
     Measured in learn_bench on the three dev vaults: a plausible-but-wrong teacher's neighbour
     questions let through fell from 24 to 14, and an honest teacher still taught 16 of its 21
     triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
