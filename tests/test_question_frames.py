@@ -424,3 +424,28 @@ def test_everyday_english_about_charge_pay_or_cost_is_no_price_asked(tmp_path: P
             receipt = router.decide(question)
             assert receipt.decision == "cite" and receipt.top is not None, (question, receipt.reason)
             assert receipt.top.path == page and "asks a price" not in receipt.reason
+
+
+def test_kuai_after_a_number_and_you_ge_are_no_words_of_the_subject(tmp_path: Path) -> None:
+    """Spoken Chinese states an amount as 600块 or 38块5 where notes write ¥600 or 38.5 元, and opens with
+    有个 ("there's a"): the lone 块 and 有个 weighed as content no page holds (dev7 D7-20 refused, D134).
+    一块 ("together") and a pointing 那块 are left as they were."""
+    from krouter.tokens.question_frames import without_frames
+
+    vault = write(
+        tmp_path,
+        {
+            "决策/导游费.md": "# 导游费\n\n全陪一天 600 元，每月 10 号统一结算。\n",
+            "售后/退款.md": "# 退款\n\n天猫买家反馈水泵异响，30 天内可直接退款。\n",
+            "行政/午餐.md": "# 午餐\n\n周五大家一起吃饭。\n",
+        },
+    )
+    with Router(vault) as router:
+        fee = router.decide("全陪一天还是给600块吗？")
+        refund = router.decide("天猫有个买家说水泵响，能直接退款不？")
+    for receipt in (fee, refund):
+        assert "块" not in receipt.evidence.query_terms and "有个" not in receipt.evidence.query_terms
+    assert fee.decision == "cite" and fee.top is not None and fee.top.path == "决策/导游费.md", fee.reason
+    assert refund.closest is not None and refund.closest.path == "售后/退款.md"
+    assert without_frames("一个38块5是不") == "一个38.5是不"
+    assert "一块" in without_frames("我们一块去吃饭") and "那块" in without_frames("那块板子")

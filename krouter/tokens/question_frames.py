@@ -109,10 +109,19 @@ def without_days(question: str) -> str:
 _RECALLING = re.compile(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$))")
 
 
+# 块 after a number: spoken Chinese for 元 ("开线那300块", "38块5" for 38.5) or a measure word ("8块硬盘"),
+# never a word of the subject: notes write ¥300 or 300 元, and the lone 块 weighed as content every page
+# lacks (D134). Not 一块 ("together", "a piece of"), a word of its own.
+_KUAI_DECIMAL = re.compile(r"(?<=\d)块(?=\d)")
+_KUAI_AFTER_NUMBER = re.compile(r"(?<=[\d两三四五六七八九十百千万])\s*块")
+
+
 def without_frames(text: str) -> str:
     """A normalised question with its English asking frames and a spoken Chinese question's closing 来着
-    blanked out (each becomes a space) and a price asked read as 多少."""
-    return _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
+    blanked out (each becomes a space), a price asked read as 多少, and 块 after a number dropped (38块5
+    read as 38.5)."""
+    text = _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
+    return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
 
 
 def verb_asked_once(run: str) -> str:

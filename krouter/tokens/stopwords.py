@@ -37,12 +37,13 @@ CHINESE = frozenset(
 这个 这些 这样 这里 那 那个 那些 那样 那里 都 采用 里 问
 """
     # The spoken register of a question to a colleague (issue #12): pronouns (咱, 俺), particles (啦, 嘞),
+    # "there's a" (有个, 有位: 有 and a measure word, both function words already; D134),
     # question words (咋, 为啥, 干啥), colloquial numerals (俩, 仨), light verbs that only stand in for
     # another verb (弄, 搞, 咋整), pointing words (这边, 那块) and adverbs of habit or degree (平时, 一般,
     # 到底). Closed classes, like the English list: they ask, they do not name a subject.
     """
 咱 俺 咱家 人家 大伙 大伙儿 啦 咯 呐 嘞 哇 噢 哈 嗯 呃 咋 咋样 咋办 咋整 咋弄 咋搞 咋回事 怎 怎么办 怎么弄
-怎么搞 为啥 干啥 干嘛 啥样 啥事 多会儿 几时 俩 仨 两 弄 搞 这边 那边 哪边 这块 那块 哪块 这儿 那儿 平时 平常
+怎么搞 为啥 干啥 干嘛 啥样 啥事 多会儿 几时 俩 仨 两 弄 搞 这边 那边 哪边 这块 那块 哪块 这儿 那儿 平时 平常 有个 有位
 一般 通常 到底 究竟 具体 大概 大约 一共 总共 还能 还得 还要 不能 不会 不用 得要
 """
     # Conjunctions and modal verbs, the counterparts of the English list's "and", "but", "must", "need".
