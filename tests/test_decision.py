@@ -498,7 +498,8 @@ def test_pointing_words_are_not_content(tmp_path: Path) -> None:
 
 def test_a_pointing_word_the_segmenter_cut_in_two_is_not_content(tmp_path: Path) -> None:
     """jieba cuts "登录那块 SDK" into 那 + 块 (but "工资那块咋算" into 那块): the 块 left over was a word
-    the page lacked. 块 after a number is still a word (300块), and the noun after 那块 still counts."""
+    the page lacked. The noun after 那块 still counts; 块 after a number (300块) is money or a measure
+    word, no word either since D134."""
     vault = write(
         tmp_path,
         {
@@ -514,7 +515,7 @@ def test_a_pointing_word_the_segmenter_cut_in_two_is_not_content(tmp_path: Path)
     assert asked.top is not None and asked.top.path == "运维手册/登录SDK超时.md"
     # 钱 of 多少钱 asks a price (D93): the noun after 那块 is what is left.
     assert board.evidence.query_terms == ["板子"]
-    assert "块" in price.evidence.query_terms
+    assert "块" not in price.evidence.query_terms and "300" in price.evidence.query_terms
 
 
 def test_ties_at_the_edge_of_the_walked_pages_rank_by_path_whatever_k(tmp_path: Path) -> None:
