@@ -41,7 +41,7 @@ def naming_field(root: Path, rel: str, word: str) -> str | None:
     return "its path" if holds(rel) else None
 
 
-def named_elsewhere(router: Router, question: str, page: str, written: str) -> list[tuple[str, str]]:
+def lacked_name_words(router: Router, question: str, page: str, written: str) -> list[tuple[str, str]]:
     """The question's words this page lacks (as written and by every route) while another current
     page's title, aliases, tags or path hold them as written, each with such a page: every one, not the
     first alone, for the owner vouches for what a hold lists (a cold review, D133).

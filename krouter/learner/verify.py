@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
-from krouter.learner.name_fields import named_elsewhere, naming_field
+from krouter.learner.name_fields import lacked_name_words, naming_field
 from krouter.learner.table_rows import is_table_row
 from krouter.routing.prices import states_amount
 from krouter.routing.receipt import Citation
@@ -336,7 +336,7 @@ def verify_pick(
     # trigger a question does not hold whole. Every doubt is said, not only the first: the owner vouches
     # for what the list shows, and accepting a pick shown for one doubt wrote it past another (D133).
     found: list[str] = []
-    named = named_elsewhere(router, question, page, f"{parsed.title}\n{parsed.body}") if doubts else []
+    named = lacked_name_words(router, question, page, f"{parsed.title}\n{parsed.body}") if doubts else []
     blocker = router.trigger_blocker(question, page) if doubts and not named else None
     for word, other in named or ([blocker] if blocker else []):
         held = naming_field(router.root, other, word)  # which of its names: an agent looked in the title

@@ -192,6 +192,7 @@ def decide(
         untranslated=halved,
     )
     decision = "cite" if confidence >= floor else "refuse"
+    names_runner_up = False
     if lone:
         chars = quoted([units[i].text for i in sorted(effective)])
         reason = (
@@ -230,7 +231,9 @@ def decide(
         tied = second is not None and evidence.margin < CLEAR_MARGIN / 2
         retired = _retired(units, effective, elsewhere, mine, t) if decision == "refuse" else []
         reason = page_reason(decision, citations, evidence, second, tied, t.unread, retired)
-    if not (decision == "refuse" and f"leads {citations[-1].path} by" in reason):
+        # A refusal's reason names its runner-up ("leads X by 7%"): listed past k when need be.
+        names_runner_up = decision == "refuse" and second is not None
+    if not names_runner_up:
         citations = citations[: len(ranked)]
     # Only the replacements that led to a page listed here (one elsewhere in the ranking would point
     # an agent at a page this answer is not about), and dead ends (a replaced page with no current
@@ -310,6 +313,14 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
     keys = {u.key: i for i, u in enumerate(units)}
     mine = set(top.contributors)
     fired: set[int] = set()
+    named: dict[str, bool] = {}
+
+    def names_another(key: str) -> bool:
+        # Asked of the same words for every trigger of every contributing page: worked out once each.
+        if key not in named:
+            named[key] = named_elsewhere(units[keys[key]], mine, index, t)
+        return named[key]
+
     for pid in top.contributors:
         for trig in index.trigger_terms(pid):
             shared = trig & keys.keys()
@@ -320,9 +331,8 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
             # 出差用车怎么付钱 and the alias 成都用车 of the Chengdu office's page whole (a cold review).
             if not trig:
                 continue
-            if any(named_elsewhere(units[keys[k]], mine, index, t) for k in shared) and (
-                shared != trig
-                or any(named_elsewhere(units[keys[k]], mine, index, t) for k in keys.keys() - trig)
+            if any(map(names_another, shared)) and (
+                shared != trig or any(map(names_another, keys.keys() - trig))
             ):
                 continue
             # A question that expresses a trigger in part, whose other words name another page's subject,
@@ -330,9 +340,7 @@ def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> 
             # through the zinc page's "who tunes the zinc gadget on Tuesdays" (a cold review; D24 held this
             # below TRIGGER_MATCH only). A trigger the question holds whole counts whatever else it says
             # ("urgent: who looks after the kitchen coffee maker", with a page tagged urgent).
-            if shared != trig and any(
-                named_elsewhere(units[keys[k]], mine, index, t) for k in keys.keys() - trig
-            ):
+            if shared != trig and any(map(names_another, keys.keys() - trig)):
                 continue
             if len(shared) / len(trig) >= TRIGGER_MATCH:
                 fired |= {keys[k] for k in shared}
