@@ -113,6 +113,7 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
     # The agent is told what it left out: an agent-loop run spent two calls finding that teach takes
     # the phrasing that found the page.
     assert "if a phrasing of the question found it, give that phrasing too" in again.reason
+    assert "reached it another way (a link), give a rewording" in again.reason
     # 'payments' is the payments page's title word, which the Chinese page lacks as written and through
     # the dictionary: a neighbour's word. ('database' is no such word: the page holds it as 数据库, D55.)
     with Router(vault) as router:
@@ -592,6 +593,21 @@ def test_a_quote_shares_a_korean_or_katakana_word_it_holds_by_its_bigrams() -> N
     assert shared_words("인증 서버 재시작은 매주 화요일 새벽에 합니다.", "인증서버 재부팅 담당자는?") == [
         "인증서버"
     ]
+
+
+def test_a_table_row_shares_a_word_the_question_writes_inside_a_longer_one(tmp_path: Path) -> None:
+    """The agent-loop run (D8-10): jieba keeps 付款条件 whole, and the row "| 付款 | 月结 60 天 |" that
+    answers "华南包材的付款条件是什么" was refused as sharing no content word with it."""
+    page = "---\ntitle: 华南包材\n---\n# 华南包材\n\n| 项目 | 内容 |\n|---|---|\n| 付款 | 月结 60 天 |\n| 交期 | 下单后 7 天 |\n"
+    root = write_vault(
+        tmp_path / "vault", {"Suppliers/华南包材.md": page, "值班.md": "# 值班\n\n每人值班一周。\n"}
+    )
+    with Router(root) as router:
+        result = teach.teach(
+            router, "华南包材的付款条件是什么", "Suppliers/华南包材.md", "| 付款 | 月结 60 天 |"
+        )
+    assert "shares no content word" not in result.reason, result.reason
+    assert result.status in {teach.PENDING, teach.TAUGHT}, (result.status, result.reason)
 
 
 def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page(tmp_path: Path) -> None:

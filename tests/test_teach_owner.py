@@ -416,3 +416,33 @@ def test_a_hold_whose_doubts_are_fewer_since_can_still_be_accepted(tmp_path: Pat
         fh.write("\nPostmark bounce reports go to her as well.\n")
     code, out = cli(vault, "learn", "--accept", held.pending_id)
     assert code == 0 and "written (run" in out, out
+
+
+def test_a_page_reached_through_a_link_is_taught_with_a_rewording_for_the_owner(tmp_path: Path) -> None:
+    """Agent-loop runs: the answer was on a page the closest one links to, which no list names. Taught
+    without a phrasing it is refused and told what to give; with a rewording in the page's own words it
+    is held for the owner (the question's own words name the other page), and once accepted the question
+    cites it."""
+    root = write_vault(
+        tmp_path / "vault",
+        {
+            "Projects/Hub C2.md": "---\ntitle: Hub C2\n---\n# Hub C2\n\nThe C2 controller ships in Q3. "
+            "Matter certification is in the lab (see [[Allion Taipei]]).\n",
+            "Suppliers/Allion Taipei.md": "---\ntitle: Allion Taipei\n---\n# Allion Taipei\n\nAllion runs our "
+            "certification tests in Taipei. The quote for one product is USD 9,500, paid half upfront.\n",
+            "Runbooks.md": "# Runbooks\n\nRestart the hub with the reset button held for ten seconds.\n",
+        },
+    )
+    question = "How much is getting the C2 Matter-certified costing us?"
+    page, quote = "Suppliers/Allion Taipei.md", "The quote for one product is USD 9,500, paid half upfront."
+    assert cites(root, question) is None
+    before = snapshot(root)
+    with Router(root) as router:
+        bare = teach.teach(router, question, page, quote)
+        reworded = teach.teach(router, question, page, quote, ["Allion certification test quote price"])
+    assert not bare.taught and "give a rewording of the question in the page's own words" in bare.reason
+    assert reworded.status == PENDING and reworded.for_owner, (reworded.status, reworded.reason)
+    assert snapshot(root) == before
+    code, out = cli(root, "learn", "--accept", str(reworded.pending_id))
+    assert code == 0, out
+    assert cites(root, question) == page

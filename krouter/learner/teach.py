@@ -296,7 +296,13 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         doubt = f"{disputed}; {doubt}" if doubt else disputed
         problem = problem or doubt
     if problem == NOT_A_CANDIDATE and not result.phrasings:
-        return f"{problem}: if a phrasing of the question found it, give that phrasing too"
+        # The agent-loop runs: an agent that reached the answering page through a link from the closest
+        # one had no way on; a rewording in the page's own words makes it a candidate, and the checks
+        # then hold a pick the question's own words do not reach for the owner.
+        return (
+            f"{problem}: if a phrasing of the question found it, give that phrasing too; if you reached it "
+            "another way (a link), give a rewording of the question in the page's own words"
+        )
     if (problem and not doubt) or (problem := pending.owner_refusal(router.root, question, rel)):
         return problem
     # Taught again so that every check passes (by any agent, without the phrasing that raised the doubt):

@@ -151,7 +151,11 @@ def is_sentence(quote: str) -> bool:
 def shared_words(quote: str, question: str) -> list[str]:
     """The question's content words (as the router looks them up) that the quote also holds."""
     quote_terms = set(index_terms(quote))
-    return [qt.text for qt in query_terms(question) if _text_holds(quote_terms, qt.term)]
+    # The question's Han words are cut as the quote writes them, as the router cuts them by what the
+    # vault holds: jieba keeps 付款条件 whole, and the agent-loop run's quote "| 付款 | 月结 60 天 |"
+    # shared no word with it.
+    asked = query_terms(question, known=quote_terms.__contains__)
+    return [qt.text for qt in asked if _text_holds(quote_terms, qt.term)]
 
 
 def _text_holds(terms: set[str], term: str) -> bool:
