@@ -405,7 +405,8 @@ def test_a_trigger_asking_another_price_vouches_for_none(tmp_path: Path, trigger
 
 def test_everyday_english_about_charge_pay_or_cost_is_no_price_asked(tmp_path: Path) -> None:
     """D132 read "what … charge / pay / cost" and "how much … paid / cost" as asking a price, and a cold
-    review found everyday questions refused for "the question asks a price": reverted (D132)."""
+    review found everyday questions refused for "the question asks a price": reverted (D132); D135's
+    narrower frame leaves them alone."""
     vault = write(
         tmp_path,
         {
@@ -424,6 +425,120 @@ def test_everyday_english_about_charge_pay_or_cost_is_no_price_asked(tmp_path: P
             receipt = router.decide(question)
             assert receipt.decision == "cite" and receipt.top is not None, (question, receipt.reason)
             assert receipt.top.path == page and "asks a price" not in receipt.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("How much are we paying the Taipei lab to get the C2 Matter-certified?", True),
+        ("What does DPD charge per parcel to Norway?", True),
+        ("what does each payment cost us?", True),
+        ("What are we planning to charge in Europe for the new C2 controller?", True),
+        ("What's Kai's hourly rate?", True),
+        ("what's the fee for a late return", True),
+        ("How much money do we get for travel?", True),
+        ("how much is Kai paid", True),
+        ("what does the C2 cost?", True),
+        # Everyday questions a cold review of D132 found read as asking a price, and others like them.
+        ("What is Kai in charge of?", False),
+        ("How much paid leave do we get?", False),
+        ("What is the pay cycle?", False),
+        ("What does the charge mode flag do?", False),
+        ("How much does a cache miss cost?", False),
+        ("What's the cost of a cache miss?", False),
+        ("how much time do we spend on code reviews", False),
+        ("how much memory does the worker use", False),
+        ("what is the error rate", False),
+        ("What does the battery charge indicator show?", False),
+    ],
+)
+def test_an_english_question_asks_a_price_only_for_money_in_so_many_words(question: str, asks: bool) -> None:
+    """D135: the frame D132 read too widely, narrowed to money asked in so many words."""
+    from krouter.tokens.question_frames import asks_price
+
+    assert asks_price(question) is asks
+
+
+def test_a_price_asked_in_english_is_answered_where_the_page_states_one(tmp_path: Path) -> None:
+    """dev8's "How much are we paying the Taipei lab to get the C2 Matter-certified?" cited the C2
+    project page, which says the certification is in the lab and states no fee (D132, D135)."""
+    vault = write(
+        tmp_path,
+        {
+            "Projects/Hub C2.md": "# Hub C2\n\n- Matter certification: in lab (Allion, Taipei), planned for July.\n"
+            "- Firmware freeze in June.\n",
+            "Suppliers/Allion.md": "# Allion\n\nWe are paying the Taipei lab $4,800 to get the C2 Matter-certified, "
+            "in two halves.\n",
+            "Runbooks/Reviews.md": "# Reviews\n\nWe spend about two hours a week on code reviews.\n",
+        },
+    )
+    with Router(vault) as router:
+        fee = router.decide("How much are we paying the Taipei lab to get the C2 Matter-certified?")
+        lacking = router.decide("How much are we paying for the Hub C2 firmware freeze?")
+        hours = router.decide("how much time do we spend on code reviews")
+    assert fee.decision == "cite" and fee.top is not None and fee.top.path == "Suppliers/Allion.md", (
+        fee.reason
+    )
+    assert lacking.decision == "refuse" and "asks a price" in lacking.reason, lacking.reason
+    assert hours.decision == "cite" and hours.top is not None and hours.top.path == "Runbooks/Reviews.md"
+
+
+def test_an_english_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) -> None:
+    """The forms a cold review of D132 found unread: other currencies, cents, a number in words, a rate per
+    seat per month, a free plan, a table's column of fees, an amount a blank line under its heading."""
+    vault = write(
+        tmp_path,
+        {
+            "Vendors.md": (
+                "# Vendors\n\n- Courier: ₹450 per parcel\n- Translator: CHF 120 an hour\n"
+                "- SMS gateway: 8 cents per message\n- Printing: 30¢ a page\n- Lunch: twelve dollars a head\n"
+                "- Monitoring: 15 per host per month\n- Status page: the free plan\n"
+            ),
+            "Certs.md": "# Certs\n\n| Item | Fee (USD) |\n|---|---|\n| Matter cert | 9,500 |\n| FCC | 3,000 |\n",
+            "Plans.md": "# Plans\n\n## Team plan\n\n20 per seat per month, billed yearly.\n",
+            "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
+        },
+    )
+    with Router(vault) as router:
+        for question, page in (
+            ("what does the courier charge per parcel?", "Vendors.md"),
+            ("what's the translator's hourly rate?", "Vendors.md"),
+            ("what does the SMS gateway charge per message?", "Vendors.md"),
+            ("what does printing cost us?", "Vendors.md"),
+            ("how much do we pay for lunch?", "Vendors.md"),
+            ("what does monitoring cost us per host?", "Vendors.md"),
+            ("what does the status page cost?", "Vendors.md"),
+            ("what is the price of the Matter cert?", "Certs.md"),
+            ("what does the team plan cost?", "Plans.md"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.decision == "cite", (question, receipt.reason)
+            assert receipt.top is not None and receipt.top.path == page, (question, receipt.top)
+
+
+def test_an_amount_beside_only_the_pages_name_is_not_the_price_asked(tmp_path: Path) -> None:
+    """With the English frame's word of money no longer a word the page must hold, dev3's "What does Sierra
+    charge us per order for pick and pack in Reno?" cited the Reno move, whose only amount is a trucking
+    bill "… → Reno for $1,140": Reno is the page's name, on every line. A price list whose amounts sit
+    beside its name's words alone still answers (D135)."""
+    vault = write(
+        tmp_path,
+        {
+            "Projects/Reno warehouse move.md": "---\ntitle: Reno warehouse move\naliases: [Sierra Fulfillment]\n---\n"
+            "# Reno warehouse move\n\nSince May every US order ships from Sierra in Reno. Mis-picks fell to 0.3%.\n\n"
+            "| Date | What |\n|---|---|\n| 2024-04-29 | Remaining stock trucked Chicago → Reno for $1,140 |\n",
+            "Decisions/UK delivery charges.md": "# UK delivery charges\n\nWhat UK customers pay:\n\n"
+            "- Baskets under £75 pay £4.95 for standard delivery\n- Express: £7.50, any basket size\n",
+            "Team.md": "# Team\n\nHannah runs operations; Marcus does the shop.\n",
+        },
+    )
+    with Router(vault) as router:
+        sierra = router.decide("What does Sierra charge us per order for pick and pack in Reno?")
+        uk = router.decide("What do we charge for standard delivery in the UK?")
+    assert sierra.decision == "refuse" and "asks a price" in sierra.reason, sierra.reason
+    assert (
+        uk.decision == "cite" and uk.top is not None and uk.top.path == "Decisions/UK delivery charges.md"
+    ), uk.reason
 
 
 def test_kuai_after_a_number_and_you_ge_are_no_words_of_the_subject(tmp_path: Path) -> None:

@@ -610,6 +610,36 @@ def test_a_table_row_shares_a_word_the_question_writes_inside_a_longer_one(tmp_p
     assert result.status in {teach.PENDING, teach.TAUGHT}, (result.status, result.reason)
 
 
+def test_an_english_price_lesson_may_quote_a_won_amount_or_a_fee_tables_row(tmp_path: Path) -> None:
+    """An agent-loop run (D135): "How much do we pay Solapi per SMS and per LMS?" taught with the row
+    "단가(VAT 별도): 알림톡 7.5원, SMS 13원, LMS 29원" was refused for stating no amount; so would a
+    table's row under a "Fee (USD)" header be."""
+    root = write_vault(
+        tmp_path / "vault",
+        {
+            "공급업체/솔라피.md": "---\ntitle: 솔라피\naliases: [Solapi]\n---\n# 솔라피\n\n문자 발송 대행사.\n\n"
+            "단가(VAT 별도): 알림톡 7.5원, SMS 13원, LMS 29원\n",
+            "Certs.md": "# Certs\n\n| Item | Fee (USD) |\n|---|---|\n| Matter cert lab test | 9,500 |\n",
+            "값.md": "# 당직\n\n당직은 일주일씩 돌아간다.\n",
+        },
+    )
+    with Router(root) as router:
+        won = teach.teach(
+            router,
+            "How much do we pay Solapi per SMS and per LMS?",
+            "공급업체/솔라피.md",
+            "단가(VAT 별도): 알림톡 7.5원, SMS 13원, LMS 29원",
+        )
+        row = teach.teach(
+            router,
+            "what's the fee for the Matter cert lab test?",
+            "Certs.md",
+            "| Matter cert lab test | 9,500 |",
+        )
+    assert "asks a price" not in won.reason, won.reason
+    assert "asks a price" not in row.reason, row.reason
+
+
 def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page(tmp_path: Path) -> None:
     """A cold review: an honest lesson ("who tunes the zinc gadget on Tuesdays" on the zinc page) made
     "who tunes the argon gadget on Tuesdays", refused before, cite the zinc page with 'argon' missing."""

@@ -12,6 +12,20 @@ from krouter.tokens.scripts import CJK
 _HOLDS_WORDS = re.compile(rf"[{CJK}]|[^\W_{CJK}]")
 
 
+def header_of(quote: str, body: str) -> str | None:
+    """The header row of the table on the page whose body row the quote is, or None (the first such row)."""
+    cells = _cells(quote)
+    lines = body.splitlines()
+    for n, line in enumerate(lines):
+        if "|" in line and _cells(line) == cells:
+            top = n
+            while top > 0 and "|" in lines[top - 1]:
+                top -= 1
+            if n >= top + 2 and _RULE.match(lines[top + 1]):
+                return lines[top]
+    return None
+
+
 def is_table_row(quote: str, body: str) -> bool:
     """True when the quote is a whole row of a Markdown table on the page, of two cells or more that hold
     words: a row states a fact as a sentence does ("付款 | 月结 60 天"), however short (an agent-loop run

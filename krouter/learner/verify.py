@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 
 from krouter import config
 from krouter.learner.name_fields import lacked_name_words, naming_field
-from krouter.learner.table_rows import is_table_row
-from krouter.routing.prices import states_amount
+from krouter.learner.table_rows import header_of, is_table_row
+from krouter.routing.prices import states_amount, states_money_header
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams, holds_word
@@ -327,9 +327,12 @@ def verify_pick(
     # Beside the words of any wording: a question asked in Chinese of English notes shares its words with
     # the quote only through the agent's translation (the agent-loop run: 第一单最少要订多少钱 against
     # "first order at least £600" was refused for stating no amount).
+    # A table's row states its amount under a header that says what the column holds ("| Fee (USD) |").
+    header = header_of(quote, parsed.body) if asks_price(question) else None
+    priced_row = header is not None and states_money_header(header) and any(map(str.isdigit, quote))
     if asks_price(question) and not any(
-        states_amount(sentence) and any(shared_words(sentence, q) for q, _ in askings)
-        for sentence in _SENTENCES.split(quote)
+        (priced_row or states_amount(sentence)) and any(shared_words(sentence, q) for q, _ in askings)
+        for sentence in ([quote] if priced_row else _SENTENCES.split(quote))
     ):
         return "the question asks a price, and no sentence of the quote states an amount beside its words"
     # A word of another page's name that this page lacks marks a neighbour's question ("frontend", a

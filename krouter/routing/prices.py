@@ -44,13 +44,31 @@ _EN_LABEL = (
     r"(?=\s*(?:$|[^\w\s]|(?:a|an|per|each|every|for|plus|ex|excl|incl|monthly|yearly|annually|weekly"
     r"|bucks|pounds|quid|dollars?|euros?)\b))"
 )
+# Other currencies as notes write them (₹5,000, CHF 120, 120 SEK); not the codes that are also words or
+# languages (php, try, sar).
+_SIGNS = "$€£¥￥＄₹₩₽₺₫฿₱₪₴₦"
+_CODES = (
+    r"usd|eur|gbp|cny|rmb|hkd|jpy|chf|sek|nok|dkk|pln|czk|huf|aud|cad|nzd|sgd|inr|krw|twd|thb|myr|brl|mxn|zar"
+    r"|aed"
+)
+_EN_NUMBER_WORD = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty"
+    r"|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)"
+)
 _AMOUNT = re.compile(
-    r"(?:[$€£¥￥＄]|(?<![a-z])(?:usd|eur|gbp|cny|rmb|hkd|jpy)|人民币)\s?\d"
+    rf"(?:[{_SIGNS}]|(?<![a-z])(?:{_CODES})|人民币)\s?\d"
     rf"|{_ZH_LABEL}|{_EN_LABEL}"
-    rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[$€£¥￥]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
-    r"|(?:dollars?|euros?|bucks|yuan|rmb|usd|eur|gbp|cny|hkd|jpy)(?![a-z]))"
+    rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[{_SIGNS}¢]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
+    # Korean won and Japanese yen after the number (SMS 13원, 월 3만원, 500円); not 원칙 (a principle) nor
+    # another word 원 begins.
+    r"|만?\s*원(?![칙화형소자리래본인격주천예장료문])|円"
+    rf"|(?:dollars?|euros?|bucks|yuan|cents?|pence|{_CODES})(?![a-z]))"
+    # Twelve dollars; 15 per host per month (a rate with nothing counted before its per is a price).
+    rf"|\b{_EN_NUMBER_WORD}(?:[\s-][a-z]+)?\s+(?:dollars?|euros?|bucks|yuan|cents?)\b(?!-)"
+    r"|\d(?:[\d,.]*\d)?k?\s+(?:per|a|an)\s+[a-z]+\s+(?:per|a|an)\s+(?:month|year|week|day)\b"
     rf"|[{_NUMERALS}百千万]+\s*{_YUAN}"
-    r"|免费(?!试|体验)|不收费|不要钱|\bfree (?:of charge|shipping)\b|\bfor free\b|\b(?:is|are)\s+free\b|:\s*free\b"
+    r"|免费(?!试|体验)|不收费|不要钱|\bfree (?:of charge|shipping|plan|tier)\b|\bfor free\b|\b(?:is|are)\s+free\b"
+    r"|:\s*free\b"
     r"|\bno (?:charge|cost)\b",
     re.IGNORECASE,
 )
@@ -69,25 +87,78 @@ def states_amount(text: str) -> bool:
 
 def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> bool:
     """True when a line of the page ``text`` states an amount of money beside one of the question's
-    words the page matched (by any of its routes), on that line or the one above it (a heading, the item
-    a nested bullet prices); a word that names a price (价格, price) is not one, unless it is all the
-    page matched. Or when a trigger of the page asks this very price: the price of every word the
+    words the page matched (by any of its routes): on that line, the one above it (the item a nested
+    bullet prices), a heading a blank line above, or its table's header; a word that names a price (价格,
+    price) is not one, unless it is all the page matched, nor one its title or aliases hold, unless the
+    page writes no other. Or when a trigger of the page asks this very price: the price of every word the
     question matched, in no other words than the question's (a lesson the learner writes only on a
     sentence stating the amount beside the question's words, or the owner's own): the page may state
     it in other words ("LED light board: ¥12.5" under the trigger 瑞芯灯板多少钱)."""
     specific = {i for i in matched if units[i].text.lower() not in _PRICE_NAMES}
     things = specific or matched
+    page = parse_page(path, text)
+    # A word the page's title or aliases hold is what the whole page is about, not what an amount on one
+    # line prices: "What does Sierra charge us per order for pick and pack in Reno?" cited the Reno move's
+    # trucking bill "… → Reno for $1,140" (D135). The amount stands beside another word the page writes,
+    # when it writes any (words matched through a replaced page that leads to it are not on it).
+    names = set(index_terms("\n".join([page.title, *page.aliases])))
+    written = set(index_terms(text))
+    here = {i for i in things if units[i].in_terms(written)}
+    beside = {i for i in here if not units[i].in_terms(names)} or here or things
     if specific:
         asked = {u.key for u in units}
-        for trigger in parse_page(path, text).triggers:
+        for trigger in page.triggers:
             words = {q.term for q in query_terms(trigger)}
             this_price = asks_price(trigger) and bool(words) and words <= asked
             if this_price and all(units[i].in_terms(words) for i in specific):
                 return True
     lines = text.splitlines()
     for n, line in enumerate(lines):
-        if states_amount(line):
-            terms = set(index_terms(line if n == 0 else lines[n - 1] + "\n" + line))
-            if any(units[i].in_terms(terms) for i in things):
+        header = _table_header(lines, n)
+        if states_amount(line) or (
+            header is not None and _DIGIT.search(line) and states_money_header(header)
+        ):
+            terms = set(index_terms("\n".join(filter(None, (header, _above(lines, n), line)))))
+            if any(units[i].in_terms(terms) for i in beside):
                 return True
     return False
+
+
+_DIGIT = re.compile(r"\d")
+# A table's column of amounts says so in its header ("| Item | Fee (USD) |", "| 项目 | 价格 |").
+_MONEY_HEADER = re.compile(
+    rf"[{_SIGNS}]|(?<![a-z])(?:{_CODES})(?![a-z])|\b(?:prices?|fees?|costs?|amount|rates?|pricing)\b"
+    r"|价格|价钱|费用|金额|单价|报价|收费|元",
+    re.IGNORECASE,
+)
+
+
+def states_money_header(header: str) -> bool:
+    """True when a table's header row names a column of money (a currency, price, fee, 价格)."""
+    return bool(_MONEY_HEADER.search(header))
+
+
+def _above(lines: list[str], n: int) -> str:
+    """The line that says what line ``n`` is about: the one above it (the item a nested bullet prices),
+    or, past blank lines, a heading ("## Pro plan", a blank line, "$20 per seat per month"); not a
+    paragraph a blank line apart, which is about something else as often."""
+    if n == 0 or lines[n - 1].strip():
+        return lines[n - 1] if n else ""
+    above = next((lines[k] for k in range(n - 2, -1, -1) if lines[k].strip()), "")
+    return above if above.lstrip().startswith("#") else ""
+
+
+def _table_header(lines: list[str], n: int) -> str | None:
+    """The header row of the Markdown table whose body row line ``n`` is, or None when it is no such
+    row (a "| a | b |" line under a header and its "|---|" rule)."""
+    if not lines[n].lstrip().startswith("|"):
+        return None
+    top = n
+    while top > 0 and lines[top - 1].lstrip().startswith("|"):
+        top -= 1
+    if n < top + 2 or not _RULE.match(lines[top + 1]):
+        return None
+    return lines[top]
+
+
+_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")

@@ -89,9 +89,49 @@ _POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 _PRICE_ASKED = re.compile(r"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)")
 
 
+# An English question asking for money in so many words (D135; D132's wider reading was reverted): "how
+# much money", "how many dollars"; "how much" then a verb of paying after its auxiliary ("how much are
+# we paying", "how much does DPD charge us"); "what does X charge / cost" with whom or per what, or
+# closing the question; "what's the fee", "what's her hourly rate". Not "how much paid leave", "what is
+# Kai in charge of", "what does the charge mode flag do", "how much does a cache miss cost?" (no one is
+# charged), "what is the pay cycle", nor "the cost of" or "how much do we spend on" (time is as often
+# what it costs).
+_EN_AUX = r"(?:do|does|did|will|would|should|must|can|could|are|is|was|were|have|has|had)"
+_EN_PAID = r"(?:pay|pays|paying|paid)\b(?!\s+(?:attention|a visit|off|leave|back|down)\b)"
+_EN_CHARGED = (
+    r"(?<!in )(?<!in the )(?:charge|charges|charging|charged)\b"
+    r"(?=\s*(?:[?？]|$|(?:us|me|them|you|him|her|customers?|clients?|users?|buyers?|per|for|a|an|each|every|in"
+    r"|to)\b))"
+)
+_EN_COSTS = r"(?:cost|costs|costing)\b(?=\s+(?:us|me|them|you|him|her|per|a|an|each|every)\b)"
+_EN_PRICE_ASKED = re.compile(
+    r"\bhow much money\b|\bhow many (?:dollars|euros|pounds|bucks|quid|yuan|rmb)\b"
+    rf"|\bhow much\s+{_EN_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_PAID}|{_EN_CHARGED}|{_EN_COSTS})"
+    rf"|\bwhat\s+{_EN_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_CHARGED}|{_EN_COSTS}|(?:cost|costs)(?=\s*(?:[?？]|$)))"
+    r"|\bwhat(?:'s|’s|\s+is|\s+are|\s+was|\s+were)\s+(?:[\w’'-]+\s+){0,3}?(?:price|prices|fee|fees"
+    r"|(?:hourly|daily|day|monthly|annual|yearly) rates?)\b",
+    re.IGNORECASE,
+)
+
+
+# The word of money that frame asks with, blanked as 多少钱's 钱 is (D93): the page answers with an amount
+# ("Courier: ₹450 per parcel"), not with the word "charge", and D93's check asks for that amount.
+_MONEY_WORD = re.compile(
+    r"\b(?:(?:hourly|daily|day|monthly|annual|yearly) rates?|pay|pays|paying|paid|charge|charges|charging"
+    r"|charged|cost|costs|costing|price|prices|fee|fees|money|dollars|euros|pounds"
+    r"|bucks|quid|yuan|rmb)\b",
+    re.IGNORECASE,
+)
+
+
+def _money_blanked(m: re.Match[str]) -> str:
+    return _MONEY_WORD.sub(" ", m.group(0))
+
+
 def asks_price(question: str) -> bool:
-    """True for a question asking how much money something costs (多少钱, 几块钱, 多少錢)."""
-    return bool(_PRICE_ASKED.search(question))
+    """True for a question asking how much money something costs (多少钱, 几块钱, 多少錢; "how much do we
+    pay", "what does DPD charge per parcel", "what's the fee")."""
+    return bool(_PRICE_ASKED.search(question) or _EN_PRICE_ASKED.search(question))
 
 
 def without_days(question: str) -> str:
@@ -118,8 +158,9 @@ _KUAI_AFTER_NUMBER = re.compile(r"(?<=[\d两三四五六七八九十百千万])\
 
 def without_frames(text: str) -> str:
     """A normalised question with its English asking frames and a spoken Chinese question's closing 来着
-    blanked out (each becomes a space), a price asked read as 多少, and 块 after a number dropped (38块5
-    read as 38.5)."""
+    blanked out (each becomes a space), a price asked read as 多少 (in English, its word of money blanked),
+    and 块 after a number dropped (38块5 read as 38.5)."""
+    text = _EN_PRICE_ASKED.sub(_money_blanked, text)
     text = _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
     return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
 
