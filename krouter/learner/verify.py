@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from krouter import config
 from krouter.learner.name_fields import lacked_name_words, naming_field
 from krouter.learner.table_rows import header_of, is_table_row
-from krouter.routing.prices import states_amount, states_money_header
+from krouter.routing.prices import priced_row, states_amount
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams, holds_word
@@ -329,10 +329,10 @@ def verify_pick(
     # "first order at least £600" was refused for stating no amount).
     # A table's row states its amount under a header that says what the column holds ("| Fee (USD) |").
     header = header_of(quote, parsed.body) if asks_price(question) else None
-    priced_row = header is not None and states_money_header(header) and any(map(str.isdigit, quote))
+    in_column = header is not None and priced_row(header, quote)
     if asks_price(question) and not any(
-        (priced_row or states_amount(sentence)) and any(shared_words(sentence, q) for q, _ in askings)
-        for sentence in ([quote] if priced_row else _SENTENCES.split(quote))
+        (in_column or states_amount(sentence)) and any(shared_words(sentence, q) for q, _ in askings)
+        for sentence in ([quote] if in_column else _SENTENCES.split(quote))
     ):
         return "the question asks a price, and no sentence of the quote states an amount beside its words"
     # A word of another page's name that this page lacks marks a neighbour's question ("frontend", a

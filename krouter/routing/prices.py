@@ -39,7 +39,9 @@ _ZH_LABEL = (
 )
 _NUMBER = r"\d++(?:[.,]\d++)*+"
 _EN_LABEL = (
-    r"\b(?:prices?|costs?|fees?|deposit|rent)(?:\s+(?:is|are))?(?:\s+(?:about|around))?\s*[:：]?\s*[$€£¥￥]?"
+    r"\b(?:prices?|costs?|fees?|deposit|rent|(?:hourly|day|daily) rate|half day|full day|retainer|salary|budget"
+    r"|charges?|charged|bills?|billed|pays?|paid)(?:\s+(?:is|are|us|them|her|him|you|me|at))?(?:\s+(?:about|around))?"
+    r"\s*[:：]?\s*[$€£¥￥]?"
     rf"(?![\d,.]*{_DATE}){_NUMBER}(?:\s*[-–~～]\s*{_NUMBER})?+k?(?!\s*[%％]|/\d)"
     r"(?=\s*(?:$|[^\w\s]|(?:a|an|per|each|every|for|plus|ex|excl|incl|monthly|yearly|annually|weekly"
     r"|bucks|pounds|quid|dollars?|euros?)\b))"
@@ -56,20 +58,21 @@ _EN_NUMBER_WORD = (
     r"|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)"
 )
 _AMOUNT = re.compile(
-    rf"(?:[{_SIGNS}]|(?<![a-z])(?:{_CODES})|人民币)\s?\d"
+    rf"(?:[{_SIGNS}]|人民币)\s?\d|(?<![a-z])(?:{_CODES}|rs\.?)\s?\d(?![\d,.]*[ac-jln-z])"
     rf"|{_ZH_LABEL}|{_EN_LABEL}"
     rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[{_SIGNS}¢]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
     # Korean won and Japanese yen after the number (SMS 13원, 월 3만원, 500円); not 원칙 (a principle) nor
     # another word 원 begins.
     r"|만?\s*원(?![칙화형소자리래본인격주천예장료문])|円"
     rf"|(?:dollars?|euros?|bucks|yuan|cents?|pence|{_CODES})(?![a-z]))"
-    # Twelve dollars; 15 per host per month (a rate with nothing counted before its per is a price).
-    rf"|\b{_EN_NUMBER_WORD}(?:[\s-][a-z]+)?\s+(?:dollars?|euros?|bucks|yuan|cents?)\b(?!-)"
-    r"|\d(?:[\d,.]*\d)?k?\s+(?:per|a|an)\s+[a-z]+\s+(?:per|a|an)\s+(?:month|year|week|day)\b"
+    # Twelve dollars (not "two cents", an opinion); 15 per host per month (a rate with nothing counted
+    # before its per, and by the month or the year: "5 per user per day" is a limit).
+    rf"|\b{_EN_NUMBER_WORD}(?:[\s-][a-z]+)?\s+(?:dollars?|euros?|bucks|yuan)\b(?!-)"
+    r"|\d(?:[\d,.]*\d)?k?\s+(?:per|a|an)\s+[a-z]+\s+(?:per|a|an)\s+(?:month|year)\b"
     rf"|[{_NUMERALS}百千万]+\s*{_YUAN}"
     r"|免费(?!试|体验)|不收费|不要钱|\bfree (?:of charge|shipping|plan|tier)\b|\bfor free\b|\b(?:is|are)\s+free\b"
     r"|:\s*free\b"
-    r"|\bno (?:charge|cost)\b",
+    r"|\bno (?:charge|cost|fee)\b",
     re.IGNORECASE,
 )
 # Words that name a price rather than the thing priced: on the price's own line they say nothing about
@@ -87,10 +90,10 @@ def states_amount(text: str) -> bool:
 
 def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> bool:
     """True when a line of the page ``text`` states an amount of money beside one of the question's
-    words the page matched (by any of its routes): on that line, the one above it (the item a nested
-    bullet prices), a heading a blank line above, or its table's header; a word that names a price (价格,
-    price) is not one, unless it is all the page matched, nor one its title or aliases hold, unless the
-    page writes no other. Or when a trigger of the page asks this very price: the price of every word the
+    words the page matched (by any of its routes): on that line, in its label, on the line above it
+    when that one is a heading, a label ("… pay:") or the item a nested bullet prices, or in its table's
+    header; a word that names a price (价格, price) is not one, unless it is all the page matched, nor,
+    but in the line's label, one its title or aliases hold, unless the page writes no other. Or when a trigger of the page asks this very price: the price of every word the
     question matched, in no other words than the question's (a lesson the learner writes only on a
     sentence stating the amount beside the question's words, or the owner's own): the page may state
     it in other words ("LED light board: ¥12.5" under the trigger 瑞芯灯板多少钱)."""
@@ -115,37 +118,70 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> 
     lines = text.splitlines()
     for n, line in enumerate(lines):
         header = _table_header(lines, n)
-        if states_amount(line) or (
-            header is not None and _DIGIT.search(line) and states_money_header(header)
-        ):
-            terms = set(index_terms("\n".join(filter(None, (header, _above(lines, n), line)))))
-            if any(units[i].in_terms(terms) for i in beside):
-                return True
+        if not (states_amount(line) or (header is not None and priced_row(header, line))):
+            continue
+        terms = set(index_terms("\n".join(filter(None, (header, _above(lines, n), line)))))
+        if any(units[i].in_terms(terms) for i in beside) or _labelled(line, units, things):
+            return True
     return False
 
 
-_DIGIT = re.compile(r"\d")
-# A table's column of amounts says so in its header ("| Item | Fee (USD) |", "| 项目 | 价格 |").
-_MONEY_HEADER = re.compile(
-    rf"[{_SIGNS}]|(?<![a-z])(?:{_CODES})(?![a-z])|\b(?:prices?|fees?|costs?|amount|rates?|pricing)\b"
-    r"|价格|价钱|费用|金额|单价|报价|收费|元",
+# A header cell naming a column of money ("Fee (USD)", "Unit price", "单价", "金额（元）"); not "Rate limit",
+# nor 元器件 (components).
+_MONEY_COLUMN = re.compile(
+    r"^\W*(?:unit |list |monthly |annual |yearly )?(?:prices?|pricing|fees?|costs?|amount|day rate|hourly rate"
+    r"|retainer)\b(?!\s*limit)"
+    rf"|\((?:[{_SIGNS}]|{_CODES})\)|^\W*[{_SIGNS}]\W*$|价格|价钱|费用|金额|单价|报价|收费|[（(]元[）)]",
     re.IGNORECASE,
 )
 
 
-def states_money_header(header: str) -> bool:
-    """True when a table's header row names a column of money (a currency, price, fee, 价格)."""
-    return bool(_MONEY_HEADER.search(header))
+def priced_row(header: str, row: str) -> bool:
+    """True when a table row states an amount in a column its header names as money: a number, or no
+    charge, in that cell ("| Matter cert | 9,500 |" under "| Item | Fee (USD) |"; not "待报价", "ask
+    finance", nor a number in another column, a model's or a count's)."""
+    heads, cells = _cells(header), _cells(row)
+    return any(
+        i < len(cells) and (_DIGIT.search(cells[i]) or states_amount(cells[i]))
+        for i, head in enumerate(heads)
+        if _MONEY_COLUMN.search(head.strip())
+    )
+
+
+def _cells(row: str) -> list[str]:
+    cells = row.strip().split("|")
+    return cells[
+        1 if cells and not cells[0].strip() else 0 : -1 if len(cells) > 1 and not cells[-1].strip() else None
+    ]
+
+
+_DIGIT = re.compile(r"\d")
+# A line's label: what a bullet or a line names before its colon ("- Courier: ₹450 per parcel", "顺丰：首重
+# 12 元"), or a table row's first cell.
+_LABEL = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\|\s*)?([^:：|]{1,40}?)\s*[:：|]")
+
+
+def _labelled(line: str, units: list[Unit], things: set[int]) -> bool:
+    """True when the line's label holds one of the question's words, a word of the page's name too: a
+    page titled 顺丰 states its price as "顺丰：首重 12 元"."""
+    m = _LABEL.match(line)
+    if not m:
+        return False
+    terms = set(index_terms(m.group(1)))
+    return any(units[i].in_terms(terms) for i in things)
 
 
 def _above(lines: list[str], n: int) -> str:
-    """The line that says what line ``n`` is about: the one above it (the item a nested bullet prices),
-    or, past blank lines, a heading ("## Pro plan", a blank line, "$20 per seat per month"); not a
-    paragraph a blank line apart, which is about something else as often."""
-    if n == 0 or lines[n - 1].strip():
-        return lines[n - 1] if n else ""
-    above = next((lines[k] for k in range(n - 2, -1, -1) if lines[k].strip()), "")
-    return above if above.lstrip().startswith("#") else ""
+    """The line that says what line ``n`` is about: the one right above it when it is a heading, ends
+    in a colon ("What UK customers pay:"), or holds the item a nested bullet prices; not a sibling
+    bullet, which prices another thing as often ("- Parcels are collected at 16:00.", "- Pallets: €45")."""
+    if n == 0 or not lines[n - 1].strip():
+        return ""
+    above = lines[n - 1]
+    indent = len(lines[n]) - len(lines[n].lstrip())
+    nested = indent > len(above) - len(above.lstrip())
+    labels = above.lstrip().startswith("#") or above.rstrip().endswith((":", "："))
+    return above if nested or labels else ""
 
 
 def _table_header(lines: list[str], n: int) -> str | None:

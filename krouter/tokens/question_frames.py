@@ -90,36 +90,43 @@ _PRICE_ASKED = re.compile(r"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]
 
 
 # An English question asking for money in so many words (D135; D132's wider reading was reverted): "how
-# much money", "how many dollars"; "how much" then a verb of paying after its auxiliary ("how much are
-# we paying", "how much does DPD charge us"); "what does X charge / cost" with whom or per what, or
-# closing the question; "what's the fee", "what's her hourly rate". Not "how much paid leave", "what is
-# Kai in charge of", "what does the charge mode flag do", "how much does a cache miss cost?" (no one is
-# charged), "what is the pay cycle", nor "the cost of" or "how much do we spend on" (time is as often
-# what it costs).
+# much money", "how many dollars"; "how much" then an auxiliary and a verb of paying ("how much are we
+# paying", "how much is Kai paid", "how much does DPD charge us"); "what does X charge / cost" with whom
+# or per what after it, and "what are we planning to charge"; "what's the fee" and "what's her hourly
+# rate" (its day rate) where the fee or the rate ends its phrase. Not "how much paid leave", "how much can paid users
+# upload", "how much does the pay review take", "what is Kai in charge of", "what is the max charge",
+# "what does a cache miss cost?" (no one is charged), "the cost of", "the late fee policy", "the daily
+# rate limit", "the annual rate of churn", nor "how much do we spend on" (time is as often what it costs).
 _EN_AUX = r"(?:do|does|did|will|would|should|must|can|could|are|is|was|were|have|has|had)"
-_EN_PAID = r"(?:pay|pays|paying|paid)\b(?!\s+(?:attention|a visit|off|leave|back|down)\b)"
+_EN_PAY = (
+    r"(?:pay|pays|paying)\b(?!\s+(?:attention|a visit|off|back|down|review|reviews|rise|rises|raise|raises|cycle"
+    r"|day|slip|slips|grade|band|scale|period|run|roll|check|gap|cut|freeze|structure|policy|increase)\b)"
+    r"|paid(?=\s*(?:[?？,]|$|(?:for|to|per|by|in|on|each|a|an|monthly|weekly|hourly|yearly|annually)\b))"
+)
 _EN_CHARGED = (
     r"(?<!in )(?<!in the )(?:charge|charges|charging|charged)\b"
     r"(?=\s*(?:[?？]|$|(?:us|me|them|you|him|her|customers?|clients?|users?|buyers?|per|for|a|an|each|every|in"
     r"|to)\b))"
 )
 _EN_COSTS = r"(?:cost|costs|costing)\b(?=\s+(?:us|me|them|you|him|her|per|a|an|each|every)\b)"
+_EN_VERB_AUX = r"(?:do|does|did|will|would|should|can|could)"
 _EN_PRICE_ASKED = re.compile(
     r"\bhow much money\b|\bhow many (?:dollars|euros|pounds|bucks|quid|yuan|rmb)\b"
-    rf"|\bhow much\s+{_EN_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_PAID}|{_EN_CHARGED}|{_EN_COSTS})"
-    rf"|\bwhat\s+{_EN_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_CHARGED}|{_EN_COSTS}|(?:cost|costs)(?=\s*(?:[?？]|$)))"
+    rf"|\bhow much\s+{_EN_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_PAY}|{_EN_CHARGED}|{_EN_COSTS})"
+    rf"|\bwhat\s+{_EN_VERB_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_CHARGED}|{_EN_COSTS})"
+    rf"|\bwhat\s+(?:is|are|was|were)\b[^.?!;]{{0,60}}?\bto (?:{_EN_CHARGED})"
     r"|\bwhat(?:'s|’s|\s+is|\s+are|\s+was|\s+were)\s+(?:[\w’'-]+\s+){0,3}?(?:price|prices|fee|fees"
-    r"|(?:hourly|daily|day|monthly|annual|yearly) rates?)\b",
+    r"|(?:hourly|day) rates?)\b(?=\s*(?:[?？,.;]|$|(?:for|of|on|per|to|and|in|at|with|when|if)\b))",
     re.IGNORECASE,
 )
 
 
-# The word of money that frame asks with, blanked as 多少钱's 钱 is (D93): the page answers with an amount
-# ("Courier: ₹450 per parcel"), not with the word "charge", and D93's check asks for that amount.
+# The verb of paying that frame asks with, blanked as 多少钱's 钱 is (D93): the page answers with an amount
+# ("Courier: ₹450 per parcel"), not with the word "charge", and D93's check asks for that amount; so is
+# the rate of an hourly rate. A fee or a price is the thing whose amount is asked, and stays a word.
 _MONEY_WORD = re.compile(
-    r"\b(?:(?:hourly|daily|day|monthly|annual|yearly) rates?|pay|pays|paying|paid|charge|charges|charging"
-    r"|charged|cost|costs|costing|price|prices|fee|fees|money|dollars|euros|pounds"
-    r"|bucks|quid|yuan|rmb)\b",
+    r"\b(?:pay|pays|paying|paid|charge|charges|charging|charged|cost|costs|costing|money|dollars|euros"
+    r"|pounds|bucks|quid|yuan|rmb|rates?)\b",
     re.IGNORECASE,
 )
 
