@@ -452,6 +452,8 @@ def test_everyday_english_about_charge_pay_or_cost_is_no_price_asked(tmp_path: P
         ("How much does the pay review take?", False),
         ("How much can paid users upload?", False),
         ("What is the max charge for the scooter battery?", False),
+        ("What can I charge to the project budget?", False),
+        ("What does the extra replica cost us in latency?", False),
         ("What's the cost of a cache miss?", False),
         ("how much time do we spend on code reviews", False),
         ("how much memory does the worker use", False),
@@ -491,18 +493,18 @@ def test_a_price_asked_in_english_is_answered_where_the_page_states_one(tmp_path
 
 
 def test_an_english_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) -> None:
-    """The forms a cold review of D132 found unread: other currencies, cents, a number in words, a rate per
-    seat per month, a free plan, a table's column of fees, an amount a blank line under its heading."""
+    """The forms a cold review of D132 found unread: other currencies, cents, a number in words, a free
+    plan, a table's column of fees, a price's label with its per ("Price per seat: 20")."""
     vault = write(
         tmp_path,
         {
             "Vendors.md": (
                 "# Vendors\n\n- Courier: ₹450 per parcel\n- Translator: CHF 120 an hour\n"
                 "- SMS gateway: 8 cents per message\n- Printing: 30¢ a page\n- Lunch: twelve dollars a head\n"
-                "- Monitoring: 15 per host per month\n- Status page: the free plan\n"
+                "- Monitoring: €15 per host per month\n- Status page: the free plan\n"
             ),
             "Certs.md": "# Certs\n\n| Item | Fee (USD) |\n|---|---|\n| Matter cert | 9,500 |\n| FCC | 3,000 |\n",
-            "Plans.md": "# Plans\n\n## Team plan\n\n20 per seat per month, billed yearly.\n",
+            "Plans.md": "# Plans\n\n## Team plan\n\n- Price per seat: 20, billed yearly.\n",
             "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
             "People/Lena Ortiz.md": "# Lena Ortiz\n\nFreelance editor.\n\n- Hourly rate: €95\n- Invoices monthly\n",
         },
@@ -515,10 +517,10 @@ def test_an_english_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) ->
             ("what does the SMS gateway charge per message?", "Vendors.md"),
             ("what does printing cost us?", "Vendors.md"),
             ("how much do we pay for lunch?", "Vendors.md"),
-            ("what does monitoring cost us per host?", "Vendors.md"),
             ("what does the status page cost us?", "Vendors.md"),
             ("what is the fee for the Matter cert?", "Certs.md"),
-            ("what does the team plan cost per seat?", "Plans.md"),
+            ("what does monitoring cost us per host?", "Vendors.md"),
+            ("what does the team plan cost us per seat?", "Plans.md"),
         ):
             receipt = router.decide(question)
             assert receipt.decision == "cite", (question, receipt.reason)
@@ -584,6 +586,62 @@ def test_a_number_in_another_column_a_neighbours_price_or_a_limit_is_not_the_pri
     assert express.decision == "cite" and express.top is not None and express.top.path == "顺丰.md", (
         express.reason
     )
+
+
+def test_a_count_column_a_named_words_rate_a_passing_mention_or_an_allowance_is_no_price(
+    tmp_path: Path,
+) -> None:
+    """A second cold review of D135: each of these cited a page that states no price of the thing asked."""
+    vault = write(
+        tmp_path,
+        {
+            "Office equipment.md": "# Office equipment\n\n| Item | Amount | Location |\n|---|---|---|\n"
+            "| Laptops | 12 | IT cupboard |\n",
+            "Rate limiter.md": "# Rate limiter\n\nThe rate limiter allows 100 requests per minute per key.\n",
+            "Export limiter.md": "# Export limiter\n\n- Caps exports per month\n- Runs on the shared worker pool: about $40 "
+            "per month.\n",
+            "DPD.md": "# DPD\n\nWe switched from GLS because of lost parcels.\n\n- Parcel up to 5 kg: €3.20\n",
+            "Reno warehouse move.md": "# Reno warehouse move\n\nThe US warehouse moved to Reno in May.\n\n"
+            "- Reno trucking: $1,140\n",
+            "Training.md": "# Training\n\n- Conferences: 2 per person per year\n",
+        },
+    )
+    with Router(vault) as router:
+        for question in (
+            "How much do we pay for laptops?",
+            "How much does the rate limiter cost us per month?",
+            "How much did GLS charge per parcel?",
+            "How much do we pay the Reno warehouse?",
+            "How much do we pay per person for conferences?",
+        ):
+            receipt = router.decide(question)
+            assert receipt.decision == "refuse", (
+                question,
+                receipt.top.path if receipt.top else None,
+                receipt.reason,
+            )
+
+
+def test_a_supplier_cards_fields_and_a_wrapped_sentence_price_the_thing_above(tmp_path: Path) -> None:
+    """The second review: D93 read the line above whatever it was, and D135's first fixes lost a supplier
+    card's "- 产品：LED 灯板" over "- 报价：12.5 元/片" and a sentence wrapped over two lines. A line above
+    that ends a sentence still prices nothing."""
+    vault = write(
+        tmp_path,
+        {
+            "瑞芯电子.md": "# 瑞芯电子\n\n- 产品：LED 灯板\n- 报价：12.5 元/片\n",
+            "上海办公室.md": "# 上海办公室\n\n保洁阿姨每周二、五来打扫上海办公室，\n每月 800 元，现金结。\n",
+            "值班.md": "# 值班\n\n每人值班一周。\n",
+        },
+    )
+    with Router(vault) as router:
+        for question, page in (
+            ("瑞芯的 LED 灯板多少钱？", "瑞芯电子.md"),
+            ("保洁阿姨打扫多少钱？", "上海办公室.md"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.decision == "cite", (question, receipt.reason)
+            assert receipt.top is not None and receipt.top.path == page
 
 
 def test_kuai_after_a_number_and_you_ge_are_no_words_of_the_subject(tmp_path: Path) -> None:

@@ -169,7 +169,7 @@ def decide(
         asked
         and not unknown
         and asks_price(question)
-        and not states_price(citations[0].path, reads.text(citations[0].path), units, effective)
+        and not states_price(citations[0].path, reads.text(citations[0].path), units, effective, question)
     )
     # An email address or a phone number asked is answered where the page states one (D114).
     contact = asks_contact(question) if asked and not (unknown or unpriced) else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from krouter.routing.question import Unit
+from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.terms import index_terms, query_terms
 from krouter.vault.page import parse_page
@@ -39,10 +40,10 @@ _ZH_LABEL = (
 )
 _NUMBER = r"\d++(?:[.,]\d++)*+"
 _EN_LABEL = (
-    r"\b(?:prices?|costs?|fees?|deposit|rent|(?:hourly|day|daily) rate|half day|full day|retainer|salary|budget"
-    r"|charges?|charged|bills?|billed|pays?|paid)(?:\s+(?:is|are|us|them|her|him|you|me|at))?(?:\s+(?:about|around))?"
+    r"\b(?:prices?|costs?|fees?|rates?|quote|deposit|rent|retainer|salary|budget|charges?|charged|bills?|billed"
+    r"|pays?|paid)(?:\s+per\s+[a-z]+)?(?:\s+(?:is|are|us|them|her|him|you|me|at))?(?:\s+(?:about|around))?"
     r"\s*[:：]?\s*[$€£¥￥]?"
-    rf"(?![\d,.]*{_DATE}){_NUMBER}(?:\s*[-–~～]\s*{_NUMBER})?+k?(?!\s*[%％]|/\d)"
+    rf"(?![\d,.]*{_DATE}){_NUMBER}(?:\s*[-–~～]\s*{_NUMBER})?+k?(?!\s*[%％]|/\d|:\d)"
     r"(?=\s*(?:$|[^\w\s]|(?:a|an|per|each|every|for|plus|ex|excl|incl|monthly|yearly|annually|weekly"
     r"|bucks|pounds|quid|dollars?|euros?)\b))"
 )
@@ -60,15 +61,13 @@ _EN_NUMBER_WORD = (
 _AMOUNT = re.compile(
     rf"(?:[{_SIGNS}]|人民币)\s?\d|(?<![a-z])(?:{_CODES}|rs\.?)\s?\d(?![\d,.]*[ac-jln-z])"
     rf"|{_ZH_LABEL}|{_EN_LABEL}"
-    rf"|\d(?:[\d,.]*\d)?\s*[kK千]?\s*(?:[{_SIGNS}¢]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
+    rf"|\d(?:[\d,. ]*\d)?\s*[kK千]?\s*(?:[{_SIGNS}¢]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
     # Korean won and Japanese yen after the number (SMS 13원, 월 3만원, 500円); not 원칙 (a principle) nor
     # another word 원 begins.
     r"|만?\s*원(?![칙화형소자리래본인격주천예장료문])|円"
-    rf"|(?:dollars?|euros?|bucks|yuan|cents?|pence|{_CODES})(?![a-z]))"
-    # Twelve dollars (not "two cents", an opinion); 15 per host per month (a rate with nothing counted
-    # before its per, and by the month or the year: "5 per user per day" is a limit).
+    rf"|(?:dollars?|euros?|bucks|yuan|cents?|pence|kr|zł|{_CODES})(?![a-z]))"
+    # Twelve dollars (not "two cents", an opinion).
     rf"|\b{_EN_NUMBER_WORD}(?:[\s-][a-z]+)?\s+(?:dollars?|euros?|bucks|yuan)\b(?!-)"
-    r"|\d(?:[\d,.]*\d)?k?\s+(?:per|a|an)\s+[a-z]+\s+(?:per|a|an)\s+(?:month|year)\b"
     rf"|[{_NUMERALS}百千万]+\s*{_YUAN}"
     r"|免费(?!试|体验)|不收费|不要钱|\bfree (?:of charge|shipping|plan|tier)\b|\bfor free\b|\b(?:is|are)\s+free\b"
     r"|:\s*free\b"
@@ -88,12 +87,15 @@ def states_amount(text: str) -> bool:
     return bool(_AMOUNT.search(text))
 
 
-def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> bool:
+def states_price(path: str, text: str, units: list[Unit], matched: set[int], question: str = "") -> bool:
     """True when a line of the page ``text`` states an amount of money beside one of the question's
-    words the page matched (by any of its routes): on that line, in its label, on the line above it
-    when that one is a heading, a label ("… pay:") or the item a nested bullet prices, or in its table's
-    header; a word that names a price (价格, price) is not one, unless it is all the page matched, nor,
-    but in the line's label, one its title or aliases hold, unless the page writes no other. Or when a trigger of the page asks this very price: the price of every word the
+    words the page matched (by any of its routes): on that line, on the line above it unless that one
+    ends a sentence (the item a nested bullet prices, a supplier card's "- 产品：LED 灯板" over "- 报价：12.5
+    元/片", a sentence wrapped over two lines), or in its table's header. A word that names a price (价格,
+    price) is not one, unless it is all the page matched; nor one the page's title or aliases hold,
+    unless the page writes no other or the line's label is the page's name ("顺丰：首重 12 元" on the page
+    顺丰). A name the ``question`` writes (GLS) that the page holds but is not named by must stand beside
+    the amount. Or when a trigger of the page asks this very price: the price of every word the
     question matched, in no other words than the question's (a lesson the learner writes only on a
     sentence stating the amount beside the question's words, or the owner's own): the page may state
     it in other words ("LED light board: ¥12.5" under the trigger 瑞芯灯板多少钱)."""
@@ -104,10 +106,21 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> 
     # line prices: "What does Sierra charge us per order for pick and pack in Reno?" cited the Reno move's
     # trucking bill "… → Reno for $1,140" (D135). The amount stands beside another word the page writes,
     # when it writes any (words matched through a replaced page that leads to it are not on it).
+    title = set(index_terms(page.title))
     names = set(index_terms("\n".join([page.title, *page.aliases])))
     written = set(index_terms(text))
     here = {i for i in things if units[i].in_terms(written)}
-    beside = {i for i in here if not units[i].in_terms(names)} or here or things
+    # Only the page's name matched: its amounts price its subject when the page is a price list ("UK
+    # delivery charges"), not when it is about something else ("Reno warehouse move": "- Reno trucking:
+    # $1,140" is no price of the warehouse; a second review).
+    beside = {i for i in here if not units[i].in_terms(names)} or (
+        here if _PRICE_LIST.search(page.title) else set()
+    )
+    # "How much did GLS charge per parcel?" is not answered by the DPD page's parcel price because the
+    # page says it replaced GLS (a second review).
+    named = {
+        i for i in beside if not units[i].in_terms(names) and written_as_name(units[i].text, question, set())
+    }
     if specific:
         asked = {u.key for u in units}
         for trigger in page.triggers:
@@ -121,15 +134,16 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int]) -> 
         if not (states_amount(line) or (header is not None and priced_row(header, line))):
             continue
         terms = set(index_terms("\n".join(filter(None, (header, _above(lines, n), line)))))
-        if any(units[i].in_terms(terms) for i in beside) or _labelled(line, units, things):
+        near = {i for i in beside if units[i].in_terms(terms)}
+        if (near and named <= near) or (title and not named and title <= _label_terms(line)):
             return True
     return False
 
 
 # A header cell naming a column of money ("Fee (USD)", "Unit price", "单价", "金额（元）"); not "Rate limit",
-# nor 元器件 (components).
+# 元器件 (components), nor a bare "Amount" (of laptops as often as of money).
 _MONEY_COLUMN = re.compile(
-    r"^\W*(?:unit |list |monthly |annual |yearly )?(?:prices?|pricing|fees?|costs?|amount|day rate|hourly rate"
+    r"^\W*(?:unit |list |monthly |annual |yearly )?(?:prices?|pricing|fees?|costs?|day rate|hourly rate"
     r"|retainer)\b(?!\s*limit)"
     rf"|\((?:[{_SIGNS}]|{_CODES})\)|^\W*[{_SIGNS}]\W*$|价格|价钱|费用|金额|单价|报价|收费|[（(]元[）)]",
     re.IGNORECASE,
@@ -156,32 +170,29 @@ def _cells(row: str) -> list[str]:
 
 
 _DIGIT = re.compile(r"\d")
+# A title that says the page lists prices.
+_PRICE_LIST = re.compile(
+    r"\b(?:prices?|pricing|charges|fees|rates|costs|tariffs?|rate card)\b|价格|价目|收费|报价|费用|运费|定价",
+    re.IGNORECASE,
+)
 # A line's label: what a bullet or a line names before its colon ("- Courier: ₹450 per parcel", "顺丰：首重
 # 12 元"), or a table row's first cell.
 _LABEL = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\|\s*)?([^:：|]{1,40}?)\s*[:：|]")
 
 
-def _labelled(line: str, units: list[Unit], things: set[int]) -> bool:
-    """True when the line's label holds one of the question's words, a word of the page's name too: a
-    page titled 顺丰 states its price as "顺丰：首重 12 元"."""
+def _label_terms(line: str) -> set[str]:
     m = _LABEL.match(line)
-    if not m:
-        return False
-    terms = set(index_terms(m.group(1)))
-    return any(units[i].in_terms(terms) for i in things)
+    return set(index_terms(m.group(1))) if m else set()
 
 
 def _above(lines: list[str], n: int) -> str:
-    """The line that says what line ``n`` is about: the one right above it when it is a heading, ends
-    in a colon ("What UK customers pay:"), or holds the item a nested bullet prices; not a sibling
-    bullet, which prices another thing as often ("- Parcels are collected at 16:00.", "- Pallets: €45")."""
-    if n == 0 or not lines[n - 1].strip():
-        return ""
-    above = lines[n - 1]
-    indent = len(lines[n]) - len(lines[n].lstrip())
-    nested = indent > len(above) - len(above.lstrip())
-    labels = above.lstrip().startswith("#") or above.rstrip().endswith((":", "："))
-    return above if nested or labels else ""
+    """The line right above line ``n``, which may say what it prices, unless that one ends a sentence:
+    "- Parcels are collected at 16:00." over "- Pallets: €45 each" is about another thing (a review)."""
+    above = lines[n - 1] if n else ""
+    return "" if above.rstrip().endswith(_SENTENCE_END) else above
+
+
+_SENTENCE_END = tuple("。.!?！？")
 
 
 def _table_header(lines: list[str], n: int) -> str | None:

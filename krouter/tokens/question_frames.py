@@ -105,10 +105,13 @@ _EN_PAY = (
 )
 _EN_CHARGED = (
     r"(?<!in )(?<!in the )(?:charge|charges|charging|charged)\b"
-    r"(?=\s*(?:[?？]|$|(?:us|me|them|you|him|her|customers?|clients?|users?|buyers?|per|for|a|an|each|every|in"
-    r"|to)\b))"
+    r"(?=\s*(?:[?？]|$|(?:us|me|them|you|him|her|customers|clients|users|buyers|per|for|a|an|each|every|in)\b))"
 )
-_EN_COSTS = r"(?:cost|costs|costing)\b(?=\s+(?:us|me|them|you|him|her|per|a|an|each|every)\b)"
+# "Cost us in latency", "in downtime": a cost measured in something else than money.
+_EN_COSTS = (
+    r"(?:cost|costs|costing)\b(?=\s+(?:us|me|them|you|him|her|per|a|an|each|every)\b)"
+    r"(?!\s+\w+\s+in\b(?!\s+(?:fees|total|licen[cs]es|cash|euros|dollars)\b))"
+)
 _EN_VERB_AUX = r"(?:do|does|did|will|would|should|can|could)"
 _EN_PRICE_ASKED = re.compile(
     r"\bhow much money\b|\bhow many (?:dollars|euros|pounds|bucks|quid|yuan|rmb)\b"
@@ -132,7 +135,16 @@ _MONEY_WORD = re.compile(
 
 
 def _money_blanked(m: re.Match[str]) -> str:
-    return _MONEY_WORD.sub(" ", m.group(0))
+    # Only the frame's own last word, its verb (or "money", "rate"): "how much does the rate limiter cost
+    # us" keeps the rate of the rate limiter (a second review).
+    span = m.group(0)
+    last = _LAST_MONEY_WORD.search(span)
+    return span[: last.start()] + " " + span[last.end() :] if last else span
+
+
+_LAST_MONEY_WORD = re.compile(
+    _MONEY_WORD.pattern + r"(?!.*" + _MONEY_WORD.pattern + ")", re.IGNORECASE | re.DOTALL
+)
 
 
 def asks_price(question: str) -> bool:
