@@ -93,8 +93,8 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
     ends a sentence (the item a nested bullet prices, a supplier card's "- 产品：LED 灯板" over "- 报价：12.5
     元/片", a sentence wrapped over two lines), or in its table's header. A word that names a price (价格,
     price) is not one, unless it is all the page matched; nor one the page's title or aliases hold,
-    unless the page writes no other or the line's label is the page's name ("顺丰：首重 12 元" on the page
-    顺丰). A name the ``question`` writes (GLS) that the page holds but is not named by must stand beside
+    unless the page writes no other and its title says it lists prices ("UK delivery charges"), or the
+    line's label is the page's whole name ("顺丰：首重 12 元" on the page 顺丰). A name the ``question`` writes (GLS) that the page holds but is not named by must stand beside
     the amount. Or when a trigger of the page asks this very price: the price of every word the
     question matched, in no other words than the question's (a lesson the learner writes only on a
     sentence stating the amount beside the question's words, or the owner's own): the page may state

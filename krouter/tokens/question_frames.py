@@ -93,10 +93,11 @@ _PRICE_ASKED = re.compile(r"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]
 # much money", "how many dollars"; "how much" then an auxiliary and a verb of paying ("how much are we
 # paying", "how much is Kai paid", "how much does DPD charge us"); "what does X charge / cost" with whom
 # or per what after it, and "what are we planning to charge"; "what's the fee" and "what's her hourly
-# rate" (its day rate) where the fee or the rate ends its phrase. Not "how much paid leave", "how much can paid users
-# upload", "how much does the pay review take", "what is Kai in charge of", "what is the max charge",
-# "what does a cache miss cost?" (no one is charged), "the cost of", "the late fee policy", "the daily
-# rate limit", "the annual rate of churn", nor "how much do we spend on" (time is as often what it costs).
+# rate" (her day rate) where the fee or the rate ends its phrase. Not "how much paid leave", "how much
+# can paid users upload", "how much does the pay review take", "what is Kai in charge of", "what is the
+# max charge", "what can I charge to the budget", "what does a cache miss cost?" (no one is charged),
+# "what does it cost us in latency", "the cost of", "the late fee policy", "the daily rate limit", "the
+# annual rate of churn", nor "how much do we spend on" (time is as often what it costs).
 _EN_AUX = r"(?:do|does|did|will|would|should|must|can|could|are|is|was|were|have|has|had)"
 _EN_PAY = (
     r"(?:pay|pays|paying)\b(?!\s+(?:attention|a visit|off|back|down|review|reviews|rise|rises|raise|raises|cycle"
