@@ -664,3 +664,20 @@ def test_a_refusal_names_a_word_only_a_replaced_page_holds(tmp_path: Path) -> No
     with Router(tmp_path) as router:
         receipt = router.ask("what is the push API timeout")
     assert "only replaced pages" not in receipt.reason
+
+
+def test_an_acronym_asked_singular_finds_the_plural_a_page_writes(tmp_path: Path) -> None:
+    """The stemmer leaves a vowelless plural as written (PRs, SDKs), so "PR" was a name "no page of the
+    vault mentions" on a page saying "PRs" (an agent-loop run, D136)."""
+    vault = write(
+        tmp_path,
+        {
+            "Code review.md": "# Code review\n\nPRs need 2 approvals before merging; SDKs are reviewed by Mina.\n",
+            "Search.md": "# Search\n\nReindexing runs nightly.\n",
+        },
+    )
+    with Router(vault) as router:
+        pr = router.decide("How many approvals does a PR need before merging?")
+        sdk = router.decide("Who reviews the SDK?")
+    assert pr.decision == "cite" and pr.top is not None and pr.top.path == "Code review.md", pr.reason
+    assert sdk.decision == "cite" and sdk.top is not None and sdk.top.path == "Code review.md", sdk.reason

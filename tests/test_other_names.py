@@ -66,3 +66,23 @@ def test_a_short_alias_or_words_apart_are_no_mention(tmp_path: Path) -> None:
         receipt = router.ask("Deutsche Bahn API client connect timeout and retries on network errors")
     assert receipt.decision == "refuse"
     assert "names 'Deutsche Bahn', the page Partners/Deutsche Bahn.md" in receipt.reason
+
+
+def test_a_page_that_writes_the_named_pages_identifier_mentions_it(tmp_path: Path) -> None:
+    """An agent-loop run (D136): "결제 서버 PR은 승인 몇 명 받아야 머지돼요?" was refused on the code review
+    page, which writes `pay-api`, the alias of the page 결제 서버, as a page that "never mentions" 결제 서버:
+    an identifier's parts are dictionary words, yet it is one name."""
+    pages = {
+        "런북/결제 서버.md": "---\ntitle: 결제 서버\naliases: [pay-api, 결제서버]\n---\n# 결제 서버 (pay-api)\n\n"
+        "결제 서버는 Kotlin으로 작성되어 있습니다.\n",
+        "Decisions/Code review rules.md": "---\ntitle: Code review rules\n---\n# Code review rules\n\n"
+        "- `pay-api` PRs need 2 approvals before merging; hotfixes may be self-merged, reviewed within a day.\n",
+        "Runbooks/Search worker.md": "---\ntitle: Search worker\n---\n# Search worker\n\nReindexing runs nightly.\n",
+    }
+    with Router(write_vault(tmp_path, pages)) as router:
+        receipt = router.ask(
+            "결제 서버 PR은 승인 몇 명 받아야 머지돼요?",
+            also=["How many approvals does a pay-api PR need before merging?"],
+        )
+    assert receipt.decision == "cite", receipt.reason
+    assert receipt.top is not None and receipt.top.path == "Decisions/Code review rules.md"

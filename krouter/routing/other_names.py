@@ -43,9 +43,18 @@ def mentioned_by_name(t: Tables, read: Callable[[str], str], mine: set[int]) -> 
     return mentioned
 
 
+# A service's or a repository's name as code writes it (pay-api, notify_svc): one name, whatever the
+# dictionary says of its parts. An agent-loop run (D136) had "결제 서버 PR…" refused on the code review
+# page, which writes `pay-api`, the payment server page's alias, as a page that "never mentions" it.
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
+
+
 def _telling(name: str) -> bool:
-    """True for a name long enough, and made of names only, to tell which page it is."""
+    """True for a name long enough, and made of names only (or written as code writes an identifier),
+    to tell which page it is."""
     parts = word_text(name).split()
+    if _IDENTIFIER.fullmatch(name.strip()) and len("".join(parts)) >= _SHORTEST_LATIN:
+        return True
     if not parts or not all(map(is_name, parts)):
         return False
     shortest = _SHORTEST_CJK if all(is_cjk(p) for p in parts) else _SHORTEST_LATIN

@@ -91,9 +91,10 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         merged = False
-        for closed in _closed_forms(qt, t.has_closed):
+        for closed in _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term):
             # The pages that write the question's hyphenated word closed (rollout for roll-out), or its
-            # closed word hyphenated (roll-out for rollout), hold it too: as a spelling, not a translation.
+            # closed word hyphenated (roll-out for rollout), or an acronym's plural (PRs for PR), hold it
+            # too: as a spelling, not a translation.
             if held := _holding(index, closed):
                 rows, merged = _with_closed(rows, held), True
                 alts.append(closed)
@@ -186,6 +187,18 @@ def _closed_forms(qt: QueryTerm, marked: bool) -> list[tuple[str, ...]]:
     if marked:
         forms.append((CLOSED + (qt.closed or qt.term),))
     return forms
+
+
+def _acronym_plural(term: str) -> list[tuple[str, ...]]:
+    """The plural a page writes of an acronym the question writes singular (PR: PRs, SDK: SDKs, MR: MRs),
+    which the stemmer leaves as it is: a word with no vowel keeps its s. An agent-loop run's "a pay-api
+    PR" was refused for naming 'pr', "which no page of the vault mentions", on the page saying "PRs"."""
+    if 2 <= len(term) <= 5 and term.isascii() and term.isalpha() and not _VOWELS.intersection(term):
+        return [(term + "s",)]
+    return []
+
+
+_VOWELS = frozenset("aeiouy")
 
 
 def _with_closed(
