@@ -267,6 +267,26 @@ def test_korean_question_drops_particles_endings_and_asking_words() -> None:
     assert q("하지 날짜") == ["하지", "날짜"]
 
 
+def test_a_korean_counter_after_myeot_is_asked_not_named(tmp_path: Path) -> None:
+    """몇 시 ("what time"), 몇 명, 몇 개까지: the counter is what is asked, as 几点 is in Chinese, and a page
+    writing "14시" or "3명" indexes no such syllable. An agent-loop run (D136) had '시' held against the
+    deploy page as a word it lacks. A counter of two syllables (시간) is indexed and stays; 일본 is no 일."""
+    vault = write(
+        tmp_path,
+        {
+            "런북/배포 절차.md": "# 배포 절차\n\n금요일에는 14시 이후 프로덕션 배포를 하지 않습니다.\n",
+            "사무실/서울.md": "# 서울 사무실\n\n서울시 강남구에 있습니다. 9시에 문을 엽니다.\n",
+        },
+    )
+    with Router(vault) as router:
+        terms = router.decide("금요일엔 몇 시 넘으면 프로덕션 배포 못 해요?").evidence.query_terms
+        hours = router.decide("첫 답변 몇 시간 안에 줘야 돼요?").evidence.query_terms
+        japan = router.decide("몇 일본 고객").evidence.query_terms
+    assert "시" not in terms and "배포" in terms
+    assert "시간" in hours
+    assert "일본" in japan
+
+
 def test_korean_question_with_particles_finds_its_page_and_refuses_a_neighbour(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

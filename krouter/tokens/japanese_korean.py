@@ -61,6 +61,28 @@ _KO_NEVER_A_WORD_END = frozenset(e for e in _KO_ENDINGS if len(e) > 1) | {"은",
 _KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
 
 
+# The one-syllable counters a Korean question asks for after 몇 ("how many"): 몇 시 ("what time"), 몇 명,
+# 몇 개, 몇 번. As 几 and its measure word are in Chinese (几点, 几个), the counter is what is asked, not a
+# word of the subject, and a page writing "21시" or "3명" indexes no such syllable (a Hangul run is
+# indexed by its bigrams): '시' was a word every page lacked (an agent-loop run had "몇 시 넘으면 배포 못
+# 해요?" held for the owner over it, D136). A counter of two syllables (시간, 개월) is indexed where a page
+# writes "4시간", and stays.
+_KO_COUNTERS = tuple("시 분 초 명 개 번 일 주 달 년 살 층 대 건 회 원 장 배".split())
+
+
+def counted_after_asking(run: str) -> bool:
+    """True for the counter a question asks for after 몇, with its particle or ending (시부터, 개까지요)."""
+    return any(run.startswith(counter) and _endings_only(run[len(counter) :]) for counter in _KO_COUNTERS)
+
+
+def _endings_only(rest: str, endings: int = 2) -> bool:
+    """True when ``rest`` is at most ``endings`` particles or endings (까지요: 까지 + 요)."""
+    return rest == "" or (
+        endings > 0
+        and any(rest.startswith(e) and _endings_only(rest[len(e) :], endings - 1) for e in _KO_ENDINGS)
+    )
+
+
 def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     """The content of a Hangul word in a question: the word, its particle or ending cut off, then a
     verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as

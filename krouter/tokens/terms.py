@@ -27,7 +27,7 @@ import Stemmer
 
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
-from krouter.tokens.japanese_korean import japanese_pieces, korean_pieces
+from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
@@ -352,7 +352,11 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
 
 
 def _run_pairs(text: str, known: Callable[[str], bool] | None, japanese: bool) -> Iterator[tuple[str, str]]:
+    before = ""
     for run in RUN.findall(text):
+        asked_after, before = before == "몇", run
+        if asked_after and counted_after_asking(run):
+            continue
         if not IS_CJK.match(run):
             term = _dotted(run) or _word_terms(run)
             if term:
