@@ -28,9 +28,11 @@ _KO_ENDINGS = tuple(
         reverse=True,
     )
 )
+# Question words, and the asker's now: 아직, 계속 and 여전히 ("still") as English drops "still" (an agent-loop
+# run had "이니시스 계속 쓰는 거 맞나요?" held for the owner as lacking '계속', D136).
 _KO_ASKING = frozenset(
     "어디 어디서 언제 무엇 뭐 뭘 뭔가 누구 누가 몇 며칠 어떻게 왜 어느 어떤 무슨 얼마 얼마나 "
-    "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀".split()
+    "우리 저희 제 내 혹시 아직 지금 현재 요즘 좀 계속 여전히".split()
 )
 # Question words that still ask with a particle or ending on them (언제까지, 얼마까지, 뭘로, 어디에서):
 # the vault writes 까지 and 에서 after its own words (말일까지), so the ending was not cut and the
