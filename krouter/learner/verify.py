@@ -327,14 +327,15 @@ def verify_pick(
     # Beside the words of any wording: a question asked in Chinese of English notes shares its words with
     # the quote only through the agent's translation (the agent-loop run: 第一单最少要订多少钱 against
     # "first order at least £600" was refused for stating no amount).
-    # A table's row states its amount under a header that says what the column holds ("| Fee (USD) |").
-    header = header_of(quote, parsed.body) if asks_price(question) else None
-    in_column = header is not None and priced_row(header, quote)
-    if asks_price(question) and not any(
-        (in_column or states_amount(sentence)) and any(shared_words(sentence, q) for q, _ in askings)
-        for sentence in ([quote] if in_column else _SENTENCES.split(quote))
-    ):
-        return "the question asks a price, and no sentence of the quote states an amount beside its words"
+    if asks_price(question):
+        # A table's row states its amount under a header that says what the column holds ("| Fee (USD) |").
+        header = header_of(quote, parsed.body)
+        if header is not None and priced_row(header, quote):
+            priced = [quote]
+        else:
+            priced = [sentence for sentence in _SENTENCES.split(quote) if states_amount(sentence)]
+        if not any(shared_words(sentence, q) for sentence in priced for q, _ in askings):
+            return "the question asks a price, and no sentence of the quote states an amount beside its words"
     # A word of another page's name that this page lacks marks a neighbour's question ("frontend", a
     # "Frontend team" page, asked of the backend rotation) as often as an everyday word a name or a tag
     # happens to hold ("call" of a "Weekly ops call" page, asked of Hannah's days): no word rule measured

@@ -102,6 +102,13 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
     specific = {i for i in matched if units[i].text.lower() not in _PRICE_NAMES}
     things = specific or matched
     page = parse_page(path, text)
+    if specific:
+        asked = {u.key for u in units}
+        for trigger in page.triggers:
+            words = {q.term for q in query_terms(trigger)}
+            this_price = asks_price(trigger) and bool(words) and words <= asked
+            if this_price and all(units[i].in_terms(words) for i in specific):
+                return True
     # A word the page's title or aliases hold is what the whole page is about, not what an amount on one
     # line prices: "What does Sierra charge us per order for pick and pack in Reno?" cited the Reno move's
     # trucking bill "… → Reno for $1,140" (D135). The amount stands beside another word the page writes,
@@ -121,13 +128,6 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
     named = {
         i for i in beside if not units[i].in_terms(names) and written_as_name(units[i].text, question, set())
     }
-    if specific:
-        asked = {u.key for u in units}
-        for trigger in page.triggers:
-            words = {q.term for q in query_terms(trigger)}
-            this_price = asks_price(trigger) and bool(words) and words <= asked
-            if this_price and all(units[i].in_terms(words) for i in specific):
-                return True
     lines = text.splitlines()
     for n, line in enumerate(lines):
         header = _table_header(lines, n)

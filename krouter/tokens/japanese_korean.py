@@ -69,20 +69,12 @@ _KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
 # indexed by its bigrams): '시' was a word every page lacked (an agent-loop run had "몇 시 넘으면 배포 못
 # 해요?" held for the owner over it, D136). A counter of two syllables (시간, 개월) is indexed where a page
 # writes "4시간", and stays.
-_KO_COUNTERS = tuple("시 분 초 명 개 번 일 주 달 년 살 층 대 건 회 원 장 배".split())
+_KO_COUNTERS = frozenset("시 분 초 명 개 번 일 주 달 년 살 층 대 건 회 원 장 배".split())
 
 
 def counted_after_asking(run: str) -> bool:
     """True for the counter a question asks for after 몇, with its particle or ending (시부터, 개까지요)."""
-    return any(run.startswith(counter) and _endings_only(run[len(counter) :]) for counter in _KO_COUNTERS)
-
-
-def _endings_only(rest: str, endings: int = 2) -> bool:
-    """True when ``rest`` is at most ``endings`` particles or endings (까지요: 까지 + 요)."""
-    return rest == "" or (
-        endings > 0
-        and any(rest.startswith(e) and _endings_only(rest[len(e) :], endings - 1) for e in _KO_ENDINGS)
-    )
+    return _with_endings(run, _KO_COUNTERS)
 
 
 def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
@@ -141,12 +133,17 @@ def _can_follow(ending: str, syllable: str) -> bool:
     return not ((ending in _AFTER_CONSONANT and not final) or (ending in _AFTER_VOWEL and final))
 
 
-def _asks_with_endings(run: str, endings: int = 2) -> bool:
-    """True when ``run`` is a question word followed by at most ``endings`` particles or endings
-    (얼마까지예요: 얼마 + 까지 + 예요)."""
-    return run in _KO_ASKING_STEMS or (
+def _asks_with_endings(run: str) -> bool:
+    """True when ``run`` is a question word followed by at most two particles or endings (얼마까지예요:
+    얼마 + 까지 + 예요)."""
+    return _with_endings(run, _KO_ASKING_STEMS)
+
+
+def _with_endings(run: str, stems: frozenset[str], endings: int = 2) -> bool:
+    """True when ``run`` is one of ``stems`` followed by at most ``endings`` particles or endings."""
+    return run in stems or (
         endings > 0
-        and any(run.endswith(e) and _asks_with_endings(run[: -len(e)], endings - 1) for e in _KO_ENDINGS)
+        and any(run.endswith(e) and _with_endings(run[: -len(e)], stems, endings - 1) for e in _KO_ENDINGS)
     )
 
 

@@ -139,13 +139,10 @@ def _money_blanked(m: re.Match[str]) -> str:
     # Only the frame's own last word, its verb (or "money", "rate"): "how much does the rate limiter cost
     # us" keeps the rate of the rate limiter (a second review).
     span = m.group(0)
-    last = _LAST_MONEY_WORD.search(span)
-    return span[: last.start()] + " " + span[last.end() :] if last else span
-
-
-_LAST_MONEY_WORD = re.compile(
-    _MONEY_WORD.pattern + r"(?!.*" + _MONEY_WORD.pattern + ")", re.IGNORECASE | re.DOTALL
-)
+    words = list(_MONEY_WORD.finditer(span))
+    if not words:
+        return span
+    return span[: words[-1].start()] + " " + span[words[-1].end() :]
 
 
 def asks_price(question: str) -> bool:
