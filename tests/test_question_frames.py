@@ -527,6 +527,23 @@ def test_an_english_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) ->
             assert receipt.top is not None and receipt.top.path == page, (question, receipt.top)
 
 
+def test_a_fee_table_without_outer_pipes_is_read_by_the_price_check_and_the_receipt(tmp_path: Path) -> None:
+    """A table written without its outer pipes, under a rule of single dashes ("Item | Fee (USD)" over
+    "- | -"), is a table to Markdown editors. The price check read only rows starting with a pipe under a
+    rule of two dashes or more, so its money column was no price and the question was refused."""
+    vault = write(
+        tmp_path,
+        {
+            "Certs.md": "# Certs\n\nItem | Fee (USD)\n- | -\nMatter cert | 9,500\nFCC | 3,000\n",
+            "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("what is the fee for the FCC?")
+    assert receipt.decision == "cite", receipt.reason
+    assert receipt.top is not None and receipt.top.path == "Certs.md"
+
+
 def test_an_amount_beside_only_the_pages_name_is_not_the_price_asked(tmp_path: Path) -> None:
     """With the English frame's word of money no longer a word the page must hold, dev3's "What does Sierra
     charge us per order for pick and pack in Reno?" cited the Reno move, whose only amount is a trucking

@@ -4,9 +4,9 @@ give ("付款 | 月结 60 天"; docs/decisions.md D113)."""
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from krouter.tokens.scripts import CJK
+from krouter.vault.md_tables import cells, header_at, is_rule
 
 # A cell holds words when it holds a CJK character or a letter or digit of another script.
 _HOLDS_WORDS = re.compile(rf"[{CJK}]|[^\W_{CJK}]")
@@ -14,15 +14,13 @@ _HOLDS_WORDS = re.compile(rf"[{CJK}]|[^\W_{CJK}]")
 
 def header_of(quote: str, body: str) -> str | None:
     """The header row of the table on the page whose body row the quote is, or None (the first such row)."""
-    cells = _cells(quote)
+    quoted = cells(quote)
     lines = body.splitlines()
     for n, line in enumerate(lines):
-        if "|" in line and _cells(line) == cells:
-            top = n
-            while top > 0 and "|" in lines[top - 1]:
-                top -= 1
-            if n >= top + 2 and _RULE.match(lines[top + 1]):
-                return lines[top]
+        if "|" in line and cells(line) == quoted:
+            header = header_at(lines, n)
+            if header is not None:
+                return header
     return None
 
 
@@ -30,8 +28,8 @@ def is_table_row(quote: str, body: str) -> bool:
     """True when the quote is a whole row of a Markdown table on the page, of two cells or more that hold
     words: a row states a fact as a sentence does ("付款 | 月结 60 天"), however short (an agent-loop run
     had such a row refused as a fragment while a longer one passed)."""
-    cells = _cells(quote)
-    if len(cells) < 2 or sum(1 for c in cells if _HOLDS_WORDS.search(c)) < 2:
+    quoted = cells(quote)
+    if len(quoted) < 2 or sum(1 for c in quoted if _HOLDS_WORDS.search(c)) < 2:
         return False
     lines = body.splitlines()
     fenced, rows = False, []
@@ -43,15 +41,6 @@ def is_table_row(quote: str, body: str) -> bool:
         # row over a row of "-" cells further down is a row.
         elif not fenced and "|" in line:
             first = n == 0 or "|" not in lines[n - 1]
-            if not (first and _RULE.match(lines[n + 1] if n + 1 < len(lines) else "")):
+            if not (first and is_rule(lines[n + 1] if n + 1 < len(lines) else "")):
                 rows.append(line)
-    return any(_cells(row) == cells for row in rows)
-
-
-_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-
-
-def _cells(row: str) -> list[str]:
-    """A table row's cells as a reader sees them: spaces collapsed, the outer pipes' empty cells dropped."""
-    cells = [" ".join(unicodedata.normalize("NFKC", c).split()) for c in row.strip().split("|")]
-    return cells[1 if cells and not cells[0] else 0 : -1 if len(cells) > 1 and not cells[-1] else None]
+    return any(cells(row) == quoted for row in rows)

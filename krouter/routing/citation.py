@@ -5,7 +5,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-import re
 from pathlib import Path
 
 from krouter.index.store import Index
@@ -14,6 +13,7 @@ from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
 from krouter.tokens.terms import word_text
+from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
 from krouter.vault.templates import query_block_lines
 
@@ -186,23 +186,18 @@ def _snippet(
         return weight(p[1]), any(map(str.isalnum, first)), p[0] >= body, not first.startswith("#"), -p[0]
 
     best = max(passages, key=rank)
-    if _TABLE_ROW.match(line_text(best[0])) and _TABLE_RULE.match(line_text(best[0] + 1)):
+    if "|" in line_text(best[0]) and is_rule(line_text(best[0] + 1)):
         # A table's header row holds the question's column words ("ops cost"); the row it asks about
         # holds the rest (RabbitMQ), and is the line that answers (a cold review). Read at display only:
         # stored with every row, the header's words raised the coverage of neighbour pages that share a
         # table's template (docs/decisions.md D99).
-        rows = [p for p in passages if p[0] > best[0] + 1 and _TABLE_ROW.match(line_text(p[0]))]
+        rows = [p for p in passages if p[0] > best[0] + 1 and "|" in line_text(p[0])]
         rows = [p for i, p in enumerate(rows) if p[0] == best[0] + 2 + i]  # the table's own, in a run
         row = max(rows, key=lambda p: (weight(p[1] | best[1]), -p[0]), default=None)
         if row is not None and weight(row[1] | best[1]) > weight(best[1]):
             best = row
     line = _answering_line(best, passages, units, text_lines)
     return line, _around_matches(line_text(line), units)
-
-
-# A Markdown table's rows, and the rule under its header row.
-_TABLE_ROW = re.compile(r"^\|")
-_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
 
 
 def _around_matches(text: str, units: list[Unit]) -> str:

@@ -14,6 +14,7 @@ from krouter.routing.question import Unit
 from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.terms import index_terms, query_terms
+from krouter.vault.md_tables import cells, header_at
 from krouter.vault.page import parse_page
 
 # An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
@@ -130,7 +131,7 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
     }
     lines = text.splitlines()
     for n, line in enumerate(lines):
-        header = _table_header(lines, n)
+        header = header_at(lines, n)
         if not (states_amount(line) or (header is not None and priced_row(header, line))):
             continue
         terms = set(index_terms("\n".join(filter(None, (header, _above(lines, n), line)))))
@@ -154,19 +155,12 @@ def priced_row(header: str, row: str) -> bool:
     """True when a table row states an amount in a column its header names as money: a number, or no
     charge, in that cell ("| Matter cert | 9,500 |" under "| Item | Fee (USD) |"; not "待报价", "ask
     finance", nor a number in another column, a model's or a count's)."""
-    heads, cells = _cells(header), _cells(row)
+    heads, values = cells(header), cells(row)
     return any(
-        i < len(cells) and (_DIGIT.search(cells[i]) or states_amount(cells[i]))
+        i < len(values) and (_DIGIT.search(values[i]) or states_amount(values[i]))
         for i, head in enumerate(heads)
-        if _MONEY_COLUMN.search(head.strip())
+        if _MONEY_COLUMN.search(head)
     )
-
-
-def _cells(row: str) -> list[str]:
-    cells = row.strip().split("|")
-    return cells[
-        1 if cells and not cells[0].strip() else 0 : -1 if len(cells) > 1 and not cells[-1].strip() else None
-    ]
 
 
 _DIGIT = re.compile(r"\d")
@@ -193,19 +187,3 @@ def _above(lines: list[str], n: int) -> str:
 
 
 _SENTENCE_END = tuple("。.!?！？")
-
-
-def _table_header(lines: list[str], n: int) -> str | None:
-    """The header row of the Markdown table whose body row line ``n`` is, or None when it is no such
-    row (a "| a | b |" line under a header and its "|---|" rule)."""
-    if not lines[n].lstrip().startswith("|"):
-        return None
-    top = n
-    while top > 0 and lines[top - 1].lstrip().startswith("|"):
-        top -= 1
-    if n < top + 2 or not _RULE.match(lines[top + 1]):
-        return None
-    return lines[top]
-
-
-_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
