@@ -445,3 +445,42 @@ def test_a_table_row_is_the_answering_line_not_its_header(tmp_path: Path, rule: 
         "| RabbitMQ | 50k msg/s | medium | backup |",
     )
     assert speed.top is not None and speed.top.line == 7
+
+
+def test_the_line_shown_is_a_sentence_of_the_section_the_question_asks_about(tmp_path: Path) -> None:
+    """Agent-loop runs pointed at lines that do not answer: a heading's sentence lost to a later line
+    because its passage starts with the heading ("## Decision" over the decision), a section's heading
+    was shown instead of the items under it, and a line naming the replaced page in a link ("Replaces
+    [[Decisions/Publisher check-in (monthly)]]") or a sentence's last line holding only a link stood for
+    a line stating the fact."""
+    (tmp_path / "Decisions").mkdir()
+    (tmp_path / "Decisions/Error tracking.md").write_text(
+        "# Error tracking\n\n## Decision\nMove all error tracking from Bugsnag to **Sentry**.\n\n"
+        "## Why\n- Bugsnag raised its price about 40% at renewal\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Decisions/Deploys.md").write_text(
+        "# Deploys\n\nWe deploy from the main branch.\n\n## Release window\n- Tuesdays and Thursdays, 14:00-17:00\n"
+        "- Hotfixes any time\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Decisions/Publisher check-in.md").write_text(
+        "# Publisher check-in\n\nReplaces [[Decisions/Publisher check-in (monthly)]].\n\n"
+        "- The check-in with the publisher is now every second Tuesday at 16:00.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Decisions/Payments.md").write_text(
+        "# Payments\n\nSince 2024 our cards are charged through **Stripe**, which replaced Braintree\n"
+        "([[Decisions/Card processor]]).\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        bugsnag = router.ask("are we still on Bugsnag for error tracking?")
+        window = router.ask("what is the release window?")
+        publisher = router.ask("is the publisher check-in still monthly?")
+        processor = router.ask("who is our card processor?")
+    assert bugsnag.top is not None and bugsnag.top.line == 4, bugsnag.top
+    assert window.top is not None and window.top.line == 6, window.top
+    assert publisher.top is not None and publisher.top.line == 5, publisher.top
+    assert processor.top is not None and processor.top.line == 3, processor.top
