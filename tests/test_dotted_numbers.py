@@ -144,3 +144,34 @@ def test_dotted_numbers_as_terms() -> None:
     # A page's amount is also indexed whole, marked as one, outside the length.
     assert index_terms("$1.99 a seat") == ["1", "99", "seat", "¤1.99"]
     assert length_of(Counter(index_terms("$1.99 a seat"))) == 3
+
+
+def test_a_number_whose_thousands_are_grouped_is_the_number_written_without_commas(tmp_path: Path) -> None:
+    """An agent-loop run: "每 1000 台抽几台来检？" was refused with "the vault never mentions '1000'" while
+    the inspection page writes "1,000 台抽 80 台". A list (1,2,3) and a decimal comma (1,5) stay apart."""
+    assert index_terms("1,000 台抽 80 台")[0] == "1000"
+    assert [t.text for t in query_terms("每 1,000 台抽几台")][:2] == ["每", "1000"]
+    assert index_terms("₩150,000/week and 12,345,678 rows") == ["150000", "week", "12345678", "row"]
+    assert index_terms("steps 1,2,3; AQL 1,5; 1,234.56") == [
+        "step",
+        "1",
+        "2",
+        "3",
+        "aql",
+        "1",
+        "5",
+        "1",
+        "234",
+        "56",
+    ]
+    vault = write(
+        tmp_path / "vault",
+        {
+            "质检/出货检验.md": "# 出货检验\n\n- 抽样:每批 1,000 台抽 80 台,允收 2 台\n",
+            "Team.md": "# Team\n\nHannah runs operations.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("每 1000 台抽几台来检？")
+    assert receipt.decision == "cite", receipt.reason
+    assert receipt.top is not None and "1000" in receipt.top.matched, receipt.top

@@ -152,7 +152,19 @@ def word_text(text: str) -> str:
     joined (Xi'an is the word "xian": ``pinyin_names``). Whatever looks for index terms in a text reads it
     so (a snippet's answering line, a page's title words). A name glued to its version (Redis7.0,
     MySQL5.7: two letters or more) is the name and the version, as "Redis 7.0" is."""
-    return _unglued(join_apostrophes(normalize(text)))
+    return _unglued(grouped_digits_joined(join_apostrophes(normalize(text))))
+
+
+# A number whose thousands are grouped with commas (1,000, ₩150,000): one number, as written without them
+# ("每 1000 台" must meet "1,000 台抽 80 台"). Not a list (1,2,3), a decimal comma (1,5), nor a group
+# followed by another digit, comma or decimal point.
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|[.,]\d)")
+_GROUP_HINT = re.compile(r"\d,\d{3}")
+
+
+def grouped_digits_joined(norm: str) -> str:
+    """A normalised text with each number's thousands commas taken out (1,000 is 1000)."""
+    return _GROUPED.sub(lambda m: m.group(0).replace(",", ""), norm) if _GROUP_HINT.search(norm) else norm
 
 
 def _unglued(norm: str) -> str:
@@ -344,7 +356,7 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
-    for text, whole in compounds.pieces(_unglued(join_apostrophes(asked))):
+    for text, whole in compounds.pieces(_unglued(grouped_digits_joined(join_apostrophes(asked)))):
         # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
         closed = _word_terms(compounds.closed(text)) if whole else None
         for run, term in _run_pairs(text, known, japanese):
