@@ -610,3 +610,25 @@ def test_a_cited_clipping_is_said_to_be_one(tmp_path: Path) -> None:
     out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     assert out["decision"] == "cite" and out["cited"][0]["clipping"] is True
     assert "a clipping: pasted material, not your own note" in runner.invoke(app, args).stdout
+
+
+def test_a_refusal_names_the_language_of_its_closest_pages_however_few(tmp_path: Path) -> None:
+    """An agent-loop run: an English question about a Japanese distributor, whose few pages are under a
+    tenth of the vault, was told to translate into Chinese only; a Japanese phrasing then cited the page."""
+    pages = {
+        f"Notes/Topic {i}.md": f"# Topic {i}\n\nRoutine note number {i} about the office.\n" for i in range(9)
+    }
+    pages["Notes/Orders.md"] = "# Orders\n\nOrders ship on Mondays.\n"
+    pages["Notes/Passwords.md"] = "# Passwords\n\nMinimum password length is 12.\n"
+    pages["値段/ヒカリ商会 田中さん.md"] = (
+        "# ヒカリ商会 田中さん\n\nHikari の担当は田中さん。卸の最低ロットは 300 個。\n"
+    )
+    pages["值班.md"] = "# 值班安排\n\n每人值班一周。\n"
+    vault = write(tmp_path / "notes", pages)
+    out = CliRunner().invoke(
+        app, ["ask", "What's the minimum order per shipment for Hikari?", "--vault", str(vault), "--json"]
+    )
+    receipt = json.loads(out.stdout)
+    assert receipt["decision"] == "refuse", receipt["reason"]
+    assert "値段/ヒカリ商会 田中さん.md" in [c["path"] for c in receipt["candidates"][:3]]
+    assert {"language": "Japanese", "share": 0.077} in receipt["translate_into"], receipt["translate_into"]

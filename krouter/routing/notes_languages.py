@@ -15,17 +15,24 @@ NOTES_LANGUAGE_SHARE = 0.1
 
 
 def unasked(
-    writings: dict[str, float], wordings: Sequence[str], unreadable: Callable[[str], bool] = lambda w: False
+    writings: dict[str, float],
+    wordings: Sequence[str],
+    unreadable: Callable[[str], bool] = lambda w: False,
+    closest: Sequence[str] = (),
 ) -> list[tuple[str, float]]:
     """(language, share of pages) for each language of at least NOTES_LANGUAGE_SHARE of the pages
-    (``Tables.writings``) that no wording is written in, largest share first. A wording KRouter cannot
-    read (``unreadable``: French or German of English notes) is in none of them: an agent-loop run's
-    German question on English notes was told only that the vault never mentions 'wie', 'lange', …"""
+    (``Tables.writings``) that no wording is written in, largest share first; and, whatever its share,
+    the language a title of ``closest`` (the refusal's closest pages) is written in: an agent-loop run's
+    English question about a Japanese partner, whose few pages are under a tenth of the vault, was told
+    to translate into Chinese alone. A wording KRouter cannot read (``unreadable``: French or German of
+    English notes) is in none of them: an agent-loop run's German question on English notes was told
+    only that the vault never mentions 'wie', 'lange', …"""
     asked = {lang for w in wordings if not unreadable(w) for lang in _written_in(w)}
+    near = {writing(title) for title in closest}
     return [
         (lang, share)
         for lang, share in writings.items()
-        if share >= NOTES_LANGUAGE_SHARE and lang not in asked
+        if (share >= NOTES_LANGUAGE_SHARE or lang in near) and lang not in asked
     ]
 
 

@@ -139,6 +139,10 @@ class Redirect:
         return f"{self.from_path} was replaced; {now}"
 
 
+# How many of a refusal's closest pages an agent is asked to read (and whose languages it is told).
+READ_CLOSEST = 3
+
+
 @dataclass
 class Evidence:
     """The numbers behind the decision.

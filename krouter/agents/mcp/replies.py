@@ -14,14 +14,12 @@ from typing import Any
 from krouter.errors import PageNotFound
 from krouter.learner import teach
 from krouter.routing import notes_languages
-from krouter.routing.receipt import phrasing_line
+from krouter.routing.receipt import READ_CLOSEST, Receipt, phrasing_line
 from krouter.routing.router import Router
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
 from krouter.vault.page_lines import line_range
 
-# How many of a refusal's closest pages next_step names for the agent to read.
-READ_CLOSEST = 3
 # Enough for any real note; a runaway file must not flood the model's context in one call.
 MAX_READ_CHARS = 60_000
 
@@ -89,17 +87,18 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
             if closest
             else ""
         )
-        again = _translate_hint(router, [question, *also])
+        again = _translate_hint(router, receipt, [question, *also])
         out["next_step"] = (
             f"No page answers this as asked. {again}{read}Otherwise say the notes don't cover it; do not guess."
         )
     return out
 
 
-def _translate_hint(router: Router, wordings: Sequence[str]) -> str:
-    """What a refusal's next step says about translating (``notes_languages``); nothing when the agent's
-    wordings cover the notes' languages."""
-    missing = notes_languages.unasked(router.writings(), wordings, router.unreadable)
+def _translate_hint(router: Router, receipt: Receipt, wordings: Sequence[str]) -> str:
+    """What a refusal's next step says about translating (``notes_languages``: the notes' main languages
+    and its closest pages'); nothing when the agent's wordings cover them."""
+    closest = [c.title for c in receipt.candidates[:READ_CLOSEST]]
+    missing = notes_languages.unasked(router.writings(), wordings, router.unreadable, closest)
     if not missing:
         return ""
     into = "it" if len(missing) == 1 else "each"
