@@ -681,3 +681,29 @@ def test_an_acronym_asked_singular_finds_the_plural_a_page_writes(tmp_path: Path
         sdk = router.decide("Who reviews the SDK?")
     assert pr.decision == "cite" and pr.top is not None and pr.top.path == "Code review.md", pr.reason
     assert sdk.decision == "cite" and sdk.top is not None and sdk.top.path == "Code review.md", sdk.reason
+
+
+def test_a_refusal_lists_a_page_holding_the_question_in_one_line_among_its_first(tmp_path: Path) -> None:
+    """An agent-loop run answered "not covered" for "给英国寄样品一般走啥快递" while a preferences page
+    said "寄样品:到英国和荷兰都用 DHL Express" in one line: the page scored fourth, below pages whose words
+    were spread apart, and a refusal lists three. Past the closest page and the runner-up its reason
+    names, the places go to the pages one passage of which holds most of the question."""
+    pages = {
+        "Freight.md": "# Freight\n\nSea freight to the UK goes by full container. The forwarder pays the port "
+        "fees.\n\nSamples of packaging are checked at the factory.\n\nUK customs clears the container in "
+        "two days.\n\nWho pays demurrage: the forwarder, if late.\n",
+        "Parcels.md": "# Parcels\n\nUK parcels leave with Royal Mail. Courier pickups at four.\n\nThe shop pays postage.\n",
+        "Returns.md": "# Returns\n\nCustomers in the UK send returns by courier; we pay the label.\n",
+        "Factory habits.md": "# Factory habits\n\n- Daily chat in the WeChat group\n- PO changes by email too\n"
+        "- Quotes in RMB, FOB Yantian\n- No inspections on Friday afternoon\n"
+        "- Sending samples to the UK: DHL Express, we pay, tracking number into the group\n"
+        "- CC Hannah on English email\n",
+        **{f"Note {i}.md": f"# Note {i}\n\nRoutine office note {i}.\n" for i in range(8)},
+    }
+    vault = write(tmp_path, pages)
+    with Router(vault) as router:
+        receipt = router.decide("which courier do we use for sending samples to the UK, and who pays?", k=3)
+    assert receipt.decision == "refuse", receipt.reason
+    paths = [c.path for c in receipt.candidates]
+    assert paths[:2] == ["Returns.md", "Parcels.md"] and "Factory habits.md" in paths, paths
+    assert receipt.candidates[2].line == 7, receipt.candidates[2]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.citation import PageReads, citation, passage_coverage
+from krouter.routing.closest import REACH, by_passage
 from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.other_names import mentioned_by_name
@@ -89,11 +90,11 @@ def decide(
             index=index_info,
         )
     # The field masks of the pages the receipt lists (a cited target's own page, when it scored, is one
-    # of its contributors); the other walked pages' are never read.
+    # of its contributors) or may list on a refusal (``closest``); the other walked pages' are never read.
     # The runner-up too at k = 1: a refusal's reason names it ("leads X by 7%"), and an agent reads the
     # list for the pages a reason names (D126, D128).
     shown = everything[: max(k, 2)]
-    listed_pages = {pid for tgt in shown for pid in tgt.contributors}
+    listed_pages = {pid for tgt in everything[: max(k, 2) + REACH] for pid in tgt.contributors}
     meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
     content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     reads = PageReads(index, root, units)
@@ -109,6 +110,7 @@ def decide(
     about = {pid: titled[pid] | fired for pid in top.contributors}
     # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
+    listed_units = units
     units, total = _name_once(units, question, top.page_id, t)
     mine = set(top.contributors)
     units, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
@@ -235,6 +237,11 @@ def decide(
         names_runner_up = decision == "refuse" and second is not None
     if not names_runner_up:
         citations = citations[: len(ranked)]
+    if decision == "refuse":
+        pool = everything[: len(citations) + REACH]
+        citations = by_passage(
+            citations, pool, listed_units, reads, lambda x: citation(x, listed_units, meta_hits, t, reads)
+        )
     # Only the replacements that led to a page listed here (one elsewhere in the ranking would point
     # an agent at a page this answer is not about), and dead ends (a replaced page with no current
     # page) that scored as high as the top page: then the best match was replaced and the reader must
