@@ -129,3 +129,24 @@ def test_krouter_cites_fewer_wrong_pages_than_plain_bm25(name: str) -> None:
     bm25 = _run("--set", name, "--adapter", "bm25")
     assert ours["wrong_citation"]["rate"] < bm25["wrong_citation"]["rate"]
     assert ours["neighbours_refused"]["count"] > bm25["neighbours_refused"]["count"]
+
+
+@pytest.mark.parametrize("labels", ["dev.jsonl", "heldout.jsonl"])
+def test_answering_line_labels_name_body_lines_of_answerable_questions_gold_pages(labels: str) -> None:
+    """Each label of ``answer_lines.py`` belongs to an answerable question of a set and names lines that
+    exist on its gold page, outside the frontmatter (no router is asked: held-out labels are data)."""
+    sys.path.insert(0, str(BENCH))
+    from public_sets import load_set
+
+    rows = [
+        json.loads(line) for line in (BENCH / "answer_lines" / labels).read_text("utf-8").splitlines() if line
+    ]
+    assert rows
+    for name in sorted({r["set"] for r in rows}):
+        questions = {q.id: (part.vault, q) for part in load_set(name).parts for q in part.questions}
+        for row in (r for r in rows if r["set"] == name):
+            vault, q = questions[row["id"]]
+            assert q.gold and row["lines"], row
+            lines = (vault / q.gold[0]).read_text(encoding="utf-8").split("\n")
+            body = lines.index("---", 1) + 2 if lines[0] == "---" else 1
+            assert all(body <= n <= len(lines) and lines[n - 1].strip() for n in row["lines"]), row
