@@ -4,8 +4,9 @@ An agent reads a refusal's first pages (``receipt.READ_CLOSEST``) before it says
 a question. A page that holds much of the question in one line ("寄样品:到英国和荷兰都用 DHL Express,运费我们
 付" for 给英国寄样品一般走啥快递，运费谁出) can score below pages whose words are spread over a long page, and
 fall out of those first pages: an agent-loop run answered "not covered" for it. Past the two pages the
-reason is about, the pages are listed by the share of the question their best passage (or pair of
-passages) holds, then by score.
+reason is about, the pages are listed by their score weighted by the share of the question their best
+passage (or pair of passages) holds: near ties go to the page that holds the question in one place (by
+the share alone, a page scoring 13% less took the place of the right one for a hair more of it).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ def by_passage(
     make: Callable[[Target], Citation],
 ) -> list[Citation]:
     """``citations`` (of ``pool``'s first targets, in order) with the places past the first KEPT given to
-    the targets of ``pool`` (the listed ones and up to REACH more) whose best passage holds the largest
-    share of the question; ties keep the score order. ``make`` lists a target that was not listed."""
+    the targets of ``pool`` (the listed ones and up to REACH more) whose score times the share of the
+    question their best passage holds is highest; ties keep the score order. ``make`` lists a target that
+    was not listed."""
     if len(citations) <= KEPT:
         return citations
     total = sum(u.weight for u in units) or 1.0
@@ -44,7 +46,8 @@ def by_passage(
         )
 
     places = len(citations) - KEPT
-    best = sorted(range(KEPT, min(len(pool), len(citations) + REACH)), key=lambda i: -held_together(pool[i]))
+    weighed = range(KEPT, min(len(pool), len(citations) + REACH))
+    best = sorted(weighed, key=lambda i: -pool[i].score * held_together(pool[i]))
     return citations[:KEPT] + [citations[i] if i < len(citations) else make(pool[i]) for i in best[:places]]
 
 
