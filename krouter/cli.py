@@ -38,7 +38,7 @@ from krouter.routing.phrasings import (
     check_question,
 )
 from krouter.routing.phrasings import check as check_phrasings
-from krouter.routing.receipt import READ_CLOSEST, Receipt
+from krouter.routing.receipt import Receipt
 from krouter.routing.router import Router
 from krouter.safe_text import clean, visible, visible_text
 from krouter.vault.page_lines import line_range
@@ -135,7 +135,7 @@ def ask_output(receipt: Receipt, router: Router, wordings: list[str], as_json: b
     languages of the notes none of the wordings is in (``notes_languages``): ``translate_into`` in
     JSON, a last line in text."""
     refused = receipt.decision == "refuse"
-    closest = [c.title for c in receipt.candidates[:READ_CLOSEST]]
+    closest = notes_languages.closest_languages(router, receipt) if refused else []
     missing = (
         notes_languages.unasked(router.writings(), wordings, router.unreadable, closest) if refused else []
     )

@@ -632,3 +632,27 @@ def test_a_refusal_names_the_language_of_its_closest_pages_however_few(tmp_path:
     assert receipt["decision"] == "refuse", receipt["reason"]
     assert "値段/ヒカリ商会 田中さん.md" in [c["path"] for c in receipt["candidates"][:3]]
     assert {"language": "Japanese", "share": 0.077} in receipt["translate_into"], receipt["translate_into"]
+
+
+def test_a_closest_page_titled_in_kanji_alone_is_named_japanese_when_it_writes_japanese(
+    tmp_path: Path,
+) -> None:
+    """A cold review: the closest pages' language was read from their titles alone, so a Japanese page
+    titled 卸価格 was Chinese, and the hint named no language at all."""
+    pages = {
+        f"Notes/Topic {i}.md": f"# Topic {i}\n\nRoutine note number {i} about the office.\n"
+        for i in range(10)
+    }
+    pages["Notes/Passwords.md"] = "# Passwords\n\nMinimum password length is 12.\n"
+    pages["値段/卸価格.md"] = (
+        "# 卸価格\n\nHikari への卸の最低ロットは 300 個です。価格は毎年四月に見直します。"
+        "送料はこちらで負担しますが、急ぎの場合は別途ご相談ください。\n"
+    )
+    vault = write(tmp_path / "notes", pages)
+    out = CliRunner().invoke(
+        app, ["ask", "What's the minimum order per shipment for Hikari?", "--vault", str(vault), "--json"]
+    )
+    receipt = json.loads(out.stdout)
+    assert receipt["decision"] == "refuse", receipt["reason"]
+    assert "値段/卸価格.md" in [c["path"] for c in receipt["candidates"][:3]]
+    assert [x["language"] for x in receipt["translate_into"]] == ["Japanese"], receipt["translate_into"]

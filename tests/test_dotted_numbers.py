@@ -127,7 +127,9 @@ def test_dotted_numbers_as_terms() -> None:
     assert [t.term for t in query_terms("at 10:30, in 2024.")] == ["10", "30", "2024"]
     # Whole or not at all: 7.05 is not 7.0, and no number starts after a dot or a thousands comma.
     assert index_terms("7.05%") == ["7", "05", "¤7.05"]
-    assert index_terms("x.1.2 and €1,234.50") == ["1", "2", "1", "234", "50"]
+    # (A number grouped in thousands is also indexed whole, marked as an amount, with and without its
+    # decimals: D140.)
+    assert index_terms("x.1.2 and €1,234.50") == ["1", "2", "1", "234", "50", "¤1234.50", "¤1234"]
     assert index_terms("v2.1") == ["v2", "1", "2.1"]
     # A unit against the number or apart from it is the same words.
     assert [t.term for t in query_terms("2.5mm")] == [t.term for t in query_terms("2.5 mm")] == ["2.5", "mm"]
@@ -148,30 +150,37 @@ def test_dotted_numbers_as_terms() -> None:
 
 def test_a_number_whose_thousands_are_grouped_is_the_number_written_without_commas(tmp_path: Path) -> None:
     """An agent-loop run: "每 1000 台抽几台来检？" was refused with "the vault never mentions '1000'" while
-    the inspection page writes "1,000 台抽 80 台". A list (1,2,3) and a decimal comma (1,5) stay apart."""
-    assert index_terms("1,000 台抽 80 台")[0] == "1000"
-    assert [t.text for t in query_terms("每 1,000 台抽几台")][:2] == ["每", "1000"]
-    assert index_terms("₩150,000/week and 12,345,678 rows") == ["150000", "week", "12345678", "row"]
-    assert index_terms("steps 1,2,3; AQL 1,5; 1,234.56") == [
-        "step",
-        "1",
-        "2",
-        "3",
-        "aql",
-        "1",
-        "5",
-        "1",
-        "234",
-        "56",
-    ]
+    the inspection page writes "1,000 台抽 80 台". A page keeps the parts of a grouped number (80,443 lists
+    two ports as often as it writes one number) and is indexed with the whole, marked as an amount
+    outside its length; a question's grouped number is read whole. A cold review's cases: a comma right
+    before the number, decimals after it, a leading zero (a decimal comma), short lists."""
+    assert index_terms("1,000 台抽 80 台") == ["1", "000", "台", "抽", "台抽", "80", "台", "¤1000"]
+    assert length_of(Counter(index_terms("1,000 台抽 80 台"))) == length_of(
+        Counter(index_terms("1 000 台抽 80 台"))
+    )
+    assert "¤1000" in index_terms("抽检比例,1,000 台抽 80 台")
+    assert index_terms("Inbound allowed: 80,443") == ["inbound", "allow", "80", "443", "¤80443"]
+    assert index_terms("total: $12,480.00")[-2:] == ["¤12480.00", "¤12480"]
+    assert index_terms("steps 1,2,3; AQL 1,5; 0,500") == ["step", "1", "2", "3", "aql", "1", "5", "0", "500"]
+    assert [t.term for t in query_terms("每 1,000 台抽几台")][:2] == ["每", "1000"]
+    assert [t.term for t in query_terms("which invoice was 12,480 dollars")] == ["invoic", "12480", "dollar"]
     vault = write(
         tmp_path / "vault",
         {
             "质检/出货检验.md": "# 出货检验\n\n- 抽样:每批 1,000 台抽 80 台,允收 2 台\n",
+            "Ops/Firewall.md": "# Firewall\n\n- Inbound allowed: 80,443 from the load balancer\n",
+            "Finance/Invoices.md": "# Invoices\n\n- ACME invoice total: $12,480.00, paid in May\n",
             "Team.md": "# Team\n\nHannah runs operations.\n",
         },
     )
     with Router(vault) as router:
-        receipt = router.decide("每 1000 台抽几台来检？")
-    assert receipt.decision == "cite", receipt.reason
-    assert receipt.top is not None and "1000" in receipt.top.matched, receipt.top
+        batch = router.decide("每 1000 台抽几台来检？")
+        port = router.decide("which inbound port 443 is allowed on the firewall?")
+        invoice = router.decide("which ACME invoice was 12,480 dollars?")
+    assert batch.decision == "cite" and batch.top is not None, batch.reason
+    assert "1000" in batch.top.matched and batch.top.line == 3, batch.top
+    assert port.decision == "cite" and port.top is not None and port.top.path == "Ops/Firewall.md", (
+        port.reason
+    )
+    assert invoice.decision == "cite" and invoice.top is not None, invoice.reason
+    assert invoice.top.path == "Finance/Invoices.md", invoice.top

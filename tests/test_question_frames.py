@@ -544,6 +544,25 @@ def test_a_fee_table_without_outer_pipes_is_read_by_the_price_check_and_the_rece
     assert receipt.top is not None and receipt.top.path == "Certs.md"
 
 
+def test_a_fee_table_under_a_line_holding_a_pipe_is_still_a_price_list(tmp_path: Path) -> None:
+    """A cold review of D139: a table reader that took any line holding a pipe for a table's line read
+    "Contacts are on [[Vendors/Directory|the directory]] page:" right above a fee table as its header, and
+    the price asked was refused. Tables stacked without a blank line each keep their own header."""
+    vault = write(
+        tmp_path,
+        {
+            "Vendors/Fees.md": "# Vendor fees\n\nContacts are on [[Vendors/Directory|the directory]] page:\n"
+            "| Vendor | Fee (USD) |\n|---|---|\n| Globex | 700 |\n| Item | Note |\n|---|---|\n| Initech | ask |\n",
+            "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
+        },
+    )
+    with Router(vault) as router:
+        globex = router.decide("Globex 多少钱？")
+        initech = router.decide("Initech 多少钱？")
+    assert globex.decision == "cite" and globex.top is not None and globex.top.path == "Vendors/Fees.md"
+    assert initech.decision == "refuse" and "asks a price" in initech.reason, initech.reason
+
+
 def test_an_amount_beside_only_the_pages_name_is_not_the_price_asked(tmp_path: Path) -> None:
     """With the English frame's word of money no longer a word the page must hold, dev3's "What does Sierra
     charge us per order for pick and pack in Reno?" cited the Reno move, whose only amount is a trucking

@@ -484,3 +484,39 @@ def test_the_line_shown_is_a_sentence_of_the_section_the_question_asks_about(tmp
     assert window.top is not None and window.top.line == 6, window.top
     assert publisher.top is not None and publisher.top.line == 5, publisher.top
     assert processor.top is not None and processor.top.line == 3, processor.top
+
+
+def test_under_a_heading_the_line_shown_holds_words_of_its_own(tmp_path: Path) -> None:
+    """A cold review of D138: with a heading's words counted in every line under it, the first line won
+    whatever it was ("Updated 2024-03 by Bob.", a fence, a comment, an embed); a "-y" word (policy, stem
+    "polici") was not found beside a link; and a section's words ran on past a later first-level heading."""
+    (tmp_path / "Refunds.md").write_text(
+        "# Shop rules\n\n## Refund policy\nUpdated 2024-03 by Bob.\nRefunds are accepted within 30 days.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Network.md").write_text(
+        "# Office\n\n## Office network\n<!-- TODO -->\n![[office-net.png]]\nThe office network is 10.2.0.0/16.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Delivery.md").write_text(
+        "# Shipping\n\n- Delivery policy: we ship within 2 days by DHL, see [[Decisions/Courier choice]].\n"
+        "- Delivery policy reviews are owned by Ana.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Standup.md").write_text(
+        "# Standup\n\n## Vendor payments\n- Globex invoice paid on Monday.\n\n# Retro\n\n- Parking passes renewed.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        refund = router.ask("what is the refund policy?")
+        network = router.ask("office network?")
+        delivery = router.ask("what is our delivery policy?")
+        vendor = router.ask("were the vendor payments renewed?")
+    # Cited or refused, the page's line is what a reader is sent to.
+    assert [(r.candidates[0].path, r.candidates[0].line) for r in (refund, network, delivery, vendor)] == [
+        ("Refunds.md", 5),
+        ("Network.md", 6),
+        ("Delivery.md", 3),
+        ("Standup.md", 4),
+    ]

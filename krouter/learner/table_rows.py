@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from krouter.tokens.scripts import CJK
-from krouter.vault.md_tables import cells, header_at, is_rule
+from krouter.vault.md_tables import cells, headers, is_rule
 
 # A cell holds words when it holds a CJK character or a letter or digit of another script.
 _HOLDS_WORDS = re.compile(rf"[{CJK}]|[^\W_{CJK}]")
@@ -16,11 +16,9 @@ def header_of(quote: str, body: str) -> str | None:
     """The header row of the table on the page whose body row the quote is, or None (the first such row)."""
     quoted = cells(quote)
     lines = body.splitlines()
-    for n, line in enumerate(lines):
-        if "|" in line and cells(line) == quoted:
-            header = header_at(lines, n)
-            if header is not None:
-                return header
+    for line, header in zip(lines, headers(lines), strict=True):
+        if header is not None and cells(line) == quoted:
+            return header
     return None
 
 

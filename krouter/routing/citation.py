@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import os
-import re
 from pathlib import Path
 
 from krouter.index.store import Index
+from krouter.routing.answering_line import SECTION, HeldPassage, answering_line, outside_links, passage_rows
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
-from krouter.tokens.terms import word_text
+from krouter.tokens.terms import index_terms
 from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
 from krouter.vault.templates import query_block_lines
@@ -22,10 +21,6 @@ SNIPPET_CHARS = 240
 # The matches of one term weighed for a line's snippet window: enough for any real line, and a bound on
 # a line of one word repeated for megabytes (per term, so that one term cannot crowd out the others).
 _MAX_HITS = 20000
-
-
-# A passage as a lookup reads it: (first line, the question's terms it holds).
-HeldPassage = tuple[int, frozenset[str]]
 
 
 class PageReads:
@@ -186,35 +181,39 @@ def _snippet(
     queries = query_block_lines(text_lines)
 
     def rows_of(n: int) -> list[str]:
-        return _passage_rows(n, starts, queries, text_lines)
+        return passage_rows(n, starts, queries, text_lines)
 
     # A passage whose question words are all inside wiki links names other pages and states nothing of
     # its own ("取代 [[决策/周报-周四邮件]]"): it ranks after a passage that states as much. A section's
     # heading says what the passages under it are about, as a title does for the page: its words count
     # in each of them, and a heading with the sentence under it is content ("## Decision" over "Move all
-    # error tracking from Bugsnag to Sentry"), while a heading alone over a list loses a tie to its items.
+    # error tracking from Bugsnag to Sentry"), while a heading alone over a list loses a tie to its items;
+    # among the passages of a section, those holding words of their own come first.
+    text = reads.text(path)
     stated: dict[int, frozenset[str]] = {}
-    for n, held in passages:
-        rows = rows_of(n) if held else []
-        stated[n] = _outside_links(held, rows) if any("[[" in row for row in rows) else held
+    if "[[" in text:
+        for n, held in passages:
+            rows = rows_of(n) if held else []
+            stated[n] = outside_links(held, rows) if any("[[" in row for row in rows) else held
     # The heading's own words, not its passage's (the sentence under it): a section's first sentence
-    # lends nothing to its other lines. A first-level heading is the page's title, not a section.
+    # lends nothing to its other lines. A first-level heading is the page's title, not a section, and
+    # ends the section before it.
     section: dict[int, frozenset[str]] = {}
     heading: frozenset[str] = _NONE
     for n, held in passages:
-        if n >= body and _SECTION.match(line_text(n)):
-            line = word_text(line_text(n))
-            heading = frozenset(term for term in held if term in line)
+        first = line_text(n)
+        if n >= body and first.startswith("#"):
+            heading = held & set(index_terms(first)) if SECTION.match(first) else _NONE
         elif n >= body:
             section[n] = heading
 
     titled = weight(_NONE)  # what every passage holds: the words the title, aliases or triggers matched
 
-    def rank(p: HeldPassage) -> tuple[float, bool, float, bool, bool, bool, int]:
+    def rank(p: HeldPassage) -> tuple[float, bool, float, bool, bool, bool, float, int]:
         first = line_text(p[0])
         over = section.get(p[0], _NONE)
         held = p[1] | over
-        linked = not stated[p[0]] and weight(p[1]) > titled
+        linked = not stated.get(p[0], p[1]) and weight(p[1]) > titled
         bare = first.startswith("#") and len(rows_of(p[0])) == 1
         own = over if linked else held
         return (
@@ -224,6 +223,7 @@ def _snippet(
             any(map(str.isalnum, first)),
             p[0] >= body,
             not bare,
+            weight(p[1]),
             -p[0],
         )
 
@@ -238,7 +238,7 @@ def _snippet(
         row = max(rows, key=lambda p: (weight(p[1] | best[1]), -p[0]), default=None)
         if row is not None and weight(row[1] | best[1]) > weight(best[1]):
             best = row
-    line = _answering_line(best, rows_of(best[0]), units)
+    line = answering_line(best, rows_of(best[0]), units)
     return line, _around_matches(line_text(line), units)
 
 
@@ -289,71 +289,6 @@ def _around_matches(text: str, units: list[Unit]) -> str:
         start = space + 1 if space != -1 else start
     end = min(len(text), start + width)
     return ("…" if start > 0 else "") + text[start:end].strip() + ("…" if end < len(text) else "")
-
-
-def _answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int:
-    """The line of passage ``best`` (its lines ``rows``) that holds most of the question's weight: a
-    heading and the sentence under it with no blank line between are one passage, and the receipt's
-    line should be the sentence ("Flags are reviewed monthly."), not the heading, whose words count in
-    every line under it. A line whose words are all inside wiki links ("([[Decisions/Card processor]])"
-    continuing the sentence above it) is not weighed. Lines are matched on their text (a unit's route
-    terms found in it); with no line matching, the passage's first line stands (its second, under a
-    heading). A passage may run to the end of a long page (a transcript or log with no blank line):
-    only the lines holding a route term are weighed, found by searching the passage's text at once."""
-    first = best[0]
-    block = word_text("\n".join(rows))
-    plain_rows = block.split("\n")
-    if len(plain_rows) != len(rows):
-        # A character that normalises to a line break (none known): weigh every line on its own.
-        plain_rows = [word_text(row) for row in rows]
-        block = "\n".join(plain_rows)
-    starts = list(itertools.accumulate((len(row) + 1 for row in plain_rows[:-1]), initial=0))
-    candidates: set[int] = set()
-    for term in {term for u in units for alt in u.alts for term in alt}:
-        at = block.find(term)
-        while at != -1:
-            candidates.add(bisect.bisect_right(starts, at) - 1)
-            at = block.find(term, at + 1)
-
-    def held(plain: str) -> set[int]:
-        return {i for i, u in enumerate(units) if any(all(term in plain for term in alt) for alt in u.alts)}
-
-    over: set[int] = set()
-    if len(rows) > 1 and rows[0].startswith("#"):
-        over = held(plain_rows[0])
-        candidates.update(range(1, len(rows)) if over else ())
-    # With no line matching, a heading's passage stands for the sentence under it.
-    chosen, top = first + (len(rows) > 1 and rows[0].startswith("#")), (0.0, False)
-    for i in sorted(candidates):
-        here = held(plain_rows[i])
-        own = held(word_text(_WIKI_LINK.sub(" ", rows[i]))) if "[[" in rows[i] else here
-        if i:
-            here, own = here | over, own | over
-        score = (sum(units[u].weight for u in here), not rows[i].startswith("#"))
-        if own and score > top:
-            chosen, top = first + i, score
-    return chosen
-
-
-def _passage_rows(first: int, starts: list[int], queries: set[int], text_lines: list[str]) -> list[str]:
-    """The lines of the passage starting at line ``first``: up to the next passage's, a blank line or a
-    query block, as ``split_passages`` cut it (a dataview query after an index page's heading is no
-    answering line)."""
-    at = bisect.bisect_right(starts, first)
-    end = starts[at] if at < len(starts) else len(text_lines) + 1
-    end = next((n for n in range(first + 1, end) if n - 1 in queries or not text_lines[n - 1].strip()), end)
-    return [line.strip() for line in text_lines[first - 1 : end - 1]]
-
-
-_WIKI_LINK = re.compile(r"\[\[[^\[\]]*\]\]")
-# A section's heading: the second level or deeper.
-_SECTION = re.compile(r"#{2,6}\s")
-
-
-def _outside_links(held: frozenset[str], rows: list[str]) -> frozenset[str]:
-    """The terms of ``held`` a passage states outside its wiki links."""
-    plain = word_text(_WIKI_LINK.sub(" ", "\n".join(rows)))
-    return frozenset(term for term in held if term in plain)
 
 
 def passage_coverage(

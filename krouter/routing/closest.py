@@ -11,12 +11,11 @@ the share alone, a page scoring 13% less took the place of the right one for a h
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from krouter.routing.citation import PageReads, passage_coverage
+from krouter.routing.citation import PageReads, citation, passage_coverage
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
+from krouter.routing.tables import Tables
 
 # The closest page and the runner-up keep their places: the refusal's reason names both.
 KEPT = 2
@@ -26,15 +25,17 @@ REACH = 2
 
 def by_passage(
     citations: list[Citation],
-    pool: list[Target],
+    ranked: list[Target],
     units: list[Unit],
     reads: PageReads,
-    make: Callable[[Target], Citation],
+    meta_hits: dict[int, set[int]],
+    t: Tables,
 ) -> list[Citation]:
-    """``citations`` (of ``pool``'s first targets, in order) with the places past the first KEPT given to
-    the targets of ``pool`` (the listed ones and up to REACH more) whose score times the share of the
-    question their best passage holds is highest; ties keep the score order. ``make`` lists a target that
-    was not listed."""
+    """``citations`` (of ``ranked``'s first targets, in order) with the places past the first KEPT given
+    to the targets among them and the next REACH whose score times the share of the question their best
+    passage holds is highest; ties keep the score order. A target not listed before is listed as
+    ``citation`` lists one, its passage worked out when read (``meta_hits`` holds its title's units)."""
+    pool = ranked[: len(citations) + REACH]
     if len(citations) <= KEPT:
         return citations
     total = sum(u.weight for u in units) or 1.0
@@ -45,10 +46,18 @@ def by_passage(
             for pid in x.contributors
         )
 
-    places = len(citations) - KEPT
-    weighed = range(KEPT, min(len(pool), len(citations) + REACH))
-    best = sorted(weighed, key=lambda i: -pool[i].score * held_together(pool[i]))
-    return citations[:KEPT] + [citations[i] if i < len(citations) else make(pool[i]) for i in best[:places]]
+    worth = {i: pool[i].score * held_together(pool[i]) for i in range(KEPT, len(citations))}
+    for i in range(len(citations), min(len(pool), len(citations) + REACH)):
+        # A share is at most 1: a page scoring no more than the weakest listed one's worth cannot take
+        # its place, and its passages are not read (a page of 60,000 passages is a second's work).
+        if pool[i].score > min(worth.values()):
+            worth[i] = pool[i].score * held_together(pool[i])
+    best = sorted(worth, key=lambda i: -worth[i])[: len(citations) - KEPT]
+    listed = [
+        citations[i] if i < len(citations) else citation(pool[i], units, meta_hits, t, reads, now=False)
+        for i in best
+    ]
+    return citations[:KEPT] + listed
 
 
 def _titled(units: list[Unit], page_id: int) -> dict[int, set[int]]:

@@ -238,10 +238,7 @@ def decide(
     if not names_runner_up:
         citations = citations[: len(ranked)]
     if decision == "refuse":
-        pool = everything[: len(citations) + REACH]
-        citations = by_passage(
-            citations, pool, listed_units, reads, lambda x: citation(x, listed_units, meta_hits, t, reads)
-        )
+        citations = by_passage(citations, everything, listed_units, reads, meta_hits, t)
     # Only the replacements that led to a page listed here (one elsewhere in the ranking would point
     # an agent at a page this answer is not about), and dead ends (a replaced page with no current
     # page) that scored as high as the top page: then the best match was replaced and the reader must

@@ -7,8 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from krouter.tokens.scripts import writing
+from krouter.errors import KRouterError
+from krouter.routing.receipt import READ_CLOSEST, Receipt
+from krouter.tokens.scripts import HAS_KANA, writing
 from krouter.tokens.stopwords import ENGLISH
+
+TYPE_CHECKING = False  # not typing's: the command line's start-up reads this module
+if TYPE_CHECKING:
+    from krouter.routing.router import Router
 
 # A language of the vault's pages worth a translation: at least this share of them.
 NOTES_LANGUAGE_SHARE = 0.1
@@ -18,17 +24,17 @@ def unasked(
     writings: dict[str, float],
     wordings: Sequence[str],
     unreadable: Callable[[str], bool] = lambda w: False,
-    closest: Sequence[str] = (),
+    closest: Sequence[str | None] = (),
 ) -> list[tuple[str, float]]:
     """(language, share of pages) for each language of at least NOTES_LANGUAGE_SHARE of the pages
     (``Tables.writings``) that no wording is written in, largest share first; and, whatever its share,
-    the language a title of ``closest`` (the refusal's closest pages) is written in: an agent-loop run's
+    a language of ``closest`` (the refusal's closest pages', ``closest_languages``): an agent-loop run's
     English question about a Japanese partner, whose few pages are under a tenth of the vault, was told
     to translate into Chinese alone. A wording KRouter cannot read (``unreadable``: French or German of
     English notes) is in none of them: an agent-loop run's German question on English notes was told
     only that the vault never mentions 'wie', 'lange', …"""
     asked = {lang for w in wordings if not unreadable(w) for lang in _written_in(w)}
-    near = {writing(title) for title in closest}
+    near = set(closest)
     return [
         (lang, share)
         for lang, share in writings.items()
@@ -74,3 +80,20 @@ def shares_text(missing: Sequence[tuple[str, float]]) -> str:
         f"about {share:.0%} {'are ' if i == 0 else ''}in {language_name(lang)}"
         for i, (lang, share) in enumerate(missing)
     )
+
+
+def closest_languages(router: Router, receipt: Receipt) -> list[str | None]:
+    """The languages of a refusal's first pages (``READ_CLOSEST``), as the vault's shares count a page:
+    its title's script, and a title in Han characters alone read as Japanese when the page writes kana
+    (販売代理店, 代理店契約: a cold review)."""
+    out: list[str | None] = []
+    for c in receipt.candidates[:READ_CLOSEST]:
+        lang = writing(c.title)
+        if lang == "Chinese":
+            try:
+                text = router.read(c.path)
+            except (KRouterError, OSError):
+                text = ""
+            lang = "Japanese" if HAS_KANA.search(text) else lang
+        out.append(lang)
+    return out

@@ -14,7 +14,7 @@ from krouter.routing.question import Unit
 from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.terms import index_terms, query_terms
-from krouter.vault.md_tables import cells, header_at
+from krouter.vault.md_tables import cells, headers
 from krouter.vault.page import parse_page
 
 # An amount of money as notes write one: a currency sign or code before the number, a sign, code or word
@@ -130,8 +130,7 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
         i for i in beside if not units[i].in_terms(names) and written_as_name(units[i].text, question, set())
     }
     lines = text.splitlines()
-    for n, line in enumerate(lines):
-        header = header_at(lines, n)
+    for n, (line, header) in enumerate(zip(lines, headers(lines), strict=True)):
         if not (states_amount(line) or (header is not None and priced_row(header, line))):
             continue
         terms = set(index_terms("\n".join(filter(None, (header, _above(lines, n), line)))))

@@ -81,8 +81,9 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         elif not rows and number_parts(qt.term):
             terms = number_parts(qt.term)
             rows = _holding(index, terms)
-        elif not rows and "." in qt.term and (amount := _holding(index, (AMOUNT + qt.term,))):
-            # A bare number no page writes bare, that a page writes as an amount ($1.99, 1.99 元).
+        elif not rows and _amount_like(qt.term) and (amount := _holding(index, (AMOUNT + qt.term,))):
+            # A bare number no page writes bare, that a page writes as an amount ($1.99, 1.99 元) or
+            # grouped in thousands (1,000 of "每 1000 台").
             terms, rows = (AMOUNT + qt.term,), amount
         alts = [terms]
         # A word's weight is how rare it is in the question's own words, whatever its translations
@@ -91,10 +92,11 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         merged = False
-        for closed in _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term):
+        grouped = [(AMOUNT + qt.term,)] if rows and terms == (qt.term,) and _amount_like(qt.term) else []
+        for closed in _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term) + grouped:
             # The pages that write the question's hyphenated word closed (rollout for roll-out), or its
-            # closed word hyphenated (roll-out for rollout), or an acronym's plural (PRs for PR), hold it
-            # too: as a spelling, not a translation.
+            # closed word hyphenated (roll-out for rollout), an acronym's plural (PRs for PR) or its
+            # number grouped in thousands (1,000 for 1000), hold it too: as a spelling, not a translation.
             if held := _holding(index, closed):
                 rows, merged = _with_closed(rows, held), True
                 alts.append(closed)
@@ -199,6 +201,12 @@ def _acronym_plural(term: str) -> list[tuple[str, ...]]:
 
 
 _VOWELS = frozenset("aeiouy")
+
+
+def _amount_like(term: str) -> bool:
+    """True for a number a page may write as an amount or grouped in thousands: dotted, or four digits or
+    more."""
+    return "." in term or (term.isdigit() and len(term) >= 4)
 
 
 def _with_closed(

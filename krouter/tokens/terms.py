@@ -27,6 +27,7 @@ import Stemmer
 
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
+from krouter.tokens.grouped_numbers import grouped_digits_joined, grouped_numbers
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize
 from krouter.tokens.pinyin_names import join_apostrophes
@@ -152,19 +153,7 @@ def word_text(text: str) -> str:
     joined (Xi'an is the word "xian": ``pinyin_names``). Whatever looks for index terms in a text reads it
     so (a snippet's answering line, a page's title words). A name glued to its version (Redis7.0,
     MySQL5.7: two letters or more) is the name and the version, as "Redis 7.0" is."""
-    return _unglued(grouped_digits_joined(join_apostrophes(normalize(text))))
-
-
-# A number whose thousands are grouped with commas (1,000, ₩150,000): one number, as written without them
-# ("每 1000 台" must meet "1,000 台抽 80 台"). Not a list (1,2,3), a decimal comma (1,5), nor a group
-# followed by another digit, comma or decimal point.
-_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|[.,]\d)")
-_GROUP_HINT = re.compile(r"\d,\d{3}")
-
-
-def grouped_digits_joined(norm: str) -> str:
-    """A normalised text with each number's thousands commas taken out (1,000 is 1000)."""
-    return _GROUPED.sub(lambda m: m.group(0).replace(",", ""), norm) if _GROUP_HINT.search(norm) else norm
+    return _unglued(join_apostrophes(normalize(text)))
 
 
 def _unglued(norm: str) -> str:
@@ -241,7 +230,8 @@ def index_terms(text: str) -> list[str]:
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     norm = word_text(text)
-    amounts = _amounts(norm) + _identifiers(norm) + compounds.closed_terms(norm, _word_terms)
+    amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm)
+    amounts += compounds.closed_terms(norm, _word_terms)
     runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
@@ -291,11 +281,12 @@ def _cjk_terms(run: str) -> list[str]:
     return out
 
 
-# One Han character, a dotted number, an identifier or a marked closed form (‐rollout), a line each of the
-# terms joined by newlines (no term holds one): second readings of words that count (the Han word, the
-# parts), kept out of a page's BM25 length so that Chinese, versions, code or hyphens do not lengthen it.
+# One Han character, a marked amount, a dotted number, an identifier or a marked closed form (‐rollout), a
+# line each of the terms joined by newlines (no term holds one): second readings of words that count (the
+# Han word, the parts), kept out of a page's BM25 length so that Chinese, versions, amounts, code or
+# hyphens do not lengthen it.
 _NOT_COUNTED = re.compile(
-    rf"^(?:[{HAN}]|{AMOUNT}?[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$", re.MULTILINE
+    rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$", re.MULTILINE
 )
 
 

@@ -24,5 +24,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 21: direction marks, variation selectors, Arabic and Hebrew vowel points dropped; Turkish İ is i;
 # a name glued to its version (Redis7.0) is the name and the version; a kanji beside kana indexed alone.
 # 23: a Korean word is not cut to one syllable by an ending that cannot follow it (차이나: not 차 + 이나).
-# 24: a number whose thousands are grouped with commas is one number (1,000 is 1000).
+# 24: a number grouped in thousands with commas is also indexed whole, marked as an amount (1,000: ¤1000).
 TOKENIZER_VERSION = "24"

@@ -1,5 +1,5 @@
 """Markdown tables as a reader sees them: a row's cells, the delimiter row under a header, and the header
-row of a body row. One reading for the teach check's quoted rows, the price check's money columns and
+row of each body row. One reading for the teach check's quoted rows, the price check's money columns and
 the line a receipt cites (three readings had grown apart: a rule of one dash, of two, of three)."""
 
 from __future__ import annotations
@@ -23,14 +23,19 @@ def cells(row: str) -> list[str]:
     return found[1 if found and not found[0] else 0 : -1 if len(found) > 1 and not found[-1] else None]
 
 
-def header_at(lines: list[str], n: int) -> str | None:
-    """The header row of the Markdown table whose body row is ``lines[n]``, or None when it is none (a
-    table's lines each hold a pipe; its second line is the delimiter row)."""
-    if "|" not in lines[n]:
-        return None
-    top = n
-    while top > 0 and "|" in lines[top - 1]:
-        top -= 1
-    if n < top + 2 or not is_rule(lines[top + 1]):
-        return None
-    return lines[top]
+def headers(lines: list[str]) -> list[str | None]:
+    """For each line, the header row of the Markdown table whose body row it is, or None (one pass: a
+    price check reads every line of a page, and a table may run to thousands of rows). A table's lines
+    each hold a pipe, its second line is the delimiter row, and a row right above another delimiter row
+    heads a table of its own; a line holding a pipe above a table (prose, a [[page|alias]] link) is no
+    part of it."""
+    out: list[str | None] = [None] * len(lines)
+    current: str | None = None
+    for n, line in enumerate(lines):
+        if "|" not in line:
+            current = None
+        elif is_rule(line):
+            current = lines[n - 1] if n and "|" in lines[n - 1] else None
+        elif not (n + 1 < len(lines) and "|" in lines[n + 1] and is_rule(lines[n + 1])):
+            out[n] = current
+    return out

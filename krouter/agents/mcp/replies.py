@@ -97,7 +97,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
 def _translate_hint(router: Router, receipt: Receipt, wordings: Sequence[str]) -> str:
     """What a refusal's next step says about translating (``notes_languages``: the notes' main languages
     and its closest pages'); nothing when the agent's wordings cover them."""
-    closest = [c.title for c in receipt.candidates[:READ_CLOSEST]]
+    closest = notes_languages.closest_languages(router, receipt)
     missing = notes_languages.unasked(router.writings(), wordings, router.unreadable, closest)
     if not missing:
         return ""

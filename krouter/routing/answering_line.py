@@ -1,0 +1,103 @@
+"""Which line of a cited passage answers: the receipt points a reader at it.
+
+A passage runs from a heading, a list item, a table row or a paragraph's first line; the line shown is
+the one holding most of the question's weight, where a section heading's words count for the lines
+under it and words inside wiki links name other pages (docs/decisions.md D138).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+
+from krouter.routing.question import Unit
+from krouter.tokens.grouped_numbers import grouped_beside
+from krouter.tokens.terms import AMOUNT, index_terms, word_text
+
+# A passage as a lookup reads it: (first line, the question's terms it holds).
+HeldPassage = tuple[int, frozenset[str]]
+
+
+def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int:
+    """The line of passage ``best`` (its lines ``rows``) that holds most of the question's weight: a
+    heading and the sentence under it with no blank line between are one passage, and the receipt's
+    line should be the sentence ("Flags are reviewed monthly."), not the heading, whose words count in
+    every line under it (a line's own words break the tie). Words inside wiki links are not weighed
+    ("([[Decisions/Card processor]])" continuing the sentence above it). Lines are matched on their text
+    (a unit's route terms found in it; a number grouped in thousands either way); with no line
+    matching, the passage's first line stands, or under a heading the first line stating something. A
+    passage may run to the end of a long page (a transcript or log with no blank line): only the lines
+    holding a route term are weighed, found by searching the passage's text at once."""
+    first = best[0]
+    block = grouped_beside(word_text("\n".join(rows)))
+    plain_rows = block.split("\n")
+    if len(plain_rows) != len(rows):
+        # A character that normalises to a line break (none known): weigh every line on its own.
+        plain_rows = [grouped_beside(word_text(row)) for row in rows]
+        block = "\n".join(plain_rows)
+    starts = list(itertools.accumulate((len(row) + 1 for row in plain_rows[:-1]), initial=0))
+    candidates: set[int] = set()
+    for term in {term.removeprefix(AMOUNT) for u in units for alt in u.alts for term in alt}:
+        at = block.find(term)
+        while at != -1:
+            candidates.add(bisect.bisect_right(starts, at) - 1)
+            at = block.find(term, at + 1)
+
+    def held(plain: str) -> set[int]:
+        return {
+            i
+            for i, u in enumerate(units)
+            if any(all(term.removeprefix(AMOUNT) in plain for term in alt) for alt in u.alts)
+        }
+
+    def weight(found: set[int]) -> float:
+        return sum(units[u].weight for u in found)
+
+    chosen, top = first, (0.0, 0.0, False)
+    over: set[int] = set()
+    if len(rows) > 1 and rows[0].startswith("#"):
+        over = held(plain_rows[0])
+        chosen = first + next((i for i in range(1, len(rows)) if _states(rows[i])), 0)
+    for i in sorted(candidates):
+        own = held(plain_rows[i] if "[[" not in rows[i] else grouped_beside(word_text(_unlinked(rows[i]))))
+        if not own:
+            continue
+        score = (weight(own | over) if i else weight(own), weight(own), not rows[i].startswith("#"))
+        if score > top:
+            chosen, top = first + i, score
+    return chosen
+
+
+def _states(row: str) -> bool:
+    """True for a line that states something: a letter or digit outside links, embeds, comments and
+    fences (not "---", "```", "<!-- TODO -->" or "![[office-net.png]]")."""
+    if row.startswith(("```", "~~~", "<!--")):
+        return False
+    return any(map(str.isalnum, _unlinked(row)))
+
+
+def passage_rows(first: int, starts: list[int], queries: set[int], text_lines: list[str]) -> list[str]:
+    """The lines of the passage starting at line ``first``: up to the next passage's, a blank line or a
+    query block, as ``split_passages`` cut it (a dataview query after an index page's heading is no
+    answering line)."""
+    at = bisect.bisect_right(starts, first)
+    end = starts[at] if at < len(starts) else len(text_lines) + 1
+    end = next((n for n in range(first + 1, end) if n - 1 in queries or not text_lines[n - 1].strip()), end)
+    return [line.strip() for line in text_lines[first - 1 : end - 1]]
+
+
+_WIKI_LINK = re.compile(r"!?\[\[[^\[\]]*\]\]")
+# A section's heading: the second level or deeper.
+SECTION = re.compile(r"#{2,6}\s")
+
+
+def _unlinked(text: str) -> str:
+    """A text without its wiki links and embeds."""
+    return _WIKI_LINK.sub(" ", text)
+
+
+def outside_links(held: frozenset[str], rows: list[str]) -> frozenset[str]:
+    """The terms of ``held`` a passage states outside its wiki links (read as the index reads them:
+    "polici" is a term of "policy")."""
+    return held & set(index_terms(_unlinked("\n".join(rows))))

@@ -1,0 +1,42 @@
+"""Numbers grouped in thousands with commas (1,000, ₩150,000, $12,480.00), read as the numbers they are.
+
+A question that writes one without its commas ("每 1000 台") must meet the page that writes "1,000 台抽
+80 台", and one that writes it grouped must meet it written either way. A page keeps its parts (80,443
+lists two ports as often as it writes a number) and is also indexed with the number whole, marked as an
+amount (¤1000, outside its BM25 length: ``terms.index_terms``); a question's grouped number is read
+whole. Not a list of short numbers (1,2,3), a decimal comma (1,5; 0,500), nor a group followed by
+another digit or comma. A comma right after a word is punctuation ("抽检比例,1,000 台"). D140 in
+docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+import re
+
+_GROUPED = re.compile(r"(?<![\d.])(?<!\d,)[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)")
+_GROUP_HINT = re.compile(r"\d,\d{3}")
+
+
+def grouped_numbers(norm: str) -> list[str]:
+    """The grouped numbers of a normalised text, their commas taken out (1,000 is 1000); one with decimals
+    also as its whole part (12,480.00 is 12480.00 and 12480)."""
+    if not _GROUP_HINT.search(norm):
+        return []
+    out = []
+    for m in _GROUPED.findall(norm):
+        whole = m.replace(",", "")
+        out.extend((whole, whole.split(".")[0]) if "." in whole else (whole,))
+    return out
+
+
+def grouped_digits_joined(norm: str) -> str:
+    """A normalised text with each grouped number written without its commas (a question's reading)."""
+    return _GROUPED.sub(lambda m: m.group(0).replace(",", ""), norm) if _GROUP_HINT.search(norm) else norm
+
+
+def grouped_beside(norm: str) -> str:
+    """A normalised text with each grouped number followed by its ungrouped form (1,000 1000): a line
+    searched for a question's number finds it written either way, and keeps its parts."""
+    if not _GROUP_HINT.search(norm):
+        return norm
+    return _GROUPED.sub(lambda m: f"{m.group(0)} {m.group(0).replace(',', '')}", norm)
