@@ -202,3 +202,44 @@ def test_a_page_found_by_its_title_shows_a_line_of_its_body_not_a_field(tmp_path
         receipt = router.ask("deployment platform")
     assert receipt.decision == "cite" and receipt.top is not None
     assert receipt.top.line == 6 and "Fly.io" in receipt.top.snippet
+
+
+def test_a_lookup_does_not_load_the_pages_segmenter(tmp_path: Path) -> None:
+    """The receipt's line reads a section heading's words and a passage's words outside its links; read
+    with the index's segmenter, a Chinese heading loaded jieba's full dictionary into the lookup (0.3 s
+    and its memory, on a fresh `krouter ask`)."""
+    import os
+    import subprocess
+    import sys
+
+    vault = write(
+        tmp_path / "v",
+        {
+            "运维/告警.md": "# 告警\n\n## 告警渠道\n- 告警发到飞书群「线上告警」,见 [[运维/值班]]\n",
+            "运维/值班.md": "# 值班\n\n每人值班一周。\n",
+        },
+    )
+    env = {
+        **os.environ,
+        **{f"KROUTER_{k}_DIR": str(tmp_path / k.lower()) for k in ("CONFIG", "STATE", "CACHE")},
+    }
+    env["KROUTER_SEMANTIC"] = "off"
+    script = (
+        "import sys; from krouter import Router; from krouter.tokens import chinese\n"
+        "r = Router(sys.argv[1], auto_refresh=False); c = r.decide('告警发到哪个群').top\n"
+        "print(c.path, c.line, chinese._cutter is None)\n"
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from krouter import Router; Router(sys.argv[1]).refresh()",
+            str(vault),
+        ],
+        env=env,
+        check=True,
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(vault)], env=env, check=True, capture_output=True, text=True
+    )
+    assert out.stdout.split() == ["运维/告警.md", "4", "True"], out.stdout

@@ -13,7 +13,7 @@ import re
 
 from krouter.routing.question import Unit
 from krouter.tokens.grouped_numbers import grouped_beside
-from krouter.tokens.terms import AMOUNT, index_terms, word_text
+from krouter.tokens.terms import AMOUNT, english_terms, word_text
 
 # A passage as a lookup reads it: (first line, the question's terms it holds).
 HeldPassage = tuple[int, frozenset[str]]
@@ -98,6 +98,15 @@ def _unlinked(text: str) -> str:
 
 
 def outside_links(held: frozenset[str], rows: list[str]) -> frozenset[str]:
-    """The terms of ``held`` a passage states outside its wiki links (read as the index reads them:
-    "polici" is a term of "policy")."""
-    return held & set(index_terms(_unlinked("\n".join(rows))))
+    """The terms of ``held`` a passage states outside its wiki links."""
+    return terms_in(held, _unlinked("\n".join(rows)))
+
+
+def terms_in(held: frozenset[str], text: str) -> frozenset[str]:
+    """The terms of ``held`` (index terms of a passage that holds them) that ``text``, a part of it,
+    writes: stems read as the index reads them ("polici" of "policy"), anything else as written (a
+    Chinese word, a number either way it is grouped). Without the page's segmenter: loading it for a
+    heading cost a lookup 0.3 s."""
+    plain = grouped_beside(word_text(text))
+    latin = set(english_terms(text))
+    return frozenset(term for term in held if term in latin or term.removeprefix(AMOUNT) in plain)

@@ -7,12 +7,18 @@ import os
 from pathlib import Path
 
 from krouter.index.store import Index
-from krouter.routing.answering_line import SECTION, HeldPassage, answering_line, outside_links, passage_rows
+from krouter.routing.answering_line import (
+    SECTION,
+    HeldPassage,
+    answering_line,
+    outside_links,
+    passage_rows,
+    terms_in,
+)
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
-from krouter.tokens.terms import index_terms
 from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
 from krouter.vault.templates import query_block_lines
@@ -203,7 +209,7 @@ def _snippet(
     for n, held in passages:
         first = line_text(n)
         if n >= body and first.startswith("#"):
-            heading = held & set(index_terms(first)) if SECTION.match(first) else _NONE
+            heading = terms_in(held, first) if SECTION.match(first) else _NONE
         elif n >= body:
             section[n] = heading
 
