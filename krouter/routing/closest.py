@@ -48,9 +48,11 @@ def by_passage(
 
     worth = {i: pool[i].score * held_together(pool[i]) for i in range(KEPT, len(citations))}
     for i in range(len(citations), min(len(pool), len(citations) + REACH)):
-        # A share is at most 1: a page scoring no more than the weakest listed one's worth cannot take
-        # its place, and its passages are not read (a page of 60,000 passages is a second's work).
-        if pool[i].score > min(worth.values()):
+        # One passage holds no more of the question than the whole page matched: a page whose score
+        # times that share is no more than the weakest listed one's worth cannot take its place, and
+        # its passages are not read (a page of 60,000 passages is a second's work).
+        matched = sum(units[u].weight for u in pool[i].matched) / total
+        if pool[i].score * matched > min(worth.values()):
             worth[i] = pool[i].score * held_together(pool[i])
     best = sorted(worth, key=lambda i: -worth[i])[: len(citations) - KEPT]
     listed = [
