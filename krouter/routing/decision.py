@@ -110,7 +110,7 @@ def decide(
     about = {pid: titled[pid] | fired for pid in top.contributors}
     # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
-    listed_units = units
+    listed_units = units  # as the citations were made: the lines below reweigh the page's name
     units, total = _name_once(units, question, top.page_id, t)
     mine = set(top.contributors)
     units, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
