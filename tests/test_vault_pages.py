@@ -520,3 +520,17 @@ def test_under_a_heading_the_line_shown_holds_words_of_its_own(tmp_path: Path) -
         ("Delivery.md", 3),
         ("Standup.md", 4),
     ]
+
+
+def test_a_long_lines_snippet_finds_a_number_the_line_writes_grouped(tmp_path: Path) -> None:
+    """A cold review of D140: a question's 1000 is found on a page writing "1,000", but the snippet of a
+    long line searched the line for "1000" alone and showed its start, without the number."""
+    filler = "Our warehouse partner handles storage, picking, packing and returns for every market. " * 5
+    (tmp_path / "Pricing.md").write_text(
+        f"# Pricing\n\n{filler}The discount starts at 1,000 a year.\n", encoding="utf-8"
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        receipt = router.ask("1000 pallets")
+    shown = receipt.candidates[0]
+    assert shown.path == "Pricing.md" and "1,000 a year" in shown.snippet, shown.snippet

@@ -19,6 +19,7 @@ from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
+from krouter.tokens.terms import AMOUNT
 from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
 from krouter.vault.templates import query_block_lines
@@ -248,6 +249,16 @@ def _snippet(
     return line, _around_matches(line_text(line), units)
 
 
+def _written(term: str) -> tuple[str, ...]:
+    """How a line may write an index term: as it is, and a number (an amount's, ¤1000) also grouped in
+    thousands (1,000), as pages often write it (a cold review: the window missed "starts at 1,000")."""
+    number = term.removeprefix(AMOUNT)
+    whole = number.split(".")[0]
+    if not whole.isdigit() or len(whole) < 4 or whole.startswith("0"):
+        return (number,)
+    return number, f"{int(whole):,}" + number[len(whole) :]
+
+
 def _around_matches(text: str, units: list[Unit]) -> str:
     """A line as the snippet shows it: whole when short, else the ``SNIPPET_CHARS`` of it that hold
     the most of the question's weight, marked "…" where cut. Notes often keep a paragraph on one line:
@@ -260,7 +271,7 @@ def _around_matches(text: str, units: list[Unit]) -> str:
         low = text.lower() if len(text.lower()) == len(text) else ""
     hits: list[tuple[int, int, float]] = []  # (position, unit, weight)
     for i, u in enumerate(units):
-        for term in {term for alt in u.alts for term in alt if term}:
+        for term in {written for alt in u.alts for t in alt if t for written in _written(t)}:
             at, taken = low.find(term), 0
             while at != -1 and taken < _MAX_HITS:
                 hits.append((at, i, u.weight))
