@@ -164,7 +164,9 @@ def decide(
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
     # page, 北京办公室地址 on the Shanghai office's).
     asked = confidence >= floor and not (lone or other_page)
-    unknown = unknown_name(units, question, index, effective) if asked else None
+    # An identifier's words count as held only as the page spells them: page→页面 is no page_id (D143).
+    spelled = {i for i in effective if not units[i].translated.keys() & mine}
+    unknown = unknown_name(units, question, index, spelled) if asked else None
     # A price asked (多少钱) is answered where the page states an amount beside the words it matched, or
     # where a trigger of the page asks that very price (D93).
     unpriced = (
