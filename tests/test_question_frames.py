@@ -131,6 +131,24 @@ def test_an_identifier_no_page_holds_whole_is_a_name_the_vault_never_mentions(tm
     )
 
 
+def test_an_identifier_is_held_only_in_the_pages_own_spelling(tmp_path: Path) -> None:
+    """An agent-loop run on dev5: "What should go in the page_id property when we track an event?" cited
+    a Chinese tracking spec that holds page only as 页面 (through the dictionary) and no page_id: a page
+    writing every word of an identifier may write it so (user id for user_id), a translation does not."""
+    vault = write(
+        tmp_path,
+        {
+            "数据平台/埋点规范.md": "# 埋点规范\n\n- 每次 track 事件:页面名放到属性 `screen` 里,再带上 id\n",
+            "Ops/Logins.md": "# Logins\n\nEvery login carries a user id and a session id.\n",
+        },
+    )
+    with Router(vault) as router:
+        page = router.decide("What should go in the page_id property when we track an event?")
+        user = router.decide("Does every login carry the user_id?")
+    assert page.decision == "refuse" and "page_id" in page.reason, page.reason
+    assert user.decision == "cite" and user.top is not None and user.top.path == "Ops/Logins.md"
+
+
 def test_an_identifier_is_indexed_whole_outside_the_page_length() -> None:
     """page_id is indexed as page, id and page_id; only the words count towards the BM25 length, so a
     page with code is not made to look longer."""
