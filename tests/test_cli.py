@@ -619,6 +619,8 @@ def test_a_cited_clipping_is_said_to_be_one(tmp_path: Path) -> None:
             "値段/ヒカリ商会 田中さん.md",
             "# ヒカリ商会 田中さん\n\nHikari の担当は田中さん。卸の最低ロットは 300 個。\n",
         ),
+        # A Chinese page naming a katakana brand is still Chinese (a second review).
+        ("样品/样品寄送.md", "# 样品寄送\n\nHikari 的样品用サクラ牌纸箱寄,最少 300 个起订。\n"),
         # Titled in kanji alone, written in Japanese: read by its title, it was Chinese (a cold review).
         (
             "値段/卸価格.md",
@@ -646,4 +648,5 @@ def test_a_refusal_names_the_language_of_its_closest_pages_however_few(
     receipt = json.loads(out.stdout)
     assert receipt["decision"] == "refuse", receipt["reason"]
     assert path in [c["path"] for c in receipt["candidates"][:3]]
-    assert [x["language"] for x in receipt["translate_into"]] == ["Japanese"], receipt["translate_into"]
+    wanted = ["Chinese"] if path.startswith("样品") else ["Japanese"]
+    assert [x["language"] for x in receipt["translate_into"]] == wanted, receipt["translate_into"]

@@ -581,6 +581,23 @@ def test_a_fee_table_under_a_line_holding_a_pipe_is_still_a_price_list(tmp_path:
     assert initech.decision == "refuse" and "asks a price" in initech.reason, initech.reason
 
 
+def test_a_row_of_dashes_inside_a_fee_table_does_not_split_it(tmp_path: Path) -> None:
+    """A second review: a body row of dashes ("| - | - |") started a new table under the row above it,
+    so the row after it was priced by that row and "matter cert 多少钱" was refused."""
+    vault = write(
+        tmp_path,
+        {
+            "Certs.md": "# Certs\n\n| Item | Fee (USD) |\n|---|---|\n| Matter cert | 9500 |\n| - | - |\n"
+            "| Entry filing | 120 |\n",
+            "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
+        },
+    )
+    with Router(vault) as router:
+        matter = router.decide("matter cert 多少钱？")
+        entry = router.decide("entry filing 多少钱？")
+    assert matter.decision == "cite" and entry.decision == "cite", (matter.reason, entry.reason)
+
+
 def test_an_amount_beside_only_the_pages_name_is_not_the_price_asked(tmp_path: Path) -> None:
     """With the English frame's word of money no longer a word the page must hold, dev3's "What does Sierra
     charge us per order for pick and pack in Reno?" cited the Reno move, whose only amount is a trucking

@@ -534,3 +534,31 @@ def test_a_long_lines_snippet_finds_a_number_the_line_writes_grouped(tmp_path: P
         receipt = router.ask("1000 pallets")
     shown = receipt.candidates[0]
     assert shown.path == "Pricing.md" and "1,000 a year" in shown.snippet, shown.snippet
+
+
+def test_a_heading_gives_way_to_the_sentence_under_it_and_a_tag_line_is_no_heading(tmp_path: Path) -> None:
+    """A second review of D138: a heading holding the question's words beat the sentence under it that
+    shares none ("## Release window" over the days), a "#oncall #pay" tag line and a "# comment" inside a
+    code fence ended a section as a first-level heading does."""
+    (tmp_path / "Releases.md").write_text(
+        "# Releases\n\nWe ship from main.\n\n## Release window\nTuesdays and Thursdays, 14:00-17:00.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Stipend.md").write_text(
+        "# Pay\n\n## On-call stipend\n#oncall #pay\n\n- The stipend is 300 EUR per week.\n", encoding="utf-8"
+    )
+    (tmp_path / "Restart.md").write_text(
+        "# Workers\n\n## Restarting a worker\n```\n# stop it first\nsystemctl restart worker\n```\n\n"
+        "- Afterwards check the dashboard for the queue depth.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        window = router.ask("what is the release window?")
+        stipend = router.ask("what is the on-call stipend?")
+        restart = router.ask("what do I check after restarting a worker?")
+    assert [(r.candidates[0].path, r.candidates[0].line) for r in (window, stipend, restart)] == [
+        ("Releases.md", 6),
+        ("Stipend.md", 6),
+        ("Restart.md", 9),
+    ]

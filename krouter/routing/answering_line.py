@@ -54,16 +54,21 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
     def weight(found: set[int]) -> float:
         return sum(units[u].weight for u in found)
 
-    chosen, top = first, (0.0, 0.0, False)
+    chosen, top = first, (0.0, 0.0)
     over: set[int] = set()
+    stating = 0
     if len(rows) > 1 and rows[0].startswith("#"):
         over = held(plain_rows[0])
-        chosen = first + next((i for i in range(1, len(rows)) if _states(rows[i])), 0)
+        stating = next((i for i in range(1, len(rows)) if _states(rows[i])), 0)
+        chosen = first + stating
     for i in sorted(candidates):
+        # The heading itself stands only when nothing under it states anything.
+        if i == 0 and stating:
+            continue
         own = held(plain_rows[i] if "[[" not in rows[i] else grouped_beside(word_text(_unlinked(rows[i]))))
         if not own:
             continue
-        score = (weight(own | over) if i else weight(own), weight(own), not rows[i].startswith("#"))
+        score = (weight(own | over) if i else weight(own), weight(own))
         if score > top:
             chosen, top = first + i, score
     return chosen
@@ -88,8 +93,26 @@ def passage_rows(first: int, starts: list[int], queries: set[int], text_lines: l
 
 
 _WIKI_LINK = re.compile(r"!?\[\[[^\[\]]*\]\]")
-# A section's heading: the second level or deeper.
+_WORD = re.compile(r"[^\W\d_]+")
+# A heading (a "#tag" line is none), and a section's: the second level or deeper.
+HEADING = re.compile(r"#{1,6}\s")
 SECTION = re.compile(r"#{2,6}\s")
+
+
+def fenced_lines(text_lines: list[str]) -> set[int]:
+    """The 1-based numbers of the lines inside fenced code (a "# comment" there is no heading)."""
+    out: set[int] = set()
+    fence = ""
+    for n, line in enumerate(text_lines, 1):
+        mark = line.lstrip()[:3]
+        if fence:
+            out.add(n)
+            if mark == fence:
+                fence = ""
+        elif mark in ("```", "~~~"):
+            fence = mark
+            out.add(n)
+    return out
 
 
 def _unlinked(text: str) -> str:
@@ -108,5 +131,12 @@ def terms_in(held: frozenset[str], text: str) -> frozenset[str]:
     Chinese word, a number either way it is grouped). Without the page's segmenter: loading it for a
     heading cost a lookup 0.3 s."""
     plain = grouped_beside(word_text(text))
-    latin = set(english_terms(text))
-    return frozenset(term for term in held if term in latin or term.removeprefix(AMOUNT) in plain)
+    found = {term for term in held if term.removeprefix(AMOUNT) in plain}
+    if len(found) < len(held):
+        # A stem the text does not write as it stands ("polici"): its words that start like it, stemmed
+        # (stemming a whole page of links took seconds).
+        rest = held - found
+        starts = tuple({term[:3] for term in rest})
+        words = " ".join(w for w in _WORD.findall(plain) if w.startswith(starts))
+        found |= rest & set(english_terms(words))
+    return frozenset(found)

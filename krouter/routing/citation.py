@@ -8,9 +8,11 @@ from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.answering_line import (
+    HEADING,
     SECTION,
     HeldPassage,
     answering_line,
+    fenced_lines,
     outside_links,
     passage_rows,
     terms_in,
@@ -207,16 +209,17 @@ def _snippet(
     # ends the section before it.
     section: dict[int, frozenset[str]] = {}
     heading: frozenset[str] = _NONE
+    fenced = fenced_lines(text_lines)
     for n, held in passages:
         first = line_text(n)
-        if n >= body and first.startswith("#"):
+        if n >= body and HEADING.match(first) and n not in fenced:
             heading = terms_in(held, first) if SECTION.match(first) else _NONE
         elif n >= body:
             section[n] = heading
 
     titled = weight(_NONE)  # what every passage holds: the words the title, aliases or triggers matched
 
-    def rank(p: HeldPassage) -> tuple[float, bool, float, bool, bool, bool, float, int]:
+    def rank(p: HeldPassage) -> tuple[float, bool, float, bool, bool, bool, int]:
         first = line_text(p[0])
         over = section.get(p[0], _NONE)
         held = p[1] | over
@@ -230,12 +233,11 @@ def _snippet(
             any(map(str.isalnum, first)),
             p[0] >= body,
             not bare,
-            weight(p[1]),
             -p[0],
         )
 
     best = max(passages, key=rank)
-    if "|" in line_text(best[0]) and is_rule(line_text(best[0] + 1)):
+    if "|" in line_text(best[0]) and "|" in line_text(best[0] + 1) and is_rule(line_text(best[0] + 1)):
         # A table's header row holds the question's column words ("ops cost"); the row it asks about
         # holds the rest (RabbitMQ), and is the line that answers (a cold review). Read at display only:
         # stored with every row, the header's words raised the coverage of neighbour pages that share a

@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from krouter.errors import KRouterError
 from krouter.routing.receipt import READ_CLOSEST, Receipt
-from krouter.tokens.scripts import HAS_KANA, writing
+from krouter.tokens.scripts import writing
 from krouter.tokens.stopwords import ENGLISH
 
 TYPE_CHECKING = False  # not typing's: the command line's start-up reads this module
@@ -84,16 +83,10 @@ def shares_text(missing: Sequence[tuple[str, float]]) -> str:
 
 def closest_languages(router: Router, receipt: Receipt) -> list[str | None]:
     """The languages of a refusal's first pages (``READ_CLOSEST``), as the vault's shares count a page:
-    its title's script, and a title in Han characters alone read as Japanese when the page writes kana
-    (販売代理店, 代理店契約: a cold review)."""
+    its title's script, and a title in Han characters alone read as Japanese when the page writes
+    Japanese (販売代理店, 代理店契約: a cold review), read from its indexed terms, not its file."""
     out: list[str | None] = []
     for c in receipt.candidates[:READ_CLOSEST]:
         lang = writing(c.title)
-        if lang == "Chinese":
-            try:
-                text = router.read(c.path)
-            except (KRouterError, OSError):
-                text = ""
-            lang = "Japanese" if HAS_KANA.search(text) else lang
-        out.append(lang)
+        out.append("Japanese" if lang == "Chinese" and router.writes_japanese(c.path) else lang)
     return out

@@ -92,7 +92,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         own_df = len(rows)
         translated: dict[int, str] = {}
         merged = False
-        grouped = [(AMOUNT + qt.term,)] if rows and terms == (qt.term,) and _amount_like(qt.term) else []
+        grouped = [(AMOUNT + qt.term,)] if rows and terms == (qt.term,) and _groupable(qt.term) else []
         for closed in _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term) + grouped:
             # The pages that write the question's hyphenated word closed (rollout for roll-out), or its
             # closed word hyphenated (roll-out for rollout), an acronym's plural (PRs for PR) or its
@@ -203,10 +203,14 @@ def _acronym_plural(term: str) -> list[tuple[str, ...]]:
 _VOWELS = frozenset("aeiouy")
 
 
+def _groupable(term: str) -> bool:
+    """True for a number a page may write grouped in thousands: four digits or more."""
+    return term.isdigit() and len(term) >= 4
+
+
 def _amount_like(term: str) -> bool:
-    """True for a number a page may write as an amount or grouped in thousands: dotted, or four digits or
-    more."""
-    return "." in term or (term.isdigit() and len(term) >= 4)
+    """True for a number a page may write as an amount (dotted: $1.99) or grouped in thousands."""
+    return "." in term or _groupable(term)
 
 
 def _with_closed(

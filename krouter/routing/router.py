@@ -238,8 +238,7 @@ class Router:
         }
 
     def warm(self) -> None:
-        """Load what every lookup needs about all pages (the current index generation's page table) now,
-        rather than on the first question."""
+        """Load the current index generation's page table now, rather than on the first question."""
         self._load_tables()
 
     def writings(self) -> dict[str, float]:
@@ -248,6 +247,11 @@ class Router:
         snapshot: the pages' terms it samples belong to the tables' generation."""
         with self.index.snapshot():
             return self._load_tables().writings(self.index)
+
+    def writes_japanese(self, path: str) -> bool:
+        """True when the page ``path`` writes Japanese (``Tables.writes_japanese``), in one snapshot."""
+        with self.index.snapshot():
+            return self._load_tables().writes_japanese(self.index, path)
 
     def unreadable(self, wording: str) -> bool:
         """True when ``wording`` is in a language KRouter cannot read and the notes are not written in

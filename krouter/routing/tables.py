@@ -141,6 +141,12 @@ class Tables:
             self._text_writings = self._shares(index)
         return self._text_writings
 
+    def writes_japanese(self, index: Index, path: str) -> bool:
+        """True when the page ``path`` writes Japanese, as ``writings`` reads a page titled in Han
+        characters (a katakana brand name in a Chinese page does not make it Japanese)."""
+        pid = self.by_path.get(path)
+        return pid is not None and _writes_japanese(index.page_terms(pid))
+
     def _shares(self, index: Index | None) -> dict[str, float]:
         """Each language's share of the current pages by their titles; with ``index``, the pages
         titled in Han characters split by the share of them whose text writes Japanese."""

@@ -3,8 +3,9 @@
 A question that writes one without its commas ("每 1000 台") must meet the page that writes "1,000 台抽
 80 台", and one that writes it grouped must meet it written either way. A page keeps its parts (80,443
 lists two ports as often as it writes a number) and is also indexed with the number whole, marked as an
-amount (¤1000, outside its BM25 length: ``terms.index_terms``); a question's grouped number is read
-whole. Not a list of short numbers (1,2,3), a decimal comma (1,5; 0,500), nor a group followed by
+amount (¤1000, outside its BM25 length: ``terms.index_terms``); a question keeps the parts too (80,443
+asked of "ports 80 and 443"), and its bare number of four digits or more also finds the marked whole
+(``routing.question``). Not a list of short numbers (1,2,3), a decimal comma (1,5; 0,500), nor a group followed by
 another digit or comma. A comma right after a word is punctuation ("抽检比例,1,000 台"). D140 in
 docs/decisions.md.
 """
@@ -27,11 +28,6 @@ def grouped_numbers(norm: str) -> list[str]:
         whole = m.replace(",", "")
         out.extend((whole, whole.split(".")[0]) if "." in whole else (whole,))
     return out
-
-
-def grouped_digits_joined(norm: str) -> str:
-    """A normalised text with each grouped number written without its commas (a question's reading)."""
-    return _GROUPED.sub(lambda m: m.group(0).replace(",", ""), norm) if _GROUP_HINT.search(norm) else norm
 
 
 def grouped_beside(norm: str) -> str:

@@ -27,7 +27,7 @@ import Stemmer
 
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
-from krouter.tokens.grouped_numbers import grouped_digits_joined, grouped_numbers
+from krouter.tokens.grouped_numbers import grouped_numbers
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize
 from krouter.tokens.pinyin_names import join_apostrophes
@@ -347,7 +347,7 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
-    for text, whole in compounds.pieces(_unglued(grouped_digits_joined(join_apostrophes(asked)))):
+    for text, whole in compounds.pieces(_unglued(join_apostrophes(asked))):
         # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
         closed = _word_terms(compounds.closed(text)) if whole else None
         for run, term in _run_pairs(text, known, japanese):

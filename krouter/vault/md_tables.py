@@ -25,17 +25,17 @@ def cells(row: str) -> list[str]:
 
 def headers(lines: list[str]) -> list[str | None]:
     """For each line, the header row of the Markdown table whose body row it is, or None (one pass: a
-    price check reads every line of a page, and a table may run to thousands of rows). A table's lines
-    each hold a pipe, its second line is the delimiter row, and a row right above another delimiter row
-    heads a table of its own; a line holding a pipe above a table (prose, a [[page|alias]] link) is no
-    part of it."""
+    price check reads every line of a page, and a table may run to thousands of rows). A table is a line
+    holding a pipe over a delimiter row, and its body the lines after that which hold a pipe, a row of
+    dashes among them (as Markdown renders it); a line holding a pipe above a table (prose, a
+    [[page|alias]] link) is no part of it."""
     out: list[str | None] = [None] * len(lines)
     current: str | None = None
     for n, line in enumerate(lines):
         if "|" not in line:
             current = None
-        elif is_rule(line):
-            current = lines[n - 1] if n and "|" in lines[n - 1] else None
-        elif not (n + 1 < len(lines) and "|" in lines[n + 1] and is_rule(lines[n + 1])):
+        elif current is not None:
             out[n] = current
+        elif n and "|" in lines[n - 1] and is_rule(line):
+            current = lines[n - 1]
     return out
