@@ -33,20 +33,17 @@ for _p in (str(HERE.parents[1]), str(HERE)):
 os.environ.setdefault("KROUTER_NO_QUERY_LOG", "1")
 
 from public_sets import load_set  # noqa: E402
+from stats import BenchError, read_jsonl  # noqa: E402
 
 
 def labels_of(path: Path) -> dict[tuple[str, str], set[int]]:
     """(set, question id) → the labelled answering lines, from a labels file."""
     out: dict[tuple[str, str], set[int]] = {}
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                out[(row["set"], row["id"])] = {int(x) for x in row["lines"]}
-            except (ValueError, KeyError, TypeError) as exc:
-                raise SystemExit(f"{path}:{n}: not a label row ({exc})") from None
+    for n, row in read_jsonl(path):
+        try:
+            out[(row["set"], row["id"])] = {int(x) for x in row["lines"]}
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BenchError(f"{path}:{n}: not a label row ({exc})") from None
     return out
 
 
@@ -96,14 +93,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", type=Path, default=HERE / "answer_lines" / "dev.jsonl", help="labels file")
     ap.add_argument("--out", type=Path, help="write one JSON line per graded question here")
     args = ap.parse_args(argv)
-    if not args.labels.is_file():
-        print(f"no labels file at {args.labels}", file=sys.stderr)
+    try:
+        labels = labels_of(args.labels)
+    except BenchError as exc:
+        print(exc, file=sys.stderr)
         return 2
     # Settings, state and index of a plain install, whatever the runner's own config.toml says.
     with tempfile.TemporaryDirectory(prefix="krouter-lines-") as tmp:
         for key in ("CONFIG", "STATE", "CACHE"):
             os.environ[f"KROUTER_{key}_DIR"] = os.path.join(tmp, key.lower())
-        counts, rows = run(labels_of(args.labels))
+        counts, rows = run(labels)
     if args.out:
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     names = [*sorted({s for s, _, _ in counts} - {"all"}), "all"]

@@ -137,7 +137,8 @@ def question_from_dict(obj: dict[str, Any], where: str) -> Question:
     return Question(id=str(obj["id"]), q=str(obj["q"]), kind=kind, gold=gold, extra=extra)
 
 
-def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+def read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON-lines file; BenchError names the line."""
     if not path.is_file():
         raise BenchError(f"file not found: {path}")
     # utf-8-sig: a file saved by Windows Notepad starts with a byte-order mark.
@@ -158,7 +159,7 @@ def load_questions(path: Path) -> list[Question]:
     """Read a question file (one JSON object a line); duplicate ids are an error, as grading joins on id."""
     out: list[Question] = []
     seen: set[str] = set()
-    for lineno, obj in _read_jsonl(path):
+    for lineno, obj in read_jsonl(path):
         q = question_from_dict(obj, f"{path}:{lineno}")
         if q.id in seen:
             raise BenchError(f"{path}:{lineno}: duplicate id {q.id!r}")
@@ -192,7 +193,7 @@ def answer_from_dict(obj: dict[str, Any], where: str) -> Answer:
 def load_answers(path: Path) -> dict[str, Answer]:
     """Read an answers file into a dict keyed by question id (a later line for the same id wins)."""
     out: dict[str, Answer] = {}
-    for lineno, obj in _read_jsonl(path):
+    for lineno, obj in read_jsonl(path):
         ans = answer_from_dict(obj, f"{path}:{lineno}")
         out[ans.id] = ans
     return out

@@ -99,22 +99,6 @@ HEADING = re.compile(r"#{1,6}\s")
 SECTION = re.compile(r"#{2,6}\s")
 
 
-def fenced_lines(text_lines: list[str]) -> set[int]:
-    """The 1-based numbers of the lines inside fenced code (a "# comment" there is no heading)."""
-    out: set[int] = set()
-    fence = ""
-    for n, line in enumerate(text_lines, 1):
-        mark = line.lstrip()[:3]
-        if fence:
-            out.add(n)
-            if mark == fence:
-                fence = ""
-        elif mark in ("```", "~~~"):
-            fence = mark
-            out.add(n)
-    return out
-
-
 def _unlinked(text: str) -> str:
     """A text without its wiki links and embeds."""
     return _WIKI_LINK.sub(" ", text)

@@ -12,7 +12,6 @@ from krouter.routing.answering_line import (
     SECTION,
     HeldPassage,
     answering_line,
-    fenced_lines,
     outside_links,
     passage_rows,
     terms_in,
@@ -21,10 +20,11 @@ from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
+from krouter.tokens.grouped_numbers import grouped_form
 from krouter.tokens.terms import AMOUNT
 from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
-from krouter.vault.templates import query_block_lines
+from krouter.vault.templates import fenced_lines, query_block_lines
 
 SNIPPET_CHARS = 240
 # The matches of one term weighed for a line's snippet window: enough for any real line, and a bound on
@@ -161,7 +161,8 @@ def _snippet(
     passages = reads.passages(page_id)
     if not passages:
         return 1, ""
-    text_lines = file_lines(reads.text(path))
+    text = reads.text(path)
+    text_lines = file_lines(text)
 
     def line_text(n: int) -> str:
         return text_lines[n - 1].strip() if 0 < n <= len(text_lines) else ""
@@ -196,9 +197,7 @@ def _snippet(
     # its own ("取代 [[决策/周报-周四邮件]]"): it ranks after a passage that states as much. A section's
     # heading says what the passages under it are about, as a title does for the page: its words count
     # in each of them, and a heading with the sentence under it is content ("## Decision" over "Move all
-    # error tracking from Bugsnag to Sentry"), while a heading alone over a list loses a tie to its items;
-    # among the passages of a section, those holding words of their own come first.
-    text = reads.text(path)
+    # error tracking from Bugsnag to Sentry"), while a heading alone over a list loses a tie to its items.
     stated: dict[int, frozenset[str]] = {}
     if "[[" in text:
         for n, held in passages:
@@ -209,10 +208,10 @@ def _snippet(
     # ends the section before it.
     section: dict[int, frozenset[str]] = {}
     heading: frozenset[str] = _NONE
-    fenced = fenced_lines(text_lines)
+    fenced = fenced_lines(text_lines)  # 0-based, as a passage's first line is not
     for n, held in passages:
         first = line_text(n)
-        if n >= body and HEADING.match(first) and n not in fenced:
+        if n >= body and HEADING.match(first) and n - 1 not in fenced:
             heading = terms_in(held, first) if SECTION.match(first) else _NONE
         elif n >= body:
             section[n] = heading
@@ -255,10 +254,8 @@ def _written(term: str) -> tuple[str, ...]:
     """How a line may write an index term: as it is, and a number (an amount's, ¤1000) also grouped in
     thousands (1,000), as pages often write it (a cold review: the window missed "starts at 1,000")."""
     number = term.removeprefix(AMOUNT)
-    whole = number.split(".")[0]
-    if not whole.isdigit() or len(whole) < 4 or whole.startswith("0"):
-        return (number,)
-    return number, f"{int(whole):,}" + number[len(whole) :]
+    grouped = grouped_form(number)
+    return (number, grouped) if grouped else (number,)
 
 
 def _around_matches(text: str, units: list[Unit]) -> str:
@@ -308,6 +305,11 @@ def _around_matches(text: str, units: list[Unit]) -> str:
         start = space + 1 if space != -1 else start
     end = min(len(text), start + width)
     return ("…" if start > 0 else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+
+
+def title_units(units: list[Unit], page_id: int) -> set[int]:
+    """The question units the page's title or aliases hold (present in every passage of it)."""
+    return {i for i, u in enumerate(units) if u.postings.get(page_id, (0, 0, 0))[0]}
 
 
 def passage_coverage(

@@ -11,7 +11,7 @@ the share alone, a page scoring 13% less took the place of the right one for a h
 
 from __future__ import annotations
 
-from krouter.routing.citation import PageReads, citation, passage_coverage
+from krouter.routing.citation import PageReads, citation, passage_coverage, title_units
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
@@ -35,14 +35,14 @@ def by_passage(
     to the targets among them and the next REACH whose score times the share of the question their best
     passage holds is highest; ties keep the score order. A target not listed before is listed as
     ``citation`` lists one, its passage worked out when read (``meta_hits`` holds its title's units)."""
-    pool = ranked[: len(citations) + REACH]
     if len(citations) <= KEPT:
         return citations
+    pool = ranked[: len(citations) + REACH]
     total = sum(u.weight for u in units) or 1.0
 
     def held_together(x: Target) -> float:
         return max(
-            passage_coverage(reads, pid, x.matched, units, _titled(units, pid), total)
+            passage_coverage(reads, pid, x.matched, units, {pid: title_units(units, pid)}, total)
             for pid in x.contributors
         )
 
@@ -60,8 +60,3 @@ def by_passage(
         for i in best
     ]
     return citations[:KEPT] + listed
-
-
-def _titled(units: list[Unit], page_id: int) -> dict[int, set[int]]:
-    """``passage_coverage``'s map of the units present in every passage of a page: its title's."""
-    return {page_id: {i for i, u in enumerate(units) if u.postings.get(page_id, (0, 0, 0))[0]}}

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from krouter.index.store import Index
-from krouter.routing.citation import PageReads, citation, passage_coverage
+from krouter.routing.citation import PageReads, citation, passage_coverage, title_units
 from krouter.routing.closest import REACH, by_passage
 from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
@@ -106,7 +106,7 @@ def decide(
     effective = content | (fired & top.matched)
     # A word the title or aliases hold is present in every passage (the whole page is about it), and so
     # is one of a trigger the question expresses; a word only an unexpressed trigger holds is not (D53).
-    titled = {pid: _titled(units, pid) for pid in top.contributors}
+    titled = {pid: title_units(units, pid) for pid in top.contributors}
     about = {pid: titled[pid] | fired for pid in top.contributors}
     # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
@@ -390,8 +390,3 @@ def _retired(
         and not any(u.postings[pid][1] for pid in mine if pid in u.postings)
         and (holders := [p for p in u.postings if p not in mine and p in t.pages and t.pages[p].replaced])
     ]
-
-
-def _titled(units: list[Unit], page_id: int) -> set[int]:
-    """The question units the page's title or aliases hold."""
-    return {i for i, u in enumerate(units) if u.postings.get(page_id, (0, 0, 0))[0]}

@@ -36,3 +36,12 @@ def grouped_beside(norm: str) -> str:
     if not _GROUP_HINT.search(norm):
         return norm
     return _GROUPED.sub(lambda m: f"{m.group(0)} {m.group(0).replace(',', '')}", norm)
+
+
+def grouped_form(number: str) -> str | None:
+    """A number of four digits or more as a page may write it grouped in thousands (1000 as 1,000,
+    12480.00 as 12,480.00), or None for any other term."""
+    whole = number.split(".")[0]
+    if not whole.isdigit() or len(whole) < 4 or whole.startswith("0"):
+        return None
+    return f"{int(whole):,}" + number[len(whole) :]

@@ -51,7 +51,7 @@ def template_mark(path: str, frontmatter: str | None, title: str, body: str) -> 
     if not any("{{" in text or "<%" in text for text in (frontmatter or "", title, body)):
         return None  # no regular expression run
     lines = body.splitlines()
-    fenced = {i for first, last, _info in _fenced_blocks(lines) for i in range(first, last + 1)}
+    fenced = fenced_lines(lines)
     prose = _INLINE_CODE.sub(" ", "\n".join(x for i, x in enumerate(lines) if i not in fenced))
     command = _TEMPLATER.search(prose) or _TEMPLATER.search(frontmatter or "")
     if command:
@@ -81,6 +81,11 @@ def query_block_lines(lines: list[str]) -> set[int]:
         if info.lower() in QUERY_LANGUAGES
         for i in range(first, last + 1)
     }
+
+
+def fenced_lines(lines: list[str]) -> set[int]:
+    """The 0-based numbers of the lines inside fenced code blocks, their fences included."""
+    return {i for first, last, _info in _fenced_blocks(lines) for i in range(first, last + 1)}
 
 
 def _fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
