@@ -447,6 +447,34 @@ def test_a_table_row_is_the_answering_line_not_its_header(tmp_path: Path, rule: 
     assert speed.top is not None and speed.top.line == 7
 
 
+def test_the_row_a_question_names_by_its_key_answers_though_an_alias_names_it_too(tmp_path: Path) -> None:
+    """The dev5 agent loop: "P1 告警要几分钟内 ack" showed the P0 row ("5 分钟 ack … 30 分钟内拉应急群"),
+    an agent trusting it answers 5 minutes: the page's alias names P0 and P1, so P1 counted in every
+    row, and the P0 row holds 内 too. A row whose first cell is only a key the question names (P1) and
+    that states more of the question answers; a key cell saying more than the question's word
+    ("整个登录流程" for 登录) names no row."""
+    (tmp_path / "告警分级.md").write_text(
+        "---\ntitle: 告警分级\naliases: [告警级别, P0 P1 定义]\n---\n# 告警分级\n\n"
+        "| 级别 | 定义 | 响应时间 |\n|---|---|---|\n"
+        "| **P0** | 核心功能不可用 | **5 分钟** ack，30 分钟内拉应急群 |\n"
+        "| **P1** | 核心功能严重降级 | **15 分钟** ack |\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "登录SDK超时.md").write_text(
+        "# 登录SDK超时\n\n| 环节 | 超时 | 重试 |\n|---|---|---|\n"
+        "| Account SDK `SignIn()` | **10 秒** | 1 次 |\n| 整个登录流程 | 30 秒 | — |\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Lunch.md").write_text("# Lunch\n\nPizza on Fridays.\n", encoding="utf-8")
+    with Router(tmp_path) as router:
+        p1 = router.ask("P1 告警要几分钟内 ack 来着？")
+        p0 = router.ask("P0 告警要几分钟内 ack？")
+        sdk = router.ask("登录那块 SDK 超时是几秒来着?")
+    assert p1.top is not None and p1.top.line == 10, p1.top
+    assert p0.top is not None and p0.top.line == 9, p0.top
+    assert sdk.top is not None and sdk.top.line == 5, sdk.top
+
+
 def test_the_line_shown_is_a_sentence_of_the_section_the_question_asks_about(tmp_path: Path) -> None:
     """Agent-loop runs pointed at lines that do not answer: a heading's sentence lost to a later line
     because its passage starts with the heading ("## Decision" over the decision), a section's heading

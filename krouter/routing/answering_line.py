@@ -14,6 +14,7 @@ import re
 from krouter.routing.question import Unit
 from krouter.tokens.grouped_numbers import grouped_beside
 from krouter.tokens.terms import AMOUNT, english_terms, word_text
+from krouter.vault.md_tables import cells, headers
 
 # A passage as a lookup reads it: (first line, the question's terms it holds).
 HeldPassage = tuple[int, frozenset[str]]
@@ -72,6 +73,57 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
         if score > top:
             chosen, top = first + i, score
     return chosen
+
+
+def keyed_row(
+    best: HeldPassage, passages: list[HeldPassage], text_lines: list[str], units: list[Unit]
+) -> HeldPassage:
+    """The body row of ``best``'s table (``best`` one of its rows) that the question names by its
+    first cell, whole, when that row states more of the question's weight than ``best`` does ("P1 告警
+    要几分钟内 ack": the P1 row, not the P0 row, whose "30 分钟内" holds one more of its words: a page
+    whose aliases name P0 and P1 holds P1 in every passage)."""
+    n = best[0]
+    if not 0 < n <= len(text_lines) or "|" not in text_lines[n - 1]:
+        return best
+    lo, hi = n, n
+    while lo > 1 and "|" in text_lines[lo - 2]:
+        lo -= 1
+    while hi < len(text_lines) and "|" in text_lines[hi]:
+        hi += 1
+    above = headers(text_lines[lo - 1 : hi])
+    if above[n - lo] is None:
+        return best
+
+    def stated(p: HeldPassage) -> float:
+        own = terms_in(p[1], text_lines[p[0] - 1])
+        return sum(u.weight for u in units if u.in_terms(own))
+
+    def names(p: HeldPassage) -> bool:
+        key = cells(text_lines[p[0] - 1])[:1]
+        if not key or not _whole(key[0], p[1]):
+            return False
+        held = terms_in(p[1], key[0])
+        return any(u.in_terms(held) and not u.in_terms(ours) for u in units) and stated(p) >= stated(best)
+
+    ours = terms_in(best[1], text_lines[n - 1])
+    rows = [p for p in passages if lo <= p[0] <= hi and p[0] != n and above[p[0] - lo] is not None]
+    return max(filter(names, rows), key=lambda p: (stated(p), -p[0]), default=best)
+
+
+def _whole(cell: str, held: frozenset[str]) -> bool:
+    """True when a table cell is written wholly in the question's terms its row holds (``held``):
+    "**P1**", not "整个登录流程" for 登录 nor "2024 plan" for plan."""
+    rest = grouped_beside(word_text(cell))
+    if not any(map(str.isalnum, rest)):
+        return False
+    for term in sorted(terms_in(held, rest), key=len, reverse=True):
+        rest = rest.replace(term.removeprefix(AMOUNT), " ")
+    words = _WORD.findall(rest)
+    return (
+        not any(map(str.isdigit, rest))
+        and all(w.isascii() for w in words)
+        and set(english_terms(" ".join(words))) <= held
+    )
 
 
 def _states(row: str) -> bool:
