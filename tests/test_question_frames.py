@@ -598,6 +598,22 @@ def test_a_row_of_dashes_inside_a_fee_table_does_not_split_it(tmp_path: Path) ->
     assert matter.decision == "cite" and entry.decision == "cite", (matter.reason, entry.reason)
 
 
+def test_a_fee_table_inside_a_code_fence_is_no_price_list(tmp_path: Path) -> None:
+    """A table in a fenced code block is an example (a template's), rendered as code: its money column
+    prices nothing, as the teach check and the receipt's line already read it."""
+    vault = write(
+        tmp_path,
+        {
+            "Templates/Quote sheet.md": "# Quote sheet\n\nCopy this block into a new quote:\n\n```\n"
+            "| Item | Fee (USD) |\n|---|---|\n| Matter cert | 9500 |\n```\n",
+            "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("matter cert 多少钱？")
+    assert receipt.decision == "refuse" and "asks a price" in receipt.reason, receipt.reason
+
+
 def test_an_amount_beside_only_the_pages_name_is_not_the_price_asked(tmp_path: Path) -> None:
     """With the English frame's word of money no longer a word the page must hold, dev3's "What does Sierra
     charge us per order for pick and pack in Reno?" cited the Reno move, whose only amount is a trucking

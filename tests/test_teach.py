@@ -877,6 +877,12 @@ def test_a_whole_table_row_is_a_quote_however_short(tmp_path: Path) -> None:
     assert "fragment" not in row.reason and row.status in (teach.TAUGHT, teach.PENDING), row.reason
     # A row over a row of "-" cells is no header (the second review).
     assert is_table_row("付款 | 月结 60 天", "| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| - | - |\n")
+    # A table is a table as Markdown renders it (D139): lines holding pipes with no delimiter row under
+    # a header, or a table inside a code fence (an example), hold no row; the price check reads them so.
+    assert not is_table_row("付款 | 月结 60 天", "项目 | 条款\n付款 | 月结 60 天\n")
+    assert not is_table_row(
+        "付款 | 月结 60 天", "```\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n```\n"
+    )
 
 
 @pytest.mark.parametrize(

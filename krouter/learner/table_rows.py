@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from krouter.tokens.scripts import CJK
-from krouter.vault.md_tables import cells, headers, is_rule
+from krouter.vault.md_tables import cells, headers
 
 # A cell holds words when it holds a CJK character or a letter or digit of another script.
 _HOLDS_WORDS = re.compile(rf"[{CJK}]|[^\W_{CJK}]")
@@ -29,16 +29,11 @@ def is_table_row(quote: str, body: str) -> bool:
     quoted = cells(quote)
     if len(quoted) < 2 or sum(1 for c in quoted if _HOLDS_WORDS.search(c)) < 2:
         return False
+    # A body row, not the header row (it names the columns and states nothing), nor a row in a code
+    # block (an example, not the page's own table: a cold review); a row of "-" cells further down is a
+    # row.
     lines = body.splitlines()
-    fenced, rows = False, []
-    for n, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        # Not the header row (the table's first, over the rule: it names the columns and states
-        # nothing), nor a row in a code block (an example, not the page's own table: a cold review). A
-        # row over a row of "-" cells further down is a row.
-        elif not fenced and "|" in line:
-            first = n == 0 or "|" not in lines[n - 1]
-            if not (first and is_rule(lines[n + 1] if n + 1 < len(lines) else "")):
-                rows.append(line)
-    return any(cells(row) == quoted for row in rows)
+    return any(
+        header is not None and cells(line) == quoted
+        for line, header in zip(lines, headers(lines), strict=True)
+    )

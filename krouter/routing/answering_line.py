@@ -90,7 +90,7 @@ def keyed_row(
         lo -= 1
     while hi < len(text_lines) and "|" in text_lines[hi]:
         hi += 1
-    above = headers(text_lines[lo - 1 : hi])
+    above = headers(text_lines)[lo - 1 : hi]  # the whole page's: a table in a code fence is none
     if above[n - lo] is None:
         return best
 

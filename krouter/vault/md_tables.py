@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from krouter.vault.templates import fenced_lines
+
 # The delimiter row under a table's header: cells of hyphens, each with an optional colon either side.
 _RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 
@@ -28,14 +30,16 @@ def headers(lines: list[str]) -> list[str | None]:
     price check reads every line of a page, and a table may run to thousands of rows). A table is a line
     holding a pipe over a delimiter row, and its body the lines after that which hold a pipe, a row of
     dashes among them (as Markdown renders it); a line holding a pipe above a table (prose, a
-    [[page|alias]] link) is no part of it."""
+    [[page|alias]] link) is no part of it, nor is one inside a fenced code block (an example, rendered
+    as code)."""
     out: list[str | None] = [None] * len(lines)
     current: str | None = None
+    fenced = fenced_lines(lines) if any(line.lstrip().startswith(("```", "~~~")) for line in lines) else set()
     for n, line in enumerate(lines):
-        if "|" not in line:
+        if "|" not in line or n in fenced:
             current = None
         elif current is not None:
             out[n] = current
-        elif n and "|" in lines[n - 1] and is_rule(line):
+        elif n and "|" in lines[n - 1] and n - 1 not in fenced and is_rule(line):
             current = lines[n - 1]
     return out
