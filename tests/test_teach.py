@@ -580,7 +580,7 @@ def test_a_path_longer_than_any_page_s_is_refused_and_neither_logged_nor_echoed_
 def test_a_quote_shares_a_korean_or_katakana_word_it_holds_by_its_bigrams() -> None:
     """A Korean word of three syllables, and a katakana word, are one unit of the question, but a quote
     indexes them as bigrams: the check that the quote shares a content word never saw them."""
-    from krouter.learner.verify import shared_words
+    from krouter.learner.shared_words import shared_words
 
     assert shared_words("결제 서버의 타임아웃은 30초입니다.", "결제 서버 타임아웃 몇 초?") == [
         "결제",
@@ -856,6 +856,37 @@ def test_a_lone_character_names_no_neighbour_on_a_page_that_writes_no_han(tmp_pa
     # Both doubts wait for the owner (D130), as a lacking word of another page's name does.
     assert charge.for_owner and "'电', which is part of what another page is called" in charge.reason
     assert stripe.for_owner and "'stripe', which names another page" in stripe.reason
+
+
+def test_a_quote_sharing_the_question_s_words_only_through_the_dictionary_links_them(tmp_path: Path) -> None:
+    """An agent-loop run (dev4): "韩语翻译按词算多少钱?" refused, the agent read the English rate card,
+    quoted "Translation is billed at USD 0.10 per source word." and was told the quote shares no content
+    word with the question, though the lookup had matched 翻译→translate; it had to ask again with a
+    phrasing and teach a second time. A word shared through the dictionary links them, for the price
+    check too; a quote sharing no word either way still does not."""
+    root = _pages(
+        tmp_path / "v",
+        {
+            "Vendors/Hanbit Loc.md": "---\ntitle: Hanbit Loc\n---\n# Hanbit Loc\n\nKorean localisation vendor.\n\n"
+            "Translation is billed at USD 0.10 per source word.\n\nDelivery takes three business days.\n",
+            "Vendors/Kotoba Works.md": "---\ntitle: Kotoba Works\n---\n# Kotoba Works\n\nJapanese localisation "
+            "vendor.\n\nProofreading is billed at USD 0.04 per source word.\n",
+            "人员/朴敏.md": "---\ntitle: 朴敏\n---\n# 朴敏\n\n朴敏负责韩语版本的验收，每周三和供应商对一次稿。\n",
+        },
+    )
+    question = "韩语翻译按词算多少钱?"
+    assert decision(root, question)[0] == "refuse"
+    with Router(root) as router:
+        unlinked = teach.teach(
+            router, question, "Vendors/Hanbit Loc.md", "Delivery takes three business days."
+        )
+        linked = teach.teach(
+            router, question, "Vendors/Hanbit Loc.md", "Translation is billed at USD 0.10 per source word."
+        )
+    assert "shares no content word" not in linked.reason and "states an amount" not in linked.reason, (
+        linked.reason
+    )
+    assert "shares no content word" in unlinked.reason, unlinked.reason
 
 
 SUPPLIER = "---\ntitle: 鑫达五金\n---\n# 鑫达五金\n\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| 交期 | 30 天 |\n"

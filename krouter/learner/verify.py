@@ -15,15 +15,15 @@ from collections.abc import Iterable, Sequence
 
 from krouter import config
 from krouter.learner.name_fields import lacked_name_words, naming_field
+from krouter.learner.shared_words import linking_words
 from krouter.learner.table_rows import header_of, is_table_row
 from krouter.routing.prices import priced_row, states_amount
 from krouter.routing.receipt import Citation
 from krouter.routing.router import Router
-from krouter.tokens.chinese import fallback_bigrams, holds_word
-from krouter.tokens.japanese_korean import korean_words
+from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.scripts import HAS_HANGUL, char_bigrams, is_cjk
-from krouter.tokens.terms import index_terms, query_terms
+from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import query_terms
 from krouter.vault.page import parse_page
 
 CANDIDATE_POOL = 12
@@ -146,30 +146,6 @@ def is_sentence(quote: str) -> bool:
     words = len(_WORD.findall(text))
     closed = cjk >= MIN_CJK_CLOSED and _CLOSED.search(text) is not None
     return words >= MIN_WORDS or cjk >= MIN_CJK or closed or words + cjk / 2 >= MIN_WORDS
-
-
-def shared_words(quote: str, question: str) -> list[str]:
-    """The question's content words (as the router looks them up) that the quote also holds."""
-    quote_terms = set(index_terms(quote))
-    # The question's Han words are cut as the quote writes them, as the router cuts them by what the
-    # vault holds: jieba keeps 付款条件 whole, and the agent-loop run's quote "| 付款 | 月结 60 天 |"
-    # shared no word with it.
-    asked = query_terms(question, known=quote_terms.__contains__)
-    return [qt.text for qt in asked if _text_holds(quote_terms, qt.term)]
-
-
-def _text_holds(terms: set[str], term: str) -> bool:
-    # A CJK word the text does not hold as a word may hold it by its bigrams, as the router finds it
-    # (a Korean or katakana word is always looked up so: pages index those scripts as bigrams).
-    if holds_word(terms, term):
-        return True
-    # A Korean compound the text writes apart (인증서버: "인증 서버"), cut as the router cuts it.
-    return (
-        is_cjk(term)
-        and bool(fallback_bigrams(term))
-        and HAS_HANGUL.search(term) is not None
-        and bool(korean_words(term, lambda piece: all(g in terms for g in char_bigrams(piece))))
-    )
 
 
 # ----- candidates -----------------------------------------------------------------------------------
@@ -315,7 +291,9 @@ def verify_pick(
     quote = _shown(quote)
     if not is_sentence(quote) and not is_table_row(quote, parsed.body):
         return "the quote is a fragment, not a sentence"
-    linked = [(q, cs) for q, cs in askings if shared_words(quote, q)]
+    # Through the dictionary too (``linking_words``): the lookup matched 翻译→translate, and an agent-loop
+    # run had to ask again with a phrasing and teach a second time.
+    linked = [(q, cs) for q, cs in askings if linking_words(quote, q)]
     if not linked:
         what = "the question or its phrasings" if also else "the question"
         return (
@@ -334,7 +312,7 @@ def verify_pick(
             priced = [quote]
         else:
             priced = [sentence for sentence in _SENTENCES.split(quote) if states_amount(sentence)]
-        if not any(shared_words(sentence, q) for sentence in priced for q, _ in askings):
+        if not any(linking_words(sentence, q) for sentence in priced for q, _ in askings):
             return "the question asks a price, and no sentence of the quote states an amount beside its words"
     # A word of another page's name that this page lacks marks a neighbour's question ("frontend", a
     # "Frontend team" page, asked of the backend rotation) as often as an everyday word a name or a tag
