@@ -16,6 +16,7 @@ from krouter.routing.tables import Tables
 from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese, traditional
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.compounds import CLOSED
+from krouter.tokens.dates import DATE
 from krouter.tokens.japanese_korean import korean_words
 from krouter.tokens.scripts import HANGUL, HAS_HANGUL, char_bigrams, is_cjk
 from krouter.tokens.terms import AMOUNT, QueryTerm, english_terms, number_parts, query_terms
@@ -100,7 +101,12 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             if held := _holding(index, closed):
                 rows, merged = _with_closed(rows, held), True
                 alts.append(closed)
-        routes = _translations(index, qt.term, qt.text, t, question) + names.get(i, [])
+        # A date (§03-04) is a day, in any language: no word to translate.
+        routes = (
+            []
+            if qt.term[0] == DATE
+            else _translations(index, qt.term, qt.text, t, question) + names.get(i, [])
+        )
         for label, alt, held in routes:
             if held:
                 if not merged:

@@ -27,6 +27,7 @@ import Stemmer
 
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
+from krouter.tokens.dates import DATE, date_terms, split_dates
 from krouter.tokens.grouped_numbers import grouped_numbers
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize
@@ -230,7 +231,9 @@ def index_terms(text: str) -> list[str]:
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     norm = word_text(text)
-    amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm)
+    amounts = (
+        _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm) + date_terms(norm)
+    )
     amounts += compounds.closed_terms(norm, _word_terms)
     runs = RUN.findall(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
@@ -281,12 +284,13 @@ def _cjk_terms(run: str) -> list[str]:
     return out
 
 
-# One Han character, a marked amount, a dotted number, an identifier or a marked closed form (‐rollout), a
+# One Han character, a marked amount or date, a dotted number, an identifier or a marked closed form (‐rollout), a
 # line each of the terms joined by newlines (no term holds one): second readings of words that count (the
 # Han word, the parts), kept out of a page's BM25 length so that Chinese, versions, amounts, code or
 # hyphens do not lengthen it.
 _NOT_COUNTED = re.compile(
-    rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$", re.MULTILINE
+    rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$",
+    re.MULTILINE,
 )
 
 
@@ -347,11 +351,15 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
-    for text, whole in compounds.pieces(_unglued(join_apostrophes(asked))):
-        # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
-        closed = _word_terms(compounds.closed(text)) if whole else None
-        for run, term in _run_pairs(text, known, japanese):
-            yield run, term, closed if closed and closed != term and term not in ENGLISH else None
+    for part, date in split_dates(asked):
+        if date is not None:
+            yield part, date, None
+            continue
+        for text, whole in compounds.pieces(_unglued(join_apostrophes(part))):
+            # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
+            closed = _word_terms(compounds.closed(text)) if whole else None
+            for run, term in _run_pairs(text, known, japanese):
+                yield run, term, closed if closed and closed != term and term not in ENGLISH else None
 
 
 def _run_pairs(text: str, known: Callable[[str], bool] | None, japanese: bool) -> Iterator[tuple[str, str]]:

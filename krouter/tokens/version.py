@@ -25,4 +25,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # a name glued to its version (Redis7.0) is the name and the version; a kanji beside kana indexed alone.
 # 23: a Korean word is not cut to one syllable by an ending that cannot follow it (차이나: not 차 + 이나).
 # 24: a number grouped in thousands with commas is also indexed whole, marked as an amount (1,000: ¤1000).
-TOKENIZER_VERSION = "24"
+# 25: a date (2025-03-04, 3月4号, March 5th) is also indexed as its month and day, marked (§03-04: ``dates``).
+TOKENIZER_VERSION = "25"

@@ -1,0 +1,63 @@
+"""A date is one term (``tokens/dates``): a question's day finds the page that writes it, however each
+writes it (2025-03-04, 3月4号, March 4th), and a day no page writes is said to be missing as asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from krouter.routing.router import Router
+from krouter.tokens.dates import date_terms
+from krouter.tokens.normal_form import normalize
+from krouter.tokens.terms import query_terms
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("日志 2025-03-04", ["§03-04"]),
+        ("2025/3/4 和 2025年3月5日", ["§03-04", "§03-05"]),
+        ("3 月 5 日上线，3月6号回滚", ["§03-05", "§03-06"]),
+        ("March 5th, 2025; Mar. 6; 12 August; the 1st of December", ["§03-05", "§03-06", "§08-12", "§12-01"]),
+        # A version, a time, a count before "may", a day out of range: no date.
+        ("Unity 2022.3.12f1 at 10:00; the top 5 may change; 13月40号; 2025-13-01", []),
+    ],
+)
+def test_a_date_is_its_month_and_day_however_written(text: str, terms: list[str]) -> None:
+    assert date_terms(normalize(text)) == terms
+
+
+def test_a_question_s_date_is_one_unit_and_the_rest_is_cut_as_before() -> None:
+    """Read as words, 3月4号 was 3, 月, 4 and 号, and jieba glued 号 to the next word (号安卓夜)."""
+    asked = [(q.text, q.term) for q in query_terms("3月4号安卓夜包卡住是咋回事?")]
+    assert asked[0] == ("3月4号", "§03-04") and all("号" not in text for text, _ in asked[1:]), asked
+    english = [(q.text, q.term) for q in query_terms("What went wrong with the Korean strings on March 5th?")]
+    assert ("march 5th", "§03-05") in english and not any(t in ("march", "5") for _, t in english), english
+
+
+def _vault(root: Path) -> Path:
+    pages = {
+        "日志/2025-03-04.md": "# 日志 2025-03-04\n\n- 09:40 王磊：安卓夜包卡在 shader 编译，已 7 小时\n"
+        "- 11:00 清掉 shader 缓存后重打，40 分钟出包\n",
+        "日志/2025-03-05.md": "# 2025-03-05\n\n- Korean strings overflowed the shop buttons; fixed by shrinking the font\n",
+        "Runbooks/Android build.md": "# Android build\n\nNightly builds start at 02:00 on the GitLab runner.\n"
+        "Shader variants are cached between builds.\n",
+        "Decisions/Release cadence.md": "# Release cadence\n\nWe ship weekly, on Thursdays, from 2025-03-01.\n",
+    }
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_day_asked_finds_its_log_page_and_a_day_no_page_writes_is_missing(tmp_path: Path) -> None:
+    """The dev4 agent loop: "3月4号安卓夜包卡住…" ranked a versioning page first, the day's log second
+    with 月, 4 and 号 missing; "on March 5th" did not bring the 2025-03-05 log into the first three."""
+    with Router(_vault(tmp_path)) as router:
+        zh = router.decide("3月4号安卓夜包卡在哪一步了？")
+        en = router.decide("What broke with the Korean strings on March 5th?")
+        none = router.decide("3月6号安卓夜包卡在哪一步了？")
+    assert zh.decision == "cite" and zh.top is not None and zh.top.path == "日志/2025-03-04.md", zh.reason
+    assert en.decision == "cite" and en.top is not None and en.top.path == "日志/2025-03-05.md", en.reason
+    assert none.decision == "refuse" and "'3月6号'" in none.reason, none.reason
