@@ -172,8 +172,9 @@ def _df(router: Router, term: str, ignore: set[int]) -> int:
 def _specific_units(router: Router, question: str, ignore: set[int]) -> list[str]:
     """The question's rarest words that the vault's memory pages hold (lowest document frequency).
 
-    Pages in ``ignore`` (inputs and clippings) do not count: they are reading material, not memory,
-    and their broad vocabulary would make every real answer look like a neighbour.
+    Pages in ``ignore`` (inputs and clippings, replaced pages) do not count: reading material is not
+    memory, its broad vocabulary would make every real answer look like a neighbour, and a replaced page
+    is never cited.
     """
     best: list[str] = []
     best_df: int | None = None
@@ -338,8 +339,11 @@ def verify_pick(
     # word with let a phrasing that shares one vouch for a question that shares none (a cold review:
     # "how often is the garage swept", taught on the espresso machine's page with no doubt shown).
     checked = [askings[0], *(pair for pair in linked if pair[0] != question)]
+    # Nor do replaced pages hold a word "other pages hold": none of them can be cited (the lookup says
+    # "only replaced pages hold it"; an agent-loop run was told both of one word).
+    memory = ignore | {row[0] for row in router.index.page_table() if row[4]} if doubts else ignore
     for wording, cs in checked if doubts else []:
-        specific = _specific_units(router, wording, ignore)
+        specific = _specific_units(router, wording, memory)
         if not specific:
             continue
         by_path = {c.path: c for c in cs}
