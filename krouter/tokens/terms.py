@@ -231,11 +231,9 @@ def index_terms(text: str) -> list[str]:
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
     norm = word_text(text)
-    amounts = (
-        _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm) + date_terms(norm)
-    )
-    amounts += compounds.closed_terms(norm, _word_terms)
     runs = RUN.findall(norm)
+    amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm)
+    amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:
