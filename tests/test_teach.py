@@ -148,8 +148,8 @@ def test_english_question_about_a_chinese_page_is_taught_through_a_chinese_phras
             CODE_REVIEW,
             "The author cannot approve their own pull request.",
             [],
-            "shares no content word with the question: if the question is worded unlike the page, give a "
-            "rewording in the page's own words as a phrasing",
+            "shares no content word with the question: if the question is worded unlike the page, teach "
+            "again with a rewording in the page's own words as a phrasing (--also; MCP: phrasings)",
         ),
         (
             "When did we migrate the main store to PostgreSQL?",
