@@ -22,6 +22,15 @@ from krouter.tokens.terms import RUN, query_terms
         ("March 5th, 2025; Mar. 6; 12 August; the 1st of December", ["§03-05", "§03-06", "§08-12", "§12-01"]),
         # A version, a time, a count before "may", a day out of range: no date.
         ("Unity 2022.3.12f1 at 10:00; the top 5 may change; 13月40号; 2025-13-01", []),
+        # The cold review's: a full stop or a hyphen after an ISO date; May after its day with a year;
+        # a day and month either way round; two-digit dotted parts; Korean; February 30, a range, a
+        # "3rd-party" after "may" are none; "10:30 March 5" is March 5, not the 30th.
+        ("We shipped on 2025-03-04. Standup: 2025-03-05-standup", ["§03-04", "§03-05"]),
+        ("The offsite is on 5 May 2025 in Lisbon.", ["§05-05"]),
+        ("04/03/2025 and 13/03/2025", ["§03-04", "§04-03", "§03-13"]),
+        ("2025.03.04; 3월 4일", ["§03-04", "§03-04"]),
+        ("February 30, Sept 31, 2-5 March, apps may 3rd-party", []),
+        ("10:30 March 5", ["§03-05"]),
     ],
 )
 def test_a_date_is_its_month_and_day_however_written(text: str, terms: list[str]) -> None:
@@ -37,6 +46,26 @@ def test_a_question_s_date_is_one_unit_and_the_rest_is_cut_as_before() -> None:
     assert ("march 5th", "§03-05") in english and not any(t in ("march", "5") for _, t in english), english
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["10:30 March 5", "version 2.3 march 3", "2-5 March", "may 3rd-party", "on 2025-03-04.", "3월 4일"],
+)
+def test_a_question_reads_a_date_as_a_page_does(text: str) -> None:
+    """A cold review: the question's reader took the leftmost match ("30 march" of "10:30 March 5") and
+    another look-behind than the page's, so the two sides read some dates apart."""
+    norm = normalize(text)
+    asked = [term for q in query_terms(text) if (term := q.term).startswith("§")]
+    assert asked == [t for t in date_terms(norm, RUN.findall(norm)) if not text.startswith("04/")], asked
+
+
+def test_a_question_keeps_the_year_of_its_date() -> None:
+    """A cold review: "What did we do on 2024-03-04?" lost its 2024 and cited the 2025 log at 100%."""
+    assert [(q.text, q.term) for q in query_terms("What did we do on 2024-03-04?")] == [
+        ("2024-03-04", "§03-04"),
+        ("2024", "2024"),
+    ]
+
+
 def _vault(root: Path) -> Path:
     pages = {
         "日志/2025-03-04.md": "# 日志 2025-03-04\n\n- 09:40 王磊：安卓夜包卡在 shader 编译，已 7 小时\n"
@@ -45,6 +74,7 @@ def _vault(root: Path) -> Path:
         "Runbooks/Android build.md": "# Android build\n\nNightly builds start at 02:00 on the GitLab runner.\n"
         "Shader variants are cached between builds.\n",
         "Decisions/Release cadence.md": "# Release cadence\n\nWe ship weekly, on Thursdays, from 2025-03-01.\n",
+        "日志/2024-03-04.md": "# 2024-03-04\n\n- 服务器例行维护，无故障\n",
     }
     for rel, text in pages.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -59,6 +89,11 @@ def test_a_day_asked_finds_its_log_page_and_a_day_no_page_writes_is_missing(tmp_
         zh = router.decide("3月4号安卓夜包卡在哪一步了？")
         en = router.decide("What broke with the Korean strings on March 5th?")
         none = router.decide("3月6号安卓夜包卡在哪一步了？")
+        last_year = router.decide("2024-03-04 那天出了啥事？")
+        this_year = router.decide("2025-03-04 那天出了啥事？")
     assert zh.decision == "cite" and zh.top is not None and zh.top.path == "日志/2025-03-04.md", zh.reason
     assert en.decision == "cite" and en.top is not None and en.top.path == "日志/2025-03-05.md", en.reason
     assert none.decision == "refuse" and "'3月6号'" in none.reason, none.reason
+    # The year tells two years' logs of one day apart (a cold review).
+    assert last_year.candidates[0].path == "日志/2024-03-04.md", last_year.reason
+    assert this_year.candidates[0].path == "日志/2025-03-04.md", this_year.reason

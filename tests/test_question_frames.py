@@ -614,6 +614,23 @@ def test_a_fee_table_inside_a_code_fence_is_no_price_list(tmp_path: Path) -> Non
     assert receipt.decision == "refuse" and "asks a price" in receipt.reason, receipt.reason
 
 
+def test_inline_code_opening_with_three_backticks_is_no_fence(tmp_path: Path) -> None:
+    """A cold review: "```brew install acme-cli``` once" was read as a fence that never closed, and the
+    fee table under it, inside that fence, was no price list. A backtick fence's info string holds no
+    backtick (CommonMark)."""
+    vault = write(
+        tmp_path,
+        {
+            "Vendors/Acme.md": "# Acme\n\nRun ```brew install acme-cli``` once.\n\n| Item | Fee (USD) |\n|---|---|\n"
+            "| Matter cert | 9500 |\n",
+            "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("matter cert 多少钱？")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.line == 7, receipt.reason
+
+
 def test_an_amount_beside_only_the_pages_name_is_not_the_price_asked(tmp_path: Path) -> None:
     """With the English frame's word of money no longer a word the page must hold, dev3's "What does Sierra
     charge us per order for pick and pack in Reno?" cited the Reno move, whose only amount is a trucking

@@ -918,6 +918,17 @@ def test_a_word_only_replaced_pages_hold_is_no_doubt_of_a_neighbour(tmp_path: Pa
     assert "'allowed'" not in taught.reason and "'folders'" in taught.reason, taught.reason
 
 
+def test_a_word_links_a_quote_only_through_the_senses_the_lookup_takes() -> None:
+    """A cold review: any of a word's eight dictionary senses linked a quote (流程's fifth, stream, tied
+    "入职流程是什么" to "Every stream is recorded"); the lookup takes the first three the vault holds."""
+    from krouter.learner.shared_words import translated_shared
+
+    quote, question = "Every stream is recorded for later.", "入职流程是什么?"
+    busy = {"process", "workflow", "cours", "stream", "record"}.__contains__
+    assert translated_shared(quote, question, busy) == []
+    assert translated_shared(quote, question, {"stream", "record"}.__contains__) == ["流程"]
+
+
 SUPPLIER = "---\ntitle: 鑫达五金\n---\n# 鑫达五金\n\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| 交期 | 30 天 |\n"
 
 

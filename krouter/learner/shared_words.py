@@ -3,6 +3,9 @@ sentence that answers (a quote sharing no word with any wording is not taken as 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from krouter.routing.question import HELD_TRANSLATIONS
 from krouter.tokens import bilingual
 from krouter.tokens.chinese import fallback_bigrams, holds_word
 from krouter.tokens.japanese_korean import korean_words
@@ -34,26 +37,34 @@ def _text_holds(terms: set[str], term: str) -> bool:
     )
 
 
-def linking_words(quote: str, question: str) -> list[str]:
+def linking_words(quote: str, question: str, vault_has: Callable[[str], bool]) -> list[str]:
     """The question's words the quote holds as written, or else through the dictionary (a question asked
     in the other language of the notes: the lookup matched its words so, and the teacher's quote answers
-    in the page's language)."""
-    return shared_words(quote, question) or translated_shared(quote, question)
+    in the page's language). ``vault_has``: whether the vault's index holds a term."""
+    return shared_words(quote, question) or translated_shared(quote, question, vault_has)
 
 
-def translated_shared(quote: str, question: str) -> list[str]:
+def translated_shared(quote: str, question: str, vault_has: Callable[[str], bool]) -> list[str]:
     """The question's content words whose dictionary translation the quote holds (翻译 of "Translation |
-    USD 0.10 / source word", email of "不再发邮件"), as the lookup matched them: a Chinese word by every
-    term of one of its English senses, an English word by one of its Chinese words."""
+    USD 0.10 / source word", email of "不再发邮件"), through the senses the lookup takes: the first
+    ``HELD_TRANSLATIONS`` the vault holds (a cold review: 流程's fifth sense, stream, linked "入职流程是什么"
+    to "Every stream is recorded"). A Chinese word by every term of one of its English senses, an English
+    word by one of its Chinese words."""
     quote_terms = set(index_terms(quote))
     out = []
     for qt in query_terms(question, known=quote_terms.__contains__):
         if is_cjk(qt.term):
-            held = any(
-                all(t in quote_terms for t in terms) for terms, _shown in bilingual.to_english(qt.term)
-            )
+            senses = [terms for terms, _shown in bilingual.to_english(qt.term) if all(map(vault_has, terms))]
+            held = any(all(t in quote_terms for t in terms) for terms in senses[:HELD_TRANSLATIONS])
         else:
-            held = any(holds_word(quote_terms, zh) for zh in bilingual.to_chinese(qt.term))
+            words = [zh for zh in bilingual.to_chinese(qt.term) if _vault_holds(vault_has, zh)]
+            held = any(holds_word(quote_terms, zh) for zh in words[:HELD_TRANSLATIONS])
         if held:
             out.append(qt.text)
     return out
+
+
+def _vault_holds(vault_has: Callable[[str], bool], word: str) -> bool:
+    """Whether the vault holds a Chinese word: as a word, or by all its bigrams (``holds_word``'s rule)."""
+    grams = fallback_bigrams(word)
+    return vault_has(word) or (bool(grams) and all(map(vault_has, grams)))

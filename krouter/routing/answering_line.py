@@ -76,12 +76,17 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
 
 
 def keyed_row(
-    best: HeldPassage, passages: list[HeldPassage], text_lines: list[str], units: list[Unit]
+    best: HeldPassage,
+    passages: list[HeldPassage],
+    text_lines: list[str],
+    units: list[Unit],
+    fenced: set[int],
 ) -> HeldPassage:
     """The body row of ``best``'s table (``best`` one of its rows) that the question names by its
     first cell, whole, when that row states more of the question's weight than ``best`` does ("P1 告警
     要几分钟内 ack": the P1 row, not the P0 row, whose "30 分钟内" holds one more of its words: a page
-    whose aliases name P0 and P1 holds P1 in every passage)."""
+    whose aliases name P0 and P1 holds P1 in every passage). ``fenced``: the page's lines inside code
+    fences, 0-based (a table there is none)."""
     n = best[0]
     if not 0 < n <= len(text_lines) or "|" not in text_lines[n - 1]:
         return best
@@ -90,23 +95,32 @@ def keyed_row(
         lo -= 1
     while hi < len(text_lines) and "|" in text_lines[hi]:
         hi += 1
-    above = headers(text_lines)[lo - 1 : hi]  # the whole page's: a table in a code fence is none
+    above = headers(text_lines[lo - 1 : hi], {i - lo + 1 for i in fenced if lo - 1 <= i < hi})
     if above[n - lo] is None:
         return best
+    ours = terms_in(best[1], text_lines[n - 1])
+    # Only a row holding a word the shown row does not state can name one: the others are passed over
+    # unread (a table of 40,000 rows doubled a lookup's time when each was read).
+    lacking = {t for u in units if not u.in_terms(ours) for alt in u.alts for t in alt}
 
     def stated(p: HeldPassage) -> float:
         own = terms_in(p[1], text_lines[p[0] - 1])
         return sum(u.weight for u in units if u.in_terms(own))
+
+    floor = stated(best)
 
     def names(p: HeldPassage) -> bool:
         key = cells(text_lines[p[0] - 1])[:1]
         if not key or not _whole(key[0], p[1]):
             return False
         held = terms_in(p[1], key[0])
-        return any(u.in_terms(held) and not u.in_terms(ours) for u in units) and stated(p) >= stated(best)
+        return any(u.in_terms(held) and not u.in_terms(ours) for u in units) and stated(p) >= floor
 
-    ours = terms_in(best[1], text_lines[n - 1])
-    rows = [p for p in passages if lo <= p[0] <= hi and p[0] != n and above[p[0] - lo] is not None]
+    rows = [
+        p
+        for p in passages
+        if lo <= p[0] <= hi and p[0] != n and not lacking.isdisjoint(p[1]) and above[p[0] - lo] is not None
+    ]
     return max(filter(names, rows), key=lambda p: (stated(p), -p[0]), default=best)
 
 

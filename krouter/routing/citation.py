@@ -247,7 +247,7 @@ def _snippet(
         row = max(rows, key=lambda p: (weight(p[1] | best[1]), -p[0]), default=None)
         if row is not None and weight(row[1] | best[1]) > weight(best[1]):
             best = row
-    best = keyed_row(best, passages, text_lines, units)
+    best = keyed_row(best, passages, text_lines, units, fenced)
     line = answering_line(best, rows_of(best[0]), units)
     return line, _around_matches(line_text(line), units)
 

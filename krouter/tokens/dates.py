@@ -6,12 +6,18 @@ the page's 2025-03-04 was 2025, 03 and 04 while the question's 3月4号 was 3, �
 号 to the next word), so the day's own page never matched (an agent-loop run, dev4). A page's dates are
 indexed marked, as the month and the day (outside its BM25 length, as amounts are), besides their numbers;
 a question's date is one unit of that term, so a day no page writes is said to be missing as asked
-("the vault never mentions '3月6号'"). The year is left out: a question rarely says it.
+("the vault never mentions '3月6号'"). A question's year stays a word of its own (2024 of 2024-03-04): a
+vault keeps a log for the same day of each year.
+
+Both sides read a date by the same spans (``_spans``), so "10:30 March 5" is March 5 to a page and to a
+question alike. A page is read more widely than a question: 04/03/2025 may be either day, and a page
+indexes both; a question's 04/03 stays its numbers.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 DATE = "§"
 
@@ -32,84 +38,109 @@ _MONTHS = {
 _SHORT = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9}
 _SHORT |= {"oct": 10, "nov": 11, "dec": 12}
 _NAMED = {**_MONTHS, **_SHORT}
-_ANY_MONTH = "|".join(sorted(_NAMED, key=len, reverse=True))
-# "5 May" also reads "the top 5 may change": the day first only before a month's full name, May aside.
-_FULL_MONTH = "|".join(sorted(set(_MONTHS) - {"may"}, key=len, reverse=True))
-
-# Over a normalised (case-folded, NFKC) text. A year with hyphens or slashes (2025-03-04, 2025/3/4), not
-# dots: "Unity 2022.3.12" is a version. Chinese with 日 or 号 (3月4号, 2025年3月4日). English with the
-# month named, either side of the day ("March 5th", "Mar. 5", "12 August", "the 5th of March").
-# A pattern opening with a character class is scanned for in C; one opening with a look-behind is
-# tried at every position (8 times slower): what may not stand before a date is checked after (_alone).
-_ISO = r"(?:19|20)\d{2}([-/])(?P<im>\d{1,2})\1(?P<id>\d{1,2})(?![\d./-]|:\d)"
-_ZH = r"(?P<zm>\d{1,2})\s*月\s*(?P<zd>\d{1,2})\s*[日号號](?!\d)"
-_EN_MONTH_DAY = rf"\b(?P<em>{_ANY_MONTH})\.?\s+(?P<ed>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.:]\d)"
-_EN_DAY_MONTH = rf"(?P<fd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<fm>{_FULL_MONTH})\b"
-_DATES = re.compile(f"{_ISO}|{_ZH}|{_EN_MONTH_DAY}|{_EN_DAY_MONTH}")
-# Read apart for a page, each only where it can match: one pattern over every text cost a cold build
-# about a quarter of a millisecond per kilobyte (English month names tried at every word). A month's
-# name is found by its place among the text's words, its day just after or just before it.
-_ISO_ONLY = re.compile(_ISO)
-_ZH_ONLY = re.compile(_ZH)
-_DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![.:]\d)")
-_DAY_BEFORE = re.compile(r"(?<![\d.])(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
 _MONTH_WORDS = frozenset(_NAMED)
+_DAYS_IN = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
+# Over a normalised (case-folded, NFKC) text. Each pattern opens with a character class, which the
+# regex engine scans for in C (one opening with a look-behind was tried at every position, 8 times
+# slower): what may not stand before a date is checked after (``_alone``).
+# A year first, with hyphens or slashes (2025-03-04, 2025/3/4), or dots between two-digit parts
+# (2025.03.04; "Unity 2022.3.12" is a version); a full stop or a hyphen may follow ("on 2025-03-04.",
+# "2025-03-04-standup"), a digit after them may not.
+_ISO = re.compile(
+    r"(?:19|20)\d{2}(?P<sep>[-/]|\.(?=\d\d\.\d\d(?!\d)))(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d|[./-]\d|:\d)"
+)
+# The day and month with a year after (04/03/2025): a page's only, either day.
+_SLASHED = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
+# Chinese and Japanese (3月4号, 3月4日, 2025年3月4日), Korean (3월 4일).
+_CJK = re.compile(r"(?P<m>\d{1,2})\s*(?:月\s*(?P<d>\d{1,2})\s*[日号號]|월\s*(?P<k>\d{1,2})\s*일)(?!\d)")
+# English: the day after the month's name ("March 5th", "Mar. 5", not "May 3rd-party"), or before a
+# full name but May's ("12 August", "the 5th of March"; "the top 5 may change"), May's with a year after.
+_DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\w-]|[.:]\d)")
+_DAY_BEFORE = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
+_YEAR_AFTER = re.compile(r",?\s+(?:19|20)\d{2}(?!\d)")
+_LATIN = re.compile(r"[a-z]+")
 
-def _alone(norm: str, m: re.Match[str]) -> bool:
-    """False for a match inside a longer number (12025-03-04, 1.3月4号, v2/3 18/5)."""
-    before = norm[m.start() - 1 : m.start()]
-    return not before or not (before.isdigit() or before in "./-")
+Span = tuple[int, int, tuple[str, ...]]
 
 
 def _term(month: int, day: int) -> str | None:
-    return f"{DATE}{month:02d}-{day:02d}" if 1 <= month <= 12 and 1 <= day <= 31 else None
+    return f"{DATE}{month:02d}-{day:02d}" if 1 <= month <= 12 and 1 <= day <= _DAYS_IN[month] else None
 
 
-def _found(m: re.Match[str]) -> str | None:
-    g = m.groupdict()
-    if g.get("im"):
-        return _term(int(g["im"]), int(g["id"]))
-    if g.get("zm"):
-        return _term(int(g["zm"]), int(g["zd"]))
-    if g.get("em"):
-        return _term(_NAMED[g["em"]], int(g["ed"]))
-    return _term(_NAMED[g["fm"]], int(g["fd"]))
+def _alone(norm: str, at: int) -> bool:
+    """False for a date starting inside a longer number or range (12025-03-04, 1.3月4号, 2-5 March)."""
+    before = norm[at - 1 : at]
+    return not before or not (before.isdigit() or before in "./-")
 
 
-def date_terms(norm: str, runs: list[str]) -> list[str]:
-    """The dates of a normalised text (``runs``: its word runs, ``terms.RUN``'s) as index terms
-    (§03-04), each as often as it stands."""
-    out: list[str] = []
-    if ("-" in norm or "/" in norm) and ("20" in norm or "19" in norm):
-        out += [term for m in _ISO_ONLY.finditer(norm) if _alone(norm, m) and (term := _found(m))]
-    if "月" in norm:
-        out += [term for m in _ZH_ONLY.finditer(norm) if _alone(norm, m) and (term := _found(m))]
-    for word in sorted(_MONTH_WORDS.intersection(runs)):
+def _spans(norm: str, words: Iterable[str], page: bool) -> list[Span]:
+    """(start, end, its terms) of each date of a normalised text, in order; ``words``: its word runs,
+    where a month's name is looked for; ``page``: a page's text, read more widely."""
+    out: list[Span] = []
+    if ("-" in norm or "/" in norm or "." in norm) and ("20" in norm or "19" in norm):
+        for m in _ISO.finditer(norm):
+            if _alone(norm, m.start()) and (term := _term(int(m["m"]), int(m["d"]))):
+                out.append((m.start(), m.end(), (term,)))
+        for m in _SLASHED.finditer(norm) if page and "/" in norm else ():
+            a, b = int(m["a"]), int(m["b"])
+            either = tuple(dict.fromkeys(t for t in (_term(b, a), _term(a, b)) if t))
+            if either and _alone(norm, m.start()):
+                out.append((m.start(), m.end(), either))
+    if "月" in norm or "월" in norm:
+        for m in _CJK.finditer(norm):
+            if _alone(norm, m.start()) and (term := _term(int(m["m"]), int(m["d"] or m["k"]))):
+                out.append((m.start(), m.end(), (term,)))
+    for word in sorted(_MONTH_WORDS.intersection(words)):
         at = norm.find(word)
         while at != -1:
             end = at + len(word)
             if not (norm[at - 1 : at].isalnum() or norm[end : end + 1].isalnum()):
-                day = _DAY_AFTER.match(norm, end)
-                if day is None and word in _MONTHS and word != "may":
-                    day = _DAY_BEFORE.search(norm, max(0, at - 12), at)
-                if day is not None and (term := _term(_NAMED[word], int(day.group(1)))):
-                    out.append(term)
+                span = _english(norm, word, at, end)
+                if span is not None:
+                    out.append(span)
             at = norm.find(word, end)
-    return out
+    out.sort()
+    # Overlapping readings (2025年3月4日 inside nothing else; "4 March 5" read both ways): the first.
+    kept: list[Span] = []
+    for span in out:
+        if not kept or span[0] >= kept[-1][1]:
+            kept.append(span)
+    return kept
+
+
+def _english(norm: str, word: str, at: int, end: int) -> Span | None:
+    month = _NAMED[word]
+    after = _DAY_AFTER.match(norm, end)
+    if after is not None and (term := _term(month, int(after[1]))):
+        return at, after.end(), (term,)
+    if word in _MONTHS and (word != "may" or _YEAR_AFTER.match(norm, end)):
+        before = _DAY_BEFORE.search(norm, max(0, at - 12), at)
+        if before is not None and _alone(norm, before.start()) and (term := _term(month, int(before[1]))):
+            return before.start(), end, (term,)
+    return None
+
+
+def date_terms(norm: str, runs: list[str]) -> list[str]:
+    """The dates of a page's normalised text (``runs``: its word runs, ``terms.RUN``'s) as index terms
+    (§03-04), each as often as it stands; a date that may be either day, both."""
+    return [term for _start, _end, terms in _spans(norm, runs, page=True) for term in terms]
 
 
 def split_dates(norm: str) -> list[tuple[str, str | None]]:
     """A normalised question cut at its dates, in order: (a date as written, its term) for each date and
-    (the text between, None) for the rest."""
+    (the text between, None) for the rest; the year a date holds is given back as text of its own."""
+    if not any(map(str.isdigit, norm)):
+        return [(norm, None)]
     out: list[tuple[str, str | None]] = []
     at = 0
-    for m in _DATES.finditer(norm) if any(map(str.isdigit, norm)) else ():
-        term = _found(m) if _alone(norm, m) else None
-        if term is None:
-            continue
-        out.append((norm[at : m.start()], None))
-        out.append((m.group().strip(), term))
-        at = m.end()
+    for start, end, terms in _spans(norm, _LATIN.findall(norm), page=False):
+        out.append((norm[at:start], None))
+        written = norm[start:end].strip()
+        out.append((written, terms[0]))
+        year = re.match(r"(?:19|20)\d{2}", written)
+        if year:
+            out.append((year.group(), None))
+        at = end
     out.append((norm[at:], None))
     return out

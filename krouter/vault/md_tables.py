@@ -25,16 +25,19 @@ def cells(row: str) -> list[str]:
     return found[1 if found and not found[0] else 0 : -1 if len(found) > 1 and not found[-1] else None]
 
 
-def headers(lines: list[str]) -> list[str | None]:
+def headers(lines: list[str], fenced: set[int] | None = None) -> list[str | None]:
     """For each line, the header row of the Markdown table whose body row it is, or None (one pass: a
     price check reads every line of a page, and a table may run to thousands of rows). A table is a line
     holding a pipe over a delimiter row, and its body the lines after that which hold a pipe, a row of
     dashes among them (as Markdown renders it); a line holding a pipe above a table (prose, a
     [[page|alias]] link) is no part of it, nor is one inside a fenced code block (an example, rendered
-    as code)."""
+    as code; ``fenced``, its lines' 0-based numbers, when the caller has them)."""
     out: list[str | None] = [None] * len(lines)
     current: str | None = None
-    fenced = fenced_lines(lines) if any(line.lstrip().startswith(("```", "~~~")) for line in lines) else set()
+    if fenced is None:
+        fenced = (
+            fenced_lines(lines) if any(line.lstrip().startswith(("```", "~~~")) for line in lines) else set()
+        )
     for n, line in enumerate(lines):
         if "|" not in line or n in fenced:
             current = None

@@ -96,7 +96,9 @@ def _fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
     for i, line in enumerate(lines):
         m = _FENCE_OPEN.match(line)
         if not fence:
-            if m:
+            # A backtick fence's info string holds no backtick (CommonMark): "```brew install x``` once"
+            # is inline code, and read as a fence it hid the rest of the page.
+            if m and not (m.group(1)[0] == "`" and "`" in line[m.end(1) :]):
                 fence, start, info = m.group(1), i, m.group(2)
         elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2):
             out.append((start, i, info))
