@@ -169,13 +169,8 @@ def _df(router: Router, term: str, ignore: set[int]) -> int:
     return sum(1 for row in router.index.postings(term) if row[0] not in ignore)
 
 
-def _specific_units(
-    router: Router, question: str, ignore: set[int], replaced: frozenset[int] = frozenset()
-) -> list[str]:
-    """The question's rarest words that the vault's memory pages hold (lowest document frequency), but
-    those only ``replaced`` pages hold: none of them can be cited, so they mark no neighbour (the lookup
-    says "only replaced pages hold it"; an agent-loop run was told both of one word). Counted for rarity
-    all the same: left out of it, a word the answer holds became as rare and hid the doubt.
+def _specific_units(router: Router, question: str, ignore: set[int]) -> list[str]:
+    """The question's rarest words that the vault's memory pages hold (lowest document frequency).
 
     Pages in ``ignore`` (inputs and clippings) do not count: they are reading material, not memory,
     and their broad vocabulary would make every real answer look like a neighbour.
@@ -184,17 +179,14 @@ def _specific_units(
     best_df: int | None = None
     # The same vocabulary-aware cut as the router's, so these units are the ones a citation matched.
     for qt in query_terms(question, known=router.index.has_term):
-        terms = [qt.term]
         df = _df(router, qt.term, ignore)
         if df == 0 and is_cjk(qt.term) and fallback_bigrams(qt.term):
-            terms = list(fallback_bigrams(qt.term))
-            df = min(_df(router, g, ignore) for g in terms)
+            df = min(_df(router, g, ignore) for g in fallback_bigrams(qt.term))
         if df == 0:
             continue
-        live = all(any(row[0] not in ignore | replaced for row in router.index.postings(t)) for t in terms)
         if best_df is None or df < best_df:
-            best, best_df = [qt.text] if live else [], df
-        elif df == best_df and live:
+            best, best_df = [qt.text], df
+        elif df == best_df:
             best.append(qt.text)
     return best
 
@@ -348,9 +340,8 @@ def verify_pick(
     # word with let a phrasing that shares one vouch for a question that shares none (a cold review:
     # "how often is the garage swept", taught on the espresso machine's page with no doubt shown).
     checked = [askings[0], *(pair for pair in linked if pair[0] != question)]
-    replaced = frozenset(row[0] for row in router.index.page_table() if row[4]) if doubts else frozenset()
     for wording, cs in checked if doubts else []:
-        specific = _specific_units(router, wording, ignore, replaced)
+        specific = _specific_units(router, wording, ignore)
         if not specific:
             continue
         by_path = {c.path: c for c in cs}
