@@ -104,7 +104,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         # A date (§03-04) is a day, in any language: no word to translate.
         routes = (
             []
-            if qt.term[0] == DATE
+            if qt.term.startswith(DATE)
             else _translations(index, qt.term, qt.text, t, question) + names.get(i, [])
         )
         for label, alt, held in routes:

@@ -282,10 +282,10 @@ def _cjk_terms(run: str) -> list[str]:
     return out
 
 
-# One Han character, a marked amount or date, a dotted number, an identifier or a marked closed form (‐rollout), a
-# line each of the terms joined by newlines (no term holds one): second readings of words that count (the
-# Han word, the parts), kept out of a page's BM25 length so that Chinese, versions, amounts, code or
-# hyphens do not lengthen it.
+# One Han character, a marked amount or date, a dotted number, an identifier or a marked closed form
+# (‐rollout), a line each of the terms joined by newlines (no term holds one): second readings of words
+# that count (the Han word, the parts), kept out of a page's BM25 length so that Chinese, versions,
+# amounts, dates, code or hyphens do not lengthen it.
 _NOT_COUNTED = re.compile(
     rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$",
     re.MULTILINE,

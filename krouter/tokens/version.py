@@ -26,6 +26,6 @@ one machine never share a file. Its own module: the file name is needed where im
 # 23: a Korean word is not cut to one syllable by an ending that cannot follow it (차이나: not 차 + 이나).
 # 24: a number grouped in thousands with commas is also indexed whole, marked as an amount (1,000: ¤1000).
 # 25: a date (2025-03-04, 3月4号, March 5th) is also indexed as its month and day, marked (§03-04: ``dates``).
-# 26: 25's dates read as the page and the question both read them (a full stop or a hyphen after an ISO date, 5 May
-# 2025, 04/03/2025 as either day, 2025.03.04, 3월 4일; no 30 February, no "may 3rd-party").
+# 26: 25's dates read alike by a page and a question (a full stop or a hyphen after an ISO date, 5 May 2025,
+# 04/03/2025 as either day, 2025.03.04, 3월 4일; no 30 February, no "may 3rd-party").
 TOKENIZER_VERSION = "26"
