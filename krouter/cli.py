@@ -26,7 +26,7 @@ from krouter.cli_options import (
     fail,
     terminal_progress,
 )
-from krouter.config import default_vault, in_folders, is_demo
+from krouter.config import default_vault, is_demo
 from krouter.errors import PageNotFound
 from krouter.routing import notes_languages
 from krouter.routing.phrasings import (
@@ -144,12 +144,12 @@ def ask_output(receipt: Receipt, router: Router, wordings: list[str], as_json: b
         # A clipping (pasted material, not the user's own note) is said so, as the MCP reply says it: an
         # agent-loop run answered from a cited clipping as if the user had written it.
         for c in out["cited"]:  # type: ignore[attr-defined]
-            c["clipping"] = in_folders(c["path"], router.input_folders)
+            c["clipping"] = router.is_clipping(c["path"])
         if refused:
             out["translate_into"] = notes_languages.as_json(missing)
         return json.dumps(out, ensure_ascii=False)
     text = receipt.to_text()
-    if receipt.top is not None and in_folders(receipt.top.path, router.input_folders):
+    if receipt.top is not None and router.is_clipping(receipt.top.path):
         text += "\n  a clipping: pasted material, not your own note"
     if missing:
         text += (

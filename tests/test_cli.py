@@ -17,6 +17,7 @@ from vault_files import write
 
 from krouter import Router, __version__
 from krouter.cli import app
+from krouter.learner import teach
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "vault_template"
@@ -610,6 +611,42 @@ def test_a_cited_clipping_is_said_to_be_one(tmp_path: Path) -> None:
     out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     assert out["decision"] == "cite" and out["cited"][0]["clipping"] is True
     assert "a clipping: pasted material, not your own note" in runner.invoke(app, args).stdout
+
+
+def test_a_page_tagged_as_a_clipping_is_one_wherever_it_is_kept(tmp_path: Path) -> None:
+    """The dev4 agent loop: a vault kept its clippings in "99 剪藏/", no input folder, and the receipt said
+    `clipping: false` of a page tagged `clipping`. A page tagged so is clipped material wherever it is
+    kept: the receipt says so, its `supersedes` retires no page, and it is taught no trigger."""
+    vault = tmp_path / "v"
+    (vault / "99 剪藏").mkdir(parents=True)
+    (vault / "99 剪藏" / "IL2CPP tips.md").write_text(
+        "---\ntags: [clippings, unity]\nsupersedes: Decisions/Build size\n---\n# IL2CPP build size tips\n\n"
+        "Set Managed Stripping Level to High to cut the IL2CPP build size by 4-9 MB.\n",
+        encoding="utf-8",
+    )
+    (vault / "Decisions").mkdir()
+    (vault / "Decisions" / "Build size.md").write_text(
+        "# Build size\n\nOur Android build must stay under 150 MB; we check it in every release.\n",
+        encoding="utf-8",
+    )
+    (vault / "Notes.md").write_text(
+        "# Notes\n\nWe ship the Unity game to Android and iOS.\n", encoding="utf-8"
+    )
+    args = ["--vault", str(vault), "--json"]
+    clipped = json.loads(runner.invoke(app, ["ask", "how do I cut the IL2CPP build size", *args]).stdout)
+    assert clipped["cited"] and clipped["cited"][0]["path"] == "99 剪藏/IL2CPP tips.md", clipped["reason"]
+    assert clipped["cited"][0]["clipping"] is True
+    own = json.loads(runner.invoke(app, ["ask", "how big may our Android build be", *args]).stdout)
+    assert own["decision"] == "cite" and own["cited"][0]["path"] == "Decisions/Build size.md", own["reason"]
+    assert own["cited"][0]["clipping"] is False and not own["redirects"]
+    with Router(vault) as router:
+        taught = teach.teach(
+            router,
+            "what stripping level shrinks the build",
+            "99 剪藏/IL2CPP tips.md",
+            "Set Managed Stripping Level to High to cut the IL2CPP build size by 4-9 MB.",
+        )
+    assert taught.status == "not-taught" and "clipped material" in taught.reason, taught.reason
 
 
 @pytest.mark.parametrize(

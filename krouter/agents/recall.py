@@ -237,9 +237,7 @@ def recall(prompt: str, vault: Path) -> str:
         # The words alone (lexical_only): a fresh process per prompt would load the model for every
         # one, and the block printed into the agent's context does not say what cited it.
         receipt = router.decide(prompt, k=1, lexical_only=True)
-        from krouter.config import in_folders
-
-        clipping = receipt.top is not None and in_folders(receipt.top.path, router.input_folders)
+        clipping = receipt.top is not None and router.is_clipping(receipt.top.path)
         return render(receipt, router.root, clipping)
 
 

@@ -30,16 +30,16 @@ from krouter.vault.page import Problem
 # The pages columns in the order `krouter.index.prepare.page_row` gives them, after the id.
 PAGE_COLUMNS = (
     "id, path, mtime_ns, size, hash, title, status, replaced, superseded_by, supersedes, n_body, n_meta, "
-    "body_line, yaml_error, passages, trigger_terms, other_terms"
+    "body_line, yaml_error, passages, trigger_terms, other_terms, clipped"
 )
-PAGE_MARKS = ", ".join("?" * 17)
+PAGE_MARKS = ", ".join("?" * 18)
 _YAML_ERROR = 12
 
 # Up to this many changed paths, a refresh looks their rows up by path instead of reading every row.
 _FEW_PATHS = 2000
 # The columns of a page's row every lookup's page table holds (``Index.page_table``, ``page_rows``): one
 # list, so that tables patched from some rows are the tables a full load makes.
-PAGE_TABLE_COLUMNS = "id, path, title, status, replaced, n_body, n_meta"
+PAGE_TABLE_COLUMNS = "id, path, title, status, replaced, n_body, n_meta, clipped"
 # Up to this many pages changed by one refresh are named for readers, which then patch their page
 # tables (`krouter.routing.tables`) rather than read every row again.
 _CHANGES_NAMED = 2000
@@ -71,7 +71,7 @@ class PageRows:
             return None
         return list(record["ids"])
 
-    def page_rows(self, ids: list[int]) -> list[tuple[int, str, str, str, int, int, int]]:
+    def page_rows(self, ids: list[int]) -> list[tuple[int, str, str, str, int, int, int, int]]:
         """``page_table``'s rows of just these pages (those still in the index), by id."""
         rows = []
         for start in range(0, len(ids), 500):  # under SQLite's bound-parameter limit

@@ -25,6 +25,7 @@ from krouter.errors import ConfigError
 from krouter.index.packed import Block, pack_columns, rebased
 from krouter.index.passages import ZLEVEL, split_passages
 from krouter.tokens.terms import index_terms, length_of, query_terms
+from krouter.vault.fields import tagged_clipping
 from krouter.vault.files import FileStat, PageTooLarge, content_hash, read_page_bytes
 from krouter.vault.page import Page, Problem, decode, parse_page
 from krouter.vault.templates import template_message
@@ -128,6 +129,7 @@ def page_row(page: Page, fs: FileStat, digest: str) -> tuple[tuple[object, ...],
         zlib.compress(_to_json(passages).encode(), ZLEVEL),
         _json_list([[q.term for q in query_terms(t)] for t in page.triggers]),
         " ".join(sorted(named - body_terms.keys())),
+        int(tagged_clipping(page.tags)),
     )
     # In term order even for a cold build, whose chunk is sorted whole: that sort took 19-26 ms a chunk
     # over pages whose terms come in order (runs it merges), 32-36 ms over unordered pages, more than

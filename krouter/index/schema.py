@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS pages (
     yaml_error TEXT,
     passages BLOB NOT NULL,
     trigger_terms TEXT NOT NULL,
-    other_terms TEXT NOT NULL
+    other_terms TEXT NOT NULL,
+    clipped INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, ids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fresh_postings (

@@ -355,8 +355,9 @@ class Index(Refresh, ColdBuild, PageRows, PackedPostings):
         }
         return [(t, *row) for t in sorted(terms) for row in self.postings(t)]
 
-    def page_table(self) -> list[tuple[int, str, str, str, int, int, int]]:
-        """(id, path, title, status, replaced, n_body, n_meta) of every page."""
+    def page_table(self) -> list[tuple[int, str, str, str, int, int, int, int]]:
+        """(id, path, title, status, replaced, n_body, n_meta, clipped) of every page: ``clipped``, tagged
+        as a clipping."""
         return self.conn.execute(f"SELECT {PAGE_TABLE_COLUMNS} FROM pages ORDER BY id").fetchall()
 
     def passage_rows(self, page_id: int) -> list[tuple[int, str]]:

@@ -23,7 +23,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # so that no index built between those commits is kept; 9: statuses, replacement links and aliases
 # written in the body, as Logseq properties or an ADR's status section; dates and nested maps of other
 # frontmatter fields as passages; 10: template pages left out, query blocks no passages).
-SCHEMA_VERSION = "10"
+# 11: a page tagged as a clipping (``fields.CLIPPING_TAGS``) is marked so (pages.clipped).
+SCHEMA_VERSION = "11"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -136,7 +136,7 @@ def learn(
 
         router.refresh()
         # Inputs and clippings pages, left out of the neighbour check (see verify._specific_units).
-        ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
+        ignore = {row[0] for row in router.index.page_table() if row[7] or config.in_folders(row[1], folders)}
         prepared: list[tuple[str, list[Citation]]] = []
         for w in todo:
             problem = page_edit.trigger_problem(page_edit.clean_trigger(w.question))

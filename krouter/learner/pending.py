@@ -243,7 +243,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
         settle(root, question, rel, OWNER, None)
         return SKIPPED, "already a trigger of the page; the hold is closed", None
     router.refresh()
-    ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
+    ignore = {row[0] for row in router.index.page_table() if row[7] or config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in phrasings]
     # The owner vouches for the doubt the hold was listed with, not for another that arose since (a page

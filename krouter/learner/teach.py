@@ -249,8 +249,8 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         return str(exc)
     result.page = rel
     folders = config.folder_names(cfg.exclude_folders)
-    if config.in_folders(rel, folders):
-        return f"{rel} is in an inputs or clippings folder: reading material, not the vault's own memory"
+    if config.in_folders(rel, folders) or router.is_clipping(rel):
+        return f"{rel} is clipped material (an inputs or clippings folder, or tagged as a clipping): reading material, not the vault's own memory"
     note = router.resolve(rel).replaced_note()
     if note:
         return f"{note}: teach the current page"
@@ -283,7 +283,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         return f"page cannot be read: {exc}"
     # Every call's pick is checked, one held already too: "pending" must never answer a quote that is
     # not on the page.
-    ignore = {row[0] for row in router.index.page_table() if config.in_folders(row[1], folders)}
+    ignore = {row[0] for row in router.index.page_table() if row[7] or config.in_folders(row[1], folders)}
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in result.phrasings]
     checked = (router, question, ignore, cands, rel, result.quote, page_bytes.text)

@@ -152,13 +152,18 @@ def is_sentence(quote: str) -> bool:
 
 
 def candidates(router: Router, question: str, exclude: Iterable[str]) -> list[Citation]:
-    """The live pages the router would consider for a question, minus inputs/clippings folders.
+    """The live pages the router would consider for a question, minus inputs/clippings folders and pages
+    tagged as clippings.
 
     Replaced pages never appear: the router ranks them under their replacement, or skips them.
     """
     receipt = router.decide(question, k=CANDIDATE_POOL, lexical_only=True)
     folders = config.folder_names(exclude)
-    keep = [c for c in receipt.candidates if not config.in_folders(c.path, folders)]
+    keep = [
+        c
+        for c in receipt.candidates
+        if not (config.in_folders(c.path, folders) or router.is_clipping(c.path))
+    ]
     return keep[:MAX_CANDIDATES]
 
 

@@ -84,8 +84,7 @@ class Router:
         self.close()
 
     def refresh(self) -> RefreshStats:
-        """Re-index pages that changed since the last refresh (and embed them for ``embed_budget_s``,
-        see ``embed``; none with 0)."""
+        """Re-index pages changed since the last refresh (and embed them for ``embed_budget_s``)."""
         self.last_refresh = self.index.refresh()
         if self.embed_budget_s != 0:
             self.embed(budget_s=self.embed_budget_s)
@@ -94,10 +93,9 @@ class Router:
     def embed(self, budget_s: float | None = None, *, background: bool = False) -> int | None:
         """Embed the current pages that have no vectors yet, for the semantic second opinion (nothing
         when it is off); with ``budget_s``, stop after about that long and leave the rest for later.
-        ``background``: a server embedding between lookups (see ``Vectors.sync``), on the model's
-        other instance, so that a lookup's question never waits for its batch. Returns how many pages
-        were embedded; with ``background``, None when another process is embedding this vault's pages
-        (it holds the embedding lock)."""
+        ``background``: a server embedding between lookups (``Vectors.sync``), on the model's other
+        instance, so that a lookup never waits for its batch. Returns how many pages were embedded;
+        with ``background``, None when another process holds this vault's embedding lock."""
         if self.vectors is None:
             return 0
         try:
@@ -127,7 +125,6 @@ class Router:
 
     def read(self, rel_path: str) -> str:
         """The text of a page, confined to the vault (``..``, absolute paths and outbound symlinks refused).
-
         A path as links write it also finds the page: without ``.md``, in another Unicode form (macOS
         stores names decomposed) or another letter case, when exactly one page matches."""
         return self.read_page(rel_path)[1]
@@ -243,10 +240,14 @@ class Router:
 
     def writings(self) -> dict[str, float]:
         """The share of the vault's current pages written in each language, largest first
-        (``Tables.writings``): what a refusal tells an agent to translate its question into. Read in one
-        snapshot: the pages' terms it samples belong to the tables' generation."""
+        (``Tables.writings``, one snapshot): what a refusal tells an agent to translate into."""
         with self.index.snapshot():
             return self._load_tables().writings(self.index)
+
+    def is_clipping(self, path: str) -> bool:
+        """True for clipped material (``Tables.is_input``): in an input folder, or tagged as a clipping."""
+        with self.index.snapshot():
+            return self._load_tables().is_input(path, self.input_folders)
 
     def writes_japanese(self, path: str) -> bool:
         """True when the page ``path`` writes Japanese (``Tables.writes_japanese``), in one snapshot."""
@@ -255,8 +256,7 @@ class Router:
 
     def unreadable(self, wording: str) -> bool:
         """True when ``wording`` is in a language KRouter cannot read and the notes are not written in
-        (``unread_language.unreadable``: French of English notes, Korean of Chinese ones): it asks in
-        none of the notes' languages."""
+        (``unread_language.unreadable``: French of English notes, Korean of Chinese ones)."""
         with self.index.snapshot():
             return unreadable_question(self.as_written(wording), self.index, self._load_tables())
 

@@ -66,6 +66,8 @@ class PageInfo:
     status: str
     replaced: bool
     n_body: int
+    # Tagged as a clipping (``fields.CLIPPING_TAGS``): clipped material wherever it is kept.
+    clipping: bool = False
 
 
 @dataclass
@@ -114,6 +116,12 @@ class Tables:
     _names: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+
+    def is_input(self, path: str, input_folders: tuple[str, ...] | list[str]) -> bool:
+        """True for clipped material: a page in an input folder or tagged as a clipping (``inputs``); a
+        path these tables do not know, by its folder alone."""
+        pid = self.by_path.get(path)
+        return pid in self.inputs if pid is not None else config.in_folders(path, tuple(input_folders))
 
     def names_of(self, pid: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The page's title and file name, each with its normalised words: worked out once per
@@ -210,7 +218,8 @@ class KeptShares:
 
 
 def load_tables(index: Index, input_folders: list[str], previous: Tables | None = None) -> Tables:
-    """The tables of ``index`` as it is now (pages in ``input_folders`` are clipped material).
+    """The tables of ``index`` as it is now (pages in ``input_folders``, and pages tagged as clippings,
+    are clipped material).
 
     ``previous``: this reader's tables of the generation before, with the same input folders. When the
     index names the pages the step from it changed (``Index.changed_since``), only their rows are read
@@ -218,22 +227,28 @@ def load_tables(index: Index, input_folders: list[str], previous: Tables | None 
     PageInfo was two thirds of a reload (~20 of 30 ms at 10k pages), paid by the first lookup after
     every edit. The tables are the same as a full load's, key order included."""
     generation, token = index.stamp()
-    clipped = _clipped(input_folders)
+    in_folder = _clipped(input_folders)
     changed = (
         index.changed_since(previous.generation, previous.token)
         if previous is not None and previous.generation == generation - 1
         else None
     )
     if previous is None or changed is None:
-        pages = {r[0]: PageInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in index.page_table()}
+        pages = {
+            r[0]: PageInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5], bool(r[7])) for r in index.page_table()
+        }
         stored_replaced = frozenset(p.path for p in pages.values() if p.replaced)
-        inputs = frozenset(p.id for p in pages.values() if clipped(p.path))
+        inputs = frozenset(p.id for p in pages.values() if p.clipping or in_folder(p.path))
     else:
         pages, stored_replaced = _patched(index, previous, changed)
         inputs = previous.inputs.difference(changed) | {
-            pid for pid in changed if pid in pages and clipped(pages[pid].path)
+            pid for pid in changed if pid in pages and (pages[pid].clipping or in_folder(pages[pid].path))
         }
-    graph = Replacements.build(stored_replaced, index.links(), untrusted=clipped)
+    # A clipping's own words never retire a page: in an input folder or tagged as one.
+    tagged = frozenset(p.path for p in pages.values() if p.clipping)
+    graph = Replacements.build(
+        stored_replaced, index.links(), untrusted=lambda path: path in tagged or in_folder(path)
+    )
     for pid, page in pages.items():
         if page.replaced != (page.path in graph.replaced):
             # A new PageInfo: the previous tables' stay as they were (a load that fails keeps them).
@@ -298,7 +313,7 @@ def _patched(
     in_order = True
     for r in rows:
         in_order = in_order and (r[0] in pages or r[0] > top)
-        pages[r[0]] = PageInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5])
+        pages[r[0]] = PageInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5], bool(r[7]))
         if r[4]:
             stored.add(r[1])
     if not in_order:

@@ -14,6 +14,19 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
+# Tags that mark a page as clipped material, wherever it is kept: Obsidian Web Clipper tags its pages
+# "clippings"; 剪藏 is the Chinese word for a web clipping (an agent-loop run's vault kept its clippings in
+# "99 剪藏/", no input folder, and the receipt called a tagged clipping the user's own note).
+CLIPPING_TAGS = frozenset({"clipping", "clippings", "web-clip", "webclip", "剪藏"})
+
+
+def tagged_clipping(tags: Iterable[str]) -> bool:
+    """True when a page's tags mark it as clipped material (``CLIPPING_TAGS``, any case, a leading #)."""
+    return any(
+        unicodedata.normalize("NFKC", tag).strip().lstrip("#").casefold() in CLIPPING_TAGS for tag in tags
+    )
+
+
 # Statuses that mean "this page was replaced or abandoned": never cited. "superceded" is how the word
 # is misspelt as often as not; the Chinese ones (Simplified and Traditional) are what a Chinese vault
 # writes for deprecated, outdated, void, replaced and archived.

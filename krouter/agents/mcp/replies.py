@@ -32,7 +32,6 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
     its passage, the replaced pages, the reason, the confidence against the floor, and which of its
     wordings decided. ``also`` are the agent's other wordings (``krouter.routing.phrasings`` bounds them).
     """
-    from krouter import config
     from krouter.config import is_demo
 
     # A lone surrogate ("\\ud800" in the request's JSON) could not be logged, nor serialised in the reply.
@@ -51,7 +50,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
                 "via_words": c.via_words,
                 "via_elsewhere": c.via_elsewhere,
                 "missing": c.missing,
-                "clipping": config.in_folders(c.path, router.input_folders),
+                "clipping": router.is_clipping(c.path),
             }
             for c in receipt.cited
         ],

@@ -27,6 +27,7 @@ from krouter.ops.check.graph import (
 from krouter.ops.check.not_pages import NotPages
 from krouter.ops.check.report import KIND_ORDER, CheckReport, Finding
 from krouter.ops.check.similar import NEAR_DUP_DISTANCE, duplicate_titles, near_duplicates
+from krouter.vault.fields import tagged_clipping
 from krouter.vault.files import PageTooLarge, check_vault, read_page_bytes, walk
 from krouter.vault.ignore import IGNORE_FILE, ignore_file_problem
 from krouter.vault.page import Page, Problem, decode, parse_page
@@ -89,7 +90,12 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
     folders = input_folders()
     not_read.update(dict.fromkeys(symlinks, "is a symbolic link, which KRouter does not follow"))
     elsewhere = NotPages(root, list(pages), not_read).explain
-    graph = replacement_graph(pages, findings, lambda path: in_folders(path, folders), elsewhere)
+
+    # Clipped material (an input folder, or tagged as a clipping) retires no page, as the lookup reads it.
+    def clipped(path: str) -> bool:
+        return in_folders(path, folders) or (path in pages and tagged_clipping(pages[path].tags))
+
+    graph = replacement_graph(pages, findings, clipped, elsewhere)
     findings.extend(body_link_findings(pages))
     findings.extend(replacement_findings(pages, graph))
     findings.extend(duplicate_titles(pages, graph.replaced))
