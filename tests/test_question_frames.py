@@ -621,7 +621,7 @@ def test_inline_code_opening_with_three_backticks_is_no_fence(tmp_path: Path) ->
     vault = write(
         tmp_path,
         {
-            "Vendors/Acme.md": "# Acme\n\nRun ```brew install acme-cli``` once.\n\n| Item | Fee (USD) |\n|---|---|\n"
+            "Vendors/Acme.md": "# Acme\n\n```brew install acme-cli``` once.\n\n| Item | Fee (USD) |\n|---|---|\n"
             "| Matter cert | 9500 |\n",
             "Team.md": "# Team\n\nThe vendor list and contacts live in the shared sheet.\n",
         },

@@ -895,9 +895,23 @@ def test_a_word_links_a_quote_only_through_the_senses_the_lookup_takes() -> None
     from krouter.learner.shared_words import translated_shared
 
     quote, question = "Every stream is recorded for later.", "入职流程是什么?"
-    busy = {"process", "workflow", "cours", "stream", "record"}.__contains__
-    assert translated_shared(quote, question, busy) == []
-    assert translated_shared(quote, question, {"stream", "record"}.__contains__) == ["流程"]
+
+    def vault(*held: str):
+        return lambda term: {1: (0, 0, 1)} if term in held else {}
+
+    assert translated_shared(quote, question, vault("process", "workflow", "cours", "stream")) == []
+    assert translated_shared(quote, question, vault("stream", "record")) == ["流程"]
+    # A sense of two words counts only where one page holds both (the lookup's rule; a second review):
+    # "sequence processes" split over two pages is no sense the lookup takes, and stream is third.
+    pages = {
+        "process": {2: (0, 0, 1)},
+        "workflow": {4: (0, 0, 1)},
+        "sequenc": {1: (0, 0, 1)},
+        "stream": {3: (0, 0, 1)},
+    }
+    assert translated_shared(quote, question, lambda term: pages.get(term, {})) == ["流程"]
+    pages["sequenc"] = {2: (0, 0, 1)}
+    assert translated_shared(quote, question, lambda term: pages.get(term, {})) == []
 
 
 SUPPLIER = "---\ntitle: 鑫达五金\n---\n# 鑫达五金\n\n| 项目 | 条款 |\n|---|---|\n| 付款 | 月结 60 天 |\n| 交期 | 30 天 |\n"

@@ -3,7 +3,7 @@ sentence that answers (a quote sharing no word with any wording is not taken as 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from krouter.routing.question import HELD_TRANSLATIONS
 from krouter.tokens import bilingual
@@ -37,34 +37,46 @@ def _text_holds(terms: set[str], term: str) -> bool:
     )
 
 
-def linking_words(quote: str, question: str, vault_has: Callable[[str], bool]) -> list[str]:
+def linking_words(quote: str, question: str, holding: Callable[[str], Mapping[int, object]]) -> list[str]:
     """The question's words the quote holds as written, or else through the dictionary (a question asked
     in the other language of the notes: the lookup matched its words so, and the teacher's quote answers
-    in the page's language). ``vault_has``: whether the vault's index holds a term."""
-    return shared_words(quote, question) or translated_shared(quote, question, vault_has)
+    in the page's language). ``holding``: the vault's pages holding a term (``Index.holding``)."""
+    return shared_words(quote, question) or translated_shared(quote, question, holding)
 
 
-def translated_shared(quote: str, question: str, vault_has: Callable[[str], bool]) -> list[str]:
+def translated_shared(quote: str, question: str, holding: Callable[[str], Mapping[int, object]]) -> list[str]:
     """The question's content words whose dictionary translation the quote holds (翻译 of "Translation |
     USD 0.10 / source word", email of "不再发邮件"), through the senses the lookup takes: the first
-    ``HELD_TRANSLATIONS`` the vault holds (a cold review: 流程's fifth sense, stream, linked "入职流程是什么"
-    to "Every stream is recorded"). A Chinese word by every term of one of its English senses, an English
-    word by one of its Chinese words."""
+    ``HELD_TRANSLATIONS`` that one page of the vault holds whole (a cold review: 流程's fifth sense,
+    stream, linked "入职流程是什么" to "Every stream is recorded"). A Chinese word by every term of one of
+    its English senses, an English word by one of its Chinese words (or all its bigrams)."""
     quote_terms = set(index_terms(quote))
     out = []
     for qt in query_terms(question, known=quote_terms.__contains__):
         if is_cjk(qt.term):
-            senses = [terms for terms, _shown in bilingual.to_english(qt.term) if all(map(vault_has, terms))]
+            senses = [
+                terms for terms, _shown in bilingual.to_english(qt.term) if _on_one_page(holding, terms)
+            ]
             held = any(all(t in quote_terms for t in terms) for terms in senses[:HELD_TRANSLATIONS])
         else:
-            words = [zh for zh in bilingual.to_chinese(qt.term) if _vault_holds(vault_has, zh)]
+            words = [
+                zh
+                for zh in bilingual.to_chinese(qt.term)
+                if _on_one_page(holding, (zh,)) or _on_one_page(holding, tuple(fallback_bigrams(zh)))
+            ]
             held = any(holds_word(quote_terms, zh) for zh in words[:HELD_TRANSLATIONS])
         if held:
             out.append(qt.text)
     return out
 
 
-def _vault_holds(vault_has: Callable[[str], bool], word: str) -> bool:
-    """Whether the vault holds a Chinese word: as a word, or by all its bigrams (``holds_word``'s rule)."""
-    grams = fallback_bigrams(word)
-    return vault_has(word) or (bool(grams) and all(map(vault_has, grams)))
+def _on_one_page(holding: Callable[[str], Mapping[int, object]], terms: tuple[str, ...]) -> bool:
+    """Whether one page of the vault holds every one of ``terms`` (the lookup's ``_holding``)."""
+    if not terms:
+        return False
+    pages = set(holding(terms[0]))
+    for term in terms[1:]:
+        if not pages:
+            break
+        pages &= holding(term).keys()
+    return bool(pages)

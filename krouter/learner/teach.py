@@ -249,9 +249,12 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         return str(exc)
     result.page = rel
     folders = config.folder_names(cfg.exclude_folders)
-    if config.in_folders(rel, folders) or router.is_clipping(rel):
-        return f"{rel} is clipped material (an inputs or clippings folder, or tagged as a clipping): reading material, not the vault's own memory"
+    if config.in_folders(rel, folders):
+        return f"{rel} is in an inputs or clippings folder: reading material, not the vault's own memory"
+    # After resolve, which refreshes the index: a tag just added or taken off counts (a second review).
     note = router.resolve(rel).replaced_note()
+    if router.is_clipping(rel):
+        return f"{rel} is tagged as a clipping: reading material, not the vault's own memory"
     if note:
         return f"{note}: teach the current page"
     receipt = router.decide(question, lexical_only=True)

@@ -298,7 +298,7 @@ def verify_pick(
         return "the quote is a fragment, not a sentence"
     # Through the dictionary too (``linking_words``): the lookup matched 翻译→translate, and an agent-loop
     # run had to ask again with a phrasing and teach a second time.
-    linked = [(q, cs) for q, cs in askings if linking_words(quote, q, router.index.has_term)]
+    linked = [(q, cs) for q, cs in askings if linking_words(quote, q, router.index.holding)]
     if not linked:
         what = "the question or its phrasings" if also else "the question"
         return (
@@ -318,7 +318,7 @@ def verify_pick(
         else:
             priced = [sentence for sentence in _SENTENCES.split(quote) if states_amount(sentence)]
         if not any(
-            linking_words(sentence, q, router.index.has_term) for sentence in priced for q, _ in askings
+            linking_words(sentence, q, router.index.holding) for sentence in priced for q, _ in askings
         ):
             return "the question asks a price, and no sentence of the quote states an amount beside its words"
     # A word of another page's name that this page lacks marks a neighbour's question ("frontend", a

@@ -54,9 +54,10 @@ _ISO = re.compile(
 _SLASHED = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
 # Chinese and Japanese (3月4号, 3月4日, 2025年3月4日), Korean (3월 4일).
 _CJK = re.compile(r"(?P<m>\d{1,2})\s*(?:月\s*(?P<d>\d{1,2})\s*[日号號]|월\s*(?P<k>\d{1,2})\s*일)(?!\d)")
-# English: the day after the month's name ("March 5th", "Mar. 5", not "May 3rd-party"), or before a
-# full name but May's ("12 August", "the 5th of March"; "the top 5 may change"), May's with a year after.
-_DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\w-]|[.:]\d)")
+# English: the day before a full month's name but May's ("12 August", "the 5th of March"; "the top 5 may
+# change"), or any with a year after ("5 Mar 2025"), else after it ("March 5th", "Mar. 5"; not "May
+# 3rd-party", nor a range, "March 5-7").
+_DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\w–-]|[.:]\d)")
 _DAY_BEFORE = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
 _YEAR_AFTER = re.compile(r",?\s+(?:19|20)\d{2}(?!\d)")
 _LATIN = re.compile(r"[a-z]+")
@@ -69,9 +70,12 @@ def _term(month: int, day: int) -> str | None:
 
 
 def _alone(norm: str, at: int) -> bool:
-    """False for a date starting inside a longer number or range (12025-03-04, 1.3月4号, 2-5 March)."""
+    """False for a date starting inside a longer number, a word, a range or a time (12025-03-04,
+    v2025.03.04, 1.3月4号, 2-5 March, 10:30 March)."""
     before = norm[at - 1 : at]
-    return not before or not (before.isdigit() or before in "./-")
+    return not before or not (
+        before.isdigit() or (before.isascii() and before.isalpha()) or before in "./-:–"
+    )
 
 
 def _spans(norm: str, words: Iterable[str], page: bool) -> list[Span]:
@@ -101,7 +105,7 @@ def _spans(norm: str, words: Iterable[str], page: bool) -> list[Span]:
                     out.append(span)
             at = norm.find(word, end)
     out.sort()
-    # Overlapping readings (2025年3月4日 inside nothing else; "4 March 5" read both ways): the first.
+    # Overlapping spans (an ISO date's and an English one's over "2025-03-04 March 5"): the first.
     kept: list[Span] = []
     for span in out:
         if not kept or span[0] >= kept[-1][1]:
@@ -110,14 +114,17 @@ def _spans(norm: str, words: Iterable[str], page: bool) -> list[Span]:
 
 
 def _english(norm: str, word: str, at: int, end: int) -> Span | None:
+    """The date a month's name at ``at`` makes with a day: before it first ("4 March 5 people" is 4
+    March), a full name's but May's, or any with a year after ("5 Mar 2025"; "the top 5 may change"),
+    else after it ("March 5th")."""
     month = _NAMED[word]
-    after = _DAY_AFTER.match(norm, end)
-    if after is not None and (term := _term(month, int(after[1]))):
-        return at, after.end(), (term,)
-    if word in _MONTHS and (word != "may" or _YEAR_AFTER.match(norm, end)):
+    if (word in _MONTHS and word != "may") or _YEAR_AFTER.match(norm, end):
         before = _DAY_BEFORE.search(norm, max(0, at - 12), at)
         if before is not None and _alone(norm, before.start()) and (term := _term(month, int(before[1]))):
             return before.start(), end, (term,)
+    after = _DAY_AFTER.match(norm, end)
+    if after is not None and (term := _term(month, int(after[1]))):
+        return at, after.end(), (term,)
     return None
 
 

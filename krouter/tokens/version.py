@@ -28,4 +28,6 @@ one machine never share a file. Its own module: the file name is needed where im
 # 25: a date (2025-03-04, 3月4号, March 5th) is also indexed as its month and day, marked (§03-04: ``dates``).
 # 26: 25's dates read alike by a page and a question (a full stop or a hyphen after an ISO date, 5 May 2025,
 # 04/03/2025 as either day, 2025.03.04, 3월 4일; no 30 February, no "may 3rd-party").
-TOKENIZER_VERSION = "26"
+# 27: a day before a month's name first (4 March 5 people), a short name's with a year after (5 Mar 2025), no
+# date inside a word (v2025.03.04) or after a time (10:30 March).
+TOKENIZER_VERSION = "27"

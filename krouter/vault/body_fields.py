@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from krouter.vault.fields import field_key
+from krouter.vault.templates import fenced_lines
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
 # without a bullet). A value longer than a person writes is not read (the line still is one).
@@ -86,11 +87,9 @@ def _adr_status(lines: list[str]) -> dict[str, list[object]]:
     """The status and replacement links of an architecture decision record: its ``Status`` section (the
     first one outside code, read only when its first line is a status line: not a list, not a
     sentence), else MADR 2's status item under the title."""
-    heading, fenced = None, False
+    heading, fenced = None, fenced_lines(lines)
     for i, line in enumerate(lines):
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and (h := _HEADING.match(line)) and h.group(1).strip().lower() == "status":
+        if i not in fenced and (h := _HEADING.match(line)) and h.group(1).strip().lower() == "status":
             heading = i
             break
     if heading is None:

@@ -21,10 +21,16 @@ CLIPPING_TAGS = frozenset({"clipping", "clippings", "web-clip", "webclip", "剪�
 
 
 def tagged_clipping(tags: Iterable[str]) -> bool:
-    """True when a page's tags mark it as clipped material (``CLIPPING_TAGS``, any case, a leading #)."""
+    """True when a page's tags mark it as clipped material (``CLIPPING_TAGS``, any case, a leading #, a
+    nested tag under one: clippings/web; tags written in one string, "clippings, research")."""
     return any(
-        unicodedata.normalize("NFKC", tag).strip().lstrip("#").casefold() in CLIPPING_TAGS for tag in tags
+        word.lstrip("#").split("/", 1)[0] in CLIPPING_TAGS
+        for tag in tags
+        for word in _TAG_WORDS.split(unicodedata.normalize("NFKC", tag).casefold())
     )
+
+
+_TAG_WORDS = re.compile(r"[\s,，、]+")
 
 
 # Statuses that mean "this page was replaced or abandoned": never cited. "superceded" is how the word

@@ -34,7 +34,8 @@ class CitedPage(BaseModel):
     )
     clipping: bool = Field(
         default=False,
-        description="The page is in an inputs or clippings folder: pasted material, not the user's own note.",
+        description="The page is in an inputs or clippings folder or tagged as a clipping: pasted material, not "
+        "the user's own note.",
     )
 
 

@@ -12,6 +12,7 @@ from krouter.vault.fields import PROMISE_REPLACEMENT
 from krouter.vault.links import LinkResolver
 from krouter.vault.page import Page
 from krouter.vault.page_lines import file_lines
+from krouter.vault.templates import fenced_lines
 
 
 def replacement_graph(
@@ -55,8 +56,8 @@ def replacement_graph(
                         Finding(
                             "untrusted_supersedes",
                             path,
-                            f"supersedes {dst!r} from an input/clipping folder: ignored, such pages "
-                            "cannot retire the vault's own pages",
+                            f"supersedes {dst!r} from clipped material (an input folder, or tagged as a "
+                            "clipping): ignored, such pages cannot retire the vault's own pages",
                             [dst],
                         )
                     )
@@ -116,7 +117,6 @@ def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
 _BODY_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _BODY_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+(?:\s+\"[^\"]*\")?|<[^<>\n]+>)\)")
 _CODE_SPAN = re.compile(r"`+[^`\n]*`+")
-_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 # A destination with a scheme (https:, mailto:, obsidian:) or only a #fragment is not a page of the vault.
 _NOT_A_PAGE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
 
@@ -135,12 +135,11 @@ def body_link_findings(pages: dict[str, Page]) -> list[Finding]:
     resolver = LinkResolver(list(pages))
     out: list[Finding] = []
     for path, page in pages.items():
-        fenced = False
-        for offset, line in enumerate(file_lines(page.body)):
-            if _FENCE_LINE.match(line):
-                fenced = not fenced
-                continue
-            if fenced or ("[" not in line):
+        lines = file_lines(page.body)
+        # The lookup's fence reader: "```brew install x``` once" opens none (a second review).
+        fenced = fenced_lines(lines)
+        for offset, line in enumerate(lines):
+            if offset in fenced or ("[" not in line):
                 continue
             text = _CODE_SPAN.sub("", line)
             links = [
