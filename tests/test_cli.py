@@ -659,6 +659,14 @@ def test_a_page_tagged_as_a_clipping_is_one_wherever_it_is_kept(tmp_path: Path) 
             "Set Managed Stripping Level to High to cut the IL2CPP build size by 4-9 MB.",
         )
     assert "clipping" not in again.reason, again.reason
+    # A tag: field is read as tags: is, nested and in one string too (a second review).
+    (vault / "Inbox.md").write_text(
+        "---\ntag: clippings/web, research\n---\n# Ferments\n\nKimchi ferments for five days at room temperature.\n",
+        encoding="utf-8",
+    )
+    with Router(vault) as router:
+        router.refresh()
+        assert router.is_clipping("Inbox.md") and not router.is_clipping("Notes.md")
 
 
 @pytest.mark.parametrize(

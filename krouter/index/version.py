@@ -24,7 +24,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # written in the body, as Logseq properties or an ADR's status section; dates and nested maps of other
 # frontmatter fields as passages; 10: template pages left out, query blocks no passages).
 # 11: a page tagged as a clipping (``fields.CLIPPING_TAGS``) is marked so (pages.clipped).
-SCHEMA_VERSION = "11"
+# 12: a page's tag: field read as its tags: are.
+SCHEMA_VERSION = "12"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

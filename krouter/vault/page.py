@@ -283,7 +283,9 @@ def parse_page(rel_path: str, text: str) -> Page:
         body_line=body_line,
         status=status_of(item for v in fields.get("status", []) for item in _as_list(v)),
         aliases=every("aliases", "alias"),
-        tags=every("tags"),
+        # "tag" too, as "alias" is read with "aliases": Obsidian reads both, and a tag: field was neither
+        # a tag nor words (a second review).
+        tags=every("tags", "tag"),
         triggers=every("triggers"),
         superseded_by=[link for raw in every("superseded_by", "replaced_by") for link in split_links(raw)],
         supersedes=[link for raw in every("supersedes", "replaces") for link in split_links(raw)],
