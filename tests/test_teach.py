@@ -889,6 +889,36 @@ def test_a_quote_sharing_the_question_s_words_only_through_the_dictionary_links_
     assert "shares no content word" in unlinked.reason, unlinked.reason
 
 
+def test_a_doubt_over_a_word_only_replaced_pages_hold_says_so(tmp_path: Path) -> None:
+    """The dev4 agent loop: the lookup said 'allowed' was held only by a replaced page, and the teach
+    check said "it lacks 'allowed', which other pages hold: a neighbour page's mark". The doubt stays
+    (measured: D144), and now says which pages hold the word."""
+    root = _pages(
+        tmp_path / "v",
+        {
+            "Decisions/Release cadence - biweekly.md": "---\ntitle: Release cadence - biweekly\nstatus: superseded\n"
+            'superseded_by: "[[Decisions/Release cadence - weekly]]"\n---\n# Release cadence - biweekly\n\n'
+            "Store releases are allowed every second Wednesday only.\n",
+            "Decisions/Release cadence - weekly.md": "---\ntitle: Release cadence - weekly\n---\n# Release cadence - "
+            "weekly\n\nStore builds go out every Thursday; the build agent writes the notes.\n",
+            "People/AI agents.md": "---\ntitle: AI agents\naliases: [docs-agent]\n---\n# AI agents\n\n"
+            "The docs agent may write to the Runbooks/ and Meetings/ folders only.\n",
+            "Runbooks/Layout.md": "# Layout\n\nEvery folder of the notes has an owner; docs live in Runbooks/ and "
+            "Meetings/ folders.\n",
+        },
+    )
+    question = "Which folders of the notes is the docs agent allowed to write to?"
+    assert decision(root, question)[0] == "refuse"
+    with Router(root) as router:
+        taught = teach.teach(
+            router,
+            question,
+            "People/AI agents.md",
+            "The docs agent may write to the Runbooks/ and Meetings/ folders only.",
+        )
+    assert "(only replaced ones: Decisions/Release cadence - biweekly.md)" in taught.reason, taught.reason
+
+
 def test_a_word_links_a_quote_only_through_the_senses_the_lookup_takes() -> None:
     """A cold review: any of a word's eight dictionary senses linked a quote (流程's fifth, stream, tied
     "入职流程是什么" to "Every stream is recorded"); the lookup takes the first three the vault holds."""

@@ -359,9 +359,27 @@ def verify_pick(
             words = ", ".join(repr(w) for w in specific)
             # Said as a doubt, not a verdict: a teaching that fails only this is held for the owner, and
             # "neighbour page" beside "pending" read to an agent as both accepted and judged wrong.
+            old = _only_replaced(router, wording, specific, ignore)
             found.append(
                 f"it lacks {words}, which other pages hold: a neighbour page's mark, or a question worded "
                 "unlike the page"
+                if old is None
+                # As the lookup says it ("only replaced pages hold it"): an agent-loop run was told both.
+                else f"it lacks {words}, which other pages hold (only replaced ones: {old}): a question worded "
+                "unlike the page, or one the replaced page answered"
             )
             break
     return "; ".join(found) or None
+
+
+def _only_replaced(router: Router, question: str, words: list[str], ignore: set[int]) -> str | None:
+    """A replaced page holding ``words`` (the question's, as shown) when only replaced pages do, or None."""
+    rows = router.index.page_table()
+    replaced = {row[0]: row[1] for row in rows if row[4]}
+    holders: set[int] = set()
+    for qt in query_terms(question, known=router.index.has_term):
+        if qt.text in words:
+            holders |= {row[0] for row in router.index.postings(qt.term)} - ignore
+    if not holders or not holders <= replaced.keys():
+        return None
+    return min(replaced[pid] for pid in holders)
