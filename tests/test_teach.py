@@ -919,6 +919,29 @@ def test_a_doubt_over_a_word_only_replaced_pages_hold_says_so(tmp_path: Path) ->
     assert "(only replaced ones: Decisions/Release cadence - biweekly.md)" in taught.reason, taught.reason
 
 
+def test_a_quote_shares_the_words_of_its_section_s_heading(tmp_path: Path) -> None:
+    """An agent-loop run (crosslang2): the release-window line that answers, "周二、周四 14:00–17:00", was
+    refused twice as sharing no word with the question and the agent's Chinese phrasing; the word they
+    share, 发布, is its section's heading. A quote under no heading that shares a word still does not."""
+    root = _pages(
+        tmp_path / "v",
+        {
+            "运维手册/生产环境部署.md": "---\ntitle: 生产环境部署\n---\n# 生产环境部署\n\n## 环境\n"
+            "- K8s 集群：阿里云 ACK，杭州\n\n## 发布窗口\n- **周二、周四 14:00–17:00**，其他时间只允许 hotfix\n"
+            "- 周五、节假日前一天不发布\n",
+            "运维手册/测试环境部署.md": "---\ntitle: 测试环境部署\n---\n# 测试环境部署\n\n合入主干后自动发布到测试环境。\n",
+        },
+    )
+    question, phrasing = "Which days of the week can we ship to prod?", "生产环境一周哪几天能发布？"
+    assert decision(root, question)[0] == "refuse"
+    quote = "周二、周四 14:00–17:00，其他时间只允许 hotfix"
+    with Router(root) as router:
+        bare = teach.teach(router, question, "运维手册/生产环境部署.md", "K8s 集群：阿里云 ACK，杭州")
+        under = teach.teach(router, question, "运维手册/生产环境部署.md", quote, phrasings=[phrasing])
+    assert "shares no content word" in bare.reason, bare.reason
+    assert "shares no content word" not in under.reason, under.reason
+
+
 def test_a_word_links_a_quote_only_through_the_senses_the_lookup_takes() -> None:
     """A cold review: any of a word's eight dictionary senses linked a quote (流程's fifth, stream, tied
     "入职流程是什么" to "Every stream is recorded"); the lookup takes the first three the vault holds."""

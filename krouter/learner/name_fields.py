@@ -73,3 +73,17 @@ def lacked_name_words(router: Router, question: str, page: str, written: str) ->
         if other and all(qt.text != word for word, _ in found):
             found.append((qt.text, other[0]))
     return found
+
+
+def only_replaced(router: Router, question: str, words: list[str], ignore: set[int]) -> str | None:
+    """A replaced page holding ``words`` (the question's, as shown) when only replaced pages do (besides
+    ``ignore``), or None: a teach doubt over such a word says so, as the lookup's reason does."""
+    rows = router.index.page_table()
+    replaced = {row[0]: row[1] for row in rows if row[4]}
+    holders: set[int] = set()
+    for qt in query_terms(question, known=router.index.has_term):
+        if qt.text in words:
+            holders |= {row[0] for row in router.index.postings(qt.term)} - ignore
+    if not holders or not holders <= replaced.keys():
+        return None
+    return min(replaced[pid] for pid in holders)

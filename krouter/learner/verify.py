@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
-from krouter.learner.name_fields import lacked_name_words, naming_field
+from krouter.learner.name_fields import lacked_name_words, naming_field, only_replaced
 from krouter.learner.shared_words import linking_words
 from krouter.learner.table_rows import header_of, is_table_row
 from krouter.routing.prices import priced_row, states_amount
@@ -25,6 +25,7 @@ from krouter.tokens.question_frames import asks_price
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import query_terms
 from krouter.vault.page import parse_page
+from krouter.vault.templates import fenced_lines
 
 CANDIDATE_POOL = 12
 MAX_CANDIDATES = 5
@@ -96,6 +97,25 @@ def quote_on_page(quote: str, page_text: str) -> bool:
             return True
         at = text.find(q, at + 1)
     return False
+
+
+def section_heading(quote: str, body: str) -> str:
+    """The text of the heading (second level or deeper, outside code fences) over the line where the
+    quote starts on the page's body, or "" (under the page's title, or the quote not found line by line)."""
+    first = normalize_text(_shown(quote.strip().splitlines()[0])) if quote.strip() else ""
+    if not first:
+        return ""
+    lines = body.splitlines()
+    fenced = fenced_lines(lines)
+    at = next((i for i, line in enumerate(lines) if first in normalize_text(_shown(line))), None)
+    for i in range(at - 1 if at is not None else -1, -1, -1):
+        m = _SECTION.match(lines[i])
+        if m and i not in fenced:
+            return m.group(2).strip() if len(m.group(1)) > 1 else ""
+    return ""
+
+
+_SECTION = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*)$")
 
 
 def _shown(text: str) -> str:
@@ -299,6 +319,13 @@ def verify_pick(
     # Through the dictionary too (``linking_words``): the lookup matched 翻译→translate, and an agent-loop
     # run had to ask again with a phrasing and teach a second time.
     linked = [(q, cs) for q, cs in askings if linking_words(quote, q, router.index.holding)]
+    # Or through the heading of the quote's section, whose words its lines answer under ("周二、周四
+    # 14:00–17:00" under "## 发布窗口": an agent-loop run's quote of the answering line was refused twice).
+    heading = section_heading(quote, parsed.body) if not linked else ""
+    if heading:
+        linked = [
+            (q, cs) for q, cs in askings if linking_words(f"{heading}\n{quote}", q, router.index.holding)
+        ]
     if not linked:
         what = "the question or its phrasings" if also else "the question"
         return (
@@ -359,7 +386,7 @@ def verify_pick(
             words = ", ".join(repr(w) for w in specific)
             # Said as a doubt, not a verdict: a teaching that fails only this is held for the owner, and
             # "neighbour page" beside "pending" read to an agent as both accepted and judged wrong.
-            old = _only_replaced(router, wording, specific, ignore)
+            old = only_replaced(router, wording, specific, ignore)
             found.append(
                 f"it lacks {words}, which other pages hold: a neighbour page's mark, or a question worded "
                 "unlike the page"
@@ -370,16 +397,3 @@ def verify_pick(
             )
             break
     return "; ".join(found) or None
-
-
-def _only_replaced(router: Router, question: str, words: list[str], ignore: set[int]) -> str | None:
-    """A replaced page holding ``words`` (the question's, as shown) when only replaced pages do, or None."""
-    rows = router.index.page_table()
-    replaced = {row[0]: row[1] for row in rows if row[4]}
-    holders: set[int] = set()
-    for qt in query_terms(question, known=router.index.has_term):
-        if qt.text in words:
-            holders |= {row[0] for row in router.index.postings(qt.term)} - ignore
-    if not holders or not holders <= replaced.keys():
-        return None
-    return min(replaced[pid] for pid in holders)
