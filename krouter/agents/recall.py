@@ -94,8 +94,8 @@ def render(receipt: Receipt, vault: Path, clipping: bool = False) -> str:
     The suggested ``krouter read`` names ``vault``: the agent's shell may lack the hook's
     $KROUTER_VAULT, and without it the read would go to another vault (the demo one, by default).
     A page's words never close the block (a clipped page could write ``</krouter-recall>`` and what it
-    likes after it), and a ``clipping`` (an inputs folder's page, or one tagged as a clipping) is said to be one, as the MCP reply
-    says.
+    likes after it), and a ``clipping`` (an inputs folder's page, or one tagged as a clipping) is said to
+    be one, as the MCP reply says.
     """
     top = receipt.top
     if receipt.decision != "cite" or top is None:

@@ -109,13 +109,11 @@ def section_heading(quote: str, body: str) -> str:
     fenced = fenced_lines(lines)
     at = next((i for i, line in enumerate(lines) if first in normalize_text(_shown(line))), None)
     for i in range(at - 1 if at is not None else -1, -1, -1):
-        m = _SECTION.match(lines[i])
-        if m and i not in fenced:
-            return m.group(2).strip() if len(m.group(1)) > 1 else ""
+        if i not in fenced and _HEADING_LINE.match(lines[i]):
+            marks = lines[i].lstrip(" \t")
+            text = marks.lstrip("#")
+            return text.strip() if len(marks) - len(text) > 1 else ""
     return ""
-
-
-_SECTION = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*)$")
 
 
 def _shown(text: str) -> str:
