@@ -34,6 +34,10 @@ from krouter.tokens.terms import RUN, query_terms
         # A second review's: the day before a month's name first, a short name's with a year after, no
         # date inside a word.
         ("On 4 March 5 people joined; Sat, 6 Mar 2025; v2025.03.07", ["§03-04", "§03-06"]),
+        # In Han numerals, as people say a day: 三月四号, 十二月二十五日, 二〇二五年十月一日. No month
+        # inside a longer number (二十三月), no such numbers (二一, 十十, 1十), no day a month lacks.
+        ("三月四号开会；十二月二十五日放假；二〇二五年十月一日上线", ["§03-04", "§12-25", "§10-01"]),
+        ("二十三月四号；二月二一日；三月十十日；二月三十日；1十月4号", []),
     ],
 )
 def test_a_date_is_its_month_and_day_however_written(text: str, terms: list[str]) -> None:
@@ -64,6 +68,8 @@ def test_a_question_s_date_is_one_unit_and_the_rest_is_cut_as_before() -> None:
         "On 4 March 5 people joined",
         "Sat, 5 Mar 2025",
         "v2025.03.04",
+        "三月四号",
+        "十二月二十五日那天",
     ],
 )
 def test_a_question_reads_a_date_as_a_page_does(text: str) -> None:
@@ -103,11 +109,15 @@ def test_a_day_asked_finds_its_log_page_and_a_day_no_page_writes_is_missing(tmp_
     with 月, 4 and 号 missing; "on March 5th" did not bring the 2025-03-05 log into the first three."""
     with Router(_vault(tmp_path)) as router:
         zh = router.decide("3月4号安卓夜包卡在哪一步了？")
+        spoken = router.decide("三月四号安卓夜包卡在哪一步了？")
         en = router.decide("What broke with the Korean strings on March 5th?")
         none = router.decide("3月6号安卓夜包卡在哪一步了？")
         last_year = router.decide("2024-03-04 那天出了啥事？")
         this_year = router.decide("2025-03-04 那天出了啥事？")
     assert zh.decision == "cite" and zh.top is not None and zh.top.path == "日志/2025-03-04.md", zh.reason
+    # The day in Han numerals, as it is said, finds the same log.
+    assert spoken.decision == "cite" and spoken.top is not None, spoken.reason
+    assert spoken.top.path == "日志/2025-03-04.md", spoken.reason
     assert en.decision == "cite" and en.top is not None and en.top.path == "日志/2025-03-05.md", en.reason
     assert none.decision == "refuse" and "'3月6号'" in none.reason, none.reason
     # The year tells two years' logs of one day apart (a cold review).

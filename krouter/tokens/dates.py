@@ -1,4 +1,4 @@
-"""A day of the year written as a date (2025-03-04, 3月4号, March 5th, 12 August) is one term, §03-04.
+"""A day of the year written as a date (2025-03-04, 3月4号, 三月四号, March 5th, 12 August) is one term, §03-04.
 
 Daily logs and meeting notes are named by their date, and a question asks about a day the way people say
 it: "3月4号安卓夜包卡住是咋回事", "What went wrong with the Korean strings on March 5th". Read as words,
@@ -52,8 +52,14 @@ _ISO = re.compile(
 )
 # The day and month with a year after (04/03/2025): a page's only, either day.
 _SLASHED = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
-# Chinese and Japanese (3月4号, 3月4日, 2025年3月4日), Korean (3월 4일).
-_CJK = re.compile(r"(?P<m>\d{1,2})\s*(?:月\s*(?P<d>\d{1,2})\s*[日号號]|월\s*(?P<k>\d{1,2})\s*일)(?!\d)")
+# Chinese and Japanese (3月4号, 3月4日, 2025年3月4日, 三月四号, 十二月二十五日), Korean (3월 4일).
+_HAN_DIGITS = {c: n for n, c in enumerate("〇一二三四五六七八九")}
+# One class for digits and numerals, which the engine scans for in C (an alternation of the two: a
+# third slower); a part mixing them is no number (``_number``).
+_CJK = re.compile(
+    r"(?P<m>[\d一二三四五六七八九十]{1,2})\s*(?:月\s*(?P<d>[\d一二三四五六七八九十]{1,3})\s*[日号號]"
+    r"|월\s*(?P<k>\d{1,2})\s*일)(?!\d)"
+)
 # English: the day before a full month's name but May's ("12 August", "the 5th of March"; "the top 5 may
 # change"), or any with a year after ("5 Mar 2025"), else after it ("March 5th", "Mar. 5"; not "May
 # 3rd-party", nor a range, "March 5-7").
@@ -69,12 +75,27 @@ def _term(month: int, day: int) -> str | None:
     return f"{DATE}{month:02d}-{day:02d}" if 1 <= month <= 12 and 1 <= day <= _DAYS_IN[month] else None
 
 
+def _number(written: str) -> int:
+    """A month's or day's number in digits or Han numerals (12, 十二, 二十五); 0 for no such number
+    (二一, 十十, 1十)."""
+    if written.isdigit():
+        return int(written)
+    if not all(c in _HAN_DIGITS or c == "十" for c in written):
+        return 0
+    tens, ten, ones = written.partition("十")
+    if not ten:
+        return _HAN_DIGITS[written] if len(written) == 1 else 0
+    if "十" in ones or len(tens) > 1 or len(ones) > 1:
+        return 0
+    return (_HAN_DIGITS[tens] if tens else 1) * 10 + (_HAN_DIGITS[ones] if ones else 0)
+
+
 def _alone(norm: str, at: int) -> bool:
     """False for a date starting inside a longer number, a word, a range or a time (12025-03-04,
-    v2025.03.04, 1.3月4号, 2-5 March, 10:30 March)."""
+    v2025.03.04, 1.3月4号, 二十三月, 2-5 March, 10:30 March)."""
     before = norm[at - 1 : at]
     return not before or not (
-        before.isdigit() or (before.isascii() and before.isalpha()) or before in "./-:–"
+        before.isnumeric() or (before.isascii() and before.isalpha()) or before in "./-:–"
     )
 
 
@@ -93,7 +114,7 @@ def _spans(norm: str, words: Iterable[str], page: bool) -> list[Span]:
                 out.append((m.start(), m.end(), either))
     if "月" in norm or "월" in norm:
         for m in _CJK.finditer(norm):
-            if _alone(norm, m.start()) and (term := _term(int(m["m"]), int(m["d"] or m["k"]))):
+            if _alone(norm, m.start()) and (term := _term(_number(m["m"]), _number(m["d"] or m["k"]))):
                 out.append((m.start(), m.end(), (term,)))
     for word in sorted(_MONTH_WORDS.intersection(words)):
         at = norm.find(word)
@@ -137,7 +158,7 @@ def date_terms(norm: str, runs: list[str]) -> list[str]:
 def split_dates(norm: str) -> list[tuple[str, str | None]]:
     """A normalised question cut at its dates, in order: (a date as written, its term) for each date and
     (the text between, None) for the rest; the year a date holds is given back as text of its own."""
-    if not any(map(str.isdigit, norm)):
+    if not any(map(str.isnumeric, norm)):
         return [(norm, None)]
     out: list[tuple[str, str | None]] = []
     at = 0
