@@ -61,7 +61,7 @@ def translated_shared(quote: str, question: str, holding: Callable[[str], Mappin
         else:
             words = [
                 zh
-                for zh in bilingual.to_chinese(qt.term)
+                for zh in bilingual.to_chinese(qt.term, written=qt.text)
                 if _on_one_page(holding, (zh,)) or _on_one_page(holding, tuple(fallback_bigrams(zh)))
             ]
             held = any(holds_word(quote_terms, zh) for zh in words[:HELD_TRANSLATIONS])

@@ -307,7 +307,7 @@ def _translations(
             if not english:
                 out.extend(_spelled(index, term))
     elif t.has_han:
-        chinese = bilingual.to_chinese(term)
+        chinese = bilingual.to_chinese(term, written=word)
         for zh in chinese:
             terms, held = _chinese_route(index, zh)
             if held:

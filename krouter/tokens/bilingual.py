@@ -31,12 +31,13 @@ from pathlib import Path
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
 from krouter.tokens import cedict_rows, jieba_dict, traditional, work_glossary
+from krouter.tokens.word_forms import derivation
 
 # Bump when a rule changes that SAMPLE does not exercise. The store is also keyed by what the rules make
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "13"
+STORE_VERSION = "14"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb, place names with their glosses (one with
@@ -126,6 +127,7 @@ def _usable(conn: sqlite3.Connection) -> bool:
     try:
         tables = (
             "en2zh",
+            "en2zh_form",
             "zh2en",
             "reading",
             "surname",
@@ -206,6 +208,10 @@ def _build(source: Path, path: Path) -> None:
             "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, "
             "count INTEGER NOT NULL, PRIMARY KEY (en, zh))"
         )
+        conn.execute(
+            "CREATE TABLE en2zh_form (en TEXT NOT NULL, zh TEXT NOT NULL, form TEXT NOT NULL, "
+            "PRIMARY KEY (en, form, zh))"
+        )
         conn.executemany(
             "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
         )
@@ -224,7 +230,11 @@ def _build(source: Path, path: Path) -> None:
         conn.executemany("INSERT INTO fold VALUES (?, ?)", sorted(folds.items()))
         conn.executemany(
             "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
-            sorted((e, z, r, counts.get(z, 0)) for (e, z), r in en2zh.items()),
+            sorted((e, z, r, counts.get(z, 0)) for (e, z), (r, _forms) in en2zh.items()),
+        )
+        conn.executemany(
+            "INSERT INTO en2zh_form VALUES (?, ?, ?)",
+            sorted((e, z, f) for (e, z), (_rank, forms) in en2zh.items() for f in forms),
         )
         work_glossary.write_tables(conn, counts)
 
@@ -259,17 +269,31 @@ def _store() -> sqlite3.Connection | None:
 
 
 @lru_cache(maxsize=8192)
-def to_chinese(term: str, work: bool = True) -> tuple[str, ...]:
+def to_chinese(term: str, work: bool = True, written: str = "") -> tuple[str, ...]:
     """Chinese words that translate the stemmed English term: the work glossary's (the commoner word
     first; ``work=False`` leaves them out), then CC-CEDICT's, commonest sense first, then the commoner
-    word."""
+    word. Given the word as ``written``, and when some sense writes it in its form (format, not
+    formation: ``word_forms``), only the senses written in a form one Chinese word gives with it: a form
+    no word shares is another word (formation → 队列, edition → 版本), one a word shares the same word
+    as a noun or a verb (连接 "to connect" answers "connections", as 关联 "to connect; connection" says)."""
     glossary = column("SELECT zh FROM work_en2zh WHERE en=? ORDER BY count DESC, zh", term) if work else ()
-    cedict = column(
-        "SELECT zh FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh LIMIT ?",
-        term,
-        MAX_TRANSLATIONS,
-    )
-    return tuple(dict.fromkeys(glossary + cedict))
+    conn = _store()
+    if conn is None:
+        return glossary
+    try:
+        rows = conn.execute(
+            "SELECT e.zh, group_concat(f.form, '|') FROM en2zh e JOIN en2zh_form f USING (en, zh) "
+            "WHERE e.en=? GROUP BY e.zh ORDER BY e.rank, e.count DESC, length(e.zh), e.zh",
+            (term,),
+        ).fetchall()
+    except sqlite3.Error:
+        return glossary
+    senses = [(zh, set(forms.split("|"))) for zh, forms in rows]
+    form = derivation(written) if written else None
+    if any(form in forms for _, forms in senses):
+        linked = set().union(*(forms for _, forms in senses if form in forms))
+        senses = [(zh, forms) for zh, forms in senses if forms & linked]
+    return tuple(dict.fromkeys(glossary + tuple(zh for zh, _ in senses[:MAX_TRANSLATIONS])))
 
 
 @lru_cache(maxsize=8192)

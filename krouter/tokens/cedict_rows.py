@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.terms import english_terms
+from krouter.tokens.word_forms import derivation
 
 # A sense of more content words than this is a definition, not a translation.
 MAX_SENSE_WORDS = 2
@@ -47,11 +48,12 @@ _PHRASAL = re.compile(
 )
 
 
-def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], list[str], bool]]:
+def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], list[tuple[str, str]], bool]]:
     """Each usable sense of an entry, commonest first: its English content words as (stemmed term, word
     as written) when it is short enough to be one translation (else empty), the English words it
-    translates into Chinese: each one-word synonym it lists ("to link; to join; to connect": link, join,
-    connect), else its one word unless it is negated ("not to speak" is not "speak"), and whether it is
+    translates into Chinese, likewise: each one-word synonym it lists ("to link; to join; to connect":
+    link, join, connect), else its one word unless it is negated ("not to speak" is not "speak"), and
+    whether it is
     a place's name without its gloss. A proper noun's gloss may follow its name without a comma
     ("Chengdu subprovincial city and capital of Sichuan"): then the name counts only when it spells the
     entry's ``reading`` (cheng2 du1), which "History of the Ming dynasty" (明史) or "Sichuan opera" (川剧)
@@ -71,7 +73,7 @@ def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], li
         if ";" in plain:
             english = _synonyms(plain)
         else:
-            english = [words[0][0]] if len(words) == 1 and not _NEGATED.search(plain) else []
+            english = words[:1] if len(words) == 1 and not _NEGATED.search(plain) else []
         if words or english:
             out.append((words, english, named is not None))
     return out
@@ -94,12 +96,17 @@ def romanised(syllable: str) -> str | None:
     return m.group(1) if m else None
 
 
-def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
-    """The store's rows for these dictionary lines: (zh, en terms) -> en as written, (en term, zh) -> rank.
-    A place's name that stems like another English word ("Daye" and "day") is left out: it would
-    translate that word."""
+# An English word's Chinese translation: (en term, zh) -> (the rank of its commonest sense, the forms
+# of the English word its senses write, ``word_forms.derivation``'s).
+En2Zh = dict[tuple[str, str], tuple[int, frozenset[str]]]
+
+
+def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], En2Zh]:
+    """The store's rows for these dictionary lines: (zh, en terms) -> en as written, and ``En2Zh``'s. A
+    place's name that stems like another English word ("Daye" and "day") is left out: it would translate
+    that word."""
     zh2en: dict[tuple[str, str], str] = {}
-    en2zh: dict[tuple[str, str], int] = {}
+    en2zh: En2Zh = {}
     names: list[tuple[str, int, list[tuple[str, str]]]] = []
     written: dict[str, set[str]] = {}
     for line in lines:
@@ -124,26 +131,27 @@ def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], dic
         if any("'" in w for _, w in words) and _letters(words) in plain:
             continue
         if all(written.get(term, {as_written}) == {as_written} for term, as_written in words):
-            _add(zh2en, en2zh, word, rank, words, [words[0][0]] if len(words) == 1 else [])
+            _add(zh2en, en2zh, word, rank, words, words[:1] if len(words) == 1 else [])
     return zh2en, en2zh
 
 
 def _add(
     zh2en: dict[tuple[str, str], str],
-    en2zh: dict[tuple[str, str], int],
+    en2zh: En2Zh,
     word: str,
     rank: int,
     words: list[tuple[str, str]],
-    english: list[str],
+    english: list[tuple[str, str]],
 ) -> None:
     """One sense of ``word`` into the store's rows."""
     if words:
         # A two-word sense ("server push") is one phrase: a page must hold both words.
         zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
     # The rank keeps the dictionary's order of senses.
-    for term in english:
+    for term, written in english:
         key = (term, word)
-        en2zh[key] = min(rank, en2zh.get(key, rank))
+        old_rank, forms = en2zh.get(key, (rank, frozenset()))
+        en2zh[key] = (min(rank, old_rank), forms | {derivation(written)})
 
 
 def _letters(words: list[tuple[str, str]]) -> str:
@@ -158,8 +166,8 @@ def _plain_name(name: str) -> bool:
     return all(w.isascii() and w.isalpha() and len(w) >= 4 for w in join_apostrophes(name).split())
 
 
-def _synonyms(sense: str) -> list[str]:
-    """The stemmed word of each one-word synonym a sense lists ("to link; to join; to connect"), for
+def _synonyms(sense: str) -> list[tuple[str, str]]:
+    """(stemmed, as written) of each one-word synonym a sense lists ("to link; to join; to connect"), for
     English to Chinese only: the other way, more English words per Chinese word were more chances for a
     colloquial question to meet a generic English page word (处理 → handle, deal, process; D25, refused
     by the held-out sets)."""
@@ -168,7 +176,7 @@ def _synonyms(sense: str) -> list[str]:
         plain = synonym.strip()
         if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATED.search(plain) or _PHRASAL.match(plain):
             continue
-        terms = [term for w in plain.split() for term in english_terms(w)[:1]]
-        if len(terms) == 1 and not terms[0].isdigit():
+        terms = [(term, w) for w in plain.split() for term in english_terms(w)[:1]]
+        if len(terms) == 1 and not terms[0][0].isdigit():
             out.append(terms[0])
     return out
