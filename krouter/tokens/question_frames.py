@@ -166,6 +166,13 @@ def without_days(question: str) -> str:
 _RECALLING = re.compile(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$))")
 
 
+# "Under what circumstances" (什么情况下, 哪些情况下, 啥情况): asks for a condition, as 什么时候 asks for a
+# time, and names nothing. Left in, 情况 counted as content no note writes, and the segmenter glued the
+# frame's 下 to the verb after it ("什么情况下切到备用通道": 下切, a word no page holds), both said to be
+# words "the vault never mentions" (the dev2 agent loop).
+_CONDITION_ASKED = re.compile(r"在?(?:什么|啥|哪些|哪种|何种)\s*(?:样的?\s*)?情况下?")
+
+
 # 块 after a number: spoken Chinese for 元 ("开线那300块", "38块5" for 38.5) or a measure word ("8块硬盘"),
 # never a word of the subject: notes write ¥300 or 300 元, and the lone 块 weighed as content every page
 # lacks (D134). Not 一块 ("together", "a piece of"), a word of its own.
@@ -174,11 +181,12 @@ _KUAI_AFTER_NUMBER = re.compile(r"(?<=[\d两三四五六七八九十百千万])\
 
 
 def without_frames(text: str) -> str:
-    """A normalised question with its English asking frames and a spoken Chinese question's closing 来着
-    blanked out (each becomes a space), a price asked read as 多少 (in English, its word of money blanked),
-    and 块 after a number dropped (38块5 read as 38.5)."""
+    """A normalised question with its English asking frames, a spoken Chinese question's closing 来着 and
+    "under what circumstances" (什么情况下) blanked out (each becomes a space), a price asked read as 多少
+    (in English, its word of money blanked), and 块 after a number dropped (38块5 read as 38.5)."""
     text = _EN_PRICE_ASKED.sub(_money_blanked, text)
     text = _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
+    text = _CONDITION_ASKED.sub(" ", text) if "情况" in text else text
     return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
 
 

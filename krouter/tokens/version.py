@@ -31,4 +31,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 27: a day before a month's name first (4 March 5 people), a short name's with a year after (5 Mar 2025), no
 # date inside a word (v2025.03.04) or after a time (10:30 March).
 # 28: a day in Han numerals (三月四号, 十二月二十五日) is a date too.
-TOKENIZER_VERSION = "28"
+# 29: a trigger's "under what circumstances" (什么情况下) is a frame, as a question's is.
+TOKENIZER_VERSION = "29"
