@@ -38,6 +38,11 @@ from krouter.tokens.terms import RUN, query_terms
         # inside a longer number (二十三月), no such numbers (二一, 十十, 1十), no day a month lacks.
         ("三月四号开会；十二月二十五日放假；二〇二五年十月一日上线", ["§03-04", "§12-25", "§10-01"]),
         ("二十三月四号；二月二一日；三月十十日；二月三十日；1十月4号", []),
+        # A cold review: a weekday's numeral before a date is no longer number (周三3月4号, 星期三三月四号).
+        (
+            "周三3月4号；星期二3月5日；上周五2025-03-07；星期三三月四号",
+            ["§03-04", "§03-05", "§03-07", "§03-04"],
+        ),
     ],
 )
 def test_a_date_is_its_month_and_day_however_written(text: str, terms: list[str]) -> None:
@@ -110,6 +115,7 @@ def test_a_day_asked_finds_its_log_page_and_a_day_no_page_writes_is_missing(tmp_
     with Router(_vault(tmp_path)) as router:
         zh = router.decide("3月4号安卓夜包卡在哪一步了？")
         spoken = router.decide("三月四号安卓夜包卡在哪一步了？")
+        weekday = router.decide("周二3月4号安卓夜包卡在哪一步了？")
         en = router.decide("What broke with the Korean strings on March 5th?")
         none = router.decide("3月6号安卓夜包卡在哪一步了？")
         last_year = router.decide("2024-03-04 那天出了啥事？")
@@ -118,6 +124,9 @@ def test_a_day_asked_finds_its_log_page_and_a_day_no_page_writes_is_missing(tmp_
     # The day in Han numerals, as it is said, finds the same log.
     assert spoken.decision == "cite" and spoken.top is not None, spoken.reason
     assert spoken.top.path == "日志/2025-03-04.md", spoken.reason
+    # A weekday before the day (a word the log lacks) no longer hides the date.
+    assert weekday.candidates[0].path == "日志/2025-03-04.md", weekday.reason
+    assert "3月4号" not in weekday.reason and "'月'" not in weekday.reason, weekday.reason
     assert en.decision == "cite" and en.top is not None and en.top.path == "日志/2025-03-05.md", en.reason
     assert none.decision == "refuse" and "'3月6号'" in none.reason, none.reason
     # The year tells two years' logs of one day apart (a cold review).

@@ -789,13 +789,19 @@ def test_an_english_word_is_translated_in_its_own_form_not_a_derived_one(tmp_pat
     )
     _page(tmp_path, "决策/消息队列.md", "# 消息队列\n\n业务事件都走 Kafka 消息队列，按业务线分 topic。\n")
     _page(tmp_path, "运维/连接池.md", "# 连接池\n\n每个服务的数据库连接上限是 50，超出时排队等待。\n")
+    _page(tmp_path, "流程/翻译流程.md", "# 翻译流程\n\n文档翻译由本地化组负责，周五前交稿。\n")
     with Router(tmp_path) as router:
         commits = router.ask("what format do commit messages follow")
         pool = router.ask("how many database connections may each service open")
+        # A cold review: a derived form keeps its base's senses after its own (CC-CEDICT writes
+        # "translation" only in 翻译's fifth sense, past the four read).
+        translation = router.ask("who does our document translation")
     routes = [m for c in commits.candidates for m in c.matched]
     assert commits.candidates[0].path == "规范/提交信息格式.md" and "format→格式" in routes, routes
     assert not any(m.startswith("format→") and m != "format→格式" for m in routes), routes
     assert pool.closest is not None and "connections→连接" in pool.closest.matched
+    assert translation.decision == "cite" and translation.top is not None, translation.reason
+    assert translation.top.path == "流程/翻译流程.md"
 
 
 @pytest.mark.parametrize(
@@ -808,8 +814,16 @@ def test_an_english_word_is_translated_in_its_own_form_not_a_derived_one(tmp_pat
         ("deployments", "ment"),
         ("policies", ""),
         ("running", ""),
-        ("activities", "it"),
         ("Customer", "er"),
+        # A cold review: two inflections (settings), an adverb, a British spelling, a past tense read
+        # as its verb's form (automated, automate), singular and plural alike.
+        ("settings", ""),
+        ("directly", ""),
+        ("centre", ""),
+        ("automated", "at"),
+        ("automate", "at"),
+        ("activity", "it"),
+        ("activities", "it"),
     ],
 )
 def test_a_word_s_form_is_what_it_adds_to_its_stem_past_an_inflection(word: str, form: str) -> None:

@@ -37,11 +37,11 @@ from krouter.tokens.word_forms import derivation
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "14"
+STORE_VERSION = "15"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb, place names with their glosses (one with
-# no comma before it) and a British spelling.
+# no comma before it), a British spelling, and synonyms in a derived form of a word (``word_forms``).
 SAMPLE = (
     "數據庫 数据库 [shu4 ju4 ku4] /database/",
     "跑 跑 [pao3] /to run/to escape/",
@@ -71,6 +71,8 @@ SAMPLE = (
     "比薩 比萨 [Bi3 sa4] /Pisa, town in Toscana, Italy/",
     "比薩 比萨 [bi3 sa4] /pizza (loanword)/",
     "顏色 颜色 [yan2 se4] /colour/",
+    "隊列 队列 [dui4 lie4] /queue; formation/",
+    "關聯 关联 [guan1 lian2] /to connect; connection/",
 )
 # A question word gets at most this many translations (the first the dictionary lists).
 MAX_TRANSLATIONS = 8
@@ -127,7 +129,6 @@ def _usable(conn: sqlite3.Connection) -> bool:
     try:
         tables = (
             "en2zh",
-            "en2zh_form",
             "zh2en",
             "reading",
             "surname",
@@ -206,11 +207,7 @@ def _build(source: Path, path: Path) -> None:
         )
         conn.execute(
             "CREATE TABLE en2zh (en TEXT NOT NULL, zh TEXT NOT NULL, rank INTEGER NOT NULL, "
-            "count INTEGER NOT NULL, PRIMARY KEY (en, zh))"
-        )
-        conn.execute(
-            "CREATE TABLE en2zh_form (en TEXT NOT NULL, zh TEXT NOT NULL, form TEXT NOT NULL, "
-            "PRIMARY KEY (en, form, zh))"
+            "count INTEGER NOT NULL, forms TEXT NOT NULL, PRIMARY KEY (en, zh))"
         )
         conn.executemany(
             "INSERT INTO zh2en VALUES (?, ?, ?)", sorted((z, e, w) for (z, e), w in zh2en.items())
@@ -229,12 +226,8 @@ def _build(source: Path, path: Path) -> None:
         conn.execute("CREATE TABLE fold (zh TEXT PRIMARY KEY, simplified TEXT NOT NULL)")
         conn.executemany("INSERT INTO fold VALUES (?, ?)", sorted(folds.items()))
         conn.executemany(
-            "INSERT INTO en2zh VALUES (?, ?, ?, ?)",
-            sorted((e, z, r, counts.get(z, 0)) for (e, z), (r, _forms) in en2zh.items()),
-        )
-        conn.executemany(
-            "INSERT INTO en2zh_form VALUES (?, ?, ?)",
-            sorted((e, z, f) for (e, z), (_rank, forms) in en2zh.items() for f in forms),
+            "INSERT INTO en2zh VALUES (?, ?, ?, ?, ?)",
+            sorted((e, z, r, counts.get(z, 0), "|".join(f)) for (e, z), (r, f) in en2zh.items()),
         )
         work_glossary.write_tables(conn, counts)
 
@@ -272,28 +265,32 @@ def _store() -> sqlite3.Connection | None:
 def to_chinese(term: str, work: bool = True, written: str = "") -> tuple[str, ...]:
     """Chinese words that translate the stemmed English term: the work glossary's (the commoner word
     first; ``work=False`` leaves them out), then CC-CEDICT's, commonest sense first, then the commoner
-    word. Given the word as ``written``, and when some sense writes it in its form (format, not
-    formation: ``word_forms``), only the senses written in a form one Chinese word gives with it: a form
-    no word shares is another word (formation → 队列, edition → 版本), one a word shares the same word
-    as a noun or a verb (连接 "to connect" answers "connections", as 关联 "to connect; connection" says)."""
+    word. Given the word as ``written``, the senses in its form (``word_forms``) and in any form one
+    Chinese word gives with it come first (连接 "to connect" answers "connections", as 关联 "to connect;
+    connection" says); a word in its base form takes no sense in another form when some are in its own:
+    "format" is not "formation" (队列), "edit" not "edition" (版本). A derived form keeps the base's
+    senses after its own: CC-CEDICT often writes the common word only so ("translation": 翻译 "to
+    translate")."""
     glossary = column("SELECT zh FROM work_en2zh WHERE en=? ORDER BY count DESC, zh", term) if work else ()
     conn = _store()
     if conn is None:
         return glossary
     try:
         rows = conn.execute(
-            "SELECT e.zh, group_concat(f.form, '|') FROM en2zh e JOIN en2zh_form f USING (en, zh) "
-            "WHERE e.en=? GROUP BY e.zh ORDER BY e.rank, e.count DESC, length(e.zh), e.zh",
-            (term,),
+            "SELECT zh, forms FROM en2zh WHERE en=? ORDER BY rank, count DESC, length(zh), zh", (term,)
         ).fetchall()
     except sqlite3.Error:
         return glossary
-    senses = [(zh, set(forms.split("|"))) for zh, forms in rows]
     form = derivation(written) if written else None
+    senses = [(zh, set(forms.split("|"))) for zh, forms in rows]
     if any(form in forms for _, forms in senses):
         linked = set().union(*(forms for _, forms in senses if form in forms))
-        senses = [(zh, forms) for zh, forms in senses if forms & linked]
-    return tuple(dict.fromkeys(glossary + tuple(zh for zh, _ in senses[:MAX_TRANSLATIONS])))
+        own = [zh for zh, forms in senses if forms & linked]
+        rest = [] if form == "" else [zh for zh, forms in senses if not forms & linked]
+        cedict = own + rest
+    else:
+        cedict = [zh for zh, _ in senses]
+    return tuple(dict.fromkeys(glossary + tuple(cedict[:MAX_TRANSLATIONS])))
 
 
 @lru_cache(maxsize=8192)

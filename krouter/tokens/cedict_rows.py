@@ -97,8 +97,8 @@ def romanised(syllable: str) -> str | None:
 
 
 # An English word's Chinese translation: (en term, zh) -> (the rank of its commonest sense, the forms
-# of the English word its senses write, ``word_forms.derivation``'s).
-En2Zh = dict[tuple[str, str], tuple[int, frozenset[str]]]
+# of the English word its senses write, ``word_forms.derivation``'s, sorted: the store's key hashes them).
+En2Zh = dict[tuple[str, str], tuple[int, tuple[str, ...]]]
 
 
 def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], En2Zh]:
@@ -150,8 +150,8 @@ def _add(
     # The rank keeps the dictionary's order of senses.
     for term, written in english:
         key = (term, word)
-        old_rank, forms = en2zh.get(key, (rank, frozenset()))
-        en2zh[key] = (min(rank, old_rank), forms | {derivation(written)})
+        old_rank, forms = en2zh.get(key, (rank, ()))
+        en2zh[key] = (min(rank, old_rank), tuple(sorted({*forms, derivation(written)})))
 
 
 def _letters(words: list[tuple[str, str]]) -> str:

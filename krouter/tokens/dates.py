@@ -54,12 +54,15 @@ _ISO = re.compile(
 _SLASHED = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
 # Chinese and Japanese (3月4号, 3月4日, 2025年3月4日, 三月四号, 十二月二十五日), Korean (3월 4일).
 _HAN_DIGITS = {c: n for n, c in enumerate("〇一二三四五六七八九")}
-# One class for digits and numerals, which the engine scans for in C (an alternation of the two: a
-# third slower); a part mixing them is no number (``_number``).
+# A month in numerals is one of twelve (十二, not 二十), a day one of 31 (二十五); digits as before.
+_HAN_MONTH = "十[一二]?|[一二三四五六七八九]"
+_HAN_DAY = "[二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"
 _CJK = re.compile(
-    r"(?P<m>[\d一二三四五六七八九十]{1,2})\s*(?:月\s*(?P<d>[\d一二三四五六七八九十]{1,3})\s*[日号號]"
+    rf"(?P<m>\d{{1,2}}|{_HAN_MONTH})\s*(?:月\s*(?P<d>\d{{1,2}}|{_HAN_DAY})\s*[日号號]"
     r"|월\s*(?P<k>\d{1,2})\s*일)(?!\d)"
 )
+# A weekday before a date (周三3月4号, 星期三三月四号): its numeral ends a word, not a number.
+_WEEKDAY = re.compile(r"(?:周|星期|礼拜|禮拜)[一二三四五六日天]$")
 # English: the day before a full month's name but May's ("12 August", "the 5th of March"; "the top 5 may
 # change"), or any with a year after ("5 Mar 2025"), else after it ("March 5th", "Mar. 5"; not "May
 # 3rd-party", nor a range, "March 5-7").
@@ -76,26 +79,27 @@ def _term(month: int, day: int) -> str | None:
 
 
 def _number(written: str) -> int:
-    """A month's or day's number in digits or Han numerals (12, 十二, 二十五); 0 for no such number
-    (二一, 十十, 1十)."""
+    """A month's or day's number written in digits or, as ``_CJK`` reads them, Han numerals (12, 十二,
+    二十五)."""
     if written.isdigit():
         return int(written)
-    if not all(c in _HAN_DIGITS or c == "十" for c in written):
-        return 0
     tens, ten, ones = written.partition("十")
     if not ten:
-        return _HAN_DIGITS[written] if len(written) == 1 else 0
-    if "十" in ones or len(tens) > 1 or len(ones) > 1:
-        return 0
+        return _HAN_DIGITS[written]
     return (_HAN_DIGITS[tens] if tens else 1) * 10 + (_HAN_DIGITS[ones] if ones else 0)
 
 
 def _alone(norm: str, at: int) -> bool:
     """False for a date starting inside a longer number, a word, a range or a time (12025-03-04,
-    v2025.03.04, 1.3月4号, 二十三月, 2-5 March, 10:30 March)."""
+    v2025.03.04, 1.3月4号, 二十三月, 2-5 March, 10:30 March); a numeral may end a weekday before a date
+    in numerals (星期三三月四号)."""
     before = norm[at - 1 : at]
-    return not before or not (
-        before.isnumeric() or (before.isascii() and before.isalpha()) or before in "./-:–"
+    if not before:
+        return True
+    if before.isdigit() or (before.isascii() and before.isalpha()) or before in "./-:–":
+        return False
+    return not (before.isnumeric() and norm[at].isnumeric() and not norm[at].isdigit()) or bool(
+        _WEEKDAY.search(norm, max(0, at - 3), at)
     )
 
 

@@ -1,36 +1,52 @@
-"""What an English word adds to its stem beyond an inflection: "" for format, formats, formatted; "ion"
-for formation; "ment" for deployment.
+"""What an English word adds to its stem beyond an inflection: "" for format, formats, formatted and
+directly's direct; "ion" for formation and formations; "er" for customers.
 
 The stemmer folds derivations into one stem (formation and format are "format", edition and edit are
-"edit"), which is right for matching a page's words against a question's, and wrong for a dictionary's
-English: 队列 ("queue; formation") and 兵团 ("formation; corps") stood first among the translations of
-"format", ahead of 格式 ("format"), and 版本 ("version; edition") translated "edit" (an agent-loop run,
-dev2). ``bilingual.to_chinese`` prefers the senses written in the question word's own form.
+"edit", customer is "custom"), which is right for matching a page's words against a question's, and
+wrong for a dictionary's English: 队列 ("queue; formation") and 兵团 ("formation; corps") stood first
+among the translations of "format", ahead of 格式 ("format"), and 版本 ("version; edition") translated
+"edit" (an agent-loop run, dev2). ``bilingual.to_chinese`` reads the senses in the question word's own
+form first.
 """
 
 from __future__ import annotations
 
 import re
 
+from krouter.tokens.spelling import canonical
 from krouter.tokens.terms import english_terms
 
-_INFLECTION = re.compile(r"(?:'s|ies|ied|ying|ing|ed|es|s|d|e|y)$")
 _LETTERS = re.compile(r"[a-z]+")
+# A plural or third person (policies, processes, formats; not "business"), then a tense or a gerund
+# (copied, formatted, settings' setting), then an adverb's -ly: inflections, which the dictionary's
+# senses write in the base form as often as not.
+_PLURAL = re.compile(r"(?:(?<=[sxz])es|(?<=[cs]h)es|(?<!s)s)$")
+_TENSE = re.compile(r"(?:ied|ed|ing)$")
+_ADVERB = re.compile(r"ly$")
+_DOUBLED = re.compile(r"([bdfgklmnprtvz])\1$")
 
 
 def derivation(word: str) -> str:
-    """The part of ``word`` past its stem, an inflection taken off ("ions" of formations is "ion"; a
-    doubled consonant before -ed or -ing is none: formatted, running)."""
+    """The part of ``word`` past its stem once its inflections are off (formations: "ion"; settings,
+    formatted, copies, directly: ""), read in its American spelling (centre as center)."""
     found = _LETTERS.match(word.lower())
     if found is None:
         return ""
-    written = found.group()
+    written = canonical(found.group())
     stems = english_terms(written)
     stem = stems[0] if stems else written
+    if written.endswith("ies") and len(written) > 4:
+        written = written[:-3] + "y"
+    elif len(written) > 3:
+        written = _PLURAL.sub("", written)
+    if len(written) > 3 and _TENSE.search(written):
+        written = _DOUBLED.sub(r"\1", _TENSE.sub("", written))
+    if len(written) > 4:
+        written = _ADVERB.sub("", written)
     shared = 0
     for a, b in zip(written, stem, strict=False):
         if a != b:
             break
         shared += 1
-    rest = _INFLECTION.sub("", written[shared:])
-    return "" if rest == written[shared - 1 : shared] else rest
+    # What the stemmer writes another way at the end (configur of configure, polici of policy).
+    return written[shared:].rstrip("ey")
