@@ -492,8 +492,11 @@ def test_pointing_words_are_not_content(tmp_path: Path) -> None:
     )
     with Router(vault) as router:
         asked = router.decide("日语翻译还是找言叶那家做吗？这次也是？")
+        # The dev7 and colloquial agent loops: 那段 and 那套 point too.
+        stretch = router.decide("日本那段翻译找谁？自己搭的那套流程还用吗")
     assert not {"那家", "这次"} & set(asked.evidence.query_terms)
     assert asked.candidates[0].path == "供应商/言叶翻译.md"
+    assert not {"那段", "那套", "段", "套"} & set(stretch.evidence.query_terms), stretch.evidence.query_terms
 
 
 def test_a_pointing_word_the_segmenter_cut_in_two_is_not_content(tmp_path: Path) -> None:

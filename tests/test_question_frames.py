@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from krouter import Router
+from krouter.tokens.terms import query_terms
 from tests.vault_files import write
 
 
@@ -789,3 +790,18 @@ def test_under_what_circumstances_asks_a_condition_and_names_nothing(tmp_path: P
     # 情况 outside the frame is a word as before ("the state of the backups").
     shown = status.top or status.closest
     assert shown is not None and "情况" in shown.missing, status.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("什么情况下切到备用通道", ["切", "备用", "通道"]),
+        # A cold review: 下 of 下载, 下架, 下单 is the verb's, and 在 of 现在 is 现在's.
+        ("安装包啥情况下载不了了", ["安装包", "下载", "不了"]),
+        ("那个商品是什么情况下架的", ["商品", "下架"]),
+        ("哪种情况下单会失败", ["下单", "失败"]),
+        ("支付网关现在啥情况", ["支付", "网关"]),
+    ],
+)
+def test_the_condition_frame_takes_no_word_of_its_neighbours(question: str, words: list[str]) -> None:
+    assert [q.text for q in query_terms(question)] == words

@@ -76,9 +76,10 @@ def _asked_once(m: re.Match[str]) -> str:
 _ASKERS_NOW = frozenset("今天 昨天 明天 前天 后天 今晚 昨晚 今早 刚才 刚刚 马上 今儿 明儿 昨儿".split())
 
 
-# 这 or 那 and a measure word (那家, 这次, 那位): pointing at something the question names elsewhere or
-# the asker has in mind, as 这个 and 那个 (stop words) do. "找言叶那家做" asks about 言叶, not about 那家.
-_POINTING_MEASURES = "家位次天回种款台批件块"
+# 这 or 那 and a measure word (那家, 这次, 那位, 那段, 那套): pointing at something the question names
+# elsewhere or the asker has in mind, as 这个 and 那个 (stop words) do. "找言叶那家做" asks about 言叶, not
+# about 那家; "西安那段用车" about 西安, "自己搭的那套 Kafka" about Kafka (the dev7 and colloquial agent loops).
+_POINTING_MEASURES = "家位次天回种款台批件块段套条份张组场轮趟"
 _POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 
 
@@ -170,7 +171,11 @@ _RECALLING = re.compile(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]
 # time, and names nothing. Left in, 情况 counted as content no note writes, and the segmenter glued the
 # frame's 下 to the verb after it ("什么情况下切到备用通道": 下切, a word no page holds), both said to be
 # words "the vault never mentions" (the dev2 agent loop).
-_CONDITION_ASKED = re.compile(r"在?(?:什么|啥|哪些|哪种|何种)\s*(?:样的?\s*)?情况下?")
+# 在 before it is a stop word already (and may end 现在); 下 is the frame's unless it makes a word with
+# what follows (什么情况下载不了, 啥情况下架的: 下载, 下架).
+_CONDITION_ASKED = re.compile(
+    r"(?:什么|啥|哪些|哪种|何种)\s*(?:样的?\s*)?情况(?:下(?![载架线单发班午降跌面次周月个一属游雨手令达]))?"
+)
 
 
 # 块 after a number: spoken Chinese for 元 ("开线那300块", "38块5" for 38.5) or a measure word ("8块硬盘"),
@@ -196,14 +201,14 @@ def verb_asked_once(run: str) -> str:
 
 
 def pointed(words: list[str]) -> list[str]:
-    """The segmenter's words with 这 or 那 and a measure word cut apart (那 + 块 of "登录那块 SDK", 那 + 批
-    of "那批，") joined again, as the segmenter gives them elsewhere ("工资那块咋算": 那块), so that
-    ``asks_only`` reads them as one pointing word."""
+    """The segmenter's words without its pointing words: 这 or 那 and a measure word, whole ("工资那块咋算":
+    那块) or cut apart (那 + 块 of "登录那块 SDK", 那 + 批 of "那批，"). Taken out before the words are cut
+    again against the vault, which parts a pointing word no page holds (那套: 套 alone)."""
     out: list[str] = []
     for word in words:
         if out and out[-1] in ("这", "那") and len(word) == 1 and word in _POINTING_MEASURES:
-            out[-1] += word
-        else:
+            out.pop()
+        elif not _POINTING.match(word):
             out.append(word)
     return out
 
@@ -215,7 +220,7 @@ _COUNT_OF = frozenset(("数", "个数"))
 
 
 def asks_only(word: str) -> bool:
-    """True for a Chinese question word that asks or points rather than names: a day counted from the
-    asker's now (今天, 昨晚), 这/那 with a measure word (那家, 这次), or "the number of" cut off the noun
-    it counts (数 of 分区数)."""
-    return word in _ASKERS_NOW or word in _COUNT_OF or bool(_POINTING.match(word))
+    """True for a Chinese question word that asks rather than names: a day counted from the asker's now
+    (今天, 昨晚), or "the number of" cut off the noun it counts (数 of 分区数); pointing words are out
+    before (``pointed``)."""
+    return word in _ASKERS_NOW or word in _COUNT_OF

@@ -32,4 +32,6 @@ one machine never share a file. Its own module: the file name is needed where im
 # date inside a word (v2025.03.04) or after a time (10:30 March).
 # 28: a day in Han numerals (三月四号, 十二月二十五日) is a date too.
 # 29: a trigger's "under what circumstances" (什么情况下) is a frame, as a question's is.
-TOKENIZER_VERSION = "29"
+# 30: a weekday before a date no longer hides it (周三3月4号); 什么情况下 takes no 下 of 下载 or 下架; "ok",
+# "okay" and 像 ("like") are stop words.
+TOKENIZER_VERSION = "30"
