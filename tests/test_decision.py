@@ -499,6 +499,21 @@ def test_pointing_words_are_not_content(tmp_path: Path) -> None:
     assert not {"那段", "那套", "段", "套"} & set(stretch.evidence.query_terms), stretch.evidence.query_terms
 
 
+def test_a_surname_after_na_is_no_pointing_word(tmp_path: Path) -> None:
+    """A second cold review: with 张 a pointing measure word, "那张总的电话是多少" cited 李总's page (总 and
+    电话 were all that was left)."""
+    vault = write(
+        tmp_path,
+        {
+            "人事/张总.md": "# 张总\n\n电话 138 0000 1111，周一到周五在杭州。\n",
+            "人事/李总.md": "# 李总\n\n电话 139 0000 2222。\n",
+        },
+    )
+    with Router(vault) as router:
+        asked = router.decide("那张总的电话是多少")
+    assert asked.candidates[0].path == "人事/张总.md", asked.reason
+
+
 def test_a_pointing_word_the_segmenter_cut_in_two_is_not_content(tmp_path: Path) -> None:
     """jieba cuts "登录那块 SDK" into 那 + 块 (but "工资那块咋算" into 那块): the 块 left over was a word
     the page lacked. The noun after 那块 still counts; 块 after a number (300块) is money or a measure

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from krouter import Router
 from krouter.cli import app
 from krouter.tokens import bilingual, cedict_rows, romanised
-from krouter.tokens.terms import query_terms
+from krouter.tokens.terms import english_terms, query_terms
 from krouter.tokens.word_forms import derivation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -813,12 +813,16 @@ def test_an_english_word_is_translated_in_its_own_form_not_a_derived_one(tmp_pat
         ("edition", "ion"),
         ("deployments", "ment"),
         ("policies", ""),
-        ("running", ""),
+        ("ran", ""),
         ("Customer", "er"),
-        # A cold review: two inflections (settings), an adverb, a British spelling, a past tense read
-        # as its verb's form (automated, automate), singular and plural alike.
-        ("settings", ""),
-        ("directly", ""),
+        # Cold reviews: a plural's -ing and -ly are the word's own (settings as setting, timely not
+        # time), a British spelling, a past tense read as its verb's form (automated, automate; a doubled
+        # letter: installed, install), singular and plural alike.
+        ("settings", "ting"),
+        ("setting", "ting"),
+        ("timely", "l"),
+        ("install", ""),
+        ("installed", ""),
         ("centre", ""),
         ("automated", "at"),
         ("automate", "at"),
@@ -828,3 +832,24 @@ def test_an_english_word_is_translated_in_its_own_form_not_a_derived_one(tmp_pat
 )
 def test_a_word_s_form_is_what_it_adds_to_its_stem_past_an_inflection(word: str, form: str) -> None:
     assert derivation(word) == form
+
+
+@pytest.mark.parametrize(
+    ("word", "has", "lacks"),
+    [
+        # A second cold review: a stem that drops a doubled letter (instal) is the base form.
+        ("installed", "安装", None),
+        ("fulfilled", "履行", None),
+        # A derived form's other senses are its base's alone, not a sibling's (important for importer).
+        ("importer", "进口", "重要"),
+        # -ly and -ing make words of their own: timely is not time, stock is not stockings.
+        ("timely", "及时", None),
+        ("stock", None, "丝袜"),
+    ],
+)
+def test_a_word_s_translations_in_its_form_keep_its_own_sense(
+    word: str, has: str | None, lacks: str | None
+) -> None:
+    found = bilingual.to_chinese(english_terms(word)[0], written=word)
+    assert has is None or has in found, found
+    assert lacks is None or lacks not in found, found

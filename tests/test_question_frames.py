@@ -801,6 +801,12 @@ def test_under_what_circumstances_asks_a_condition_and_names_nothing(tmp_path: P
         ("那个商品是什么情况下架的", ["商品", "下架"]),
         ("哪种情况下单会失败", ["下单", "失败"]),
         ("支付网关现在啥情况", ["支付", "网关"]),
+        # A second review: before 线上, 降级 or 班次 the 下 is the frame's.
+        ("什么情况下线上会报警", ["线上", "报警"]),
+        ("支付网关什么情况下降级", ["支付", "网关", "降级"]),
+        # 像 before "…那样" compares, and is no word; a photo (工牌像) stays one.
+        ("还像2023年那样退一半吗", ["2023", "年", "退", "一半"]),
+        ("工牌像找谁拍", ["工牌", "像", "找", "拍"]),
     ],
 )
 def test_the_condition_frame_takes_no_word_of_its_neighbours(question: str, words: list[str]) -> None:

@@ -37,11 +37,12 @@ from krouter.tokens.word_forms import derivation
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "15"
+STORE_VERSION = "16"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb, place names with their glosses (one with
-# no comma before it), a British spelling, and synonyms in a derived form of a word (``word_forms``).
+# no comma before it), a British spelling, synonyms in a derived form of a word (``word_forms``) and a
+# sense that is a stop word ("OK").
 SAMPLE = (
     "數據庫 数据库 [shu4 ju4 ku4] /database/",
     "跑 跑 [pao3] /to run/to escape/",
@@ -73,6 +74,7 @@ SAMPLE = (
     "顏色 颜色 [yan2 se4] /colour/",
     "隊列 队列 [dui4 lie4] /queue; formation/",
     "關聯 关联 [guan1 lian2] /to connect; connection/",
+    "認可 认可 [ren4 ke3] /to approve/OK/",
 )
 # A question word gets at most this many translations (the first the dictionary lists).
 MAX_TRANSLATIONS = 8
@@ -286,7 +288,7 @@ def to_chinese(term: str, work: bool = True, written: str = "") -> tuple[str, ..
     if any(form in forms for _, forms in senses):
         linked = set().union(*(forms for _, forms in senses if form in forms))
         own = [zh for zh, forms in senses if forms & linked]
-        rest = [] if form == "" else [zh for zh, forms in senses if not forms & linked]
+        rest = [] if form == "" else [zh for zh, forms in senses if "" in forms and not forms & linked]
         cedict = own + rest
     else:
         cedict = [zh for zh, _ in senses]

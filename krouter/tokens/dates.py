@@ -54,7 +54,8 @@ _ISO = re.compile(
 _SLASHED = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
 # Chinese and Japanese (3月4号, 3月4日, 2025年3月4日, 三月四号, 十二月二十五日), Korean (3월 4일).
 _HAN_DIGITS = {c: n for n, c in enumerate("〇一二三四五六七八九")}
-# A month in numerals is one of twelve (十二, not 二十), a day one of 31 (二十五); digits as before.
+# A month in numerals is one of twelve (十二, not 二十), a day one of 31 (二十五); digits as before. Read
+# only where 月 or 월 is (``_spans``).
 _HAN_MONTH = "十[一二]?|[一二三四五六七八九]"
 _HAN_DAY = "[二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"
 _CJK = re.compile(
@@ -91,8 +92,9 @@ def _number(written: str) -> int:
 
 def _alone(norm: str, at: int) -> bool:
     """False for a date starting inside a longer number, a word, a range or a time (12025-03-04,
-    v2025.03.04, 1.3月4号, 二十三月, 2-5 March, 10:30 March); a numeral may end a weekday before a date
-    in numerals (星期三三月四号)."""
+    v2025.03.04, 1.3月4号, 二十三月, 2-5 March, 10:30 March). A Han numeral before a date in digits
+    ends a word, not a number (周三3月4号); before a date in numerals only a weekday's does
+    (星期三三月四号)."""
     before = norm[at - 1 : at]
     if not before:
         return True

@@ -78,8 +78,9 @@ _ASKERS_NOW = frozenset("今天 昨天 明天 前天 后天 今晚 昨晚 今早
 
 # 这 or 那 and a measure word (那家, 这次, 那位, 那段, 那套): pointing at something the question names
 # elsewhere or the asker has in mind, as 这个 and 那个 (stop words) do. "找言叶那家做" asks about 言叶, not
-# about 那家; "西安那段用车" about 西安, "自己搭的那套 Kafka" about Kafka (the dev7 and colloquial agent loops).
-_POINTING_MEASURES = "家位次天回种款台批件块段套条份张组场轮趟"
+# about 那家; "西安那段用车" about 西安, "自己搭的那套 Kafka" about Kafka (the dev7 and colloquial agent
+# loops). Not 张, a surname before anything else (那张总的电话: a cold review).
+_POINTING_MEASURES = "家位次天回种款台批件块段套条份组场轮趟"
 _POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 
 
@@ -171,11 +172,15 @@ _RECALLING = re.compile(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]
 # time, and names nothing. Left in, 情况 counted as content no note writes, and the segmenter glued the
 # frame's 下 to the verb after it ("什么情况下切到备用通道": 下切, a word no page holds), both said to be
 # words "the vault never mentions" (the dev2 agent loop).
-# 在 before it is a stop word already (and may end 现在); 下 is the frame's unless it makes a word with
-# what follows (什么情况下载不了, 啥情况下架的: 下载, 下架).
-_CONDITION_ASKED = re.compile(
-    r"(?:什么|啥|哪些|哪种|何种)\s*(?:样的?\s*)?情况(?:下(?![载架线单发班午降跌面次周月个一属游雨手令达]))?"
-)
+# 在 before it is a stop word already (and may end 现在); 下 is the frame's but in 下载, 下架 and 下单
+# (什么情况下载不了, 啥情况下架的, 哪种情况下单会失败): before any other character it is read as the
+# frame's, which 线上, 降级 and 班次 need ("什么情况下线上会报警" is no 下线; a cold review).
+_CONDITION_ASKED = re.compile(r"(?:什么|啥|哪些|哪种|何种)\s*(?:样的?\s*)?情况(?:下(?![载架单]))?")
+
+
+# 像 before "…那样/一样" is the comparison's "like" ("还像 2023 年那样吗", "像上次一样"), as "like" is an
+# English stop word; elsewhere it may be a noun a page holds (工牌像, 证件像: a photo).
+_LIKE = re.compile(r"像(?=[^，。？?！!,.;；]{0,12}?(?:那样|一样|这样|似的))")
 
 
 # 块 after a number: spoken Chinese for 元 ("开线那300块", "38块5" for 38.5) or a measure word ("8块硬盘"),
@@ -186,12 +191,14 @@ _KUAI_AFTER_NUMBER = re.compile(r"(?<=[\d两三四五六七八九十百千万])\
 
 
 def without_frames(text: str) -> str:
-    """A normalised question with its English asking frames, a spoken Chinese question's closing 来着 and
-    "under what circumstances" (什么情况下) blanked out (each becomes a space), a price asked read as 多少
+    """A normalised question with its English asking frames, a spoken Chinese question's closing 来着,
+    "under what circumstances" (什么情况下) and a comparison's 像 blanked out (each becomes a space), a
+    price asked read as 多少
     (in English, its word of money blanked), and 块 after a number dropped (38块5 read as 38.5)."""
     text = _EN_PRICE_ASKED.sub(_money_blanked, text)
     text = _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
     text = _CONDITION_ASKED.sub(" ", text) if "情况" in text else text
+    text = _LIKE.sub(" ", text) if "像" in text else text
     return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
 
 

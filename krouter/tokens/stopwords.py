@@ -46,11 +46,10 @@ CHINESE = frozenset(
 怎么搞 为啥 干啥 干嘛 啥样 啥事 多会儿 几时 俩 仨 两 弄 搞 这边 那边 哪边 这块 那块 哪块 这儿 那儿 平时 平常 有个 有位
 一般 通常 到底 究竟 具体 大概 大约 一共 总共 还能 还得 还要 不能 不会 不用 得要
 """
-    # Conjunctions and modal verbs, the counterparts of the English list's "and", "but", "must", "need";
-    # 像, the list's "like" ("还像 2023 年那样吗").
+    # Conjunctions and modal verbs, the counterparts of the English list's "and", "but", "must", "need".
     """
 而且 但是 但 不过 然后 所以 因为 如果 要是 另外 而是 即使 虽然 只要 只有 除了 必须 需要 需 须 务必 一定 肯定
-可能 能否 可否 应 比较 非常 特别 挺 一直 同时 当时 两个 哪位 哪家 哪一 第几 像
+可能 能否 可否 应 比较 非常 特别 挺 一直 同时 当时 两个 哪位 哪家 哪一 第几
 """
     # The written register of reading-comprehension and formal questions: 何-interrogatives (何时, 何处;
     # not 何 alone, a common surname), the preposition 由 (由谁负责) and demonstratives (此鱼 is "this

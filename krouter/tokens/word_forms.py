@@ -1,5 +1,5 @@
-"""What an English word adds to its stem beyond an inflection: "" for format, formats, formatted and
-directly's direct; "ion" for formation and formations; "er" for customers.
+"""What an English word adds to its stem beyond an inflection: "" for format, formats and formatted;
+"ion" for formation and formations; "er" for customers.
 
 The stemmer folds derivations into one stem (formation and format are "format", edition and edit are
 "edit", customer is "custom"), which is right for matching a page's words against a question's, and
@@ -17,18 +17,18 @@ from krouter.tokens.spelling import canonical
 from krouter.tokens.terms import english_terms
 
 _LETTERS = re.compile(r"[a-z]+")
-# A plural or third person (policies, processes, formats; not "business"), then a tense or a gerund
-# (copied, formatted, settings' setting), then an adverb's -ly: inflections, which the dictionary's
-# senses write in the base form as often as not.
+# A plural or third person (policies, processes, formats; not "business"), then a past tense (copied,
+# formatted): inflections, which the dictionary's senses write in the base form as often as not. Not
+# -ing (stockings are no stock, settings no set) nor -ly (timely is not time, hardly not hard): both
+# make words of their own as often.
 _PLURAL = re.compile(r"(?:(?<=[sxz])es|(?<=[cs]h)es|(?<!s)s)$")
-_TENSE = re.compile(r"(?:ied|ed|ing)$")
-_ADVERB = re.compile(r"ly$")
+_PAST = re.compile(r"(?:ied|ed)$")
 _DOUBLED = re.compile(r"([bdfgklmnprtvz])\1$")
 
 
 def derivation(word: str) -> str:
-    """The part of ``word`` past its stem once its inflections are off (formations: "ion"; settings,
-    formatted, copies, directly: ""), read in its American spelling (centre as center)."""
+    """The part of ``word`` past its stem once its inflections are off (formations: "ion"; formats,
+    formatted, copies, installed: ""; timely: "l"), read in its American spelling (centre as center)."""
     found = _LETTERS.match(word.lower())
     if found is None:
         return ""
@@ -39,14 +39,14 @@ def derivation(word: str) -> str:
         written = written[:-3] + "y"
     elif len(written) > 3:
         written = _PLURAL.sub("", written)
-    if len(written) > 3 and _TENSE.search(written):
-        written = _DOUBLED.sub(r"\1", _TENSE.sub("", written))
-    if len(written) > 4:
-        written = _ADVERB.sub("", written)
+    if len(written) > 3 and _PAST.search(written):
+        written = _DOUBLED.sub(r"\1", _PAST.sub("", written))
     shared = 0
     for a, b in zip(written, stem, strict=False):
         if a != b:
             break
         shared += 1
-    # What the stemmer writes another way at the end (configur of configure, polici of policy).
-    return written[shared:].rstrip("ey")
+    # What the stemmer writes another way at the end (configur of configure, polici of policy, instal of
+    # install: a doubled letter).
+    rest = written[shared:].rstrip("ey")
+    return "" if rest == written[shared - 1 : shared] else rest
