@@ -150,3 +150,31 @@ def test_answering_line_labels_name_body_lines_of_answerable_questions_gold_page
             lines = (vault / q.gold[0]).read_text(encoding="utf-8").split("\n")
             body = lines.index("---", 1) + 2 if lines[0] == "---" else 1
             assert all(body <= n <= len(lines) and lines[n - 1].strip() for n in row["lines"]), row
+
+
+def test_the_answering_line_bench_embeds_every_page_before_its_first_question(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the semantic second opinion installed, the bench asked while pages were still being embedded
+    in the background, and two colloquial answers came and went between runs of the same code."""
+    sys.path.insert(0, str(BENCH))
+    import answer_lines
+
+    from krouter import Router
+
+    calls: list[str] = []
+    embed, decide = Router.embed, Router.decide
+
+    def embedding(self: Router, budget_s: float | None = None, *, background: bool = False) -> int | None:
+        # Only a whole embedding counts: a lookup's own embeds a batch within a time budget.
+        calls.append("embed" if budget_s is None and not background else "batch")
+        return embed(self, budget_s, background=background)
+
+    def deciding(self: Router, *args: object, **kwargs: object) -> object:
+        calls.append("decide")
+        return decide(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Router, "embed", embedding)
+    monkeypatch.setattr(Router, "decide", deciding)
+    answer_lines.run({("dev", "C01"): {10}})
+    assert "decide" in calls and "embed" in calls[: calls.index("decide")], calls

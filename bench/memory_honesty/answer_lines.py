@@ -61,6 +61,10 @@ def run(
         for part in load_set(name).parts:
             with Router(part.vault) as router:
                 router.refresh()
+                # Every page embedded first, as run.py's adapter does: with the semantic second opinion
+                # installed, a lookup met a vault only partly embedded and cited by how far the
+                # background embedding had got (two colloquial answers came and went between runs).
+                router.embed()
                 for q in part.questions:
                     want = labels.get((name, q.id))
                     if not want:
