@@ -53,11 +53,10 @@ def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], li
     as written) when it is short enough to be one translation (else empty), the English words it
     translates into Chinese, likewise: each one-word synonym it lists ("to link; to join; to connect":
     link, join, connect), else its one word unless it is negated ("not to speak" is not "speak"), and
-    whether it is
-    a place's name without its gloss. A proper noun's gloss may follow its name without a comma
-    ("Chengdu subprovincial city and capital of Sichuan"): then the name counts only when it spells the
-    entry's ``reading`` (cheng2 du1), which "History of the Ming dynasty" (明史) or "Sichuan opera" (川剧)
-    do not."""
+    whether it is a place's name without its gloss. A proper noun's gloss may follow its name without a
+    comma ("Chengdu subprovincial city and capital of Sichuan"): then the name counts only when it spells
+    the entry's ``reading`` (cheng2 du1), which "History of the Ming dynasty" (明史) or "Sichuan opera"
+    (川剧) do not."""
     out = []
     for sense in defs.split("/")[:MAX_SENSES]:
         named = NAMED.match(sense) or _spelled_name(sense, reading)
