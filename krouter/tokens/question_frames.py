@@ -193,8 +193,8 @@ _KUAI_AFTER_NUMBER = re.compile(r"(?<=[\d两三四五六七八九十百千万])\
 def without_frames(text: str) -> str:
     """A normalised question with its English asking frames, a spoken Chinese question's closing 来着,
     "under what circumstances" (什么情况下) and a comparison's 像 blanked out (each becomes a space), a
-    price asked read as 多少
-    (in English, its word of money blanked), and 块 after a number dropped (38块5 read as 38.5)."""
+    price asked read as 多少 (in English, its word of money blanked), and 块 after a number dropped (38块5
+    read as 38.5)."""
     text = _EN_PRICE_ASKED.sub(_money_blanked, text)
     text = _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
     text = _CONDITION_ASKED.sub(" ", text) if "情况" in text else text

@@ -18,8 +18,8 @@ everybody everyone everything exactly few for from further furthermore get gets 
 hasn have haven having he her here hers herself him himself his how however i if in indeed into is isn
 it its itself just kind know let lets like ll many may maybe me might mine more moreover most mostly
 much must mustn my myself need needs neither never nevertheless no nobody none nor not nothing now of
-off often ok okay on once one ones only onto or other others otherwise ought our ours ourselves out over own per
-perhaps please quite rather re really s same say says shall shan she should shouldn since so some
+off often ok okay on once one ones only onto or other others otherwise ought our ours ourselves out over
+own per perhaps please quite rather re really s same say says shall shan she should shouldn since so some
 somebody someone something sometimes somewhat sort still such sure t tell than that thats the their
 theirs them themselves then there thereby therefore these they thing things this those though through
 thus to too toward towards under unless until up upon us ve very via was wasn we were weren what
