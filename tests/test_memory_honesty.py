@@ -157,6 +157,9 @@ def test_the_answering_line_bench_embeds_every_page_before_its_first_question(
 ) -> None:
     """With the semantic second opinion installed, the bench asked while pages were still being embedded
     in the background, and two colloquial answers came and went between runs of the same code."""
+    # The bench turns the query log off when it loads; set here, the variable is undone after the test
+    # (set by the import alone, it stayed for every later test in the process).
+    monkeypatch.setenv("KROUTER_NO_QUERY_LOG", "1")
     sys.path.insert(0, str(BENCH))
     import answer_lines
 
