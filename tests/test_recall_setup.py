@@ -184,6 +184,9 @@ def test_docs_say_what_agents_must_do() -> None:
         # How to ask in the notes' language and how to teach a page read after a refusal.
         assert "phrasings" in text and "--also" in text and "language" in text, name
         assert "krouter_teach" in text and "krouter teach" in text and "closest pages" in text, name
+        # Four of seven agents in the thirty-seventh session's loops read the candidates' order against
+        # their `score` as a ranking error: the order is what ranks them.
+        assert "closest first" in text and "not `score`" in text, name
     skill = agent_doc("SKILL.md")
     assert skill.startswith("---\nname: krouter\ndescription: ")
     import yaml
