@@ -23,6 +23,7 @@ from krouter import config
 from krouter.errors import KRouterError
 from krouter.file_lock import Taken, state_lock
 from krouter.learner import page_edit, pending, weak_log
+from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, new_run_id, outcomes_path
 from krouter.learner.lanes import Lane, LaneError, LaneTimeout, LaneUnavailable
 from krouter.learner.prompt import SYSTEM, BatchQuestion, MalformedReply, Proposal, parse, render
@@ -136,7 +137,7 @@ def learn(
 
         router.refresh()
         # Inputs and clippings pages, left out of the neighbour check (see verify._specific_units).
-        ignore = {row[0] for row in router.index.page_table() if row[7] or config.in_folders(row[1], folders)}
+        ignore = clipped_ids(router, folders)
         prepared: list[tuple[str, list[Citation]]] = []
         for w in todo:
             problem = page_edit.trigger_problem(page_edit.clean_trigger(w.question))

@@ -28,6 +28,7 @@ from pathlib import Path
 from krouter import config
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
+from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, undone_runs
 from krouter.learner.report import LEARNED, SKIPPED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
@@ -243,7 +244,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
         settle(root, question, rel, OWNER, None)
         return SKIPPED, "already a trigger of the page; the hold is closed", None
     router.refresh()
-    ignore = {row[0] for row in router.index.page_table() if row[7] or config.in_folders(row[1], folders)}
+    ignore = clipped_ids(router, folders)
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in phrasings]
     # The owner vouches for the doubt the hold was listed with, not for another that arose since (a page

@@ -34,6 +34,7 @@ from krouter import config
 from krouter.errors import KRouterError
 from krouter.file_lock import state_lock
 from krouter.learner import page_edit, pending
+from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, outcomes_path
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
@@ -286,7 +287,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         return f"page cannot be read: {exc}"
     # Every call's pick is checked, one held already too: "pending" must never answer a quote that is
     # not on the page.
-    ignore = {row[0] for row in router.index.page_table() if row[7] or config.in_folders(row[1], folders)}
+    ignore = clipped_ids(router, folders)
     cands = candidates(router, question, folders)
     also = [(p, candidates(router, p, folders)) for p in result.phrasings]
     checked = (router, question, ignore, cands, rel, result.quote, page_bytes.text)
