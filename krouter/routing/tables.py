@@ -244,10 +244,11 @@ def load_tables(index: Index, input_folders: list[str], previous: Tables | None 
         inputs = previous.inputs.difference(changed) | {
             pid for pid in changed if pid in pages and (pages[pid].clipping or in_folder(pages[pid].path))
         }
-    # A clipping's own words never retire a page: in an input folder or tagged as one.
-    tagged = frozenset(p.path for p in pages.values() if p.clipping)
+    # A clipping's own words never retire a page: in an input folder or tagged as one (``inputs``; a path
+    # no page has, by its folder).
+    clipped = frozenset(pages[pid].path for pid in inputs if pid in pages)
     graph = Replacements.build(
-        stored_replaced, index.links(), untrusted=lambda path: path in tagged or in_folder(path)
+        stored_replaced, index.links(), untrusted=lambda path: path in clipped or in_folder(path)
     )
     for pid, page in pages.items():
         if page.replaced != (page.path in graph.replaced):
