@@ -617,20 +617,16 @@ def test_a_page_tagged_as_a_clipping_is_one_wherever_it_is_kept(tmp_path: Path) 
     """The dev4 agent loop: a vault kept its clippings in "99 剪藏/", no input folder, and the receipt said
     `clipping: false` of a page tagged `clipping`. A page tagged so is clipped material wherever it is
     kept: the receipt says so, its `supersedes` retires no page, and it is taught no trigger."""
-    vault = tmp_path / "v"
-    (vault / "99 剪藏").mkdir(parents=True)
-    (vault / "99 剪藏" / "IL2CPP tips.md").write_text(
-        "---\ntags: [clippings, unity]\nsupersedes: Decisions/Build size\n---\n# IL2CPP build size tips\n\n"
-        "Set Managed Stripping Level to High to cut the IL2CPP build size by 4-9 MB.\n",
-        encoding="utf-8",
-    )
-    (vault / "Decisions").mkdir()
-    (vault / "Decisions" / "Build size.md").write_text(
-        "# Build size\n\nOur Android build must stay under 150 MB; we check it in every release.\n",
-        encoding="utf-8",
-    )
-    (vault / "Notes.md").write_text(
-        "# Notes\n\nWe ship the Unity game to Android and iOS.\n", encoding="utf-8"
+    vault = write(
+        tmp_path / "v",
+        {
+            "99 剪藏/IL2CPP tips.md": "---\ntags: [clippings, unity]\nsupersedes: Decisions/Build size\n---\n"
+            "# IL2CPP build size tips\n\nSet Managed Stripping Level to High to cut the IL2CPP build size by "
+            "4-9 MB.\n",
+            "Decisions/Build size.md": "# Build size\n\nOur Android build must stay under 150 MB; we check it in "
+            "every release.\n",
+            "Notes.md": "# Notes\n\nWe ship the Unity game to Android and iOS.\n",
+        },
     )
     args = ["--vault", str(vault), "--json"]
     clipped = json.loads(runner.invoke(app, ["ask", "how do I cut the IL2CPP build size", *args]).stdout)
@@ -639,25 +635,23 @@ def test_a_page_tagged_as_a_clipping_is_one_wherever_it_is_kept(tmp_path: Path) 
     own = json.loads(runner.invoke(app, ["ask", "how big may our Android build be", *args]).stdout)
     assert own["decision"] == "cite" and own["cited"][0]["path"] == "Decisions/Build size.md", own["reason"]
     assert own["cited"][0]["clipping"] is False and not own["redirects"]
-    with Router(vault) as router:
-        taught = teach.teach(
-            router,
-            "what stripping level shrinks the build",
-            "99 剪藏/IL2CPP tips.md",
-            "Set Managed Stripping Level to High to cut the IL2CPP build size by 4-9 MB.",
-        )
+
+    def taught_stripping() -> teach.TeachResult:
+        with Router(vault) as router:
+            return teach.teach(
+                router,
+                "what stripping level shrinks the build",
+                "99 剪藏/IL2CPP tips.md",
+                "Set Managed Stripping Level to High to cut the IL2CPP build size by 4-9 MB.",
+            )
+
+    taught = taught_stripping()
     assert taught.status == "not-taught" and "tagged as a clipping" in taught.reason, taught.reason
     # The tag taken off, the next teaching reads the page as it is now, not as the index last had it (a
     # second review: the check ran before anything refreshed the index).
     clip = vault / "99 剪藏" / "IL2CPP tips.md"
     clip.write_text(clip.read_text(encoding="utf-8").replace("clippings, unity", "unity"), encoding="utf-8")
-    with Router(vault) as router:
-        again = teach.teach(
-            router,
-            "what stripping level shrinks the build",
-            "99 剪藏/IL2CPP tips.md",
-            "Set Managed Stripping Level to High to cut the IL2CPP build size by 4-9 MB.",
-        )
+    again = taught_stripping()
     assert "clipping" not in again.reason, again.reason
     # A tag: field is read as tags: is, nested and in one string too (a second review).
     (vault / "Inbox.md").write_text(

@@ -777,11 +777,13 @@ def test_kuai_after_a_number_and_you_ge_are_no_words_of_the_subject(tmp_path: Pa
 def test_under_what_circumstances_asks_a_condition_and_names_nothing(tmp_path: Path) -> None:
     """The dev2 agent loop: "什么情况下切到备用通道" was said to hold 情况 and 下切 (the segmenter glued the
     frame's 下 to 切), two words "the vault never mentions", and was refused on the page that answers."""
-    (tmp_path / "运维").mkdir()
-    (tmp_path / "运维/短信通道.md").write_text(
-        "# 短信通道\n\n主通道连续失败 5 次时切到备用通道（阿里云短信）。\n", encoding="utf-8"
+    write(
+        tmp_path,
+        {
+            "运维/短信通道.md": "# 短信通道\n\n主通道连续失败 5 次时切到备用通道（阿里云短信）。\n",
+            "运维/数据库备份.md": "# 数据库备份\n\n每天 02:00 全量备份。\n",
+        },
     )
-    (tmp_path / "运维/数据库备份.md").write_text("# 数据库备份\n\n每天 02:00 全量备份。\n", encoding="utf-8")
     with Router(tmp_path) as router:
         receipt = router.ask("短信什么情况下切到备用通道？")
         status = router.ask("数据库备份情况怎么样")
