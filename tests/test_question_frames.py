@@ -247,6 +247,30 @@ def test_a_price_asked_is_answered_where_the_page_states_one(tmp_path: Path) -> 
     assert "钱" in money.evidence.query_terms
 
 
+def test_the_unit_a_price_is_asked_per_is_the_unit_alone(tmp_path: Path) -> None:
+    """多少钱一套 asks the price of one set: the page writes the unit after the amount (¥4.4/套), so 一套
+    counted as a word the page lacks (and translated as "collection"). Before or after the frame, with
+    一 or 每, the unit alone is read; 一套 elsewhere in the question, and 唯一 or 第一, stay as written."""
+    assert [t.term for t in query_terms("内衬现在多少钱一套?")] == ["内衬", "套"]
+    assert [t.term for t in query_terms("会员一个月多少钱")] == ["会员", "月"]
+    assert [t.term for t in query_terms("每箱多少钱")] == ["箱"]
+    assert [t.term for t in query_terms("驱动板几块钱一片")] == ["驱动", "板", "片"]
+    assert "一套" in [t.term for t in query_terms("一套内衬多少钱")]
+    assert "唯一" in [t.term for t in query_terms("唯一套多少钱")]
+    vault = write(
+        tmp_path,
+        {
+            "包装/珍珠棉内衬.md": "# 珍珠棉内衬\n\n| 项目 | 说明 |\n|---|---|\n| 价格 | ¥4.4/套 |\n| 交期 | 12 天 |\n",
+            "包装/彩盒.md": "# 彩盒\n\n彩盒由宏达印刷，每批 5000 个起订。\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("那套珍珠棉内衬现在多少钱一套？")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "包装/珍珠棉内衬.md"
+    assert receipt.evidence.query_terms == ["珍珠棉", "内衬", "套"], receipt.evidence.query_terms
+    assert not receipt.top.missing
+
+
 def test_a_price_asked_in_chinese_is_found_beside_the_english_words_that_translate_it(tmp_path: Path) -> None:
     """The amount must sit beside a word the page matched, by whichever route it matched: 会员 meets
     "membership" on the price's line of an English page."""

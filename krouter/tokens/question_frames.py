@@ -88,7 +88,21 @@ _POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 # English frame above), and a page states one (¥198, 30 元) without the word 钱: the phrase is read as
 # 多少 (a stop word), before the segmenter sees it, so its 钱 is no word at all (D93). Not 没多少钱 ("not
 # much money"), nor 钱包 (a wallet); elsewhere 钱 names money (报销的钱) and stays a word.
-_PRICE_ASKED = re.compile(r"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)")
+# The unit a price is asked per, beside the frame ("多少钱一套", "几块钱一片", "一个月多少钱", "每箱多少钱"):
+# the page writes it after the amount (¥4.4/套, ¥18 / 月), not as 一套 or 每箱, which counted as words the
+# page lacks (一套 translated as "collection"). Read as the unit alone. Not the 一 of 唯一, 统一, 第一.
+_PRICE_UNIT = (
+    r"(?:个月|小时|公斤|千克|平米|[个件套台只张块斤克吨条份箱盒包瓶支片双对本次天晚夜周月年位人间辆趟单])"
+)
+_PRICE_ASKED = re.compile(
+    rf"(?:(?<![第唯统同万])[一每]\s*(?P<before>{_PRICE_UNIT})\s*(?:要|得|是|卖|收)?\s*)?"
+    rf"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)(?:\s*[一每]\s*(?P<after>{_PRICE_UNIT}))?"
+)
+
+
+def _price_read(m: re.Match[str]) -> str:
+    units = " ".join(unit for unit in (m.group("before"), m.group("after")) if unit)
+    return f" {units} 多少 " if units else "多少"
 
 
 # An English question asking for money in so many words (D135; D132's wider reading was reverted): "how
@@ -193,10 +207,11 @@ _KUAI_AFTER_NUMBER = re.compile(r"(?<=[\d两三四五六七八九十百千万])\
 def without_frames(text: str) -> str:
     """A normalised question with its English asking frames, a spoken Chinese question's closing 来着,
     "under what circumstances" (什么情况下) and a comparison's 像 blanked out (each becomes a space), a
-    price asked read as 多少 (in English, its word of money blanked), and 块 after a number dropped (38块5
+    price asked read as 多少 and the unit it is asked per (一套: 套; in English, its word of money
+    blanked), and 块 after a number dropped (38块5
     read as 38.5)."""
     text = _EN_PRICE_ASKED.sub(_money_blanked, text)
-    text = _PRICE_ASKED.sub("多少", _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
+    text = _PRICE_ASKED.sub(_price_read, _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
     text = _CONDITION_ASKED.sub(" ", text) if "情况" in text else text
     text = _LIKE.sub(" ", text) if "像" in text else text
     return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
