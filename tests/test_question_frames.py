@@ -247,6 +247,31 @@ def test_a_price_asked_is_answered_where_the_page_states_one(tmp_path: Path) -> 
     assert "钱" in money.evidence.query_terms
 
 
+def test_an_agent_s_request_to_the_notes_and_the_asker_s_belief_name_no_subject() -> None:
+    """Agents ask the notes in imperatives ("Look up our leave policy", "Find what we decided about
+    X", "What do the notes say about X"), and askers say what they believe ("i thought it was 6pm",
+    "I remember 30"): "look", "find", "decided", "notes" and "thought" were words every page lacked.
+    A verb the question asks about ("how do I look up a booking") stays."""
+
+    def terms(question: str) -> list[str]:
+        return [t.term for t in query_terms(question)]
+
+    assert terms("Look up our parental leave policy for office staff.") == terms(
+        "parental leave policy for office staff"
+    )
+    assert terms("Find what we decided about appointment reminder texts.") == terms(
+        "appointment reminder texts"
+    )
+    assert terms("What do the notes say about store credit?") == terms("store credit")
+    assert terms("Can you look up the wifi password?") == terms("wifi password")
+    assert terms("when is the schedule frozen? i thought it was 6pm") == terms(
+        "when is the schedule frozen? 6pm"
+    )
+    assert terms("connection cap is 30, if I remember correctly?") == terms("connection cap is 30?")
+    assert "look" in terms("how do I look up a booking in Roster?")
+    assert "find" in terms("where do I find the logs?")
+
+
 def test_the_unit_a_price_is_asked_per_is_the_unit_alone(tmp_path: Path) -> None:
     """多少钱一套 asks the price of one set: the page writes the unit after the amount (¥4.4/套), so 一套
     counted as a word the page lacks (and translated as "collection"). Before or after the frame, with

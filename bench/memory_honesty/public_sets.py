@@ -129,6 +129,15 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # rewording) by another helper that saw only the questions and that the notes are English and
     # Chinese. In all-dev.
     "otherlang2": ("vault6", "questions_otherlang2.jsonl", "questions_dev8.jsonl"),
+    # Written in the thirty-eighth session by a helper that saw none of the project: an eighth vault, all
+    # English (a Toronto and Manchester home-cleaning and handyman marketplace, 85 pages; 15 replaced
+    # decisions and policies; neighbour groups such as the two cities' on-call rotas, the cleaning and
+    # handyman refund policies, the SMS and email providers) and heldout13, 60 questions (20/20/20) in
+    # everyday English, frozen before any change was measured on it; phrasings (an English keyword
+    # rewording) by another helper that saw only the questions. dev10, its dev twin, by a third helper
+    # that saw only vault8/; in all-dev.
+    "heldout13": ("vault8", "heldout13.jsonl", "questions_dev10.jsonl"),
+    "dev10": ("vault8", "questions_dev10.jsonl", "questions_dev10.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -145,6 +154,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev7",
     "dev8",
     "dev9",
+    "dev10",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,

@@ -24,10 +24,26 @@ _EN_FRAMES = re.compile(
     r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
     # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
     r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
-    # Asking for a decision: "what did we decide about X", "which X did we pick". The verb is the
-    # question's frame; as content it matched whichever page happens to say "decided" or "picked" (a
-    # replaced page's "we picked it because" cited its replacement for "which CI did we pick").
-    r"|\bwhat (?:did|have) we (?:decided?|agreed?|settled?|chosen|chose|choose|picked|pick)"
+    # What the asker believes or recalls ("i thought it was 6pm", "I remember 30", "IIRC"): the asker's
+    # own words about the answer, which no page holds.
+    r"|\bi (?:thought|think|believe|remember|recall|guess|assumed?|heard)\b|\bif i (?:recall|remember)"
+    r"(?: (?:correctly|right|rightly))?\b|\biirc\b"
+    # An agent asking the notes themselves: "Look up our leave policy", "Find what we decided about X",
+    # "Search the notes for Y", at the start of a sentence and before what it asks for; "what do the
+    # notes say about Z", "do the notes have anything on Z". The instruction names no subject ("look"
+    # and "find" were words every page lacked); "how do I look up a booking" keeps its verb.
+    r"|(?:^|(?<=[.?!;:—–]))\s*(?:(?:please|pls)\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?"
+    r"(?:find|look up|look for|search(?: for)?|pull up|dig up|tell me|show me|get me)\b"
+    r"(?=\s+(?:our|the|my|what|how|where|when|who|whom|whose|which|why|whether|if|any|out)\b)"
+    r"|\b(?:what|anything) (?:do|does|did) (?:the|our|my) (?:notes|docs|wiki|memory|records) (?:say|have|mention)"
+    r"(?: about| on| regarding)?\b"
+    r"|\b(?:do|does) (?:the|our|my) (?:notes|docs|wiki|memory|records) (?:say|have|mention|cover)(?: anything)?"
+    r"(?: about| on| regarding)?\b"
+    # Asking for a decision: "what did we decide about X", "find what we decided about X", "which X did
+    # we pick". The verb is the question's frame; as content it matched whichever page happens to say
+    # "decided" or "picked" (a replaced page's "we picked it because" cited its replacement for "which
+    # CI did we pick").
+    r"|\bwhat (?:(?:did|have) )?we (?:decided?|agreed?|settled?|chosen|chose|choose|picked|pick)"
     r"(?: on| about| for)?\b|\bwhat was (?:decided|agreed|chosen)(?: on| about| for)?\b"
     r"|\b(?:did|have) we (?:picked|pick|chosen|chose|choose|gone with|go with|went with|settled on|settle on)\b"
     # Asking for confirmation or for a means: "..., right?" (a tag follows a comma: "left or right?" is

@@ -35,5 +35,7 @@ one machine never share a file. Its own module: the file name is needed where im
 # 30: a weekday before a date no longer hides it (周三3月4号); 什么情况下 takes no 下 of 下载 or 下架; "ok",
 # "okay" and 像 ("like") are stop words.
 # 31: 张 no pointing measure word (a surname); 像 a word again, but before "…那样/一样" in a question.
-# 32: the unit a price is asked per is read alone (多少钱一套: 套; 每箱多少钱: 箱), in a trigger as in a question.
+# 32: the unit a price is asked per is read alone (多少钱一套: 套; 每箱多少钱: 箱), and an agent's request to the
+# notes ("Look up our …", "what do the notes say about") and the asker's belief ("i thought") are frames, in a
+# trigger as in a question.
 TOKENIZER_VERSION = "32"
