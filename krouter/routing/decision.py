@@ -23,6 +23,7 @@ from krouter.routing.closest import REACH, by_passage
 from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.other_names import mentioned_by_name
+from krouter.routing.pointers import as_missing, pointed_away, pointer_reason
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
@@ -160,6 +161,11 @@ def decide(
         if confidence >= floor and not lone
         else None
     )
+    # A word written only to point at a page that holds as much of the question once it is its (D149).
+    near = {t.pages[x.page_id].path: x.matched for x in everything[1:] if x.score >= top.score / 2}
+    own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
+    if pointer := pointed_away(reads.text(citations[0].path), units, own, effective, near):
+        citations[0] = as_missing(citations[0], pointer[0])
     # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
     # page, 北京办公室地址 on the Shanghai office's).
@@ -181,7 +187,7 @@ def decide(
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other or other_page or unknown or unpriced or uncontacted:
+    if lone or said_by_other or other_page or pointer or unknown or unpriced or uncontacted:
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -209,6 +215,8 @@ def decide(
             f"the question names {other_page[0]!r}, the page {other_page[1]}, which {citations[0].path} never "
             f"mentions: it asks about another subject (the words' confidence {word_confidence:.0%})"
         )
+    elif pointer:
+        reason = pointer_reason(citations[0].path, *pointer, word_confidence)
     elif unknown:
         reason = (
             f"the question names {unknown!r}, which no page of the vault mentions{unread_note(t.unread)}: the "

@@ -1,0 +1,89 @@
+"""A page that writes a question's word only to point at another page is not cited for it (D149)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+from tests.vault_files import write
+
+TORONTO = (
+    "# Toronto key lockbox handling\n\n"
+    "Customers leave a spare key in a lockbox by the front door; the code goes in the booking notes.\n"
+    "- Cleaners photograph the lockbox after closing it.\n"
+    "- A lost code: call the customer, never force the box.\n\n"
+    "Manchester does it differently: [[Manchester key handover]].\n"
+)
+MANCHESTER = (
+    "# Manchester key handover\n\n"
+    "Customers hand a spare key to the office on Deansgate, tagged with a number, never their address.\n"
+)
+
+
+def test_a_word_written_only_to_point_at_another_page_is_that_page_s(tmp_path: Path) -> None:
+    """The Toronto page matched every word of a Manchester question, "manchester" only on the line that
+    points at the Manchester page: it was cited at 69% with nothing missing (the dev10 agent loop). The
+    refusal says why and lists the page it points at."""
+    vault = write(
+        tmp_path,
+        {
+            "Runbooks/Toronto key lockbox handling.md": TORONTO,
+            "Runbooks/Manchester key handover.md": MANCHESTER,
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("where do manchester customers leave a spare key for us?")
+    assert receipt.decision == "refuse", receipt.reason
+    assert "writes 'manchester' only where it points at Runbooks/Manchester key handover.md" in receipt.reason
+    assert receipt.candidates[0].missing == ["manchester"], receipt.candidates[0]
+    assert [c.path for c in receipt.candidates][:2] == [
+        "Runbooks/Toronto key lockbox handling.md",
+        "Runbooks/Manchester key handover.md",
+    ]
+
+
+def test_a_word_the_page_also_writes_elsewhere_or_links_to_no_page_found_stays(tmp_path: Path) -> None:
+    """The rule reads only pointing lines: a page that writes the word on another line holds it, and a
+    link to a page the question did not find (or none) points nowhere."""
+    elsewhere = TORONTO + "\nManchester cleaners covering Toronto use the lockbox too.\n"
+    vault = write(
+        tmp_path,
+        {
+            "Runbooks/Toronto key lockbox handling.md": elsewhere,
+            "Runbooks/Manchester key handover.md": MANCHESTER,
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("where do manchester customers leave a spare key for us?")
+    assert "only where it points at" not in receipt.reason
+    dangling = write(tmp_path / "dangling", {"Runbooks/Toronto key lockbox handling.md": TORONTO})
+    with Router(dangling) as router:
+        receipt = router.decide("where do manchester customers leave a spare key for us?")
+    assert receipt.decision == "cite" and "only where it points at" not in receipt.reason, receipt.reason
+
+
+def test_a_page_pointing_at_one_that_holds_fewer_of_the_question_s_words_is_still_cited(
+    tmp_path: Path,
+) -> None:
+    """The booking tool's page points at the deposit policy for the word "deposit", but the policy page
+    holds fewer of the question's words than the tool's page does without it: the tool's page answers
+    (dev7 D7-08, phrased, right → missed under a first form that vetoed any page found nearly as well)."""
+    vault = write(
+        tmp_path,
+        {
+            "Decisions/Booking tool.md": (
+                "# Booking tool\n\nGuests book online on our website through Tourwriter since we left Rezdy.\n"
+                "- Card payment at booking through a Stripe link\n"
+                "- Balance reminders at 90 days ([[Decisions/Deposit policy]])\n"
+            ),
+            "Decisions/Deposit policy.md": (
+                "# Deposit policy\n\nA 20% deposit at booking; the balance is due 60 days before travel.\n"
+            ),
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide(
+            "can guests still book online and make the deposit payment on our website like with Rezdy?"
+        )
+    assert receipt.decision == "cite" and receipt.top is not None, receipt.reason
+    assert receipt.top.path == "Decisions/Booking tool.md"
