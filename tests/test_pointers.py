@@ -87,3 +87,47 @@ def test_a_page_pointing_at_one_that_holds_fewer_of_the_question_s_words_is_stil
         )
     assert receipt.decision == "cite" and receipt.top is not None, receipt.reason
     assert receipt.top.path == "Decisions/Booking tool.md"
+
+
+def test_a_line_that_states_more_than_the_link_points_at_nothing(tmp_path: Path) -> None:
+    """A line that writes another of the question's words outside its links says something of its own
+    ("- Primary DB: [[Postgres]] 15", "In Manchester customers leave it at the office (see [[…]])"): its
+    page is cited as before (a cold review). A link to a page in another folder, which the runner-up
+    only shares a file name with, points at another page; and the decision does not depend on k."""
+    vault = write(
+        tmp_path,
+        {
+            "Infra/Production stack.md": "# Production stack\n\n- Primary DB: [[Postgres]] 15 on db-1\n",
+            "Infra/Postgres.md": "# Postgres\n\nHow we upgrade Postgres versions: dump, restore, switch over.\n",
+            "Runbooks/Key drop-off.md": (
+                "# Key drop-off\n\nIn Manchester customers leave the spare key at the office before 6pm "
+                "(see [[Manchester key handover]]).\n"
+            ),
+            "Runbooks/Manchester key handover.md": MANCHESTER,
+        },
+    )
+    with Router(vault) as router:
+        postgres = router.decide("what postgres version is the primary db on?")
+        keys = router.decide("where do manchester customers leave a spare key?")
+    assert postgres.top is not None and postgres.top.path == "Infra/Production stack.md", postgres.reason
+    assert keys.top is not None and keys.top.path == "Runbooks/Key drop-off.md", keys.reason
+    archived = TORONTO.replace("[[Manchester key handover]]", "[[Archive/Manchester key handover]]")
+    other = write(
+        tmp_path / "other",
+        {
+            "Runbooks/Toronto key lockbox handling.md": archived,
+            "Runbooks/Manchester key handover.md": MANCHESTER,
+        },
+    )
+    pointing = write(
+        tmp_path / "pointing",
+        {
+            "Runbooks/Toronto key lockbox handling.md": TORONTO,
+            "Runbooks/Manchester key handover.md": MANCHESTER,
+        },
+    )
+    question = "where do manchester customers leave a spare key for us?"
+    with Router(other) as router:
+        assert "only where it points at" not in router.decide(question).reason
+    with Router(pointing) as router:
+        assert {router.decide(question, k=k).decision for k in (1, 2, 5)} == {"refuse"}

@@ -272,6 +272,35 @@ def test_an_agent_s_request_to_the_notes_and_the_asker_s_belief_name_no_subject(
     assert "find" in terms("where do I find the logs?")
 
 
+def test_what_the_cold_review_found_the_frames_must_leave(tmp_path: Path) -> None:
+    """A number ending in 一 is no unit's 一 (十一天 stays), a unit after the frame is one only where the
+    question ends (一次性 stays), "recall" and "remember" asked about stay (not at a sentence's start),
+    and only the notes are the agent's request ("does our wiki have SSO" asks about the wiki), while
+    "Search the notes for X" loses "notes" as well."""
+
+    def terms(question: str) -> list[str]:
+        return [t.term for t in query_terms(question)]
+
+    assert "十一天" in terms("海景房连住十一天多少钱？")
+    assert "一次性" in terms("这个软件多少钱一次性买断")
+    assert terms("這個多少錢一張")[-1] == "張"
+    assert "recal" in terms("How do I recall an email in Outlook?")
+    assert "rememb" in terms("Who do I remember to call?")
+    assert "wiki" in terms("Does our wiki have SSO?")
+    assert terms("Search the notes for store credit") == terms("store credit")
+    assert terms("Look up our notes on store credit") == terms("store credit")
+    vault = write(
+        tmp_path,
+        {
+            "民宿/十天套餐.md": "# 十天套餐\n\n海景房连住十天 ¥4200。\n",
+            "民宿/十一天套餐.md": "# 十一天套餐\n\n海景房连住十一天 ¥4500。\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("海景房连住十一天多少钱？")
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "民宿/十一天套餐.md"
+
+
 def test_the_unit_a_price_is_asked_per_is_the_unit_alone(tmp_path: Path) -> None:
     """多少钱一套 asks the price of one set: the page writes the unit after the amount (¥4.4/套), so 一套
     counted as a word the page lacks (and translated as "collection"). Before or after the frame, with

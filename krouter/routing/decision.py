@@ -161,10 +161,10 @@ def decide(
         if confidence >= floor and not lone
         else None
     )
-    # A word written only to point at a page that holds as much of the question once it is its (D149).
-    near = {t.pages[x.page_id].path: x.matched for x in everything[1:] if x.score >= top.score / 2}
+    # A word written only to point at the runner-up, which holds as much once it is its, is its (D149).
+    runner = (t.pages[runner_up.page_id].path, runner_up.matched) if runner_up else None
     own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
-    if pointer := pointed_away(reads.text(citations[0].path), units, own, effective, near):
+    if pointer := pointed_away(reads.text(citations[0].path), units, own, effective, runner):
         citations[0] = as_missing(citations[0], pointer[0])
     # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups

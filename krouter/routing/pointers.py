@@ -3,9 +3,11 @@
 "Manchester does it differently: [[Manchester key handover]]." on the Toronto lockbox page holds the
 word "manchester", and the page matched every word of "where do Manchester customers leave a spare
 key?" (cited at 69%, nothing missing); the page the line points at is the answer. A word the page
-writes only on lines that link to a page whose name holds it, when that page is itself one the
-question found and holds as many of the question's words once that one is its, is that page's word:
-the page is its neighbour (docs/decisions.md D149).
+writes only on lines that point at the question's runner-up, named by that word, is the runner-up's
+word when the runner-up holds as many of the question's words once that one is its: the page is its
+neighbour (docs/decisions.md D149). A line that states another of the question's words outside its
+links ("Primary DB: [[Postgres]] 15", "In Manchester customers leave it at the office (see [[Manchester
+office]])") says something of its own, and points at nothing.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
-from pathlib import PurePosixPath
 
-from krouter.routing.answering_line import terms_in
+from krouter.routing.answering_line import outside_links, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
 from krouter.routing.receipt import Citation
@@ -23,56 +24,72 @@ from krouter.tokens.terms import index_terms
 
 # A wikilink's page: what stands before its heading or label ([[Decisions/New#Why|new]]: Decisions/New).
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)")
+# A page points a word away on a few lines ("see [[…]]"), not on dozens.
+MAX_POINTING_LINES = 12
 
 
-def _key(name: str) -> str:
-    """A page as a link names it: its file name without ``.md``, case and Unicode form folded."""
-    stem = PurePosixPath(name.strip()).name
-    stem = stem[:-3] if stem.lower().endswith(".md") else stem
-    return unicodedata.normalize("NFC", stem).casefold()
+def _folded(name: str) -> str:
+    """A page as a link names it: without ``.md``, case and Unicode form folded."""
+    name = unicodedata.normalize("NFC", name.strip().strip("/")).casefold()
+    return name[:-3] if name.endswith(".md") else name
 
 
 def pointed_away(
-    text: str, units: list[Unit], words: set[int], held: set[int], others: dict[str, set[int]]
+    text: str, units: list[Unit], words: set[int], held: set[int], runner_up: tuple[str, set[int]] | None
 ) -> tuple[list[str], str] | None:
     """The question's words among ``words`` (indexes into ``units``: the ones the page matched, not by
-    its title, aliases or a trigger) that ``text`` writes only on lines linking to one of ``others``
-    (the other pages the question found, by path, with the question's words each holds) whose name
-    holds them, with that page's path, when that page holds as many of the question's words as this
-    one (all it holds: ``held``) does without them; None when the page writes each of them somewhere
-    else too, or points at no such page."""
-    if "[[" not in text or not words or not others:
+    its title, aliases or a trigger) that ``text`` writes only on lines that point at the runner-up
+    (its path and the question's words it holds): lines linking to it, its name holding the word, with
+    no other of the words the page holds (``held``) outside their links. With the runner-up's path,
+    when it holds as many of the question's words as this page does without them; None otherwise."""
+    if "[[" not in text or not words or runner_up is None:
         return None
-    found = {_key(path): path for path in others}
-    terms = frozenset(term for i in words for alt in units[i].alts for term in alt)
+    path, theirs = runner_up
+    folded = _folded(path)
+    # A link names the runner-up by its path (a folder's part of it at least) or by its file name.
+    names = {folded, folded.rsplit("/", 1)[-1]}
+    name_terms = set(index_terms(folded.rsplit("/", 1)[-1]))
+    named = {i for i in words if units[i].in_terms(name_terms)}
+    if not named:
+        return None
+    terms = frozenset(term for i in held for alt in units[i].alts for term in alt)
+    pointed_terms = frozenset(term for i in named for alt in units[i].alts for term in alt)
     # A line can hold a term only if it writes the term's first letters (a stem is read off its words).
-    starts = tuple({term[:3] for term in terms})
-    lines: dict[int, list[str]] = {i: [] for i in words}
+    starts = tuple({term[:3] for term in pointed_terms})
+    pointing = dict.fromkeys(named, False)
+    lines = 0
     for line in text.splitlines():
-        folded = line.casefold()
-        if not any(start in folded for start in starts):
+        if not any(start in line.casefold() for start in starts):
             continue
-        on_line = terms_in(terms, line)
-        for i in words:
-            if units[i].in_terms(on_line):
-                lines[i].append(line)
-    pointed: set[int] = set()
-    target = ""
-    for i, holding in lines.items():
-        at = {_pointed_at(line, units[i], found) for line in holding}
-        if len(at) == 1 and "" not in at and (not target or at == {target}):
-            target = at.pop()
-            pointed.add(i)
+        on_line = terms_in(pointed_terms, line)
+        holding = [i for i in named if units[i].in_terms(on_line)]
+        if not holding:
+            continue
+        # A word written on that many lines is the page's own, whatever they link to (and a page of
+        # 50,000 linking lines is not read line by line).
+        lines += 1
+        if lines > MAX_POINTING_LINES:
+            return None
+        links = {_folded(m.group(1)) for m in _WIKILINK.finditer(line)}
+        own = outside_links(terms, [line])
+        stated = {i for i in held - named if units[i].in_terms(own)}
+        for i in holding:
+            if not any(link in names or folded.endswith("/" + link) for link in links) or stated:
+                named.discard(i)
+            else:
+                pointing[i] = True
+    pointed = {i for i in named if pointing[i]}
     # Counted, not weighed: the word pointed at is often one most pages write (a city of a vault about
     # two cities), and its weight is no measure of how much it says about which page answers.
-    if not pointed or len(others[target]) < len(held - pointed):
+    if not pointed or len(theirs) < len(held - pointed):
         return None
-    return [units[i].text for i in sorted(pointed)], target
+    return [units[i].text for i in sorted(pointed)], path
 
 
 def as_missing(cited: Citation, words: list[str]) -> Citation:
-    """``cited`` with ``words`` listed as missing, not matched: the page holds them for another page."""
-    matched = [w for w in cited.matched if w not in words]
+    """``cited`` with ``words`` listed as missing, not matched (as shown, "曼彻斯特→manchester" among them):
+    the page holds them for another page."""
+    matched = [w for w in cited.matched if w.split("→", 1)[0] not in words]
     return replace(cited, matched=matched, missing=[*cited.missing, *words])
 
 
@@ -82,13 +99,3 @@ def pointer_reason(path: str, words: list[str], target: str, confidence: float) 
         f"{path} writes {quoted(words)} only where it points at {target}, which holds as many of the "
         f"question's words: the question is about that page (the words' confidence {confidence:.0%})"
     )
-
-
-def _pointed_at(line: str, unit: Unit, found: dict[str, str]) -> str:
-    """The path of the first page ``line`` links to, among ``found``, whose name holds ``unit``; ""
-    for none."""
-    for m in _WIKILINK.finditer(line):
-        path = found.get(_key(m.group(1)))
-        if path and unit.in_terms(set(index_terms(_key(path)))):
-            return path
-    return ""

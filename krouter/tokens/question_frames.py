@@ -25,20 +25,21 @@ _EN_FRAMES = re.compile(
     # Asking an assistant: "remind me ...", "I was wondering ...", "just curious".
     r"|\bremind me\b|\bwondering\b|\bi wonder\b|\bjust curious\b"
     # What the asker believes or recalls ("i thought it was 6pm", "I remember 30", "IIRC"): the asker's
-    # own words about the answer, which no page holds.
-    r"|\bi (?:thought|think|believe|remember|recall|guess|assumed?|heard)\b|\bif i (?:recall|remember)"
-    r"(?: (?:correctly|right|rightly))?\b|\biirc\b"
+    # own words about the answer, which no page holds. Only where a sentence starts: "how do I recall an
+    # email" asks about recalling (a cold review).
+    r"|(?:^|(?<=[.?!;:,—–]))\s*(?:(?:but|and|though|because)\s+)?i (?:thought|think|believe|remember|recall"
+    r"|guess|assumed?|heard)\b|\bif i (?:recall|remember)(?: (?:correctly|right|rightly))?\b|\biirc\b"
     # An agent asking the notes themselves: "Look up our leave policy", "Find what we decided about X",
     # "Search the notes for Y", at the start of a sentence and before what it asks for; "what do the
     # notes say about Z", "do the notes have anything on Z". The instruction names no subject ("look"
-    # and "find" were words every page lacked); "how do I look up a booking" keeps its verb.
+    # and "find" were words every page lacked); "how do I look up a booking" keeps its verb. Only the
+    # notes: "does our wiki have SSO" asks about the wiki (a cold review).
     r"|(?:^|(?<=[.?!;:—–]))\s*(?:(?:please|pls)\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?"
-    r"(?:find|look up|look for|search(?: for)?|pull up|dig up|tell me|show me|get me)\b"
-    r"(?=\s+(?:our|the|my|what|how|where|when|who|whom|whose|which|why|whether|if|any|out)\b)"
-    r"|\b(?:what|anything) (?:do|does|did) (?:the|our|my) (?:notes|docs|wiki|memory|records) (?:say|have|mention)"
-    r"(?: about| on| regarding)?\b"
-    r"|\b(?:do|does) (?:the|our|my) (?:notes|docs|wiki|memory|records) (?:say|have|mention|cover)(?: anything)?"
-    r"(?: about| on| regarding)?\b"
+    r"(?:find|look up|look for|search(?: for)?|pull up|dig up|tell me|show me|get me)"
+    r"(?:\s+(?:in\s+|through\s+)?(?:the|our|my)\s+notes?\b(?:\s+(?:for|on|about|regarding)\b)?"
+    r"|\b(?=\s+(?:our|the|my|what|how|where|when|who|whom|whose|which|why|whether|if|any|out)\b))"
+    r"|\b(?:what|anything) (?:do|does|did) (?:the|our|my) notes (?:say|have|mention)(?: about| on| regarding)?\b"
+    r"|\b(?:do|does) (?:the|our|my) notes (?:say|have|mention|cover)(?: anything)?(?: about| on| regarding)?\b"
     # Asking for a decision: "what did we decide about X", "find what we decided about X", "which X did
     # we pick". The verb is the question's frame; as content it matched whichever page happens to say
     # "decided" or "picked" (a replaced page's "we picked it because" cited its replacement for "which
@@ -106,13 +107,18 @@ _POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
 # much money"), nor 钱包 (a wallet); elsewhere 钱 names money (报销的钱) and stays a word.
 # The unit a price is asked per, beside the frame ("多少钱一套", "几块钱一片", "一个月多少钱", "每箱多少钱"):
 # the page writes it after the amount (¥4.4/套, ¥18 / 月), not as 一套 or 每箱, which counted as words the
-# page lacks (一套 translated as "collection"). Read as the unit alone. Not the 一 of 唯一, 统一, 第一.
+# page lacks (一套 translated as "collection"). Read as the unit alone. Not the 一 of 唯一, 统一, 第一, nor
+# of a number (十一天, 二十一个月: a cold review), and after the frame only where the question ends there
+# (多少钱一次性买断 keeps 一次性; 多少钱一天内能到 keeps 一天内).
 _PRICE_UNIT = (
-    r"(?:个月|小时|公斤|千克|平米|[个件套台只张块斤克吨条份箱盒包瓶支片双对本次天晚夜周月年位人间辆趟单])"
+    r"(?:个月|個月|小时|小時|公斤|千克|平米"
+    r"|[个個件套台臺只隻张張块塊斤克吨噸条條份箱盒包瓶支片双雙对對本次天晚夜周週月年位人间間辆輛趟单單])"
 )
 _PRICE_ASKED = re.compile(
-    rf"(?:(?<![第唯统同万])[一每]\s*(?P<before>{_PRICE_UNIT})\s*(?:要|得|是|卖|收)?\s*)?"
-    rf"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)(?:\s*[一每]\s*(?P<after>{_PRICE_UNIT}))?"
+    rf"(?:(?<![第唯统統同万萬十百千零〇两兩二三四五六七八九\d])[一每]\s*(?P<before>{_PRICE_UNIT})\s*"
+    r"(?:要|得|是|卖|賣|收)?\s*)?"
+    rf"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)"
+    rf"(?:\s*[一每]\s*(?P<after>{_PRICE_UNIT})(?=\s*[吗嗎呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$)))?"
 )
 
 
