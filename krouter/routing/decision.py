@@ -161,7 +161,7 @@ def decide(
         if confidence >= floor and not lone
         else None
     )
-    # A word written only to point at the runner-up, which holds as much once it is its, is its (D149).
+    # A word written only where the page points at the runner-up is that page's (D149, pointers.py).
     runner = (t.pages[runner_up.page_id].path, runner_up.matched) if runner_up else None
     own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
     if pointer := pointed_away(reads.text(citations[0].path), units, own, effective, runner):
