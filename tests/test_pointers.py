@@ -173,3 +173,65 @@ def test_reading_a_chinese_page_name_does_not_load_the_pages_segmenter(tmp_path:
         [sys.executable, "-c", script, str(vault)], env=env, check=True, capture_output=True, text=True
     )
     assert out.stdout.split() == ["refuse", "points", "True"], out.stdout
+
+
+def test_what_a_second_review_found(tmp_path: Path) -> None:
+    """A link listed under a heading names what the page is about ("## Owned services" over "- [[Kafka]]");
+    the runner-up is counted on its own title and text (not a page it replaced, nor its triggers); a
+    line is read as the index reads it (full-width letters); the answer does not depend on where the
+    pointing line stands; a rewording that drops the pointed word does not bring the page back, and at
+    k = 1 the page pointed at is listed."""
+    vault = write(
+        tmp_path / "teams",
+        {
+            "Teams/Platform team.md": "# Platform team\n\nLead: Dana.\n\n## Owned services\n\n- [[Kafka]]\n- [[Zookeeper]]\n",
+            "Services/Kafka.md": "---\ntriggers: [naming rules for topic prefixes per team]\n---\n# Kafka\n\nThree brokers.\n",
+            "Archive/Kafka 2022.md": (
+                "---\nstatus: superseded\nsuperseded_by: Services/Kafka\n---\n# Kafka 2022\n\nEach team had a topic prefix.\n"
+            ),
+            "Services/Zookeeper.md": "# Zookeeper\n\nThree nodes.\n",
+        },
+    )
+    with Router(vault) as router:
+        owns = router.decide("Which team owns Kafka?")
+    assert owns.decision == "cite" and owns.top is not None and owns.top.path == "Teams/Platform team.md", (
+        owns.reason
+    )
+    wide = write(
+        tmp_path / "wide",
+        {
+            "入职/入职清单.md": "# 入职清单\n\n- ＶＰＮ账号：找 IT 在工单系统里申请\n- 客户端安装：[[VPN 配置]]\n",
+            "IT/VPN 配置.md": "# VPN 配置\n\n客户端下载后导入配置文件。\n",
+        },
+    )
+    with Router(wide) as router:
+        vpn = router.decide("VPN账号怎么申请？")
+    assert vpn.top is not None and vpn.top.path == "入职/入职清单.md", vpn.reason
+    question = "where do manchester customers leave a spare key for us?"
+    pointer = "Manchester keys go elsewhere: [[Manchester key handover]].\n"
+    body = TORONTO.rsplit("\n\nManchester", 1)[0] + "\n"
+    for name, text in (("after", body + "\n" + pointer), ("before", "# Toronto\n\n" + pointer + "\n" + body)):
+        order = write(
+            tmp_path / name,
+            {
+                "Runbooks/Toronto key lockbox handling.md": text,
+                "Runbooks/Manchester key handover.md": MANCHESTER,
+            },
+        )
+        with Router(order) as router:
+            assert router.decide(question).decision == "refuse", name
+    pointing = write(
+        tmp_path / "pointing",
+        {
+            "Runbooks/Toronto key lockbox handling.md": TORONTO,
+            "Runbooks/Manchester key handover.md": MANCHESTER,
+        },
+    )
+    with Router(pointing) as router:
+        reworded = router.decide(question, also=["where do customers leave a spare key"])
+        alone = router.decide(question, k=1)
+    assert reworded.decision == "refuse" and "only where it points at" in reworded.reason, reworded.reason
+    assert [c.path for c in alone.candidates] == [
+        "Runbooks/Toronto key lockbox handling.md",
+        "Runbooks/Manchester key handover.md",
+    ]

@@ -282,6 +282,7 @@ def test_what_the_cold_review_found_the_frames_must_leave(tmp_path: Path) -> Non
         return [t.term for t in query_terms(question)]
 
     assert "十一天" in terms("海景房连住十一天多少钱？")
+    assert "周一" in terms("周一晚多少钱？") and "星期一" in terms("星期一晚多少钱")
     assert "一次性" in terms("这个软件多少钱一次性买断")
     assert terms("這個多少錢一張")[-1] == "張"
     assert "recal" in terms("How do I recall an email in Outlook?")

@@ -162,7 +162,7 @@ def decide(
         else None
     )
     # A word written only where the page points at the runner-up is that page's (D149, pointers.py).
-    runner = (t.pages[runner_up.page_id].path, runner_up.matched) if runner_up else None
+    runner = (t.pages[runner_up.page_id].path, runner_up.page_id) if runner_up else None
     own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
     if pointer := pointed_away(reads.text(citations[0].path), units, own, effective, runner):
         citations[0] = as_missing(citations[0], pointer[0])
@@ -202,7 +202,7 @@ def decide(
         untranslated=halved,
     )
     decision = "cite" if confidence >= floor else "refuse"
-    names_runner_up = False
+    names_runner_up = bool(pointer)  # a reason that names the runner-up lists it, at k = 1 too
     if lone:
         chars = quoted([units[i].text for i in sorted(effective)])
         reason = (

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from krouter.errors import KRouterError
+from krouter.routing.pointers import pointed_away_from
 from krouter.routing.reasons import SHARE_OF_QUESTION
 from krouter.routing.receipt import Decision, Receipt, Route, against_floor
 from krouter.tokens.scripts import HAS_CJK
@@ -142,7 +143,14 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     def needs(r: Receipt) -> float:
         return agreeing if r.closest is not None and r.closest.path in agreed else bar
 
+    # A page the question's own words found pointing at another for the word it asks about is not cited
+    # through a rewording that drops the word ("where do customers leave a spare key" for a Manchester
+    # question, on the Toronto page that only points at Manchester's: D149, a second review).
+    ruled_out = pointed_away_from(asked)
+
     def clears(r: Receipt) -> bool:
+        if r.top is not None and r.top.path == ruled_out:
+            return False
         if by_model and r.top is not None and asked.top is not None and r.top.path != asked.top.path:
             return r.decision == "cite"
         return r.decision == "cite" and r.evidence.confidence >= needs(r)
@@ -175,7 +183,9 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
                 f"(the most confident wording's {chosen.evidence.confidence:.0%})"
             )
         return chosen
-    text, closest = max([(None, asked), *phrased], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
+    # A wording whose page the question ruled out is not the closest to report: the question's reason is.
+    kept = [(text, r) for text, r in phrased if not (r.top is not None and r.top.path == ruled_out)]
+    text, closest = max([(None, asked), *kept], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
     if text is None:
         return replace(asked, routes=routes)
     needed = needs(closest)

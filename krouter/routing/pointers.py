@@ -19,7 +19,8 @@ from dataclasses import replace
 from krouter.routing.answering_line import outside_links, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
-from krouter.routing.receipt import Citation
+from krouter.routing.receipt import Citation, Receipt
+from krouter.tokens.normal_form import normalize
 
 # A wikilink's page: what stands before its heading or label ([[Decisions/New#Why|new]]: Decisions/New).
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)")
@@ -34,16 +35,17 @@ def _folded(name: str) -> str:
 
 
 def pointed_away(
-    text: str, units: list[Unit], words: set[int], held: set[int], runner_up: tuple[str, set[int]] | None
+    text: str, units: list[Unit], words: set[int], held: set[int], runner_up: tuple[str, int] | None
 ) -> tuple[list[str], str] | None:
     """The question's words among ``words`` (indexes into ``units``: the ones the page matched, not by
     its title, aliases or a trigger) that ``text`` writes only on lines that point at the runner-up
-    (its path and the question's words it holds): lines linking to it, its name holding the word, with
-    no other of the words the page holds (``held``) outside their links. With the runner-up's path,
-    when it holds as many of the question's words as this page does without them; None otherwise."""
+    (its path and page id): lines that write the word and link to the runner-up, whose name holds the
+    word, and state none of the page's other words (``held``) outside their links but the name's. With
+    the runner-up's path, when its own title and text hold as many of the question's words as this page
+    does without them (not a page replaced by it, nor its triggers); None otherwise."""
     if "[[" not in text or not words or runner_up is None:
         return None
-    path, theirs = runner_up
+    path, page_id = runner_up
     folded = _folded(path)
     # A link names the runner-up by its path (a folder's part of it at least) or by its file name.
     names = {folded, folded.rsplit("/", 1)[-1]}
@@ -51,19 +53,22 @@ def pointed_away(
     # Read as the receipt's line reads text, without the pages' segmenter: a Chinese name cut by it
     # loaded jieba's whole dictionary into the lookup (a 0.35 s Chinese p99 in bench/perf).
     name_terms = terms_in(terms, folded.rsplit("/", 1)[-1])
-    named = {i for i in words if units[i].in_terms(name_terms)}
+    in_name = {i for i in held if units[i].in_terms(name_terms)}
+    named = words & in_name
     if not named:
         return None
     pointed_terms = frozenset(term for i in named for alt in units[i].alts for term in alt)
-    # A line can hold a term only if it writes the term's first letters (a stem is read off its words).
-    starts = tuple({term[:3] for term in pointed_terms})
+    # A line can hold a term only if it writes all but the last letter of it (a stem is read off its
+    # words: "polici" of policy), read as the index reads text (full-width letters, decomposed accents).
+    starts = tuple({term[: max(3, len(term) - 1)] for term in pointed_terms})
+    raw = text.split("\n")
+    plain = normalize(text).split("\n")
     pointing = dict.fromkeys(named, False)
     lines = 0
-    for line in text.splitlines():
-        if not any(start in line.casefold() for start in starts):
+    for n, line in enumerate(raw):
+        if not any(start in (plain[n] if len(plain) == len(raw) else normalize(line)) for start in starts):
             continue
-        on_line = terms_in(pointed_terms, line)
-        holding = [i for i in named if units[i].in_terms(on_line)]
+        holding = [i for i in named if units[i].in_terms(terms_in(pointed_terms, line))]
         if not holding:
             continue
         # A word written on that many lines is the page's own, whatever they link to (and a page of
@@ -72,16 +77,20 @@ def pointed_away(
         if lines > MAX_POINTING_LINES:
             return None
         links = {_folded(m.group(1)) for m in _WIKILINK.finditer(line)}
+        to_it = any(link in names or folded.endswith("/" + link) for link in links)
         own = outside_links(terms, [line])
-        stated = {i for i in held - named if units[i].in_terms(own)}
+        stated = any(units[i].in_terms(own) for i in held - in_name)
         for i in holding:
-            if not any(link in names or folded.endswith("/" + link) for link in links) or stated:
-                named.discard(i)
-            else:
+            # "Manchester does it differently: [[Manchester key handover]]" writes the word and points;
+            # "- [[Kafka]]" under "## Owned services" names a thing the page is about (a second review).
+            if to_it and not stated and units[i].in_terms(own):
                 pointing[i] = True
+            else:
+                named.discard(i)
     pointed = {i for i in named if pointing[i]}
     # Counted, not weighed: the word pointed at is often one most pages write (a city of a vault about
     # two cities), and its weight is no measure of how much it says about which page answers.
+    theirs = {i for i, u in enumerate(units) if (p := u.postings.get(page_id)) and (p[0] or p[2])}
     if not pointed or len(theirs) < len(held - pointed):
         return None
     return [units[i].text for i in sorted(pointed)], path
@@ -94,9 +103,21 @@ def as_missing(cited: Citation, words: list[str]) -> Citation:
     return replace(cited, matched=matched, missing=[*cited.missing, *words])
 
 
+def pointed_away_from(receipt: Receipt) -> str | None:
+    """The page a refusal ruled out for writing the question's word only where it points at another
+    (its reason, ``pointer_reason``), or None."""
+    closest = receipt.closest
+    if receipt.decision != "refuse" or closest is None or _POINTS not in receipt.reason:
+        return None
+    return closest.path if receipt.reason.startswith(f"{closest.path} writes ") else None
+
+
+_POINTS = " only where it points at "
+
+
 def pointer_reason(path: str, words: list[str], target: str, confidence: float) -> str:
     """Why a page that writes the question's ``words`` only to point at ``target`` is not cited."""
     return (
-        f"{path} writes {quoted(words)} only where it points at {target}, which holds as many of the "
+        f"{path} writes {quoted(words)}{_POINTS}{target}, which holds as many of the "
         f"question's words: the question is about that page (the words' confidence {confidence:.0%})"
     )

@@ -40,4 +40,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # trigger as in a question.
 # 33: a cold review: no unit's 一 after a numeral (十一天), a unit after the frame only where the question ends,
 # the belief frame only where a sentence starts, only the notes as the agent's request (not a wiki).
-TOKENIZER_VERSION = "33"
+# 34: a second review: no price unit's 一 after a day (周一晚, 星期一, 初一).
+TOKENIZER_VERSION = "34"
