@@ -243,3 +243,44 @@ def test_a_lookup_does_not_load_the_pages_segmenter(tmp_path: Path) -> None:
         [sys.executable, "-c", script, str(vault)], env=env, check=True, capture_output=True, text=True
     )
     assert out.stdout.split() == ["运维/告警.md", "4", "True"], out.stdout
+
+
+def test_a_price_question_does_not_load_the_pages_segmenter(tmp_path: Path) -> None:
+    """The price check (D93) reads the cited page's title and lines for the question's words as the
+    receipt's line does: cut by the pages' segmenter, a Chinese page loaded jieba's whole dictionary into
+    a fresh `krouter ask` (~370 ms), which D148's price units let more questions reach (a review)."""
+    import os
+    import subprocess
+    import sys
+
+    vault = write(
+        tmp_path / "v",
+        {
+            "包装/珍珠棉内衬.md": "# 珍珠棉内衬\n\n| 项目 | 说明 |\n|---|---|\n| 价格 | ¥4.4/套 |\n| 交期 | 12 天 |\n",
+            "包装/彩盒.md": "# 彩盒\n\n彩盒由宏达印刷，每批 5000 个起订。\n",
+        },
+    )
+    env = {
+        **os.environ,
+        **{f"KROUTER_{k}_DIR": str(tmp_path / k.lower()) for k in ("CONFIG", "STATE", "CACHE")},
+        "KROUTER_SEMANTIC": "off",
+    }
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from krouter import Router; Router(sys.argv[1]).refresh()",
+            str(vault),
+        ],
+        env=env,
+        check=True,
+    )
+    script = (
+        "import sys; from krouter import Router; from krouter.tokens import chinese\n"
+        "r = Router(sys.argv[1], auto_refresh=False); d = r.decide('珍珠棉内衬多少钱一套？')\n"
+        "print(d.decision, d.top.path if d.top else None, chinese._cutter is None)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(vault)], env=env, check=True, capture_output=True, text=True
+    )
+    assert out.stdout.split() == ["cite", "包装/珍珠棉内衬.md", "True"], out.stdout

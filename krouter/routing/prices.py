@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
+from krouter.routing.answering_line import terms_in
 from krouter.routing.question import Unit
 from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.terms import index_terms, query_terms
+from krouter.tokens.terms import english_terms, query_terms, word_text
 from krouter.vault.md_tables import cells, headers
 from krouter.vault.page import parse_page
 
@@ -114,9 +115,11 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
     # line prices: "What does Sierra charge us per order for pick and pack in Reno?" cited the Reno move's
     # trucking bill "… → Reno for $1,140" (D135). The amount stands beside another word the page writes,
     # when it writes any (words matched through a replaced page that leads to it are not on it).
-    title = set(index_terms(page.title))
-    names = set(index_terms("\n".join([page.title, *page.aliases])))
-    written = set(index_terms(text))
+    # Read as the receipt's line reads text, for the question's own terms: cut by the pages' segmenter, a
+    # Chinese page loaded jieba's whole dictionary into a fresh process (~370 ms; a second review).
+    held = frozenset(term for u in units for alt in u.alts for term in alt)
+    names = terms_in(held, "\n".join([page.title, *page.aliases]))
+    written = terms_in(held, text)
     here = {i for i in things if units[i].in_terms(written)}
     # Only the page's name matched: its amounts price its subject when the page is a price list ("UK
     # delivery charges"), not when it is about something else ("Reno warehouse move": "- Reno trucking:
@@ -133,9 +136,9 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
     for n, (line, header) in enumerate(zip(lines, headers(lines), strict=True)):
         if not (states_amount(line) or (header is not None and priced_row(header, line))):
             continue
-        terms = set(index_terms("\n".join(filter(None, (header, _above(lines, n), line)))))
+        terms = terms_in(held, "\n".join(filter(None, (header, _above(lines, n), line))))
         near = {i for i in beside if units[i].in_terms(terms)}
-        if (near and named <= near) or (title and not named and title <= _label_terms(line)):
+        if (near and named <= near) or (not named and _labelled(page.title, line)):
             return True
     return False
 
@@ -173,9 +176,20 @@ _PRICE_LIST = re.compile(
 _LABEL = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\|\s*)?([^:：|]{1,40}?)\s*[:：|]")
 
 
-def _label_terms(line: str) -> set[str]:
+def _labelled(title: str, line: str) -> bool:
+    """True when ``line``'s label holds every word of the page's ``title`` ("顺丰：首重 12 元" on the page
+    顺丰): English words by their terms, other scripts as written."""
     m = _LABEL.match(line)
-    return set(index_terms(m.group(1))) if m else set()
+    name, label = word_text(title), word_text(m.group(1)) if m else ""
+    if not name.strip() or not label:
+        return False
+    runs = [run for run in _NOT_LATIN.split(_LATIN_WORD.sub(" ", name)) if run]
+    return set(english_terms(name)) <= set(english_terms(label)) and all(run in label for run in runs)
+
+
+_LATIN_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+# What is left of a name once its Latin words are out: runs of other letters, split at anything else.
+_NOT_LATIN = re.compile(r"[\W_]+")
 
 
 def _above(lines: list[str], n: int) -> str:
