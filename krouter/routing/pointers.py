@@ -4,8 +4,8 @@
 word "manchester", and the page matched every word of "where do Manchester customers leave a spare
 key?" (cited at 69%, nothing missing); the page the line points at is the answer. A word the page
 writes only on lines that point at the question's runner-up, named by that word, is the runner-up's
-word when the runner-up holds as many of the question's words once that one is its: the page is its
-neighbour (docs/decisions.md D149). A line that states another of the question's words outside its
+word when the runner-up holds as many of the question's words as the page does without it: the page
+is its neighbour (docs/decisions.md D149, D151, D152). A line that states another of the question's words outside its
 links ("Primary DB: [[Postgres]] 15", "In Manchester customers leave it at the office (see [[Manchester
 office]])") says something of its own, and points at nothing.
 """
@@ -66,7 +66,8 @@ def pointed_away(
     pointing = dict.fromkeys(named, False)
     lines = 0
     for n, line in enumerate(raw):
-        if not any(start in (plain[n] if len(plain) == len(raw) else normalize(line)) for start in starts):
+        read = plain[n] if len(plain) == len(raw) else normalize(line)
+        if not any(start in read for start in starts):
             continue
         holding = [i for i in named if units[i].in_terms(terms_in(pointed_terms, line))]
         if not holding:
