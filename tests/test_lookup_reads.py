@@ -10,6 +10,7 @@ import pickle
 import threading
 from pathlib import Path
 
+from fresh_lookup import fresh_lookup
 from vault_files import write
 
 from krouter import Receipt, Router
@@ -208,10 +209,6 @@ def test_a_lookup_does_not_load_the_pages_segmenter(tmp_path: Path) -> None:
     """The receipt's line reads a section heading's words and a passage's words outside its links; read
     with the index's segmenter, a Chinese heading loaded jieba's full dictionary into the lookup (0.3 s
     and its memory, on a fresh `krouter ask`)."""
-    import os
-    import subprocess
-    import sys
-
     vault = write(
         tmp_path / "v",
         {
@@ -219,40 +216,14 @@ def test_a_lookup_does_not_load_the_pages_segmenter(tmp_path: Path) -> None:
             "运维/值班.md": "# 值班\n\n每人值班一周。\n",
         },
     )
-    env = {
-        **os.environ,
-        **{f"KROUTER_{k}_DIR": str(tmp_path / k.lower()) for k in ("CONFIG", "STATE", "CACHE")},
-    }
-    env["KROUTER_SEMANTIC"] = "off"
-    script = (
-        "import sys; from krouter import Router; from krouter.tokens import chinese\n"
-        "r = Router(sys.argv[1], auto_refresh=False); c = r.decide('告警发到哪个群').top\n"
-        "print(c.path, c.line, chinese._cutter is None)\n"
-    )
-    subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from krouter import Router; Router(sys.argv[1]).refresh()",
-            str(vault),
-        ],
-        env=env,
-        check=True,
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(vault)], env=env, check=True, capture_output=True, text=True
-    )
-    assert out.stdout.split() == ["运维/告警.md", "4", "True"], out.stdout
+    got = fresh_lookup(vault, "告警发到哪个群", tmp_path)
+    assert (got["path"], got["line"], got["segmenter_loaded"]) == ("运维/告警.md", 4, False), got
 
 
 def test_a_price_question_does_not_load_the_pages_segmenter(tmp_path: Path) -> None:
     """The price check (D93) reads the cited page's title and lines for the question's words as the
     receipt's line does: cut by the pages' segmenter, a Chinese page loaded jieba's whole dictionary into
     a fresh `krouter ask` (~370 ms), which D148's price units let more questions reach (a review)."""
-    import os
-    import subprocess
-    import sys
-
     vault = write(
         tmp_path / "v",
         {
@@ -260,27 +231,7 @@ def test_a_price_question_does_not_load_the_pages_segmenter(tmp_path: Path) -> N
             "包装/彩盒.md": "# 彩盒\n\n彩盒由宏达印刷，每批 5000 个起订。\n",
         },
     )
-    env = {
-        **os.environ,
-        **{f"KROUTER_{k}_DIR": str(tmp_path / k.lower()) for k in ("CONFIG", "STATE", "CACHE")},
-        "KROUTER_SEMANTIC": "off",
-    }
-    subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from krouter import Router; Router(sys.argv[1]).refresh()",
-            str(vault),
-        ],
-        env=env,
-        check=True,
+    got = fresh_lookup(vault, "珍珠棉内衬多少钱一套？", tmp_path)
+    assert (got["decision"], got["path"], got["segmenter_loaded"]) == ("cite", "包装/珍珠棉内衬.md", False), (
+        got
     )
-    script = (
-        "import sys; from krouter import Router; from krouter.tokens import chinese\n"
-        "r = Router(sys.argv[1], auto_refresh=False); d = r.decide('珍珠棉内衬多少钱一套？')\n"
-        "print(d.decision, d.top.path if d.top else None, chinese._cutter is None)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(vault)], env=env, check=True, capture_output=True, text=True
-    )
-    assert out.stdout.split() == ["cite", "包装/珍珠棉内衬.md", "True"], out.stdout

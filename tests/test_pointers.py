@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter import Router
+from tests.fresh_lookup import fresh_lookup
 from tests.vault_files import write
 
 TORONTO = (
@@ -136,10 +137,6 @@ def test_a_line_that_states_more_than_the_link_points_at_nothing(tmp_path: Path)
 def test_reading_a_chinese_page_name_does_not_load_the_pages_segmenter(tmp_path: Path) -> None:
     """The runner-up's name is read as the receipt's line reads text: cut by the pages' segmenter, a
     Chinese name loaded jieba's whole dictionary into the lookup (a 0.35 s Chinese p99 in bench/perf)."""
-    import os
-    import subprocess
-    import sys
-
     vault = write(
         tmp_path / "v",
         {
@@ -149,30 +146,9 @@ def test_reading_a_chinese_page_name_does_not_load_the_pages_segmenter(tmp_path:
             "运维/曼彻斯特钥匙交接.md": "# 曼彻斯特钥匙交接\n\n客户把备用钥匙交给办公室。\n",
         },
     )
-    env = {
-        **os.environ,
-        **{f"KROUTER_{k}_DIR": str(tmp_path / k.lower()) for k in ("CONFIG", "STATE", "CACHE")},
-        "KROUTER_SEMANTIC": "off",
-    }
-    subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from krouter import Router; Router(sys.argv[1]).refresh()",
-            str(vault),
-        ],
-        env=env,
-        check=True,
-    )
-    script = (
-        "import sys; from krouter import Router; from krouter.tokens import chinese\n"
-        "r = Router(sys.argv[1], auto_refresh=False); d = r.decide('曼彻斯特的客户把备用钥匙放在哪里？')\n"
-        "print(d.decision, 'points' if 'only where it points at' in d.reason else 'no', chinese._cutter is None)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(vault)], env=env, check=True, capture_output=True, text=True
-    )
-    assert out.stdout.split() == ["refuse", "points", "True"], out.stdout
+    got = fresh_lookup(vault, "曼彻斯特的客户把备用钥匙放在哪里？", tmp_path)
+    assert got["decision"] == "refuse" and "only where it points at" in str(got["reason"]), got
+    assert got["segmenter_loaded"] is False
 
 
 def test_what_a_second_review_found(tmp_path: Path) -> None:
