@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import re
 import subprocess
 import sys
 import threading
@@ -370,7 +371,8 @@ def test_held_picks_count_towards_the_caps_and_a_question_is_held_for_one_page(
     # When the next fits, said (an agent-loop run stopped teaching, not knowing): 24 hours after the hold.
     [hold] = [h for h in pending.all_holds(vault) if h["pending"] == held.pending_id]
     frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(-(-(hold["time"] + 24 * 60 * 60) // 60) * 60))
-    assert daily.reason.endswith(f"the next can be taught from {frees}"), daily.reason
+    assert f"the next can be taught from {frees}, in 2" in daily.reason, daily.reason
+    assert re.search(r", in 2[34] h \d+ min$", daily.reason), daily.reason
 
 
 def test_krouter_teach_over_stdio_replies_pending_and_writes_nothing(vault: Path) -> None:

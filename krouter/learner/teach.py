@@ -169,9 +169,11 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
         # Rounded up to the minute: a time cut down to it came before the cap freed (a cold review).
         frees_at = -(-(today[len(today) - DAILY_CAP] + DAY_SECONDS) // 60) * 60
         frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(frees_at))
+        # How long from now too: an agent whose own idea of today is a year off read the date as a year away.
+        wait = max(0, int(frees_at - now) // 60)
         return (
             f"the daily cap is reached: agents taught or held {len(today)} triggers in this vault in the last 24 "
-            f"hours (at most {DAILY_CAP}); the next can be taught from {frees}"
+            f"hours (at most {DAILY_CAP}); the next can be taught from {frees}, in {wait // 60} h {wait % 60} min"
         )
     # An agent's pick the nightly model confirmed is journaled under the nightly lane: still the agent's.
     confirmed = {h["pending"] for h in holds}
