@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from krouter import Router
 from tests.fresh_lookup import fresh_lookup
 from tests.vault_files import write
@@ -211,3 +213,26 @@ def test_what_a_second_review_found(tmp_path: Path) -> None:
         "Runbooks/Toronto key lockbox handling.md",
         "Runbooks/Manchester key handover.md",
     ]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[see here](Manchester%20key%20handover.md)",
+        "[the Manchester runbook](../Runbooks/Manchester key handover.md)",
+    ],
+)
+def test_a_markdown_link_points_as_a_wikilink_does(tmp_path: Path, link: str) -> None:
+    """Vaults kept outside Obsidian link with Markdown links: the pointing line reads them too, by their
+    destination (a fragment, a relative folder and %20 read as a wikilink's page would be)."""
+    toronto = TORONTO.replace("[[Manchester key handover]]", link)
+    vault = write(
+        tmp_path,
+        {
+            "Runbooks/Toronto key lockbox handling.md": toronto,
+            "Runbooks/Manchester key handover.md": MANCHESTER,
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("where do manchester customers leave a spare key for us?")
+    assert receipt.decision == "refuse" and "only where it points at" in receipt.reason, receipt.reason

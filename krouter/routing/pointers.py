@@ -5,7 +5,7 @@ word "manchester", and the page matched every word of "where do Manchester custo
 key?" (cited at 69%, nothing missing); the page the line points at is the answer. A word the page
 writes only on lines that point at the question's runner-up, named by that word, is the runner-up's
 word when the runner-up holds as many of the question's words as the page does without it: the page
-is its neighbour (docs/decisions.md D149, D151, D152). A line that states another of the question's words outside its
+is its neighbour (docs/decisions.md D149, D151, D152). Wikilinks and Markdown links alike. A line that states another of the question's words outside its
 links ("Primary DB: [[Postgres]] 15", "In Manchester customers leave it at the office (see [[Manchester
 office]])") says something of its own, and points at nothing.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
+from urllib.parse import unquote
 
 from krouter.routing.answering_line import outside_links, terms_in
 from krouter.routing.question import Unit
@@ -24,6 +25,8 @@ from krouter.tokens.normal_form import normalize
 
 # A wikilink's page: what stands before its heading or label ([[Decisions/New#Why|new]]: Decisions/New).
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)")
+# A Markdown link's page: its destination before a fragment or title ([see](../Runbooks/New%20page.md#x)).
+_MD_LINK = re.compile(r"\]\(<?([^)>#\"']+?)>?\s*(?:#[^)]*)?(?:[\"'][^)]*)?\)")
 # A page points a word away on a few lines ("see [[…]]"), not on dozens.
 MAX_POINTING_LINES = 12
 
@@ -43,7 +46,7 @@ def pointed_away(
     word, and state none of the page's other words (``held``) outside their links but the name's. With
     the runner-up's path, when its own title and text hold as many of the question's words as this page
     does without them (not a page replaced by it, nor its triggers); None otherwise."""
-    if "[[" not in text or not words or runner_up is None:
+    if ("[[" not in text and "](" not in text) or not words or runner_up is None:
         return None
     path, page_id = runner_up
     folded = _folded(path)
@@ -77,9 +80,11 @@ def pointed_away(
         lines += 1
         if lines > MAX_POINTING_LINES:
             return None
-        links = {_folded(m.group(1)) for m in _WIKILINK.finditer(line)}
+        links = {_folded(m.group(1)) for m in _WIKILINK.finditer(line)} | {
+            _folded(unquote(m.group(1))).lstrip("./") for m in _MD_LINK.finditer(line)
+        }
         to_it = any(link in names or folded.endswith("/" + link) for link in links)
-        own = outside_links(terms, [line])
+        own = outside_links(terms, [_MD_LINK.sub("]", line)])
         stated = any(units[i].in_terms(own) for i in held - in_name)
         for i in holding:
             # "Manchester does it differently: [[Manchester key handover]]" writes the word and points;
