@@ -13,28 +13,22 @@ office]])") says something of its own, and points at nothing.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import replace
-from urllib.parse import unquote
 
 from krouter.routing.answering_line import outside_links, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
 from krouter.routing.receipt import Citation, Receipt
 from krouter.tokens.normal_form import normalize
+from krouter.vault.links import LinkResolver
 
-# A wikilink's page: what stands before its heading or label ([[Decisions/New#Why|new]]: Decisions/New).
-_WIKILINK = re.compile(r"\[\[([^\]|#]+)")
-# A Markdown link's page: its destination before a fragment or title ([see](../Runbooks/New%20page.md#x)).
-_MD_LINK = re.compile(r"\]\(<?([^)>#\"']+?)>?\s*(?:#[^)]*)?(?:[\"'][^)]*)?\)")
+# A wikilink ([[Decisions/New#Why|new]]) or a Markdown link ([see](../Decisions/New%20page.md)), whole:
+# ``LinkResolver`` reads which page it names, as it does for a replacement link.
+_LINK = re.compile(r"\[\[[^\[\]]*\]\]|\[[^\[\]]*\]\([^()]*\)")
+# A Markdown link's destination, which states nothing on the line.
+_DESTINATION = re.compile(r"\]\([^()]*\)")
 # A page points a word away on a few lines ("see [[…]]"), not on dozens.
 MAX_POINTING_LINES = 12
-
-
-def _folded(name: str) -> str:
-    """A page as a link names it: without ``.md``, case and Unicode form folded."""
-    name = unicodedata.normalize("NFC", name.strip().strip("/")).casefold()
-    return name[:-3] if name.endswith(".md") else name
 
 
 def pointed_away(
@@ -49,13 +43,13 @@ def pointed_away(
     if ("[[" not in text and "](" not in text) or not words or runner_up is None:
         return None
     path, page_id = runner_up
-    folded = _folded(path)
-    # A link names the runner-up by its path (a folder's part of it at least) or by its file name.
-    names = {folded, folded.rsplit("/", 1)[-1]}
+    # A link names the runner-up as a replacement link would, among the pages: by its path, the end of
+    # it or its file name, in any case (a folder it is not in names another page).
+    to_runner_up = LinkResolver([path])
     terms = frozenset(term for i in held for alt in units[i].alts for term in alt)
     # Read as the receipt's line reads text, without the pages' segmenter: a Chinese name cut by it
     # loaded jieba's whole dictionary into the lookup (a 0.35 s Chinese p99 in bench/perf).
-    name_terms = terms_in(terms, folded.rsplit("/", 1)[-1])
+    name_terms = terms_in(terms, path.rsplit("/", 1)[-1].removesuffix(".md"))
     in_name = {i for i in held if units[i].in_terms(name_terms)}
     named = words & in_name
     if not named:
@@ -80,11 +74,8 @@ def pointed_away(
         lines += 1
         if lines > MAX_POINTING_LINES:
             return None
-        links = {_folded(m.group(1)) for m in _WIKILINK.finditer(line)} | {
-            _folded(unquote(m.group(1))).lstrip("./") for m in _MD_LINK.finditer(line)
-        }
-        to_it = any(link in names or folded.endswith("/" + link) for link in links)
-        own = outside_links(terms, [_MD_LINK.sub("]", line)])
+        to_it = any(to_runner_up.resolve(m.group(0)) == path for m in _LINK.finditer(line))
+        own = outside_links(terms, [_DESTINATION.sub("]", line)])
         stated = any(units[i].in_terms(own) for i in held - in_name)
         for i in holding:
             # "Manchester does it differently: [[Manchester key handover]]" writes the word and points;
