@@ -23,17 +23,20 @@ MANCHESTER = (
 )
 
 
+def key_pages(root: Path, toronto: str = TORONTO) -> Path:
+    """The Toronto lockbox page (its text ``toronto``) beside the Manchester key handover page."""
+    pages = {
+        "Runbooks/Toronto key lockbox handling.md": toronto,
+        "Runbooks/Manchester key handover.md": MANCHESTER,
+    }
+    return write(root, pages)
+
+
 def test_a_word_written_only_to_point_at_another_page_is_that_page_s(tmp_path: Path) -> None:
     """The Toronto page matched every word of a Manchester question, "manchester" only on the line that
     points at the Manchester page: it was cited at 69% with nothing missing (the dev10 agent loop). The
     refusal says why and lists the page it points at."""
-    vault = write(
-        tmp_path,
-        {
-            "Runbooks/Toronto key lockbox handling.md": TORONTO,
-            "Runbooks/Manchester key handover.md": MANCHESTER,
-        },
-    )
+    vault = key_pages(tmp_path)
     with Router(vault) as router:
         receipt = router.decide("where do manchester customers leave a spare key for us?")
     assert receipt.decision == "refuse", receipt.reason
@@ -49,13 +52,7 @@ def test_a_word_the_page_also_writes_elsewhere_or_links_to_no_page_found_stays(t
     """The rule reads only pointing lines: a page that writes the word on another line holds it, and a
     link to a page the question did not find (or none) points nowhere."""
     elsewhere = TORONTO + "\nManchester cleaners covering Toronto use the lockbox too.\n"
-    vault = write(
-        tmp_path,
-        {
-            "Runbooks/Toronto key lockbox handling.md": elsewhere,
-            "Runbooks/Manchester key handover.md": MANCHESTER,
-        },
-    )
+    vault = key_pages(tmp_path, elsewhere)
     with Router(vault) as router:
         receipt = router.decide("where do manchester customers leave a spare key for us?")
     assert "only where it points at" not in receipt.reason
@@ -115,20 +112,8 @@ def test_a_line_that_states_more_than_the_link_points_at_nothing(tmp_path: Path)
     assert postgres.top is not None and postgres.top.path == "Infra/Production stack.md", postgres.reason
     assert keys.top is not None and keys.top.path == "Runbooks/Key drop-off.md", keys.reason
     archived = TORONTO.replace("[[Manchester key handover]]", "[[Archive/Manchester key handover]]")
-    other = write(
-        tmp_path / "other",
-        {
-            "Runbooks/Toronto key lockbox handling.md": archived,
-            "Runbooks/Manchester key handover.md": MANCHESTER,
-        },
-    )
-    pointing = write(
-        tmp_path / "pointing",
-        {
-            "Runbooks/Toronto key lockbox handling.md": TORONTO,
-            "Runbooks/Manchester key handover.md": MANCHESTER,
-        },
-    )
+    other = key_pages(tmp_path / "other", archived)
+    pointing = key_pages(tmp_path / "pointing")
     question = "where do manchester customers leave a spare key for us?"
     with Router(other) as router:
         assert "only where it points at" not in router.decide(question).reason
@@ -189,22 +174,10 @@ def test_what_a_second_review_found(tmp_path: Path) -> None:
     pointer = "Manchester keys go elsewhere: [[Manchester key handover]].\n"
     body = TORONTO.rsplit("\n\nManchester", 1)[0] + "\n"
     for name, text in (("after", body + "\n" + pointer), ("before", "# Toronto\n\n" + pointer + "\n" + body)):
-        order = write(
-            tmp_path / name,
-            {
-                "Runbooks/Toronto key lockbox handling.md": text,
-                "Runbooks/Manchester key handover.md": MANCHESTER,
-            },
-        )
+        order = key_pages(tmp_path / name, text)
         with Router(order) as router:
             assert router.decide(question).decision == "refuse", name
-    pointing = write(
-        tmp_path / "pointing",
-        {
-            "Runbooks/Toronto key lockbox handling.md": TORONTO,
-            "Runbooks/Manchester key handover.md": MANCHESTER,
-        },
-    )
+    pointing = key_pages(tmp_path / "pointing")
     with Router(pointing) as router:
         reworded = router.decide(question, also=["where do customers leave a spare key"])
         alone = router.decide(question, k=1)
@@ -226,13 +199,7 @@ def test_a_markdown_link_points_as_a_wikilink_does(tmp_path: Path, link: str) ->
     """Vaults kept outside Obsidian link with Markdown links: the pointing line reads them too, by their
     destination (a fragment, a relative folder and %20 read as a wikilink's page would be)."""
     toronto = TORONTO.replace("[[Manchester key handover]]", link)
-    vault = write(
-        tmp_path,
-        {
-            "Runbooks/Toronto key lockbox handling.md": toronto,
-            "Runbooks/Manchester key handover.md": MANCHESTER,
-        },
-    )
+    vault = key_pages(tmp_path, toronto)
     with Router(vault) as router:
         receipt = router.decide("where do manchester customers leave a spare key for us?")
     assert receipt.decision == "refuse" and "only where it points at" in receipt.reason, receipt.reason

@@ -247,29 +247,31 @@ def test_a_price_asked_is_answered_where_the_page_states_one(tmp_path: Path) -> 
     assert "钱" in money.evidence.query_terms
 
 
+def _terms(question: str) -> list[str]:
+    """The question's query terms as looked up."""
+    return [t.term for t in query_terms(question)]
+
+
 def test_an_agent_s_request_to_the_notes_and_the_asker_s_belief_name_no_subject() -> None:
     """Agents ask the notes in imperatives ("Look up our leave policy", "Find what we decided about
     X", "What do the notes say about X"), and askers say what they believe ("i thought it was 6pm",
     "I remember 30"): "look", "find", "decided", "notes" and "thought" were words every page lacked.
     A verb the question asks about ("how do I look up a booking") stays."""
 
-    def terms(question: str) -> list[str]:
-        return [t.term for t in query_terms(question)]
-
-    assert terms("Look up our parental leave policy for office staff.") == terms(
+    assert _terms("Look up our parental leave policy for office staff.") == _terms(
         "parental leave policy for office staff"
     )
-    assert terms("Find what we decided about appointment reminder texts.") == terms(
+    assert _terms("Find what we decided about appointment reminder texts.") == _terms(
         "appointment reminder texts"
     )
-    assert terms("What do the notes say about store credit?") == terms("store credit")
-    assert terms("Can you look up the wifi password?") == terms("wifi password")
-    assert terms("when is the schedule frozen? i thought it was 6pm") == terms(
+    assert _terms("What do the notes say about store credit?") == _terms("store credit")
+    assert _terms("Can you look up the wifi password?") == _terms("wifi password")
+    assert _terms("when is the schedule frozen? i thought it was 6pm") == _terms(
         "when is the schedule frozen? 6pm"
     )
-    assert terms("connection cap is 30, if I remember correctly?") == terms("connection cap is 30?")
-    assert "look" in terms("how do I look up a booking in Roster?")
-    assert "find" in terms("where do I find the logs?")
+    assert _terms("connection cap is 30, if I remember correctly?") == _terms("connection cap is 30?")
+    assert "look" in _terms("how do I look up a booking in Roster?")
+    assert "find" in _terms("where do I find the logs?")
 
 
 def test_what_the_cold_review_found_the_frames_must_leave(tmp_path: Path) -> None:
@@ -278,18 +280,15 @@ def test_what_the_cold_review_found_the_frames_must_leave(tmp_path: Path) -> Non
     and only the notes are the agent's request ("does our wiki have SSO" asks about the wiki), while
     "Search the notes for X" loses "notes" as well."""
 
-    def terms(question: str) -> list[str]:
-        return [t.term for t in query_terms(question)]
-
-    assert "十一天" in terms("海景房连住十一天多少钱？")
-    assert "周一" in terms("周一晚多少钱？") and "星期一" in terms("星期一晚多少钱")
-    assert "一次性" in terms("这个软件多少钱一次性买断")
-    assert terms("這個多少錢一張")[-1] == "張"
-    assert "recal" in terms("How do I recall an email in Outlook?")
-    assert "rememb" in terms("Who do I remember to call?")
-    assert "wiki" in terms("Does our wiki have SSO?")
-    assert terms("Search the notes for store credit") == terms("store credit")
-    assert terms("Look up our notes on store credit") == terms("store credit")
+    assert "十一天" in _terms("海景房连住十一天多少钱？")
+    assert "周一" in _terms("周一晚多少钱？") and "星期一" in _terms("星期一晚多少钱")
+    assert "一次性" in _terms("这个软件多少钱一次性买断")
+    assert _terms("這個多少錢一張")[-1] == "張"
+    assert "recal" in _terms("How do I recall an email in Outlook?")
+    assert "rememb" in _terms("Who do I remember to call?")
+    assert "wiki" in _terms("Does our wiki have SSO?")
+    assert _terms("Search the notes for store credit") == _terms("store credit")
+    assert _terms("Look up our notes on store credit") == _terms("store credit")
     vault = write(
         tmp_path,
         {
@@ -306,12 +305,12 @@ def test_the_unit_a_price_is_asked_per_is_the_unit_alone(tmp_path: Path) -> None
     """多少钱一套 asks the price of one set: the page writes the unit after the amount (¥4.4/套), so 一套
     counted as a word the page lacks (and translated as "collection"). Before or after the frame, with
     一 or 每, the unit alone is read; 一套 elsewhere in the question, and 唯一 or 第一, stay as written."""
-    assert [t.term for t in query_terms("内衬现在多少钱一套?")] == ["内衬", "套"]
-    assert [t.term for t in query_terms("会员一个月多少钱")] == ["会员", "月"]
-    assert [t.term for t in query_terms("每箱多少钱")] == ["箱"]
-    assert [t.term for t in query_terms("驱动板几块钱一片")] == ["驱动", "板", "片"]
-    assert "一套" in [t.term for t in query_terms("一套内衬多少钱")]
-    assert "唯一" in [t.term for t in query_terms("唯一套多少钱")]
+    assert _terms("内衬现在多少钱一套?") == ["内衬", "套"]
+    assert _terms("会员一个月多少钱") == ["会员", "月"]
+    assert _terms("每箱多少钱") == ["箱"]
+    assert _terms("驱动板几块钱一片") == ["驱动", "板", "片"]
+    assert "一套" in _terms("一套内衬多少钱")
+    assert "唯一" in _terms("唯一套多少钱")
     vault = write(
         tmp_path,
         {
