@@ -43,9 +43,6 @@ def pointed_away(
     if ("[[" not in text and "](" not in text) or not words or runner_up is None:
         return None
     path, page_id = runner_up
-    # A link names the runner-up as a replacement link would, among the pages: by its path, the end of
-    # it or its file name, in any case (a folder it is not in names another page).
-    to_runner_up = LinkResolver([path])
     terms = frozenset(term for i in held for alt in units[i].alts for term in alt)
     # Read as the receipt's line reads text, without the pages' segmenter: a Chinese name cut by it
     # loaded jieba's whole dictionary into the lookup (a 0.35 s Chinese p99 in bench/perf).
@@ -54,6 +51,9 @@ def pointed_away(
     named = words & in_name
     if not named:
         return None
+    # A link names the runner-up as a replacement link would, among the pages: by its path, the end of
+    # it or its file name, in any case (a folder it is not in names another page).
+    to_runner_up = LinkResolver([path])
     pointed_terms = frozenset(term for i in named for alt in units[i].alts for term in alt)
     # A line can hold a term only if it writes all but the last letter of it (a stem is read off its
     # words: "polici" of policy), read as the index reads text (full-width letters, decomposed accents).
