@@ -4,12 +4,12 @@ The decision does not look at raw BM25 magnitudes, which mean different things o
 it compares the IDF-weighted share of the question's content that the top page covers (on the whole
 page and in its best passage) with one floor, discounted when the top page barely leads the next.
 A question word the vault never contains, or one that other pages hold but the top page lacks, lowers
-that share by its IDF weight. Triggers count towards it only when the question expresses them.
-Five vetoes refuse a page whatever its words' share: one that matches nothing but single Han characters
-outside its title, a conversation turn of another speaker than the one the question names, a page
-that never mentions the name of another page the question names (王磊, Sarah Chen), any page when
-the question names something no page mentions (MongoDB, 北京), and a page that states no amount beside
-the words of a question asking a price (多少钱; D93).
+that share by its IDF weight; past the two heaviest such words, by a quarter of it (``wording``).
+Triggers count towards it only when the question expresses them. Vetoes refuse a page whatever its
+words' share: one that matches nothing but single Han characters outside its title, another speaker's
+turn, a page that never mentions another page's name the question names (王磊, Sarah Chen) or that
+points at the runner-up for a word, any page when the question names something no page mentions
+(MongoDB, 北京), and a page that states no amount (多少钱; D93) or contact asked for beside its words.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
 from krouter.routing.untranslated import untranslated
+from krouter.routing.wording import as_wording
 from krouter.tokens.names import capitalised
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.scripts import is_cjk
@@ -115,6 +116,7 @@ def decide(
     units, total = _name_once(units, question, top.page_id, t)
     mine = set(top.contributors)
     units, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
+    units, total, wording = as_wording(units, effective)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
@@ -200,6 +202,7 @@ def decide(
         corpus_missing=corpus_missing,
         elsewhere_missing=elsewhere,
         untranslated=halved,
+        wording=wording,
     )
     decision = "cite" if confidence >= floor else "refuse"
     names_runner_up = bool(pointer)  # a reason that names the runner-up lists it, at k = 1 too
@@ -296,11 +299,8 @@ def _name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tup
 def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:
     """True when everything the page matched is single Han characters found in its text only: one the
     title or aliases name (a page titled 茶 for 茶在哪) is what the page is about."""
-    return (
-        bool(matched)
-        and in_text == matched
-        and all(len(units[i].text) == 1 and is_cjk(units[i].text) for i in matched)
-    )
+    singles = all(len(units[i].text) == 1 and is_cjk(units[i].text) for i in matched)
+    return bool(matched) and in_text == matched and singles
 
 
 def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> set[int]:

@@ -154,7 +154,8 @@ class Evidence:
     page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal);
     ``untranslated`` are Chinese question words that the top page, written in English, lacks and no
-    dictionary translates: each weighs half (``krouter.routing.untranslated``).
+    dictionary translates: each weighs half (``krouter.routing.untranslated``). ``wording`` are the words
+    the top page lacks past its two heaviest: each weighs a quarter (``krouter.routing.wording``).
     ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
     """
 
@@ -168,6 +169,7 @@ class Evidence:
     corpus_missing: list[str] = field(default_factory=list)
     elsewhere_missing: list[str] = field(default_factory=list)
     untranslated: list[str] = field(default_factory=list)
+    wording: list[str] = field(default_factory=list)
     semantic: dict[str, object] | None = None
 
 
@@ -308,6 +310,8 @@ class Receipt:
             lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
         if ev.untranslated:
             lines.append(f"  no translation known, counted at half: {', '.join(ev.untranslated)}")
+        if ev.wording:
+            lines.append(f"  lacking past its two rarest, counted at a quarter: {', '.join(ev.wording)}")
         confidence, floor = against_floor(ev.confidence, ev.floor)
         lines.append(f"  confidence {confidence} vs floor {floor}")
         if ev.semantic is not None:
