@@ -1,4 +1,5 @@
-"""Past the two rarest words a page lacks, the rest weigh a quarter: the question's wording (D153)."""
+"""Past the two rarest words a page lacks, the rest weigh a quarter: likelier the question's wording than a
+subject the page does not hold (D153)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ PAGES = {
     ),
     **{f"Notes/Note{n}.md": NOTE.format(n=n) for n in range(1, 7)},
 }
-LOOSE_DOG = "the dog was loose and barking when our cleaner arrived, do we still bill the whole visit?"
+LOOSE_DOG = "the dog was loose and barking when our cleaner arrived late, do we still bill the visit?"
 
 
 def _ask(root: Path, question: str) -> Receipt:
@@ -50,15 +51,16 @@ def _ask(root: Path, question: str) -> Receipt:
 
 
 def test_a_third_word_the_page_lacks_is_wording_and_weighs_a_quarter(tmp_path: Path) -> None:
-    """The pets page answers, in its own words: it lacks barking, bill and whole, none of which the vault
-    holds. Two of them may be a subject the page does not hold and weigh in full; the third is read as
-    the question's wording. At full weight the page was refused (0.51 against the floor)."""
+    """The pets page answers, in its own words: it lacks barking and bill, which no page holds, and late,
+    which the dispatch page writes. The two rarest may be a subject the page does not hold and weigh in
+    full; late is read as the question's wording. At full weight the page was refused (0.54 against the
+    floor)."""
     r = _ask(tmp_path, LOOSE_DOG)
     assert r.decision == "cite"
     assert r.cited[0].path == "Policies/Pets.md"
-    assert r.cited[0].missing == ["barking", "bill", "whole"]
-    assert r.evidence.wording == ["whole"]
-    assert "lacking past its two rarest, counted at a quarter: whole" in r.to_text()
+    assert r.cited[0].missing == ["barking", "late", "bill"]
+    assert r.evidence.wording == ["late"]
+    assert "lacking past its two rarest, counted at a quarter: late" in r.to_text()
 
 
 def test_at_full_weight_the_same_question_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,6 +93,32 @@ def test_the_rarest_words_a_page_lacks_keep_their_weight(tmp_path: Path) -> None
     assert r.evidence.wording == ["cleaner", "six"]
 
 
+def test_every_word_as_rare_as_the_second_keeps_its_weight(tmp_path: Path) -> None:
+    """Barking, bill and whole: no page holds any of them, so none is less likely than the others to be
+    a subject (公众号 cut into 公众 + 号 lacks as many words no page holds; a cold review). The question's
+    order does not pick two of them: all three weigh in full, and the question is refused."""
+    r = _ask(
+        tmp_path, "the dog was loose and barking when our cleaner arrived, do we still bill the whole visit?"
+    )
+    assert r.decision == "refuse"
+    assert r.closest is not None and r.closest.path == "Policies/Pets.md"
+    assert r.closest.missing == ["barking", "bill", "whole"]
+    assert r.evidence.wording == []
+
+
+def test_a_word_another_page_is_named_by_is_never_wording(tmp_path: Path) -> None:
+    """Dispatch names another page (its title): a subject sibling pages name is common in the vault and
+    would come last in rarity ("staging" on a vault of staging pages; a cold review). It keeps its weight
+    while late, as rare, is read as wording."""
+    r = _ask(
+        tmp_path,
+        "the dog was loose and barking when our cleaner arrived late, do we still bill the visit or tell dispatch?",
+    )
+    assert r.closest is not None and r.closest.path == "Policies/Pets.md"
+    assert "dispatch" in r.closest.missing
+    assert r.evidence.wording == ["late"]
+
+
 def test_the_json_receipt_lists_the_wording(tmp_path: Path) -> None:
     """``krouter ask --json`` carries the words counted at a quarter in its evidence."""
     root = write(tmp_path / "vault", PAGES)
@@ -98,4 +126,4 @@ def test_the_json_receipt_lists_the_wording(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     receipt = json.loads(result.output)
     assert receipt["decision"] == "cite"
-    assert receipt["evidence"]["wording"] == ["whole"]
+    assert receipt["evidence"]["wording"] == ["late"]

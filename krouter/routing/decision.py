@@ -4,7 +4,7 @@ The decision does not look at raw BM25 magnitudes, which mean different things o
 it compares the IDF-weighted share of the question's content that the top page covers (on the whole
 page and in its best passage) with one floor, discounted when the top page barely leads the next.
 A question word the vault never contains, or one that other pages hold but the top page lacks, lowers
-that share by its IDF weight; past the two heaviest such words, by a quarter of it (``wording``).
+that share by its IDF weight; past the two rarest such words, by a quarter of it (``wording``).
 Triggers count towards it only when the question expresses them. Vetoes refuse a page whatever its
 words' share: one that matches nothing but single Han characters outside its title, another speaker's
 turn, a page that never mentions another page's name the question names (王磊, Sarah Chen) or that
@@ -115,8 +115,8 @@ def decide(
     listed_units = units  # as the citations were made: the lines below reweigh the page's name
     units, total = _name_once(units, question, top.page_id, t)
     mine = set(top.contributors)
-    units, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
-    units, total, wording = as_wording(units, effective)
+    weighed, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
+    units, total, wording = as_wording(weighed, units, effective, mine, index, t)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors
