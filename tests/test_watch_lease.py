@@ -155,10 +155,16 @@ def test_settings_changed_under_a_clean_lease_are_not_trusted(vault: Path) -> No
     clean until the watcher's next look (~0.5 s), and `krouter ask` cited the page just ignored."""
     from krouter import config
 
-    with watching(vault) as (_proc, index):
-        config.config_path().parent.mkdir(parents=True, exist_ok=True)
-        config.config_path().write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
-        assert not clean_seen_elsewhere(index)  # at once: not after the watcher looks
+    with watching(vault) as (proc, index):
+        # Stopped, the watcher cannot look between the write and the check: on a loaded machine the
+        # checking interpreter took longer to start than the watcher's half second between looks.
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            config.config_path().parent.mkdir(parents=True, exist_ok=True)
+            config.config_path().write_text('ignore = ["Decisions/"]\n', encoding="utf-8")
+            assert not clean_seen_elsewhere(index)  # at once: not after the watcher looks
+        finally:
+            proc.send_signal(signal.SIGCONT)
         wait_for(lambda: clean_seen_elsewhere(index))  # the watcher looked, and indexed the vault again
         with Router(vault) as router:
             assert router.decide("which database do we use").decision == "refuse"
