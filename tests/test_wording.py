@@ -45,8 +45,8 @@ PAGES = {
 LOOSE_DOG = "the dog was loose and barking when our cleaner arrived late, do we still bill the visit?"
 
 
-def _ask(root: Path, question: str) -> Receipt:
-    with Router(write(root, PAGES)) as router:
+def _ask(root: Path, question: str, pages: dict[str, str] | None = None) -> Receipt:
+    with Router(write(root, {**PAGES, **(pages or {})})) as router:
         return router.ask(question)
 
 
@@ -117,6 +117,64 @@ def test_a_word_another_page_is_named_by_is_never_wording(tmp_path: Path) -> Non
     assert r.closest is not None and r.closest.path == "Policies/Pets.md"
     assert "dispatch" in r.closest.missing
     assert r.evidence.wording == ["late"]
+
+
+def test_a_word_written_as_a_name_is_never_wording(tmp_path: Path) -> None:
+    """Leeds, which a note mentions in passing, is as common as late is rare: written as a name
+    mid-sentence it may be the subject asked about (another office, a city; a second cold review), and
+    keeps its weight. Written in lower case it is read as the rest of the wording."""
+    trip = {
+        "Notes/Trip.md": "# Site visit\n\nThe Leeds office ordered new mops, and the printer there is running again.\n"
+    }
+    asked = "the dog was loose and barking when our cleaner arrived late, do we still bill the visit at the {} office?"
+    named = _ask(tmp_path / "named", asked.format("Leeds"), trip)
+    assert named.closest is not None and "leeds" in named.closest.missing
+    assert named.evidence.wording == ["late", "office"]
+    plain = _ask(tmp_path / "plain", asked.format("leeds"), trip)
+    assert plain.evidence.wording == ["late", "leeds", "office"]
+
+
+def test_a_word_a_replaced_page_is_named_by_is_never_wording(tmp_path: Path) -> None:
+    """A replaced page's title still says the vault has had that subject: "late" in the title of an old
+    policy keeps its weight (a second cold review: a city named only by a replaced plan was quartered)."""
+    old = {
+        "Policies/Late arrivals 2023.md": (
+            "---\ntitle: Late arrivals 2023\nstatus: superseded\nsuperseded_by: Runbooks/Dispatch\n---\n"
+            "# Late arrivals 2023\n\nA cleaner more than an hour behind calls the customer.\n"
+        )
+    }
+    r = _ask(tmp_path, LOOSE_DOG, old)
+    assert r.closest is not None and "late" in r.closest.missing
+    assert "late" not in r.evidence.wording
+
+
+ZH = {
+    "产品/标准版价格.md": (
+        "---\ntitle: 标准版价格\nstatus: current\n---\n# 标准版价格\n\n标准版每个账号每月 99 元，按年付费打八折。"
+        "发票由财务在每月月底开具。\n"
+    ),
+    "决策/短信服务商.md": (
+        "---\ntitle: 短信服务商选型\nstatus: current\n---\n# 短信服务商选型\n\n所有验证码和订单通知短信都走阿里云短信，"
+        "按条计费，每月结算一次。营销短信需要提前报备模板，审核一般一个工作日。\n"
+    ),
+    "人事/年假.md": "# 年假政策\n\n正式员工每年有十天带薪年假，入职满一年后开始计算。年假需要提前一周在系统里申请。\n",
+    "人事/报销.md": "# 差旅报销\n\n出差的机票、酒店和交通费用可以报销，需要在出差结束后两周内提交发票。\n",
+    "运维/备份.md": "# 数据库备份\n\n生产数据库每天凌晨三点全量备份，保留三十天。备份失败时值班同事会收到告警。\n",
+    "日常/周报.md": "# 周报模板\n\n每周五下午提交周报，写清楚本周完成的工作、遇到的问题和下周计划。\n",
+}
+
+
+def test_a_han_character_cut_from_a_lacking_word_is_never_wording(tmp_path: Path) -> None:
+    """公众号 is cut into 公众 + 号, and 号 is a word of its own on the price page (账号): less rare than
+    the pieces no page holds, it was read as wording and the SMS provider's page was cited for a WeChat
+    official account's messages (0.51 → 0.56; a second cold review). A lone character written next to
+    another word the page lacks is a piece of that word, and keeps its weight."""
+    with Router(write(tmp_path, ZH)) as router:
+        r = router.ask("公众号模板消息走哪家服务商，按条计费吗？")
+    assert r.decision == "refuse"
+    assert r.closest is not None and r.closest.path == "决策/短信服务商.md"
+    assert "号" in r.closest.missing
+    assert "号" not in r.evidence.wording
 
 
 def test_the_json_receipt_lists_the_wording(tmp_path: Path) -> None:

@@ -116,7 +116,7 @@ def decide(
     units, total = _name_once(units, question, top.page_id, t)
     mine = set(top.contributors)
     weighed, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
-    units, total, wording = as_wording(weighed, units, effective, mine, index, t)
+    units, total, wording = as_wording(weighed, units, effective, mine, question)
     page_cov = sum(units[i].weight for i in effective) / total
     passage_cov = max(
         passage_coverage(reads, pid, effective, units, about, total) for pid in top.contributors

@@ -6,22 +6,23 @@ subject in a word or two ("Which provider do we use for WhatsApp messages?" on t
 "parental leave" on the annual-leave policy). A question worded unlike the page lacks its everyday
 words instead, several of them and scattered ("Customer just wants one picture hung — are we still
 billing a full two hours for a handyman visit?" on the handyman minimum's page: wants, hung, full). So
-the two rarest words a page lacks (by their weight before any other discount; every word as rare as
-the second of them, too) weigh in full, as the subject they may be, and each further one WORDING_SHARE
-of its weight, or less if another rule weighs it less already. Not a word another current page is
-named by (its title, aliases, tags or path): a subject that sibling pages name is common in the vault
-("staging", "Manchester") and would come last in rarity. A neighbour that lacks three words or more of
-a subject the vault names nowhere can still pass (docs/decisions.md D153).
+the two rarest words a page lacks (the heaviest by their IDF weight before other rules' discounts;
+every word as rare as the second of them, too) weigh in full, as the subject they may be, and each
+further one WORDING_SHARE of its weight (or less, if another rule weighs it less already). Never a
+word that names a subject all the same: one a page other than this one is named by (its title,
+aliases, tags or file name; a replaced page's too), one the question writes as a name (Montreal,
+mid-sentence), or a single Han character written next to another word the page lacks: a piece of a
+word the segmenter cut (公众号: 公众 + 号). A neighbour that lacks three words or more of a subject
+named nowhere can still pass (docs/decisions.md D153).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from krouter.index.store import Index
-from krouter.routing.elsewhere import named_elsewhere
 from krouter.routing.question import Unit
-from krouter.routing.tables import Tables
+from krouter.tokens.names import written_as_name
+from krouter.tokens.scripts import is_cjk
 
 # How many of the words a page lacks keep their weight whatever else it lacks, and the share of its
 # weight each word past them keeps.
@@ -30,20 +31,33 @@ WORDING_SHARE = 0.25
 
 
 def as_wording(
-    units: list[Unit], rarity: list[Unit], held: set[int], mine: set[int], index: Index, t: Tables
+    units: list[Unit], before: list[Unit], held: set[int], mine: set[int], question: str
 ) -> tuple[list[Unit], float, list[str]]:
     """The units as the top page's coverage weighs them, their total weight, and the question words
     weighed at WORDING_SHARE (in the question's order). ``units`` are as other rules weighed them,
-    ``rarity`` the same units before those rules (their order of rarity); ``held`` the units the top
-    page holds, ``mine`` its pages (a replaced page and its successor are one target)."""
-    lacking = sorted((i for i in range(len(units)) if i not in held), key=lambda i: -rarity[i].weight)
+    ``before`` the same units before those rules; ``held`` the units the top page holds, ``mine`` its
+    pages (a replaced page and its successor are one target)."""
+    lacking = sorted((i for i in range(len(units)) if i not in held), key=lambda i: -before[i].weight)
     if len(lacking) <= RAREST_KEPT:
         return units, sum(u.weight for u in units), []
-    bar = rarity[lacking[RAREST_KEPT - 1]].weight
+    bar = before[lacking[RAREST_KEPT - 1]].weight
+    pieces = {units[i].text for i in lacking}
     wording = sorted(
-        i for i in lacking if rarity[i].weight < bar and not named_elsewhere(rarity[i], mine, index, t)
+        i for i in lacking if before[i].weight < bar and not _names(units[i], mine, question, pieces)
     )
     out = list(units)
     for i in wording:
-        out[i] = replace(units[i], weight=min(units[i].weight, rarity[i].weight * WORDING_SHARE))
+        out[i] = replace(units[i], weight=min(units[i].weight, before[i].weight * WORDING_SHARE))
     return out, sum(u.weight for u in out), [units[i].text for i in wording]
+
+
+def _names(unit: Unit, mine: set[int], question: str, lacking: set[str]) -> bool:
+    """True when a lacking word may name a subject whatever its rarity: see the module's docstring. A
+    single Han character only as a piece of another lacking word: in another page's name it is a piece
+    of a word there too."""
+    text = unit.text
+    if len(text) == 1 and is_cjk(text):
+        return any(f"{text}{w}" in question or f"{w}{text}" in question for w in lacking - {text})
+    if any(fields for page, (fields, _body, _trigger) in unit.postings.items() if page not in mine):
+        return True
+    return written_as_name(text, question, set())
