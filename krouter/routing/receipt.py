@@ -155,7 +155,8 @@ class Evidence:
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal);
     ``untranslated`` are Chinese question words that the top page, written in English, lacks and no
     dictionary translates: each weighs half (``krouter.routing.untranslated``). ``wording`` are the words
-    the top page lacks past its two heaviest: each weighs a quarter (``krouter.routing.wording``).
+    the top page lacks past its two rarest, none of them naming a subject: each weighs a quarter
+    (``krouter.routing.wording``).
     ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
     """
 
