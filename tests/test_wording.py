@@ -60,7 +60,7 @@ def test_a_third_word_the_page_lacks_is_wording_and_weighs_a_quarter(tmp_path: P
     assert r.cited[0].path == "Policies/Pets.md"
     assert r.cited[0].missing == ["barking", "late", "bill"]
     assert r.evidence.wording == ["late"]
-    assert "lacking past its two rarest, counted at a quarter: late" in r.to_text()
+    assert "lacking words read as wording, counted at a quarter: late" in r.to_text()
 
 
 def test_at_full_weight_the_same_question_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -175,6 +175,25 @@ def test_a_han_character_cut_from_a_lacking_word_is_never_wording(tmp_path: Path
     assert r.closest is not None and r.closest.path == "决策/短信服务商.md"
     assert "号" in r.closest.missing
     assert "号" not in r.evidence.wording
+
+
+def test_a_han_character_no_page_holds_keeps_its_half(tmp_path: Path) -> None:
+    """喵, a character no page holds, weighs half already (D41): past the two rarest it is not quartered
+    again to an eighth while the receipt says a quarter (a last review)."""
+    with Router(write(tmp_path, ZH)) as router:
+        r = router.ask("周末加班时值班同事会收到告警吗，喵")
+    assert r.closest is not None and r.closest.missing == ["周末", "加班", "喵"]
+    assert r.evidence.wording == []
+
+
+def test_an_untranslated_word_keeps_its_half_and_is_listed_once(tmp_path: Path) -> None:
+    """拜托 and 回来, asked of the English pets page, no dictionary translates: they weigh half
+    (``untranslated``), and stay out of the wording, which listed them a second time at a quarter."""
+    note = {"日志/周记.md": "# 周记\n\n团队这周很忙，拜托大家早点回来开会。\n"}
+    r = _ask(tmp_path, "客户的狗 loose 的时候 cleaner 到了，还收费吗？拜托回来告诉我", note)
+    assert r.closest is not None and r.closest.path == "Policies/Pets.md"
+    assert r.evidence.untranslated == ["拜托", "回来"]
+    assert r.evidence.wording == []
 
 
 def test_the_json_receipt_lists_the_wording(tmp_path: Path) -> None:

@@ -4,12 +4,12 @@ The decision does not look at raw BM25 magnitudes, which mean different things o
 it compares the IDF-weighted share of the question's content that the top page covers (on the whole
 page and in its best passage) with one floor, discounted when the top page barely leads the next.
 A question word the vault never contains, or one that other pages hold but the top page lacks, lowers
-that share by its IDF weight; past the two rarest such words, by a quarter of it (``wording``).
-Triggers count towards it only when the question expresses them. Vetoes refuse a page whatever its
-words' share: one that matches nothing but single Han characters outside its title, another speaker's
-turn, a page that never mentions another page's name the question names (王磊, Sarah Chen) or that
-points at the runner-up for a word, any page when the question names something no page mentions
-(MongoDB, 北京), and a page that states no amount (多少钱; D93) or contact asked for beside its words.
+that share by its IDF weight (past the two rarest, mostly by a quarter of it: ``wording``). Triggers
+count only when the question expresses them. Vetoes refuse a page whatever its words' share: one that
+matches nothing but single Han characters outside its title, another speaker's turn, a page that never
+mentions another page's name the question names (王磊, Sarah Chen) or that points at the runner-up for
+a word, any page when the question names something no page mentions (MongoDB, 北京), and a page that
+states no amount beside its words (多少钱; D93) or no contact asked for (D114).
 """
 
 from __future__ import annotations

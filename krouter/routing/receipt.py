@@ -155,8 +155,8 @@ class Evidence:
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal);
     ``untranslated`` are Chinese question words that the top page, written in English, lacks and no
     dictionary translates: each weighs half (``krouter.routing.untranslated``). ``wording`` are the words
-    the top page lacks past its two rarest, none of them naming a subject: each weighs a quarter
-    (``krouter.routing.wording``).
+    the top page lacks past its two rarest, none of them naming a subject nor weighing half already:
+    each weighs a quarter (``krouter.routing.wording``).
     ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
     """
 
@@ -312,7 +312,7 @@ class Receipt:
         if ev.untranslated:
             lines.append(f"  no translation known, counted at half: {', '.join(ev.untranslated)}")
         if ev.wording:
-            lines.append(f"  lacking past its two rarest, counted at a quarter: {', '.join(ev.wording)}")
+            lines.append(f"  lacking words read as wording, counted at a quarter: {', '.join(ev.wording)}")
         confidence, floor = against_floor(ev.confidence, ev.floor)
         lines.append(f"  confidence {confidence} vs floor {floor}")
         if ev.semantic is not None:
