@@ -141,6 +141,10 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # Written at the end of the thirty-eighth session by another helper that saw only vault8/, and frozen
     # before any run: heldout13 had had six runs by then, this one none (the next change's go/no-go).
     "heldout14": ("vault8", "heldout14.jsonl", "questions_dev10.jsonl"),
+    # Written at the end of the thirty-ninth session by a helper that saw only vault8/, and frozen before
+    # any run: heldout13 and heldout14 had five runs each by then, for D153's forms (the next change's
+    # go/no-go). Phrasings (an English keyword rewording) by another helper that saw only the questions.
+    "heldout15": ("vault8", "heldout15.jsonl", "questions_dev10.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
