@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Iterable
 
 from krouter.routing.question import Unit
 from krouter.tokens.grouped_numbers import grouped_beside
@@ -39,7 +40,7 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
         block = "\n".join(plain_rows)
     starts = list(itertools.accumulate((len(row) + 1 for row in plain_rows[:-1]), initial=0))
     candidates: set[int] = set()
-    for term in {term.removeprefix(AMOUNT) for u in units for alt in u.alts for term in alt}:
+    for term in {term.removeprefix(AMOUNT) for term in route_terms(units)}:
         at = block.find(term)
         while at != -1:
             candidates.add(bisect.bisect_right(starts, at) - 1)
@@ -173,6 +174,11 @@ def _unlinked(text: str) -> str:
 def outside_links(held: frozenset[str], rows: list[str]) -> frozenset[str]:
     """The terms of ``held`` a passage states outside its wiki links."""
     return terms_in(held, _unlinked("\n".join(rows)))
+
+
+def route_terms(units: Iterable[Unit]) -> frozenset[str]:
+    """Every index term of the units' routes: what ``terms_in`` looks for in a text."""
+    return frozenset(term for u in units for alt in u.alts for term in alt)
 
 
 def terms_in(held: frozenset[str], text: str) -> frozenset[str]:

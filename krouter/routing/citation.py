@@ -15,6 +15,7 @@ from krouter.routing.answering_line import (
     keyed_row,
     outside_links,
     passage_rows,
+    route_terms,
     terms_in,
 )
 from krouter.routing.question import Unit
@@ -45,7 +46,7 @@ class PageReads:
     def __init__(self, index: Index, root: Path, units: list[Unit]) -> None:
         self.index = index
         self._root = str(root)
-        self._terms = frozenset(term for u in units for alt in u.alts for term in alt)
+        self._terms = route_terms(units)
         self._texts: dict[str, str] = {}
         self._held: dict[int, list[HeldPassage]] = {}
         self._rows: dict[int, list[tuple[int, str]]] = {}

@@ -148,8 +148,11 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
     # question, on the Toronto page that only points at Manchester's: D149, a second review).
     ruled_out = pointed_away_from(asked)
 
+    def on_ruled_out(r: Receipt) -> bool:
+        return r.top is not None and r.top.path == ruled_out
+
     def clears(r: Receipt) -> bool:
-        if r.top is not None and r.top.path == ruled_out:
+        if on_ruled_out(r):
             return False
         if by_model and r.top is not None and asked.top is not None and r.top.path != asked.top.path:
             return r.decision == "cite"
@@ -184,7 +187,7 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
             )
         return chosen
     # A wording whose page the question ruled out is not the closest to report: the question's reason is.
-    kept = [(text, r) for text, r in phrased if not (r.top is not None and r.top.path == ruled_out)]
+    kept = [(text, r) for text, r in phrased if not on_ruled_out(r)]
     text, closest = max([(None, asked), *kept], key=lambda tr: (tr[1].evidence.confidence, tr[0] is None))
     if text is None:
         return replace(asked, routes=routes)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from krouter.routing.answering_line import outside_links, terms_in
+from krouter.routing.answering_line import outside_links, route_terms, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
 from krouter.routing.receipt import Citation, Receipt
@@ -43,7 +43,7 @@ def pointed_away(
     if ("[[" not in text and "](" not in text) or not words or runner_up is None:
         return None
     path, page_id = runner_up
-    terms = frozenset(term for i in held for alt in units[i].alts for term in alt)
+    terms = route_terms(units[i] for i in held)
     # Read as the receipt's line reads text, without the pages' segmenter: a Chinese name cut by it
     # loaded jieba's whole dictionary into the lookup (a 0.35 s Chinese p99 in bench/perf).
     name_terms = terms_in(terms, path.rsplit("/", 1)[-1].removesuffix(".md"))
@@ -54,7 +54,7 @@ def pointed_away(
     # A link names the runner-up as a replacement link would, among the pages: by its path, the end of
     # it or its file name, in any case (a folder it is not in names another page).
     to_runner_up = LinkResolver([path])
-    pointed_terms = frozenset(term for i in named for alt in units[i].alts for term in alt)
+    pointed_terms = route_terms(units[i] for i in named)
     # A line can hold a term only if it writes all but the last letter of it (a stem is read off its
     # words: "polici" of policy), read as the index reads text (full-width letters, decomposed accents).
     starts = tuple({term[: max(3, len(term) - 1)] for term in pointed_terms})

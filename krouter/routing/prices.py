@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from krouter.routing.answering_line import terms_in
+from krouter.routing.answering_line import route_terms, terms_in
 from krouter.routing.question import Unit
 from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
@@ -117,7 +117,7 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
     # when it writes any (words matched through a replaced page that leads to it are not on it).
     # Read as the receipt's line reads text, for the question's own terms: cut by the pages' segmenter, a
     # Chinese page loaded jieba's whole dictionary into a fresh process (~370 ms; a second review).
-    held = frozenset(term for u in units for alt in u.alts for term in alt)
+    held = route_terms(units)
     names = terms_in(held, "\n".join([page.title, *page.aliases]))
     written = terms_in(held, text)
     here = {i for i in things if units[i].in_terms(written)}
