@@ -12,16 +12,17 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import re
 import secrets
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from krouter.lazy_pattern import lazy_pattern
+
 # Kept short so that the temp name of a long page name still fits in a folder entry (255 bytes).
 _NAME_CHARS = 64
 # The temp file's name: the target's (cut to _NAME_CHARS), 16 random hex digits.
-_TEMP = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{16}\.tmp")
+_TEMP = lazy_pattern(r"\.(?P<name>.+)\.[0-9a-f]{16}\.tmp")
 
 
 def atomic_write(

@@ -13,13 +13,15 @@ import contextlib
 import os
 import re
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from krouter.lazy_pattern import lazy_pattern
+
+_SURROGATE = lazy_pattern("[\ud800-\udfff]")
 # C0 controls, DEL, C1 controls, the bidirectional overrides and isolates (they reorder what a line
 # shows), line/paragraph separators, and lone surrogates.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL = lazy_pattern("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 # In multi-line text (a page printed by `krouter read`) newlines, tabs and CRLF endings are the text's
 # own layout and stay; every other control character is still shown as an escape.
-_CONTROL_IN_TEXT = re.compile(
+_CONTROL_IN_TEXT = lazy_pattern(
     "\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from krouter.atomic import atomic_write
+from krouter.lazy_pattern import lazy_pattern
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
 # A marker counts only as a line of its own: a sentence that mentions one is the user's text.
-_BEGIN_LINE = re.compile(r"^<!-- krouter:begin\b.*-->[ \t]*(?=\r?$)", re.M)
-_END_LINE = re.compile(r"^<!-- krouter:end -->[ \t]*(?=\r?$)", re.M)
+_BEGIN_LINE = lazy_pattern(r"^<!-- krouter:begin\b.*-->[ \t]*(?=\r?$)", re.M)
+_END_LINE = lazy_pattern(r"^<!-- krouter:end -->[ \t]*(?=\r?$)", re.M)
 
 
 class ProjectFileError(ValueError):

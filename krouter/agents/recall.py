@@ -34,6 +34,7 @@ import typer
 
 from krouter.cli_options import NamedVaultOption
 from krouter.config import is_demo
+from krouter.lazy_pattern import lazy_pattern
 from krouter.safe_text import clean, visible_text
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ MAX_PROMPT_CHARS = 2000
 MAX_STDIN_BYTES = 1_000_000
 # An agent's slash command (/clear, /review some-branch): one word after the slash. A prompt that starts
 # with a path (/home/alice/app/db.py: which database...) is a question, and was left unanswered.
-_SLASH_COMMAND = re.compile(r"/[\w:.-]*(?:\s|$)")
+_SLASH_COMMAND = lazy_pattern(r"/[\w:.-]*(?:\s|$)")
 
 
 def prompt_from_input(raw: str) -> str:
@@ -81,7 +82,7 @@ def resolve_vault(vault: Path | None) -> Path | None:
 
 
 # The block's own tags written inside it (a clipped page's line): shown as text, never as the block's end.
-_TAG = re.compile(r"<(/?\s*krouter-recall)", re.IGNORECASE)
+_TAG = lazy_pattern(r"<(/?\s*krouter-recall)", re.IGNORECASE)
 
 
 def _as_text(text: str) -> str:

@@ -6,17 +6,17 @@ The decision's passage coverage and the receipt's snippet read these; a refresh 
 from __future__ import annotations
 
 import json
-import re
 import zlib
 from dataclasses import dataclass
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.page import Page
 from krouter.vault.page_lines import file_lines
 from krouter.vault.templates import query_block_lines
 
 # A new passage starts at a blank line and at each list item, table row, heading, quote or dialogue
 # turn, so "key terms in one passage" means one fact, not one page.
-_PASSAGE_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#|>|\*\*[^*]+\*\*\s*[:：]|[^\s:：]{1,40}[:：]\s)")
+_PASSAGE_START = lazy_pattern(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#|>|\*\*[^*]+\*\*\s*[:：]|[^\s:：]{1,40}[:：]\s)")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import KRouterError
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.terms import normalize
 from krouter.vault.fields import field_key
 from krouter.vault.page import parse_page
@@ -25,12 +26,12 @@ BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200
 _YAML = YAMLHandler()
 # Any spelling the router reads as the triggers field (``Triggers:`` too); the page keeps its spelling.
-_KEY = re.compile(r"^(?P<key>triggers[ \t]*:)(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
+_KEY = lazy_pattern(r"^(?P<key>triggers[ \t]*:)(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
 # Values that YAML reads as no triggers at all: null, and the empty string.
 _NO_VALUE = {"null", "Null", "NULL", "~", "''", '""'}
-_ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
-_TOP_KEY = re.compile(r"^[^\s#-]")
-_OPENING_FENCE = re.compile(r"-{3,}[ \t]*\r?(?:\n|$)")
+_ITEM = lazy_pattern(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
+_TOP_KEY = lazy_pattern(r"^[^\s#-]")
+_OPENING_FENCE = lazy_pattern(r"-{3,}[ \t]*\r?(?:\n|$)")
 
 
 class PageEditError(KRouterError):
@@ -94,7 +95,7 @@ def trigger_problem(trigger: str) -> str | None:
 
 # Characters a YAML stream may not hold as they are (YAML 1.1's printable set leaves them out; JSON
 # escapes only the C0 controls): DEL, the C1 controls but NEL, and the two non-characters U+FFFE/FFFF.
-_UNPRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+_UNPRINTABLE = lazy_pattern("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
 
 
 def _yaml_scalar(text: str) -> str:

@@ -3,13 +3,12 @@ give ("付款 | 月结 60 天"; docs/decisions.md D113)."""
 
 from __future__ import annotations
 
-import re
-
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.scripts import CJK
 from krouter.vault.md_tables import cells, headers
 
 # A cell holds words when it holds a CJK character or a letter or digit of another script.
-_HOLDS_WORDS = re.compile(rf"[{CJK}]|[^\W_{CJK}]")
+_HOLDS_WORDS = lazy_pattern(rf"[{CJK}]|[^\W_{CJK}]")
 
 
 def header_of(quote: str, body: str) -> str | None:

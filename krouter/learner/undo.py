@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import re
 import time
 from pathlib import Path
 
 from krouter.errors import KRouterError, PageNotFound
+from krouter.lazy_pattern import lazy_pattern
 from krouter.learner import page_edit
 from krouter.learner.journal import (
     append_jsonl,
@@ -43,7 +43,7 @@ UNDONE_ALREADY = (
 )
 # What a run id may look like (``journal.new_run_id`` makes "20250101T000000Z-1a2b3c"): an empty or
 # blank one (an unset variable in a script) must never be taken for "no --undo" and start a run.
-RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
+RUN_ID = lazy_pattern(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
 
 
 def undo(run_id: str) -> LearnReport:

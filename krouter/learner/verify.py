@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from krouter import config
+from krouter.lazy_pattern import lazy_pattern
 from krouter.learner.name_fields import lacked_name_words, naming_field, only_replaced
 from krouter.learner.shared_words import linking_words
 from krouter.learner.table_rows import header_of, is_table_row
@@ -35,14 +36,14 @@ MIN_CJK = 8
 # don't wait for daylight) is four words in seven characters (an agent-loop run's quote, refused as a
 # fragment). A noun phrase as long ("订单主题分区") writes no such mark.
 MIN_CJK_CLOSED = 6
-_CLOSED = re.compile(r"[。！？!?]\s*$")
+_CLOSED = lazy_pattern(r"[。！？!?]\s*$")
 MAX_QUOTE_CHARS = 600
 
 
 # ----- the quote checks -----------------------------------------------------------------------------
 
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_CJK_CHAR = lazy_pattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WORD = lazy_pattern(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 # Emphasis, highlight and code marks a model drops when it copies a sentence, table cell bars it turns
 # into spaces, and the typographer's quotes and dashes it writes plainly (or the page does: it's and
 # it’s, "--" and "—"); treated the same on both sides, so this cannot make a quote match words that are
@@ -53,8 +54,8 @@ _MARKUP = str.maketrans(
 )
 # Underscores that open or close emphasis (_two_, __two__), not those inside a name (max_retries);
 # "==" of a highlight; a run of dashes ("--" for an en or em dash); a footnote's marker ([^1]).
-_MARKS = re.compile(r"(?<!\w)_+|_+(?!\w)|==|(?<=-)-+|\[\^[^\]\s]*\]")
-_HEADING = re.compile(r"\s*#")
+_MARKS = lazy_pattern(r"(?<!\w)_+|_+(?!\w)|==|(?<=-)-+|\[\^[^\]\s]*\]")
+_HEADING = lazy_pattern(r"\s*#")
 
 
 def normalize_text(text: str) -> str:
@@ -66,16 +67,16 @@ def normalize_text(text: str) -> str:
 # What a reader of the page does not see: an HTML comment, an Obsidian comment (%%…%% on one line, or
 # between two lines of %% alone), a link's target. Only a closed one: a lone "<!--" or "%%" in prose or
 # code ("%5.1f%%") hid the rest of the page.
-_HIDDEN = re.compile(r"<!--.*?-->|%%[^%\n]+%%|^[ \t]*%%[ \t]*\n.*?^[ \t]*%%[ \t]*$", re.S | re.M)
-_MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\([^)\n]*\)")
+_HIDDEN = lazy_pattern(r"<!--.*?-->|%%[^%\n]+%%|^[ \t]*%%[ \t]*\n.*?^[ \t]*%%[ \t]*$", re.S | re.M)
+_MD_LINK = lazy_pattern(r"(!?)\[([^\]\n]*)\]\([^)\n]*\)")
 # A quote's or callout's marks at the start of each line ("> ", "> [!note]"): a sentence that runs on
 # to the next line of a quote is one sentence to a reader.
-_QUOTE_MARKS = re.compile(r"^[ \t]*(?:>[ \t]?)+(?:\[![\w-]+\][+-]?[ \t]*)?", re.M)
+_QUOTE_MARKS = lazy_pattern(r"^[ \t]*(?:>[ \t]?)+(?:\[![\w-]+\][+-]?[ \t]*)?", re.M)
 # Struck-out text (~~…~~ on one line) is what the page says no longer holds: no answer.
-_STRUCK = re.compile(r"~~[^~\n]+~~")
-_WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
+_STRUCK = lazy_pattern(r"~~[^~\n]+~~")
+_WIKI_LINK = lazy_pattern(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
 # A heading ends where its line does: a quote cannot run from a heading into the text below it.
-_HEADING_LINE = re.compile(r"^([ \t]{0,3}#{1,6}[ \t].*)$", re.M)
+_HEADING_LINE = lazy_pattern(r"^([ \t]{0,3}#{1,6}[ \t].*)$", re.M)
 _STOP = "\x00"
 
 
@@ -151,7 +152,7 @@ def _blocks(body: str) -> list[str]:
 
 
 # Where a quote's sentences part.
-_SENTENCES = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
+_SENTENCES = lazy_pattern(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
 
 
 def is_sentence(quote: str) -> bool:
@@ -238,7 +239,7 @@ _NAMED = ": a neighbour page's mark, or an everyday word that page's name holds"
 
 # Why a pick of a page no wording of the question found is refused (``teach`` adds what an agent can do).
 NOT_A_CANDIDATE = "the page is not one of this question's candidates"
-_LACKS = re.compile(
+_LACKS = lazy_pattern(
     r"it lacks (.+?), which (other pages hold|names another page|is part of what another page is called)"
 )
 

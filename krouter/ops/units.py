@@ -8,13 +8,13 @@ Run as ``python -m krouter.ops.units path state|cache|config|vault|bundled-vault
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
 from krouter import config
 from krouter.atomic import atomic_write
+from krouter.lazy_pattern import lazy_pattern
 
 # Which template files make up each job, per service manager.
 JOBS = {
@@ -30,7 +30,7 @@ JOBS = {
 _UNSAFE = set('"\\$') | {chr(c) for c in range(32)} | {"\x7f"}
 
 
-_PLACEHOLDER = re.compile(r"@[A-Z_]+@")
+_PLACEHOLDER = lazy_pattern(r"@[A-Z_]+@")
 
 
 class UnitError(Exception):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from collections.abc import Iterable
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.question import Unit
 from krouter.tokens.grouped_numbers import grouped_beside
 from krouter.tokens.terms import AMOUNT, english_terms, word_text
@@ -159,11 +159,11 @@ def passage_rows(first: int, starts: list[int], queries: set[int], text_lines: l
     return [line.strip() for line in text_lines[first - 1 : end - 1]]
 
 
-_WIKI_LINK = re.compile(r"!?\[\[[^\[\]]*\]\]")
-_WORD = re.compile(r"[^\W\d_]+")
+_WIKI_LINK = lazy_pattern(r"!?\[\[[^\[\]]*\]\]")
+_WORD = lazy_pattern(r"[^\W\d_]+")
 # A heading (a "#tag" line is none), and a section's: the second level or deeper.
-HEADING = re.compile(r"#{1,6}\s")
-SECTION = re.compile(r"#{2,6}\s")
+HEADING = lazy_pattern(r"#{1,6}\s")
+SECTION = lazy_pattern(r"#{2,6}\s")
 
 
 def _unlinked(text: str) -> str:

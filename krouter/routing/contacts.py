@@ -15,6 +15,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
+from krouter.lazy_pattern import lazy_pattern
+
 EMAIL = "an email address"
 PHONE = "a phone number"
 
@@ -24,17 +26,17 @@ _NOT_THE_VALUE_ZH = (
     r"(?!时候|时间|样|意思|格式|类型|后缀|域名|开头|服务商|牌子|品牌|型号|套餐|运营商|系统|事|情况|问题|原因|内容"
     r"|人|位|钱|块|元|个|条|次|台|部|分|秒|天)"
 )
-_ZH_EMAIL = re.compile(
+_ZH_EMAIL = lazy_pattern(
     rf"(?:邮箱|电邮|电子邮件|邮件地址|e-?mail)\s*(?:地址|address)?\s*(?:是|是不是)?\s*(?:多少|啥|什么){_NOT_THE_VALUE_ZH}",
     re.IGNORECASE,
 )
-_ZH_PHONE = re.compile(
+_ZH_PHONE = lazy_pattern(
     rf"(?:手机|电话|座机|phone)(?:号码?)?\s*(?:是|是不是)?\s*(?:多少|啥|什么){_NOT_THE_VALUE_ZH}",
     re.IGNORECASE,
 )
 # The bare "周莉的邮箱地址？", "梁经理的手机号？": the whole question is whose address or number; not "周末谁接
 # 电话", "怎么换绑手机号？", "忘了登录邮箱？" (a cold review).
-_ZH_TERSE = re.compile(
+_ZH_TERSE = lazy_pattern(
     r"^[^，,。？?\s谁怎什为能要哪吗么]{1,10}的(?:(邮箱|邮件地址|邮箱地址)|手机号码?|电话号码?|联系电话)\s*[？?]?\s*$"
 )
 # "what's Jan's email?", "what is the phone number for the Berlin office", "which email address do invoices
@@ -42,7 +44,7 @@ _ZH_TERSE = re.compile(
 # provider do we use", "what's the email retention period?".
 _EN_NOUN = r"(?:e-?mail(?:\s+address)?|(?:phone|mobile|cell|telephone|fax|contact)\s+number)"
 _ADJECTIVE = r"(?:(?:direct|work|personal|contact|support|main|office|billing|sales)\s+)?"
-_EN_ASKED = re.compile(
+_EN_ASKED = lazy_pattern(
     r"\b(?:what|which)(?:['’]s|\s+is|\s+are)?\s+(?:(?:the|his|her|their|our|its|your)\s+)?"
     # The noun ends its phrase: "the email retention period", "the phone number porting process" ask
     # about something else (reviews); "what was the email on Friday about?" asks about a message, "what
@@ -54,7 +56,7 @@ _EN_ASKED = re.compile(
     re.IGNORECASE,
 )
 # The bare "Jan's email?", "Jan Petersen's phone number?": whose address or number, and nothing else.
-_EN_TERSE = re.compile(
+_EN_TERSE = lazy_pattern(
     r"^\s*(?!(?:who|whom|how|when|why|where|what|which|did|do|does|is|are|was|can|could|should|will)\b)"
     rf"(?:[\w.-]+\s+){{0,3}}[\w.-]+['’]s\s+{_EN_NOUN}\s*\??\s*$",
     re.IGNORECASE,
@@ -63,20 +65,22 @@ _EN_TERSE = re.compile(
 # An address as notes write one, written out against scrapers too (jan [at] example [dot] com, jan AT
 # example DOT com, jan at example dot com); full-width forms are read as ASCII first. Looked for around
 # each "at" only: one pattern over the text backtracked for minutes on a long token (a cold review).
-_AT = re.compile(r"@|\[at\]|\(at\)|\{at\}|\s(?:AT|at)\s")
-_LOCAL = re.compile(r"[\w.+-]+\s*$")
-_DOMAIN = re.compile(r"\s*[\w-]+(?:(?:\.|\s?\[dot\]\s?|\s?\(dot\)\s?|\s?\{dot\}\s?|\s(?:DOT|dot)\s)[\w-]+)+")
+_AT = lazy_pattern(r"@|\[at\]|\(at\)|\{at\}|\s(?:AT|at)\s")
+_LOCAL = lazy_pattern(r"[\w.+-]+\s*$")
+_DOMAIN = lazy_pattern(
+    r"\s*[\w-]+(?:(?:\.|\s?\[dot\]\s?|\s?\(dot\)\s?|\s?\{dot\}\s?|\s(?:DOT|dot)\s)[\w-]+)+"
+)
 # A run of digits and the separators phone numbers are written with (+49 40 12345678, 415.555.0132,
 # (020) 7946 0958, 040/1234567, 138-0013-8000, 138****8000), seven digits or more; not a date, a year
 # range, an address of four small numbers, nor a number grouped in thousands by commas or dots.
-_A_RUN = re.compile(r"(?<!\w)\+?\(?\d[\d*xX\s().\-/]{4,}[\d*xX](?!\w)")
-_NOT_A_PHONE = re.compile(
+_A_RUN = lazy_pattern(r"(?<!\w)\+?\(?\d[\d*xX\s().\-/]{4,}[\d*xX](?!\w)")
+_NOT_A_PHONE = lazy_pattern(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{4}\s*[-–]\s*\d{4}"
     r"|\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}(?:[,.]\d{3})+"
 )
 # A number the page itself calls a phone's, however short: an extension (分机 8021, ext. 8021), a service
 # line (客服电话 95017, 热线 12345), "Telefon: 040 123 456".
-_LABELLED = re.compile(
+_LABELLED = lazy_pattern(
     r"(?:分机|电话|手机|热线|座机|急救|报警|客服|内线|\btel\b\.?|\bphone|\bmobile?|\btelefon|\bnotruf|\bhotline"
     r"|\bfax|\bext\.?|\bextension|\bwhatsapp|\bdial)\s*(?:号码?|number|no\.?|nr\.?)?\s*[:：]?\s*"
     r"(?:是|为|is)?\s*\+?\d{3,}",

@@ -9,13 +9,13 @@ a page that never mentions it (docs/decisions.md D43).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
 
 from krouter.index.store import Index
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.citation import PageReads
 from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
@@ -34,7 +34,7 @@ from krouter.tokens.names import (
 from krouter.tokens.scripts import KANA, has_han, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
 
-_KANA = re.compile(f"[{KANA}]")
+_KANA = lazy_pattern(f"[{KANA}]")
 
 
 def named_elsewhere(u: Unit, mine: set[int], index: Index, t: Tables) -> bool:
@@ -157,7 +157,7 @@ def unknown_name(
     )
 
 
-_DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
+_DOTTED_NUMBER = lazy_pattern(r"\d+(?:\.\d+)+")
 
 
 def _a_version(term: str) -> bool:

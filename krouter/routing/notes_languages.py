@@ -4,9 +4,9 @@ it guessing, and was said of single-language vaults too)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.receipt import READ_CLOSEST, Receipt
 from krouter.tokens.scripts import writing
 from krouter.tokens.stopwords import ENGLISH
@@ -43,7 +43,7 @@ def unasked(
 
 # English function words that make a wording English whatever else it holds.
 _ENGLISH_FRAME = 2
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_LATIN_WORD = lazy_pattern(r"[A-Za-z]+")
 
 
 def _written_in(wording: str) -> set[str]:

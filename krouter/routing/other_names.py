@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.tables import Tables
 from krouter.tokens.names import is_name
 from krouter.tokens.scripts import is_cjk
@@ -46,7 +47,7 @@ def mentioned_by_name(t: Tables, read: Callable[[str], str], mine: set[int]) -> 
 # A service's or a repository's name as code writes it (pay-api, notify_svc): one name, whatever the
 # dictionary says of its parts. An agent-loop run (D136) had "결제 서버 PR…" refused on the code review
 # page, which writes `pay-api`, the payment server page's alias, as a page that "never mentions" it.
-_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
+_IDENTIFIER = lazy_pattern(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
 
 
 def _telling(name: str) -> bool:

@@ -12,9 +12,9 @@ office]])") says something of its own, and points at nothing.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.answering_line import outside_links, route_terms, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
@@ -24,9 +24,9 @@ from krouter.vault.links import LinkResolver
 
 # A wikilink ([[Decisions/New#Why|new]]) or a Markdown link ([see](../Decisions/New%20page.md)), whole:
 # ``LinkResolver`` reads which page it names, as it does for a replacement link.
-_LINK = re.compile(r"\[\[[^\[\]]*\]\]|\[[^\[\]]*\]\([^()]*\)")
+_LINK = lazy_pattern(r"\[\[[^\[\]]*\]\]|\[[^\[\]]*\]\([^()]*\)")
 # A Markdown link's destination, which states nothing on the line.
-_DESTINATION = re.compile(r"\]\([^()]*\)")
+_DESTINATION = lazy_pattern(r"\]\([^()]*\)")
 # A page points a word away on a few lines ("see [[…]]"), not on dozens.
 MAX_POINTING_LINES = 12
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.answering_line import route_terms, terms_in
 from krouter.routing.question import Unit
 from krouter.tokens.names import written_as_name
@@ -60,7 +61,7 @@ _EN_NUMBER_WORD = (
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty"
     r"|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)"
 )
-_AMOUNT = re.compile(
+_AMOUNT = lazy_pattern(
     rf"(?:[{_SIGNS}]|人民币)\s?\d|(?<![a-z])(?:{_CODES}|rs\.?)\s?\d(?![\d,.]*[ac-jln-z])"
     rf"|{_ZH_LABEL}|{_EN_LABEL}"
     rf"|\d(?:[\d,. ]*\d)?\s*[kK千]?\s*(?:[{_SIGNS}¢]|万元|{_YUAN}|美元|美金|欧元|英镑|日元(?!旦)|港币|港元|人民币"
@@ -145,7 +146,7 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
 
 # A header cell naming a column of money ("Fee (USD)", "Unit price", "单价", "金额（元）"); not "Rate limit",
 # 元器件 (components), nor a bare "Amount" (of laptops as often as of money).
-_MONEY_COLUMN = re.compile(
+_MONEY_COLUMN = lazy_pattern(
     r"^\W*(?:unit |list |monthly |annual |yearly )?(?:prices?|pricing|fees?|costs?|day rate|hourly rate"
     r"|retainer)\b(?!\s*limit)"
     rf"|\((?:[{_SIGNS}]|{_CODES})\)|^\W*[{_SIGNS}]\W*$|价格|价钱|费用|金额|单价|报价|收费|[（(]元[）)]",
@@ -165,15 +166,15 @@ def priced_row(header: str, row: str) -> bool:
     )
 
 
-_DIGIT = re.compile(r"\d")
+_DIGIT = lazy_pattern(r"\d")
 # A title that says the page lists prices.
-_PRICE_LIST = re.compile(
+_PRICE_LIST = lazy_pattern(
     r"\b(?:prices?|pricing|charges|fees|rates|costs|tariffs?|rate card)\b|价格|价目|收费|报价|费用|运费|定价",
     re.IGNORECASE,
 )
 # A line's label: what a bullet or a line names before its colon ("- Courier: ₹450 per parcel", "顺丰：首重
 # 12 元"), or a table row's first cell.
-_LABEL = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\|\s*)?([^:：|]{1,40}?)\s*[:：|]")
+_LABEL = lazy_pattern(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\|\s*)?([^:：|]{1,40}?)\s*[:：|]")
 
 
 def _labelled(title: str, line: str) -> bool:
@@ -187,9 +188,9 @@ def _labelled(title: str, line: str) -> bool:
     return set(english_terms(name)) <= set(english_terms(label)) and all(run in label for run in runs)
 
 
-_LATIN_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_LATIN_WORD = lazy_pattern(r"[a-z0-9]+(?:['’][a-z]+)?")
 # What is left of a name once its Latin words are out: runs of other letters, split at anything else.
-_NOT_LATIN = re.compile(r"[\W_]+")
+_NOT_LATIN = lazy_pattern(r"[\W_]+")
 
 
 def _above(lines: list[str], n: int) -> str:

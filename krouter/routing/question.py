@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from dataclasses import dataclass, field
 
 from krouter.index.store import Index
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.tables import Tables
 from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese, traditional
 from krouter.tokens.chinese import fallback_bigrams
@@ -33,7 +33,7 @@ UNSEEN_CHARACTER_SHARE = 0.5
 # senses first): later senses are rarer readings, and each one is a posting list to merge per question.
 HELD_TRANSLATIONS = 3
 # A question's katakana or Hangul word (one unit, looked up by its bigrams: D52), as the query terms hold it.
-_BIGRAM_WORD = re.compile(rf"[\u30a0-\u30ff\u31f0-\u31ff]{{3,}}|[{HANGUL}]{{3,}}")
+_BIGRAM_WORD = lazy_pattern(rf"[\u30a0-\u30ff\u31f0-\u31ff]{{3,}}|[{HANGUL}]{{3,}}")
 
 
 @dataclass
@@ -161,7 +161,7 @@ def _korean_compounds(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
 # only). A question's word keeps one of them when the vault holds the pair it makes with the word's last
 # syllable anywhere (``terms.query_terms`` asks of bigrams, not pages): 게이트웨이 must stay whole.
 _KO_PARTICLES = frozenset("은 는 이 가 을 를 의 에 로 와 과 도 만".split())
-_HANGUL_WORD = re.compile(rf"[{HANGUL}]+")
+_HANGUL_WORD = lazy_pattern(rf"[{HANGUL}]+")
 
 
 def _korean_particles(asked: list[QueryTerm], index: Index) -> list[QueryTerm]:
@@ -341,7 +341,7 @@ def _spelled(index: Index, word: str) -> list[tuple[str, tuple[str, ...], dict[i
 # word of the question with the one after it, when only spaces stand between them. Read once per
 # question: a pattern built from each pair's words missed `re`'s cache whenever the words were new, as
 # most questions' are, and was compiled again (6% of an English lookup at 10k pages in a profile).
-_WORD_PAIRS = re.compile(r"\b(\w+)(?=\s+(\w+))")
+_WORD_PAIRS = lazy_pattern(r"\b(\w+)(?=\s+(\w+))")
 
 
 def _pinyin_names(

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from krouter.errors import KRouterError
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.receipt import Receipt
 from krouter.routing.tables import Tables
 from krouter.tokens.chinese import holds_word
@@ -21,16 +22,16 @@ from krouter.vault.page import parse_page
 
 # What `krouter import` writes in a session page's ``format`` field (agents/sessions/transcripts.py).
 _FORMATS = frozenset({"claude-code", "codex", "jsonl"})
-_TURN = re.compile(r"^\*\*(User|Assistant)\*\*: ?", re.M)
+_TURN = lazy_pattern(r"^\*\*(User|Assistant)\*\*: ?", re.M)
 # What import writes for a tool call or a shell command (agents/sessions/transcripts.py): the agent's
 # search, not its reply.
-_TOOL_LINE = re.compile(r"\((?:tool|shell): [^\n]*\)")
+_TOOL_LINE = lazy_pattern(r"\((?:tool|shell): [^\n]*\)")
 # A reply's clauses: sentences, and the halves of one that turns on "but" ("I couldn't find a flag for
 # it, but the timeout is hard-coded to 5 s": the second half answers).
-_CLAUSE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]|,?\s+(?:but|however|though)\b,?|但是|不过|可是")
+_CLAUSE = lazy_pattern(r"(?<=[.!?;])\s+|[。！？；\n]|,?\s+(?:but|however|though)\b,?|但是|不过|可是")
 # A clause that reports finding nothing: "I could not find the search API timeout" repeats the words it
 # looked for, and answers nothing. The ways a reply says so, in English and Chinese: a closed class.
-_FOUND_NOTHING = re.compile(
+_FOUND_NOTHING = lazy_pattern(
     r"\b(?:could(?:n't| not)|can(?:'t|not)|did(?:n't| not)|was(?:n't| not) able to|unable to|"
     r"fail(?:ed)? to)\s+(?:find|locate|spot|see)\b"
     r"|\bno (?:mention|trace|references?)\b"
@@ -77,7 +78,7 @@ _KEPT_MAX = 64
 
 # A clause that states a condition before its negation ("If the request doesn't specify a timeout, the
 # search API waits 5 seconds"): what a setting does when left out, an answer, not a search that failed.
-_CONDITION = re.compile(r"\b(?:if|when|whenever|unless)\b|如果|假如")
+_CONDITION = lazy_pattern(r"\b(?:if|when|whenever|unless)\b|如果|假如")
 
 
 def _found_nothing(clause: str) -> bool:

@@ -6,7 +6,6 @@ term per page, clipped pages, and which scripts the vault holds.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.index.store import Index
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.receipt import Redirect
 from krouter.routing.replacements import Replacements
 from krouter.tokens.compounds import CLOSED
@@ -34,7 +34,7 @@ from krouter.tokens.terms import word_text
 _SAMPLE = 64
 _SAMPLE_MAX_TERMS = 5000
 _JAPANESE_TERMS = 6
-_HIRAGANA_BUT_NO = re.compile("[\u3041-\u306d\u306f-\u309f]")
+_HIRAGANA_BUT_NO = lazy_pattern("[\u3041-\u306d\u306f-\u309f]")
 
 
 def _writes_japanese(terms: set[str]) -> bool:

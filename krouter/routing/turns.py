@@ -12,16 +12,17 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.question import Unit
 from krouter.tokens.scripts import CJK
 from krouter.tokens.stopwords import ENGLISH
 from krouter.tokens.terms import index_terms
 
 # "**Jon**: text", "**Jon:** text", and either as a list item ("- **Jon**: text").
-_TURN = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\*\*([^*\n]{1,40}?)(?:\*\*[ \t]*[:：]|[:：][ \t]*\*\*)", re.M)
+_TURN = lazy_pattern(r"^[ \t]*(?:[-*+][ \t]+)?\*\*([^*\n]{1,40}?)(?:\*\*[ \t]*[:：]|[:：][ \t]*\*\*)", re.M)
 
 
-_HAS_CJK = re.compile(f"[{CJK}]")
+_HAS_CJK = lazy_pattern(f"[{CJK}]")
 
 
 def speaker(line: str) -> str | None:

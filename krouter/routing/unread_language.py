@@ -4,9 +4,8 @@ only bridge there is (D89, D91, D115)."""
 
 from __future__ import annotations
 
-import re
-
 from krouter.index.store import Index
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.notes_languages import NOTES_LANGUAGE_SHARE, english_framed
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
@@ -19,7 +18,7 @@ from krouter.tokens.languages import (
 )
 from krouter.tokens.scripts import is_cjk, writing
 
-_SPANISH_MARKS = re.compile("[¿¡]")
+_SPANISH_MARKS = lazy_pattern("[¿¡]")
 
 
 def unread_words(units: list[Unit]) -> list[str]:

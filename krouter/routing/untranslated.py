@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.question import Unit
 from krouter.tokens import bilingual
 from krouter.tokens.scripts import HAS_HAN, is_cjk
@@ -32,9 +33,9 @@ UNTRANSLATED_SHARE = 0.5
 # a character says about what three letters do, so under a sixth is under half the prose (a meeting note
 # in English that names its Chinese attendees and quotes a line or two is English; 0.1 called it Chinese).
 HAN_PER_LETTER = 1 / 6
-_LATIN = re.compile(r"[A-Za-z]")
+_LATIN = lazy_pattern(r"[A-Za-z]")
 # What is not prose: front matter, fenced and inline code, web addresses.
-_NOT_PROSE = re.compile(r"\A---\n.*?\n---\n|```.*?(?:```|\Z)|`[^`\n]*`|\bhttps?://\S+", re.S)
+_NOT_PROSE = lazy_pattern(r"\A---\n.*?\n---\n|```.*?(?:```|\Z)|`[^`\n]*`|\bhttps?://\S+", re.S)
 # How much of a page's text is read to tell its language: its start says it, and a lookup reads no more.
 PROSE_SAMPLE = 20_000
 

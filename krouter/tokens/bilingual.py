@@ -21,7 +21,6 @@ import gzip
 import hashlib
 import importlib.util
 import os
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import cedict_rows, jieba_dict, traditional, work_glossary
 from krouter.tokens.word_forms import derivation
 
@@ -79,8 +79,8 @@ SAMPLE = (
 # A question word gets at most this many translations (the first the dictionary lists).
 MAX_TRANSLATIONS = 8
 
-_HAN_CHAR = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]$")
-_SURNAME = re.compile(r"/surname [A-Z]")
+_HAN_CHAR = lazy_pattern(r"^[\u3400-\u4dbf\u4e00-\u9fff]$")
+_SURNAME = lazy_pattern(r"/surname [A-Z]")
 
 
 _lock = threading.Lock()

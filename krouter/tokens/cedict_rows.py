@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.terms import english_terms
 from krouter.tokens.word_forms import derivation
@@ -21,29 +22,29 @@ MAX_SENSE_WORDS = 2
 MAX_SENSES = 4
 
 # A dictionary line: traditional, simplified, [reading], then its senses between slashes.
-LINE = re.compile(r"^\S+ (\S+) \[([^\]]*)\] /(.*)/\s*$")
-_PAREN = re.compile(r"\([^)]*\)")
+LINE = lazy_pattern(r"^\S+ (\S+) \[([^\]]*)\] /(.*)/\s*$")
+_PAREN = lazy_pattern(r"\([^)]*\)")
 # Senses that point at other entries or describe usage rather than translate.
-_NOT_A_TRANSLATION = re.compile(
+_NOT_A_TRANSLATION = lazy_pattern(
     r"^(?:surname|variant of|old variant of|see |see also|cl:|abbr\. for|used in|classifier for|"
     r"bound form|erhua variant|japanese variant|taiwan pr|also pr|also written|pr\. |euphemism for)"
 )
 # A proper name followed by its gloss ("Rotterdam, port city in the Netherlands", "Chicago, USA"): the
 # name is the translation, the gloss is not (it made the sense a definition, or a phrase no page holds).
-NAMED = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
+NAMED = lazy_pattern(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*), ")
 # A proper noun's name followed by its gloss with no comma: its capitalised words, then lower case.
-_LEADING_NAME = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*) (?=[a-z(])")
+_LEADING_NAME = lazy_pattern(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*) (?=[a-z(])")
 # A syllable as names are romanised: the tone number dropped, ü ("u:") written u (Lü is "Lu" in English),
 # with a vowel (CC-CEDICT writes "xx5" for a character it has no reading for).
-_SYLLABLE = re.compile(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
-_LETTERS_ONLY = re.compile(r"[^a-z]")
-_LETTERS = re.compile(r"[a-z]*")
-HAN_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
+_SYLLABLE = lazy_pattern(r"^([a-z]*[aeiou][a-z]*)[1-5]?$")
+_LETTERS_ONLY = lazy_pattern(r"[^a-z]")
+_LETTERS = lazy_pattern(r"[a-z]*")
+HAN_WORD = lazy_pattern(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,}$")
 # Synonyms that stop-word removal would turn into another word: a negation anywhere ("not to allow" is
 # not "allow", 吹了 "to have not succeeded" not "succeed", 及时 "without delay" not "delay") and a
 # phrasal verb ("to set up" is not "set": D25 saw 设置 answer a checkpoint question through "set").
-_NEGATED = re.compile(r"\b(?:not|no|never|without|cannot)\b|n't\b")
-_PHRASAL = re.compile(
+_NEGATED = lazy_pattern(r"\b(?:not|no|never|without|cannot)\b|n't\b")
+_PHRASAL = lazy_pattern(
     r"^(?:to )?[a-z]+ (?:up|down|out|off|in|on|over|back|away|through|about|around)(?: to)?$"
 )
 

@@ -8,12 +8,13 @@ of a question, also matches the pages that write it so (``routing.question``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
+
+from krouter.lazy_pattern import lazy_pattern
 
 # Two or three runs of Latin letters joined by hyphens, not part of a longer hyphenated run: x-ray,
 # follow-up, end-to-end; not 2024-11-08, not a--b, not pre-2020.
-_HYPHENATED = re.compile(r"(?<![\w-])[a-z]+(?:-[a-z]+){1,2}(?![\w-])")
+_HYPHENATED = lazy_pattern(r"(?<![\w-])[a-z]+(?:-[a-z]+){1,2}(?![\w-])")
 
 
 def hyphenated(norm: str) -> list[str]:

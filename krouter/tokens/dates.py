@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from krouter.lazy_pattern import lazy_pattern
+
 DATE = "§"
 
 _MONTHS = {
@@ -47,30 +49,30 @@ _DAYS_IN = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # A year first, with hyphens or slashes (2025-03-04, 2025/3/4), or dots between two-digit parts
 # (2025.03.04; "Unity 2022.3.12" is a version); a full stop or a hyphen may follow ("on 2025-03-04.",
 # "2025-03-04-standup"), a digit after them may not.
-_ISO = re.compile(
+_ISO = lazy_pattern(
     r"(?:19|20)\d{2}(?P<sep>[-/]|\.(?=\d\d\.\d\d(?!\d)))(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d|[./-]\d|:\d)"
 )
 # The day and month with a year after (04/03/2025): a page's only, either day.
-_SLASHED = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
+_SLASHED = lazy_pattern(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
 # Chinese and Japanese (3月4号, 3月4日, 2025年3月4日, 三月四号, 十二月二十五日), Korean (3월 4일).
 _HAN_DIGITS = {c: n for n, c in enumerate("〇一二三四五六七八九")}
 # A month in numerals is one of twelve (十二, not 二十), a day one of 31 (二十五); digits as before. Read
 # only where 月 or 월 is (``_spans``).
 _HAN_MONTH = "十[一二]?|[一二三四五六七八九]"
 _HAN_DAY = "[二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"
-_CJK = re.compile(
+_CJK = lazy_pattern(
     rf"(?P<m>\d{{1,2}}|{_HAN_MONTH})\s*(?:月\s*(?P<d>\d{{1,2}}|{_HAN_DAY})\s*[日号號]"
     r"|월\s*(?P<k>\d{1,2})\s*일)(?!\d)"
 )
 # A weekday before a date (周三3月4号, 星期三三月四号): its numeral ends a word, not a number.
-_WEEKDAY = re.compile(r"(?:周|星期|礼拜|禮拜)[一二三四五六日天]$")
+_WEEKDAY = lazy_pattern(r"(?:周|星期|礼拜|禮拜)[一二三四五六日天]$")
 # English: the day before a full month's name but May's ("12 August", "the 5th of March"; "the top 5 may
 # change"), or any with a year after ("5 Mar 2025"), else after it ("March 5th", "Mar. 5"; not "May
 # 3rd-party", nor a range, "March 5-7").
-_DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\w–-]|[.:]\d)")
-_DAY_BEFORE = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
-_YEAR_AFTER = re.compile(r",?\s+(?:19|20)\d{2}(?!\d)")
-_LATIN = re.compile(r"[a-z]+")
+_DAY_AFTER = lazy_pattern(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\w–-]|[.:]\d)")
+_DAY_BEFORE = lazy_pattern(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
+_YEAR_AFTER = lazy_pattern(r",?\s+(?:19|20)\d{2}(?!\d)")
+_LATIN = lazy_pattern(r"[a-z]+")
 
 Span = tuple[int, int, tuple[str, ...]]
 

@@ -12,10 +12,10 @@ docs/decisions.md.
 
 from __future__ import annotations
 
-import re
+from krouter.lazy_pattern import lazy_pattern
 
-_GROUPED = re.compile(r"(?<![\d.])(?<!\d,)[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)")
-_GROUP_HINT = re.compile(r"\d,\d{3}")
+_GROUPED = lazy_pattern(r"(?<![\d.])(?<!\d,)[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)")
+_GROUP_HINT = lazy_pattern(r"\d,\d{3}")
 
 
 def grouped_numbers(norm: str) -> list[str]:

@@ -4,17 +4,17 @@ cut off (pages index kana and Hangul runs as bigrams, which jieba does not know)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.scripts import HAN, char_bigrams
 
 # In a Japanese question, hiragana stretches are particles, endings and auxiliaries (は, の, ですか,
 # ました): grammar, not subject. Kanji and katakana stretches carry the content; 何 and 誰 (what, who)
 # ask rather than name.
-_JA_CONTENT = re.compile(rf"[{HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
-_JA_ASKING = re.compile(r"[何誰]")
-_KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]{3,}")
+_JA_CONTENT = lazy_pattern(rf"[{HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
+_JA_ASKING = lazy_pattern(r"[何誰]")
+_KATAKANA_WORD = lazy_pattern(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]{3,}")
 
 
 # Korean attaches particles and endings to the word before them (회의실은, 어디예요): they are cut off a

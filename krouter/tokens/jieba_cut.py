@@ -8,9 +8,10 @@ that changes); a question is still cut by jieba itself (``chinese.question_jieba
 from __future__ import annotations
 
 import math
-import re
 
-_JIEBA_HAN = re.compile("[\u4e00-\u9fd5]+")  # a run of only these is one block to jieba's cut
+from krouter.lazy_pattern import lazy_pattern
+
+_JIEBA_HAN = lazy_pattern("[\u4e00-\u9fd5]+")  # a run of only these is one block to jieba's cut
 # HMM cuts kept per process (41 % of the stretches recur at 10k generated pages); cleared when full.
 _HMM_MEMO_MAX = 20_000
 _STATE = {"B": 0, "M": 1, "E": 2, "S": 3}

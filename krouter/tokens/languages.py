@@ -13,15 +13,15 @@ refused as before, the safe side.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.names import opens_a_sentence, written_in_lower_case
 from krouter.tokens.scripts import HAS_HAN
 from krouter.tokens.stopwords import ENGLISH, FOREIGN, GERMAN
 
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = lazy_pattern(r"[^\W\d_]+")
 
 
 def marks_a_language(word: str, question: str) -> bool:

@@ -13,13 +13,14 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import bilingual, jieba_dict
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.stopwords import FOREIGN
 from krouter.tokens.terms import english_terms
 
-_LETTER = re.compile(r"[^\W\d_]")
+_LETTER = lazy_pattern(r"[^\W\d_]")
 # Months and weekdays as people shorten them ("Aug 15th", "Thu"): no dictionary knows them as words,
 # and they name a date, not a subject.
 _CALENDAR = frozenset(
@@ -40,9 +41,9 @@ _SENTENCE_END = frozenset(".!?:;\"'“‘(-—–•*>#。！？：；")
 # Spanish ¿ and ¡ open a sentence too, but a name opens one as often ("¿Redis tiene…?"): after them, only
 # a function word (¿Cuántas, ¿En, ¿Cada) is taken as opening the sentence.
 _SPANISH_OPENERS = frozenset("¿¡")
-_LAST_WORD = re.compile(r"([^\W_]+)[ \t-]*$")
-_FIRST_WORD = re.compile(r"[ \t-]*([^\W_]+)")
-_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
+_LAST_WORD = lazy_pattern(r"([^\W_]+)[ \t-]*$")
+_FIRST_WORD = lazy_pattern(r"[ \t-]*([^\W_]+)")
+_LATIN_WORD = lazy_pattern(r"[A-Za-z\u00c0-\u024f]{2,}")
 # jieba's part-of-speech tags for a place (北京, 芝加哥) and an organisation.
 _PLACE_OR_BODY = frozenset({"ns", "nt"})
 

@@ -4,15 +4,16 @@ of ``TOKENIZER_VERSION`` (krouter.tokens.version)."""
 
 from __future__ import annotations
 
-import re
 import unicodedata
+
+from krouter.lazy_pattern import lazy_pattern
 
 # Characters that print as nothing (zero-width space and joiners, word joiner, BOM, soft hyphen, the
 # direction marks, embeddings and isolates, variation selectors: 葛\U000e0100城 is how a Japanese name's
 # glyph is pinned): pasted text carries them inside words, and left in they split "data\u200bbase" into
 # two words. Arabic's short vowels and tatweel and Hebrew's points are optional in writing (a page
 # without them is the same words), so they are dropped too, as search engines do.
-_INVISIBLE = re.compile(
+_INVISIBLE = lazy_pattern(
     "[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef"
     "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4"
     "\u06e7\u06e8\u06ea-\u06ed]"
@@ -28,7 +29,7 @@ _INVISIBLE = re.compile(
 # 4 KB of text, a fifth of tokenising it); this one only where a U stands.
 # "U.S.A" with no final dot is the country too, and nothing runs into it ("U.S.Army", "U.S.A.F." are
 # left as they were, not glued into "USAArmy", "USA.F.").
-_US = re.compile(r"U(?<![A-Za-z0-9]U)(?:S|\.S\.(?:A\.?)?)(?![A-Za-z0-9]|\.[A-Za-z0-9])")
+_US = lazy_pattern(r"U(?<![A-Za-z0-9]U)(?:S|\.S\.(?:A\.?)?)(?![A-Za-z0-9]|\.[A-Za-z0-9])")
 
 
 def normalize(text: str) -> str:

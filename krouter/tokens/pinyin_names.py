@@ -11,8 +11,9 @@ pinyin's own (docs/decisions.md D77).
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
+
+from krouter.lazy_pattern import lazy_pattern
 
 # Every toneless syllable CC-CEDICT reads a character as (a fixed inventory, written out so that cutting
 # text into words never needs the dictionary store, whose key is itself computed by cutting text).
@@ -38,7 +39,7 @@ _SYLLABLES = frozenset(
         "zhun zhuo zi zong zou zu zuan zui zun zuo "
     ).split()
 )
-_APOSTROPHE = re.compile("['’ʼ]")
+_APOSTROPHE = lazy_pattern("['’ʼ]")
 _MAX_SYLLABLE = max(map(len, _SYLLABLES))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.stopwords import CHINESE
 
 # The auxiliary verb that follows the noun a "what/which" question asks for ("what activity did she ...").
@@ -18,7 +19,7 @@ _AUXILIARY = r"\s+(?:did|does|do|has|have|had|is|are|was|were|will|would|can|cou
 # Question frames whose words ask *about* a quantity rather than name a subject: "how long", "what
 # time", "these days". Left in, "long" or "time" count as content the page must contain. "How many
 # times" is "how often": the times are counted, not named.
-_EN_FRAMES = re.compile(
+_EN_FRAMES = lazy_pattern(
     r"\bhow many times\b"
     r"|\bhow (?:long|many|much|often|far|soon|frequently|quickly|fast|big|large|old)\b|\bwhat time\b"
     r"|\bthese days\b|\bnowadays\b|\bright now\b|\bat the moment\b|\bat present\b"
@@ -74,12 +75,12 @@ _EN_FRAMES = re.compile(
 
 # Days counted from the asker's now, in lower case as written: "USA Today" and "Yesterday" (a song) are
 # names, and a question's casing is the only sign of it (frames are read after case folding).
-_DAYS = re.compile(r"\b(?:today|yesterday|tomorrow|tonight)\b")
+_DAYS = lazy_pattern(r"\b(?:today|yesterday|tomorrow|tonight)\b")
 
 
 # The A-not-A question (来不来, 收不收钱, 算不算, 要不要): the verb asked about once, the rest is grammar.
 # Two-character verbs repeat whole (同意不同意) or by their first character (同不同意).
-_A_NOT_A = re.compile(r"([\u4e00-\u9fff]{1,2})[不没]\1|([\u4e00-\u9fff])[不没](?=\2)")
+_A_NOT_A = lazy_pattern(r"([\u4e00-\u9fff]{1,2})[不没]\1|([\u4e00-\u9fff])[不没](?=\2)")
 
 
 def _asked_once(m: re.Match[str]) -> str:
@@ -98,7 +99,7 @@ _ASKERS_NOW = frozenset("今天 昨天 明天 前天 后天 今晚 昨晚 今早
 # about 那家; "西安那段用车" about 西安, "自己搭的那套 Kafka" about Kafka (the dev7 and colloquial agent
 # loops). Not 张, a surname before anything else (那张总的电话: a cold review).
 _POINTING_MEASURES = "家位次天回种款台批件块段套条份组场轮趟"
-_POINTING = re.compile(rf"[这那][{_POINTING_MEASURES}]$")
+_POINTING = lazy_pattern(rf"[这那][{_POINTING_MEASURES}]$")
 
 
 # "How much money" (多少钱, 几块钱, 多少錢): the question asks for a price, as "how much" does in English (an
@@ -114,7 +115,7 @@ _PRICE_UNIT = (
     r"(?:个月|個月|小时|小時|公斤|千克|平米"
     r"|[个個件套台臺只隻张張块塊斤克吨噸条條份箱盒包瓶支片双雙对對本次天晚夜周週月年位人间間辆輛趟单單])"
 )
-_PRICE_ASKED = re.compile(
+_PRICE_ASKED = lazy_pattern(
     rf"(?:(?<![第唯统統同万萬十百千零〇两兩二三四五六七八九\d周週期拜初])[一每]\s*(?P<before>{_PRICE_UNIT})\s*"
     r"(?:要|得|是|卖|賣|收)?\s*)?"
     rf"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)"
@@ -152,7 +153,7 @@ _EN_COSTS = (
     r"(?!\s+\w+\s+in\b(?!\s+(?:fees|total|licen[cs]es|cash|euros|dollars)\b))"
 )
 _EN_VERB_AUX = r"(?:do|does|did|will|would|should|can|could)"
-_EN_PRICE_ASKED = re.compile(
+_EN_PRICE_ASKED = lazy_pattern(
     r"\bhow much money\b|\bhow many (?:dollars|euros|pounds|bucks|quid|yuan|rmb)\b"
     rf"|\bhow much\s+{_EN_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_PAY}|{_EN_CHARGED}|{_EN_COSTS})"
     rf"|\bwhat\s+{_EN_VERB_AUX}\b[^.?!;]{{0,80}}?\b(?:{_EN_CHARGED}|{_EN_COSTS})"
@@ -166,7 +167,7 @@ _EN_PRICE_ASKED = re.compile(
 # The verb of paying that frame asks with, blanked as 多少钱's 钱 is (D93): the page answers with an amount
 # ("Courier: ₹450 per parcel"), not with the word "charge", and D93's check asks for that amount; so is
 # the rate of an hourly rate. A fee or a price is the thing whose amount is asked, and stays a word.
-_MONEY_WORD = re.compile(
+_MONEY_WORD = lazy_pattern(
     r"\b(?:pay|pays|paying|paid|charge|charges|charging|charged|cost|costs|costing|money|dollars|euros"
     r"|pounds|bucks|quid|yuan|rmb|rates?)\b",
     re.IGNORECASE,
@@ -201,7 +202,7 @@ def without_days(question: str) -> str:
 # 回来, 起来: "周五谁过来着？" asks who came over; a cold review): there only 着 is grammar, a stop word
 # already. After 上, 下 or 后 it is blanked: they end places and times (线上, 楼上, 三天后) more often than
 # they make 上来 or 后来 (a second review).
-_RECALLING = re.compile(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$))")
+_RECALLING = lazy_pattern(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$))")
 
 
 # "Under what circumstances" (什么情况下, 哪些情况下, 啥情况): asks for a condition, as 什么时候 asks for a
@@ -211,19 +212,19 @@ _RECALLING = re.compile(r"(?<![过回出进起带])来着(?=\s*[吗呢吧啊呀]
 # 在 before it is a stop word already (and may end 现在); 下 is the frame's but in 下载, 下架 and 下单
 # (什么情况下载不了, 啥情况下架的, 哪种情况下单会失败): before any other character it is read as the
 # frame's, which 线上, 降级 and 班次 need ("什么情况下线上会报警" is no 下线; a cold review).
-_CONDITION_ASKED = re.compile(r"(?:什么|啥|哪些|哪种|何种)\s*(?:样的?\s*)?情况(?:下(?![载架单]))?")
+_CONDITION_ASKED = lazy_pattern(r"(?:什么|啥|哪些|哪种|何种)\s*(?:样的?\s*)?情况(?:下(?![载架单]))?")
 
 
 # 像 before "…那样/一样" is the comparison's "like" ("还像 2023 年那样吗", "像上次一样"), as "like" is an
 # English stop word; elsewhere it may be a noun a page holds (工牌像, 证件像: a photo).
-_LIKE = re.compile(r"像(?=[^，。？?！!,.;；]{0,12}?(?:那样|一样|这样|似的))")
+_LIKE = lazy_pattern(r"像(?=[^，。？?！!,.;；]{0,12}?(?:那样|一样|这样|似的))")
 
 
 # 块 after a number: spoken Chinese for 元 ("开线那300块", "38块5" for 38.5) or a measure word ("8块硬盘"),
 # never a word of the subject: notes write ¥300 or 300 元, and the lone 块 weighed as content every page
 # lacks (D134). Not 一块 ("together", "a piece of"), a word of its own.
-_KUAI_DECIMAL = re.compile(r"(?<=\d)块(?=\d)")
-_KUAI_AFTER_NUMBER = re.compile(r"(?<=[\d两三四五六七八九十百千万])\s*块")
+_KUAI_DECIMAL = lazy_pattern(r"(?<=\d)块(?=\d)")
+_KUAI_AFTER_NUMBER = lazy_pattern(r"(?<=[\d两三四五六七八九十百千万])\s*块")
 
 
 def without_frames(text: str) -> str:

@@ -3,21 +3,21 @@ bigrams."""
 
 from __future__ import annotations
 
-import re
+from krouter.lazy_pattern import lazy_pattern
 
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 HANGUL = "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 CJK = HAN + KANA + HANGUL
-HAS_HAN = re.compile(rf"[{HAN}]")
-ONLY_HAN = re.compile(rf"^[{HAN}]+$")
-IS_CJK = re.compile(rf"^[{CJK}]")
-HAS_HANGUL = re.compile(rf"[{HANGUL}]")
-HAS_CJK = re.compile(rf"[{CJK}]")
+HAS_HAN = lazy_pattern(rf"[{HAN}]")
+ONLY_HAN = lazy_pattern(rf"^[{HAN}]+$")
+IS_CJK = lazy_pattern(rf"^[{CJK}]")
+HAS_HANGUL = lazy_pattern(rf"[{HANGUL}]")
+HAS_CJK = lazy_pattern(rf"[{CJK}]")
 # Kana letters, which mark a text as Japanese (the katakana middle dot ・ left out: Chinese writes
 # foreign names with it too).
-HAS_KANA = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HAS_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+HAS_KANA = lazy_pattern("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HAS_LATIN = lazy_pattern(r"[A-Za-z\u00c0-\u024f]")
 
 
 def writing(text: str) -> str | None:

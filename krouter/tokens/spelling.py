@@ -15,7 +15,7 @@ and the "-ll-" spellings (travelled, cancelled), which the stemmer already makes
 
 from __future__ import annotations
 
-import re
+from krouter.lazy_pattern import lazy_pattern
 
 # Words spelt "-our" in British English and "-or" in American, as the part before "our".
 _OUR = (
@@ -157,15 +157,15 @@ _DIGRAPHS = {
 }
 _PREFIX = "(?:un|re|de|dis|mis|non|pre|over|under|co|self|anti|multi)?"
 _RULES = (
-    (re.compile(rf"({_PREFIX}(?:{'|'.join(_OUR)})o)u(r.*)"), r"\1\2"),
-    (re.compile(rf"({_PREFIX}(?:{'|'.join(_ISE)}))is((?:{_ISE_ENDINGS}))"), r"\1iz\2"),
+    (lazy_pattern(rf"({_PREFIX}(?:{'|'.join(_OUR)})o)u(r.*)"), r"\1\2"),
+    (lazy_pattern(rf"({_PREFIX}(?:{'|'.join(_ISE)}))is((?:{_ISE_ENDINGS}))"), r"\1iz\2"),
     # Not "-yses": the plural of analysis is written so in both.
-    (re.compile(rf"({_PREFIX}(?:{'|'.join(_YSE)}))ys((?:e|ed|ing|er|ers))"), r"\1yz\2"),
-    (re.compile(rf"({_PREFIX}(?:{'|'.join(_RE)}))re(s?)"), r"\1er\2"),
-    (re.compile(rf"({_PREFIX}(?:{'|'.join(_RE)}))red"), r"\1ered"),
-    (re.compile(rf"({_PREFIX}(?:{'|'.join(_RE)}))ring"), r"\1ering"),
+    (lazy_pattern(rf"({_PREFIX}(?:{'|'.join(_YSE)}))ys((?:e|ed|ing|er|ers))"), r"\1yz\2"),
+    (lazy_pattern(rf"({_PREFIX}(?:{'|'.join(_RE)}))re(s?)"), r"\1er\2"),
+    (lazy_pattern(rf"({_PREFIX}(?:{'|'.join(_RE)}))red"), r"\1ered"),
+    (lazy_pattern(rf"({_PREFIX}(?:{'|'.join(_RE)}))ring"), r"\1ering"),
 )
-_DIGRAPH = re.compile(f"({'|'.join(_DIGRAPHS)})(.*)")
+_DIGRAPH = lazy_pattern(f"({'|'.join(_DIGRAPHS)})(.*)")
 
 
 def canonical(word: str) -> str:

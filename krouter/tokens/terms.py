@@ -25,6 +25,7 @@ from itertools import filterfalse
 
 import Stemmer
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.dates import DATE, date_terms, split_dates
@@ -83,7 +84,7 @@ _AMOUNT_AFTER = (
     r"\s*(?:%|[元块]|(?:美元|美金|欧元|英镑|日元|港币|港元|人民币|万元)"
     r"|(?:percent(?:age)?|per cent|dollars?|euros?|pounds?|yuan|rmb|usd|eur|gbp|cny|jpy|hkd)\b)"
 )
-RUN = re.compile(
+RUN = lazy_pattern(
     rf"(?<![$€£¥￥\d.])(?!(?<=\d,)\d{{3}}(?!\d))v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
     rf"|[{CJK}]+|[^\W_{CJK}]+(?:[{_MARKS}]+[^\W_{CJK}]*)*"
 )
@@ -92,7 +93,7 @@ RUN = re.compile(
 # question that asks the bare number ("the 1.99 plan") and finds it nowhere else meets it there (see
 # AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
 AMOUNT = "¤"
-_DOTTED = re.compile(r"\d+(?:\.\d+)+")
+_DOTTED = lazy_pattern(r"\d+(?:\.\d+)+")
 # An identifier written with an underscore, as code names things (page_id, realtime_gmv, _di): one name.
 # Its words are indexed as ever, and the identifier whole besides (outside the BM25 length); a question
 # naming one the vault never holds whole asks about something the notes never mention, so "What
@@ -100,13 +101,13 @@ _DOTTED = re.compile(r"\d+(?:\.\d+)+")
 # holding "realtime" and no realtime_gmv (``routing/elsewhere.unknown_name``). ASCII letters and digits
 # only, after case folding.
 _IDENTIFIER_RUN = r"[a-z0-9_]*_[a-z0-9_]*"
-_IDENTIFIER = re.compile(rf"(?<![a-z0-9_]){_IDENTIFIER_RUN}(?![a-z0-9_])")
-_AFTER_AMOUNT = re.compile(_AMOUNT_AFTER)
+_IDENTIFIER = lazy_pattern(rf"(?<![a-z0-9_]){_IDENTIFIER_RUN}(?![a-z0-9_])")
+_AFTER_AMOUNT = lazy_pattern(_AMOUNT_AFTER)
 _CURRENCY = frozenset("$€£¥￥")
 
 
-_HAN_CHAR = re.compile(f"[{HAN}]")
-_GLUED_VERSION = re.compile(r"(?<=[^\W\d_]{2})(?=\d+(?:\.\d+)+(?!\d|\.\d))")
+_HAN_CHAR = lazy_pattern(f"[{HAN}]")
+_GLUED_VERSION = lazy_pattern(r"(?<=[^\W\d_]{2})(?=\d+(?:\.\d+)+(?!\d|\.\d))")
 
 
 def _has_dotted(norm: str) -> bool:
@@ -168,7 +169,7 @@ def _stem(word: str) -> str:
 
 
 # An ordinal written in digits is its number: "the 8th" asks about a page that says "8 December".
-_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+_ORDINAL = lazy_pattern(r"(\d+)(?:st|nd|rd|th)")
 
 
 def _word_terms(word: str) -> str | None:
@@ -286,7 +287,7 @@ def _cjk_terms(run: str) -> list[str]:
 # (‐rollout), a line each of the terms joined by newlines (no term holds one): second readings of words
 # that count (the Han word, the parts), kept out of a page's BM25 length so that Chinese, versions,
 # amounts, dates, code or hyphens do not lengthen it.
-_NOT_COUNTED = re.compile(
+_NOT_COUNTED = lazy_pattern(
     rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$",
     re.MULTILINE,
 )
@@ -314,7 +315,7 @@ class QueryTerm:
 
 
 # An agent may ask with a page's file name ("Primary database.md"): the extension is not a word to find.
-_MD_SUFFIX = re.compile(r"(?<=\w)\.md\b")
+_MD_SUFFIX = lazy_pattern(r"(?<=\w)\.md\b")
 
 
 def query_terms(question: str, known: Callable[[str], bool] | None = None) -> list[QueryTerm]:

@@ -19,17 +19,17 @@ whose words changes (a Japanese question in kanji alone); one whose characters G
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.chinese import question_jieba
 from krouter.tokens.scripts import HAN, HAS_HANGUL, HAS_KANA
 from krouter.tokens.stopwords import CHINESE
 
-_ENTRY = re.compile(r"^(\S+) (\S+) \[")
-_HAN_CHAR = re.compile(rf"[{HAN}]")
-_HAN_RUN = re.compile(rf"[{HAN}]+")
+_ENTRY = lazy_pattern(r"^(\S+) (\S+) \[")
+_HAN_CHAR = lazy_pattern(rf"[{HAN}]")
+_HAN_RUN = lazy_pattern(rf"[{HAN}]+")
 
 
 def folds(lines: Iterable[str], counts: dict[str, int]) -> dict[str, str]:

@@ -11,19 +11,18 @@ form first.
 
 from __future__ import annotations
 
-import re
-
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.spelling import canonical
 from krouter.tokens.terms import english_terms
 
-_LETTERS = re.compile(r"[a-z]+")
+_LETTERS = lazy_pattern(r"[a-z]+")
 # A plural or third person (policies, processes, formats; not "business"), then a past tense (copied,
 # formatted): inflections, which the dictionary's senses write in the base form as often as not. Not
 # -ing (stockings are no stock, settings no set) nor -ly (timely is not time, hardly not hard): both
 # make words of their own as often.
-_PLURAL = re.compile(r"(?:(?<=[sxz])es|(?<=[cs]h)es|(?<!s)s)$")
-_PAST = re.compile(r"(?:ied|ed)$")
-_DOUBLED = re.compile(r"([bdfgklmnprtvz])\1$")
+_PLURAL = lazy_pattern(r"(?:(?<=[sxz])es|(?<=[cs]h)es|(?<!s)s)$")
+_PAST = lazy_pattern(r"(?:ied|ed)$")
+_DOUBLED = lazy_pattern(r"([bdfgklmnprtvz])\1$")
 
 
 def derivation(word: str) -> str:

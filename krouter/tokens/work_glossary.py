@@ -17,15 +17,15 @@ word reaches the Chinese words whose one-word rendering it is.
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 from pathlib import Path
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.terms import english_terms
 
 _PATH = Path(__file__).with_name("work_glossary.tsv")
-_ZH = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,4}$")
-_EN_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
+_ZH = lazy_pattern(r"^[\u3400-\u4dbf\u4e00-\u9fff]{2,4}$")
+_EN_WORD = lazy_pattern(r"^[a-z][a-z0-9-]*$")
 
 
 def _lines() -> list[str]:

@@ -14,26 +14,27 @@ from __future__ import annotations
 
 import re
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.fields import field_key
 from krouter.vault.templates import fenced_lines
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
 # without a bullet). A value longer than a person writes is not read (the line still is one).
-_PROPERTY = re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$")
+_PROPERTY = lazy_pattern(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$")
 _MAX_PROPERTY_CHARS = 2000
 # Comma-separated in Logseq (`alias:: GP, 家庭医生`), except inside a wikilink.
 _LISTED = frozenset({"aliases", "alias", "tags", "superseded_by", "replaced_by", "supersedes", "replaces"})
 _READ = frozenset({"title", "status", *_LISTED})
 
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
-_TITLE = re.compile(r"^[ \t]{0,3}#[ \t]")
-_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+_HEADING = lazy_pattern(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
+_TITLE = lazy_pattern(r"^[ \t]{0,3}#[ \t]")
+_FENCE = lazy_pattern(r"^[ \t]{0,3}(```|~~~)")
 _MARKUP = "*_`> :"
-_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+_LIST_ITEM = lazy_pattern(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
 # An ADR's status line (adr-tools writes "Accepted", "Superseded by [3. …](0003-….md)", "Amended by
 # [2. …](…)"; Nygard's template "Superseded by ADR-0005"): a status word alone (perhaps with a date), or
 # what it is "by". Only a replaced status's "by" names the page's replacement.
-_STATUS_LINE = re.compile(
+_STATUS_LINE = lazy_pattern(
     r"^(accepted|proposed|approved|draft|amended|superseded|superceded|deprecated|rejected|obsolete|retired"
     r"|replaced)\b(?:\s+by\b[\s:]*(.*))?(.*)$",
     re.I,
@@ -42,10 +43,10 @@ _REPLACED = frozenset(
     {"superseded", "superceded", "deprecated", "rejected", "obsolete", "retired", "replaced"}
 )
 # MADR 2's status: an item of the list right under the page's title.
-_MADR_STATUS = re.compile(r"^[-*+][ \t]+status[ \t]*:[ \t]*(.+)$", re.I)
+_MADR_STATUS = lazy_pattern(r"^[-*+][ \t]+status[ \t]*:[ \t]*(.+)$", re.I)
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
-_SUPERSEDES_LINE = re.compile(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
-_LINK = re.compile(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
+_SUPERSEDES_LINE = lazy_pattern(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
+_LINK = lazy_pattern(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
 # Words a status line may hold besides its status and links ("Deprecated 2024-03-01", "on 2024-05-01",
 # "ADR-0005"): a sentence that starts with "Deprecated" is prose about something else.
 _STATUS_WORDS = 3

@@ -14,6 +14,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
+from krouter.lazy_pattern import lazy_pattern
+
 # Tags that mark a page as clipped material, wherever it is kept: Obsidian Web Clipper tags its pages
 # "clippings"; 剪藏 is the Chinese word for a web clipping (an agent-loop run's vault kept its clippings in
 # "99 剪藏/", no input folder, and the receipt called a tagged clipping the user's own note).
@@ -30,7 +32,7 @@ def tagged_clipping(tags: Iterable[str]) -> bool:
     )
 
 
-_TAG_WORDS = re.compile(r"[\s,，、]+")
+_TAG_WORDS = lazy_pattern(r"[\s,，、]+")
 
 
 # Statuses that mean "this page was replaced or abandoned": never cited. "superceded" is how the word
@@ -80,9 +82,9 @@ PROMISE_REPLACEMENT = frozenset(
 )
 _HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), key=len, reverse=True))
 # Where a line ends, as editors count lines (vault.page_lines.file_lines): \n, \r\n or a lone \r.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_STATUS_WORD = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")
+_LINE_BREAK = lazy_pattern(r"\r\n|\r|\n")
+_CAMEL = lazy_pattern(r"(?<=[a-z])(?=[A-Z])")
+_STATUS_WORD = lazy_pattern(r"[a-z]+|[\u4e00-\u9fff]+")
 
 
 def field_key(name: str) -> str:

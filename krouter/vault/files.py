@@ -9,13 +9,13 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from krouter.errors import PageNotFound, PathOutsideVault, VaultNotFound
+from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.ignore import excluded_by, ignore_rules
 from krouter.vault.page import Problem
 
@@ -117,7 +117,7 @@ def walk(
 
 
 # The temp files of ``atomic.atomic_write``: hidden, the target's name, 16 hex digits.
-_LEFTOVER_TMP = re.compile(r"^\..+\.[0-9a-f]{16}\.tmp$")
+_LEFTOVER_TMP = lazy_pattern(r"^\..+\.[0-9a-f]{16}\.tmp$")
 _LEFTOVER_MESSAGE = (
     "a temp file left by an interrupted write (the page itself is intact); never read: delete it"
 )

@@ -18,10 +18,12 @@ import unicodedata
 import urllib.parse
 from pathlib import PurePosixPath
 
-_WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
-_MD_LINK = re.compile(r"^\[[^\]]*\]\((.+)\)$")
+from krouter.lazy_pattern import lazy_pattern
+
+_WIKILINK = lazy_pattern(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
+_MD_LINK = lazy_pattern(r"^\[[^\]]*\]\((.+)\)$")
 # What may sit between several wikilinks written in one string: "[[A]], [[B]]".
-_BETWEEN_LINKS = re.compile(r"^[\s,;|]*$")
+_BETWEEN_LINKS = lazy_pattern(r"^[\s,;|]*$")
 
 
 def split_links(raw: str) -> list[str]:

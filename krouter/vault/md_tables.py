@@ -4,13 +4,13 @@ the line a receipt cites (three readings had grown apart: a rule of one dash, of
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.templates import fenced_lines
 
 # The delimiter row under a table's header: cells of hyphens, each with an optional colon either side.
-_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_RULE = lazy_pattern(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def is_rule(line: str) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.body_fields import body_fields
 from krouter.vault.fields import (
     REPLACED_STATUSES,
@@ -78,7 +79,7 @@ def _yaml() -> tuple[Callable[[str], object], Any]:
 
 
 MAX_FRONTMATTER_CHARS = 256 * 1024
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+_HEADING = lazy_pattern(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 
 @dataclass
@@ -181,7 +182,7 @@ def _unclosed_fence(text: str) -> str | None:
     return "\n".join(head)
 
 
-_DOTS = re.compile(r"^\.{3}[ \t]*$")
+_DOTS = lazy_pattern(r"^\.{3}[ \t]*$")
 
 
 def _closed_by_dots(text: str) -> tuple[int, str] | None:
@@ -298,11 +299,11 @@ def parse_page(rel_path: str, text: str) -> Page:
 
 _SALVAGED = frozenset({"title", "status", "superseded_by", "supersedes", "replaced_by", "replaces"})
 # A full-width colon, and a no-break or ideographic space after it, as input methods and pasting write them.
-_TOP_FIELD = re.compile(
+_TOP_FIELD = lazy_pattern(
     "^[ \t]*([\"']?[A-Za-z][\\w-]*[\"']?)[ \t]*(?::(?=[ \t\u00a0\u3000]|$)|\uff1a)[ \t\u00a0\u3000]*(.*?)[ \t\u00a0\u3000]*$"
 )
-_ITEM = re.compile(r"^[ \t]*-[ \t]+(.+?)[ \t]*$")
-_BLOCK_SCALAR = re.compile(r"^[|>][+-]?\d*$")
+_ITEM = lazy_pattern(r"^[ \t]*-[ \t]+(.+?)[ \t]*$")
+_BLOCK_SCALAR = lazy_pattern(r"^[|>][+-]?\d*$")
 
 
 class _Block(list):

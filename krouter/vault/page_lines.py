@@ -4,15 +4,15 @@ the index (`krouter.vault.page`), the learner's edits and the line a receipt cit
 
 from __future__ import annotations
 
-import re
+from krouter.lazy_pattern import lazy_pattern
 
 # Full-width hyphens (U+FF0D, typed with a Chinese input method on) fence frontmatter too.
-FENCE = re.compile(r"^[-\uff0d]{3,}[ \t]*\r?$")
+FENCE = lazy_pattern(r"^[-\uff0d]{3,}[ \t]*\r?$")
 
 
 # A line ends at \n, \r\n or a lone \r, as editors and grep count them; str.splitlines also breaks at
 # U+2028, U+0085, form feeds and \x1c-\x1e, which put every later line number of a receipt off.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_LINE = lazy_pattern(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def file_lines(text: str, keepends: bool = False) -> list[str]:

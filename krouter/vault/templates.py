@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import re
 
+from krouter.lazy_pattern import lazy_pattern
+
 # Obsidian's core placeholders ({{title}}, {{date}}, {{time}}, each with an optional :format) and
 # QuickAdd's, which it writes in capitals ({{DATE:YYYY}}, {{VALUE}}, {{NAME}}, {{LINKCURRENT}}):
 # lower-case {{name}} or {{value}} are what Handlebars or Jinja documentation shows, not a template.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy_pattern(
     r"\{\{\s*(?:title|date|time|TITLE|DATE|TIME|VALUE|NAME|LINKCURRENT)(?::[^{}\n]*)?\s*\}\}"
 )
 # A Templater command: <% tp.date.now() %>, <%* tR += … %>, <%_ … _%>. Unmistakable wherever it stands.
-_TEMPLATER = re.compile(r"<%[*_-]?[^%\n]*?(?:\btp\.|\btR\b)[^\n]*?%>|<%\*")
+_TEMPLATER = lazy_pattern(r"<%[*_-]?[^%\n]*?(?:\btp\.|\btR\b)[^\n]*?%>|<%\*")
 # A placeholder in a page's frontmatter or title is the template's own: a real note's title is text.
 # In the body one could be a note quoting a template in passing; two are a template.
 BODY_PLACEHOLDERS = 2
@@ -31,13 +33,13 @@ BODY_PLACEHOLDERS = 2
 QUERY_LANGUAGES = frozenset({"dataview", "dataviewjs", "query", "tasks", "base"})
 # Up to three spaces before a fence; a tab makes the line indented code (CommonMark), not a fence that
 # could swallow the rest of the page.
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
-_INLINE_CODE = re.compile(r"(`+)[^`\n]+?\1")
+_FENCE_OPEN = lazy_pattern(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
+_INLINE_CODE = lazy_pattern(r"(`+)[^`\n]+?\1")
 
 
 # Where templates are kept: a folder or file named for them ("Templates/", "99 Templates/", "_templates/",
 # "Decision template.md", 模板, テンプレート, 템플릿).
-_TEMPLATE_PLACE = re.compile(r"templat|模板|模版|テンプレート|템플릿", re.IGNORECASE)
+_TEMPLATE_PLACE = lazy_pattern(r"templat|模板|模版|テンプレート|템플릿", re.IGNORECASE)
 
 
 def template_mark(path: str, frontmatter: str | None, title: str, body: str) -> str | None:

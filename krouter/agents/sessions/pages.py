@@ -25,6 +25,7 @@ from krouter.agents.sessions.redaction import redact
 from krouter.agents.sessions.transcripts import Session, Turn, display_path, read_transcript, transcript_files
 from krouter.atomic import atomic_write
 from krouter.errors import PathOutsideVault
+from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.files import check_vault
 from krouter.vault.page import parse_page
 
@@ -119,9 +120,9 @@ def render(session: Session, imported_at: str) -> str:
     return f"---\n{front}import_hash: {_page_hash(unsigned)}\n---\n\n{body}"
 
 
-_IMPORTED_AT = re.compile(r"^imported_at:.*$", re.M)
+_IMPORTED_AT = lazy_pattern(r"^imported_at:.*$", re.M)
 # "sha256:" keeps the value a string to YAML (64 hex digits alone can read as a number).
-_IMPORT_HASH = re.compile(r"^import_hash: (sha256:[0-9a-f]{64})\r?\n", re.M)
+_IMPORT_HASH = lazy_pattern(r"^import_hash: (sha256:[0-9a-f]{64})\r?\n", re.M)
 
 
 def _page_hash(text: str) -> str:

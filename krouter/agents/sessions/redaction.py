@@ -28,6 +28,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from krouter.lazy_pattern import lazy_pattern
+
 # ---------------------------------------------------------------------------------------------------
 # Layer 1: detect-secrets.
 
@@ -104,38 +106,38 @@ def _library_pass(line: str) -> str:
 # ---------------------------------------------------------------------------------------------------
 # Layer 2: our rules. Vendor formats as each vendor documents its token prefixes.
 
-_PRIVATE_KEY = re.compile(
+_PRIVATE_KEY = lazy_pattern(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
     r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     re.S,
 )
 _TOKENS: list[tuple[str, re.Pattern[str]]] = [
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("stripe_key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("gitlab_token", re.compile(r"\bgl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_-]{20,}")),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("anthropic_key", lazy_pattern(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
+    ("openai_key", lazy_pattern(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("stripe_key", lazy_pattern(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("aws_access_key", lazy_pattern(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("github_token", lazy_pattern(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("gitlab_token", lazy_pattern(r"\bgl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", lazy_pattern(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     (
         "slack_webhook",
-        re.compile(r"(?<=://hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}"),
+        lazy_pattern(r"(?<=://hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}"),
     ),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("google_oauth_secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),
-    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("docker_token", re.compile(r"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}")),
-    ("shopify_token", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
-    ("digitalocean_token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
-    ("atlassian_token", re.compile(r"\bATATT3[A-Za-z0-9_=-]{50,}")),
-    ("sendgrid_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
-    ("pypi_token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("google_api_key", lazy_pattern(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("google_oauth_secret", lazy_pattern(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),
+    ("huggingface_token", lazy_pattern(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("npm_token", lazy_pattern(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("docker_token", lazy_pattern(r"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}")),
+    ("shopify_token", lazy_pattern(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
+    ("digitalocean_token", lazy_pattern(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    ("atlassian_token", lazy_pattern(r"\bATATT3[A-Za-z0-9_=-]{50,}")),
+    ("sendgrid_key", lazy_pattern(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("pypi_token", lazy_pattern(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    ("jwt", lazy_pattern(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
 ]
 
 # Values of a secret-named field that are placeholders or code, not secrets.
-_NOT_SECRET = re.compile(
+_NOT_SECRET = lazy_pattern(
     r"(?i)^(?:none|null|nil|true|false|str|string|int|bool|undefined|optional|required|"
     r"redacted|\*+|x+|\.\.\.|[$<{(\[].*|os\.environ.*|process\.env.*|env\(.*|getenv.*|"
     r"getpass\..*|input\(.*|https?://.*)$"
@@ -148,25 +150,25 @@ _ON_LINE = r"[^\n]{0,4000}?"
 
 # (kind, pattern whose last group is the secret; every other group is kept).
 _CONTEXT: list[tuple[str, re.Pattern[str]]] = [
-    ("bearer_token", re.compile(rf"(?i)\b(bearer\s+){_GUARD}([A-Za-z0-9._~+/=-]{{12,}})")),
-    ("basic_auth", re.compile(rf"(?i)\b(authorization\s*:\s*basic\s+){_GUARD}([A-Za-z0-9+/=]{{8,}})")),
+    ("bearer_token", lazy_pattern(rf"(?i)\b(bearer\s+){_GUARD}([A-Za-z0-9._~+/=-]{{12,}})")),
+    ("basic_auth", lazy_pattern(rf"(?i)\b(authorization\s*:\s*basic\s+){_GUARD}([A-Za-z0-9+/=]{{8,}})")),
     # A .netrc entry: "machine host login user password secret".
-    ("password", re.compile(rf"(?i)(\blogin\s+\S+\s+password\s+){_GUARD}(\S+)")),
+    ("password", lazy_pattern(rf"(?i)(\blogin\s+\S+\s+password\s+){_GUARD}(\S+)")),
     # mysql -pSECRET (no space: with a space, -p asks for the password).
-    ("password", re.compile(rf"(\bmysql(?:dump|admin|import|sh)?\b{_ON_LINE}\s-p){_GUARD}([^\s-]\S*)")),
+    ("password", lazy_pattern(rf"(\bmysql(?:dump|admin|import|sh)?\b{_ON_LINE}\s-p){_GUARD}([^\s-]\S*)")),
     (
         "password",
-        re.compile(
+        lazy_pattern(
             rf"(\b(?:curl|wget|http(?!:))\b{_ON_LINE}\s(?:-u|--user)\s+['\"]?[^\s:'\"]+:){_GUARD}([^\s'\"]+)"
         ),
     ),
-    ("password", re.compile(rf"(\bdocker\s+login\b{_ON_LINE}\s(?:-p|--password)[\s=]+){_GUARD}(\S+)")),
-    ("sas_signature", re.compile(rf"([?&]sig=){_GUARD}([^&\s\"'#]+)")),
-    ("azure_key", re.compile(rf"(?i)(\b(?:AccountKey|SharedAccessKey)=){_GUARD}([^;\s\"']+)")),
+    ("password", lazy_pattern(rf"(\bdocker\s+login\b{_ON_LINE}\s(?:-p|--password)[\s=]+){_GUARD}(\S+)")),
+    ("sas_signature", lazy_pattern(rf"([?&]sig=){_GUARD}([^&\s\"'#]+)")),
+    ("azure_key", lazy_pattern(rf"(?i)(\b(?:AccountKey|SharedAccessKey)=){_GUARD}([^;\s\"']+)")),
     # A JSON key naming a secret, camelCase included ("SecretAccessKey", "SessionToken", "auth").
     (
         "secret",
-        re.compile(
+        lazy_pattern(
             rf"(?i)(\"[A-Za-z0-9_-]*(?:secret|token|password|passwd|accesskey|accountkey|apikey|privatekey)"
             rf"[A-Za-z0-9_-]*\"\s*:\s*\"|\"auth\"\s*:\s*\"){_GUARD}([^\"\s]{{8,}})(?=\")"
         ),
@@ -175,13 +177,13 @@ _CONTEXT: list[tuple[str, re.Pattern[str]]] = [
 # scheme://user:password@host, the user possibly empty (redis://:pw@host) and the password possibly
 # holding "@" (the last "@" before the host ends it). Run before the library, whose URL plugin stops at
 # the first "@" and whose marker then kept this rule from taking the rest ("Summer@2024": "@2024" leaked).
-_URL_PASSWORD = re.compile(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){_GUARD}([^\s/]+)(?=@[^\s@/]+)")
+_URL_PASSWORD = lazy_pattern(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){_GUARD}([^\s/]+)(?=@[^\s@/]+)")
 # An environment variable named ..._KEY (APP_KEY, ENCRYPTION_KEY, MASTER_KEY: the upper-case names of
 # .env files and shells): its value, eight characters or more. Lower-case code names ending in key
 # (sort_key, primary_key, cache_key) are not secrets.
-_ENV_KEY = re.compile(rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']?){_GUARD}([^\s\"'`,;]{{8,}})")
+_ENV_KEY = lazy_pattern(rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']?){_GUARD}([^\s\"'`,;]{{8,}})")
 # ... and its value quoted, spaces allowed ("APP_KEY": "...", ENCRYPTION_KEY='two words').
-_ENV_KEY_QUOTED = re.compile(
+_ENV_KEY_QUOTED = lazy_pattern(
     rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']){_GUARD}([^\"'\n]{{8,200}}?)(\3)"
 )
 # A bare "pass" is too common a word ("first pass: tokenize"): only with a prefix (DB_PASS, smtp-pass).
@@ -190,8 +192,8 @@ _NAME = (
     r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)|(?:[a-z0-9]+[_-])+pass)(?:[_-][a-z0-9]+)*"
 )
 # name = "a quoted value, spaces allowed", then name = unquoted-value.
-_QUOTED = re.compile(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]){_GUARD}([^\"'`\n]{{4,200}}?)(\3)")
-_ASSIGNMENT = re.compile(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]?){_GUARD}([^\s\"'`,;]{{4,}})")
+_QUOTED = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]){_GUARD}([^\"'`\n]{{4,200}}?)(\3)")
+_ASSIGNMENT = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]?){_GUARD}([^\s\"'`,;]{{4,}})")
 
 
 def _kind_for(name: str) -> str:

@@ -3,9 +3,9 @@ chains, pages replaced by several) and the links in page bodies, resolved exactl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.ops.check.report import Finding
 from krouter.routing.replacements import SPLIT, Link, Replacements
 from krouter.vault.fields import PROMISE_REPLACEMENT
@@ -114,11 +114,11 @@ def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
     return out
 
 
-_BODY_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_BODY_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+(?:\s+\"[^\"]*\")?|<[^<>\n]+>)\)")
-_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
+_BODY_WIKILINK = lazy_pattern(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_BODY_MD_LINK = lazy_pattern(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+(?:\s+\"[^\"]*\")?|<[^<>\n]+>)\)")
+_CODE_SPAN = lazy_pattern(r"`+[^`\n]*`+")
 # A destination with a scheme (https:, mailto:, obsidian:) or only a #fragment is not a page of the vault.
-_NOT_A_PAGE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
+_NOT_A_PAGE = lazy_pattern(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
 
 
 def _page_target(target: str) -> bool:

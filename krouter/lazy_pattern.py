@@ -1,0 +1,49 @@
+"""Regular expressions compiled the first time they are used, not when their module is imported.
+
+The package holds about 230 module-level patterns, many over the whole Han, kana or Hangul blocks, whose
+compilation the ``re`` module does in Python, character range by character range: about 75 ms of a
+fresh process's imports, before a ``krouter ask`` that uses about 60 of them reads a page.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+
+class _LazyPattern:
+    """A pattern's source and flags until an attribute is asked for; then the compiled pattern's.
+
+    Each attribute read through the compiled pattern is kept on the instance, so a method used in a
+    loop (``search``, ``finditer``, ``sub``) is found in the instance's dict from its second use on,
+    as cheaply as on a compiled pattern.
+    """
+
+    def __init__(self, source: str, flags: int) -> None:
+        self.__dict__["_lazy_source"] = source
+        self.__dict__["_lazy_flags"] = flags
+
+    def __getattr__(self, name: str) -> Any:
+        # Dunder names are looked up on instances by pickle and copy before any state is set: answer
+        # them as a plain object would, not by compiling a pattern whose source is not there yet.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        compiled = self.__dict__.get("_lazy_compiled")
+        if compiled is None:
+            compiled = re.compile(self.__dict__["_lazy_source"], self.__dict__["_lazy_flags"])
+            self.__dict__["_lazy_compiled"] = compiled
+        value = getattr(compiled, name)
+        self.__dict__[name] = value
+        return value
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self.__dict__['_lazy_source']!r})"
+
+
+def lazy_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(source, flags)``, compiled on first use; for patterns made when a module loads.
+
+    Typed as the compiled pattern it stands for: every use in the package is an attribute of it
+    (``.search``, ``.sub``, ``.pattern``), never ``isinstance`` or ``re.sub(pattern, ...)``.
+    """
+    return cast("re.Pattern[str]", _LazyPattern(source, flags))
