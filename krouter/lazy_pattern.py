@@ -8,7 +8,6 @@ fresh process's imports, before a ``krouter ask`` that uses about 60 of them rea
 from __future__ import annotations
 
 import re
-from typing import Any, cast
 
 
 class _LazyPattern:
@@ -23,7 +22,7 @@ class _LazyPattern:
         self.__dict__["_lazy_source"] = source
         self.__dict__["_lazy_flags"] = flags
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         # Dunder names are looked up on instances by pickle and copy before any state is set: answer
         # them as a plain object would, not by compiling a pattern whose source is not there yet.
         if name.startswith("__"):
@@ -46,4 +45,6 @@ def lazy_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
     Typed as the compiled pattern it stands for: every use in the package is an attribute of it
     (``.search``, ``.sub``, ``.pattern``), never ``isinstance`` or ``re.sub(pattern, ...)``.
     """
-    return cast("re.Pattern[str]", _LazyPattern(source, flags))
+    # Not typing.cast: importing typing costs a fresh ``krouter ask`` answered over the watcher's socket
+    # more than the whole of its own imports, and the socket client's modules hold patterns too.
+    return _LazyPattern(source, flags)  # type: ignore[return-value]

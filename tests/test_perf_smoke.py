@@ -156,3 +156,18 @@ def test_lookup_same_smoke_300_pages(tmp_path: Path) -> None:
     assert len(rows) == 4 * len(setup["questions"])
     assert all(row["receipt"]["decision"] in ("cite", "refuse") and row["scoring"] for row in rows)
     assert forced.read_bytes() == plain.read_bytes()
+
+
+def test_fresh_ab_smoke_300_pages(tmp_path: Path) -> None:
+    """bench/perf/fresh_ab.py times fresh ``krouter ask`` processes of a checkout against the FTS5
+    script, for both languages (nothing about speed is asserted)."""
+    out = tmp_path / "fresh.json"
+    root = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, str(PERF / "fresh_ab.py"), "--size", "300", "--work-dir", str(tmp_path / "w")]
+    argv += ["--code", str(root), "--rounds", "1", "--questions", "1", "--json", str(out)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    medians = json.loads(out.read_text())
+    assert set(medians) == {f"en {root}", "en fts5 porter", f"zh {root}", "zh fts5 trigram"}
+    assert all(ms > 0 for ms in medians.values())
+    assert proc.stdout.count("x FTS5") == 4
