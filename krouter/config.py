@@ -26,6 +26,9 @@ PENDING_MODES = ("agents", "all", "none")
 SEMANTIC_MODES = ("auto", "on", "off")
 # Other spellings of them that $KROUTER_SEMANTIC and `krouter config set semantic` take.
 SEMANTIC_SPELLINGS = {"0": "off", "false": "off", "no": "off", "1": "on", "true": "on", "yes": "on"}
+# The largest ``teach_daily_cap``: a bound, however generous, is still one (0: agent_teaching = false).
+TEACH_CAP_MAX = 1000
+DAILY_CAP_MUST = f"a whole number from 1 to {TEACH_CAP_MAX} (agent_teaching = false turns teaching off)"
 NO_VAULT = (
     "no vault named: pass --vault DIR, set $KROUTER_VAULT, or record a default with "
     "`krouter config set vault DIR` (`krouter init DIR` creates a vault and records it); "
@@ -111,27 +114,16 @@ class Config:
     # model of ``krouter[semantic]``: "auto" or "on" (the same: when it is installed; `krouter status`
     # says when it is not) or "off". docs/decisions.md D57.
     semantic: str = "auto"
+    # How many triggers agents may teach or hold in one vault in any 24 hours (``krouter_teach``): a
+    # bound on what a misled agent can put into pages or the owner's list of pending picks in a day.
+    teach_daily_cap: int = 20
 
-    def __init__(
-        self,
-        vault: Path | None = vault,
-        query_log: bool = query_log,
-        exclude_folders: tuple[str, ...] = exclude_folders,
-        learn_model: str = learn_model,
-        ignore: tuple[str, ...] = ignore,
-        agent_teaching: bool = agent_teaching,
-        pending_triggers: str = pending_triggers,
-        semantic: str = semantic,
-    ) -> None:
-        # The defaults above are the class attributes, read while the class body runs.
-        self.vault = vault
-        self.query_log = query_log
-        self.exclude_folders = exclude_folders
-        self.learn_model = learn_model
-        self.ignore = ignore
-        self.agent_teaching = agent_teaching
-        self.pending_triggers = pending_triggers
-        self.semantic = semantic
+    def __init__(self, **settings: object) -> None:
+        # Only what config.toml gave is set on the instance; the rest reads the class attributes above.
+        for name, value in settings.items():
+            if name.startswith("_") or not hasattr(Config, name):
+                raise TypeError(f"Config has no setting {name!r}")
+            setattr(self, name, value)
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -199,6 +191,12 @@ _CHECKS: tuple[tuple[str, str, Callable[[object], bool], str], ...] = (
         f"one of {', '.join(map(repr, PENDING_MODES))}",
     ),
     ("semantic", "semantic", SEMANTIC_MODES.__contains__, f"one of {', '.join(map(repr, SEMANTIC_MODES))}"),
+    (
+        "teach_daily_cap",
+        "teach_daily_cap",
+        lambda v: type(v) is int and 1 <= v <= TEACH_CAP_MAX,
+        DAILY_CAP_MUST,
+    ),
 )
 
 

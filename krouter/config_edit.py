@@ -15,8 +15,8 @@ from krouter.file_lock import state_lock
 CONFIG_LOCK_NAME = "config.lock"
 
 
-def _toml_value(value: str | bool) -> str:
-    # A JSON string is a valid TOML basic string (the same escapes), and JSON's booleans are TOML's.
+def _toml_value(value: str | bool | int) -> str:
+    # A JSON string is a valid TOML basic string (the same escapes); JSON's booleans and integers are TOML's.
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -39,7 +39,7 @@ def _trailing_comment(line: str) -> str:
     return ""
 
 
-def set_config_value(key: str, value: str | bool | None, path: Path | None = None) -> Path:
+def set_config_value(key: str, value: str | bool | int | None, path: Path | None = None) -> Path:
     """Set (or, with ``None``, remove) one top-level scalar setting in ``config.toml``.
 
     Every other line of the file is kept as written, and the setting's own line keeps its place and its
@@ -82,7 +82,7 @@ def is_set(key: str, path: Path | None = None) -> bool:
         return False
 
 
-def _set(path: Path, key: str, value: str | bool | None) -> None:
+def _set(path: Path, key: str, value: str | bool | int | None) -> None:
     # Bytes decoded as they are: Python's newline translation turned a CRLF file into LF.
     try:
         # utf-8-sig: a byte-order mark is read past, as read_config does, and not written back.

@@ -375,3 +375,35 @@ def test_a_config_toml_with_a_byte_order_mark_is_read_and_edited() -> None:
     result = runner.invoke(app, ["config", "set", "semantic", "off"])
     assert result.exit_code == 0, result.output
     assert config.config_path().read_bytes() == b'semantic = "off"\nquery_log = false\n'
+
+
+def test_the_daily_teaching_cap_is_set_read_and_checked() -> None:
+    """``teach_daily_cap``: the owner's bound on agents' teaching a day (20 unless set)."""
+    assert json.loads(runner.invoke(app, ["config", "--json"]).stdout)["settings"]["teach_daily_cap"] == 20
+    result = runner.invoke(app, ["config", "set", "teach_daily_cap", "50"])
+    assert result.exit_code == 0, result.output
+    assert "teach_daily_cap = 50\n" in config.config_path().read_text(encoding="utf-8")
+    assert config.load_config().teach_daily_cap == 50
+    assert runner.invoke(app, ["config", "get", "teach_daily_cap"]).stdout == "50\n"
+    # A superscript two is a digit to str.isdigit() and not a number to int().
+    for wrong in ("0", "1001", "twenty", "2.5", "²", ""):
+        result = runner.invoke(app, ["config", "set", "teach_daily_cap", wrong])
+        assert result.exit_code == 2, (wrong, result.output)
+        assert "teach_daily_cap is a whole number from 1 to 1000" in result.stderr
+    assert config.load_config().teach_daily_cap == 50
+    assert runner.invoke(app, ["config", "unset", "teach_daily_cap"]).exit_code == 0
+    assert config.load_config().teach_daily_cap == 20
+
+
+@pytest.mark.parametrize("written", ["true", '"30"', "0", "2.0", "5000"])
+def test_a_daily_teaching_cap_of_the_wrong_kind_stops_every_command(vault: Path, written: str) -> None:
+    settings(f"teach_daily_cap = {written}\n")
+    result = runner.invoke(app, ["ask", "how do we deploy", "--vault", str(vault)])
+    assert result.exit_code == 1
+    assert f"{config.config_path()}: 'teach_daily_cap' must be a whole number from 1 to 1000" in result.stderr
+
+
+def test_a_config_refuses_a_setting_it_does_not_have() -> None:
+    with pytest.raises(TypeError, match="no setting 'teach_cap'"):
+        config.Config(teach_cap=3)
+    assert config.Config(query_log=False).query_log is False and config.Config().query_log is True

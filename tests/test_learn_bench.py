@@ -43,7 +43,7 @@ def test_a_model_that_always_takes_the_first_candidate_teaches_nothing() -> None
 
 
 def test_agent_lane_honest_teaches_no_wrong_page_and_careless_is_bounded() -> None:
-    from krouter.learner import teach
+    from krouter import config
 
     folder, _pairs, questions_file = learn_bench.SETS["dev"]
     pairs = learn_bench.load_pairs(BENCH / learn_bench.DISTANT["dev"])
@@ -54,7 +54,7 @@ def test_agent_lane_honest_teaches_no_wrong_page_and_careless_is_bounded() -> No
     assert honest["week2_after"]["neighbours_refused"] == honest["week2_before"]["neighbours_refused"]
     careless = learn_bench.run_agent_set(BENCH / folder, pairs, refuse, "careless", {}, pending_mode="none")
     # Whatever a careless agent teaches is counted, and no more than the daily cap per vault.
-    assert careless["taught_wrong_page"] <= careless["taught"] <= teach.DAILY_CAP
+    assert careless["taught_wrong_page"] <= careless["taught"] <= config.Config.teach_daily_cap
 
 
 def test_one_teacher_alone_writes_nothing_and_a_second_source_writes_what_both_name() -> None:

@@ -236,14 +236,16 @@ def test_caps_and_duplicates(vault: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(teach, "PAGE_CAP", 1)
     code, out = teach_cli(vault, "How many seconds do we wait for Stripe?", PAYMENTS, stripe_quote)
     assert code == 3 and "per-page cap" in out, out
-    monkeypatch.setattr(teach, "DAILY_CAP", 1)
+    assert CliRunner().invoke(app, ["config", "set", "teach_daily_cap", "1"]).exit_code == 0
     code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)
-    assert code == 3 and "daily cap" in out, out
+    assert (
+        code == 3 and "daily cap" in out and "(at most 1, teach_daily_cap in the owner's config.toml)" in out
+    ), out
     assert snapshot(vault) == before
     # Undoing gives the page its room back, but not the day's budget.
     run_id = learn_journal.journal_entries()[0]["run_id"]
     assert CliRunner().invoke(app, ["learn", "--undo", str(run_id)]).exit_code == 0
-    monkeypatch.setattr(teach, "DAILY_CAP", 2)
+    assert CliRunner().invoke(app, ["config", "set", "teach_daily_cap", "2"]).exit_code == 0
     code, out = teach_cli(vault, "How many seconds do we wait for Stripe?", PAYMENTS, stripe_quote)
     assert code == 0, out
     code, out = teach_cli(vault, MERGE_Q, CODE_REVIEW, GOOD_QUOTE)

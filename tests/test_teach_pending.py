@@ -365,7 +365,8 @@ def test_held_picks_count_towards_the_caps_and_a_question_is_held_for_one_page(
     capped = teach_lib(vault, question="how many sign-offs before merging a pull request")
     assert capped.status == teach.NOT_TAUGHT and "the per-page cap is reached" in capped.reason
     assert "and 1 pending" in capped.reason
-    monkeypatch.setattr(teach, "DAILY_CAP", 1)
+    config.config_path().parent.mkdir(parents=True, exist_ok=True)
+    config.config_path().write_text("teach_daily_cap = 1\n", encoding="utf-8")
     daily = teach_lib(vault, question=SEARCH_Q, page=PAYMENTS)
     assert daily.status == teach.NOT_TAUGHT and "the daily cap is reached" in daily.reason
     # When the next fits, said (an agent-loop run stopped teaching, not knowing): 24 hours after the hold.

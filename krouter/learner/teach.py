@@ -18,7 +18,8 @@ is held for the owner alone: no word rule tells those doubts from honest lessons
 that still would not make the question cite the page (another page ties with this one) is taken back at
 once, and the reply says why; that write counts towards the day's cap, not the page's.
 
-Bounded per vault: at most DAILY_CAP triggers taught by agents in any 24 hours, at most PAGE_CAP of
+Bounded per vault: at most ``teach_daily_cap`` (config.toml, 20 by default) triggers taught or held by
+agents in any 24 hours, at most PAGE_CAP of
 them on one page, a question taught to one page only, and only questions KRouter refuses (or barely
 answers). ``agent_teaching = false`` in ``config.toml`` turns it off.
 """
@@ -47,7 +48,6 @@ from krouter.routing.router import Router
 from krouter.vault.files import MAX_PATH_CHARS, contained_path, read_contained
 
 AGENT_LANE = "agent"
-DAILY_CAP = 20
 PAGE_CAP = 3
 DAY_SECONDS = 24 * 60 * 60
 # How much of an over-long quote a reply shows.
@@ -135,8 +135,9 @@ def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
     return page_edit.holds_trigger(rel, text, str(entry.get("trigger", "")))
 
 
-def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | None:
-    """Why the caps or an earlier teaching forbid this one, or None."""
+def _limits_problem(root: Path, rel: str, question: str, now: float, daily_cap: int) -> str | None:
+    """Why the caps (``daily_cap`` a day in the vault, PAGE_CAP a page) or an earlier teaching forbid
+    this one, or None."""
     mine = [e for e in journal_entries() if e.get("vault") == str(root)]
     # Every write counts towards the day's cap, one taken back at once too: that bounds how often an agent
     # can make KRouter rewrite and restore a page. So does every hold (a pick waiting for a second
@@ -164,16 +165,17 @@ def _limits_problem(root: Path, rel: str, question: str, now: float) -> str | No
             )
     times = [e.get("time") for e in [*agents, *holds]]
     today = sorted(t for t in times if isinstance(t, (int, float)) and now - t < DAY_SECONDS)
-    if len(today) >= DAILY_CAP:
+    if len(today) >= daily_cap:
         # When the next one fits: an agent-loop run stopped teaching, not knowing whether it ever could.
         # Rounded up to the minute: a time cut down to it came before the cap freed (a cold review).
-        frees_at = -(-(today[len(today) - DAILY_CAP] + DAY_SECONDS) // 60) * 60
+        frees_at = -(-(today[len(today) - daily_cap] + DAY_SECONDS) // 60) * 60
         frees = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(frees_at))
         # How long from now too: an agent whose own idea of today is a year off read the date as a year away.
         wait = max(0, int(frees_at - now) // 60)
         return (
             f"the daily cap is reached: agents taught or held {len(today)} triggers in this vault in the last 24 "
-            f"hours (at most {DAILY_CAP}); the next can be taught from {frees}, in {wait // 60} h {wait % 60} min"
+            f"hours (at most {daily_cap}, teach_daily_cap in the owner's config.toml); the next can be taught "
+            f"from {frees}, in {wait // 60} h {wait % 60} min"
         )
     # An agent's pick the nightly model confirmed is journaled under the nightly lane: still the agent's.
     confirmed = {h["pending"] for h in holds}
@@ -280,7 +282,7 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     if not pending.is_held(cfg, pending.AGENT) and not (same and same.get("doubt")):
         same = None
     # A pick held already is within the caps (it was counted when it was held).
-    problem = None if same else _limits_problem(router.root, rel, question, time.time())
+    problem = None if same else _limits_problem(router.root, rel, question, time.time(), cfg.teach_daily_cap)
     if problem:
         return problem
     try:

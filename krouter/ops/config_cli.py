@@ -13,7 +13,15 @@ from krouter import config, config_edit
 from krouter.cli_options import EXIT_USAGE, Command, exit_codes, fail
 
 # The settings `krouter config set` writes (lists such as `ignore` are edited in the file by hand).
-SETTABLE = ("vault", "query_log", "learn_model", "agent_teaching", "pending_triggers", "semantic")
+SETTABLE = (
+    "vault",
+    "query_log",
+    "learn_model",
+    "agent_teaching",
+    "pending_triggers",
+    "semantic",
+    "teach_daily_cap",
+)
 KEYS = (*SETTABLE, "input_folders", "ignore")
 # Settings that are true or false.
 SWITCHES = ("query_log", "agent_teaching")
@@ -35,6 +43,7 @@ def _values(cfg: config.Config, problems: dict[str, str]) -> dict[str, object]:
         "agent_teaching": cfg.agent_teaching,
         "pending_triggers": cfg.pending_triggers,
         "semantic": cfg.semantic,
+        "teach_daily_cap": cfg.teach_daily_cap,
         "input_folders": list(cfg.exclude_folders),
         "ignore": list(cfg.ignore),
     }
@@ -188,14 +197,15 @@ def set_command(
         typer.Argument(
             metavar="VALUE",
             help="A folder for vault; true/false for query_log and agent_teaching; all, agents or none "
-            "for pending_triggers; auto, on or off for semantic.",
+            f"for pending_triggers; auto, on or off for semantic; 1 to {config.TEACH_CAP_MAX} for "
+            "teach_daily_cap.",
         ),
     ],
     as_json: JsonOption = False,
 ) -> None:
     """Set one setting in config.toml (the rest of the file is kept as written)."""
     as_json = _as_json(ctx, as_json)
-    new: str | bool
+    new: str | bool | int
     if key == "vault":
         if not value.strip():
             # Path("") is the current folder: an unset variable would make it the default vault.
@@ -231,6 +241,10 @@ def set_command(
                 EXIT_USAGE,
                 as_json=as_json,
             )
+    elif key == "teach_daily_cap":
+        if not (value.isascii() and value.isdigit() and 1 <= int(value) <= config.TEACH_CAP_MAX):
+            raise fail(f"teach_daily_cap is {config.DAILY_CAP_MUST}", EXIT_USAGE, as_json=as_json)
+        new = int(value)
     elif key in SETTABLE:
         new = value
     else:
