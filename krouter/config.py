@@ -28,7 +28,9 @@ SEMANTIC_MODES = ("auto", "on", "off")
 SEMANTIC_SPELLINGS = {"0": "off", "false": "off", "no": "off", "1": "on", "true": "on", "yes": "on"}
 # The largest ``teach_daily_cap``: a bound, however generous, is still one (0: agent_teaching = false).
 TEACH_CAP_MAX = 1000
-DAILY_CAP_MUST = f"a whole number from 1 to {TEACH_CAP_MAX} (agent_teaching = false turns teaching off)"
+DAILY_CAP_MUST = (
+    f"a whole number from 1 to {TEACH_CAP_MAX}, no decimal point (agent_teaching = false turns it off)"
+)
 NO_VAULT = (
     "no vault named: pass --vault DIR, set $KROUTER_VAULT, or record a default with "
     "`krouter config set vault DIR` (`krouter init DIR` creates a vault and records it); "
@@ -121,7 +123,7 @@ class Config:
     def __init__(self, **settings: object) -> None:
         # Only what config.toml gave is set on the instance; the rest reads the class attributes above.
         for name, value in settings.items():
-            if name.startswith("_") or not hasattr(Config, name):
+            if name not in Config.__annotations__:
                 raise TypeError(f"Config has no setting {name!r}")
             setattr(self, name, value)
 
@@ -206,7 +208,8 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
 
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:
+        # TOMLDecodeError, or an integer of thousands of digits past int's limit (ValueError, uncaught).
         raise ConfigError(f"{path}: {exc}") from exc
     except RecursionError as exc:
         # Arrays or tables nested thousands deep: tomllib recurses, and the error killed `krouter watch`.

@@ -78,7 +78,8 @@ def is_set(key: str, path: Path | None = None) -> bool:
     path = path or config_path()
     try:
         return path.is_file() and key in tomllib.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+    # ValueError: TOMLDecodeError, or an integer past int's digit limit.
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return False
 
 
@@ -117,10 +118,11 @@ def _set(path: Path, key: str, value: str | bool | int | None) -> None:
 
     try:
         tomllib.loads(new)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+    # ValueError: TOMLDecodeError, or an integer past int's digit limit (as parse_config reads it).
+    except (ValueError, RecursionError) as exc:
         try:
             tomllib.loads(old)
-        except (tomllib.TOMLDecodeError, RecursionError) as broken:
+        except (ValueError, RecursionError) as broken:
             # The file was broken before the edit: its own error, at its own line (the edited copy's
             # line numbers named lines the user's file does not have).
             raise ConfigError(f"{path} is not TOML ({broken}); fix it by hand, then set {key!r}") from exc

@@ -386,10 +386,10 @@ def test_the_daily_teaching_cap_is_set_read_and_checked() -> None:
     assert config.load_config().teach_daily_cap == 50
     assert runner.invoke(app, ["config", "get", "teach_daily_cap"]).stdout == "50\n"
     # A superscript two is a digit to str.isdigit() and not a number to int().
-    for wrong in ("0", "1001", "twenty", "2.5", "²", ""):
+    for wrong in ("0", "1001", "twenty", "2.5", "²", "", "9" * 5000):
         result = runner.invoke(app, ["config", "set", "teach_daily_cap", wrong])
         assert result.exit_code == 2, (wrong, result.output)
-        assert "teach_daily_cap is a whole number from 1 to 1000" in result.stderr
+        assert "teach_daily_cap is a whole number from 1 to 1000, no decimal point" in result.stderr
     assert config.load_config().teach_daily_cap == 50
     assert runner.invoke(app, ["config", "unset", "teach_daily_cap"]).exit_code == 0
     assert config.load_config().teach_daily_cap == 20
@@ -403,7 +403,18 @@ def test_a_daily_teaching_cap_of_the_wrong_kind_stops_every_command(vault: Path,
     assert f"{config.config_path()}: 'teach_daily_cap' must be a whole number from 1 to 1000" in result.stderr
 
 
+def test_an_integer_of_thousands_of_digits_in_config_toml_is_a_config_error(vault: Path) -> None:
+    """Past int's digit limit tomllib raises a plain ValueError, which reached the user as a traceback."""
+    settings("teach_daily_cap = " + "9" * 5000 + "\n")
+    result = runner.invoke(app, ["ask", "how do we deploy", "--vault", str(vault)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert str(config.config_path()) in result.stderr and "Traceback" not in result.output
+    result = runner.invoke(app, ["config", "set", "query_log", "false"])
+    assert result.exit_code == 1 and "fix it by hand" in result.stderr
+
+
 def test_a_config_refuses_a_setting_it_does_not_have() -> None:
-    with pytest.raises(TypeError, match="no setting 'teach_cap'"):
-        config.Config(teach_cap=3)
+    for name in ("teach_cap", "_CHECKS", "__init__"):
+        with pytest.raises(TypeError, match=f"no setting {name!r}"):
+            config.Config(**{name: 3})
     assert config.Config(query_log=False).query_log is False and config.Config().query_log is True

@@ -49,12 +49,21 @@ def test_a_bad_pattern_fails_where_it_is_first_used() -> None:
 
 
 def test_copies_and_pickles_answer_the_same() -> None:
-    for lazy in (lazy_pattern("a+b"), lazy_pattern("c+d")):
-        if lazy.pattern == "a+b":
-            assert lazy.search("xaab")  # one compiled before copying, one not
-        for twin in (copy.copy(lazy), copy.deepcopy(lazy), pickle.loads(pickle.dumps(lazy))):
-            assert twin.pattern == lazy.pattern
-            assert twin.search("aab cdd") is not None
+    unused, used = lazy_pattern("c+d"), lazy_pattern("(?P<a>a+)b")
+    assert used.search("xaab") and used.groupindex == {"a": 1}  # read before copying: a mappingproxy
+    for lazy in (unused, used):
+        assert copy.copy(lazy) is lazy and copy.deepcopy(lazy) is lazy  # as for a compiled pattern
+        twin = pickle.loads(pickle.dumps(lazy))
+        assert twin.pattern == lazy.pattern and twin.flags == lazy.flags
+        assert bool(twin.search("aab cdd")) and len(pickle.dumps(lazy)) < 120
+
+
+def test_it_equals_its_compiled_pattern_as_a_match_names_it() -> None:
+    quoted, bare = lazy_pattern(r"'(\w+)'"), lazy_pattern(r"(\w+)")
+    match = quoted.search("say 'hi'")
+    assert match is not None and match.re == quoted and match.re in (bare, quoted)
+    assert match.re != bare and quoted != bare and quoted == lazy_pattern(r"'(\w+)'")
+    assert hash(quoted) == hash(match.re) and {match.re: 1}[quoted] == 1
 
 
 def _patterns_in(value: object, depth: int = 0) -> list[_LazyPattern]:

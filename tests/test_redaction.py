@@ -215,3 +215,17 @@ def test_redaction_never_reaches_the_network(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(requests.Session, "request", refuse)
     for text, _secret in SHAPES.values():
         redact(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("token: 'abcd1234efgh' more", "token: '[REDACTED:token]' more"),
+        ("MY_APP_KEY = 'open sesame 42'", "MY_APP_KEY = '[REDACTED:token]'"),
+        ('SIGNING_KEY: "two words here"', 'SIGNING_KEY: "[REDACTED:token]"'),
+    ],
+)
+def test_a_quoted_secret_keeps_its_closing_quote(text: str, redacted: str) -> None:
+    """The closing quote is kept by the rule that matched a quoted value; told apart by which pattern
+    matched, it was lost once the patterns were compiled on first use (a cold review)."""
+    assert redact(text) == redacted

@@ -174,8 +174,8 @@ def _limits_problem(root: Path, rel: str, question: str, now: float, daily_cap: 
         wait = max(0, int(frees_at - now) // 60)
         return (
             f"the daily cap is reached: agents taught or held {len(today)} triggers in this vault in the last 24 "
-            f"hours (at most {daily_cap}, teach_daily_cap in the owner's config.toml); the next can be taught "
-            f"from {frees}, in {wait // 60} h {wait % 60} min"
+            f"hours (at most {daily_cap}, a limit the vault's owner sets); the next can be taught from {frees}, "
+            f"in {wait // 60} h {wait % 60} min"
         )
     # An agent's pick the nightly model confirmed is journaled under the nightly lane: still the agent's.
     confirmed = {h["pending"] for h in holds}

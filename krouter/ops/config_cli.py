@@ -242,7 +242,13 @@ def set_command(
                 as_json=as_json,
             )
     elif key == "teach_daily_cap":
-        if not (value.isascii() and value.isdigit() and 1 <= int(value) <= config.TEACH_CAP_MAX):
+        # At most four digits before int(): a 5,000-digit one raised ValueError past int's digit limit.
+        if not (
+            value.isascii()
+            and value.isdigit()
+            and len(value) <= 4
+            and 1 <= int(value) <= config.TEACH_CAP_MAX
+        ):
             raise fail(f"teach_daily_cap is {config.DAILY_CAP_MUST}", EXIT_USAGE, as_json=as_json)
         new = int(value)
     elif key in SETTABLE:
