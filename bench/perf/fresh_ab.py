@@ -18,7 +18,6 @@ Example (from the project root; ``/tmp/base`` a checkout of the commit to compar
 
 from __future__ import annotations
 
-import argparse
 import compileall
 import json
 import os
@@ -53,11 +52,7 @@ def _timed(argv: list[str], cwd: str, env: dict[str, str]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--size", default="10k", help="pages (10k, 100k, ...)")
-    p.add_argument("--work-dir", type=Path, required=True, help="vault, indexes and FTS5 tables, kept")
-    p.add_argument("--code", action="append", required=True, help="a KRouter checkout (repeat to compare)")
-    p.add_argument("--rounds", type=int, default=5, help="runs of every question per checkout, alternated")
+    p = lookup_ab.checkout_parser(__doc__, 5, "runs of every question per checkout, alternated")
     p.add_argument("--questions", type=int, default=3, help="questions per language")
     p.add_argument("--json", type=Path, help="write the medians here")
     args = p.parse_args(argv)

@@ -121,12 +121,19 @@ def line(result: dict[str, Any], label: str = "") -> str:
     return f"{result['code']}{label}  load {result['load']:.1f}  " + "  |  ".join(cells)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def checkout_parser(doc: str | None, rounds: int, rounds_help: str) -> argparse.ArgumentParser:
+    """The arguments of an A/B bench over checkouts of KRouter on ``prepare``'s vault (this one's and
+    ``fresh_ab.py``'s)."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", default="10k", help="pages (10k, 100k, ...)")
     p.add_argument("--work-dir", type=Path, required=True, help="vault, indexes and FTS5 tables, kept")
     p.add_argument("--code", action="append", required=True, help="a KRouter checkout (repeat to compare)")
-    p.add_argument("--rounds", type=int, default=3, help="passes per checkout, alternated")
+    p.add_argument("--rounds", type=int, default=rounds, help=rounds_help)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = checkout_parser(__doc__, 3, "passes per checkout, alternated")
     p.add_argument("--json", type=Path, help="append every pass here")
     p.add_argument(
         "--warm",
