@@ -134,6 +134,22 @@ def test_a_word_written_as_a_name_is_never_wording(tmp_path: Path) -> None:
     assert plain.evidence.wording == ["late", "leeds", "office"]
 
 
+def test_a_day_of_the_week_written_with_its_capital_is_not_a_name(tmp_path: Path) -> None:
+    """English capitalises Thursday wherever it stands, so its capital says nothing of a name: a day a
+    note mentions, lacking from the page past its two rarest words, is wording like any other (dev10's
+    "fixed by dispatch Thursday evening" on the payouts page). Leeds, written the same way, stays a name."""
+    note = {"Notes/Trip.md": "# Site visit\n\nOn Thursday the Leeds office ordered new mops.\n"}
+    asked = (
+        "the dog was loose and barking in the home when our cleaner arrived {}, do we still bill the visit?"
+    )
+    day = _ask(tmp_path / "day", asked.format("on Thursday"), note)
+    assert day.decision == "cite" and day.cited[0].path == "Policies/Pets.md"
+    assert day.cited[0].missing == ["barking", "thursday", "bill"] and day.evidence.wording == ["thursday"]
+    city = _ask(tmp_path / "city", asked.format("in Leeds"), note)
+    assert city.cited[0].missing == ["barking", "leeds", "bill"] and city.evidence.wording == []
+    assert city.evidence.confidence < day.evidence.confidence
+
+
 def test_a_word_a_replaced_page_is_named_by_is_never_wording(tmp_path: Path) -> None:
     """A replaced page's title still says the vault has had that subject: "late" in the title of an old
     policy keeps its weight (a second cold review: a city named only by a replaced plan was quartered)."""

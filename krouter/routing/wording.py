@@ -30,6 +30,13 @@ from krouter.tokens.scripts import is_cjk
 # weight each word past them keeps.
 RAREST_KEPT = 2
 WORDING_SHARE = 0.25
+# English writes the days of the week and the months with a capital wherever they stand: a capital
+# there says nothing of a name ("the Thursday evening deadline" on the payouts page). Whole names only:
+# Jan and Jun are people's names too.
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april june july "
+    "august september october november december".split()
+)
 
 
 def as_wording(
@@ -70,4 +77,4 @@ def _names(unit: Unit, mine: set[int], question: str, pieces: set[str]) -> bool:
         )
     if any(meta for page, (meta, _trigger, _body) in unit.postings.items() if page not in mine):
         return True
-    return written_as_name(text, question, set())
+    return text not in _CALENDAR and written_as_name(text, question, set())
