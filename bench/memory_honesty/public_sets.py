@@ -145,6 +145,16 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # any run: heldout13 and heldout14 had five runs each by then, for D153's forms (the next change's
     # go/no-go). Phrasings (an English keyword rewording) by another helper that saw only the questions.
     "heldout15": ("vault8", "heldout15.jsonl", "questions_dev10.jsonl"),
+    # Written in the fortieth session by helpers that saw none of the project: a ninth vault, bilingual (a
+    # tea company's notes, 92 pages: the Hangzhou team's in Chinese, the Berlin office's in English; 13
+    # replaced decisions and policies; neighbour groups such as the China, EU and UK return rules, the
+    # teas' storage rules, the two warehouses' receiving runbooks, the customer-service rules per channel)
+    # by one helper; dev11 and heldout16 (60 questions each, 20/20/20: colloquial Chinese, questions
+    # across the two languages both ways, everyday English) by another that saw only vault9/; phrasings
+    # (a translation into the other language, a keyword rewording) by a third that saw only the
+    # questions. dev11 in all-dev; heldout16 frozen before any run (the next change's go/no-go).
+    "dev11": ("vault9", "questions_dev11.jsonl", "questions_dev11.jsonl"),
+    "heldout16": ("vault9", "heldout16.jsonl", "questions_dev11.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -162,6 +172,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev8",
     "dev9",
     "dev10",
+    "dev11",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,
