@@ -31,11 +31,17 @@ from krouter.tokens.scripts import is_cjk
 RAREST_KEPT = 2
 WORDING_SHARE = 0.25
 # English writes the days of the week and the months with a capital wherever they stand: a capital
-# there says nothing of a name ("the Thursday evening deadline" on the payouts page). Whole names only:
-# Jan and Jun are people's names too.
+# there says nothing of a name ("the Thursday evening deadline" on the payouts page; "on Mondays", "by
+# Sept"). Not the short forms that are words or people's names too: Jan, Jun, Mar, May, Wed, Sat, Sun.
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 _CALENDAR = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april june july "
-    "august september october november december".split()
+    [
+        *_DAYS,
+        *(day + "s" for day in _DAYS),
+        *"mon tue tues thu thur thurs fri".split(),
+        *"january february march april june july august september october november december".split(),
+        *"feb apr aug sept oct nov dec".split(),
+    ]
 )
 
 
