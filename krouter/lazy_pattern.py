@@ -1,8 +1,8 @@
 """Regular expressions compiled the first time they are used, not when their module is imported.
 
 The package holds about 230 module-level patterns, many over the whole Han, kana or Hangul blocks, whose
-compilation the ``re`` module does in Python, character range by character range: about 75 ms of a
-fresh process's imports, before a ``krouter ask`` that uses about 60 of them reads a page.
+character classes the ``re`` module compiles in Python, one code point at a time: some 60 ms of a fresh
+process's imports, before a ``krouter ask`` that uses about 60 of them reads a page.
 """
 
 from __future__ import annotations

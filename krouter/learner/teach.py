@@ -19,9 +19,9 @@ that still would not make the question cite the page (another page ties with thi
 once, and the reply says why; that write counts towards the day's cap, not the page's.
 
 Bounded per vault: at most ``teach_daily_cap`` (config.toml, 20 by default) triggers taught or held by
-agents in any 24 hours, at most PAGE_CAP of
-them on one page, a question taught to one page only, and only questions KRouter refuses (or barely
-answers). ``agent_teaching = false`` in ``config.toml`` turns it off.
+agents in any 24 hours, at most PAGE_CAP of them on one page, a question taught to one page only, and
+only questions KRouter refuses (or barely answers). ``agent_teaching = false`` in ``config.toml`` turns
+it off.
 """
 
 from __future__ import annotations
