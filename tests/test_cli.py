@@ -495,6 +495,33 @@ def test_a_refusal_names_the_languages_of_the_notes_the_question_was_not_in(tmp_
     ]
 
 
+def test_an_english_rewording_that_keeps_a_chinese_name_counts_as_english(tmp_path: Path) -> None:
+    """AGENTS.md tells agents to keep names as written, so an English rewording of a Chinese question
+    often holds a Han name ("Rotterdam 鹿特丹 warehouse pallet fee"): read by its script alone it was
+    Chinese, and the refusal asked again for an English wording it had (the dev11 agent-loop run, D156).
+    A Chinese question that names English things ("Redis Sentinel 的配置") is still Chinese only."""
+    vault = write(
+        tmp_path / "notes",
+        {
+            "Office.md": "# Office\n\nThe office opens at nine.\n",
+            "Deploys.md": "# Deploys\n\nDeploys go out on Tuesdays.\n",
+            "值班.md": "# 值班安排\n\n每人值班一周。\n",
+        },
+    )
+
+    def hint(question: str, *also: str) -> list[object]:
+        args = ["ask", question, *(a for w in also for a in ("--also", w)), "--vault", str(vault), "--json"]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 3, result.output
+        return json.loads(result.stdout)["translate_into"]
+
+    english = [{"language": "English or another Latin-script language", "share": 0.667}]
+    assert hint("鹿特丹仓库存放费多少钱", "Rotterdam 鹿特丹 warehouse pallet storage fee") == []
+    assert hint("陈总审批上限", "陈总 approval limit") == []
+    assert hint("Redis Sentinel 的配置在哪") == english
+    assert hint("Kafka 的超时是多少") == english
+
+
 def test_japanese_pages_titled_in_kanji_alone_are_japanese_notes(tmp_path: Path) -> None:
     """A Japanese vault's pages are often titled in kanji alone (経費精算, 議事録): they counted as Chinese,
     so a Japanese question the vault could not answer was told to ask again in Chinese. A Chinese page

@@ -44,15 +44,21 @@ def unasked(
 # English function words that make a wording English whatever else it holds.
 _ENGLISH_FRAME = 2
 _LATIN_WORD = lazy_pattern(r"[A-Za-z]+")
+# Chinese grammar that frames a wording as Chinese whatever names it holds ("Redis Sentinel 的配置在哪").
+_CHINESE_FRAME = lazy_pattern(r"[的吗呢吧了么是哪谁啥咋几在？，。]|什么|怎么|多少")
 
 
 def _written_in(wording: str) -> set[str]:
     """The languages a wording is in: its script's (``scripts.writing``), and English too when it is
     framed by English function words ("what is 张三's phone number", which the script alone reads as
-    Chinese: the hint told the agent to translate an English question into English, a review found).
+    Chinese: the hint told the agent to translate an English question into English, a review found), or
+    when it is English words around a Han name and no Chinese grammar: a keyword rewording that keeps a
+    name as written ("Rotterdam 鹿特丹 warehouse pallet fee", the dev11 agent-loop run, D156).
     "Kafka 的超时是多少" holds an English word but no frame: Chinese only."""
     langs = {writing(wording)}
-    if english_framed(wording):
+    if english_framed(wording) or (
+        len(_LATIN_WORD.findall(wording)) >= 2 and _CHINESE_FRAME.search(wording) is None
+    ):
         langs.add("Latin")
     return langs
 
