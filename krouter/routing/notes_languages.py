@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.receipt import READ_CLOSEST, Receipt
-from krouter.tokens.scripts import writing
+from krouter.tokens.scripts import HAS_HANGUL, HAS_KANA, writing
 from krouter.tokens.stopwords import ENGLISH
 
 TYPE_CHECKING = False  # not typing's: the command line's start-up reads this module
@@ -52,13 +52,15 @@ def _written_in(wording: str) -> set[str]:
     """The languages a wording is in: its script's (``scripts.writing``), and English too when it is
     framed by English function words ("what is 张三's phone number", which the script alone reads as
     Chinese: the hint told the agent to translate an English question into English, a review found), or
-    when it is English words around a Han name and no Chinese grammar: a keyword rewording that keeps a
-    name as written ("Rotterdam 鹿特丹 warehouse pallet fee", the dev11 agent-loop run, D156).
-    "Kafka 的超时是多少" holds an English word but no frame: Chinese only."""
+    when it is English words around a Han name and no Chinese grammar (nor kana or Hangul, Japanese's
+    and Korean's): a keyword rewording that keeps a name as written ("Rotterdam 鹿特丹 warehouse pallet
+    fee", the dev11 agent-loop run, D156). "Kafka 的超时是多少" holds an English word but no frame:
+    Chinese only."""
     langs = {writing(wording)}
-    if english_framed(wording) or (
-        len(_LATIN_WORD.findall(wording)) >= 2 and _CHINESE_FRAME.search(wording) is None
-    ):
+    named_only = _CHINESE_FRAME.search(wording) is None and not (
+        HAS_KANA.search(wording) or HAS_HANGUL.search(wording)
+    )
+    if english_framed(wording) or (len(_LATIN_WORD.findall(wording)) >= 2 and named_only):
         langs.add("Latin")
     return langs
 
