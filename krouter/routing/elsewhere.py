@@ -23,6 +23,7 @@ from krouter.routing.tables import Tables
 from krouter.routing.unread_language import in_unread_language, unread_words, unreadable
 from krouter.tokens.languages import capitalises_nouns
 from krouter.tokens.names import (
+    CALENDAR_NAMES,
     capitalised,
     has_letter,
     is_name,
@@ -245,7 +246,8 @@ def _renders(name: str, text: str, question: str, index: Index, t: Tables, mine:
         not is_cjk(u.text)
         and u.text.casefold() not in asked
         and _plain(u.text)[:3] == plain[:3]
-        and _plain(u.text) not in _CALENDAR
+        # A month or a weekday a translation writes with a capital renders no name (March no Marseille).
+        and _plain(u.text) not in CALENDAR_NAMES
         # Close as a whole too: "March" begins as Marseille does (a third review).
         and SequenceMatcher(None, _plain(u.text), plain).ratio() >= _RENDERED
         and any(p in u.postings for p in mine)
@@ -258,12 +260,6 @@ def _renders(name: str, text: str, question: str, index: Index, t: Tables, mine:
 # Frankfurt 0.78, Londres and London 0.62, München and Munich 0.77, Hambourg and Hamburg 0.93; Marseille
 # and March 0.43.
 _RENDERED = 0.6
-# A month or a weekday a translation writes with a capital renders no name (July is no Julia, March no
-# Marseille): a closed, general list.
-_CALENDAR = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split()
-)
 
 
 def _plain(word: str) -> str:

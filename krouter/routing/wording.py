@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from krouter.routing.question import Unit
-from krouter.tokens.names import written_as_name
+from krouter.tokens.names import CALENDAR_NAMES, CALENDAR_SHORT, WEEKDAYS, written_as_name
 from krouter.tokens.normal_form import normalize
 from krouter.tokens.scripts import is_cjk
 
@@ -30,18 +30,13 @@ from krouter.tokens.scripts import is_cjk
 # weight each word past them keeps.
 RAREST_KEPT = 2
 WORDING_SHARE = 0.25
-# English writes the days of the week and the months with a capital wherever they stand: a capital
-# there says nothing of a name ("the Thursday evening deadline" on the payouts page; "on Mondays", "by
-# Sept"). Not the short forms that are words or people's names too: Jan, Jun, Mar, May, Wed, Sat, Sun.
-_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_CALENDAR = frozenset(
-    [
-        *_DAYS,
-        *(day + "s" for day in _DAYS),
-        *"mon tue tues thu thur thurs fri".split(),
-        *"january february march april june july august september october november december".split(),
-        *"feb apr aug sept oct nov dec".split(),
-    ]
+# Months and weekdays are no name for their capital (``names.CALENDAR_NAMES``; "may" is a stop word and
+# never a unit), nor are the weekdays' plurals ("on Mondays") and the short forms, but those that are
+# words or people's names too (Jan, Jun, Mar, Wed, Sat, Sun) and Jul and Sep, which D154 left out too.
+_CALENDAR = (
+    CALENDAR_NAMES
+    | {day + "s" for day in WEEKDAYS}
+    | (CALENDAR_SHORT - {"jan", "jun", "jul", "mar", "sep", "wed", "sat", "sun"})
 )
 
 

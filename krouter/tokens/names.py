@@ -23,8 +23,17 @@ from krouter.tokens.terms import english_terms
 _LETTER = lazy_pattern(r"[^\W\d_]")
 # Months and weekdays as people shorten them ("Aug 15th", "Thu"): no dictionary knows them as words,
 # and they name a date, not a subject.
-_CALENDAR = frozenset(
+CALENDAR_SHORT = frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
+)
+# Their full names, which English writes with a capital wherever they stand: a capital there says
+# nothing of a name (July is no Julia, "the Thursday evening deadline" no subject).
+WEEKDAYS = tuple("monday tuesday wednesday thursday friday saturday sunday".split())
+CALENDAR_NAMES = frozenset(
+    [
+        *"january february march april may june july august september october november december".split(),
+        *WEEKDAYS,
+    ]
 )
 # Short forms written in capitals that name no subject: everyday abbreviations, units, time zones and
 # currencies ("need it ASAP", "is it 10:00 CET"). A closed, general list, like tokens/abbreviations.py.
@@ -83,7 +92,7 @@ def names_a_subject(word: str) -> bool:
             )
             or bool(bilingual.column("SELECT zh FROM described WHERE zh=?", word))
         )
-    if any(ch.isdigit() for ch in word) or word.lower() in _CALENDAR | _NOT_NAMES:
+    if any(ch.isdigit() for ch in word) or word.lower() in CALENDAR_SHORT | _NOT_NAMES:
         return False
     return is_name(word) or _only_a_proper_name(word)
 
