@@ -203,3 +203,36 @@ def test_a_markdown_link_points_as_a_wikilink_does(tmp_path: Path, link: str) ->
     with Router(vault) as router:
         receipt = router.decide("where do manchester customers leave a spare key for us?")
     assert receipt.decision == "refuse" and "only where it points at" in receipt.reason, receipt.reason
+
+
+def test_a_chinese_word_no_dictionary_translates_does_not_count_against_an_english_runner_up(
+    tmp_path: Path,
+) -> None:
+    """The China returns page writes 欧盟 only on a line pointing at the English EU returns page, and was
+    cited for an EU question (dev11 D11-33, the agent loop): it matched 七天, 寄回 and 无, words no route
+    of ours can look for on an English page, so the EU page seemed to hold fewer of the question's
+    words. Those words are no evidence either way; a question about China still finds the China page."""
+    vault = write(
+        tmp_path,
+        {
+            "决策/国内退货退款规则.md": (
+                "# 国内退货退款规则\n\n"
+                "天猫和小程序订单，客户签收后七天无理由退货。\n"
+                "- 无理由退货的寄回运费买家承担。\n"
+                "- 质量问题由我们承担运费，拍照即可退款。\n\n"
+                "海外市场规则不同：欧盟见 [[Policies/Returns and refunds EU]]。\n"
+            ),
+            "Policies/Returns and refunds EU.md": (
+                "# Returns and refunds EU\n\n"
+                "Customers can withdraw within 14 days of delivery, no reason needed.\n"
+                "- The customer sends the goods back and pays the shipping cost: we issue no return labels.\n- Return merchandise must be sealed.\n"
+            ),
+        },
+    )
+    with Router(vault) as router:
+        eu = router.decide("欧盟客户七天无理由退货 寄回的运费谁出")
+        china = router.decide("国内客户七天无理由退货 寄回的运费谁出")
+    assert eu.decision == "refuse", eu.reason
+    assert "writes '欧盟' only where it points at Policies/Returns and refunds EU.md" in eu.reason
+    assert china.decision == "cite" and china.top is not None, china.reason
+    assert china.top.path == "决策/国内退货退款规则.md"

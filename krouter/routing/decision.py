@@ -166,7 +166,7 @@ def decide(
     # A word written only where the page points at the runner-up is that page's (D149, pointers.py).
     runner = (t.pages[runner_up.page_id].path, runner_up.page_id) if runner_up else None
     own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
-    if pointer := pointed_away(reads.text(citations[0].path), units, own, effective, runner):
+    if pointer := pointed_away(reads.text, citations[0].path, units, own, effective, runner):
         citations[0] = as_missing(citations[0], pointer[0])
     # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups

@@ -12,6 +12,7 @@ office]])") says something of its own, and points at nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from krouter.lazy_pattern import lazy_pattern
@@ -19,6 +20,7 @@ from krouter.routing.answering_line import outside_links, route_terms, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
 from krouter.routing.receipt import Citation, Receipt
+from krouter.routing.untranslated import in_english, untranslatable
 from krouter.tokens.normal_form import normalize
 from krouter.vault.links import LinkResolver
 
@@ -32,14 +34,22 @@ MAX_POINTING_LINES = 12
 
 
 def pointed_away(
-    text: str, units: list[Unit], words: set[int], held: set[int], runner_up: tuple[str, int] | None
+    text_of: Callable[[str], str],
+    cited: str,
+    units: list[Unit],
+    words: set[int],
+    held: set[int],
+    runner_up: tuple[str, int] | None,
 ) -> tuple[list[str], str] | None:
     """The question's words among ``words`` (indexes into ``units``: the ones the page matched, not by
-    its title, aliases or a trigger) that ``text`` writes only on lines that point at the runner-up
-    (its path and page id): lines that write the word and link to the runner-up, whose name holds the
-    word, and state none of the page's other words (``held``) outside their links but the name's. With
-    the runner-up's path, when its own title and text hold as many of the question's words as this page
-    does without them (not a page replaced by it, nor its triggers); None otherwise."""
+    its title, aliases or a trigger) that the ``cited`` page's text (``text_of`` reads it) writes only
+    on lines that point at the runner-up (its path and page id): lines that write the word and link to
+    the runner-up, whose name holds the word, and state none of the page's other words (``held``)
+    outside their links but the name's. With the runner-up's path, when its own title and text hold as
+    many of the question's words as this page does without them (not a page replaced by it, nor its
+    triggers), a Chinese word no dictionary translates not counted against a runner-up written in
+    English; None otherwise."""
+    text = text_of(cited)
     if ("[[" not in text and "](" not in text) or not words or runner_up is None:
         return None
     path, page_id = runner_up
@@ -88,7 +98,13 @@ def pointed_away(
     # Counted, not weighed: the word pointed at is often one most pages write (a city of a vault about
     # two cities), and its weight is no measure of how much it says about which page answers.
     theirs = {i for i, u in enumerate(units) if (p := u.postings.get(page_id)) and (p[0] or p[2])}
-    if not pointed or len(theirs) < len(held - pointed):
+    mine = held - pointed
+    if pointed and len(theirs) < len(mine) and in_english(text_of(path)):
+        # An English page cannot hold a Chinese word no route of ours translates (七天, 寄回 of a
+        # question the China returns page answers word for word, D11-33): its absence there says
+        # nothing of which page the question is about (untranslated.py).
+        mine = {i for i in mine if not untranslatable(units[i])}
+    if not pointed or len(theirs) < len(mine):
         return None
     return [units[i].text for i in sorted(pointed)], path
 

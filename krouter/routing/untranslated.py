@@ -50,8 +50,8 @@ def untranslated(
     han = [i for i in matched if is_cjk(units[i].text) and not _number(units[i].text)]
     if not han or any(not _translated(units[i], pages) for i in han):
         return units, sum(u.weight for u in units), []
-    lacking = [i for i, unit in enumerate(units) if i not in matched and _untranslatable(unit)]
-    if not lacking or not all(_in_english(text_of(p)) for p in pages):
+    lacking = [i for i, unit in enumerate(units) if i not in matched and untranslatable(unit)]
+    if not lacking or not all(in_english(text_of(p)) for p in pages):
         return units, sum(u.weight for u in units), []
     out = list(units)
     for i in lacking:
@@ -59,7 +59,7 @@ def untranslated(
     return out, sum(u.weight for u in out), [units[i].text for i in lacking]
 
 
-def _untranslatable(unit: Unit) -> bool:
+def untranslatable(unit: Unit) -> bool:
     """A Chinese question word with no route but itself and no dictionary translation. Not a number,
     nor a character the vault never holds: that weighs half already (D41), and its absence is no surer
     here."""
@@ -77,7 +77,9 @@ def _translated(unit: Unit, pages: set[int]) -> bool:
     )
 
 
-def _in_english(text: str) -> bool:
+def in_english(text: str) -> bool:
+    """True when a page's prose is written in English: fewer Han characters than HAN_PER_LETTER of its
+    Latin letters, front matter, code and addresses left out."""
     prose = _NOT_PROSE.sub(" ", text[:PROSE_SAMPLE])
     return len(HAS_HAN.findall(prose)) < HAN_PER_LETTER * len(_LATIN.findall(prose))
 
