@@ -38,9 +38,17 @@ _MENTION = lazy_pattern(
     rf"|\b(?P<code>{_CODES})\s?(?=\d)"
     rf"|(?<=\d)\s*(?P<word>{_HAN_WORDS}|欧(?![姆洲盟美式])|(?:{_LATIN_WORDS})(?![a-z]))"
 )
-# Whether a text can hold a currency at all: a lookup's or a page's scan is then one search in C for
-# most texts.
-_ANY = lazy_pattern(rf"[$€£¥]|\d\s*(?:{_HAN_WORDS}|欧|{_LATIN_WORDS})|\b(?:{_CODES})\s?\d")
+# Whether a text writes a currency at all, searched for from the characters it must start at (a sign or a
+# digit): ``_MENTION``, run over every page of a cold build, cost a tenth of its tokenising.
+_ANY = lazy_pattern(
+    rf"[$€£¥\d](?:(?<=\d)\s*(?:{_LATIN_WORDS}|{_HAN_WORDS}|欧)"
+    r"|(?<=usd\d|eur\d|gbp\d|rmb\d|cny\d|jpy\d)|(?<=usd \d|eur \d|gbp \d|rmb \d|cny \d|jpy \d)"
+    r"|(?<=[$€£¥]))"
+)
+
+
+def _could_hold(norm: str) -> bool:
+    return _ANY.search(norm) is not None
 
 
 def _term(m: re.Match[str]) -> str:
@@ -51,7 +59,7 @@ def _term(m: re.Match[str]) -> str:
 def currency_terms(norm: str) -> list[str]:
     """The currency term of every amount a normalised text writes with a sign, a code or a currency
     word (repeats kept: they are term frequencies)."""
-    if not _ANY.search(norm):
+    if not _could_hold(norm):
         return []
     return [_term(m) for m in _MENTION.finditer(norm)]
 
@@ -59,7 +67,7 @@ def currency_terms(norm: str) -> list[str]:
 def asked_currencies(norm: str) -> tuple[str, list[tuple[str, str]]]:
     """A normalised question with the currency words and codes written beside its numbers blanked out,
     and the currencies it names beside an amount, each once, as (what the question wrote, its term)."""
-    if not _ANY.search(norm):
+    if not _could_hold(norm):
         return norm, []
     found: dict[str, str] = {}
     for m in _MENTION.finditer(norm):
