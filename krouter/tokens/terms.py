@@ -28,7 +28,6 @@ import Stemmer
 from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
-from krouter.tokens.currencies import asked_currencies, currency_terms
 from krouter.tokens.dates import DATE, date_terms, split_dates
 from krouter.tokens.grouped_numbers import grouped_numbers
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
@@ -82,8 +81,8 @@ _MARKS = "".join(
 # "1.99 dollars"), so an amount's parts match, as before. A unit written against a number is a word of
 # its own: "2.5mm" and "2.5 mm" are both 2.5 and mm.
 _AMOUNT_AFTER = (
-    r"\s*(?:%|[元块镑]|欧(?![姆洲盟美式])|(?:美元|美金|美刀|欧元|英镑|日元|港币|港元|人民币|万元)"
-    r"|(?:percent(?:age)?|per cent|dollars?|bucks?|euros?|pounds?|yuan|rmb|usd|eur|gbp|cny|jpy|hkd)\b)"
+    r"\s*(?:%|[元块]|(?:美元|美金|欧元|英镑|日元|港币|港元|人民币|万元)"
+    r"|(?:percent(?:age)?|per cent|dollars?|euros?|pounds?|yuan|rmb|usd|eur|gbp|cny|jpy|hkd)\b)"
 )
 RUN = lazy_pattern(
     rf"(?<![$€£¥￥\d.])(?!(?<=\d,)\d{{3}}(?!\d))v?\d+(?:\.\d+)+(?!\d|\.\d|{_AMOUNT_AFTER})"
@@ -235,7 +234,7 @@ def index_terms(text: str) -> list[str]:
     norm = word_text(text)
     runs = RUN.findall(norm)
     amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm)
-    amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs) + currency_terms(norm)
+    amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:
@@ -289,7 +288,7 @@ def _cjk_terms(run: str) -> list[str]:
 # that count (the Han word, the parts), kept out of a page's BM25 length so that Chinese, versions,
 # amounts, dates, code or hyphens do not lengthen it.
 _NOT_COUNTED = lazy_pattern(
-    rf"^(?:[{HAN}]|{AMOUNT}[\d.$€£¥]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$",
+    rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$",
     re.MULTILINE,
 )
 
@@ -347,9 +346,7 @@ def question_identifiers(question: str) -> list[str]:
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
-    # An amount's currency word is its currency's term, not a word the page must write too (4.95镑, £4.95).
-    asked, currencies = asked_currencies(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
-    asked = without_frames(asked)
+    asked = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
@@ -362,8 +359,6 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             closed = _word_terms(compounds.closed(text)) if whole else None
             for run, term in _run_pairs(text, known, japanese):
                 yield run, term, closed if closed and closed != term and term not in ENGLISH else None
-    for shown, term in currencies:
-        yield shown, term, None
 
 
 def _run_pairs(text: str, known: Callable[[str], bool] | None, japanese: bool) -> Iterator[tuple[str, str]]:

@@ -41,6 +41,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 33: a cold review: no unit's 一 after a numeral (十一天), a unit after the frame only where the question ends,
 # the belief frame only where a sentence starts, only the notes as the agent's request (not a wiki).
 # 34: a second review: no price unit's 一 after a day (周一晚, 星期一, 初一).
-# 35: an amount's currency is a term of its own (¤£ of £4.95, 4.95镑, "4.95 GBP"); 镑, 欧 and "bucks" after a
-# number make it an amount; where the asker read it ("in my notes", "according to our notes") is a frame.
+# 35: where the asker read it ("I have €11.90 in my notes", "according to our notes") is a frame.
 TOKENIZER_VERSION = "35"
