@@ -236,3 +236,25 @@ def test_a_chinese_word_no_dictionary_translates_does_not_count_against_an_engli
     assert "writes '欧盟' only where it points at Policies/Returns and refunds EU.md" in eu.reason
     assert china.decision == "cite" and china.top is not None, china.reason
     assert china.top.path == "决策/国内退货退款规则.md"
+
+
+def test_a_translated_word_the_english_page_pointed_at_lacks_still_counts(tmp_path: Path) -> None:
+    """Only words no dictionary translates are left out of the count: the China returns page, which
+    matches the question's 质量问题, 拍照 and 退款 (words an English page could hold, and this one does
+    not), still answers a question that names 欧盟 only where the page points at the EU page."""
+    vault = write(
+        tmp_path,
+        {
+            "决策/国内退货退款规则.md": (
+                "# 国内退货退款规则\n\n"
+                "- 质量问题：客户拍照即可退款，运费我们承担。\n\n"
+                "海外市场规则不同：欧盟见 [[Policies/Returns and refunds EU]]。\n"
+            ),
+            "Policies/Returns and refunds EU.md": (
+                "# Returns and refunds EU\n\nCustomers can withdraw within 14 days of delivery.\n"
+            ),
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("欧盟那边质量问题客户拍照能退款吗")
+    assert receipt.decision == "cite" and "only where it points at" not in receipt.reason, receipt.reason

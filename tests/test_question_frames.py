@@ -292,6 +292,7 @@ def test_what_the_cold_review_found_the_frames_must_leave(tmp_path: Path) -> Non
     assert _terms("store credit is €11.90, I have that in my notes") == _terms("store credit is €11.90")
     assert _terms("According to our notes, what is the store credit?") == _terms("store credit")
     assert "note" in _terms("What is in the release notes for 2.4?")
+    assert "note" in _terms("Is what agents write in the notes emailed to customers?")
     vault = write(
         tmp_path,
         {

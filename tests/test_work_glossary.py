@@ -177,3 +177,26 @@ def test_a_place_reaches_the_name_notes_write_for_it(tmp_path: Path) -> None:
     )
     assert receipt.closest is not None and receipt.closest.path == "Decisions/UK shipping.md"
     assert "英国→uk" in receipt.closest.matched
+
+
+def test_a_place_reaches_no_place_whose_name_holds_it(tmp_path: Path) -> None:
+    """A cold review: "korea" for 韩国 cited a North Korea export-controls page for a South Korean
+    distributor's question, "america" for 美国 a US dealer page for a Latin America question, and "hk"
+    for 香港 a hotel's housekeeping (HK) rota. The places' rows give none of those."""
+    pages = {
+        "Compliance/North Korea export controls.md": (
+            "# North Korea export controls\n\nWe never ship controllers or firmware to North Korea. Any "
+            "distributor order is screened against the sanctions list before the warehouse releases it.\n"
+        ),
+        "决策/美国经销商.md": "# 美国经销商\n\n美国经销商的订单从洛杉矶仓库发货，经销商折扣百分之二十。\n",
+        "Ops/HK schedule.md": "# HK schedule\n\nHK staff clean guest rooms from 10:00 to 14:00.\n",
+    }
+    with Router(write(tmp_path, pages)) as router:
+        korea = router.ask("韩国经销商的订单发货前要筛查吗")
+        latin = router.ask("What discount do Latin America distributors get?")
+        hong_kong = router.ask("香港员工的排班")
+    assert korea.decision == "refuse", korea.reason
+    assert latin.decision == "refuse", latin.reason
+    assert hong_kong.decision == "refuse", hong_kong.reason
+    for zh, word in (("韩国", "korea"), ("美国", "america"), ("香港", "hk")):
+        assert (word,) not in {terms for terms, _ in bilingual.to_english(zh)}, zh

@@ -131,6 +131,7 @@ _POINTS = " only where it points at "
 def pointer_reason(path: str, words: list[str], target: str, confidence: float) -> str:
     """Why a page that writes the question's ``words`` only to point at ``target`` is not cited."""
     return (
-        f"{path} writes {quoted(words)}{_POINTS}{target}, which holds as many of the "
-        f"question's words: the question is about that page (the words' confidence {confidence:.0%})"
+        f"{path} writes {quoted(words)}{_POINTS}{target}, which holds as many of the question's words "
+        "(of those a page in its language can hold): the question is about that page (the words' "
+        f"confidence {confidence:.0%})"
     )

@@ -41,9 +41,10 @@ _EN_FRAMES = lazy_pattern(
     r"|\b(?=\s+(?:our|the|my|what|how|where|when|who|whom|whose|which|why|whether|if|any|out)\b))"
     r"|\b(?:what|anything) (?:do|does|did) (?:the|our|my) notes (?:say|have|mention)(?: about| on| regarding)?\b"
     r"|\b(?:do|does) (?:the|our|my) notes (?:say|have|mention|cover)(?: anything)?(?: about| on| regarding)?\b"
-    # Where the asker read it: "I have €11.90 in my notes", "according to our notes" (not "the release
-    # notes": a word between names which notes).
-    r"|\b(?:in|from|per|according to) (?:the|our|my) notes\b"
+    # Where the asker read it: "I have €11.90 in my notes", "according to our notes". Not "in the notes":
+    # a ticket's or an order's notes are a subject ("is what agents write in the notes emailed?", a cold
+    # review), as "the release notes" are.
+    r"|\b(?:in|from|per) (?:our|my) notes\b|\baccording to (?:the|our|my) notes\b"
     # Asking for a decision: "what did we decide about X", "find what we decided about X", "which X did
     # we pick". The verb is the question's frame; as content it matched whichever page happens to say
     # "decided" or "picked" (a replaced page's "we picked it because" cited its replacement for "which
