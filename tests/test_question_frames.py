@@ -293,6 +293,7 @@ def test_what_the_cold_review_found_the_frames_must_leave(tmp_path: Path) -> Non
     assert _terms("According to our notes, what is the store credit?") == _terms("store credit")
     assert "note" in _terms("What is in the release notes for 2.4?")
     assert "note" in _terms("Is what agents write in the notes emailed to customers?")
+
     vault = write(
         tmp_path,
         {
@@ -895,3 +896,22 @@ def test_under_what_circumstances_asks_a_condition_and_names_nothing(tmp_path: P
 )
 def test_the_condition_frame_takes_no_word_of_its_neighbours(question: str, words: list[str]) -> None:
     assert [q.text for q in query_terms(question)] == words
+
+
+def test_words_of_speech_and_source_name_no_subject() -> None:
+    """LoCoMo asks what someone mentioned, discussed or talked about, according to whom, based on what,
+    and what they would likely do: those words were missing from the session that answers. "describe"
+    stays (D161), as do "talk" alone and "likelihood"."""
+    assert _terms("What did Nate share a photo of when mentioning unwinding at home?") == _terms(
+        "What did Nate share a photo of when unwinding at home?"
+    )
+    assert _terms("What was discussed in the counseling workshop?") == _terms("counseling workshop")
+    assert _terms("What do sunflowers represent according to Caroline?") == _terms(
+        "What do sunflowers represent, Caroline?"
+    )
+    assert _terms("What game was the tournament based on?") == _terms("What game was the tournament?")
+    assert _terms("Which gear company likely signed John?") == _terms("Which gear company signed John?")
+    assert _terms("what did we talk about at the offsite") == _terms("offsite")
+    assert "describ" in _terms("How did John describe the camping trip?")
+    assert "talk" in _terms("who gave the talk on Kafka")
+    assert "likelihood" in _terms("what is the likelihood of failure")

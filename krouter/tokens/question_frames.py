@@ -45,6 +45,15 @@ _EN_FRAMES = lazy_pattern(
     # a ticket's or an order's notes are a subject ("is what agents write in the notes emailed?", a cold
     # review), as "the release notes" are.
     r"|\b(?:in|from|per) (?:our|my) notes\b|\baccording to (?:the|our|my) notes\b"
+    # Asking what someone said, and on what grounds: "what did we mention about X", "what was discussed",
+    # "according to Tom", "based on what". The words of speech and source name no subject; what was said
+    # about does ("talk" alone, a talk given, stays). Not "describe": "how did John describe the camping
+    # trip" is left with a name and a subject every session about the trip holds (LoCoMo dev: six wrong
+    # citations for one right answer).
+    r"|\b(?:mention(?:s|ed|ing)?|discuss(?:es|ed|ing)?)\b|\btalk(?:s|ed|ing)? about\b"
+    r"|\baccording to\b|\bbased on\b"
+    # A guess asked for: "what would she likely do", "most likely".
+    r"|\b(?:most )?likely\b"
     # Asking for a decision: "what did we decide about X", "find what we decided about X", "which X did
     # we pick". The verb is the question's frame; as content it matched whichever page happens to say
     # "decided" or "picked" (a replaced page's "we picked it because" cited its replacement for "which
