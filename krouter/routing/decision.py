@@ -32,11 +32,9 @@ from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
 from krouter.routing.untranslated import untranslated
-from krouter.routing.wording import as_wording
-from krouter.tokens.names import capitalised
+from krouter.routing.wording import as_wording, name_once
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import normalize
 
 # The decision: confidence = coverage x clarity, compared with one floor.
 # coverage: IDF-weighted share of the question's content the top page holds (page and best passage).
@@ -113,7 +111,7 @@ def decide(
     # The page's name written in several words is one name: "Priya Nair's birthday" holds the name once,
     # as "Priya's birthday" does, and a page that lacks the birthday is not two thirds of the answer.
     listed_units = units  # as the citations were made: the lines below reweigh the page's name
-    units, total = _name_once(units, question, top.page_id, t)
+    units, total = name_once(units, question, top.page_id, t)
     mine = set(top.contributors)
     weighed, total, halved = untranslated(units, effective, mine, lambda p: reads.text(t.pages[p].path))
     units, total, wording = as_wording(weighed, units, effective, mine, question)
@@ -275,25 +273,6 @@ def decide(
         reason=reason,
         index=index_info,
     )
-
-
-def _name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tuple[list[Unit], float]:
-    """The units as the coverage weighs them, and their total: when the question writes the page's title
-    or file name of two or more words as a name (each word with a capital), those words weigh as one,
-    the heaviest of them (docs/decisions.md D61)."""
-    total = sum(u.weight for u in units)
-    for _name, parts in t.names_of(page_id):
-        if len(parts) < 2:
-            continue
-        group = [i for i, u in enumerate(units) if normalize(u.text) in parts]
-        if len({normalize(units[i].text) for i in group}) < len(set(parts)):
-            continue
-        if not all(capitalised(units[i].text, question) for i in group):
-            continue
-        keep = max(group, key=lambda i: units[i].weight)
-        once = [u if i == keep or i not in group else replace(u, weight=0.0) for i, u in enumerate(units)]
-        return once, sum(u.weight for u in once)
-    return units, total
 
 
 def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:

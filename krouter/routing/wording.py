@@ -14,7 +14,7 @@ weight. Never a word that names a subject all the same: one a page other than th
 piece of a word the segmenter cut (公众号: 公众 + 号). Nor a word another rule weighs at half already: a
 Han character no page holds (D41), a Chinese word no dictionary translates against an English page
 (``untranslated``). A neighbour that lacks three words or more of a subject named nowhere can still
-pass (docs/decisions.md D153).
+pass (docs/decisions.md D153). And a page's name written in several words weighs once (``name_once``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from krouter.routing.question import Unit
-from krouter.tokens.names import CALENDAR_NAMES, CALENDAR_SHORT, WEEKDAYS, written_as_name
+from krouter.routing.tables import Tables
+from krouter.tokens.names import CALENDAR_NAMES, CALENDAR_SHORT, WEEKDAYS, capitalised, written_as_name
 from krouter.tokens.normal_form import normalize
 from krouter.tokens.scripts import is_cjk
 
@@ -79,3 +80,22 @@ def _names(unit: Unit, mine: set[int], question: str, pieces: set[str]) -> bool:
     if any(meta for page, (meta, _trigger, _body) in unit.postings.items() if page not in mine):
         return True
     return text not in _CALENDAR and written_as_name(text, question, set())
+
+
+def name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tuple[list[Unit], float]:
+    """The units as the coverage weighs them, and their total: when the question writes the page's title
+    or file name of two or more words as a name (each word with a capital), those words weigh as one,
+    the heaviest of them (docs/decisions.md D61)."""
+    total = sum(u.weight for u in units)
+    for _name, parts in t.names_of(page_id):
+        if len(parts) < 2:
+            continue
+        group = [i for i, u in enumerate(units) if normalize(u.text) in parts]
+        if len({normalize(units[i].text) for i in group}) < len(set(parts)):
+            continue
+        if not all(capitalised(units[i].text, question) for i in group):
+            continue
+        keep = max(group, key=lambda i: units[i].weight)
+        once = [u if i == keep or i not in group else replace(u, weight=0.0) for i, u in enumerate(units)]
+        return once, sum(u.weight for u in once)
+    return units, total
