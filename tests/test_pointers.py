@@ -232,8 +232,12 @@ def test_a_chinese_word_no_dictionary_translates_does_not_count_against_an_engli
     with Router(vault) as router:
         eu = router.decide("欧盟客户七天无理由退货 寄回的运费谁出")
         china = router.decide("国内客户七天无理由退货 寄回的运费谁出")
-    assert eu.decision == "refuse", eu.reason
-    assert "writes '欧盟' only where it points at Policies/Returns and refunds EU.md" in eu.reason
+    # With the China page set aside, the EU page it points at clears the floor and answers (D162).
+    assert eu.decision == "cite" and eu.top is not None, eu.reason
+    assert eu.top.path == "Policies/Returns and refunds EU.md"
+    assert eu.reason.endswith("决策/国内退货退款规则.md writes '欧盟' only where it points at this page"), (
+        eu.reason
+    )
     assert china.decision == "cite" and china.top is not None, china.reason
     assert china.top.path == "决策/国内退货退款规则.md"
 
@@ -258,3 +262,32 @@ def test_a_translated_word_the_english_page_pointed_at_lacks_still_counts(tmp_pa
     with Router(vault) as router:
         receipt = router.decide("欧盟那边质量问题客户拍照能退款吗")
     assert receipt.decision == "cite" and "only where it points at" not in receipt.reason, receipt.reason
+
+
+def test_the_page_pointed_at_answers_when_it_clears_the_floor_without_the_pointing_page(
+    tmp_path: Path,
+) -> None:
+    """The dev10 agent loop's question: the Toronto page only points at the Manchester page for
+    "manchester", and the Manchester page, set beside the others without the Toronto page, holds the
+    rest of the question: the notes themselves send the question there, and it is cited (D162). Where it
+    does not clear the floor alone (the first test's shorter page), the question is refused, naming it."""
+    manchester = (
+        "# Manchester key handover\n\n"
+        "Customers drop a spare key at the office on Deansgate, tagged with a number.\n"
+        "- Keys are returned the same day the job is done.\n"
+    )
+    vault = write(
+        tmp_path,
+        {
+            "Runbooks/Toronto key lockbox handling.md": TORONTO,
+            "Runbooks/Manchester key handover.md": manchester,
+            "Policies/Lost keys.md": "# Lost keys\n\nA lost customer key is reported to the office within an hour.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("where do manchester customers leave a spare key for us?")
+    assert receipt.decision == "cite" and receipt.top is not None, receipt.reason
+    assert receipt.top.path == "Runbooks/Manchester key handover.md"
+    assert receipt.reason.endswith(
+        "Runbooks/Toronto key lockbox handling.md writes 'manchester' only where it points at this page"
+    ), receipt.reason
