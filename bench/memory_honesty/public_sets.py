@@ -160,6 +160,16 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # that saw only its questions; frozen before any run (the next change's go/no-go): heldout16 had had
     # four runs by then.
     "heldout17": ("vault9", "heldout17.jsonl", "questions_dev11.jsonl"),
+    # Written in the forty-first session by helpers that saw none of the project: a tenth vault, a
+    # household's shared memory (the Lin-Harper family in Vancouver, 94 pages, half Chinese: home, kids,
+    # health, money, cars, travel; 14 replaced decisions, 9 of them across languages; neighbour groups
+    # such as the two children's activities, the two cars, the grandparents' medications, the doctors)
+    # by one helper; dev12 and heldout18 (60 questions each: colloquial Chinese, across the languages
+    # both ways, everyday English) by two others that each saw only vault10/; phrasings (a translation,
+    # a keyword rewording) by two more, each seeing only one set's questions. dev12 in all-dev;
+    # heldout18 frozen before any run (the next change's go/no-go).
+    "dev12": ("vault10", "questions_dev12.jsonl", "questions_dev12.jsonl"),
+    "heldout18": ("vault10", "heldout18.jsonl", "questions_dev12.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -178,6 +188,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev9",
     "dev10",
     "dev11",
+    "dev12",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,
