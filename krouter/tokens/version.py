@@ -41,5 +41,6 @@ one machine never share a file. Its own module: the file name is needed where im
 # 33: a cold review: no unit's 一 after a numeral (十一天), a unit after the frame only where the question ends,
 # the belief frame only where a sentence starts, only the notes as the agent's request (not a wiki).
 # 34: a second review: no price unit's 一 after a day (周一晚, 星期一, 初一).
-# 35: where the asker read it ("I have €11.90 in my notes", "according to our notes") is a frame.
+# 35: where the asker read it ("I have €11.90 in my notes", "according to our notes") is a frame, and so are
+# words of speech and source (mentioned, discussed, "talked about", "according to", "based on", likely).
 TOKENIZER_VERSION = "35"
