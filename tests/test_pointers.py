@@ -232,12 +232,8 @@ def test_a_chinese_word_no_dictionary_translates_does_not_count_against_an_engli
     with Router(vault) as router:
         eu = router.decide("欧盟客户七天无理由退货 寄回的运费谁出")
         china = router.decide("国内客户七天无理由退货 寄回的运费谁出")
-    # With the China page set aside, the EU page it points at clears the floor and answers (D162).
-    assert eu.decision == "cite" and eu.top is not None, eu.reason
-    assert eu.top.path == "Policies/Returns and refunds EU.md"
-    assert eu.reason.endswith("决策/国内退货退款规则.md writes '欧盟' only where it points at this page"), (
-        eu.reason
-    )
+    assert eu.decision == "refuse", eu.reason
+    assert "writes '欧盟' only where it points at Policies/Returns and refunds EU.md" in eu.reason
     assert china.decision == "cite" and china.top is not None, china.reason
     assert china.top.path == "决策/国内退货退款规则.md"
 
@@ -264,30 +260,27 @@ def test_a_translated_word_the_english_page_pointed_at_lacks_still_counts(tmp_pa
     assert receipt.decision == "cite" and "only where it points at" not in receipt.reason, receipt.reason
 
 
-def test_the_page_pointed_at_answers_when_it_clears_the_floor_without_the_pointing_page(
-    tmp_path: Path,
-) -> None:
-    """The dev10 agent loop's question: the Toronto page only points at the Manchester page for
-    "manchester", and the Manchester page, set beside the others without the Toronto page, holds the
-    rest of the question: the notes themselves send the question there, and it is cited (D162). Where it
-    does not clear the floor alone (the first test's shorter page), the question is refused, naming it."""
-    manchester = (
-        "# Manchester key handover\n\n"
-        "Customers drop a spare key at the office on Deansgate, tagged with a number.\n"
-        "- Keys are returned the same day the job is done.\n"
-    )
+def test_a_page_ruled_out_for_pointing_hands_nothing_to_the_page_it_points_at(tmp_path: Path) -> None:
+    """A cold review of D162 (reverted): handing the question to the page pointed at turned a D149
+    refusal into a wrong citation. "when does the release train deploy?" cited the deploy runbook, which
+    lacks "train" and says nothing of when, over the release train page that matched every word."""
     vault = write(
         tmp_path,
         {
-            "Runbooks/Toronto key lockbox handling.md": TORONTO,
-            "Runbooks/Manchester key handover.md": manchester,
-            "Policies/Lost keys.md": "# Lost keys\n\nA lost customer key is reported to the office within an hour.\n",
+            "Process/Release train.md": (
+                "# Release train\n\nThe release train leaves every second Tuesday at 14:00; anything merged "
+                "by Monday noon is on it.\n- Hotfixes skip the train.\n\n"
+                "How to deploy it: [[Runbooks/Production deploy]].\n"
+            ),
+            "Runbooks/Production deploy.md": (
+                "# Production deploy\n\nEvery release is deployed with `make ship` from the release branch; "
+                "watch the dashboards for ten minutes.\n- Roll back with `make rollback` if error rates double.\n"
+            ),
+            "Runbooks/Staging.md": "# Staging\n\nStaging is rebuilt nightly from main.\n",
+            "People/On-call.md": "# On-call\n\nThe on-call engineer carries the pager for a week, Monday to Monday.\n",
+            "Policies/Hotfixes.md": "# Hotfixes\n\nA hotfix needs one reviewer and goes out the same day.\n",
         },
     )
     with Router(vault) as router:
-        receipt = router.decide("where do manchester customers leave a spare key for us?")
-    assert receipt.decision == "cite" and receipt.top is not None, receipt.reason
-    assert receipt.top.path == "Runbooks/Manchester key handover.md"
-    assert receipt.reason.endswith(
-        "Runbooks/Toronto key lockbox handling.md writes 'manchester' only where it points at this page"
-    ), receipt.reason
+        receipt = router.decide("when does the release train deploy?")
+    assert receipt.top is None or receipt.top.path != "Runbooks/Production deploy.md", receipt.reason

@@ -901,7 +901,7 @@ def test_the_condition_frame_takes_no_word_of_its_neighbours(question: str, word
 def test_words_of_speech_and_source_name_no_subject() -> None:
     """LoCoMo asks what someone mentioned, discussed or talked about, according to whom, based on what,
     and what they would likely do: those words were missing from the session that answers. "describe"
-    stays (D161), as do "talk" alone and "likelihood"."""
+    stays (D161), as do "talk" alone, the nouns "mentions" and "talk", and "likelihood"."""
     assert _terms("What did Nate share a photo of when mentioning unwinding at home?") == _terms(
         "What did Nate share a photo of when unwinding at home?"
     )
@@ -911,7 +911,13 @@ def test_words_of_speech_and_source_name_no_subject() -> None:
     )
     assert _terms("What game was the tournament based on?") == _terms("What game was the tournament?")
     assert _terms("Which gear company likely signed John?") == _terms("Which gear company signed John?")
-    assert _terms("what did we talk about at the offsite") == _terms("offsite")
+    assert _terms("what was talked about at the offsite") == _terms("offsite")
+    assert _terms("What passion does Tim mention connects him with people?") == _terms(
+        "What passion does Tim connects him with people?"
+    )
+    # The nouns name subjects (a cold review): @mentions, a talk given.
+    assert "mention" in _terms("are mentions in comments emailed?")
+    assert "talk" in _terms("where are the slides for the talk about Kafka?")
     assert "describ" in _terms("How did John describe the camping trip?")
     assert "talk" in _terms("who gave the talk on Kafka")
     assert "likelihood" in _terms("what is the likelihood of failure")

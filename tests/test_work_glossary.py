@@ -200,11 +200,3 @@ def test_a_place_reaches_no_place_whose_name_holds_it(tmp_path: Path) -> None:
     assert hong_kong.decision == "refuse", hong_kong.reason
     for zh, word in (("韩国", "korea"), ("美国", "america"), ("香港", "hk")):
         assert (word,) not in {terms for terms, _ in bilingual.to_english(zh)}, zh
-
-
-def test_family_words_reach_the_words_a_family_writes() -> None:
-    """A family's notes: CC-CEDICT gives 爷爷 only "paternal grandfather" and sent "grandpa" to 老伯伯 and
-    公公 first (D165)."""
-    assert bilingual.to_chinese("grandpa")[0] == "爷爷"
-    assert bilingual.to_chinese("grandma")[0] == "奶奶"
-    assert (("grandpa",), "grandpa") in bilingual.to_english("爷爷")

@@ -23,7 +23,7 @@ from krouter.routing.closest import REACH, by_passage
 from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.other_names import mentioned_by_name
-from krouter.routing.pointers import as_missing, pointed_away, pointed_here, pointer_reason
+from krouter.routing.pointers import as_missing, pointed_away, pointer_reason
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
@@ -51,17 +51,9 @@ MAX_LISTED = 20
 
 
 def decide(
-    question: str,
-    k: int,
-    index: Index,
-    t: Tables,
-    floor: float,
-    root: Path,
-    index_info: dict[str, object],
-    excluded: frozenset[int] = frozenset(),
+    question: str, k: int, index: Index, t: Tables, floor: float, root: Path, index_info: dict[str, object]
 ) -> Receipt:
-    """One wording's receipt: the ranked citations, the evidence, and cite or refuse against ``floor``;
-    the ``excluded`` pages set aside (a page that only points at another for the question's word)."""
+    """One wording's receipt: the ranked citations, the evidence, and cite or refuse against ``floor``."""
     units = question_units(question, index, t)
     total = sum(u.weight for u in units)
     if not units or total <= 0:
@@ -77,9 +69,7 @@ def decide(
             index=index_info,
         )
     scores, meta_mask, content_mask = score(units, t, walk_window(max(k, 1)))
-    targets, redirects, skipped = top_targets(scores, max(k, 1) + len(excluded), t)
-    for page_id in excluded:
-        targets.pop(page_id, None)
+    targets, redirects, skipped = top_targets(scores, max(k, 1), t)
     # The lead over the runner-up is measured on the full ranking, before it is cut to k: with k=1
     # there would be no runner-up and every tie would look like a clear answer.
     everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
@@ -176,10 +166,6 @@ def decide(
     own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
     if pointer := pointed_away(reads.text, citations[0].path, units, own, effective, runner):
         citations[0] = as_missing(citations[0], pointer[0])
-        # The page pointed at answers in its stead if it clears the floor with this page set aside (D162).
-        handed = decide(question, k, index, t, floor, root, index_info, excluded | {top.page_id})
-        if handed.decision == "cite" and handed.top is not None and handed.top.path == pointer[1]:
-            return pointed_here(handed, citations[0].path, pointer[0])
     # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
     # page, 北京办公室地址 on the Shanghai office's).

@@ -116,12 +116,6 @@ def as_missing(cited: Citation, words: list[str]) -> Citation:
     return replace(cited, matched=matched, missing=[*cited.missing, *words])
 
 
-def pointed_here(receipt: Receipt, path: str, words: list[str]) -> Receipt:
-    """``receipt``, which cites the page that ``path`` points at for the question's ``words``, with a
-    reason that says so: the notes themselves send the question there."""
-    return replace(receipt, reason=f"{receipt.reason}; {path} writes {quoted(words)}{_POINTS}this page")
-
-
 def pointed_away_from(receipt: Receipt) -> str | None:
     """The page a refusal ruled out for writing the question's word only where it points at another
     (its reason, ``pointer_reason``), or None."""
