@@ -166,7 +166,7 @@ def test_an_unreadable_glossary_leaves_the_dictionary_whole(
 def test_a_place_reaches_the_name_notes_write_for_it(tmp_path: Path) -> None:
     """CC-CEDICT gives 英国 no English (its senses carry a Chinese cross-reference or are "abbr. for"), so
     a Chinese question about UK shipping never reached the English page that says "UK" (dev11); the
-    glossary's places give it, and the abbreviations notes write (uk, hk, uae) beside the names."""
+    glossary's places give it, and the abbreviations notes write (uk, uae) beside the names."""
     assert ("uk",) in {terms for terms, _ in bilingual.to_english("英国")}
     assert ("uae",) in {terms for terms, _ in bilingual.to_english("阿联酋")}
     receipt = _ask(

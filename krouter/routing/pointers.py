@@ -5,7 +5,8 @@ word "manchester", and the page matched every word of "where do Manchester custo
 key?" (cited at 69%, nothing missing); the page the line points at is the answer. A word the page
 writes only on lines that point at the question's runner-up, named by that word, is the runner-up's
 word when the runner-up holds as many of the question's words as the page does without it: the page
-is its neighbour (docs/decisions.md D149, D151, D152). Wikilinks and Markdown links alike. A line that states another of the question's words outside its
+is its neighbour (docs/decisions.md D149, D151, D152); against a runner-up written in English, a
+Chinese word no dictionary translates is not counted (D157). Wikilinks and Markdown links alike. A line that states another of the question's words outside its
 links ("Primary DB: [[Postgres]] 15", "In Manchester customers leave it at the office (see [[Manchester
 office]])") says something of its own, and points at nothing.
 """

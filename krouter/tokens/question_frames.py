@@ -249,7 +249,7 @@ def without_frames(text: str) -> str:
     """A normalised question with its English asking frames, a spoken Chinese question's closing 来着,
     "under what circumstances" (什么情况下) and a comparison's 像 blanked out (each becomes a space), a
     price asked read as 多少 and the unit it is asked per (一套: 套; in English, its word of money
-    blanked), and 块 after a number dropped (38块5 read as 38.5)."""
+    blanked), "mention" after "does/did …" blanked, and 块 after a number dropped (38块5 read as 38.5)."""
     text = _EN_PRICE_ASKED.sub(_money_blanked, text)
     text = _MENTION_ASKED.sub(r"\1\2 ", text) if "mention" in text else text
     text = _PRICE_ASKED.sub(_price_read, _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
