@@ -71,10 +71,12 @@ def untranslatable(unit: Unit) -> bool:
 
 
 def _translated(unit: Unit, pages: set[int]) -> bool:
-    """True when the pages hold the unit only through a translation."""
-    return any(p in unit.translated for p in pages) and not any(
-        p in unit.postings and p not in unit.translated for p in pages
-    )
+    """True when the pages hold the unit only through a translation, or as written only in their names:
+    an English page's Chinese alias (鹿特丹仓 of "Rotterdam warehouse") does not make its prose Chinese."""
+    native = [p for p in pages if p in unit.postings and p not in unit.translated]
+    if not native:
+        return any(p in unit.translated for p in pages)
+    return all(unit.postings[p][0] for p in native)
 
 
 def in_english(text: str) -> bool:
