@@ -59,6 +59,18 @@ SETS = {
     "questions_dev8.jsonl": "vault6",
     "questions_otherlang.jsonl": "vault",
     "heldout_otherlang.jsonl": "vault5",
+    "questions_dev9.jsonl": "vault7",
+    "questions_dev10.jsonl": "vault8",
+    "heldout13.jsonl": "vault8",
+    "heldout14.jsonl": "vault8",
+    "heldout15.jsonl": "vault8",
+    "questions_dev11.jsonl": "vault9",
+    "heldout16.jsonl": "vault9",
+    "heldout17.jsonl": "vault9",
+    "questions_dev12.jsonl": "vault10",
+    "heldout18.jsonl": "vault10",
+    "questions_dev13.jsonl": "vault11",
+    "heldout19.jsonl": "vault11",
 }
 
 

@@ -170,6 +170,17 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # heldout18 frozen before any run (the next change's go/no-go).
     "dev12": ("vault10", "questions_dev12.jsonl", "questions_dev12.jsonl"),
     "heldout18": ("vault10", "heldout18.jsonl", "questions_dev12.jsonl"),
+    # Written in the forty-second session by helpers that saw none of the project: an eleventh vault,
+    # the engineering memory of Tidewater (潮汐科技), a small company making an open-source metrics tool
+    # with a cloud edition: the Hangzhou team's pages in Chinese, the Lisbon SRE, devrel, sales and docs
+    # pages in English (92 pages; 16 replaced decisions, 10 of them across languages, two chains;
+    # neighbour groups such as the two on-call rotas, the query and ingestion APIs' timeouts, the plans'
+    # limits, the two regions' backups and data retention) by one helper; dev13 and heldout19 (60
+    # questions each, the same mix as dev12's, a quarter in an agent's style) by two others that each saw
+    # only vault11/; phrasings by two more, each seeing only one set's questions. dev13 in all-dev;
+    # heldout19 frozen before any run (the next change's go/no-go).
+    "dev13": ("vault11", "questions_dev13.jsonl", "questions_dev13.jsonl"),
+    "heldout19": ("vault11", "heldout19.jsonl", "questions_dev13.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -189,6 +200,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev10",
     "dev11",
     "dev12",
+    "dev13",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,
