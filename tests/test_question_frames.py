@@ -921,3 +921,48 @@ def test_words_of_speech_and_source_name_no_subject() -> None:
     assert "describ" in _terms("How did John describe the camping trip?")
     assert "talk" in _terms("who gave the talk on Kafka")
     assert "likelihood" in _terms("what is the likelihood of failure")
+
+
+CI_OLD = (
+    "---\ntitle: CI 使用自建 Jenkins\nstatus: superseded\nsuperseded_by: Decisions/CI on GitHub Actions\n---\n"
+    "# CI 使用自建 Jenkins\n\n- 滨江机房三台 Jenkins 机器，电费加带宽每月约 ¥1,800。\n"
+)
+CI_NEW = (
+    "---\ntitle: CI on GitHub Actions\nsupersedes: 决策/CI 使用自建 Jenkins\n---\n# CI on GitHub Actions\n\n"
+    "All CI runs on GitHub Actions with autoscaled runners.\n- Budget: $600/month for hosted minutes.\n"
+)
+
+
+def test_a_correction_s_price_is_the_one_its_replacement_states(tmp_path: Path) -> None:
+    """A question about a price the notes changed names the old thing ("still the Jenkins rack's power
+    and bandwidth?"); the page that replaced it states the new price in its own words. The replaced page
+    priced the question's words and the new one states an amount: that is the answer (the dev13 agent
+    loop found it refused for "stating none beside the words it matched"). Without an amount on the new
+    page, the check still refuses."""
+    vault = write(tmp_path, {"决策/CI 使用自建 Jenkins.md": CI_OLD, "Decisions/CI on GitHub Actions.md": CI_NEW})
+    question = "CI 一个月花多少钱 还是滨江机房那几台 Jenkins 的电费加带宽吗"
+    with Router(vault) as router:
+        now = router.decide(question)
+    assert now.decision == "cite" and now.cited[0].path == "Decisions/CI on GitHub Actions.md", now.reason
+    unpriced = CI_NEW.replace("- Budget: $600/month for hosted minutes.\n", "")
+    write(tmp_path, {"Decisions/CI on GitHub Actions.md": unpriced})
+    with Router(vault) as router:
+        _refused_for_the_price(router, (question,))
+
+
+def test_a_price_of_the_new_decision_s_subject_is_not_the_old_page_s(tmp_path: Path) -> None:
+    """The rule reads the replaced page only for a question asked in its words: "What does Sierra charge
+    per order?" names the 3PL that replaced Lakeshore (the new page's alias), which the old page, pricing
+    Lakeshore's orders, never writes; the move's trucking bill is no price of Sierra's orders (dev3 R02,
+    cited by the rule's first form)."""
+    old = (
+        "---\ntitle: US 3PL - Lakeshore\nstatus: superseded\nsuperseded_by: Projects/Reno move\n---\n"
+        "# US 3PL: Lakeshore\n\n- Pick and pack: $2.10 per order.\n"
+    )
+    new = (
+        "---\ntitle: Reno move\naliases: [Sierra Fulfillment]\nsupersedes: Decisions/US 3PL - Lakeshore\n---\n"
+        "# Reno move\n\nUS orders ship from Sierra Fulfillment in Reno.\n- Stock trucked to Reno for $1,140.\n"
+    )
+    vault = write(tmp_path, {"Decisions/US 3PL - Lakeshore.md": old, "Projects/Reno move.md": new})
+    with Router(vault) as router:
+        _refused_for_the_price(router, ("What does Sierra charge us per order for pick and pack in Reno?",))

@@ -9,10 +9,12 @@ answered (docs/decisions.md D93).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.answering_line import route_terms, terms_in
 from krouter.routing.question import Unit
+from krouter.routing.scoring import Target
 from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.terms import english_terms, query_terms, word_text
@@ -142,6 +144,36 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
         if (near and named <= near) or (not named and _labelled(page.title, line)):
             return True
     return False
+
+
+def priced_before(
+    cited: str,
+    replaced: list[tuple[str, set[int]]],
+    text_of: Callable[[str], str],
+    units: list[Unit],
+    question: str,
+) -> bool:
+    """True when a page the ``cited`` one replaced (each given with the question's words it matched) states
+    an amount beside those words and the cited page states an amount: the price the question remembers
+    and the one that replaced it, however the new decision words it ("are we still paying the Jenkins
+    rack's power and bandwidth?" answered by "Budget: $600/month" on the page that moved CI off it)."""
+    if not replaced or not states_amount(text_of(cited)):
+        return False
+    return any(
+        matched and states_price(path, text_of(path), units, matched, question) for path, matched in replaced
+    )
+
+
+def remembered(top: Target, meta_hits: dict[int, set[int]], content_hits: dict[int, set[int]]) -> list[int]:
+    """The replaced pages leading to ``top`` that hold every question word the current page's name holds:
+    a question asking in the old decision's words, not about the new one's subject ("What does Sierra
+    charge per order?" names the 3PL that replaced Lakeshore, whose page priced its orders)."""
+    named = meta_hits.get(top.page_id, set())
+    return [
+        p
+        for p in top.contributors
+        if p != top.page_id and named <= content_hits.get(p, set()) | meta_hits.get(p, set())
+    ]
 
 
 # A header cell naming a column of money ("Fee (USD)", "Unit price", "单价", "金额（元）"); not "Rate limit",
