@@ -36,6 +36,14 @@ OTHER = {"Parking.md": "# Parking\n\nParking is free on Tuesdays.\n"}
         ("# חניה\n\nהחניה חינם בימי שלישי.\n", "החניה חִינָּם"),
         # İ folds to i with a combining dot unless it is read as i.
         ("# İstanbul office\n\nThe İstanbul office opens at nine.\n", "when does the Istanbul office open"),
+        # A Latin letter's accents: notes write names as their owners do, people type them bare (the
+        # dev13 agent loop: "Ines" was "a word the page lacks" on a page approved by Inês Carvalho).
+        (
+            "# Production access\n\nEU approvals: Inês Carvalho, backup Tiago.\n",
+            "who approves eu access if ines is out",
+        ),
+        ("# Café supplier\n\nThe café beans come from Lisbon.\n", "where do the cafe beans come from"),
+        ("# Onboarding\n\nJose runs the onboarding session.\n", "who runs onboarding, José?"),
     ],
 )
 def test_a_word_written_with_marks_meets_it_written_without(tmp_path: Path, page: str, question: str) -> None:
@@ -58,3 +66,22 @@ def test_utf16_without_a_byte_order_mark_is_reported_not_indexed_as_garbage(tmp_
     assert receipt.decision == "refuse"
     assert "Badges.md" in problems and "NUL byte" in problems["Badges.md"]
     assert "Badges.md" in receipt.to_text()
+
+
+def test_a_foreign_word_that_meets_an_english_stem_bare_still_marks_its_language(tmp_path: Path) -> None:
+    """Dropping accents makes équipe "equip", the stem of a page's "equipment": read by its index term, the
+    French question held an English word and lost its marks of French, and the agent's translation, the
+    only bridge to the English notes (D89), was refused. Whether a page writes the word with its accent
+    is what counts."""
+    write(
+        tmp_path,
+        {
+            "Team meeting.md": "# Team meeting\n\nThe team meeting is every Monday at 10:00 in the Lisbon office.\n",
+            "Equipment budget.md": "# Equipment budget\n\nEach new hire gets an equipment budget of 1,500 euros.\n",
+            **OTHER,
+        },
+    )
+    with Router(tmp_path) as router:
+        assert router.unreadable("équipe réunion")
+        receipt = router.ask("équipe réunion", also=["team meeting"])
+    assert receipt.decision == "cite" and receipt.cited[0].path == "Team meeting.md", receipt.reason

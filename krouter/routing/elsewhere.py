@@ -205,7 +205,7 @@ def names_against(
     other = named_page(units, held, mine, t, mentioned_by_name(t, PageReads(index, root, units).text, mine))
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
-    unread = unread_words(units)
+    unread = unread_words(units, index)
     german = capitalises_nouns(question, unread) and in_unread_language(question, unread)
     foreign = german or unreadable(question, units, t, index)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
@@ -296,7 +296,7 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     English notes): no route of ours could reach the page from its words, so the agent's translation is
     the only bridge there is, and refusing it would refuse every such question."""
     units = question_units(question, index, t)
-    if not units or _held(units, path, index, t) or in_unread_language(question, unread_words(units)):
+    if not units or _held(units, path, index, t) or in_unread_language(question, unread_words(units, index)):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
 

@@ -17,14 +17,24 @@ from krouter.tokens.languages import (
     marks_a_language,
 )
 from krouter.tokens.scripts import is_cjk, writing
+from krouter.tokens.terms import WRITTEN, written_term
 
 _SPANISH_MARKS = lazy_pattern("[¿¡]")
 
 
-def unread_words(units: list[Unit]) -> list[str]:
+def unread_words(units: list[Unit], index: Index) -> list[str]:
     """The question's words (as units show them) that no page holds by any route and the dictionary
-    does not know."""
-    return [u.text for u in units if not u.postings and not _known(u.key)]
+    does not know; a word written with an accent, as written: équipe reaches pages saying "equipment"
+    once its accent is dropped (``terms.written_term``), but no page writes it, and it is French."""
+    out = []
+    for u in units:
+        written = written_term(u.text)
+        if written is None:
+            if not u.postings and not _known(u.key):
+                out.append(u.text)
+        elif not index.has_term(WRITTEN + written) and not _known(written):
+            out.append(u.text)
+    return out
 
 
 def unreadable(question: str, units: list[Unit], t: Tables, index: Index) -> bool:
@@ -44,7 +54,7 @@ def unreadable(question: str, units: list[Unit], t: Tables, index: Index) -> boo
         return not english_framed(question) and shares.get(script, 0.0) < NOTES_LANGUAGE_SHARE
     if script is None:
         return any(ch.isalpha() for ch in question)
-    return _marked(question, unread_words(units))
+    return _marked(question, unread_words(units, index))
 
 
 def unreadable_question(question: str, index: Index, t: Tables) -> bool:

@@ -5,6 +5,7 @@ of ``TOKENIZER_VERSION`` (krouter.tokens.version)."""
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 
 from krouter.lazy_pattern import lazy_pattern
 
@@ -39,3 +40,25 @@ def normalize(text: str) -> str:
     folded = _INVISIBLE.sub("", _US.sub("USA", unicodedata.normalize("NFKC", text))).casefold()
     # Turkish İ folds to i and a combining dot: İstanbul must meet Istanbul.
     return folded.replace("i\u0307", "i") if "\u0307" in folded else folded
+
+
+def without_accents(word: str) -> str:
+    """``word`` (normalised) with its Latin letters' accents dropped, as SQLite's unicode61 tokenizer
+    drops them: notes write "Inês", "José", "Zoë" and "café", and people type them bare. An index term
+    is made of it; the word as written stays what receipts show and what tells a language (läuft,
+    cómo). One letter for one; letters with no accent to drop (ø, æ, ł) stay."""
+    return word if word.isascii() else word.translate(_latin_bases())
+
+
+@cache
+def _latin_bases() -> dict[int, str]:
+    """Each accented letter of Latin-1, Latin Extended-A and -B and Latin Extended Additional mapped to
+    its letter without the accent."""
+    table: dict[int, str] = {}
+    for block in (range(0xC0, 0x250), range(0x1E00, 0x1F00)):
+        for code in block:
+            parts = unicodedata.normalize("NFD", chr(code))
+            base = "".join(ch for ch in parts if not unicodedata.combining(ch))
+            if base != chr(code) and len(base) == 1 and base.isascii() and base.isalpha():
+                table[code] = base
+    return table

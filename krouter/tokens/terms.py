@@ -31,7 +31,7 @@ from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.dates import DATE, date_terms, split_dates
 from krouter.tokens.grouped_numbers import grouped_numbers
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
-from krouter.tokens.normal_form import normalize
+from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, HAS_KANA, IS_CJK, ONLY_HAN, char_bigrams
@@ -93,6 +93,11 @@ RUN = lazy_pattern(
 # question that asks the bare number ("the 1.99 plan") and finds it nowhere else meets it there (see
 # AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
 AMOUNT = "¤"
+# A Latin word written with an accent is also indexed as written, marked and outside the length: its
+# term drops the accent (Inês is ines, as people type it), and whether the vault writes it so tells a
+# word of the notes from a word of another language that meets an English stem once bare (équipe is
+# no "equip" of equipment: ``routing.unread_language``).
+WRITTEN = "\u2032"
 _DOTTED = lazy_pattern(r"\d+(?:\.\d+)+")
 # An identifier written with an underscore, as code names things (page_id, realtime_gmv, _di): one name.
 # Its words are indexed as ever, and the identifier whole besides (outside the BM25 length); a question
@@ -173,12 +178,21 @@ _ORDINAL = lazy_pattern(r"(\d+)(?:st|nd|rd|th)")
 
 
 def _word_terms(word: str) -> str | None:
+    word = without_accents(word)
     ordinal = _ORDINAL.fullmatch(word)
     if ordinal:
         return ordinal.group(1)
     if word in ENGLISH:
         return None
     if len(word) == 1 and not word.isdigit():
+        return None
+    return _stem(word)
+
+
+def written_term(word: str) -> str | None:
+    """The term of a Latin word that carries an accent (cómo, équipe, Inês), stemmed as written, the
+    accent kept; None for any other word."""
+    if word.isascii() or without_accents(word) == word or word in ENGLISH:
         return None
     return _stem(word)
 
@@ -235,6 +249,7 @@ def index_terms(text: str) -> list[str]:
     runs = RUN.findall(norm)
     amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm)
     amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs)
+    amounts += [WRITTEN + w for run in runs if not run.isascii() and (w := written_term(run))]
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:
@@ -288,7 +303,7 @@ def _cjk_terms(run: str) -> list[str]:
 # that count (the Han word, the parts), kept out of a page's BM25 length so that Chinese, versions,
 # amounts, dates, code or hyphens do not lengthen it.
 _NOT_COUNTED = lazy_pattern(
-    rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*)$",
+    rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*|{WRITTEN}.*)$",
     re.MULTILINE,
 )
 
