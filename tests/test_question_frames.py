@@ -939,7 +939,9 @@ def test_a_correction_s_price_is_the_one_its_replacement_states(tmp_path: Path) 
     priced the question's words and the new one states an amount: that is the answer (the dev13 agent
     loop found it refused for "stating none beside the words it matched"). Without an amount on the new
     page, the check still refuses."""
-    vault = write(tmp_path, {"决策/CI 使用自建 Jenkins.md": CI_OLD, "Decisions/CI on GitHub Actions.md": CI_NEW})
+    vault = write(
+        tmp_path, {"决策/CI 使用自建 Jenkins.md": CI_OLD, "Decisions/CI on GitHub Actions.md": CI_NEW}
+    )
     question = "CI 一个月花多少钱 还是滨江机房那几台 Jenkins 的电费加带宽吗"
     with Router(vault) as router:
         now = router.decide(question)
@@ -966,3 +968,43 @@ def test_a_price_of_the_new_decision_s_subject_is_not_the_old_page_s(tmp_path: P
     vault = write(tmp_path, {"Decisions/US 3PL - Lakeshore.md": old, "Projects/Reno move.md": new})
     with Router(vault) as router:
         _refused_for_the_price(router, ("What does Sierra charge us per order for pick and pack in Reno?",))
+
+
+def test_asking_the_notes_and_who_asks_name_no_subject() -> None:
+    """The dev13 agent loop's agents asked "check the team notes: …" and people relay others' questions
+    ("Beatriz is asking what …", "my manager wants to know …"): check, notes, asking and know were words
+    every page lacked. Chinese asks the notes too: 帮我查一下, 查下笔记, 看看, 笔记里有没有写. A verb the
+    question asks about stays ("how do I check the backup status"), and so do 查询 (a query), 看板 (a
+    board) and a page's own notes (会议笔记)."""
+    assert _terms("Check the team notes: when do 1.x security fixes stop") == ["1", "secur", "fix", "stop"]
+    assert _terms("Check the notes on Mingyuan Securities") == ["mingyuan", "secur"]
+    assert _terms("Beatriz is asking what an EU on-call week pays") == [
+        "beatriz",
+        "eu",
+        "call",
+        "week",
+        "pay",
+    ]
+    assert _terms("my manager wants to know who approves prod access") == [
+        "manag",
+        "approv",
+        "prod",
+        "access",
+    ]
+    assert _terms("Tiago asked me whether the EU backup runs nightly") == [
+        "tiago",
+        "eu",
+        "backup",
+        "run",
+        "night",
+    ]
+    assert "check" in _terms("how do I check the backup status")
+    assert "ask" in _terms("who keeps asking about the VPN")
+    assert _terms("帮我查一下杭州值班表") == ["杭州", "值班", "表"]
+    assert _terms("查一下笔记里云版怎么发布") == ["云版", "发布"]
+    assert _terms("笔记里有没有写云版发布流程") == ["云版", "发布", "流程"]
+    assert _terms("帮忙看看笔记 云版发布") == ["云版", "发布"]
+    assert _terms("麻烦查下我们的记录 云版发布") == ["云版", "发布"]
+    assert "查询" in _terms("帮我查询一下订单")
+    assert "看板" in _terms("看板在哪")
+    assert "笔记" in _terms("会议笔记里的结论")

@@ -36,8 +36,8 @@ _EN_FRAMES = lazy_pattern(
     # and "find" were words every page lacked); "how do I look up a booking" keeps its verb. Only the
     # notes: "does our wiki have SSO" asks about the wiki (a cold review).
     r"|(?:^|(?<=[.?!;:—–]))\s*(?:(?:please|pls)\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?"
-    r"(?:find|look up|look for|search(?: for)?|pull up|dig up|tell me|show me|get me)"
-    r"(?:\s+(?:in\s+|through\s+)?(?:the|our|my)\s+notes?\b(?:\s+(?:for|on|about|regarding)\b)?"
+    r"(?:find|look up|look for|search(?: for)?|pull up|dig up|tell me|show me|get me|check)"
+    r"(?:\s+(?:in\s+|through\s+)?(?:the|our|my)\s+(?:team(?:'s)?\s+)?notes?\b(?:\s+(?:for|on|about|regarding)\b)?"
     r"|\b(?=\s+(?:our|the|my|what|how|where|when|who|whom|whose|which|why|whether|if|any|out)\b))"
     r"|\b(?:what|anything) (?:do|does|did) (?:the|our|my) notes (?:say|have|mention)(?: about| on| regarding)?\b"
     r"|\b(?:do|does) (?:the|our|my) notes (?:say|have|mention|cover)(?: anything)?(?: about| on| regarding)?\b"
@@ -45,6 +45,11 @@ _EN_FRAMES = lazy_pattern(
     # a ticket's or an order's notes are a subject ("is what agents write in the notes emailed?", a cold
     # review), as "the release notes" are.
     r"|\b(?:in|from|per) (?:our|my) notes\b|\baccording to (?:the|our|my) notes\b"
+    # Who asks, before what they ask: "Beatriz is asking what an EU on-call week pays", "my manager wants
+    # to know who approves", "Tiago asked me whether …". The one asking may be named; the asking is not.
+    r"|\b(?:is|was|are|were|keeps|kept)\s+asking(?:\s+(?:me|us))?(?=\s+(?:what|whether|if|how|when|where|who"
+    r"|which|why)\b)|\basked (?:me|us)(?=\s+(?:what|whether|if|how|when|where|who|which|why)\b)"
+    r"|\b(?:wants?|wanted|would like|needs?) to know\b"
     # Asking what someone said, and on what grounds: "what did Tim mention …", "as mentioned on May 3",
     # "what was discussed", "according to Tom", "based on what". The words of speech and source name no
     # subject; what was said about does. Not the nouns: "are @mentions emailed?", "the talk about Kafka"
@@ -245,6 +250,20 @@ _KUAI_AFTER_NUMBER = lazy_pattern(r"(?<=[\d两三四五六七八九十百千万]
 _MENTION_ASKED = lazy_pattern(r"\b(do|does|did)\b((?: [\w']+){1,3}?) mention\b")
 
 
+# Asking the notes in Chinese, as the English frames above do: "帮我查一下…", "麻烦看下…", "查下笔记…", and the
+# notes as the place ("笔记里有没有写…", "我们的记录里…"). Only a verb with 一下/下 (or after 帮我), so 查询
+# (query), 看板 (a board) and 找到 stay words; only where a sentence or a clause starts.
+_ZH_CLAUSE = r"(?:^|(?<=[\s，,。.!！?？;；:：、]))"
+_ZH_LOOK = r"(?:查查|找找|翻翻|搜搜|看看|[查找翻搜看](?:一下|一查|一找|一看|下))"
+_ZH_REQUEST = lazy_pattern(
+    rf"{_ZH_CLAUSE}(?:麻烦你?|请你?)?(?:(?:帮|替)(?:我们|我|忙)(?:{_ZH_LOOK}|[查找翻搜看](?![询到出板法看查找翻搜])|)|{_ZH_LOOK})"
+    r"(?:(?:我们|咱们|我)的)?(?:笔记|记录)?(?:里面|里|中|上)?"
+    rf"|{_ZH_CLAUSE}(?:在|从)?(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里|中|上)(?:有没有|有无)?(?:写|记)?(?:过|的|了|着)?"
+)
+
+_ZH_ASKING = lazy_pattern("[查找翻搜看笔记]")
+
+
 def without_frames(text: str) -> str:
     """A normalised question with its English asking frames, a spoken Chinese question's closing 来着,
     "under what circumstances" (什么情况下) and a comparison's 像 blanked out (each becomes a space), a
@@ -254,6 +273,7 @@ def without_frames(text: str) -> str:
     text = _MENTION_ASKED.sub(r"\1\2 ", text) if "mention" in text else text
     text = _PRICE_ASKED.sub(_price_read, _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
     text = _CONDITION_ASKED.sub(" ", text) if "情况" in text else text
+    text = _ZH_REQUEST.sub(" ", text) if _ZH_ASKING.search(text) else text
     text = _LIKE.sub(" ", text) if "像" in text else text
     return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
 

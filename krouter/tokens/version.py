@@ -44,4 +44,6 @@ one machine never share a file. Its own module: the file name is needed where im
 # 35: where the asker read it ("I have €11.90 in my notes", "according to our notes") is a frame, and so are
 # words of speech and source (mentioned, discussed, "talked about", "according to", "based on", likely).
 # 36: a Latin letter's accents are dropped (Inês is ines, café is cafe), as FTS5's unicode61 drops them.
-TOKENIZER_VERSION = "36"
+# 37: asking the notes ("check the team notes", 帮我查一下, 笔记里有没有写) and who asks ("X is asking what",
+# "wants to know") are frames, in a trigger as in a question.
+TOKENIZER_VERSION = "37"
