@@ -17,7 +17,7 @@ from krouter.tokens.languages import (
     marks_a_language,
 )
 from krouter.tokens.scripts import is_cjk, writing
-from krouter.tokens.terms import WRITTEN, written_term
+from krouter.tokens.stems import WRITTEN, written_term
 
 _SPANISH_MARKS = lazy_pattern("[¿¡]")
 
@@ -25,7 +25,7 @@ _SPANISH_MARKS = lazy_pattern("[¿¡]")
 def unread_words(units: list[Unit], index: Index) -> list[str]:
     """The question's words (as units show them) that no page holds by any route and the dictionary
     does not know; a word written with an accent, as written: équipe reaches pages saying "equipment"
-    once its accent is dropped (``terms.written_term``), but no page writes it, and it is French."""
+    once its accent is dropped (``stems.written_term``), but no page writes it, and it is French."""
     out = []
     for u in units:
         written = written_term(u.text)

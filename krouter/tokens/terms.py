@@ -1,8 +1,8 @@
 """Turn text into index terms and questions into query terms, in English, Chinese, Japanese and Korean.
 
-English words are NFKC-normalised, case-folded, stripped of function words and stemmed with the
-Snowball English stemmer (PyStemmer: the C implementation, ~20x faster than the pure-Python
-snowballstemmer, which matters when a 100k-page vault is indexed). Han text is segmented with jieba
+English words are NFKC-normalised, case-folded, stripped of their accents and of function words and
+stemmed with the Snowball English stemmer (``stems``; PyStemmer: the C implementation, ~20x faster than
+the pure-Python snowballstemmer, which matters when a 100k-page vault is indexed). Han text is segmented with jieba
 (loaded lazily, only when a text contains Han characters) and indexed as jieba words *and* character
 bigrams; questions are segmented into jieba words only. That asymmetric split measured best on a
 Chinese memory set (hit@1 0.925 against 0.825 for bigrams on both sides). Kana and Hangul runs, which
@@ -20,10 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import filterfalse
-
-import Stemmer
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import compounds
@@ -35,7 +32,7 @@ from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, HAS_KANA, IS_CJK, ONLY_HAN, char_bigrams
-from krouter.tokens.spelling import canonical
+from krouter.tokens.stems import WRITTEN, stem, written_term
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
@@ -93,11 +90,6 @@ RUN = lazy_pattern(
 # question that asks the bare number ("the 1.99 plan") and finds it nowhere else meets it there (see
 # AMOUNT); indexed as the bare number, it lost a held-out answer (docs/decisions.md D62).
 AMOUNT = "¤"
-# A Latin word written with an accent is also indexed as written, marked and outside the length: its
-# term drops the accent (Inês is ines, as people type it), and whether the vault writes it so tells a
-# word of the notes from a word of another language that meets an English stem once bare (équipe is
-# no "equip" of equipment: ``routing.unread_language``).
-WRITTEN = "\u2032"
 _DOTTED = lazy_pattern(r"\d+(?:\.\d+)+")
 # An identifier written with an underscore, as code names things (page_id, realtime_gmv, _di): one name.
 # Its words are indexed as ever, and the identifier whole besides (outside the BM25 length); a question
@@ -152,9 +144,6 @@ def _identifiers(norm: str) -> list[str]:
     return [m for m in _IDENTIFIER.findall(norm) if is_identifier(m)] if "_" in norm else []
 
 
-_stemmer = Stemmer.Stemmer("english")
-
-
 def word_text(text: str) -> str:
     """A text as the index reads its words: normalised, and a pinyin name written with an apostrophe
     joined (Xi'an is the word "xian": ``pinyin_names``). Whatever looks for index terms in a text reads it
@@ -165,12 +154,6 @@ def word_text(text: str) -> str:
 
 def _unglued(norm: str) -> str:
     return _GLUED_VERSION.sub(" ", norm) if _has_dotted(norm) else norm
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    # One spelling first (colour is color): the stemmer alone keeps the two apart.
-    return _stemmer.stemWord(canonical(word))
 
 
 # An ordinal written in digits is its number: "the 8th" asks about a page that says "8 December".
@@ -186,15 +169,7 @@ def _word_terms(word: str) -> str | None:
         return None
     if len(word) == 1 and not word.isdigit():
         return None
-    return _stem(word)
-
-
-def written_term(word: str) -> str | None:
-    """The term of a Latin word that carries an accent (cómo, équipe, Inês), stemmed as written, the
-    accent kept; None for any other word."""
-    if word.isascii() or without_accents(word) == word or word in ENGLISH:
-        return None
-    return _stem(word)
+    return stem(word)
 
 
 def _dotted(run: str) -> str | None:

@@ -1,0 +1,35 @@
+"""English words as the index holds them: one spelling, stemmed; and a Latin word with an accent, as
+written (D169)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import Stemmer
+
+from krouter.tokens.normal_form import without_accents
+from krouter.tokens.spelling import canonical
+from krouter.tokens.stopwords import ENGLISH
+
+# A Latin word written with an accent is also indexed as written, marked and outside the length: its
+# term drops the accent (Inês is ines, as people type it), and whether the vault writes it so tells a
+# word of the notes from a word of another language that meets an English stem once bare (équipe is
+# no "equip" of equipment: ``routing.unread_language``).
+WRITTEN = "\u2032"
+
+_stemmer = Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The stem of an English word, in one spelling (colour is color: the stemmer alone keeps the two
+    apart)."""
+    return _stemmer.stemWord(canonical(word))
+
+
+def written_term(word: str) -> str | None:
+    """The term of a Latin word that carries an accent (cómo, équipe, Inês), stemmed as written, the
+    accent kept; None for any other word."""
+    if word.isascii() or without_accents(word) == word or word in ENGLISH:
+        return None
+    return stem(word)
