@@ -189,3 +189,30 @@ def test_a_number_whose_thousands_are_grouped_is_the_number_written_without_comm
     assert invoice.decision == "cite" and invoice.top is not None, invoice.reason
     assert invoice.top.path == "Finance/Invoices.md", invoice.top
     assert version.decision == "refuse" or version.top.path != "Metrics/Churn.md", version.reason
+
+
+def test_a_number_counted_in_wan_is_the_number_a_page_writes_in_digits(tmp_path: Path) -> None:
+    """The dev13 set: "单次查询 series 上限还是5万吧" counted 万 as a word the query API page lacks, a page
+    writing "Max series touched per query: 200,000 (was 50,000)". Chinese counts in 万 (and 千, 亿) where
+    notes write 50,000: a question's 5万 is 50000, and a page's 5 万 is indexed as the amount too. Not 万一
+    ("in case"), and only a whole number (0.00005万 is left as written)."""
+    assert [t.term for t in query_terms("上限还是5万吧")] == ["上限", "50000"]
+    assert [t.term for t in query_terms("年费 1.5 万 预算 3千块")] == ["年费", "15000", "预算", "3000"]
+    assert "万一" in [t.term for t in query_terms("万一挂了咋办")]
+    assert "¤100000" in index_terms("10 万 series 以下的小租户")
+    assert length_of(Counter(index_terms("10 万 series"))) == length_of(Counter(["10", "万", "seri"]))
+    vault = write(
+        tmp_path / "vault",
+        {
+            "Decisions/Query limits.md": "# Query limits\n\n- Max series touched per query: 200,000 (was 50,000).\n",
+            "制度/小租户.md": "# 小租户\n\n- 10 万 series 以下的小租户按 Team 价收费。\n",
+            "Team.md": "# Team\n\nHannah runs operations.\n",
+        },
+    )
+    with Router(vault) as router:
+        wan = router.decide("单次查询 series 上限还是5万吧")
+        digits = router.decide("which tenants are under 100000 series?")
+    assert wan.closest is not None and wan.closest.path == "Decisions/Query limits.md", wan.reason
+    assert "50000" in wan.closest.matched and "万" not in wan.closest.missing, wan.closest
+    assert digits.closest is not None and digits.closest.path == "制度/小租户.md", digits.reason
+    assert "100000" in digits.closest.matched, digits.closest

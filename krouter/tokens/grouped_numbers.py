@@ -12,6 +12,8 @@ docs/decisions.md.
 
 from __future__ import annotations
 
+import re
+
 from krouter.lazy_pattern import lazy_pattern
 
 _GROUPED = lazy_pattern(r"(?<![\d.])(?<!\d,)[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)")
@@ -45,3 +47,30 @@ def grouped_form(number: str) -> str | None:
     if not whole.isdigit() or len(whole) < 4 or whole.startswith("0"):
         return None
     return f"{int(whole):,}" + number[len(whole) :]
+
+
+# A number counted in thousands, ten-thousands or hundred-millions (5万, 1.5 万, 3千, 2亿): Chinese counts in
+# 万 where notes, English ones and many Chinese ones, write 50,000. Both are read as the number.
+_MAGNITUDE = lazy_pattern(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*([千万亿])")
+_HINT = lazy_pattern("[千万亿]")
+_TIMES = {"千": 1_000, "万": 10_000, "亿": 100_000_000}
+
+
+def magnitude_numbers(norm: str) -> list[str]:
+    """The numbers a normalised text writes with 千, 万 or 亿 after them, as digits (5万 is 50000, 1.5万
+    15000); one that is not a whole number so (0.00005万) is left out."""
+    return [n for m in _MAGNITUDE.finditer(norm) if (n := _whole(m))] if _HINT.search(norm) else []
+
+
+def as_digits(norm: str) -> str:
+    """A normalised question with its numbers counted in 千, 万 or 亿 written in digits (上限5万 is 上限
+    50000): a page that writes 50,000, 50000 or 5 万 holds it."""
+    return _MAGNITUDE.sub(lambda m: f" {_whole(m) or m.group(0)} ", norm) if _HINT.search(norm) else norm
+
+
+def _whole(m: re.Match[str]) -> str | None:
+    whole, _, part = m.group(1).partition(".")
+    times, scale = _TIMES[m.group(2)], 10 ** len(part)
+    if part and int(part) * times % scale:
+        return None
+    return str(int(whole) * times + (int(part) * times // scale if part else 0))

@@ -26,7 +26,7 @@ from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.dates import DATE, date_terms, split_dates
-from krouter.tokens.grouped_numbers import grouped_numbers
+from krouter.tokens.grouped_numbers import as_digits, grouped_numbers, magnitude_numbers
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
@@ -222,7 +222,8 @@ def index_terms(text: str) -> list[str]:
     """
     norm = word_text(text)
     runs = RUN.findall(norm)
-    amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm)] + _identifiers(norm)
+    amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm) + magnitude_numbers(norm)]
+    amounts += _identifiers(norm)
     amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs)
     amounts += [WRITTEN + w for run in runs if not run.isascii() and (w := written_term(run))]
     # A text whose every word was seen before (most English passages) is looked up in C.
@@ -336,7 +337,7 @@ def question_identifiers(question: str) -> list[str]:
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
-    asked = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
+    asked = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))))
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None

@@ -46,4 +46,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 36: a Latin letter's accents are dropped (Inês is ines, café is cafe), as FTS5's unicode61 drops them.
 # 37: asking the notes ("check the team notes", 帮我查一下, 笔记里有没有写) and who asks ("X is asking what",
 # "wants to know") are frames, in a trigger as in a question.
-TOKENIZER_VERSION = "37"
+# 38: a number counted in 千, 万 or 亿 (5万, 1.5 万) is the number in digits (50000), a page's indexed as an amount too.
+TOKENIZER_VERSION = "38"
