@@ -196,9 +196,14 @@ def test_a_number_counted_in_wan_is_the_number_a_page_writes_in_digits(tmp_path:
     writing "Max series touched per query: 200,000 (was 50,000)". Chinese counts in 万 (and 千, 亿) where
     notes write 50,000: a question's 5万 is 50000, and a page's 5 万 is indexed as the amount too. Not 万一
     ("in case"), and only a whole number (0.00005万 is left as written)."""
-    assert [t.term for t in query_terms("上限还是5万吧")] == ["上限", "50000"]
+    assert [(t.text, t.term) for t in query_terms("上限还是5万吧")] == [("上限", "上限"), ("5万", "50000")]
     assert [t.term for t in query_terms("年费 1.5 万 预算 3千块")] == ["年费", "15000", "预算", "3000"]
     assert "万一" in [t.term for t in query_terms("万一挂了咋办")]
+    # A cold review: only the first counter was read (3千万 as 3000 and 万, 1万2千 as 10000 and 2000), and
+    # "哪个套餐每月写入上限是3千万" cited the plan capped at 3,000. Counters read together, or left as written.
+    assert [t.term for t in query_terms("上限是3千万")] == ["上限", "30000000"]
+    assert "10000" not in [t.term for t in query_terms("cap 是1万2千")]
+    assert "¤30000000" in index_terms("预算 3千万") and "¤3000" not in index_terms("预算 3千万")
     assert "¤100000" in index_terms("10 万 series 以下的小租户")
     assert length_of(Counter(index_terms("10 万 series"))) == length_of(Counter(["10", "万", "seri"]))
     vault = write(
@@ -213,6 +218,22 @@ def test_a_number_counted_in_wan_is_the_number_a_page_writes_in_digits(tmp_path:
         wan = router.decide("单次查询 series 上限还是5万吧")
         digits = router.decide("which tenants are under 100000 series?")
     assert wan.closest is not None and wan.closest.path == "Decisions/Query limits.md", wan.reason
-    assert "50000" in wan.closest.matched and "万" not in wan.closest.missing, wan.closest
+    assert "5万" in wan.closest.matched and "万" not in wan.closest.missing, wan.closest
     assert digits.closest is not None and digits.closest.path == "制度/小租户.md", digits.reason
     assert "100000" in digits.closest.matched, digits.closest
+
+
+def test_the_line_shown_for_a_number_counted_in_wan_is_the_one_that_writes_it(tmp_path: Path) -> None:
+    """A cold review of D171: "10万 series 按什么价收费" was looked up as 100000, and the line shown was the
+    50 万 one: a line is read with its counted numbers in digits beside them (10 万 100000)."""
+    vault = write(
+        tmp_path / "vault",
+        {
+            "定价规则.md": "# 定价规则\n\n按 series 数量分档收费：\n超过 50 万 series 按 Enterprise 合同价收费；\n"
+            "10 万 series 按 Team 价收费。\n",
+            "值班.md": "# 值班\n\n杭州团队每周轮换一次值班。\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("10万 series 按什么价收费")
+    assert receipt.top is not None and receipt.top.line == 5, receipt.top

@@ -968,6 +968,18 @@ def test_a_price_of_the_new_decision_s_subject_is_not_the_old_page_s(tmp_path: P
     vault = write(tmp_path, {"Decisions/US 3PL - Lakeshore.md": old, "Projects/Reno move.md": new})
     with Router(vault) as router:
         _refused_for_the_price(router, ("What does Sierra charge us per order for pick and pack in Reno?",))
+    # A cold review: a question naming nothing of the new decision passed the name check, and any amount
+    # on the new page answered it ("What does a pallet of storage cost us now?" cited the trucking bill
+    # at 1.00). The new page's amount must stand beside a word of the question or be labelled a price.
+    stored = old.replace(
+        "- Pick and pack: $2.10 per order.\n",
+        "- Pick and pack: $2.10 per order.\n- Storage: $18 per pallet per month.\n",
+    )
+    vault = write(
+        tmp_path / "storage", {"Decisions/US 3PL - Lakeshore.md": stored, "Projects/Reno move.md": new}
+    )
+    with Router(vault) as router:
+        _refused_for_the_price(router, ("What does a pallet of storage cost us now?",))
 
 
 def test_asking_the_notes_and_who_asks_name_no_subject() -> None:
@@ -1008,3 +1020,11 @@ def test_asking_the_notes_and_who_asks_name_no_subject() -> None:
     assert "查询" in _terms("帮我查询一下订单")
     assert "看板" in _terms("看板在哪")
     assert "笔记" in _terms("会议笔记里的结论")
+    # A cold review: the frame took the first character of the word after it (看看上线流程 cited the
+    # 下线流程 page through 线), and 下 where it begins a word (下线, 下午).
+    assert _terms("看看上线时间") == ["上线", "时间"]
+    assert "里斯本" in _terms("看看里斯本的值班表") and "上海" in _terms("帮我查上海机房的出口带宽")
+    assert "下线" in _terms("查下线时间") and "下午" in _terms("看下午谁值班")
+    assert "上限" in _terms("记录上限是多少")
+    assert "check" in _terms("Check out time at the Lisbon hotel?")
+    assert _terms("check your notes on the VPN") == ["vpn"]

@@ -71,17 +71,46 @@ def test_utf16_without_a_byte_order_mark_is_reported_not_indexed_as_garbage(tmp_
 def test_a_foreign_word_that_meets_an_english_stem_bare_still_marks_its_language(tmp_path: Path) -> None:
     """Dropping accents makes équipe "equip", the stem of a page's "equipment": read by its index term, the
     French question held an English word and lost its marks of French, and the agent's translation, the
-    only bridge to the English notes (D89), was refused. Whether a page writes the word with its accent
-    is what counts."""
+    only bridge to the English notes (D89), was refused. Whether a page writes the word with its accent,
+    or the dictionary knows it so (résumé), is what counts: an English question's loanwords mark nothing."""
     write(
         tmp_path,
         {
-            "Team meeting.md": "# Team meeting\n\nThe team meeting is every Monday at 10:00 in the Lisbon office.\n",
+            "Security team.md": "# Security team\n\nThe security team meets every Monday at 10:00.\n",
             "Equipment budget.md": "# Equipment budget\n\nEach new hire gets an equipment budget of 1,500 euros.\n",
             **OTHER,
         },
     )
     with Router(tmp_path) as router:
-        assert router.unreadable("équipe réunion")
-        receipt = router.ask("équipe réunion", also=["team meeting"])
-    assert receipt.decision == "cite" and receipt.cited[0].path == "Team meeting.md", receipt.reason
+        assert router.unreadable("équipe sécurité")
+        receipt = router.ask("équipe sécurité", also=["security team"])
+        assert not router.unreadable("naïve résumé screening?")
+    assert receipt.decision == "cite" and receipt.cited[0].path == "Security team.md", receipt.reason
+
+
+def test_a_line_is_read_for_an_accented_name_as_the_index_reads_it(tmp_path: Path) -> None:
+    """A cold review of D169: the index dropped the accents, but the lines a receipt reads for the
+    question's words kept them. The price check found no amount beside "Müller" (refused "states none"
+    on a page stating €120 on Müller's line), and the line shown for a question about Inês was Dana's.
+    Typed with or without the accent, the question finds the line that writes it."""
+    write(
+        tmp_path,
+        {
+            "Cleaning suppliers.md": "# Cleaning suppliers\n\n- Müller Reinigung: €120 per visit, Tuesdays.\n"
+            "- Schmidt Service: €90 per visit, Fridays.\n",
+            "Production access.md": "# Production access\n\nApprovals work like this, per cluster.\n"
+            "For the US cluster Mark approves and Dana is the backup approver.\n"
+            "For the EU cluster Inês approves and Tiago is the backup approver.\n",
+            **OTHER,
+        },
+    )
+    with Router(tmp_path) as router:
+        for question in ("How much does Müller charge?", "How much does Muller charge?"):
+            receipt = router.ask(question)
+            assert receipt.decision == "cite" and receipt.cited[0].line == 3, receipt.reason
+        for question in (
+            "who is the backup approver when Inês is out",
+            "who is the backup approver when Ines is out",
+        ):
+            receipt = router.ask(question)
+            assert receipt.cited and receipt.cited[0].line == 5, (question, receipt.cited)

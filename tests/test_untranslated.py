@@ -118,7 +118,9 @@ def test_an_english_page_with_a_chinese_alias_is_still_an_english_page(tmp_path:
     alias holds 零件 as written, but the page's prose is English: 回来, which no dictionary translates,
     weighs half against it as it does against the page without the alias. Before, the alias made the
     page hold a question word as written and 回来 weighed in full (refused at 0.48)."""
-    aliased = WARRANTY["Decisions/Warranty.md"].replace("status: current\n", "status: current\naliases: [零件]\n")
+    aliased = WARRANTY["Decisions/Warranty.md"].replace(
+        "status: current\n", "status: current\naliases: [零件]\n"
+    )
     r = _ask(tmp_path, "客户要把零件寄回来吗", {"Decisions/Warranty.md": aliased})
     assert r.decision == "cite" and r.cited[0].path == "Decisions/Warranty.md"
     assert r.evidence.untranslated == ["回来"]
@@ -126,8 +128,11 @@ def test_an_english_page_with_a_chinese_alias_is_still_an_english_page(tmp_path:
 
 def test_a_chinese_word_the_body_writes_makes_no_english_page_of_it(tmp_path: Path) -> None:
     """Only a name field is discounted: an English page whose text writes the question's Chinese word
-    (零件) holds it as written there, and 回来 weighs in full as before."""
+    (零件) holds it as written there, and 回来 weighs in full as before, with the alias or without it (a
+    cold review: with both, the alias alone was read and the page cited at 56%)."""
     page = WARRANTY["Decisions/Warranty.md"].replace("the broken part", "the broken part (零件)")
-    r = _ask(tmp_path, "客户要把零件寄回来吗", {"Decisions/Warranty.md": page})
-    assert r.closest is not None and r.closest.path == "Decisions/Warranty.md"
-    assert r.evidence.untranslated == []
+    both = page.replace("status: current\n", "status: current\naliases: [零件]\n")
+    for n, text in enumerate((page, both)):
+        r = _ask(tmp_path / str(n), "客户要把零件寄回来吗", {"Decisions/Warranty.md": text})
+        assert r.closest is not None and r.closest.path == "Decisions/Warranty.md"
+        assert r.evidence.untranslated == [] and r.decision == "refuse", r.reason

@@ -23,6 +23,7 @@ from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.tables import Tables
 from krouter.tokens.grouped_numbers import grouped_form
+from krouter.tokens.normal_form import without_accents
 from krouter.tokens.terms import AMOUNT
 from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
@@ -268,9 +269,10 @@ def _around_matches(text: str, units: list[Unit]) -> str:
     if len(text) <= SNIPPET_CHARS:
         return text
     width = SNIPPET_CHARS - 2  # room for the two "…"
-    low = text.casefold()
+    # Accents dropped, as the index drops them (Inês is ines): one letter for one, positions kept.
+    low = without_accents(text.casefold())
     if len(low) != len(text):  # a character folded to two (ß): positions would drift
-        low = text.lower() if len(text.lower()) == len(text) else ""
+        low = without_accents(text.lower()) if len(text.lower()) == len(text) else ""
     hits: list[tuple[int, int, float]] = []  # (position, unit, weight)
     for i, u in enumerate(units):
         for term in {written for alt in u.alts for t in alt if t for written in _written(t)}:

@@ -32,6 +32,7 @@ from krouter.tokens.names import (
     written_as_name,
     written_with_capital_inside,
 )
+from krouter.tokens.normal_form import without_accents
 from krouter.tokens.scripts import KANA, has_han, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
 
@@ -80,7 +81,7 @@ def named_page(
     never opens it otherwise (compiling it takes seconds, once). A page the top page ``mentioned`` by
     another of its names (``mentioned_by_name``) is not one it never mentions."""
     missing = [u for i, u in enumerate(units) if i not in matched]
-    words = {normalize(u.text) for u in missing}
+    words = {without_accents(normalize(u.text)) for u in missing}
     seen: set[int] = set()
     for u in missing:
         if not has_letter(u.text):

@@ -22,7 +22,7 @@ from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
 from krouter.routing.receipt import Citation, Receipt
 from krouter.routing.untranslated import in_english, untranslatable
-from krouter.tokens.normal_form import normalize
+from krouter.tokens.normal_form import normalize, without_accents
 from krouter.vault.links import LinkResolver
 
 # A wikilink ([[Decisions/New#Why|new]]) or a Markdown link ([see](../Decisions/New%20page.md)), whole:
@@ -67,14 +67,14 @@ def pointed_away(
     to_runner_up = LinkResolver([path])
     pointed_terms = route_terms(units[i] for i in named)
     # A line can hold a term only if it writes all but the last letter of it (a stem is read off its
-    # words: "polici" of policy), read as the index reads text (full-width letters, decomposed accents).
+    # words: "polici" of policy), read as the index reads text (full-width letters, accents dropped).
     starts = tuple({term[: max(3, len(term) - 1)] for term in pointed_terms})
     raw = text.split("\n")
-    plain = normalize(text).split("\n")
+    plain = without_accents(normalize(text)).split("\n")
     pointing = dict.fromkeys(named, False)
     lines = 0
     for n, line in enumerate(raw):
-        read = plain[n] if len(plain) == len(raw) else normalize(line)
+        read = plain[n] if len(plain) == len(raw) else without_accents(normalize(line))
         if not any(start in read for start in starts):
             continue
         holding = [i for i in named if units[i].in_terms(terms_in(pointed_terms, line))]

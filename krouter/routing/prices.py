@@ -154,14 +154,43 @@ def priced_before(
     question: str,
 ) -> bool:
     """True when a page the ``cited`` one replaced (each given with the question's words it matched) states
-    an amount beside those words and the cited page states an amount: the price the question remembers
-    and the one that replaced it, however the new decision words it ("are we still paying the Jenkins
-    rack's power and bandwidth?" answered by "Budget: $600/month" on the page that moved CI off it)."""
-    if not replaced or not states_amount(text_of(cited)):
+    an amount beside those words and the cited page states one beside a word of the question or labelled
+    as a price (``_amount_asked``): the price the question remembers and the one that replaced it, however
+    the new decision words it ("are we still paying the Jenkins rack's power and bandwidth?" answered by
+    "Budget: $600/month" on the page that moved CI off it)."""
+    if not replaced or not _amount_asked(text_of(cited), units):
         return False
     return any(
         matched and states_price(path, text_of(path), units, matched, question) for path, matched in replaced
     )
+
+
+_WORDS = lazy_pattern(r"[^\W\d_]+")
+# What labels a line's amount as a price, besides the words D93 reads as naming one: "Budget: $600/month".
+_PRICE_LABELS = _PRICE_NAMES | {"budget", "budgets", "charge", "charges", "spend"}
+
+
+def _amount_asked(text: str, units: list[Unit]) -> bool:
+    """True when a line of ``text`` states an amount beside one of the question's words (by any route; on
+    the line, the line above or its table's header) or labelled as a price ("Budget: $600/month"): the amount a correction's
+    new decision states, not one of another thing it mentions ("Stock trucked to Reno for $1,140" is no
+    price of the pallets the question asks about; a cold review)."""
+    held = route_terms(units)
+    lines = text.splitlines()
+    for n, (line, header) in enumerate(zip(lines, headers(lines), strict=True)):
+        if not (states_amount(line) or (header is not None and priced_row(header, line))):
+            continue
+        # As D93 reads it: with the line above (the item a nested bullet prices) and the table's header.
+        read = "\n".join(filter(None, (header, _above(lines, n), line)))
+        terms = terms_in(held, read)
+        words = set(_WORDS.findall(word_text(read)))
+        if (
+            any(u.in_terms(terms) for u in units)
+            or words & _PRICE_LABELS
+            or any(name in read for name in _PRICE_LABELS if not name.isascii())
+        ):
+            return True
+    return False
 
 
 def remembered(top: Target, meta_hits: dict[int, set[int]], content_hits: dict[int, set[int]]) -> list[int]:

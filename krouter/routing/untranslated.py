@@ -25,6 +25,7 @@ from dataclasses import replace
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.question import Unit
 from krouter.tokens import bilingual
+from krouter.tokens.normal_form import normalize
 from krouter.tokens.scripts import HAS_HAN, is_cjk
 
 # The share of its weight an untranslatable word the page lacks keeps (docs/decisions.md D71).
@@ -48,7 +49,7 @@ def untranslated(
     pages (a replaced page and its successor count as one target), whose text ``text_of`` reads, only
     when every other condition holds."""
     han = [i for i in matched if is_cjk(units[i].text) and not _number(units[i].text)]
-    if not han or any(not _translated(units[i], pages) for i in han):
+    if not han or any(not _translated(units[i], pages, text_of) for i in han):
         return units, sum(u.weight for u in units), []
     lacking = [i for i, unit in enumerate(units) if i not in matched and untranslatable(unit)]
     if not lacking or not all(in_english(text_of(p)) for p in pages):
@@ -70,13 +71,19 @@ def untranslatable(unit: Unit) -> bool:
     return not bilingual.to_english(unit.key)
 
 
-def _translated(unit: Unit, pages: set[int]) -> bool:
+def _translated(unit: Unit, pages: set[int], text_of: Callable[[int], str]) -> bool:
     """True when the pages hold the unit only through a translation, or as written only in their names:
-    an English page's Chinese alias (鹿特丹仓 of "Rotterdam warehouse") does not make its prose Chinese."""
+    an English page's Chinese alias (鹿特丹仓 of "Rotterdam warehouse") does not make its prose Chinese;
+    a page whose prose writes the word too holds it as written."""
     native = [p for p in pages if p in unit.postings and p not in unit.translated]
     if not native:
         return any(p in unit.translated for p in pages)
-    return all(unit.postings[p][0] for p in native)
+    return all(unit.postings[p][0] and unit.text not in _prose(text_of(p)) for p in native)
+
+
+def _prose(text: str) -> str:
+    """A page's prose as the language test reads it, normalised: front matter, code and addresses out."""
+    return normalize(_NOT_PROSE.sub(" ", text[:PROSE_SAMPLE]))
 
 
 def in_english(text: str) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import replace
 from krouter.routing.question import Unit
 from krouter.routing.tables import Tables
 from krouter.tokens.names import CALENDAR_NAMES, CALENDAR_SHORT, WEEKDAYS, capitalised, written_as_name
-from krouter.tokens.normal_form import normalize
+from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.scripts import is_cjk
 
 # How many of the words a page lacks keep their weight whatever else it lacks, and the share of its
@@ -90,8 +90,9 @@ def name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tupl
     for _name, parts in t.names_of(page_id):
         if len(parts) < 2:
             continue
-        group = [i for i, u in enumerate(units) if normalize(u.text) in parts]
-        if len({normalize(units[i].text) for i in group}) < len(set(parts)):
+        # Names are read as the index reads them, accents dropped (``Tables.names_of``).
+        group = [i for i, u in enumerate(units) if without_accents(normalize(u.text)) in parts]
+        if len({without_accents(normalize(units[i].text)) for i in group}) < len(set(parts)):
             continue
         if not all(capitalised(units[i].text, question) for i in group):
             continue

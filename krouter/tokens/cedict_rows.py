@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.pinyin_names import join_apostrophes
+from krouter.tokens.stems import accented_term
 from krouter.tokens.terms import english_terms
 from krouter.tokens.word_forms import derivation
 
@@ -149,9 +150,11 @@ def _add(
         zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
     # The rank keeps the dictionary's order of senses.
     for term, written in english:
-        key = (term, word)
-        old_rank, forms = en2zh.get(key, (rank, ()))
-        en2zh[key] = (min(rank, old_rank), tuple(sorted({*forms, derivation(written)})))
+        # A word with an accent (résumé) is also known as written: a question's accented word the
+        # dictionary knows is English, not a mark of another language (``unread_language``).
+        for key in {(term, word), (accented_term(written) or term, word)}:
+            old_rank, forms = en2zh.get(key, (rank, ()))
+            en2zh[key] = (min(rank, old_rank), tuple(sorted({*forms, derivation(written)})))
 
 
 def _letters(words: list[tuple[str, str]]) -> str:

@@ -33,8 +33,10 @@ def grouped_numbers(norm: str) -> list[str]:
 
 
 def grouped_beside(norm: str) -> str:
-    """A normalised text with each grouped number followed by its ungrouped form (1,000 1000): a line
-    searched for a question's number finds it written either way, and keeps its parts."""
+    """A normalised text with each grouped number followed by its ungrouped form (1,000 1000), and each
+    number counted in 万 by its digits (``magnitudes_beside``): a line searched for a question's number
+    finds it written either way, and keeps its parts."""
+    norm = magnitudes_beside(norm)
     if not _GROUP_HINT.search(norm):
         return norm
     return _GROUPED.sub(lambda m: f"{m.group(0)} {m.group(0).replace(',', '')}", norm)
@@ -49,23 +51,58 @@ def grouped_form(number: str) -> str | None:
     return f"{int(whole):,}" + number[len(whole) :]
 
 
-# A number counted in thousands, ten-thousands or hundred-millions (5万, 1.5 万, 3千, 2亿): Chinese counts in
-# 万 where notes, English ones and many Chinese ones, write 50,000. Both are read as the number.
-_MAGNITUDE = lazy_pattern(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*([千万亿])")
+# A number counted in thousands, ten-thousands or hundred-millions (5万, 1.5 万, 3千, 3千万, 2亿): Chinese
+# counts in 万 where notes, English ones and many Chinese ones, write 50,000. Both are read as the number.
+# Only a number counted once: 1万2千 or a range's end (3-5万) is left as written, as is a number another
+# counter follows.
+_MAGNITUDE = lazy_pattern(
+    r"(?<![\d.,\-~～–—至到千万亿])(\d+(?:\.\d+)?)\s*(十万|百万|千万|万亿|十亿|百亿|千亿|千|万|亿)(?![\d千万亿百十])"
+)
 _HINT = lazy_pattern("[千万亿]")
-_TIMES = {"千": 1_000, "万": 10_000, "亿": 100_000_000}
+_TIMES = {
+    "千": 10**3,
+    "万": 10**4,
+    "十万": 10**5,
+    "百万": 10**6,
+    "千万": 10**7,
+    "亿": 10**8,
+    "十亿": 10**9,
+    "百亿": 10**10,
+    "千亿": 10**11,
+    "万亿": 10**12,
+}
 
 
 def magnitude_numbers(norm: str) -> list[str]:
-    """The numbers a normalised text writes with 千, 万 or 亿 after them, as digits (5万 is 50000, 1.5万
+    """The numbers a normalised text writes counted in 千, 万 or 亿, as digits (5万 is 50000, 1.5万
     15000); one that is not a whole number so (0.00005万) is left out."""
     return [n for m in _MAGNITUDE.finditer(norm) if (n := _whole(m))] if _HINT.search(norm) else []
 
 
-def as_digits(norm: str) -> str:
+def as_digits(norm: str) -> tuple[str, dict[str, str]]:
     """A normalised question with its numbers counted in 千, 万 or 亿 written in digits (上限5万 is 上限
-    50000): a page that writes 50,000, 50000 or 5 万 holds it."""
-    return _MAGNITUDE.sub(lambda m: f" {_whole(m) or m.group(0)} ", norm) if _HINT.search(norm) else norm
+    50000: a page that writes 50,000, 50000 or 5 万 holds it), and each such number's digits mapped to
+    the words the question wrote (50000: 5万), for the receipt to show."""
+    if not _HINT.search(norm):
+        return norm, {}
+    spoken: dict[str, str] = {}
+
+    def digits(m: re.Match[str]) -> str:
+        whole = _whole(m)
+        if whole is None:
+            return m.group(0)
+        spoken[whole] = m.group(0).replace(" ", "")
+        return f" {whole} "
+
+    return _MAGNITUDE.sub(digits, norm), spoken
+
+
+def magnitudes_beside(norm: str) -> str:
+    """A normalised text with each number counted in 千, 万 or 亿 followed by its digits (10 万 100000): a
+    line searched for a question's number finds it written either way."""
+    if not _HINT.search(norm):
+        return norm
+    return _MAGNITUDE.sub(lambda m: f"{m.group(0)} {w}" if (w := _whole(m)) else m.group(0), norm)
 
 
 def _whole(m: re.Match[str]) -> str | None:

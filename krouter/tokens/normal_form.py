@@ -47,7 +47,13 @@ def without_accents(word: str) -> str:
     drops them: notes write "Inês", "José", "Zoë" and "café", and people type them bare. An index term
     is made of it; the word as written stays what receipts show and what tells a language (läuft,
     cómo). One letter for one; letters with no accent to drop (ø, æ, ł) stay."""
-    return word if word.isascii() else word.translate(_latin_bases())
+    if word.isascii() or not _ACCENTED.search(word):
+        return word
+    return word.translate(_latin_bases())
+
+
+# Where an accent may stand: a Chinese page is scanned for one in C, not translated character by character.
+_ACCENTED = lazy_pattern("[\u00c0-\u024f\u1e00-\u1eff]")
 
 
 @cache

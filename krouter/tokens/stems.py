@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import Stemmer
 
+from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.normal_form import without_accents
 from krouter.tokens.spelling import canonical
 from krouter.tokens.stopwords import ENGLISH
@@ -29,7 +30,24 @@ def stem(word: str) -> str:
 
 def written_term(word: str) -> str | None:
     """The term of a Latin word that carries an accent (cómo, équipe, Inês), stemmed as written, the
-    accent kept; None for any other word."""
-    if word.isascii() or without_accents(word) == word or word in ENGLISH:
+    accent kept; None for any other word, and for a function word written with one (à, só)."""
+    if word.isascii() or (bare := without_accents(word)) == word or bare in ENGLISH:
         return None
     return stem(word)
+
+
+# A word of Latin letters with an accented one among them.
+_LATIN = "a-zA-Z\u00c0-\u024f\u1e00-\u1eff"
+_ACCENTED = lazy_pattern(f"[{_LATIN}]*[\u00c0-\u024f\u1e00-\u1eff][{_LATIN}]*")
+
+
+def written_terms(norm: str) -> list[str]:
+    """The as-written terms (``WRITTEN``) of a normalised text's accented Latin words, in order."""
+    return [WRITTEN + term for word in _ACCENTED.findall(norm) if (term := written_term(word))]
+
+
+def accented_term(text: str) -> str | None:
+    """``written_term`` of the first accented Latin word of ``text`` (a dictionary sense's "résumé,"),
+    or None."""
+    found = _ACCENTED.search(text)
+    return written_term(found.group()) if found else None

@@ -32,7 +32,7 @@ from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, HAS_KANA, IS_CJK, ONLY_HAN, char_bigrams
-from krouter.tokens.stems import WRITTEN, stem, written_term
+from krouter.tokens.stems import WRITTEN, stem, written_terms
 from krouter.tokens.stopwords import CHINESE, ENGLISH
 
 # The combining marks (Unicode categories Mn and Mc, as of Unicode 15.1): vowel signs, viramas, nuktas,
@@ -148,8 +148,9 @@ def word_text(text: str) -> str:
     """A text as the index reads its words: normalised, and a pinyin name written with an apostrophe
     joined (Xi'an is the word "xian": ``pinyin_names``). Whatever looks for index terms in a text reads it
     so (a snippet's answering line, a page's title words). A name glued to its version (Redis7.0,
-    MySQL5.7: two letters or more) is the name and the version, as "Redis 7.0" is."""
-    return _unglued(join_apostrophes(normalize(text)))
+    MySQL5.7: two letters or more) is the name and the version, as "Redis 7.0" is. A Latin letter's
+    accents are dropped, as the index drops them (Inês is ines: D169)."""
+    return _unglued(without_accents(join_apostrophes(normalize(text))))
 
 
 def _unglued(norm: str) -> str:
@@ -220,12 +221,13 @@ def index_terms(text: str) -> list[str]:
     vault lacks when the vault is full of it. They do not count towards a page's length
     (``length_of``), so Chinese pages are not made to look longer than English ones.
     """
-    norm = word_text(text)
+    written = join_apostrophes(normalize(text))
+    norm = _unglued(without_accents(written))
     runs = RUN.findall(norm)
     amounts = _amounts(norm) + [AMOUNT + n for n in grouped_numbers(norm) + magnitude_numbers(norm)]
     amounts += _identifiers(norm)
     amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs)
-    amounts += [WRITTEN + w for run in runs if not run.isascii() and (w := written_term(run))]
+    amounts += [] if written.isascii() else written_terms(written)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:
@@ -337,7 +339,7 @@ def question_identifiers(question: str) -> list[str]:
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
-    asked = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))))
+    asked, spoken = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))))
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
@@ -349,7 +351,9 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
             # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
             closed = _word_terms(compounds.closed(text)) if whole else None
             for run, term in _run_pairs(text, known, japanese):
-                yield run, term, closed if closed and closed != term and term not in ENGLISH else None
+                # A number counted in 万 is shown as the question wrote it (5万), looked up in digits.
+                shown = spoken.get(run, run)
+                yield shown, term, closed if closed and closed != term and term not in ENGLISH else None
 
 
 def _run_pairs(text: str, known: Callable[[str], bool] | None, japanese: bool) -> Iterator[tuple[str, str]]:
