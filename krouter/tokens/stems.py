@@ -38,11 +38,15 @@ def written_term(word: str) -> str | None:
 
 # A word of Latin letters with an accented one among them.
 _LATIN = "a-zA-Z\u00c0-\u024f\u1e00-\u1eff"
-_ACCENTED = lazy_pattern(f"[{_LATIN}]*[\u00c0-\u024f\u1e00-\u1eff][{_LATIN}]*")
+_ACCENTED = lazy_pattern(f"(?<![{_LATIN}])[{_LATIN}]*[\u00c0-\u024f\u1e00-\u1eff][{_LATIN}]*")
+# An accented letter anywhere: most texts have none, and are not searched word by word.
+_ANY_ACCENT = lazy_pattern("[\u00c0-\u024f\u1e00-\u1eff]")
 
 
 def written_terms(norm: str) -> list[str]:
     """The as-written terms (``WRITTEN``) of a normalised text's accented Latin words, in order."""
+    if not _ANY_ACCENT.search(norm):
+        return []
     return [WRITTEN + term for word in _ACCENTED.findall(norm) if (term := written_term(word))]
 
 
