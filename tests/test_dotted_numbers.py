@@ -204,6 +204,14 @@ def test_a_number_counted_in_wan_is_the_number_a_page_writes_in_digits(tmp_path:
     assert [t.term for t in query_terms("上限是3千万")] == ["上限", "30000000"]
     assert "10000" not in [t.term for t in query_terms("cap 是1万2千")]
     assert "¤30000000" in index_terms("预算 3千万") and "¤3000" not in index_terms("预算 3千万")
+    # A second review: a number after a verb's 到 or 至 is read (only a range's end is not), 千 of a unit is
+    # no thousand (5千瓦 cited the rack whose rent is 5000 元), and 2千多万 is not 2000.
+    assert "50000" in [t.term for t in query_terms("上限提到5万了吗")]
+    assert [t.term for t in query_terms("3万-5万")] == ["30000", "50000"]
+    assert "5000" not in [t.term for t in query_terms("5千瓦的机柜月租多少")]
+    assert "¤5000" not in index_terms("功率 5 千瓦")
+    assert "2000" not in [t.term for t in query_terms("2千多万")]
+    assert "2000" not in [t.term for t in query_terms("cap 是1万2千")]
     assert "¤100000" in index_terms("10 万 series 以下的小租户")
     assert length_of(Counter(index_terms("10 万 series"))) == length_of(Counter(["10", "万", "seri"]))
     vault = write(

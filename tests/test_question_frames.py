@@ -980,6 +980,16 @@ def test_a_price_of_the_new_decision_s_subject_is_not_the_old_page_s(tmp_path: P
     )
     with Router(vault) as router:
         _refused_for_the_price(router, ("What does a pallet of storage cost us now?",))
+    # A second review: any "cost", "charge" or 预算 on a line was a price's label. Only the line's label.
+    labels = (
+        "- Moving cost: $1,140 for trucking the stock.\n",
+        "- Stock trucked for $1,140 (Dana in charge).\n",
+    )
+    for n, line in enumerate(labels):
+        moved = new.replace("- Stock trucked to Reno for $1,140.\n", line)
+        pages = {"Decisions/US 3PL - Lakeshore.md": stored, "Projects/Reno move.md": moved}
+        with Router(write(tmp_path / f"label{n}", pages)) as router:
+            _refused_for_the_price(router, ("What does a pallet of storage cost us now?",))
 
 
 def test_asking_the_notes_and_who_asks_name_no_subject() -> None:
@@ -1028,3 +1038,9 @@ def test_asking_the_notes_and_who_asks_name_no_subject() -> None:
     assert "上限" in _terms("记录上限是多少")
     assert "check" in _terms("Check out time at the Lisbon hotel?")
     assert _terms("check your notes on the VPN") == ["vpn"]
+    # A second review: 笔记本 (a laptop) and 记录上限 lost their first words, and after 帮我 a two-character
+    # verb its first character (帮我找回密码 cited the change-password page through 回).
+    assert "笔记本电脑" in _terms("看看笔记本电脑的预算")
+    assert {"记录", "上限"} <= set(_terms("查一下记录上限"))
+    assert "找回" in _terms("帮我找回密码")
+    assert _terms("check in the notes for the VPN") == ["vpn"] and _terms("查下VPN") == ["vpn"]

@@ -165,30 +165,34 @@ def priced_before(
     )
 
 
-_WORDS = lazy_pattern(r"[^\W\d_]+")
-# What labels a line's amount as a price, besides the words D93 reads as naming one: "Budget: $600/month".
-_PRICE_LABELS = _PRICE_NAMES | {"budget", "budgets", "charge", "charges", "spend"}
+# A line whose label names a price: "Budget: $600/month", "- **Price**: €12", "预算：4000 元/月". Only the
+# label, where the line starts: "Moving cost: $1,140", "(Dana in charge)" and 搬仓预算 price other things
+# (a second review).
+_PRICE_LABEL = lazy_pattern(
+    r"^[\s>*+\-|#]*(?:\*\*|__)?(?:monthly |annual |yearly |unit |list )?"
+    r"(?:budget|price|prices|pricing|cost|costs|fee|fees|rate|rates|预算|价格|费用|报价|收费|单价|月费|年费)"
+    r"(?:\*\*|__)?\s*[:：]",
+    re.IGNORECASE,
+)
 
 
 def _amount_asked(text: str, units: list[Unit]) -> bool:
-    """True when a line of ``text`` states an amount beside one of the question's words (by any route; on
-    the line, the line above or its table's header) or labelled as a price ("Budget: $600/month"): the amount a correction's
-    new decision states, not one of another thing it mentions ("Stock trucked to Reno for $1,140" is no
-    price of the pallets the question asks about; a cold review)."""
-    held = route_terms(units)
+    """True when a line of ``text`` states an amount beside one of the question's words other than a
+    price's name (by any route; on the line, the line above or its table's header), or labelled as a
+    price ("Budget: $600/month"): the amount a correction's new decision states, not one of another
+    thing it mentions ("Stock trucked to Reno for $1,140" is no price of the pallets the question asks
+    about; a cold review)."""
+    specific = [u for u in units if u.text.lower() not in _PRICE_NAMES]
+    held = route_terms(specific)
     lines = text.splitlines()
     for n, (line, header) in enumerate(zip(lines, headers(lines), strict=True)):
         if not (states_amount(line) or (header is not None and priced_row(header, line))):
             continue
+        if _PRICE_LABEL.match(line):
+            return True
         # As D93 reads it: with the line above (the item a nested bullet prices) and the table's header.
-        read = "\n".join(filter(None, (header, _above(lines, n), line)))
-        terms = terms_in(held, read)
-        words = set(_WORDS.findall(word_text(read)))
-        if (
-            any(u.in_terms(terms) for u in units)
-            or words & _PRICE_LABELS
-            or any(name in read for name in _PRICE_LABELS if not name.isascii())
-        ):
+        terms = terms_in(held, "\n".join(filter(None, (header, _above(lines, n), line))))
+        if any(u.in_terms(terms) for u in specific):
             return True
     return False
 

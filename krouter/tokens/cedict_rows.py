@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.pinyin_names import join_apostrophes
-from krouter.tokens.stems import accented_term
+from krouter.tokens.stems import accented_word, written_term
 from krouter.tokens.terms import english_terms
 from krouter.tokens.word_forms import derivation
 
@@ -124,7 +124,7 @@ def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], En2
             for term, as_written in words:
                 # "beijing-harbin" writes the word "beijing"; "days" is another word than "daye".
                 written.setdefault(term, set()).add(_LETTERS.match(as_written + " ").group())
-            _add(zh2en, en2zh, word, rank, words, english)
+            _add(zh2en, en2zh, word, rank, words, english, m.group(3))
     # The apostrophe tells pinyin names apart (济南 Jinan, 晋安 Jin'an): a name written with it whose
     # letters another name spells without it would reach that other place's pages.
     plain = {_letters(words) for _, _, words in names if not any("'" in w for _, w in words)}
@@ -143,16 +143,26 @@ def _add(
     rank: int,
     words: list[tuple[str, str]],
     english: list[tuple[str, str]],
+    source: str = "",
 ) -> None:
-    """One sense of ``word`` into the store's rows."""
+    """One sense of ``word`` into the store's rows; ``source`` is the entry's senses as the dictionary
+    writes them (its letters' case)."""
     if words:
         # A two-word sense ("server push") is one phrase: a page must hold both words.
         zh2en.setdefault((word, " ".join(t for t, _ in words)), " ".join(w for _, w in words))
     # The rank keeps the dictionary's order of senses.
     for term, written in english:
-        # A word with an accent (résumé) is also known as written: a question's accented word the
-        # dictionary knows is English, not a mark of another language (``unread_language``).
-        for key in {(term, word), (accented_term(written) or term, word)}:
+        keys = {(term, word)}
+        # A word with an accent the dictionary writes in lower case (résumé; not Réunion or Nestlé, names)
+        # is also known as written: a question's accented word the dictionary knows is English, not a
+        # mark of another language (``unread_language``).
+        if (
+            (accented := accented_word(written))
+            and accented in source
+            and (as_written := written_term(accented))
+        ):
+            keys.add((as_written, word))
+        for key in keys:
             old_rank, forms = en2zh.get(key, (rank, ()))
             en2zh[key] = (min(rank, old_rank), tuple(sorted({*forms, derivation(written)})))
 

@@ -54,9 +54,14 @@ def grouped_form(number: str) -> str | None:
 # A number counted in thousands, ten-thousands or hundred-millions (5万, 1.5 万, 3千, 3千万, 2亿): Chinese
 # counts in 万 where notes, English ones and many Chinese ones, write 50,000. Both are read as the number.
 # Only a number counted once: 1万2千 or a range's end (3-5万) is left as written, as is a number another
-# counter follows.
+# counter follows, and 千 of a unit (千瓦 kW, 千克 kg).
 _MAGNITUDE = lazy_pattern(
-    r"(?<![\d.,\-~～–—至到千万亿])(\d+(?:\.\d+)?)\s*(十万|百万|千万|万亿|十亿|百亿|千亿|千|万|亿)(?![\d千万亿百十])"
+    # Not a range's end written after a number (3-5万, 3到5万: the range is left as written), but after a
+    # verb (提到5万, 增至3千万) or another counted number (3万-5万).
+    r"(?<![\d.,千万亿])(?<!\d[\-~～–—到至])(?<!\d\s[\-~～–—到至])(?<!\d[\-~～–—到至]\s)(?<!\d\s[\-~～–—到至]\s)"
+    r"(\d+(?:\.\d+)?)\s*(十万|百万|千万|万亿|十亿|百亿|千亿|千(?![瓦克米兆字赫帕焦卡])|万|亿)"
+    # Not a number another counter or digit follows (1万2千, 2千多万, 3千来万), nor 千 of a unit (5千瓦, 5千克).
+    r"(?![\d千万亿百十]|[多来余][万亿])"
 )
 _HINT = lazy_pattern("[千万亿]")
 _TIMES = {

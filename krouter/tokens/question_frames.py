@@ -36,7 +36,7 @@ _EN_FRAMES = lazy_pattern(
     # and "find" were words every page lacked); "how do I look up a booking" keeps its verb. Only the
     # notes: "does our wiki have SSO" asks about the wiki (a cold review).
     r"|(?:^|(?<=[.?!;:—–]))\s*(?:(?:please|pls)\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?"
-    r"(?:find|look up|look for|search(?: for)?|pull up|dig up|tell me|show me|get me|check(?!\s+(?:out|in)\b))"
+    r"(?:find|look up|look for|search(?: for)?|pull up|dig up|tell me|show me|get me|check(?!\s+out\b)(?!\s+in\b(?!\s+(?:the|our|my|your)\b)))"
     r"(?:\s+(?:in\s+|through\s+)?(?:the|our|my|your)\s+(?:teams?(?:'s)?\s+)?notes?\b(?:\s+(?:for|on|about|regarding)\b)?"
     r"|\b(?=\s+(?:our|the|my|what|how|where|when|who|whom|whose|which|why|whether|if|any|out)\b))"
     r"|\b(?:what|anything) (?:do|does|did) (?:the|our|my) notes (?:say|have|mention)(?: about| on| regarding)?\b"
@@ -254,18 +254,20 @@ _MENTION_ASKED = lazy_pattern(r"\b(do|does|did)\b((?: [\w']+){1,3}?) mention\b")
 # notes as the place ("笔记里有没有写…", "我们的记录里…"). Only a verb with 一下/下 (or after 帮我), so 查询
 # (query), 看板 (a board) and 找到 stay words; only where a sentence or a clause starts.
 _ZH_CLAUSE = r"(?:^|(?<=[\s，,。.!！?？;；:：、]))"
+# Where a word ends: a space, a mark, Latin letters or digits, or the question's end.
+_ZH_END = r"(?=[\s，,。.!！?？;；:：、A-Za-z0-9]|$)"
 # A bare 下 after the verb only where a word does not begin with it (查下笔记, 看下 Console; not 查下线时间,
 # 看下午: 下线, 下午 are words).
 _ZH_LOOK = (
     r"(?:查查|找找|翻翻|搜搜|看看|[查找翻搜看](?:一下|一查|一找|一看"
-    r"|下(?=[\s，,。.!！?？;；:：、]|笔记|记录|我们的|咱们的|我的|$)))"
+    rf"|下(?:{_ZH_END}|(?=笔记|记录|我们的|咱们的|我的))))"
 )
-# The notes after the request: 里, 中, 上 only after 笔记 or 记录 (看看上线流程 keeps 上线).
-_ZH_NOTES = r"(?:(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里|中|上)?)?"
+# The notes after the request, only as a word of their own (not 笔记本, a laptop, nor 记录上限), and 里 or
+# 中 after them (not 里程).
+_ZH_NOTES_WORD = rf"(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程)|中|{_ZH_END})"
 _ZH_REQUEST = lazy_pattern(
-    rf"{_ZH_CLAUSE}(?:麻烦你?|请你?)?(?:(?:帮|替)(?:我们|我|忙)(?:{_ZH_LOOK}|[查找翻搜看](?![询到出板法看查找翻搜])|)"
-    rf"|{_ZH_LOOK}){_ZH_NOTES}"
-    rf"|{_ZH_CLAUSE}(?:在|从)?(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里|中)(?:有没有|有无)?(?:写|记)?(?:过|的|了|着)?"
+    rf"{_ZH_CLAUSE}(?:麻烦你?|请你?)?(?:(?:帮|替)(?:我们|我|忙)(?:{_ZH_LOOK})?|{_ZH_LOOK})(?:{_ZH_NOTES_WORD})?"
+    rf"|{_ZH_CLAUSE}(?:在|从)?(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程)|中)(?:有没有|有无)?(?:写|记)?(?:过|的|了|着)?"
 )
 
 _ZH_ASKING = lazy_pattern("[查找翻搜看笔记]")

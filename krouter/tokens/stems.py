@@ -50,8 +50,7 @@ def written_terms(norm: str) -> list[str]:
     return [WRITTEN + term for word in _ACCENTED.findall(norm) if (term := written_term(word))]
 
 
-def accented_term(text: str) -> str | None:
-    """``written_term`` of the first accented Latin word of ``text`` (a dictionary sense's "résumé,"),
-    or None."""
+def accented_word(text: str) -> str | None:
+    """The first Latin word of ``text`` with an accent in it (a dictionary sense's "résumé,"), or None."""
     found = _ACCENTED.search(text)
-    return written_term(found.group()) if found else None
+    return found.group() if found else None

@@ -49,4 +49,6 @@ one machine never share a file. Its own module: the file name is needed where im
 # 38: a number counted in 千, 万 or 亿 (5万, 1.5 万) is the number in digits (50000), a page's indexed as an amount too.
 # 39: a cold review: compound counters read whole (3千万), 1万2千 left as written; the Chinese request frame
 # takes no piece of the next word; a text's identifiers are read with accents dropped too.
-TOKENIZER_VERSION = "39"
+# 40: a second review: 千 of a unit (千瓦) is no thousand, a number after a verb's 到 is read, 2千多万 is left;
+# the request frame takes no 笔记本 nor a two-character verb's first character.
+TOKENIZER_VERSION = "40"
