@@ -44,9 +44,10 @@ def normalize(text: str) -> str:
 
 def without_accents(word: str) -> str:
     """``word`` (normalised) with its Latin letters' accents dropped, as SQLite's unicode61 tokenizer
-    drops them: notes write "Inês", "José", "Zoë" and "café", and people type them bare. An index term
-    is made of it; the word as written stays what receipts show and what tells a language (läuft,
-    cómo). One letter for one; letters with no accent to drop (ø, æ, ł) stay."""
+    drops them: notes write "Inês", "José", "Zoë" and "café", and people type them bare. Index terms,
+    and the text read for them (``terms.word_text``), drop them; a question's words as a receipt shows
+    them keep them, and so tell a language (läuft, cómo). One letter for one, so a line's positions
+    hold; letters with no accent to drop (ø, æ, ł) stay."""
     if word.isascii() or not _ACCENTED.search(word):
         return word
     return word.translate(_latin_bases())
