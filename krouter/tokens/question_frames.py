@@ -251,8 +251,8 @@ _MENTION_ASKED = lazy_pattern(r"\b(do|does|did)\b((?: [\w']+){1,3}?) mention\b")
 
 
 # Asking the notes in Chinese, as the English frames above do: "帮我查一下…", "麻烦看下…", "查下笔记…", and the
-# notes as the place ("笔记里有没有写…", "我们的记录里…"). Only a verb with 一下/下 (or after 帮我), so 查询
-# (query), 看板 (a board) and 找到 stay words; only where a sentence or a clause starts.
+# notes as the place ("笔记里有没有写…", "我们的记录里…"). Only a verb with 一下/下 or doubled (查查), so 查询
+# (query), 看板 (a board), 找到 and 找回 stay words; only where a sentence or a clause starts.
 _ZH_CLAUSE = r"(?:^|(?<=[\s，,。.!！?？;；:：、]))"
 # Where a word ends: a space, a mark, Latin letters or digits, or the question's end.
 _ZH_END = r"(?=[\s，,。.!！?？;；:：、A-Za-z0-9]|$)"
