@@ -210,6 +210,9 @@ def test_a_number_counted_in_wan_is_the_number_a_page_writes_in_digits(tmp_path:
     assert [t.term for t in query_terms("3万-5万")] == ["30000", "50000"]
     assert "5000" not in [t.term for t in query_terms("5千瓦的机柜月租多少")]
     assert "¤5000" not in index_terms("功率 5 千瓦")
+    assert "5000" in [t.term for t in query_terms("5千字的文档")] and "¤10000" not in index_terms(
+        "10 千伏线路"
+    )
     assert "2000" not in [t.term for t in query_terms("2千多万")]
     assert "2000" not in [t.term for t in query_terms("cap 是1万2千")]
     assert "¤100000" in index_terms("10 万 series 以下的小租户")

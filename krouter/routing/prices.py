@@ -17,6 +17,7 @@ from krouter.routing.question import Unit
 from krouter.routing.scoring import Target
 from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
+from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import english_terms, query_terms, word_text
 from krouter.vault.md_tables import cells, headers
 from krouter.vault.page import parse_page
@@ -154,10 +155,9 @@ def priced_before(
     question: str,
 ) -> bool:
     """True when a page the ``cited`` one replaced (each given with the question's words it matched) states
-    an amount beside those words and the cited page states one beside a word of the question or labelled
-    as a price (``_amount_asked``): the price the question remembers and the one that replaced it, however
-    the new decision words it ("are we still paying the Jenkins rack's power and bandwidth?" answered by
-    "Budget: $600/month" on the page that moved CI off it)."""
+    an amount beside those words and the cited page states one beside a word of the question
+    (``_amount_asked``): the price the question remembers and the one that replaced it ("How much are we
+    paying PostNL per parcel?" answered by the DPD page's "€4.35" under "Average cost per parcel")."""
     if not replaced or not _amount_asked(text_of(cited), units):
         return False
     return any(
@@ -165,36 +165,28 @@ def priced_before(
     )
 
 
-# A line whose label names a price: "Budget: $600/month", "- **Price**: €12", "预算：4000 元/月". Only the
-# label, where the line starts: "Moving cost: $1,140", "(Dana in charge)" and 搬仓预算 price other things
-# (a second review).
-_PRICE_LABEL = lazy_pattern(
-    r"^[\s>*+\-|#]*(?:\*\*|__)?(?:monthly |annual |yearly |unit |list )?"
-    r"(?:budget|price|prices|pricing|cost|costs|fee|fees|rate|rates|预算|价格|费用|报价|收费|单价|月费|年费)"
-    r"(?:\*\*|__)?\s*[:：]",
-    re.IGNORECASE,
-)
-
-
 def _amount_asked(text: str, units: list[Unit]) -> bool:
     """True when a line of ``text`` states an amount beside one of the question's words other than a
-    price's name (by any route; on the line, the line above or its table's header), or labelled as a
-    price ("Budget: $600/month"): the amount a correction's new decision states, not one of another
-    thing it mentions ("Stock trucked to Reno for $1,140" is no price of the pallets the question asks
-    about; a cold review)."""
-    specific = [u for u in units if u.text.lower() not in _PRICE_NAMES]
+    price's name (by any route; on the line, the line above or its table's header), the page's name
+    included: the amount a correction's new decision states for what the question asks, not one of
+    another thing it mentions ("Stock trucked to Reno for $1,140", "Cost: $1,140 for trucking" are no
+    price of the pallets the question asks about; two cold reviews)."""
+    # Nor a lone Han character: 费 of 仓储费 stands beside every 运输费 (a third review).
+    specific = [u for u in units if u.text.lower() not in _PRICE_NAMES and not _lone_han(u.text)]
     held = route_terms(specific)
     lines = text.splitlines()
     for n, (line, header) in enumerate(zip(lines, headers(lines), strict=True)):
         if not (states_amount(line) or (header is not None and priced_row(header, line))):
             continue
-        if _PRICE_LABEL.match(line):
-            return True
         # As D93 reads it: with the line above (the item a nested bullet prices) and the table's header.
         terms = terms_in(held, "\n".join(filter(None, (header, _above(lines, n), line))))
         if any(u.in_terms(terms) for u in specific):
             return True
     return False
+
+
+def _lone_han(word: str) -> bool:
+    return len(word) == 1 and is_cjk(word)
 
 
 def remembered(top: Target, meta_hits: dict[int, set[int]], content_hits: dict[int, set[int]]) -> list[int]:
