@@ -213,6 +213,7 @@ def test_a_number_counted_in_wan_is_the_number_a_page_writes_in_digits(tmp_path:
     assert "5000" in [t.term for t in query_terms("5千字的文档")] and "¤10000" not in index_terms(
         "10 千伏线路"
     )
+    assert "20000" not in [t.term for t in query_terms("20千牛的拉力")]
     assert "2000" not in [t.term for t in query_terms("2千多万")]
     assert "2000" not in [t.term for t in query_terms("cap 是1万2千")]
     assert "¤100000" in index_terms("10 万 series 以下的小租户")

@@ -24,7 +24,7 @@ from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.pointers import as_missing, pointed_away, pointer_reason
-from krouter.routing.prices import priced_before, remembered, states_price
+from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
 from krouter.routing.receipt import Evidence, Receipt
@@ -180,13 +180,6 @@ def decide(
         and not unknown
         and asks_price(question)
         and not states_price(citations[0].path, reads.text(citations[0].path), units, effective, question)
-        and not priced_before(
-            citations[0].path,
-            [(t.pages[p].path, content_hits.get(p, set())) for p in remembered(top, meta_hits, content_hits)],
-            reads.text,
-            units,
-            question,
-        )
     )
     # An email address or a phone number asked is answered where the page states one (D114).
     contact = asks_contact(question) if asked and not (unknown or unpriced) else None

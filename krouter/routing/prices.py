@@ -9,15 +9,12 @@ answered (docs/decisions.md D93).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.answering_line import route_terms, terms_in
 from krouter.routing.question import Unit
-from krouter.routing.scoring import Target
 from krouter.tokens.names import written_as_name
 from krouter.tokens.question_frames import asks_price
-from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import english_terms, query_terms, word_text
 from krouter.vault.md_tables import cells, headers
 from krouter.vault.page import parse_page
@@ -145,60 +142,6 @@ def states_price(path: str, text: str, units: list[Unit], matched: set[int], que
         if (near and named <= near) or (not named and _labelled(page.title, line)):
             return True
     return False
-
-
-def priced_before(
-    cited: str,
-    replaced: list[tuple[str, set[int]]],
-    text_of: Callable[[str], str],
-    units: list[Unit],
-    question: str,
-) -> bool:
-    """True when a page the ``cited`` one replaced (each given with the question's words it matched) states
-    an amount beside those words and the cited page states one beside a word of the question
-    (``_amount_asked``): the price the question remembers and the one that replaced it ("How much are we
-    paying PostNL per parcel?" answered by the DPD page's "€4.35" under "Average cost per parcel")."""
-    if not replaced or not _amount_asked(text_of(cited), units):
-        return False
-    return any(
-        matched and states_price(path, text_of(path), units, matched, question) for path, matched in replaced
-    )
-
-
-def _amount_asked(text: str, units: list[Unit]) -> bool:
-    """True when a line of ``text`` states an amount beside one of the question's words other than a
-    price's name (by any route; on the line, the line above or its table's header), the page's name
-    included: the amount a correction's new decision states for what the question asks, not one of
-    another thing it mentions ("Stock trucked to Reno for $1,140", "Cost: $1,140 for trucking" are no
-    price of the pallets the question asks about; two cold reviews)."""
-    # Nor a lone Han character: 费 of 仓储费 stands beside every 运输费 (a third review).
-    specific = [u for u in units if u.text.lower() not in _PRICE_NAMES and not _lone_han(u.text)]
-    held = route_terms(specific)
-    lines = text.splitlines()
-    for n, (line, header) in enumerate(zip(lines, headers(lines), strict=True)):
-        if not (states_amount(line) or (header is not None and priced_row(header, line))):
-            continue
-        # As D93 reads it: with the line above (the item a nested bullet prices) and the table's header.
-        terms = terms_in(held, "\n".join(filter(None, (header, _above(lines, n), line))))
-        if any(u.in_terms(terms) for u in specific):
-            return True
-    return False
-
-
-def _lone_han(word: str) -> bool:
-    return len(word) == 1 and is_cjk(word)
-
-
-def remembered(top: Target, meta_hits: dict[int, set[int]], content_hits: dict[int, set[int]]) -> list[int]:
-    """The replaced pages leading to ``top`` that hold every question word the current page's name holds:
-    a question asking in the old decision's words, not about the new one's subject ("What does Sierra
-    charge per order?" names the 3PL that replaced Lakeshore, whose page priced its orders)."""
-    named = meta_hits.get(top.page_id, set())
-    return [
-        p
-        for p in top.contributors
-        if p != top.page_id and named <= content_hits.get(p, set()) | meta_hits.get(p, set())
-    ]
 
 
 # A header cell naming a column of money ("Fee (USD)", "Unit price", "单价", "金额（元）"); not "Rate limit",

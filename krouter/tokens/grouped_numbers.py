@@ -59,7 +59,7 @@ _MAGNITUDE = lazy_pattern(
     # Not a range's end written after a number (3-5万, 3到5万: the range is left as written), but after a
     # verb (提到5万, 增至3千万) or another counted number (3万-5万).
     r"(?<![\d.,千万亿])(?<!\d[\-~～–—到至])(?<!\d\s[\-~～–—到至])(?<!\d[\-~～–—到至]\s)(?<!\d\s[\-~～–—到至]\s)"
-    r"(\d+(?:\.\d+)?)\s*(十万|百万|千万|万亿|十亿|百亿|千亿|千(?![瓦克米兆赫帕焦卡伏])|万|亿)"
+    r"(\d+(?:\.\d+)?)\s*(十万|百万|千万|万亿|十亿|百亿|千亿|千(?![瓦克米兆赫帕焦卡伏牛欧安乏比])|万|亿)"
     # Not a number another counter or digit follows (1万2千, 2千多万, 3千来万), nor 千 of a unit (5千瓦, 5千克).
     r"(?![\d千万亿百十]|[多来余][万亿])"
 )

@@ -262,12 +262,15 @@ _ZH_LOOK = (
     r"(?:查查|找找|翻翻|搜搜|看看|[查找翻搜看](?:一下|一查|一找|一看"
     rf"|下(?:{_ZH_END}|(?=笔记|记录|我们的|咱们的|我的))))"
 )
-# The notes after the request, only as a word of their own (not 笔记本, a laptop, 记录上限, 记录中心 or
-# 笔记App), and 里 after them (not 里程).
-_ZH_NOTES_WORD = r"(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程)|(?=[\s，,。.!！?？;；:：、]|$))"
+# The notes after the request, only as a word of their own (not 笔记本, a laptop, 记录上限, 笔记App, nor
+# 笔记 App or 记录 API, a name after a space), and 里 or 中 after them (not 里程, 记录中心).
+_ZH_NOTES_WORD = (
+    r"(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程)|中(?=[的有查找看写记提\s，,。.!！?？;；:：、]|$)"
+    r"|(?=[，,。.!！?？;；:：、]|\s+(?![A-Za-z0-9])|$))"
+)
 _ZH_REQUEST = lazy_pattern(
     rf"{_ZH_CLAUSE}(?:麻烦你?|请你?)?(?:(?:帮|替)(?:我们|我|忙)(?:{_ZH_LOOK})?|{_ZH_LOOK})(?:{_ZH_NOTES_WORD})?"
-    rf"|{_ZH_CLAUSE}(?:在|从)?(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程))(?:有没有|有无)?(?:写|记)?(?:过|的|了|着)?"
+    rf"|{_ZH_CLAUSE}(?:在|从)?(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程)|中(?=[的有查找看写记提\s]))(?:有没有|有无)?(?:写|记)?(?:过|的|了|着)?"
 )
 
 _ZH_ASKING = lazy_pattern("[查找翻搜看笔记]")
