@@ -78,18 +78,18 @@ def _translated(unit: Unit, pages: set[int], text_of: Callable[[int], str]) -> b
     native = [p for p in pages if p in unit.postings and p not in unit.translated]
     if not native:
         return any(p in unit.translated for p in pages)
-    return all(unit.postings[p][0] and unit.text not in _prose(text_of(p)) for p in native)
+    return all(unit.postings[p][0] and unit.text not in normalize(_prose(text_of(p))) for p in native)
 
 
 def _prose(text: str) -> str:
-    """A page's prose as the language test reads it, normalised: front matter, code and addresses out."""
-    return normalize(_NOT_PROSE.sub(" ", text[:PROSE_SAMPLE]))
+    """A page's prose as ``in_english`` reads it: its start, front matter, code and addresses left out."""
+    return _NOT_PROSE.sub(" ", text[:PROSE_SAMPLE])
 
 
 def in_english(text: str) -> bool:
     """True when a page's prose is written in English: fewer Han characters than HAN_PER_LETTER of its
     Latin letters, front matter, code and addresses left out."""
-    prose = _NOT_PROSE.sub(" ", text[:PROSE_SAMPLE])
+    prose = _prose(text)
     return len(HAS_HAN.findall(prose)) < HAN_PER_LETTER * len(_LATIN.findall(prose))
 
 

@@ -87,12 +87,13 @@ def name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tupl
     or file name of two or more words as a name (each word with a capital), those words weigh as one,
     the heaviest of them (docs/decisions.md D61)."""
     total = sum(u.weight for u in units)
+    # Names are read as the index reads them, accents dropped (``Tables.names_of``).
+    read = [without_accents(normalize(u.text)) for u in units]
     for _name, parts in t.names_of(page_id):
         if len(parts) < 2:
             continue
-        # Names are read as the index reads them, accents dropped (``Tables.names_of``).
-        group = [i for i, u in enumerate(units) if without_accents(normalize(u.text)) in parts]
-        if len({without_accents(normalize(units[i].text)) for i in group}) < len(set(parts)):
+        group = [i for i, text in enumerate(read) if text in parts]
+        if len({read[i] for i in group}) < len(set(parts)):
             continue
         if not all(capitalised(units[i].text, question) for i in group):
             continue

@@ -42,28 +42,39 @@ def normalize(text: str) -> str:
     return folded.replace("i\u0307", "i") if "\u0307" in folded else folded
 
 
+# The Latin blocks whose letters carry accents: Latin-1 Supplement, Latin Extended-A and -B, and Latin
+# Extended Additional (first and last code point of each).
+_ACCENT_BLOCKS = ((0xC0, 0x24F), (0x1E00, 0x1EFF))
+# Those blocks as a regex character range, for the patterns that look for an accented letter.
+ACCENTED_LETTERS = "".join(f"{chr(first)}-{chr(last)}" for first, last in _ACCENT_BLOCKS)
+
+
 def without_accents(word: str) -> str:
     """``word`` (normalised) with its Latin letters' accents dropped, as SQLite's unicode61 tokenizer
     drops them: notes write "Inês", "José", "Zoë" and "café", and people type them bare. Index terms,
     and the text read for them (``terms.word_text``), drop them; a question's words as a receipt shows
     them keep them, and so tell a language (läuft, cómo). One letter for one, so a line's positions
     hold; letters with no accent to drop (ø, æ, ł) stay."""
-    if word.isascii() or not _ACCENTED.search(word):
+    if not has_accent(word):
         return word
     return word.translate(_latin_bases())
 
 
-# Where an accent may stand: a Chinese page is scanned for one in C, not translated character by character.
-_ACCENTED = lazy_pattern("[\u00c0-\u024f\u1e00-\u1eff]")
+def has_accent(text: str) -> bool:
+    """True when ``text`` holds a letter of the accented Latin blocks; a Chinese page is scanned for one
+    in C, not translated character by character."""
+    return not text.isascii() and _ACCENTED.search(text) is not None
+
+
+_ACCENTED = lazy_pattern(f"[{ACCENTED_LETTERS}]")
 
 
 @cache
 def _latin_bases() -> dict[int, str]:
-    """Each accented letter of Latin-1, Latin Extended-A and -B and Latin Extended Additional mapped to
-    its letter without the accent."""
+    """Each accented letter of the Latin blocks mapped to its letter without the accent."""
     table: dict[int, str] = {}
-    for block in (range(0xC0, 0x250), range(0x1E00, 0x1F00)):
-        for code in block:
+    for first, last in _ACCENT_BLOCKS:
+        for code in range(first, last + 1):
             parts = unicodedata.normalize("NFD", chr(code))
             base = "".join(ch for ch in parts if not unicodedata.combining(ch))
             if base != chr(code) and len(base) == 1 and base.isascii() and base.isalpha():

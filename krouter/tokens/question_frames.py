@@ -253,9 +253,11 @@ _MENTION_ASKED = lazy_pattern(r"\b(do|does|did)\b((?: [\w']+){1,3}?) mention\b")
 # Asking the notes in Chinese, as the English frames above do: "帮我查一下…", "麻烦看下…", "查下笔记…", and the
 # notes as the place ("笔记里有没有写…", "我们的记录里…"). Only a verb with 一下/下 or doubled (查查), so 查询
 # (query), 看板 (a board), 找到 and 找回 stay words; only where a sentence or a clause starts.
-_ZH_CLAUSE = r"(?:^|(?<=[\s，,。.!！?？;；:：、]))"
+# The marks that end a clause in a Chinese question.
+_ZH_MARKS = "，,。.!！?？;；:：、"
+_ZH_CLAUSE = rf"(?:^|(?<=[\s{_ZH_MARKS}]))"
 # Where a word ends: a space, a mark, Latin letters or digits, or the question's end.
-_ZH_END = r"(?=[\s，,。.!！?？;；:：、A-Za-z0-9]|$)"
+_ZH_END = rf"(?=[\s{_ZH_MARKS}A-Za-z0-9]|$)"
 # A bare 下 after the verb only where a word does not begin with it (查下笔记, 看下 Console; not 查下线时间,
 # 看下午: 下线, 下午 are words).
 _ZH_LOOK = (
@@ -265,8 +267,8 @@ _ZH_LOOK = (
 # The notes after the request, only as a word of their own (not 笔记本, a laptop, 记录上限, 笔记App, nor
 # 笔记 App or 记录 API, a name after a space), and 里 or 中 after them (not 里程, 记录中心).
 _ZH_NOTES_WORD = (
-    r"(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程)|中(?=[的有查找看写记提\s，,。.!！?？;；:：、]|$)"
-    r"|(?=[，,。.!！?？;；:：、]|\s+(?![A-Za-z0-9])|$))"
+    rf"(?:(?:我们|咱们|我)的)?(?:笔记|记录)(?:里面|里(?!程)|中(?=[的有查找看写记提\s{_ZH_MARKS}]|$)"
+    rf"|(?=[{_ZH_MARKS}]|\s+(?![A-Za-z0-9])|$))"
 )
 _ZH_REQUEST = lazy_pattern(
     rf"{_ZH_CLAUSE}(?:麻烦你?|请你?)?(?:(?:帮|替)(?:我们|我|忙)(?:{_ZH_LOOK})?|{_ZH_LOOK})(?:{_ZH_NOTES_WORD})?"

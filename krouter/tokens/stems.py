@@ -8,7 +8,7 @@ from functools import lru_cache
 import Stemmer
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.tokens.normal_form import without_accents
+from krouter.tokens.normal_form import ACCENTED_LETTERS, has_accent, without_accents
 from krouter.tokens.spelling import canonical
 from krouter.tokens.stopwords import ENGLISH
 
@@ -37,15 +37,14 @@ def written_term(word: str) -> str | None:
 
 
 # A word of Latin letters with an accented one among them.
-_LATIN = "a-zA-Z\u00c0-\u024f\u1e00-\u1eff"
-_ACCENTED = lazy_pattern(f"(?<![{_LATIN}])[{_LATIN}]*[\u00c0-\u024f\u1e00-\u1eff][{_LATIN}]*")
-# An accented letter anywhere: most texts have none, and are not searched word by word.
-_ANY_ACCENT = lazy_pattern("[\u00c0-\u024f\u1e00-\u1eff]")
+_LATIN = f"a-zA-Z{ACCENTED_LETTERS}"
+_ACCENTED = lazy_pattern(f"(?<![{_LATIN}])[{_LATIN}]*[{ACCENTED_LETTERS}][{_LATIN}]*")
 
 
 def written_terms(norm: str) -> list[str]:
     """The as-written terms (``WRITTEN``) of a normalised text's accented Latin words, in order."""
-    if not _ANY_ACCENT.search(norm):
+    # Most texts have no accented letter, and are not searched word by word.
+    if not has_accent(norm):
         return []
     return [WRITTEN + term for word in _ACCENTED.findall(norm) if (term := written_term(word))]
 
