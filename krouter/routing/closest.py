@@ -60,3 +60,24 @@ def by_passage(
         for i in best
     ]
     return citations[:KEPT] + listed
+
+
+def named_second(
+    citations: list[Citation],
+    path: str,
+    everything: list[Target],
+    units: list[Unit],
+    meta_hits: dict[int, set[int]],
+    t: Tables,
+    reads: PageReads,
+) -> list[Citation]:
+    """``citations`` with the page at ``path``, which a refusal's reason names, second: an agent reads
+    the list for the pages a reason names (D131), at k = 1 too, and the places past the second are
+    given by passage (``by_passage``)."""
+    named = [c for c in citations if c.path == path]
+    if not named:
+        x = next((x for x in everything if t.pages[x.page_id].path == path), None)
+        if x is None:
+            return citations
+        named = [citation(x, units, meta_hits, t, reads, now=False)]
+    return [citations[0], named[0], *(c for c in citations[1:] if c.path != path)]

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from krouter.index.store import Index
 from krouter.routing.citation import PageReads, citation, passage_coverage, title_units
-from krouter.routing.closest import REACH, by_passage
+from krouter.routing.closest import REACH, by_passage, named_second
 from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
 from krouter.routing.other_names import mentioned_by_name
-from krouter.routing.pointers import as_missing, pointed_away, pointer_reason
+from krouter.routing.pointers import as_missing, named_where_pointed, pointed_away, pointer_reason
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
@@ -166,10 +166,17 @@ def decide(
     own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
     if pointer := pointed_away(reads.text, citations[0].path, units, own, effective, runner):
         citations[0] = as_missing(citations[0], pointer[0])
+    # So is another page's whole name, written only where the page sets that page apart ("别和
+    # [[客户/明远证券]] 搞混"): the question asks about that page's subject (D177, pointers.py).
+    set_apart = (
+        named_where_pointed(reads.text, citations[0].path, units, own, effective, question, t, mine)
+        if own and not (other_page or pointer)
+        else None
+    )
     # A question that names something the vault never mentions (MongoDB, 北京) asks about it: the page
     # its other words found is about something else ("MongoDB backup time" on the PostgreSQL backups
     # page, 北京办公室地址 on the Shanghai office's).
-    asked = confidence >= floor and not (lone or other_page)
+    asked = confidence >= floor and not (lone or other_page or set_apart)
     # An identifier's words count as held only as the page spells them: page→页面 is no page_id (D143).
     spelled = {i for i in effective if not units[i].translated.keys() & mine}
     unknown = unknown_name(units, question, index, spelled) if asked else None
@@ -187,7 +194,7 @@ def decide(
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other or other_page or pointer or unknown or unpriced or uncontacted:
+    if lone or said_by_other or other_page or pointer or set_apart or unknown or unpriced or uncontacted:
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -218,6 +225,13 @@ def decide(
         )
     elif pointer:
         reason = pointer_reason(citations[0].path, *pointer, word_confidence)
+    elif set_apart:
+        reason = (
+            f"the question names {set_apart[0]!r}, the page {set_apart[1]}, which {citations[0].path} "
+            f"mentions only where it points there and sets it apart: it asks about another subject (the "
+            f"words' confidence {word_confidence:.0%})"
+        )
+        citations = named_second(citations, set_apart[1], everything, units, meta_hits, t, reads)
     elif unknown:
         reason = (
             f"the question names {unknown!r}, which no page of the vault mentions{unread_note(t.unread)}: the "
@@ -247,7 +261,7 @@ def decide(
         # A refusal's reason names its runner-up ("leads X by 7%"): listed past k when need be.
         names_runner_up = decision == "refuse" and second is not None
     if not names_runner_up:
-        citations = citations[: len(ranked)]
+        citations = citations[: max(len(ranked), 2 if set_apart else 1)]
     if decision == "refuse":
         citations = by_passage(citations, everything, listed_units, reads, meta_hits, t)
     # Only the replacements that led to a page listed here (one elsewhere in the ranking would point

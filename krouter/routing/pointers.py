@@ -13,7 +13,7 @@ office]])") says something of its own, and points at nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from krouter.lazy_pattern import lazy_pattern
@@ -21,8 +21,12 @@ from krouter.routing.answering_line import outside_links, route_terms, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
 from krouter.routing.receipt import Citation, Receipt
+from krouter.routing.tables import Tables
 from krouter.routing.untranslated import in_english, untranslatable
+from krouter.tokens.names import is_name
 from krouter.tokens.normal_form import normalize, without_accents
+from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import word_text
 from krouter.vault.links import LinkResolver
 
 # A wikilink ([[Decisions/New#Why|new]]) or a Markdown link ([see](../Decisions/New%20page.md)), whole:
@@ -32,6 +36,17 @@ _LINK = lazy_pattern(r"\[\[[^\[\]]*\]\]|\[[^\[\]]*\]\([^()]*\)")
 _DESTINATION = lazy_pattern(r"\]\([^()]*\)")
 # A page points a word away on a few lines ("see [[…]]"), not on dozens.
 MAX_POINTING_LINES = 12
+# A link in a line read for what it writes around it.
+_A_LINK = "\ue000"
+# What a line writes beside a link to send the reader to another page's subject or set it apart from
+# this page's: "see [[…]]", "not to be confused with [[…]]", "[[…]] is a different plan", "见 [[…]]",
+# "别和 [[…]] 搞混", "…是另一套规则". A bare "- [[Kafka]]" under "## Owned services" does neither: it
+# names a thing the page is about.
+_POINTING = lazy_pattern(
+    r"(?i)\b(?:see|cf|confuse[ds]?|confusing|mix(?:ed)? up|differ(?:s|ent|ently)?|separate(?:ly)?|another"
+    r"|unlike|instead|elsewhere)\b|参见|详见|见\s*\ue000|别和|别跟|不要和|不要跟|搞混|混淆|混用|另一|另外一"
+    r"|不同|不一样|区别"
+)
 
 
 def pointed_away(
@@ -65,25 +80,10 @@ def pointed_away(
     # A link names the runner-up as a replacement link would, among the pages: by its path, the end of
     # it or its file name, in any case (a folder it is not in names another page).
     to_runner_up = LinkResolver([path])
-    pointed_terms = route_terms(units[i] for i in named)
-    # A line can hold a term only if it writes all but the last letter of it (a stem is read off its
-    # words: "polici" of policy), read as the index reads text (full-width letters, accents dropped).
-    starts = tuple({term[: max(3, len(term) - 1)] for term in pointed_terms})
-    raw = text.split("\n")
-    plain = without_accents(normalize(text)).split("\n")
     pointing = dict.fromkeys(named, False)
-    lines = 0
-    for n, line in enumerate(raw):
-        read = plain[n] if len(plain) == len(raw) else without_accents(normalize(line))
-        if not any(start in read for start in starts):
-            continue
-        holding = [i for i in named if units[i].in_terms(terms_in(pointed_terms, line))]
-        if not holding:
-            continue
-        # A word written on that many lines is the page's own, whatever they link to (and a page of
-        # 50,000 linking lines is not read line by line).
-        lines += 1
-        if lines > MAX_POINTING_LINES:
+    for n, (line, holding) in enumerate(_lines_writing(text, units, named)):
+        # A word written on that many lines is the page's own, whatever they link to.
+        if n == MAX_POINTING_LINES:
             return None
         to_it = any(to_runner_up.resolve(m.group(0)) == path for m in _LINK.finditer(line))
         own = outside_links(terms, [_DESTINATION.sub("]", line)])
@@ -108,6 +108,110 @@ def pointed_away(
     if not pointed or len(theirs) < len(mine):
         return None
     return [units[i].text for i in sorted(pointed)], path
+
+
+def named_where_pointed(
+    text_of: Callable[[str], str],
+    cited: str,
+    units: list[Unit],
+    words: set[int],
+    held: set[int],
+    question: str,
+    t: Tables,
+    mine: set[int],
+) -> tuple[str, str] | None:
+    """(the name, that page's path) when the question names another current page by its whole title or
+    file name, a name (every word of it ``is_name``: 明远证券, Acme, not Production deploy), which the
+    ``cited`` page (with the replaced pages leading to it, ``mine``) writes only on lines that link to
+    that page and set it apart or send the reader there ("别和 [[客户/明远证券]] 搞混", "not to be confused
+    with [[Acme]]", "见 [[…]]"), stating none of its other question words (``held``) outside their
+    links. ``words``: the question's words the page matched in its text (not by its title, aliases or
+    a trigger). The page is about another subject, whatever else it shares with the question: unlike
+    ``pointed_away``, the page named need not be the runner-up nor hold the question's other words (a
+    question about that subject's renewal the notes never wrote down is refused, not answered with the
+    renewal of the customer it was set apart from)."""
+    text = text_of(cited)
+    if ("[[" not in text and "](" not in text) or not words:
+        return None
+    asked = word_text(question)
+    seen: set[int] = set()
+    for i in sorted(words):
+        for pid, tf in units[i].postings.items():
+            if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
+                continue
+            seen.add(pid)
+            path = t.pages[pid].path
+            for name, parts in t.names_of(pid):
+                named = _naming(parts, units, words, asked)
+                if named and all(map(is_name, parts)) and _only_pointing(text, units, named, held, path):
+                    return name, path
+    return None
+
+
+def _naming(parts: tuple[str, ...], units: list[Unit], words: set[int], asked: str) -> set[int]:
+    """The question's ``words`` that write a name's ``parts`` (a Han part, 明远证券, written whole in
+    ``asked``, the question as the index reads it, by the words cut from it: 明远, 证券); none unless
+    the question writes every part."""
+    named: set[int] = set()
+    texts = {i: without_accents(normalize(units[i].text)) for i in words}
+    for part in parts:
+        if not is_cjk(part):
+            found = {i for i, text in texts.items() if text == part}
+        elif part in asked:
+            found = {i for i, text in texts.items() if text in part}
+        else:
+            return set()
+        if not found:
+            return set()
+        named |= found
+    return named
+
+
+def _only_pointing(text: str, units: list[Unit], named: set[int], held: set[int], path: str) -> bool:
+    """True when every line of ``text`` that writes one of the question's words ``named`` links to the
+    page at ``path`` and sets it apart or sends the reader there (``_POINTING``, outside the links),
+    stating none of the other question words ``held`` outside its links."""
+    to_page = LinkResolver([path])
+    terms = route_terms(units[i] for i in held)
+    others = held - named
+    found = False
+    for n, (line, _holding) in enumerate(_lines_writing(text, units, set(named))):
+        if n == MAX_POINTING_LINES:
+            return False
+        prose = _LINK.sub(_A_LINK, line)
+        own = outside_links(terms, [_DESTINATION.sub("]", line)])
+        if (
+            not any(to_page.resolve(m.group(0)) == path for m in _LINK.finditer(line))
+            or not _POINTING.search(prose)
+            or any(units[i].in_terms(own) for i in others)
+        ):
+            return False
+        found = True
+    return found
+
+
+def _lines_writing(text: str, units: list[Unit], named: set[int]) -> Iterator[tuple[str, list[int]]]:
+    """The lines of ``text`` that write one of the question's words ``named`` (read as the set is when
+    a line is reached: a caller may drop words on the way), each with those it writes, up to one past
+    MAX_POINTING_LINES (a page of 50,000 linking lines is not read line by line)."""
+    # A line can hold a term only if it writes all but the last letter of it (a stem is read off its
+    # words: "polici" of policy), read as the index reads text (full-width letters, accents dropped).
+    pointed_terms = route_terms(units[i] for i in named)
+    starts = tuple({term[: max(3, len(term) - 1)] for term in pointed_terms})
+    raw = text.split("\n")
+    plain = without_accents(normalize(text)).split("\n")
+    found = 0
+    for n, line in enumerate(raw):
+        read = plain[n] if len(plain) == len(raw) else without_accents(normalize(line))
+        if not any(start in read for start in starts):
+            continue
+        holding = [i for i in named if units[i].in_terms(terms_in(pointed_terms, line))]
+        if not holding:
+            continue
+        yield line, holding
+        found += 1
+        if found > MAX_POINTING_LINES:
+            return
 
 
 def as_missing(cited: Citation, words: list[str]) -> Citation:

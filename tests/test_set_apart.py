@@ -1,0 +1,112 @@
+"""A question naming a page that the top page writes only where it sets that page apart asks about it (D177)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+from tests.vault_files import write
+
+YUNFAN = (
+    "# 杭州云帆电商\n\n"
+    "**类型**：云版企业客户，8 节点。\n\n"
+    "## 合同\n"
+    "- 续约：2025-04 开始谈，客户想扩到 **12 节点**；续约报价已经出了：¥324,000/年，钱晓在跟\n"
+    "- 付款：季付，发票抬头写全称\n\n"
+    "别和 [[客户/明远证券]] 搞混：那个是信创 + 等保，合同条款完全不同。\n"
+)
+MINGYUAN = (
+    "# 明远证券\n\n"
+    "**类型**：自托管企业版，客户自有机房（上海张江），信创环境（麒麟 + 鲲鹏）。\n"
+    "- 等保三级，每年一次渗透测试\n"
+    + "".join(f"- 第{n}次巡检：机房温度、磁盘、内存、备份都正常，报告归档\n" for n in range(1, 9))
+)
+GLOBEX = (
+    "# Globex\n\n"
+    "Cloud customer since 2023, 20 seats.\n"
+    "- Renewal quote: $48,000 a year, sent by Hannah in March\n"
+    "- Invoices go to their Lisbon office\n\n"
+    "Not to be confused with [[Customers/Zorvane]], which self-hosts.\n"
+)
+ZORVANE = "# Zorvane\n\nSelf-hosted enterprise customer in Porto; their admins run upgrades themselves.\n"
+
+
+def test_a_customer_named_only_in_a_do_not_confuse_line_is_not_answered_for(tmp_path: Path) -> None:
+    """The other customer's page matched every word of "明远证券续约报价出了没 多少钱", 明远证券 only in
+    "别和 [[客户/明远证券]] 搞混", and was cited at 57% with its own renewal price (dev13 D13-46). The
+    question asks about 明远证券, whose page holds no renewal: refused, and the reason's page is listed
+    second at k = 1. The same in English ("Not to be confused with [[Customers/Zorvane]]")."""
+    vault = write(
+        tmp_path,
+        {
+            "客户/杭州云帆电商.md": YUNFAN,
+            "客户/明远证券.md": MINGYUAN,
+            "Customers/Globex.md": GLOBEX,
+            "Customers/Zorvane.md": ZORVANE,
+            "制度/企业版授权限制.md": "# 企业版授权限制\n\n- 按节点数授权，最少 3 节点\n- 海外报价由 Hannah 出\n",
+        },
+    )
+    with Router(vault) as router:
+        chinese = router.decide("明远证券续约报价出了没 多少钱", k=1)
+        english = router.decide("what's the renewal quote for Zorvane?", k=1)
+        own = router.decide("云帆电商续约报价多少钱")
+    assert chinese.decision == "refuse", chinese.reason
+    assert "names '明远证券', the page 客户/明远证券.md" in chinese.reason
+    assert "客户/杭州云帆电商.md mentions only where it points there and sets it apart" in chinese.reason
+    assert [c.path for c in chinese.candidates] == ["客户/杭州云帆电商.md", "客户/明远证券.md"]
+    assert english.decision == "refuse", english.reason
+    assert "the page Customers/Zorvane.md, which Customers/Globex.md mentions only where" in english.reason
+    assert own.decision == "cite" and own.top is not None and own.top.path == "客户/杭州云帆电商.md", (
+        own.reason
+    )
+
+
+def test_a_page_that_lists_names_or_states_them_is_about_them(tmp_path: Path) -> None:
+    """A link alone ("- [[Zorvane]]" under "## Customers we host") names a thing the page is about; a line
+    that states another of the question's words outside its link ("Zorvane renewal: see [[…]]") says
+    something of its own; a page writing the name on another line too (one that points elsewhere) holds it; a name the question
+    writes only in part (Zorvane of "Zorvane Porto", 明远 of 明远证券) is not that page's name. Each is cited as before."""
+    hosted = (
+        "# Hosting team\n\nWho runs upgrades for the customers we host.\n\n## Customers we host\n"
+        "- [[Customers/Zorvane]]\n- [[Customers/Globex]]\n\nUpgrades go out on the first Tuesday.\n"
+    )
+    stated = GLOBEX.replace(
+        "Not to be confused with [[Customers/Zorvane]], which self-hosts.",
+        "Zorvane renewal quote: see [[Customers/Zorvane]], the same $48,000.",
+    )
+    twice = GLOBEX + "\nZorvane's contract is different, see [[Contracts/Template]].\n"
+    hosted_customer = "# Zorvane\n\nCloud customer in Porto since 2022, 40 seats.\n"
+    cases = {
+        "hosted": (
+            {"Teams/Hosting team.md": hosted, "Customers/Zorvane.md": hosted_customer},
+            "who runs upgrades for zorvane?",
+            "Teams/Hosting team.md",
+        ),
+        "stated": (
+            {"Customers/Globex.md": stated, "Customers/Zorvane.md": ZORVANE},
+            "zorvane renewal quote?",
+            "Customers/Globex.md",
+        ),
+        "twice": (
+            {"Customers/Globex.md": twice, "Customers/Zorvane.md": ZORVANE},
+            "what's the renewal quote for Zorvane?",
+            "Customers/Globex.md",
+        ),
+    }
+    for name, (pages, question, expected) in cases.items():
+        with Router(write(tmp_path / name, pages)) as router:
+            receipt = router.decide(question)
+        assert "sets it apart" not in receipt.reason, (name, receipt.reason)
+        assert receipt.top is not None and receipt.top.path == expected, (name, receipt.reason)
+    part = write(
+        tmp_path / "part",
+        {"Customers/Globex.md": GLOBEX.replace("Customers/Zorvane", "Customers/Zorvane Porto")},
+    )
+    write(part, {"Customers/Zorvane Porto.md": ZORVANE.replace("# Zorvane", "# Zorvane Porto")})
+    han = write(tmp_path / "han", {"客户/杭州云帆电商.md": YUNFAN, "客户/明远证券.md": MINGYUAN})
+    with Router(part) as router:
+        receipt = router.decide("what's the renewal quote for Zorvane?")
+    assert "sets it apart" not in receipt.reason, receipt.reason
+    with Router(han) as router:
+        receipt = router.decide("明远续约报价出了没 多少钱")
+    assert "sets it apart" not in receipt.reason, receipt.reason
