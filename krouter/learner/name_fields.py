@@ -48,7 +48,7 @@ def lacked_name_words(router: Router, question: str, page: str, written: str) ->
 
     Such a word may name another subject ("frontend" when a "Frontend team" page exists): written onto
     this page it makes a trigger that the router counts only for a question holding it whole
-    (``decision._fired_triggers``), and it may be the mark of a neighbour, not of a rewording, as often
+    (``fired_triggers.fired_triggers``), and it may be the mark of a neighbour, not of a rewording, as often
     as an everyday word a name or a tag holds (D130). A single Han character is only part of what
     another page is called (电 of 电池供应商), and the reply says so; it is checked all the same: on the
     learner bench, letting it pass let a plausible-but-wrong teacher make one more neighbour citeable.

@@ -21,14 +21,15 @@ from krouter.index.store import Index
 from krouter.routing.citation import PageReads, citation, passage_coverage, title_units
 from krouter.routing.closest import REACH, by_passage, named_second
 from krouter.routing.contacts import asks_contact, states_contact
-from krouter.routing.elsewhere import named_elsewhere, named_page, unknown_name
-from krouter.routing.other_names import mentioned_by_name
+from krouter.routing.elsewhere import named_page, unknown_name
+from krouter.routing.fired_triggers import fired_triggers
+from krouter.routing.other_names import mentioned_by_name, named_alone
 from krouter.routing.pointers import as_missing, named_where_pointed, pointed_away, pointer_reason
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
 from krouter.routing.receipt import Evidence, Receipt
-from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
+from krouter.routing.scoring import score, top_targets, unit_bits, walk_window
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
 from krouter.routing.untranslated import untranslated
@@ -44,7 +45,6 @@ from krouter.tokens.scripts import is_cjk
 DEFAULT_FLOOR = 0.55
 MARGIN_SHARE = 0.5
 CLEAR_MARGIN = 0.5
-TRIGGER_MATCH = 2 / 3
 # A receipt lists at most this many redirects and skipped pages: a vault with thousands of archived
 # versions of one page must not turn an answer into hundreds of kilobytes.
 MAX_LISTED = 20
@@ -102,7 +102,7 @@ def decide(
     citations = [citation(x, units, meta_hits, t, reads, now=i == 0) for i, x in enumerate(shown)]
     top = ranked[0]
     content = set().union(*(content_hits.get(pid, set()) for pid in top.contributors)) & top.matched
-    fired = _fired_triggers(top, units, index, t)
+    fired = fired_triggers(top, units, index, t)
     effective = content | (fired & top.matched)
     # A word the title or aliases hold is present in every passage (the whole page is about it), and so
     # is one of a trigger the question expresses; a word only an unexpressed trigger holds is not (D53).
@@ -123,6 +123,15 @@ def decide(
     runner_up = everything[1] if len(everything) > 1 else None
     margin = (top.score - runner_up.score) / top.score if runner_up and top.score > 0 else 1.0
     clarity = 1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN)
+    # A question that writes the top page's name and not the runner-up's says which it asks about, when
+    # the page holds most of what else it asks: a name weighs heavily, and "王磊手机号" asks of 王磊's
+    # page a number it may lack (D178).
+    named_top = (
+        named_alone(t, top.page_id, runner_up.page_id, question)
+        if clarity < 1 and runner_up and _holds_the_rest(units, effective, title_units(units, top.page_id))
+        else None
+    )
+    clarity = 1.0 if named_top else clarity
     confidence = coverage * clarity
     # A citation that rests on triggers names the words only they hold: a trigger is someone's word
     # that this page answers (maybe an agent's), and the reader should see when the page's own text
@@ -255,9 +264,9 @@ def decide(
         )
     else:
         second = t.pages[runner_up.page_id].path if runner_up else None
-        tied = second is not None and evidence.margin < CLEAR_MARGIN / 2
+        tied = second is not None and evidence.margin < CLEAR_MARGIN / 2 and not named_top
         retired = _retired(units, effective, elsewhere, mine, t) if decision == "refuse" else []
-        reason = page_reason(decision, citations, evidence, second, tied, t.unread, retired)
+        reason = page_reason(decision, citations, evidence, second, tied, t.unread, retired, named_top)
         # A refusal's reason names its runner-up ("leads X by 7%"): listed past k when need be.
         names_runner_up = decision == "refuse" and second is not None
     if not names_runner_up:
@@ -289,90 +298,17 @@ def decide(
     )
 
 
+def _holds_the_rest(units: list[Unit], held: set[int], name: set[int]) -> bool:
+    """True when the page holds at least half, by weight, of the question's words outside its ``name``."""
+    rest = sum(u.weight for i, u in enumerate(units) if i not in name)
+    return rest > 0 and sum(units[i].weight for i in held - name) >= rest / 2
+
+
 def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:
     """True when everything the page matched is single Han characters found in its text only: one the
     title or aliases name (a page titled 茶 for 茶在哪) is what the page is about."""
     singles = all(len(units[i].text) == 1 and is_cjk(units[i].text) for i in matched)
     return bool(matched) and in_text == matched and singles
-
-
-def _fired_triggers(top: Target, units: list[Unit], index: Index, t: Tables) -> set[int]:
-    """Question units that belong to a trigger phrasing the question actually expresses.
-
-    Triggers (some written by the learner) always help ranking, but count towards the decision only
-    when the question holds at least TRIGGER_MATCH of one trigger's terms: sharing a single word
-    with a trigger is not asking what the trigger asks, and must not turn a refusal into a citation.
-    Nor does a trigger count when one of those shared words is missing from the page's own text
-    while another current page's title, aliases, tags or path hold it: that word may name another
-    subject ("frontend" when a "Frontend team" page exists, on the backend rotation page), so the
-    trigger may have been taught for a neighbour's question, and must not outvote the pages themselves;
-    unless the question holds the trigger whole and names no other page with its other words (D130,
-    D133: the owner vouched for it).
-    Measured in learn_bench on the three dev vaults: a plausible-but-wrong teacher's neighbour
-    questions let through fell from 24 to 14, and an honest teacher still taught 16 of its 21
-    triggers. Counting other pages' body text too stopped 3 more neighbours but cost the honest
-    teacher 6 more of its own wordings.
-    A question holding fewer than TRIGGER_MATCH of a trigger's terms may still count the trigger's
-    bridge words (``_bridge``) (docs/decisions.md D24). No trigger the question expresses only in part
-    counts when one of the question's other words names another page's subject so: it may be that
-    page's question in the trigger's words.
-    """
-    keys = {u.key: i for i, u in enumerate(units)}
-    mine = set(top.contributors)
-    fired: set[int] = set()
-    named: dict[str, bool] = {}
-
-    def names_another(key: str) -> bool:
-        # Asked of the same words for every trigger of every contributing page: worked out once each.
-        if key not in named:
-            named[key] = named_elsewhere(units[keys[key]], mine, index, t)
-        return named[key]
-
-    for pid in top.contributors:
-        for trig in index.trigger_terms(pid):
-            shared = trig & keys.keys()
-            # A trigger the question holds whole is a question someone vouched for as asked, whatever
-            # page a word of it names: no teacher but the owner writes one (``krouter teach`` holds
-            # such a pick for the owner, and the nightly learner refuses it; D130). Not when the
-            # question's other words name another page too: "成都用车出差怎么付钱" holds the trigger
-            # 出差用车怎么付钱 and the alias 成都用车 of the Chengdu office's page whole (a cold review).
-            if not trig:
-                continue
-            if any(map(names_another, shared)) and (
-                shared != trig or any(map(names_another, keys.keys() - trig))
-            ):
-                continue
-            # A question that expresses a trigger in part, whose other words name another page's subject,
-            # may be that page's question in the trigger's words: "who tunes the argon gadget on Tuesdays"
-            # through the zinc page's "who tunes the zinc gadget on Tuesdays" (a cold review; D24 held this
-            # below TRIGGER_MATCH only). A trigger the question holds whole counts whatever else it says
-            # ("urgent: who looks after the kitchen coffee maker", with a page tagged urgent).
-            if shared != trig and any(map(names_another, keys.keys() - trig)):
-                continue
-            if len(shared) / len(trig) >= TRIGGER_MATCH:
-                fired |= {keys[k] for k in shared}
-            else:
-                fired |= _bridge(shared, keys, units, mine)
-    return fired
-
-
-def _bridge(shared: set[str], keys: dict[str, int], units: list[Unit], mine: set[int]) -> set[int]:
-    """The question units a partly expressed trigger vouches for: its words the page's text lacks.
-
-    A trigger is a question someone verified this page answers (``krouter.learner.verify.verify_pick``);
-    its words that the page's own text lacks are the bridge between that wording and the page. A later
-    question that holds fewer than TRIGGER_MATCH of the trigger's terms still asks what the trigger
-    asked when it shares at least two of them, one held by the page's own text (the anchor) and one
-    it lacks (the bridge): then the bridge words count, and nothing else of the trigger does. A
-    question sharing a single word, or only words the page holds anyway, gets nothing from it.
-    """
-    if len(shared) < 2:
-        return set()
-    own = {k for k in shared if any(units[keys[k]].postings.get(p, (0, 0, 0))[::2] != (0, 0) for p in mine)}
-    bridge = shared - own
-    if not own or not bridge:
-        return set()
-    return {keys[k] for k in bridge}
 
 
 def _retired(

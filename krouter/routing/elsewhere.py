@@ -360,7 +360,7 @@ def _named_by(index: Index, alt: tuple[str, ...], mine: set[int]) -> bool:
 def trigger_blocker(question: str, path: str, index: Index, t: Tables) -> tuple[str, str] | None:
     """(the word, as it matched, and the other page) that would keep ``question``, as a trigger of the
     page at ``path``, from counting for a question that does not hold it whole
-    (``decision._fired_triggers``): a word the page lacks while another current page's title, aliases,
+    (``fired_triggers.fired_triggers``): a word the page lacks while another current page's title, aliases,
     tags or path hold it, by any route (cost→费用 of an alias 费用报销); None when no word does."""
     pid = t.by_path.get(path)
     if pid is None:

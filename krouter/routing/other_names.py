@@ -9,7 +9,7 @@ from pathlib import Path
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.tables import Tables
-from krouter.tokens.names import is_name
+from krouter.tokens.names import has_letter, is_name
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import word_text
 
@@ -68,3 +68,41 @@ def _phrase(name: str) -> re.Pattern[str]:
     words = word_text(name).split()
     joined = r"\s*".join(map(re.escape, words))
     return re.compile(joined if all(is_cjk(w) for w in words) else rf"(?<!\w){joined}(?!\w)")
+
+
+# A qualifier in brackets closing a title (a year, a sense: "Firmware release window (2025)", "第1舰队
+# (日本海军)") is not written by a question that names the page.
+_QUALIFIER = lazy_pattern(r"\s*[(（][^()（）]*[)）]\s*$")
+
+
+def named_alone(t: Tables, top: int, runner_up: int, question: str) -> str | None:
+    """The top page's name (its title or file name, without a closing qualifier in brackets) when the
+    question writes it whole, as a phrase, and writes none of the runner-up's outside it: the question
+    says which page it asks about (docs/decisions.md D178). A name must tell a page: a Han name two characters or
+    more, a Latin one of one word a name (``is_name``: Zorvane, not Travel) of four letters or more."""
+    asked = word_text(question)
+    found = next((name for name in _names(t, top) if _phrase(name).search(asked)), None)
+    if found is None:
+        return None
+    # A name written only inside the top page's (黄蝉 of 软枝黄蝉) is not written by the question.
+    rest = _phrase(found).sub(" ", asked)
+    return None if any(_phrase(name).search(rest) for name in _names(t, runner_up)) else found
+
+
+def _names(t: Tables, pid: int) -> list[str]:
+    """The page's title and file name that can tell it, each without its closing qualifier."""
+    names = []
+    for name, _parts in t.names_of(pid):
+        plain = _QUALIFIER.sub("", name).strip()
+        parts = word_text(plain).split()
+        if not parts or not any(map(has_letter, parts)):
+            continue
+        if all(is_cjk(p) for p in parts):
+            telling = len("".join(parts)) >= _SHORTEST_CJK
+        elif len(parts) == 1:
+            telling = len(parts[0]) >= _SHORTEST_LATIN and is_name(parts[0])
+        else:
+            telling = True
+        if telling and plain not in names:
+            names.append(plain)
+    return names

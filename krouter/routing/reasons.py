@@ -50,12 +50,17 @@ def page_reason(
     tied: bool,
     unread: tuple[str, ...],
     retired: list[tuple[str, str]],
+    named: str | None = None,
 ) -> str:
     """One line a person can check: why this page, or why none. ``second`` is the runner-up's path,
     ``tied`` whether it matches about as well, ``unread`` the pages that could not be read, ``retired``
-    the question words the top page lacks that only replaced pages hold, each with one of them."""
+    the question words the top page lacks that only replaced pages hold, each with one of them;
+    ``named``, the top page's name when the question writes it and not the runner-up's (its lead then
+    counts in full)."""
     top = cited[0]
     lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
+    if named and second:
+        lead += f", and the question names it ({named!r}) and not that page"
     summary = f"holds {ev.coverage:.0%} {SHARE_OF_QUESTION} and {lead}"
     confidence, floor = against_floor(ev.confidence, ev.floor, percent=True)
     if decision == "cite":

@@ -1,0 +1,86 @@
+"""A question that writes the top page's name and not the runner-up's says which page it asks about (D178)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Router
+from tests.vault_files import write
+
+YELLOW = (
+    "# 黄蝉\n\n黄蝉，别称黄兰蝉、硬枝黄蝉，夹竹桃科黄蝉属的植物。\n"
+    "灌木，高可达 2 米；叶子 3 到 5 枚轮生，椭圆形。花冠黄色，漏斗状，花期 5 到 8 月。\n"
+    "全株有毒，误食会腹痛、腹泻。枝条比软枝黄蝉的硬。\n"
+)
+SOFT = (
+    "# 软枝黄蝉\n\n软枝黄蝉，又名黄莺、软枝花，夹竹桃科黄蝉属的藤状灌木。\n"
+    "枝条柔软，叶子 3 到 4 枚轮生，倒卵形。花冠黄色，漏斗状，比黄蝉的大。\n"
+    "花期 4 到 9 月。原产巴西，常作庭园观赏植物。\n"
+)
+
+
+def test_the_page_a_question_names_is_not_tied_with_one_it_does_not(tmp_path: Path) -> None:
+    """黄蝉 and 软枝黄蝉 hold the same words ("黄蝉的花是什么样子" scored 12.8 and 12.6 in CMRC TRIAL_352,
+    refused as a tie at 26%). The question writes the first page's name and not the second's: its
+    lead counts in full, and the reason says why; 黄蝉 written inside 软枝黄蝉 does not name the first page.
+    Asked with both names, the tie stays."""
+    vault = write(tmp_path, {"植物/黄蝉.md": YELLOW, "植物/软枝黄蝉.md": SOFT})
+    with Router(vault) as router:
+        named = router.decide("黄蝉的花期是几月？")
+        both = router.decide("黄蝉和软枝黄蝉的花期是几月？")
+        soft = router.decide("软枝黄蝉的花期是几月？")
+    assert named.decision == "cite" and named.top is not None, named.reason
+    assert named.top.path == "植物/黄蝉.md"
+    assert "the question names it ('黄蝉') and not that page" in named.reason
+    assert named.evidence.margin < 0.1 and named.evidence.confidence == named.evidence.coverage
+    assert "names it" not in both.reason
+    assert soft.decision == "cite" and soft.top is not None and soft.top.path == "植物/软枝黄蝉.md", (
+        soft.reason
+    )
+    assert "the question names it ('软枝黄蝉')" in soft.reason
+
+
+def test_a_name_must_tell_a_page(tmp_path: Path) -> None:
+    """A title of one everyday word (Travel) names no page: a question writing "travel" is not about
+    the Travel page for it. A closing qualifier in brackets is not part of the name: "firmware release
+    window" names "Firmware release window (2025)"."""
+    vault = write(
+        tmp_path,
+        {
+            "Notes/Travel.md": "# Travel\n\nBook trains for trips under four hours; flights otherwise.\n",
+            "Notes/Conference trips.md": "# Conference trips\n\nBook trains for conference trips under four hours.\n",
+            "Decisions/Firmware release window (2025).md": (
+                "# Firmware release window (2025)\n\nFirmware updates go out on Thursday mornings, China time.\n"
+            ),
+            "Runbooks/Light firmware OTA.md": (
+                "# Light firmware OTA\n\nFirmware release steps: updates go out to lights on Thursday mornings; "
+                "check the OTA queue.\n"
+            ),
+        },
+    )
+    with Router(vault) as router:
+        travel = router.decide("do we book trains for travel under four hours?")
+        window = router.decide("firmware release window: do updates go out on Thursday mornings?")
+    assert "names it" not in travel.reason, travel.reason
+    assert "the question names it ('Firmware release window')" in window.reason, window.reason
+
+
+def test_a_page_reached_only_through_the_page_it_replaced(tmp_path: Path) -> None:
+    """The top page's words may all be its replaced page's (the current page matched none of them): the
+    check of its name reads the current page's title, not a contributor's (a KeyError on the bench's
+    first run of this rule)."""
+    vault = write(
+        tmp_path,
+        {
+            "Decisions/Courier (2023).md": (
+                "---\nstatus: superseded\nsuperseded_by: '[[Decisions/Courier]]'\n---\n"
+                "# Courier (2023)\n\nParcels to Germany go with DHL; pickup at 3pm.\n"
+            ),
+            "Decisions/Courier.md": "# Courier\n\nWe moved to a new carrier in 2025 (see the contract).\n",
+            "Notes/Warehouse.md": "# Warehouse\n\nParcels to Germany are packed by 2pm.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("when is the pickup for parcels to Germany?")
+    assert receipt.top is not None and receipt.top.path == "Decisions/Courier.md", receipt.reason
+    assert receipt.top.via == "Decisions/Courier (2023).md"
