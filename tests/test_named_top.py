@@ -84,3 +84,40 @@ def test_a_page_reached_only_through_the_page_it_replaced(tmp_path: Path) -> Non
         receipt = router.decide("when is the pickup for parcels to Germany?")
     assert receipt.top is not None and receipt.top.path == "Decisions/Courier.md", receipt.reason
     assert receipt.top.via == "Decisions/Courier (2023).md"
+
+
+def test_pages_that_share_a_name_stay_tied(tmp_path: Path) -> None:
+    """A cold review: two pages that share a name (yearly pages with a closing qualifier, two meetings
+    headed "Weekly sync") were told apart by the path order at 100%, the stale one as often as not. The
+    question writes both pages' name, so it does not say which: the lead counts as it did. So does a
+    question writing the runner-up's longer name ("Zorvane contacts") or an alias of it."""
+    budget = "# Household budget ({year})\n\nGroceries: £{n} a month.\nEating out: £120 a month.\n"
+    vault = write(
+        tmp_path,
+        {
+            "Home/Household budget (2024).md": budget.format(year=2024, n=450),
+            "Home/Household budget (2025).md": budget.format(year=2025, n=480),
+            "家/家庭预算（2024）.md": "# 家庭预算（2024）\n\n买菜：每月 3000 元。\n",
+            "家/家庭预算（2025）.md": "# 家庭预算（2025）\n\n买菜：每月 3500 元。\n",
+            "Customers/Zorvane.md": (
+                "# Zorvane\n\nSelf-hosted enterprise customer in Porto, 300 seats.\n\n"
+                "- Admin: Rui Costa (IT lead) handles upgrades\n- Billing contact: finance@zorvane.example\n"
+                "- Full list: [[Customers/Zorvane contacts]]\n"
+            ),
+            "Customers/Zorvane contacts.md": (
+                "---\naliases: [Zorvane people]\n---\n# Zorvane contacts\n\nUpdated May 2025 after their reorg.\n\n"
+                "- Admin: Marta Silva (replaced Rui Costa)\n- Billing contact: ap@zorvane.example\n"
+                + "".join(f"- Site engineer {i}: Porto plant, extension {4000 + i}\n" for i in range(6))
+            ),
+        },
+    )
+    with Router(vault) as router:
+        for question in (
+            "how much is the household budget for groceries per month?",
+            "家庭预算里买菜每月多少钱",
+            "Zorvane contacts: who is the admin?",
+            "Zorvane people: who is the admin?",
+        ):
+            receipt = router.decide(question)
+            assert "names it" not in receipt.reason, (question, receipt.reason)
+            assert receipt.evidence.confidence < receipt.evidence.coverage, (question, receipt.reason)

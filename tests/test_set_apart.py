@@ -110,3 +110,60 @@ def test_a_page_that_lists_names_or_states_them_is_about_them(tmp_path: Path) ->
     with Router(han) as router:
         receipt = router.decide("明远续约报价出了没 多少钱")
     assert "sets it apart" not in receipt.reason, receipt.reason
+
+
+def test_a_hub_page_s_entries_and_headings_are_not_pointers(tmp_path: Path) -> None:
+    """A cold review: the page that answers was refused. "Account managers" lists each customer with
+    "(see [[…]])": its title holds the question's other words, so the line is an entry. So is a line
+    under a section heading that states them, a table row (the row states the manager), and a heading
+    that is the link itself (its section is about that page). Each is cited as before."""
+    managers = (
+        "---\ntitle: Account managers\n---\nWho looks after which customer.\n\n"
+        "- Hannah Reid — Globex (see [[Customers/Globex]])\n- Dan Osei — Zorvane (see [[Customers/Zorvane]])\n"
+    )
+    ops = (
+        "# Ops notes\n\nAssorted.\n\n## Maintenance windows\n\n"
+        "- Zorvane: Sundays 02:00–04:00, see [[Customers/Zorvane]]\n- Everyone else: Tuesdays 22:00\n"
+    )
+    table = (
+        "# Team\n\n| Customer | Account manager | Notes |\n|---|---|---|\n| [[Customers/Globex]] | Hannah Reid | |\n"
+        "| [[Customers/Zorvane]] | Dan Osei | separate contract, see their page |\n"
+    )
+    heading = "# 运维笔记\n\n## [[客户/明远证券]]（见合同，别和云帆搞混）\n\n维护窗口：周日 02:00–04:00\n"
+    customers = {"Customers/Zorvane.md": ZORVANE, "Customers/Globex.md": GLOBEX, "客户/明远证券.md": MINGYUAN}
+    cases = [
+        ("title", {"Sales/Account managers.md": managers}, "who is the account manager for Zorvane?"),
+        ("section", {"Ops/Ops notes.md": ops}, "Zorvane maintenance window?"),
+        ("table", {"Sales/Team.md": table}, "who is the account manager for Zorvane?"),
+        ("heading", {"运维/运维笔记.md": heading}, "明远证券维护窗口是周几"),
+    ]
+    for name, pages, question in cases:
+        with Router(write(tmp_path / name, {**pages, **customers}), floor=0.3) as router:
+            receipt = router.decide(question, k=1)
+        assert "sets it apart" not in receipt.reason, (name, receipt.reason)
+        assert receipt.top is not None and receipt.top.path == next(iter(pages)), (name, receipt.reason)
+
+
+def test_the_page_named_is_listed_when_it_ranks_past_the_runner_up(tmp_path: Path) -> None:
+    """A cold review: at k = 1 the reason named a page the receipt did not list, when it ranked third
+    (dev13 D13-46's own shape). It is listed second, scored as the ranking scores it."""
+    zorvane = "# Zorvane\n\nSelf-hosted enterprise customer in Porto. " + (
+        "They run their own upgrade window on Sundays and keep backups on site. " * 30
+    )
+    globex = GLOBEX.replace(
+        "- Invoices go", "- Renewal quote accepted in April; next renewal quote due Feb 2026\n- Invoices go"
+    )
+    vault = write(
+        tmp_path,
+        {
+            "Customers/Globex.md": globex,
+            "Customers/Zorvane.md": zorvane + "\n",
+            "Sales/Pipeline.md": "# Pipeline\n\nRenewal follow-ups this quarter: Initech, Zorvane, Hooli.\n",
+            "Sales/Quote template.md": "# Quote template\n\nRenewal and new quotes use the same template; a quote is valid 30 days.\n",
+        },
+    )
+    with Router(vault) as router:
+        for k in (1, 2, 5):
+            receipt = router.decide("what's the renewal quote for Zorvane?", k=k)
+            assert receipt.decision == "refuse" and "sets it apart" in receipt.reason, receipt.reason
+            assert [c.path for c in receipt.candidates][:2] == ["Customers/Globex.md", "Customers/Zorvane.md"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from krouter.routing.citation import PageReads, citation, passage_coverage, title_units
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
-from krouter.routing.scoring import Target
+from krouter.routing.scoring import Scores, Target
 from krouter.routing.tables import Tables
 
 # The closest page and the runner-up keep their places: the refusal's reason names both.
@@ -66,6 +66,7 @@ def named_second(
     citations: list[Citation],
     path: str,
     everything: list[Target],
+    scores: Scores,
     units: list[Unit],
     meta_hits: dict[int, set[int]],
     t: Tables,
@@ -77,6 +78,10 @@ def named_second(
     named = [c for c in citations if c.path == path]
     if not named:
         x = next((x for x in everything if t.pages[x.page_id].path == path), None)
+        pid = t.by_path.get(path)
+        if x is None and pid is not None and pid in scores:
+            # Past the pages ranked (k = 1: the best two), scored as the ranking scores a page.
+            x = Target(pid, scores[pid][0], contributors=[pid], scores=scores)
         if x is None:
             return citations
         named = [citation(x, units, meta_hits, t, reads, now=False)]

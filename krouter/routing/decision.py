@@ -24,12 +24,13 @@ from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_page, unknown_name
 from krouter.routing.fired_triggers import fired_triggers
 from krouter.routing.other_names import mentioned_by_name, named_alone
-from krouter.routing.pointers import as_missing, named_where_pointed, pointed_away, pointer_reason
+from krouter.routing.pointers import as_missing, pointed_away, pointer_reason
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
 from krouter.routing.receipt import Evidence, Receipt
 from krouter.routing.scoring import score, top_targets, unit_bits, walk_window
+from krouter.routing.set_apart import named_where_pointed
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
 from krouter.routing.untranslated import untranslated
@@ -127,7 +128,7 @@ def decide(
     # the page holds most of what else it asks: a name weighs heavily, and "王磊手机号" asks of 王磊's
     # page a number it may lack (D178).
     named_top = (
-        named_alone(t, top.page_id, runner_up.page_id, question)
+        named_alone(t, top.page_id, runner_up.page_id, question, reads.text)
         if clarity < 1 and runner_up and _holds_the_rest(units, effective, title_units(units, top.page_id))
         else None
     )
@@ -240,7 +241,9 @@ def decide(
             f"mentions only where it points there and sets it apart: it asks about another subject (the "
             f"words' confidence {word_confidence:.0%})"
         )
-        citations = named_second(citations, set_apart[1], everything, units, meta_hits, t, reads)
+        citations = named_second(
+            citations, set_apart[1], everything, scores, listed_units, meta_hits, t, reads
+        )
     elif unknown:
         reason = (
             f"the question names {unknown!r}, which no page of the vault mentions{unread_note(t.unread)}: the "

@@ -75,34 +75,45 @@ def _phrase(name: str) -> re.Pattern[str]:
 _QUALIFIER = lazy_pattern(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
-def named_alone(t: Tables, top: int, runner_up: int, question: str) -> str | None:
+def named_alone(t: Tables, top: int, runner_up: int, question: str, read: Callable[[str], str]) -> str | None:
     """The top page's name (its title or file name, without a closing qualifier in brackets) when the
-    question writes it whole, as a phrase, and writes none of the runner-up's outside it: the question
-    says which page it asks about (docs/decisions.md D178). A name must tell a page: a Han name two characters or
-    more, a Latin one of one word a name (``is_name``: Zorvane, not Travel) of four letters or more."""
+    question writes it whole, as a phrase, and none of the runner-up's names (its title, file name and
+    aliases; ``read`` reads a page's text): the question says which page it asks about (docs/decisions.md
+    D178). Not when the two pages share the name ("Weekly sync" of two meetings, "Budget (2024)" and
+    "Budget (2025)"), nor when the runner-up's name holds the top's and the question writes it ("Zorvane
+    contacts"); a runner-up's name written only inside the top's (黄蝉 of 软枝黄蝉) is not written by the
+    question. A name must tell a page (``_telling``)."""
     asked = word_text(question)
-    found = next((name for name in _names(t, top) if _phrase(name).search(asked)), None)
+    found = next((n for n in _plain_names(t, top) if _phrase(n).search(asked) and _telling_name(n)), None)
     if found is None:
         return None
-    # A name written only inside the top page's (黄蝉 of 软枝黄蝉) is not written by the question.
+    own = word_text(found)
     rest = _phrase(found).sub(" ", asked)
-    return None if any(_phrase(name).search(rest) for name in _names(t, runner_up)) else found
+    from krouter.vault.page import parse_page
 
-
-def _names(t: Tables, pid: int) -> list[str]:
-    """The page's title and file name that can tell it, each without its closing qualifier."""
-    names = []
-    for name, _parts in t.names_of(pid):
-        plain = _QUALIFIER.sub("", name).strip()
-        parts = word_text(plain).split()
-        if not parts or not any(map(has_letter, parts)):
+    path = t.pages[runner_up].path
+    for name in {*_plain_names(t, runner_up), *parse_page(path, read(path)).aliases}:
+        if not word_text(name).strip():
             continue
-        if all(is_cjk(p) for p in parts):
-            telling = len("".join(parts)) >= _SHORTEST_CJK
-        elif len(parts) == 1:
-            telling = len(parts[0]) >= _SHORTEST_LATIN and is_name(parts[0])
-        else:
-            telling = True
-        if telling and plain not in names:
-            names.append(plain)
-    return names
+        if word_text(name) == own:
+            return None
+        if _phrase(name).search(rest if _phrase(name).search(own) else asked):
+            return None
+    return found
+
+
+def _plain_names(t: Tables, pid: int) -> list[str]:
+    """The page's title and file name, each without its closing qualifier in brackets."""
+    return list(dict.fromkeys(_QUALIFIER.sub("", name).strip() for name, _parts in t.names_of(pid)))
+
+
+def _telling_name(name: str) -> bool:
+    """True for a name that tells a page, as a Latin one must: of several words, or one word that is a
+    name (``is_name``: Zorvane, 黄蝉, not Travel, 旅行) of four letters or two Han characters or more."""
+    parts = word_text(name).split()
+    if not parts or not any(map(has_letter, parts)):
+        return False
+    if len(parts) > 1:
+        return True
+    shortest = _SHORTEST_CJK if is_cjk(parts[0]) else _SHORTEST_LATIN
+    return len(parts[0]) >= shortest and is_name(parts[0])

@@ -21,32 +21,17 @@ from krouter.routing.answering_line import outside_links, route_terms, terms_in
 from krouter.routing.question import Unit
 from krouter.routing.reasons import quoted
 from krouter.routing.receipt import Citation, Receipt
-from krouter.routing.tables import Tables
 from krouter.routing.untranslated import in_english, untranslatable
-from krouter.tokens.names import is_name
 from krouter.tokens.normal_form import normalize, without_accents
-from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import word_text
 from krouter.vault.links import LinkResolver
 
 # A wikilink ([[Decisions/New#Why|new]]) or a Markdown link ([see](../Decisions/New%20page.md)), whole:
 # ``LinkResolver`` reads which page it names, as it does for a replacement link.
-_LINK = lazy_pattern(r"\[\[[^\[\]]*\]\]|\[[^\[\]]*\]\([^()]*\)")
+LINK = lazy_pattern(r"\[\[[^\[\]]*\]\]|\[[^\[\]]*\]\([^()]*\)")
 # A Markdown link's destination, which states nothing on the line.
-_DESTINATION = lazy_pattern(r"\]\([^()]*\)")
+DESTINATION = lazy_pattern(r"\]\([^()]*\)")
 # A page points a word away on a few lines ("see [[…]]"), not on dozens.
 MAX_POINTING_LINES = 12
-# A link in a line read for what it writes around it.
-_A_LINK = "\ue000"
-# What a line writes beside a link to send the reader to another page's subject or set it apart from
-# this page's: "see [[…]]", "not to be confused with [[…]]", "[[…]] is a different plan", "见 [[…]]",
-# "别和 [[…]] 搞混", "…是另一套规则". A bare "- [[Kafka]]" under "## Owned services" does neither: it
-# names a thing the page is about.
-_POINTING = lazy_pattern(
-    r"(?i)\b(?:see|cf|confuse[ds]?|confusing|mix(?:ed)? up|differ(?:s|ent|ently)?|separate(?:ly)?|another"
-    r"|unlike|instead|elsewhere)\b|参见|详见|见\s*\ue000|别和|别跟|不要和|不要跟|搞混|混淆|混用|另一|另外一"
-    r"|不同|不一样|区别"
-)
 
 
 def pointed_away(
@@ -85,8 +70,8 @@ def pointed_away(
         # A word written on that many lines is the page's own, whatever they link to.
         if n == MAX_POINTING_LINES:
             return None
-        to_it = any(to_runner_up.resolve(m.group(0)) == path for m in _LINK.finditer(line))
-        own = outside_links(terms, [_DESTINATION.sub("]", line)])
+        to_it = any(to_runner_up.resolve(m.group(0)) == path for m in LINK.finditer(line))
+        own = outside_links(terms, [DESTINATION.sub("]", line)])
         stated = any(units[i].in_terms(own) for i in held - in_name)
         for i in holding:
             # "Manchester does it differently: [[Manchester key handover]]" writes the word and points;
@@ -108,86 +93,6 @@ def pointed_away(
     if not pointed or len(theirs) < len(mine):
         return None
     return [units[i].text for i in sorted(pointed)], path
-
-
-def named_where_pointed(
-    text_of: Callable[[str], str],
-    cited: str,
-    units: list[Unit],
-    words: set[int],
-    held: set[int],
-    question: str,
-    t: Tables,
-    mine: set[int],
-) -> tuple[str, str] | None:
-    """(the name, that page's path) when the question names another current page by its whole title or
-    file name, a name (every word of it ``is_name``: 明远证券, Acme, not Production deploy), which the
-    ``cited`` page (with the replaced pages leading to it, ``mine``) writes only on lines that link to
-    that page and set it apart or send the reader there ("别和 [[客户/明远证券]] 搞混", "not to be confused
-    with [[Acme]]", "见 [[…]]"), stating none of its other question words (``held``) outside their
-    links. ``words``: the question's words the page matched in its text (not by its title, aliases or
-    a trigger). The page is about another subject, whatever else it shares with the question: unlike
-    ``pointed_away``, the page named need not be the runner-up nor hold the question's other words (a
-    question about that subject's renewal the notes never wrote down is refused, not answered with the
-    renewal of the customer it was set apart from)."""
-    text = text_of(cited)
-    if ("[[" not in text and "](" not in text) or not words:
-        return None
-    asked = word_text(question)
-    seen: set[int] = set()
-    for i in sorted(words):
-        for pid, tf in units[i].postings.items():
-            if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
-                continue
-            seen.add(pid)
-            path = t.pages[pid].path
-            for name, parts in t.names_of(pid):
-                named = _naming(parts, units, words, asked)
-                if named and all(map(is_name, parts)) and _only_pointing(text, units, named, held, path):
-                    return name, path
-    return None
-
-
-def _naming(parts: tuple[str, ...], units: list[Unit], words: set[int], asked: str) -> set[int]:
-    """The question's ``words`` that write a name's ``parts`` (a Han part, 明远证券, written whole in
-    ``asked``, the question as the index reads it, by the words cut from it: 明远, 证券); none unless
-    the question writes every part."""
-    named: set[int] = set()
-    texts = {i: without_accents(normalize(units[i].text)) for i in words}
-    for part in parts:
-        if not is_cjk(part):
-            found = {i for i, text in texts.items() if text == part}
-        elif part in asked:
-            found = {i for i, text in texts.items() if text in part}
-        else:
-            return set()
-        if not found:
-            return set()
-        named |= found
-    return named
-
-
-def _only_pointing(text: str, units: list[Unit], named: set[int], held: set[int], path: str) -> bool:
-    """True when every line of ``text`` that writes one of the question's words ``named`` links to the
-    page at ``path`` and sets it apart or sends the reader there (``_POINTING``, outside the links),
-    stating none of the other question words ``held`` outside its links."""
-    to_page = LinkResolver([path])
-    terms = route_terms(units[i] for i in held)
-    others = held - named
-    found = False
-    for n, (line, _holding) in enumerate(_lines_writing(text, units, set(named))):
-        if n == MAX_POINTING_LINES:
-            return False
-        prose = _LINK.sub(_A_LINK, line)
-        own = outside_links(terms, [_DESTINATION.sub("]", line)])
-        if (
-            not any(to_page.resolve(m.group(0)) == path for m in _LINK.finditer(line))
-            or not _POINTING.search(prose)
-            or any(units[i].in_terms(own) for i in others)
-        ):
-            return False
-        found = True
-    return found
 
 
 def _lines_writing(text: str, units: list[Unit], named: set[int]) -> Iterator[tuple[str, list[int]]]:

@@ -1,0 +1,154 @@
+"""A page that names another page only to set it apart does not answer about it (docs/decisions.md D177).
+
+"明远证券续约报价出了没 多少钱" cited the other customer's page at 57%, with that customer's renewal price:
+it writes 明远证券 only in "别和 [[客户/明远证券]] 搞混：那个是信创 + 等保". A question that writes another
+page's whole name (a name, not dictionary words) asks about that page's subject; a page that writes the
+name only on lines that link there and tell the reader to look there or not to confuse the two is about
+something else, however much else it shares with the question. A page whose title, aliases or a section
+heading hold the question's other words is a list or a hub about them (account managers, maintenance
+windows), and its line naming the page is an entry, not a pointer: it is read as before.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import urllib.parse
+from collections.abc import Callable
+
+from krouter.lazy_pattern import lazy_pattern
+from krouter.routing.answering_line import outside_links, route_terms, terms_in
+from krouter.routing.pointers import DESTINATION, LINK, MAX_POINTING_LINES
+from krouter.routing.question import Unit
+from krouter.routing.tables import Tables
+from krouter.tokens.names import is_name
+from krouter.tokens.normal_form import normalize, without_accents
+from krouter.tokens.scripts import is_cjk
+from krouter.tokens.terms import word_text
+from krouter.vault.links import LinkResolver
+
+# A link in a line read for what it writes around it.
+_A_LINK = "\ue000"
+# What a line writes beside a link to send the reader to another page's subject or warn against mixing
+# the two: "see [[…]]", "not to be confused with [[…]]", "见 [[…]]", "别和 [[…]] 搞混". Not "different" or
+# 不同 alone: "[Zorvane](…) is different: Sundays 02:00–04:00" states the answer (a cold review).
+_POINTING = lazy_pattern(
+    r"(?i)\b(?:see|cf|confuse[ds]?|confusing|mix(?:ed)? up)\b"
+    r"|参见|详见|见\s*\ue000|别和|别跟|不要和|不要跟|搞混|混淆|混用|弄混"
+)
+# The most pages one question word's list may hold for its titled pages to be looked at.
+MAX_PAGES_READ = 1000
+# A Markdown heading or a table row: a line that heads or files an entry, not one that points away.
+_HEADING = lazy_pattern(r"^\s{0,3}#{1,6}\s")
+_TABLE_ROW = lazy_pattern(r"^\s*\|")
+
+
+def named_where_pointed(
+    text_of: Callable[[str], str],
+    cited: str,
+    units: list[Unit],
+    words: set[int],
+    held: set[int],
+    question: str,
+    t: Tables,
+    mine: set[int],
+) -> tuple[str, str] | None:
+    """(the name, that page's path) when the question writes another current page's whole title or file
+    name, a name (every word of it ``is_name``: 明远证券, Zorvane; not Production deploy), which the
+    ``cited`` page (with the replaced pages leading to it, ``mine``) writes only on lines that link to
+    that page and send the reader there or warn against mixing the two (``_POINTING``), stating none
+    of the question's other words (``held``) outside their links, under no heading that states one.
+    ``words``: the question words the page matched in its text; when its title, aliases or a trigger
+    hold any other (``held - words``), the page is about that, and this returns None. A name no word of
+    which is held by fewer than MAX_PAGES_READ pages is not looked for."""
+    text = text_of(cited)
+    if ("[[" not in text and "](" not in text) or not words:
+        return None
+    # Only the pages the cited page links to can be the one it sets apart: their file names, read off
+    # its links, keep a question word that titles thousands of pages from being looked at page by page.
+    linked = {name for m in LINK.finditer(text) if (name := _file_name(m.group(0)))}
+    if not linked:
+        return None
+    asked = word_text(question)
+    texts = {i: without_accents(normalize(units[i].text)) for i in words}
+    seen: set[int] = set()
+    for i in sorted(words):
+        # A page is found through any word of its name: a word a thousand pages hold is not read page by
+        # page (a vault where "customer" titles thousands of pages finds Zorvane Customer by "zorvane").
+        if len(units[i].postings) > MAX_PAGES_READ:
+            continue
+        for pid, tf in units[i].postings.items():
+            if not tf[0] or pid in mine or pid in seen or pid not in t.pages or t.pages[pid].replaced:
+                continue
+            seen.add(pid)
+            path = t.pages[pid].path
+            if _page_file_name(path) not in linked:
+                continue
+            for name, parts in t.names_of(pid):
+                named = _naming(parts, texts, asked)
+                if not named or not all(map(is_name, parts)) or (held - words) - named:
+                    continue
+                if _only_pointing(text, units, named, held, path):
+                    return name, path
+    return None
+
+
+def _file_name(link: str) -> str:
+    """The file name a wikilink or a Markdown link ends with, as ``_page_file_name`` reads a page's."""
+    raw = link[2:-2].split("|", 1)[0] if link.startswith("[[") else link[link.index("](") + 2 : -1]
+    if not link.startswith("[["):
+        raw = urllib.parse.unquote(raw.strip().split(" ", 1)[0])
+    return _page_file_name(unicodedata.normalize("NFC", raw.split("#", 1)[0].strip()))
+
+
+def _page_file_name(path: str) -> str:
+    """A page path's file name without ``.md``, case-folded: what a link can name the page by. Read
+    for every page a question word titles (thousands in a large vault), so string work only."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return (name[:-3] if name.lower().endswith(".md") else name).casefold()
+
+
+def _naming(parts: tuple[str, ...], texts: dict[int, str], asked: str) -> set[int]:
+    """The question's words (``texts``: each word's text as the index reads it) that write a name's
+    ``parts`` (a Han part, 明远证券, written whole in ``asked``, the question as the index reads it, by the
+    words cut from it: 明远, 证券); none unless the question writes every part."""
+    named: set[int] = set()
+    for part in parts:
+        if not is_cjk(part):
+            found = {i for i, text in texts.items() if text == part}
+        elif part in asked:
+            found = {i for i, text in texts.items() if text in part}
+        else:
+            return set()
+        if not found:
+            return set()
+        named |= found
+    return named
+
+
+def _only_pointing(text: str, units: list[Unit], named: set[int], held: set[int], path: str) -> bool:
+    """True when every line of ``text`` that writes one of the question's words ``named`` links to the
+    page at ``path`` and sends the reader there (``_POINTING``, outside the links), is no heading or
+    table row, and neither it (outside its links) nor the heading it is under states another of the
+    question words ``held``."""
+    to_page = LinkResolver([path])
+    terms = route_terms(units[i] for i in held)
+    others = held - named
+    pointed_terms = route_terms(units[i] for i in named)
+    heading = ""
+    found = 0
+    for line in text.split("\n"):
+        if _HEADING.match(line):
+            heading = line
+        if not any(units[i].in_terms(terms_in(pointed_terms, line)) for i in named):
+            continue
+        found += 1
+        if found > MAX_POINTING_LINES or _HEADING.match(line) or _TABLE_ROW.match(line):
+            return False
+        own = outside_links(terms, [DESTINATION.sub("]", line), heading])
+        if (
+            not any(to_page.resolve(m.group(0)) == path for m in LINK.finditer(line))
+            or not _POINTING.search(LINK.sub(_A_LINK, line))
+            or any(units[i].in_terms(own) for i in others)
+        ):
+            return False
+    return found > 0
