@@ -20,24 +20,33 @@ SOFT = (
 
 
 def test_the_page_a_question_names_is_not_tied_with_one_it_does_not(tmp_path: Path) -> None:
-    """黄蝉 and 软枝黄蝉 hold the same words ("黄蝉的花是什么样子" scored 12.8 and 12.6 in CMRC TRIAL_352,
-    refused as a tie at 26%). The question writes the first page's name and not the second's: its
-    lead counts in full, and the reason says why; 黄蝉 written inside 软枝黄蝉 does not name the first page.
-    Asked with both names, the tie stays."""
-    vault = write(tmp_path, {"植物/黄蝉.md": YELLOW, "植物/软枝黄蝉.md": SOFT})
+    """Two plant pages hold the same words (黄蝉 and 软枝黄蝉 scored 12.8 and 12.6 in CMRC TRIAL_352,
+    refused as a tie at 26%). A question that writes one page's name, which no other page's name holds,
+    and not the other's, says which it asks about: its lead counts in full, and the reason says why;
+    黄蝉 written inside 软枝黄蝉 does not name the first page. 黄蝉 itself is part of 软枝黄蝉's name, so a
+    question writing only 黄蝉 does not tell the two apart (a second cold review: "deploy guide" beside
+    "Kubernetes deploy guide"), nor does one writing both names."""
+    frangipani = (
+        "# 鸡蛋花\n\n鸡蛋花，夹竹桃科鸡蛋花属的落叶小乔木。\n"
+        "叶子 3 到 5 枚轮生，椭圆形。花冠黄色，漏斗状，花期 5 到 8 月。全株有毒，误食会腹痛。\n"
+    )
+    like = "花形常被比作鸡蛋花，花期也和鸡蛋花相近。\n"
+    pages = {"植物/黄蝉.md": YELLOW + like, "植物/软枝黄蝉.md": SOFT + like, "植物/鸡蛋花.md": frangipani}
+    vault = write(tmp_path, pages)
     with Router(vault) as router:
-        named = router.decide("黄蝉的花期是几月？")
-        both = router.decide("黄蝉和软枝黄蝉的花期是几月？")
+        named = router.decide("鸡蛋花的花期是几月？")
         soft = router.decide("软枝黄蝉的花期是几月？")
+        part = router.decide("黄蝉的花期是几月？")
+        both = router.decide("黄蝉和软枝黄蝉的花期是几月？")
     assert named.decision == "cite" and named.top is not None, named.reason
-    assert named.top.path == "植物/黄蝉.md"
-    assert "the question names it ('黄蝉') and not that page" in named.reason
-    assert named.evidence.margin < 0.1 and named.evidence.confidence == named.evidence.coverage
-    assert "names it" not in both.reason
+    assert named.top.path == "植物/鸡蛋花.md"
+    assert "the question names it ('鸡蛋花') and not that page" in named.reason
+    assert named.evidence.margin < 0.25 and named.evidence.confidence == named.evidence.coverage
     assert soft.decision == "cite" and soft.top is not None and soft.top.path == "植物/软枝黄蝉.md", (
         soft.reason
     )
     assert "the question names it ('软枝黄蝉')" in soft.reason
+    assert "names it" not in part.reason and "names it" not in both.reason, (part.reason, both.reason)
 
 
 def test_a_name_must_tell_a_page(tmp_path: Path) -> None:
@@ -121,3 +130,37 @@ def test_pages_that_share_a_name_stay_tied(tmp_path: Path) -> None:
             receipt = router.decide(question)
             assert "names it" not in receipt.reason, (question, receipt.reason)
             assert receipt.evidence.confidence < receipt.evidence.coverage, (question, receipt.reason)
+
+
+def test_a_name_another_page_s_name_holds_tells_no_page(tmp_path: Path) -> None:
+    """A second cold review: "deploy guide: how do I roll back the API?" cited the old "Deploy guide" (a
+    VM fleet) at 100% beside the current "Kubernetes deploy guide", and "Household budget" beside
+    "Household budget 2025"; a page sharing the name ranked third was not looked at. A name another
+    current page's name holds does not say which page the question means."""
+    extra = "".join(f"- Line {n}: {10 * n}\n" for n in range(20))
+    vault = write(
+        tmp_path,
+        {
+            "Eng/Deploy guide.md": (
+                "# Deploy guide\n\nDeploying the API to the old VM fleet.\n\n- SSH to deploy-01 and run "
+                "`./deploy.sh api`.\n- To roll back, run `./deploy.sh api --previous`.\n- Logs in /var/log/api.\n"
+            ),
+            "Eng/Kubernetes deploy guide.md": (
+                "# Kubernetes deploy guide\n\nSince May 2025 the API runs on Kubernetes.\n\n- Deploy: merge to "
+                "main; Argo CD syncs.\n- To roll back: `argocd app rollback api`.\n- Logs: `kubectl logs`.\n"
+            ),
+            "Home/Household budget (2024).md": "# Household budget (2024)\n\n- Groceries: 450 a month\n",
+            "Home/Household budget (2025).md": (
+                "# Household budget (2025)\n\nAgreed in January.\n\n- Groceries: 520 a month\n" + extra
+            ),
+            "Home/Meal planning.md": (
+                "# Meal planning\n\nGroceries: one big shop a month. Household budget note: groceries money "
+                "comes out of the joint account each month; groceries per month are the biggest household "
+                "budget line. Household budget check each month: groceries receipts in the envelope.\n"
+            ),
+        },
+    )
+    with Router(vault) as router:
+        for question in ("deploy guide: how do I roll back the API?", "household budget: groceries a month?"):
+            receipt = router.decide(question)
+            assert "names it" not in receipt.reason, (question, receipt.reason)

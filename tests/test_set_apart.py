@@ -52,7 +52,7 @@ def test_a_customer_named_only_in_a_do_not_confuse_line_is_not_answered_for(tmp_
         own = router.decide("云帆电商续约报价多少钱")
     assert chinese.decision == "refuse", chinese.reason
     assert "names '明远证券', the page 客户/明远证券.md" in chinese.reason
-    assert "客户/杭州云帆电商.md mentions only where it points there and sets it apart" in chinese.reason
+    assert "客户/杭州云帆电商.md mentions only where it warns against mixing the two up" in chinese.reason
     assert [c.path for c in chinese.candidates] == ["客户/杭州云帆电商.md", "客户/明远证券.md"]
     assert english.decision == "refuse", english.reason
     assert "the page Customers/Zorvane.md, which Customers/Globex.md mentions only where" in english.reason
@@ -96,7 +96,7 @@ def test_a_page_that_lists_names_or_states_them_is_about_them(tmp_path: Path) ->
     for name, (pages, question, expected) in cases.items():
         with Router(write(tmp_path / name, pages)) as router:
             receipt = router.decide(question)
-        assert "sets it apart" not in receipt.reason, (name, receipt.reason)
+        assert "mixing the two up" not in receipt.reason, (name, receipt.reason)
         assert receipt.top is not None and receipt.top.path == expected, (name, receipt.reason)
     part = write(
         tmp_path / "part",
@@ -106,41 +106,56 @@ def test_a_page_that_lists_names_or_states_them_is_about_them(tmp_path: Path) ->
     han = write(tmp_path / "han", {"客户/杭州云帆电商.md": YUNFAN, "客户/明远证券.md": MINGYUAN})
     with Router(part) as router:
         receipt = router.decide("what's the renewal quote for Zorvane?")
-    assert "sets it apart" not in receipt.reason, receipt.reason
+    assert "mixing the two up" not in receipt.reason, receipt.reason
     with Router(han) as router:
         receipt = router.decide("明远续约报价出了没 多少钱")
-    assert "sets it apart" not in receipt.reason, receipt.reason
+    assert "mixing the two up" not in receipt.reason, receipt.reason
 
 
-def test_a_hub_page_s_entries_and_headings_are_not_pointers(tmp_path: Path) -> None:
-    """A cold review: the page that answers was refused. "Account managers" lists each customer with
-    "(see [[…]])": its title holds the question's other words, so the line is an entry. So is a line
-    under a section heading that states them, a table row (the row states the manager), and a heading
-    that is the link itself (its section is about that page). Each is cited as before."""
+def test_only_a_warning_beside_the_link_sets_the_page_apart(tmp_path: Path) -> None:
+    """Two cold reviews: pages that answer were refused. "See [[…]]" lists a hub's entries ("- Dan
+    Osei — Zorvane (see [[Customers/Zorvane]])") and opens a project page for its customer ("Customer:
+    Zorvane (see [[Customers/Zorvane]])", 详见); "different" states an answer; a warning about another
+    company on the same line warns about that one; a heading that is the link heads a section about it.
+    Each is cited as before: only a warning beside the very link sets the page apart."""
     managers = (
-        "---\ntitle: Account managers\n---\nWho looks after which customer.\n\n"
+        "# Account managers\n\nWho looks after which customer.\n\n"
         "- Hannah Reid — Globex (see [[Customers/Globex]])\n- Dan Osei — Zorvane (see [[Customers/Zorvane]])\n"
     )
-    ops = (
-        "# Ops notes\n\nAssorted.\n\n## Maintenance windows\n\n"
-        "- Zorvane: Sundays 02:00–04:00, see [[Customers/Zorvane]]\n- Everyone else: Tuesdays 22:00\n"
+    body = "\n\n- Cutover: Sunday 14 September, 02:00–06:00 Lisbon time\n- Rollback deadline: 05:00\n"
+    falcon = "# Falcon\n\nCustomer: Zorvane (see [[Customers/Zorvane]])." + body
+    freight = (
+        "# Falcon\n\nFor Zorvane (see [[Customers/Zorvane]]). Not to be confused with Zorvane Freight." + body
     )
-    table = (
-        "# Team\n\n| Customer | Account manager | Notes |\n|---|---|---|\n| [[Customers/Globex]] | Hannah Reid | |\n"
-        "| [[Customers/Zorvane]] | Dan Osei | separate contract, see their page |\n"
+    other = (
+        "# Falcon\n\nFor [[Customers/Zorvane]] (not to be confused with [[Customers/Zorvane Freight]])."
+        + body
     )
-    heading = "# 运维笔记\n\n## [[客户/明远证券]]（见合同，别和云帆搞混）\n\n维护窗口：周日 02:00–04:00\n"
-    customers = {"Customers/Zorvane.md": ZORVANE, "Customers/Globex.md": GLOBEX, "客户/明远证券.md": MINGYUAN}
+    ops = "# Ops notes\n\n- [Zorvane](Customers/Zorvane.md) is different: maintenance window Sundays 02:00–04:00\n"
+    heading = "# 运维笔记\n\n## [[客户/明远证券]]（别搞混：另一套时间）\n\n维护窗口：周日 02:00–04:00\n"
+    project = (
+        "# 猎鹰项目\n\n客户：明远证券（详见 [[客户/明远证券]]）\n\n"
+        "- 割接：9 月 14 号周日凌晨 2 点开始\n- 回滚截止：5 点\n"
+    )
+    customers = {
+        "Customers/Zorvane.md": ZORVANE,
+        "Customers/Zorvane Freight.md": "# Zorvane Freight\n\nA shipping firm in Leixões.\n",
+        "Customers/Globex.md": GLOBEX,
+        "客户/明远证券.md": MINGYUAN,
+    }
     cases = [
-        ("title", {"Sales/Account managers.md": managers}, "who is the account manager for Zorvane?"),
-        ("section", {"Ops/Ops notes.md": ops}, "Zorvane maintenance window?"),
-        ("table", {"Sales/Team.md": table}, "who is the account manager for Zorvane?"),
+        ("hub", {"Sales/Account managers.md": managers}, "who is the account manager for Zorvane?"),
+        ("project", {"Projects/Falcon.md": falcon}, "Zorvane cutover time?"),
+        ("freight", {"Projects/Falcon.md": freight}, "Zorvane cutover time?"),
+        ("other", {"Projects/Falcon.md": other}, "Zorvane cutover time?"),
+        ("different", {"Ops/Ops notes.md": ops}, "Zorvane maintenance window?"),
         ("heading", {"运维/运维笔记.md": heading}, "明远证券维护窗口是周几"),
+        ("详见", {"项目/猎鹰项目.md": project}, "明远证券割接几号几点开始 回滚截止几点"),
     ]
     for name, pages, question in cases:
         with Router(write(tmp_path / name, {**pages, **customers}), floor=0.3) as router:
             receipt = router.decide(question, k=1)
-        assert "sets it apart" not in receipt.reason, (name, receipt.reason)
+        assert "mixing the two up" not in receipt.reason, (name, receipt.reason)
         assert receipt.top is not None and receipt.top.path == next(iter(pages)), (name, receipt.reason)
 
 
@@ -165,5 +180,5 @@ def test_the_page_named_is_listed_when_it_ranks_past_the_runner_up(tmp_path: Pat
     with Router(vault) as router:
         for k in (1, 2, 5):
             receipt = router.decide("what's the renewal quote for Zorvane?", k=k)
-            assert receipt.decision == "refuse" and "sets it apart" in receipt.reason, receipt.reason
+            assert receipt.decision == "refuse" and "mixing the two up" in receipt.reason, receipt.reason
             assert [c.path for c in receipt.candidates][:2] == ["Customers/Globex.md", "Customers/Zorvane.md"]

@@ -128,7 +128,7 @@ def decide(
     # the page holds most of what else it asks: a name weighs heavily, and "王磊手机号" asks of 王磊's
     # page a number it may lack (D178).
     named_top = (
-        named_alone(t, top.page_id, runner_up.page_id, question, reads.text)
+        named_alone(t, top.page_id, runner_up.page_id, question, units, reads.text)
         if clarity < 1 and runner_up and _holds_the_rest(units, effective, title_units(units, top.page_id))
         else None
     )
@@ -238,7 +238,7 @@ def decide(
     elif set_apart:
         reason = (
             f"the question names {set_apart[0]!r}, the page {set_apart[1]}, which {citations[0].path} "
-            f"mentions only where it points there and sets it apart: it asks about another subject (the "
+            f"mentions only where it warns against mixing the two up: it asks about another subject (the "
             f"words' confidence {word_confidence:.0%})"
         )
         citations = named_second(

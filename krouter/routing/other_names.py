@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from krouter.lazy_pattern import lazy_pattern
+from krouter.routing.question import Unit
 from krouter.routing.tables import Tables
 from krouter.tokens.names import has_letter, is_name
 from krouter.tokens.scripts import is_cjk
@@ -75,31 +76,52 @@ def _phrase(name: str) -> re.Pattern[str]:
 _QUALIFIER = lazy_pattern(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
-def named_alone(t: Tables, top: int, runner_up: int, question: str, read: Callable[[str], str]) -> str | None:
+def named_alone(
+    t: Tables, top: int, runner_up: int, question: str, units: list[Unit], read: Callable[[str], str]
+) -> str | None:
     """The top page's name (its title or file name, without a closing qualifier in brackets) when the
-    question writes it whole, as a phrase, and none of the runner-up's names (its title, file name and
-    aliases; ``read`` reads a page's text): the question says which page it asks about (docs/decisions.md
-    D178). Not when the two pages share the name ("Weekly sync" of two meetings, "Budget (2024)" and
-    "Budget (2025)"), nor when the runner-up's name holds the top's and the question writes it ("Zorvane
-    contacts"); a runner-up's name written only inside the top's (黄蝉 of 软枝黄蝉) is not written by the
-    question. A name must tell a page (``_telling``)."""
+    question writes it whole, as a phrase, the name tells a page (``_telling_name``), no other current
+    page's title or file name holds it (``_unique``), and the question writes none of the runner-up's
+    names (its title, file name and aliases; ``read`` reads a page's text) outside it: the question says
+    which page it asks about (docs/decisions.md D178, D179, D180). "Weekly sync" of two meetings, "Deploy
+    guide" beside "Kubernetes deploy guide", 黄蝉 beside 软枝黄蝉 do not say which."""
     asked = word_text(question)
     found = next((n for n in _plain_names(t, top) if _phrase(n).search(asked) and _telling_name(n)), None)
-    if found is None:
+    if found is None or not _unique(found, t, top, units):
         return None
-    own = word_text(found)
     rest = _phrase(found).sub(" ", asked)
     from krouter.vault.page import parse_page
 
     path = t.pages[runner_up].path
-    for name in {*_plain_names(t, runner_up), *parse_page(path, read(path)).aliases}:
-        if not word_text(name).strip():
+    names = {*_plain_names(t, runner_up), *parse_page(path, read(path)).aliases}
+    return None if any(word_text(n).strip() and _phrase(n).search(rest) for n in names) else found
+
+
+# The most pages the rarest word of a name may title for the name to be checked as telling one page.
+_MOST_TITLED = 1000
+
+
+def _unique(name: str, t: Tables, top: int, units: list[Unit]) -> bool:
+    """True when no current page but ``top`` has a title or file name that holds ``name`` as a phrase (a
+    closing qualifier dropped: "Budget (2024)" holds "Budget"), found through the rarest question word
+    the name writes; False when none can be read (it titles more than _MOST_TITLED pages)."""
+    own = word_text(name)
+    words = set(own.split())
+    parts = [
+        u for u in units if (w := word_text(u.text).strip()) and (w in words or (is_cjk(w) and w in own))
+    ]
+    if not parts:
+        return False
+    rarest = min(parts, key=lambda u: len(u.postings))
+    if len(rarest.postings) > _MOST_TITLED:
+        return False
+    phrase = _phrase(name)
+    for pid, tf in rarest.postings.items():
+        if pid == top or not tf[0] or pid not in t.pages or t.pages[pid].replaced:
             continue
-        if word_text(name) == own:
-            return None
-        if _phrase(name).search(rest if _phrase(name).search(own) else asked):
-            return None
-    return found
+        if any(phrase.search(word_text(other)) for other in _plain_names(t, pid)):
+            return False
+    return True
 
 
 def _plain_names(t: Tables, pid: int) -> list[str]:

@@ -1,12 +1,14 @@
-"""A page that names another page only to set it apart does not answer about it (docs/decisions.md D177).
+"""A page that names another page only to warn against mixing the two up does not answer about it
+(docs/decisions.md D177, D179, D180).
 
 "明远证券续约报价出了没 多少钱" cited the other customer's page at 57%, with that customer's renewal price:
 it writes 明远证券 only in "别和 [[客户/明远证券]] 搞混：那个是信创 + 等保". A question that writes another
 page's whole name (a name, not dictionary words) asks about that page's subject; a page that writes the
-name only on lines that link there and tell the reader to look there or not to confuse the two is about
-something else, however much else it shares with the question. A page whose title, aliases or a section
-heading hold the question's other words is a list or a hub about them (account managers, maintenance
-windows), and its line naming the page is an entry, not a pointer: it is read as before.
+name only on lines that link there and warn the reader not to confuse the two is about something else,
+however much else it shares with the question. The warning must be about that very link ("not to be
+confused with [[…]]", "别和 [[…]] 搞混"): "see [[…]]" or 详见 open a project page for its customer, and
+"For Zorvane (see [[…]]). Not to be confused with Zorvane Freight" warns about another company (two
+cold reviews). A heading that is the link heads a section about that page.
 """
 
 from __future__ import annotations
@@ -26,20 +28,21 @@ from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import word_text
 from krouter.vault.links import LinkResolver
 
-# A link in a line read for what it writes around it.
-_A_LINK = "\ue000"
-# What a line writes beside a link to send the reader to another page's subject or warn against mixing
-# the two: "see [[…]]", "not to be confused with [[…]]", "见 [[…]]", "别和 [[…]] 搞混". Not "different" or
-# 不同 alone: "[Zorvane](…) is different: Sundays 02:00–04:00" states the answer (a cold review).
+# A warning, beside the link to the page named (``_THE_LINK``; other links read as a space), against
+# mixing the two pages up: "not to be confused with [[…]]", "don't confuse [[…]]", "别和 [[…]] 搞混",
+# "[[…]]（别搞混）". Not "see [[…]]", 详见 or 参见, nor "different" or 不同 ("[Zorvane](…) is different:
+# Sundays 02:00–04:00" states the answer).
+_THE_LINK = "\ue000"
 _POINTING = lazy_pattern(
-    r"(?i)\b(?:see|cf|confuse[ds]?|confusing|mix(?:ed)? up)\b"
-    r"|参见|详见|见\s*\ue000|别和|别跟|不要和|不要跟|搞混|混淆|混用|弄混"
+    r"(?i)\bconfus\w*\s+(?:\w+\s+){0,2}?with\s+\ue000|\b(?:don'?t|do\s+not|never)\s+confuse\s+\ue000"
+    r"|\bmix(?:ed|ing)?\s+(?:\w+\s+)?up\s+with\s+\ue000"
+    r"|(?:别|不要|勿)(?:和|跟|与|把)\s*\ue000[^。；;]{0,12}?(?:搞混|混淆|混用|弄混|搞错|混为一谈)"
+    r"|\ue000\s*[（(，,：:]?\s*(?:别|不要|勿)(?:搞混|混淆|混用|弄混|搞错)"
 )
 # The most pages one question word's list may hold for its titled pages to be looked at.
 MAX_PAGES_READ = 1000
-# A Markdown heading or a table row: a line that heads or files an entry, not one that points away.
+# A Markdown heading: a line that heads a section about what it names, not one that points away.
 _HEADING = lazy_pattern(r"^\s{0,3}#{1,6}\s")
-_TABLE_ROW = lazy_pattern(r"^\s*\|")
 
 
 def named_where_pointed(
@@ -55,11 +58,10 @@ def named_where_pointed(
     """(the name, that page's path) when the question writes another current page's whole title or file
     name, a name (every word of it ``is_name``: 明远证券, Zorvane; not Production deploy), which the
     ``cited`` page (with the replaced pages leading to it, ``mine``) writes only on lines that link to
-    that page and send the reader there or warn against mixing the two (``_POINTING``), stating none
-    of the question's other words (``held``) outside their links, under no heading that states one.
-    ``words``: the question words the page matched in its text; when its title, aliases or a trigger
-    hold any other (``held - words``), the page is about that, and this returns None. A name no word of
-    which is held by fewer than MAX_PAGES_READ pages is not looked for."""
+    that page and warn, beside the link, against mixing the two up (``_POINTING``), stating none of the
+    question's other words (``held``) outside their links. ``words``: the question words the page
+    matched in its text. A name no word of which fewer than MAX_PAGES_READ pages hold is not looked
+    for."""
     text = text_of(cited)
     if ("[[" not in text and "](" not in text) or not words:
         return None
@@ -85,7 +87,7 @@ def named_where_pointed(
                 continue
             for name, parts in t.names_of(pid):
                 named = _naming(parts, texts, asked)
-                if not named or not all(map(is_name, parts)) or (held - words) - named:
+                if not named or not all(map(is_name, parts)):
                     continue
                 if _only_pointing(text, units, named, held, path):
                     return name, path
@@ -127,28 +129,21 @@ def _naming(parts: tuple[str, ...], texts: dict[int, str], asked: str) -> set[in
 
 def _only_pointing(text: str, units: list[Unit], named: set[int], held: set[int], path: str) -> bool:
     """True when every line of ``text`` that writes one of the question's words ``named`` links to the
-    page at ``path`` and sends the reader there (``_POINTING``, outside the links), is no heading or
-    table row, and neither it (outside its links) nor the heading it is under states another of the
-    question words ``held``."""
+    page at ``path`` and warns, beside that link, against mixing the two up (``_POINTING``), is no
+    heading, and states none of the other question words ``held`` outside its links."""
     to_page = LinkResolver([path])
     terms = route_terms(units[i] for i in held)
     others = held - named
     pointed_terms = route_terms(units[i] for i in named)
-    heading = ""
     found = 0
     for line in text.split("\n"):
-        if _HEADING.match(line):
-            heading = line
         if not any(units[i].in_terms(terms_in(pointed_terms, line)) for i in named):
             continue
         found += 1
-        if found > MAX_POINTING_LINES or _HEADING.match(line) or _TABLE_ROW.match(line):
+        if found > MAX_POINTING_LINES or _HEADING.match(line):
             return False
-        own = outside_links(terms, [DESTINATION.sub("]", line), heading])
-        if (
-            not any(to_page.resolve(m.group(0)) == path for m in LINK.finditer(line))
-            or not _POINTING.search(LINK.sub(_A_LINK, line))
-            or any(units[i].in_terms(own) for i in others)
-        ):
+        warned = LINK.sub(lambda m: _THE_LINK if to_page.resolve(m.group(0)) == path else " ", line)
+        own = outside_links(terms, [DESTINATION.sub("]", line)])
+        if not _POINTING.search(warned) or any(units[i].in_terms(own) for i in others):
             return False
     return found > 0
