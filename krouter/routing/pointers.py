@@ -66,7 +66,7 @@ def pointed_away(
     # it or its file name, in any case (a folder it is not in names another page).
     to_runner_up = LinkResolver([path])
     pointing = dict.fromkeys(named, False)
-    for n, (line, holding) in enumerate(_lines_writing(text, units, named)):
+    for n, (line, holding) in enumerate(lines_writing(text, units, named)):
         # A word written on that many lines is the page's own, whatever they link to.
         if n == MAX_POINTING_LINES:
             return None
@@ -95,7 +95,7 @@ def pointed_away(
     return [units[i].text for i in sorted(pointed)], path
 
 
-def _lines_writing(text: str, units: list[Unit], named: set[int]) -> Iterator[tuple[str, list[int]]]:
+def lines_writing(text: str, units: list[Unit], named: set[int]) -> Iterator[tuple[str, list[int]]]:
     """The lines of ``text`` that write one of the question's words ``named`` (read as the set is when
     a line is reached: a caller may drop words on the way), each with those it writes, up to one past
     MAX_POINTING_LINES (a page of 50,000 linking lines is not read line by line)."""

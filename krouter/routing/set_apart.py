@@ -18,8 +18,8 @@ import urllib.parse
 from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.routing.answering_line import outside_links, route_terms, terms_in
-from krouter.routing.pointers import DESTINATION, LINK, MAX_POINTING_LINES
+from krouter.routing.answering_line import outside_links, route_terms
+from krouter.routing.pointers import DESTINATION, LINK, MAX_POINTING_LINES, lines_writing
 from krouter.routing.question import Unit
 from krouter.routing.tables import Tables
 from krouter.tokens.names import is_name
@@ -134,12 +134,8 @@ def _only_pointing(text: str, units: list[Unit], named: set[int], held: set[int]
     to_page = LinkResolver([path])
     terms = route_terms(units[i] for i in held)
     others = held - named
-    pointed_terms = route_terms(units[i] for i in named)
     found = 0
-    for line in text.split("\n"):
-        if not any(units[i].in_terms(terms_in(pointed_terms, line)) for i in named):
-            continue
-        found += 1
+    for found, (line, _words) in enumerate(lines_writing(text, units, set(named)), 1):
         if found > MAX_POINTING_LINES or _HEADING.match(line):
             return False
         warned = LINK.sub(lambda m: _THE_LINK if to_page.resolve(m.group(0)) == path else " ", line)
