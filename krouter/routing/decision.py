@@ -176,8 +176,8 @@ def decide(
     own = effective - set().union(*about.values()) if confidence >= floor and not lone else set()
     if pointer := pointed_away(reads.text, citations[0].path, units, own, effective, runner):
         citations[0] = as_missing(citations[0], pointer[0])
-    # So is another page's whole name, written only where the page sets that page apart ("别和
-    # [[客户/明远证券]] 搞混"): the question asks about that page's subject (D177, pointers.py).
+    # So is another page's whole name, written only beside a warning not to mix the two up ("别和
+    # [[客户/明远证券]] 搞混"): the question asks about that page's subject (D177, D180, set_apart.py).
     set_apart = (
         named_where_pointed(reads.text, citations[0].path, units, own, effective, question, t, mine)
         if own and not (other_page or pointer)
