@@ -164,3 +164,43 @@ def test_a_name_another_page_s_name_holds_tells_no_page(tmp_path: Path) -> None:
         for question in ("deploy guide: how do I roll back the API?", "household budget: groceries a month?"):
             receipt = router.decide(question)
             assert "names it" not in receipt.reason, (question, receipt.reason)
+
+
+def test_a_name_an_alias_or_a_replaced_page_holds_tells_no_page(tmp_path: Path) -> None:
+    """A third cold review: the old "Deploy guide" was cited at 100% when the current runbook held the
+    name only as an alias, or through the page it replaced ("Kubernetes deploy guide"). Other pages'
+    aliases and replaced pages' names count: the question does not say which page it means."""
+    old = (
+        "# Deploy guide\n\nHow we deploy the API on the VM fleet.\n\n- Deploy: `./deploy.sh api`\n"
+        "- Roll back: `./deploy.sh api --previous`\n- Hosts: api-01..api-06\n"
+    )
+    new = (
+        "Since May 2025 the API runs on Kubernetes.\n\n- Deploy: `argocd app sync api`\n"
+        "- Roll back: `argocd app rollback api`\n- Cluster: prod-eu-1\n"
+    )
+    filler = {
+        "Eng/Onboarding.md": "# Onboarding\n\nLaptop, accounts, first week.\n",
+        "Eng/On-call.md": "# On-call\n\nPager rotation weekly. Escalate to the platform lead.\n",
+    }
+    vaults = {
+        "alias": {
+            "Eng/Deploy guide.md": old,
+            "Eng/Platform runbook.md": "---\naliases: [Deploy guide]\n---\n# Platform runbook\n\n" + new,
+        },
+        "replaced": {
+            "Eng/Deploy guide.md": old,
+            "Eng/Kubernetes deploy guide.md": (
+                "---\nstatus: superseded\nsuperseded_by: '[[Platform runbook]]'\n---\n"
+                "# Kubernetes deploy guide\n\n" + new
+            ),
+            "Eng/Platform runbook.md": "# Platform runbook\n\n" + new,
+        },
+    }
+    for name, pages in vaults.items():
+        with Router(write(tmp_path / name, {**filler, **pages})) as router:
+            for question in (
+                "how do I roll back a deploy? check the deploy guide",
+                "deploy guide: roll back the API?",
+            ):
+                receipt = router.decide(question)
+                assert "names it" not in receipt.reason, (name, question, receipt.reason)

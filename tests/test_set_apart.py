@@ -132,7 +132,7 @@ def test_only_a_warning_beside_the_link_sets_the_page_apart(tmp_path: Path) -> N
         + body
     )
     ops = "# Ops notes\n\n- [Zorvane](Customers/Zorvane.md) is different: maintenance window Sundays 02:00–04:00\n"
-    heading = "# 运维笔记\n\n## [[客户/明远证券]]（别搞混：另一套时间）\n\n维护窗口：周日 02:00–04:00\n"
+    heading = "# 运维笔记\n\n## [[客户/明远证券]]（别搞混）\n\n维护窗口：周日 02:00–04:00\n"
     project = (
         "# 猎鹰项目\n\n客户：明远证券（详见 [[客户/明远证券]]）\n\n"
         "- 割接：9 月 14 号周日凌晨 2 点开始\n- 回滚截止：5 点\n"
@@ -182,3 +182,45 @@ def test_the_page_named_is_listed_when_it_ranks_past_the_runner_up(tmp_path: Pat
             receipt = router.decide("what's the renewal quote for Zorvane?", k=k)
             assert receipt.decision == "refuse" and "mixing the two up" in receipt.reason, receipt.reason
             assert [c.path for c in receipt.candidates][:2] == ["Customers/Globex.md", "Customers/Zorvane.md"]
+
+
+def test_a_warning_about_something_of_that_page_s_does_not_set_it_apart(tmp_path: Path) -> None:
+    """A third cold review: a project page for a customer was refused for warning about something of that
+    customer's ("don't confuse [[…]]'s staging hosts with production", "别和 [[…]] 的旧合同搞混", "[[…]]
+    （别搞混测试和生产账号）", "nobody should get confused with [[…]] here"). Only a warning the link closes
+    sets the page apart; each is cited as before."""
+    body = "\n\n- Cutover: Sunday 14 September, 02:00–06:00 Lisbon time\n- Rollback deadline: 05:00\n"
+    zh_body = "\n\n- 割接：9 月 14 号周日凌晨 2 点开始\n- 回滚截止：5 点\n"
+    cases = [
+        (
+            "possessive",
+            "Projects/Falcon.md",
+            "# Falcon\n\nDon't confuse [[Customers/Zorvane]]'s staging hosts with production." + body,
+            "Zorvane cutover time?",
+        ),
+        (
+            "here",
+            "Projects/Falcon.md",
+            "# Falcon\n\nFor [[Customers/Zorvane]]; nobody should get confused with [[Customers/Zorvane]] here."
+            + body,
+            "Zorvane cutover time?",
+        ),
+        (
+            "contract",
+            "项目/猎鹰项目.md",
+            "# 猎鹰项目\n\n别和 [[客户/明远证券]] 的旧合同搞混。" + zh_body,
+            "明远证券割接几号几点开始 回滚截止几点",
+        ),
+        (
+            "bracket",
+            "项目/猎鹰项目.md",
+            "# 猎鹰项目\n\n[[客户/明远证券]]（别搞混测试和生产账号）" + zh_body,
+            "明远证券割接几号几点开始 回滚截止几点",
+        ),
+    ]
+    customers = {"Customers/Zorvane.md": ZORVANE, "客户/明远证券.md": MINGYUAN}
+    for name, path, text, question in cases:
+        with Router(write(tmp_path / name, {path: text, **customers}), floor=0.3) as router:
+            receipt = router.decide(question, k=1)
+        assert "mixing the two up" not in receipt.reason, (name, receipt.reason)
+        assert receipt.top is not None and receipt.top.path == path, (name, receipt.reason)

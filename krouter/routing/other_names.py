@@ -87,24 +87,22 @@ def named_alone(
     guide" beside "Kubernetes deploy guide", 黄蝉 beside 软枝黄蝉 do not say which."""
     asked = word_text(question)
     found = next((n for n in _plain_names(t, top) if _phrase(n).search(asked) and _telling_name(n)), None)
-    if found is None or not _unique(found, t, top, units):
+    if found is None or not _unique(found, t, top, units, read):
         return None
     rest = _phrase(found).sub(" ", asked)
-    from krouter.vault.page import parse_page
-
-    path = t.pages[runner_up].path
-    names = {*_plain_names(t, runner_up), *parse_page(path, read(path)).aliases}
-    return None if any(word_text(n).strip() and _phrase(n).search(rest) for n in names) else found
+    return None if any(_phrase(n).search(rest) for n in _all_names(t, runner_up, read)) else found
 
 
 # The most pages the rarest word of a name may title for the name to be checked as telling one page.
 _MOST_TITLED = 1000
 
 
-def _unique(name: str, t: Tables, top: int, units: list[Unit]) -> bool:
-    """True when no current page but ``top`` has a title or file name that holds ``name`` as a phrase (a
-    closing qualifier dropped: "Budget (2024)" holds "Budget"), found through the rarest question word
-    the name writes; False when none can be read (it titles more than _MOST_TITLED pages)."""
+def _unique(name: str, t: Tables, top: int, units: list[Unit], read: Callable[[str], str]) -> bool:
+    """True when no page but ``top`` and the pages it replaced has a title, file name or alias that holds
+    ``name`` as a phrase (a closing qualifier dropped: "Budget (2024)" holds "Budget"; a replaced page's
+    name is its replacement's too), found through the rarest question word the name writes; False when
+    none can be read (it titles more than _MOST_TITLED pages). ``read`` reads a page's text, for its
+    aliases."""
     own = word_text(name)
     words = set(own.split())
     parts = [
@@ -116,12 +114,22 @@ def _unique(name: str, t: Tables, top: int, units: list[Unit]) -> bool:
     if len(rarest.postings) > _MOST_TITLED:
         return False
     phrase = _phrase(name)
+    mine = {top, *t.predecessors.get(top, ())}
     for pid, tf in rarest.postings.items():
-        if pid == top or not tf[0] or pid not in t.pages or t.pages[pid].replaced:
+        if pid in mine or not tf[0] or pid not in t.pages:
             continue
-        if any(phrase.search(word_text(other)) for other in _plain_names(t, pid)):
+        if any(phrase.search(word_text(other)) for other in _all_names(t, pid, read)):
             return False
     return True
+
+
+def _all_names(t: Tables, pid: int, read: Callable[[str], str]) -> list[str]:
+    """The page's title, file name (each without a closing qualifier) and aliases."""
+    from krouter.vault.page import parse_page
+
+    path = t.pages[pid].path
+    names = [*_plain_names(t, pid), *parse_page(path, read(path)).aliases]
+    return [n for n in names if word_text(n).strip()]
 
 
 def _plain_names(t: Tables, pid: int) -> list[str]:

@@ -28,16 +28,18 @@ from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import word_text
 from krouter.vault.links import LinkResolver
 
-# A warning, beside the link to the page named (``_THE_LINK``; other links read as a space), against
-# mixing the two pages up: "not to be confused with [[…]]", "don't confuse [[…]]", "别和 [[…]] 搞混",
-# "[[…]]（别搞混）". Not "see [[…]]", 详见 or 参见, nor "different" or 不同 ("[Zorvane](…) is different:
-# Sundays 02:00–04:00" states the answer).
+# A warning against mixing the page up with the page named, closed by the link to it (``_THE_LINK``;
+# other links read as ``_OTHER_LINK``): "not to be confused with [[…]].", "mixed up with [[…]],", "别和
+# [[…]] 搞混", "[[…]]（别搞混）". Not "see [[…]]", 详见 or 参见, nor "different" or 不同 ("[Zorvane](…) is
+# different: Sundays 02:00–04:00" states the answer); nor a warning about something of that page's,
+# which its link does not close ("don't confuse [[…]]'s staging hosts with production", "别和 [[…]] 的旧
+# 合同搞混": a third cold review).
 _THE_LINK = "\ue000"
+_OTHER_LINK = "\ue001"
 _POINTING = lazy_pattern(
-    r"(?i)\bconfus\w*\s+(?:\w+\s+){0,2}?with\s+\ue000|\b(?:don'?t|do\s+not|never)\s+confuse\s+\ue000"
-    r"|\bmix(?:ed|ing)?\s+(?:\w+\s+)?up\s+with\s+\ue000"
-    r"|(?:别|不要|勿)(?:和|跟|与|把)\s*\ue000[^。；;]{0,12}?(?:搞混|混淆|混用|弄混|搞错|混为一谈)"
-    r"|\ue000\s*[（(，,：:]?\s*(?:别|不要|勿)(?:搞混|混淆|混用|弄混|搞错)"
+    r"(?i)\b(?:confused|mixed\s+up)\s+with\s+\ue000(?=\s*(?:[,.;:)!?—–]|$))"
+    r"|(?:别|不要|勿)(?:和|跟|与)\s?\ue000\s?(?:搞混|混淆|混用|弄混|搞错|混为一谈)"
+    r"|\ue000\s?[（(]\s?(?:别|不要|勿)(?:搞混|混淆|弄混)\s?[)）]"
 )
 # The most pages one question word's list may hold for its titled pages to be looked at.
 MAX_PAGES_READ = 1000
@@ -138,7 +140,7 @@ def _only_pointing(text: str, units: list[Unit], named: set[int], held: set[int]
     for found, (line, _words) in enumerate(lines_writing(text, units, set(named)), 1):
         if found > MAX_POINTING_LINES or _HEADING.match(line):
             return False
-        warned = LINK.sub(lambda m: _THE_LINK if to_page.resolve(m.group(0)) == path else " ", line)
+        warned = LINK.sub(lambda m: _THE_LINK if to_page.resolve(m.group(0)) == path else _OTHER_LINK, line)
         own = outside_links(terms, [DESTINATION.sub("]", line)])
         if not _POINTING.search(warned) or any(units[i].in_terms(own) for i in others):
             return False
