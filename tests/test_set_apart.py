@@ -224,3 +224,24 @@ def test_a_warning_about_something_of_that_page_s_does_not_set_it_apart(tmp_path
             receipt = router.decide(question, k=1)
         assert "mixing the two up" not in receipt.reason, (name, receipt.reason)
         assert receipt.top is not None and receipt.top.path == path, (name, receipt.reason)
+
+
+def test_a_markdown_link_with_a_space_in_its_path_is_read_as_the_link_resolver_reads_it(
+    tmp_path: Path,
+) -> None:
+    """The pages looked at are the cited page's link targets, read as ``LinkResolver`` reads a link: a
+    Markdown link to "Customers/Zorvane%20Kvist.md" or "<Customers/Zorvane Kvist.md>" names Zorvane
+    Kvist (set_apart had parsed links itself, and cut the second at its space: the page was never
+    looked at)."""
+    kvist = "# Zorvane Kvist\n\nA shipping firm in Leixões.\n"
+    for name, link in (
+        ("encoded", "Customers/Zorvane%20Kvist.md"),
+        ("angle", "<Customers/Zorvane Kvist.md>"),
+    ):
+        globex = GLOBEX.replace("[[Customers/Zorvane]]", f"[Zorvane Kvist]({link})").replace(
+            "which self-hosts", "the shipping firm"
+        )
+        vault = write(tmp_path / name, {"Customers/Globex.md": globex, "Customers/Zorvane Kvist.md": kvist})
+        with Router(vault) as router:
+            receipt = router.decide("what's the renewal quote a year for Zorvane Kvist?", k=1)
+        assert "mixing the two up" in receipt.reason, (name, receipt.reason)

@@ -13,8 +13,6 @@ cold reviews). A heading that is the link heads a section about that page.
 
 from __future__ import annotations
 
-import unicodedata
-import urllib.parse
 from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
@@ -26,7 +24,7 @@ from krouter.tokens.names import is_name
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.scripts import is_cjk
 from krouter.tokens.terms import word_text
-from krouter.vault.links import LinkResolver
+from krouter.vault.links import LinkResolver, parse_link
 
 # A warning against mixing the page up with the page named, closed by the link to it (``_THE_LINK``;
 # other links read as ``_OTHER_LINK``): "not to be confused with [[…]].", "mixed up with [[…]],", "别和
@@ -69,7 +67,7 @@ def named_where_pointed(
         return None
     # Only the pages the cited page links to can be the one it sets apart: their file names, read off
     # its links, keep a question word that titles thousands of pages from being looked at page by page.
-    linked = {name for m in LINK.finditer(text) if (name := _file_name(m.group(0)))}
+    linked = {name for m in LINK.finditer(text) if (name := _page_file_name(parse_link(m.group(0))[0]))}
     if not linked:
         return None
     asked = word_text(question)
@@ -96,17 +94,10 @@ def named_where_pointed(
     return None
 
 
-def _file_name(link: str) -> str:
-    """The file name a wikilink or a Markdown link ends with, as ``_page_file_name`` reads a page's."""
-    raw = link[2:-2].split("|", 1)[0] if link.startswith("[[") else link[link.index("](") + 2 : -1]
-    if not link.startswith("[["):
-        raw = urllib.parse.unquote(raw.strip().split(" ", 1)[0])
-    return _page_file_name(unicodedata.normalize("NFC", raw.split("#", 1)[0].strip()))
-
-
 def _page_file_name(path: str) -> str:
-    """A page path's file name without ``.md``, case-folded: what a link can name the page by. Read
-    for every page a question word titles (thousands in a large vault), so string work only."""
+    """A page path's (or a link's target's, ``parse_link``) file name without ``.md``, case-folded: what
+    a link can name the page by. Read for every page a question word titles (thousands in a large
+    vault), so string work only."""
     name = path.rstrip("/").rsplit("/", 1)[-1]
     return (name[:-3] if name.lower().endswith(".md") else name).casefold()
 

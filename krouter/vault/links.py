@@ -55,7 +55,7 @@ def _strip_md(path: str) -> str:
     return path[:-3] if path.lower().endswith(".md") else path
 
 
-def _parse(raw: str) -> tuple[str, bool]:
+def parse_link(raw: str) -> tuple[str, bool]:
     """(the page a link points at, as a path without ``.md``; whether it was written as a Markdown link).
 
     A wikilink's ``#heading`` and ``|label`` and a Markdown link's ``#fragment`` and title are dropped;
@@ -129,7 +129,7 @@ class LinkResolver:
     def explain(self, raw: str, source: str | None = None) -> tuple[list[str], bool]:
         """``matches`` and whether the link is loose: a relative link that names its page only when
         read from the vault root."""
-        target, markdown = _parse(raw)
+        target, markdown = parse_link(raw)
         found = self._strict(target, markdown, source)
         if found or not target.startswith(("./", "../")):
             return found, False
