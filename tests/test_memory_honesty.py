@@ -71,6 +71,8 @@ SETS = {
     "heldout18.jsonl": "vault10",
     "questions_dev13.jsonl": "vault11",
     "heldout19.jsonl": "vault11",
+    "questions_dev14.jsonl": "vault12",
+    "heldout20.jsonl": "vault12",
 }
 
 

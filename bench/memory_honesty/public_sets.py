@@ -181,6 +181,17 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # heldout19 frozen before any run (the next change's go/no-go).
     "dev13": ("vault11", "questions_dev13.jsonl", "questions_dev13.jsonl"),
     "heldout19": ("vault11", "heldout19.jsonl", "questions_dev13.jsonl"),
+    # Written in the forty-fourth session by helpers that saw none of the project: a twelfth vault, the
+    # shared memory of a marine microbiology lab in Singapore with a field station in Xiamen (陈实验室):
+    # the PI's and the Chinese students' pages in Chinese, the lab manager's, compute and safety pages in
+    # English (95 pages; 16 replaced pages, 11 of them across languages, one chain; neighbour groups such
+    # as the confocal and flow cytometer bookings, the cluster's and the lab server's GPU rules, the -80
+    # freezer and the liquid-nitrogen dewar, the two grants, the two boats, the two sites' waste rules) by
+    # one helper; dev14 and heldout20 (60 questions each, the same mix as dev13's) by two others that each
+    # saw only vault12/; phrasings by two more, each seeing only one set's questions. dev14 in all-dev;
+    # heldout20 frozen before any run (the next change's go/no-go).
+    "dev14": ("vault12", "questions_dev14.jsonl", "questions_dev14.jsonl"),
+    "heldout20": ("vault12", "heldout20.jsonl", "questions_dev14.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -201,6 +212,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev11",
     "dev12",
     "dev13",
+    "dev14",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,
