@@ -29,7 +29,7 @@ from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
 from krouter.routing.reasons import page_reason, quoted, reason_nothing, unread_note
 from krouter.routing.receipt import Evidence, Receipt
-from krouter.routing.scoring import score, top_targets, unit_bits, walk_window
+from krouter.routing.scoring import Target, score, top_targets, unit_bits, walk_window
 from krouter.routing.set_apart import named_where_pointed
 from krouter.routing.tables import Tables
 from krouter.routing.turns import named_speaker_lacks_words
@@ -99,6 +99,14 @@ def decide(
     meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
     content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     reads = PageReads(index, root, units)
+    # Of two pages whose words tie, the one the question names goes first (D182): "Mingyuan Securities"
+    # asks about the page aliased so, not the English customer page whose words score 1% higher.
+    swapped = len(everything) > 1 and _named_runner_up(
+        everything, question, units, index, t, content_hits, reads
+    )
+    if swapped:
+        everything[:2] = everything[1::-1]
+        ranked, shown = everything[: max(k, 1)], everything[: max(k, 2)]
     # The cited (or closest) page's passage now; the runner-ups' when something reads them.
     citations = [citation(x, units, meta_hits, t, reads, now=i == 0) for i, x in enumerate(shown)]
     top = ranked[0]
@@ -123,12 +131,14 @@ def decide(
     coverage = (page_cov + passage_cov) / 2
     runner_up = everything[1] if len(everything) > 1 else None
     margin = (top.score - runner_up.score) / top.score if runner_up and top.score > 0 else 1.0
-    clarity = 1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN)
+    clarity = 1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, max(0.0, margin) / CLEAR_MARGIN)
     # A question that writes the top page's name and not the runner-up's says which it asks about, when
     # the page holds most of what else it asks: a name weighs heavily, and "王磊手机号" asks of 王磊's
-    # page a number it may lack (D178).
+    # page a number it may lack (D178). An alias (a first name, a short form, a topic) is a name here
+    # only where it put the page first (D182): alone it lifted agents' keyword phrasings of neighbour
+    # questions ("Marta 亚马逊 广告预算 2023") over the floor.
     named_top = (
-        named_alone(t, top.page_id, runner_up.page_id, question, units, reads.text)
+        named_alone(t, top.page_id, runner_up.page_id, question, units, reads.text, aliases=swapped)
         if clarity < 1 and runner_up and _holds_the_rest(units, effective, title_units(units, top.page_id))
         else None
     )
@@ -299,6 +309,28 @@ def decide(
         reason=reason,
         index=index_info,
     )
+
+
+def _named_runner_up(
+    everything: list[Target],
+    question: str,
+    units: list[Unit],
+    index: Index,
+    t: Tables,
+    content_hits: dict[int, set[int]],
+    reads: PageReads,
+) -> bool:
+    """True when the runner-up ties the top page (its score within CLEAR_MARGIN / 2 of the top's, what a
+    refusal calls matching about equally), holds at least half of the question's words outside its name
+    and the question names it and not the top page (``named_alone``)."""
+    top, second = everything[0], everything[1]
+    if top.score <= 0 or (top.score - second.score) / top.score >= CLEAR_MARGIN / 2:
+        return False
+    content = set().union(*(content_hits.get(pid, set()) for pid in second.contributors)) & second.matched
+    held = content | (fired_triggers(second, units, index, t) & second.matched)
+    if not _holds_the_rest(units, held, title_units(units, second.page_id)):
+        return False
+    return named_alone(t, second.page_id, top.page_id, question, units, reads.text, aliases=True) is not None
 
 
 def _holds_the_rest(units: list[Unit], held: set[int], name: set[int]) -> bool:

@@ -77,16 +77,24 @@ _QUALIFIER = lazy_pattern(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
 def named_alone(
-    t: Tables, top: int, runner_up: int, question: str, units: list[Unit], read: Callable[[str], str]
+    t: Tables,
+    top: int,
+    runner_up: int,
+    question: str,
+    units: list[Unit],
+    read: Callable[[str], str],
+    aliases: bool = False,
 ) -> str | None:
-    """The top page's name (its title or file name, without a closing qualifier in brackets) when the
-    question writes it whole, as a phrase, the name tells a page (``_telling_name``), no other current
-    page's title or file name holds it (``_unique``), and the question writes none of the runner-up's
-    names (its title, file name and aliases; ``read`` reads a page's text) outside it: the question says
-    which page it asks about (docs/decisions.md D178, D179, D180). "Weekly sync" of two meetings, "Deploy
-    guide" beside "Kubernetes deploy guide", 黄蝉 beside 软枝黄蝉 do not say which."""
+    """The top page's name (its title or file name, without a closing qualifier in brackets; with
+    ``aliases``, one of its aliases too) when the question writes it whole, as a phrase, the name tells
+    a page (``_telling_name``), no other current page's title, file name or alias holds it
+    (``_unique``), and the question writes none of the runner-up's names (its title, file name and
+    aliases; ``read`` reads a page's text) outside it: the question says which page it asks about
+    (docs/decisions.md D178–D180, D182). "Weekly sync" of two meetings, "Deploy guide" beside
+    "Kubernetes deploy guide", 黄蝉 beside 软枝黄蝉 do not say which."""
     asked = word_text(question)
-    found = next((n for n in _plain_names(t, top) if _phrase(n).search(asked) and _telling_name(n)), None)
+    own = _all_names(t, top, read) if aliases else _plain_names(t, top)
+    found = next((n for n in own if _phrase(n).search(asked) and _telling_name(n)), None)
     if found is None or not _unique(found, t, top, units, read):
         return None
     rest = _phrase(found).sub(" ", asked)
