@@ -64,6 +64,8 @@ def page_reason(
         else f"leads {second} by {ev.margin:.0%}"
         if ev.margin >= 0
         else f"scores {-ev.margin:.0%} below {second}"
+        if ev.margin <= -0.005
+        else f"scores about as high as {second}"
     )
     if named and second:
         lead += f", and the question names it ({named!r}) and not that page"
