@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from krouter import Router
 from krouter.cli import app
+from krouter.learner import teach
 from tests.vault_files import write
 
 ENGLISH_CUSTOMER = (
@@ -385,3 +386,19 @@ def test_an_alias_alone_does_not_count_the_top_page_s_lead_in_full(tmp_path: Pat
     assert receipt.decision == "cite" and receipt.top is not None, receipt.reason
     assert receipt.top.path == "Vendors/Zorvane Print.md"
     assert "the question names it ('Zorvane Print') and not that page" in receipt.reason
+
+
+def test_an_agent_teaching_the_page_it_ties_with_is_a_dispute_for_the_owner(tmp_path: Path) -> None:
+    """A cold review: the named page's citation has a margin below zero, which the teach check took for a
+    weak one, so an agent teaching the English customer's page for the question about Zorvane Kvist was
+    not held as a dispute. A citation of the page the question names is as firm as any."""
+    vault = _customers(tmp_path)
+    with Router(vault) as router:
+        held = teach.teach(
+            router,
+            ASKED,
+            "Customers/Brightline Health.md",
+            "The contract runs out on 2026-09-30; renewal talks start in June.",
+        )
+    assert held.for_owner, held.to_text()
+    assert held.reason.startswith("KRouter cites 客户/科维斯特.md"), held.reason
