@@ -272,11 +272,10 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         return f"KRouter already cites {rel} for this question: nothing to teach"
     # An agent that read the cited page and found the answer on another may be right (an agent-loop
     # run: a Busan office question cited on the Seoul office's page), or may be a careless or hijacked
-    # teacher overruling a right answer: the owner decides, and nothing is written before. A citation
-    # below zero margin is the page the question names, put first within a tie (D182): as firm as any.
+    # teacher overruling a right answer: the owner decides, and nothing is written before.
     disputed = (
         f"{DISPUTED} {top.path} for this question; only the owner can make it cite {rel}"
-        if top is not None and (receipt.evidence.margin >= WEAK_MARGIN or receipt.evidence.margin < 0)
+        if top is not None and receipt.evidence.margin >= WEAK_MARGIN
         else None
     )
     same = pending.find(router.root, question, rel, pending.AGENT)

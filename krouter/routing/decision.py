@@ -23,7 +23,6 @@ from krouter.routing.closest import REACH, by_passage, named_second
 from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_page, unknown_name
 from krouter.routing.fired_triggers import fired_triggers
-from krouter.routing.named_runner_up import holds_the_rest, named_runner_up
 from krouter.routing.other_names import mentioned_by_name, named_alone
 from krouter.routing.pointers import as_missing, pointed_away, pointer_reason
 from krouter.routing.prices import states_price
@@ -100,16 +99,6 @@ def decide(
     meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
     content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
     reads = PageReads(index, root, units)
-    # Of two pages whose words tie, the one the question names goes first (D182): "Mingyuan Securities"
-    # asks about the page aliased so, not the English customer page whose words score 1% higher.
-    first_named = (
-        named_runner_up(everything, question, units, index, t, content_hits, reads, CLEAR_MARGIN / 2)
-        if len(everything) > 1
-        else None
-    )
-    if first_named:
-        everything[:2] = everything[1::-1]
-        ranked, shown = everything[: max(k, 1)], everything[: max(k, 2)]
     # The cited (or closest) page's passage now; the runner-ups' when something reads them.
     citations = [citation(x, units, meta_hits, t, reads, now=i == 0) for i, x in enumerate(shown)]
     top = ranked[0]
@@ -133,22 +122,14 @@ def decide(
     )
     coverage = (page_cov + passage_cov) / 2
     runner_up = everything[1] if len(everything) > 1 else None
-    # Against the higher of the two scores: a page the question names may go first a little below the
-    # page it ties (D182), never further below than a tie.
-    margin = (
-        (top.score - runner_up.score) / max(top.score, runner_up.score)
-        if runner_up and top.score > 0
-        else 1.0
-    )
+    margin = (top.score - runner_up.score) / top.score if runner_up and top.score > 0 else 1.0
     clarity = 1 - MARGIN_SHARE + MARGIN_SHARE * min(1.0, margin / CLEAR_MARGIN)
     # A question that writes the top page's name and not the runner-up's says which it asks about, when
     # the page holds most of what else it asks: a name weighs heavily, and "王磊手机号" asks of 王磊's
-    # page a number it may lack (D178). The name that put a page first counts so too (D182); an alias
-    # alone does not: it lifted agents' keyword phrasings of neighbour questions ("Marta 亚马逊 广告预算
-    # 2023") over the floor on the person's page.
-    named_top = first_named or (
+    # page a number it may lack (D178).
+    named_top = (
         named_alone(t, top.page_id, runner_up.page_id, question, units, reads.text)
-        if clarity < 1 and runner_up and holds_the_rest(units, effective, title_units(units, top.page_id))
+        if clarity < 1 and runner_up and _holds_the_rest(units, effective, title_units(units, top.page_id))
         else None
     )
     clarity = 1.0 if named_top else clarity
@@ -289,9 +270,8 @@ def decide(
         tied = second is not None and evidence.margin < CLEAR_MARGIN / 2 and not named_top
         retired = _retired(units, effective, elsewhere, mine, t) if decision == "refuse" else []
         reason = page_reason(decision, citations, evidence, second, tied, t.unread, retired, named_top)
-        # A refusal's reason names its runner-up ("leads X by 7%"), and so does a citation of the page
-        # the question names over a page scoring a little higher (D182): listed past k when need be.
-        names_runner_up = (decision == "refuse" or bool(first_named)) and second is not None
+        # A refusal's reason names its runner-up ("leads X by 7%"): listed past k when need be.
+        names_runner_up = decision == "refuse" and second is not None
     if not names_runner_up:
         citations = citations[: max(len(ranked), 2 if set_apart else 1)]
     if decision == "refuse":
@@ -319,6 +299,12 @@ def decide(
         reason=reason,
         index=index_info,
     )
+
+
+def _holds_the_rest(units: list[Unit], held: set[int], name: set[int]) -> bool:
+    """True when the page holds at least half, by weight, of the question's words outside its ``name``."""
+    rest = sum(u.weight for i, u in enumerate(units) if i not in name)
+    return rest > 0 and sum(units[i].weight for i in held - name) >= rest / 2
 
 
 def _lone_characters(in_text: set[int], matched: set[int], units: list[Unit]) -> bool:

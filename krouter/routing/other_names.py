@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.routing.pointers import LINK
 from krouter.routing.question import Unit
 from krouter.routing.tables import Tables
 from krouter.tokens.names import has_letter, is_name
@@ -64,21 +63,12 @@ def _telling(name: str) -> bool:
     return len("".join(parts)) >= shortest
 
 
-# What may stand between the words of a name: spaces, or a hyphen, dot or underscore ("Zorvane-Kvist" is
-# "Zorvane Kvist" written another way; pay-api, pay_api).
-_JOINER = r"[\s\-_.]*"
-
-
 def _phrase(name: str) -> re.Pattern[str]:
-    """The name's words in a row, as ``word_text`` writes them, whatever joins them (spaces, a hyphen, a
-    dot, an underscore): whole, not inside a longer word nor a longer hyphenated name ("Zorvane" is not
-    written in "Zorvane-Kvist"), unless written in CJK, which runs its words and particles together
-    (솔라피를)."""
-    words = [w for w in re.split(r"[\s\-_.]+", word_text(name)) if w]
-    joined = _JOINER.join(map(re.escape, words))
-    if all(is_cjk(w) for w in words):
-        return re.compile(joined)
-    return re.compile(rf"(?<!\w)(?<!\w[\-_.]){joined}(?![\-_.]?\w)")
+    """The name's words in a row, as ``word_text`` writes them: whole, not inside a longer word, unless
+    written in CJK, which runs its words and particles together (솔라피를)."""
+    words = word_text(name).split()
+    joined = r"\s*".join(map(re.escape, words))
+    return re.compile(joined if all(is_cjk(w) for w in words) else rf"(?<!\w){joined}(?!\w)")
 
 
 # A qualifier in brackets closing a title (a year, a sense: "Firmware release window (2025)", "第1舰队
@@ -91,10 +81,10 @@ def named_alone(
 ) -> str | None:
     """The top page's name (its title or file name, without a closing qualifier in brackets) when the
     question writes it whole, as a phrase, the name tells a page (``_telling_name``), no other current
-    page's title, file name or alias holds it (``_unique``), and the question writes none of the
-    runner-up's names (its title, file name and aliases; ``read`` reads a page's text) outside it: the
-    question says which page it asks about (docs/decisions.md D178, D179, D180). "Weekly sync" of two
-    meetings, "Deploy guide" beside "Kubernetes deploy guide", 黄蝉 beside 软枝黄蝉 do not say which."""
+    page's title or file name holds it (``_unique``), and the question writes none of the runner-up's
+    names (its title, file name and aliases; ``read`` reads a page's text) outside it: the question says
+    which page it asks about (docs/decisions.md D178, D179, D180). "Weekly sync" of two meetings, "Deploy
+    guide" beside "Kubernetes deploy guide", 黄蝉 beside 软枝黄蝉 do not say which."""
     asked = word_text(question)
     found = next((n for n in _plain_names(t, top) if _phrase(n).search(asked) and _telling_name(n)), None)
     if found is None or not _unique(found, t, top, units, read):
@@ -103,20 +93,15 @@ def named_alone(
     return None if any(_phrase(n).search(rest) for n in _all_names(t, runner_up, read)) else found
 
 
-# The most pages the rarest word of a name may title for the name to be checked as telling one page:
-# each is read for its aliases. A name that puts a page first (D182) is read on far fewer (a cold
-# review's vault of 1,000 pages titled "Zorvane … project" took 463 ms a lookup).
+# The most pages the rarest word of a name may title for the name to be checked as telling one page.
 _MOST_TITLED = 1000
-_MOST_TITLED_FIRST = 100
 
 
-def _unique(
-    name: str, t: Tables, top: int, units: list[Unit], read: Callable[[str], str], most: int = _MOST_TITLED
-) -> bool:
+def _unique(name: str, t: Tables, top: int, units: list[Unit], read: Callable[[str], str]) -> bool:
     """True when no page but ``top`` and the pages it replaced has a title, file name or alias that holds
     ``name`` as a phrase (a closing qualifier dropped: "Budget (2024)" holds "Budget"; a replaced page's
     name is its replacement's too), found through the rarest question word the name writes; False when
-    none can be read (it titles more than ``most`` pages). ``read`` reads a page's text, for its
+    none can be read (it titles more than _MOST_TITLED pages). ``read`` reads a page's text, for its
     aliases."""
     own = word_text(name)
     words = set(own.split())
@@ -126,7 +111,7 @@ def _unique(
     if not parts:
         return False
     rarest = min(parts, key=lambda u: len(u.postings))
-    if len(rarest.postings) > most:
+    if len(rarest.postings) > _MOST_TITLED:
         return False
     phrase = _phrase(name)
     mine = {top, *t.predecessors.get(top, ())}
@@ -136,47 +121,6 @@ def _unique(
         if any(phrase.search(word_text(other)) for other in _all_names(t, pid, read)):
             return False
     return True
-
-
-def named_first(
-    t: Tables,
-    page: int,
-    others: list[int],
-    richer: set[int],
-    question: str,
-    units: list[Unit],
-    read: Callable[[str], str],
-) -> str | None:
-    """The name by which the question asks about ``page`` rather than the ``others`` it ties with
-    (docs/decisions.md D182): its title or file name (without a closing qualifier), or an alias
-    ("Mingyuan Securities"), that the question writes whole, that tells a page (``_telling_name``) and no
-    other page's names hold (``_unique``, read on at most _MOST_TITLED_FIRST pages). None when the question also writes a name of one of the ``others`` outside
-    it, or when one of them that holds a question word the page lacks (``richer``) writes one of the
-    page's names in its text outside its links: a page that writes the name is about that subject too
-    (the renewal call with the customer's team, holding "renewal" and "new"), and the question does not
-    tell the two apart."""
-    from krouter.vault.page import parse_page
-
-    path = t.pages[page].path
-    aliases = parse_page(path, read(path)).aliases
-    names = [n for n in dict.fromkeys([*_plain_names(t, page), *aliases]) if word_text(n).strip()]
-    asked = word_text(question)
-    found = next((n for n in names if _phrase(n).search(asked) and _telling_name(n)), None)
-    if found is None or not _unique(found, t, page, units, read, most=_MOST_TITLED_FIRST):
-        return None
-    rest = _phrase(found).sub(" ", asked)
-    telling = [_phrase(n) for n in names if _telling_name(n)]
-    for other in others:
-        if any(_phrase(n).search(rest) for n in _all_names(t, other, read)):
-            return None
-        if other not in richer:
-            continue
-        # Outside its links: a page that links to the named page points at it ("Full list: [[Customers/
-        # Zorvane contacts]]"), as a page that writes its name in prose does not.
-        text = word_text(LINK.sub(" ", read(t.pages[other].path)))
-        if any(p.search(text) for p in telling):
-            return None
-    return found
 
 
 def _all_names(t: Tables, pid: int, read: Callable[[str], str]) -> list[str]:

@@ -56,17 +56,9 @@ def page_reason(
     ``tied`` whether it matches about as well, ``unread`` the pages that could not be read, ``retired``
     the question words the top page lacks that only replaced pages hold, each with one of them;
     ``named``, the top page's name when the question writes it and not the runner-up's (its lead then
-    counts in full; a page so named may score a little below the runner-up it ties, D182)."""
+    counts in full)."""
     top = cited[0]
-    lead = (
-        "no other page matches"
-        if not second
-        else f"leads {second} by {ev.margin:.0%}"
-        if ev.margin >= 0
-        else f"scores {-ev.margin:.0%} below {second}"
-        if ev.margin <= -0.005
-        else f"scores about as high as {second}"
-    )
+    lead = f"leads {second} by {ev.margin:.0%}" if second else "no other page matches"
     if named and second:
         lead += f", and the question names it ({named!r}) and not that page"
     summary = f"holds {ev.coverage:.0%} {SHARE_OF_QUESTION} and {lead}"

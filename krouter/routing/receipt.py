@@ -150,8 +150,7 @@ class Evidence:
     ``confidence`` is compared with ``floor``: ``coverage`` (the IDF-weighted share of the question's
     content the top page covers, averaged between the whole page and its best passage) times a clarity
     factor from ``margin`` (how far the top page's score stands above the next one's, relative to its
-    own; below zero when the question names the top page and it scores a little below the page it ties,
-    D182). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
+    own). Both are ratios, so they mean the same on any vault. ``corpus_missing`` are question words no
     page contains;
     ``elsewhere_missing`` are words other pages hold but the top page does not (the neighbour signal);
     ``untranslated`` are Chinese question words that the top page, written in English, lacks and no
