@@ -17,7 +17,7 @@ from pathlib import Path
 from krouter.index.store import Index
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.citation import PageReads
-from krouter.routing.other_names import mentioned_by_name
+from krouter.routing.other_names import aliases_of, mentioned_by_name, telling
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.routing.unread_language import in_unread_language, unread_words, unreadable
@@ -34,7 +34,7 @@ from krouter.tokens.names import (
 )
 from krouter.tokens.normal_form import without_accents
 from krouter.tokens.scripts import KANA, has_han, is_cjk
-from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
+from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers, word_text
 
 _KANA = lazy_pattern(f"[{KANA}]")
 
@@ -72,6 +72,7 @@ def named_page(
     mine: set[int],
     t: Tables,
     mentioned: Callable[[int], bool] = lambda pid: False,
+    aliases: Callable[[int], list[str]] = lambda pid: [],
 ) -> tuple[str, str] | None:
     """(the name, that page's path) when the question words the top page lacks hold every word of another
     current page's title or file name, and those words are a name: each holds a letter or a Han
@@ -95,6 +96,14 @@ def named_page(
                     if mentioned(pid):
                         break
                     return name, t.pages[pid].path
+            if not is_name(u.text):
+                continue
+            for alias in aliases(pid):
+                parts = tuple(word_text(alias).split())
+                if parts and words.issuperset(parts) and telling(alias):
+                    if mentioned(pid):
+                        break
+                    return alias, t.pages[pid].path
     return None
 
 
@@ -203,7 +212,10 @@ def names_against(
     mine = {pid, *t.predecessors.get(pid, ())}
     units = question_units(question, index, t)
     held = {i for i, u in enumerate(units) if any(p in u.postings for p in mine)}
-    other = named_page(units, held, mine, t, mentioned_by_name(t, PageReads(index, root, units).text, mine))
+    reads = PageReads(index, root, units)
+    other = named_page(
+        units, held, mine, t, mentioned_by_name(t, reads.text, mine), aliases_of(t, reads.text)
+    )
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units, index)
