@@ -79,8 +79,10 @@ def named_page(
     character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
     many a page a question only mentions). Only pages whose title or aliases hold one of the missing
     words are looked at, and the dictionary only for a title they hold whole: a vault in one script
-    never opens it otherwise (compiling it takes seconds, once). A page the top page ``mentioned`` by
-    another of its names (``mentioned_by_name``) is not one it never mentions."""
+    never opens it otherwise (compiling it takes seconds, once). For a missing word that is a name, the
+    page's ``aliases`` count too when they are made of names (``other_names.telling``: "Zorvane Kvist" of
+    the page 科维斯特, D187). A page the top page ``mentioned`` by another of its names
+    (``mentioned_by_name``) is not one it never mentions."""
     missing = [u for i, u in enumerate(units) if i not in matched]
     words = {without_accents(normalize(u.text)) for u in missing}
     seen: set[int] = set()
