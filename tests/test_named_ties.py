@@ -1,7 +1,6 @@
-"""A page named by the question through an alias. Where two pages' words tie, the name does not put that
-page first (D182 and D184 did, and were reverted after two cold reviews: D186; each case below cited a
-wrong page confidently under one of those forms). A page that never mentions the page the question
-names by its alias is not cited for it (D187), as for a title or file name (D43)."""
+"""Two pages whose words tie, one of them named by the question through an alias: the name does not put
+that page first (D182 and D184 did, and were reverted after two cold reviews: D186). Each case below
+cited a wrong page confidently under one of those forms."""
 
 from __future__ import annotations
 
@@ -103,44 +102,3 @@ def test_the_stale_aliased_page_is_not_cited_over_the_current_one(tmp_path: Path
     )
     vault = write(tmp_path / "amp", {"Customers/Zorvane & Kvist.md": current, "客户/科维斯特.md": stale})
     assert _top(vault, "how many storage nodes does Zorvane Kvist have?") != "客户/科维斯特.md"
-
-
-BRIGHTLINE = (
-    "---\ntitle: Brightline Health\ntags: [customer, enterprise]\n---\n# Brightline Health\n\n"
-    "- Self-hosted enterprise edition, 8 storage nodes on the licence.\n"
-    "- The contract runs out on 2026-09-30; renewal talks start in June.\n"
-    "- Contact: Maria Lopez (infrastructure lead).\n"
-)
-KVIST_CN = (
-    "---\ntitle: 科维斯特\ntags: [客户, 企业版]\naliases: [Zorvane Kvist, 科维斯特]\n---\n# 科维斯特（上海）\n\n"
-    "- 类型：自托管企业版，客户自有机房\n- license：6 个存储节点，每年 ¥180,000\n"
-    "- 合同期限：2025-01-15 起 3 年，至 2028-01-14\n- 对接：陈立\n"
-)
-
-
-def test_a_page_that_never_mentions_the_page_a_question_names_by_its_alias_is_not_cited(
-    tmp_path: Path,
-) -> None:
-    """A cold review: "Zorvane Kvist: when do the contract renewal talks start…" cited the other
-    customer's page at 60% (its renewal talks, its contact). The question names 科维斯特 by its alias, and
-    Brightline Health never mentions it: it asks about another subject, as with a title (D43, D187)."""
-    vault = write(tmp_path, {"Customers/Brightline Health.md": BRIGHTLINE, "客户/科维斯特.md": KVIST_CN})
-    with Router(vault) as router:
-        receipt = router.decide(
-            "Zorvane Kvist: when do the contract renewal talks start, and who is the contact?"
-        )
-    assert receipt.decision == "refuse", receipt.reason
-    assert "the question names 'Zorvane Kvist', the page 客户/科维斯特.md" in receipt.reason
-
-
-def test_a_page_that_mentions_the_named_page_by_another_name_is_not_vetoed(tmp_path: Path) -> None:
-    """The veto holds only for a page that never mentions the named page by any of its names: an account
-    review writing 科维斯特 is about it, though the question wrote its English alias."""
-    review = (
-        "# 2025 account review\n\n- 科维斯特: the contract runs out on 2028-01-14; renewal talks start in"
-        " October. Contact: Chen Li.\n"
-    )
-    vault = write(tmp_path, {"Meetings/2025 account review.md": review, "客户/科维斯特.md": KVIST_CN})
-    with Router(vault) as router:
-        receipt = router.decide("Zorvane Kvist: when do the renewal talks start?")
-    assert "the question names 'Zorvane Kvist'" not in receipt.reason, receipt.reason

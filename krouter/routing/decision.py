@@ -23,7 +23,7 @@ from krouter.routing.closest import REACH, by_passage, named_second
 from krouter.routing.contacts import asks_contact, states_contact
 from krouter.routing.elsewhere import named_page, unknown_name
 from krouter.routing.fired_triggers import fired_triggers
-from krouter.routing.other_names import aliases_of, mentioned_by_name, named_alone
+from krouter.routing.other_names import mentioned_by_name, named_alone
 from krouter.routing.pointers import as_missing, pointed_away, pointer_reason
 from krouter.routing.prices import states_price
 from krouter.routing.question import Unit, question_units
@@ -167,9 +167,7 @@ def decide(
     # file name, none of them a dictionary word) which this page never mentions asks about that page's
     # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
     other_page = (
-        named_page(
-            units, effective, mine, t, mentioned_by_name(t, reads.text, mine), aliases_of(t, reads.text)
-        )
+        named_page(units, effective, mine, t, mentioned_by_name(t, reads.text, mine))
         if confidence >= floor and not lone
         else None
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from krouter.index.store import Index
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.citation import PageReads
-from krouter.routing.other_names import aliases_of, mentioned_by_name, telling
+from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.routing.unread_language import in_unread_language, unread_words, unreadable
@@ -34,7 +34,7 @@ from krouter.tokens.names import (
 )
 from krouter.tokens.normal_form import without_accents
 from krouter.tokens.scripts import KANA, has_han, is_cjk
-from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers, word_text
+from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
 
 _KANA = lazy_pattern(f"[{KANA}]")
 
@@ -72,17 +72,14 @@ def named_page(
     mine: set[int],
     t: Tables,
     mentioned: Callable[[int], bool] = lambda pid: False,
-    aliases: Callable[[int], list[str]] = lambda pid: [],
 ) -> tuple[str, str] | None:
     """(the name, that page's path) when the question words the top page lacks hold every word of another
     current page's title or file name, and those words are a name: each holds a letter or a Han
     character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
     many a page a question only mentions). Only pages whose title or aliases hold one of the missing
     words are looked at, and the dictionary only for a title they hold whole: a vault in one script
-    never opens it otherwise (compiling it takes seconds, once). For a missing word that is a name, the
-    page's ``aliases`` count too when they are made of names (``other_names.telling``: "Zorvane Kvist" of
-    the page 科维斯特, D187). A page the top page ``mentioned`` by another of its names
-    (``mentioned_by_name``) is not one it never mentions."""
+    never opens it otherwise (compiling it takes seconds, once). A page the top page ``mentioned`` by
+    another of its names (``mentioned_by_name``) is not one it never mentions."""
     missing = [u for i, u in enumerate(units) if i not in matched]
     words = {without_accents(normalize(u.text)) for u in missing}
     seen: set[int] = set()
@@ -98,14 +95,6 @@ def named_page(
                     if mentioned(pid):
                         break
                     return name, t.pages[pid].path
-            if not is_name(u.text):
-                continue
-            for alias in aliases(pid):
-                parts = tuple(word_text(alias).split())
-                if parts and words.issuperset(parts) and telling(alias):
-                    if mentioned(pid):
-                        break
-                    return alias, t.pages[pid].path
     return None
 
 
@@ -214,10 +203,7 @@ def names_against(
     mine = {pid, *t.predecessors.get(pid, ())}
     units = question_units(question, index, t)
     held = {i for i, u in enumerate(units) if any(p in u.postings for p in mine)}
-    reads = PageReads(index, root, units)
-    other = named_page(
-        units, held, mine, t, mentioned_by_name(t, reads.text, mine), aliases_of(t, reads.text)
-    )
+    other = named_page(units, held, mine, t, mentioned_by_name(t, PageReads(index, root, units).text, mine))
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units, index)

@@ -35,7 +35,7 @@ def mentioned_by_name(t: Tables, read: Callable[[str], str], mine: set[int]) -> 
 
         path = t.pages[pid].path
         page = parse_page(path, read(path))
-        names = [n for n in {page.title, Path(path).stem, *page.aliases} if telling(n)]
+        names = [n for n in {page.title, Path(path).stem, *page.aliases} if _telling(n)]
         if not names:
             return False
         if not texts:
@@ -51,7 +51,7 @@ def mentioned_by_name(t: Tables, read: Callable[[str], str], mine: set[int]) -> 
 _IDENTIFIER = lazy_pattern(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
 
 
-def telling(name: str) -> bool:
+def _telling(name: str) -> bool:
     """True for a name long enough, and made of names only (or written as code writes an identifier),
     to tell which page it is."""
     parts = word_text(name).split()
@@ -61,17 +61,6 @@ def telling(name: str) -> bool:
         return False
     shortest = _SHORTEST_CJK if all(is_cjk(p) for p in parts) else _SHORTEST_LATIN
     return len("".join(parts)) >= shortest
-
-
-def aliases_of(t: Tables, read: Callable[[str], str]) -> Callable[[int], list[str]]:
-    """A page's aliases, read from its text (``read``: the lookup's ``PageReads.text``)."""
-    from krouter.vault.page import parse_page
-
-    def aliases(pid: int) -> list[str]:
-        path = t.pages[pid].path
-        return parse_page(path, read(path)).aliases
-
-    return aliases
 
 
 def _phrase(name: str) -> re.Pattern[str]:
