@@ -78,8 +78,7 @@ def named_second(
     named = [c for c in citations if c.path == path]
     if not named:
         x = next((x for x in everything if t.pages[x.page_id].path == path), None)
-        pid = t.by_path.get(path)
-        if x is None and pid is not None and pid in scores:
+        if x is None and (pid := t.by_path.get(path)) is not None and pid in scores:
             # Past the pages ranked (k = 1: the best two), scored as the ranking scores a page.
             x = Target(pid, scores[pid][0], contributors=[pid], scores=scores)
         if x is None:
