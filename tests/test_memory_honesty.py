@@ -73,6 +73,8 @@ SETS = {
     "heldout19.jsonl": "vault11",
     "questions_dev14.jsonl": "vault12",
     "heldout20.jsonl": "vault12",
+    "questions_dev15.jsonl": "vault13",
+    "heldout21.jsonl": "vault13",
 }
 
 
