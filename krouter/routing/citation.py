@@ -118,7 +118,7 @@ def citation(
         "title": info.title,
         "score": round(x.score, 4),
         "matched": [units[i].shown_for(x.contributors) for i in sorted(x.matched)],
-        "missing": [u.shown for i, u in enumerate(units) if i not in x.matched],
+        "missing": [u.text for i, u in enumerate(units) if i not in x.matched],
         "via": t.pages[x.via].path if x.via is not None else None,
         **_via_words(x, units, t),
     }

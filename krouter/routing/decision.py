@@ -149,7 +149,7 @@ def decide(
     # "Other pages have it" must be true of a page that could be cited: a current page that is not
     # this one. Words held only by replaced pages or this page's own triggers are not listed.
     elsewhere = [
-        u.shown
+        u.text
         for i, u in enumerate(units)
         if i not in effective
         and any(pid not in mine and not t.pages[pid].replaced for pid in u.postings if pid in t.pages)

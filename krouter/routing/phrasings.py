@@ -283,8 +283,7 @@ def with_question_lacking(chosen: Receipt, lacking: Callable[[], Sequence[str]])
         # A translation's words are the question's in the other language: the question's own that the
         # page lacks are those the dictionary does not carry across (后, 内), not a neighbour's sign.
         return chosen
-    listed = {shown.split("→", 1)[0] for shown in [*top.missing, *top.matched]}
-    extra = [w for w in lacking() if w not in listed]
+    extra = [w for w in lacking() if w not in top.missing and w not in top.matched]
     if not extra:
         return chosen
     cited = replace(top, missing=[*top.missing, *extra])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from krouter.index.store import Index
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.tables import Tables
-from krouter.tokens import abbreviations, bilingual, misspellings, romanised, spoken_chinese, traditional
+from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese, traditional
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.compounds import CLOSED
 from krouter.tokens.dates import DATE
@@ -50,22 +50,14 @@ class Unit:
     postings: dict[int, tuple[int, int, int]]
     # Pages that hold the unit only through a translation, with that translation (for the receipt).
     translated: dict[int, str] = field(default_factory=dict)
-    # The word a typing slip stood for (januray: january), looked up in its stead.
-    meant: str = ""
-
-    @property
-    def shown(self) -> str:
-        """The unit as a receipt lists it where a page lacks it: with the word it was read as, if any."""
-        return f"{self.text}→{self.meant}" if self.meant else self.text
 
     def in_terms(self, terms: frozenset[str] | set[str]) -> bool:
         """True when a passage's terms hold the unit by one of its routes."""
         return any(all(term in terms for term in alt) for alt in self.alts)
 
     def shown_for(self, page_ids: list[int]) -> str:
-        """The unit as a receipt shows it for a page: with the translation it matched through, if any, or
-        the word it was read as."""
-        via = next((self.translated[p] for p in page_ids if p in self.translated), None) or self.meant
+        """The unit as a receipt shows it for a page: with the translation it matched through, if any."""
+        via = next((self.translated[p] for p in page_ids if p in self.translated), None)
         return f"{self.text}→{via}" if via else self.text
 
 
@@ -77,7 +69,6 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     names = _pinyin_names(asked, question, index) if t.has_han else {}
     for i, qt in enumerate(asked):
         terms: tuple[str, ...] = (qt.term,)
-        meant = ""
         rows = _holding(index, terms)
         if not rows and is_cjk(qt.term):
             # jieba may cut the question's word differently from the page's text; the page's
@@ -95,10 +86,6 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             # A bare number no page writes bare, that a page writes as an amount ($1.99, 1.99 元) or
             # grouped in thousands (1,000 of "每 1000 台").
             terms, rows = (AMOUNT + qt.term,), amount
-        elif not rows and (respelled := misspellings.respelling(qt.text, question, index.has_term)):
-            # A word typed with two letters swapped (januray) is the one word it can be that a page holds.
-            meant, terms = respelled[0], (respelled[1],)
-            rows = _holding(index, terms)
         alts = [terms]
         # A word's weight is how rare it is in the question's own words, whatever its translations
         # match: a word the vault never writes as asked weighs what a never-seen word weighs, so it
@@ -118,8 +105,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         routes = (
             []
             if qt.term.startswith(DATE)
-            else _translations(index, terms[0] if meant else qt.term, meant or qt.text, t, question)
-            + names.get(i, [])
+            else _translations(index, qt.term, qt.text, t, question) + names.get(i, [])
         )
         for label, alt, held in routes:
             if held:
@@ -140,7 +126,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             # holds (플레이스토어: "how long does Play Store review take" was cited on an SMS vendor's
             # template review); one a page holds counts once (타임아웃, against 로그 the page lacks).
             weight *= len(terms)
-        units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated, meant))
+        units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
     return units
 
 

@@ -104,8 +104,7 @@ def second_opinion(receipt: Receipt, pool: list[str], index: Index, vectors: Vec
         "lead": round(lead, 4) if lead is not None else None,
         "without_missing": None,
     }
-    # A word read as another (januray→january) is struck out as the question writes it.
-    lacking = [*ev.corpus_missing, *(w.split("→", 1)[0] for w in ev.elsewhere_missing)]
+    lacking = [*ev.corpus_missing, *ev.elsewhere_missing]
     if ranked[0][0] != top:
         why = f"{ranked[0][0]} is closer in meaning ({ranked[0][1]:.3f} vs {cosine:.3f})"
     elif cosine < MIN_COSINE:

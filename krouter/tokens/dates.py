@@ -37,7 +37,6 @@ _MONTHS = {
     "november": 11,
     "december": 12,
 }
-MONTH_NAMES = frozenset(_MONTHS)
 _SHORT = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9}
 _SHORT |= {"oct": 10, "nov": 11, "dec": 12}
 _NAMED = {**_MONTHS, **_SHORT}

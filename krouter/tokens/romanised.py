@@ -65,12 +65,6 @@ def hanzi(word: str, held: Callable[[str], bool]) -> Iterator[str]:
             yield "".join(combo)
 
 
-def reads_as_pinyin(word: str) -> bool:
-    """True when the Latin ``word`` (lower case) reads as two to four pinyin syllables (anming, baoting):
-    it may be a Chinese name written in pinyin."""
-    return bool(_splits(word, syllables()))
-
-
 def _splits(letters: str, known: frozenset[str]) -> list[tuple[str, ...]]:
     """Every way to read ``letters`` as MIN_SYLLABLES to MAX_SYLLABLES known syllables, fewest first. A
     syllable after the first never starts with a, e or o (pinyin writes "Xi'an" to tell it from
