@@ -152,3 +152,41 @@ def test_an_agent_s_keyword_phrasing_naming_email_asks_for_no_address(tmp_path: 
             also=["Railgate Jan Petersen weekly status email"],
         )
     assert "states none" not in receipt.reason, receipt.reason
+
+
+_FILLER = (
+    "garden budget holiday recipe invoice laptop printer dentist birthday football piano insurance mortgage "
+    "passport hotel flight train museum library coffee bakery bicycle helmet camera lens battery charger"
+).split()
+
+
+def _people(root: Path) -> Path:
+    """One person page stating a phone number, among thirty notes that state none."""
+    pages = {
+        "People/Christian Weber.md": (
+            "# Christian Weber\n\n- Email: christian.weber@example.com\n- Phone number: +49 30 1234567\n"
+            "- Role: lab manager, orders reagents.\n"
+        ),
+    }
+    for i in range(30):
+        words = [_FILLER[(i * 7 + j * 3) % len(_FILLER)] for j in range(12)]
+        pages[f"Notes/Note {i:02d}.md"] = f"# Note {i:02d}\n\n{' '.join(words)}.\n"
+    return write_vault(root, pages)
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [("what's christina's phone number?", "christina"), ("what is zorvana's phone number", "zorvana")],
+)
+def test_a_contact_asked_of_someone_no_page_mentions_is_refused(
+    tmp_path: Path, question: str, name: str
+) -> None:
+    """A contact is someone's: a word no page holds and no dictionary knows names that someone, in lower
+    case too. Christian Weber's page, the one stating a phone number, was cited for them (a cold review's
+    repro, D191)."""
+    with Router(_people(tmp_path)) as router:
+        receipt = router.ask(question)
+        held = router.ask("What is Christian Weber's phone number?")
+    assert receipt.decision == "refuse", receipt.reason
+    assert f"names {name!r}, which no page of the vault mentions" in receipt.reason
+    assert held.decision == "cite" and held.top is not None and held.top.path == "People/Christian Weber.md"

@@ -4,7 +4,7 @@ Solapi, though not as a question wrote it (docs/decisions.md D113)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from krouter.lazy_pattern import lazy_pattern
@@ -123,13 +123,14 @@ def _unique(name: str, t: Tables, top: int, units: list[Unit], read: Callable[[s
     return True
 
 
-def _all_names(t: Tables, pid: int, read: Callable[[str], str]) -> list[str]:
-    """The page's title, file name (each without a closing qualifier) and aliases."""
+def _all_names(t: Tables, pid: int, read: Callable[[str], str]) -> Iterator[str]:
+    """The page's title and file name (each without a closing qualifier), then its aliases, read from
+    the page only when a caller's search gets past the first two (which usually settle it)."""
     from krouter.vault.page import parse_page
 
+    yield from (n for n in _plain_names(t, pid) if word_text(n).strip())
     path = t.pages[pid].path
-    names = [*_plain_names(t, pid), *parse_page(path, read(path)).aliases]
-    return [n for n in names if word_text(n).strip()]
+    yield from (n for n in parse_page(path, read(path)).aliases if word_text(n).strip())
 
 
 def _plain_names(t: Tables, pid: int) -> list[str]:
