@@ -10,6 +10,7 @@ from learn_vault import write_vault
 
 from krouter import Router
 from krouter.routing.contacts import EMAIL, PHONE, asks_contact, states_contact
+from tests.vault_files import filler
 
 RAILGATE = "Suppliers/Railgate Logistics.md"
 BOXWISE = "Suppliers/Boxwise.md"
@@ -154,12 +155,6 @@ def test_an_agent_s_keyword_phrasing_naming_email_asks_for_no_address(tmp_path: 
     assert "states none" not in receipt.reason, receipt.reason
 
 
-_FILLER = (
-    "garden budget holiday recipe invoice laptop printer dentist birthday football piano insurance mortgage "
-    "passport hotel flight train museum library coffee bakery bicycle helmet camera lens battery charger"
-).split()
-
-
 def _people(root: Path) -> Path:
     """One person page stating a phone number, among thirty notes that state none."""
     pages = {
@@ -168,10 +163,7 @@ def _people(root: Path) -> Path:
             "- Role: lab manager, orders reagents.\n"
         ),
     }
-    for i in range(30):
-        words = [_FILLER[(i * 7 + j * 3) % len(_FILLER)] for j in range(12)]
-        pages[f"Notes/Note {i:02d}.md"] = f"# Note {i:02d}\n\n{' '.join(words)}.\n"
-    return write_vault(root, pages)
+    return write_vault(root, {**filler(), **pages})
 
 
 @pytest.mark.parametrize(

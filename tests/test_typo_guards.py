@@ -10,13 +10,7 @@ from pathlib import Path
 import pytest
 
 from krouter import Router
-from tests.vault_files import write
-
-_WORDS = (
-    "garden budget holiday recipe invoice laptop printer dentist birthday football piano insurance mortgage "
-    "passport hotel flight train museum library coffee bakery bicycle helmet camera lens battery charger "
-    "keyboard monitor desk chair lamp plant tomato basil garlic onion pepper salt sugar flour butter cheese"
-).split()
+from tests.vault_files import filler, write
 
 _PAGES = {
     "Home/Ridge hike.md": "# Ridge hike\n\n- The ridge trail starts at the north car park.\n- Bring water and snacks.\n",
@@ -48,11 +42,7 @@ _PAGES = {
 
 
 def _vault(tmp_path: Path) -> Path:
-    pages = dict(_PAGES)
-    for i in range(30):
-        words = [_WORDS[(i * 7 + j * 3) % len(_WORDS)] for j in range(16)]
-        pages[f"Misc/Note {i:03d}.md"] = f"# Note {i:03d}\n\n{' '.join(words[:8])}.\n{' '.join(words[8:])}.\n"
-    return write(tmp_path, pages)
+    return write(tmp_path, {**filler(), **_PAGES})
 
 
 @pytest.mark.parametrize(
