@@ -10,7 +10,6 @@ from learn_vault import write_vault
 
 from krouter import Router
 from krouter.routing.contacts import EMAIL, PHONE, asks_contact, states_contact
-from tests.vault_files import filler
 
 RAILGATE = "Suppliers/Railgate Logistics.md"
 BOXWISE = "Suppliers/Boxwise.md"
@@ -153,32 +152,3 @@ def test_an_agent_s_keyword_phrasing_naming_email_asks_for_no_address(tmp_path: 
             also=["Railgate Jan Petersen weekly status email"],
         )
     assert "states none" not in receipt.reason, receipt.reason
-
-
-def _people(root: Path) -> Path:
-    """One person page stating a phone number, among thirty notes that state none."""
-    pages = {
-        "People/Christian Weber.md": (
-            "# Christian Weber\n\n- Email: christian.weber@example.com\n- Phone number: +49 30 1234567\n"
-            "- Role: lab manager, orders reagents.\n"
-        ),
-    }
-    return write_vault(root, {**filler(), **pages})
-
-
-@pytest.mark.parametrize(
-    ("question", "name"),
-    [("what's christina's phone number?", "christina"), ("what is zorvana's phone number", "zorvana")],
-)
-def test_a_contact_asked_of_someone_no_page_mentions_is_refused(
-    tmp_path: Path, question: str, name: str
-) -> None:
-    """A contact is someone's: a word no page holds and no dictionary knows names that someone, in lower
-    case too. Christian Weber's page, the one stating a phone number, was cited for them (a cold review's
-    repro, D191)."""
-    with Router(_people(tmp_path)) as router:
-        receipt = router.ask(question)
-        held = router.ask("What is Christian Weber's phone number?")
-    assert receipt.decision == "refuse", receipt.reason
-    assert f"names {name!r}, which no page of the vault mentions" in receipt.reason
-    assert held.decision == "cite" and held.top is not None and held.top.path == "People/Christian Weber.md"

@@ -189,11 +189,7 @@ def decide(
     asked = confidence >= floor and not (lone or other_page or set_apart)
     # An identifier's words count as held only as the page spells them: page→页面 is no page_id (D143).
     spelled = {i for i in effective if not units[i].translated.keys() & mine}
-    # An email address or a phone number asked is someone's: an unknown word names whose (D191).
-    asked_contact = asks_contact(question) if asked else None
-    unknown = (
-        unknown_name(units, question, index, spelled, whose=asked_contact is not None) if asked else None
-    )
+    unknown = unknown_name(units, question, index, spelled) if asked else None
     # A price asked (多少钱) is answered where the page states an amount beside the words it matched, or
     # where a trigger of the page asks that very price (D93).
     unpriced = (
@@ -203,7 +199,7 @@ def decide(
         and not states_price(citations[0].path, reads.text(citations[0].path), units, effective, question)
     )
     # An email address or a phone number asked is answered where the page states one (D114).
-    contact = asked_contact if not (unknown or unpriced) else None
+    contact = asks_contact(question) if asked and not (unknown or unpriced) else None
     uncontacted = contact if contact and not states_contact(contact, reads.text(citations[0].path)) else None
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.

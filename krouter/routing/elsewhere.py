@@ -17,7 +17,6 @@ from pathlib import Path
 from krouter.index.store import Index
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.citation import PageReads
-from krouter.routing.contacts import asks_contact
 from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
@@ -106,7 +105,6 @@ def unknown_name(
     matched: set[int],
     kept: Sequence[str] | None = None,
     spare_openers: Sequence[str] = (),
-    whose: bool = False,
 ) -> str | None:
     """The first question word that names a subject (``names.names_a_subject``: MongoDB, 北京) which no
     page of the vault mentions by any route, or None; in Latin script only one the question writes as a
@@ -120,10 +118,7 @@ def unknown_name(
     first letter a capital is a name when a phrasing keeps it (a translation renders a word and keeps a
     name): German writes every noun so (Tage, Vollsicherung). ``spare_openers``: the phrasings of any
     question; the word right after its ¿ or ¡ is then a name only when one of them keeps it (¿Puedo
-    saber…, translated "Can I find out…", opens with a verb; ¿Redis…, "Does Redis…", with a name).
-    ``whose``: the question asks for an email address or a phone number (``contacts.asks_contact``), which
-    is someone's: a word no page holds and no dictionary knows names that someone however it is written
-    ("christina phone number" was answered from the one person page stating a phone number, D191)."""
+    saber…, translated "Can I find out…", opens with a verb; ¿Redis…, "Does Redis…", with a name)."""
     mine = {units[i].text for i in matched}
     unheld = next(
         (
@@ -151,7 +146,7 @@ def unknown_name(
             # How a word is written is read before the dictionary is asked: a vault in one script does
             # not open the dictionary for every lower-case word a question has and the vault lacks.
             if u.df == 0
-            and (han_names if is_cjk(u.text) else whose or written_as_name(u.text, question, held))
+            and (han_names if is_cjk(u.text) else written_as_name(u.text, question, held))
             and (kept is None or is_cjk(u.text) or _kept_as_name(u.text, question, kept))
             and (
                 not spare_openers
@@ -216,8 +211,7 @@ def names_against(
     foreign = german or unreadable(question, units, t, index)
     # A phrasing that repeats the question keeps every word of it: it says nothing of which are names.
     others = [text for text in phrasings if text.strip() != question.strip()]
-    whose = not foreign and asks_contact(question) is not None
-    unknown = unknown_name(units, question, index, held, others if german else None, others, whose)
+    unknown = unknown_name(units, question, index, held, others if german else None, others)
     if unknown and not (
         foreign and any(_renders(unknown, text, question, index, t, mine) for text in others)
     ):
