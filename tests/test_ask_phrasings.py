@@ -478,15 +478,15 @@ def test_a_phrasing_below_its_bar_is_listed_as_refused(tmp_path: Path) -> None:
     assert phrased.decision == "refuse"
     # Why a phrasing is held to more is said (agent-loop runs, D113), and which of its two bars (a later
     # run read 66% on one question and 78% on the next as a bar moving at random).
-    assert (
-        "more than the question's 55%: each wording is one more chance for a neighbour page" in receipt.reason
-    )
+    assert receipt.reason.startswith("the question itself reaches "), receipt.reason
+    assert ", under its floor 55%; the phrasing 'API timeout payments card' reaches " in receipt.reason
+    assert "(more than a question: each wording is one more chance for a neighbour page)" in receipt.reason
     from krouter.routing.phrasings import agreeing_floor, phrasing_floor
 
     bar, agreeing = phrasing_floor(0.55), agreeing_floor(0.55)
     assert phrased.floor == bar
     assert (
-        f"a phrasing needs {bar:.0%}, or {agreeing:.0%} where another wording's closest page is the same;"
+        f"under the {bar:.0%} (or {agreeing:.0%} where another wording's closest page is the same) a phrasing needs"
         in receipt.reason
     ), receipt.reason
 

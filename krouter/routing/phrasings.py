@@ -200,14 +200,17 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         # Which of the two bars, too: an agent-loop run saw 66% on one question and 78% on the next with
         # as many wordings, and read the bar as moving at random.
         bars = (
-            f"{needed:.0%} where another wording's closest page is the same, {bar:.0%} elsewhere"
+            f"{needed:.0%} (where another wording's closest page is the same; {bar:.0%} elsewhere)"
             if needed < bar
-            else f"{needed:.0%}, or {agreeing:.0%} where another wording's closest page is the same"
+            else f"{needed:.0%} (or {agreeing:.0%} where another wording's closest page is the same)"
         )
+        # The question's own shortfall first: an agent-loop run read "a phrasing needs 66%" as the phrasing
+        # having cost an answer the question had never reached (D192).
         refused.reason = (
-            f"the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on {closest.closest.path}"
-            f" (a phrasing needs {bars}; more than the question's {asked.evidence.floor:.0%}: each wording "
-            f"is one more chance for a neighbour page) and the question itself {asked.evidence.confidence:.0%}"
+            f"the question itself reaches {asked.evidence.confidence:.0%}, under its floor "
+            f"{asked.evidence.floor:.0%}; the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on "
+            f"{closest.closest.path}, under the {bars} a phrasing needs (more than a question: each wording "
+            "is one more chance for a neighbour page)"
         )
     return refused
 
