@@ -486,7 +486,7 @@ def test_a_phrasing_below_its_bar_is_listed_as_refused(tmp_path: Path) -> None:
     bar, agreeing = phrasing_floor(0.55), agreeing_floor(0.55)
     assert phrased.floor == bar
     assert (
-        f"under the {bar:.0%} (or {agreeing:.0%} where another wording's closest page is the same) a phrasing needs"
+        f"a phrasing needs {bar:.0%} (or {agreeing:.0%} where another wording's closest page is the same)"
         in receipt.reason
     ), receipt.reason
 

@@ -209,8 +209,8 @@ def combine(asked: Receipt, phrased: Sequence[tuple[str, Receipt]]) -> Receipt:
         refused.reason = (
             f"the question itself reaches {asked.evidence.confidence:.0%}, under its floor "
             f"{asked.evidence.floor:.0%}; the phrasing {text!r} reaches {closest.evidence.confidence:.0%} on "
-            f"{closest.closest.path}, under the {bars} a phrasing needs (more than a question: each wording "
-            "is one more chance for a neighbour page)"
+            f"{closest.closest.path}, and a phrasing needs {bars} (more than a question: each wording is one "
+            "more chance for a neighbour page)"
         )
     return refused
 
