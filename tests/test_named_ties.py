@@ -7,25 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter import Router
-from tests.vault_files import write
-
-# Unrelated notes, so that words weigh as in a real vault (in a vault of two pages, every word is rare).
-_WORDS = (
-    "garden budget holiday recipe invoice laptop printer dentist birthday football piano insurance mortgage "
-    "passport hotel flight train museum library coffee bakery bicycle helmet camera lens battery charger "
-    "keyboard monitor desk chair lamp plant tomato basil garlic onion pepper salt sugar flour butter cheese "
-    "milk bread jam honey"
-).split()
-
-
-def _filler(n: int = 40) -> dict[str, str]:
-    pages = {}
-    for i in range(n):
-        words = [_WORDS[(i * 7 + j * 3) % len(_WORDS)] for j in range(16)]
-        pages[f"Misc/Note {i:03d}.md"] = (
-            f"# Note {i:03d} {words[0]}\n\n{' '.join(words[:8])}.\n{' '.join(words[8:])}.\n"
-        )
-    return pages
+from tests.vault_files import filler, write
 
 
 def _top(vault: Path, question: str) -> str | None:
@@ -40,7 +22,7 @@ def test_a_first_name_alias_does_not_cite_the_person_for_a_figure_another_page_h
     vault = write(
         tmp_path,
         {
-            **_filler(),
+            **filler(40),
             "People/Marta Ruiz.md": (
                 "---\ntitle: Marta Ruiz\naliases: [Marta]\n---\n# Marta Ruiz\n\n- Head of marketplace marketing;"
                 " owns the Amazon ads budget and the ad agency contract.\n- Reviews the ads budget every quarter"
@@ -61,7 +43,7 @@ def test_a_topic_alias_does_not_cite_the_opposite_answer(tmp_path: Path) -> None
     vault = write(
         tmp_path,
         {
-            **_filler(),
+            **filler(40),
             "Eng/Mobile app release.md": (
                 "---\ntitle: Mobile app release\naliases: [release process]\n---\n# Mobile app release\n\n"
                 "- Cut the release branch on Monday and run QA on the build.\n- A hotfix skips the full QA pass"
@@ -93,7 +75,7 @@ def test_the_stale_aliased_page_is_not_cited_over_the_current_one(tmp_path: Path
     )
     vault = write(
         tmp_path / "call",
-        {**_filler(), "Customers/科维斯特.md": stale, "Meetings/2025-05-12 renewal call.md": call},
+        {**filler(40), "Customers/科维斯特.md": stale, "Meetings/2025-05-12 renewal call.md": call},
     )
     assert _top(vault, "Zorvane Kvist renewal: storage nodes on the new licence?") != "Customers/科维斯特.md"
     current = (
