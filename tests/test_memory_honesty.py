@@ -75,6 +75,8 @@ SETS = {
     "heldout20.jsonl": "vault12",
     "questions_dev15.jsonl": "vault13",
     "heldout21.jsonl": "vault13",
+    "questions_dev16.jsonl": "vault14",
+    "heldout22.jsonl": "vault14",
 }
 
 

@@ -203,6 +203,19 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # one set's ids and questions. dev15 in all-dev; heldout21 frozen before any run.
     "dev15": ("vault13", "questions_dev15.jsonl", "questions_dev15.jsonl"),
     "heldout21": ("vault13", "heldout21.jsonl", "questions_dev15.jsonl"),
+    # Written in the forty-sixth session by helpers that saw none of the project: a fourteenth vault, the
+    # shared memory of a freight forwarder and customs broker (港联物流 Harbourline: an office in Shenzhen,
+    # a consolidation warehouse in Dongguan, a sales office in Vancouver): the founder's, the ops and
+    # warehouse staff's pages in Chinese, often colloquial, sales, finance and the agents' coordinator's in
+    # English (96 pages, 28 Chinese, 48 English, 20 mixed; 18 replaced pages, 10 of them across
+    # languages, one chain of three; thirteen neighbour groups such as two shipping lines' contracts, sea
+    # and air export, the two offices, two furniture and two LED importers, US ISF and Canadian ACI
+    # filing, the warehouse and the port-side yard, three truckers, overtime and leave, storage and
+    # handling fees) by one helper; dev16 and heldout22 (60 questions each, the same mix as dev15's) by
+    # two others that each saw only vault14/; phrasings by two more, each seeing only one set's ids and
+    # questions. dev16 in all-dev; heldout22 frozen before any run.
+    "dev16": ("vault14", "questions_dev16.jsonl", "questions_dev16.jsonl"),
+    "heldout22": ("vault14", "heldout22.jsonl", "questions_dev16.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -225,6 +238,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev13",
     "dev14",
     "dev15",
+    "dev16",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,
