@@ -857,6 +857,32 @@ def test_kuai_after_a_number_and_you_ge_are_no_words_of_the_subject(tmp_path: Pa
     assert "一块" in without_frames("我们一块去吃饭") and "那块" in without_frames("那块板子")
 
 
+def test_a_length_spoken_with_mi_is_the_length_notes_write(tmp_path: Path) -> None:
+    """Spoken Chinese gives a truck's or a pallet's length as 4米2 or 1米75 where notes write 4.2 米 or
+    1.75 m: read as 4 and 2, the question matched neither the page's 4.2 nor the absence of a length no
+    page states (dev16: "快狐有没有9米6的车" cited the van page, which rates 4.2 and 7.6 m vans)."""
+    from krouter.tokens.question_frames import without_frames
+
+    vault = write(
+        tmp_path,
+        {
+            "车队/快狐.md": "# 快狐小车\n\n| 车型 | 深圳 → 东莞仓 |\n|---|---|\n| 4.2 米厢式 | CNY 420 |\n"
+            "| 7.6 米 | CNY 850 |\n\n前一天 15:00 前下单。\n",
+            "车队/拖车.md": "# 拖车\n\n整柜拖车找 Swift，盐田到东莞仓 CNY 1,900。\n",
+            "仓库/收货.md": "# 收货\n\n东莞仓周一到周六 9:00–17:00 收货，车到了先登记。\n",
+        },
+    )
+    with Router(vault) as router:
+        asked = router.decide("快狐4米2的车从深圳到东莞仓多少钱")
+        other = router.decide("快狐有没有9米6的车 深圳到东莞仓多少钱")
+    assert "4.2" in asked.evidence.query_terms and "2" not in asked.evidence.query_terms
+    assert asked.decision == "cite" and asked.top is not None and asked.top.path == "车队/快狐.md", asked.reason
+    assert other.decision == "refuse" and "9.6" in other.reason, other.reason
+    assert without_frames("托盘1米75高") == "托盘1.75米 高"
+    # Not a length with its centimetres spelt out, nor a number with decimals already.
+    assert without_frames("2米20公分") == "2米20公分" and without_frames("1.5米2") == "1.5米2"
+
+
 def test_under_what_circumstances_asks_a_condition_and_names_nothing(tmp_path: Path) -> None:
     """The dev2 agent loop: "什么情况下切到备用通道" was said to hold 情况 and 下切 (the segmenter glued the
     frame's 下 to 切), two words "the vault never mentions", and was refused on the page that answers."""
