@@ -876,7 +876,9 @@ def test_a_length_spoken_with_mi_is_the_length_notes_write(tmp_path: Path) -> No
         asked = router.decide("快狐4米2的车从深圳到东莞仓多少钱")
         other = router.decide("快狐有没有9米6的车 深圳到东莞仓多少钱")
     assert "4.2" in asked.evidence.query_terms and "2" not in asked.evidence.query_terms
-    assert asked.decision == "cite" and asked.top is not None and asked.top.path == "车队/快狐.md", asked.reason
+    assert asked.decision == "cite" and asked.top is not None and asked.top.path == "车队/快狐.md", (
+        asked.reason
+    )
     assert other.decision == "refuse" and "9.6" in other.reason, other.reason
     assert without_frames("托盘1米75高") == "托盘1.75米 高"
     # Not a length with its centimetres spelt out, nor a number with decimals already.
