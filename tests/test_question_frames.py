@@ -883,6 +883,7 @@ def test_a_length_spoken_with_mi_is_the_length_notes_write(tmp_path: Path) -> No
     assert without_frames("托盘1米75高") == "托盘1.75米 高"
     # Not a length with its centimetres spelt out, nor a number with decimals already.
     assert without_frames("2米20公分") == "2米20公分" and without_frames("1.5米2") == "1.5米2"
+    assert without_frames("每卷10米2卷起订") == "每卷10米2卷起订"
 
 
 def test_under_what_circumstances_asks_a_condition_and_names_nothing(tmp_path: Path) -> None:

@@ -245,8 +245,11 @@ _LIKE = lazy_pattern(r"像(?=[^，。？?！!,.;；]{0,12}?(?:那样|一样|这�
 _KUAI_DECIMAL = lazy_pattern(r"(?<=\d)块(?=\d)")
 _KUAI_AFTER_NUMBER = lazy_pattern(r"(?<=[\d两三四五六七八九十百千万])\s*块")
 # A length spoken with 米 between its whole metres and its decimals (4米2 for a 4.2 m truck, 1米75 for
-# 1.75 m), as notes write it: 4.2 米, 4.2m. Not 米 before a longer number's digits run on (2米20公分 stays).
-_MI_DECIMAL = lazy_pattern(r"(?<![\d.])(\d+)米(\d{1,2})(?![\d.]|\s*(?:公分|厘米|cm))")
+# 1.75 m), as notes write it: 4.2 米, 4.2m. Not where the digits after 米 run on, are centimetres spelt
+# out (2米20公分) or count something (跑了5米2次, 10米2根: 2 times, 2 pieces).
+_MI_DECIMAL = lazy_pattern(
+    r"(?<![\d.])(\d+)米(\d{1,2})(?![\d.]|\s*(?:公分|厘米|cm|[次个根条张件只台辆趟卷捆箱包块段]))"
+)
 
 
 # "What passion does Tim mention …": the verb after the asking one (``_EN_FRAMES`` takes its other forms).
