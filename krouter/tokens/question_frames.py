@@ -244,12 +244,6 @@ _LIKE = lazy_pattern(r"像(?=[^，。？?！!,.;；]{0,12}?(?:那样|一样|这�
 # lacks (D134). Not 一块 ("together", "a piece of"), a word of its own.
 _KUAI_DECIMAL = lazy_pattern(r"(?<=\d)块(?=\d)")
 _KUAI_AFTER_NUMBER = lazy_pattern(r"(?<=[\d两三四五六七八九十百千万])\s*块")
-# A length spoken with 米 between its whole metres and its decimals (4米2 for a 4.2 m truck, 1米75 for
-# 1.75 m), as notes write it: 4.2 米, 4.2m. Not where the digits after 米 run on, are centimetres spelt
-# out (2米20公分) or count something (跑了5米2次, 10米2根: 2 times, 2 pieces).
-_MI_DECIMAL = lazy_pattern(
-    r"(?<![\d.])(\d+)米(\d{1,2})(?![\d.]|\s*(?:公分|厘米|cm|[次个根条张件只台辆趟卷捆箱包块段]))"
-)
 
 
 # "What passion does Tim mention …": the verb after the asking one (``_EN_FRAMES`` takes its other forms).
@@ -288,15 +282,13 @@ def without_frames(text: str) -> str:
     """A normalised question with its English asking frames, a spoken Chinese question's closing 来着,
     "under what circumstances" (什么情况下) and a comparison's 像 blanked out (each becomes a space), a
     price asked read as 多少 and the unit it is asked per (一套: 套; in English, its word of money
-    blanked), "mention" after "does/did …" blanked, 块 after a number dropped (38块5 read as 38.5) and a length
-    spoken with 米 read as written (4米2 as 4.2米)."""
+    blanked), "mention" after "does/did …" blanked, and 块 after a number dropped (38块5 read as 38.5)."""
     text = _EN_PRICE_ASKED.sub(_money_blanked, text)
     text = _MENTION_ASKED.sub(r"\1\2 ", text) if "mention" in text else text
     text = _PRICE_ASKED.sub(_price_read, _RECALLING.sub(" ", _EN_FRAMES.sub(" ", text)))
     text = _CONDITION_ASKED.sub(" ", text) if "情况" in text else text
     text = _ZH_REQUEST.sub(" ", text) if _ZH_ASKING.search(text) else text
     text = _LIKE.sub(" ", text) if "像" in text else text
-    text = _MI_DECIMAL.sub(r"\1.\2米 ", text) if "米" in text else text
     return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
 
 
