@@ -80,13 +80,16 @@ class _Phrase:
             self._pattern = re.compile(joined if cjk else rf"(?<!\w){joined}(?!\w)")
         return self._pattern
 
+    def _may_hold(self, text: str) -> bool:
+        return all(w in text for w in self.words)
+
     def search(self, text: str) -> bool:
         """True when ``text`` writes the name as a phrase."""
-        return all(w in text for w in self.words) and self._compiled().search(text) is not None
+        return self._may_hold(text) and self._compiled().search(text) is not None
 
     def sub(self, repl: str, text: str) -> str:
         """``text`` with every place it writes the name replaced by ``repl``."""
-        return self._compiled().sub(repl, text) if self.search(text) else text
+        return self._compiled().sub(repl, text) if self._may_hold(text) else text
 
 
 # A qualifier in brackets closing a title (a year, a sense: "Firmware release window (2025)", "第1舰队
