@@ -77,6 +77,8 @@ SETS = {
     "heldout21.jsonl": "vault13",
     "questions_dev16.jsonl": "vault14",
     "heldout22.jsonl": "vault14",
+    "questions_dev17.jsonl": "vault15",
+    "heldout23.jsonl": "vault15",
 }
 
 

@@ -216,6 +216,14 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # questions. dev16 in all-dev; heldout22 frozen before any run.
     "dev16": ("vault14", "questions_dev16.jsonl", "questions_dev16.jsonl"),
     "heldout22": ("vault14", "heldout22.jsonl", "questions_dev16.jsonl"),
+    # vault15: an accounting, tax and payroll firm's memory (Sydney, Melbourne and a Shenzhen back office;
+    # 100 pages, a third Chinese; 19 replacements, 10 across languages, one chain of three; neighbour groups
+    # such as the three offices, monthly and quarterly BAS, two payroll systems, GST and 发票, super and
+    # PAYG, two couriers, the two time differences) by one helper; dev17 and heldout23 (60 each, the same
+    # mix as dev16's) by two others that each saw only vault15/; phrasings by two more, each seeing only one
+    # set's ids and questions. dev17 in all-dev; heldout23 frozen before any run.
+    "dev17": ("vault15", "questions_dev17.jsonl", "questions_dev17.jsonl"),
+    "heldout23": ("vault15", "heldout23.jsonl", "questions_dev17.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -239,6 +247,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev14",
     "dev15",
     "dev16",
+    "dev17",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,
