@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from krouter import Router
+from krouter import Router, route
+from krouter.errors import VaultNotFound
+from krouter.routing import querylog
 from krouter.routing.phrasings import (
     MAX_PHRASING_CHARS,
     MAX_PHRASINGS,
@@ -141,6 +144,17 @@ def test_phrasings_are_bounded(tmp_path: Path) -> None:
             router.ask("q", also=["x" * (MAX_PHRASING_CHARS + 1)])
         with pytest.raises(BadPhrasings, match="list"):
             router.ask("q", also="one string")  # type: ignore[arg-type]
+        # A bug hunt: None in the list was an AttributeError, not the library's own error.
+        with pytest.raises(BadPhrasings, match="phrasings must be strings; one is NoneType"):
+            router.ask("q", also=[None])  # type: ignore[list-item]
+
+
+def test_an_empty_vault_path_names_no_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug hunt: route(q, "") indexed the current folder, where the CLI refuses an empty --vault."""
+    monkeypatch.chdir(_vault(tmp_path))
+    for empty in ("", "  "):
+        with pytest.raises(VaultNotFound, match="an empty vault path names no folder"):
+            route("payments API timeout", empty)
 
 
 def _receipt(query: str, decision: str, path: str, confidence: float, margin: float = 0.5) -> Receipt:
@@ -257,3 +271,13 @@ def test_a_korean_question_s_english_translation_lists_no_korean_words_as_missin
         )
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "VPN.md"
     assert not any("\uac00" <= ch <= "\ud7a3" for word in receipt.top.missing for ch in word)
+
+
+def test_a_question_s_padding_is_neither_read_nor_logged(tmp_path: Path) -> None:
+    """A bug hunt: the length bound left out the spaces around a question, which were read whole (five
+    seconds a megabyte) and logged whole, pushing real questions out of the learner's log."""
+    with Router(_vault(tmp_path)) as router:
+        receipt = router.ask(" " * 200_000 + "payments API timeout" + "\n" * 200_000)
+    assert receipt.query == "payments API timeout"
+    logged = [json.loads(line) for line in querylog.log_path().read_text(encoding="utf-8").splitlines()]
+    assert [e["question"] for e in logged] == ["payments API timeout"]

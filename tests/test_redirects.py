@@ -159,6 +159,31 @@ def test_a_link_naming_no_page_on_a_page_without_a_status_is_broken(tmp_path: Pa
     assert [b["from"] for b in status["broken_links"]] == ["Deploy.md"]
 
 
+def test_a_supersedes_link_naming_no_page_is_broken_in_status(tmp_path: Path) -> None:
+    """A first-hour trial: `supersedes: "[[CI system - Jenkins]]"` (a title, not the file's name) retired
+    nothing, so the old page stayed citable; `krouter check` said so and `krouter status` listed no
+    broken link. A clipping's `supersedes` is ignored whatever it names, so it is not listed."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "CI - Jenkins.md": "---\ntitle: CI system - Jenkins\n---\nWe run CI on Jenkins.\n",
+            "CI - GitHub Actions.md": "---\nsupersedes: '[[CI system - Jenkins]]'\n---\nCI runs on Actions.\n",
+            "Inputs/Article.md": "---\nsupersedes: '[[Nowhere]]'\n---\nA clipped article.\n",
+        },
+    )
+    with Router(vault) as router:
+        router.refresh()
+        status = router.status()
+    assert status["broken_links"] == [
+        {
+            "from": "CI - GitHub Actions.md",
+            "problem": "supersedes '[[CI system - Jenkins]]', which names no one page: the page it means is "
+            "not retired (krouter check says why)",
+            "chain": ["CI - GitHub Actions.md"],
+        }
+    ]
+
+
 @pytest.mark.parametrize("status", ["superseded", "retired", "deprecated", "archived", "rejected", "Retired"])
 def test_replaced_statuses_never_cited(tmp_path: Path, status: str) -> None:
     vault = make_vault(tmp_path, {"Old.md": f"---\nstatus: {status}\n---\nThe narwhal tank holds water.\n"})

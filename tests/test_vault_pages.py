@@ -263,6 +263,68 @@ def test_a_replaced_page_whose_frontmatter_is_never_closed_is_not_cited(tmp_path
     assert {"path": "Decisions/Database - MySQL.md", "kind": "yaml", "message": page.yaml_error} in problems
 
 
+@pytest.mark.parametrize(
+    ("head", "line", "why"),
+    [
+        ("\n---", 2, "a line above it"),
+        ("<!-- exported from Notion -->\n---", 2, "a line above it"),
+        (" ---", 1, "a space before its '---'"),
+        ("--- # properties", 1, "a comment after its '---'"),
+    ],
+)
+def test_frontmatter_that_does_not_open_the_page_still_retires_it(
+    tmp_path: Path, head: str, line: int, why: str
+) -> None:
+    """A bug hunt: frontmatter a blank line, a comment or a space kept from being frontmatter to YAML
+    readers left `status: superseded` unread, and the old travel policy was cited at full confidence."""
+    old = f"{head}\ntitle: Old travel\nstatus: superseded\nsuperseded_by: new\n---\nBookings went through Concur.\n"
+    vault = make_vault(tmp_path, {"old.md": old, "new.md": "# Travel\n\nBookings go through Navan.\n"})
+    page = parse_page("old.md", old)
+    assert page.replaced and page.superseded_by == ["new"] and page.title == "Old travel"
+    assert page.yaml_error == (
+        f"the frontmatter on line {line} does not open the page ({why}), so Obsidian and YAML readers do "
+        "not read it: start the page with its '---'"
+    )
+    with Router(vault) as router:
+        receipt = router.ask("did bookings go through Concur")
+        problems = router.status()["problems"]
+    assert receipt.top is not None and receipt.top.path == "new.md"
+    assert {"path": "old.md", "kind": "yaml", "message": page.yaml_error} in problems
+
+
+def test_a_block_of_prose_between_rules_near_the_top_is_no_frontmatter() -> None:
+    for text in (
+        "\n---\nJust prose between rules.\n---\n",
+        "<!-- x -->\n---\nStatus of the garden: fine\n---\n",
+    ):
+        page = parse_page("a.md", text)
+        assert page.yaml_error is None and not page.replaced
+
+
+def test_a_dataview_status_under_the_title_retires_the_page(tmp_path: Path) -> None:
+    """A bug hunt: Dataview reads `status:: superseded` on any line; under an H1 it was not read."""
+    old = "# Old travel\n\nstatus:: superseded\nsuperseded_by:: [[new]]\n\nBookings went through Concur.\n"
+    vault = make_vault(tmp_path, {"old.md": old, "new.md": "# Travel\n\nBookings go through Navan.\n"})
+    assert parse_page("old.md", old).superseded_by == ["[[new]]"]
+    with Router(vault) as router:
+        receipt = router.ask("did bookings go through Concur")
+    assert receipt.top is not None and receipt.top.path == "new.md"
+    # A Logseq block's property (indented, or a list item) is about the block, not the page; a code block
+    # shows an example.
+    for text in (
+        "- Vendor quote for printers\n  status:: rejected\n- The VPN expires in June\n",
+        "- Standup notes\n- status:: superseded\n",
+        "# How to mark a page\n\n```\nstatus:: superseded\n```\n",
+    ):
+        assert not parse_page("j.md", text).replaced, text
+
+
+def test_common_misspellings_of_superseded_retire_a_page() -> None:
+    for status in ("superseeded", "Supersceded"):
+        page = parse_page("a.md", f"---\nstatus: {status}\nsuperseded_by: b\n---\nx\n")
+        assert page.replaced, status
+
+
 def test_a_page_opening_with_a_rule_and_prose_is_read_as_text() -> None:
     for text in ("---\n\nJust a rule, then text about tomatoes.\n", "---\nTomatoes need sun.\n", "---\n"):
         page = parse_page("a.md", text)
@@ -590,3 +652,26 @@ def test_a_heading_gives_way_to_the_sentence_under_it_and_a_tag_line_is_no_headi
         ("Stipend.md", 6),
         ("Restart.md", 9),
     ]
+
+
+def test_a_page_gone_from_the_vault_before_the_index_knows_is_never_cited(tmp_path: Path) -> None:
+    """A bug hunt: with a watcher's lease saying the index was fresh, a page just moved out of the vault
+    was cited with an empty line, or the lookup failed (IndexError) on its stored passages. A page the
+    index holds and the vault does not makes the lookup walk the vault and ask again."""
+    vault = make_vault(
+        tmp_path / "vault",
+        {
+            "Runbooks/Payments API timeout.md": "# Payments API timeout\n\nStripe calls time out after 10 s.\n",
+            "README.md": "# How this vault works\n\n## Ask\n\n- how do we ship a release\n",
+        },
+    )
+    (tmp_path / "archive").mkdir()
+    with Router(vault, auto_refresh=False) as router:
+        router.refresh()
+        assert router.decide("payments API timeout").top.path == "Runbooks/Payments API timeout.md"
+        (vault / "Runbooks" / "Payments API timeout.md").rename(tmp_path / "archive" / "p.md")
+        (vault / "README.md").rename(tmp_path / "archive" / "README.md")
+        for question in ("payments API timeout", "how do we ship a release"):
+            receipt = router.decide(question)
+            assert all((vault / c.path).exists() for c in receipt.candidates), question
+            assert receipt.decision == "refuse", question

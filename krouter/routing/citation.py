@@ -6,6 +6,7 @@ import itertools
 import os
 from pathlib import Path
 
+from krouter.errors import KRouterError
 from krouter.index.store import Index
 from krouter.routing.answering_line import (
     HEADING,
@@ -35,6 +36,10 @@ SNIPPET_CHARS = 240
 _MAX_HITS = 20000
 
 
+class PageGone(KRouterError):
+    """A page the index holds is no longer in the vault: the index is behind the files."""
+
+
 class PageReads:
     """What one lookup reads of the pages it cites, each read once: a page's text as a receipt reads it,
     and which of the question's terms each of its passages holds.
@@ -54,13 +59,17 @@ class PageReads:
 
     def text(self, path: str) -> str:
         """A page's text as ``Path.read_text`` reads it (undecodable bytes replaced, newlines made
-        ``\\n``), "" when it cannot be read. Read with ``open`` on a joined string: pathlib's parsing
-        and text layer cost more than the read itself."""
+        ``\\n``), "" when it cannot be read; PageGone when it is not there. Read with ``open`` on a joined
+        string: pathlib's parsing and text layer cost more than the read itself."""
         found = self._texts.get(path)
         if found is None:
             try:
                 with open(os.path.join(self._root, path), "rb") as fh:
                     found = fh.read().decode("utf-8", "replace")
+            except (FileNotFoundError, NotADirectoryError) as exc:
+                # Read as "" it was cited with an empty line, or its stored passages ran past the
+                # text's end (IndexError): the lookup walks the vault and asks again (``Router``).
+                raise PageGone(f"{path} is no longer in the vault") from exc
             except OSError:
                 found = ""
             if "\r" in found:

@@ -92,6 +92,8 @@ def check(phrasings: Sequence[str]) -> list[str]:
         raise BadPhrasings("phrasings must be a list of strings, not one string")
     out: list[str] = []
     for p in phrasings:
+        if not isinstance(p, str):
+            raise BadPhrasings(f"phrasings must be strings; one is {type(p).__name__}")
         text = p.strip()
         if len(text) > MAX_PHRASING_CHARS:
             raise BadPhrasings(f"a phrasing is {len(text)} characters long; at most {MAX_PHRASING_CHARS}")

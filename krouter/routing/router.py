@@ -17,11 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from krouter import config
-from krouter.errors import PageNotFound
+from krouter.errors import PageNotFound, VaultNotFound
 from krouter.file_stamp import file_stamp
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, sessions, vectors
+from krouter.routing.citation import PageGone
 from krouter.routing.contacts import lacks_contact
 from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
@@ -56,6 +57,10 @@ class Router:
         index_path: Path | None = None,
         embed_budget_s: float | None = vectors.LOOKUP_BUDGET_S,
     ) -> None:
+        if isinstance(vault, str) and not vault.strip():
+            # Path("") is the current folder: route(q, "") indexed wherever the caller stood, where the
+            # CLI refuses an empty --vault (a bug hunt).
+            raise VaultNotFound("an empty vault path names no folder (is a variable unset?)")
         root = config.named_vault(Path(vault)) if vault is not None else config.default_vault()
         self.index = Index(root, path=index_path)
         self.root = self.index.root
@@ -192,6 +197,16 @@ class Router:
             ended = red.chain == [page.path] and page.status in REPLACED_STATUSES - PROMISE_REPLACEMENT
             if red.to_path is None and not ended:
                 broken.append({"from": page.path, "problem": red.problem, "chain": red.chain})
+        # A page's `supersedes` that names no page retires nothing: the old page it meant stays citable,
+        # which `krouter check` reported and status did not (a first-hour trial). A clipping's is ignored
+        # whatever it names.
+        for src, dst, kind, raw in self.index.links():
+            if kind == "supersedes" and dst is None and not (src in t.by_path and t.by_path[src] in t.inputs):
+                problem = (
+                    f"supersedes {raw!r}, which names no one page: the page it means is not retired "
+                    "(krouter check says why)"
+                )
+                broken.append({"from": src, "problem": problem, "chain": [src]})
         size = sum(
             Path(f"{self.index.path}{s}").stat().st_size
             for s in ("", "-wal")
@@ -293,6 +308,9 @@ class Router:
         gets a refusal that says so.
         """
         phrasings.check_length(question)
+        # The bound is on the question, not its padding: megabytes of spaces around it were read,
+        # cost seconds, and were logged whole, pushing real questions out of the learner's log.
+        question = question.strip()
         receipt = self.decide(question, k=k, also=also)
         querylog.record(receipt, self.root)
         return receipt
@@ -303,8 +321,20 @@ class Router:
         """The lookup itself, without logging it (the learner and the bench use this). ``lexical_only``
         leaves out the semantic second opinion: what the words alone decide (the learner's checks)."""
         others = phrasings.check(also)
+        question = question.strip()
         if self.auto_refresh:
             self.refresh()
+        try:
+            return self._looked_up(question, k, others, lexical_only)
+        except PageGone:
+            # The index holds a page the vault no longer does: a watcher's lease said every change was
+            # indexed while a move out of the vault was still on its way (watchdog holds an unpaired
+            # move back for half a second). The lookup cited the gone page or failed (a bug hunt);
+            # the vault is walked now and the question asked again.
+            self.index.refresh(force=True)
+            return self._looked_up(question, k, others, lexical_only)
+
+    def _looked_up(self, question: str, k: int, others: list[str], lexical_only: bool) -> Receipt:
         # One read transaction: every statement of this lookup sees the same index, even if another
         # process commits a refresh halfway through.
         with self.index.snapshot():
@@ -313,7 +343,7 @@ class Router:
             asked = self._decide(question, k, written)
             if not lexical_only and self.vectors is not None:
                 asked = self._second_opinion(question, written, k, asked)
-            phrased = [(text, self._decide(text, k)) for text in others if text != question.strip()]
+            phrased = [(text, self._decide(text, k)) for text in others if text != question]
             chosen = phrasings.combine(asked, phrased)
             if chosen.phrasing is not None and chosen.decision == "cite" and chosen.top is not None:
                 tables = self._load_tables()

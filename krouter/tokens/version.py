@@ -53,4 +53,6 @@ one machine never share a file. Its own module: the file name is needed where im
 # the request frame takes no 笔记本 nor a two-character verb's first character.
 # 41: a third review: 记录中心 and 笔记App keep their words; 千伏 is a unit, 5千字 a count.
 # 42: a fourth review: 笔记中 is the notes' place again (not 记录中心), 笔记 App keeps 笔记; 千牛, 千欧 are units.
-TOKENIZER_VERSION = "42"
+# 43: frontmatter that does not open the page (a blank line or a comment above it, a space before its
+# fence, a comment after it) and Dataview fields below the top read for a replaced status; "superseeded".
+TOKENIZER_VERSION = "43"

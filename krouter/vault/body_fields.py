@@ -25,6 +25,14 @@ _MAX_PROPERTY_CHARS = 2000
 # Comma-separated in Logseq (`alias:: GP, 家庭医生`), except inside a wikilink.
 _LISTED = frozenset({"aliases", "alias", "tags", "superseded_by", "replaced_by", "supersedes", "replaces"})
 _READ = frozenset({"title", "status", *_LISTED})
+# Dataview reads an inline field on any line, not only at the top: "status:: superseded" under the
+# page's title marks it as surely as frontmatter does (a bug hunt found such a page cited). Below the top
+# block only the fields that decide whether a page may be cited are read (a title or aliases further
+# down are as often prose), and only at a line's start: indented or in a list item it is a Logseq
+# block's property ("- Vendor quote" then "  status:: rejected"), about that block, not the page. Code
+# blocks are examples, not fields.
+_ANYWHERE = frozenset({"status", "superseded_by", "replaced_by", "supersedes", "replaces"})
+_PAGE_FIELD = lazy_pattern(r"^[A-Za-z][\w-]*::")
 
 _HEADING = lazy_pattern(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 _TITLE = lazy_pattern(r"^[ \t]{0,3}#[ \t]")
@@ -57,12 +65,15 @@ def body_fields(body: str) -> dict[str, list[object]]:
     fields: dict[str, list[object]] = {}
     lines = body.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
-    for line in lines[start:]:
-        match = _PROPERTY.match(line)
-        if match is None:
-            break
+    fenced = fenced_lines(lines)
+    top = True
+    for i, line in enumerate(lines[start:], start):
+        match = _PROPERTY.match(line) if i not in fenced else None
+        top = top and match is not None
+        if match is None or not (top or _PAGE_FIELD.match(line)):
+            continue
         key, value = field_key(match.group(1)), match.group(2)
-        if key in _READ and value and len(value) <= _MAX_PROPERTY_CHARS:
+        if key in (_READ if top else _ANYWHERE) and value and len(value) <= _MAX_PROPERTY_CHARS:
             items = _commas(value) if key in _LISTED else [value]
             fields.setdefault(key, []).extend(v for v in items if v)
     for key, values in _adr_status(lines).items():

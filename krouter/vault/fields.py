@@ -36,12 +36,15 @@ _TAG_WORDS = lazy_pattern(r"[\s,，、]+")
 
 
 # Statuses that mean "this page was replaced or abandoned": never cited. "superceded" is how the word
-# is misspelt as often as not; the Chinese ones (Simplified and Traditional) are what a Chinese vault
-# writes for deprecated, outdated, void, replaced and archived.
+# is misspelt as often as not, "superseeded" and "supersceded" often enough (a bug hunt found one cited);
+# the Chinese ones (Simplified and Traditional) are what a Chinese vault writes for deprecated, outdated,
+# void, replaced and archived.
 REPLACED_STATUSES = frozenset(
     {
         "superseded",
         "superceded",
+        "superseeded",
+        "supersceded",
         "replaced",
         "outdated",
         "retired",
@@ -78,7 +81,17 @@ REPLACED_STATUSES = frozenset(
 # The statuses that promise a replacement page; the others (retired, archived, rejected) may rightly
 # have none.
 PROMISE_REPLACEMENT = frozenset(
-    {"superseded", "superceded", "replaced", "已替代", "已取代", "已被取代", "已被替代"}
+    {
+        "superseded",
+        "superceded",
+        "superseeded",
+        "supersceded",
+        "replaced",
+        "已替代",
+        "已取代",
+        "已被取代",
+        "已被替代",
+    }
 )
 _HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), key=len, reverse=True))
 # Where a line ends, as editors count lines (vault.page_lines.file_lines): \n, \r\n or a lone \r.

@@ -29,7 +29,7 @@ from krouter.vault.fields import (
     top_fields,
 )
 from krouter.vault.links import split_links
-from krouter.vault.page_lines import FENCE, split_frontmatter
+from krouter.vault.page_lines import FENCE, file_lines, split_frontmatter
 from krouter.vault.templates import template_mark
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
 
@@ -197,6 +197,41 @@ def _closed_by_dots(text: str) -> tuple[int, str] | None:
     return end + 1, "\n".join(lines[1:end])
 
 
+# What an exporter or a slip of the keyboard leaves above frontmatter meant as such: blank lines and
+# one-line HTML comments, a few at most.
+_ABOVE_FENCE = lazy_pattern(r"^[ \t]*(?:<!--.*-->[ \t]*)?$")
+_MAX_ABOVE = 5
+# A fence with a space before it or a comment after it ("--- # properties"): no fence to YAML readers.
+_LOOSE_FENCE = lazy_pattern(r"^([ \t]*)[-\uff0d]{3,}[ \t]*(#.*)?$")
+_LOOSE_CLOSE = lazy_pattern(r"^[ \t]*(?:[-\uff0d]{3,}|\.{3})[ \t]*$")
+
+
+def _late_fence(text: str) -> tuple[int, str, str] | None:
+    """(the 1-based line of its fence, the lines inside, what keeps it from being frontmatter) when the
+    page opens, after at most a few blank lines or one-line HTML comments, with a ``---`` block that
+    Obsidian and YAML readers do not take for frontmatter (a line above it, a space before the fence, a
+    comment after it) and some line inside is a field KRouter reads; None otherwise."""
+    lines = file_lines(text)
+    first = next((i for i, line in enumerate(lines[: _MAX_ABOVE + 1]) if not _ABOVE_FENCE.match(line)), None)
+    fence = _LOOSE_FENCE.match(lines[first]) if first is not None else None
+    if fence is None:
+        return None
+    end = next((i for i in range(first + 1, len(lines)) if _LOOSE_CLOSE.match(lines[i])), None)
+    block = lines[first + 1 : end]
+    if end is None or not any(
+        (m := _TOP_FIELD.match(line)) and field_key(m.group(1)) in _SALVAGED for line in block
+    ):
+        return None
+    why = (
+        "a line above it"
+        if first
+        else "a space before its '---'"
+        if fence.group(1)
+        else "a comment after its '---'"
+    )
+    return first + 1, "\n".join(block), why
+
+
 def parse_page(rel_path: str, text: str) -> Page:
     """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept.
 
@@ -213,6 +248,7 @@ def parse_page(rel_path: str, text: str) -> Page:
     props: list[tuple[int, str]] = []
     ended = _closed_by_dots(text) if fm_text is None else None
     unclosed = _unclosed_fence(text) if fm_text is None and ended is None else None
+    late = _late_fence(text) if fm_text is None and ended is None and unclosed is None else None
     if ended is not None:
         # YAML's end marker (Pandoc writes it): the fields are the author's, read as broken YAML is,
         # and the page is reported, so that its owner can close it as Markdown notes do.
@@ -224,6 +260,16 @@ def parse_page(rel_path: str, text: str) -> Page:
         # still keep the page from being cited. Its field lines are read as broken YAML is.
         error = "the opening '---' on line 1 is never closed"
         fields = _salvage(unclosed)
+    elif late is not None:
+        # Frontmatter meant as such that other tools do not read (a blank line above it, a space before
+        # its fence): a `status: superseded` in it keeps the page from being cited all the same, and the
+        # page is reported so that its owner can move the fence to the first line.
+        line, block, why = late
+        error = (
+            f"the frontmatter on line {line} does not open the page ({why}), so Obsidian and YAML "
+            "readers do not read it: start the page with its '---'"
+        )
+        fields = _salvage(block)
     if fm_text is not None:
         load, yaml = _yaml()
         try:
