@@ -320,8 +320,12 @@ def default_vault_origin(named: bool = False) -> str:
 
 
 def vault_not_found(root: Path, named: bool) -> VaultNotFound:
-    """The error for a vault folder that is not there (``default_vault_origin`` says where an unnamed
-    one came from)."""
+    """The error for a vault folder that is not there, or is a file (``default_vault_origin`` says where
+    an unnamed one came from), worded as ``vault.files.check_vault`` words it."""
+    if Path(root).expanduser().exists():
+        return VaultNotFound(
+            f"not a folder: {root} (a vault is a folder of Markdown pages){default_vault_origin(named)}"
+        )
     return VaultNotFound(f"vault folder not found: {root}{default_vault_origin(named)}")
 
 

@@ -342,6 +342,16 @@ def test_directory_import_takes_every_jsonl_below(vault: Path, tmp_path: Path) -
     ]
 
 
+def test_an_import_that_imports_nothing_makes_no_folder(vault: Path, tmp_path: Path) -> None:
+    """A bug hunt: a file that is no transcript imported nothing and left an empty Inputs/Sessions."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just some text, not JSON\n", encoding="utf-8")
+    before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*"))
+    result = run_import(str(notes), "--vault", str(vault))
+    assert result.exit_code == 1 and "not a transcript" in result.output
+    assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*")) == before
+
+
 def test_folder_must_stay_inside_the_vault(vault: Path, tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "a.jsonl", [{"session_id": "s", "role": "user", "content": "hi"}])
     outside = tmp_path / "outside"

@@ -8,7 +8,7 @@ import pytest
 
 from krouter.learner import trigger_writes
 from krouter.learner import undo as learn_undo
-from krouter.learner.page_edit import PageEditError, splice, with_trigger
+from krouter.learner.page_edit import PageEditError, splice, with_trigger, without_trigger
 from krouter.learner.page_write import PageChanged, atomic_replace
 from krouter.learner.report import LEARNED
 from krouter.vault.page import MAX_FRONTMATTER_CHARS, parse_page
@@ -31,6 +31,10 @@ def _triggers(data: bytes) -> list[str]:
         b"---\ntitle: A\ntriggers:\n---\nbody\n",
         b"---\ntitle: A\ntriggers: one\n---\n",
         b"# No frontmatter\r\n\r\nbody\r\n",
+        # Classic Mac OS line endings: the added lines end in a lone CR too (a bug hunt found LF).
+        b"---\rtitle: A\rtags: [ops]\r---\rbody\r",
+        b"---\rtitle: A\rtriggers:\r  - one\r---\rbody\r",
+        b"# No frontmatter\r\rbody\r",
         b"",
     ],
 )
@@ -46,6 +50,10 @@ def test_adds_trigger_and_keeps_every_other_byte(before: bytes) -> None:
     assert after.startswith(b"\xef\xbb\xbf") == before.startswith(b"\xef\xbb\xbf")
     if b"\r\n" in before:
         assert after.count(b"\n") == after.count(b"\r\n")
+    if b"\r" in before and b"\n" not in before:
+        assert b"\n" not in after
+        if before.startswith(b"---"):
+            assert without_trigger(after, Q) == before
     sp = splice(before, after)
     # One contiguous change; everything before and after it is the old file's bytes.
     assert before[: sp.offset] == after[: sp.offset]
@@ -204,3 +212,15 @@ def test_a_question_holding_characters_yaml_may_not_hold_raw_is_written_escaped(
     after = with_trigger(b"---\ntitle: A\n---\nbody\n", question)
     assert _triggers(after) == [question]
     assert b"\\u007f" in after and b"\x7f" not in after
+
+
+def test_a_line_separator_inside_a_frontmatter_line_does_not_split_it() -> None:
+    """A bug hunt: the page was cut with ``str.splitlines``, which breaks at U+2028 too, and the new
+    key landed inside what editors and receipts count as one comment line."""
+    before = "---\ntitle: Code review\n# owner note\u2028# second half\n---\nbody\n".encode()
+    after = with_trigger(before, Q)
+    assert after.startswith(
+        "---\ntitle: Code review\n# owner note\u2028# second half\ntriggers:\n  - ".encode()
+    )
+    assert _triggers(after) == [Q]
+    assert without_trigger(after, Q) == before

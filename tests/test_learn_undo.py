@@ -69,6 +69,24 @@ def _undo(run_id: str) -> tuple[int, str]:
     return res.exit_code, res.output
 
 
+def test_undo_naming_another_vault_restores_nothing(tmp_path: Path) -> None:
+    """A bug hunt: `--vault B` beside a run taught in vault A was ignored, and A's page restored."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "wifi.md").write_bytes(b"The office wifi password rotates every Monday.\n")
+    (b / "b.md").write_bytes(b"Unrelated.\n")
+    _teach(a, "wifi.md", "wifi passcode change day", "R1")
+    taught = (a / "wifi.md").read_bytes()
+    res = CliRunner().invoke(app, ["learn", "--undo", "R1", "--vault", str(b)])
+    assert res.exit_code == 2
+    assert f"run R1 changed pages in {a.resolve()}, not in {b}" in res.output
+    assert (a / "wifi.md").read_bytes() == taught
+    res = CliRunner().invoke(app, ["learn", "--undo", "R1", "--vault", str(a)])
+    assert res.exit_code == 0, res.output
+    assert (a / "wifi.md").read_bytes() == b"The office wifi password rotates every Monday.\n"
+
+
 SHAPES = {
     "no frontmatter": b"Just a body line.\n",
     "empty flow list": b"---\ntriggers: []\n---\nbody\n",

@@ -133,6 +133,24 @@ def test_a_read_only_page_is_never_written(tmp_path: Path) -> None:
     assert learn_journal.journal_entries() == []
 
 
+def test_a_page_with_other_hard_links_is_never_written(tmp_path: Path) -> None:
+    """A bug hunt: the rename gave the page a new file, and its other name (a backup) kept the old bytes
+    without a word."""
+    page = tmp_path / "vault" / "p.md"
+    page.parent.mkdir()
+    data = b"---\ntitle: p\n---\nThe parking garage code is 4411.\n"
+    page.write_bytes(data)
+    other = tmp_path / "backup.md"
+    os.link(page, other)
+    status, reason = _write(page.parent, "p.md", "visitor garage pin", "R1")
+    assert status == SKIPPED
+    assert reason == (
+        "p.md has 2 hard links: replacing it would leave the other names with the old page; left as it is"
+    )
+    assert page.read_bytes() == data and os.path.samefile(page, other)
+    assert learn_journal.journal_entries() == []
+
+
 @pytest.mark.parametrize("killed", [False, True], ids=["interrupted", "killed"])
 def test_a_write_cut_short_at_the_rename_is_never_taken_for_a_later_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, killed: bool

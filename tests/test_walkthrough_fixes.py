@@ -36,6 +36,11 @@ def test_a_file_given_as_the_vault_is_named_as_not_a_folder(tmp_path: Path) -> N
     result = runner.invoke(app, ["ask", "which database", "--vault", str(not_a_folder)])
     assert result.exit_code != 0
     assert "not a folder" in result.output and "not found" not in result.output
+    # A bug hunt: teach and learn said "vault folder not found" of the same file.
+    for args in (["teach", "which database", "--page", "a.md", "--quote", "x"], ["learn", "--dry-run"]):
+        result = runner.invoke(app, [*args, "--vault", str(not_a_folder)])
+        assert result.exit_code == 2, (args, result.output)
+        assert f"not a folder: {not_a_folder} (a vault is a folder of Markdown pages)" in result.output, args
 
 
 def test_importing_a_folder_with_no_transcript_fails_and_says_why(tmp_path: Path) -> None:

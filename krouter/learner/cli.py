@@ -131,6 +131,10 @@ def learn_command(
     root: Path | None = None
     try:
         if undo is not None:
+            if vault is not None:
+                # A run id names its vault: another one named beside it was ignored, and the run's pages
+                # restored without a word (a bug hunt).
+                undo_run.check_vault(undo, vault)
             report = undo_run.undo(undo)
         else:
             cfg = config.load_config()

@@ -20,7 +20,7 @@ from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.terms import normalize
 from krouter.vault.fields import field_key
 from krouter.vault.page import parse_page
-from krouter.vault.page_lines import split_frontmatter
+from krouter.vault.page_lines import file_lines, split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200
@@ -207,6 +207,11 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
         text = data[len(BOM) if bom else 0 :].decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PageEditError(f"page is not UTF-8 (byte {exc.start})") from exc
+    # A page whose lines end in a lone CR (classic Mac OS) is edited as LF and turned back, every line
+    # ending as it was: an added line ended in LF, and the page held both (a bug hunt).
+    cr_only = "\r" in text and "\n" not in text
+    if cr_only:
+        text = text.replace("\r", "\n")
     nl = _newline(text)
     item = _yaml_scalar(trigger)
     fm_text, _body, body_line = split_frontmatter(text)
@@ -223,7 +228,7 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
         if len(spellings) > 1:
             # The router reads one of them; adding to the other would be learning nothing.
             raise PageEditError(f"the page has {len(spellings)} triggers fields ({', '.join(spellings)})")
-        lines = text.splitlines(keepends=True)
+        lines = file_lines(text, keepends=True)
         end = body_line - 2  # index of the closing fence
         if spellings and not any(_KEY.match(line) for line in lines[1:end]):
             # Written as "triggers": [], ? triggers or the like: a plain key added for it would be a
@@ -232,6 +237,8 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
                 f"the page's {spellings[0]!r} field is written in a form that is not rewritten"
             )
         new_text = "".join(_insert_into_frontmatter(lines, end, item, nl))
+    if cr_only:
+        new_text = new_text.replace("\n", "\r")
     out = (BOM if bom else b"") + new_text.encode("utf-8")
     _check(out, old_meta, trigger)
     return out
@@ -248,6 +255,9 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     bom = data.startswith(BOM)
     try:
         text = data[len(BOM) if bom else 0 :].decode("utf-8")
+        cr_only = "\r" in text and "\n" not in text  # as ``with_trigger`` edits it
+        if cr_only:
+            text = text.replace("\r", "\n")
         fm_text, body, body_line = split_frontmatter(text)
         if fm_text is None:
             return None
@@ -258,7 +268,7 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     if trigger not in remaining:
         return None
     remaining.remove(trigger)
-    lines = text.splitlines(keepends=True)
+    lines = file_lines(text, keepends=True)
     end = body_line - 2  # the closing fence
     key_at = next((i for i in range(1, end) if _KEY.match(lines[i])), None)
     if key_at is None:
@@ -281,6 +291,8 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     without_key = {k: v for k, v in meta.items() if k != key}
     if new_body != body or (got != {**meta, key: remaining} and (remaining or got != without_key)):
         return None
+    if cr_only:
+        new_text = new_text.replace("\n", "\r")
     return (BOM if bom else b"") + new_text.encode("utf-8")
 
 

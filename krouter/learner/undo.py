@@ -8,7 +8,7 @@ import contextlib
 import time
 from pathlib import Path
 
-from krouter.errors import KRouterError, PageNotFound
+from krouter.errors import KRouterError, PageNotFound, VaultNotFound
 from krouter.lazy_pattern import lazy_pattern
 from krouter.learner import page_edit
 from krouter.learner.journal import (
@@ -64,6 +64,27 @@ def undo(run_id: str) -> LearnReport:
     record = {"undo": run_id, "time": time.time(), "restored": undone, "done": sorted(done)}
     append_jsonl(outcomes_path(), record)
     return report
+
+
+def check_vault(run_id: str, vault: Path) -> None:
+    """Raise VaultNotFound when ``vault`` is not the vault (one of the vaults) run ``run_id`` changed:
+    an undo restores the run's own pages wherever the command was pointed."""
+    entries = journal_entries(run_id)
+    theirs = sorted({str(e["vault"]) for e in entries if e.get("vault")})
+    if not theirs or _same_folder(vault, theirs):
+        return
+    raise VaultNotFound(
+        f"run {run_id} changed pages in {', '.join(theirs)}, not in {vault}: name that vault, or leave "
+        "--vault out"
+    )
+
+
+def _same_folder(vault: Path, theirs: list[str]) -> bool:
+    try:
+        here = vault.expanduser().resolve()
+    except OSError:
+        return False
+    return any(here == Path(v).resolve() for v in theirs)
 
 
 def _moved_pages(run_id: str) -> dict[str, list[str]]:

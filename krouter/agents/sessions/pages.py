@@ -169,8 +169,9 @@ def sessions_folder(folder: str | None) -> tuple[str, str | None]:
     )
 
 
-def inputs_folder(root: Path, folder: str) -> Path:
-    """The absolute inputs folder, created if needed, refusing any folder that leaves the vault."""
+def inputs_folder(root: Path, folder: str, *, create: bool = True) -> Path:
+    """The absolute inputs folder, created if needed (unless not to ``create``: checked only), refusing
+    any folder that leaves the vault."""
     rel = PurePosixPath(folder.replace("\\", "/"))
     if not folder.strip() or rel.is_absolute() or ".." in rel.parts or Path(folder).is_absolute():
         raise PathOutsideVault(f"--folder must be a relative folder inside the vault: {folder!r}")
@@ -182,6 +183,8 @@ def inputs_folder(root: Path, folder: str) -> Path:
     # Checked before and after creating it: a symlinked component could point out of the vault.
     if not target.resolve().is_relative_to(root):
         raise PathOutsideVault(f"folder leaves the vault: {folder!r}")
+    if not create:
+        return target
     target.mkdir(parents=True, exist_ok=True)
     resolved = target.resolve()
     if not resolved.is_relative_to(root):
@@ -237,13 +240,18 @@ def import_sessions(
 ) -> ImportReport:
     """Import transcripts into ``vault``/``folder``: one page per session, created, updated, unchanged or kept."""
     root = check_vault(vault)
-    out_dir = inputs_folder(root, folder)
+    inputs_folder(root, folder, create=False)  # a bad --folder fails before any file is read
     report = ImportReport()
     sessions: dict[str, Session] = {}
     for path in _expand(sources):
         report.files += 1
         if not read_transcript(path, sessions, report.problems):
             report.unrecognised.append(display_path(path))
+    if not any(raw.turns for raw in sessions.values()):
+        # Nothing to write: no folder is made for it (a failed import left an empty Inputs/Sessions).
+        report.empty.extend(raw.session_id for raw in sessions.values())
+        return report
+    out_dir = inputs_folder(root, folder)
     imported_at = (now or _dt.datetime.now(_dt.UTC)).replace(microsecond=0).isoformat()
     for raw in sessions.values():
         if not raw.turns:
