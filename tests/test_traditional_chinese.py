@@ -35,6 +35,24 @@ def test_a_traditional_question_finds_the_simplified_page(tmp_path: Path) -> Non
     assert release.decision == "cite" and release.top is not None and release.top.path == "运维/发布流程.md"
 
 
+def test_words_between_folded_ones_are_cut_as_one_stretch(tmp_path: Path) -> None:
+    """A bug hunt: 快取用什麼 was cut 快 / 取用 / 什么 and set apart word by word, so the notes' 快取 was
+    never met again ("the vault never mentions 取用"); and 我們, a function word in Simplified (我们), was
+    a content word on notes written in Traditional characters."""
+    vault = write(
+        tmp_path / "vault",
+        {
+            "tw.md": "---\ntitle: 快取\n---\n我們使用 Redis 作為快取。\n",
+            "zh.md": "---\ntitle: 缓存\n---\n我们使用 Memcached 作为缓存。\n",
+        },
+    )
+    with Router(vault) as router:
+        for question in ("快取用什麼", "我們用什麼快取"):
+            receipt = router.decide(question)
+            assert receipt.decision == "cite" and receipt.top is not None, question
+            assert receipt.top.path == "tw.md" and receipt.evidence.query_terms == ["快取"], question
+
+
 def test_a_word_the_notes_write_otherwise_is_still_missing(tmp_path: Path) -> None:
     # 資料庫 is Taiwan's word for a database: in Simplified characters it is 资料库, which these notes
     # never write. The receipt names what they lack as asked (資料; their 库 is held).

@@ -97,25 +97,40 @@ def as_the_vault_writes(question: str, known: Callable[[str], bool]) -> str:
     for m in _HAN_RUN.finditer(folded):
         out.append(question[last : m.start()])
         at = m.start()
-        words, changed = [], False
+        # (text, taken in Simplified) for each word of the run.
+        words: list[tuple[str, bool]] = []
         for word in question_jieba().lcut(m.group(), HMM=True):
             asked = question[at : at + len(word)]
-            folds_to_held = asked != word and not known(asked) and _reaches(word, known)
+            # A function word is one in either script, whatever the vault holds: 我們 on notes written in
+            # Traditional characters was a content word a Simplified question's 我们 is not.
+            folds_to_held = asked != word and (
+                word in CHINESE or (not known(asked) and _reaches(word, known))
+            )
             if not folds_to_held and asked != word and not known(asked):
                 # Not reached whole (資料庫 where the notes write 数据库): each part the vault holds in
                 # Simplified is taken so (库), or the receipt said the vault never mentions 庫 (a review).
                 parts = _held_parts(word, asked, known)
                 if parts:
-                    words.extend(parts)
-                    changed = True
+                    words.extend((part, True) for part in parts)
                     at += len(word)
                     continue
-            words.append(word if folds_to_held else asked)
-            changed |= folds_to_held
+            words.append((word if folds_to_held else asked, folds_to_held))
             at += len(word)
-        out.append(" ".join(words) if changed else question[m.start() : m.end()])
+        out.append(_apart(words) if any(taken for _, taken in words) else question[m.start() : m.end()])
         last = m.end()
     out.append(question[last:])
+    return "".join(out)
+
+
+def _apart(words: list[tuple[str, bool]]) -> str:
+    """A run's words, each taken in Simplified set apart by spaces (it must come back whole), the words
+    between them left together as asked: cut apart, a segmenter's slip could not be mended (快取用什麼
+    was cut 快 / 取用 / 什么, and 快 and 取用 left apart never met again as the notes' 快取)."""
+    out: list[str] = []
+    for i, (text, taken) in enumerate(words):
+        if out and (taken or words[i - 1][1]):
+            out.append(" ")
+        out.append(text)
     return "".join(out)
 
 
