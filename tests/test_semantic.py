@@ -191,6 +191,27 @@ def test_index_embeds_and_status_reports_it(vault: Path) -> None:
     assert "semantic: on, 4 of 4 current pages embedded" in shown.output
 
 
+@pytest.mark.usefixtures("on")
+def test_status_counts_a_page_another_supersedes_as_replaced(vault: Path) -> None:
+    """A first-hour trial: "pages: 12 (2 replaced)" above "11 of 11 current pages embedded": a page
+    retired by another page's `supersedes` (not by its own status) was counted as current."""
+    (vault / "Decisions" / "Database 2022.md").write_text(
+        "---\ntitle: Database 2022\n---\nWe ran MySQL 5.7 then.\n", encoding="utf-8"
+    )
+    primary = vault / "Decisions" / "Primary database.md"
+    primary.write_text(
+        primary.read_text(encoding="utf-8").replace(
+            "title: Primary database", "title: Primary database\nsupersedes: '[[Database 2022]]'"
+        ),
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", "--vault", str(vault)]).exit_code == 0
+    shown = runner.invoke(app, ["status", "--vault", str(vault)])
+    assert "pages:    5 (1 replaced)" in shown.output
+    assert "of 4 current pages embedded" in shown.output
+
+
 def test_status_says_why_the_second_opinion_is_off(vault: Path) -> None:
     shown = CliRunner().invoke(app, ["status", "--vault", str(vault)])
     assert "semantic: off ($KROUTER_SEMANTIC)" in shown.output

@@ -240,7 +240,10 @@ class Router:
             if self.semantic_error and mode != "off":
                 why = f"failed, off for now ({self.semantic_error})"
             return {"mode": mode, "active": False, "why": why}
-        done, pages = self.vectors.embedded(self.index)
+        # Counted as status counts them: a page another one `supersedes` is replaced too (12 pages, 2
+        # replaced, and "11 of 11 current pages embedded" in a first-hour trial).
+        t = self._load_tables()
+        done, pages = self.vectors.embedded(self.index, {pid for pid, p in t.pages.items() if p.replaced})
         return {
             "mode": mode,
             "active": True,

@@ -13,6 +13,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -173,11 +174,13 @@ class Vectors:
     def _stored(self) -> set[str]:
         return {k for (k,) in self.conn.execute("SELECT key FROM page_vectors")}
 
-    def embedded(self, index: Index) -> tuple[int, int]:
-        """(current pages with vectors, current pages)."""
+    def embedded(self, index: Index, retired: Collection[int] = ()) -> tuple[int, int]:
+        """(current pages with vectors, current pages): ``retired`` are the ids of pages replaced by
+        another page's ``supersedes`` (the index's own flag is the page's status only)."""
         keys = [
             vector_key(h, t)
-            for h, t in index.conn.execute("SELECT hash, title FROM pages WHERE replaced = 0")
+            for pid, h, t in index.conn.execute("SELECT id, hash, title FROM pages WHERE replaced = 0")
+            if pid not in retired
         ]
         have = self._stored()
         return sum(k in have for k in keys), len(keys)
