@@ -725,3 +725,22 @@ def test_a_refusal_lists_a_page_holding_the_question_in_one_line_among_its_first
     paths = [c.path for c in receipt.candidates]
     assert paths[:2] == ["Returns.md", "Parcels.md"] and "Factory habits.md" in paths, paths
     assert receipt.candidates[2].line == 7, receipt.candidates[2]
+
+
+def test_the_line_shown_holds_a_word_where_a_word_starts_not_inside_another(tmp_path: Path) -> None:
+    """A first-hour trial: "day" inside "Monday" made the handoff line (line 7) tie the line that
+    answers "who gets a day off after on-call" (line 9), and the first of them was shown."""
+    vault = write(
+        tmp_path,
+        {
+            "Runbooks/On-call rotation.md": "---\ntitle: On-call rotation\n---\n# On-call rotation\n\n"
+            "On-call rotates weekly; the handoff is Monday at 10:00 Beijing time.\n"
+            "Alerts page through PagerDuty and escalate after 15 minutes.\n"
+            "The on-call person gets one day off after a week with night pages.\n",
+            "Payments.md": PAYMENTS,
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("who gets a day off after on-call")
+    assert receipt.top is not None and receipt.top.path == "Runbooks/On-call rotation.md"
+    assert receipt.top.line == 8 and receipt.top.snippet.startswith("The on-call person gets one day off")

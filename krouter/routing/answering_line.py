@@ -50,7 +50,7 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
         return {
             i
             for i, u in enumerate(units)
-            if any(all(term.removeprefix(AMOUNT) in plain for term in alt) for alt in u.alts)
+            if any(all(_on_line(plain, term.removeprefix(AMOUNT)) for term in alt) for alt in u.alts)
         }
 
     def weight(found: set[int]) -> float:
@@ -74,6 +74,21 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
         if score > top:
             chosen, top = first + i, score
     return chosen
+
+
+def _on_line(plain: str, term: str) -> bool:
+    """Whether a line (read as ``word_text`` reads it) writes a term: a Latin word or a number where a
+    word of the line starts with it (a stem, "rotat" of "rotates"), not inside another word ("day" of
+    "Monday" made the handoff line answer "who gets a day off after on-call", a first-hour trial); a
+    Chinese term anywhere, as Chinese is written without spaces."""
+    if not term or not term[0].isascii() or not term[0].isalnum():
+        return term in plain
+    at = plain.find(term)
+    while at != -1:
+        if at == 0 or not plain[at - 1].isalnum():
+            return True
+        at = plain.find(term, at + 1)
+    return False
 
 
 def keyed_row(
