@@ -292,26 +292,6 @@ def without_frames(text: str) -> str:
     return _KUAI_AFTER_NUMBER.sub(" ", _KUAI_DECIMAL.sub(".", text))
 
 
-# Asking what the team uses: "which CI do we use", "are we still using Heroku", "what do you use for
-# mail". With the asker's side as its subject the verb asks for the team's choice, which notes state as
-# "we run", "moved to", "all CI runs on". Not another subject's use ("what TTL does the CDN use"), nor
-# how to use something ("how do I use the VPN").
-_CHOICE_ASKED = lazy_pattern(
-    r"(?<!\bhow )\b(?:do|does|did|are|were|will|should|can|could|would)\s+(?:we|you|i|our team|the team)"
-    r"(?:\s+(?:still|currently|now|normally|all|even))?\s+(?:use|using)\b"
-    r"|\b(?:we|we're|we are)(?:\s+(?:still|currently|now|all))?\s+(?:use|using)\b"
-)
-
-
-def without_unwritten_choice(text: str, writes_use: bool) -> str:
-    """``text`` with the team's-choice frame ("which CI do we use") blanked when the vault never writes
-    the verb: then it can only count against every page, and a small vault that never says "use" refused
-    the commonest question there is (a first-hour trial: "the vault never mentions 'use'"). Where the
-    notes write it, it stays a word of the question, as it tells apart the page of the choice ("we use
-    PostgreSQL 16") from others on the same subject (the demo vault's database backups)."""
-    return text if writes_use or "us" not in text else _CHOICE_ASKED.sub(" ", text)
-
-
 def verb_asked_once(run: str) -> str:
     """A Han run with its A-not-A questions (来不来, 收不收钱) read as the verb asked about once."""
     return _A_NOT_A.sub(_asked_once, run)

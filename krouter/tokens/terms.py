@@ -30,14 +30,7 @@ from krouter.tokens.grouped_numbers import as_digits, grouped_numbers, magnitude
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
-from krouter.tokens.question_frames import (
-    asks_only,
-    pointed,
-    verb_asked_once,
-    without_days,
-    without_frames,
-    without_unwritten_choice,
-)
+from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, HAS_KANA, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.stems import WRITTEN, stem, written_terms
 from krouter.tokens.stopwords import CHINESE, ENGLISH
@@ -346,10 +339,7 @@ def question_identifiers(question: str) -> list[str]:
 
 
 def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
-    framed = without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question))))
-    if known is not None:
-        framed = without_unwritten_choice(framed, known("use"))
-    asked, spoken = as_digits(framed)
+    asked, spoken = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))))
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
