@@ -39,6 +39,10 @@ _MAX_HITS = 20000
 class PageGone(KRouterError):
     """A page the index holds is no longer in the vault: the index is behind the files."""
 
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} is no longer in the vault")
+        self.path = path
+
 
 class PageReads:
     """What one lookup reads of the pages it cites, each read once: a page's text as a receipt reads it,
@@ -69,7 +73,7 @@ class PageReads:
             except (FileNotFoundError, NotADirectoryError) as exc:
                 # Read as "" it was cited with an empty line, or its stored passages ran past the
                 # text's end (IndexError): the lookup walks the vault and asks again (``Router``).
-                raise PageGone(f"{path} is no longer in the vault") from exc
+                raise PageGone(path) from exc
             except OSError:
                 found = ""
             if "\r" in found:

@@ -39,6 +39,10 @@ from krouter.vault.suggestions import page_key
 log = logging.getLogger("krouter")
 
 
+# How many pages found gone during one lookup are refreshed one by one before the vault is walked.
+_GONE_RETRIES = 3
+
+
 class Router:
     """Answers questions about one vault. Keeps the index open between questions.
 
@@ -267,15 +271,18 @@ class Router:
         question = question.strip()
         if self.auto_refresh:
             self.refresh()
-        try:
-            return self._looked_up(question, k, others, lexical_only)
-        except PageGone:
-            # The index holds a page the vault no longer does: a watcher's lease said every change was
-            # indexed while a move out of the vault was still on its way (watchdog holds an unpaired
-            # move back for half a second). The lookup cited the gone page or failed (a bug hunt);
-            # the vault is walked now and the question asked again.
-            self.index.refresh(force=True)
-            return self._looked_up(question, k, others, lexical_only)
+        # The index may hold a page the vault no longer does: a watcher's lease said every change was
+        # indexed while a move out of the vault was still on its way (watchdog holds an unpaired move
+        # back for half a second), and the lookup cited the gone page or failed (a bug hunt). That page
+        # is refreshed (no walk of the vault) and the question asked again; past a few, the vault is
+        # walked.
+        for _ in range(_GONE_RETRIES):
+            try:
+                return self._looked_up(question, k, others, lexical_only)
+            except PageGone as gone:
+                self.index.refresh(paths=[gone.path])
+        self.index.refresh(force=True)
+        return self._looked_up(question, k, others, lexical_only)
 
     def _looked_up(self, question: str, k: int, others: list[str], lexical_only: bool) -> Receipt:
         # One read transaction: every statement of this lookup sees the same index, even if another
