@@ -55,4 +55,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 42: a fourth review: 笔记中 is the notes' place again (not 记录中心), 笔记 App keeps 笔记; 千牛, 千欧 are units.
 # 43: frontmatter that does not open the page (a blank line or a comment above it, a space before its
 # fence, a comment after it) and Dataview fields below the top read for a replaced status; "superseeded".
-TOKENIZER_VERSION = "43"
+# 44: a price said the spoken way (16块5) is also indexed as its number (16.5), as a question reads it.
+TOKENIZER_VERSION = "44"
