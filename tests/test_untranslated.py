@@ -42,10 +42,19 @@ def test_an_untranslatable_word_counts_half_against_a_page_in_the_other_language
 
 
 def test_a_word_the_dictionary_translates_still_counts_in_full(tmp_path: Path) -> None:
-    """保修期 translates ("warranty period"): it was looked for in English and is not on the page."""
-    r = _ask(tmp_path, "保修期是几年？客户要把零件寄回来吗")
+    """发票 translates ("invoice"): it was looked for in English and is not on the page."""
+    r = _ask(tmp_path, "发票几天开？客户要把零件寄回来吗")
     assert r.decision == "refuse"
-    assert r.evidence.untranslated == ["回来"]
+    assert "发票" in r.evidence.corpus_missing and r.evidence.untranslated == ["回来"]
+
+
+def test_a_word_whose_part_the_english_pages_hold_in_translation_is_cut_there(tmp_path: Path) -> None:
+    """保修期 ("warranty period") is on no page as written or whole in translation; its part 保修 is, as
+    "warranty": the question is cut 保修 + 期, as a vault of Chinese pages writing 保修 would cut it. Kept
+    whole it was missing from the page that answers (guaranteed for two years) and refused it."""
+    r = _ask(tmp_path, "保修期是几年？客户要把零件寄回来吗")
+    assert r.decision == "cite" and r.top is not None and r.top.path == "Decisions/Warranty.md"
+    assert r.evidence.query_terms[:2] == ["保修", "期"]
 
 
 def test_a_page_in_the_question_language_weighs_every_missing_word_in_full(tmp_path: Path) -> None:
@@ -136,3 +145,21 @@ def test_a_chinese_word_the_body_writes_makes_no_english_page_of_it(tmp_path: Pa
         r = _ask(tmp_path / str(n), "客户要把零件寄回来吗", {"Decisions/Warranty.md": text})
         assert r.closest is not None and r.closest.path == "Decisions/Warranty.md"
         assert r.evidence.untranslated == [] and r.decision == "refuse", r.reason
+
+
+def test_a_word_the_english_pages_hold_in_translation_is_not_cut_into_chinese_pieces(tmp_path: Path) -> None:
+    """A bug hunt: 数据库, which the Chinese pages never write, was cut to 数据 + 库 against them, and the
+    cache page's 数据 (data) was cited at 58%; the English page on the primary database was never tried."""
+    vault = write(
+        tmp_path,
+        {
+            "项目/缓存方案.md": "# 缓存方案\n\n缓存过期时间默认 10 分钟，热点数据 1 小时。\n",
+            "Decisions/Primary database.md": "# Primary database\n\nThe primary database is PostgreSQL 16 on RDS.\n",
+            "Runbooks/Deploy.md": "# Deploy\n\nDeploys go out from main after CI is green.\n",
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("我们用什么数据库")
+    assert receipt.decision == "cite" and receipt.top is not None
+    assert receipt.top.path == "Decisions/Primary database.md"
+    assert receipt.evidence.query_terms == ["数据库"]

@@ -202,7 +202,7 @@ def _specific_units(router: Router, question: str, ignore: set[int]) -> list[str
     best: list[str] = []
     best_df: int | None = None
     # The same vocabulary-aware cut as the router's, so these units are the ones a citation matched.
-    for qt in query_terms(question, known=router.index.has_term):
+    for qt in query_terms(question, known=router.vocabulary()):
         df = _df(router, qt.term, ignore)
         if df == 0 and is_cjk(qt.term) and fallback_bigrams(qt.term):
             df = min(_df(router, g, ignore) for g in fallback_bigrams(qt.term))
@@ -221,7 +221,7 @@ def _holds(router: Router, page: str, question: str, units: list[str]) -> set[st
     if pid is None:
         return set()
     held: set[str] = set()
-    for qt in query_terms(question, known=router.index.has_term):
+    for qt in query_terms(question, known=router.vocabulary()):
         if qt.text not in units:
             continue
         terms = [qt.term]
