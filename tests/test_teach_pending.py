@@ -180,6 +180,19 @@ def test_the_cli_says_pending_and_the_owner_accepts_then_undoes_byte_for_byte(va
     assert snapshot(vault) == before
 
 
+def test_the_owner_settles_a_pending_pick_without_naming_its_vault(vault: Path) -> None:
+    """A bug hunt: the reply says "run krouter learn --accept ID", which failed, "no vault named", though
+    the id names its vault. Without --vault the id's own vault is taken."""
+    pid = teach_lib(vault).pending_id
+    assert pid
+    res = CliRunner().invoke(app, ["learn", "--accept", pid])
+    assert res.exit_code == 0 and res.output.startswith(f"accepted pending {pid}: written"), res.output
+    assert parse_page(CODE_REVIEW, (vault / CODE_REVIEW).read_text()).triggers == [MERGE_Q]
+    # An id no vault holds still needs the vault named.
+    res = CliRunner().invoke(app, ["learn", "--reject", "p00000000"])
+    assert res.exit_code == 2 and "--vault" in res.output, res.output
+
+
 def test_the_owner_rejects_a_pending_pick_and_nothing_is_written(vault: Path) -> None:
     before = snapshot(vault)
     pid = teach_lib(vault).pending_id

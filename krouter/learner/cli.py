@@ -292,7 +292,11 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
         raise fail("give --accept or --reject, not both", EXIT_USAGE, as_json=as_json)
     root: Path | None = None
     try:
-        root = config.vault_to_write(vault, "accept or reject pending triggers")
+        # A pending id names its vault: the held pick's reply and `learn --list` say "run krouter learn
+        # --accept ID", which failed, "no vault named" (a bug hunt).
+        held = next((h for h in pending.all_holds() if h["pending"] == (accept or reject)), None)
+        named = Path(str(held["vault"])) if vault is None and held is not None else vault
+        root = config.vault_to_write(named, "accept or reject pending triggers")
         if not root.is_dir():
             raise config.vault_not_found(root, named=vault is not None)
         if reject:
