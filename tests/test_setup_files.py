@@ -59,6 +59,41 @@ def test_markers_mentioned_in_a_sentence_are_the_users_text(tmp_path: Path) -> N
     assert upsert_block(path, "snippet") == "unchanged"
 
 
+def test_markers_inside_a_code_block_are_the_users_example(tmp_path: Path) -> None:
+    """A bug hunt: an onboarding page showing KRouter's block in a code fence had the example between
+    the markers replaced by the snippet, and no block appended."""
+    path = tmp_path / "CLAUDE.md"
+    example = f"How the block looks:\n\n```\n{BEGIN}\n(our example, keep me)\n{END}\n```\n\nKeep this.\n"
+    path.write_text(example, encoding="utf-8")
+    assert upsert_block(path, "snippet") == "updated"
+    assert path.read_text(encoding="utf-8") == f"{example}\n{BEGIN}\nsnippet\n{END}\n"
+    assert upsert_block(path, "snippet") == "unchanged"
+
+
+def test_a_file_with_other_hard_links_is_not_split(tmp_path: Path, vault: Path) -> None:
+    """A bug hunt: CLAUDE.md hard-linked to AGENTS.md was replaced by a rename, and the two names became
+    two files; nothing is written now, and the reply says why and what to do."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("# Rules\n", encoding="utf-8")
+    (project / "CLAUDE.md").hardlink_to(project / "AGENTS.md")
+    code, out = _setup("claude-code", vault, project)
+    assert code == 1 and "has 2 hard links" in out and "symbolic link" in out, out
+    assert (project / "CLAUDE.md").samefile(project / "AGENTS.md")
+    assert (project / "AGENTS.md").read_text(encoding="utf-8") == "# Rules\n"
+    assert not (project / ".mcp.json").exists()
+
+
+def test_an_mcp_config_with_no_final_newline_gets_none(tmp_path: Path) -> None:
+    """A bug hunt: one byte outside KRouter's entry, a final newline the file did not have, was added."""
+    path = tmp_path / ".mcp.json"
+    text = json.dumps({"mcpServers": {"a": {"command": "x"}}}, indent=2)
+    path.write_text(text, encoding="utf-8")
+    assert merge_mcp_json(path, {"command": "krouter", "args": ["mcp"]}) == "updated"
+    written = path.read_text(encoding="utf-8")
+    assert not written.endswith("\n") and json.loads(written)["mcpServers"]["krouter"]["args"] == ["mcp"]
+
+
 def test_nothing_is_written_when_one_of_the_files_cannot_be(tmp_path: Path, vault: Path) -> None:
     """A cold review: CLAUDE.md and SKILL.md were written, then a broken .mcp.json stopped the command,
     which reported neither and did not record them for the uninstaller."""

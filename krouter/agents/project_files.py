@@ -46,10 +46,20 @@ def read(path: Path) -> str | None:
 
 
 def check_writable(path: Path) -> None:
-    """Refuse a file its owner made read-only: a rename would replace it all the same."""
+    """Refuse a file its owner made read-only (a rename would replace it all the same), and one with
+    other hard links (a rename would leave them with the old text: CLAUDE.md hard-linked to AGENTS.md
+    became two files, a bug hunt found)."""
     path = target(path)
-    if path.exists() and not path.stat().st_mode & stat.S_IWUSR:
+    if not path.exists():
+        return
+    st = path.stat()
+    if not st.st_mode & stat.S_IWUSR:
         raise ProjectFileError(f"{path} is read-only: its owner made it so; left as it is")
+    if st.st_nlink > 1:
+        raise ProjectFileError(
+            f"{path} has {st.st_nlink} hard links: writing it would split them into separate files; make "
+            "it a symbolic link (KRouter edits where one points) or add KRouter's part by hand"
+        )
 
 
 def write(path: Path, text: str) -> None:
@@ -67,7 +77,11 @@ def with_block(path: Path, old: str | None, snippet: str) -> str:
     block = nl.join([BEGIN, *snippet.rstrip().split("\n"), END]) + nl
     if not old:
         return block
-    begins, ends = list(_BEGIN_LINE.finditer(old)), list(_END_LINE.finditer(old))
+    # A marker inside a code block is the user's example of one, not KRouter's block (a bug hunt: an
+    # onboarding page showing the block had its example replaced).
+    fenced = _fenced_spans(old)
+    begins = [m for m in _BEGIN_LINE.finditer(old) if not _inside(m.start(), fenced)]
+    ends = [m for m in _END_LINE.finditer(old) if not _inside(m.start(), fenced)]
     if not begins and not ends:
         # One blank line between the user's text and the block.
         sep = "" if old.endswith(nl * 2) else nl if old.endswith("\n") else nl * 2
@@ -79,6 +93,29 @@ def with_block(path: Path, old: str | None, snippet: str) -> str:
         )
     start, end = begins[0].start(), ends[0].end()
     return old[:start] + block.rstrip("\r\n") + old[end:]
+
+
+_FENCE = lazy_pattern(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+
+
+def _fenced_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the text's fenced code blocks, fences included; one never closed runs to
+    the end, as Markdown renders it."""
+    spans: list[tuple[int, int]] = []
+    opening: re.Match[str] | None = None
+    for m in _FENCE.finditer(text):
+        if opening is None:
+            opening = m
+        elif m.group(1)[0] == opening.group(1)[0] and len(m.group(1)) >= len(opening.group(1)):
+            spans.append((opening.start(), m.end()))
+            opening = None
+    if opening is not None:
+        spans.append((opening.start(), len(text)))
+    return spans
+
+
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= at < end for start, end in spans)
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -119,6 +156,8 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
         # Found before anything is set in it.
         layout = next((lay for lay in _LAYOUTS if _written(loaded, lay, crlf).rstrip() == old.rstrip()), None)
         data = loaded
+        # A file with no final newline gets none: every byte outside KRouter's entry is kept.
+        final = old[len(old.rstrip()) :]
     servers = data.get("mcpServers")
     if servers is None:
         servers = data["mcpServers"] = {}
@@ -136,7 +175,8 @@ def with_mcp_entry(path: Path, old: str | None, entry: dict[str, Any]) -> str | 
             "entry by hand (krouter setup without --write prints it)"
         )
     servers["krouter"] = merged
-    return _written(data, layout, crlf)
+    written = _written(data, layout, crlf)
+    return written if old is None or not old.strip() else written.rstrip() + final
 
 
 # The layouts JSON is written in by tools (JSON.stringify with 2 or 4 spaces or a tab, Python's
