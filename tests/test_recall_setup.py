@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from krouter.agents import command_line
 from krouter.agents import setup as setup_agents
 from krouter.agents.project_files import BEGIN, END
 from krouter.agents.setup import DOC_FILES, agent_doc, merge_mcp_json, upsert_block
@@ -270,7 +272,12 @@ def test_setup_write_claude_code(tmp_path: Path, vault: Path) -> None:
     # The bundled snippet, then the vault it must use: shell commands without --vault would use the
     # user's default vault, which need not be this one.
     assert skill.startswith(agent_doc("SKILL.md"))
-    assert skill.endswith(f"add `--vault {vault.resolve()}` to every `krouter` command.\n")
+    # Run by pytest, this KRouter is `python -m krouter`, on no PATH as `krouter`: the note says how.
+    run = shlex.join([sys.executable, "-m", "krouter"])
+    assert skill.endswith(
+        f"add `--vault {vault.resolve()}` to every `krouter` command. `krouter` is not on the shell's PATH: "
+        f"run it as `{run}`.\n"
+    )
     assert f"This project's vault:** `{vault.resolve()}`" in (project / "CLAUDE.md").read_text(
         encoding="utf-8"
     )
@@ -318,8 +325,28 @@ def test_agents_start_the_running_krouter_script(tmp_path: Path, monkeypatch: py
     link.symlink_to(script)
     monkeypatch.setattr(sys, "argv", [str(link), "setup", "cursor"])
     monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))  # a PATH lookup would find nothing
-    assert setup_agents.server_command() == [str(script)]
+    assert command_line.server_command() == [str(script)]
     assert setup_agents.mcp_entry(None) == {"command": str(script), "args": ["mcp"]}
+
+
+def test_shell_commands_name_krouter_as_the_agents_shell_can_run_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug hunt: with KRouter in a venv (on no PATH), the snippet's "add --vault to every krouter
+    command" and the recall block's "or: krouter read …" failed in the agent's shell, 127. They name the
+    script as the MCP config does, unless PATH finds this very one as `krouter`."""
+    script = tmp_path / "venv" / "bin" / "krouter"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [str(script), "setup", "codex"])
+    vault = tmp_path / "notes"
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    assert command_line.shell_words() == [str(script)]
+    assert f"run it as `{script}`" in setup_agents.vault_note(vault)
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert command_line.shell_words() == ["krouter"]
+    assert "PATH" not in setup_agents.vault_note(vault)
 
 
 def test_agents_use_this_interpreter_when_no_krouter_script_runs(
@@ -331,7 +358,7 @@ def test_agents_use_this_interpreter_when_no_krouter_script_runs(
     other.chmod(0o755)
     monkeypatch.setenv("PATH", str(other.parent))
     monkeypatch.setattr(sys, "argv", [str(REPO / "krouter" / "__main__.py")])  # python -m krouter
-    assert setup_agents.server_command() == [sys.executable, "-m", "krouter"]
+    assert command_line.server_command() == [sys.executable, "-m", "krouter"]
     vault = tmp_path / "my notes"
     entry = setup_agents.mcp_entry(vault, stdio_type=True)
     assert entry == {

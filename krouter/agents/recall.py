@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from krouter.agents.command_line import shell_words
 from krouter.cli_options import NamedVaultOption
 from krouter.config import is_demo
 from krouter.lazy_pattern import lazy_pattern
@@ -122,7 +123,7 @@ def render(receipt: Receipt, vault: Path, clipping: bool = False) -> str:
         lines.append(
             _as_text(f"  (the older page {top.via} was replaced by this one; do not rely on the old one)")
         )
-    read = shlex.join(["krouter", "read", "--vault", str(vault), top.path])
+    read = shlex.join([*shell_words(), "read", "--vault", str(vault), top.path])
     lines.append(_as_text(f"Read it before relying on it (krouter_read, or: {read}), and cite the path."))
     lines.append("</krouter-recall>")
     return "\n".join(lines)

@@ -26,6 +26,7 @@ import typer
 
 from krouter import config
 from krouter.agents import project_files
+from krouter.agents.command_line import server_command, shell_words
 from krouter.cli_options import EXIT_USAGE, exit_codes, fail, terminal_progress, vault_name
 from krouter.os_errors import os_error_message
 from krouter.vault.files import check_vault
@@ -35,7 +36,6 @@ DOC_FILES = ("CLAUDE.md", "AGENTS.md", "krouter.mdc", "SKILL.md")
 # --uninstall`` lists them, since they name a krouter command that uninstalling removes.
 WRITTEN_RECORD = "agent_configs.txt"
 # What the console script is called where pip installs it (POSIX, and Windows' launcher).
-_SCRIPT_NAMES = ("krouter", "krouter.exe")
 
 
 class Agent(enum.StrEnum):
@@ -49,20 +49,6 @@ class Agent(enum.StrEnum):
 def agent_doc(name: str) -> str:
     """The text of a bundled agent snippet (``CLAUDE.md``, ``AGENTS.md``, ``krouter.mdc``, ``SKILL.md``)."""
     return resources.files("krouter.agents").joinpath("snippets", name).read_text(encoding="utf-8")
-
-
-def server_command() -> list[str]:
-    """How an agent should start this very KRouter: the running ``krouter`` script's absolute path, or
-    this interpreter with ``-m krouter``.
-
-    Never a PATH lookup: GUI editors such as Cursor do not inherit the shell's PATH, and the first
-    ``krouter`` on PATH may be another install than the one the user is setting up.
-    """
-    script = Path(sys.argv[0] if sys.argv else "").resolve()
-    if script.name in _SCRIPT_NAMES and script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    # Not resolved: a venv's python is a symlink, and following it would leave the venv behind.
-    return [sys.executable, "-m", "krouter"]
 
 
 def server_args(vault: Path | None) -> list[str]:
@@ -132,9 +118,16 @@ def vault_note(vault: Path | None) -> str:
     if vault is None:
         return ""
     flag = shlex.join(["--vault", str(vault)])
+    words = shell_words()
+    # KRouter installed in a venv is on no PATH: the shell commands must name it as the MCP config does.
+    run = (
+        ""
+        if words == ["krouter"]
+        else f" `krouter` is not on the shell's PATH: run it as `{shlex.join(words)}`."
+    )
     return (
         f"\n**This project's vault:** `{vault}`. The `krouter` MCP server uses it; in a shell, add "
-        f"`{flag}` to every `krouter` command.\n"
+        f"`{flag}` to every `krouter` command.{run}\n"
     )
 
 
