@@ -12,7 +12,7 @@ from pathlib import Path
 from krouter.errors import KRouterError
 from krouter.routing.router import Router
 from krouter.tokens.scripts import has_han, is_cjk
-from krouter.tokens.terms import index_terms, query_terms
+from krouter.tokens.terms import index_terms
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.page import parse_page
 
@@ -62,7 +62,7 @@ def lacked_name_words(router: Router, question: str, page: str, written: str) ->
     held = router.held_words(question, page)
     han = has_han(written)
     found: list[tuple[str, str]] = []
-    for qt in query_terms(question, known=router.vocabulary()):
+    for qt in router.question_words(question):
         if qt.text in held or (len(qt.term) == 1 and is_cjk(qt.term) and not han):
             continue
         postings = {r[0]: r[1:] for r in router.index.postings(qt.term)}
@@ -81,7 +81,7 @@ def only_replaced(router: Router, question: str, words: list[str], ignore: set[i
     rows = router.index.page_table()
     replaced = {row[0]: row[1] for row in rows if row[4]}
     holders: set[int] = set()
-    for qt in query_terms(question, known=router.vocabulary()):
+    for qt in router.question_words(question):
         if qt.text in words:
             holders |= {row[0] for row in router.index.postings(qt.term)} - ignore
     if not holders or not holders <= replaced.keys():

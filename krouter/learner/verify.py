@@ -24,7 +24,6 @@ from krouter.routing.router import Router
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.question_frames import asks_price
 from krouter.tokens.scripts import is_cjk
-from krouter.tokens.terms import query_terms
 from krouter.vault.page import parse_page
 from krouter.vault.templates import fenced_lines
 
@@ -202,7 +201,7 @@ def _specific_units(router: Router, question: str, ignore: set[int]) -> list[str
     best: list[str] = []
     best_df: int | None = None
     # The same vocabulary-aware cut as the router's, so these units are the ones a citation matched.
-    for qt in query_terms(question, known=router.vocabulary()):
+    for qt in router.question_words(question):
         df = _df(router, qt.term, ignore)
         if df == 0 and is_cjk(qt.term) and fallback_bigrams(qt.term):
             df = min(_df(router, g, ignore) for g in fallback_bigrams(qt.term))
@@ -221,7 +220,7 @@ def _holds(router: Router, page: str, question: str, units: list[str]) -> set[st
     if pid is None:
         return set()
     held: set[str] = set()
-    for qt in query_terms(question, known=router.vocabulary()):
+    for qt in router.question_words(question):
         if qt.text not in units:
             continue
         terms = [qt.term]

@@ -17,30 +17,33 @@ from krouter.tokens.terms import QueryTerm, query_terms
 
 def asked_words(question: str, index: Index, t: Tables) -> list[QueryTerm]:
     """The content terms of ``question`` as the vault's pages hold them."""
-    return _korean_compounds(
-        _korean_particles(query_terms(question, known=vocabulary(index, t)), index), index
-    )
+    return _korean_compounds(_korean_particles(cut_question(question, index, t), index), index)
 
 
-def vocabulary(index: Index, t: Tables) -> Callable[[str], bool]:
-    """Whether the vault holds a question word, for the cut of a question's Han text against the vault:
-    as written, or, in a vault with English pages, through a translation every word of which some page
-    holds. A word reached only so stays whole: 数据库 ("database"), which the Chinese pages never write,
-    was cut to 数据 + 库 and cited a cache page's 数据 (data) at 58%, while the English page on the primary
-    database was never tried (a bug hunt)."""
+def cut_question(question: str, index: Index, t: Tables) -> list[QueryTerm]:
+    """The content terms of ``question``, its Han text cut against the vault (a word reached through a
+    translation kept whole), before a Korean word is cut or stripped of a particle."""
+    return query_terms(question, known=index.has_term, reached=translated(index, t))
+
+
+def translated(index: Index, t: Tables) -> Callable[[str], bool] | None:
+    """Whether the vault reaches a question's Chinese word through a translation every word of which
+    some page holds, in a vault with English pages (None in another): such a word of the segmenter's is
+    kept whole when the question is cut against the vault. 数据库 ("database"), which the Chinese pages
+    never write, was cut to 数据 + 库 and cited a cache page's 数据 (data) at 58%, while the English page
+    on the primary database was never tried (a bug hunt). Only the segmenter's own words: a piece the
+    re-cut makes is the vault's only as written (收 + 条 of 能收几条 is no 收条, "a receipt")."""
     if not t.has_latin:
-        return index.has_term
+        return None
 
-    def known(word: str) -> bool:
-        if index.has_term(word):
-            return True
+    def reached(word: str) -> bool:
         return (
             len(word) > 1
             and is_cjk(word)
             and any(all(map(index.has_term, terms)) for terms, _ in bilingual.to_english(word))
         )
 
-    return known
+    return reached
 
 
 def holding(index: Index, terms: tuple[str, ...]) -> dict[int, tuple[int, int, int]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,12 +26,13 @@ from krouter.routing.citation import PageGone
 from krouter.routing.contacts import lacks_contact
 from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
-from krouter.routing.question_words import vocabulary
+from krouter.routing.question_words import cut_question
 from krouter.routing.receipt import Receipt, Redirect
 from krouter.routing.tables import Tables, load_tables
 from krouter.routing.unread_language import unreadable_question
 from krouter.routing.vault_status import vault_status
 from krouter.tokens import traditional
+from krouter.tokens.terms import QueryTerm
 from krouter.vault.files import contained_path, read_contained
 from krouter.vault.ignore import excluded
 from krouter.vault.page import Problem, decode
@@ -197,10 +198,10 @@ class Router:
             self.root, self.index, self._load_tables(), self.vectors, self.semantic_error, stats
         )
 
-    def vocabulary(self) -> Callable[[str], bool]:
-        """Whether the vault holds a word, as a lookup's cut of a question's Han text reads it
-        (``question_words.vocabulary``): the learner's checks cut a question as the lookup did."""
-        return vocabulary(self.index, self._load_tables())
+    def question_words(self, question: str) -> list[QueryTerm]:
+        """The question's content words, its Han text cut as a lookup cuts it against this vault
+        (``question_words.cut_question``): the learner's checks read a question as the lookup did."""
+        return cut_question(question, self.index, self._load_tables())
 
     def warm(self) -> None:
         """Load the current index generation's page table now, rather than on the first question."""

@@ -190,13 +190,20 @@ def _new_cutter() -> Cutter:
     return _cutter
 
 
-def repair(words: list[str], known: Callable[[str], bool]) -> list[str]:
-    """Re-cut stretches of single characters and unknown words by longest match against the vault."""
+def repair(
+    words: list[str], known: Callable[[str], bool], reached: Callable[[str], bool] | None = None
+) -> list[str]:
+    """Re-cut stretches of single characters and unknown words by longest match against the vault; a
+    segmenter's word the vault holds another way (``reached``: through a translation) is kept as it is."""
     out: list[str] = []
     stretch: list[str] = []
     # Joined before 几条 gives 条: 收 + 条 of 能收几条 is no 收条 (a receipt).
     for word in [*(_split_asking(w) for w in _joined_words(words)), ""]:
-        weak = bool(word) and (len(word) == 1 or not known(word)) and word not in CHINESE
+        weak = (
+            bool(word)
+            and (len(word) == 1 or not (known(word) or (reached is not None and reached(word))))
+            and word not in CHINESE
+        )
         if weak:
             stretch.append(word)
             continue

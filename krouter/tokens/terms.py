@@ -319,7 +319,9 @@ class QueryTerm:
 _MD_SUFFIX = lazy_pattern(r"(?<=\w)\.md\b")
 
 
-def query_terms(question: str, known: Callable[[str], bool] | None = None) -> list[QueryTerm]:
+def query_terms(
+    question: str, known: Callable[[str], bool] | None = None, reached: Callable[[str], bool] | None = None
+) -> list[QueryTerm]:
     """The content terms of a question, deduplicated, in the order they appear.
 
     ``known`` tells whether the vault holds a term. When given, a Han stretch that jieba cut into single
@@ -328,7 +330,7 @@ def query_terms(question: str, known: Callable[[str], bool] | None = None) -> li
     """
     seen: set[str] = set()
     out: list[QueryTerm] = []
-    for text, term, closed in _query_pairs(question, known):
+    for text, term, closed in _query_pairs(question, known, reached):
         if term not in seen:
             seen.add(term)
             out.append(QueryTerm(text=text, term=term, closed=closed))
@@ -346,7 +348,9 @@ def question_identifiers(question: str) -> list[str]:
     return list(dict.fromkeys(_identifiers(normalize(question))))
 
 
-def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator[tuple[str, str, str | None]]:
+def _query_pairs(
+    question: str, known: Callable[[str], bool] | None, reached: Callable[[str], bool] | None = None
+) -> Iterator[tuple[str, str, str | None]]:
     asked, spoken = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))))
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
@@ -358,13 +362,18 @@ def _query_pairs(question: str, known: Callable[[str], bool] | None) -> Iterator
         for text, whole in compounds.pieces(_unglued(join_apostrophes(part))):
             # A hyphenated word's content parts carry it closed (roll-out: rollout; routing.question).
             closed = _word_terms(compounds.closed(text)) if whole else None
-            for run, term in _run_pairs(text, known, japanese):
+            for run, term in _run_pairs(text, known, japanese, reached):
                 # A number counted in 万 is shown as the question wrote it (5万), looked up in digits.
                 shown = spoken.get(run, run)
                 yield shown, term, closed if closed and closed != term and term not in ENGLISH else None
 
 
-def _run_pairs(text: str, known: Callable[[str], bool] | None, japanese: bool) -> Iterator[tuple[str, str]]:
+def _run_pairs(
+    text: str,
+    known: Callable[[str], bool] | None,
+    japanese: bool,
+    reached: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[str, str]]:
     before = ""
     for run in RUN.findall(text):
         asked_after, before = before == "몇", run
@@ -377,7 +386,7 @@ def _run_pairs(text: str, known: Callable[[str], bool] | None, japanese: bool) -
         elif ONLY_HAN.match(run) and not japanese:
             words = pointed(question_jieba().lcut(verb_asked_once(run), HMM=True))
             if known is not None:
-                words = repair(words, known)
+                words = repair(words, known, reached)
             for word in words:
                 if word.strip() and word not in CHINESE and not asks_only(word):
                     yield word, word
