@@ -326,7 +326,8 @@ def query_terms(
 
     ``known`` tells whether the vault holds a term. When given, a Han stretch that jieba cut into single
     characters or into words the vault does not hold is re-cut into the longest pieces the vault does
-    hold ("一上午" → "上午", "自" + "建" → "自建"), so a segmentation quirk does not read as a missing word.
+    hold ("一上午" → "上午", "自" + "建" → "自建"), so a segmentation quirk does not read as a missing word;
+    a word of jieba's that ``reached`` says the vault holds another way (through a translation) is kept.
     """
     seen: set[str] = set()
     out: list[QueryTerm] = []
