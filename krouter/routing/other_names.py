@@ -141,11 +141,6 @@ def _unique(name: str, t: Tables, top: int, units: list[Unit], read: Callable[[s
             continue
         if any(phrase.search(word_text(other)) for other in _all_names(t, pid, read)):
             return False
-        # A page whose title writes the name in the other language, every word of it reached through
-        # a translation (年假（深圳员工）for "annual leave"), is named by it as much (a bug hunt: the UK
-        # leave page was cited at 82%, "the question names it and not that page").
-        if all(pid in u.translated and u.postings.get(pid, (0,))[0] for u in parts):
-            return False
     return True
 
 

@@ -128,37 +128,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
             # template review); one a page holds counts once (타임아웃, against 로그 the page lacks).
             weight *= len(terms)
         units.append(Unit(qt.text, qt.term, tuple(alts), df, weight, rows, translated))
-    if t.has_han:
-        _phrase_routes(units, index)
     return units
-
-
-def _phrase_routes(units: list[Unit], index: Index) -> None:
-    """Two English words of the question side by side that a Chinese word renders whole (annual leave:
-    年假; unit price: 单价): a page holding that word holds both, as a translation. Word by word, "annual"
-    reached 年度 and "leave" 离开, and "Who approves annual leave for Shenzhen staff?" cited the UK leave
-    page at 82% without trying the Shenzhen page's 年假 (a bug hunt). At most HELD_TRANSLATIONS a pair."""
-    for a, b in itertools.pairwise(units):
-        if not (_ENGLISH_WORD.fullmatch(a.key) and _ENGLISH_WORD.fullmatch(b.key)):
-            continue
-        kept = 0
-        for zh in bilingual.phrase_to_chinese(f"{a.key} {b.key}"):
-            terms, held = _chinese_route(index, zh)
-            if not held:
-                continue
-            for u in (a, b):
-                if terms not in u.alts:
-                    # ``postings`` may be the index's kept list (read, never changed): merged into a copy.
-                    u.postings = dict(u.postings)
-                    _merge(u.postings, u.translated, held, zh)
-                    u.alts = (*u.alts, terms)
-                    u.df = len(u.postings)
-            kept += 1
-            if kept == HELD_TRANSLATIONS:
-                break
-
-
-_ENGLISH_WORD = lazy_pattern(r"[a-z]+")
 
 
 def _closed_forms(qt: QueryTerm, marked: bool) -> list[tuple[str, ...]]:

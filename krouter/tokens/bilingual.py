@@ -37,7 +37,7 @@ from krouter.tokens.word_forms import derivation
 # of SAMPLE, so that a change anywhere they reach (the stemmer, the stop words, a rule here) compiles a new
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
-STORE_VERSION = "20"
+STORE_VERSION = "19"
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb, place names with their glosses (one with
@@ -232,9 +232,6 @@ def _build(source: Path, path: Path) -> None:
             sorted((e, z, r, counts.get(z, 0), "|".join(f)) for (e, z), (r, f) in en2zh.items()),
         )
         work_glossary.write_tables(conn, counts)
-        # A two-word English rendering looked up whole (``phrase_to_chinese``): "annual leave" → 年假.
-        conn.execute("CREATE INDEX zh2en_en ON zh2en (en)")
-        conn.execute("CREATE INDEX work_zh2en_en ON work_zh2en (en)")
 
 
 def _store() -> sqlite3.Connection | None:
@@ -318,27 +315,6 @@ def to_english(word: str, work: bool = True) -> tuple[tuple[tuple[str, ...], str
         return tuple(out.items())
     except sqlite3.Error:
         return ()
-
-
-@lru_cache(maxsize=8192)
-def phrase_to_chinese(terms: str) -> tuple[str, ...]:
-    """The Chinese words whose whole rendering is the English phrase ``terms`` (two stemmed words, as
-    the index holds them: "annual leav"), the work glossary's first (年假), then CC-CEDICT's, commonest
-    first; none when the dictionary is missing. Word by word, an English phrase reaches other words
-    ("annual": 年度; "leave": 离开), never the one Chinese notes write for it."""
-    conn = _store()
-    if conn is None:
-        return ()
-    try:
-        glossary = [
-            zh for (zh,) in conn.execute("SELECT zh FROM work_zh2en WHERE en=? ORDER BY pos, zh", (terms,))
-        ]
-        cedict = [
-            zh for (zh,) in conn.execute("SELECT zh FROM zh2en WHERE en=? ORDER BY length(zh), zh", (terms,))
-        ]
-    except sqlite3.Error:
-        return ()
-    return tuple(dict.fromkeys([*glossary, *cedict]))[:MAX_TRANSLATIONS]
 
 
 def column(sql: str, *args: object) -> tuple[str, ...]:
