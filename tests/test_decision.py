@@ -744,3 +744,19 @@ def test_the_line_shown_holds_a_word_where_a_word_starts_not_inside_another(tmp_
         receipt = router.decide("who gets a day off after on-call")
     assert receipt.top is not None and receipt.top.path == "Runbooks/On-call rotation.md"
     assert receipt.top.line == 8 and receipt.top.snippet.startswith("The on-call person gets one day off")
+
+
+def test_a_latin_word_glued_to_chinese_text_is_on_its_line(tmp_path: Path) -> None:
+    """A cold review: "用Redis" no longer counted as writing "redis" (a Han character before it was taken
+    for a letter), and the maintainer's line was shown instead of the Redis one."""
+    vault = write(
+        tmp_path,
+        {
+            "cache.md": "# 会话缓存\n\n会话缓存的维护人是运维组的小王，有问题找他。\n生产环境会话缓存用Redis，过期时间30分钟。\n",
+            "Payments.md": PAYMENTS,
+        },
+    )
+    with Router(vault) as router:
+        receipt = router.decide("会话缓存用的是Redis吗")
+    assert receipt.top is not None and receipt.top.path == "cache.md"
+    assert receipt.top.snippet.startswith("生产环境会话缓存用Redis")

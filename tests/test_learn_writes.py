@@ -133,22 +133,22 @@ def test_a_read_only_page_is_never_written(tmp_path: Path) -> None:
     assert learn_journal.journal_entries() == []
 
 
-def test_a_page_with_other_hard_links_is_never_written(tmp_path: Path) -> None:
-    """A bug hunt: the rename gave the page a new file, and its other name (a backup) kept the old bytes
-    without a word."""
+def test_a_page_with_other_hard_links_is_replaced_and_its_other_names_keep_the_old_bytes(
+    tmp_path: Path,
+) -> None:
+    """A snapshot backup (rsnapshot, cp -al) hard-links every page: the write replaces the page by a
+    rename, and the snapshot keeps what it held. A cold review found teach and undo refusing every page
+    of such a vault after a first version refused hard-linked pages."""
     page = tmp_path / "vault" / "p.md"
     page.parent.mkdir()
     data = b"---\ntitle: p\n---\nThe parking garage code is 4411.\n"
     page.write_bytes(data)
-    other = tmp_path / "backup.md"
-    os.link(page, other)
+    snapshot = tmp_path / "snapshot.md"
+    os.link(page, snapshot)
     status, reason = _write(page.parent, "p.md", "visitor garage pin", "R1")
-    assert status == SKIPPED
-    assert reason == (
-        "p.md has 2 hard links: replacing it would leave the other names with the old page; left as it is"
-    )
-    assert page.read_bytes() == data and os.path.samefile(page, other)
-    assert learn_journal.journal_entries() == []
+    assert (status, reason) == (LEARNED, "")
+    assert parse_page("p.md", page.read_text(encoding="utf-8")).triggers == ["visitor garage pin"]
+    assert snapshot.read_bytes() == data and not os.path.samefile(page, snapshot)
 
 
 @pytest.mark.parametrize("killed", [False, True], ids=["interrupted", "killed"])

@@ -68,6 +68,12 @@ def test_markers_inside_a_code_block_are_the_users_example(tmp_path: Path) -> No
     assert upsert_block(path, "snippet") == "updated"
     assert path.read_text(encoding="utf-8") == f"{example}\n{BEGIN}\nsnippet\n{END}\n"
     assert upsert_block(path, "snippet") == "unchanged"
+    # Inline code at a line's start opens no block (a cold review: every run appended one more block).
+    inline = tmp_path / "AGENTS.md"
+    inline.write_text("# Project\n\n```make test``` runs the suite.\n", encoding="utf-8")
+    for _ in range(3):
+        upsert_block(inline, "snippet")
+    assert inline.read_text(encoding="utf-8").count(BEGIN) == 1
 
 
 def test_a_file_with_other_hard_links_is_not_split(tmp_path: Path, vault: Path) -> None:

@@ -293,12 +293,19 @@ def test_frontmatter_that_does_not_open_the_page_still_retires_it(
 
 
 def test_a_block_of_prose_between_rules_near_the_top_is_no_frontmatter() -> None:
+    """A cold review: a section between two rules ("---", "## Old build server", "Status: retired in
+    March; …", "---") was read as frontmatter and retired its page. Only a block of field-like lines
+    whose status is a status, not a sentence, is frontmatter that did not open the page."""
     for text in (
         "\n---\nJust prose between rules.\n---\n",
         "<!-- x -->\n---\nStatus of the garden: fine\n---\n",
+        "\n---\n## Old build server (jenkins-01)\nStatus: retired in March; its jobs moved to GitHub Actions.\n"
+        "---\n## CI today\nCI runs on GitHub Actions.\n",
+        "\n---\nStatus: retired the old courier contract, see below.\n---\nbody\n",
+        "\n---\ntitle: Old travel\n\nstatus: superseded\n---\nA blank line inside is no frontmatter.\n",
     ):
         page = parse_page("a.md", text)
-        assert page.yaml_error is None and not page.replaced
+        assert page.yaml_error is None and not page.replaced, text
 
 
 def test_a_dataview_status_under_the_title_retires_the_page(tmp_path: Path) -> None:
@@ -317,6 +324,31 @@ def test_a_dataview_status_under_the_title_retires_the_page(tmp_path: Path) -> N
         "# How to mark a page\n\n```\nstatus:: superseded\n```\n",
     ):
         assert not parse_page("j.md", text).replaced, text
+
+
+def test_a_decision_log_s_section_statuses_do_not_retire_the_page(tmp_path: Path) -> None:
+    """A cold review: one `status:: superseded` in a section hid a decision log whose frontmatter said
+    accepted (and whose current section said accepted too), and the cache page was cited at 100% for the
+    primary database. Below the top, Dataview statuses count only for a page stating none elsewhere, and
+    only when they agree that it is replaced."""
+    log = (
+        "---\nstatus: accepted\n---\n# Database decisions\n\n## 2022: MySQL\n\nstatus:: superseded\n\n"
+        "We ran MySQL 5.7.\n\n## 2024: Postgres 16 for the primary database\n\nstatus:: accepted\n\n"
+        "The primary database is Postgres 16, with nightly backups to S3.\n"
+    )
+    vault = make_vault(
+        tmp_path,
+        {
+            "database-decisions.md": log,
+            "cache.md": "# Cache\n\nRedis sits in front of the primary database.\n",
+        },
+    )
+    assert not parse_page("database-decisions.md", log).replaced
+    unstated = log.replace("---\nstatus: accepted\n---\n", "")
+    assert not parse_page("d.md", unstated).replaced
+    with Router(vault) as router:
+        receipt = router.ask("where are the primary database backups?")
+    assert receipt.top is not None and receipt.top.path == "database-decisions.md"
 
 
 def test_common_misspellings_of_superseded_retire_a_page() -> None:
@@ -675,3 +707,35 @@ def test_a_page_gone_from_the_vault_before_the_index_knows_is_never_cited(tmp_pa
             receipt = router.decide(question)
             assert all((vault / c.path).exists() for c in receipt.candidates), question
             assert receipt.decision == "refuse", question
+
+
+def test_a_page_gone_while_another_process_writes_the_index_is_said_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: with another process holding the index's write lock, each refresh of the gone
+    page waited the busy timeout and the lookup asked again four times (two minutes), then failed with a
+    traceback. One wait, then an error that says what to do."""
+    import sqlite3
+
+    from krouter.errors import KRouterError
+    from krouter.index import store
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)
+    vault = make_vault(
+        tmp_path / "vault", {"courier.md": "# Courier\n\nSamples to the UK go by DHL Express.\n"}
+    )
+    with Router(vault) as router:
+        router.ask("which courier ships samples to the UK")
+        index_path = router.index.path
+    (vault / "courier.md").unlink()
+    writer = sqlite3.connect(index_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with (
+            Router(vault, auto_refresh=False) as router,
+            pytest.raises(KRouterError, match="ask again in a moment"),
+        ):
+            router.ask("which courier ships samples to the UK")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

@@ -17,6 +17,7 @@ from typing import Any
 
 from krouter.atomic import atomic_write
 from krouter.lazy_pattern import lazy_pattern
+from krouter.vault.templates import fenced_lines
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
@@ -79,9 +80,9 @@ def with_block(path: Path, old: str | None, snippet: str) -> str:
         return block
     # A marker inside a code block is the user's example of one, not KRouter's block (a bug hunt: an
     # onboarding page showing the block had its example replaced).
-    fenced = _fenced_spans(old)
-    begins = [m for m in _BEGIN_LINE.finditer(old) if not _inside(m.start(), fenced)]
-    ends = [m for m in _END_LINE.finditer(old) if not _inside(m.start(), fenced)]
+    fenced = fenced_lines(old.split("\n"))
+    begins = [m for m in _BEGIN_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
+    ends = [m for m in _END_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
     if not begins and not ends:
         # One blank line between the user's text and the block.
         sep = "" if old.endswith(nl * 2) else nl if old.endswith("\n") else nl * 2
@@ -93,29 +94,6 @@ def with_block(path: Path, old: str | None, snippet: str) -> str:
         )
     start, end = begins[0].start(), ends[0].end()
     return old[:start] + block.rstrip("\r\n") + old[end:]
-
-
-_FENCE = lazy_pattern(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
-
-
-def _fenced_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the text's fenced code blocks, fences included; one never closed runs to
-    the end, as Markdown renders it."""
-    spans: list[tuple[int, int]] = []
-    opening: re.Match[str] | None = None
-    for m in _FENCE.finditer(text):
-        if opening is None:
-            opening = m
-        elif m.group(1)[0] == opening.group(1)[0] and len(m.group(1)) >= len(opening.group(1)):
-            spans.append((opening.start(), m.end()))
-            opening = None
-    if opening is not None:
-        spans.append((opening.start(), len(text)))
-    return spans
-
-
-def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= at < end for start, end in spans)
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -2,9 +2,9 @@
 
 The learner's and undo's only way to replace a page's bytes. Refused (PageNotWritten, nothing written)
 when the result is larger than KRouter reads (``MAX_PAGE_BYTES``: a page the router, and undo, could not
-read back), when the page is read-only or has other hard links, or when it no longer holds the bytes the
-caller read (PageChanged). The write itself is ``krouter.atomic``'s: a hidden temp file, fsynced, then
-renamed over the page.
+read back), when the page is read-only, or when it no longer holds the bytes the caller read
+(PageChanged). The write itself is ``krouter.atomic``'s: a hidden temp file, fsynced, then renamed over
+the page (a page's other hard links keep the old bytes, as a snapshot backup made with them must).
 """
 
 from __future__ import annotations
@@ -59,17 +59,9 @@ def _replace(path: Path, data: bytes, expected: bytes, before_rename: Callable[[
     problem = size_problem(data)
     if problem:
         raise PageNotWritten(f"{path.name}: {problem}; left as it is")
-    st = path.stat()
-    if not st.st_mode & stat.S_IWUSR:
+    if not path.stat().st_mode & stat.S_IWUSR:
         # A rename replaces a read-only file as readily as any other: the bit is the owner's word.
         raise PageNotWritten(f"{path.name} is read-only: its owner made it so; left as it is")
-    if st.st_nlink > 1:
-        # The rename gives the page a new file: its other names would keep the old bytes, the link
-        # broken without a word (a bug hunt). Writing in place could leave half a page.
-        raise PageNotWritten(
-            f"{path.name} has {st.st_nlink} hard links: replacing it would leave the other names with the "
-            "old page; left as it is"
-        )
     if path.read_bytes() != expected:
         raise PageChanged(f"{path.name} changed since it was read; skipped")
 

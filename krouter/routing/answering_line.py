@@ -79,13 +79,14 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
 def _on_line(plain: str, term: str) -> bool:
     """Whether a line (read as ``word_text`` reads it) writes a term: a Latin word or a number where a
     word of the line starts with it (a stem, "rotat" of "rotates"), not inside another word ("day" of
-    "Monday" made the handoff line answer "who gets a day off after on-call", a first-hour trial); a
-    Chinese term anywhere, as Chinese is written without spaces."""
+    "Monday" made the handoff line answer "who gets a day off after on-call", a first-hour trial), where
+    a Han character may stand just before it (用Redis, 超时30秒: a cold review); a Chinese term anywhere,
+    as Chinese is written without spaces."""
     if not term or not term[0].isascii() or not term[0].isalnum():
         return term in plain
     at = plain.find(term)
     while at != -1:
-        if at == 0 or not plain[at - 1].isalnum():
+        if at == 0 or not (plain[at - 1].isascii() and plain[at - 1].isalnum()):
             return True
         at = plain.find(term, at + 1)
     return False

@@ -23,9 +23,9 @@ from krouter.vault.page import parse_page
 # after it (¥168, USD 20, 20€, 30 元, 12 dollars, 30 bucks, 1.5 万元), a price's label before it (价格
 # 1299, 报价 30-50, 月费 2k, 押金 2000, 原价约 1000, "costs 168 a year", "the fee is 20 per seat", "rent
 # 1500/month"), Han numerals and 元, 块 or 毛钱 (一百二十元, 两块五, 五毛钱) — or no charge at all (免费,
-# "free of charge", "free shipping"). Not a count or another word: 块 only before 钱, a numeral or a per
-# (30 块钱, 30 块/月, 16块5; not 8 块硬盘, 一块一块拆), or where a clause ends (奶茶 18 块, 补贴 50 块。: how
-# spoken notes write a price; a bug hunt found ten of them read as no price at all), 万 only with 元 (not
+# "free of charge", "free shipping"). Not a count or another word: 块 only before 钱, a numeral, a per or
+# the tenths of a spoken price (30 块钱, 30 块/月, 16块5; not 8 块硬盘, 一块一块拆, 4块4T 硬盘; nor where a
+# clause ends, 奶茶 18 块 as 显示器 2 块: a cold review found the screens priced), 万 only with 元 (not
 # 3 万行代码), no 元 of 元旦,
 # 元组, 元素, 元数据, 元宵, 一元二次, 二元分类, no 一毛钱关系 (an idiom), no "feel free" or "lock-free", no
 # 免费试用 (a trial). After a Chinese label, a number is no amount when a date, time, count, share, size or
@@ -35,10 +35,7 @@ from krouter.vault.page import parse_page
 # "for", "plus", "monthly"), or money's own words ("bucks", "pounds"): "costs 3 months of work", "costs
 # 1.5 days", "costs 2-3 weeks", "the fee is 2.9%" and "costs 2 GB" are not prices.
 _NUMERALS = "一二两三四五六七八九十"
-_YUAN = (
-    f"(?:元(?![旦组素数宵]|二次|分类)|块(?=[钱/每{_NUMERALS}\\d]|[ \\t]*(?:$|[，。,;；、)）!！?？]))(?![{_NUMERALS}]块)"
-    "|[毛角]钱(?!关系))"
-)
+_YUAN = f"(?:元(?![旦组素数宵]|二次|分类)|块(?=[钱/每{_NUMERALS}]|\\d(?![\\d.]*[A-Za-z]))(?![{_NUMERALS}]块)|[毛角]钱(?!关系))"
 _DATE = r"[-/.]\d{1,2}[-/.]\d"
 _ZH_LABEL = (
     r"(?:价格|售价|单价|报价|原价|现价|优惠价|会员价|折后价|月费|年费|费用|运费|邮费|押金|定金|订金|租金|学费"

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from krouter import config
-from krouter.errors import PageNotFound, VaultNotFound
+from krouter.errors import KRouterError, PageNotFound, VaultNotFound
 from krouter.file_stamp import file_stamp
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
@@ -287,7 +287,14 @@ class Router:
             try:
                 return self._looked_up(question, k, others, lexical_only)
             except PageGone as gone:
-                self.index.refresh(paths=[gone.path])
+                if self.index.refresh(paths=[gone.path]).stale:
+                    # Another process holds the index's write lock (after the busy timeout): asking
+                    # again would wait as long each time and find the same page (a cold review: two
+                    # minutes, then a traceback).
+                    raise KRouterError(
+                        f"{gone.path} is no longer in the vault, and another process is writing the "
+                        "index: ask again in a moment"
+                    ) from gone
         self.index.refresh(force=True)
         return self._looked_up(question, k, others, lexical_only)
 

@@ -290,8 +290,9 @@ _NOT_COUNTED = lazy_pattern(
 )
 
 
-# A price said the spoken way, whole and tenths around 块 (38块5): not inside a longer number.
-_KUAI_DECIMAL = lazy_pattern(r"(?<![\d.])(\d+)块(\d)(?!\d)")
+# A price said the spoken way, whole and tenths around 块 (38块5): not inside a longer number, nor a
+# count of things with a size (4块4T 硬盘).
+_KUAI_DECIMAL = lazy_pattern(r"(?<![\d.])(\d+)块(\d)(?![\d.]*[A-Za-z\d])")
 
 
 def length_of(counts: dict[str, int]) -> int:

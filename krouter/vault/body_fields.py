@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.fields import field_key
+from krouter.vault.fields import REPLACED_STATUSES, field_key, status_of
 from krouter.vault.templates import fenced_lines
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
@@ -30,7 +30,7 @@ _READ = frozenset({"title", "status", *_LISTED})
 # block only the fields that decide whether a page may be cited are read (a title or aliases further
 # down are as often prose), and only at a line's start: indented or in a list item it is a Logseq
 # block's property ("- Vendor quote" then "  status:: rejected"), about that block, not the page. Code
-# blocks are examples, not fields.
+# blocks are examples, not fields (``scattered_fields``).
 _ANYWHERE = frozenset({"status", "superseded_by", "replaced_by", "supersedes", "replaces"})
 _PAGE_FIELD = lazy_pattern(r"^[A-Za-z][\w-]*::")
 
@@ -61,23 +61,43 @@ _STATUS_WORDS = 3
 
 
 def body_fields(body: str) -> dict[str, list[object]]:
-    """The title, status, aliases, tags and replacement links the body of a page writes, by field key."""
+    """The title, status, aliases, tags and replacement links the body of a page writes at its top (and an
+    ADR's status), by field key."""
     fields: dict[str, list[object]] = {}
     lines = body.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
-    fenced = fenced_lines(lines)
-    top = True
-    for i, line in enumerate(lines[start:], start):
-        match = _PROPERTY.match(line) if i not in fenced else None
-        top = top and match is not None
-        if match is None or not (top or _PAGE_FIELD.match(line)):
-            continue
+    for line in lines[start:]:
+        match = _PROPERTY.match(line)
+        if match is None:
+            break
         key, value = field_key(match.group(1)), match.group(2)
-        if key in (_READ if top else _ANYWHERE) and value and len(value) <= _MAX_PROPERTY_CHARS:
+        if key in _READ and value and len(value) <= _MAX_PROPERTY_CHARS:
             items = _commas(value) if key in _LISTED else [value]
             fields.setdefault(key, []).extend(v for v in items if v)
     for key, values in _adr_status(lines).items():
         fields.setdefault(key, []).extend(values)
+    return fields
+
+
+def scattered_fields(body: str) -> dict[str, list[object]]:
+    """The status and replacement links Dataview fields write further down the page (``status::
+    superseded`` under the title), when they agree that the page is replaced: a page whose sections carry
+    statuses of their own (an old option superseded, the current one accepted) is a decision log, not a
+    replaced page (a cold review found one cited no more). ``vault.page`` reads them only for a page that
+    states no status elsewhere."""
+    fields: dict[str, list[object]] = {}
+    lines = body.splitlines()
+    fenced = fenced_lines(lines)
+    for i, line in enumerate(lines):
+        match = _PAGE_FIELD.match(line) and i not in fenced and _PROPERTY.match(line)
+        if not match:
+            continue
+        key, value = field_key(match.group(1)), match.group(2)
+        if key in _ANYWHERE and value and len(value) <= _MAX_PROPERTY_CHARS:
+            items = _commas(value) if key in _LISTED else [value]
+            fields.setdefault(key, []).extend(v for v in items if v)
+    if any(status_of([str(v)]) not in REPLACED_STATUSES for v in fields.get("status", [])):
+        return {}
     return fields
 
 

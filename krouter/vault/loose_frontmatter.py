@@ -29,6 +29,11 @@ _MAX_ABOVE = 5
 # A fence with a space before it or a comment after it ("--- # properties"): no fence to YAML readers.
 _LOOSE_FENCE = lazy_pattern(r"^([ \t]*)[-\uff0d]{3,}[ \t]*(#.*)?$")
 _LOOSE_CLOSE = lazy_pattern(r"^[ \t]*(?:[-\uff0d]{3,}|\.{3})[ \t]*$")
+# A line frontmatter is made of: a field, a list item, a comment, or an indented continuation (a block
+# scalar's, a nested map's); not a fence, a blank line, a Markdown heading (## …) or prose.
+_YAML_LINE = lazy_pattern(
+    r"^(?:[ \t]*[\"']?[A-Za-z][\w-]*[\"']?[ \t]*(?::(?=[ \t\u00a0\u3000]|$)|\uff1a)|[ \t]*-[ \t]|[ \t]*#(?!#)|[ \t]+\S)"
+)
 
 
 def loose_frontmatter(text: str) -> tuple[str, str] | None:
@@ -51,6 +56,20 @@ def loose_frontmatter(text: str) -> tuple[str, str] | None:
             "readers do not read it: start the page with its '---'"
         )
     return None
+
+
+def _prose_status(lines: list[str]) -> bool:
+    """True when a status line says more than a status does ("Status: retired in March; its jobs moved
+    to GitHub Actions."): a sentence between two rules, not a field."""
+    for line in lines:
+        m = TOP_FIELD.match(line)
+        if m and field_key(m.group(1)) == "status" and len(m.group(2).split()) > _STATUS_WORDS:
+            return True
+    return False
+
+
+# The most words a status field's value holds ("superseded by [[New]]", "已废弃").
+_STATUS_WORDS = 3
 
 
 def _holds_a_field(lines: list[str]) -> bool:
@@ -87,8 +106,12 @@ def _late_fence(text: str) -> tuple[int, str, str] | None:
     fence = _LOOSE_FENCE.match(lines[first]) if first is not None else None
     if fence is None:
         return None
-    end = next((i for i in range(first + 1, len(lines)) if _LOOSE_CLOSE.match(lines[i])), None)
-    if end is None or not _holds_a_field(lines[first + 1 : end]):
+    # Up to the closing fence, every line a field, a list item, a comment or a field's continuation, with
+    # no blank line between: a section between two rules ("---", "## Old build server", "Status: retired
+    # in March", "---") is prose, and read as fields it retired its page (a cold review).
+    end = next((i for i in range(first + 1, len(lines)) if not _YAML_LINE.match(lines[i])), None)
+    block = lines[first + 1 : end] if end is not None else []
+    if end is None or not _LOOSE_CLOSE.match(lines[end]) or not _holds_a_field(block) or _prose_status(block):
         return None
     why = (
         "a line above it"
@@ -96,5 +119,7 @@ def _late_fence(text: str) -> tuple[int, str, str] | None:
         else "a space before its '---'"
         if fence.group(1)
         else "a comment after its '---'"
+        if fence.group(2)
+        else "its closing '---' is not one YAML readers take"
     )
-    return first + 1, "\n".join(lines[first + 1 : end]), why
+    return first + 1, "\n".join(block), why

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.body_fields import body_fields
+from krouter.vault.body_fields import body_fields, scattered_fields
 from krouter.vault.fields import (
     REPLACED_STATUSES,
     field_key,
@@ -241,6 +241,9 @@ def parse_page(rel_path: str, text: str) -> Page:
 
     for key, values in body_fields(body).items():
         fields[key] = [*fields.get(key, []), *values]
+    if not fields.get("status"):
+        for key, values in scattered_fields(body).items():
+            fields[key] = [*fields.get(key, []), *values]
 
     def every(*names: str) -> list[str]:
         return [item for name in names for value in fields.get(name, []) for item in _as_list(value)]
