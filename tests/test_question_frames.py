@@ -372,21 +372,27 @@ def test_a_price_is_read_in_the_forms_notes_write_it(tmp_path: Path) -> None:
 def test_a_price_said_the_spoken_way_is_a_price(tmp_path: Path) -> None:
     """A bug hunt: 鸡胸肉 16块5 一斤 was read as no price at all, and the page refused, "states none beside
     the words it matched"; and "16块5" in a question was read as 16.5 where the page's was not, so "the
-    question names '16.5', which no page mentions" refused the page. 块 where a clause ends is a count as
-    often (显示器 2 块, 硬盘一共 8 块。: a cold review), and so is 4块4T."""
+    question names '16.5', which no page mentions" refused the page. 块 where a clause ends is money on a
+    line naming what is paid (补贴 50 块), a count as often otherwise (显示器 2 块, 硬盘一共 8 块。: a cold
+    review), and so is 4块4T."""
     vault = write(
         tmp_path,
         {
             "供应商/禾丰.md": "# 禾丰\n\n- 价格（3月）：鸡胸肉 16块5 一斤，鸡肝 9块8 一斤\n- 月结 30 天\n",
+            "运维/值班表.md": "# 值班表\n\n- 值班补贴：工作日一天 50 块，周末一天 150 块\n",
             "行政/工位.md": "# 工位\n\n每个工位配显示器 2 块，服务器机柜里的硬盘一共 8 块。\n",
             "机房.md": "# 机房\n\nNAS 装了 4块4T 硬盘，放在二楼机房。\n",
         },
     )
     with Router(vault) as router:
-        for question in ("鸡胸肉多少钱一斤", "鸡胸肉 16块5 一斤是哪家"):
+        for question, page in (
+            ("鸡胸肉多少钱一斤", "供应商/禾丰.md"),
+            ("鸡胸肉 16块5 一斤是哪家", "供应商/禾丰.md"),
+            ("值班补贴多少钱", "运维/值班表.md"),
+        ):
             receipt = router.decide(question)
             assert receipt.decision == "cite", (question, receipt.reason)
-            assert receipt.top is not None and receipt.top.path == "供应商/禾丰.md", question
+            assert receipt.top is not None and receipt.top.path == page, question
         _refused_for_the_price(router, ("工位显示器多少钱", "服务器硬盘多少钱", "NAS 硬盘多少钱？"))
 
 

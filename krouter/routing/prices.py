@@ -87,9 +87,17 @@ _PRICE_NAMES = frozenset(
 )
 
 
+# 块 where a clause ends is money on a line that names what is paid (补贴 50 块, 押金 500 块。); on any
+# other line it counts things as often (显示器 2 块, 硬盘一共 8 块。: a cold review).
+_SPOKEN_YUAN = lazy_pattern(r"\d\s*块(?:左右|上下)?[ \t]*(?:$|[，。,;；、)）!！?？])")
+_PAID_WORDS = lazy_pattern(
+    r"补贴|津贴|补助|费|价|租|工资|薪|奖金|押金|定金|报销|预算|成本|收入|花了|付了|一人"
+)
+
+
 def states_amount(text: str) -> bool:
     """True when ``text`` states an amount of money (or no charge)."""
-    return bool(_AMOUNT.search(text))
+    return bool(_AMOUNT.search(text)) or bool(_SPOKEN_YUAN.search(text) and _PAID_WORDS.search(text))
 
 
 def states_price(path: str, text: str, units: list[Unit], matched: set[int], question: str = "") -> bool:
