@@ -24,9 +24,9 @@ from krouter.vault.page import parse_page
 # 1299, 报价 30-50, 月费 2k, 押金 2000, 原价约 1000, "costs 168 a year", "the fee is 20 per seat", "rent
 # 1500/month"), Han numerals and 元, 块 or 毛钱 (一百二十元, 两块五, 五毛钱) — or no charge at all (免费,
 # "free of charge", "free shipping"). Not a count or another word: 块 only before 钱, a numeral, a per or
-# the tenths of a spoken price (30 块钱, 30 块/月, 16块5; not 8 块硬盘, 一块一块拆, 4块4T 硬盘; nor where a
-# clause ends, 奶茶 18 块 as 显示器 2 块: a cold review found the screens priced), 万 only with 元 (not
-# 3 万行代码), no 元 of 元旦,
+# the tenths of a spoken price (30 块钱, 30 块/月, 16块5; not 8 块硬盘, 一块一块拆, 4块4T 硬盘; where a
+# clause ends only on a line naming what is paid: ``_SPOKEN_YUAN``), 万 only with 元 (not 3 万行代码), no
+# 元 of 元旦,
 # 元组, 元素, 元数据, 元宵, 一元二次, 二元分类, no 一毛钱关系 (an idiom), no "feel free" or "lock-free", no
 # 免费试用 (a trial). After a Chinese label, a number is no amount when a date, time, count, share, size or
 # rating follows it (价格 2024 年起上调, 报价 2025-03-01 / 2025.3.1 / 3/1, 押金 3 个工作日内退还, 24h, 30 min,
