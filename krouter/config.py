@@ -319,11 +319,9 @@ def default_vault_origin(named: bool = False) -> str:
 
 
 def vault_not_found(root: Path, named: bool) -> VaultNotFound:
-    """The error for a vault folder that is not there, or is a file, as ``vault.files.check_vault`` says
-    it (``default_vault_origin`` says where an unnamed one came from)."""
-    kind = " (a vault is a folder of Markdown pages)" if Path(root).expanduser().exists() else ""
-    what = f"not a folder: {root}{kind}" if kind else f"vault folder not found: {root}"
-    return VaultNotFound(what + default_vault_origin(named))
+    """The error for a vault folder that is not there, or is a file (``default_vault_origin`` says where
+    an unnamed one came from)."""
+    return VaultNotFound.at(root, default_vault_origin(named))
 
 
 def vault_to_write(vault: Path | None, purpose: str) -> Path:

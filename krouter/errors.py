@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class KRouterError(Exception):
     """Base class for every error KRouter raises on purpose."""
@@ -9,6 +11,14 @@ class KRouterError(Exception):
 
 class VaultNotFound(KRouterError):
     """The vault folder does not exist or is not a folder."""
+
+    @classmethod
+    def at(cls, root: Path, origin: str = "") -> VaultNotFound:
+        """The error for ``root`` when it is no folder: a file, or nothing at all; ``origin`` ends the
+        message (where a path the user did not type came from)."""
+        if Path(root).expanduser().exists():
+            return cls(f"not a folder: {root} (a vault is a folder of Markdown pages){origin}")
+        return cls(f"vault folder not found: {root}{origin}")
 
 
 class VaultNotNamed(KRouterError):

@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+# What the console script is called where pip installs it (POSIX, and Windows' launcher).
 _SCRIPT_NAMES = ("krouter", "krouter.exe")
 
 

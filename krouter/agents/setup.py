@@ -35,7 +35,6 @@ DOC_FILES = ("CLAUDE.md", "AGENTS.md", "krouter.mdc", "SKILL.md")
 # Every file ``setup --write`` wrote, one absolute path a line, in the state dir: ``install.sh
 # --uninstall`` lists them, since they name a krouter command that uninstalling removes.
 WRITTEN_RECORD = "agent_configs.txt"
-# What the console script is called where pip installs it (POSIX, and Windows' launcher).
 
 
 class Agent(enum.StrEnum):

@@ -133,6 +133,19 @@ def _triggers_of(meta: dict[str, object]) -> list[object]:
     return [value]
 
 
+def _as_lf(text: str) -> tuple[str, bool]:
+    """A page's text to edit, and whether its lines end in a lone CR (classic Mac OS): such a page is
+    edited as LF and turned back (``_as_written``), every line ending as it was; an added line ended in
+    LF, and the page held both (a bug hunt)."""
+    cr_only = "\r" in text and "\n" not in text
+    return (text.replace("\r", "\n"), True) if cr_only else (text, False)
+
+
+def _as_written(text: str, cr_only: bool) -> str:
+    """An edited text in the page's own line endings again (``_as_lf``)."""
+    return text.replace("\n", "\r") if cr_only else text
+
+
 def _newline(text: str) -> str:
     first = text.find("\n")
     return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
@@ -207,11 +220,7 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
         text = data[len(BOM) if bom else 0 :].decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PageEditError(f"page is not UTF-8 (byte {exc.start})") from exc
-    # A page whose lines end in a lone CR (classic Mac OS) is edited as LF and turned back, every line
-    # ending as it was: an added line ended in LF, and the page held both (a bug hunt).
-    cr_only = "\r" in text and "\n" not in text
-    if cr_only:
-        text = text.replace("\r", "\n")
+    text, cr_only = _as_lf(text)
     nl = _newline(text)
     item = _yaml_scalar(trigger)
     fm_text, _body, body_line = split_frontmatter(text)
@@ -237,9 +246,7 @@ def with_trigger(data: bytes, trigger: str) -> bytes:
                 f"the page's {spellings[0]!r} field is written in a form that is not rewritten"
             )
         new_text = "".join(_insert_into_frontmatter(lines, end, item, nl))
-    if cr_only:
-        new_text = new_text.replace("\n", "\r")
-    out = (BOM if bom else b"") + new_text.encode("utf-8")
+    out = (BOM if bom else b"") + _as_written(new_text, cr_only).encode("utf-8")
     _check(out, old_meta, trigger)
     return out
 
@@ -255,9 +262,7 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     bom = data.startswith(BOM)
     try:
         text = data[len(BOM) if bom else 0 :].decode("utf-8")
-        cr_only = "\r" in text and "\n" not in text  # as ``with_trigger`` edits it
-        if cr_only:
-            text = text.replace("\r", "\n")
+        text, cr_only = _as_lf(text)
         fm_text, body, body_line = split_frontmatter(text)
         if fm_text is None:
             return None
@@ -291,9 +296,7 @@ def without_trigger(data: bytes, trigger: str) -> bytes | None:
     without_key = {k: v for k, v in meta.items() if k != key}
     if new_body != body or (got != {**meta, key: remaining} and (remaining or got != without_key)):
         return None
-    if cr_only:
-        new_text = new_text.replace("\n", "\r")
-    return (BOM if bom else b"") + new_text.encode("utf-8")
+    return (BOM if bom else b"") + _as_written(new_text, cr_only).encode("utf-8")
 
 
 def _block_without(lines: list[str], key_at: int, end: int, item: str) -> list[str] | None:

@@ -262,9 +262,6 @@ class Router:
         gets a refusal that says so.
         """
         phrasings.check_length(question)
-        # The bound is on the question, not its padding: megabytes of spaces around it were read,
-        # cost seconds, and were logged whole, pushing real questions out of the learner's log.
-        question = question.strip()
         receipt = self.decide(question, k=k, also=also)
         querylog.record(receipt, self.root)
         return receipt
@@ -275,6 +272,9 @@ class Router:
         """The lookup itself, without logging it (the learner and the bench use this). ``lexical_only``
         leaves out the semantic second opinion: what the words alone decide (the learner's checks)."""
         others = phrasings.check(also)
+        # The bound is on the question, not its padding: megabytes of spaces around it were read,
+        # cost seconds, and were logged whole (the receipt's query), pushing real questions out of the
+        # learner's log.
         question = question.strip()
         if self.auto_refresh:
             self.refresh()

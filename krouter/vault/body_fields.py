@@ -70,10 +70,7 @@ def body_fields(body: str) -> dict[str, list[object]]:
         match = _PROPERTY.match(line)
         if match is None:
             break
-        key, value = field_key(match.group(1)), match.group(2)
-        if key in _READ and value and len(value) <= _MAX_PROPERTY_CHARS:
-            items = _commas(value) if key in _LISTED else [value]
-            fields.setdefault(key, []).extend(v for v in items if v)
+        _add_property(fields, match, _READ)
     for key, values in _adr_status(lines).items():
         fields.setdefault(key, []).extend(values)
     return fields
@@ -90,15 +87,20 @@ def scattered_fields(body: str) -> dict[str, list[object]]:
     fenced = fenced_lines(lines)
     for i, line in enumerate(lines):
         match = _PAGE_FIELD.match(line) and i not in fenced and _PROPERTY.match(line)
-        if not match:
-            continue
-        key, value = field_key(match.group(1)), match.group(2)
-        if key in _ANYWHERE and value and len(value) <= _MAX_PROPERTY_CHARS:
-            items = _commas(value) if key in _LISTED else [value]
-            fields.setdefault(key, []).extend(v for v in items if v)
+        if match:
+            _add_property(fields, match, _ANYWHERE)
     if any(status_of([str(v)]) not in REPLACED_STATUSES for v in fields.get("status", [])):
         return {}
     return fields
+
+
+def _add_property(fields: dict[str, list[object]], match: re.Match[str], read: frozenset[str]) -> None:
+    """Add a property line's items to ``fields`` when its key is one of ``read`` and its value is one a
+    person writes (not over _MAX_PROPERTY_CHARS)."""
+    key, value = field_key(match.group(1)), match.group(2)
+    if key in read and value and len(value) <= _MAX_PROPERTY_CHARS:
+        items = _commas(value) if key in _LISTED else [value]
+        fields.setdefault(key, []).extend(v for v in items if v)
 
 
 def _commas(value: str) -> list[str]:

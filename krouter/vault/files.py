@@ -43,10 +43,8 @@ class FileStat(NamedTuple):
 def check_vault(root: Path) -> Path:
     """Resolve a vault folder, raising VaultNotFound when it does not exist."""
     root = Path(root).expanduser()
-    if root.exists() and not root.is_dir():
-        raise VaultNotFound(f"not a folder: {root} (a vault is a folder of Markdown pages)")
     if not root.is_dir():
-        raise VaultNotFound(f"vault folder not found: {root}")
+        raise VaultNotFound.at(root)
     resolved = root.resolve()
     try:
         str(resolved).encode("utf-8")

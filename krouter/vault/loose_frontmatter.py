@@ -29,11 +29,10 @@ _MAX_ABOVE = 5
 # A fence with a space before it or a comment after it ("--- # properties"): no fence to YAML readers.
 _LOOSE_FENCE = lazy_pattern(r"^([ \t]*)[-\uff0d]{3,}[ \t]*(#.*)?$")
 _LOOSE_CLOSE = lazy_pattern(r"^[ \t]*(?:[-\uff0d]{3,}|\.{3})[ \t]*$")
-# A line frontmatter is made of: a field, a list item, a comment, or an indented continuation (a block
-# scalar's, a nested map's); not a fence, a blank line, a Markdown heading (## …) or prose.
-_YAML_LINE = lazy_pattern(
-    r"^(?:[ \t]*[\"']?[A-Za-z][\w-]*[\"']?[ \t]*(?::(?=[ \t\u00a0\u3000]|$)|\uff1a)|[ \t]*-[ \t]|[ \t]*#(?!#)|[ \t]+\S)"
-)
+# Besides a field (``TOP_FIELD``), the lines frontmatter is made of: a list item, a comment, an indented
+# continuation (a block scalar's, a nested map's); not a fence, a blank line, a Markdown heading (## …) or
+# prose.
+_OTHER_YAML_LINE = lazy_pattern(r"^(?:[ \t]*-[ \t]|[ \t]*#(?!#)|[ \t]+\S)")
 
 
 def loose_frontmatter(text: str) -> tuple[str, str] | None:
@@ -109,7 +108,14 @@ def _late_fence(text: str) -> tuple[int, str, str] | None:
     # Up to the closing fence, every line a field, a list item, a comment or a field's continuation, with
     # no blank line between: a section between two rules ("---", "## Old build server", "Status: retired
     # in March", "---") is prose, and read as fields it retired its page (a cold review).
-    end = next((i for i in range(first + 1, len(lines)) if not _YAML_LINE.match(lines[i])), None)
+    end = next(
+        (
+            i
+            for i in range(first + 1, len(lines))
+            if not (TOP_FIELD.match(lines[i]) or _OTHER_YAML_LINE.match(lines[i]))
+        ),
+        None,
+    )
     block = lines[first + 1 : end] if end is not None else []
     if end is None or not _LOOSE_CLOSE.match(lines[end]) or not _holds_a_field(block) or _prose_status(block):
         return None
