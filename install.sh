@@ -173,6 +173,12 @@ if [ "$UNINSTALL" = 1 ]; then
 		rm -f "$LINK"
 		say "removed $LINK"
 	fi
+	# What `krouter setup --write` put into projects starts krouter from this venv: taken out while
+	# the venv can still do it, each file edited as `krouter setup AGENT --uninstall` edits it (every
+	# byte outside KRouter's part kept); a file it cannot edit safely is named and left.
+	if [ -x "$VENV/bin/python" ] && [ -s "$STATE_DIR/agent_configs.txt" ]; then
+		"$VENV/bin/python" -m krouter.agents.removal || warn "some agent configs were left; see above"
+	fi
 	if [ -d "$VENV" ]; then
 		rm -rf "$VENV"
 		say "removed $VENV"
@@ -183,7 +189,7 @@ if [ "$UNINSTALL" = 1 ]; then
 	# Files `krouter setup --write` wrote (.mcp.json, CLAUDE.md, ...) start krouter from the venv just
 	# removed: list them before the state dir that records them may go.
 	if [ -s "$STATE_DIR/agent_configs.txt" ]; then
-		say "agent configs that still start krouter; remove its entry or block from each by hand:"
+		say "agent configs that may still start krouter; remove its entry or block from each by hand:"
 		while IFS= read -r written; do
 			if [ -e "$written" ]; then say "  $written"; fi
 		done <"$STATE_DIR/agent_configs.txt"

@@ -102,6 +102,10 @@ class LifeCycle:
     cache: dict[str, bool] = field(default_factory=dict)
     # How a watcher started by hand ended after --uninstall: its exit code, or None if it outlived it.
     hand_watcher_exit: int | None = None
+    # A project `krouter setup --write` was run in: its files before, after setup (digests).
+    project: Path | None = None
+    project_before: dict[str, str] = field(default_factory=dict)
+    project_set_up: dict[str, str] = field(default_factory=dict)
 
     @property
     def venv(self) -> Path:
@@ -183,6 +187,20 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> LifeCycle:
         stderr=subprocess.DEVNULL,
     )
     wait_for(lambda: any(cycle.cache_dir.rglob("*.watch")) or watcher.poll() is not None)
+    # 3d. A project the installed krouter was set up in, with the user's own CLAUDE.md.
+    cycle.project = base / "project"
+    cycle.project.mkdir()
+    (cycle.project / "CLAUDE.md").write_text("# House rules\n\nRun make test.\n", encoding="utf-8")
+    cycle.project_before = _tree_digest(cycle.project)
+    cycle.runs["setup"] = subprocess.run(
+        [str(cycle.link), "setup", "claude-code", "--write", *_project_args(cycle)],
+        env=_env(cycle.home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    cycle.project_set_up = _tree_digest(cycle.project)
     # 4. Uninstall (without --purge-logs).
     cycle.runs["uninstall"] = _install(cycle.home, "--uninstall", sh=sh)
     try:
@@ -195,6 +213,10 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> LifeCycle:
     cycle.runs["purge"] = _install(cycle.home, "--uninstall", "--purge-logs", sh=sh)
     cycle.snapshot("purge")
     return cycle
+
+
+def _project_args(cycle: LifeCycle) -> list[str]:
+    return ["--project", str(cycle.project), "--vault", str(cycle.vault2)]
 
 
 def _ok(run: subprocess.CompletedProcess[str]) -> None:
@@ -275,6 +297,15 @@ def test_uninstall_stops_a_watcher_started_by_hand(life: LifeCycle) -> None:
     # Left running, it served lookups from a removed install (issue 16's walkthrough: an orphan).
     assert life.hand_watcher_exit is not None
     assert "stopped the krouter watch" in life.runs["uninstall"].stdout
+
+
+def test_uninstall_takes_krouter_out_of_the_projects_it_was_set_up_in(life: LifeCycle) -> None:
+    # Left in, .mcp.json and CLAUDE.md started the krouter of a venv that is gone.
+    assert life.runs["setup"].returncode == 0, life.runs["setup"].stderr
+    assert ".mcp.json" in life.project_set_up and life.project_set_up != life.project_before
+    assert life.project is not None and _tree_digest(life.project) == life.project_before
+    assert "removed: .mcp.json" in life.runs["uninstall"].stdout
+    assert "agent configs that may still start" not in life.runs["uninstall"].stdout
 
 
 def test_uninstall_removes_the_cache(life: LifeCycle) -> None:

@@ -96,6 +96,60 @@ def with_block(path: Path, old: str | None, snippet: str) -> str:
     return old[:start] + block.rstrip("\r\n") + old[end:]
 
 
+def without_block(path: Path, old: str) -> str | None:
+    """``old`` with KRouter's marked block taken out, the blank line ``with_block`` put before an
+    appended one too; None when there is no block. Markers that do not pair up are refused, as
+    ``with_block`` refuses them."""
+    fenced = fenced_lines(old.split("\n"))
+    begins = [m for m in _BEGIN_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
+    ends = [m for m in _END_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
+    if not begins and not ends:
+        return None
+    if len(begins) != 1 or len(ends) != 1 or ends[0].start() < begins[0].end():
+        raise ProjectFileError(
+            f"{path}: KRouter's marker lines do not pair up ({len(begins)} begin, {len(ends)} end); "
+            "remove KRouter's block by hand"
+        )
+    start, end = begins[0].start(), ends[0].end()
+    after = old[end:]
+    after = after[2:] if after.startswith("\r\n") else after[1:] if after.startswith("\n") else after
+    before = old[:start]
+    nl = "\r\n" if before.endswith("\r\n") else "\n"
+    # The blank line setup put before the block goes with it, when nothing or another blank line follows.
+    if before.endswith(nl * 2) and (not after or after.startswith(nl)):
+        before = before[: -len(nl)]
+    return before + after
+
+
+def without_mcp_entry(path: Path, old: str) -> str | None:
+    """``old`` (a JSON MCP config) without ``mcpServers.krouter``, every other byte kept as
+    ``with_mcp_entry`` keeps them (an ``mcpServers`` left empty stays); "" when nothing else is left
+    in it; None when it names no krouter server. Refused as ``with_mcp_entry`` refuses a file it
+    could not write back as it was."""
+    if not old.strip():
+        return None
+    try:
+        data = json.loads(old, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ProjectFileError, RecursionError) as exc:
+        raise ProjectFileError(
+            f"{path} is not JSON KRouter can read ({exc}); remove KRouter's entry by hand"
+        ) from exc
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict) or "krouter" not in servers:
+        return None
+    crlf = "\r\n" in old
+    layout = next((lay for lay in _LAYOUTS if _written(data, lay, crlf).rstrip() == old.rstrip()), None)
+    if layout is None:
+        raise ProjectFileError(
+            f"{path} is laid out in a way KRouter would not write back byte for byte; remove its "
+            '"krouter" server by hand'
+        )
+    del servers["krouter"]
+    if data == {"mcpServers": {}}:
+        return ""
+    return _written(data, layout, crlf).rstrip() + old[len(old.rstrip()) :]
+
+
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):

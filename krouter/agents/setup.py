@@ -272,18 +272,31 @@ def setup_command(
         typer.Option(
             "--project",
             metavar="DIR",
-            help="Project folder to install into (with --write; default: the current folder).",
+            help="Project folder to install into or remove from (with --write or --uninstall; default: "
+            "the current folder).",
             show_default=False,
         ),
     ] = None,
+    uninstall: Annotated[
+        bool,
+        typer.Option(
+            "--uninstall",
+            help="Remove what --write installed for the agent from the project (KRouter's block, its MCP "
+            "server entry, its own files); everything else is kept.",
+        ),
+    ] = False,
 ) -> None:
     """Print (or, with --write, install) KRouter's agent instructions and MCP config for an agent
     (Codex's MCP config lives in ~/.codex/config.toml: --write prints it for you to add).
 
     The config names the vault explicitly (an agent's environment may lack $KROUTER_VAULT), and
-    --write also builds the vault's index, so the agent's first lookup does not wait for it."""
+    --write also builds the vault's index, so the agent's first lookup does not wait for it.
+    --uninstall takes KRouter's part out of the project again."""
     from krouter.config import default_vault, is_demo
 
+    if uninstall:
+        _uninstall(agent, project, write)
+        return
     with exit_codes():
         # Never the demo vault by default: an agent would cite its fictional pages as the user's notes.
         vault = (vault if vault is not None else default_vault()).expanduser().resolve()
@@ -321,6 +334,24 @@ def setup_command(
         raise fail(os_error_message(exc, project.resolve())) from exc
     with exit_codes():
         typer.echo(warm_index(vault))
+
+
+def _uninstall(agent: Agent, project: Path | None, write: bool) -> None:
+    """``setup AGENT --uninstall``: KRouter's part out of the project; no vault is needed."""
+    from krouter.agents.removal import uninstall
+
+    if write:
+        raise fail("--write installs and --uninstall removes: give one of them", EXIT_USAGE)
+    project = project if project is not None else Path(".")
+    if not project.is_dir():
+        what = "is a file, not a folder" if project.exists() else "not found"
+        raise fail(f"project folder {project} {what}", EXIT_USAGE)
+    try:
+        uninstall(agent, project.resolve(), echo=typer.echo)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    except OSError as exc:
+        raise fail(os_error_message(exc, project.resolve())) from exc
 
 
 def warm_index(vault: Path) -> str:

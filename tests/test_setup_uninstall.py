@@ -1,0 +1,138 @@
+"""``krouter setup AGENT --uninstall`` takes out what ``--write`` put into a project, and nothing else."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from krouter.agents.project_files import BEGIN, END
+from krouter.agents.setup import WRITTEN_RECORD
+from krouter.cli import app
+from krouter.config import state_dir
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Database.md").write_text("# Database\n\nWe use PostgreSQL.\n", encoding="utf-8")
+    return root
+
+
+def _setup(project: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["setup", *args, "--project", str(project)])
+    return result.exit_code, result.output
+
+
+def _files(project: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(project)): p.read_bytes() for p in sorted(project.rglob("*")) if p.is_file()}
+
+
+def _folders(project: Path) -> list[str]:
+    return [str(p.relative_to(project)) for p in sorted(project.rglob("*")) if p.is_dir()]
+
+
+def test_uninstall_leaves_the_users_files_as_they_were_before_write(tmp_path: Path, vault: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text('{"model": "opus"}\n', encoding="utf-8")
+    # CRLF line endings, no blank line at the end, and another MCP server, 4-space JSON.
+    (project / "CLAUDE.md").write_bytes(b"# House rules\r\n\r\nRun make test.\r\n")
+    servers = {"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}
+    (project / ".mcp.json").write_text(json.dumps(servers, indent=4) + "\n", encoding="utf-8")
+    before, folders = _files(project), _folders(project)
+
+    code, out = _setup(project, "claude-code", "--vault", str(vault), "--write")
+    assert code == 0, out
+    assert BEGIN in (project / "CLAUDE.md").read_text(encoding="utf-8")
+    assert (project / ".claude/skills/krouter/SKILL.md").is_file()
+    assert "krouter" in json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+
+    code, out = _setup(project, "claude-code", "--uninstall")
+    assert code == 0, out
+    assert _files(project) == before
+    assert _folders(project) == folders  # .claude/skills/krouter and .claude/skills made by setup: gone
+    assert "removed: .claude/skills/krouter/SKILL.md" in out
+    assert "updated: CLAUDE.md (KRouter's part removed)" in out
+    assert "recall hook" in out  # what setup only printed is named for the user to remove
+
+
+def test_uninstall_in_a_project_setup_made_from_nothing_leaves_nothing(tmp_path: Path, vault: Path) -> None:
+    for agent in ("claude-code", "cursor", "codex"):
+        project = tmp_path / agent
+        project.mkdir()
+        assert _setup(project, agent, "--vault", str(vault), "--write")[0] == 0
+        assert _files(project)
+        code, out = _setup(project, agent, "--uninstall")
+        assert code == 0, out
+        assert list(project.iterdir()) == [], agent
+        # Once more: nothing to do, said so, and still exit 0.
+        code, out = _setup(project, agent, "--uninstall")
+        assert code == 0 and "not there" in out and "removed" not in out, out
+    assert "~/.codex/config.toml" in out
+
+
+def test_an_appended_block_goes_with_the_blank_line_before_it(tmp_path: Path, vault: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    user = "# Agents\n\nUse tabs.\n"
+    (project / "AGENTS.md").write_text(user, encoding="utf-8")
+    assert _setup(project, "codex", "--vault", str(vault), "--write")[0] == 0
+    text = (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert text.startswith(user + "\n" + BEGIN)
+    # The user writes below KRouter's block afterwards: that stays too.
+    (project / "AGENTS.md").write_text(text + "\n## Later\n\nMore rules.\n", encoding="utf-8")
+    assert _setup(project, "codex", "--uninstall")[0] == 0
+    assert (project / "AGENTS.md").read_text(encoding="utf-8") == user + "\n## Later\n\nMore rules.\n"
+
+
+def test_a_file_that_cannot_be_edited_safely_stops_it_before_anything_changes(
+    tmp_path: Path, vault: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    assert _setup(project, "claude-code", "--vault", str(vault), "--write")[0] == 0
+    # The end marker lost by hand: which lines are KRouter's is not known.
+    claude = project / "CLAUDE.md"
+    claude.write_text(claude.read_text(encoding="utf-8").replace(END, ""), encoding="utf-8")
+    before = _files(project)
+    code, out = _setup(project, "claude-code", "--uninstall")
+    assert code == 1
+    assert "marker lines do not pair up" in out and "CLAUDE.md" in out
+    assert _files(project) == before
+
+
+def test_a_config_laid_out_by_hand_is_refused_and_kept(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".cursor").mkdir(parents=True)
+    hand = '{ "mcpServers": { "krouter": { "command": "krouter", "args": ["mcp"] } } }\n'
+    (project / ".cursor" / "mcp.json").write_text(hand, encoding="utf-8")
+    code, out = _setup(project, "cursor", "--uninstall")
+    assert code == 1 and "by hand" in out
+    assert (project / ".cursor" / "mcp.json").read_text(encoding="utf-8") == hand
+
+
+def test_the_record_of_written_files_forgets_what_was_removed(tmp_path: Path, vault: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    assert _setup(project, "cursor", "--vault", str(vault), "--write")[0] == 0
+    record = state_dir() / WRITTEN_RECORD
+    assert str((project / ".cursor/mcp.json").resolve()) in record.read_text(encoding="utf-8")
+    assert _setup(project, "cursor", "--uninstall")[0] == 0
+    assert ".cursor" not in record.read_text(encoding="utf-8")
+
+
+def test_uninstall_needs_no_vault_and_refuses_write_and_a_missing_project(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    code, out = _setup(project, "claude-code", "--uninstall")
+    assert code == 0, out  # no vault named anywhere: none is needed to remove
+    code, out = _setup(project, "claude-code", "--uninstall", "--write")
+    assert code == 2 and "give one of them" in out
+    code, out = _setup(tmp_path / "nope", "claude-code", "--uninstall")
+    assert code == 2 and "not found" in out
