@@ -314,6 +314,11 @@ def test_the_unit_a_price_is_asked_per_is_the_unit_alone(tmp_path: Path) -> None
     assert _terms("会员一个月多少钱") == ["会员", "月"]
     assert _terms("每箱多少钱") == ["箱"]
     assert _terms("驱动板几块钱一片") == ["驱动", "板", "片"]
+    # The verb of paying goes with the frame, as "pay" does in English (a bug hunt: 花 was "a word the
+    # vault never contains"); a word it ends (托付, 提交) stays.
+    assert _terms("主库每个月花多少钱") == ["主库", "月"]
+    assert _terms("每月支付多少钱") == ["月"]
+    assert _terms("提交了多少钱") == ["提交"]
     assert "一套" in _terms("一套内衬多少钱")
     assert "唯一" in _terms("唯一套多少钱")
     vault = write(
@@ -382,6 +387,8 @@ def test_a_price_said_the_spoken_way_is_a_price(tmp_path: Path) -> None:
             "运维/值班表.md": "# 值班表\n\n- 值班补贴：工作日一天 50 块，周末一天 150 块\n",
             "行政/工位.md": "# 工位\n\n每个工位配显示器 2 块，服务器机柜里的硬盘一共 8 块。\n",
             "机房.md": "# 机房\n\nNAS 装了 4块4T 硬盘，放在二楼机房。\n",
+            # The time paid for names it money too (a bug hunt: "states none", a false reason).
+            "运维/数据库.md": "# 数据库\n\nPG 主库一个月 1280 块，Redis 每月 300 块。\n",
         },
     )
     with Router(vault) as router:
@@ -389,6 +396,8 @@ def test_a_price_said_the_spoken_way_is_a_price(tmp_path: Path) -> None:
             ("鸡胸肉多少钱一斤", "供应商/禾丰.md"),
             ("鸡胸肉 16块5 一斤是哪家", "供应商/禾丰.md"),
             ("值班补贴多少钱", "运维/值班表.md"),
+            ("PG 主库一个月多少钱", "运维/数据库.md"),
+            ("主库每个月花多少钱", "运维/数据库.md"),
         ):
             receipt = router.decide(question)
             assert receipt.decision == "cite", (question, receipt.reason)

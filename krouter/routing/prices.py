@@ -87,11 +87,13 @@ _PRICE_NAMES = frozenset(
 )
 
 
-# 块 where a clause ends is money on a line that names what is paid (补贴 50 块, 押金 500 块。); on any
-# other line it counts things as often (显示器 2 块, 硬盘一共 8 块。: a cold review).
+# 块 where a clause ends is money on a line that names what is paid (补贴 50 块, 押金 500 块。) or the
+# time it is paid for (PG 主库一个月 1280 块, 每晚 300 块); on any other line it counts things as often
+# (显示器 2 块, 硬盘一共 8 块。: a cold review).
 _SPOKEN_YUAN = lazy_pattern(r"\d\s*块(?:左右|上下)?[ \t]*(?:$|[，。,;；、)）!！?？])")
 _PAID_WORDS = lazy_pattern(
     r"补贴|津贴|补助|费|价|租|工资|薪|奖金|押金|定金|报销|预算|成本|收入|花了|付了|一人"
+    r"|(?:一|每一?)个?(?:月|年|季度?|晚|天|周|星期|礼拜)|包月|包年"
 )
 
 

@@ -19,6 +19,7 @@ from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese, 
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.compounds import CLOSED
 from krouter.tokens.dates import DATE
+from krouter.tokens.measures import other_spellings
 from krouter.tokens.scripts import HANGUL, is_cjk
 from krouter.tokens.terms import AMOUNT, QueryTerm, english_terms, number_parts
 
@@ -68,6 +69,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     n = t.n_pages
     asked = asked_words(question, index, t)
     names = _pinyin_names(asked, question, index) if t.has_han else {}
+    measures = other_spellings(asked, question)
     for i, qt in enumerate(asked):
         terms: tuple[str, ...] = (qt.term,)
         rows = _holding(index, terms)
@@ -95,10 +97,12 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         translated: dict[int, str] = {}
         merged = False
         grouped = [(AMOUNT + qt.term,)] if rows and terms == (qt.term,) and _groupable(qt.term) else []
-        for closed in _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term) + grouped:
+        spellings = _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term) + grouped + measures.get(i, [])
+        for closed in spellings:
             # The pages that write the question's hyphenated word closed (rollout for roll-out), or its
-            # closed word hyphenated (roll-out for rollout), an acronym's plural (PRs for PR) or its
-            # number grouped in thousands (1,000 for 1000), hold it too: as a spelling, not a translation.
+            # closed word hyphenated (roll-out for rollout), an acronym's plural (PRs for PR), its
+            # number grouped in thousands (1,000 for 1000) or a quantity spelled the other way (5kg for
+            # 5 kg) hold it too: as a spelling, not a translation.
             if held := _holding(index, closed):
                 rows, merged = _with_closed(rows, held), True
                 alts.append(closed)

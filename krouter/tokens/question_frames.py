@@ -129,7 +129,9 @@ _POINTING = lazy_pattern(rf"[这那][{_POINTING_MEASURES}]$")
 # the page writes it after the amount (¥4.4/套, ¥18 / 月), not as 一套 or 每箱, which counted as words the
 # page lacks (一套 translated as "collection"). Read as the unit alone. Not the 一 of 唯一, 统一, 第一, nor of
 # a number or a day (十一天, 二十一个月, 周一晚, 星期一, 初一: two cold reviews), and after the frame only
-# where the question ends there (多少钱一次性买断 keeps 一次性; 多少钱一天内能到 keeps 一天内).
+# where the question ends there (多少钱一次性买断 keeps 一次性; 多少钱一天内能到 keeps 一天内). The verb of
+# paying it is asked with (每个月花多少钱, 一年交多少钱, 支付多少钱, 付了几块钱) goes with it, as English's "pay" does: the
+# page states the amount, not the verb, and 花 was "a word the vault never contains".
 _PRICE_UNIT = (
     r"(?:个月|個月|小时|小時|公斤|千克|平米"
     r"|[个個件套台臺只隻张張块塊斤克吨噸条條份箱盒包瓶支片双雙对對本次天晚夜周週月年位人间間辆輛趟单單])"
@@ -137,6 +139,7 @@ _PRICE_UNIT = (
 _PRICE_ASKED = lazy_pattern(
     rf"(?:(?<![第唯统統同万萬十百千零〇两兩二三四五六七八九\d周週期拜初])[一每]\s*(?P<before>{_PRICE_UNIT})\s*"
     r"(?:要|得|是|卖|賣|收)?\s*)?"
+    r"(?:(?:支付|(?<![提托兑兌支])[花交付掏])了?\s*)?"
     rf"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)"
     rf"(?:\s*[一每]\s*(?P<after>{_PRICE_UNIT})(?=\s*[吗嗎呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$)))?"
 )

@@ -56,4 +56,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 43: frontmatter that does not open the page (a blank line or a comment above it, a space before its
 # fence, a comment after it) and Dataview fields below the top read for a replaced status; "superseeded".
 # 44: a price said the spoken way (16块5) is also indexed as its number (16.5), as a question reads it.
-TOKENIZER_VERSION = "44"
+# 45: the verb a price is asked with (花多少钱, 交多少钱) is part of the frame, in triggers as in questions.
+TOKENIZER_VERSION = "45"
