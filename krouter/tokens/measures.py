@@ -12,6 +12,8 @@ from krouter.tokens.terms import QueryTerm, english_terms
 # what is counted (5 parcels), not its unit.
 _GLUED = lazy_pattern(r"(\d+(?:\.\d+)?)([a-z]{1,4})")
 _APART = lazy_pattern(r"(?<![\w.])(\d+(?:\.\d+)?)[ \t]+([A-Za-z]{1,4})\b")
+# Not units: an ordinal's ending (3rd: "rd" is a road) and the half of a day, which times read (3pm).
+_NOT_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm"})
 
 
 def other_spellings(asked: list[QueryTerm], question: str) -> dict[int, list[tuple[str, ...]]]:
@@ -21,11 +23,11 @@ def other_spellings(asked: list[QueryTerm], question: str) -> dict[int, list[tup
     out: dict[int, list[tuple[str, ...]]] = {}
     at = {qt.term: i for i, qt in enumerate(asked)}
     for i, qt in enumerate(asked):
-        if (m := _GLUED.fullmatch(qt.term)) and (unit := english_terms(m[2])):
+        if (m := _GLUED.fullmatch(qt.term)) and m[2] not in _NOT_UNITS and (unit := english_terms(m[2])):
             out.setdefault(i, []).append((m[1], unit[0]))
     for number, unit in _APART.findall(question):
         glued, unit_terms = english_terms(number + unit), english_terms(unit)
-        if len(glued) != 1 or len(unit_terms) != 1:
+        if len(glued) != 1 or len(unit_terms) != 1 or unit.lower() in _NOT_UNITS:
             continue
         for term in (number, unit_terms[0]):
             if term in at:
