@@ -50,6 +50,20 @@ def test_recall_cites_from_hook_json(vault: Path) -> None:
     assert f"krouter read --vault {vault.resolve()} 'Decisions/Primary database.md'" in out
 
 
+def test_the_suggested_read_works_for_a_page_whose_name_starts_with_a_dash(vault: Path) -> None:
+    """A bug hunt: "krouter read --vault V '-fire drill.md'" failed, "No such option: -f"."""
+    (vault / "-fire drill.md").write_text("# Fire drill\n\nThe fire drill is on the first Monday.\n")
+    code, out = recall(json.dumps({"prompt": "when is the fire drill?"}), "--vault", str(vault))
+    assert code == 0 and "-fire drill.md" in out
+    suggested = shlex.split(out.split("or: ", 1)[1].split("), and cite", 1)[0])
+    read = runner.invoke(app, suggested[suggested.index("read") :])
+    assert read.exit_code == 0, read.output
+    assert "first Monday" in read.stdout
+    # So does the example a mistyped path is answered with.
+    typo = runner.invoke(app, ["read", "Fire drill", "--vault", str(vault)])
+    assert "krouter read -- '-fire drill.md'" in typo.output
+
+
 def test_a_prompt_that_starts_with_a_path_is_a_question_not_a_slash_command(vault: Path) -> None:
     """A cold review: every prompt starting with "/" was taken for an agent's slash command, so one that
     starts with a file's path got no recall."""

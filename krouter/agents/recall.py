@@ -123,7 +123,9 @@ def render(receipt: Receipt, vault: Path, clipping: bool = False) -> str:
         lines.append(
             _as_text(f"  (the older page {top.via} was replaced by this one; do not rely on the old one)")
         )
-    read = shlex.join([*shell_words(), "read", "--vault", str(vault), top.path])
+    # A page named "-fire drill.md" would be read as an option: "--" ends them.
+    path = ["--", top.path] if top.path.startswith("-") else [top.path]
+    read = shlex.join([*shell_words(), "read", "--vault", str(vault), *path])
     lines.append(_as_text(f"Read it before relying on it (krouter_read, or: {read}), and cite the path."))
     lines.append("</krouter-recall>")
     return "\n".join(lines)

@@ -42,4 +42,6 @@ def with_suggestions(message: str, path: str, page_table: Sequence[tuple]) -> st
     if not matches:
         return message
     shown = ", ".join(matches[:5]) + (f" (and {len(matches) - 5} more)" if len(matches) > 5 else "")
-    return f"{message}; did you mean {shown}? Pass the vault-relative path, e.g. krouter read {shlex.quote(matches[0])}"
+    dashes = "-- " if matches[0].startswith("-") else ""  # not read as an option
+    example = f"krouter read {dashes}{shlex.quote(matches[0])}"
+    return f"{message}; did you mean {shown}? Pass the vault-relative path, e.g. {example}"
