@@ -177,7 +177,7 @@ def test_a_supersedes_link_naming_no_page_is_broken_in_status(tmp_path: Path) ->
     assert status["broken_links"] == [
         {
             "from": "CI - GitHub Actions.md",
-            "problem": "supersedes '[[CI system - Jenkins]]', which names no one page: the page it means is "
+            "problem": "supersedes '[[CI system - Jenkins]]', which does not name exactly one page: the page it means is "
             "not retired (krouter check says why)",
             "chain": ["CI - GitHub Actions.md"],
         }

@@ -93,7 +93,10 @@ class Replacements:
             # ambiguous link called one that names no page).
             raw = self.dangling[ends[0]][0]
             return Redirect(
-                path, None, chain, f"replacement {raw!r} names no one page (krouter check says why)"
+                path,
+                None,
+                chain,
+                f"replacement {raw!r} does not name exactly one page (krouter check says why)",
             )
         return Redirect(path, None, chain, "replaced, with no replacement page")
 

@@ -56,7 +56,7 @@ def _broken_links(index: Index, t: Tables) -> list[dict[str, object]]:
     for src, dst, kind, raw in index.links():
         if kind == "supersedes" and dst is None and not (src in t.by_path and t.by_path[src] in t.inputs):
             problem = (
-                f"supersedes {raw!r}, which names no one page: the page it means is not retired "
+                f"supersedes {raw!r}, which does not name exactly one page: the page it means is not retired "
                 "(krouter check says why)"
             )
             broken.append({"from": src, "problem": problem, "chain": [src]})
