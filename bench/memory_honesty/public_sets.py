@@ -224,6 +224,14 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # set's ids and questions. dev17 in all-dev; heldout23 frozen before any run.
     "dev17": ("vault15", "questions_dev17.jsonl", "questions_dev17.jsonl"),
     "heldout23": ("vault15", "heldout23.jsonl", "questions_dev17.jsonl"),
+    # vault16: a five-person product team's memory (Shanghai and London; 49 pages, about half Chinese; 5
+    # replacements; confusable pairs: staging and production, the two offices, DHL and Royal Mail, 顺丰
+    # and 中通, Postmark and 阿里云邮件推送, Twilio and 阿里云短信), written with dev18 (80 questions, each
+    # answer decided before asking) by a helper hunting for bugs as a new user (D211); phrasings by another
+    # that saw only dev18's ids and questions. dev18 in all-dev; heldout24 (60, dev17's mix but 10
+    # corrections: the vault has five replacements) by a helper that saw only vault16/, frozen before any run.
+    "dev18": ("vault16", "questions_dev18.jsonl", "questions_dev18.jsonl"),
+    "heldout24": ("vault16", "heldout24.jsonl", "questions_dev18.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
@@ -248,6 +256,7 @@ ALL_DEV: tuple[str, ...] = (
     "dev15",
     "dev16",
     "dev17",
+    "dev18",
     "otherlang",
     "otherlang2",
     *PUBLIC_SETS,
