@@ -1105,3 +1105,11 @@ def test_asking_the_notes_and_who_asks_name_no_subject() -> None:
     # 记录 API, a name after a space, keep their words.
     assert _terms("查一下笔记中的VPN端口") == ["vpn", "端口"] and "中文版" in _terms("查一下笔记中文版")
     assert "笔记" in _terms("查一下笔记 App 怎么同步") and "记录" in _terms("查一下记录 API 的限流")
+
+
+def test_the_bound_a_quantity_is_asked_within_is_no_word_of_its_subject(tmp_path: Path) -> None:
+    """dev18: "DHL 寄 5kg 以内多少钱" was refused on the DHL page's price table ("2–5kg | £5.90"), 以内 counted as a
+    word the page lacks; so would 之内, 以下, 以上 and 左右 after any quantity."""
+    assert _terms("5kg 以内多少钱") == ["5kg"]
+    assert _terms("三天之内能到吗") == ["三天"]
+    assert _terms("100 块以下的显示器") == ["100", "显示器"]

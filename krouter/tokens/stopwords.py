@@ -56,6 +56,11 @@ CHINESE = frozenset(
     # fish", 某人 "someone"). Closed classes again.
     """
 何时 何地 何处 何人 何种 何为 何以 何谓 何在 何方 由 由谁 由谁来 此 彼 某
+"""
+    # The bound a quantity is asked within (5kg 以内, 三天之内, 100 块以下, 20 人左右): the page states the
+    # quantity ("up to 5kg", "≤ 3 天"), seldom the postposition, which counted as a word it lacks.
+    """
+以内 之内 以下 以上 左右
 """.split()
 )
 

@@ -57,4 +57,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # fence, a comment after it) and Dataview fields below the top read for a replaced status; "superseeded".
 # 44: a price said the spoken way (16块5) is also indexed as its number (16.5), as a question reads it.
 # 45: the verb a price is asked with (花多少钱, 交多少钱) is part of the frame, in triggers as in questions.
-TOKENIZER_VERSION = "45"
+# 46: the bound a quantity is asked within (以内, 之内, 以下, 以上, 左右) is a stop word.
+TOKENIZER_VERSION = "46"
