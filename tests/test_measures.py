@@ -8,28 +8,33 @@ from krouter import Router
 from tests.vault_files import write
 
 
-def test_a_number_and_its_unit_match_glued_or_apart(tmp_path: Path) -> None:
+def test_a_number_and_its_unit_written_apart_reach_the_glued_word(tmp_path: Path) -> None:
     """A bug hunt: "how much to ship a 5 kg parcel" was refused, "the vault never mentions '5', 'kg'", on
-    the page stating "Parcels up to 5kg"; the reverse spelling missed as one word."""
+    the page stating "Parcels up to 5kg" (one index word); 5公斤 and 寄5 kg (after a Han character) too. A
+    glued question word is not looked for apart: "30 kg … within 5 days" is no 5kg (a cold review)."""
     vault = write(
         tmp_path,
         {
-            "Shipping.md": "# Shipping\n\nParcels up to 5kg ship with Royal Mail for £4.20; heavier go by DPD.\n",
-            "Backup box.md": "# Backup box\n\nThe backup box has 10 GB of RAM and four disks.\n",
-            "Office.md": "# Office\n\nThe office is open 9 to 5 on weekdays; the kitchen is on floor 2.\n",
+            "Small parcels.md": "# Small parcels\n\nParcels up to 5kg ship with Royal Mail for £4.20.\n",
+            "Heavy parcels.md": "# Heavy parcels\n\nParcels over 30 kg go by DHL freight; pickup within 5 days.\n",
+            "Office.md": "# Office\n\nThe office is open 9 to 5 on weekdays; the call is at 3 pm.\n",
         },
     )
     with Router(vault) as router:
-        for question, page in (
-            ("how much to ship a 5 kg parcel", "Shipping.md"),
-            ("how much to ship a 5kg parcel", "Shipping.md"),
-            ("does the backup box have 10GB of RAM", "Backup box.md"),
-            ("does the backup box have 10 gb of ram", "Backup box.md"),
+        for question in (
+            "how much to ship a 5 kg parcel",
+            "how much to ship a 5kg parcel",
+            "5公斤的包裹怎么寄",
+            "寄5 kg的包裹多少钱",
         ):
             receipt = router.decide(question)
-            assert receipt.decision == "cite", (question, receipt.reason)
-            assert receipt.top is not None and receipt.top.path == page, question
-            assert not receipt.evidence.corpus_missing, question
+            # Cited, or (寄 is a word these English pages never write) the closest page.
+            assert receipt.candidates[0].path == "Small parcels.md", question
+            assert "5" not in receipt.evidence.corpus_missing, question
+        assert router.decide("how much to ship a 5 kg parcel").decision == "cite"
+        receipt = router.decide("what does a 5kg parcel cost")
+        assert receipt.candidates[0].path == "Small parcels.md"
+        assert receipt.evidence.margin > 0.3  # the heavy page's 30 kg and 5 days are no 5kg (was 6%)
 
 
 def test_units_notes_abbreviate_are_reached_from_chinese(tmp_path: Path) -> None:
@@ -56,3 +61,40 @@ def test_units_notes_abbreviate_are_reached_from_chinese(tmp_path: Path) -> None
                 and "电话" not in receipt.evidence.corpus_missing
             )
         assert router.decide("Priya 的电话多少").decision == "cite"
+
+
+def test_a_unit_said_in_words_reaches_its_symbol(tmp_path: Path) -> None:
+    """dev18: "SF Express price for the first kilo" named 'kilo' a word the vault never mentions on the
+    page pricing "首重 1kg ¥12"; the unit said in words reaches the symbol notes write, and back."""
+    vault = write(
+        tmp_path,
+        {
+            "Parcel limit.md": "# Parcel limit\n\nThe maximum is 30 kg per parcel.\n",
+            "Van.md": "# Van\n\nThe van's range is 400 kilometres on a full tank.\n",
+            "Office.md": "# Office\n\nThe office is on floor 2.\n",
+        },
+    )
+    with Router(vault) as router:
+        for question, page in (
+            ("how many kilos can one parcel weigh at most", "Parcel limit.md"),
+            ("the van's range in km", "Van.md"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.top is not None and receipt.top.path == page, question
+            assert not {"kilo", "km"} & set(receipt.evidence.corpus_missing), question
+
+
+def test_a_name_or_a_title_is_no_unit(tmp_path: Path) -> None:
+    """A cold review: 内存 → ram and 毫秒 → ms sent "Ram's server" to a server's memory page and "Ms Chen"
+    to a latency page; the glossary gives neither."""
+    vault = write(
+        tmp_path,
+        {
+            "运维/数据库服务器.md": "# 数据库服务器\n\n数据库服务器内存 256G，延迟 5 毫秒。\n",
+            "Leave policy.md": "# Leave policy\n\nEveryone gets 25 days of annual leave.\n",
+        },
+    )
+    with Router(vault) as router:
+        for question in ("what does Ram's server run", "Ms Chen latency complaint"):
+            receipt = router.decide(question)
+            assert receipt.decision == "refuse", (question, receipt.reason)

@@ -319,6 +319,9 @@ def test_the_unit_a_price_is_asked_per_is_the_unit_alone(tmp_path: Path) -> None
     assert _terms("主库每个月花多少钱") == ["主库", "月"]
     assert _terms("每月支付多少钱") == ["月"]
     assert _terms("提交了多少钱") == ["提交"]
+    # Not the end of a noun (a cold review: 鲜花 read as 鲜, 公交 as 公).
+    for noun in ("鲜花", "烟花", "公交", "西兰花", "成交", "交付", "鮮花"):
+        assert _terms(f"{noun}多少钱") == [noun], noun
     assert "一套" in _terms("一套内衬多少钱")
     assert "唯一" in _terms("唯一套多少钱")
     vault = write(
@@ -389,6 +392,9 @@ def test_a_price_said_the_spoken_way_is_a_price(tmp_path: Path) -> None:
             "机房.md": "# 机房\n\nNAS 装了 4块4T 硬盘，放在二楼机房。\n",
             # The time paid for names it money too (a bug hunt: "states none", a false reason).
             "运维/数据库.md": "# 数据库\n\nPG 主库一个月 1280 块，Redis 每月 300 块。\n",
+            # A time word that is not what is paid per counts things (a cold review: cited at 100%).
+            "行政/白板.md": "# 白板\n\n会议室白板擦每个月坏 2 块。\n",
+            "行政/电池.md": "# 电池\n\n笔记本电池一年换 3 块。\n",
         },
     )
     with Router(vault) as router:
@@ -403,6 +409,7 @@ def test_a_price_said_the_spoken_way_is_a_price(tmp_path: Path) -> None:
             assert receipt.decision == "cite", (question, receipt.reason)
             assert receipt.top is not None and receipt.top.path == page, question
         _refused_for_the_price(router, ("工位显示器多少钱", "服务器硬盘多少钱", "NAS 硬盘多少钱？"))
+        _refused_for_the_price(router, ("白板擦多少钱", "笔记本电池多少钱"))
 
 
 def test_a_count_or_another_word_is_no_price(tmp_path: Path) -> None:

@@ -87,19 +87,27 @@ _PRICE_NAMES = frozenset(
 )
 
 
-# 块 where a clause ends is money on a line that names what is paid (补贴 50 块, 押金 500 块。) or the
-# time it is paid for (PG 主库一个月 1280 块, 每晚 300 块); on any other line it counts things as often
-# (显示器 2 块, 硬盘一共 8 块。: a cold review).
-_SPOKEN_YUAN = lazy_pattern(r"\d\s*块(?:左右|上下)?[ \t]*(?:$|[，。,;；、)）!！?？])")
+# 块 where a clause ends is money on a line that names what is paid (补贴 50 块, 押金 500 块。), or right
+# after the time it is paid for (PG 主库一个月 1280 块, 每晚 300 块); on any other line it counts things as
+# often (显示器 2 块, 硬盘一共 8 块。, 硬盘每个月坏 2 块。, 电池一年换 3 块。: two cold reviews).
+_CLAUSE_END = r"(?:左右|上下)?[ \t]*(?:$|[，。,;；、)）!！?？])"
+_SPOKEN_YUAN = lazy_pattern(rf"\d\s*块{_CLAUSE_END}")
 _PAID_WORDS = lazy_pattern(
     r"补贴|津贴|补助|费|价|租|工资|薪|奖金|押金|定金|报销|预算|成本|收入|花了|付了|一人"
-    r"|(?:一|每一?)个?(?:月|年|季度?|晚|天|周|星期|礼拜)|包月|包年"
+)
+_PER_TIME = lazy_pattern(
+    rf"(?:(?:一|每一?)个?(?:月|年|季度?|晚|天|周|星期|礼拜)|包月|包年)\s*[:：]?\s*\d[\d.,]*\s*块{_CLAUSE_END}",
+    re.M,
 )
 
 
 def states_amount(text: str) -> bool:
     """True when ``text`` states an amount of money (or no charge)."""
-    return bool(_AMOUNT.search(text)) or bool(_SPOKEN_YUAN.search(text) and _PAID_WORDS.search(text))
+    return (
+        bool(_AMOUNT.search(text))
+        or bool(_SPOKEN_YUAN.search(text) and _PAID_WORDS.search(text))
+        or bool(_PER_TIME.search(text))
+    )
 
 
 def states_price(path: str, text: str, units: list[Unit], matched: set[int], question: str = "") -> bool:

@@ -1,5 +1,6 @@
 """Common English abbreviations of a software team's notes: "db" reaches a page that says "database",
-"PR" one that says "pull request", and a one-word long form its abbreviation ("database" → "db").
+"PR" one that says "pull request", and a one-word long form its abbreviation ("database" → "db"); the
+units of weight and distance too ("kilo" → "kg").
 
 A closed, general table (not words of any one vault), used like a dictionary translation: a route the
 question word may match through, at the translation's half weight, shown in the receipt as db→database.
@@ -33,6 +34,15 @@ _PAIRS = (
     ("js", "javascript"),
     ("pwd", "password"),
     ("acct", "account"),
+    # Units said in words where notes write the symbol ("the first kilo" of a page's "首重 1kg"; D211).
+    ("kg", "kilo"),
+    ("kg", "kilos"),
+    ("kg", "kilogram"),
+    ("kg", "kilograms"),
+    ("km", "kilometre"),
+    ("km", "kilometres"),
+    ("km", "kilometer"),
+    ("km", "kilometers"),
 )
 
 
@@ -44,12 +54,21 @@ def _terms(words: str) -> tuple[str, ...]:
 def _table() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     out: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for short, long in _PAIRS:
-        out.setdefault(short, []).append((long, _terms(long)))
+        _add(out, short, long)
         if " " not in long:
             # A long form of several words would have to be found as a phrase in the question; a single
             # word is looked up as written.
-            out.setdefault(long, []).append((short, _terms(short)))
+            _add(out, long, short)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _add(table: dict[str, list[tuple[str, tuple[str, ...]]]], word: str, other: str) -> None:
+    """``other`` as a route of ``word``, unless a form with the same index terms is one already (kilo and
+    kilos both stem to kilo: one route)."""
+    routes = table.setdefault(word, [])
+    terms = _terms(other)
+    if all(t != terms for _, t in routes):
+        routes.append((other, terms))
 
 
 def expansions(word: str) -> tuple[tuple[str, tuple[str, ...]], ...]:

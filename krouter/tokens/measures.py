@@ -1,7 +1,10 @@
-"""A number and its unit, written glued (5kg, 10GB, 200ms) or apart (5 kg, 10 GB): one spelling of the
-same quantity. A page indexes "5kg" as one word and "5 kg" as two, so a question in the other spelling
-named words "the vault never mentions" on the page that states it ("how much to ship a 5 kg parcel"
-on "Parcels up to 5kg ship with Royal Mail")."""
+"""A number and its unit written apart (5 kg, 10 GB, 5 公斤) reach a page that writes them glued (5kg,
+10GB), which the index holds as one word: "how much to ship a 5 kg parcel" named '5' and 'kg' words "the
+vault never mentions" on the page stating "Parcels up to 5kg" (D211).
+
+Only that way round. A glued question word (10GB) is not looked for as its number and unit apart: a page
+holds those as two words anywhere, not side by side, and "30 kg … within 5 days" held "5kg" that way (a
+cold review)."""
 
 from __future__ import annotations
 
@@ -9,27 +12,28 @@ from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.terms import QueryTerm, english_terms
 
 # A number and a unit of at most four letters (kg, GB, ms, hrs, mins): longer words after a number are
-# what is counted (5 parcels), not its unit.
-_GLUED = lazy_pattern(r"(\d+(?:\.\d+)?)([a-z]{1,4})")
-_APART = lazy_pattern(r"(?<![\w.])(\d+(?:\.\d+)?)[ \t]+([A-Za-z]{1,4})\b")
-# Not units: an ordinal's ending (3rd: "rd" is a road) and the half of a day, which times read (3pm).
+# what is counted (5 parcels), not its unit. A number right after a Han character counts (寄5 kg).
+_APART = lazy_pattern(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)[ \t]+([A-Za-z]{1,4})(?![A-Za-z])")
+# Not units: an ordinal's ending (3 rd) and the half of a day, which times read (3 pm).
 _NOT_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm"})
+# Chinese units that notes in English write as a symbol: 5公斤 is the page's 5kg.
+_CHINESE_UNITS = {"公斤": "kg", "千克": "kg", "公里": "km", "厘米": "cm", "毫米": "mm", "毫秒": "ms"}
+_APART_ZH = lazy_pattern(rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*({'|'.join(_CHINESE_UNITS)})")
 
 
 def other_spellings(asked: list[QueryTerm], question: str) -> dict[int, list[tuple[str, ...]]]:
-    """Per question term (by index), the terms a page holds the same quantity by when written the other
-    way: a glued term's number and unit (both, on one page), or, for a number and the unit the question
-    writes after it apart, the glued word (for each of the two)."""
+    """Per question term (by index), the glued word a page holds for a number and the unit the question
+    writes after it apart: a route of each of the two."""
     out: dict[int, list[tuple[str, ...]]] = {}
     at = {qt.term: i for i, qt in enumerate(asked)}
-    for i, qt in enumerate(asked):
-        if (m := _GLUED.fullmatch(qt.term)) and m[2] not in _NOT_UNITS and (unit := english_terms(m[2])):
-            out.setdefault(i, []).append((m[1], unit[0]))
-    for number, unit in _APART.findall(question):
-        glued, unit_terms = english_terms(number + unit), english_terms(unit)
-        if len(glued) != 1 or len(unit_terms) != 1 or unit.lower() in _NOT_UNITS:
+    pairs = [(n, u, u) for n, u in _APART.findall(question) if u.lower() not in _NOT_UNITS]
+    pairs += [(n, u, _CHINESE_UNITS[u]) for n, u in _APART_ZH.findall(question)]
+    for number, written, unit in pairs:
+        glued = english_terms(number + unit)
+        unit_term = english_terms(written)[:1] or ([written] if written in _CHINESE_UNITS else [])
+        if len(glued) != 1 or not unit_term:
             continue
-        for term in (number, unit_terms[0]):
-            if term in at:
+        for term in (number, unit_term[0]):
+            if term in at and (glued[0],) not in out.get(at[term], []):
                 out.setdefault(at[term], []).append((glued[0],))
     return out

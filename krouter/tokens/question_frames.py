@@ -139,7 +139,10 @@ _PRICE_UNIT = (
 _PRICE_ASKED = lazy_pattern(
     rf"(?:(?<![第唯统統同万萬十百千零〇两兩二三四五六七八九\d周週期拜初])[一每]\s*(?P<before>{_PRICE_UNIT})\s*"
     r"(?:要|得|是|卖|賣|收)?\s*)?"
-    r"(?:(?:支付|(?<![提托兑兌支])[花交付掏])了?\s*)?"
+    # The verb only as a word of its own: where the question starts or a clause does, or after a modal, an
+    # adverb, a pronoun's 们, a 了 or a time it is paid per (每个月花, 还要交, 我们付了); not the end of a noun
+    # (鲜花, 烟花, 公交, 成交, 交付: a cold review).
+    r"(?:(?<![^\s，,。？?！!：:；;、要得需会能还都就才共们了月年天周次人])(?:支付|[花交付掏])了?\s*)?"
     rf"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)"
     rf"(?:\s*[一每]\s*(?P<after>{_PRICE_UNIT})(?=\s*[吗嗎呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$)))?"
 )
