@@ -136,3 +136,93 @@ def test_uninstall_needs_no_vault_and_refuses_write_and_a_missing_project(tmp_pa
     assert code == 2 and "give one of them" in out
     code, out = _setup(tmp_path / "nope", "claude-code", "--uninstall")
     assert code == 2 and "not found" in out
+
+
+def test_a_skill_file_the_user_edited_is_kept(tmp_path: Path, vault: Path) -> None:
+    """A cold review: the user's lines in KRouter's skill went with it, said only "removed"."""
+    project = tmp_path / "project"
+    project.mkdir()
+    assert _setup(project, "claude-code", "--vault", str(vault), "--write")[0] == 0
+    skill = project / ".claude/skills/krouter/SKILL.md"
+    skill.write_text(skill.read_text(encoding="utf-8") + "\n## My own notes\n", encoding="utf-8")
+    code, out = _setup(project, "claude-code", "--uninstall")
+    assert code == 0, out
+    assert "## My own notes" in skill.read_text(encoding="utf-8")
+    assert "left: .claude/skills/krouter/SKILL.md" in out
+    assert not (project / ".mcp.json").exists()
+
+
+def test_what_cannot_be_done_safely_is_found_before_anything_changes(tmp_path: Path, vault: Path) -> None:
+    """A cold review: with the skill's folder a link (a dotfiles checkout), CLAUDE.md was edited and
+    SKILL.md deleted before the folder failed, and .mcp.json still started krouter; a read-only
+    CLAUDE.md holding only KRouter's block was deleted where --write refuses it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("# Rules\n", encoding="utf-8")
+    assert _setup(project, "claude-code", "--vault", str(vault), "--write")[0] == 0
+    dotfiles = tmp_path / "dotfiles"
+    (project / ".claude/skills/krouter").rename(dotfiles)
+    (project / ".claude/skills/krouter").symlink_to(dotfiles, target_is_directory=True)
+    before = {**_files(project), **_files(dotfiles)}
+    code, out = _setup(project, "claude-code", "--uninstall")
+    assert code == 1 and "is a link" in out, out
+    assert {**_files(project), **_files(dotfiles)} == before
+
+    other = tmp_path / "other"
+    other.mkdir()
+    assert _setup(other, "codex", "--vault", str(vault), "--write")[0] == 0
+    (other / "AGENTS.md").chmod(0o444)
+    code, out = _setup(other, "codex", "--uninstall")
+    assert code == 1 and "read-only" in out
+    assert BEGIN in (other / "AGENTS.md").read_text(encoding="utf-8")
+
+
+def test_a_block_after_a_fence_never_closed_is_found(tmp_path: Path, vault: Path) -> None:
+    """A cold review: setup appended its block after the user's unclosed code fence, then read the block
+    as the user's example: uninstall said "nothing of KRouter's", and each --write appended another."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("A\n```\ncode\n", encoding="utf-8")
+    for _ in range(2):
+        assert _setup(project, "claude-code", "--vault", str(vault), "--write")[0] == 0
+    assert (project / "CLAUDE.md").read_text(encoding="utf-8").count(BEGIN) == 1
+    code, out = _setup(project, "claude-code", "--uninstall")
+    assert code == 0 and "updated: CLAUDE.md" in out, out
+    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == "A\n```\ncode\n"
+
+
+def test_a_block_that_opens_the_file_leaves_no_blank_line(tmp_path: Path, vault: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    assert _setup(project, "codex", "--vault", str(vault), "--write")[0] == 0
+    agents = project / "AGENTS.md"
+    agents.write_text(agents.read_text(encoding="utf-8") + "\n# Mine\n", encoding="utf-8")
+    assert _setup(project, "codex", "--uninstall")[0] == 0
+    assert agents.read_text(encoding="utf-8") == "# Mine\n"
+
+
+def test_the_installer_leaves_a_project_another_install_starts(
+    tmp_path: Path, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: install.sh --uninstall deleted a project's .cursor/mcp.json whose krouter entry
+    started another install (pipx); the projects of the venv being removed are cleaned."""
+    from krouter.agents.removal import uninstall_recorded
+
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    for project in (mine, theirs):
+        project.mkdir()
+        assert _setup(project, "cursor", "--vault", str(vault), "--write")[0] == 0
+    config = theirs / ".cursor/mcp.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data["mcpServers"]["krouter"]["command"] = "/home/me/.local/pipx/venvs/krouter/bin/krouter"
+    config.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    venv = Path(
+        json.loads((mine / ".cursor/mcp.json").read_text(encoding="utf-8"))["mcpServers"]["krouter"][
+            "command"
+        ]
+    ).parent.parent
+    lines: list[str] = []
+    assert uninstall_recorded(lines.append, venv) == 0
+    assert not (mine / ".cursor").exists()
+    assert config.exists() and "pipx" in config.read_text(encoding="utf-8")
+    assert any("another install" in line for line in lines)

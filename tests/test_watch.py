@@ -313,10 +313,13 @@ def test_a_vault_folder_gone_again_before_it_can_be_watched_is_tried_again(
 
 def test_a_batch_another_process_indexed_first_is_not_logged_as_nothing_done() -> None:
     """A bug hunt: "re-indexed: 0 added, 0 updated, 0 deleted; changed: a.md, b.md" read as a watcher
-    that missed the pages just saved; a fresh `krouter ask` had indexed them first."""
+    that missed the pages just saved; a fresh `krouter ask` had indexed them first (or the save kept
+    the text: a cold review)."""
     from krouter.index.refresh import RefreshStats
     from krouter.ops.watch import describe
 
     line = describe(RefreshStats(unchanged=3), {"b.md", "a.md"})
-    assert line == "already up to date (another krouter process indexed it first); changed: a.md, b.md"
+    assert line == "index already up to date for: a.md, b.md"
+    # A touch or a save of the same text is no other process's doing; a whole-vault look is no ".".
+    assert describe(RefreshStats(unchanged=3), {"."}) == "index already up to date for: the whole vault"
     assert describe(RefreshStats(added=1, seconds=0.05), {"a.md"}).startswith("re-indexed: 1 added")

@@ -17,7 +17,7 @@ from typing import Any
 
 from krouter.atomic import atomic_write
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.templates import fenced_lines
+from krouter.vault.templates import closed_fenced_lines
 
 BEGIN = "<!-- krouter:begin (managed by `krouter setup`; edits inside are replaced) -->"
 END = "<!-- krouter:end -->"
@@ -78,11 +78,7 @@ def with_block(path: Path, old: str | None, snippet: str) -> str:
     block = nl.join([BEGIN, *snippet.rstrip().split("\n"), END]) + nl
     if not old:
         return block
-    # A marker inside a code block is the user's example of one, not KRouter's block (a bug hunt: an
-    # onboarding page showing the block had its example replaced).
-    fenced = fenced_lines(old.split("\n"))
-    begins = [m for m in _BEGIN_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
-    ends = [m for m in _END_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
+    begins, ends = _markers(old)
     if not begins and not ends:
         # One blank line between the user's text and the block.
         sep = "" if old.endswith(nl * 2) else nl if old.endswith("\n") else nl * 2
@@ -100,9 +96,7 @@ def without_block(path: Path, old: str) -> str | None:
     """``old`` with KRouter's marked block taken out, the blank line ``with_block`` put before an
     appended one too; None when there is no block. Markers that do not pair up are refused, as
     ``with_block`` refuses them."""
-    fenced = fenced_lines(old.split("\n"))
-    begins = [m for m in _BEGIN_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
-    ends = [m for m in _END_LINE.finditer(old) if old.count("\n", 0, m.start()) not in fenced]
+    begins, ends = _markers(old)
     if not begins and not ends:
         return None
     if len(begins) != 1 or len(ends) != 1 or ends[0].start() < begins[0].end():
@@ -114,11 +108,25 @@ def without_block(path: Path, old: str) -> str | None:
     after = old[end:]
     after = after[2:] if after.startswith("\r\n") else after[1:] if after.startswith("\n") else after
     before = old[:start]
-    nl = "\r\n" if before.endswith("\r\n") else "\n"
-    # The blank line setup put before the block goes with it, when nothing or another blank line follows.
+    nl = "\r\n" if "\r\n" in old else "\n"
+    # The blank line setup put before the block goes with it, when nothing or another blank line follows;
+    # a block that opens the file takes the blank line after it.
     if before.endswith(nl * 2) and (not after or after.startswith(nl)):
         before = before[: -len(nl)]
+    elif not before and after.startswith(nl):
+        after = after[len(nl) :]
     return before + after
+
+
+def _markers(text: str) -> tuple[list[re.Match[str]], list[re.Match[str]]]:
+    """KRouter's begin and end marker lines in ``text``. A marker inside a code block is the user's
+    example of one (a bug hunt: an onboarding page showing the block had its example replaced); not
+    one after a fence the user never closed, where setup appended its block (a cold review: the block
+    was then found nowhere, and appended again on every run)."""
+    fenced = closed_fenced_lines(text.split("\n"))
+    begins = [m for m in _BEGIN_LINE.finditer(text) if text.count("\n", 0, m.start()) not in fenced]
+    ends = [m for m in _END_LINE.finditer(text) if text.count("\n", 0, m.start()) not in fenced]
+    return begins, ends
 
 
 def without_mcp_entry(path: Path, old: str) -> str | None:

@@ -2,23 +2,31 @@
 
 KRouter's block leaves CLAUDE.md / AGENTS.md (every other byte kept; a file left empty goes), the
 ``krouter`` server leaves the project's MCP config (a config naming nothing else goes), and KRouter's
-own files (the Claude Code skill, the Cursor rule) are deleted. As with ``--write``, every change is
-worked out before any is made: a file that cannot be edited safely stops the command with nothing
-changed. What setup only printed (Codex's global config, the recall hook) is named for the user to
-remove, since KRouter never wrote it.
+own files (the Claude Code skill, the Cursor rule) are deleted unless the user edited them. As with
+``--write``, every change is worked out and checked before any is made (a read-only file, a folder that
+is a link or cannot be written): a file that cannot be edited safely stops the command with nothing
+changed. The MCP config, which starts krouter, goes first. What setup only printed (Codex's global
+config, the recall hook) is named for the user to remove, since KRouter never wrote it.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 from krouter import config
 from krouter.agents import project_files
-from krouter.agents.setup import WRITTEN_RECORD, Agent, plan
+from krouter.agents.project_files import ProjectFileError
+from krouter.agents.setup import WRITTEN_RECORD, Agent, agent_doc, plan
 from krouter.atomic import atomic_write
+
+# The order changes are made in: what starts krouter first, so that a failure part-way (a disk error)
+# leaves no agent starting a krouter that is about to go.
+_ORDER = {"mcp-json": 0, "block": 1, "file": 2}
 
 
 class _Removal(NamedTuple):
@@ -29,37 +37,51 @@ class _Removal(NamedTuple):
     new: str
 
 
-def uninstall(agent: Agent, project: Path, echo: Callable[[str], None] = lambda line: None) -> list[str]:
+def uninstall(
+    agent: Agent,
+    project: Path,
+    echo: Callable[[str], None] = lambda line: None,
+    *,
+    venv: Path | None = None,
+) -> list[str]:
     """Remove KRouter's part for ``agent`` from ``project``; returns one line per item saying what
     happened, each also given to ``echo`` as it happens. Raises ProjectFileError (nothing changed)
-    when a file cannot be edited safely."""
-    items: list[_Removal | str] = []
+    when a file cannot be edited safely. With ``venv``, a project whose MCP config starts a krouter
+    from elsewhere (another install) is left as it is, and said so."""
+    items: list[tuple[int, _Removal | str]] = []
     clean: list[Path] = []  # files that hold nothing of KRouter's (any more): the record forgets them
     for kind, rel, _content in plan(agent, None):
         if kind == "print":
-            items.append(_printed_note(rel))
+            items.append((3, _printed_note(rel)))
             continue
         path = project / rel
         old = project_files.read(path)
         if old is None:
-            items.append(f"not there: {rel}")
+            items.append((3, f"not there: {rel}"))
             continue
+        if kind == "mcp-json" and venv is not None and (other := _started_elsewhere(old, venv)):
+            line = f"left as it is: {rel} starts another install's krouter ({other})"
+            echo(line)
+            return [line]
         if kind == "block":
             new = project_files.without_block(path, old)
         elif kind == "mcp-json":
             new = project_files.without_mcp_entry(path, old)
-        else:
+        elif _own_file(rel, old):
             new = ""
+        else:
+            # The user's own lines in KRouter's skill or rule: kept, as everything outside its part is.
+            items.append((3, f"left: {rel} (it differs from KRouter's: edited by hand?); delete it yourself"))
+            continue
         if new is None:
-            items.append(f"nothing of KRouter's in {rel}")
+            items.append((3, f"nothing of KRouter's in {rel}"))
             clean.append(path.absolute())
             continue
-        if _kept(path, new):
-            project_files.check_writable(path)
-        items.append(_Removal(rel, path, new))
+        _check(path, new, project)
+        items.append((_ORDER[kind], _Removal(rel, path, new)))
     report: list[str] = []
     try:
-        for item in items:
+        for _, item in sorted(items, key=lambda pair: pair[0]):
             if isinstance(item, str):
                 line = item
             elif _kept(item.path, item.new):
@@ -68,9 +90,9 @@ def uninstall(agent: Agent, project: Path, echo: Callable[[str], None] = lambda 
                 clean.append(item.path.absolute())
             else:
                 item.path.unlink()
+                clean.append(item.path.absolute())
                 _remove_empty_folders(item.path.parent, project)
                 line = f"removed: {item.label}"
-                clean.append(item.path.absolute())
             report.append(line)
             echo(line)
     finally:
@@ -84,6 +106,51 @@ def _kept(path: Path, new: str) -> bool:
     return bool(new.strip()) or path.is_symlink()
 
 
+def _check(path: Path, new: str, project: Path) -> None:
+    """Refuse, before anything changes, what could not be done safely: a read-only or hard-linked file
+    (as --write refuses it), a file to delete in a folder that cannot be written, or one reached
+    through a linked folder (its files are someone else's: a dotfiles checkout)."""
+    project_files.check_writable(path)
+    if _kept(path, new):
+        return
+    folder = path.parent
+    while folder != project and project in folder.parents:
+        if folder.is_symlink():
+            raise ProjectFileError(f"{path}: its folder {folder} is a link; remove KRouter's file by hand")
+        folder = folder.parent
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise ProjectFileError(f"{path}: its folder cannot be written; nothing was changed")
+
+
+def _own_file(rel: str, text: str) -> bool:
+    """Whether KRouter's own skill or rule file is as setup writes it: its snippet, then at most the
+    paragraph naming the vault."""
+    doc = agent_doc(Path(rel).name).rstrip("\n") + "\n"
+    rest = text[len(doc) :] if text.startswith(doc) else None
+    return rest is not None and (
+        rest == "" or re.fullmatch(r"\n\*\*This project's vault:\*\*[^\n]*\n", rest) is not None
+    )
+
+
+def _started_elsewhere(old: str, venv: Path) -> str | None:
+    """The command of the project's krouter MCP server when it is not inside ``venv``; None when it is
+    (or there is none, or the file cannot be read as JSON: the removal says why)."""
+    import json
+
+    try:
+        entry = json.loads(old).get("mcpServers", {}).get("krouter")
+    except (ValueError, AttributeError):
+        return None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    if not isinstance(command, str):
+        return None
+    # The venv's python is a link out of it; ~/.local/bin/krouter is a link into it.
+    path = Path(command)
+    if path.is_relative_to(venv) or path.resolve().is_relative_to(venv.resolve()):
+        return None
+    return command
+
+
 def _printed_note(label: str) -> str:
     """What the user may have copied by hand from setup's printed part, to remove the same way."""
     if "codex" in label:
@@ -93,9 +160,15 @@ def _printed_note(label: str) -> str:
 
 def _remove_empty_folders(folder: Path, project: Path) -> None:
     """Remove the folders setup made for KRouter's file (``.claude/skills/krouter``) that are empty now,
-    up to the project; a folder holding anything stays."""
-    while folder != project and project in folder.parents and not any(folder.iterdir()):
-        folder.rmdir()
+    up to the project; a folder holding anything stays, and one that will not go is left (the file is
+    gone all the same)."""
+    while folder != project and project in folder.parents and not folder.is_symlink():
+        try:
+            if any(folder.iterdir()):
+                return
+            folder.rmdir()
+        except OSError:
+            return
         folder = folder.parent
 
 
@@ -116,7 +189,8 @@ def forget_written(paths: list[Path]) -> None:
 
 def recorded_projects() -> list[tuple[Agent, Path]]:
     """(agent, project) for every file the record says ``setup --write`` wrote and that is still there,
-    told by where the file sits (``CLAUDE.md``: Claude Code, ``.cursor/mcp.json``: Cursor), in order."""
+    told by where the file sits (``CLAUDE.md``: Claude Code, ``.cursor/mcp.json``: Cursor), in order.
+    A recorded file that is gone is dropped from the record."""
     record = config.state_dir() / WRITTEN_RECORD
     try:
         lines = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
@@ -130,17 +204,18 @@ def recorded_projects() -> list[tuple[Agent, Path]]:
                     project = Path(line[: -len(rel) - 1])
                     if project.is_dir() and Path(line).exists():
                         found[(agent, project)] = None
+    forget_written([Path(line) for line in lines if not Path(line).exists()])
     return list(found)
 
 
-def uninstall_recorded(echo: Callable[[str], None]) -> int:
-    """``setup --uninstall`` in every project the record names (what ``install.sh --uninstall`` runs
-    before removing the venv those configs start); returns how many projects could not be cleaned
-    (each named, with why, for the user to finish by hand)."""
+def uninstall_recorded(echo: Callable[[str], None], venv: Path) -> int:
+    """``setup --uninstall`` in every project the record names, for the krouter of ``venv`` (what
+    ``install.sh --uninstall`` runs before removing that venv); returns how many projects could not be
+    cleaned (each named, with why, for the user to finish by hand)."""
     failed = 0
     for agent, project in recorded_projects():
         try:
-            uninstall(agent, project, echo=lambda line, p=project: echo(f"{p}: {line}"))
+            uninstall(agent, project, echo=lambda line, p=project: echo(f"{p}: {line}"), venv=venv)
         except (ValueError, OSError) as exc:
             failed += 1
             echo(f"{project}: left as it is ({agent}): {exc}")
@@ -148,6 +223,4 @@ def uninstall_recorded(echo: Callable[[str], None]) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
-    sys.exit(1 if uninstall_recorded(print) else 0)
+    sys.exit(1 if uninstall_recorded(print, Path(sys.prefix)) else 0)

@@ -43,12 +43,13 @@ SETTINGS_RETRY_S = 1.0
 
 def describe(stats: RefreshStats, changed: set[str]) -> str:
     """One log line for a refresh: counts, time, and the paths the events named."""
-    names = sorted(changed)
+    names = sorted("the whole vault" if name == "." else name for name in changed)
     shown = ", ".join(names[:8]) + (f" (+{len(names) - 8} more)" if len(names) > 8 else "")
     if not stats.changed:
         # "0 added, 0 updated" beside the pages just saved read as a watcher that missed them (a bug
-        # hunt): another krouter process (an ask, the MCP server) indexed them first.
-        return f"already up to date (another krouter process indexed it first); changed: {shown}"
+        # hunt): their text is as indexed (a touch, a save of the same text) or another krouter
+        # process indexed them first.
+        return f"index already up to date for: {shown}"
     return (
         f"re-indexed: {stats.added} added, {stats.updated} updated, {stats.deleted} deleted "
         f"({stats.seconds:.2f}s){'; changed: ' + shown if shown else ''}"

@@ -58,4 +58,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 44: a price said the spoken way (16块5) is also indexed as its number (16.5), as a question reads it.
 # 45: the verb a price is asked with (花多少钱, 交多少钱) is part of the frame, in triggers as in questions.
 # 46: the bound a quantity is asked within (以内, 之内, 以下, 以上, 左右) is a stop word.
-TOKENIZER_VERSION = "46"
+# 47: the verb of paying only as a word of its own (鲜花 keeps its 花), in triggers as in questions.
+TOKENIZER_VERSION = "47"

@@ -90,6 +90,18 @@ def fenced_lines(lines: list[str]) -> set[int]:
     return {i for first, last, _info in _fenced_blocks(lines) for i in range(first, last + 1)}
 
 
+def closed_fenced_lines(lines: list[str]) -> set[int]:
+    """The lines inside fenced code blocks that are closed: text after a fence never closed is not
+    counted as code (an appended part that a reader of the raw file sees as text)."""
+    # With one more line, a block never closed ends on it; a closed one ends before it.
+    return {
+        i
+        for first, last, _info in _fenced_blocks([*lines, ""])
+        if last < len(lines)
+        for i in range(first, last + 1)
+    }
+
+
 def _fenced_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
     """(first line, last line, info word) of each fenced code block, 0-based; a block never closed
     runs to the end, as Obsidian renders it."""
