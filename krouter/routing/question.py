@@ -69,7 +69,7 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
     n = t.n_pages
     asked = asked_words(question, index, t)
     names = _pinyin_names(asked, question, index) if t.has_han else {}
-    measures = other_spellings(asked, question, english_terms)
+    measures = other_spellings(asked, question)
     for i, qt in enumerate(asked):
         terms: tuple[str, ...] = (qt.term,)
         rows = _holding(index, terms)

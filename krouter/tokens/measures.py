@@ -1,20 +1,15 @@
-"""A number and its unit, glued (5kg, 10GB) or apart (5 kg, 10 GB, 5 公斤), as one word: "how much to ship
-a 5 kg parcel" named '5' and 'kg' words "the vault never mentions" on the page stating "Parcels up to 5kg"
-(D211), which the index holds as one word.
+"""A number and its unit written apart (5 kg, 10 GB, 5 公斤) reach a page that writes them glued (5kg,
+10GB), which the index holds as one word: "how much to ship a 5 kg parcel" named '5' and 'kg' words "the
+vault never mentions" on the page stating "Parcels up to 5kg" (D211).
 
-A page's quantity written apart is also indexed glued (``glued_quantities``), and a question's is also
-looked up glued (``other_spellings``): both match side by side only. A glued question word looked for as
-its number and its unit anywhere on a page found "5kg" in "30 kg … within 5 days" (a cold review)."""
+Only that way round. A glued question word (10GB) is not looked for as its number and unit apart: a page
+holds those as two words anywhere, not side by side, and "30 kg … within 5 days" held "5kg" that way (a
+cold review)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
 from krouter.lazy_pattern import lazy_pattern
-
-if TYPE_CHECKING:
-    from krouter.tokens.terms import QueryTerm
+from krouter.tokens.terms import QueryTerm, english_terms
 
 # A number and a unit of at most four letters (kg, GB, ms, hrs, mins): longer words after a number are
 # what is counted (5 parcels), not its unit. A number right after a Han character counts (寄5 kg).
@@ -26,28 +21,14 @@ _CHINESE_UNITS = {"公斤": "kg", "千克": "kg", "公里": "km", "厘米": "cm"
 _APART_ZH = lazy_pattern(rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*({'|'.join(_CHINESE_UNITS)})")
 
 
-def _apart(text: str) -> list[tuple[str, str, str]]:
-    """(number, unit as written, unit as a symbol) of each quantity written apart in ``text``."""
-    pairs = [(n, u, u) for n, u in _APART.findall(text) if u.lower() not in _NOT_UNITS]
-    return pairs + [(n, u, _CHINESE_UNITS[u]) for n, u in _APART_ZH.findall(text)]
-
-
-def glued_quantities(text: str, word_terms: Callable[[str], str | None]) -> list[str]:
-    """The glued index term (``word_terms`` of "5kg") of each quantity ``text`` writes apart (5 kg, 5公斤):
-    a page's second reading, beside its two words."""
-    if not any(c.isdigit() for c in text):
-        return []
-    return [term for number, _, unit in _apart(text) if (term := word_terms(number + unit))]
-
-
-def other_spellings(
-    asked: list[QueryTerm], question: str, english_terms: Callable[[str], list[str]]
-) -> dict[int, list[tuple[str, ...]]]:
+def other_spellings(asked: list[QueryTerm], question: str) -> dict[int, list[tuple[str, ...]]]:
     """Per question term (by index), the glued word a page holds for a number and the unit the question
     writes after it apart: a route of each of the two."""
     out: dict[int, list[tuple[str, ...]]] = {}
     at = {qt.term: i for i, qt in enumerate(asked)}
-    for number, written, unit in _apart(question):
+    pairs = [(n, u, u) for n, u in _APART.findall(question) if u.lower() not in _NOT_UNITS]
+    pairs += [(n, u, _CHINESE_UNITS[u]) for n, u in _APART_ZH.findall(question)]
+    for number, written, unit in pairs:
         glued = english_terms(number + unit)
         unit_term = english_terms(written)[:1] or ([written] if written in _CHINESE_UNITS else [])
         if len(glued) != 1 or not unit_term:

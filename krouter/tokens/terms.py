@@ -28,7 +28,6 @@ from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.dates import DATE, date_terms, split_dates
 from krouter.tokens.grouped_numbers import as_digits, grouped_numbers, magnitude_numbers
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
-from krouter.tokens.measures import glued_quantities
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
@@ -229,8 +228,6 @@ def index_terms(text: str) -> list[str]:
     amounts += _identifiers(norm)
     amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs)
     amounts += [] if written.isascii() else written_terms(written)
-    # 5 kg (and 5公斤) also as the 5kg a question may write glued.
-    amounts += glued_quantities(norm, _word_terms)
     if "块" in norm:
         # 16块5 is 16.5 (yuan), as a question's is read (question_frames): the page wrote it, and "the
         # question names '16.5', which no page mentions" refused the page that did (a bug hunt).
