@@ -11,6 +11,7 @@ config, the recall hook) is named for the user to remove, since KRouter never wr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -135,8 +136,6 @@ def _own_file(rel: str, text: str) -> bool:
 def _started_elsewhere(old: str, venv: Path) -> str | None:
     """The command of the project's krouter MCP server when it is not inside ``venv``; None when it is
     (or there is none, or the file cannot be read as JSON: the removal says why)."""
-    import json
-
     try:
         entry = json.loads(old).get("mcpServers", {}).get("krouter")
     except (ValueError, AttributeError):
