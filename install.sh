@@ -168,16 +168,17 @@ if [ "$UNINSTALL" = 1 ]; then
 		pkill -f "^$venv_re/bin/python[0-9.]* [^ ]*krouter watch( |\$)" 2>/dev/null; then
 		say "stopped the krouter watch running from $VENV"
 	fi
+	# What `krouter setup --write` put into projects starts krouter from this venv: taken out while the
+	# venv (and the link a config may name) can still do it, each file edited as `krouter setup AGENT
+	# --uninstall` edits it (every byte outside KRouter's part kept); a file it cannot edit safely, and a
+	# project another install's krouter starts, are named and left.
+	if [ -x "$VENV/bin/python" ] && [ -s "$STATE_DIR/agent_configs.txt" ]; then
+		"$VENV/bin/python" -m krouter.agents.removal || warn "some agent configs were left; see above"
+	fi
 	# Only our own link: a krouter installed some other way is not ours to remove.
 	if [ -L "$LINK" ] && [ "$(readlink "$LINK")" = "$VENV/bin/krouter" ]; then
 		rm -f "$LINK"
 		say "removed $LINK"
-	fi
-	# What `krouter setup --write` put into projects starts krouter from this venv: taken out while
-	# the venv can still do it, each file edited as `krouter setup AGENT --uninstall` edits it (every
-	# byte outside KRouter's part kept); a file it cannot edit safely is named and left.
-	if [ -x "$VENV/bin/python" ] && [ -s "$STATE_DIR/agent_configs.txt" ]; then
-		"$VENV/bin/python" -m krouter.agents.removal || warn "some agent configs were left; see above"
 	fi
 	if [ -d "$VENV" ]; then
 		rm -rf "$VENV"
@@ -186,10 +187,10 @@ if [ "$UNINSTALL" = 1 ]; then
 	rmdir "$DATA_DIR" 2>/dev/null || true
 	# The indexes hold the words of private notes; they are rebuilt on demand, so they never need keeping.
 	remove_dir "$CACHE_DIR" "indexes and jieba cache, rebuildable"
-	# Files `krouter setup --write` wrote (.mcp.json, CLAUDE.md, ...) start krouter from the venv just
-	# removed: list them before the state dir that records them may go.
+	# Files `krouter setup --write` wrote (.mcp.json, CLAUDE.md, ...) that the removal above left: listed
+	# before the state dir that records them may go.
 	if [ -s "$STATE_DIR/agent_configs.txt" ]; then
-		say "agent configs that may still start krouter; remove its entry or block from each by hand:"
+		say "agent configs KRouter wrote that were left (another install's, or not safe to edit; see above):"
 		while IFS= read -r written; do
 			if [ -e "$written" ]; then say "  $written"; fi
 		done <"$STATE_DIR/agent_configs.txt"

@@ -319,9 +319,13 @@ def test_the_unit_a_price_is_asked_per_is_the_unit_alone(tmp_path: Path) -> None
     assert _terms("主库每个月花多少钱") == ["主库", "月"]
     assert _terms("每月支付多少钱") == ["月"]
     assert _terms("提交了多少钱") == ["提交"]
-    # Not the end of a noun (a cold review: 鲜花 read as 鲜, 公交 as 公).
-    for noun in ("鲜花", "烟花", "公交", "西兰花", "成交", "交付", "鮮花"):
+    # Not the end of a noun (a cold review: 鲜花 read as 鲜, 公交 as 公), and after any noun (a second:
+    # 房租交多少钱 kept 交, "a word the vault never contains").
+    for noun in ("鲜花", "烟花", "公交", "西兰花", "成交", "交付", "鮮花", "天花"):
         assert _terms(f"{noun}多少钱") == [noun], noun
+    assert _terms("房租交多少钱") == ["房租"]
+    assert _terms("装修花了多少钱") == ["装修"]
+    assert _terms("公司付多少钱") == ["公司"]
     assert "一套" in _terms("一套内衬多少钱")
     assert "唯一" in _terms("唯一套多少钱")
     vault = write(
@@ -395,6 +399,8 @@ def test_a_price_said_the_spoken_way_is_a_price(tmp_path: Path) -> None:
             # A time word that is not what is paid per counts things (a cold review: cited at 100%).
             "行政/白板.md": "# 白板\n\n会议室白板擦每个月坏 2 块。\n",
             "行政/电池.md": "# 电池\n\n笔记本电池一年换 3 块。\n",
+            # A month's name and an ordinal are no time paid per (a second cold review).
+            "行政/鼠标.md": "# 鼠标\n\n会议室鼠标十一月 8 块。\n",
         },
     )
     with Router(vault) as router:
@@ -409,7 +415,7 @@ def test_a_price_said_the_spoken_way_is_a_price(tmp_path: Path) -> None:
             assert receipt.decision == "cite", (question, receipt.reason)
             assert receipt.top is not None and receipt.top.path == page, question
         _refused_for_the_price(router, ("工位显示器多少钱", "服务器硬盘多少钱", "NAS 硬盘多少钱？"))
-        _refused_for_the_price(router, ("白板擦多少钱", "笔记本电池多少钱"))
+        _refused_for_the_price(router, ("白板擦多少钱", "笔记本电池多少钱", "会议室鼠标多少钱"))
 
 
 def test_a_count_or_another_word_is_no_price(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -226,3 +227,68 @@ def test_the_installer_leaves_a_project_another_install_starts(
     assert not (mine / ".cursor").exists()
     assert config.exists() and "pipx" in config.read_text(encoding="utf-8")
     assert any("another install" in line for line in lines)
+
+
+def test_a_codex_project_another_install_wrote_is_left(tmp_path: Path, vault: Path) -> None:
+    """A second cold review: the installer spared another install's .mcp.json, not its AGENTS.md block,
+    which names the krouter the agent's shell runs (here this test's interpreter, no venv of ours)."""
+    from krouter.agents.removal import uninstall_recorded
+
+    project = tmp_path / "theirs"
+    project.mkdir()
+    assert _setup(project, "codex", "--vault", str(vault), "--write")[0] == 0
+    agents = project / "AGENTS.md"
+    before = agents.read_bytes()
+    lines: list[str] = []
+    uninstall_recorded(lines.append, tmp_path / "my-venv")
+    assert agents.read_bytes() == before
+    assert any("AGENTS.md starts another install's krouter" in line for line in lines), lines
+
+
+def test_a_skill_file_that_is_a_link_is_not_emptied(tmp_path: Path, vault: Path) -> None:
+    """A second cold review: a SKILL.md linked into a dotfiles folder was truncated to nothing."""
+    project = tmp_path / "project"
+    project.mkdir()
+    assert _setup(project, "claude-code", "--vault", str(vault), "--write")[0] == 0
+    skill = project / ".claude/skills/krouter/SKILL.md"
+    dotfile = tmp_path / "dotfiles-SKILL.md"
+    skill.rename(dotfile)
+    skill.symlink_to(dotfile)
+    before = {**_files(project), "dotfile": dotfile.read_bytes()}
+    code, out = _setup(project, "claude-code", "--uninstall")
+    assert code == 1 and "is a link" in out, out
+    assert {**_files(project), "dotfile": dotfile.read_bytes()} == before
+
+
+def test_the_mcp_config_goes_first(tmp_path: Path, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What starts krouter is changed before anything else: a failure part-way (a disk error) leaves no
+    agent starting a krouter about to be removed."""
+    from krouter.agents import project_files
+    from krouter.agents.removal import uninstall
+    from krouter.agents.setup import Agent
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("# Rules\n", encoding="utf-8")
+    assert _setup(project, "claude-code", "--vault", str(vault), "--write")[0] == 0
+
+    def disk_full(path: Path, text: str) -> None:
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(project_files, "write", disk_full)
+    with pytest.raises(OSError):
+        uninstall(Agent.claude_code, project)
+    assert not (project / ".mcp.json").exists()
+    assert BEGIN in (project / "CLAUDE.md").read_text(encoding="utf-8")
+
+
+def test_recorded_files_that_are_gone_leave_the_record(tmp_path: Path, vault: Path) -> None:
+    from krouter.agents.removal import recorded_projects
+
+    project = tmp_path / "project"
+    project.mkdir()
+    assert _setup(project, "cursor", "--vault", str(vault), "--write")[0] == 0
+    shutil.rmtree(project)
+    assert recorded_projects() == []
+    record = state_dir() / WRITTEN_RECORD
+    assert "project" not in record.read_text(encoding="utf-8")

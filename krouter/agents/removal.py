@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -60,7 +62,7 @@ def uninstall(
         if old is None:
             items.append((3, f"not there: {rel}"))
             continue
-        if kind == "mcp-json" and venv is not None and (other := _started_elsewhere(old, venv)):
+        if venv is not None and (other := _started_elsewhere(kind, old, venv)):
             line = f"left as it is: {rel} starts another install's krouter ({other})"
             echo(line)
             return [line]
@@ -72,13 +74,18 @@ def uninstall(
             new = ""
         else:
             # The user's own lines in KRouter's skill or rule: kept, as everything outside its part is.
-            items.append((3, f"left: {rel} (it differs from KRouter's: edited by hand?); delete it yourself"))
+            items.append(
+                (
+                    3,
+                    f"left: {rel} (it differs from this KRouter's: edited by hand, or another version's); delete it yourself",
+                )
+            )
             continue
         if new is None:
             items.append((3, f"nothing of KRouter's in {rel}"))
             clean.append(path.absolute())
             continue
-        _check(path, new, project)
+        _check(path, new, project, own=kind == "file")
         items.append((_ORDER[kind], _Removal(rel, path, new)))
     report: list[str] = []
     try:
@@ -107,12 +114,21 @@ def _kept(path: Path, new: str) -> bool:
     return bool(new.strip()) or path.is_symlink()
 
 
-def _check(path: Path, new: str, project: Path) -> None:
+def _check(path: Path, new: str, project: Path, own: bool) -> None:
     """Refuse, before anything changes, what could not be done safely: a read-only or hard-linked file
-    (as --write refuses it), a file to delete in a folder that cannot be written, or one reached
-    through a linked folder (its files are someone else's: a dotfiles checkout)."""
+    (as --write refuses it), a file written back into a folder that cannot be written, a file to delete
+    in such a folder, and KRouter's ``own`` file reached through a link or a linked folder (its files
+    are someone else's: a dotfiles checkout)."""
     project_files.check_writable(path)
     if _kept(path, new):
+        if own:
+            # KRouter's own file linked from elsewhere (a dotfiles checkout): emptying it would empty theirs.
+            raise ProjectFileError(f"{path} is a link; remove KRouter's file by hand")
+        # An atomic write makes its temp file beside the file the link points to.
+        if not os.access(project_files.target(path).parent, os.W_OK | os.X_OK):
+            raise ProjectFileError(
+                f"{path}: the folder it is written in cannot be written; nothing was changed"
+            )
         return
     folder = path.parent
     while folder != project and project in folder.parents:
@@ -133,18 +149,31 @@ def _own_file(rel: str, text: str) -> bool:
     )
 
 
-def _started_elsewhere(old: str, venv: Path) -> str | None:
-    """The command of the project's krouter MCP server when it is not inside ``venv``; None when it is
-    (or there is none, or the file cannot be read as JSON: the removal says why)."""
-    try:
-        entry = json.loads(old).get("mcpServers", {}).get("krouter")
-    except (ValueError, AttributeError):
+def _started_elsewhere(kind: str, old: str, venv: Path) -> str | None:
+    """The krouter command a project file starts when it is not ``venv``'s: the MCP config's server, or
+    the command a Codex block tells the agent's shell to run (a venv's path when krouter was on no PATH,
+    else the bare ``krouter`` the PATH finds); None when it is ``venv``'s, or for a file that names none
+    (a file that cannot be read as JSON: the removal says why)."""
+    if kind == "mcp-json":
+        try:
+            entry = json.loads(old).get("mcpServers", {}).get("krouter")
+        except (ValueError, AttributeError):
+            return None
+        command = entry.get("command") if isinstance(entry, dict) else None
+        if not isinstance(command, str):
+            return None
+    elif kind == "block" and (m := re.search(r"run it as `([^`]+)`", old)):
+        command = shlex.split(m[1])[0] if m[1].strip() else "krouter"
+    elif kind == "block":
+        command = "krouter"
+    else:
         return None
-    command = entry.get("command") if isinstance(entry, dict) else None
-    if not isinstance(command, str):
-        return None
-    # The venv's python is a link out of it; ~/.local/bin/krouter is a link into it.
-    path = Path(command)
+    # A bare name is what the PATH finds; the venv's python is a link out of it, ~/.local/bin/krouter one
+    # into it.
+    found = shutil.which(command) if "/" not in command else command
+    if found is None:
+        return command
+    path = Path(found)
     if path.is_relative_to(venv) or path.resolve().is_relative_to(venv.resolve()):
         return None
     return command

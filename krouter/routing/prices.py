@@ -95,8 +95,10 @@ _SPOKEN_YUAN = lazy_pattern(rf"\d\s*块{_CLAUSE_END}")
 _PAID_WORDS = lazy_pattern(
     r"补贴|津贴|补助|费|价|租|工资|薪|奖金|押金|定金|报销|预算|成本|收入|花了|付了|一人"
 )
+# Not the 一 of a date or an ordinal (十一月, 同一天, 第一年: a cold review).
 _PER_TIME = lazy_pattern(
-    rf"(?:(?:一|每一?)个?(?:月|年|季度?|晚|天|周|星期|礼拜)|包月|包年)\s*[:：]?\s*\d[\d.,]*\s*块{_CLAUSE_END}",
+    r"(?:(?:(?<![第同十\d一二三四五六七八九〇零两])一|每一?)个?(?:月|年|季度?|晚|天|周|星期|礼拜)|包月|包年)"
+    rf"\s*[:：]?\s*\d[\d.,]*\s*块{_CLAUSE_END}",
     re.M,
 )
 

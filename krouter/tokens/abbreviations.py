@@ -1,6 +1,6 @@
 """Common English abbreviations of a software team's notes: "db" reaches a page that says "database",
 "PR" one that says "pull request", and a one-word long form its abbreviation ("database" → "db"); the
-units of weight and distance too ("kilo" → "kg").
+units of weight and distance too ("kilogram" → "kg").
 
 A closed, general table (not words of any one vault), used like a dictionary translation: a route the
 question word may match through, at the translation's half weight, shown in the receipt as db→database.
@@ -34,9 +34,8 @@ _PAIRS = (
     ("js", "javascript"),
     ("pwd", "password"),
     ("acct", "account"),
-    # Units said in words where notes write the symbol ("the first kilo" of a page's "首重 1kg"; D211).
-    ("kg", "kilo"),
-    ("kg", "kilos"),
+    # Units said in words where notes write the symbol ("how many kilograms" of a page's "30 kg"). Not
+    # "kilo", which names projects and call signs as often ("project kilo": a cold review).
     ("kg", "kilogram"),
     ("kg", "kilograms"),
     ("km", "kilometre"),
@@ -63,8 +62,8 @@ def _table() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
 
 
 def _add(table: dict[str, list[tuple[str, tuple[str, ...]]]], word: str, other: str) -> None:
-    """``other`` as a route of ``word``, unless a form with the same index terms is one already (kilo and
-    kilos both stem to kilo: one route)."""
+    """``other`` as a route of ``word``, unless a form with the same index terms is one already (kilogram
+    and kilograms both stem to kilogram: one route)."""
     routes = table.setdefault(word, [])
     terms = _terms(other)
     if all(t != terms for _, t in routes):

@@ -130,19 +130,15 @@ _POINTING = lazy_pattern(rf"[这那][{_POINTING_MEASURES}]$")
 # page lacks (一套 translated as "collection"). Read as the unit alone. Not the 一 of 唯一, 统一, 第一, nor of
 # a number or a day (十一天, 二十一个月, 周一晚, 星期一, 初一: two cold reviews), and after the frame only
 # where the question ends there (多少钱一次性买断 keeps 一次性; 多少钱一天内能到 keeps 一天内). The verb of
-# paying it is asked with (每个月花多少钱, 一年交多少钱, 支付多少钱, 付了几块钱) goes with it, as English's "pay" does: the
-# page states the amount, not the verb, and 花 was "a word the vault never contains".
+# paying it is asked with goes too, once the segmenter has cut it out as a word (``paid``).
 _PRICE_UNIT = (
     r"(?:个月|個月|小时|小時|公斤|千克|平米"
     r"|[个個件套台臺只隻张張块塊斤克吨噸条條份箱盒包瓶支片双雙对對本次天晚夜周週月年位人间間辆輛趟单單])"
 )
 _PRICE_ASKED = lazy_pattern(
     rf"(?:(?<![第唯统統同万萬十百千零〇两兩二三四五六七八九\d周週期拜初])[一每]\s*(?P<before>{_PRICE_UNIT})\s*"
-    r"(?:要|得|是|卖|賣|收)?\s*)?"
-    # The verb only as a word of its own: where the question starts or a clause does, or after a modal, an
-    # adverb, a pronoun's 们, a 了 or a time it is paid per (每个月花, 还要交, 我们付了); not the end of a noun
-    # (鲜花, 烟花, 公交, 成交, 交付: a cold review).
-    r"(?:(?<![^\s，,。？?！!：:；;、要得需会能还都就才共们了月年天周次人])(?:支付|[花交付掏])了?\s*)?"
+    # ... with the verb it is paid with between (每个月花多少钱, 一年交多少钱).
+    r"(?:要|得|是|卖|賣|收|花|交|付|掏|支付)?\s*)?"
     rf"(?<![没沒])(?:多少|[几幾][百千]?)\s*[块塊]?\s*[钱錢](?!包)"
     rf"(?:\s*[一每]\s*(?P<after>{_PRICE_UNIT})(?=\s*[吗嗎呢吧啊呀]?\s*(?:[？?，,。.!！;；…~～]|$)))?"
 )
@@ -301,6 +297,32 @@ def without_frames(text: str) -> str:
 def verb_asked_once(run: str) -> str:
     """A Han run with its A-not-A questions (来不来, 收不收钱) read as the verb asked about once."""
     return _A_NOT_A.sub(_asked_once, run)
+
+
+# The verbs of paying a price question asks with (每个月花多少钱, 房租交多少钱, 支付多少钱, 付了几块钱): the page
+# states the amount, not the verb ("花" was "a word the vault never contains"), as English's "pay" is
+# blanked. Only as the segmenter's own word right before the frame's 多少: the end of a noun (鲜花, 公交,
+# 成交, 交付) stays whole (a cold review of a pattern over the text, which cut them).
+_PAYING = frozenset(("花", "交", "付", "掏", "支付", "花掉", "交了", "付了", "花了"))
+
+
+def segmented(words: list[str]) -> list[str]:
+    """The segmenter's words of a question without its pointing words (``pointed``) and the verb of
+    paying a price is asked with (``paid``)."""
+    return paid(pointed(words))
+
+
+def paid(words: list[str]) -> list[str]:
+    """The segmenter's words without a verb of paying that asks a price (房租/交/多少: 交)."""
+    out: list[str] = []
+    for i, word in enumerate(words):
+        after = words[i + 1 : i + 3]
+        if after[:1] == ["了"]:
+            after = after[1:]
+        if word in _PAYING and after[:1] == ["多少"]:
+            continue
+        out.append(word)
+    return out
 
 
 def pointed(words: list[str]) -> list[str]:

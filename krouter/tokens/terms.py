@@ -30,7 +30,7 @@ from krouter.tokens.grouped_numbers import as_digits, grouped_numbers, magnitude
 from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
-from krouter.tokens.question_frames import asks_only, pointed, verb_asked_once, without_days, without_frames
+from krouter.tokens.question_frames import asks_only, segmented, verb_asked_once, without_days, without_frames
 from krouter.tokens.scripts import CJK, HAN, HAS_HANGUL, HAS_KANA, IS_CJK, ONLY_HAN, char_bigrams
 from krouter.tokens.stems import WRITTEN, stem, written_terms
 from krouter.tokens.stopwords import CHINESE, ENGLISH
@@ -386,7 +386,7 @@ def _run_pairs(
             if term:
                 yield run, term
         elif ONLY_HAN.match(run) and not japanese:
-            words = pointed(question_jieba().lcut(verb_asked_once(run), HMM=True))
+            words = segmented(question_jieba().lcut(verb_asked_once(run), HMM=True))
             if known is not None:
                 words = repair(words, known, reached)
             for word in words:
