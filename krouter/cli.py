@@ -344,8 +344,8 @@ def read(
         with exit_codes():
             try:
                 page, text = router.read_page(path)
-            except PageNotFound as exc:
-                raise PageNotFound(with_suggestions(str(exc), path, router.index.page_table())) from exc
+            except PageNotFound as e:
+                raise PageNotFound(with_suggestions(str(e), path, router.index.page_table(), vault)) from e
             note = router.resolve(page).replaced_note()
             try:
                 text = line_range(text, start_line, end_line, page)[0]

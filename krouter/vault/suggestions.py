@@ -18,9 +18,12 @@ def page_key(path: str) -> str:
     return key.removesuffix(".md")
 
 
-def with_suggestions(message: str, path: str, page_table: Sequence[tuple]) -> str:
+def with_suggestions(
+    message: str, path: str, page_table: Sequence[tuple], vault: Path | str | None = None
+) -> str:
     """``message`` (no page at PATH), plus the pages whose file name or title is what was typed: a
-    newcomer types a page's name ("王芳") where its vault-relative path ("People/王芳.md") is needed."""
+    newcomer types a page's name ("王芳") where its vault-relative path ("People/王芳.md") is needed. The
+    example command names the ``vault`` the user named, if any."""
 
     def key(text: str) -> str:
         # A macOS file name is decomposed (NFD), a typed name composed: compare them the same way.
@@ -42,6 +45,8 @@ def with_suggestions(message: str, path: str, page_table: Sequence[tuple]) -> st
     if not matches:
         return message
     shown = ", ".join(matches[:5]) + (f" (and {len(matches) - 5} more)" if len(matches) > 5 else "")
-    dashes = "-- " if matches[0].startswith("-") else ""  # not read as an option
-    example = f"krouter read {dashes}{shlex.quote(matches[0])}"
+    # Options before the path, and "--" before one that starts with a dash (not read as an option).
+    words = ["krouter", "read", *(["--vault", str(vault)] if vault is not None else [])]
+    words += ["--", matches[0]] if matches[0].startswith("-") else [matches[0]]
+    example = shlex.join(words)
     return f"{message}; did you mean {shown}? Pass the vault-relative path, e.g. {example}"
