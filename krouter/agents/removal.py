@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
 import shutil
 import sys
 from collections.abc import Callable
@@ -24,7 +22,7 @@ from typing import NamedTuple
 from krouter import config
 from krouter.agents import project_files
 from krouter.agents.project_files import ProjectFileError
-from krouter.agents.setup import WRITTEN_RECORD, Agent, agent_doc, plan
+from krouter.agents.setup import WRITTEN_RECORD, Agent, agent_doc, is_vault_note, noted_command, plan
 from krouter.atomic import atomic_write
 
 # The order changes are made in: what starts krouter first, so that a failure part-way (a disk error)
@@ -74,12 +72,8 @@ def uninstall(
             new = ""
         else:
             # The user's own lines in KRouter's skill or rule: kept, as everything outside its part is.
-            items.append(
-                (
-                    3,
-                    f"left: {rel} (it differs from this KRouter's: edited by hand, or another version's); delete it yourself",
-                )
-            )
+            why = "it differs from this KRouter's: edited by hand, or another version's"
+            items.append((3, f"left: {rel} ({why}); delete it yourself"))
             continue
         if new is None:
             items.append((3, f"nothing of KRouter's in {rel}"))
@@ -143,10 +137,7 @@ def _own_file(rel: str, text: str) -> bool:
     """Whether KRouter's own skill or rule file is as setup writes it: its snippet, then at most the
     paragraph naming the vault."""
     doc = agent_doc(Path(rel).name).rstrip("\n") + "\n"
-    rest = text[len(doc) :] if text.startswith(doc) else None
-    return rest is not None and (
-        rest == "" or re.fullmatch(r"\n\*\*This project's vault:\*\*[^\n]*\n", rest) is not None
-    )
+    return text.startswith(doc) and (text == doc or is_vault_note(text[len(doc) :]))
 
 
 def _started_elsewhere(kind: str, old: str, venv: Path) -> str | None:
@@ -162,10 +153,8 @@ def _started_elsewhere(kind: str, old: str, venv: Path) -> str | None:
         command = entry.get("command") if isinstance(entry, dict) else None
         if not isinstance(command, str):
             return None
-    elif kind == "block" and (m := re.search(r"run it as `([^`]+)`", old)):
-        command = shlex.split(m[1])[0] if m[1].strip() else "krouter"
     elif kind == "block":
-        command = "krouter"
+        command = noted_command(old)
     else:
         return None
     # A bare name is what the PATH finds; the venv's python is a link out of it, ~/.local/bin/krouter one
@@ -224,14 +213,14 @@ def recorded_projects() -> list[tuple[Agent, Path]]:
         lines = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
     except (OSError, UnicodeError):
         return []
+    # Where each agent's files sit in a project: worked out once, not per recorded line.
+    files = [(agent, rel) for agent in Agent for kind, rel, _ in plan(agent, None) if kind != "print"]
     found: dict[tuple[Agent, Path], None] = {}
     for line in lines:
-        for agent in Agent:
-            for kind, rel, _ in plan(agent, None):
-                if kind != "print" and line.endswith("/" + rel):
-                    project = Path(line[: -len(rel) - 1])
-                    if project.is_dir() and Path(line).exists():
-                        found[(agent, project)] = None
+        for agent, rel in files:
+            project = Path(line[: -len(rel) - 1])
+            if line.endswith("/" + rel) and project.is_dir() and Path(line).exists():
+                found[(agent, project)] = None
     forget_written([Path(line) for line in lines if not Path(line).exists()])
     return list(found)
 

@@ -111,6 +111,12 @@ def _apply(path: Path, edit: Callable[[str | None], str | None]) -> str:
     return "created" if old is None else "updated"
 
 
+# How the vault note starts, and how it names the command a venv install's shell runs: written here,
+# read back by ``is_vault_note`` and ``noted_command``.
+_NOTE_START = "\n**This project's vault:**"
+_RUN_AS = "run it as "
+
+
 def vault_note(vault: Path | None) -> str:
     """The paragraph that tells an agent which vault this project uses (shell commands need it too:
     without --vault they use the user's default vault, which may be another one)."""
@@ -122,12 +128,31 @@ def vault_note(vault: Path | None) -> str:
     run = (
         ""
         if words == ["krouter"]
-        else f" `krouter` is not on the shell's PATH: run it as `{shlex.join(words)}`."
+        else f" `krouter` is not on the shell's PATH: {_RUN_AS}`{shlex.join(words)}`."
     )
     return (
-        f"\n**This project's vault:** `{vault}`. The `krouter` MCP server uses it; in a shell, add "
+        f"{_NOTE_START} `{vault}`. The `krouter` MCP server uses it; in a shell, add "
         f"`{flag}` to every `krouter` command.{run}\n"
     )
+
+
+def is_vault_note(text: str) -> bool:
+    """Whether ``text`` is a paragraph ``vault_note`` writes (what follows KRouter's snippet in its own
+    files), for ``setup --uninstall`` to tell KRouter's file from one the user edited."""
+    return text.startswith(_NOTE_START) and text.endswith("\n") and text.count("\n") == 2
+
+
+def noted_command(text: str) -> str:
+    """The program of the krouter command the ``vault_note`` in ``text`` tells the agent's shell to run:
+    the one named after "run it as", else the bare ``krouter`` the PATH finds."""
+    at = text.find(_NOTE_START)
+    named = text.find(_RUN_AS + "`", at) if at != -1 else -1
+    if named == -1:
+        return "krouter"
+    start = named + len(_RUN_AS) + 1
+    end = text.find("`", start)
+    words = shlex.split(text[start:end]) if end != -1 else []
+    return words[0] if words else "krouter"
 
 
 def plan(agent: Agent, vault: Path | None) -> list[tuple[str, str, str]]:
