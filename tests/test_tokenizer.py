@@ -503,6 +503,28 @@ def test_common_abbreviations_reach_the_long_form_and_back(tmp_path: Path) -> No
     assert repo.top is not None and repo.decision == "cite" and repo.top.path == "Repo.md"
 
 
+def test_everyday_short_forms_reach_the_word_notes_write(tmp_path: Path) -> None:
+    """A bug hunt: "is the max parcel still 20kg?" named 'max' a word the vault never mentions beside "the
+    maximum is 30 kg". A person called Max, whom the vault names, is still Max."""
+    pages = {
+        "Parcel limit.md": "# Parcel limit\n\nThe maximum is 30 kg per parcel.\n",
+        "Latency.md": "# Latency\n\nThe average checkout latency is 120 ms.\n",
+        "Courier.md": "# Courier\n\nDHL collects parcels at 16:00.\n",
+    }
+    with Router(make_vault(tmp_path / "a", pages)) as router:
+        limit = router.decide("what's the max for one parcel")
+        latency = router.decide("avg checkout latency")
+    assert limit.decision == "cite" and limit.top is not None and limit.top.path == "Parcel limit.md"
+    assert "max→maximum" in limit.top.matched and "max" not in limit.evidence.corpus_missing
+    assert latency.decision == "cite" and latency.top is not None and latency.top.path == "Latency.md"
+    person = {"People/Max Weber.md": "# Max Weber\n\nMax runs the warehouse in Leeds.\n"}
+    with Router(make_vault(tmp_path / "b", {**pages, **person})) as router:
+        who = router.decide("who is Max")
+        limit = router.decide("what's the max for one parcel")
+    assert who.decision == "cite" and who.top is not None and who.top.path == "People/Max Weber.md"
+    assert limit.decision == "refuse" or (limit.top is not None and limit.top.path == "Parcel limit.md")
+
+
 def test_an_abbreviation_is_matched_as_written_not_by_stem(tmp_path: Path) -> None:
     # Keyed by stem, "organize" reached "org" (of example.org) and "depart" reached "dept".
     vault = make_vault(

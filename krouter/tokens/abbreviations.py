@@ -34,6 +34,17 @@ _PAIRS = (
     ("js", "javascript"),
     ("pwd", "password"),
     ("acct", "account"),
+    # Of the forms notes and questions shorten alike: "is the max parcel still 20kg?" named 'max' a word
+    # "the vault never mentions" beside "the maximum is 30 kg" (a bug hunt; D216).
+    ("max", "maximum"),
+    ("avg", "average"),
+    ("approx", "approximately"),
+    ("info", "information"),
+    ("spec", "specification"),
+    ("specs", "specifications"),
+    ("qty", "quantity"),
+    ("addr", "address"),
+    ("mgr", "manager"),
     # Units said in words where notes write the symbol ("how many kilograms" of a page's "30 kg"). Not
     # "kilo", which names projects and call signs as often ("project kilo": a cold review).
     ("kg", "kilogram"),
