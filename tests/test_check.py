@@ -124,6 +124,24 @@ def test_a_page_replaced_by_two_is_a_notice_that_hits_lead_to_neither(tmp_path: 
     assert not [f for f in check(vault).findings if f.kind == "no_replacement"]
 
 
+def test_a_status_in_two_spellings_with_different_values_is_reported(tmp_path: Path) -> None:
+    """A bug hunt: "status: current" above "Status: superseded" made a page never cited while
+    `krouter check` said clean. The same value in two spellings is no problem."""
+    vault = make(
+        tmp_path,
+        {
+            "Old.md": "---\nstatus: current\nStatus: superseded\nsuperseded_by: New\n---\nold\n",
+            "Same.md": "---\nstatus: superseded\nStatus: superseded\nsuperseded_by: New\n---\nold\n",
+            "New.md": page("New"),
+        },
+    )
+    messages = {f.path: f.message for f in check(vault).findings if f.kind == "yaml"}
+    assert messages == {
+        "Old.md": "status written twice, in two spellings with different values; every value is read (a "
+        "replaced status wins)"
+    }
+
+
 def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:
     vault = make(
         tmp_path,

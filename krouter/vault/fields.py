@@ -139,6 +139,22 @@ def repeated_fields(lines: list[tuple[int, str, str]], wanted: Iterable[str]) ->
     return sorted({field_key(k) for k, n in seen.items() if n > 1})
 
 
+def conflicting_spellings(lines: list[tuple[int, str, str]], wanted: Iterable[str]) -> list[str]:
+    """The ``wanted`` fields written under two spellings (``status`` and ``Status``) with different
+    values. Both values are read, and a replaced status among them wins; but "status: current" above
+    "Status: superseded" is a page its owner may think is current, so it is reported, not only read."""
+    wanted = set(wanted)
+    values: dict[str, dict[str, set[str]]] = {}
+    for _n, key, value in lines:
+        if (norm := field_key(key)) in wanted:
+            values.setdefault(norm, {}).setdefault(key, set()).add(" ".join(value.split()).strip("\"'"))
+    return sorted(
+        norm
+        for norm, by_spelling in values.items()
+        if len(by_spelling) > 1 and len(set().union(*by_spelling.values())) > 1
+    )
+
+
 def status_of(items: Iterable[str]) -> str:
     """A page's status in the form compared with REPLACED_STATUSES, from every value its status field(s)
     hold. A replaced status anywhere among them (``[active, superseded]``, two spellings of the field)

@@ -20,6 +20,7 @@ from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.body_fields import body_fields, scattered_fields
 from krouter.vault.fields import (
     REPLACED_STATUSES,
+    conflicting_spellings,
     field_key,
     fields_by_key,
     properties,
@@ -238,6 +239,11 @@ def parse_page(rel_path: str, text: str) -> Page:
                 for key in repeated:
                     fields[key] = [*fields.get(key, []), *salvaged.get(key, [])]
                 error = f"{', '.join(repeated)} written more than once; every value is read"
+            elif conflicting := conflicting_spellings(lines, _SALVAGED):
+                error = (
+                    f"{', '.join(conflicting)} written twice, in two spellings with different values; every "
+                    "value is read (a replaced status wins)"
+                )
 
     for key, values in body_fields(body).items():
         fields[key] = [*fields.get(key, []), *values]
