@@ -678,7 +678,7 @@ def test_other_cli_lanes_are_refused_unless_opted_in(vault: Path, monkeypatch: p
 def test_opted_in_cli_lane_output_is_only_a_proposal(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from krouter.learner.lanes import make_lane
+    from krouter.learner.lane_choice import make_lane
 
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -789,6 +789,56 @@ def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytes
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
     assert res.exit_code == 0, res.output
     assert seen == ["sk-ant-from-file"]
+
+
+def test_learn_env_with_a_stray_byte_is_read_and_loose_permissions_are_warned(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug hunt: one byte that is not UTF-8 in a comment left the whole file unread, and the run said to
+    put the key in the file that held it; a learn.env others can read went without a word."""
+    import krouter.learner.cli as learner_cli
+    from krouter.learner.learn_env import learn_env_path
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "from-the-shell")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    path = learn_env_path()
+    path.write_bytes(b"# my key\xa0(copied)\nANTHROPIC_API_KEY=sk-ant-from-file\n")
+    path.chmod(0o644)
+    seen: list[str | None] = []
+    model = Model(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
+
+    def lane_for(name: str | None, m: str) -> ApiLane:
+        seen.append(os.environ.get("ANTHROPIC_API_KEY"))
+        return model.lane()
+
+    monkeypatch.setattr(learner_cli, "make_lane", lane_for)
+    log_weak(vault, MERGE_Q)
+    res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert seen == ["sk-ant-from-file"]
+    assert f"other users can read it (mode 0644): chmod 600 {path}" in res.stderr
+    path.chmod(0o600)
+    res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
+    assert "chmod" not in res.stderr
+
+
+def test_the_api_lane_without_a_key_says_so_before_asking(vault: Path) -> None:
+    """A bug hunt: `--lane api` with no key reported every question "uncertain" with "a reply that is not a
+    message (TypeError)": the SDK fails inside its first request when it finds no key."""
+    log_weak(vault, MERGE_Q)
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")}
+    before = snapshot(vault)
+    res = subprocess.run(
+        [sys.executable, "-m", "krouter", "learn", "--vault", str(vault), "--lane", "api"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 1
+    assert "the api lane needs ANTHROPIC_API_KEY" in res.stderr and "learn.env" in res.stderr
+    assert "TypeError" not in res.stderr + res.stdout and "Traceback" not in res.stderr
+    assert snapshot(vault) == before
 
 
 def test_dry_run_without_a_model_lists_the_weak_questions(vault: Path) -> None:

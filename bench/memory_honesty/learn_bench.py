@@ -58,7 +58,8 @@ if str(HERE.parents[1]) not in sys.path:
 from krouter.config import Config  # noqa: E402
 from krouter.learner import journal as learn_journal  # noqa: E402
 from krouter.learner import nightly, pending, teach  # noqa: E402
-from krouter.learner.lanes import Lane, make_lane  # noqa: E402
+from krouter.learner.lane_choice import make_lane  # noqa: E402
+from krouter.learner.lanes import Lane  # noqa: E402
 from krouter.learner.report import LEARNED, PENDING  # noqa: E402
 from krouter.learner.verify import is_sentence  # noqa: E402
 from krouter.routing.router import Router  # noqa: E402

@@ -20,7 +20,8 @@ from krouter import config
 from krouter.cli_options import EXIT_USAGE, USAGE_ERRORS, NamedVaultOption, fail
 from krouter.errors import KRouterError, VaultNotFound
 from krouter.learner import learn_env
-from krouter.learner.lanes import Lane, LaneError, make_lane
+from krouter.learner.lane_choice import make_lane
+from krouter.learner.lanes import Lane, LaneError
 from krouter.os_errors import os_error_message
 
 if TYPE_CHECKING:
@@ -143,6 +144,8 @@ def learn_command(
                 raise config.vault_not_found(root, named=vault is not None)
             # The key the service units get from learn.env: a manual run or a cron line gets it too.
             learn_env.load_learn_env()
+            if warning := learn_env.loose_permissions():
+                typer.echo(warning, err=True)
             chosen: Lane | None
             try:
                 chosen = make_lane(lane, model or cfg.learn_model)

@@ -377,24 +377,3 @@ def unconfined_lane(command: str, model: str, timeout: float = DEFAULT_TIMEOUT) 
     if not exe:
         raise LaneError(f"lane command {command!r} not found on PATH")
     return CommandLane(command, [exe], model, timeout)
-
-
-def default_lane_name() -> str | None:
-    """``api`` when ANTHROPIC_API_KEY is set, else ``claude`` when the CLI is installed, else None."""
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return "api"
-    if shutil.which("claude"):
-        return "claude"
-    return None
-
-
-def make_lane(name: str | None, model: str, timeout: float = DEFAULT_TIMEOUT) -> Lane:
-    """Build the named lane (or the default one). Raises LaneError when it cannot be used."""
-    name = name or default_lane_name()
-    if name is None:
-        raise LaneError("no model lane: set ANTHROPIC_API_KEY or install the claude CLI, or pass --lane")
-    if name == "api":
-        return ApiLane(model, timeout=timeout)
-    if name == "claude":
-        return claude_lane(model, timeout=timeout)
-    return unconfined_lane(name, model, timeout)

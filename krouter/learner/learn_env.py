@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from krouter.config import config_dir
+from krouter.errors import KRouterError
 
 
 def learn_env_path() -> Path:
@@ -21,13 +22,19 @@ def load_learn_env(path: Path | None = None) -> list[str]:
     The service units read the file themselves (systemd's EnvironmentFile, launchd's wrapper); this
     makes a manual ``krouter learn`` and a cron line see the same key. A variable already set in the
     environment wins. Syntax: ``NAME=value`` lines (``export`` and surrounding quotes allowed, ``#``
-    comments), as both systemd and ``sh`` read it. A missing file is no error.
+    comments), as both systemd and ``sh`` read it. A missing file is no error; one that cannot be read
+    is (KRouterError, naming it).
     """
     path = path or learn_env_path()
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        # A stray byte that is not UTF-8 (a pasted comment) made the whole file silently unread, and the
+        # run then said to put the key in the file that held it (a bug hunt). On POSIX the environment
+        # holds bytes: surrogateescape carries any byte through to it unchanged.
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise KRouterError(f"cannot read {path}: {exc.strerror or exc}") from exc
     loaded = []
     for raw in text.splitlines():
         line = raw.strip()
@@ -44,3 +51,18 @@ def load_learn_env(path: Path | None = None) -> list[str]:
             os.environ[name] = value
             loaded.append(name)
     return loaded
+
+
+def loose_permissions(path: Path | None = None) -> str | None:
+    """A warning when ``learn.env`` can be read by other users than its owner (SECURITY.md says 0600),
+    else None."""
+    path = path or learn_env_path()
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    return (
+        f"warning: {path} holds the API key and other users can read it (mode {mode:04o}): chmod 600 {path}"
+    )
