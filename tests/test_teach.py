@@ -680,6 +680,12 @@ def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page
         ("Backups are covered by [[Runbooks/Database backups]].", True),  # copied from the source
         ("descaled every Friday by Priya. Use the blue descaler", True),
         ("主数据库使用 PostgreSQL 15", True),
+        # A bug hunt: a Chinese sentence copied with "." for 。, with spaces between its words, or with
+        # another closing mark, is the page's sentence; other words are not.
+        ("主数据库使用 PostgreSQL 15，部署在华东 2 区.", True),
+        ("主数据库 使用PostgreSQL 15， 部署在 华东2区。", True),
+        ("主数据库使用 PostgreSQL 15，部署在华东 2 区！", True),
+        ("主数据库使用 PostgreSQL 15，部署在华东 3 区。", False),
         ("spresso machine in the kitchen is descaled", False),  # a word cut at the start
         ("machine in the kitchen is descaled every Fri", False),  # and at the end
         ("https://example.com/rancilio-manual-salary-bonus", False),  # a link's target
@@ -691,7 +697,7 @@ def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page
 def test_a_quote_is_words_a_reader_of_the_page_sees(quote: str, on_page: bool) -> None:
     """A cold review: any run of characters of the page's source passed as the quote: a cut word, a
     link's target, the start of an HTML comment, a heading joined to the paragraph under it."""
-    from krouter.learner.verify import quote_on_page
+    from krouter.learner.quotes import quote_on_page
 
     body = (
         "# Espresso machine\n\n"
@@ -725,7 +731,7 @@ def test_a_quote_matches_through_typography_and_marks_a_reader_does_not_see(
 ) -> None:
     """A cold review: true answers were refused for good over a curly apostrophe, an em dash, _emphasis_,
     ==highlight==, a footnote marker or a quote running over two lines; struck-out text was accepted."""
-    from krouter.learner.verify import quote_on_page
+    from krouter.learner.quotes import quote_on_page
 
     body = (
         "# Code review\n\n"
@@ -1009,6 +1015,6 @@ def test_a_whole_table_row_is_a_quote_however_short(tmp_path: Path) -> None:
     ],
 )
 def test_a_short_chinese_sentence_closed_by_its_end_mark_is_a_sentence(quote: str, sentence: bool) -> None:
-    from krouter.learner.verify import is_sentence
+    from krouter.learner.quotes import is_sentence
 
     assert is_sentence(quote) is sentence

@@ -13,8 +13,8 @@ from test_teach_pending import cites, listed, picking, query_log_on, teach_lib  
 from krouter import config
 from krouter.learner import journal as learn_journal
 from krouter.learner import nightly
+from krouter.learner.quotes import same_passage
 from krouter.learner.report import LEARNED, PENDING
-from krouter.learner.verify import same_passage
 
 # Another passage of the same page, which also shares "merge" with the question.
 ELSEWHERE = "Merges wait in the merge queue until the nightly build is green."
@@ -92,7 +92,7 @@ def test_quotes_with_a_link_agree_on_their_passage() -> None:
 
 def test_a_lone_comment_mark_does_not_hide_the_rest_of_the_page() -> None:
     """The review: a lone "%%" (printf's "%5.1f%%") or "<!--" in prose made every later line unquotable."""
-    from krouter.learner.verify import quote_on_page
+    from krouter.learner.quotes import quote_on_page
 
     body = (
         'Format with `printf("%5.1f%%")` in reports.\nThe nightly report job runs on batch-02 at 02:30.\n'

@@ -60,8 +60,8 @@ from krouter.learner import journal as learn_journal  # noqa: E402
 from krouter.learner import nightly, pending, teach  # noqa: E402
 from krouter.learner.lane_choice import make_lane  # noqa: E402
 from krouter.learner.lanes import Lane  # noqa: E402
+from krouter.learner.quotes import is_sentence  # noqa: E402
 from krouter.learner.report import LEARNED, PENDING  # noqa: E402
-from krouter.learner.verify import is_sentence  # noqa: E402
 from krouter.routing.router import Router  # noqa: E402
 from krouter.tokens.terms import index_terms, query_terms  # noqa: E402
 from krouter.vault.page import parse_page  # noqa: E402

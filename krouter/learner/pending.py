@@ -30,9 +30,10 @@ from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, undone_runs
+from krouter.learner.quotes import quote_on_page, same_passage
 from krouter.learner.report import LEARNED, SKIPPED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
-from krouter.learner.verify import candidates, quote_on_page, same_doubt, same_passage, verify_pick
+from krouter.learner.verify import candidates, same_doubt, verify_pick
 from krouter.routing import querylog
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page

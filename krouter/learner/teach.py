@@ -37,9 +37,10 @@ from krouter.file_lock import state_lock
 from krouter.learner import page_edit, pending
 from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, outcomes_path
+from krouter.learner.quotes import MAX_QUOTE_CHARS
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
-from krouter.learner.verify import MAX_QUOTE_CHARS, NOT_A_CANDIDATE, candidates, same_doubt, verify_pick
+from krouter.learner.verify import NOT_A_CANDIDATE, candidates, same_doubt, verify_pick
 from krouter.learner.weak_log import WEAK_MARGIN
 from krouter.learner.write_lock import TEACH_LOCK_NAME
 from krouter.routing.phrasings import check as check_phrasings
