@@ -251,6 +251,30 @@ def test_a_second_krouter_watch_says_another_process_watches(vault: Path, watchi
         proc.wait(TIMEOUT)
 
 
+def test_edits_in_a_vault_folder_moved_away_are_not_said_to_be_indexed(
+    vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug hunt: once the vault folder was moved away, the observer, following it, reported the edits
+    made there, and the log said "index already up to date for: g.md" about pages never indexed."""
+    caplog.set_level(logging.INFO, logger="krouter")
+    stop = threading.Event()
+    thread, errors = start_watch_loop(vault, stop, debounce=0.1)
+    moved = vault.with_name("vault-moved")
+    try:
+        vault.rename(moved)
+        wait_for(lambda: any("is gone: nothing is indexed" in r.getMessage() for r in caplog.records))
+        write(moved / "New.md", "# New\n\nA page written after the move.\n")
+        write(moved / "Decisions" / "Primary database.md", "# Primary database\n\nWe use MySQL.\n")
+        time.sleep(1.5)  # several debounce periods: the events the observer reports are handled
+    finally:
+        stop.set()
+        thread.join(TIMEOUT)
+    assert not errors, errors
+    said = [r.getMessage() for r in caplog.records]
+    gone = next(i for i, m in enumerate(said) if "is gone" in m)
+    assert not [m for m in said[gone:] if "up to date" in m or "re-indexed" in m], said
+
+
 def test_a_problem_page_is_logged_once_not_on_every_re_index(
     vault: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -150,7 +150,7 @@ class VaultWatcher:
         if now is None:
             if self._folder is None:
                 return  # gone, and said so: nothing to watch until it is back
-            log.info("the vault folder %s is gone", self.root)
+            log.info("the vault folder %s is gone: nothing is indexed until it is back", self.root)
         else:
             if not self._replace_observer():
                 with self._cond:

@@ -103,7 +103,10 @@ def watch_loop(
         if not stats.stale:
             watcher.indexed(router.index.identity)
         background.refreshed(router.vectors is not None)
-        if stats.changed or changed:
+        # The observer follows a vault folder moved away, so edits there still arrive: none is the vault's
+        # and none was indexed, where "already up to date" said they were (a bug hunt). The watcher said
+        # the folder is gone; nothing more until it is back.
+        if (stats.changed or changed) and router.root.is_dir():
             log.info(describe(stats, changed))
         current = {(p.path, p.kind, p.message) for p in stats.problems}
         for path, _kind, message in sorted(current - logged):
