@@ -13,6 +13,16 @@ import sys
 
 def run() -> None:
     """Run the ``krouter`` command."""
+    try:
+        _dispatch()
+    except KeyboardInterrupt:
+        # Ctrl-C while a command's modules load (the first ~0.3 s) came out as a traceback; once the
+        # command runs, click says "Aborted!" itself.
+        sys.stderr.write("\nAborted!\n")
+        sys.exit(130)
+
+
+def _dispatch() -> None:
     if sys.argv[1:2] == ["ask"]:
         from krouter.ops.ask_socket.client import ask_through_socket
 

@@ -728,3 +728,22 @@ def test_a_refusal_names_the_language_of_its_closest_pages_however_few(
     assert path in [c["path"] for c in receipt["candidates"][:3]]
     wanted = ["Chinese"] if path.startswith("样品") else ["Japanese"]
     assert [x["language"] for x in receipt["translate_into"]] == wanted, receipt["translate_into"]
+
+
+def test_ctrl_c_while_a_command_loads_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bug hunt: Ctrl-C in the first ~0.3 s of any command (while its modules import) printed a
+    KeyboardInterrupt traceback."""
+    import krouter.cli
+    from krouter.entry import run
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(krouter.cli, "run", interrupted)
+    monkeypatch.setattr(sys, "argv", ["krouter", "status"])
+    with pytest.raises(SystemExit) as exit_info:
+        run()
+    assert exit_info.value.code == 130
+    assert capsys.readouterr().err == "\nAborted!\n"
