@@ -89,8 +89,7 @@ def private_dir(folder: Path) -> Path:
 
 
 class Config:
-    """The user's settings; every field has a working default (the class attributes). Read-only by
-    convention.
+    """The user's settings, read-only by convention; every field has a working default (class attributes).
 
     A plain class rather than a frozen dataclass: ``import dataclasses`` pulls in ``inspect`` and costs
     a fresh process ~10 ms, and a ``krouter ask`` answered by a running watcher imports this module.
@@ -173,16 +172,21 @@ def _link_trouble(path: Path) -> str:
     return "which is not a file (is it missing?): fix or remove the link"
 
 
-def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+def _strings(value: object, names: bool = False) -> bool:
+    # A folder setting holds names, each matched at any depth: "../outside" or "A/B" names no folder.
+    return isinstance(value, list) and all(
+        isinstance(x, str) and not (names and (x.strip("/") in ("", ".", "..") or "/" in x.strip("/")))
+        for x in value
+    )
 
 
+_NAMES = 'a list of folder names, not paths ("Inputs", not "../Inputs" or "Notes/Inputs")'
 # Each setting of config.toml: (its key, the Config field it sets, whether a value fits, what it must be).
 _CHECKS: tuple[tuple[str, str, Callable[[object], bool], str], ...] = (
     ("vault", "vault", lambda v: isinstance(v, str), "a string path"),
     ("query_log", "query_log", lambda v: isinstance(v, bool), "true or false"),
-    ("input_folders", "exclude_folders", _strings, "a list of folder names"),
-    ("exclude_folders", "exclude_folders", _strings, "a list of folder names"),
+    ("input_folders", "exclude_folders", lambda v: _strings(v, names=True), _NAMES),
+    ("exclude_folders", "exclude_folders", lambda v: _strings(v, names=True), _NAMES),
     ("ignore", "ignore", _strings, "a list of folder or file patterns"),
     ("learn_model", "learn_model", lambda v: isinstance(v, str), "a string"),
     ("agent_teaching", "agent_teaching", lambda v: isinstance(v, bool), "true or false"),
@@ -214,8 +218,7 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
     except RecursionError as exc:
         # Arrays or tables nested thousands deep: tomllib recurses, and the error killed `krouter watch`.
         raise ConfigError(f"{path}: nested too deeply to read (arrays or tables within each other)") from exc
-    # object, not typing.Any: a fresh `krouter ask` answered by a running watcher imports this module,
-    # and must not pay for typing.
+    # object, not typing.Any: a fresh `krouter ask` a running watcher answers imports this, not typing.
     given: dict[str, object] = {}
     problems: dict[str, str] = {}
     for key, field, fits, must in _CHECKS:
@@ -230,8 +233,7 @@ def parse_config(text: str, path: Path) -> tuple[Config, dict[str, str]]:
         else:
             given[field] = tuple(value) if isinstance(value, list) else value
     names = [check[0] for check in _CHECKS]
-    unknown = data.keys() - set(names)
-    if unknown:
+    if unknown := data.keys() - set(names):
         import difflib
 
         for key in sorted(unknown):

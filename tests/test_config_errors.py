@@ -42,6 +42,9 @@ BROKEN = {
     "a misspelt setting": "query_logs = false\n",
     # The late commits' review: tomllib recursed and the RecursionError killed `krouter watch`.
     "nested too deeply": "x = " + "[" * 5000 + "]" * 5000 + "\n",
+    # A bug hunt: a path where a folder's name belongs was accepted, matched no folder, and `krouter
+    # import` then blamed a --folder the user never passed.
+    "a path for an input folder": 'input_folders = ["../outside"]\n',
 }
 
 
@@ -66,6 +69,17 @@ def test_a_broken_setting_stops_the_lookup_and_says_where(vault: Path, problem: 
     assert "config.toml" in result.stderr and "90k" not in result.stdout
     assert "Team/Salaries.md" not in result.stdout
     assert not querylog.log_path().exists()
+
+
+def test_input_folders_are_names_not_paths(vault: Path) -> None:
+    for value in ('["../outside"]', '["Notes/Inputs"]', '[".."]', '[""]'):
+        settings(f"input_folders = {value}\n")
+        result = runner.invoke(app, ["status", "--vault", str(vault)])
+        assert result.exit_code == 1 and "'input_folders' must be a list of folder names, not paths" in (
+            result.stderr
+        ), value
+    settings('input_folders = ["Inputs/", "Clippings", "03 资料与证据"]\n')
+    assert runner.invoke(app, ["status", "--vault", str(vault)]).exit_code == 0
 
 
 def test_a_misspelt_setting_is_named_with_the_one_meant(vault: Path) -> None:
