@@ -175,12 +175,12 @@ def _link_trouble(path: Path) -> str:
 def _strings(value: object, names: bool = False) -> bool:
     # A folder setting holds names, each matched at any depth: "../outside" or "A/B" names no folder.
     return isinstance(value, list) and all(
-        isinstance(x, str) and not (names and (x.strip("/") in ("", ".", "..") or "/" in x.strip("/")))
+        isinstance(x, str) and not (names and (x.strip("/") in ("", ".", "..") or {*"/\\"} & {*x.strip("/")}))
         for x in value
     )
 
 
-_NAMES = 'a list of folder names, not paths ("Inputs", not "../Inputs" or "Notes/Inputs")'
+_NAMES = 'a list of folder names such as ["Inputs"] (a name, not a path: not "../Inputs" nor "Notes/Inputs")'
 # Each setting of config.toml: (its key, the Config field it sets, whether a value fits, what it must be).
 _CHECKS: tuple[tuple[str, str, Callable[[object], bool], str], ...] = (
     ("vault", "vault", lambda v: isinstance(v, str), "a string path"),

@@ -17,7 +17,7 @@ def run() -> None:
         _dispatch()
     except KeyboardInterrupt:
         # Ctrl-C while a command's modules load (the first ~0.3 s) came out as a traceback; once the
-        # command runs, click says "Aborted!" itself.
+        # command runs, typer ends it with the same exit code.
         sys.stderr.write("\nAborted!\n")
         sys.exit(130)
 

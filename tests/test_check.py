@@ -124,22 +124,29 @@ def test_a_page_replaced_by_two_is_a_notice_that_hits_lead_to_neither(tmp_path: 
     assert not [f for f in check(vault).findings if f.kind == "no_replacement"]
 
 
-def test_a_status_in_two_spellings_with_different_values_is_reported(tmp_path: Path) -> None:
+def test_a_status_in_two_spellings_that_disagree_is_reported(tmp_path: Path) -> None:
     """A bug hunt: "status: current" above "Status: superseded" made a page never cited while
-    `krouter check` said clean. The same value in two spellings is no problem."""
+    `krouter check` said clean. A cold review of the first fix: spellings that agree, however worded, and
+    other fields are no problem; and the page's YAML is sound (no "yaml" finding, the page teachable)."""
     vault = make(
         tmp_path,
         {
             "Old.md": "---\nstatus: current\nStatus: superseded\nsuperseded_by: New\n---\nold\n",
-            "Same.md": "---\nstatus: superseded\nStatus: superseded\nsuperseded_by: New\n---\nold\n",
+            "Case.md": "---\nstatus: Active\nStatus: active\n---\nbody\n",
+            "List.md": "---\nstatus: [current]\nStatus: current  # reviewed 2025\n---\nbody\n",
+            "Block.md": "---\nStatus:\n  - current\nstatus: current\n---\nbody\n",
+            "Both.md": "---\nstatus: superseded\nStatus: deprecated\nsuperseded_by: New\n---\nold\n",
+            "Title.md": "---\ntitle: Deploy guide\nTitle: Deploy Guide\n---\nbody\n",
             "New.md": page("New"),
         },
     )
-    messages = {f.path: f.message for f in check(vault).findings if f.kind == "yaml"}
-    assert messages == {
-        "Old.md": "status written twice, in two spellings with different values; every value is read (a "
-        "replaced status wins)"
+    findings = check(vault).findings
+    assert {f.path: f.message for f in findings if f.kind == "status_spellings"} == {
+        "Old.md": "status written in two spellings that disagree (status: current, Status: superseded): every "
+        "value is read, so the page is replaced"
     }
+    assert not [f for f in findings if f.kind == "yaml"]
+    assert not check(vault).ok
 
 
 def test_yaml_findings_say_what_was_read(tmp_path: Path) -> None:

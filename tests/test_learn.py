@@ -816,10 +816,17 @@ def test_learn_env_with_a_stray_byte_is_read_and_loose_permissions_are_warned(
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
     assert res.exit_code == 0, res.output
     assert seen == ["sk-ant-from-file"]
-    assert f"other users can read it (mode 0644): chmod 600 {path}" in res.stderr
+    assert f"can be read or changed by other users (mode 0644): chmod 600 {path}" in res.stderr
     path.chmod(0o600)
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
     assert "chmod" not in res.stderr
+    # One that cannot be read at all is said, and the key the environment holds still serves.
+    path.unlink()
+    path.mkdir()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-the-shell")
+    res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert f"warning: cannot read {path}" in res.stderr and seen[-1] == "sk-ant-from-the-shell"
 
 
 def test_the_api_lane_without_a_key_says_so_before_asking(vault: Path) -> None:

@@ -680,12 +680,6 @@ def test_a_taught_trigger_does_not_answer_a_sibling_question_naming_another_page
         ("Backups are covered by [[Runbooks/Database backups]].", True),  # copied from the source
         ("descaled every Friday by Priya. Use the blue descaler", True),
         ("主数据库使用 PostgreSQL 15", True),
-        # A bug hunt: a Chinese sentence copied with "." for 。, with spaces between its words, or with
-        # another closing mark, is the page's sentence; other words are not.
-        ("主数据库使用 PostgreSQL 15，部署在华东 2 区.", True),
-        ("主数据库 使用PostgreSQL 15， 部署在 华东2区。", True),
-        ("主数据库使用 PostgreSQL 15，部署在华东 2 区！", True),
-        ("主数据库使用 PostgreSQL 15，部署在华东 3 区。", False),
         ("spresso machine in the kitchen is descaled", False),  # a word cut at the start
         ("machine in the kitchen is descaled every Fri", False),  # and at the end
         ("https://example.com/rancilio-manual-salary-bonus", False),  # a link's target
@@ -708,6 +702,61 @@ def test_a_quote_is_words_a_reader_of_the_page_sees(quote: str, on_page: bool) -
         "主数据库使用 PostgreSQL 15，部署在华东 2 区。\n"
     )
     assert quote_on_page(quote, body) is on_page
+
+
+@pytest.mark.parametrize(
+    ("quote", "page", "on_page"),
+    [
+        # A bug hunt: a Chinese sentence copied with "." or "！" for its 。, or with spaces between its
+        # words, is the page's sentence; other words are not.
+        (
+            "主数据库使用 PostgreSQL 15，部署在华东 2 区.",
+            "主数据库使用 PostgreSQL 15，部署在华东 2 区。",
+            True,
+        ),
+        (
+            "主数据库 使用PostgreSQL 15， 部署在 华东2区。",
+            "主数据库使用 PostgreSQL 15，部署在华东 2 区。",
+            True,
+        ),
+        (
+            "主数据库使用 PostgreSQL 15，部署在华东 2 区！",
+            "主数据库使用 PostgreSQL 15，部署在华东 2 区。",
+            True,
+        ),
+        (
+            "主数据库使用 PostgreSQL 15，部署在华东 3 区。",
+            "主数据库使用 PostgreSQL 15，部署在华东 2 区。",
+            False,
+        ),
+        # A cold review of that: no decimal the page never wrote, no question turned into a statement,
+        # no sentence ended where the page's runs on, no number cut in two.
+        ("每人限购3.5月起改为4件", "每人限购3。5月起改为4件。", False),
+        ("Deploys are frozen on Fridays.", "Deploys are frozen on Fridays?", False),
+        ("Deploys are frozen on Fridays.", "Deploys are frozen on Fridays and weekends.", False),
+        ("The limit is 30.", "The limit is 30,000 kg per parcel.", False),
+        ("The limit is 30", "The limit is 30,000 kg per parcel.", False),
+        ("5 kg per parcel.", "The limit is 3.5 kg per parcel.", False),
+        ("The limit is 30,000 kg per parcel!", "The limit is 30,000 kg per parcel.", True),
+        ("Wait for the next release...", "Wait for the next release... then ship.", True),
+    ],
+)
+def test_a_quote_may_change_its_closing_mark_and_spacing_not_its_words(
+    quote: str, page: str, on_page: bool
+) -> None:
+    from krouter.learner.quotes import quote_on_page
+
+    assert quote_on_page(quote, f"# Page\n\n{page}\n") is on_page
+
+
+def test_a_quote_with_another_closing_mark_has_its_heading_and_passage() -> None:
+    """A cold review: the on-page check took "…上线！" for the page's "…上线。", but the heading and the
+    passage checks did not, so the teach check then said the quote shared no word with the question."""
+    from krouter.learner.quotes import same_passage, section_heading
+
+    body = "## 发布窗口\n\n每周二、周四 14:00–17:00 可以上线。\n"
+    assert section_heading("每周二、周四 14:00–17:00 可以上线！", body) == "发布窗口"
+    assert same_passage("每周二、周四 14:00–17:00 可以上线。", "每周二、周四 14:00–17:00 可以上线！", body)
 
 
 @pytest.mark.parametrize(

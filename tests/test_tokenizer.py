@@ -517,12 +517,24 @@ def test_everyday_short_forms_reach_the_word_notes_write(tmp_path: Path) -> None
     assert limit.decision == "cite" and limit.top is not None and limit.top.path == "Parcel limit.md"
     assert "max→maximum" in limit.top.matched and "max" not in limit.evidence.corpus_missing
     assert latency.decision == "cite" and latency.top is not None and latency.top.path == "Latency.md"
-    person = {"People/Max Weber.md": "# Max Weber\n\nMax runs the warehouse in Leeds.\n"}
+    person = {
+        "People/Max Weber.md": "# Max Weber\n\nMax runs the warehouse team in Leeds. Ask Max about shifts.\n",
+        "Visitors.md": "# Visitors\n\n> [!info]\n> Badges are at reception; mail info@example.com.\n",
+        "Shifts.md": "# Shifts\n\nThe maximum shift is 10 hours, and every shift ends with a handover.\n",
+    }
     with Router(make_vault(tmp_path / "b", {**pages, **person})) as router:
         who = router.decide("who is Max")
         limit = router.decide("what's the max for one parcel")
+        # A cold review: the long form reached the short one (maximum → max, information → info), and a
+        # capitalised Max reached "maximum".
+        most = router.decide("maximum team size in the warehouse")
+        visitors = router.decide("information about the dress code for visitors")
+        start = router.decide("when does Max start his handover")
     assert who.decision == "cite" and who.top is not None and who.top.path == "People/Max Weber.md"
     assert limit.decision == "refuse" or (limit.top is not None and limit.top.path == "Parcel limit.md")
+    assert most.decision == "refuse" and visitors.decision == "refuse", (most.reason, visitors.reason)
+    assert start.top is None or "max→maximum" not in start.top.matched
+    assert start.decision == "refuse" or (start.top is not None and start.top.path == "People/Max Weber.md")
 
 
 def test_an_abbreviation_is_matched_as_written_not_by_stem(tmp_path: Path) -> None:

@@ -143,7 +143,11 @@ def learn_command(
             if not root.is_dir():
                 raise config.vault_not_found(root, named=vault is not None)
             # The key the service units get from learn.env: a manual run or a cron line gets it too.
-            learn_env.load_learn_env()
+            try:
+                learn_env.load_learn_env()
+            except KRouterError as exc:
+                # Said, not fatal: the key may be in the environment already (the lane says if it is not).
+                typer.echo(f"warning: {exc}", err=True)
             if warning := learn_env.loose_permissions():
                 typer.echo(warning, err=True)
             chosen: Lane | None

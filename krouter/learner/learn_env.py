@@ -54,15 +54,16 @@ def load_learn_env(path: Path | None = None) -> list[str]:
 
 
 def loose_permissions(path: Path | None = None) -> str | None:
-    """A warning when ``learn.env`` can be read by other users than its owner (SECURITY.md says 0600),
-    else None."""
+    """A warning when other users than its owner can read or change ``learn.env`` (SECURITY.md says
+    0600), else None."""
     path = path or learn_env_path()
     try:
         mode = path.stat().st_mode & 0o777
     except OSError:
         return None
-    if not mode & 0o077:
+    if not mode & 0o066:
         return None
     return (
-        f"warning: {path} holds the API key and other users can read it (mode {mode:04o}): chmod 600 {path}"
+        f"warning: {path} (where the API key goes) can be read or changed by other users (mode "
+        f"{mode:04o}): chmod 600 {path}"
     )

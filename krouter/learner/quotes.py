@@ -28,15 +28,19 @@ _WORD = lazy_pattern(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff
 _MARKUP = str.maketrans(
     {"*": None, "`": None, "|": " ", **dict.fromkeys("‘’‚‛′ʼ", "'"), **dict.fromkeys("“”„‟″", '"')}
     | dict.fromkeys("‐‑‒–—―−", "-")
-    # The ideographic full stop and comma, which NFKC leaves as they are: a model copying a Chinese
-    # sentence writes "." as often (a bug hunt's quote, refused as "not on the page").
-    | {"。": ".", "、": ","}
 )
 # A space beside a CJK character: Chinese is written unspaced, and a quote copied with spaces between its
 # words ("未休完的年假 可以顺延到 次年三月底") is the page's sentence. Dropped on both sides alike.
-_BESIDE_CJK = lazy_pattern(
-    r" (?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])|(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]) "
-)
+_HAN_KANA = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_BESIDE_CJK = lazy_pattern(rf" (?={_HAN_KANA})|(?<={_HAN_KANA}) ")
+# The mark a quote closes with, by what it says (after NFKC: ！ is !, ？ is ?, ； is ;). A model copying a
+# Chinese sentence writes "." or "！" for its 。 (a bug hunt's quote, refused as "not on the page"); it
+# may not turn a question into a statement, nor end a sentence the page runs on ("The limit is 30."
+# of "30,000 kg": a cold review).
+_CLOSING = {".": ".!。", "!": ".!。", "。": ".!。", "?": "?", ";": ";"}
+# A number the quote's edge would cut in two: "30" of "30,000", "5 kg" of "3.5 kg".
+_NUMBER_GOES_ON = lazy_pattern(r"[.,]\d")
+_NUMBER_CAME_BEFORE = lazy_pattern(r"\d[.,]$")
 # Underscores that open or close emphasis (_two_, __two__), not those inside a name (max_retries);
 # "==" of a highlight; a run of dashes ("--" for an en or em dash); a footnote's marker ([^1]).
 _MARKS = lazy_pattern(r"(?<!\w)_+|_+(?!\w)|==|(?<=-)-+|\[\^[^\]\s]*\]")
@@ -68,30 +72,46 @@ _STOP = "\x00"
 
 def quote_on_page(quote: str, page_text: str) -> bool:
     """True when the normalised quote occurs in the page's normalised text as a reader sees it (comments
-    and link targets left out, links by their labels), starting and ending at whole words, and not
-    running from a heading into the text below it. A cold review had fragments ("spresso machine in
-    the kitche"), a bare link target and the start of an HTML comment accepted as the sentence that
-    answers."""
+    and link targets left out, links by their labels), starting and ending at whole words (and whole
+    numbers), closing where the page's sentence closes if it ends with a mark, and not running from a
+    heading into the text below it. A cold review had fragments ("spresso machine in the kitche"), a
+    bare link target and the start of an HTML comment accepted as the sentence that answers."""
     # The quote read the same way: one copied from the source, links and all, is the same words.
-    # Its closing mark aside: "…三月底！" copied for the page's "…三月底。" is the same sentence, and a
-    # quote without the mark is matched as far as its last word anyway.
-    q = normalize_text(as_shown(quote)).rstrip(".!?;,:")
+    q, closing = _without_closing(normalize_text(as_shown(quote)))
     if not q:
         return False
     text = normalize_text(_HEADING_LINE.sub(lambda m: f"{m.group(1)} {_STOP}", as_shown(page_text)))
     at = text.find(q)
     while at != -1:
-        before, after = text[at - 1 : at], text[at + len(q) : at + len(q) + 1]
-        if not (_cuts_a_word(before, q[0]) or _cuts_a_word(after, q[-1])):
+        end = at + len(q)
+        before, after = text[at - 1 : at], text[end : end + 1]
+        starts = not (
+            _cuts_a_word(before, q[0]) or (q[0].isdigit() and _NUMBER_CAME_BEFORE.search(text[:at]))
+        )
+        if closing:
+            ends = bool(after) and after in _CLOSING[closing]
+        else:
+            ends = not (_cuts_a_word(after, q[-1]) or (q[-1].isdigit() and _NUMBER_GOES_ON.match(text, end)))
+        if starts and ends:
             return True
         at = text.find(q, at + 1)
     return False
 
 
+def _without_closing(quote: str) -> tuple[str, str]:
+    """A normalised quote without the one mark it closes with, and that mark ("" when it has none, or
+    ends with an ellipsis: "..." is matched as written)."""
+    if quote[-1:] in _CLOSING and not quote.endswith(".."):
+        return quote[:-1].rstrip(), quote[-1]
+    return quote, ""
+
+
 def section_heading(quote: str, body: str) -> str:
     """The text of the heading (second level or deeper, outside code fences) over the line where the
     quote starts on the page's body, or "" (under the page's title, or the quote not found line by line)."""
-    first = normalize_text(as_shown(quote.strip().splitlines()[0])) if quote.strip() else ""
+    first = (
+        _without_closing(normalize_text(as_shown(quote.strip().splitlines()[0])))[0] if quote.strip() else ""
+    )
     if not first:
         return ""
     lines = body.splitlines()
@@ -123,7 +143,8 @@ def same_passage(first: str, second: str, body: str) -> bool:
     """True when both quotes are the same sentence, or one passage of a page's body holds both: a block
     of lines between blank lines (a line of spaces, CRLF pages alike) and headings, so that a section
     under its own heading is a passage of its own even with no blank line before it."""
-    a, b = normalize_text(as_shown(first)), normalize_text(as_shown(second))
+    # Without their closing marks: an agent's "…上线！" and the model's "…上线。" are one sentence.
+    a, b = (_without_closing(normalize_text(as_shown(quote)))[0] for quote in (first, second))
     if not (a and b):
         return False
     return a == b or any(a in p and b in p for p in map(normalize_text, _blocks(as_shown(body))))

@@ -34,8 +34,22 @@ _PAIRS = (
     ("js", "javascript"),
     ("pwd", "password"),
     ("acct", "account"),
-    # Of the forms notes and questions shorten alike: "is the max parcel still 20kg?" named 'max' a word
-    # "the vault never mentions" beside "the maximum is 30 kg" (a bug hunt; D216).
+    # Units said in words where notes write the symbol ("how many kilograms" of a page's "30 kg"). Not
+    # "kilo", which names projects and call signs as often ("project kilo": a cold review).
+    ("kg", "kilogram"),
+    ("kg", "kilograms"),
+    ("km", "kilometre"),
+    ("km", "kilometres"),
+    ("km", "kilometer"),
+    ("km", "kilometers"),
+)
+
+
+# Everyday short forms ("is the max parcel still 20kg?" named 'max' a word "the vault never mentions"
+# beside "the maximum is 30 kg": D216). One way only, and only as written in lower case: a page's
+# "maximum" must not reach a person called Max, nor "information" a callout's [!info] or info@ (a cold
+# review); "when does Max start" asks about Max.
+_SHORT_ONLY = (
     ("max", "maximum"),
     ("avg", "average"),
     ("approx", "approximately"),
@@ -45,14 +59,6 @@ _PAIRS = (
     ("qty", "quantity"),
     ("addr", "address"),
     ("mgr", "manager"),
-    # Units said in words where notes write the symbol ("how many kilograms" of a page's "30 kg"). Not
-    # "kilo", which names projects and call signs as often ("project kilo": a cold review).
-    ("kg", "kilogram"),
-    ("kg", "kilograms"),
-    ("km", "kilometre"),
-    ("km", "kilometres"),
-    ("km", "kilometer"),
-    ("km", "kilometers"),
 )
 
 
@@ -69,6 +75,8 @@ def _table() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
             # A long form of several words would have to be found as a phrase in the question; a single
             # word is looked up as written.
             _add(out, long, short)
+    for short, long in _SHORT_ONLY:
+        _add(out, short, long)
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -82,5 +90,9 @@ def _add(table: dict[str, list[tuple[str, tuple[str, ...]]]], word: str, other: 
 
 
 def expansions(word: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(the other form as written, its index terms) for a question word as written (any case)."""
-    return _table().get(word.lower(), ())
+    """(the other form as written, its index terms) for a question word as written (any case; an everyday
+    short form in lower case only)."""
+    found = _table().get(word.lower(), ())
+    if word.islower() or not found:
+        return found
+    return tuple(route for route in found if (word.lower(), route[0]) not in _SHORT_ONLY)

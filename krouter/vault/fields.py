@@ -139,20 +139,23 @@ def repeated_fields(lines: list[tuple[int, str, str]], wanted: Iterable[str]) ->
     return sorted({field_key(k) for k, n in seen.items() if n > 1})
 
 
-def conflicting_spellings(lines: list[tuple[int, str, str]], wanted: Iterable[str]) -> list[str]:
-    """The ``wanted`` fields written under two spellings (``status`` and ``Status``) with different
-    values. Both values are read, and a replaced status among them wins; but "status: current" above
-    "Status: superseded" is a page its owner may think is current, so it is reported, not only read."""
-    wanted = set(wanted)
-    values: dict[str, dict[str, set[str]]] = {}
+def status_disagreement(lines: list[tuple[int, str, str]]) -> str | None:
+    """What to tell the owner when ``status`` is written under two spellings (``status``, ``Status``) of
+    which one reads as replaced and another not, else None. Every value is read and a replaced one wins,
+    so "status: current" above "Status: superseded" is a page never cited that its owner may think is
+    current (a bug hunt: `krouter check` said clean). Spellings that agree, whatever their wording
+    (``Active``/``active``, ``[current]``, ``superseded``/``deprecated``), are not reported."""
+    by_spelling: dict[str, list[str]] = {}
     for _n, key, value in lines:
-        if (norm := field_key(key)) in wanted:
-            values.setdefault(norm, {}).setdefault(key, set()).add(" ".join(value.split()).strip("\"'"))
-    return sorted(
-        norm
-        for norm, by_spelling in values.items()
-        if len(by_spelling) > 1 and len(set().union(*by_spelling.values())) > 1
-    )
+        if field_key(key) == "status":
+            by_spelling.setdefault(key, []).append(value)
+    if len(by_spelling) < 2:
+        return None
+    replaced = {key: status_of(values) in REPLACED_STATUSES for key, values in by_spelling.items()}
+    if len(set(replaced.values())) < 2:
+        return None
+    said = ", ".join(f"{key}: {' '.join(by_spelling[key][0].split())}" for key in by_spelling)
+    return f"status written in two spellings that disagree ({said}): every value is read, so the page is replaced"
 
 
 def status_of(items: Iterable[str]) -> str:

@@ -20,11 +20,11 @@ from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.body_fields import body_fields, scattered_fields
 from krouter.vault.fields import (
     REPLACED_STATUSES,
-    conflicting_spellings,
     field_key,
     fields_by_key,
     properties,
     repeated_fields,
+    status_disagreement,
     status_of,
     top_fields,
 )
@@ -110,6 +110,8 @@ class Page:
     supersedes: list[str] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
     yaml_error: str | None = None
+    # Its status written under two spellings, one replaced and one not (``fields.status_disagreement``).
+    status_disagreement: str | None = None
     # Its other fields as (file line, "key: value") lines, indexed with the body (``fields.properties``).
     properties: list[tuple[int, str]] = field(default_factory=list)
     # The placeholder that shows the page is a template (``vault.templates``): never indexed nor cited.
@@ -186,7 +188,7 @@ def parse_page(rel_path: str, text: str) -> Page:
     text = text.lstrip("\ufeff")  # an editor that added a BOM to a file that had one
     fm_text, body, body_line = split_frontmatter(text)
     meta: dict[str, object] = {}
-    error = None
+    error = disagreement = None
     fields: dict[str, list[object]] = {}
     props: list[tuple[int, str]] = []
     loose = loose_frontmatter(text) if fm_text is None else None
@@ -239,11 +241,8 @@ def parse_page(rel_path: str, text: str) -> Page:
                 for key in repeated:
                     fields[key] = [*fields.get(key, []), *salvaged.get(key, [])]
                 error = f"{', '.join(repeated)} written more than once; every value is read"
-            elif conflicting := conflicting_spellings(lines, _SALVAGED):
-                error = (
-                    f"{', '.join(conflicting)} written twice, in two spellings with different values; every "
-                    "value is read (a replaced status wins)"
-                )
+            # Not an error of the YAML, which was read whole: a page with one stays teachable.
+            disagreement = status_disagreement(lines)
 
     for key, values in body_fields(body).items():
         fields[key] = [*fields.get(key, []), *values]
@@ -272,6 +271,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         supersedes=[link for raw in every("supersedes", "replaces") for link in split_links(raw)],
         meta=meta,
         yaml_error=error,
+        status_disagreement=disagreement,
         properties=props,
         template=template_mark(rel_path, fm_text, title, body),
     )

@@ -75,6 +75,8 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
                 "still read line by line): "
             )
             findings.append(Finding("yaml", fs.path, f"{how}{page.yaml_error}"))
+        if page.status_disagreement:
+            findings.append(Finding("status_spellings", fs.path, page.status_disagreement))
     findings.extend(
         Finding("symlink", link, "a symbolic link: not followed (it could lead out of the vault or loop)")
         for link in sorted(symlinks)

@@ -29,6 +29,7 @@ KIND_ORDER = (
     "encoding",
     "unreadable",
     "yaml",
+    "status_spellings",
     "dangling_link",
     "untrusted_supersedes",
     "replaced_but_current",
