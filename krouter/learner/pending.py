@@ -31,6 +31,7 @@ from krouter.learner import page_edit
 from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, undone_runs
 from krouter.learner.report import LEARNED, SKIPPED
+from krouter.learner.stand_in import stood_in, vault_there
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
 from krouter.learner.verify import candidates, quote_on_page, same_doubt, same_passage, verify_pick
 from krouter.routing import querylog
@@ -63,16 +64,19 @@ def is_held(cfg: config.Config, source: str) -> bool:
 
 def all_holds(vault: Path | None = None) -> list[dict[str, object]]:
     """Every hold (open or ended), oldest first, each with ``end`` set to its end line or None;
-    ``vault`` keeps one vault's. Corrupt lines, and holds lacking a field as text (a hand edit), are
-    skipped: the file is never rewritten."""
+    ``vault`` keeps one vault's, those held in a vault it stands in for (moved there) included.
+    Corrupt lines, and holds lacking a field as text (a hand edit), are skipped: the file is never
+    rewritten."""
     holds: dict[str, dict[str, object]] = {}
     for _offset, item in querylog.read(pending_path()):
         if all(isinstance(item.get(k), str) for k in _HOLD_FIELDS):
             holds[str(item["pending"])] = {**item, "end": None}
         elif "resolved" in item and str(item["resolved"]) in holds:
             holds[str(item["resolved"])]["end"] = item
-    root = str(vault.resolve()) if vault is not None else None
-    return [h for h in holds.values() if root is None or h.get("vault") == root]
+    if vault is None:
+        return list(holds.values())
+    roots = {str(vault.resolve()), *stood_in(vault, list(holds.values()))}
+    return [h for h in holds.values() if h.get("vault") in roots]
 
 
 def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
@@ -214,8 +218,15 @@ def _open_hold(root: Path, pending_id: str) -> dict[str, object]:
     if not found:
         raise KRouterError(f"no pending trigger {pending_id!r} in {pending_path()}")
     h = found[-1]
-    if h["vault"] != str(root):
-        raise KRouterError(f"pending trigger {pending_id!r} belongs to the vault {h['vault']}, not {root}")
+    if h["vault"] != str(root) and h["vault"] not in stood_in(root, found):
+        gone = (
+            ""
+            if vault_there(Path(str(h["vault"])))
+            else f" (not there now, and {root} lacks its page as held)"
+        )
+        raise KRouterError(
+            f"pending trigger {pending_id!r} belongs to the vault {h['vault']}{gone}, not {root}"
+        )
     end = h["end"]
     if isinstance(end, dict):
         raise KRouterError(f"pending trigger {pending_id!r} was {end.get('how')} already")
