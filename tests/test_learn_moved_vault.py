@@ -1,5 +1,6 @@
 """A vault moved or renamed keeps its teaching history: the folder named with --vault stands in for the
-recorded one once that is gone (``krouter.learner.stand_in``)."""
+recorded one once that is gone (``krouter.learner.stand_in``); ``learn --list`` lists the default vault's
+history, as every other command takes it, and names each row's vault when no vault is set at all."""
 
 from __future__ import annotations
 
@@ -134,3 +135,36 @@ def test_a_new_vault_at_an_old_path_keeps_its_own_bytes_when_the_old_run_is_undo
     before = snapshot(fresh)
     code, out = run("learn", "--undo", run_id)
     assert code == 0 and snapshot(fresh) == before, out
+
+
+def two_vaults(tmp_path: Path) -> tuple[Path, Path, str, str]:
+    a, b = write_vault(tmp_path / "a", PAGES), write_vault(tmp_path / "b", PAGES)
+    return a, b, hold(a), hold(b)
+
+
+def test_list_without_vault_lists_the_default_vault_s_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, in_a, in_b = two_vaults(tmp_path)
+    assert run("config", "set", "vault", str(a))[0] == 0
+    assert [r["pending_id"] for r in listed()] == [in_a]
+    code, out = run("learn", "--list")
+    assert code == 0 and in_a in out and in_b not in out, out
+    monkeypatch.setenv("KROUTER_VAULT", str(b))
+    assert [r["pending_id"] for r in listed()] == [in_b]
+
+
+def test_list_with_no_vault_set_names_each_row_s_vault(tmp_path: Path) -> None:
+    a, b, in_a, in_b = two_vaults(tmp_path)
+    assert {(r["pending_id"], r["vault"]) for r in listed()} == {(in_a, str(a)), (in_b, str(b))}
+    code, out = run("learn", "--list")
+    assert code == 0, out
+    assert f"{CODE_REVIEW} (in {a})" in out and f"{CODE_REVIEW} (in {b})" in out, out
+
+
+def test_list_of_a_default_vault_that_is_not_there_says_where_it_came_from(tmp_path: Path) -> None:
+    gone = write_vault(tmp_path / "gone", PAGES)
+    assert run("config", "set", "vault", str(gone))[0] == 0
+    gone.rename(tmp_path / "elsewhere")
+    code, out = run("learn", "--list")
+    assert code == 2 and "vault folder not found" in out and "config.toml" in out, out

@@ -63,8 +63,8 @@ def learn_command(
         bool,
         typer.Option(
             "--list",
-            help="List every trigger the learner and agents taught (when, which page, run id), and the "
-            "pending ones waiting for a second source.",
+            help="List every trigger the learner and agents taught in the vault (when, which page, run id), "
+            "and the pending ones waiting for a second source; every vault's when no vault is set.",
         ),
     ] = False,
     accept: Annotated[

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
 import typer
 
+from krouter import config
 from krouter.cli_options import EXIT_USAGE, fail
-from krouter.errors import VaultNotFound
+from krouter.errors import VaultNotFound, VaultNotNamed
 from krouter.learner.pending import OWNER
 from krouter.learner.taught import history
 from krouter.learner.teach import shown_quote
@@ -25,20 +27,27 @@ def _utc(stamp: object) -> str:
 
 
 def listed_vault(vault: Path | None, as_json: bool) -> Path | None:
-    """The vault whose history is listed: ``--vault``; None, every vault's."""
-    if vault is None:
+    """The vault whose history is listed: ``--vault``, then the default vault as every other command
+    takes it; None, every vault's, only when no vault is named or configured at all."""
+    try:
+        root = vault if vault is not None else config.default_vault()
+    except VaultNotNamed as exc:
+        if os.environ.get("KROUTER_VAULT"):
+            raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc  # $KROUTER_VAULT=demo, not a folder
         return None
     try:
         # A mistyped vault would list nothing, as if nothing had been taught there.
-        check_vault(vault)
+        check_vault(root)
     except VaultNotFound as exc:
-        raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
-    return vault
+        raise fail(
+            f"{exc}{config.default_vault_origin(vault is not None)}", EXIT_USAGE, as_json=as_json
+        ) from exc
+    return root
 
 
 def print_list(vault: Path | None, as_json: bool) -> None:
     """Print what was taught in ``listed_vault``: one line per trigger, oldest first. A row recorded
-    under another path (the vault moved since) says so."""
+    under another path (the vault moved since) says so; listing every vault, each row names its own."""
     root = listed_vault(vault, as_json)
     rows = history(root)
     if as_json:
@@ -49,7 +58,9 @@ def print_list(vault: Path | None, as_json: bool) -> None:
         return
     for r in rows:
         when, page = _utc(r["time"]), r["page"]
-        if r["recorded_vault"] != r["vault"]:
+        if root is None:
+            page = f"{page} (in {r['vault']})"
+        elif r["recorded_vault"] != r["vault"]:
             page = f"{page} (recorded in {r['recorded_vault']}, not there now)"
         if r["pending"]:
             # Triggers and page names came from agents and the query log: shown, never interpreted.
