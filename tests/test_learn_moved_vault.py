@@ -126,6 +126,18 @@ def test_a_hold_whose_vault_is_gone_is_rejected_without_naming_a_vault(tmp_path:
     assert row["rejected"] is True and row["pending"] is False
 
 
+def test_a_trigger_the_owner_undid_is_not_taught_again_once_the_vault_moved(tmp_path: Path) -> None:
+    old = write_vault(tmp_path / "notes", PAGES)
+    run_id = accepted(old)
+    assert run("learn", "--undo", run_id)[0] == 0
+    moved = old.rename(tmp_path / "notes-2024")
+    with Router(moved) as router:
+        again = teach.teach(router, MERGE_Q, CODE_REVIEW, GOOD_QUOTE, client="agent")
+    assert again.status == teach.NOT_TAUGHT and f"the owner undid this trigger before (run {run_id})" in (
+        again.reason or ""
+    ), again.to_text()
+
+
 def test_a_new_vault_at_an_old_path_keeps_its_own_bytes_when_the_old_run_is_undone(tmp_path: Path) -> None:
     # History follows the path; the new vault's pages are guarded by undo's own per-page checks.
     old = write_vault(tmp_path / "notes", PAGES)

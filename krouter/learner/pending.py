@@ -148,9 +148,11 @@ def owner_refusal(root: Path, question: str, page: str) -> str | None:
         rejected = isinstance(end, dict) and end.get("how") == REJECTED
         if rejected and h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
             return f"the owner rejected this pick before (pending {h['pending']}): it is not taught again"
-    undone = undone_runs()
-    for e in journal_entries():
-        mine = e.get("vault") == str(root) and e.get("page") == page and not e.get("taken_back")
+    undone, entries = undone_runs(), journal_entries()
+    # The owner's no holds in the folder the vault moved to too.
+    roots = {str(root), *stood_in(root, [], entries)}
+    for e in entries:
+        mine = e.get("vault") in roots and e.get("page") == page and not e.get("taken_back")
         if mine and e.get("run_id") in undone and page_edit.trigger_key(str(e.get("trigger", ""))) == want:
             return f"the owner undid this trigger before (run {e['run_id']}): it is not taught again"
     return None

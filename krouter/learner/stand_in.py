@@ -6,9 +6,8 @@ it. A recorded vault stands in for nothing while its folder is there: history fo
 a new vault made at an old path meets the old history only through the checks every write makes
 (undo's per-page digests, accept's checks run again on the page as it is now). A recorded vault that is
 gone is taken to be the named folder when that folder holds one of its records as taught: a page, at
-the path recorded, holding the trigger written, the bytes journaled, or the quote held. A vault
-deleted whose page names another vault happens to share is not enough: the page must hold what was
-taught on it.
+the path recorded, holding the trigger written, the bytes journaled, or the quote held. A page name
+alone is not enough (two vaults may both have a Notes/g.md): the page must hold what was taught on it.
 """
 
 from __future__ import annotations
