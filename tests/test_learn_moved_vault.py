@@ -149,6 +149,31 @@ def test_a_new_vault_at_an_old_path_keeps_its_own_bytes_when_the_old_run_is_undo
     assert code == 0 and snapshot(fresh) == before, out
 
 
+def test_a_new_vault_at_an_old_path_replaces_a_hold_quoting_what_its_page_no_longer_says(
+    tmp_path: Path,
+) -> None:
+    # The old vault's hold was found again and its id given back; its quote is not on the new page, so
+    # it could never be accepted, and rejecting it would have barred the question for good.
+    old = write_vault(tmp_path / "notes", PAGES)
+    stale = hold(old)
+    old.rename(tmp_path / "notes-2024")
+    three = GOOD_QUOTE.replace("two", "three")
+    fresh = write_vault(
+        tmp_path / "notes", {**PAGES, CODE_REVIEW: PAGES[CODE_REVIEW].replace("two", "three")}
+    )
+    with Router(fresh) as router:
+        result = teach.teach(router, MERGE_Q, CODE_REVIEW, three, client="agent")
+    assert result.status == "pending" and result.pending_id != stale, result.to_text()
+    assert f"it takes the place of pending {stale}, whose quote is no longer on the page" in result.to_text()
+    rows = {r["pending_id"]: r for r in listed("--vault", str(fresh))}
+    assert (
+        rows[stale]["superseded_by"] == f"pending {result.pending_id}" and rows[result.pending_id]["pending"]
+    )
+    code, out = run("learn", "--accept", str(result.pending_id), "--vault", str(fresh))
+    assert code == 0, out
+    assert parse_page(CODE_REVIEW, (fresh / CODE_REVIEW).read_text()).triggers == [MERGE_Q]
+
+
 def two_vaults(tmp_path: Path) -> tuple[Path, Path, str, str]:
     a, b = write_vault(tmp_path / "a", PAGES), write_vault(tmp_path / "b", PAGES)
     return a, b, hold(a), hold(b)

@@ -77,10 +77,12 @@ def print_list(vault: Path | None, as_json: bool) -> None:
                 typer.echo(visible(f"    for the owner alone: {r['doubt']}"))
             continue
         if r["superseded_by"]:
+            # Held for the owner (a doubt), or quoting what the page no longer says.
+            held = "held for the owner; " if r["doubt"] else ""
             typer.echo(
                 visible(
                     f"superseded {r['pending_id']}  {when}Z  {r['taught_by']}  {page}  <- {r['trigger']!r}"
-                    f"  (held for the owner; taken over by {r['superseded_by']}, which passed every check)"
+                    f"  ({held}taken over by {r['superseded_by']}, which passed every check)"
                 )
             )
             continue

@@ -44,8 +44,8 @@ NIGHTLY = "nightly"
 OWNER = "owner"
 WRITTEN = "written"
 REJECTED = "rejected"
-# A hold for the owner alone that a later pick of the same page, passing every check, took over: its
-# end's "by" names that pick's hold.
+# A hold for the owner alone, or one quoting what its page no longer says, that a later pick of the same
+# page, passing every check, took over: its end's "by" names that pick's hold.
 SUPERSEDED = "superseded"
 # What a hold line must hold, each as text, to be read as one.
 _HOLD_FIELDS = ("pending", "vault", "page", "trigger")
@@ -136,6 +136,11 @@ def second_source(
     if not quote_on_page(held, body):
         return None, f"{who}'s pending {h['pending']} names this page, but its quote is no longer on it"
     return None, f"{who}'s pending {h['pending']} names this page but quotes another passage of it"
+
+
+def quote_gone(h: dict[str, object], rel: str, text: str) -> bool:
+    """Whether hold ``h``'s quote is no longer on its page ``rel``, whose text is now ``text``."""
+    return not quote_on_page(str(h.get("quote") or ""), parse_page(rel, text).body)
 
 
 def owner_refusal(root: Path, question: str, page: str) -> str | None:
