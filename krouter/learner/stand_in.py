@@ -2,9 +2,10 @@
 
 The journal's runs and the held picks record their vault by its path, so ``mv notes notes-2024``
 orphaned them: ``learn --list --vault notes-2024`` showed nothing, ``--undo`` and ``--accept`` refused
-it. A recorded vault stands in for nothing while its folder is there: history follows the path, and
-a new vault made at an old path meets the old history only through the checks every write makes
-(undo's per-page digests, accept's checks run again on the page as it is now). A recorded vault that is
+it. Nothing stands in for a recorded vault while its folder is there: history follows the path, and a
+new vault made at an old path meets the old history only through the checks every write makes (undo's
+per-page digests, accept's checks run again on the page as it is now; a hold quoting what the page no
+longer says is replaced by a new teaching, ``teach``). A recorded vault that is
 gone is taken to be the named folder when that folder holds one of its records as taught: a page, at
 the path recorded, holding the trigger written, the bytes journaled, or the quote held. A page name
 alone is not enough (two vaults may both have a Notes/g.md): the page must hold what was taught on it.
