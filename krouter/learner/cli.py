@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -65,8 +64,8 @@ def learn_command(
         bool,
         typer.Option(
             "--list",
-            help="List every trigger the learner and agents taught (when, which page, run id), and the "
-            "pending ones waiting for a second source.",
+            help="List every trigger the learner and agents taught in the vault (when, which page, run id), "
+            "and the pending ones waiting for a second source; every vault's when no vault is set.",
         ),
     ] = False,
     accept: Annotated[
@@ -95,7 +94,9 @@ def learn_command(
                 EXIT_USAGE,
                 as_json=as_json,
             )
-        _list(vault, as_json)
+        from krouter.learner.listing import print_list
+
+        print_list(vault, as_json)
         return
     if accept is not None or reject is not None:
         given = [
@@ -129,14 +130,15 @@ def learn_command(
             as_json=as_json,
         )
     listing_only = False
+    stand_in: Path | None = None
     root: Path | None = None
     try:
         if undo is not None:
-            if vault is not None:
-                # A run id names its vault: another one named beside it was ignored, and the run's pages
-                # restored without a word (a bug hunt).
-                undo_run.check_vault(undo, vault)
-            report = undo_run.undo(undo)
+            # A run id names its vault: another one named beside it was ignored, and the run's pages
+            # restored without a word (a bug hunt); unless the run's vault is gone and the one named
+            # holds its pages (moved there), which then stands in for it.
+            stand_in = undo_run.check_vault(undo, vault) if vault is not None else None
+            report = undo_run.undo(undo, stand_in)
         else:
             cfg = config.load_config()
             root = config.vault_to_write(vault, "learn on")
@@ -171,6 +173,8 @@ def learn_command(
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
         typer.echo(_undo_text(report) if undo else report.to_text())
+        if stand_in is not None:
+            typer.echo(f"(the run's vault is not there now: undone in {stand_in}, which holds its pages)")
     if report.interrupted:
         raise typer.Exit(130)  # as a shell reports a Ctrl-C, after the report of what was done
     if report.count(UNCERTAIN) and not listing_only:
@@ -218,75 +222,6 @@ def _no_lane() -> str:
     return hint
 
 
-def _utc(stamp: object) -> str:
-    """A journal or hold time as the list shows it; a hand-edited time that is no number is shown as
-    the epoch, not a crash."""
-    seconds = float(stamp) if isinstance(stamp, (int, float)) else 0.0
-    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(seconds))
-
-
-def _list(vault: Path | None, as_json: bool) -> None:
-    """Print what was taught: one line per trigger, oldest first (``--vault`` keeps one vault's)."""
-    from krouter.learner.pending import OWNER
-    from krouter.learner.taught import history
-    from krouter.learner.teach import shown_quote
-    from krouter.safe_text import visible
-    from krouter.vault.files import check_vault
-
-    if vault is not None:
-        # A mistyped vault would list nothing, as if nothing had been taught there.
-        try:
-            check_vault(vault)
-        except VaultNotFound as exc:
-            raise fail(str(exc), EXIT_USAGE, as_json=as_json) from exc
-    rows = history(vault)
-    if as_json:
-        typer.echo(json.dumps(rows, ensure_ascii=False))
-        return
-    if not rows:
-        typer.echo("nothing taught yet")
-        return
-    for r in rows:
-        when = _utc(r["time"])
-        if r["pending"]:
-            # Triggers and page names came from agents and the query log: shown, never interpreted.
-            typer.echo(
-                visible(
-                    f"pending {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"
-                    f"  (not written: krouter learn --accept {r['pending_id']} or --reject {r['pending_id']})"
-                )
-            )
-            if r["quote"]:
-                # What the owner judges an accept by: the sentence the teacher says answers.
-                typer.echo(visible(f"    quote: {shown_quote(str(r['quote']))}"))
-            if r["doubt"]:
-                typer.echo(visible(f"    for the owner alone: {r['doubt']}"))
-            continue
-        if r["superseded_by"]:
-            typer.echo(
-                visible(
-                    f"superseded {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"
-                    f"  (held for the owner; taken over by {r['superseded_by']}, which passed every check)"
-                )
-            )
-            continue
-        if r["rejected"]:
-            rejected = _utc(r["rejected_time"])
-            typer.echo(
-                visible(
-                    f"rejected {r['pending_id']}  {when}Z  {r['taught_by']}  {r['page']}  <- {r['trigger']!r}"
-                    f"  (rejected by the owner {rejected}Z: nothing written)"
-                )
-            )
-            continue
-        undone = "  (taken back)" if r["taken_back"] else "  (undone)" if r["undone"] else ""
-        who = r["taught_by"]
-        if who == OWNER and str(r["model"]).startswith("accepted "):
-            # Who taught it is the teacher the owner accepted ("accepted cli"), not only "owner".
-            who = f"owner ({r['model']})"
-        typer.echo(visible(f"{r['run_id']}  {when}Z  {who}  {r['page']}  <- {r['trigger']!r}{undone}"))
-
-
 def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json: bool) -> None:
     """``--accept ID`` writes a pending trigger (exit 0, or 3 when nothing was kept); ``--reject ID``
     drops it. Either says exactly what was and was not written."""
@@ -302,12 +237,22 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
         # A pending id names its vault: the held pick's reply and `learn --list` say "run krouter learn
         # --accept ID", which failed, "no vault named" (a bug hunt).
         held = next((h for h in pending.all_holds() if h["pending"] == (accept or reject)), None)
-        named = Path(str(held["vault"])) if vault is None and held is not None else vault
-        root = config.vault_to_write(named, "accept or reject pending triggers")
-        if not root.is_dir():
+        recorded = Path(str(held["vault"])) if vault is None and held is not None else None
+        root = config.vault_to_write(recorded or vault, "accept or reject pending triggers")
+        if recorded is not None and not root.is_dir() and accept:
+            # The path came from the hold, not from config.toml or $KROUTER_VAULT: said so, with the
+            # way on when the vault moved (its folder, named, stands in for it).
+            raise VaultNotFound.at(
+                root,
+                f" (the vault pending {accept} was held in; if it moved, name its folder: "
+                f"krouter learn --accept {accept} --vault DIR)",
+            )
+        if recorded is None and not root.is_dir():
             raise config.vault_not_found(root, named=vault is not None)
         if reject:
-            h = pending.reject(root.resolve(), reject)
+            # A reject writes nothing to pages: a hold whose vault is gone is rejected all the same, or
+            # it would stay listed for ever.
+            h = pending.reject(root if recorded is not None else root.resolve(), reject)
             out = {"pending_id": reject, "status": "rejected", "page": h["page"], "trigger": h["trigger"]}
             text = f"rejected pending {reject}: nothing written ({h['page']} <- {h['trigger']!r})"
         else:

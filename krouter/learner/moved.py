@@ -9,10 +9,11 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from krouter.learner import page_edit
 from krouter.learner.journal import digest, journal_entries
+from krouter.learner.stand_in import folder
 from krouter.vault.files import read_page_bytes, walk
 from krouter.vault.page import parse_page
 from krouter.vault.page_lines import split_frontmatter
@@ -72,7 +73,7 @@ def moved_all(entries: list[dict[str, object]], among: Iterable[str] | None = No
     read and parsed a 10k-page vault twenty times)."""
     if not entries:
         return []
-    root = Path(str(entries[0]["vault"]))
+    root = folder(entries[0])
     journal = journal_entries()
     looks: list[_Look] = []
     for e in entries:

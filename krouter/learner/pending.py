@@ -32,6 +32,7 @@ from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, undone_runs
 from krouter.learner.quotes import quote_on_page, same_passage
 from krouter.learner.report import LEARNED, SKIPPED
+from krouter.learner.stand_in import stood_in, vault_there
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
 from krouter.learner.verify import candidates, same_doubt, verify_pick
 from krouter.routing import querylog
@@ -44,8 +45,8 @@ NIGHTLY = "nightly"
 OWNER = "owner"
 WRITTEN = "written"
 REJECTED = "rejected"
-# A hold for the owner alone that a later pick of the same page, passing every check, took over: its
-# end's "by" names that pick's hold.
+# A hold for the owner alone, or one quoting what its page no longer says, that a later pick of the same
+# page, passing every check, took over: its end's "by" names that pick's hold.
 SUPERSEDED = "superseded"
 # What a hold line must hold, each as text, to be read as one.
 _HOLD_FIELDS = ("pending", "vault", "page", "trigger")
@@ -64,16 +65,19 @@ def is_held(cfg: config.Config, source: str) -> bool:
 
 def all_holds(vault: Path | None = None) -> list[dict[str, object]]:
     """Every hold (open or ended), oldest first, each with ``end`` set to its end line or None;
-    ``vault`` keeps one vault's. Corrupt lines, and holds lacking a field as text (a hand edit), are
-    skipped: the file is never rewritten."""
+    ``vault`` keeps one vault's, those held in a vault it stands in for (moved there) included.
+    Corrupt lines, and holds lacking a field as text (a hand edit), are skipped: the file is never
+    rewritten."""
     holds: dict[str, dict[str, object]] = {}
     for _offset, item in querylog.read(pending_path()):
         if all(isinstance(item.get(k), str) for k in _HOLD_FIELDS):
             holds[str(item["pending"])] = {**item, "end": None}
         elif "resolved" in item and str(item["resolved"]) in holds:
             holds[str(item["resolved"])]["end"] = item
-    root = str(vault.resolve()) if vault is not None else None
-    return [h for h in holds.values() if root is None or h.get("vault") == root]
+    if vault is None:
+        return list(holds.values())
+    roots = {str(vault.resolve()), *stood_in(vault, list(holds.values()))}
+    return [h for h in holds.values() if h.get("vault") in roots]
 
 
 def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
@@ -135,6 +139,11 @@ def second_source(
     return None, f"{who}'s pending {h['pending']} names this page but quotes another passage of it"
 
 
+def quote_gone(h: dict[str, object], rel: str, text: str) -> bool:
+    """Whether hold ``h``'s quote is no longer on its page ``rel``, whose text is now ``text``."""
+    return not quote_on_page(str(h.get("quote") or ""), parse_page(rel, text).body)
+
+
 def owner_refusal(root: Path, question: str, page: str) -> str | None:
     """Why the owner has already said no to ``question`` as a trigger of ``page``, or None: they rejected
     a hold of it, or undid a run that wrote it. Neither an agent nor the nightly model may hold or write
@@ -145,9 +154,11 @@ def owner_refusal(root: Path, question: str, page: str) -> str | None:
         rejected = isinstance(end, dict) and end.get("how") == REJECTED
         if rejected and h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
             return f"the owner rejected this pick before (pending {h['pending']}): it is not taught again"
-    undone = undone_runs()
-    for e in journal_entries():
-        mine = e.get("vault") == str(root) and e.get("page") == page and not e.get("taken_back")
+    undone, entries = undone_runs(), journal_entries()
+    # The owner's no holds in the folder the vault moved to too.
+    roots = {str(root), *stood_in(root, [], entries)}
+    for e in entries:
+        mine = e.get("vault") in roots and e.get("page") == page and not e.get("taken_back")
         if mine and e.get("run_id") in undone and page_edit.trigger_key(str(e.get("trigger", ""))) == want:
             return f"the owner undid this trigger before (run {e['run_id']}): it is not taught again"
     return None
@@ -215,8 +226,15 @@ def _open_hold(root: Path, pending_id: str) -> dict[str, object]:
     if not found:
         raise KRouterError(f"no pending trigger {pending_id!r} in {pending_path()}")
     h = found[-1]
-    if h["vault"] != str(root):
-        raise KRouterError(f"pending trigger {pending_id!r} belongs to the vault {h['vault']}, not {root}")
+    if h["vault"] != str(root) and h["vault"] not in stood_in(root, found):
+        gone = (
+            ""
+            if vault_there(Path(str(h["vault"])))
+            else f" (not there now, and {root} lacks its page as held)"
+        )
+        raise KRouterError(
+            f"pending trigger {pending_id!r} belongs to the vault {h['vault']}{gone}, not {root}"
+        )
     end = h["end"]
     if isinstance(end, dict):
         raise KRouterError(f"pending trigger {pending_id!r} was {end.get('how')} already")

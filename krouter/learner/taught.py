@@ -7,6 +7,7 @@ from pathlib import Path
 
 from krouter.learner import pending
 from krouter.learner.journal import journal_entries, undone_runs
+from krouter.learner.stand_in import stood_in
 
 
 def history(vault: Path | None = None) -> list[dict[str, object]]:
@@ -16,21 +17,27 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
     then the held picks (``pending_id`` set, no run id): those still waiting for a second source
     (``pending`` True; ``doubt`` says why one waits for the owner alone), those the owner rejected
     (``rejected`` True; nothing was written, and what an agent tried to teach stays on record) and those
-    held for the owner that a later pick passing every check took over (``superseded_by``).
+    held for the owner, or quoting what the page no longer says, that a later pick passing every check
+    took over (``superseded_by``).
 
-    ``vault`` keeps one vault's entries; None keeps all.
+    ``vault`` keeps one vault's entries, those recorded in a vault it stands in for included (moved
+    there: ``krouter.learner.stand_in``); None keeps all. Each row's ``vault`` is the folder it is listed
+    for, ``recorded_vault`` the one its run or hold recorded.
     """
     undone = undone_runs()
+    entries, holds = journal_entries(), pending.all_holds()
     root = str(vault.resolve()) if vault is not None else None
+    roots = None if vault is None else {root, *stood_in(vault, holds, entries)}
     out = []
-    for e in journal_entries():
-        if (root is not None and e.get("vault") != root) or e.get("never_written"):
+    for e in entries:
+        if (roots is not None and e.get("vault") not in roots) or e.get("never_written"):
             continue
         out.append(
             {
                 "run_id": e.get("run_id"),
                 "time": e.get("time"),
-                "vault": e.get("vault"),
+                "vault": root or e.get("vault"),
+                "recorded_vault": e.get("vault"),
                 "page": e.get("page"),
                 "trigger": e.get("trigger"),
                 "quote": e.get("quote"),
@@ -46,7 +53,9 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "superseded_by": None,
             }
         )
-    for h in pending.all_holds(vault):
+    for h in holds:
+        if roots is not None and h.get("vault") not in roots:
+            continue
         end = h["end"]
         rejected = isinstance(end, dict) and end.get("how") == pending.REJECTED
         superseded = isinstance(end, dict) and end.get("how") == pending.SUPERSEDED
@@ -56,7 +65,8 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
             {
                 "run_id": None,
                 "time": h.get("time"),
-                "vault": h.get("vault"),
+                "vault": root or h.get("vault"),
+                "recorded_vault": h.get("vault"),
                 "page": h.get("page"),
                 "trigger": h.get("trigger"),
                 "quote": h.get("quote"),

@@ -317,7 +317,10 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # Taught again so that every check passes (by any agent, without the phrasing that raised the doubt):
     # the pick goes the way of any other, and the owner's hold closes once that is done.
     doubted = same if same and same.get("doubt") and not doubt else None
-    if doubted:
+    # A hold of this pick quoting what the page no longer says (the page rewritten, or a new vault made at
+    # the held one's path) could never be accepted: this pick, which passed every check, replaces it.
+    stale = same if same and not doubted and pending.quote_gone(same, rel, page_bytes.text) else None
+    if doubted or stale:
         same = None
     # The nightly model's held pick of this page for this question, quoting the same passage, is the
     # second source (confirmed by this teaching even when this agent's own pick was held already).
@@ -340,19 +343,13 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
         "phrasings": result.phrasings,
     }
     if doubt:
-        _hold(router, result, client, doubt)
+        took = _replace(router, stale, _hold(router, result, client, doubt))
         result.for_owner = True
-        return doubt
+        return f"{doubt}; {took}" if took else doubt
     if other is not None:
         record["pending_id"] = other["pending"]
     elif pending.is_held(cfg, pending.AGENT):
-        entry = _hold(router, result, client)
-        if doubted:
-            pending.resolve(
-                router.root, str(doubted["pending"]), pending.SUPERSEDED, f"pending {entry['pending']}"
-            )
-            return f"it takes the place of pending {doubted['pending']}, held for the owner until now"
-        return apart
+        return _replace(router, doubted or stale, _hold(router, result, client)) or apart
     status, reason = write_confirmed(router, page_bytes, question, run_id, dry_run=False, record=record)
     if status == TAKEN_BACK:
         # "Taught" must mean that the question now cites the page: a trigger that does not make it cite
@@ -367,6 +364,15 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # off, or a twin of two teachers at once), end here: the trigger is on the page.
     pending.settle(router.root, question, rel, f"agent {client}", run_id)
     return reason
+
+
+def _replace(router: Router, old: dict[str, object] | None, entry: dict[str, object]) -> str:
+    """End ``old``, the hold the new hold ``entry`` takes the place of, and say so ("" without one)."""
+    if old is None:
+        return ""
+    pending.resolve(router.root, str(old["pending"]), pending.SUPERSEDED, f"pending {entry['pending']}")
+    why = "held for the owner until now" if old.get("doubt") else "whose quote is no longer on the page"
+    return f"it takes the place of pending {old['pending']}, {why}"
 
 
 def _hold(router: Router, result: TeachResult, client: str, doubt: str | None = None) -> dict[str, object]:

@@ -23,6 +23,7 @@ from krouter.learner.moved import moved_all, moved_to
 from krouter.learner.page_write import PageNotWritten, atomic_replace
 from krouter.learner.report import SKIPPED, LearnReport, Outcome
 from krouter.learner.rewind import journal_redone, rewind
+from krouter.learner.stand_in import STANDS_IN, folder, stood_in, vault_there
 from krouter.learner.write_lock import learner_lock
 from krouter.routing import querylog
 from krouter.vault.files import contained_path, read_contained
@@ -46,8 +47,9 @@ UNDONE_ALREADY = (
 RUN_ID = lazy_pattern(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
 
 
-def undo(run_id: str) -> LearnReport:
-    """Reverse one run's changes, newest first, restoring each page's exact bytes.
+def undo(run_id: str, stand_in: Path | None = None) -> LearnReport:
+    """Reverse one run's changes, newest first, restoring each page's exact bytes; in ``stand_in``, the
+    folder the run's vault moved to (``check_vault``), when one is given.
 
     A page that changed since the run (it no longer holds the bytes the run wrote) keeps its later edits:
     the trigger's item of the triggers list is taken out (checked by re-parsing), else the run's own
@@ -57,26 +59,45 @@ def undo(run_id: str) -> LearnReport:
     """
     # Looking for pages moved since reads the whole vault: done before the lock, so that no other
     # learner write waits on it; what it found is checked again under the lock.
-    moved = _moved_pages(run_id)
+    moved = _moved_pages(run_id, stand_in)
     with learner_lock():
-        report, done = _undo_run(run_id, moved)
+        report, done = _undo_run(run_id, moved, stand_in)
     undone = report.count(RESTORED) + report.count(REMOVED) + report.count(REWOUND)
     record = {"undo": run_id, "time": time.time(), "restored": undone, "done": sorted(done)}
     append_jsonl(outcomes_path(), record)
     return report
 
 
-def check_vault(run_id: str, vault: Path) -> None:
-    """Raise VaultNotFound when ``vault`` is not the vault (one of the vaults) run ``run_id`` changed:
-    an undo restores the run's own pages wherever the command was pointed."""
+def check_vault(run_id: str, vault: Path) -> Path | None:
+    """The folder standing in for the vault run ``run_id`` changed, when that vault is gone and
+    ``vault`` holds its pages as taught (moved there: ``krouter.learner.stand_in``); None when ``vault``
+    is the run's own. Raise VaultNotFound when it is neither: an undo restores the run's own pages
+    wherever the command was pointed."""
     entries = journal_entries(run_id)
     theirs = sorted({str(e["vault"]) for e in entries if e.get("vault")})
     if not theirs or _same_folder(vault, theirs):
-        return
+        return None
+    if len(theirs) == 1 and theirs[0] in stood_in(vault, [], journal_entries()):
+        return vault.expanduser().resolve()
+    gone = [v for v in theirs if not vault_there(Path(v))]
+    why = (
+        f"; {', '.join(gone)} is not there now, but {vault} holds none of the run's pages as it left them"
+        if gone
+        else ""
+    )
     raise VaultNotFound(
-        f"run {run_id} changed pages in {', '.join(theirs)}, not in {vault}: name that vault, or leave "
+        f"run {run_id} changed pages in {', '.join(theirs)}, not in {vault}{why}: name that vault, or leave "
         "--vault out"
     )
+
+
+def _entries(run_id: str, stand_in: Path | None) -> list[dict[str, object]]:
+    """The run's journal entries, each read and written in ``stand_in`` when one is given."""
+    entries = journal_entries(run_id)
+    if stand_in is not None:
+        for e in entries:
+            e[STANDS_IN] = str(stand_in)
+    return entries
 
 
 def _same_folder(vault: Path, theirs: list[str]) -> bool:
@@ -87,18 +108,18 @@ def _same_folder(vault: Path, theirs: list[str]) -> bool:
     return any(here == Path(v).resolve() for v in theirs)
 
 
-def _moved_pages(run_id: str) -> dict[str, list[str]]:
+def _moved_pages(run_id: str, stand_in: Path | None) -> dict[str, list[str]]:
     """For each entry of the run whose page is gone from its path, the pages of the vault that may be it
     (``moved_to``'s pages and others), by entry key. Each vault is read once, however many of the run's
     pages are gone from it."""
     gone: dict[str, list[dict[str, object]]] = {}
-    for e in journal_entries(run_id):
-        if e.get("never_written") or not _vault_there(Path(str(e["vault"]))):
+    for e in _entries(run_id, stand_in):
+        if e.get("never_written") or not vault_there(folder(e)):
             continue
         try:
-            contained_path(Path(str(e["vault"])), str(e["page"]))
+            contained_path(folder(e), str(e["page"]))
         except PageNotFound:
-            gone.setdefault(str(e["vault"]), []).append(e)
+            gone.setdefault(str(folder(e)), []).append(e)
         except KRouterError:
             continue  # a path undo refuses anyway (outside the vault)
     found: dict[str, list[str]] = {}
@@ -109,12 +130,14 @@ def _moved_pages(run_id: str) -> dict[str, list[str]]:
     return found
 
 
-def _undo_run(run_id: str, moved: dict[str, list[str]]) -> tuple[LearnReport, set[str]]:
+def _undo_run(
+    run_id: str, moved: dict[str, list[str]], stand_in: Path | None
+) -> tuple[LearnReport, set[str]]:
     """The run's undo, and the keys of its entries undone (now or by an earlier undo)."""
-    entries = journal_entries(run_id)
+    entries = _entries(run_id, stand_in)
     if not entries:
         raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
-    report = LearnReport(run_id, str(entries[0].get("vault", "")), "undo", "", dry_run=False)
+    report = LearnReport(run_id, str(folder(entries[0])), "undo", "", dry_run=False)
     before = _done_before(run_id, entries)
     done = set(before)
     for e in reversed(entries):
@@ -165,11 +188,14 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
         o.status, o.reason = GONE, "never written (the page changed just before, or the write was cut short)"
         return
     trigger = str(e.get("trigger", ""))
-    root, page, moved = Path(str(e["vault"])), str(e["page"]), ""
-    if not _vault_there(root):
+    root, page, moved = folder(e), str(e["page"]), ""
+    if not vault_there(root):
         # Not "gone": a vault renamed, a drive not mounted or a sync folder offline would have its
         # entry counted as dealt with, and the trigger never undone once the vault is back.
-        o.reason = f"the vault {root} is not there (moved, or a drive not mounted?); undo again once it is"
+        o.reason = (
+            f"the vault {root} is not there (moved, or a drive not mounted?); undo again once it is, or "
+            f"name the folder it moved to: krouter learn --undo {e.get('run_id')} --vault DIR"
+        )
         return
     try:
         try:
@@ -256,15 +282,6 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
     if rewound is not None:
         journal_redone(rewound)
     o.status, o.reason = status, f"{done} ({moved})" if done and moved else done or moved
-
-
-def _vault_there(root: Path) -> bool:
-    """Whether the vault's folder exists and holds anything (an empty mount point is a drive not
-    mounted, not a vault whose pages were all deleted)."""
-    try:
-        return root.is_dir() and any(root.iterdir())
-    except OSError:
-        return False
 
 
 def _gone_reason(others: list[str]) -> str:
