@@ -26,6 +26,7 @@ from pathlib import Path
 
 from krouter.agents.sessions.redaction import redact
 from krouter.lazy_pattern import lazy_pattern
+from krouter.safe_text import without_controls
 
 TOOL_LINE_CHARS = 160
 
@@ -57,7 +58,8 @@ class Session:
 
     def add(self, role: str, text: str) -> None:
         """Append text; a speaker's consecutive lines (Claude Code streams one block per line) merge."""
-        text = text.strip()
+        # An escape sequence a transcript recorded (a pasted terminal) would act on whoever prints the page.
+        text = without_controls(text).strip()
         if not text:
             return
         if self.turns and self.turns[-1].role == role:
