@@ -21,11 +21,12 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from krouter import config
-from krouter.agents.sessions.redaction import redact
+from krouter.agents.sessions.redaction import redact, redact_together
 from krouter.agents.sessions.transcripts import Session, Turn, display_path, read_transcript, transcript_files
 from krouter.atomic import atomic_write
 from krouter.errors import PathOutsideVault
 from krouter.lazy_pattern import lazy_pattern
+from krouter.safe_text import without_controls
 from krouter.vault.files import check_vault
 from krouter.vault.page import parse_page
 
@@ -87,9 +88,12 @@ def _title(session: Session) -> str:
 
 
 def redacted(session: Session) -> Session:
-    """A copy of the session with every turn's text redacted: the only form that is ever written."""
-    turns = [Turn(t.role, redact(t.text)) for t in session.turns]
-    sources = [redact(s) for s in session.sources]
+    """A copy of the session with every turn's text and source redacted together (a value found to be
+    a secret in one turn is redacted in all of them): the only form that is ever written, so the title,
+    the file name and the frontmatter drawn from it hold no secret either."""
+    texts = redact_together([t.text for t in session.turns] + [without_controls(s) for s in session.sources])
+    turns = [Turn(t.role, text) for t, text in zip(session.turns, texts, strict=False)]
+    sources = texts[len(turns) :]
     return Session(session.session_id, session.fmt, sources, turns, session.timestamps, session.fallback_date)
 
 
