@@ -23,7 +23,9 @@ def import_command(
     source: Annotated[
         Path,
         typer.Argument(
-            metavar="SOURCE", help="A transcript (.jsonl), or a folder: every *.jsonl under it is imported."
+            metavar="SOURCE",
+            help="A transcript (.jsonl; a pipe such as /dev/stdin too), or a folder: every *.jsonl under it "
+            "is imported.",
         ),
     ],
     vault: NamedVaultOption = None,
