@@ -80,3 +80,39 @@ def test_a_stream_past_the_limit_is_refused_and_nothing_is_written(
     code, out = import_pipe(vault, jsonl(ROWS * 20), "--json")
     assert code == 1 and "/dev/fd/" in out and "read and no end: not a transcript" in out, out
     assert session_pages(vault) == []
+
+
+def run_import(vault: Path, tmp_path: Path, *args: str) -> tuple[int, str]:
+    src = tmp_path / "chat.jsonl"
+    src.write_bytes(jsonl(ROWS))
+    result = CliRunner().invoke(app, ["import", str(src), "--vault", str(vault), *args])
+    return result.exit_code, result.output
+
+
+def test_a_session_imported_into_an_input_folder_stays_there_whatever_folder_is_named(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A bug hunt: --folder moved a session imported before out of Inputs/Sessions, said "moved A -> B
+    (sessions go in an input folder)" backwards, counted no move, and the next plain import made a
+    second page."""
+    assert run_import(vault, tmp_path)[0] == 0
+    [first] = session_pages(vault)
+    code, out = run_import(vault, tmp_path, "--folder", "Notes/Chats")
+    assert code == 0 and "moved" not in out.replace("0 moved", ""), out
+    assert f"stay there (not Notes/Chats): {first}" in out and "1 unchanged" in out
+    assert session_pages(vault) == [first] and not (vault / "Notes").exists()
+    code, out = run_import(vault, tmp_path)
+    assert code == 0 and "1 unchanged" in out and session_pages(vault) == [first], out
+
+
+def test_a_session_in_no_input_folder_is_moved_to_one_and_the_move_is_counted(
+    vault: Path, tmp_path: Path
+) -> None:
+    assert run_import(vault, tmp_path, "--folder", "Notes/Chats")[0] == 0
+    [first] = session_pages(vault)
+    assert first.startswith("Notes/Chats/")
+    code, out = run_import(vault, tmp_path)
+    [now] = session_pages(vault)
+    assert code == 0 and now.startswith("Inputs/Sessions/"), out
+    assert f"moved     {first} -> {now} (Notes/Chats is in no input folder)" in out
+    assert "1 moved" in out
