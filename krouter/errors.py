@@ -50,3 +50,8 @@ class BuildStalled(KRouterError):
     """A worker process preparing pages for a build or a large refresh gave no answer in the time
     allowed (a page that sends the tokeniser into a loop, a stopped process); the message names its
     pages."""
+
+
+class TranscriptTooLarge(KRouterError):
+    """A transcript given to ``krouter import`` has a line, or (a pipe, a device) a length, past what it
+    reads: no transcript is that, and reading on would fill memory (``/dev/zero``)."""

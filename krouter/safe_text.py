@@ -25,6 +25,14 @@ _CONTROL_IN_TEXT = lazy_pattern(
     "\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 
+# What a terminal acts on rather than shows: a whole escape sequence (CSI "ESC [ 2 J", OSC "ESC ] ...
+# BEL"; with only its ESC taken, "[2J" stayed as noise), and any C0 control but tab and newline, DEL,
+# and any C1 control.
+_ESCAPE_SEQUENCE = lazy_pattern(
+    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\\\)?"
+)
+_STORED_CONTROL = lazy_pattern("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 
@@ -58,3 +66,10 @@ def visible(text: str) -> str:
 def visible_text(text: str) -> str:
     """Like ``visible``, for multi-line text: newlines, tabs and CRLF line ends are kept."""
     return _CONTROL_IN_TEXT.sub(_escape, text)
+
+
+def without_controls(text: str) -> str:
+    """``text`` to be stored (a page's trigger, an imported turn): CRLF line ends made LF, terminal
+    escape sequences dropped, and every other control character but tab and newline made a space.
+    Written as ``\\u001b[2J`` into a trigger, an escape sequence was noise to every reader of the page."""
+    return _STORED_CONTROL.sub(" ", _ESCAPE_SEQUENCE.sub("", text.replace("\r\n", "\n")))

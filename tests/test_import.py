@@ -601,7 +601,7 @@ def test_a_page_an_earlier_krouter_imported_from_an_id_less_file_is_updated_not_
         [{"role": "user", "content": "Which queue do we use?"}, {"role": "assistant", "content": "NATS."}],
     )
     with monkeypatch.context() as earlier:
-        earlier.setattr(transcripts, "file_session_id", lambda path: path.stem)
+        earlier.setattr(transcripts, "file_session_id", lambda name, first: name)
         assert run_import(str(src), "--vault", str(vault)).exit_code == 0
     [first] = [p for p in pages(vault) if p.startswith("Inputs/Sessions/")]
     again = run_import(str(src), "--vault", str(vault))

@@ -207,11 +207,20 @@ def test_frontmatter_with_an_impossible_date_is_refused_with_a_reason() -> None:
 
 def test_a_question_holding_characters_yaml_may_not_hold_raw_is_written_escaped() -> None:
     """A cold review: DEL, a C1 control or U+FFFE in a question made every write fail the re-parse (PyYAML
-    refuses them raw), so such a question could never be taught."""
+    refuses them raw), so such a question could never be taught. Control characters are dropped from a
+    trigger (a bug hunt), U+FFFE is written escaped."""
     question = "what\x7f is the \x9f merge rule \ufffe today"
     after = with_trigger(b"---\ntitle: A\n---\nbody\n", question)
-    assert _triggers(after) == [question]
-    assert b"\\u007f" in after and b"\x7f" not in after
+    assert _triggers(after) == ["what is the merge rule \ufffe today"]
+    assert b"\x7f" not in after and b"\xc2\x9f" not in after and "\ufffe".encode() not in after
+
+
+def test_control_characters_of_a_question_never_reach_its_trigger() -> None:
+    """A bug hunt: a question holding ESC and BEL was written as \\u001b[2J... into the page's triggers."""
+    question = "wibblix charging \x1b[2J\x1b[31mteam\x07 meeting\r\nnow\x00"
+    after = with_trigger(b"---\ntitle: A\n---\nbody\n", question)
+    assert _triggers(after) == ["wibblix charging team meeting now"]
+    assert b"\\u001b" not in after and b"\\e" not in after and b"\x1b" not in after
 
 
 def test_a_line_separator_inside_a_frontmatter_line_does_not_split_it() -> None:

@@ -10,7 +10,7 @@ import string
 
 import pytest
 
-from krouter.agents.sessions.redaction import redact
+from krouter.agents.sessions.redaction import redact, redact_together
 
 
 def fake(alphabet: str, n: int, seed: int) -> str:
@@ -229,3 +229,57 @@ def test_a_quoted_secret_keeps_its_closing_quote(text: str, redacted: str) -> No
     """The closing quote is kept by the rule that matched a quoted value; told apart by which pattern
     matched, it was lost once the patterns were compiled on first use (a cold review)."""
     assert redact(text) == redacted
+
+
+SECRET, OTHER = "Zx9kq2Lm77", "Qw3rTy8877"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"数据库密码：{SECRET}",
+        f"root密码={SECRET}",
+        f"密码: {SECRET}",
+        f"口令是{SECRET}",
+        f"数据库密码 {SECRET}",
+        f"私钥为 {SECRET}",
+        f"令牌：{SECRET}。",
+        f"密码是“{SECRET}”",
+        f"password: {SECRET}",
+        f"the admin password is {SECRET}",
+        f"PASSWORD IS {SECRET}",
+        f"db password {SECRET}",
+        f"the password is {SECRET}.",
+        f"api key is {SECRET}",
+        f"password：{SECRET}",
+    ],
+)
+def test_a_secret_named_in_prose_english_or_chinese_is_redacted(text: str) -> None:
+    """A tester: 数据库密码：X, 口令是X and "the admin password is X" were written in clear."""
+    out = redact(text)
+    assert SECRET not in out and "[REDACTED:" in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password policy is strict",
+        "The password is required and the password is wrong twice.",
+        "密码要求至少 12 位",
+        "密码是否正确要看日志；密码为空时报错。",
+        "The password reset flow sends a link; passwords expire after 90 days.",
+        "密码学课程：RSA 与 AES",
+        "令牌桶限流 100 次每秒，密钥对放在 Vault 里。",
+        "password 2FA is on for every admin",
+        "the api key rotation is weekly",
+    ],
+)
+def test_prose_about_secrets_is_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_secret_found_once_is_redacted_everywhere_in_the_session() -> None:
+    """The tester's "redacted once, left in clear next to it": password: X took X, "is X" left it."""
+    first, second = redact_together([f"ok, password: {SECRET}", f"later I typed {SECRET} and {OTHER}"])
+    assert SECRET not in first + second and OTHER in second
+    assert redact_together([f"the build {SECRET}2 passed"]) == [f"the build {SECRET}2 passed"]

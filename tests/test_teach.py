@@ -1067,3 +1067,14 @@ def test_a_short_chinese_sentence_closed_by_its_end_mark_is_a_sentence(quote: st
     from krouter.learner.quotes import is_sentence
 
     assert is_sentence(quote) is sentence
+
+
+def test_control_characters_of_a_taught_question_never_reach_the_page(vault: Path) -> None:
+    """A bug hunt: ESC and BEL in a question were written into the page's triggers as \\u001b[2J..."""
+    code, out = teach_cli(
+        vault, "How many \x1b[2J\x1b[31msign-offs\x07 does a merge need?", CODE_REVIEW, GOOD_QUOTE
+    )
+    assert code == 0, out
+    text = (vault / CODE_REVIEW).read_text(encoding="utf-8")
+    assert parse_page(CODE_REVIEW, text).triggers == ["How many sign-offs does a merge need?"]
+    assert "\\u001b" not in text and "\x1b" not in text and "\x07" not in text and "\\a" not in text

@@ -17,6 +17,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import KRouterError
 from krouter.lazy_pattern import lazy_pattern
+from krouter.safe_text import without_controls
 from krouter.tokens.terms import normalize
 from krouter.vault.fields import field_key
 from krouter.vault.page import parse_page
@@ -48,8 +49,9 @@ class Splice:
 
 
 def clean_trigger(text: str) -> str:
-    """A question as a one-line trigger: whitespace (including line separators) collapsed."""
-    return " ".join(text.split())
+    """A question as a one-line trigger: control characters dropped, whitespace (including line
+    separators) collapsed."""
+    return " ".join(without_controls(text).split())
 
 
 # Sentence punctuation around a word: "…gizmo?", "…gizmo ?" and "…gizmo" are one trigger.

@@ -23,7 +23,9 @@ def import_command(
     source: Annotated[
         Path,
         typer.Argument(
-            metavar="SOURCE", help="A transcript (.jsonl), or a folder: every *.jsonl under it is imported."
+            metavar="SOURCE",
+            help="A transcript (.jsonl; a pipe such as /dev/stdin too), or a folder: every *.jsonl under it "
+            "is imported.",
         ),
     ],
     vault: NamedVaultOption = None,
@@ -77,6 +79,7 @@ def import_command(
             "unchanged": report.unchanged,
             "kept": [{"path": rel, "why": why} for rel, why in report.kept],
             "moved": [{"from": old, "to": new} for old, new in report.moved],
+            "elsewhere": report.elsewhere,
             "empty_sessions": report.empty,
             "skipped_lines": report.problems,
             "unrecognised_files": report.unrecognised,
@@ -96,14 +99,21 @@ def import_command(
     for rel, why in report.kept:
         typer.echo(f"kept      {rel} ({why})")
     for old, new in report.moved:
-        typer.echo(f"moved     {old} -> {new} (sessions go in an input folder)")
+        typer.echo(f"moved     {old} -> {new} ({old.rsplit('/', 1)[0]} is in no input folder)")
     of = f" of {report.files}" if imported != report.files else ""
     typer.echo(
         f"imported {imported}{of} file(s): {len(report.created)} created, {len(report.updated)} updated, "
-        f"{len(report.unchanged)} unchanged, {len(report.kept)} kept, "
+        f"{len(report.unchanged)} unchanged, {len(report.kept)} kept, {len(report.moved)} moved, "
         f"{len(report.empty)} empty session(s) skipped, "
         f"{len(report.problems)} line(s) skipped"
     )
+    if report.elsewhere:
+        # --folder names where new sessions go; one imported before is not moved out of an input folder.
+        typer.echo(
+            f"krouter: note: {len(report.elsewhere)} session(s) imported before into another folder stay "
+            f"there (not {folder}): {', '.join(report.elsewhere)}",
+            err=True,
+        )
     for line in unknown:
         typer.echo(f"krouter: {line}", err=True)
     if unknown:

@@ -2,7 +2,8 @@
 
 Each session becomes one page under an inputs folder (``Inputs/Sessions`` by default), named by a slug
 of its first question plus the session id, so a re-import finds and updates the same page instead of
-adding a second one, and leaves it untouched when nothing but the import time would change. A page
+adding a second one (wherever in the vault an earlier import put it; one in no input folder is moved to
+where sessions go), and leaves it untouched when nothing but the import time would change. A page
 records the hash of the text the import wrote (``import_hash``): a page that no longer matches it was
 edited by hand and is kept as it is, never overwritten; so is a page that cannot be read. Anything
 that looks like a secret is redacted *before* it reaches the page, because a vault is read by agents
@@ -14,19 +15,20 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import yaml
 
 from krouter import config
-from krouter.agents.sessions.redaction import redact
+from krouter.agents.sessions.redaction import redact, redact_together
 from krouter.agents.sessions.transcripts import Session, Turn, display_path, read_transcript, transcript_files
 from krouter.atomic import atomic_write
 from krouter.errors import PathOutsideVault
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.files import check_vault
+from krouter.safe_text import without_controls
+from krouter.vault.files import check_vault, walk
 from krouter.vault.page import parse_page
 
 DEFAULT_FOLDER = "Inputs/Sessions"
@@ -45,8 +47,10 @@ class ImportReport:
     kept: list[tuple[str, str]] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    # (from, to): pages an earlier import wrote outside the folder sessions now go in, moved there.
+    # (from, to): pages an earlier import wrote in no input folder, moved to where sessions go now.
     moved: list[tuple[str, str]] = field(default_factory=list)
+    # Pages an earlier import wrote in another folder, updated (or not) where they are.
+    elsewhere: list[str] = field(default_factory=list)
     files: int = 0
     # Files in which no line was in a transcript format KRouter knows.
     unrecognised: list[str] = field(default_factory=list)
@@ -87,9 +91,12 @@ def _title(session: Session) -> str:
 
 
 def redacted(session: Session) -> Session:
-    """A copy of the session with every turn's text redacted: the only form that is ever written."""
-    turns = [Turn(t.role, redact(t.text)) for t in session.turns]
-    sources = [redact(s) for s in session.sources]
+    """A copy of the session with every turn's text and source redacted together (a value found to be
+    a secret in one turn is redacted in all of them): the only form that is ever written, so the title,
+    the file name and the frontmatter drawn from it hold no secret either."""
+    texts = redact_together([t.text for t in session.turns] + [without_controls(s) for s in session.sources])
+    turns = [Turn(t.role, text) for t, text in zip(session.turns, texts, strict=False)]
+    sources = texts[len(turns) :]
     return Session(session.session_id, session.fmt, sources, turns, session.timestamps, session.fallback_date)
 
 
@@ -192,10 +199,15 @@ def inputs_folder(root: Path, folder: str, *, create: bool = True) -> Path:
     return resolved
 
 
-def _existing_page(folder: Path, session_id: str, safe_id: str) -> Path | None:
+def _named(folder: Path, safe_id: str) -> list[Path]:
+    """The pages of ``folder`` whose name could be a session's of ``safe_id``."""
+    return sorted(folder.glob(f"*{safe_id}.md"))
+
+
+def _existing_page(candidates: Iterable[Path], session_id: str, safe_id: str) -> Path | None:
     """The page an earlier import wrote for this session: its name ends with the id, and so does its
     frontmatter say (the name alone could match a longer id that happens to end the same way)."""
-    for candidate in sorted(folder.glob(f"*{safe_id}.md")):
+    for candidate in candidates:
         if candidate.name != f"{safe_id}.md" and not candidate.name.endswith(f"-{safe_id}.md"):
             continue
         try:
@@ -207,21 +219,14 @@ def _existing_page(folder: Path, session_id: str, safe_id: str) -> Path | None:
     return None
 
 
-def _in_old_folder(root: Path, out_dir: Path, session: Session, safe: str) -> Path | None:
-    """The page an earlier import wrote for ``session`` in the default folder, when sessions now go in
-    another one (``sessions_folder``)."""
-    old = root / DEFAULT_FOLDER
-    if old.resolve() == out_dir or not old.is_dir():
-        return None
-    return _existing_page(old, session.session_id, safe) or _legacy_page(old, session)
-
-
-def _legacy_page(folder: Path, session: Session) -> Path | None:
+def _legacy_page(candidates: Callable[[str], list[Path]], session: Session) -> Path | None:
     """The page an earlier krouter wrote for a session whose lines name none (its id then the file's
-    name alone), when it came from this session's file: re-imported, it is updated, not doubled."""
+    name alone), when it came from this session's file: re-imported, it is updated, not doubled.
+    ``candidates``: the pages whose name could be a given safe id's."""
     if session.legacy_id is None:
         return None
-    found = _existing_page(folder, session.legacy_id, _safe_id(session.legacy_id))
+    safe = _safe_id(session.legacy_id)
+    found = _existing_page(candidates(safe), session.legacy_id, safe)
     if found is None:
         return None
     try:
@@ -229,6 +234,28 @@ def _legacy_page(folder: Path, session: Session) -> Path | None:
     except (OSError, UnicodeDecodeError):
         return None
     return found if source == redact(session.sources[0]) else None
+
+
+class _VaultPages:
+    """Every page of the vault by name, listed once and only when a session has no page in the folder
+    it goes in: an earlier import may have put it anywhere (``--folder``, or a default since changed),
+    and a second page for it was a duplicate the next search cited twice."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._pages: list[Path] | None = None
+
+    def named(self, safe_id: str) -> list[Path]:
+        """The vault's pages whose name could be a session's of ``safe_id``."""
+        if self._pages is None:
+            self._pages = sorted(self.root / stat.path for stat in walk(self.root))
+        return [p for p in self._pages if p.name == f"{safe_id}.md" or p.name.endswith(f"-{safe_id}.md")]
+
+    def find(self, session: Session, safe_id: str) -> Path | None:
+        """The page an earlier import wrote for ``session``, wherever in the vault it is."""
+        return _existing_page(self.named(safe_id), session.session_id, safe_id) or _legacy_page(
+            self.named, session
+        )
 
 
 def import_sessions(
@@ -251,7 +278,11 @@ def import_sessions(
         # Nothing to write: no folder is made for it (a failed import left an empty Inputs/Sessions).
         report.empty.extend(raw.session_id for raw in sessions.values())
         return report
-    out_dir = inputs_folder(root, folder)
+    # Made only when a page is written in it: a session imported before stays where it is.
+    out_dir = inputs_folder(root, folder, create=False)
+    inputs = config.folder_names(config.load_config().exclude_folders)
+    vault_pages = _VaultPages(root)
+    goes_in_input = config.in_folders((out_dir / "page.md").relative_to(root).as_posix(), inputs)
     imported_at = (now or _dt.datetime.now(_dt.UTC)).replace(microsecond=0).isoformat()
     for raw in sessions.values():
         if not raw.turns:
@@ -260,22 +291,29 @@ def import_sessions(
         session = redacted(raw)
         text = render(session, imported_at)
         safe = _safe_id(session.session_id)
-        target = _existing_page(out_dir, session.session_id, safe) or _legacy_page(out_dir, raw)
-        earlier = None if target is not None else _in_old_folder(root, out_dir, raw, safe)
-        if target is None:
-            target = out_dir / f"{_slug(_title(session))}-{safe}.md"
+        target = _existing_page(_named(out_dir, safe), session.session_id, safe) or _legacy_page(
+            lambda safe_id: _named(out_dir, safe_id), raw
+        )
+        earlier = None if target is not None else vault_pages.find(raw, safe)
         if earlier is not None:
-            # Written where sessions went before (Inputs/Sessions, in no input folder now): moved to where
-            # they go, unless edited by hand; left there, it was cited as the vault's own note (a review).
             old_rel = earlier.relative_to(root).as_posix()
-            why = _why_keep(earlier.read_text(encoding="utf-8", errors="replace"))
-            if why is not None:
-                report.kept.append((old_rel, why))
+            if config.in_folders(old_rel, inputs) or not goes_in_input:
+                # Imported before into another folder: it stays there, updated, never doubled.
+                report.elsewhere.append(old_rel)
+                target = earlier
+            else:
+                # In no input folder (input_folders changed since, or --folder put it there), it was cited
+                # as the vault's own note: moved to where sessions go, unless edited by hand.
+                _move(
+                    earlier,
+                    inputs_folder(root, folder) / f"{_slug(_title(session))}-{safe}.md",
+                    text,
+                    root,
+                    report,
+                )
                 continue
-            atomic_write(target, text)
-            earlier.unlink()
-            report.moved.append((old_rel, target.relative_to(root).as_posix()))
-            continue
+        if target is None:
+            target = inputs_folder(root, folder) / f"{_slug(_title(session))}-{safe}.md"
         rel = target.relative_to(root).as_posix()
         existed = target.exists()
         if existed:
@@ -297,6 +335,21 @@ def import_sessions(
         atomic_write(target, text)
         (report.updated if existed else report.created).append(rel)
     return report
+
+
+def _move(earlier: Path, target: Path, text: str, root: Path, report: ImportReport) -> None:
+    """Write ``text`` at ``target`` and remove ``earlier``, the session's page in no input folder; kept
+    where it is when edited by hand, or when ``target`` is taken by another file."""
+    old_rel, new_rel = earlier.relative_to(root).as_posix(), target.relative_to(root).as_posix()
+    why = _why_keep(earlier.read_text(encoding="utf-8", errors="replace"))
+    if why is None and target.exists():
+        why = f"in no input folder, but {new_rel} already exists; left where it is"
+    if why is not None:
+        report.kept.append((old_rel, why))
+        return
+    atomic_write(target, text)
+    earlier.unlink()
+    report.moved.append((old_rel, new_rel))
 
 
 def _expand(sources: Iterable[Path]) -> Iterator[Path]:

@@ -14,7 +14,11 @@ they take a whole token where a library pattern may stop inside one):
    their surroundings reveal (``Authorization: Basic``, ``password X`` in a .netrc line, ``mysql -pX``,
    ``curl -u user:X``, ``docker login -p X``, a URL password even with ``@`` in it, ``sig=`` in an
    Azure SAS URL, a JSON key like ``"SecretAccessKey"``), and ``name = value`` assignments whose name
-   says secret (``PGPASSWORD``, ``DB_PASS``, ``client_secret``; a quoted value may hold spaces).
+   says secret (``PGPASSWORD``, ``DB_PASS``, ``client_secret``; a quoted value may hold spaces), and a
+   secret named in a sentence, English or Chinese (``the admin password is X``, ``数据库密码：X``).
+
+``redact_together`` redacts the texts of one session so that a value found to be a secret in one of
+them is redacted in every other one too.
 
 Each secret becomes ``[REDACTED:kind]``. Placeholders and code (``password=None``,
 ``api_key = os.environ[...]``, ``${TOKEN}``) are left alone: a transcript about configuration stays
@@ -24,7 +28,7 @@ readable. Pattern-based redaction will miss some secrets; SECURITY.md says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -89,18 +93,29 @@ def _slug(secret_type: str) -> str:
 _NEEDS = {"npm_tokens": ":_authToken="}
 
 
-def _library_pass(line: str) -> str:
+def _library_pass(line: str, found: dict[str, str]) -> str:
     patterns, values = _plugins()
     for kind, pattern in patterns:
         if kind in _NEEDS and _NEEDS[kind] not in line:
             continue
-        line = pattern.sub(f"[REDACTED:{kind}]", line)
+        line = pattern.sub(_whole(kind, found), line)
     for kind, plugin in values:
         # analyze_string yields the raw values only: analyze_line would also try to verify them online.
-        found = {v for v in plugin.analyze_string(line) if len(v) >= _MIN_VALUE and not _NOT_SECRET.match(v)}
-        for value in sorted(found, key=len, reverse=True):
+        hits = {v for v in plugin.analyze_string(line) if len(v) >= _MIN_VALUE and not _NOT_SECRET.match(v)}
+        for value in sorted(hits, key=len, reverse=True):
+            found.setdefault(value, kind)
             line = line.replace(value, f"[REDACTED:{kind}]")
     return line
+
+
+def _whole(kind: str, found: dict[str, str]) -> Callable[[re.Match[str]], str]:
+    """A substitution of the whole match by its marker, noting the match in ``found``."""
+
+    def sub(m: re.Match[str]) -> str:
+        found.setdefault(m.group(0), kind)
+        return f"[REDACTED:{kind}]"
+
+    return sub
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -195,6 +210,29 @@ _NAME = (
 _QUOTED = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]){_GUARD}([^\"'`\n]{{4,200}}?)(\3)")
 _ASSIGNMENT = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]?){_GUARD}([^\s\"'`,;]{{4,}})")
 
+# A secret named in a sentence, in English or Chinese: "the admin password is X", "数据库密码：X",
+# "口令是X", "db password X". Not 验证码: a one-time code is dead within minutes, and the word also
+# means a CAPTCHA. Chinese has no spaces, so its names need no word boundary ("root密码=X").
+_PROSE_NAME = (
+    r"(?:\b(?:passwords?|passwd|passphrase|passcode|(?:api|secret|access|private)[ _-]?key|"
+    r"(?:access|auth|api)[ _-]?token)\b|密码|口令|密钥|秘钥|私钥|令牌)"
+)
+# A value: no space, quote, comma or semicolon, and no CJK character or full-width punctuation (which
+# end it: "密码：X，root密码=Y" holds two).
+_PROSE_VALUE = r"[^\s\"'`,;\u2000-\u206f\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+_OPEN_QUOTE = r"[\"'“‘「『]?"
+_IS = r"(?:\bis\b|是|为|為)"
+# Labelled ("password: X", "密码：X", "密码为：X"): any value of four characters or more, as _ASSIGNMENT.
+_PROSE_LABELLED = lazy_pattern(
+    rf"(?i)({_PROSE_NAME})(\s*(?:{_IS}\s*)?[:=：＝]\s*{_OPEN_QUOTE}){_GUARD}({_PROSE_VALUE}{{4,}})"
+)
+# Said ("password is X", "口令是X") or only followed ("db password X"): the value must look like one
+# (see _prose), or "the password is required" and "password policy" would lose a word.
+_PROSE_SAID = lazy_pattern(
+    rf"(?i)({_PROSE_NAME})(\s*{_IS}\s*{_OPEN_QUOTE}|\s+){_GUARD}({_PROSE_VALUE}{{6,}})"
+)
+_SPREAD_MIN = 6
+
 
 def _kind_for(name: str) -> str:
     low = name.lower()
@@ -205,35 +243,102 @@ def _kind_for(name: str) -> str:
     return "secret" if "secret" in low or "credential" in low else "token"
 
 
-def _keep_groups(kind: str) -> Callable[[re.Match[str]], str]:
+def _prose(found: dict[str, str], *, said: bool) -> Callable[[re.Match[str]], str]:
+    """The substitution for a secret named in a sentence; ``said``: the value must look like a secret
+    (with a digit, six characters or more; after a bare space, with a letter too)."""
+
     def sub(m: re.Match[str]) -> str:
-        if _NOT_SECRET.match(m.group(m.lastindex or 0)):
+        name, sep, raw = m.group(1), m.group(2), m.group(3)
+        value = raw.rstrip(".!?:)]}>")
+        tail = raw[len(value) :]
+        if _NOT_SECRET.match(value) or len(value) < _MIN_VALUE:
             return m.group(0)
+        if said and not _looks_secret(value, bare=not sep.strip()):
+            return m.group(0)
+        kind = _prose_kind(name)
+        found.setdefault(value, kind)
+        return f"{name}{sep}[REDACTED:{kind}]{tail}"
+
+    return sub
+
+
+def _prose_kind(name: str) -> str:
+    if re.search(r"(?i)token|令牌", name):
+        return "token"
+    return "secret" if re.search(r"(?i)key|密钥|秘钥|私钥", name) else "password"
+
+
+def _looks_secret(value: str, *, bare: bool) -> bool:
+    digit = any(c.isdigit() for c in value)
+    letter = any(c.isalpha() for c in value)
+    return len(value) >= _SPREAD_MIN and digit and (letter or not bare)
+
+
+def _keep_groups(kind: str, found: dict[str, str]) -> Callable[[re.Match[str]], str]:
+    def sub(m: re.Match[str]) -> str:
+        value = m.group(m.lastindex or 0)
+        if _NOT_SECRET.match(value):
+            return m.group(0)
+        found.setdefault(value, kind)
         kept = "".join(m.group(i) or "" for i in range(1, m.lastindex or 1))
         return f"{kept}[REDACTED:{kind}]"
 
     return sub
 
 
-def _assignment(m: re.Match[str]) -> str:
-    value = m.group(4)
-    if _NOT_SECRET.match(value):
-        return m.group(0)
-    end = m.group(5) if m.re in (_QUOTED, _ENV_KEY_QUOTED) else ""
-    return f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:{_kind_for(m.group(1))}]{end}"
+def _assignment(found: dict[str, str]) -> Callable[[re.Match[str]], str]:
+    def sub(m: re.Match[str]) -> str:
+        value = m.group(4)
+        if _NOT_SECRET.match(value):
+            return m.group(0)
+        kind = _kind_for(m.group(1))
+        found.setdefault(value, kind)
+        end = m.group(5) if m.re in (_QUOTED, _ENV_KEY_QUOTED) else ""
+        return f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:{kind}]{end}"
+
+    return sub
 
 
 def redact(text: str) -> str:
     """Replace secret-looking strings with ``[REDACTED:kind]``; everything else is left as it was."""
-    text = _PRIVATE_KEY.sub("[REDACTED:private_key]", text)
+    return _redact(text, {})
+
+
+def redact_together(texts: Sequence[str]) -> list[str]:
+    """Each text redacted, then, in all of them, every other occurrence of a value found to be a secret
+    in any one: "password: X" in one turn and X alone in the next (or in the title) was written in clear
+    beside its own redaction (a tester)."""
+    found: dict[str, str] = {}
+    out = [_redact(text, found) for text in texts]
+    spread: dict[str, str] = {}
+    for value, kind in found.items():
+        # A value's sentence punctuation is not part of it; a short one would garble ordinary words.
+        value = value.rstrip(".!?:)]}>")
+        if len(value) >= _SPREAD_MIN and "[REDACTED" not in value:
+            spread.setdefault(value, kind)
+    if not spread:
+        return out
+    # Only whole values: a secret inside a longer word or number is another string.
+    every = re.compile(
+        "|".join(
+            rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])" for v in sorted(spread, key=len, reverse=True)
+        )
+    )
+    return [every.sub(lambda m: f"[REDACTED:{spread[m.group(0)]}]", text) for text in out]
+
+
+def _redact(text: str, found: dict[str, str]) -> str:
+    """``redact``, noting each value it took, with its kind, in ``found``."""
+    text = _PRIVATE_KEY.sub(_whole("private_key", found), text)
     # Our token rules first: they take a whole token where a library pattern may stop inside one.
     for kind, pattern in _TOKENS:
-        text = pattern.sub(f"[REDACTED:{kind}]", text)
-    text = _URL_PASSWORD.sub(_keep_groups("password"), text)
-    text = "".join(_library_pass(line) for line in text.splitlines(keepends=True))
+        text = pattern.sub(_whole(kind, found), text)
+    text = _URL_PASSWORD.sub(_keep_groups("password", found), text)
+    text = "".join(_library_pass(line, found) for line in text.splitlines(keepends=True))
     for kind, pattern in _CONTEXT:
-        text = pattern.sub(_keep_groups(kind), text)
-    text = _ENV_KEY_QUOTED.sub(_assignment, text)
-    text = _ENV_KEY.sub(_assignment, text)
-    text = _QUOTED.sub(_assignment, text)
-    return _ASSIGNMENT.sub(_assignment, text)
+        text = pattern.sub(_keep_groups(kind, found), text)
+    assignment = _assignment(found)
+    for pattern in (_ENV_KEY_QUOTED, _ENV_KEY, _QUOTED, _ASSIGNMENT):
+        text = pattern.sub(assignment, text)
+    text = _PROSE_LABELLED.sub(_prose(found, said=False), text)
+    return _PROSE_SAID.sub(_prose(found, said=True), text)

@@ -24,8 +24,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from krouter.agents.sessions.lines import bounded_lines, is_regular
 from krouter.agents.sessions.redaction import redact
 from krouter.lazy_pattern import lazy_pattern
+from krouter.safe_text import without_controls
 
 TOOL_LINE_CHARS = 160
 
@@ -57,7 +59,8 @@ class Session:
 
     def add(self, role: str, text: str) -> None:
         """Append text; a speaker's consecutive lines (Claude Code streams one block per line) merge."""
-        text = text.strip()
+        # An escape sequence a transcript recorded (a pasted terminal) would act on whoever prints the page.
+        text = without_controls(text).strip()
         if not text:
             return
         if self.turns and self.turns[-1].role == role:
@@ -194,6 +197,9 @@ def _timestamp(value: object) -> _dt.datetime | None:
 
 def display_path(path: Path) -> str:
     """A source path as shown on the page: home folded to ``~`` so usernames do not leak."""
+    if not path.is_file():
+        # A pipe resolves to a name of the moment (/proc/3281/fd/pipe:[607639]): shown as it was given.
+        return path.as_posix()
     try:
         return "~/" + path.resolve().relative_to(Path.home().resolve()).as_posix()
     except (ValueError, RuntimeError):
@@ -204,23 +210,28 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
     """Add the turns of one JSONL file to ``sessions``; malformed lines go to ``problems``.
 
     Returns False when no line of the file was in a format KRouter knows (Claude Code, Codex, or
-    ``{session_id, role, content}`` lines), so the caller can say so instead of importing nothing.
+    ``{session_id, role, content}`` lines), so the caller can say so instead of importing nothing. The
+    file is read once, so a pipe works; a line or a stream past ``lines``' limits is refused
+    (``TranscriptTooLarge``, naming the file).
     """
     source = display_path(path)
     known = False
     try:
-        mtime = _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.UTC).date()
-        # utf-8-sig: a byte-order mark made the first line "not JSON", and the first question was lost.
-        handle = path.open("r", encoding="utf-8-sig", errors="replace")
-        # Read once for the file, not for every line that names no session.
-        fallback = file_session_id(path)
+        handle = path.open("rb")
+        regular = is_regular(handle)
+        mtime = _dt.datetime.fromtimestamp(os.fstat(handle.fileno()).st_mtime, _dt.UTC).date()
     except OSError as exc:
         problems.append(f"{path}: cannot read: {exc.strerror or exc}")
         return True
+    fallback = ""
     with handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
+        for lineno, raw in enumerate(bounded_lines(handle, source, regular=regular), 1):
+            if not raw.strip():
                 continue
+            if not fallback:
+                fallback = file_session_id(_file_name(path, regular), raw)
+            # A byte-order mark made the first line "not JSON", and the first question was lost.
+            line = (raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw).decode("utf-8", "replace")
             where = f"{path}:{lineno}"
             try:
                 obj = json.loads(line)
@@ -245,8 +256,8 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             session = sessions.get(sid)
             if session is None:
                 session = sessions[sid] = Session(sid, fmt, fallback_date=mtime)
-                if sid == fallback:
-                    session.legacy_id = path.stem
+                if sid == fallback and regular:
+                    session.legacy_id = _file_name(path, regular)
             line_id = obj.get("uuid")
             if isinstance(line_id, str):
                 if line_id in session.line_ids:
@@ -334,17 +345,23 @@ def _parse_line(
     return str(sid), "jsonl", role, _content_text(obj.get("content")), ts
 
 
-def file_session_id(path: Path) -> str:
-    """The session id of lines that name none: the file's name and a hash of its first line (the start
-    of the conversation, which stays as the file grows). By the name alone, two exports both called
-    chat.jsonl (two projects) were one session, and importing the second replaced the first's page (a
-    cold review); by where the file is, moving it made a second page (the review of that fix)."""
-    try:
-        with path.open("rb") as handle:
-            first = next((line for line in handle if line.strip()), b"")[:65536]
-    except OSError:
-        first = os.fsencode(path.resolve())
-    return f"{path.stem}-{hashlib.blake2b(first.strip(), digest_size=4).hexdigest()}"
+def _file_name(path: Path, regular: bool) -> str:
+    """The name a file gives the sessions of its lines that name none. /dev/fd/63 or /proc/self/fd/0
+    name only the moment: every pipe is one name, and a file redirected to /dev/stdin is its own."""
+    if not regular:
+        return "pipe"
+    if path.parent.as_posix() in ("/dev", "/dev/fd", "/proc/self/fd"):
+        return path.resolve().stem
+    return path.stem
+
+
+def file_session_id(name: str, first: bytes) -> str:
+    """The session id of lines that name none: the file's ``name`` and a hash of its ``first`` non-blank
+    line (the start of the conversation, which stays as the file grows). By the name alone, two exports
+    both called chat.jsonl (two projects) were one session, and importing the second replaced the
+    first's page (a cold review); by where the file is, moving it made a second page (the review of that
+    fix)."""
+    return f"{name}-{hashlib.blake2b(first[:65536].strip(), digest_size=4).hexdigest()}"
 
 
 def transcript_files(source: Path) -> list[Path]:
