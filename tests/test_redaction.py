@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import random
 import string
+import subprocess
+import sys
 
 import pytest
 
@@ -283,3 +285,15 @@ def test_a_secret_found_once_is_redacted_everywhere_in_the_session() -> None:
     first, second = redact_together([f"ok, password: {SECRET}", f"later I typed {SECRET} and {OTHER}"])
     assert SECRET not in first + second and OTHER in second
     assert redact_together([f"the build {SECRET}2 passed"]) == [f"the build {SECRET}2 passed"]
+
+
+def test_a_long_run_of_blanks_after_a_secret_word_is_read_at_once() -> None:
+    """A bug hunt: "password" followed by a few thousand spaces held an import for minutes (a library
+    pattern backtracking over the blanks). Run apart, so that a hang fails the test, not the suite."""
+    code = (
+        "from krouter.agents.sessions.redaction import redact\n"
+        "line = 'password' + ' ' * 20000 + 'x\\nmy password: Zx9kq2Lm77'\n"
+        "out = redact(line)\n"
+        "assert out.startswith('password ') and out.endswith('my password: [REDACTED:password]'), out[-60:]\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

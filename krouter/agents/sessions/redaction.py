@@ -91,9 +91,16 @@ def _slug(secret_type: str) -> str:
 # What a plugin's pattern cannot match without: the npm pattern (//.+/:_authToken=) backtracks over
 # every "//" of a line, and a pasted line of a thousand URLs took seconds, minutes at a megabyte.
 _NEEDS = {"npm_tokens": ":_authToken="}
+_LONG_BLANKS = lazy_pattern(r"([ \t]{64,})")
 
 
 def _library_pass(line: str, found: dict[str, str]) -> str:
+    if _LONG_BLANKS.search(line):
+        # One library pattern (IBM Cloud keys) backtracks over a run of blanks: "password" and 2,000
+        # spaces took 71 s to import (a bug hunt). No label and value stand that far apart, so each
+        # stretch between such runs is looked at on its own.
+        pieces = _LONG_BLANKS.split(line)
+        return "".join(p if _LONG_BLANKS.fullmatch(p) else _library_pass(p, found) for p in pieces)
     patterns, values = _plugins()
     for kind, pattern in patterns:
         if kind in _NEEDS and _NEEDS[kind] not in line:
