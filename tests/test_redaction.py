@@ -297,3 +297,27 @@ def test_a_long_run_of_blanks_after_a_secret_word_is_read_at_once() -> None:
         "assert out.startswith('password ') and out.endswith('my password: [REDACTED:password]'), out[-60:]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("turns", "later"),
+    [
+        (["token = fetch_token(user)", "def fetch_token(user): ..."], "def fetch_token(user): ..."),
+        (["access_token: response.json", "see response.json"], "see response.json"),
+        (["password=postgres", "user postgres, db postgres"], "user postgres, db postgres"),
+        (
+            ["password: secret", 'So "secret" is not a great password.'],
+            'So "secret" is not a great password.',
+        ),
+        (["password v2.0.1 works", "pip install foo==v2.0.1"], "pip install foo==v2.0.1"),
+        (["Private key: /home/u/.ssh/id_rsa", "cat /home/u/.ssh/id_rsa.pub"], "cat /home/u/.ssh/id_rsa.pub"),
+    ],
+)
+def test_only_what_looks_like_a_secret_is_redacted_elsewhere_in_the_session(
+    turns: list[str], later: str
+) -> None:
+    """A cold review: every value an assignment took was blanked across the session, words and code
+    included ("def [REDACTED:token]): ..."), and versions, paths and dates after a secret's name were
+    taken for secrets."""
+    assert redact_together(turns)[1] == later
+    assert redact_together(["my password: hunter2XYZ", "hunter2XYZ again"])[1] == "[REDACTED:password] again"

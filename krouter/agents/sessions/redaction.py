@@ -239,6 +239,12 @@ _PROSE_SAID = lazy_pattern(
     rf"(?i)({_PROSE_NAME})(\s*{_IS}\s*{_OPEN_QUOTE}|\s+){_GUARD}({_PROSE_VALUE}{{6,}})"
 )
 _SPREAD_MIN = 6
+# What a name of a secret is followed by that is no secret: a version (v2.0.1), a date, a path (the key
+# file "~/.ssh/id_rsa", not the key), a call or attribute (fetch_token(user)). A cold review had each
+# redacted, then blanked wherever else the session wrote it.
+_PLAIN = lazy_pattern(
+    r"(?i)^(?:v?\d+(?:\.\d+)+[\w.-]*|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\w*|.*[/\\].*|[a-z_][\w.]*\(.*)$"
+)
 
 
 def _kind_for(name: str) -> str:
@@ -258,7 +264,7 @@ def _prose(found: dict[str, str], *, said: bool) -> Callable[[re.Match[str]], st
         name, sep, raw = m.group(1), m.group(2), m.group(3)
         value = raw.rstrip(".!?:)]}>")
         tail = raw[len(value) :]
-        if _NOT_SECRET.match(value) or len(value) < _MIN_VALUE:
+        if _NOT_SECRET.match(value) or _PLAIN.match(value) or len(value) < _MIN_VALUE:
             return m.group(0)
         if said and not _looks_secret(value, bare=not sep.strip()):
             return m.group(0)
@@ -319,9 +325,12 @@ def redact_together(texts: Sequence[str]) -> list[str]:
     out = [_redact(text, found) for text in texts]
     spread: dict[str, str] = {}
     for value, kind in found.items():
-        # A value's sentence punctuation is not part of it; a short one would garble ordinary words.
+        # A value's sentence punctuation is not part of it. Only what looks like a secret (six characters
+        # or more, letters and digits, no version, date, path or call): an assignment's value may be a
+        # word or code ("password=postgres", "token = fetch_token(user)"), which the session writes
+        # elsewhere as itself (a cold review: every "postgres" and "fetch_token(user" blanked).
         value = value.rstrip(".!?:)]}>")
-        if len(value) >= _SPREAD_MIN and "[REDACTED" not in value:
+        if _looks_secret(value, bare=True) and not _PLAIN.match(value) and "[REDACTED" not in value:
             spread.setdefault(value, kind)
     if not spread:
         return out
