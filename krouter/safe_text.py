@@ -27,9 +27,12 @@ _CONTROL_IN_TEXT = lazy_pattern(
 
 # What a terminal acts on rather than shows: a whole escape sequence (CSI "ESC [ 2 J", OSC "ESC ] ...
 # BEL"; with only its ESC taken, "[2J" stayed as noise), and any C0 control but tab and newline, DEL,
-# and any C1 control.
+# and any C1 control. The string sequences (OSC; DCS, SOS, PM, APC) only with their terminator: an
+# unterminated one took the ordinary text after it ("see \x1b] the deploy key is in …" lost the rest of
+# its line, "\x9b costs" its "c": a cold review); a lone introducer becomes a space.
 _ESCAPE_SEQUENCE = lazy_pattern(
-    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\\\)?"
+    "(?:\x1b\\[|\x9b)[0-?]*[!-/]*[@-~]|\x1b\\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\\\)"
+    "|\x1b[PX^_][^\x1b]{0,512}\x1b\\\\"
 )
 _STORED_CONTROL = lazy_pattern("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

@@ -64,6 +64,17 @@ def test_an_id_less_transcript_from_a_pipe_updates_its_page_when_piped_again(vau
     assert len(session_pages(vault)) == 1
 
 
+def test_two_chats_opening_alike_piped_one_after_the_other_are_two_pages(vault: Path) -> None:
+    """A cold review: a pipe's id-less session was named by its first line alone, so two exports opening
+    with the same line were one session, and the second overwrote the first's page."""
+    one = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "The queue is NATS."}]
+    two = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Deploys go out on Tuesdays."}]
+    assert import_pipe(vault, jsonl(one))[0] == 0
+    assert import_pipe(vault, jsonl(two))[0] == 0
+    texts = [(vault / page).read_text(encoding="utf-8") for page in session_pages(vault)]
+    assert len(texts) == 2 and any("NATS" in t for t in texts) and any("Tuesdays" in t for t in texts)
+
+
 def test_an_endless_device_is_refused_naming_it_and_nothing_is_written(vault: Path) -> None:
     """A bug hunt: import /dev/zero grew memory without bound (a line was read whole, then cut)."""
     result = CliRunner().invoke(app, ["import", "/dev/zero", "--vault", str(vault)])

@@ -223,6 +223,22 @@ def test_control_characters_of_a_question_never_reach_its_trigger() -> None:
     assert b"\\u001b" not in after and b"\\e" not in after and b"\x1b" not in after
 
 
+@pytest.mark.parametrize(
+    ("question", "trigger"),
+    [
+        ("see \x1b] the deploy key is in vault/prod", "see ] the deploy key is in vault/prod"),
+        ("price \x9b costs 5 dollars", "price costs 5 dollars"),
+        ("the \x1bPqpayload\x1b\\ merge rule", "the merge rule"),
+        ("title \x1b]0;hello\x07 merge rule", "title merge rule"),
+    ],
+)
+def test_an_unterminated_escape_sequence_takes_no_ordinary_text(question: str, trigger: str) -> None:
+    """A cold review: an OSC sequence without its terminator took the rest of its line, a C1 CSI the
+    letter after it; a DCS string left its payload behind."""
+    after = with_trigger(b"---\ntitle: A\n---\nbody\n", question)
+    assert _triggers(after) == [trigger]
+
+
 def test_a_line_separator_inside_a_frontmatter_line_does_not_split_it() -> None:
     """A bug hunt: the page was cut with ``str.splitlines``, which breaks at U+2028 too, and the new
     key landed inside what editors and receipts count as one comment line."""

@@ -224,10 +224,12 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
         problems.append(f"{path}: cannot read: {exc.strerror or exc}")
         return True
     fallback = ""
+    whole = hashlib.blake2b(digest_size=4)
     with handle:
         for lineno, raw in enumerate(bounded_lines(handle, source, regular=regular), 1):
             if not raw.strip():
                 continue
+            whole.update(raw.strip() + b"\n")
             if not fallback:
                 fallback = file_session_id(_file_name(path, regular), raw)
             # A byte-order mark made the first line "not JSON", and the first question was lost.
@@ -268,6 +270,13 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             if ts is not None:
                 session.timestamps.append(ts)
             session.add(role, text)
+    if not regular and fallback in sessions:
+        # A pipe has no name, and its first line alone is no conversation's: two exports opening with
+        # the same system prompt were one session, and the second import overwrote the first's page (a
+        # cold review). Named by all it held: the same chat piped again is the same session.
+        session = sessions.pop(fallback)
+        session.session_id = f"pipe-{whole.hexdigest()}"
+        sessions[session.session_id] = session
     return known
 
 
