@@ -9,13 +9,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, snapshot, write_vault
+from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, PAYMENTS, SEARCH_Q, snapshot, write_vault
 from typer.testing import CliRunner
 
 from krouter.cli import app
 from krouter.learner import pending, teach
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
+
+STRIPE_QUOTE = "The read timeout for Stripe calls is 10 seconds."
 
 
 @pytest.fixture(autouse=True)
@@ -162,11 +164,31 @@ def test_a_copy_made_before_the_run_does_not_stand_in_for_it(tmp_path: Path) -> 
     old.rmdir()
     code, out = run("learn", "--undo", run_id, "--vault", str(backup))
     assert code == 2 and "holds none of the run's pages" in out, out
+    assert listed("--vault", str(backup)) == []  # its hold, written, is judged by the run
     assert snapshot(backup) == before
     # Neither counted as done: the vault, back, gets its trigger undone.
     away.rename(old)
     code, out = run("learn", "--undo", run_id)
     assert code == 0 and snapshot(old) == before, out
+
+
+def test_a_folder_holding_another_run_s_trigger_does_not_stand_in_for_this_run(tmp_path: Path) -> None:
+    # Any record of the gone vault was enough: a copy holding an earlier run's trigger stood in for a
+    # later run whose page it holds in another form, and that run was marked done there.
+    old = write_vault(tmp_path / "notes", PAGES)
+    with Router(old) as router:
+        earlier = teach.teach(router, SEARCH_Q, PAYMENTS, STRIPE_QUOTE, client="agent")
+    code, out = run("learn", "--accept", str(earlier.pending_id), "--vault", str(old))
+    assert code == 0, out
+    copy = shutil.copytree(old, tmp_path / "notes-copy")
+    with (copy / CODE_REVIEW).open("a", encoding="utf-8") as f:
+        f.write("An edit of the copy's own.\n")
+    run_id = accepted(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    code, out = run("learn", "--undo", run_id, "--vault", str(copy))
+    assert code == 2 and "holds none of the run's pages" in out, out
+    code, out = run("learn", "--undo", run_id, "--vault", str(moved))
+    assert code == 0 and "restored byte for byte" in out, out
 
 
 def test_a_run_undone_in_a_copy_is_undone_in_the_moved_vault_too(tmp_path: Path) -> None:

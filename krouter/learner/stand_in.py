@@ -8,8 +8,8 @@ per-page digests, accept's checks run again on the page as it is now; a hold quo
 longer says is replaced by a new teaching, ``teach``). A recorded vault that is
 gone (its path is not there at all: an empty folder there is a drive not mounted, not a vault moved) is
 taken to be the named folder when that folder holds what one of the records concerned wrote: a run's
-page, at the path recorded, with the bytes the run left or its trigger; a hold's page with the quote
-held. A page name alone is not enough (two vaults may both have a Notes/g.md), nor a page as it was
+page, at the path recorded, with the bytes the run left or its trigger; an open hold's page with the
+quote held. A page name alone is not enough (two vaults may both have a Notes/g.md), nor a page as it was
 before a run (any copy or backup made earlier has those bytes, and undoing the run there would mark it
 done while the vault that holds its trigger never gets it undone).
 
@@ -76,6 +76,8 @@ def _holds_record(vault: Path, r: dict[str, object]) -> bool:
         return False
     if digest(data) == r.get("after_sha256") or page_edit.holds_trigger(rel, text, str(r.get("trigger", ""))):
         return True
-    # A run's quote was on the page before it too: only a hold's counts.
+    # A quote was on the page before anything was written (any earlier copy has it): only an open hold's
+    # counts, for it has nothing else; an ended one's run, if any, is judged by its journal entries.
     quote = r.get("quote")
-    return "pending" in r and isinstance(quote, str) and bool(quote) and quote_on_page(quote, text)
+    held = "pending" in r and r.get("end") is None
+    return held and isinstance(quote, str) and bool(quote) and quote_on_page(quote, text)

@@ -95,7 +95,7 @@ def check_vault(run_id: str, vault: Path) -> Path | None:
     why = (
         f"; {', '.join(away)} is not there now, but {vault} holds none of the run's pages as it left them"
         if away
-        else f"; {', '.join(empty)} is there but empty (a drive not mounted?): undo once it is back"
+        else f"; {', '.join(empty)} is there but empty (a drive not mounted?)"
         if empty
         else ""
     )
