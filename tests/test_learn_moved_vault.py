@@ -5,16 +5,19 @@ history, as every other command takes it, and names each row's vault when no vau
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
-from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, snapshot, write_vault
+from learn_vault import CODE_REVIEW, GOOD_QUOTE, MERGE_Q, PAGES, PAYMENTS, SEARCH_Q, snapshot, write_vault
 from typer.testing import CliRunner
 
 from krouter.cli import app
-from krouter.learner import teach
+from krouter.learner import pending, teach
 from krouter.routing.router import Router
 from krouter.vault.page import parse_page
+
+STRIPE_QUOTE = "The read timeout for Stripe calls is 10 seconds."
 
 
 @pytest.fixture(autouse=True)
@@ -126,16 +129,81 @@ def test_a_hold_whose_vault_is_gone_is_rejected_without_naming_a_vault(tmp_path:
     assert row["rejected"] is True and row["pending"] is False
 
 
-def test_a_trigger_the_owner_undid_is_not_taught_again_once_the_vault_moved(tmp_path: Path) -> None:
+def test_an_undo_in_a_gone_vault_does_not_bar_teaching_in_a_folder_nobody_named(tmp_path: Path) -> None:
+    # Teaching never lets a folder stand in: the owner's no was said of the vault, and a copy may be
+    # anything (the late review).
     old = write_vault(tmp_path / "notes", PAGES)
     run_id = accepted(old)
     assert run("learn", "--undo", run_id)[0] == 0
     moved = old.rename(tmp_path / "notes-2024")
     with Router(moved) as router:
         again = teach.teach(router, MERGE_Q, CODE_REVIEW, GOOD_QUOTE, client="agent")
-    assert again.status == teach.NOT_TAUGHT and f"the owner undid this trigger before (run {run_id})" in (
-        again.reason or ""
-    ), again.to_text()
+    assert again.status == "pending", again.to_text()
+
+
+def test_a_gone_vault_s_hold_is_not_found_when_teaching_in_the_folder(tmp_path: Path) -> None:
+    # Found, it was taken for this pick's own hold (or, the nightly model's, a second source) in a folder
+    # the owner never named for the gone vault; --list still shows it there.
+    old = write_vault(tmp_path / "notes", PAGES)
+    pid = hold(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    assert pending.open_holds(moved) == []
+    assert hold(moved) != pid
+    assert {r["pending_id"] for r in listed("--vault", str(moved))} >= {pid}
+
+
+def test_a_copy_made_before_the_run_does_not_stand_in_for_it(tmp_path: Path) -> None:
+    old = write_vault(tmp_path / "notes", PAGES)
+    backup = shutil.copytree(old, tmp_path / "notes-backup")
+    before = snapshot(old)
+    run_id = accepted(old)
+    away = old.rename(tmp_path / "away")
+    old.mkdir()  # the mount point of a drive not mounted: not a vault gone
+    code, out = run("learn", "--undo", run_id, "--vault", str(backup))
+    assert code == 2 and "empty (a drive not mounted?)" in out, out
+    old.rmdir()
+    code, out = run("learn", "--undo", run_id, "--vault", str(backup))
+    assert code == 2 and "holds none of the run's pages" in out, out
+    assert listed("--vault", str(backup)) == []  # its hold, written, is judged by the run
+    assert snapshot(backup) == before
+    # Neither counted as done: the vault, back, gets its trigger undone.
+    away.rename(old)
+    code, out = run("learn", "--undo", run_id)
+    assert code == 0 and snapshot(old) == before, out
+
+
+def test_a_folder_holding_another_run_s_trigger_does_not_stand_in_for_this_run(tmp_path: Path) -> None:
+    # Any record of the gone vault was enough: a copy holding an earlier run's trigger stood in for a
+    # later run whose page it holds in another form, and that run was marked done there.
+    old = write_vault(tmp_path / "notes", PAGES)
+    with Router(old) as router:
+        earlier = teach.teach(router, SEARCH_Q, PAYMENTS, STRIPE_QUOTE, client="agent")
+    code, out = run("learn", "--accept", str(earlier.pending_id), "--vault", str(old))
+    assert code == 0, out
+    copy = shutil.copytree(old, tmp_path / "notes-copy")
+    with (copy / CODE_REVIEW).open("a", encoding="utf-8") as f:
+        f.write("An edit of the copy's own.\n")
+    run_id = accepted(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    code, out = run("learn", "--undo", run_id, "--vault", str(copy))
+    assert code == 2 and "holds none of the run's pages" in out, out
+    code, out = run("learn", "--undo", run_id, "--vault", str(moved))
+    assert code == 0 and "restored byte for byte" in out, out
+
+
+def test_a_run_undone_in_a_copy_is_undone_in_the_moved_vault_too(tmp_path: Path) -> None:
+    old = write_vault(tmp_path / "notes", PAGES)
+    before = snapshot(old)
+    run_id = accepted(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    copy = shutil.copytree(moved, tmp_path / "notes-copy")
+    code, out = run("learn", "--undo", run_id, "--vault", str(copy))
+    assert code == 0 and snapshot(copy) == before, out
+    code, out = run("learn", "--undo", run_id, "--vault", str(moved))
+    assert code == 0 and "restored byte for byte" in out and snapshot(moved) == before, out
+    # Asked again in the copy: undone there already, said so.
+    code, out = run("learn", "--undo", run_id, "--vault", str(copy))
+    assert code == 0 and "undone already" in out and snapshot(copy) == before, out
 
 
 def test_a_new_vault_at_an_old_path_keeps_its_own_bytes_when_the_old_run_is_undone(tmp_path: Path) -> None:
@@ -169,6 +237,11 @@ def test_a_new_vault_at_an_old_path_replaces_a_hold_quoting_what_its_page_no_lon
     assert (
         rows[stale]["superseded_by"] == f"pending {result.pending_id}" and rows[result.pending_id]["pending"]
     )
+    code, out = run("learn", "--list", "--vault", str(fresh))
+    said = (
+        f"its quote no longer on the page; taken over by a later teaching of it, pending {result.pending_id}"
+    )
+    assert said in out and "passed every check" not in out, out
     code, out = run("learn", "--accept", str(result.pending_id), "--vault", str(fresh))
     assert code == 0, out
     assert parse_page(CODE_REVIEW, (fresh / CODE_REVIEW).read_text()).triggers == [MERGE_Q]

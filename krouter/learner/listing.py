@@ -77,12 +77,13 @@ def print_list(vault: Path | None, as_json: bool) -> None:
                 typer.echo(visible(f"    for the owner alone: {r['doubt']}"))
             continue
         if r["superseded_by"]:
-            # Held for the owner (a doubt), or quoting what the page no longer says.
-            held = "held for the owner; " if r["doubt"] else ""
+            # Held for the owner (a doubt), or quoting what the page no longer says: the pick that took
+            # over passed every check only in the first case (the second may be held for the owner too).
+            why = "held for the owner" if r["doubt"] else "its quote no longer on the page"
             typer.echo(
                 visible(
                     f"superseded {r['pending_id']}  {when}Z  {r['taught_by']}  {page}  <- {r['trigger']!r}"
-                    f"  ({held}taken over by {r['superseded_by']}, which passed every check)"
+                    f"  ({why}; taken over by a later teaching of it, {r['superseded_by']})"
                 )
             )
             continue

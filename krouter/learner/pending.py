@@ -32,7 +32,7 @@ from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, undone_runs
 from krouter.learner.quotes import quote_on_page, same_passage
 from krouter.learner.report import LEARNED, SKIPPED
-from krouter.learner.stand_in import stood_in, vault_there
+from krouter.learner.stand_in import gone, stood_in
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
 from krouter.learner.verify import candidates, same_doubt, verify_pick
 from krouter.routing import querylog
@@ -45,8 +45,9 @@ NIGHTLY = "nightly"
 OWNER = "owner"
 WRITTEN = "written"
 REJECTED = "rejected"
-# A hold for the owner alone, or one quoting what its page no longer says, that a later pick of the same
-# page, passing every check, took over: its end's "by" names that pick's hold.
+# A hold for the owner alone that a later pick of the same page passing every check took over, or one
+# quoting what its page no longer says that any later pick of it took over (held for the owner too, when
+# that pick has a doubt of its own): its end's "by" names that pick's hold.
 SUPERSEDED = "superseded"
 # What a hold line must hold, each as text, to be read as one.
 _HOLD_FIELDS = ("pending", "vault", "page", "trigger")
@@ -65,7 +66,9 @@ def is_held(cfg: config.Config, source: str) -> bool:
 
 def all_holds(vault: Path | None = None) -> list[dict[str, object]]:
     """Every hold (open or ended), oldest first, each with ``end`` set to its end line or None;
-    ``vault`` keeps one vault's, those held in a vault it stands in for (moved there) included.
+    ``vault`` keeps the holds recorded in that vault, never those of a vault it may stand in for (moved
+    there, ``krouter.learner.stand_in``): teaching and the nightly learner read holds through here, and a
+    gone vault's hold must not confirm, cap or bar a pick in a folder nobody named for it.
     Corrupt lines, and holds lacking a field as text (a hand edit), are skipped: the file is never
     rewritten."""
     holds: dict[str, dict[str, object]] = {}
@@ -76,8 +79,8 @@ def all_holds(vault: Path | None = None) -> list[dict[str, object]]:
             holds[str(item["resolved"])]["end"] = item
     if vault is None:
         return list(holds.values())
-    roots = {str(vault.resolve()), *stood_in(vault, list(holds.values()))}
-    return [h for h in holds.values() if h.get("vault") in roots]
+    root = str(vault.resolve())
+    return [h for h in holds.values() if h.get("vault") == root]
 
 
 def open_holds(vault: Path | None = None) -> list[dict[str, object]]:
@@ -154,11 +157,9 @@ def owner_refusal(root: Path, question: str, page: str) -> str | None:
         rejected = isinstance(end, dict) and end.get("how") == REJECTED
         if rejected and h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
             return f"the owner rejected this pick before (pending {h['pending']}): it is not taught again"
-    undone, entries = undone_runs(), journal_entries()
-    # The owner's no holds in the folder the vault moved to too.
-    roots = {str(root), *stood_in(root, [], entries)}
-    for e in entries:
-        mine = e.get("vault") in roots and e.get("page") == page and not e.get("taken_back")
+    undone = undone_runs()
+    for e in journal_entries():
+        mine = e.get("vault") == str(root) and e.get("page") == page and not e.get("taken_back")
         if mine and e.get("run_id") in undone and page_edit.trigger_key(str(e.get("trigger", ""))) == want:
             return f"the owner undid this trigger before (run {e['run_id']}): it is not taught again"
     return None
@@ -227,13 +228,13 @@ def _open_hold(root: Path, pending_id: str) -> dict[str, object]:
         raise KRouterError(f"no pending trigger {pending_id!r} in {pending_path()}")
     h = found[-1]
     if h["vault"] != str(root) and h["vault"] not in stood_in(root, found):
-        gone = (
-            ""
-            if vault_there(Path(str(h["vault"])))
-            else f" (not there now, and {root} lacks its page as held)"
+        away = (
+            f" (not there now, and {root} lacks its page as held)"
+            if gone(str(h["vault"]))
+            else " (there, so nothing stands in for it; if it is empty, is its drive not mounted?)"
         )
         raise KRouterError(
-            f"pending trigger {pending_id!r} belongs to the vault {h['vault']}{gone}, not {root}"
+            f"pending trigger {pending_id!r} belongs to the vault {h['vault']}{away}, not {root}"
         )
     end = h["end"]
     if isinstance(end, dict):

@@ -6,18 +6,26 @@ it. Nothing stands in for a recorded vault while its folder is there: history fo
 new vault made at an old path meets the old history only through the checks every write makes (undo's
 per-page digests, accept's checks run again on the page as it is now; a hold quoting what the page no
 longer says is replaced by a new teaching, ``teach``). A recorded vault that is
-gone is taken to be the named folder when that folder holds one of its records as taught: a page, at
-the path recorded, holding the trigger written, the bytes journaled, or the quote held. A page name
-alone is not enough (two vaults may both have a Notes/g.md): the page must hold what was taught on it.
+gone (its path is not there at all: an empty folder there is a drive not mounted, not a vault moved) is
+taken to be the named folder when that folder holds what one of the records concerned wrote: a run's
+page, at the path recorded, with the bytes the run left or its trigger; an open hold's page with the
+quote held. A page name alone is not enough (two vaults may both have a Notes/g.md), nor a page as it was
+before a run (any copy or backup made earlier has those bytes, and undoing the run there would mark it
+done while the vault that holds its trigger never gets it undone).
+
+Only the learn commands that manage history, and name the folder, let it stand in (``--list``,
+``--accept``, ``--reject``, ``--undo``): teaching and the nightly learner see the vault's own records,
+so a gone vault's hold never acts as a second source in a copy, nor does a refusal recorded there bar it.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
-from krouter.learner.journal import digest, journal_entries
+from krouter.learner.journal import digest
 from krouter.learner.verify import quote_on_page
 from krouter.vault.files import contained_path, read_contained
 
@@ -35,31 +43,29 @@ def vault_there(root: Path) -> bool:
         return False
 
 
+def gone(recorded: str) -> bool:
+    """Whether a recorded vault's path is not there at all (nothing, not even an empty folder, is)."""
+    return not os.path.lexists(recorded)
+
+
 def folder(e: dict[str, object]) -> Path:
     """The folder an entry's page is read and written in: its stand-in, else the vault it recorded."""
     return Path(str(e.get(STANDS_IN) or e["vault"]))
 
 
-def stood_in(
-    vault: Path, holds: list[dict[str, object]], entries: list[dict[str, object]] | None = None
-) -> set[str]:
-    """The recorded vaults, gone now, that ``vault`` stands in for, among the vaults of ``holds`` and of
-    the journal ``entries`` (None: the journal is read only if a hold's vault is gone)."""
+def stood_in(vault: Path, records: list[dict[str, object]]) -> set[str]:
+    """The recorded vaults, gone now, that ``vault`` stands in for, among those of ``records`` (a run's
+    journal entries, holds, or both): each one ``vault`` holds what a record of it wrote."""
     if not vault_there(vault):
         return set()
     root = str(vault.resolve())
-    recorded = {str(r.get("vault")) for r in [*holds, *(entries or [])] if r.get("vault") != root}
-    gone = {v for v in recorded if not vault_there(Path(v))}
-    if not gone:
-        return set()
-    if entries is None:
-        entries = journal_entries()
-    records = [*entries, *holds]
-    return {v for v in gone if any(r.get("vault") == v and _holds_record(vault, r) for r in records)}
+    away = {str(r.get("vault")) for r in records if r.get("vault") != root and gone(str(r.get("vault")))}
+    return {v for v in away if any(r.get("vault") == v and _holds_record(vault, r) for r in records)}
 
 
 def _holds_record(vault: Path, r: dict[str, object]) -> bool:
-    """Whether ``vault`` has the record's page at its recorded path, holding what was taught there."""
+    """Whether ``vault`` has the record's page at its recorded path, holding what the record wrote: a
+    run's bytes after it or its trigger; for a hold (nothing written yet), its quote."""
     if r.get("never_written"):
         return False
     rel = str(r.get("page"))
@@ -68,8 +74,10 @@ def _holds_record(vault: Path, r: dict[str, object]) -> bool:
         text = data.decode("utf-8-sig")
     except (KRouterError, OSError, UnicodeDecodeError):
         return False
-    if digest(data) in {r.get("after_sha256"), r.get("before_sha256")}:
+    if digest(data) == r.get("after_sha256") or page_edit.holds_trigger(rel, text, str(r.get("trigger", ""))):
         return True
-    if page_edit.holds_trigger(rel, text, str(r.get("trigger", ""))):
-        return True
-    return isinstance(r.get("quote"), str) and bool(r["quote"]) and quote_on_page(str(r["quote"]), text)
+    # A quote was on the page before anything was written (any earlier copy has it): only an open hold's
+    # counts, for it has nothing else; an ended one's run, if any, is judged by its journal entries.
+    quote = r.get("quote")
+    held = "pending" in r and r.get("end") is None
+    return held and isinstance(quote, str) and bool(quote) and quote_on_page(quote, text)

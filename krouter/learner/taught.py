@@ -17,8 +17,8 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
     then the held picks (``pending_id`` set, no run id): those still waiting for a second source
     (``pending`` True; ``doubt`` says why one waits for the owner alone), those the owner rejected
     (``rejected`` True; nothing was written, and what an agent tried to teach stays on record) and those
-    held for the owner, or quoting what the page no longer says, that a later pick passing every check
-    took over (``superseded_by``).
+    held for the owner, or quoting what the page no longer says, that a later teaching of the pick took
+    over (``superseded_by``).
 
     ``vault`` keeps one vault's entries, those recorded in a vault it stands in for included (moved
     there: ``krouter.learner.stand_in``); None keeps all. Each row's ``vault`` is the folder it is listed
@@ -27,7 +27,7 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
     undone = undone_runs()
     entries, holds = journal_entries(), pending.all_holds()
     root = str(vault.resolve()) if vault is not None else None
-    roots = None if vault is None else {root, *stood_in(vault, holds, entries)}
+    roots = None if vault is None else {root, *stood_in(vault, [*entries, *holds])}
     out = []
     for e in entries:
         if (roots is not None and e.get("vault") not in roots) or e.get("never_written"):

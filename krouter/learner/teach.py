@@ -318,7 +318,8 @@ def _teach(router: Router, result: TeachResult, client: str, run_id: str) -> str
     # the pick goes the way of any other, and the owner's hold closes once that is done.
     doubted = same if same and same.get("doubt") and not doubt else None
     # A hold of this pick quoting what the page no longer says (the page rewritten, or a new vault made at
-    # the held one's path) could never be accepted: this pick, which passed every check, replaces it.
+    # the held one's path) could never be accepted: this pick replaces it (held for the owner, if it has a
+    # doubt of its own).
     stale = same if same and not doubted and pending.quote_gone(same, rel, page_bytes.text) else None
     if doubted or stale:
         same = None

@@ -23,7 +23,7 @@ from krouter.learner.moved import moved_all, moved_to
 from krouter.learner.page_write import PageNotWritten, atomic_replace
 from krouter.learner.report import SKIPPED, LearnReport, Outcome
 from krouter.learner.rewind import journal_redone, rewind
-from krouter.learner.stand_in import STANDS_IN, folder, stood_in, vault_there
+from krouter.learner.stand_in import STANDS_IN, folder, gone, stood_in, vault_there
 from krouter.learner.write_lock import learner_lock
 from krouter.routing import querylog
 from krouter.vault.files import contained_path, read_contained
@@ -63,7 +63,15 @@ def undo(run_id: str, stand_in: Path | None = None) -> LearnReport:
     with learner_lock():
         report, done = _undo_run(run_id, moved, stand_in)
     undone = report.count(RESTORED) + report.count(REMOVED) + report.count(REWOUND)
-    record = {"undo": run_id, "time": time.time(), "restored": undone, "done": sorted(done)}
+    # The folder it was undone in: a run whose vault moved may have two folders holding what it wrote
+    # (the vault moved, and a copy of it), and an undo in one must not count as done in the other.
+    record = {
+        "undo": run_id,
+        "time": time.time(),
+        "restored": undone,
+        "done": sorted(done),
+        "folder": report.vault,
+    }
     append_jsonl(outcomes_path(), record)
     return report
 
@@ -77,12 +85,18 @@ def check_vault(run_id: str, vault: Path) -> Path | None:
     theirs = sorted({str(e["vault"]) for e in entries if e.get("vault")})
     if not theirs or _same_folder(vault, theirs):
         return None
-    if len(theirs) == 1 and theirs[0] in stood_in(vault, [], journal_entries()):
-        return vault.expanduser().resolve()
-    gone = [v for v in theirs if not vault_there(Path(v))]
+    here = vault.expanduser().resolve()
+    # Its own entries only: another run's page in the folder says nothing of this run's. A folder it was
+    # undone in already stands in too, to say so rather than that it lacks the run's pages.
+    if len(theirs) == 1 and (theirs[0] in stood_in(vault, entries) or str(here) in _undone_in(run_id)):
+        return here
+    away = [v for v in theirs if gone(v)]
+    empty = [v for v in theirs if not gone(v) and not vault_there(Path(v))]
     why = (
-        f"; {', '.join(gone)} is not there now, but {vault} holds none of the run's pages as it left them"
-        if gone
+        f"; {', '.join(away)} is not there now, but {vault} holds none of the run's pages as it left them"
+        if away
+        else f"; {', '.join(empty)} is there but empty (a drive not mounted?)"
+        if empty
         else ""
     )
     raise VaultNotFound(
@@ -98,6 +112,15 @@ def _entries(run_id: str, stand_in: Path | None) -> list[dict[str, object]]:
         for e in entries:
             e[STANDS_IN] = str(stand_in)
     return entries
+
+
+def _undone_in(run_id: str) -> set[str]:
+    """The folders undos of ``run_id`` were done in (undos recorded before they named it: none)."""
+    return {
+        str(item["folder"])
+        for _offset, item in querylog.read(outcomes_path())
+        if item.get("undo") == run_id and isinstance(item.get("folder"), str)
+    }
 
 
 def _same_folder(vault: Path, theirs: list[str]) -> bool:
@@ -138,7 +161,7 @@ def _undo_run(
     if not entries:
         raise KRouterError(f"no learner run {run_id!r} in {journal_path()}")
     report = LearnReport(run_id, str(folder(entries[0])), "undo", "", dry_run=False)
-    before = _done_before(run_id, entries)
+    before = _done_before(run_id, entries, report.vault)
     done = set(before)
     for e in reversed(entries):
         o = Outcome(str(e.get("trigger", "")), SKIPPED, page=str(e["page"]))
@@ -164,12 +187,13 @@ def _undo_run(
     return report, done
 
 
-def _done_before(run_id: str, entries: list[dict[str, object]]) -> set[str]:
-    """The keys of the run's entries an earlier undo dealt with; every entry, for an undo recorded
-    before undos named their entries, if it restored anything."""
+def _done_before(run_id: str, entries: list[dict[str, object]], here: str) -> set[str]:
+    """The keys of the run's entries an earlier undo in the folder ``here`` dealt with (or in any, for
+    an undo recorded before undos named their folder); every entry, for an undo recorded before undos
+    named their entries, if it restored anything."""
     done: set[str] = set()
     for _offset, item in querylog.read(outcomes_path()):
-        if item.get("undo") != run_id:
+        if item.get("undo") != run_id or item.get("folder", here) != here:
             continue
         keys = item.get("done")
         if isinstance(keys, list):
