@@ -26,7 +26,7 @@ from pathlib import Path
 from krouter.errors import KRouterError
 from krouter.learner import page_edit
 from krouter.learner.journal import digest
-from krouter.learner.verify import quote_on_page
+from krouter.learner.quotes import quote_on_page
 from krouter.vault.files import contained_path, read_contained
 
 # The key an undo adds to a journal entry (in memory, never written) for the folder standing in for the
