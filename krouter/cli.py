@@ -314,7 +314,7 @@ def status(
         typer.echo(f"semantic: on, {sem['embedded']} of {sem['pages']} current pages embedded")
     else:
         typer.echo(f"semantic: {sem['why']}")
-    if line := pending.status_line(report["pending"]):
+    if line := pending.status_line(report["pending"], Path(report["vault"])):
         typer.echo(visible(line))
     for p in report["problems"]:
         typer.echo(visible(f"problem:  {p['path']}: {p['message']}"))

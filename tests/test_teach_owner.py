@@ -5,6 +5,7 @@ so neither written nor refused, and no second teacher confirms it; ``krouter lea
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,8 @@ def test_a_doubted_pick_is_held_for_the_owner_whatever_pending_triggers_says(vau
     # `krouter status` says teachings wait (an agent-loop run left twelve the owner never heard of).
     code, out = cli(vault, "status")
     assert code == 0 and "pending:  1 taught, not written (1 for you alone): krouter learn --list" in out
+    # Naming the vault: `learn --list` alone lists the default vault's (a cold review).
+    assert f"krouter learn --list --vault {shlex.quote(str(vault.resolve()))}" in out, out
     code, out = cli(vault, "status", "--json")
     assert json.loads(out)["pending"] == {"pending": 1, "for_owner": 1}
 

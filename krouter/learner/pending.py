@@ -22,6 +22,7 @@ from a new session. A line here is a hold (``{"pending": id, ...}``) or its end 
 from __future__ import annotations
 
 import secrets
+import shlex
 import time
 from pathlib import Path
 
@@ -99,13 +100,15 @@ def waiting(vault: Path) -> dict[str, object]:
     return {"pending": len(holds), "for_owner": sum(1 for h in holds if h.get("doubt"))}
 
 
-def status_line(held: dict[str, object]) -> str | None:
-    """What ``krouter status`` says of the holds ``waiting`` counted, or None when none wait."""
+def status_line(held: dict[str, object], vault: Path) -> str | None:
+    """What ``krouter status`` says of the holds ``waiting`` counted in ``vault``, or None when none wait.
+    The command names the vault: ``learn --list`` lists the default vault's, which need not be this one."""
     if held.get("error"):
         return f"pending:  the record of held teachings cannot be read: {held['error']}"
     if not held["pending"]:
         return None
-    return f"pending:  {held['pending']} taught, not written ({held['for_owner']} for you alone): krouter learn --list"
+    listing = f"krouter learn --list --vault {shlex.quote(str(vault))}"
+    return f"pending:  {held['pending']} taught, not written ({held['for_owner']} for you alone): {listing}"
 
 
 def find(root: Path, question: str, page: str | None = None, source: str | None = None) -> dict | None:
