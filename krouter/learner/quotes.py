@@ -40,7 +40,7 @@ _BESIDE_CJK = lazy_pattern(rf" (?={_HAN_KANA})|(?<={_HAN_KANA}) ")
 _CLOSING = {".": ".!。", "!": ".!。", "。": ".!。", "?": "?", ";": ";"}
 # A number the quote's edge would cut in two: "30" of "30,000", "5 kg" of "3.5 kg".
 _NUMBER_GOES_ON = lazy_pattern(r"[.,]\d")
-_NUMBER_CAME_BEFORE = lazy_pattern(r"\d[.,]$")
+_NUMBER_CAME_BEFORE = lazy_pattern(r"\d[.,]")
 # Underscores that open or close emphasis (_two_, __two__), not those inside a name (max_retries);
 # "==" of a highlight; a run of dashes ("--" for an en or em dash); a footnote's marker ([^1]).
 _MARKS = lazy_pattern(r"(?<!\w)_+|_+(?!\w)|==|(?<=-)-+|\[\^[^\]\s]*\]")
@@ -86,7 +86,8 @@ def quote_on_page(quote: str, page_text: str) -> bool:
         end = at + len(q)
         before, after = text[at - 1 : at], text[end : end + 1]
         starts = not (
-            _cuts_a_word(before, q[0]) or (q[0].isdigit() and _NUMBER_CAME_BEFORE.search(text[:at]))
+            _cuts_a_word(before, q[0])
+            or (q[0].isdigit() and _NUMBER_CAME_BEFORE.fullmatch(text, max(at - 2, 0), at))
         )
         if closing:
             ends = bool(after) and after in _CLOSING[closing]
