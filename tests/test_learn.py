@@ -770,13 +770,13 @@ def test_ctrl_c_while_a_batch_is_checked_keeps_what_it_wrote(
     assert report.cursor_advanced  # past the question settled, to the one asked again
 
 
-def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def keys_the_lane_sees(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """No ANTHROPIC_API_KEY in the environment, and `krouter learn`'s lane a mocked API that records the
+    key the environment holds when the run chooses it (what learn.env gave)."""
     import krouter.learner.cli as learner_cli
-    from krouter.learner.learn_env import learn_env_path
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-the-shell")
     monkeypatch.delenv("ANTHROPIC_API_KEY")  # restored to absent afterwards
-    learn_env_path().write_text('# the learner\'s key\nexport ANTHROPIC_API_KEY="sk-ant-from-file"\n')
     seen: list[str | None] = []
     model = Model(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
 
@@ -785,6 +785,14 @@ def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytes
         return model.lane()
 
     monkeypatch.setattr(learner_cli, "make_lane", lane_for)
+    return seen
+
+
+def test_manual_run_reads_the_key_from_learn_env(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from krouter.learner.learn_env import learn_env_path
+
+    seen = keys_the_lane_sees(monkeypatch)
+    learn_env_path().write_text('# the learner\'s key\nexport ANTHROPIC_API_KEY="sk-ant-from-file"\n')
     log_weak(vault, MERGE_Q)
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
     assert res.exit_code == 0, res.output
@@ -796,22 +804,12 @@ def test_learn_env_with_a_stray_byte_is_read_and_loose_permissions_are_warned(
 ) -> None:
     """A bug hunt: one byte that is not UTF-8 in a comment left the whole file unread, and the run said to
     put the key in the file that held it; a learn.env others can read went without a word."""
-    import krouter.learner.cli as learner_cli
     from krouter.learner.learn_env import learn_env_path
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "from-the-shell")
-    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    seen = keys_the_lane_sees(monkeypatch)
     path = learn_env_path()
     path.write_bytes(b"# my key\xa0(copied)\nANTHROPIC_API_KEY=sk-ant-from-file\n")
     path.chmod(0o644)
-    seen: list[str | None] = []
-    model = Model(answers({"q": 1, "page": CODE_REVIEW, "quote": GOOD_QUOTE}))
-
-    def lane_for(name: str | None, m: str) -> ApiLane:
-        seen.append(os.environ.get("ANTHROPIC_API_KEY"))
-        return model.lane()
-
-    monkeypatch.setattr(learner_cli, "make_lane", lane_for)
     log_weak(vault, MERGE_Q)
     res = CliRunner().invoke(app, ["learn", "--vault", str(vault), "--dry-run"])
     assert res.exit_code == 0, res.output
