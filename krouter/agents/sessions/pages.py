@@ -249,7 +249,8 @@ class _VaultPages:
         """The vault's pages whose name could be a session's of ``safe_id``."""
         if self._pages is None:
             self._pages = sorted(self.root / stat.path for stat in walk(self.root))
-        return [p for p in self._pages if p.name == f"{safe_id}.md" or p.name.endswith(f"-{safe_id}.md")]
+        # As ``_named`` globs a folder; ``_existing_page`` tells the whole id from a longer one's end.
+        return [p for p in self._pages if p.name.endswith(f"{safe_id}.md")]
 
     def find(self, session: Session, safe_id: str) -> Path | None:
         """The page an earlier import wrote for ``session``, wherever in the vault it is."""
@@ -304,16 +305,10 @@ def import_sessions(
             else:
                 # In no input folder (input_folders changed since, or --folder put it there), it was cited
                 # as the vault's own note: moved to where sessions go, unless edited by hand.
-                _move(
-                    earlier,
-                    inputs_folder(root, folder) / f"{_slug(_title(session))}-{safe}.md",
-                    text,
-                    root,
-                    report,
-                )
+                _move(earlier, _new_page(root, folder, session, safe), text, root, report)
                 continue
         if target is None:
-            target = inputs_folder(root, folder) / f"{_slug(_title(session))}-{safe}.md"
+            target = _new_page(root, folder, session, safe)
         rel = target.relative_to(root).as_posix()
         existed = target.exists()
         if existed:
@@ -335,6 +330,11 @@ def import_sessions(
         atomic_write(target, text)
         (report.updated if existed else report.created).append(rel)
     return report
+
+
+def _new_page(root: Path, folder: str, session: Session, safe: str) -> Path:
+    """Where a session with no page yet is written: in ``folder`` (made now), named by its title and id."""
+    return inputs_folder(root, folder) / f"{_slug(_title(session))}-{safe}.md"
 
 
 def _move(earlier: Path, target: Path, text: str, root: Path, report: ImportReport) -> None:

@@ -229,7 +229,8 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
         for lineno, raw in enumerate(bounded_lines(handle, source, regular=regular), 1):
             if not raw.strip():
                 continue
-            whole.update(raw.strip() + b"\n")
+            if not regular:
+                whole.update(raw.strip() + b"\n")
             if not fallback:
                 fallback = file_session_id(_file_name(path, regular), raw)
             # A byte-order mark made the first line "not JSON", and the first question was lost.
@@ -356,7 +357,8 @@ def _parse_line(
 
 def _file_name(path: Path, regular: bool) -> str:
     """The name a file gives the sessions of its lines that name none. /dev/fd/63 or /proc/self/fd/0
-    name only the moment: every pipe is one name, and a file redirected to /dev/stdin is its own."""
+    name only the moment: a pipe is "pipe" while it is read (``read_transcript`` then names its session
+    by all it held), and a file redirected to /dev/stdin is its own."""
     if not regular:
         return "pipe"
     if path.parent.as_posix() in ("/dev", "/dev/fd", "/proc/self/fd"):
