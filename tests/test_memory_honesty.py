@@ -81,6 +81,7 @@ SETS = {
     "heldout23.jsonl": "vault15",
     "questions_dev18.jsonl": "vault16",
     "heldout24.jsonl": "vault16",
+    "questions_dev19.jsonl": "vault17",
 }
 
 
