@@ -93,6 +93,36 @@ def test_a_stream_past_the_limit_is_refused_and_nothing_is_written(
     assert session_pages(vault) == []
 
 
+def test_a_file_too_large_in_a_folder_is_skipped_and_the_others_are_imported(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One file with a line past the limit stopped the import of the whole folder (a known defect);
+    its first lines, read before the long one, must not be written either."""
+    from krouter.agents.sessions import lines
+
+    monkeypatch.setattr(lines, "LINE_LIMIT", 200)
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(jsonl(ROWS))
+    long = {"session_id": "big", "role": "assistant", "content": "x" * 300}
+    (folder / "big.jsonl").write_bytes(
+        jsonl([{"session_id": "big", "role": "user", "content": "hello"}, long])
+    )
+    (folder / "c.jsonl").write_bytes(jsonl([{**row, "session_id": "s3"} for row in ROWS]))
+    result = CliRunner().invoke(app, ["import", str(folder), "--vault", str(vault)])
+    assert result.exit_code == 1, result.output
+    assert "big.jsonl: line 2 is longer than" in result.stderr
+    assert "imported 2 of 3 file(s): 2 created" in result.stdout
+    assert "1 file(s) skipped as too large" in result.stdout
+    texts = [(vault / page).read_text(encoding="utf-8") for page in session_pages(vault)]
+    assert len(texts) == 2 and not any("hello" in t for t in texts), texts
+    as_json = CliRunner().invoke(app, ["import", str(folder), "--vault", str(vault), "--json"])
+    out = json.loads(as_json.stdout)
+    assert as_json.exit_code == 1 and (out["files"], out["imported_files"]) == (3, 2)
+    [message] = out["too_large_files"]
+    assert "big.jsonl: line 2 is longer than" in message and len(out["unchanged"]) == 2
+
+
 def run_import(vault: Path, tmp_path: Path, *args: str) -> tuple[int, str]:
     src = tmp_path / "chat.jsonl"
     src.write_bytes(jsonl(ROWS))

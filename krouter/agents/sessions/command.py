@@ -43,8 +43,9 @@ def import_command(
 ) -> None:
     """Import Claude Code, Codex or {role, content} JSONL transcripts as pages, one per session.
 
-    Re-importing updates the same page, unless it was edited by hand. A file in no known format is
-    named, and makes the command exit 1."""
+    Re-importing updates the same page, unless it was edited by hand. A file in no known format, or too
+    large (a line past 64 MiB), is named and skipped (the others are imported), and makes the command
+    exit 1."""
     if not source.exists():
         raise fail(f"no such file or folder: {source}", EXIT_USAGE, as_json=as_json)
     if not transcript_files(source):
@@ -63,13 +64,13 @@ def import_command(
         raise fail(str(exc), as_json=as_json) from exc
     except OSError as exc:
         raise fail(os_error_message(exc, root), as_json=as_json) from exc
-    unknown = [
+    refused = [
         f"{name}: not a transcript KRouter reads (Claude Code, Codex, or JSONL lines of "
         "{session_id, role, content}); nothing imported from it"
         for name in report.unrecognised
-    ]
-    # A file in no known format gave nothing: it is named below, not counted as imported.
-    imported = report.files - len(report.unrecognised)
+    ] + report.too_large
+    # A file in no known format, or too large, gave nothing: it is named below, not counted as imported.
+    imported = report.files - len(report.unrecognised) - len(report.too_large)
     if as_json:
         out = {
             "files": report.files,
@@ -83,11 +84,12 @@ def import_command(
             "empty_sessions": report.empty,
             "skipped_lines": report.problems,
             "unrecognised_files": report.unrecognised,
+            "too_large_files": report.too_large,
         }
         typer.echo(json.dumps(out, ensure_ascii=False))
-        for line in unknown:
+        for line in refused:
             typer.echo(f"krouter: {line}", err=True)
-        if unknown:
+        if refused:
             raise typer.Exit(1)
         return
     for problem in report.problems:
@@ -105,7 +107,7 @@ def import_command(
         f"imported {imported}{of} file(s): {len(report.created)} created, {len(report.updated)} updated, "
         f"{len(report.unchanged)} unchanged, {len(report.kept)} kept, {len(report.moved)} moved, "
         f"{len(report.empty)} empty session(s) skipped, "
-        f"{len(report.problems)} line(s) skipped"
+        f"{len(report.problems)} line(s) skipped, {len(report.too_large)} file(s) skipped as too large"
     )
     if report.elsewhere:
         # --folder names where new sessions go; one imported before is not moved out of an input folder.
@@ -114,7 +116,7 @@ def import_command(
             f"there (not {folder}): {', '.join(report.elsewhere)}",
             err=True,
         )
-    for line in unknown:
+    for line in refused:
         typer.echo(f"krouter: {line}", err=True)
-    if unknown:
+    if refused:
         raise typer.Exit(1)

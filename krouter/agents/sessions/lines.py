@@ -2,7 +2,8 @@
 ``/dev/stdin``) can be read only once, and a device (``/dev/zero``) never ends.
 
 A line is read at most ``LINE_LIMIT`` bytes at a time, so memory stays bounded however long the line;
-past it the file is refused, naming it. What is not a regular file is refused past ``STREAM_LIMIT``.
+past it the file is refused, naming it (an import skips it and reads the others). What is not a regular
+file is refused past ``STREAM_LIMIT``.
 """
 
 from __future__ import annotations
@@ -35,12 +36,12 @@ def bounded_lines(handle: BinaryIO, shown: str, *, regular: bool) -> Iterator[by
         if len(line) > LINE_LIMIT:
             raise TranscriptTooLarge(
                 f"{shown}: line {lineno} is longer than {LINE_LIMIT // MIB} MiB: not a transcript KRouter "
-                "reads; nothing imported"
+                "reads; nothing imported from it"
             )
         total += len(line)
         if not regular and total > STREAM_LIMIT:
             raise TranscriptTooLarge(
                 f"{shown}: more than {STREAM_LIMIT // MIB} MiB read and no end: not a transcript KRouter "
-                "reads; nothing imported"
+                "reads; nothing imported from it"
             )
         yield line

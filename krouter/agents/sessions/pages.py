@@ -25,7 +25,7 @@ from krouter import config
 from krouter.agents.sessions.redaction import redact, redact_together
 from krouter.agents.sessions.transcripts import Session, Turn, display_path, read_transcript, transcript_files
 from krouter.atomic import atomic_write
-from krouter.errors import PathOutsideVault
+from krouter.errors import PathOutsideVault, TranscriptTooLarge
 from krouter.lazy_pattern import lazy_pattern
 from krouter.safe_text import without_controls
 from krouter.vault.files import check_vault, walk
@@ -54,6 +54,8 @@ class ImportReport:
     files: int = 0
     # Files in which no line was in a transcript format KRouter knows.
     unrecognised: list[str] = field(default_factory=list)
+    # Files refused for a line or a length past what import reads: each the message naming it.
+    too_large: list[str] = field(default_factory=list)
 
 
 def _safe_id(session_id: str) -> str:
@@ -273,7 +275,13 @@ def import_sessions(
     sessions: dict[str, Session] = {}
     for path in _expand(sources):
         report.files += 1
-        if not read_transcript(path, sessions, report.problems):
+        try:
+            known = read_transcript(path, sessions, report.problems)
+        except TranscriptTooLarge as exc:
+            # One oversized file in a folder of sessions stopped the whole import: it is skipped alone.
+            report.too_large.append(str(exc))
+            continue
+        if not known:
             report.unrecognised.append(display_path(path))
     if not any(raw.turns for raw in sessions.values()):
         # Nothing to write: no folder is made for it (a failed import left an empty Inputs/Sessions).

@@ -212,7 +212,7 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
     Returns False when no line of the file was in a format KRouter knows (Claude Code, Codex, or
     ``{session_id, role, content}`` lines), so the caller can say so instead of importing nothing. The
     file is read once, so a pipe works; a line or a stream past ``lines``' limits is refused
-    (``TranscriptTooLarge``, naming the file).
+    (``TranscriptTooLarge``, naming the file), and then nothing of the file is added.
     """
     source = display_path(path)
     known = False
@@ -225,6 +225,10 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
         return True
     fallback = ""
     whole = hashlib.blake2b(digest_size=4)
+    # Added to ``sessions`` only once the whole file was read: a file refused halfway (too large) is
+    # skipped, and its first lines were a half session written with the other files' sessions.
+    said: list[tuple[str, str, str, str, _dt.datetime | None, object]] = []
+    mine: list[str] = []
     with handle:
         for lineno, raw in enumerate(bounded_lines(handle, source, regular=regular), 1):
             if not raw.strip():
@@ -239,13 +243,13 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                problems.append(f"{where}: not JSON ({exc.msg})")
+                mine.append(f"{where}: not JSON ({exc.msg})")
                 continue
             except RecursionError:
-                problems.append(f"{where}: JSON nested too deeply to read")
+                mine.append(f"{where}: JSON nested too deeply to read")
                 continue
             if not isinstance(obj, dict):
-                problems.append(f"{where}: not a JSON object")
+                mine.append(f"{where}: not a JSON object")
                 continue
             parsed = _parse_line(obj, path, fallback)
             # Bookkeeping lines of a known agent (Claude Code's summaries, Codex's session header)
@@ -253,24 +257,25 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
             known = known or not isinstance(parsed, str) or any(key in obj for key in _KNOWN_KEYS)
             if isinstance(parsed, str):
                 if parsed:
-                    problems.append(f"{where}: {parsed}")
+                    mine.append(f"{where}: {parsed}")
                 continue
-            sid, fmt, role, text, ts = parsed
-            session = sessions.get(sid)
-            if session is None:
-                session = sessions[sid] = Session(sid, fmt, fallback_date=mtime)
-                if sid == fallback and regular:
-                    session.legacy_id = _file_name(path, regular)
-            line_id = obj.get("uuid")
-            if isinstance(line_id, str):
-                if line_id in session.line_ids:
-                    continue
-                session.line_ids.add(line_id)
-            if source not in session.sources:
-                session.sources.append(source)
-            if ts is not None:
-                session.timestamps.append(ts)
-            session.add(role, text)
+            said.append((*parsed, obj.get("uuid")))
+    problems.extend(mine)
+    for sid, fmt, role, text, ts, line_id in said:
+        session = sessions.get(sid)
+        if session is None:
+            session = sessions[sid] = Session(sid, fmt, fallback_date=mtime)
+            if sid == fallback and regular:
+                session.legacy_id = _file_name(path, regular)
+        if isinstance(line_id, str):
+            if line_id in session.line_ids:
+                continue
+            session.line_ids.add(line_id)
+        if source not in session.sources:
+            session.sources.append(source)
+        if ts is not None:
+            session.timestamps.append(ts)
+        session.add(role, text)
     if not regular and fallback in sessions:
         # A pipe has no name, and its first line alone is no conversation's: two exports opening with
         # the same system prompt were one session, and the second import overwrote the first's page (a
