@@ -26,6 +26,16 @@ def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 @pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """A vault of one note (``Note.md``), for the import tests that write sessions into it; a module that
+    needs pages of its own defines its own ``vault``, which takes precedence."""
+    v = tmp_path / "vault"
+    v.mkdir()
+    (v / "Note.md").write_text("# Note\n\nSomething.\n", encoding="utf-8")
+    return v
+
+
+@pytest.fixture
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every full walk of a vault made through the index, counted (the real walk still runs)."""
     seen: list[str] = []

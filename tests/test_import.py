@@ -49,14 +49,6 @@ def pages(vault: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    v = tmp_path / "vault"
-    v.mkdir()
-    (v / "Note.md").write_text("# Note\n\nSomething.\n", encoding="utf-8")
-    return v
-
-
 def run_import(*args: str) -> object:
     return runner.invoke(app, ["import", *args])
 

@@ -13,12 +13,9 @@ from krouter.cli import app
 SECRET, ROOT = "Zx9kq2Lm77", "Qw3rTy8877"
 
 
-def _import(tmp_path: Path, rows: list[dict[str, object]]) -> tuple[str, str]:
-    """(file name, text) of the one page importing ``rows`` writes."""
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "Note.md").write_text("# Note\n\nSomething.\n", encoding="utf-8")
-    src = tmp_path / "chat.jsonl"
+def _import(vault: Path, rows: list[dict[str, object]]) -> tuple[str, str]:
+    """(file name, text) of the one page importing ``rows`` into ``vault`` writes."""
+    src = vault.parent / "chat.jsonl"
     src.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     result = CliRunner().invoke(app, ["import", str(src), "--vault", str(vault)])
     assert result.exit_code == 0, result.output
@@ -26,9 +23,9 @@ def _import(tmp_path: Path, rows: list[dict[str, object]]) -> tuple[str, str]:
     return page.name, page.read_text(encoding="utf-8")
 
 
-def test_a_chinese_or_spoken_password_reaches_neither_title_nor_file_name_nor_body(tmp_path: Path) -> None:
+def test_a_chinese_or_spoken_password_reaches_neither_title_nor_file_name_nor_body(vault: Path) -> None:
     name, text = _import(
-        tmp_path,
+        vault,
         [
             {"session_id": "s1", "role": "user", "content": f"数据库密码：{SECRET}，root密码={ROOT}"},
             {
@@ -44,10 +41,10 @@ def test_a_chinese_or_spoken_password_reaches_neither_title_nor_file_name_nor_bo
     assert "the admin password is [REDACTED:password]" in text
 
 
-def test_a_secret_found_once_is_redacted_in_every_turn_of_the_session(tmp_path: Path) -> None:
+def test_a_secret_found_once_is_redacted_in_every_turn_of_the_session(vault: Path) -> None:
     """A value found to be a secret in one turn was left in clear in the next one (a bug hunt)."""
     name, text = _import(
-        tmp_path,
+        vault,
         [
             {"session_id": "s2", "role": "user", "content": f"Why does login with {SECRET} fail?"},
             {"session_id": "s2", "role": "assistant", "content": f"Is password={SECRET} still valid?"},
@@ -57,9 +54,9 @@ def test_a_secret_found_once_is_redacted_in_every_turn_of_the_session(tmp_path: 
     assert "title: Why does login with [REDACTED:password] fail?" in text
 
 
-def test_prose_about_passwords_is_imported_as_it_was(tmp_path: Path) -> None:
+def test_prose_about_passwords_is_imported_as_it_was(vault: Path) -> None:
     _, text = _import(
-        tmp_path,
+        vault,
         [
             {
                 "session_id": "s3",
@@ -72,9 +69,9 @@ def test_prose_about_passwords_is_imported_as_it_was(tmp_path: Path) -> None:
     assert "密码要求至少 12 位吗？the password policy is strict" in text and "REDACTED" not in text
 
 
-def test_control_characters_of_a_transcript_never_reach_the_page(tmp_path: Path) -> None:
+def test_control_characters_of_a_transcript_never_reach_the_page(vault: Path) -> None:
     _, text = _import(
-        tmp_path,
+        vault,
         [
             {
                 "session_id": "s4",

@@ -26,14 +26,6 @@ def session_pages(vault: Path) -> list[str]:
     return sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if p.name != "Note.md")
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    v = tmp_path / "vault"
-    v.mkdir()
-    (v / "Note.md").write_text("# Note\n\nSomething.\n", encoding="utf-8")
-    return v
-
-
 def import_pipe(vault: Path, data: bytes, *args: str) -> tuple[int, str]:
     """Import what a pipe holds (``krouter import <(cat chat.jsonl)``): read once, never seekable."""
     read, write = os.pipe()
