@@ -223,8 +223,8 @@ def test_redaction_never_reaches_the_network(monkeypatch: pytest.MonkeyPatch) ->
     ("text", "redacted"),
     [
         ("token: 'abcd1234efgh' more", "token: '[REDACTED:token]' more"),
-        ("MY_APP_KEY = 'open sesame 42'", "MY_APP_KEY = '[REDACTED:token]'"),
-        ('SIGNING_KEY: "two words here"', 'SIGNING_KEY: "[REDACTED:token]"'),
+        ("MY_APP_KEY = 'open sesame 42'", "MY_APP_KEY = '[REDACTED:secret]'"),
+        ('SIGNING_KEY: "two words here"', 'SIGNING_KEY: "[REDACTED:secret]"'),
     ],
 )
 def test_a_quoted_secret_keeps_its_closing_quote(text: str, redacted: str) -> None:
@@ -260,6 +260,31 @@ def test_a_secret_named_in_prose_english_or_chinese_is_redacted(text: str) -> No
     """A tester: 数据库密码：X, 口令是X and "the admin password is X" were written in clear."""
     out = redact(text)
     assert SECRET not in out and "[REDACTED:" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (f"api_key={SECRET}", "api_key"),
+        (f"export OPENAI_API_KEY={SECRET}", "api_key"),
+        (f"api_key = '{SECRET}'", "api_key"),
+        (f'{{"apiKey": "{SECRET}"}}', "api_key"),
+        (f"-H 'X-API-Key: {SECRET}'", "api_key"),
+        (f"my API key is {SECRET}", "api_key"),
+        (f"api key: {SECRET}", "api_key"),
+        (f"access_token={SECRET}", "token"),
+        (f"the access token is {SECRET}", "token"),
+        (f"private_key={SECRET}", "secret"),
+        (f"the private key is {SECRET}", "secret"),
+        (f'password = "{SECRET}"', "password"),
+        (f"the password is {SECRET}", "password"),
+    ],
+)
+def test_a_secret_is_labelled_by_its_name_alike_in_an_assignment_and_in_prose(text: str, kind: str) -> None:
+    """Two helpers labelled an API key apart: a token in "api_key=X", a secret in "my API key is X"
+    (and the library's keyword plugin "secret_keyword" in "api_key = 'X'")."""
+    out = redact(text)
+    assert SECRET not in out and out.count(f"[REDACTED:{kind}]") == 1, out
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,15 @@ they take a whole token where a library pattern may stop inside one):
    ``curl -u user:X``, ``docker login -p X``, a URL password even with ``@`` in it, ``sig=`` in an
    Azure SAS URL, a JSON key like ``"SecretAccessKey"``), and ``name = value`` assignments whose name
    says secret (``PGPASSWORD``, ``DB_PASS``, ``client_secret``; a quoted value may hold spaces), and a
-   secret named in a sentence, English or Chinese (``the admin password is X``, ``数据库密码：X``).
+   secret named in a sentence, English or Chinese (``the admin password is X``, ``数据库密码：X``; in
+   ``named_secrets.py``).
 
 ``redact_together`` redacts the texts of one session so that a value found to be a secret in one of
 them is redacted in every other one too.
 
-Each secret becomes ``[REDACTED:kind]``. Placeholders and code (``password=None``,
+Each secret becomes ``[REDACTED:kind]``, a secret found by its name labelled by that name alike
+wherever it was found (``named_secrets.kind_of``: an API key is ``api_key`` in ``api_key=X``,
+``"apiKey": "X"`` and "my API key is X"). Placeholders and code (``password=None``,
 ``api_key = os.environ[...]``, ``${TOKEN}``) are left alone: a transcript about configuration stays
 readable. Pattern-based redaction will miss some secrets; SECURITY.md says so.
 """
@@ -32,6 +35,15 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
+from krouter.agents.sessions.named_secrets import (
+    GUARD,
+    MIN_VALUE,
+    NOT_SECRET,
+    PLAIN,
+    kind_of,
+    looks_secret,
+    redact_prose,
+)
 from krouter.lazy_pattern import lazy_pattern
 
 # ---------------------------------------------------------------------------------------------------
@@ -63,12 +75,12 @@ _DS_TOKEN_PLUGINS = (
 )
 # These report the secret value inside a longer match (``password = "x"``, ``://user:x@``).
 _DS_VALUE_PLUGINS = ("KeywordDetector", "BasicAuthDetector")
-_MIN_VALUE = 4  # a shorter "secret" is a word fragment: replacing it would garble the text around it
 
 
 @cache
-def _plugins() -> tuple[list[tuple[str, re.Pattern[str]]], list[tuple[str, Any]]]:
-    """(kind, pattern) of every token plugin, and (kind, plugin) of the value plugins; loaded once."""
+def _plugins() -> tuple[list[tuple[str, re.Pattern[str]]], list[tuple[str | None, Any]]]:
+    """(kind, pattern) of every token plugin, and (kind, plugin) of the value plugins; loaded once. The
+    keyword plugin's kind is None: its values are labelled by the name they were given (``kind_of``)."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
     by_name = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
@@ -79,7 +91,9 @@ def _plugins() -> tuple[list[tuple[str, re.Pattern[str]]], list[tuple[str, Any]]
         for pattern in by_name[name].denylist
     ]
     values = [
-        (_slug(by_name[name].secret_type), by_name[name]()) for name in _DS_VALUE_PLUGINS if name in by_name
+        (None if name == "KeywordDetector" else _slug(by_name[name].secret_type), by_name[name]())
+        for name in _DS_VALUE_PLUGINS
+        if name in by_name
     ]
     return patterns, values
 
@@ -108,11 +122,27 @@ def _library_pass(line: str, found: dict[str, str]) -> str:
         line = pattern.sub(_whole(kind, found), line)
     for kind, plugin in values:
         # analyze_string yields the raw values only: analyze_line would also try to verify them online.
-        hits = {v for v in plugin.analyze_string(line) if len(v) >= _MIN_VALUE and not _NOT_SECRET.match(v)}
+        hits = {v for v in plugin.analyze_string(line) if len(v) >= MIN_VALUE and not NOT_SECRET.match(v)}
         for value in sorted(hits, key=len, reverse=True):
-            found.setdefault(value, kind)
-            line = line.replace(value, f"[REDACTED:{kind}]")
+            label = kind or _named_kind(line, value)
+            found.setdefault(value, label)
+            line = line.replace(value, f"[REDACTED:{label}]")
     return line
+
+
+# The names before a value, and how far back they are looked for: the keyword plugin's patterns put the
+# name right before the value (``api_key = "``, ``"password": "``).
+_IDENTIFIERS = lazy_pattern(r"[\w-]+")
+_NAME_REACH = 200
+
+
+def _named_kind(line: str, value: str) -> str:
+    """The kind of a value the keyword plugin found on ``line``, by the last name before it: the plugin
+    reports the value alone, and its one label ("secret_keyword") called ``api_key = "X"`` other than
+    ``api_key=X`` and "my API key is X"."""
+    at = max(line.find(value), 0)
+    names = _IDENTIFIERS.findall(line[max(at - _NAME_REACH, 0) : at])
+    return kind_of(names[-1]) if names else "secret"
 
 
 def _whole(kind: str, found: dict[str, str]) -> Callable[[re.Match[str]], str]:
@@ -158,55 +188,49 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
     ("jwt", lazy_pattern(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
 ]
 
-# Values of a secret-named field that are placeholders or code, not secrets.
-_NOT_SECRET = lazy_pattern(
-    r"(?i)^(?:none|null|nil|true|false|str|string|int|bool|undefined|optional|required|"
-    r"redacted|\*+|x+|\.\.\.|[$<{(\[].*|os\.environ.*|process\.env.*|env\(.*|getenv.*|"
-    r"getpass\..*|input\(.*|https?://.*)$"
-)
-_GUARD = r"(?!\[REDACTED)"
 # How far along a line a command's flag is looked for (far past any real command's options): unbounded,
 # every "mysql" or "curl" of a long line (minified JSON full of URLs) rescanned the rest of it, and a
 # 1 MB line took minutes.
 _ON_LINE = r"[^\n]{0,4000}?"
 
-# (kind, pattern whose last group is the secret; every other group is kept).
-_CONTEXT: list[tuple[str, re.Pattern[str]]] = [
-    ("bearer_token", lazy_pattern(rf"(?i)\b(bearer\s+){_GUARD}([A-Za-z0-9._~+/=-]{{12,}})")),
-    ("basic_auth", lazy_pattern(rf"(?i)\b(authorization\s*:\s*basic\s+){_GUARD}([A-Za-z0-9+/=]{{8,}})")),
+# (kind, pattern whose last group is the secret; every other group is kept). A kind of None: the kind
+# its name gives the secret (``kind_of`` of the groups kept).
+_CONTEXT: list[tuple[str | None, re.Pattern[str]]] = [
+    ("bearer_token", lazy_pattern(rf"(?i)\b(bearer\s+){GUARD}([A-Za-z0-9._~+/=-]{{12,}})")),
+    ("basic_auth", lazy_pattern(rf"(?i)\b(authorization\s*:\s*basic\s+){GUARD}([A-Za-z0-9+/=]{{8,}})")),
     # A .netrc entry: "machine host login user password secret".
-    ("password", lazy_pattern(rf"(?i)(\blogin\s+\S+\s+password\s+){_GUARD}(\S+)")),
+    ("password", lazy_pattern(rf"(?i)(\blogin\s+\S+\s+password\s+){GUARD}(\S+)")),
     # mysql -pSECRET (no space: with a space, -p asks for the password).
-    ("password", lazy_pattern(rf"(\bmysql(?:dump|admin|import|sh)?\b{_ON_LINE}\s-p){_GUARD}([^\s-]\S*)")),
+    ("password", lazy_pattern(rf"(\bmysql(?:dump|admin|import|sh)?\b{_ON_LINE}\s-p){GUARD}([^\s-]\S*)")),
     (
         "password",
         lazy_pattern(
-            rf"(\b(?:curl|wget|http(?!:))\b{_ON_LINE}\s(?:-u|--user)\s+['\"]?[^\s:'\"]+:){_GUARD}([^\s'\"]+)"
+            rf"(\b(?:curl|wget|http(?!:))\b{_ON_LINE}\s(?:-u|--user)\s+['\"]?[^\s:'\"]+:){GUARD}([^\s'\"]+)"
         ),
     ),
-    ("password", lazy_pattern(rf"(\bdocker\s+login\b{_ON_LINE}\s(?:-p|--password)[\s=]+){_GUARD}(\S+)")),
-    ("sas_signature", lazy_pattern(rf"([?&]sig=){_GUARD}([^&\s\"'#]+)")),
-    ("azure_key", lazy_pattern(rf"(?i)(\b(?:AccountKey|SharedAccessKey)=){_GUARD}([^;\s\"']+)")),
+    ("password", lazy_pattern(rf"(\bdocker\s+login\b{_ON_LINE}\s(?:-p|--password)[\s=]+){GUARD}(\S+)")),
+    ("sas_signature", lazy_pattern(rf"([?&]sig=){GUARD}([^&\s\"'#]+)")),
+    ("azure_key", lazy_pattern(rf"(?i)(\b(?:AccountKey|SharedAccessKey)=){GUARD}([^;\s\"']+)")),
     # A JSON key naming a secret, camelCase included ("SecretAccessKey", "SessionToken", "auth").
     (
-        "secret",
+        None,
         lazy_pattern(
             rf"(?i)(\"[A-Za-z0-9_-]*(?:secret|token|password|passwd|accesskey|accountkey|apikey|privatekey)"
-            rf"[A-Za-z0-9_-]*\"\s*:\s*\"|\"auth\"\s*:\s*\"){_GUARD}([^\"\s]{{8,}})(?=\")"
+            rf"[A-Za-z0-9_-]*\"\s*:\s*\"|\"auth\"\s*:\s*\"){GUARD}([^\"\s]{{8,}})(?=\")"
         ),
     ),
 ]
 # scheme://user:password@host, the user possibly empty (redis://:pw@host) and the password possibly
 # holding "@" (the last "@" before the host ends it). Run before the library, whose URL plugin stops at
 # the first "@" and whose marker then kept this rule from taking the rest ("Summer@2024": "@2024" leaked).
-_URL_PASSWORD = lazy_pattern(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){_GUARD}([^\s/]+)(?=@[^\s@/]+)")
+_URL_PASSWORD = lazy_pattern(rf"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:){GUARD}([^\s/]+)(?=@[^\s@/]+)")
 # An environment variable named ..._KEY (APP_KEY, ENCRYPTION_KEY, MASTER_KEY: the upper-case names of
 # .env files and shells): its value, eight characters or more. Lower-case code names ending in key
 # (sort_key, primary_key, cache_key) are not secrets.
-_ENV_KEY = lazy_pattern(rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']?){_GUARD}([^\s\"'`,;]{{8,}})")
+_ENV_KEY = lazy_pattern(rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']?){GUARD}([^\s\"'`,;]{{8,}})")
 # ... and its value quoted, spaces allowed ("APP_KEY": "...", ENCRYPTION_KEY='two words').
 _ENV_KEY_QUOTED = lazy_pattern(
-    rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']){_GUARD}([^\"'\n]{{8,200}}?)(\3)"
+    rf"\b((?:[A-Z0-9]+_)+KEY)([\"']?\s*[:=]\s*)([\"']){GUARD}([^\"'\n]{{8,200}}?)(\3)"
 )
 # A bare "pass" is too common a word ("first pass: tokenize"): only with a prefix (DB_PASS, smtp-pass).
 _NAME = (
@@ -214,87 +238,19 @@ _NAME = (
     r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)|(?:[a-z0-9]+[_-])+pass)(?:[_-][a-z0-9]+)*"
 )
 # name = "a quoted value, spaces allowed", then name = unquoted-value.
-_QUOTED = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]){_GUARD}([^\"'`\n]{{4,200}}?)(\3)")
-_ASSIGNMENT = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]?){_GUARD}([^\s\"'`,;]{{4,}})")
-
-# A secret named in a sentence, in English or Chinese: "the admin password is X", "数据库密码：X",
-# "口令是X", "db password X". Not 验证码: a one-time code is dead within minutes, and the word also
-# means a CAPTCHA. Chinese has no spaces, so its names need no word boundary ("root密码=X").
-_PROSE_NAME = (
-    r"(?:\b(?:passwords?|passwd|passphrase|passcode|(?:api|secret|access|private)[ _-]?key|"
-    r"(?:access|auth|api)[ _-]?token)\b|密码|口令|密钥|秘钥|私钥|令牌)"
-)
-# A value: no space, quote, comma or semicolon, and no CJK character or full-width punctuation (which
-# end it: "密码：X，root密码=Y" holds two).
-_PROSE_VALUE = r"[^\s\"'`,;\u2000-\u206f\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
-_OPEN_QUOTE = r"[\"'“‘「『]?"
-_IS = r"(?:\bis\b|是|为|為)"
-# Labelled ("password: X", "密码：X", "密码为：X"): any value of four characters or more, as _ASSIGNMENT.
-_PROSE_LABELLED = lazy_pattern(
-    rf"(?i)({_PROSE_NAME})(\s*(?:{_IS}\s*)?[:=：＝]\s*{_OPEN_QUOTE}){_GUARD}({_PROSE_VALUE}{{4,}})"
-)
-# Said ("password is X", "口令是X") or only followed ("db password X"): the value must look like one
-# (see _prose), or "the password is required" and "password policy" would lose a word.
-_PROSE_SAID = lazy_pattern(
-    rf"(?i)({_PROSE_NAME})(\s*{_IS}\s*{_OPEN_QUOTE}|\s+){_GUARD}({_PROSE_VALUE}{{6,}})"
-)
-_SPREAD_MIN = 6
-# What a name of a secret is followed by that is no secret: a version (v2.0.1), a date, a path (the key
-# file "~/.ssh/id_rsa", not the key), a call or attribute (fetch_token(user)). A cold review had each
-# redacted, then blanked wherever else the session wrote it.
-_PLAIN = lazy_pattern(
-    r"(?i)^(?:v?\d+(?:\.\d+)+[\w.-]*|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\w*|.*[/\\].*|[a-z_][\w.]*\(.*)$"
-)
+_QUOTED = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]){GUARD}([^\"'`\n]{{4,200}}?)(\3)")
+_ASSIGNMENT = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]?){GUARD}([^\s\"'`,;]{{4,}})")
 
 
-def _kind_for(name: str) -> str:
-    low = name.lower()
-    if any(word in low for word in ("password", "passwd", "pwd", "passphrase")) or re.search(
-        r"(?:^|[_-])pass(?:$|[_-])", low
-    ):
-        return "password"
-    return "secret" if "secret" in low or "credential" in low else "token"
-
-
-def _prose(found: dict[str, str], *, said: bool) -> Callable[[re.Match[str]], str]:
-    """The substitution for a secret named in a sentence; ``said``: the value must look like a secret
-    (with a digit, six characters or more; after a bare space, with a letter too)."""
-
-    def sub(m: re.Match[str]) -> str:
-        name, sep, raw = m.group(1), m.group(2), m.group(3)
-        value = raw.rstrip(".!?:)]}>")
-        tail = raw[len(value) :]
-        if _NOT_SECRET.match(value) or _PLAIN.match(value) or len(value) < _MIN_VALUE:
-            return m.group(0)
-        if said and not _looks_secret(value, bare=not sep.strip()):
-            return m.group(0)
-        kind = _prose_kind(name)
-        found.setdefault(value, kind)
-        return f"{name}{sep}[REDACTED:{kind}]{tail}"
-
-    return sub
-
-
-def _prose_kind(name: str) -> str:
-    if re.search(r"(?i)token|令牌", name):
-        return "token"
-    return "secret" if re.search(r"(?i)key|密钥|秘钥|私钥", name) else "password"
-
-
-def _looks_secret(value: str, *, bare: bool) -> bool:
-    digit = any(c.isdigit() for c in value)
-    letter = any(c.isalpha() for c in value)
-    return len(value) >= _SPREAD_MIN and digit and (letter or not bare)
-
-
-def _keep_groups(kind: str, found: dict[str, str]) -> Callable[[re.Match[str]], str]:
+def _keep_groups(kind: str | None, found: dict[str, str]) -> Callable[[re.Match[str]], str]:
     def sub(m: re.Match[str]) -> str:
         value = m.group(m.lastindex or 0)
-        if _NOT_SECRET.match(value):
+        if NOT_SECRET.match(value):
             return m.group(0)
-        found.setdefault(value, kind)
         kept = "".join(m.group(i) or "" for i in range(1, m.lastindex or 1))
-        return f"{kept}[REDACTED:{kind}]"
+        label = kind or kind_of(kept)
+        found.setdefault(value, label)
+        return f"{kept}[REDACTED:{label}]"
 
     return sub
 
@@ -302,9 +258,9 @@ def _keep_groups(kind: str, found: dict[str, str]) -> Callable[[re.Match[str]], 
 def _assignment(found: dict[str, str]) -> Callable[[re.Match[str]], str]:
     def sub(m: re.Match[str]) -> str:
         value = m.group(4)
-        if _NOT_SECRET.match(value):
+        if NOT_SECRET.match(value):
             return m.group(0)
-        kind = _kind_for(m.group(1))
+        kind = kind_of(m.group(1))
         found.setdefault(value, kind)
         end = m.group(5) if m.re in (_QUOTED, _ENV_KEY_QUOTED) else ""
         return f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:{kind}]{end}"
@@ -330,7 +286,7 @@ def redact_together(texts: Sequence[str]) -> list[str]:
         # word or code ("password=postgres", "token = fetch_token(user)"), which the session writes
         # elsewhere as itself (a cold review: every "postgres" and "fetch_token(user" blanked).
         value = value.rstrip(".!?:)]}>")
-        if _looks_secret(value, bare=True) and not _PLAIN.match(value) and "[REDACTED" not in value:
+        if looks_secret(value, bare=True) and not PLAIN.match(value) and "[REDACTED" not in value:
             spread.setdefault(value, kind)
     if not spread:
         return out
@@ -356,5 +312,4 @@ def _redact(text: str, found: dict[str, str]) -> str:
     assignment = _assignment(found)
     for pattern in (_ENV_KEY_QUOTED, _ENV_KEY, _QUOTED, _ASSIGNMENT):
         text = pattern.sub(assignment, text)
-    text = _PROSE_LABELLED.sub(_prose(found, said=False), text)
-    return _PROSE_SAID.sub(_prose(found, said=True), text)
+    return redact_prose(text, found)

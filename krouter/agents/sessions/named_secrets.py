@@ -1,0 +1,100 @@
+"""Secrets known by their name (``redaction.py``'s rules that need no vendor format): the kind a name
+gives a secret, the values that are no secret whatever their name says, and a secret named in a
+sentence, English or Chinese (``the admin password is X``, ``数据库密码：X``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from krouter.lazy_pattern import lazy_pattern
+
+MIN_VALUE = 4  # a shorter "secret" is a word fragment: replacing it would garble the text around it
+# A marker already there is no value to take again.
+GUARD = r"(?!\[REDACTED)"
+# Values of a secret-named field that are placeholders or code, not secrets.
+NOT_SECRET = lazy_pattern(
+    r"(?i)^(?:none|null|nil|true|false|str|string|int|bool|undefined|optional|required|"
+    r"redacted|\*+|x+|\.\.\.|[$<{(\[].*|os\.environ.*|process\.env.*|env\(.*|getenv.*|"
+    r"getpass\..*|input\(.*|https?://.*)$"
+)
+# What a name of a secret is followed by that is no secret: a version (v2.0.1), a date, a path (the key
+# file "~/.ssh/id_rsa", not the key), a call or attribute (fetch_token(user)). A cold review had each
+# redacted, then blanked wherever else the session wrote it.
+PLAIN = lazy_pattern(
+    r"(?i)^(?:v?\d+(?:\.\d+)+[\w.-]*|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\w*|.*[/\\].*|[a-z_][\w.]*\(.*)$"
+)
+_SPREAD_MIN = 6
+
+_PASSWORD_NAME = lazy_pattern(r"pass(?:word|wd|phrase|code)|pwd|(?:^|[_-])pass(?:$|[_-])|密码|口令")
+_API_KEY_NAME = lazy_pattern(r"api[ _-]?key")
+_TOKEN_NAME = lazy_pattern(r"token|令牌")
+
+
+def kind_of(name: str) -> str:
+    """The kind a redaction marker gives the secret found under ``name``: ``password``, ``api_key``,
+    ``token`` or ``secret`` (keys, credentials, anything else). One answer wherever the secret was found
+    (``api_key=X``, ``"apiKey": "X"``, ``my API key is X``): two helpers once labelled an API key
+    ``token`` in an assignment and ``secret`` in a sentence."""
+    low = name.lower()
+    if _PASSWORD_NAME.search(low):
+        return "password"
+    if _API_KEY_NAME.search(low):
+        return "api_key"
+    return "token" if _TOKEN_NAME.search(low) else "secret"
+
+
+def looks_secret(value: str, *, bare: bool) -> bool:
+    """Whether ``value`` looks like a secret rather than a word: six characters or more, with a digit,
+    and (when ``bare``: nothing but its place says it is one) with a letter too."""
+    digit = any(c.isdigit() for c in value)
+    letter = any(c.isalpha() for c in value)
+    return len(value) >= _SPREAD_MIN and digit and (letter or not bare)
+
+
+# A secret named in a sentence, in English or Chinese: "the admin password is X", "数据库密码：X",
+# "口令是X", "db password X". Not 验证码: a one-time code is dead within minutes, and the word also
+# means a CAPTCHA. Chinese has no spaces, so its names need no word boundary ("root密码=X").
+_PROSE_NAME = (
+    r"(?:\b(?:passwords?|passwd|passphrase|passcode|(?:api|secret|access|private)[ _-]?key|"
+    r"(?:access|auth|api)[ _-]?token)\b|密码|口令|密钥|秘钥|私钥|令牌)"
+)
+# A value: no space, quote, comma or semicolon, and no CJK character or full-width punctuation (which
+# end it: "密码：X，root密码=Y" holds two).
+_PROSE_VALUE = r"[^\s\"'`,;\u2000-\u206f\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+_OPEN_QUOTE = r"[\"'“‘「『]?"
+_IS = r"(?:\bis\b|是|为|為)"
+# Labelled ("password: X", "密码：X", "密码为：X"): any value of four characters or more, as an assignment.
+_PROSE_LABELLED = lazy_pattern(
+    rf"(?i)({_PROSE_NAME})(\s*(?:{_IS}\s*)?[:=：＝]\s*{_OPEN_QUOTE}){GUARD}({_PROSE_VALUE}{{4,}})"
+)
+# Said ("password is X", "口令是X") or only followed ("db password X"): the value must look like one
+# (see _prose), or "the password is required" and "password policy" would lose a word.
+_PROSE_SAID = lazy_pattern(rf"(?i)({_PROSE_NAME})(\s*{_IS}\s*{_OPEN_QUOTE}|\s+){GUARD}({_PROSE_VALUE}{{6,}})")
+
+
+def _prose(found: dict[str, str], *, said: bool) -> Callable[[re.Match[str]], str]:
+    """The substitution for a secret named in a sentence; ``said``: the value must look like a secret
+    (with a digit, six characters or more; after a bare space, with a letter too)."""
+
+    def sub(m: re.Match[str]) -> str:
+        name, sep, raw = m.group(1), m.group(2), m.group(3)
+        value = raw.rstrip(".!?:)]}>")
+        tail = raw[len(value) :]
+        if NOT_SECRET.match(value) or PLAIN.match(value) or len(value) < MIN_VALUE:
+            return m.group(0)
+        if said and not looks_secret(value, bare=not sep.strip()):
+            return m.group(0)
+        kind = kind_of(name)
+        found.setdefault(value, kind)
+        return f"{name}{sep}[REDACTED:{kind}]{tail}"
+
+    return sub
+
+
+def redact_prose(text: str, found: dict[str, str]) -> str:
+    """``text`` with every secret named in a sentence replaced by its marker, noting each value taken,
+    with its kind, in ``found``."""
+    text = _PROSE_LABELLED.sub(_prose(found, said=False), text)
+    return _PROSE_SAID.sub(_prose(found, said=True), text)
