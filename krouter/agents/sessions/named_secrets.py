@@ -1,6 +1,7 @@
 """Secrets known by their name (``redaction.py``'s rules that need no vendor format): the kind a name
 gives a secret, the values that are no secret whatever their name says, and a secret named in a
-sentence, English or Chinese (``the admin password is X``, ``数据库密码：X``).
+sentence, English or Chinese (``the admin password is X``, ``the password for the staging db is X``,
+``数据库密码：X``, ``密码设置为X``).
 """
 
 from __future__ import annotations
@@ -64,19 +65,30 @@ _PROSE_NAME = (
 # end it: "密码：X，root密码=Y" holds two).
 _PROSE_VALUE = r"[^\s\"'`,;\u2000-\u206f\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
 _OPEN_QUOTE = r"[\"'“‘「『]?"
-_IS = r"(?:\bis\b|是|为|為)"
+_IS = r"(?:\bis\b|\bare\b|是|为|為)"
 # Labelled ("password: X", "密码：X", "密码为：X"): any value of four characters or more, as an assignment.
 _PROSE_LABELLED = lazy_pattern(
     rf"(?i)({_PROSE_NAME})(\s*(?:{_IS}\s*)?[:=：＝]\s*{_OPEN_QUOTE}){GUARD}({_PROSE_VALUE}{{4,}})"
 )
-# Said ("password is X", "口令是X") or only followed ("db password X"): the value must look like one
+# Said ("password is X", "passwords are X", "口令是X") or only followed ("db password X"): the value must look like one
 # (see _prose), or "the password is required" and "password policy" would lose a word.
 _PROSE_SAID = lazy_pattern(rf"(?i)({_PROSE_NAME})(\s*{_IS}\s*{_OPEN_QUOTE}|\s+){GUARD}({_PROSE_VALUE}{{6,}})")
+# Said or labelled a few words on ("the password for the staging db is X", "the API key for staging: X",
+# "密码设置为X"), on one line and within one sentence: up to six words (no "is" or "are" among them, no
+# sentence punctuation; a dot only inside a word, as in v2.0), or up to four Chinese characters, not
+# after 密码学 (cryptography: "密码学课程为 AES256" names no password).
+_GAP_WORD = r"(?:[^\s.,;!?:=：＝，。；！？\"'`]|\.(?=\w))+"
+_GAP = rf"(?:(?:[ \t]+(?!(?:is|are)\b){_GAP_WORD}){{1,6}}?|(?!学)[\u4e00-\u9fff]{{1,4}}?)"
+_PROSE_GAPPED = lazy_pattern(
+    rf"(?i)({_PROSE_NAME})({_GAP}[ \t]*(?:{_IS}[ \t]*[:=：＝]?|[:=：＝])[ \t]*{_OPEN_QUOTE})"
+    rf"{GUARD}({_PROSE_VALUE}{{6,}})"
+)
 
 
-def _prose(found: dict[str, str], *, said: bool) -> Callable[[re.Match[str]], str]:
+def _prose(found: dict[str, str], *, said: bool, gapped: bool = False) -> Callable[[re.Match[str]], str]:
     """The substitution for a secret named in a sentence; ``said``: the value must look like a secret
-    (with a digit, six characters or more; after a bare space, with a letter too)."""
+    (with a digit, six characters or more; after a bare space, or words away from its name, with a
+    letter too: "the API key limit for our plan is 200000" is no secret)."""
 
     def sub(m: re.Match[str]) -> str:
         name, sep, raw = m.group(1), m.group(2), m.group(3)
@@ -84,7 +96,7 @@ def _prose(found: dict[str, str], *, said: bool) -> Callable[[re.Match[str]], st
         tail = raw[len(value) :]
         if NOT_SECRET.match(value) or PLAIN.match(value) or len(value) < MIN_VALUE:
             return m.group(0)
-        if said and not looks_secret(value, bare=not sep.strip()):
+        if said and not looks_secret(value, bare=gapped or not sep.strip()):
             return m.group(0)
         kind = kind_of(name)
         found.setdefault(value, kind)
@@ -97,4 +109,5 @@ def redact_prose(text: str, found: dict[str, str]) -> str:
     """``text`` with every secret named in a sentence replaced by its marker, noting each value taken,
     with its kind, in ``found``."""
     text = _PROSE_LABELLED.sub(_prose(found, said=False), text)
-    return _PROSE_SAID.sub(_prose(found, said=True), text)
+    text = _PROSE_SAID.sub(_prose(found, said=True), text)
+    return _PROSE_GAPPED.sub(_prose(found, said=True, gapped=True), text)
