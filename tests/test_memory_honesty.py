@@ -82,6 +82,7 @@ SETS = {
     "questions_dev18.jsonl": "vault16",
     "heldout24.jsonl": "vault16",
     "questions_dev19.jsonl": "vault17",
+    "heldout25.jsonl": "vault17",
 }
 
 

@@ -240,6 +240,7 @@ OWN_SETS: dict[str, tuple[str, str, str | None]] = {
     # colloquial Chinese and everyday English) by a helper that saw nothing of the project; heldout25 by
     # another that saw only vault17/; phrasings by others that each saw only one set's ids and questions.
     "dev19": ("vault17", "questions_dev19.jsonl", "questions_dev19.jsonl"),
+    "heldout25": ("vault17", "heldout25.jsonl", "questions_dev19.jsonl"),
 }
 PUBLIC_SETS: tuple[str, ...] = ("locomo", "chinese-squad", "cmrc", "lock-vs-neighbor")
 ALL_DEV: tuple[str, ...] = (
