@@ -206,6 +206,32 @@ def test_a_run_undone_in_a_copy_is_undone_in_the_moved_vault_too(tmp_path: Path)
     assert code == 0 and "undone already" in out and snapshot(copy) == before, out
 
 
+def test_a_run_undone_in_the_moved_vault_is_listed_there_as_undone(tmp_path: Path) -> None:
+    # Undone, the folder no longer held what the run wrote, so it stood in for nothing: the run left
+    # its list ("nothing taught yet"), where the original path lists it as undone.
+    old = write_vault(tmp_path / "notes", PAGES)
+    run_id = accepted(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    assert run("learn", "--undo", run_id, "--vault", str(moved))[0] == 0
+    [row] = listed("--vault", str(moved))
+    assert (row["run_id"], row["undone"], row["recorded_vault"]) == (run_id, True, str(old))
+    code, out = run("learn", "--list", "--vault", str(moved))
+    assert code == 0 and f"{run_id}  " in out and out.rstrip().endswith("(undone)"), out
+
+
+def test_a_run_undone_in_a_copy_is_listed_undone_in_the_copy_alone(tmp_path: Path) -> None:
+    # The moved vault still holds the trigger: it was listed as undone there, and not at all in the copy.
+    old = write_vault(tmp_path / "notes", PAGES)
+    run_id = accepted(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    copy = shutil.copytree(moved, tmp_path / "notes-copy")
+    assert run("learn", "--undo", run_id, "--vault", str(copy))[0] == 0
+    assert [(r["run_id"], r["undone"]) for r in listed("--vault", str(copy))] == [(run_id, True)]
+    assert [(r["run_id"], r["undone"]) for r in listed("--vault", str(moved))] == [(run_id, False)]
+    assert run("learn", "--undo", run_id, "--vault", str(moved))[0] == 0
+    assert [(r["run_id"], r["undone"]) for r in listed("--vault", str(moved))] == [(run_id, True)]
+
+
 def test_a_new_vault_at_an_old_path_keeps_its_own_bytes_when_the_old_run_is_undone(tmp_path: Path) -> None:
     # History follows the path; the new vault's pages are guarded by undo's own per-page checks.
     old = write_vault(tmp_path / "notes", PAGES)

@@ -67,11 +67,18 @@ def new_run_id() -> str:
 
 def undone_runs() -> set[str]:
     """The run ids ``krouter learn --undo`` reversed (a page or more restored)."""
-    return {
-        str(item["undo"])
-        for _offset, item in querylog.read(outcomes_path())
-        if "undo" in item and isinstance(item.get("restored"), int) and item["restored"]
-    }
+    return set(undone_in())
+
+
+def undone_in() -> dict[str, set[str | None]]:
+    """For each run ``krouter learn --undo`` reversed (a page or more restored), the folders it was
+    undone in; None for an undo recorded before undos named their folder (it may have been any)."""
+    out: dict[str, set[str | None]] = {}
+    for _offset, item in querylog.read(outcomes_path()):
+        if "undo" in item and isinstance(item.get("restored"), int) and item["restored"]:
+            where = item.get("folder")
+            out.setdefault(str(item["undo"]), set()).add(where if isinstance(where, str) else None)
+    return out
 
 
 def journal_entries(run_id: str | None = None) -> list[dict[str, object]]:

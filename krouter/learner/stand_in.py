@@ -11,7 +11,9 @@ taken to be the named folder when that folder holds what one of the records conc
 page, at the path recorded, with the bytes the run left or its trigger; an open hold's page with the
 quote held. A page name alone is not enough (two vaults may both have a Notes/g.md), nor a page as it was
 before a run (any copy or backup made earlier has those bytes, and undoing the run there would mark it
-done while the vault that holds its trigger never gets it undone).
+done while the vault that holds its trigger never gets it undone). A folder a run was undone in holds
+its pages as they were before it, once undone: it stands in by the undo's record (the undo was let in
+there because it stood in then), or the run left the folder's list when it was undone.
 
 Only the learn commands that manage history, and name the folder, let it stand in (``--list``,
 ``--accept``, ``--reject``, ``--undo``): teaching and the nightly learner see the vault's own records,
@@ -61,6 +63,21 @@ def stood_in(vault: Path, records: list[dict[str, object]]) -> set[str]:
     root = str(vault.resolve())
     away = {str(r.get("vault")) for r in records if r.get("vault") != root and gone(str(r.get("vault")))}
     return {v for v in away if any(r.get("vault") == v and _holds_record(vault, r) for r in records)}
+
+
+def undone_there(
+    vault: Path, entries: list[dict[str, object]], undone: dict[str, set[str | None]]
+) -> set[str]:
+    """The recorded vaults, gone now, that ``vault`` stands in for because a run of theirs among
+    ``entries`` (journal entries) was undone in it (``undone``: ``journal.undone_in``)."""
+    root = str(vault.resolve())
+    return {
+        str(e.get("vault"))
+        for e in entries
+        if root in undone.get(str(e.get("run_id")), ())
+        and e.get("vault") != root
+        and gone(str(e.get("vault")))
+    }
 
 
 def _holds_record(vault: Path, r: dict[str, object]) -> bool:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from krouter.learner import pending
-from krouter.learner.journal import journal_entries, undone_runs
-from krouter.learner.stand_in import stood_in
+from krouter.learner.journal import journal_entries, undone_in
+from krouter.learner.stand_in import stood_in, undone_there
 
 
 def history(vault: Path | None = None) -> list[dict[str, object]]:
@@ -22,12 +22,18 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
 
     ``vault`` keeps one vault's entries, those recorded in a vault it stands in for included (moved
     there: ``krouter.learner.stand_in``); None keeps all. Each row's ``vault`` is the folder it is listed
-    for, ``recorded_vault`` the one its run or hold recorded.
+    for, ``recorded_vault`` the one its run or hold recorded. Listing one vault, a run is undone when it
+    was undone in that folder, or in the one it recorded (before the vault moved): a run undone in a copy
+    of a moved vault is undone there, not in the vault, which still holds its trigger.
     """
-    undone = undone_runs()
+    undone = undone_in()
     entries, holds = journal_entries(), pending.all_holds()
     root = str(vault.resolve()) if vault is not None else None
-    roots = None if vault is None else {root, *stood_in(vault, [*entries, *holds])}
+    roots = (
+        None
+        if vault is None
+        else {root, *stood_in(vault, [*entries, *holds]), *undone_there(vault, entries, undone)}
+    )
     out = []
     for e in entries:
         if (roots is not None and e.get("vault") not in roots) or e.get("never_written"):
@@ -43,7 +49,8 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
                 "quote": e.get("quote"),
                 "taught_by": e.get("lane"),
                 "model": e.get("model"),
-                "undone": e.get("run_id") in undone or bool(e.get("taken_back")),
+                "undone": _undone(undone.get(str(e.get("run_id")), set()), root, e)
+                or bool(e.get("taken_back")),
                 "taken_back": bool(e.get("taken_back")),
                 "pending": False,
                 "rejected": False,
@@ -83,3 +90,11 @@ def history(vault: Path | None = None) -> list[dict[str, object]]:
             }
         )
     return out
+
+
+def _undone(folders: set[str | None], root: str | None, e: dict[str, object]) -> bool:
+    """Whether entry ``e``'s run, undone in ``folders``, is undone in the vault listed (``root``; None:
+    every vault's, where an undo anywhere counts)."""
+    if root is None:
+        return bool(folders)
+    return bool(folders & {None, root, str(e.get("vault"))})
