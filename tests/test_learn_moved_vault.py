@@ -108,6 +108,36 @@ def test_a_hold_of_a_moved_vault_is_accepted_in_the_folder_named(tmp_path: Path)
     assert not (tmp_path / "notes").exists()
 
 
+def test_accepting_a_moved_vault_s_hold_closes_its_twin_held_there_too(tmp_path: Path) -> None:
+    # Closed only in the folder named, the twin stayed listed as pending, and its own accept said
+    # "the hold is closed" and left it open.
+    old = write_vault(tmp_path / "notes", PAGES)
+    pid = hold(old)
+    path = pending.pending_path()
+    twin = {**json.loads(path.read_text(encoding="utf-8").splitlines()[0]), "pending": "ptwin0001"}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(twin) + "\n")
+    moved = old.rename(tmp_path / "notes-2024")
+    code, out = run("learn", "--accept", pid, "--vault", str(moved))
+    assert code == 0, out
+    assert [r["pending"] for r in listed("--vault", str(moved))] == [False]
+    assert [r["pending"] for r in listed()] == [False]
+    code, out = run("learn", "--accept", "ptwin0001", "--vault", str(moved))
+    assert code == 1 and "was written already" in out, out
+
+
+def test_accepting_a_hold_in_the_moved_vault_closes_the_gone_vault_s_hold_of_it(tmp_path: Path) -> None:
+    old = write_vault(tmp_path / "notes", PAGES)
+    before_move = hold(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    after_move = hold(moved)
+    code, out = run("learn", "--accept", after_move, "--vault", str(moved))
+    assert code == 0, out
+    assert [r["pending"] for r in listed("--vault", str(moved))] == [False]
+    code, out = run("learn", "--accept", before_move, "--vault", str(moved))
+    assert code == 1 and "was written already" in out, out
+
+
 def test_accepting_a_hold_whose_vault_is_gone_blames_the_hold_not_config_toml(tmp_path: Path) -> None:
     old = write_vault(tmp_path / "notes", PAGES)
     pid = hold(old)
