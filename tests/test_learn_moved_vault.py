@@ -138,6 +138,17 @@ def test_accepting_a_hold_in_the_moved_vault_closes_the_gone_vault_s_hold_of_it(
     assert code == 1 and "was written already" in out, out
 
 
+def test_a_moved_vault_s_hold_its_checks_now_refuse_is_said_to_stay_pending(tmp_path: Path) -> None:
+    old = write_vault(tmp_path / "notes", PAGES)
+    pid = hold(old)
+    moved = old.rename(tmp_path / "notes-2024")
+    page = moved / CODE_REVIEW
+    page.write_text(page.read_text().replace("tags: [process]\n", "tags: [process]\nstatus: superseded\n"))
+    code, out = run("learn", "--accept", pid, "--vault", str(moved))
+    assert code == 3 and f"pending {pid} not written, it stays pending" in out, out
+    assert [r["pending"] for r in listed("--vault", str(moved))] == [True]
+
+
 def test_accepting_a_hold_whose_vault_is_gone_blames_the_hold_not_config_toml(tmp_path: Path) -> None:
     old = write_vault(tmp_path / "notes", PAGES)
     pid = hold(old)

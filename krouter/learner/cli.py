@@ -262,7 +262,9 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
             if status == LEARNED:
                 text = f"accepted pending {accept}: written (run {run_id}; undo with: krouter learn --undo {run_id})"
                 text += f"; but {reason}" if reason else ""
-            elif any(h["pending"] == accept for h in pending.open_holds(root.resolve())):
+            # By its id alone: a hold of the gone vault this folder stands in for is not among the
+            # folder's own, and its accept, refused, was said to have closed it.
+            elif any(h["pending"] == accept for h in pending.open_holds()):
                 text = f"pending {accept} not written, it stays pending: {reason}"
             else:
                 text = f"pending {accept} closed, nothing written: {reason}"
