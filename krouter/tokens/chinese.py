@@ -14,6 +14,7 @@ from pathlib import Path
 
 from krouter import config
 from krouter.atomic import remove_others, sqlite_aside
+from krouter.tokens.glued_grammar import grammar_words_whole
 from krouter.tokens.jieba_cut import Cutter
 from krouter.tokens.scripts import char_bigrams, is_cjk
 from krouter.tokens.stopwords import CHINESE
@@ -194,9 +195,11 @@ def repair(
     words: list[str], known: Callable[[str], bool], reached: Callable[[str], bool] | None = None
 ) -> list[str]:
     """Re-cut stretches of single characters and unknown words by longest match against the vault; a
-    segmenter's word the vault holds another way (``reached``: through a translation) is kept as it is."""
+    segmenter's word the vault holds another way (``reached``: through a translation) is kept as it is.
+    A grammar word the segmenter glued to a word the vault lacks is cut out first (``glued_grammar``)."""
     out: list[str] = []
     stretch: list[str] = []
+    words = grammar_words_whole(words, known, question_jieba().FREQ)
     # Joined before 几条 gives 条: 收 + 条 of 能收几条 is no 收条 (a receipt).
     for word in [*(_split_asking(w) for w in _joined_words(words)), ""]:
         weak = (
