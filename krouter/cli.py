@@ -252,10 +252,10 @@ def index(
 
     try:
         with exit_codes(as_json=as_json):
-            # Walk even when a running watcher says the index is fresh: this is how a user makes sure.
+            # Walk even when a running watcher says fresh (how a user makes sure); then what the first lookups
+            # would wait for: the dictionary, every page's vectors (an embed waits for a server's slice).
             stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress, force=True)
-            # Every page the semantic second opinion will need, now rather than a little per lookup
-            # (after a running server's slice under way: an unbudgeted embed waits for the lock).
+            router.warm()
             embedded = router.embed() or 0
     finally:
         if bar is not None:

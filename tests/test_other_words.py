@@ -256,6 +256,18 @@ def test_a_damaged_dictionary_store_is_rebuilt(store_path: Path) -> None:
         bilingual.to_chinese.cache_clear()
 
 
+def test_index_compiles_the_dictionary_so_no_question_waits_for_it(store_path: Path, tmp_path: Path) -> None:
+    # The first question on a fresh install, or a server's first call, waited ~5-8 s (35 s on a busy
+    # machine) while the store was compiled; `krouter index` and a server's warm-up (Router.warm) do it.
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("# Note\n\nThe parking fee is $60.\n", encoding="utf-8")
+    assert not store_path.exists()
+    result = CliRunner().invoke(app, ["index", "--vault", str(vault)])
+    assert result.exit_code == 0, result.output
+    assert store_path.exists()
+
+
 def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypatch) -> None:
     """D35's reverted rules left a store keyed like today's (a hand-kept version was not bumped), and
     every lookup on that machine kept translating page → 页 through it."""

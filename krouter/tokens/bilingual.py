@@ -263,6 +263,13 @@ def _store() -> sqlite3.Connection | None:
     return _conn
 
 
+def ready() -> bool:
+    """Open the dictionary store now, compiling it first when this install has none (a few seconds, once):
+    what `krouter index` and a server's warm-up do so that no question waits for it. False when the
+    dictionary is not installed or cannot be read."""
+    return _store() is not None
+
+
 @lru_cache(maxsize=8192)
 def to_chinese(term: str, work: bool = True, written: str = "") -> tuple[str, ...]:
     """Chinese words that translate the stemmed English term: the work glossary's (the commoner word

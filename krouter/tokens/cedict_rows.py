@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.pinyin_names import join_apostrophes
@@ -67,7 +68,7 @@ def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], li
         plain = _PAREN.sub(" ", named.group(1) if named else sense).strip().lower()
         if not plain or _NOT_A_TRANSLATION.match(plain):
             continue
-        words = [(term, word) for word in plain.split() for term in english_terms(word)[:1]]
+        words = [(term, word) for word in plain.split() for term in _first_term(word)]
         # A numeral's sense (六: "6") would let any page holding the number stand for the word.
         if not (0 < len(words) <= MAX_SENSE_WORDS) or any(term.isdigit() for term, _ in words):
             words = []
@@ -80,12 +81,25 @@ def senses(defs: str, reading: str = "") -> list[tuple[list[tuple[str, str]], li
     return out
 
 
+# A dictionary's senses write the same English words over and over: each word read once per compile (a
+# third of compiling the store went to reading them again; ``compile_lines`` empties both when done, so
+# that a long-running server keeps none of it).
+@cache
+def _first_term(word: str) -> tuple[str, ...]:
+    return tuple(english_terms(word)[:1])
+
+
+_derivation = cache(derivation)
+
+
 def _spelled_name(sense: str, reading: str) -> re.Match[str] | None:
     """The capitalised words a proper noun's sense starts with, when they spell its reading in pinyin
     (tones dropped, ü written u) and a gloss in lower case follows; else None."""
     lead = _LEADING_NAME.match(sense) if reading[:1].isupper() else None
+    if lead is None:
+        return None
     syllables = [romanised(s) or "" for s in reading.split()]
-    if lead is None or not all(syllables):
+    if not all(syllables):
         return None
     return lead if _LETTERS_ONLY.sub("", lead.group(1).lower()) == "".join(syllables) else None
 
@@ -133,6 +147,8 @@ def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], En2
             continue
         if all(written.get(term, {as_written}) == {as_written} for term, as_written in words):
             _add(zh2en, en2zh, word, rank, words, words[:1] if len(words) == 1 else [])
+    _first_term.cache_clear()
+    _derivation.cache_clear()
     return zh2en, en2zh
 
 
@@ -164,7 +180,7 @@ def _add(
             keys.add((as_written, word))
         for key in keys:
             old_rank, forms = en2zh.get(key, (rank, ()))
-            en2zh[key] = (min(rank, old_rank), tuple(sorted({*forms, derivation(written)})))
+            en2zh[key] = (min(rank, old_rank), tuple(sorted({*forms, _derivation(written)})))
 
 
 def _letters(words: list[tuple[str, str]]) -> str:
@@ -189,7 +205,7 @@ def _synonyms(sense: str) -> list[tuple[str, str]]:
         plain = synonym.strip()
         if not plain or _NOT_A_TRANSLATION.match(plain) or _NEGATED.search(plain) or _PHRASAL.match(plain):
             continue
-        terms = [(term, w) for w in plain.split() for term in english_terms(w)[:1]]
+        terms = [(term, w) for w in plain.split() for term in _first_term(w)]
         if len(terms) == 1 and not terms[0][0].isdigit():
             out.append(terms[0])
     return out
