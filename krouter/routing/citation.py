@@ -146,18 +146,19 @@ def citation(
 def _via_words(x: Target, units: list[Unit], t: Tables) -> dict[str, list[str]]:
     """The matched words the cited page does not hold: those its ``via`` page holds, and, each with its
     page, those only another replaced page leading to it holds (a cold review: "only on the replaced
-    page A.md" listed a word only B.md, also replaced by the cited page, holds)."""
-    if x.via is None:
-        return {"via_words": [], "via_elsewhere": []}
+    page A.md" listed a word only B.md, also replaced by the cited page, holds). A page that outscores
+    every replaced page leading to it (no ``via``) still matches what they hold: "matched: month" on a
+    page that never says month, only the page it replaced, named no page for it (an audit)."""
     on_via, elsewhere = [], []
     for i in sorted(x.matched):
         unit = units[i]
         if x.page_id in unit.postings:
             continue
-        if x.via in unit.postings:
+        if x.via is not None and x.via in unit.postings:
             on_via.append(unit.shown_for([x.via]))
         else:
-            holder = next((p for p in x.contributors if p in unit.postings), x.via)
+            # A matched unit is held by one of the target's contributors: that is what matched means.
+            holder = next(p for p in x.contributors if p in unit.postings)
             elsewhere.append(f"{unit.shown_for([holder])} ({t.pages[holder].path})")
     return {"via_words": on_via, "via_elsewhere": elsewhere}
 

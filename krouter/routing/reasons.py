@@ -67,7 +67,9 @@ def page_reason(
         # Reached through a replaced page, the words matched are (partly) that page's: say so, rather
         # than credit the current page with words it may not hold.
         who = (
-            top.path
+            f"{top.path}, with words only replaced pages leading to it hold,"
+            if not top.via and top.via_elsewhere
+            else top.path
             if not top.via
             else f"{top.path}, with the replaced pages that lead to it ({top.via} and others),"
             if top.via_elsewhere

@@ -70,7 +70,8 @@ class Citation:
     ``via`` is the replaced page the match was made on, when the page is cited as its replacement, and
     ``via_words`` the matched question words that only that replaced page holds (the cited page itself
     does not: "the JLCPCB account manager's phone" reaches the page that replaced JLCPCB), and
-    ``via_elsewhere`` those only another replaced page leading to it holds, each with that page;
+    ``via_elsewhere`` those only another replaced page leading to it holds, each with that page (with
+    no ``via``, the page outscoring them all: any replaced page leading to it);
     ``via_triggers`` the question words the page's ``triggers:`` (written by a person, or taught by the
     learner or an agent) hold and its text does not, when the page's text alone would not have been
     cited: the citation rests on them. ``found_by`` is the agent's phrasing whose lookup listed the page
@@ -284,7 +285,7 @@ class Receipt:
                     else f"  through its triggers only: {', '.join(top.via_triggers)} (the page's text lacks them)"
                 )
             for c in self.candidates[1:]:
-                through = f" (through the replaced page {c.via})" if c.via_words or c.via_elsewhere else ""
+                through = f" ({_through_replaced(c)})" if c.via_words or c.via_elsewhere else ""
                 lines.append(
                     f"  runner-up: {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}{through}"
                 )
@@ -344,5 +345,18 @@ def _via_lines(c: Citation) -> list[str]:
     """The receipt's lines for the words a cited page holds only through replaced pages."""
     lines = [f"  only on the replaced page {c.via}: {', '.join(c.via_words)}"] if c.via_words else []
     if c.via_elsewhere:
-        lines.append(f"  only on other replaced pages that lead to it: {', '.join(c.via_elsewhere)}")
+        lines.append(f"  {_elsewhere_label(c)}: {', '.join(c.via_elsewhere)}")
     return lines
+
+
+def _elsewhere_label(c: Citation) -> str:
+    """What a receipt calls the pages of ``via_elsewhere``: "other" than ``via`` only when there is one
+    (a page that outscores the pages it replaced has none, and still matches their words)."""
+    return f"only on {'other ' if c.via else ''}replaced pages that lead to it"
+
+
+def _through_replaced(c: Citation) -> str:
+    """How a runner-up line says the page matched words only replaced pages leading to it hold."""
+    return (
+        f"through the replaced page {c.via}" if c.via else "with words only replaced pages leading to it hold"
+    )

@@ -118,7 +118,8 @@ def ask_summary(out: dict[str, Any]) -> str:
         if top["via_words"]:
             lines.append(f"only on the replaced page {top['via']}: {', '.join(top['via_words'])}")
         if top["via_elsewhere"]:
-            lines.append(f"only on other replaced pages that lead to it: {', '.join(top['via_elsewhere'])}")
+            other = "other " if top["via"] else ""
+            lines.append(f"only on {other}replaced pages that lead to it: {', '.join(top['via_elsewhere'])}")
         if top["via_triggers"]:
             lines.append(
                 f"matched only by the page's triggers, not its text: {', '.join(top['via_triggers'])}"

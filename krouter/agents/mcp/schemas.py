@@ -26,7 +26,7 @@ class CitedPage(BaseModel):
     )
     via_elsewhere: list[str] = Field(
         default_factory=list,
-        description="Matched words only another replaced page leading here holds, each with that page.",
+        description="Matched words only another replaced page leading here (than `via`) holds, each with that page.",
     )
     missing: list[str] = Field(
         default_factory=list,

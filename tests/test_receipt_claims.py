@@ -1,0 +1,74 @@
+"""What a receipt says about the vault is true of its files: a matched word is on the page or on a page the
+receipt names, a word "the vault never contains" is on no page (an audit of every dev set's receipts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from krouter import Receipt, Router
+from krouter.agents.mcp.replies import ask_result, ask_summary
+
+FILLER = {
+    "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
+    "Notes/Cooking.md": "# Cooking\n\nBake bread at high heat with steam for a crisp crust.\n",
+}
+
+
+def make_vault(root: Path, pages: dict[str, str]) -> Path:
+    for rel, text in {**FILLER, **pages}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def ask(vault: Path, question: str) -> Receipt:
+    with Router(vault) as router:
+        return router.ask(question)
+
+
+def test_a_word_only_a_replaced_page_holds_is_named_with_it_when_the_page_outscores_it(
+    tmp_path: Path,
+) -> None:
+    """The audit: "matched: klaviyo, month" on the Klaviyo page, which never says month: only the
+    Mailchimp page it replaced does, and that page scored below it, so the receipt named no page for the
+    word (no ``via``) and the reason credited the cited page with it."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Old mail.md": "---\nstatus: superseded\nsuperseded_by: '[[Mail]]'\n---\n# Old mail\n\n"
+            "One newsletter a month, sent on Tuesdays.\n",
+            "Mail.md": "# Mail\n\nWe send the newsletter from Klaviyo, every other Thursday.\n",
+        },
+    )
+    receipt = ask(vault, "klaviyo newsletter thursday month")
+    top = receipt.top
+    assert top is not None and top.path == "Mail.md" and top.via is None
+    assert "month" in top.matched
+    assert top.via_elsewhere == ["month (Old mail.md)"]
+    text = receipt.to_text()
+    assert "  only on replaced pages that lead to it: month (Old mail.md)" in text
+    assert receipt.reason.startswith("Mail.md, with words only replaced pages leading to it hold, holds")
+    with Router(vault) as router:
+        out = ask_result(router, "klaviyo newsletter thursday month", k=5)
+    assert out["cited"][0]["via_elsewhere"] == ["month (Old mail.md)"]
+    assert "only on replaced pages that lead to it: month (Old mail.md)" in ask_summary(out)
+
+
+def test_a_runner_up_matched_through_a_replaced_page_names_no_missing_via(tmp_path: Path) -> None:
+    """The runner-up line said "(through the replaced page None)" for a page with no ``via``."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Old mail.md": "---\nstatus: superseded\nsuperseded_by: '[[Mail]]'\n---\n# Old mail\n\n"
+            "One newsletter a month.\n",
+            "Mail.md": "# Mail\n\nWe send the newsletter from Klaviyo.\n",
+            "Klaviyo account.md": "# Klaviyo account\n\nThe Klaviyo account, its newsletter lists and their "
+            "owners, month by month; Klaviyo billing.\n",
+        },
+    )
+    receipt = ask(vault, "klaviyo newsletter month")
+    runner = next(c for c in receipt.candidates if c.path == "Mail.md")
+    assert runner.via is None and runner.via_elsewhere == ["month (Old mail.md)"]
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Klaviyo account.md"
+    line = next(line for line in receipt.to_text().splitlines() if line.startswith("  runner-up: Mail.md"))
+    assert line.endswith("(with words only replaced pages leading to it hold)")
