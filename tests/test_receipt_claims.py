@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from krouter import Receipt, Router
 from krouter.agents.mcp.replies import ask_result, ask_summary
 
@@ -72,3 +74,45 @@ def test_a_runner_up_matched_through_a_replaced_page_names_no_missing_via(tmp_pa
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Klaviyo account.md"
     line = next(line for line in receipt.to_text().splitlines() if line.startswith("  runner-up: Mail.md"))
     assert line.endswith("(with words only replaced pages leading to it hold)")
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        "superseded by [[Broker]]",
+        "'superseded by [ADR-0005](Broker.md)'",
+        "Deprecated by [[Broker]]",
+    ],
+)
+def test_a_status_that_names_its_replacement_leads_there(tmp_path: Path, status: str) -> None:
+    """The audit: MADR 3 writes ``status: superseded by [ADR-0005](0005-….md)`` in the frontmatter; the
+    receipt said "skipped: Old.md was replaced (replaced, with no replacement page)" and a hit on the
+    page led nowhere, where the same line in an ADR's body leads to the replacement."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Old.md": f"---\nstatus: {status}\n---\n# Old broker\n\nThe message broker is RabbitMQ.\n",
+            "Broker.md": "# Broker\n\nWe moved to Kafka, three brokers.\n",
+        },
+    )
+    receipt = ask(vault, "which message broker RabbitMQ")
+    assert receipt.top is not None and receipt.top.path == "Broker.md"
+    assert receipt.top.via == "Old.md"
+    assert [(r.from_path, r.to_path) for r in receipt.redirects] == [("Old.md", "Broker.md")]
+    assert "no replacement page" not in receipt.to_text()
+    with Router(vault) as router:
+        assert router.resolve("Old.md").to_path == "Broker.md"
+
+
+def test_a_replaced_status_with_no_link_still_names_no_replacement(tmp_path: Path) -> None:
+    """A status phrase that names no page by a link ("superseded by the new process") adds no link: the
+    page stays replaced, with no replacement page, as before."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Old.md": "---\nstatus: superseded by legal\n---\n# Old broker\n\nThe message broker is RabbitMQ.\n"
+        },
+    )
+    with Router(vault) as router:
+        found = router.resolve("Old.md")
+    assert found.to_path is None and found.problem == "replaced, with no replacement page"

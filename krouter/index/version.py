@@ -25,7 +25,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # frontmatter fields as passages; 10: template pages left out, query blocks no passages).
 # 11: a page tagged as a clipping (``fields.CLIPPING_TAGS``) is marked so (pages.clipped).
 # 12: a page's tag: field read as its tags: are.
-SCHEMA_VERSION = "12"
+# 13: a replaced status that names its replacement by a link (status: superseded by [[New]]) leads there.
+SCHEMA_VERSION = "13"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -168,6 +168,14 @@ def _madr_status(lines: list[str]) -> dict[str, list[object]]:
     return {}
 
 
+def status_links(status: str) -> list[str]:
+    """The links a replaced status names its replacement by ("superseded by [[New]]"; MADR 3 writes its
+    status so in the frontmatter: ``status: superseded by [ADR-0005](0005-….md)``); none for a status word
+    alone, a sentence, or a replacement named without a link (which names no page)."""
+    named = _status_line(status).get("superseded_by", [])
+    return [str(link) for link in named if _LINK.fullmatch(str(link))]
+
+
 def _status_line(line: str) -> dict[str, list[object]]:
     """The status (and, for a replaced one, replacement links) an ADR's status line states; empty for a
     sentence. A replacement named without a link ("ADR-0005") is kept as written: it names no page, so the

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.body_fields import body_fields, scattered_fields
+from krouter.vault.body_fields import body_fields, scattered_fields, status_links
 from krouter.vault.fields import (
     REPLACED_STATUSES,
     field_key,
@@ -252,6 +252,13 @@ def parse_page(rel_path: str, text: str) -> Page:
 
     def every(*names: str) -> list[str]:
         return [item for name in names for value in fields.get(name, []) for item in _as_list(value)]
+
+    # A replaced status that names its replacement by a link leads there, as an ADR's status line in the
+    # body does: written so in the frontmatter (MADR 3) or a Logseq property, the page was "replaced,
+    # with no replacement page", and a hit on it led nowhere (an audit).
+    named = [link for status in every("status") for link in status_links(status)]
+    if named:
+        fields["superseded_by"] = [*fields.get("superseded_by", []), *named]
 
     title = next((t for t in (_as_text(v).strip() for v in fields.get("title", [])) if t), "")
     if not title:
