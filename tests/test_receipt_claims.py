@@ -116,3 +116,53 @@ def test_a_replaced_status_with_no_link_still_names_no_replacement(tmp_path: Pat
     with Router(vault) as router:
         found = router.resolve("Old.md")
     assert found.to_path is None and found.problem == "replaced, with no replacement page"
+
+
+def test_a_word_only_a_folder_is_named_by_is_not_one_the_vault_never_mentions(tmp_path: Path) -> None:
+    """The audit: "the vault never mentions 'zendesk' — Vendors/Zendesk/Support tool.md holds 40% of the
+    question's content": pages are read by their file's name, not their folders', and the receipt
+    contradicted itself. It names the folder now; what it decides is unchanged."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Vendors/Zendesk/Support tool.md": "# Support tool\n\nWe answer tickets in the helpdesk; the "
+            "support fee is $50 a month.\n",
+            "客户/明远证券/会议.md": "# 会议\n\n每周二开会。\n",
+        },
+    )
+    receipt = ask(vault, "What is the Zendesk support fee?")
+    assert receipt.decision == "refuse" and receipt.closest is not None
+    assert receipt.evidence.corpus_missing == ["zendesk"]
+    assert receipt.evidence.in_folders == {"zendesk": "Vendors/Zendesk"}
+    assert "never" not in receipt.reason
+    assert receipt.reason.startswith("no page mentions 'zendesk', only a folder's name (Vendors/Zendesk/)")
+    text = receipt.to_text()
+    assert "words the vault never contains" not in text
+    assert "  words no page contains, only a folder's name: zendesk (Vendors/Zendesk/)" in text
+    alone = ask(vault, "zendesk mongodb")
+    assert alone.reason == (
+        "no page matches: the vault never mentions 'mongodb'; no page mentions 'zendesk', only a folder's "
+        "name (Vendors/Zendesk/)"
+    )
+    han = ask(vault, "明远证券").evidence.in_folders  # however jieba cuts the question
+    assert "".join(han) == "明远证券" and set(han.values()) == {"客户/明远证券"}
+
+
+def test_a_name_only_a_folder_holds_is_said_so_when_it_refuses_the_page(tmp_path: Path) -> None:
+    """The unknown-name refusal said the closest page "is about something else" of a page filed in the
+    very folder the question names (a decision left as it is: folders' names are not read)."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Vendors/Zendesk/Pricing.md": "# Pricing\n\nThe helpdesk seat price is $55 per agent per month, "
+            "billed yearly, with three agents on the plan.\n",
+        },
+    )
+    receipt = ask(vault, "How much is a Zendesk seat per agent per month?")
+    assert receipt.decision == "refuse"
+    assert "is about something else" not in receipt.reason
+    assert receipt.reason.startswith(
+        "the question names 'zendesk', which no page of the vault mentions, only a folder's name "
+        "(Vendors/Zendesk/), and folders' names are not read: the closest page, Vendors/Zendesk/Pricing.md, "
+        "never does"
+    )

@@ -76,6 +76,9 @@ def decide(
     everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
     ranked = everything[: max(k, 1)]
     corpus_missing = [u.text for u in units if u.df == 0]
+    # A word no page holds that a folder's name does ("Vendors/Zendesk/") is not one the vault never
+    # writes: the receipt names the folder (the word as asked, not a translation of it).
+    in_folders = {u.text: f for u in units if u.df == 0 and (f := t.folder_holding(u.alts[0])) is not None}
     if not ranked:
         return Receipt(
             query=question,
@@ -85,9 +88,12 @@ def decide(
             redirects=redirects[:MAX_LISTED],
             skipped=skipped[:MAX_LISTED],
             evidence=Evidence(
-                floor=floor, query_terms=[u.text for u in units], corpus_missing=corpus_missing
+                floor=floor,
+                query_terms=[u.text for u in units],
+                corpus_missing=corpus_missing,
+                in_folders=in_folders,
             ),
-            reason=reason_nothing(corpus_missing, t.n_pages, t.unread),
+            reason=reason_nothing(corpus_missing, t.n_pages, t.unread, in_folders),
             index=index_info,
         )
     # The field masks of the pages the receipt lists (a cited target's own page, when it scored, is one
@@ -218,6 +224,7 @@ def decide(
         elsewhere_missing=elsewhere,
         untranslated=halved,
         wording=wording,
+        in_folders=in_folders,
     )
     decision = "cite" if confidence >= floor else "refuse"
     names_runner_up = bool(pointer)  # a reason that names the runner-up lists it, at k = 1 too
@@ -243,6 +250,12 @@ def decide(
         )
         citations = named_second(
             citations, set_apart[1], everything, scores, listed_units, meta_hits, t, reads
+        )
+    elif unknown and unknown in in_folders:
+        reason = (
+            f"the question names {unknown!r}, which no page of the vault mentions{unread_note(t.unread)}, only "
+            f"a folder's name ({in_folders[unknown]}/), and folders' names are not read: the closest page, "
+            f"{citations[0].path}, never does (the words' confidence {word_confidence:.0%})"
         )
     elif unknown:
         reason = (

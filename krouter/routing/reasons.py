@@ -5,20 +5,30 @@ from __future__ import annotations
 from krouter.routing.receipt import Citation, Evidence, against_floor
 
 
-def reason_nothing(corpus_missing: list[str], n_pages: int, unread: tuple[str, ...]) -> str:
-    """Why no page matched at all: an empty or unreadable vault, or words it never mentions."""
+def reason_nothing(
+    corpus_missing: list[str], n_pages: int, unread: tuple[str, ...], folders: dict[str, str]
+) -> str:
+    """Why no page matched at all: an empty or unreadable vault, or words it never mentions (``folders``:
+    those a folder's name holds, each with the folder)."""
     if not n_pages and unread:
         return f"the vault has no page KRouter could read ({_first_of(unread)} could not be; krouter status says why)"
     if not n_pages:
         return "the vault has no pages to answer from"
     if corpus_missing:
-        return f"no page matches: {never_mentions(corpus_missing, unread)}"
+        return f"no page matches: {never_mentions(corpus_missing, unread, folders)}"
     return "no current page matches the question's words"
 
 
-def never_mentions(words: list[str], unread: tuple[str, ...]) -> str:
-    """ "the vault never mentions …", and which pages could not be read to say so."""
-    return f"the vault never mentions {quoted(words)}" + unread_note(unread)
+def never_mentions(words: list[str], unread: tuple[str, ...], folders: dict[str, str]) -> str:
+    """ "the vault never mentions …", and which pages could not be read to say so; a word a folder's
+    name holds (``folders``, with the folder) is one no page mentions, not one the vault never does."""
+    never = [w for w in words if w not in folders]
+    named = [w for w in words if w in folders]
+    parts = [f"the vault never mentions {quoted(never)}"] if never else []
+    if named:
+        where = ", ".join(dict.fromkeys(f"{folders[w]}/" for w in named))
+        parts.append(f"no page mentions {quoted(named)}, only a folder's name ({where})")
+    return "; ".join(parts) + unread_note(unread)
 
 
 def unread_note(unread: tuple[str, ...]) -> str:
@@ -79,7 +89,7 @@ def page_reason(
         return f"{who} {summary}: confidence {confidence} ≥ floor {floor}{triggers}"
     parts = []
     if ev.corpus_missing:
-        parts.append(never_mentions(ev.corpus_missing, unread))
+        parts.append(never_mentions(ev.corpus_missing, unread, ev.in_folders))
     if ev.elsewhere_missing:
         one = len(ev.elsewhere_missing) == 1
         parts.append(

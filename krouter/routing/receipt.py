@@ -159,6 +159,8 @@ class Evidence:
     the top page lacks past its two rarest, none of them naming a subject nor weighing half already:
     each weighs a quarter (``krouter.routing.wording``).
     ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
+    ``in_folders`` are the words of ``corpus_missing`` that a folder's own name holds, each with that
+    folder: pages are read, not folders' names, but the vault does write them.
     """
 
     confidence: float = 0.0
@@ -173,6 +175,7 @@ class Evidence:
     untranslated: list[str] = field(default_factory=list)
     wording: list[str] = field(default_factory=list)
     semantic: dict[str, object] | None = None
+    in_folders: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -308,8 +311,11 @@ class Receipt:
                 lines.append(f"  skipped: {r.from_path} was replaced ({r.problem})")
         if self.phrasing is not None:
             lines.append(f"  {phrasing_line(self.decision, self.phrasing)}")
-        if ev.corpus_missing:
-            lines.append(f"  words the vault never contains: {', '.join(ev.corpus_missing)}")
+        if never := [w for w in ev.corpus_missing if w not in ev.in_folders]:
+            lines.append(f"  words the vault never contains: {', '.join(never)}")
+        if ev.in_folders:
+            named = ", ".join(f"{w} ({folder}/)" for w, folder in ev.in_folders.items())
+            lines.append(f"  words no page contains, only a folder's name: {named}")
         if ev.untranslated:
             lines.append(f"  no translation known, counted at half: {', '.join(ev.untranslated)}")
         if ev.wording:
