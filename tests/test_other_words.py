@@ -268,6 +268,46 @@ def test_index_compiles_the_dictionary_so_no_question_waits_for_it(store_path: P
     assert store_path.exists()
 
 
+def test_a_damaged_dictionary_leaves_index_and_questions_untranslated(
+    store_path: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # A dictionary file cut short (a broken install, a full disk) raised EOFError out of the compile: once
+    # `krouter index` and a server's warm-up compiled it, the index command ended in "Aborted!" and an MCP
+    # server would not start. Left untranslated instead, as without the dictionary.
+    source = bilingual._source()
+    assert source is not None
+    damaged = tmp_path / "cedict_damaged.txt.gz"
+    damaged.write_bytes(source.read_bytes()[:200_000])
+    monkeypatch.setattr(bilingual, "_source", lambda: damaged)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("# Note\n\nThe parking fee is $60.\n", encoding="utf-8")
+    try:
+        result = CliRunner().invoke(app, ["index", "--vault", str(vault), "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["added"] == 1
+        with Router(vault) as router:
+            router.warm()
+            receipt = router.ask("what is the parking fee")
+        assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "Note.md"
+        assert not bilingual.ready() and not store_path.exists()
+    finally:
+        bilingual.to_chinese.cache_clear()
+        bilingual.to_english.cache_clear()
+
+
+def test_a_compile_stopped_halfway_keeps_none_of_its_words() -> None:
+    # Each English word is read once per compile and kept until the compile ends: a damaged file that
+    # stops it must not leave a long-running server holding them.
+    def lines():
+        yield "連接 连接 [lian2 jie1] /to link; to join; to connect/"
+        raise EOFError("cut short")
+
+    with pytest.raises(EOFError):
+        cedict_rows.compile_lines(lines())
+    assert cedict_rows._first_term.cache_info().currsize == 0
+
+
 def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypatch) -> None:
     """D35's reverted rules left a store keyed like today's (a hand-kept version was not bumped), and
     every lookup on that machine kept translating page → 页 through it."""

@@ -20,9 +20,11 @@ import contextlib
 import gzip
 import hashlib
 import importlib.util
+import logging
 import os
 import sqlite3
 import threading
+import zlib
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -83,6 +85,7 @@ _HAN_CHAR = lazy_pattern(r"^[\u3400-\u4dbf\u4e00-\u9fff]$")
 _SURNAME = lazy_pattern(r"/surname [A-Z]")
 
 
+log = logging.getLogger("krouter")
 _lock = threading.Lock()
 _conn: sqlite3.Connection | None = None
 _unavailable = False
@@ -258,8 +261,14 @@ def _store() -> sqlite3.Connection | None:
                 with contextlib.suppress(OSError):
                     os.utime(path)
                 remove_others(path, "cedict-*.sqlite3", spare=1)
-            except (OSError, sqlite3.Error, UnicodeDecodeError):
+            except (OSError, sqlite3.Error, UnicodeDecodeError, EOFError, zlib.error) as exc:
+                # A cache dir that cannot be written, a damaged dictionary file (cut short: EOFError;
+                # corrupt: zlib.error): this process answers untranslated, as without the dictionary, and
+                # `krouter index` or a server's warm-up go on; said once.
                 _unavailable = True
+                log.warning(
+                    "English–Chinese dictionary off for this process: %s: %s", type(exc).__name__, exc
+                )
     return _conn
 
 

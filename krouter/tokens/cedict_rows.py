@@ -120,6 +120,15 @@ def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], En2
     """The store's rows for these dictionary lines: (zh, en terms) -> en as written, and ``En2Zh``'s. A
     place's name that stems like another English word ("Daye" and "day") is left out: it would translate
     that word."""
+    try:
+        return _compiled(lines)
+    finally:
+        # Emptied even when a damaged dictionary file stops the compile halfway (a server goes on).
+        _first_term.cache_clear()
+        _derivation.cache_clear()
+
+
+def _compiled(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], En2Zh]:
     zh2en: dict[tuple[str, str], str] = {}
     en2zh: En2Zh = {}
     names: list[tuple[str, int, list[tuple[str, str]]]] = []
@@ -147,8 +156,6 @@ def compile_lines(lines: Iterable[str]) -> tuple[dict[tuple[str, str], str], En2
             continue
         if all(written.get(term, {as_written}) == {as_written} for term, as_written in words):
             _add(zh2en, en2zh, word, rank, words, words[:1] if len(words) == 1 else [])
-    _first_term.cache_clear()
-    _derivation.cache_clear()
     return zh2en, en2zh
 
 
