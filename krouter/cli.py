@@ -255,7 +255,7 @@ def index(
             # Walk even when a running watcher says fresh (how a user makes sure); then what the first lookups
             # would wait for: the dictionary, every page's vectors (an embed waits for a server's slice).
             stats = router.index.rebuild(progress) if rebuild else router.index.refresh(progress, force=True)
-            router.warm()
+            router.warm(wait=True)
             embedded = router.embed() or 0
     finally:
         if bar is not None:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -306,6 +307,31 @@ def test_a_compile_stopped_halfway_keeps_none_of_its_words() -> None:
     with pytest.raises(EOFError):
         cedict_rows.compile_lines(lines())
     assert cedict_rows._first_term.cache_info().currsize == 0
+
+
+def test_a_servers_warm_up_does_not_wait_for_the_dictionary(
+    store_path: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # A first `krouter mcp` held its client's start-up ~10 s on a busy machine while the dictionary
+    # compiled: the warm-up starts the compile and returns; a question meanwhile waits for the rest.
+    compiling, go_on = threading.Event(), threading.Event()
+    real = bilingual._build
+
+    def slow(source: Path, path: Path) -> None:
+        compiling.set()
+        assert go_on.wait(60)
+        real(source, path)
+
+    monkeypatch.setattr(bilingual, "_build", slow)
+    monkeypatch.setattr(bilingual, "_opening", False)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("# Note\n\nThe parking fee is $60.\n", encoding="utf-8")
+    with Router(vault) as router:
+        router.warm()
+        assert compiling.wait(60) and not store_path.exists()
+        go_on.set()
+        assert bilingual.ready() and store_path.exists()
 
 
 def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypatch) -> None:

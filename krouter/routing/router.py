@@ -203,11 +203,15 @@ class Router:
         (``question_words.cut_question``): the learner's checks read a question as the lookup did."""
         return cut_question(question, self.index, self._load_tables())
 
-    def warm(self) -> None:
-        """Load the current index generation's page table now, rather than on the first question, and
-        open the English–Chinese dictionary (compiled once per install: ~5 s a first question waited)."""
+    def warm(self, *, wait: bool = False) -> None:
+        """Load the current index generation's page table now, rather than on the first question, and open
+        the English–Chinese dictionary (compiled once per install: ~5 s a first question waited), in the
+        background unless ``wait``: a server's start-up is not held for it."""
         self._load_tables()
-        bilingual.ready()
+        if wait:
+            bilingual.ready()
+        else:
+            bilingual.open_in_background()
 
     def writings(self) -> dict[str, float]:
         """The share of the vault's current pages written in each language, largest first

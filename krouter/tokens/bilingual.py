@@ -89,6 +89,7 @@ log = logging.getLogger("krouter")
 _lock = threading.Lock()
 _conn: sqlite3.Connection | None = None
 _unavailable = False
+_opening = False
 
 
 def _source() -> Path | None:
@@ -274,9 +275,20 @@ def _store() -> sqlite3.Connection | None:
 
 def ready() -> bool:
     """Open the dictionary store now, compiling it first when this install has none (a few seconds, once):
-    what `krouter index` and a server's warm-up do so that no question waits for it. False when the
-    dictionary is not installed or cannot be read."""
+    what `krouter index` does so that no question waits for it. False when the dictionary is not installed
+    or cannot be read."""
     return _store() is not None
+
+
+def open_in_background() -> None:
+    """Open the dictionary store in a thread of its own (``ready``), unless it is open already: a server
+    answers its client's start-up at once, and a question that needs the dictionary meanwhile waits only
+    for the rest of the compile."""
+    global _opening
+    # Once: a watcher's idle loop warms every second, and a compile takes seconds.
+    if _conn is None and not _unavailable and not _opening:
+        _opening = True
+        threading.Thread(target=ready, name="krouter-dictionary", daemon=True).start()
 
 
 @lru_cache(maxsize=8192)
