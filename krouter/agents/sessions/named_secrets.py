@@ -64,8 +64,10 @@ _PROSE_NAME = (
 # A value: no space, quote, comma or semicolon, and no CJK character or full-width punctuation (which
 # end it: "密码：X，root密码=Y" holds two).
 _PROSE_VALUE = r"[^\s\"'`,;\u2000-\u206f\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
-_OPEN_QUOTE = r"[\"'“‘「『]?"
-_IS = r"(?:\bis\b|\bare\b|是|为|為)"
+# A quote before the value; a backtick too (an agent writes "the password is `X`" as inline code).
+_OPEN_QUOTE = r"[\"'`“‘「『]?"
+# "is now", "was": a value said after a rotation ("the password is now X") or of the old one.
+_IS = r"(?:\b(?:is|are|was|were)(?:[ \t]+(?:now|still|currently))?\b|是|为|為)"
 # Labelled ("password: X", "密码：X", "密码为：X"): any value of four characters or more, as an assignment.
 _PROSE_LABELLED = lazy_pattern(
     rf"(?i)({_PROSE_NAME})(\s*(?:{_IS}\s*)?[:=：＝]\s*{_OPEN_QUOTE}){GUARD}({_PROSE_VALUE}{{4,}})"
@@ -74,11 +76,26 @@ _PROSE_LABELLED = lazy_pattern(
 # (see _prose), or "the password is required" and "password policy" would lose a word.
 _PROSE_SAID = lazy_pattern(rf"(?i)({_PROSE_NAME})(\s*{_IS}\s*{_OPEN_QUOTE}|\s+){GUARD}({_PROSE_VALUE}{{6,}})")
 # Said or labelled a few words on ("the password for the staging db is X", "the API key for staging: X",
-# "密码设置为X"), on one line and within one sentence: up to six words (no "is" or "are" among them, no
-# sentence punctuation; a dot only inside a word, as in v2.0), or up to four Chinese characters, not
-# after 密码学 (cryptography: "密码学课程为 AES256" names no password).
-_GAP_WORD = r"(?:[^\s.,;!?:=：＝，。；！？\"'`]|\.(?=\w))+"
-_GAP = rf"(?:(?:[ \t]+(?!(?:is|are)\b){_GAP_WORD}){{1,6}}?|(?!学)[\u4e00-\u9fff]{{1,4}}?)"
+# "密码设置为X"), on one line and within one sentence: up to six words (no "is", "are", "was" among them, no
+# sentence punctuation; a dot only inside a word, as in v2.0), or a few Chinese characters. The words
+# must start as a secret's owner or its setting does (for, of, on, we, I, you, now, set, ...): a noun
+# right after the name makes another thing of it, whose value is no secret ("the password hash is
+# sha256", "the private key type is ed25519", "the password manager we use is 1Password", "密钥长度为
+# 256bit", "密码哈希算法是 argon2id": a review found each redacted, and blanked all over the session).
+# A word of them: a dot or an apostrophe only inside it (v2.0, alice's), or code in backticks (`staging`).
+_GAP_WORD = r"(?:[^\s.,;!?:=：＝，。；！？\"'`]|\.(?=\w)|(?<=\w)'(?=\w)|`[^`\s]+`)+"
+_GAP_LEAD = (
+    r"(?:for|of|to|on|at|in|into|from|with|by|under|behind|inside|we|i|you|they|he|she|someone|my|your|our"
+    r"|their|his|her|that|which|now|currently|still|here|there|today|again|also|just|then|used|set|given"
+    r"|chosen|generated|created|issued|provided|assigned|configured|stored|saved|shared|sent|written"
+    r"|entered|typed|changed|updated|rotated|copied|pasted)\b"
+)
+# 现在 (now), 已 (already), 设置 (set), 改 (changed), 被 (was) ...: not 长度, 类型, 哈希, 算法, 策略, 学.
+_HAN_GAP = (
+    r"(?:现在|目前|当前|如今|已经|已|还是|还|仍然|仍|依然|也|都|就|应该|应|默认|统一|暂定|暂时|临时|一律"
+    r"|原来|本来|之前|以前|分别|被|设置|设定|设|修改|更改|更新|重置|变更|改|换){1,3}?"
+)
+_GAP = rf"(?:[ \t]+{_GAP_LEAD}(?:[ \t]+(?!(?:is|are|was|were)\b){_GAP_WORD}){{0,5}}?|{_HAN_GAP})"
 _PROSE_GAPPED = lazy_pattern(
     rf"(?i)({_PROSE_NAME})({_GAP}[ \t]*(?:{_IS}[ \t]*[:=：＝]?|[:=：＝])[ \t]*{_OPEN_QUOTE})"
     rf"{GUARD}({_PROSE_VALUE}{{6,}})"

@@ -285,7 +285,9 @@ def redact_together(texts: Sequence[str]) -> list[str]:
         # or more, letters and digits, no version, date, path or call): an assignment's value may be a
         # word or code ("password=postgres", "token = fetch_token(user)"), which the session writes
         # elsewhere as itself (a cold review: every "postgres" and "fetch_token(user" blanked).
-        value = value.rstrip(".!?:)]}>")
+        # Nor is Markdown's emphasis around it ("the password is **X**"): kept, X itself was left in
+        # clear wherever else the session wrote it (a review).
+        value = value.rstrip(".!?:)]}>*~").lstrip("*~")
         if looks_secret(value, bare=True) and not PLAIN.match(value) and "[REDACTED" not in value:
             spread.setdefault(value, kind)
     if not spread:

@@ -1,0 +1,87 @@
+"""A second cold review of redaction: what a secret's name is followed by a few words on is a secret only
+when those words say whose it is or how it was set (a noun after the name makes another thing of it: "the
+password hash is sha256"), and a secret written as inline code, in bold, or after "is now" or "was" is
+redacted, wherever else the session writes it too."""
+
+from __future__ import annotations
+
+import pytest
+
+from krouter.agents.sessions.redaction import redact, redact_together
+
+SECRET = "Zx9kq2Lm77"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password hash is sha256",
+        "the password hashing algorithm is argon2id",
+        "the private key type is ed25519",
+        "the private key curve we use is secp256k1",
+        "the password manager we use is 1Password",
+        "the API key format is base64",
+        "the access token TTL is 86400s",
+        "the access token signing algorithm is ES256K",
+        "the API key rotation schedule is Q3-2024",
+        "the API key region is us-east-1",
+        "the private key file is id_ed25519",
+        "the password reset ticket is JIRA-4521",
+        "the access token endpoint is oauth2",
+        "the password min length is 12chars",
+        "our password rotation period is 90days",
+        "Our API key naming convention is proj_env_v2",
+        "密钥长度为256bit",
+        "密码哈希算法是 argon2id",
+        "密钥类型为 ed25519",
+    ],
+)
+def test_a_thing_named_after_a_secret_is_no_secret(text: str) -> None:
+    """Each was redacted, and the word (sha256, ed25519, 1Password, us-east-1) then blanked wherever
+    else the session wrote it: the words between the name and "is" began with a noun."""
+    later = f"later: {text.split()[-1]}"
+    assert redact_together([text, later]) == [text, later]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (f"the password I set for staging is {SECRET}", "password"),
+        (f"the API key you gave me is {SECRET}", "api_key"),
+        (f"the password now is {SECRET}", "password"),
+        (f"The password for alice's account is {SECRET}", "password"),
+        (f"the password for the `staging` db is {SECRET}", "password"),
+        (f"数据库的密码已经被重置为 {SECRET}", "password"),
+        (f"令牌已更新为 {SECRET}", "token"),
+    ],
+)
+def test_a_secret_a_few_words_on_after_its_owner_or_setting_is_redacted(text: str, kind: str) -> None:
+    out = redact(text)
+    assert SECRET not in out and out.count(f"[REDACTED:{kind}]") == 1, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"the password is `{SECRET}`",
+        f"the password for alice is `{SECRET}`",
+        f"my API key is `{SECRET}`",
+        f"数据库的密码现在是 `{SECRET}`",
+        f"the password is now {SECRET}",
+        f"the old password was {SECRET}",
+    ],
+)
+def test_a_secret_in_backticks_or_said_after_is_now_or_was_is_redacted(text: str) -> None:
+    """Inline code is how an agent writes a value, and "is now" how it says a rotated one: both were
+    left in clear."""
+    first, second = redact_together([text, f"logged in with {SECRET}"])
+    assert SECRET not in first + second and "[REDACTED:" in first, (first, second)
+
+
+@pytest.mark.parametrize(
+    "text", [f"The password is **{SECRET}**", f"password: **{SECRET}**", f"the password is ~~{SECRET}~~"]
+)
+def test_a_secret_in_bold_is_redacted_wherever_else_the_session_writes_it(text: str) -> None:
+    """The marker took "**X**"; X alone, in the next turn or later in the same one, stayed in clear."""
+    first, second = redact_together([f"{text}, remember {SECRET}", f"then {SECRET} worked"])
+    assert SECRET not in first + second, (first, second)
