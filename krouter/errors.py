@@ -55,3 +55,6 @@ class BuildStalled(KRouterError):
 class TranscriptTooLarge(KRouterError):
     """A transcript given to ``krouter import`` has a line, or (a pipe, a device) a length, past what it
     reads: no transcript is that, and reading on would fill memory (``/dev/zero``)."""
+
+    # The sessions of the lines read before it was refused: another file's turns of one are half of it.
+    sessions: tuple[str, ...] = ()

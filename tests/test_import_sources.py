@@ -115,6 +115,40 @@ def test_a_file_too_large_in_a_folder_is_skipped_and_the_others_are_imported(
     assert "big.jsonl: line 2 is longer than" in message and len(out["unchanged"]) == 2
 
 
+def test_a_session_also_in_a_file_too_large_keeps_its_page_as_it_was(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: a session written across two files (a resumed chat), one of them grown past the limit,
+    was "updated" from the other file alone, and its page lost the turns the skipped file held."""
+    from krouter.agents.sessions import lines
+
+    monkeypatch.setattr(lines, "LINE_LIMIT", 200)
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    later = [
+        {"session_id": "s1", "role": "user", "content": "And the queue?"},
+        {"session_id": "s1", "role": "assistant", "content": "NATS on 4222."},
+    ]
+    (folder / "a.jsonl").write_bytes(jsonl(ROWS))
+    (folder / "b.jsonl").write_bytes(jsonl(later))
+    (folder / "c.jsonl").write_bytes(jsonl([{**row, "session_id": "s3"} for row in ROWS]))
+    assert CliRunner().invoke(app, ["import", str(folder), "--vault", str(vault)]).exit_code == 0
+    before = {page: (vault / page).read_bytes() for page in session_pages(vault)}
+    assert any(b"NATS on 4222." in text for text in before.values())
+    big = {"session_id": "s1", "role": "assistant", "content": "x" * 300}
+    (folder / "b.jsonl").write_bytes(jsonl([*later, big]))
+    (folder / "c.jsonl").write_bytes(jsonl([{**row, "session_id": "s3"} for row in [*ROWS, *later]]))
+    result = CliRunner().invoke(app, ["import", str(folder), "--vault", str(vault), "--json"])
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout)
+    assert {page: (vault / page).read_bytes() for page in before if "s3" not in page} == {
+        page: text for page, text in before.items() if "s3" not in page
+    }
+    assert out["updated"] == [page for page in before if "s3" in page], out
+    [message] = out["too_large_files"]
+    assert "b.jsonl: line 3 is longer than" in message and "session(s) s1, also in other files" in message
+
+
 def run_import(vault: Path, tmp_path: Path, *args: str) -> tuple[int, str]:
     src = tmp_path / "chat.jsonl"
     src.write_bytes(jsonl(ROWS))

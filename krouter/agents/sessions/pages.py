@@ -273,6 +273,7 @@ def import_sessions(
     inputs_folder(root, folder, create=False)  # a bad --folder fails before any file is read
     report = ImportReport()
     sessions: dict[str, Session] = {}
+    refused: list[tuple[str, ...]] = []
     for path in _expand(sources):
         report.files += 1
         try:
@@ -280,9 +281,11 @@ def import_sessions(
         except TranscriptTooLarge as exc:
             # One oversized file in a folder of sessions stopped the whole import: it is skipped alone.
             report.too_large.append(str(exc))
+            refused.append(exc.sessions)
             continue
         if not known:
             report.unrecognised.append(display_path(path))
+    _hold_back(sessions, refused, report)
     if not any(raw.turns for raw in sessions.values()):
         # Nothing to write: no folder is made for it (a failed import left an empty Inputs/Sessions).
         report.empty.extend(raw.session_id for raw in sessions.values())
@@ -358,6 +361,21 @@ def _move(earlier: Path, target: Path, text: str, root: Path, report: ImportRepo
     atomic_write(target, text)
     earlier.unlink()
     report.moved.append((old_rel, new_rel))
+
+
+def _hold_back(sessions: dict[str, Session], refused: list[tuple[str, ...]], report: ImportReport) -> None:
+    """Leave out the sessions a file skipped as too large also held (``refused``: each such file's, as
+    ``report.too_large`` lists them), saying so there: written from the other files alone, an imported
+    session's page lost the turns that file held (a review: "updated" with half the conversation)."""
+    for i, sids in enumerate(refused):
+        shared = [sid for sid in sids if sid in sessions]
+        for sid in shared:
+            del sessions[sid]
+        if shared:
+            report.too_large[i] += (
+                f"; its session(s) {', '.join(shared)}, also in other files, not written either (a page"
+                " imported before keeps what it holds)"
+            )
 
 
 def _expand(sources: Iterable[Path]) -> Iterator[Path]:

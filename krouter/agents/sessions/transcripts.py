@@ -26,6 +26,7 @@ from pathlib import Path
 
 from krouter.agents.sessions.lines import bounded_lines, is_regular
 from krouter.agents.sessions.redaction import redact
+from krouter.errors import TranscriptTooLarge
 from krouter.lazy_pattern import lazy_pattern
 from krouter.safe_text import without_controls
 
@@ -230,36 +231,41 @@ def read_transcript(path: Path, sessions: dict[str, Session], problems: list[str
     said: list[tuple[str, str, str, str, _dt.datetime | None, object]] = []
     mine: list[str] = []
     with handle:
-        for lineno, raw in enumerate(bounded_lines(handle, source, regular=regular), 1):
-            if not raw.strip():
-                continue
-            if not regular:
-                whole.update(raw.strip() + b"\n")
-            if not fallback:
-                fallback = file_session_id(_file_name(path, regular), raw)
-            # A byte-order mark made the first line "not JSON", and the first question was lost.
-            line = (raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw).decode("utf-8", "replace")
-            where = f"{path}:{lineno}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                mine.append(f"{where}: not JSON ({exc.msg})")
-                continue
-            except RecursionError:
-                mine.append(f"{where}: JSON nested too deeply to read")
-                continue
-            if not isinstance(obj, dict):
-                mine.append(f"{where}: not a JSON object")
-                continue
-            parsed = _parse_line(obj, path, fallback)
-            # Bookkeeping lines of a known agent (Claude Code's summaries, Codex's session header)
-            # still show the file is a transcript, even when they hold no turn.
-            known = known or not isinstance(parsed, str) or any(key in obj for key in _KNOWN_KEYS)
-            if isinstance(parsed, str):
-                if parsed:
-                    mine.append(f"{where}: {parsed}")
-                continue
-            said.append((*parsed, obj.get("uuid")))
+        try:
+            for lineno, raw in enumerate(bounded_lines(handle, source, regular=regular), 1):
+                if not raw.strip():
+                    continue
+                if not regular:
+                    whole.update(raw.strip() + b"\n")
+                if not fallback:
+                    fallback = file_session_id(_file_name(path, regular), raw)
+                # A byte-order mark made the first line "not JSON", and the first question was lost.
+                line = (raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw).decode("utf-8", "replace")
+                where = f"{path}:{lineno}"
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    mine.append(f"{where}: not JSON ({exc.msg})")
+                    continue
+                except RecursionError:
+                    mine.append(f"{where}: JSON nested too deeply to read")
+                    continue
+                if not isinstance(obj, dict):
+                    mine.append(f"{where}: not a JSON object")
+                    continue
+                parsed = _parse_line(obj, path, fallback)
+                # Bookkeeping lines of a known agent (Claude Code's summaries, Codex's session header)
+                # still show the file is a transcript, even when they hold no turn.
+                known = known or not isinstance(parsed, str) or any(key in obj for key in _KNOWN_KEYS)
+                if isinstance(parsed, str):
+                    if parsed:
+                        mine.append(f"{where}: {parsed}")
+                    continue
+                said.append((*parsed, obj.get("uuid")))
+        except TranscriptTooLarge as exc:
+            # Its sessions' turns in other files are half of them: the import leaves their pages alone.
+            exc.sessions = tuple(dict.fromkeys(sid for sid, *_ in said))
+            raise
     problems.extend(mine)
     for sid, fmt, role, text, ts, line_id in said:
         session = sessions.get(sid)
