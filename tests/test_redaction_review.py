@@ -85,3 +85,51 @@ def test_a_secret_in_bold_is_redacted_wherever_else_the_session_writes_it(text: 
     """The marker took "**X**"; X alone, in the next turn or later in the same one, stayed in clear."""
     first, second = redact_together([f"{text}, remember {SECRET}", f"then {SECRET} worked"])
     assert SECRET not in first + second, (first, second)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token_count=1532",
+        '"token_count": 1532',
+        "token_limit: 8192",
+        "max_token=4096",
+        "token_ttl=3600",
+        "access_token_expires_in=3600",
+        "token_type=Bearer",
+        "token_expiry=2024-05-01",
+        "password_policy=strict",
+        "token_endpoint: /oauth/token",
+        "password_file=/run/secrets/db",
+        "secret_name=prod-db-password",
+        "api_key_header=X-Api-Key",
+        "token = get_token()",
+        "token = self._token",
+        "token = await client.fetch()",
+        'password = config["db"]["password"]',
+        "password = hashlib.sha256(pw).hexdigest()",
+        "api_key = settings.OPENAI_KEY",
+    ],
+)
+def test_a_secret_s_setting_or_code_given_its_name_is_left_as_written(text: str) -> None:
+    """An agent's transcript is full of both: each was redacted, the code garbled ("password =
+    [REDACTED:password]"db"]["password"]")."""
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (f'password: str = "{SECRET}"', "password"),
+        (f'database_password: str = "{SECRET}"', "password"),
+        (f"api_key: Optional[str] = '{SECRET}'", "api_key"),
+        (f'let api_key: &str = "{SECRET}";', "api_key"),
+        (f"password=Passw0rd({SECRET})", "password"),
+        (f"secret_id={SECRET}", "secret"),
+    ],
+)
+def test_a_typed_secret_is_redacted(text: str, kind: str) -> None:
+    """A Python settings class or dataclass writes "password: str = 'X'": X was left in clear (and
+    "Optional[str]" taken for the secret)."""
+    out = redact(text)
+    assert SECRET not in out and out.count(f"[REDACTED:{kind}]") == 1, out

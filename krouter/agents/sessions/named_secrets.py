@@ -26,7 +26,29 @@ NOT_SECRET = lazy_pattern(
 PLAIN = lazy_pattern(
     r"(?i)^(?:v?\d+(?:\.\d+)+[\w.-]*|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\w*|.*[/\\].*|[a-z_][\w.]*\(.*)$"
 )
+# Code a secret's name is given rather than a value: a call or a subscript of a name with no digit or of
+# a dotted one (get_token(), String::from(, config[, hashlib.sha256(), an attribute with no digit
+# (self._token, settings.OPENAI_KEY), a Rust type (&str), a keyword (await). Taken, the marker garbled
+# the code and, after a call's opening, left the quoted secret inside it in clear (a review).
+# "Passw0rd(1)" is no call.
+CODE = lazy_pattern(
+    r"^(?:(?:[A-Za-z_][A-Za-z_.:]*|[A-Za-z_]\w*(?:[.:]+\w+)+)[(\[].*|[A-Za-z_]+(?:\.[A-Za-z_]+)+"
+    r"|&'?[A-Za-z_]+|await|new|lambda|async)$"
+)
+# A name that says what a secret's setting is, not the secret (a review: token_count=1532,
+# token_ttl=3600, token_type=Bearer, password_policy=strict, token_endpoint: /oauth/token, max_token=4096
+# were redacted).
+_SETTING_NAME = lazy_pattern(
+    r"(?i)(?:^|[_-])(?:count|limit|length|len|size|ttl|type|policy|endpoint|url|uri|file|path|dir|name|header"
+    r"|expiry|expires|expires[_-](?:in|at)|timeout|format|prefix|version|field|max|min)$|^(?:max|min|num)[_-]"
+)
 _SPREAD_MIN = 6
+
+
+def names_a_setting(name: str) -> bool:
+    """Whether an assignment's ``name`` is one of a secret's settings (``token_ttl``, ``max_token``)."""
+    return bool(_SETTING_NAME.search(name.strip("\"' ")))
+
 
 _PASSWORD_NAME = lazy_pattern(r"pass(?:word|wd|phrase|code)|pwd|(?:^|[_-])pass(?:$|[_-])|密码|口令")
 _API_KEY_NAME = lazy_pattern(r"api[ _-]?key")
@@ -111,7 +133,7 @@ def _prose(found: dict[str, str], *, said: bool, gapped: bool = False) -> Callab
         name, sep, raw = m.group(1), m.group(2), m.group(3)
         value = raw.rstrip(".!?:)]}>")
         tail = raw[len(value) :]
-        if NOT_SECRET.match(value) or PLAIN.match(value) or len(value) < MIN_VALUE:
+        if NOT_SECRET.match(value) or PLAIN.match(value) or CODE.match(value) or len(value) < MIN_VALUE:
             return m.group(0)
         if said and not looks_secret(value, bare=gapped or not sep.strip()):
             return m.group(0)

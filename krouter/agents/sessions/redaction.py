@@ -36,12 +36,14 @@ from functools import cache
 from typing import Any
 
 from krouter.agents.sessions.named_secrets import (
+    CODE,
     GUARD,
     MIN_VALUE,
     NOT_SECRET,
     PLAIN,
     kind_of,
     looks_secret,
+    names_a_setting,
     redact_prose,
 )
 from krouter.lazy_pattern import lazy_pattern
@@ -239,6 +241,11 @@ _NAME = (
 )
 # name = "a quoted value, spaces allowed", then name = unquoted-value.
 _QUOTED = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]){GUARD}([^\"'`\n]{{4,200}}?)(\3)")
+# With a type between ("password: str = 'X'", "api_key: Optional[str] = 'X'"): a Python settings class
+# or dataclass wrote its secret in clear (a review).
+_TYPED = lazy_pattern(
+    rf"(?i)\b({_NAME})(\s*:\s*&?[A-Za-z_][\w.\[\]|,<>& ]{{0,60}}?\s*=\s*)([\"'`]){GUARD}([^\"'`\n]{{4,200}}?)(\3)"
+)
 _ASSIGNMENT = lazy_pattern(rf"(?i)\b({_NAME})(\"?'?\s*[:=]\s*)([\"'`]?){GUARD}([^\s\"'`,;]{{4,}})")
 
 
@@ -258,11 +265,11 @@ def _keep_groups(kind: str | None, found: dict[str, str]) -> Callable[[re.Match[
 def _assignment(found: dict[str, str]) -> Callable[[re.Match[str]], str]:
     def sub(m: re.Match[str]) -> str:
         value = m.group(4)
-        if NOT_SECRET.match(value):
+        if NOT_SECRET.match(value) or CODE.match(value) or names_a_setting(m.group(1)):
             return m.group(0)
         kind = kind_of(m.group(1))
         found.setdefault(value, kind)
-        end = m.group(5) if m.re in (_QUOTED, _ENV_KEY_QUOTED) else ""
+        end = m.group(5) if m.re in (_TYPED, _QUOTED, _ENV_KEY_QUOTED) else ""
         return f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:{kind}]{end}"
 
     return sub
@@ -312,6 +319,6 @@ def _redact(text: str, found: dict[str, str]) -> str:
     for kind, pattern in _CONTEXT:
         text = pattern.sub(_keep_groups(kind, found), text)
     assignment = _assignment(found)
-    for pattern in (_ENV_KEY_QUOTED, _ENV_KEY, _QUOTED, _ASSIGNMENT):
+    for pattern in (_ENV_KEY_QUOTED, _ENV_KEY, _TYPED, _QUOTED, _ASSIGNMENT):
         text = pattern.sub(assignment, text)
     return redact_prose(text, found)
