@@ -133,3 +133,26 @@ def test_a_typed_secret_is_redacted(text: str, kind: str) -> None:
     "Optional[str]" taken for the secret)."""
     out = redact(text)
     assert SECRET not in out and out.count(f"[REDACTED:{kind}]") == 1, out
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (f"the client secret is {SECRET}", "secret"),
+        (f"the webhook secret for Stripe is {SECRET}", "secret"),
+        (f"the bearer token is {SECRET}", "token"),
+        (f"the root pwd is {SECRET}", "password"),
+    ],
+)
+def test_a_client_secret_a_bearer_token_or_a_pwd_named_in_a_sentence_is_redacted(
+    text: str, kind: str
+) -> None:
+    out = redact(text)
+    assert SECRET not in out and out.count(f"[REDACTED:{kind}]") == 1, out
+
+
+@pytest.mark.parametrize(
+    "text", ["the EOS token is 100257", "the secret is small pull requests", "Run pwd; it prints /home/u2"]
+)
+def test_a_token_or_a_secret_alone_names_no_secret_in_a_sentence(text: str) -> None:
+    assert redact(text) == text

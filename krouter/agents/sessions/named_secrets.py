@@ -79,9 +79,11 @@ def looks_secret(value: str, *, bare: bool) -> bool:
 # A secret named in a sentence, in English or Chinese: "the admin password is X", "数据库密码：X",
 # "口令是X", "db password X". Not 验证码: a one-time code is dead within minutes, and the word also
 # means a CAPTCHA. Chinese has no spaces, so its names need no word boundary ("root密码=X").
+# Not "token" or "secret" alone (an LLM's "the EOS token is 100257", "the secret is small PRs"); a
+# client's, webhook's or signing secret, a bearer token and "pwd" are (a review found each left in clear).
 _PROSE_NAME = (
-    r"(?:\b(?:passwords?|passwd|passphrase|passcode|(?:api|secret|access|private)[ _-]?key|"
-    r"(?:access|auth|api)[ _-]?token)\b|密码|口令|密钥|秘钥|私钥|令牌)"
+    r"(?:\b(?:passwords?|passwd|pwd|passphrase|passcode|(?:api|secret|access|private)[ _-]?key|"
+    r"(?:access|auth|api|bearer)[ _-]?token|(?:client|webhook|signing)[ _-]?secret)\b|密码|口令|密钥|秘钥|私钥|令牌)"
 )
 # A value: no space, quote, comma or semicolon, and no CJK character or full-width punctuation (which
 # end it: "密码：X，root密码=Y" holds two).
