@@ -216,23 +216,23 @@ def resolve(root: Path, pending_id: str, how: str, by: str, run_id: str | None =
 
 
 def settle(
-    root: Path, question: str, page: str, by: str, run_id: str | None, *, stand_in: bool = False
+    root: Path, question: str, page: str, by: str, run_id: str | None, *, stand_in: str | None = None
 ) -> None:
     """End, as WRITTEN, every open hold of ``question`` on ``page``: the trigger is on the page now
     (written by a second source, the owner, or an agent while holding was off), and a twin hold (two
     teachers at once) must not wait for an accept that could only find it there already.
 
-    ``stand_in`` (the owner's accept, which lets ``root`` stand in for a gone vault): the holds of the
-    gone vaults ``root`` stands in for end too, or a twin held before the vault moved stayed listed as
-    pending there, and its own accept said it was closed and left it open. Teaching and the nightly
-    learner end the vault's own holds only (``krouter.learner.stand_in``)."""
+    ``stand_in``: the gone vault ``root`` stands in for in the owner's accept, the one the accepted hold
+    recorded: its twins end too, or a twin held before the vault moved stayed listed as pending there,
+    and its own accept said it was closed and left it open. Not any gone vault whose hold's page ``root``
+    holds with the trigger (it does now, having just written it): a copy of the vault on a drive not
+    plugged in (its folder gone) had its twin hold ended as written, its page never given the trigger,
+    and its own accept refused ("was written already"; a review). Teaching and the nightly learner end
+    the vault's own holds only (``krouter.learner.stand_in``)."""
     want = page_edit.trigger_key(question)
-    twins = [
-        h for h in open_holds() if h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want
-    ]
-    vaults = {str(root.resolve()), *(stood_in(root, twins) if stand_in else ())}
-    for h in twins:
-        if h["vault"] in vaults:
+    vaults = {str(root.resolve()), *((stand_in,) if stand_in else ())}
+    for h in open_holds():
+        if h["vault"] in vaults and h["page"] == page and page_edit.trigger_key(str(h["trigger"])) == want:
             resolve(root, str(h["pending"]), WRITTEN, by, run_id)
 
 
@@ -266,6 +266,8 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
     root = router.root
     h = _open_hold(root, pending_id)
     rel, question, quote = str(h["page"]), str(h["trigger"]), str(h.get("quote") or "")
+    # The gone vault this folder stands in for in this accept (``_open_hold`` let it), if any.
+    away = str(h["vault"]) if h["vault"] != str(root) else None
     phrasings = [str(p) for p in h.get("phrasings") or [] if isinstance(p, str)]  # type: ignore[union-attr]
     cfg = config.load_config()
     folders = config.folder_names(cfg.exclude_folders)
@@ -275,7 +277,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
         return "rejected", f"page cannot be read: {exc}", None
     if page_edit.holds_trigger(rel, page.text, question):
         # Written meanwhile (by hand, or by a twin hold's accept): nothing to write, nothing to wait for.
-        settle(root, question, rel, OWNER, None, stand_in=True)
+        settle(root, question, rel, OWNER, None, stand_in=away)
         return SKIPPED, "already a trigger of the page; the hold is closed", None
     router.refresh()
     ignore = clipped_ids(router, folders)
@@ -297,7 +299,7 @@ def accept(router: Router, pending_id: str) -> tuple[str, str, str | None]:
     )
     if status == LEARNED:
         resolve(root, pending_id, WRITTEN, OWNER, run_id)
-        settle(root, question, rel, OWNER, run_id, stand_in=True)
+        settle(root, question, rel, OWNER, run_id, stand_in=away)
         return status, reason, run_id
     if status == TAKEN_BACK:
         return status, f"{reason}; the trigger was written and taken back (run {run_id})", None
