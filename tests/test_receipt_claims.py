@@ -81,7 +81,7 @@ def test_a_runner_up_matched_through_a_replaced_page_names_no_missing_via(tmp_pa
     [
         "superseded by [[Broker]]",
         "'superseded by [ADR-0005](Broker.md)'",
-        "Deprecated by [[Broker]]",
+        "Replaced by [[Broker]]",
     ],
 )
 def test_a_status_that_names_its_replacement_leads_there(tmp_path: Path, status: str) -> None:
@@ -102,6 +102,24 @@ def test_a_status_that_names_its_replacement_leads_there(tmp_path: Path, status:
     assert "no replacement page" not in receipt.to_text()
     with Router(vault) as router:
         assert router.resolve("Old.md").to_path == "Broker.md"
+
+
+@pytest.mark.parametrize("status", ["rejected by [[Alice Chen]]", "Deprecated by [[Alice Chen]]"])
+def test_who_rejected_a_record_is_not_its_replacement(tmp_path: Path, status: str) -> None:
+    """A cold review: "rejected by [[Alice Chen]]" names who decided, not a replacement; read as one, a
+    question on the rejected proposal cited Alice's contact page at 100%."""
+    for where in ("frontmatter", "body"):
+        pages = {
+            "People/Alice Chen.md": "# Alice Chen\n\nCFO. Phone 555-0100, email alice@example.com.\n",
+        }
+        if where == "frontmatter":
+            pages["Proposal.md"] = f"---\nstatus: {status}\n---\n# Four day week\n\nFridays off for all.\n"
+        else:
+            pages["Proposal.md"] = f"# Four day week\n\n## Status\n\n{status}\n\nFridays off for all.\n"
+        vault = make_vault(tmp_path / where, pages)
+        receipt = ask(vault, "four day week proposal fridays off")
+        assert receipt.decision == "refuse", (where, receipt.to_text())
+        assert all(r.to_path is None for r in receipt.redirects), (where, receipt.to_text())
 
 
 def test_a_replaced_status_with_no_link_still_names_no_replacement(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 11: a page tagged as a clipping (``fields.CLIPPING_TAGS``) is marked so (pages.clipped).
 # 12: a page's tag: field read as its tags: are.
 # 13: a replaced status that names its replacement by a link (status: superseded by [[New]]) leads there.
-SCHEMA_VERSION = "13"
+# 14: only "superseded/replaced by" names a replacement; "rejected/deprecated by" names who decided.
+SCHEMA_VERSION = "14"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -50,6 +50,10 @@ _STATUS_LINE = lazy_pattern(
 _REPLACED = frozenset(
     {"superseded", "superceded", "deprecated", "rejected", "obsolete", "retired", "replaced"}
 )
+# The statuses whose "by" names what replaces the record; after the others it names who decided ("rejected
+# by [[Alice Chen]]", "deprecated by [[Platform team]]"): read as a replacement, a question on the record
+# cited Alice's contact page at full confidence (a cold review).
+_REPLACED_BY = frozenset({"superseded", "superceded", "replaced"})
 # MADR 2's status: an item of the list right under the page's title.
 _MADR_STATUS = lazy_pattern(r"^[-*+][ \t]+status[ \t]*:[ \t]*(.+)$", re.I)
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
@@ -189,7 +193,7 @@ def _status_line(line: str) -> dict[str, list[object]]:
         links = _LINK.findall(named)
         if len(_LINK.sub(" ", named).split()) > _STATUS_WORDS:
             return {}
-        if word in _REPLACED:
+        if word in _REPLACED_BY:
             found["superseded_by"] = links or [named.strip()]
     elif len(rest.split()) > _STATUS_WORDS:
         return {}
