@@ -9,6 +9,7 @@ import pytest
 
 from krouter import Receipt, Router
 from krouter.agents.mcp.replies import ask_result, ask_summary
+from tests.vault_files import write
 
 FILLER = {
     "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
@@ -17,10 +18,7 @@ FILLER = {
 
 
 def make_vault(root: Path, pages: dict[str, str]) -> Path:
-    for rel, text in {**FILLER, **pages}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write(root, {**FILLER, **pages})
 
 
 def ask(vault: Path, question: str) -> Receipt:
