@@ -80,6 +80,12 @@ def test_a_runner_up_matched_through_a_replaced_page_names_no_missing_via(tmp_pa
         "superseded by [[Broker]]",
         "'superseded by [ADR-0005](Broker.md)'",
         "Replaced by [[Broker]]",
+        # A cold review: a status that promises a replacement, phrased otherwise, had none (and the
+        # passive Chinese phrase was no replaced status at all: the page was cited as current).
+        "superseded, see [[Broker]]",
+        "superseded → [[Broker]]",
+        "已被 [[Broker]] 取代",
+        "已被取代，见 [[Broker]]",
     ],
 )
 def test_a_status_that_names_its_replacement_leads_there(tmp_path: Path, status: str) -> None:

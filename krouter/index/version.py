@@ -27,7 +27,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 12: a page's tag: field read as its tags: are.
 # 13: a replaced status that names its replacement by a link (status: superseded by [[New]]) leads there.
 # 14: only "superseded/replaced by" names a replacement; "rejected/deprecated by" names who decided.
-SCHEMA_VERSION = "14"
+# 15: a status promising a replacement names it by any link it holds (superseded, see [[X]]; 已被 [[X]] 取代).
+SCHEMA_VERSION = "15"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

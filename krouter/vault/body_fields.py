@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.fields import REPLACED_STATUSES, field_key, status_of
+from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES, field_key, status_of
 from krouter.vault.templates import fenced_lines
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
@@ -177,7 +177,12 @@ def status_links(status: str) -> list[str]:
     status so in the frontmatter: ``status: superseded by [ADR-0005](0005-….md)``); none for a status word
     alone, a sentence, or a replacement named without a link (which names no page)."""
     named = _status_line(status).get("superseded_by", [])
-    return [str(link) for link in named if _LINK.fullmatch(str(link))]
+    links = [str(link) for link in named if _LINK.fullmatch(str(link))]
+    if links or status_of([status]) not in PROMISE_REPLACEMENT:
+        return links
+    # A status that promises a replacement names it by any link it holds, however phrased ("superseded,
+    # see [[X]]", "superseded → [[X]]", 已被 [[X]] 取代, 已被取代，见 [[X]]): each had no replacement page.
+    return [str(link) for link in _LINK.findall(status)]
 
 
 def _status_line(line: str) -> dict[str, list[object]]:

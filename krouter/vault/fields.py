@@ -98,6 +98,8 @@ _HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), 
 _LINE_BREAK = lazy_pattern(r"\r\n|\r|\n")
 _CAMEL = lazy_pattern(r"(?<=[a-z])(?=[A-Z])")
 _STATUS_WORD = lazy_pattern(r"[a-z]+|[\u4e00-\u9fff]+")
+# A passive replacement with the replacement inside it: 已被 [[新方案]] 取代, 被 X 替代了.
+_REPLACED_BY_HAN = lazy_pattern(r"^已?被[^。；;\n]{1,80}?(?:取代|替代|替换|代替)")
 
 
 def field_key(name: str) -> str:
@@ -174,6 +176,10 @@ def status_of(items: Iterable[str]) -> str:
         han = next((h for h in _HAN_STATUSES if word.startswith(h)), None)
         if han is not None:
             return han
+        # The replacement named inside the phrase: 已被 [[新方案]] 取代 read 已被 alone, a page cited as
+        # current (a cold review).
+        if _REPLACED_BY_HAN.match(text.strip("\"'#").strip()):
+            return "已被取代"
         words.append(text.strip("\"'#").strip())
     return words[0] if words else ""
 
