@@ -188,3 +188,27 @@ def test_a_name_only_a_folder_holds_is_said_so_when_it_refuses_the_page(tmp_path
         "(Vendors/Zendesk/), and folders' names are not read: the closest page, Vendors/Zendesk/Pricing.md, "
         "never does"
     )
+
+
+@pytest.mark.parametrize(
+    ("status", "cited"),
+    [("已被 [[新方案]] 取代", "新方案.md"), ("**已废弃**", None), ("已接受", "旧方案.md")],
+)
+def test_a_chinese_adrs_status_section_is_read(tmp_path: Path, status: str, cited: str | None) -> None:
+    """A Chinese ADR states its status under "## 状态" as an English one does under "## Status": the
+    section was not read, and a record replaced so was cited as current."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "旧方案.md": f"# 旧方案\n\n## 状态\n\n{status}\n\n## 决定\n\n消息队列用 RabbitMQ，单节点。\n",
+            "新方案.md": "# 新方案\n\n消息队列改用 Kafka，三个节点。\n",
+        },
+    )
+    receipt = ask(vault, "消息队列用的 RabbitMQ 吗")
+    if cited is None:
+        assert receipt.decision == "refuse" or (receipt.top and receipt.top.path != "旧方案.md"), (
+            receipt.to_text()
+        )
+    else:
+        assert receipt.top is not None and receipt.top.path == cited, receipt.to_text()
+        assert receipt.decision == "cite", receipt.to_text()

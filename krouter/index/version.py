@@ -28,7 +28,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 13: a replaced status that names its replacement by a link (status: superseded by [[New]]) leads there.
 # 14: only "superseded/replaced by" names a replacement; "rejected/deprecated by" names who decided.
 # 15: a status promising a replacement names it by any link it holds (superseded, see [[X]]; 已被 [[X]] 取代).
-SCHEMA_VERSION = "15"
+# 16: a Chinese ADR's "## 状态" section read as an English one's "## Status".
+SCHEMA_VERSION = "16"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -38,6 +38,11 @@ _HEADING = lazy_pattern(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 _TITLE = lazy_pattern(r"^[ \t]{0,3}#[ \t]")
 _FENCE = lazy_pattern(r"^[ \t]{0,3}(```|~~~)")
 _MARKUP = "*_`> :"
+# A Chinese ADR's status section ("## 状态": 已废弃, 已被 [[新方案]] 取代) is read as an English one is: a
+# replaced record written so was cited as current. A first line longer than this (links aside) is prose.
+_STATUS_HEADINGS = frozenset({"status", "状态", "狀態"})
+_HAN = lazy_pattern(r"[\u4e00-\u9fff]")
+_HAN_STATUS_CHARS = 20
 _LIST_ITEM = lazy_pattern(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
 # An ADR's status line (adr-tools writes "Accepted", "Superseded by [3. …](0003-….md)", "Amended by
 # [2. …](…)"; Nygard's template "Superseded by ADR-0005"): a status word alone (perhaps with a date), or
@@ -127,7 +132,7 @@ def _adr_status(lines: list[str]) -> dict[str, list[object]]:
     sentence), else MADR 2's status item under the title."""
     heading, fenced = None, fenced_lines(lines)
     for i, line in enumerate(lines):
-        if i not in fenced and (h := _HEADING.match(line)) and h.group(1).strip().lower() == "status":
+        if i not in fenced and (h := _HEADING.match(line)) and h.group(1).strip().lower() in _STATUS_HEADINGS:
             heading = i
             break
     if heading is None:
@@ -138,6 +143,8 @@ def _adr_status(lines: list[str]) -> dict[str, list[object]]:
             break
         if line.strip():
             section.append(line)
+    if section and not _LIST_ITEM.match(section[0]) and (han := _han_status_line(section[0])):
+        return han
     if not section or _LIST_ITEM.match(section[0]) or not _status_line(section[0]):
         return {}
     # Every status line of the section counts (adr-tools adds "Superceded by" below an "Amended by", and
@@ -153,6 +160,18 @@ def _adr_status(lines: list[str]) -> dict[str, list[object]]:
         links = _LINK.findall(named)
         if links and len(_LINK.sub(" ", named).split()) <= _STATUS_WORDS:
             found.setdefault("supersedes", []).extend(links)
+    return found
+
+
+def _han_status_line(line: str) -> dict[str, list[object]]:
+    """The status a Chinese ADR's 状态 section states in its first line (已废弃, 已被 [[新方案]] 取代, 已接受),
+    with the links a replacement it promises is named by; empty for a line with no Han or a sentence."""
+    text = line.strip().strip(_MARKUP).strip()
+    if not _HAN.search(text) or len(_LINK.sub("", text)) > _HAN_STATUS_CHARS:
+        return {}
+    found: dict[str, list[object]] = {"status": [text]}
+    if status_of([text]) in PROMISE_REPLACEMENT and (links := _LINK.findall(text)):
+        found["superseded_by"] = links
     return found
 
 
