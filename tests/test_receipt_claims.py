@@ -9,6 +9,7 @@ import pytest
 
 from krouter import Receipt, Router
 from krouter.agents.mcp.replies import ask_result, ask_summary
+from krouter.vault.page import parse_page
 from tests.vault_files import write
 
 FILLER = {
@@ -205,6 +206,9 @@ def test_a_chinese_adrs_status_section_is_read(tmp_path: Path, status: str, cite
         },
     )
     receipt = ask(vault, "消息队列用的 RabbitMQ 吗")
+    # Each replacement link once (the section's line was read again as a status, and its link came twice).
+    named = parse_page("旧方案.md", (vault / "旧方案.md").read_text(encoding="utf-8")).superseded_by
+    assert len(named) == len(set(named)), named
     if cited is None:
         assert receipt.decision == "refuse" or (receipt.top and receipt.top.path != "旧方案.md"), (
             receipt.to_text()

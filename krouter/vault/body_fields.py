@@ -169,8 +169,11 @@ def _han_status_line(line: str) -> dict[str, list[object]]:
     text = line.strip().strip(_MARKUP).strip()
     if not _HAN.search(text) or len(_LINK.sub("", text)) > _HAN_STATUS_CHARS:
         return {}
-    found: dict[str, list[object]] = {"status": [text]}
-    if status_of([text]) in PROMISE_REPLACEMENT and (links := _LINK.findall(text)):
+    # The status as ``status_of`` reads it, as an English line gives its word: the line itself, links
+    # and all, was read again as a status naming its replacement, and each link came out twice.
+    status = status_of([text])
+    found: dict[str, list[object]] = {"status": [status]}
+    if status in PROMISE_REPLACEMENT and (links := _LINK.findall(text)):
         found["superseded_by"] = links
     return found
 

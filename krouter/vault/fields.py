@@ -176,11 +176,12 @@ def status_of(items: Iterable[str]) -> str:
         han = next((h for h in _HAN_STATUSES if word.startswith(h)), None)
         if han is not None:
             return han
+        plain = text.strip("\"'#").strip()
         # The replacement named inside the phrase: 已被 [[新方案]] 取代 read 已被 alone, a page cited as
         # current (a cold review).
-        if _REPLACED_BY_HAN.match(text.strip("\"'#").strip()):
+        if _REPLACED_BY_HAN.match(plain):
             return "已被取代"
-        words.append(text.strip("\"'#").strip())
+        words.append(plain)
     return words[0] if words else ""
 
 
