@@ -70,12 +70,14 @@ def undone_runs() -> set[str]:
     return set(undone_in())
 
 
-def undone_in() -> dict[str, set[str | None]]:
+def undone_in(*, restoring_only: bool = True) -> dict[str, set[str | None]]:
     """For each run ``krouter learn --undo`` reversed (a page or more restored), the folders it was
-    undone in; None for an undo recorded before undos named their folder (it may have been any)."""
+    undone in; None for an undo recorded before undos named their folder (it may have been any).
+    ``restoring_only=False``: every undo recorded, whether it restored a page or found nothing to."""
     out: dict[str, set[str | None]] = {}
     for _offset, item in querylog.read(outcomes_path()):
-        if "undo" in item and isinstance(item.get("restored"), int) and item["restored"]:
+        restored = isinstance(item.get("restored"), int) and item["restored"]
+        if "undo" in item and (restored or not restoring_only):
             where = item.get("folder")
             out.setdefault(str(item["undo"]), set()).add(where if isinstance(where, str) else None)
     return out

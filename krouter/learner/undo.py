@@ -17,6 +17,7 @@ from krouter.learner.journal import (
     journal_entries,
     journal_path,
     outcomes_path,
+    undone_in,
     undone_runs,
 )
 from krouter.learner.moved import moved_all, moved_to
@@ -88,7 +89,9 @@ def check_vault(run_id: str, vault: Path) -> Path | None:
     here = vault.expanduser().resolve()
     # Its own entries only: another run's page in the folder says nothing of this run's. A folder it was
     # undone in already stands in too, to say so rather than that it lacks the run's pages.
-    if len(theirs) == 1 and (theirs[0] in stood_in(vault, entries) or str(here) in _undone_in(run_id)):
+    if len(theirs) == 1 and (
+        theirs[0] in stood_in(vault, entries) or str(here) in undone_in(restoring_only=False).get(run_id, ())
+    ):
         return here
     away = [v for v in theirs if gone(v)]
     empty = [v for v in theirs if not gone(v) and not vault_there(Path(v))]
@@ -112,15 +115,6 @@ def _entries(run_id: str, stand_in: Path | None) -> list[dict[str, object]]:
         for e in entries:
             e[STANDS_IN] = str(stand_in)
     return entries
-
-
-def _undone_in(run_id: str) -> set[str]:
-    """The folders undos of ``run_id`` were done in (undos recorded before they named it: none)."""
-    return {
-        str(item["folder"])
-        for _offset, item in querylog.read(outcomes_path())
-        if item.get("undo") == run_id and isinstance(item.get("folder"), str)
-    }
 
 
 def _same_folder(vault: Path, theirs: list[str]) -> bool:
