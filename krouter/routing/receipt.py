@@ -351,14 +351,15 @@ def _via_lines(c: Citation) -> list[str]:
     """The receipt's lines for the words a cited page holds only through replaced pages."""
     lines = [f"  only on the replaced page {c.via}: {', '.join(c.via_words)}"] if c.via_words else []
     if c.via_elsewhere:
-        lines.append(f"  {_elsewhere_label(c)}: {', '.join(c.via_elsewhere)}")
+        lines.append(f"  {elsewhere_label(c.via)}: {', '.join(c.via_elsewhere)}")
     return lines
 
 
-def _elsewhere_label(c: Citation) -> str:
-    """What a receipt calls the pages of ``via_elsewhere``: "other" than ``via`` only when there is one
-    (a page that outscores the pages it replaced has none, and still matches their words)."""
-    return f"only on {'other ' if c.via else ''}replaced pages that lead to it"
+def elsewhere_label(via: str | None) -> str:
+    """What a receipt (and the MCP reply) calls the pages of ``via_elsewhere``: "other" than ``via`` only
+    when there is one (a page that outscores the pages it replaced has none, and still matches their
+    words)."""
+    return f"only on {'other ' if via else ''}replaced pages that lead to it"
 
 
 def _through_replaced(c: Citation) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from krouter.errors import PageNotFound
 from krouter.learner import teach
 from krouter.routing import notes_languages
-from krouter.routing.receipt import READ_CLOSEST, Receipt, phrasing_line
+from krouter.routing.receipt import READ_CLOSEST, Receipt, elsewhere_label, phrasing_line
 from krouter.routing.router import Router
 from krouter.safe_text import clean
 from krouter.vault.files import contained_path
@@ -118,8 +118,7 @@ def ask_summary(out: dict[str, Any]) -> str:
         if top["via_words"]:
             lines.append(f"only on the replaced page {top['via']}: {', '.join(top['via_words'])}")
         if top["via_elsewhere"]:
-            other = "other " if top["via"] else ""
-            lines.append(f"only on {other}replaced pages that lead to it: {', '.join(top['via_elsewhere'])}")
+            lines.append(f"{elsewhere_label(top['via'])}: {', '.join(top['via_elsewhere'])}")
         if top["via_triggers"]:
             lines.append(
                 f"matched only by the page's triggers, not its text: {', '.join(top['via_triggers'])}"
