@@ -274,10 +274,19 @@ def test_a_secret_named_in_prose_english_or_chinese_is_redacted(text: str) -> No
         (f"数据库的密码现在是 {SECRET}", "password"),
         (f"密码设置为{SECRET}", "password"),
         (f"root 用户的密码已改为 {SECRET}。", "password"),
+        # Words that say whose it is or how it was set (a second review's cases).
+        (f"the password I set for staging is {SECRET}", "password"),
+        (f"the API key you gave me is {SECRET}", "api_key"),
+        (f"the password now is {SECRET}", "password"),
+        (f"The password for alice's account is {SECRET}", "password"),
+        (f"the password for the `staging` db is {SECRET}", "password"),
+        (f"数据库的密码已经被重置为 {SECRET}", "password"),
+        (f"令牌已更新为 {SECRET}", "token"),
     ],
 )
 def test_a_secret_a_few_words_after_its_name_is_redacted(text: str, kind: str) -> None:
-    """A known miss: words between the secret's name and "is" (or ":", 是, 为) left it in clear."""
+    """A known miss: words between the secret's name and "is" (or ":", 是, 为) left it in clear. They
+    must say whose it is or how it was set (``test_redaction_review``: a noun makes another thing of it)."""
     out = redact(text)
     assert SECRET not in out and out.count(f"[REDACTED:{kind}]") == 1, out
 

@@ -44,23 +44,6 @@ def test_a_thing_named_after_a_secret_is_no_secret(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "kind"),
-    [
-        (f"the password I set for staging is {SECRET}", "password"),
-        (f"the API key you gave me is {SECRET}", "api_key"),
-        (f"the password now is {SECRET}", "password"),
-        (f"The password for alice's account is {SECRET}", "password"),
-        (f"the password for the `staging` db is {SECRET}", "password"),
-        (f"数据库的密码已经被重置为 {SECRET}", "password"),
-        (f"令牌已更新为 {SECRET}", "token"),
-    ],
-)
-def test_a_secret_a_few_words_on_after_its_owner_or_setting_is_redacted(text: str, kind: str) -> None:
-    out = redact(text)
-    assert SECRET not in out and out.count(f"[REDACTED:{kind}]") == 1, out
-
-
-@pytest.mark.parametrize(
     "text",
     [
         f"the password is `{SECRET}`",
