@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 
 from krouter import Router
 from krouter.cli import app
+from krouter.ops.ask_socket.server import AskServer
+from krouter.ops.vault_watcher import VaultWatcher
 from krouter.tokens import bilingual, cedict_rows, romanised
 from krouter.tokens.terms import english_terms, query_terms
 from krouter.tokens.word_forms import derivation
@@ -332,6 +334,36 @@ def test_a_servers_warm_up_does_not_wait_for_the_dictionary(
         assert compiling.wait(60) and not store_path.exists()
         go_on.set()
         assert bilingual.ready() and store_path.exists()
+
+
+def test_a_watchers_ask_socket_starts_the_dictionary_before_its_first_question(
+    store_path: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # `krouter watch` made its answering router, and so compiled the dictionary, in the first fresh
+    # `krouter ask` it answered: that ask waited ~5 s on a new install.
+    compiling = threading.Event()
+    real = bilingual._build
+
+    def noted(source: Path, path: Path) -> None:
+        compiling.set()
+        real(source, path)
+
+    monkeypatch.setattr(bilingual, "_build", noted)
+    monkeypatch.setattr(bilingual, "_opening", False)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("# Note\n\nThe parking fee is $60.\n", encoding="utf-8")
+    with Router(vault) as router:
+        router.refresh()
+        watcher = VaultWatcher(router.root, index_path=router.index.path)
+        server = AskServer(router.root, router.index.path, watcher)
+        assert not compiling.is_set()
+        assert server.start()
+        try:
+            assert compiling.wait(60)
+            assert bilingual.ready() and store_path.exists()
+        finally:
+            server.stop()
 
 
 def test_a_store_compiled_by_other_rules_is_not_reused(tmp_path: Path, monkeypatch) -> None:

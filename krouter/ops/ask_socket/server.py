@@ -81,6 +81,11 @@ class AskServer:
         self._listener = listener
         self._thread = threading.Thread(target=self._serve, name="krouter-ask-socket", daemon=True)
         self._thread.start()
+        # The router this socket answers with is made by its first question; the dictionary it may need
+        # (compiled once per install, ~5 s) is not left to that question to wait for.
+        from krouter.tokens import bilingual
+
+        bilingual.open_in_background()
         return True
 
     def stop(self) -> None:
