@@ -95,6 +95,22 @@ def test_ambiguous_link_name_is_explained(tmp_path: Path) -> None:
     assert "ambiguous" in finding.message
 
 
+def test_a_link_in_the_status_is_named_as_the_status_s(tmp_path: Path) -> None:
+    # It was "superseded_by: '[[Plan B]]' names no page" on a page with no superseded_by field.
+    vault = make(
+        tmp_path,
+        {
+            "Old.md": page("Old", status="superseded by [[Plan B]]"),
+            "Older.md": page("Older", status="superseded", superseded_by="Plan C"),
+        },
+    )
+    messages = {f.path: f.message for f in check(vault).findings if f.kind == "dangling_link"}
+    assert messages == {
+        "Old.md": "status: '[[Plan B]]' names no page",
+        "Older.md": "superseded_by: 'Plan C' names no page",
+    }
+
+
 def test_case_only_collision_is_ambiguous_and_names_both(tmp_path: Path) -> None:
     vault = make(
         tmp_path,

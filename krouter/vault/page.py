@@ -108,6 +108,8 @@ class Page:
     triggers: list[str] = field(default_factory=list)
     superseded_by: list[str] = field(default_factory=list)
     supersedes: list[str] = field(default_factory=list)
+    # Those of ``superseded_by`` its status names (``superseded by [[X]]``), not a field of their own.
+    status_links: list[str] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
     yaml_error: str | None = None
     # Its status written under two spellings, one replaced and one not (``fields.status_disagreement``).
@@ -276,6 +278,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         triggers=every("triggers"),
         superseded_by=[link for raw in every("superseded_by", "replaced_by") for link in split_links(raw)],
         supersedes=[link for raw in every("supersedes", "replaces") for link in split_links(raw)],
+        status_links=named,
         meta=meta,
         yaml_error=error,
         status_disagreement=disagreement,

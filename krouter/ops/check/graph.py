@@ -31,12 +31,14 @@ def replacement_graph(
                 found, loose = resolver.explain(raw, path)
                 dst = found[0] if len(found) == 1 else None
                 links.append((path, dst, kind, raw))
+                # Named where it is written: a link in the status is no superseded_by field to look for.
+                where = "status" if kind == "superseded_by" and raw in page.status_links else kind
                 if dst is not None and loose:
                     findings.append(
                         Finding(
                             "loose_link",
                             path,
-                            f"{kind}: {raw!r} names no page from this page's folder; it is read from the "
+                            f"{where}: {raw!r} names no page from this page's folder; it is read from the "
                             f"vault root as {dst!r}: point it there",
                             [dst],
                         )
@@ -50,7 +52,7 @@ def replacement_graph(
                     else:
                         there = elsewhere(raw, path) if elsewhere is not None else None
                         why = f"{there}; a hit on this page cannot lead there" if there else "names no page"
-                    findings.append(Finding("dangling_link", path, f"{kind}: {raw!r} {why}"))
+                    findings.append(Finding("dangling_link", path, f"{where}: {raw!r} {why}"))
                 elif kind == "supersedes" and untrusted(path):
                     findings.append(
                         Finding(
