@@ -376,6 +376,29 @@ def test_a_long_run_of_blanks_after_a_secret_word_is_read_at_once() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
+def test_a_long_line_of_quoted_values_is_read_in_bounded_time() -> None:
+    """A bug hunt: one pasted 80 KB line of "password `x`" took 34 s (this one: minutes), the time
+    growing with the square of the line (the keyword plugin backtracking over every quote). Run apart,
+    as above."""
+    code = (
+        "from krouter.agents.sessions.redaction import redact\n"
+        "line = 'password `x` ' * 16000 + 'the password is \"Qw8rT5yU2iO\" ' + 'password `x` ' * 16000\n"
+        "out = redact(line + '\\nmy password: Zx9kq2Lm77')\n"
+        "assert 'Qw8rT5yU2iO' not in out and out.endswith('my password: [REDACTED:password]'), out[-60:]\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize("at", range(1400, 2600, 37))
+def test_a_secret_anywhere_in_a_long_line_is_redacted(at: int) -> None:
+    # A long line is read in overlapping windows: a name and its value astride a window's edge are
+    # whole in the next one.
+    words = "we paid the invoice " * 200
+    cut = words.rfind(" ", 0, at) + 1
+    line = f'{words[:cut]}and api_key = "Zx9kq2Lm77Pq" {words[cut:]}'
+    assert "Zx9kq2Lm77Pq" not in redact(line)
+
+
 @pytest.mark.parametrize(
     ("turns", "later"),
     [

@@ -31,7 +31,7 @@ readable. Pattern-based redaction will miss some secrets; SECURITY.md says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
@@ -124,12 +124,34 @@ def _library_pass(line: str, found: dict[str, str]) -> str:
         line = pattern.sub(_whole(kind, found), line)
     for kind, plugin in values:
         # analyze_string yields the raw values only: analyze_line would also try to verify them online.
-        hits = {v for v in plugin.analyze_string(line) if len(v) >= MIN_VALUE and not NOT_SECRET.match(v)}
+        found_in = (v for piece in _windows(line) for v in plugin.analyze_string(piece))
+        hits = {v for v in found_in if len(v) >= MIN_VALUE and not NOT_SECRET.match(v)}
         for value in sorted(hits, key=len, reverse=True):
             label = kind or _named_kind(line, value)
             found.setdefault(value, label)
             line = line.replace(value, f"[REDACTED:{label}]")
     return line
+
+
+# The keyword plugin's patterns backtrack over every quote of a line: one pasted line of 80 KB of
+# "password `x`" took 34 s to import (a bug hunt), the time growing with the square of the line. A name
+# stands close to its value, so a long line is read in windows that overlap by more than a name and
+# value take, each cut at a space (no value is cut in two).
+_WINDOW = 2000
+_OVERLAP = 500
+
+
+def _windows(line: str) -> Iterator[str]:
+    """``line`` whole when it is short; otherwise overlapping stretches of it, at most _WINDOW long."""
+    start = 0
+    while len(line) - start > _WINDOW:
+        end = start + _WINDOW
+        blank = line.rfind(" ", end - _OVERLAP, end)
+        end = blank if blank > 0 else end
+        yield line[start:end]
+        blank = line.find(" ", end - _OVERLAP, end)
+        start = blank + 1 if blank >= 0 else end - _OVERLAP
+    yield line[start:]
 
 
 # The names before a value, and how far back they are looked for: the keyword plugin's patterns put the
