@@ -111,8 +111,9 @@ def test_a_file_too_large_in_a_folder_is_skipped_and_the_others_are_imported(
     as_json = CliRunner().invoke(app, ["import", str(folder), "--vault", str(vault), "--json"])
     out = json.loads(as_json.stdout)
     assert as_json.exit_code == 1 and (out["files"], out["imported_files"]) == (3, 2)
-    [message] = out["too_large_files"]
-    assert "big.jsonl: line 2 is longer than" in message and len(out["unchanged"]) == 2
+    [skipped] = out["too_large_files"]
+    assert Path(skipped["path"]) == (folder / "big.jsonl").resolve() and out["unrecognised_files"] == []
+    assert "big.jsonl: line 2 is longer than" in skipped["why"] and len(out["unchanged"]) == 2
 
 
 def test_a_session_also_in_a_file_too_large_keeps_its_page_as_it_was(
@@ -145,8 +146,10 @@ def test_a_session_also_in_a_file_too_large_keeps_its_page_as_it_was(
         page: text for page, text in before.items() if "s3" not in page
     }
     assert out["updated"] == [page for page in before if "s3" in page], out
-    [message] = out["too_large_files"]
-    assert "b.jsonl: line 3 is longer than" in message and "session(s) s1, also in other files" in message
+    [skipped] = out["too_large_files"]
+    assert Path(skipped["path"]) == (folder / "b.jsonl").resolve()
+    assert "b.jsonl: line 3 is longer than" in skipped["why"]
+    assert "session(s) s1, also in other files" in skipped["why"]
 
 
 def run_import(vault: Path, tmp_path: Path, *args: str) -> tuple[int, str]:

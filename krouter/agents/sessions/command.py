@@ -68,7 +68,7 @@ def import_command(
         f"{name}: not a transcript KRouter reads (Claude Code, Codex, or JSONL lines of "
         "{session_id, role, content}); nothing imported from it"
         for name in report.unrecognised
-    ] + report.too_large
+    ] + [why for _, why in report.too_large]
     # A file in no known format, or too large, gave nothing: it is named below, not counted as imported.
     imported = report.files - len(report.unrecognised) - len(report.too_large)
     if as_json:
@@ -84,7 +84,8 @@ def import_command(
             "empty_sessions": report.empty,
             "skipped_lines": report.problems,
             "unrecognised_files": report.unrecognised,
-            "too_large_files": report.too_large,
+            # Paths, as unrecognised_files holds, each with why it was skipped (as "kept" says).
+            "too_large_files": [{"path": path, "why": why} for path, why in report.too_large],
         }
         typer.echo(json.dumps(out, ensure_ascii=False))
         for line in refused:

@@ -54,8 +54,8 @@ class ImportReport:
     files: int = 0
     # Files in which no line was in a transcript format KRouter knows.
     unrecognised: list[str] = field(default_factory=list)
-    # Files refused for a line or a length past what import reads: each the message naming it.
-    too_large: list[str] = field(default_factory=list)
+    # Files refused for a line or a length past what import reads: (file, the message naming it).
+    too_large: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _safe_id(session_id: str) -> str:
@@ -280,7 +280,7 @@ def import_sessions(
             known = read_transcript(path, sessions, report.problems)
         except TranscriptTooLarge as exc:
             # One oversized file in a folder of sessions stopped the whole import: it is skipped alone.
-            report.too_large.append(str(exc))
+            report.too_large.append((display_path(path), str(exc)))
             refused.append(exc.sessions)
             continue
         if not known:
@@ -372,9 +372,11 @@ def _hold_back(sessions: dict[str, Session], refused: list[tuple[str, ...]], rep
         for sid in shared:
             del sessions[sid]
         if shared:
-            report.too_large[i] += (
-                f"; its session(s) {', '.join(shared)}, also in other files, not written either (a page"
-                " imported before keeps what it holds)"
+            path, why = report.too_large[i]
+            report.too_large[i] = (
+                path,
+                f"{why}; its session(s) {', '.join(shared)}, also in other files, not written either (a"
+                " page imported before keeps what it holds)",
             )
 
 
