@@ -330,6 +330,12 @@ def test_words_after_a_secrets_name_leave_prose_alone(text: str) -> None:
         (f"the private key is {SECRET}", "secret"),
         (f'password = "{SECRET}"', "password"),
         (f"the password is {SECRET}", "password"),
+        # "token" and "secret" alone name other things too; owned, they are credentials (the fourth
+        # bug hunt found "my token is X" left in clear).
+        (f"my token is {SECRET}", "token"),
+        (f"our GitHub token is now {SECRET}", "token"),
+        (f"我的token是{SECRET}", "token"),
+        (f"their secret was '{SECRET}'", "secret"),
     ],
 )
 def test_a_secret_is_labelled_by_its_name_alike_in_an_assignment_and_in_prose(text: str, kind: str) -> None:
@@ -351,6 +357,10 @@ def test_a_secret_is_labelled_by_its_name_alike_in_an_assignment_and_in_prose(te
         "令牌桶限流 100 次每秒，密钥对放在 Vault 里。",
         "password 2FA is on for every admin",
         "the api key rotation is weekly",
+        "my token is expired, and my token is valid until Friday",
+        "Our secret is small PRs; my token count is 1532; the EOS token is 100257.",
+        "my tokens are gpt4o-mini and my favourite token is <eos>",
+        "我的tokenizer是jieba0.42",
     ],
 )
 def test_prose_about_secrets_is_left_alone(text: str) -> None:

@@ -126,6 +126,18 @@ _PROSE_GAPPED = lazy_pattern(
 )
 
 
+# A token or a secret someone owns ("my token is X", "our GitHub token is X", 我的token是X): alone the
+# words name other things too (the EOS token, the secret of small PRs); owned, a credential. Its value
+# must look like a secret, as a said one's must.
+_OWNED_NAME = (
+    r"(?:\b(?:my|your|our|their|his|her)[ \t]+(?:[\w-]+[ \t]+)?(?:token|secret)\b"
+    r"|(?:我|你|他|她|我们|你们|他们)的[ \t]*(?:token|secret)(?![a-z]))"
+)
+_PROSE_OWNED = lazy_pattern(
+    rf"(?i)({_OWNED_NAME})([ \t]*(?:{_IS}[ \t]*[:=：＝]?|[:=：＝])[ \t]*{_OPEN_QUOTE}){GUARD}({_PROSE_VALUE}{{6,}})"
+)
+
+
 def _prose(found: dict[str, str], *, said: bool, gapped: bool = False) -> Callable[[re.Match[str]], str]:
     """The substitution for a secret named in a sentence; ``said``: the value must look like a secret
     (with a digit, six characters or more; after a bare space, or words away from its name, with a
@@ -151,4 +163,5 @@ def redact_prose(text: str, found: dict[str, str]) -> str:
     with its kind, in ``found``."""
     text = _PROSE_LABELLED.sub(_prose(found, said=False), text)
     text = _PROSE_SAID.sub(_prose(found, said=True), text)
+    text = _PROSE_OWNED.sub(_prose(found, said=True), text)
     return _PROSE_GAPPED.sub(_prose(found, said=True, gapped=True), text)
