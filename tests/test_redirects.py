@@ -668,6 +668,40 @@ def test_a_madr_2_record_s_status_item_replaces_it(tmp_path: Path) -> None:
     assert not parse_page("weekly.md", (vault / "weekly.md").read_text(encoding="utf-8")).replaced
 
 
+def test_a_status_line_under_the_title_replaces_the_page(tmp_path: Path) -> None:
+    """Session 51's leftovers: "Status: superseded by [[New]]" written by hand under a title, in bold,
+    as a bold MADR item or in Chinese, left the old page current and cited; only MADR 2's plain item
+    and an ADR's Status section were read. A status nested under an item, under a later section, a
+    sentence, or in a code block stays no status of the page."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Old queue.md": "# Old queue\n\nStatus: superseded by [[New queue]]\n\nJobs go through RabbitMQ.\n",
+            "New queue.md": "# New queue\n\nStatus: accepted\n\nJobs go through NATS JetStream.\n",
+            "Old CDN.md": "# Old CDN\n\n**Status:** Deprecated\n\nAssets are served by Fastly.\n",
+            "Old mail.md": "# Old mail\n\n- **Status**: Superseded by [[New mail]]\n- **Date**: 2023-04-01\n\n"
+            "Invoice emails go out through Postfix.\n",
+            "New mail.md": "# New mail\n\nInvoice emails go out through Amazon SES.\n",
+            "旧报销.md": "# 旧报销流程\n\n状态：已被 [[新报销]] 取代\n\n报销单交给财务部的王姐。\n",
+            "新报销.md": "# 新报销流程\n\n报销单在飞书上提交，李会计审批。\n",
+            "journal.md": "- Vendor quote for printers\n  - Status: rejected\n- The VPN certificate expires in June\n",
+            "options.md": "# Queue options\n\nWe compared two.\n\n## Kafka\n\nStatus: rejected\n\nToo heavy for us.\n",
+            "sync.md": "# Sync\n\nStatus: we are still evaluating options for the storage tier\n",
+            "howto.md": "# How to write a record\n\n```\nStatus: superseded by [[X]]\n```\n",
+        },
+    )
+    receipt = ask(vault, "which queue do jobs go through, RabbitMQ?")
+    assert cited_paths(receipt) == ["New queue.md"]
+    assert receipt.redirects and receipt.redirects[0].from_path == "Old queue.md"
+    assert cited_paths(ask(vault, "how do invoice emails go out")) == ["New mail.md"]
+    assert cited_paths(ask(vault, "报销单交给谁")) == ["新报销.md"]
+    assert ask(vault, "which CDN serves assets, Fastly?").decision == "refuse"
+    for rel in ("Old queue.md", "Old CDN.md", "Old mail.md", "旧报销.md"):
+        assert parse_page(rel, (vault / rel).read_text(encoding="utf-8")).replaced, rel
+    for rel in ("New queue.md", "journal.md", "options.md", "sync.md", "howto.md"):
+        assert not parse_page(rel, (vault / rel).read_text(encoding="utf-8")).replaced, rel
+
+
 def test_adr_status_forms_adr_tools_and_nygard_write(tmp_path: Path) -> None:
     """The late commits' review: after an amend and a supersede, adr-tools' Status section reads
     "Amended by [2. …]" then "Superceded by [4. …]", and only the first line was read (the amendment taken

@@ -1,8 +1,9 @@
 """Fields a page writes in its body instead of frontmatter: the page properties of Logseq and Dataview's
 inline fields at the top of a page (``status:: superseded``, ``superseded_by:: [[Budget 2024]]``,
 ``alias:: GP, 家庭医生``), and the status of an architecture decision record as adr-tools writes it
-(``## Status`` then ``Superseded by [3. Use Postgres](0003-use-postgres.md)``) and MADR 2 does (``* Status:
-superseded by [ADR-0007](0007-….md)`` under the title).
+(``## Status`` then ``Superseded by [3. Use Postgres](0003-use-postgres.md)``), MADR 2 does (``* Status:
+superseded by [ADR-0007](0007-….md)`` under the title) and people write under a title (``Status:
+superseded by [[New]]``).
 
 A cold review found both kinds of replaced decision cited as current, with ``krouter status`` counting
 none replaced: the README's promise that a replaced page is never cited held only for frontmatter.
@@ -59,8 +60,15 @@ _REPLACED = frozenset(
 # by [[Alice Chen]]", "deprecated by [[Platform team]]"): read as a replacement, a question on the record
 # cited Alice's contact page at full confidence (a cold review).
 _REPLACED_BY = frozenset({"superseded", "superceded", "replaced"})
-# MADR 2's status: an item of the list right under the page's title.
-_MADR_STATUS = lazy_pattern(r"^[-*+][ \t]+status[ \t]*:[ \t]*(.+)$", re.I)
+# A status line at the page's top: a line of its own, in bold or not (``Status: superseded by [[New]]``,
+# ``**Status:** Deprecated``, ``状态：已被 [[新方案]] 取代``), or under a title MADR 2's list item (``*
+# Status: superseded by [ADR-0007](…)``); never indented. Read only above the page's first section, and
+# only as far down as a page's header lines go: further down, or nested under an item, a status is a
+# section's, an option's or a block's (a Logseq journal's "- Vendor quote" then "  - Status: rejected").
+_TOP_STATUS = lazy_pattern(
+    r"^([-*+][ \t]+)?[*_]{0,2}(?:status|状态|狀態)[*_]{0,2}[ \t]*[:：](?!:)[*_]{0,2}[ \t]*(.+)$", re.I
+)
+_TOP_LINES = 12
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = lazy_pattern(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
 _LINK = lazy_pattern(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
@@ -129,14 +137,14 @@ def _commas(value: str) -> list[str]:
 def _adr_status(lines: list[str]) -> dict[str, list[object]]:
     """The status and replacement links of an architecture decision record: its ``Status`` section (the
     first one outside code, read only when its first line is a status line: not a list, not a
-    sentence), else MADR 2's status item under the title."""
+    sentence), else a status line at the page's top (MADR 2's list item among them)."""
     heading, fenced = None, fenced_lines(lines)
     for i, line in enumerate(lines):
         if i not in fenced and (h := _HEADING.match(line)) and h.group(1).strip().lower() in _STATUS_HEADINGS:
             heading = i
             break
     if heading is None:
-        return _madr_status(lines)
+        return _top_status(lines)
     section = []
     for line in lines[heading + 1 :]:
         if _HEADING.match(line) or _FENCE.match(line):
@@ -178,19 +186,26 @@ def _han_status_line(line: str) -> dict[str, list[object]]:
     return found
 
 
-def _madr_status(lines: list[str]) -> dict[str, list[object]]:
-    """MADR 2's status: ``* Status: superseded by [ADR-0007](0007-….md)``, an item of the list right under
-    the page's title (a top-level item; MADR 3 writes it in the frontmatter, read there)."""
-    title = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if title is None or not _TITLE.match(lines[title]):
-        return {}
-    for line in lines[title + 1 :]:
+def _top_status(lines: list[str]) -> dict[str, list[object]]:
+    """The status a line at the page's top states (``_TOP_STATUS``): among its first _TOP_LINES lines
+    that are not blank, above the first heading after its title, outside code. A hand-written replaced
+    page ("# Old plan" then "Status: superseded by [[New plan]]") was cited as current: only MADR 2's
+    list item was read."""
+    fenced = fenced_lines(lines)
+    seen, titled = 0, False
+    for i, line in enumerate(lines):
         if not line.strip():
             continue
-        if not _LIST_ITEM.match(line):
-            return {}
-        if item := _MADR_STATUS.match(line):
-            return _status_line(item.group(1))
+        seen += 1
+        titled = titled or (seen == 1 and bool(_TITLE.match(line)))
+        if seen > _TOP_LINES or (seen > 1 and _HEADING.match(line)):
+            break
+        if i in fenced or not (item := _TOP_STATUS.match(line)) or (item.group(1) and not titled):
+            continue
+        value = item.group(2)
+        found = _han_status_line(value) if _HAN.search(_LINK.sub("", value)) else _status_line(value)
+        if found:
+            return found
     return {}
 
 
