@@ -119,6 +119,10 @@ class Tables:
     )
     # Every folder of the pages, by its own name (`folder_holding`), listed when first asked.
     _folders: dict[str, list[str]] | None = field(default=None, init=False, compare=False, repr=False)
+    # Whether any page holds a term with hiragana (`writes_japanese`), and which wordings are in a
+    # language KRouter cannot read (`unread_language.unreadable`), worked out when first asked.
+    _hiragana: bool | None = field(default=None, init=False, compare=False, repr=False)
+    unreadable_of: dict[str, bool] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def is_input(self, path: str, input_folders: tuple[str, ...] | list[str]) -> bool:
         """True for clipped material: a page in an input folder or tagged as a clipping (``inputs``); a
@@ -176,7 +180,12 @@ class Tables:
         """True when the page ``path`` writes Japanese, as ``writings`` reads a page titled in Han
         characters (a katakana brand name in a Chinese page does not make it Japanese)."""
         pid = self.by_path.get(path)
-        return pid is not None and _writes_japanese(index.page_terms(pid))
+        if pid is None:
+            return False
+        if self._hiragana is None:
+            # A refusal asks of its closest pages: in a vault with no hiragana, none is read.
+            self._hiragana = index.has_term_between("\u3041", "\u309f\uffff")
+        return self._hiragana and _writes_japanese(index.page_terms(pid))
 
     def _shares(self, index: Index | None) -> dict[str, float]:
         """Each language's share of the current pages by their titles; with ``index``, the pages

@@ -4,6 +4,9 @@ only bridge there is (D89, D91, D115)."""
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Callable
+
 from krouter.index.store import Index
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.notes_languages import NOTES_LANGUAGE_SHARE, english_framed
@@ -18,8 +21,10 @@ from krouter.tokens.languages import (
 )
 from krouter.tokens.scripts import is_cjk, writing
 from krouter.tokens.stems import WRITTEN, written_term
+from krouter.tokens.stopwords import FOREIGN
 
 _SPANISH_MARKS = lazy_pattern("[¿¡]")
+_WORD = lazy_pattern(r"[^\W\d_]+")
 
 
 def unread_words(units: list[Unit], index: Index) -> list[str]:
@@ -37,13 +42,33 @@ def unread_words(units: list[Unit], index: Index) -> list[str]:
     return out
 
 
+# The wordings a generation's tables keep the answer for: a refusal asks it of each wording again.
+_KEPT_WORDINGS = 256
+
+
 def unreadable(question: str, units: list[Unit], t: Tables, index: Index) -> bool:
     """True when ``question`` (looked up as ``units``) is asked in a language the notes are not written
     in and KRouter cannot read: a question in Korean, Japanese or Chinese (``scripts.writing``) when
     the notes have no such pages (``Tables.writings``; a Korean question of Korean notes is read), one
     in another script altogether (Russian), or one in Latin letters that its unread words mark as
     French, German or Spanish (``in_unread_language``'s marks). An English question holding a name in
-    another script ("When do we pay ООО Ромашка invoices?") is English (a cold review)."""
+    another script ("When do we pay ООО Ромашка invoices?") is English (a cold review). ``units`` are
+    ``question_units(question, index, t)``: the answer is kept per generation (``Tables.unreadable_of``),
+    since a refusal asks it again of the question the lookup just cut up (a fifth of an MCP call)."""
+    return _kept(question, t, lambda: _unreadable(question, lambda: units, t, index))
+
+
+def _kept(question: str, t: Tables, work: Callable[[], bool]) -> bool:
+    found = t.unreadable_of.get(question)
+    if found is None:
+        found = work()
+        if len(t.unreadable_of) >= _KEPT_WORDINGS:
+            t.unreadable_of.clear()
+        t.unreadable_of[question] = found
+    return found
+
+
+def _unreadable(question: str, units: Callable[[], list[Unit]], t: Tables, index: Index) -> bool:
     script = writing(question)
     if script in ("Chinese", "Japanese", "Korean"):
         # English with a name in CJK ("What is 张三's phone number?") is English (a third review), as the
@@ -54,12 +79,16 @@ def unreadable(question: str, units: list[Unit], t: Tables, index: Index) -> boo
         return not english_framed(question) and shares.get(script, 0.0) < NOTES_LANGUAGE_SHARE
     if script is None:
         return any(ch.isalpha() for ch in question)
-    return _marked(question, unread_words(units, index))
+    # Cut up only when it holds enough words that could mark a language: most questions do not.
+    return _may_be_marked(question) and _marked(question, unread_words(units(), index))
 
 
 def unreadable_question(question: str, index: Index, t: Tables) -> bool:
-    """``unreadable`` for a question not looked up yet."""
-    return unreadable(question, question_units(question, index, t), t, index)
+    """``unreadable`` for a question not looked up yet (or looked up: then not cut up again): a refusal
+    asks it of every wording, and cutting the question up again was a fifth of an MCP call."""
+    return _kept(
+        question, t, lambda: _unreadable(question, lambda: question_units(question, index, t), t, index)
+    )
 
 
 def in_unread_language(question: str, unread: list[str]) -> bool:
@@ -69,6 +98,19 @@ def in_unread_language(question: str, unread: list[str]) -> bool:
     however many of its words the index happens to read ("Combien de jours de vacances avons-nous par
     an ?": de, par and the stems vacanc, avon are English ones)."""
     return in_another_script(question) or _marked(question, unread)
+
+
+def _may_be_marked(question: str) -> bool:
+    """Whether ``_marked`` could hold for ``question``: its count with every word that could mark a
+    language counted (a listed function word, a word with a letter outside English's alphabet), before
+    knowing which of them no page holds."""
+    words = {
+        w
+        for w in _WORD.findall(unicodedata.normalize("NFKC", question).lower())
+        if w in FOREIGN or not w.isascii()
+    }
+    count = len(words) + len(lone_foreign_letters(question)) + bool(_SPANISH_MARKS.search(question))
+    return count >= 2 and count > english_function_words(question)
 
 
 def _marked(question: str, unread: list[str]) -> bool:

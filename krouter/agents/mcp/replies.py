@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,6 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
     its passage, the replaced pages, the reason, the confidence against the floor, and which of its
     wordings decided. ``also`` are the agent's other wordings (``krouter.routing.phrasings`` bounds them).
     """
-    from krouter.config import is_demo
-
     # A lone surrogate ("\\ud800" in the request's JSON) could not be logged, nor serialised in the reply.
     receipt = router.ask(clean(question), k=k, also=[clean(a) for a in also])
     top = receipt.top
@@ -64,7 +63,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
         "confidence": round(receipt.evidence.confidence, 3),
         "floor": round(receipt.evidence.floor, 3),
         "vault": receipt.vault,
-        "demo_vault": is_demo(Path(receipt.vault)),
+        "demo_vault": _demo(receipt.vault),
         "phrasing": receipt.phrasing,
         "semantic_cited": receipt.semantic_cited,
     }
@@ -91,6 +90,15 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
             f"No page answers this as asked. {again}{read}Otherwise say the notes don't cover it; do not guess."
         )
     return out
+
+
+@lru_cache(maxsize=4)
+def _demo(vault: str) -> bool:
+    """``config.is_demo``, once per vault a server answers for: resolving the vault's path and the
+    bundled one on every call was a tenth of an MCP call's time."""
+    from krouter.config import is_demo
+
+    return is_demo(Path(vault))
 
 
 def _translate_hint(router: Router, receipt: Receipt, wordings: Sequence[str]) -> str:
