@@ -334,7 +334,10 @@ def test_words_after_a_secrets_name_leave_prose_alone(text: str) -> None:
         # bug hunt found "my token is X" left in clear).
         (f"my token is {SECRET}", "token"),
         (f"our GitHub token is now {SECRET}", "token"),
+        (f"My Hugging Face token is {SECRET}", "token"),
         (f"我的token是{SECRET}", "token"),
+        (f"我的GitHub token是{SECRET}", "token"),
+        (f"您的token是{SECRET}", "token"),
         (f"their secret was '{SECRET}'", "secret"),
     ],
 )
@@ -361,6 +364,9 @@ def test_a_secret_is_labelled_by_its_name_alike_in_an_assignment_and_in_prose(te
         "Our secret is small PRs; my token count is 1532; the EOS token is 100257.",
         "my tokens are gpt4o-mini and my favourite token is <eos>",
         "我的tokenizer是jieba0.42",
+        # An owned token's value must look random (a cold review: these were blanked session-wide).
+        "Our token is ERC-20 compliant. My secret is GPT-4o; our secret is Python3 everywhere.",
+        "Their EOS token is 100257, and my token is 2FA-protected.",
     ],
 )
 def test_prose_about_secrets_is_left_alone(text: str) -> None:
@@ -407,6 +413,15 @@ def test_a_secret_anywhere_in_a_long_line_is_redacted(at: int) -> None:
     cut = words.rfind(" ", 0, at) + 1
     line = f'{words[:cut]}and api_key = "Zx9kq2Lm77Pq" {words[cut:]}'
     assert "Zx9kq2Lm77Pq" not in redact(line)
+
+
+@pytest.mark.parametrize("name", ["password", "pwd", "api_key", "secret"])
+def test_a_secret_after_a_long_run_with_no_space_is_redacted(name: str) -> None:
+    """A cold review: a window cut at the space after "password =" began the next one at the space
+    after the name, two characters back, and the value was in no window with its name."""
+    for at in (1960, 1980, 1990):
+        line = "a" * at + f'{name} = "Zq8vLm2Rt7Kx"' + "b" * 100
+        assert "Zq8vLm2Rt7Kx" not in redact(line), (name, at)
 
 
 @pytest.mark.parametrize(

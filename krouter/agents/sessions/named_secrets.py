@@ -126,19 +126,29 @@ _PROSE_GAPPED = lazy_pattern(
 )
 
 
-# A token or a secret someone owns ("my token is X", "our GitHub token is X", 我的token是X): alone the
-# words name other things too (the EOS token, the secret of small PRs); owned, a credential. Its value
-# must look like a secret, as a said one's must.
+# A token or a secret someone owns ("my token is X", "our Hugging Face token is X", 我的GitHub token是X):
+# alone the words name other things too (the EOS token, the secret of small PRs); owned, a credential.
+# Its value must look like a random one (``_owned_value``): a cold review found "our token is ERC-20
+# compliant", "my secret is GPT-4o" and "Python3" taken, and then blanked all over the session.
 _OWNED_NAME = (
-    r"(?:\b(?:my|your|our|their|his|her)[ \t]+(?:[\w-]+[ \t]+)?(?:token|secret)\b"
-    r"|(?:我|你|他|她|我们|你们|他们)的[ \t]*(?:token|secret)(?![a-z]))"
+    r"(?:\b(?:my|your|our|their|his|her)[ \t]+(?:[\w-]+[ \t]+){0,2}(?:token|secret)\b"
+    r"|(?:我|你|您|他|她|我们|你们|咱们|他们)的[ \t]*(?:[A-Za-z][\w-]*[ \t]*){0,2}(?:token|secret)(?![a-z]))"
 )
 _PROSE_OWNED = lazy_pattern(
-    rf"(?i)({_OWNED_NAME})([ \t]*(?:{_IS}[ \t]*[:=：＝]?|[:=：＝])[ \t]*{_OPEN_QUOTE}){GUARD}({_PROSE_VALUE}{{6,}})"
+    rf"(?i)({_OWNED_NAME})([ \t]*(?:{_IS}[ \t]*[:=：＝]?|[:=：＝])[ \t]*{_OPEN_QUOTE}){GUARD}({_PROSE_VALUE}{{8,}})"
 )
 
 
-def _prose(found: dict[str, str], *, said: bool, gapped: bool = False) -> Callable[[re.Match[str]], str]:
+def _owned_value(value: str) -> bool:
+    """Whether an owned token's value looks like a random one: eight characters or more, with two
+    letters and two digits at least (not a standard's or a model's name, ERC-20, GPT-4o)."""
+    letters = sum(c.isalpha() for c in value)
+    return len(value) >= 8 and letters >= 2 and sum(c.isdigit() for c in value) >= 2
+
+
+def _prose(
+    found: dict[str, str], *, said: bool, gapped: bool = False, owned: bool = False
+) -> Callable[[re.Match[str]], str]:
     """The substitution for a secret named in a sentence; ``said``: the value must look like a secret
     (with a digit, six characters or more; after a bare space, or words away from its name, with a
     letter too: "the API key limit for our plan is 200000" is no secret)."""
@@ -150,6 +160,8 @@ def _prose(found: dict[str, str], *, said: bool, gapped: bool = False) -> Callab
         if NOT_SECRET.match(value) or PLAIN.match(value) or CODE.match(value) or len(value) < MIN_VALUE:
             return m.group(0)
         if said and not looks_secret(value, bare=gapped or not sep.strip()):
+            return m.group(0)
+        if owned and not _owned_value(value):
             return m.group(0)
         kind = kind_of(name)
         found.setdefault(value, kind)
@@ -163,5 +175,5 @@ def redact_prose(text: str, found: dict[str, str]) -> str:
     with its kind, in ``found``."""
     text = _PROSE_LABELLED.sub(_prose(found, said=False), text)
     text = _PROSE_SAID.sub(_prose(found, said=True), text)
-    text = _PROSE_OWNED.sub(_prose(found, said=True), text)
+    text = _PROSE_OWNED.sub(_prose(found, said=True, owned=True), text)
     return _PROSE_GAPPED.sub(_prose(found, said=True, gapped=True), text)

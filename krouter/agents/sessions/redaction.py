@@ -136,7 +136,7 @@ def _library_pass(line: str, found: dict[str, str]) -> str:
 # The keyword plugin's patterns backtrack over every quote of a line: one pasted line of 80 KB of
 # "password `x`" took 34 s to import (a bug hunt), the time growing with the square of the line. A name
 # stands close to its value, so a long line is read in windows that overlap by more than a name and
-# value take, each cut at a space (no value is cut in two).
+# value take (at least _OVERLAP // 2), each cut at a space where one is near.
 _WINDOW = 2000
 _OVERLAP = 500
 
@@ -149,7 +149,10 @@ def _windows(line: str) -> Iterator[str]:
         blank = line.rfind(" ", end - _OVERLAP, end)
         end = blank if blank > 0 else end
         yield line[start:end]
-        blank = line.find(" ", end - _OVERLAP, end)
+        # The next one starts at a space in the first half of the overlap, else amid a word: a space
+        # right before ``end`` (the one after "password =") left an overlap of two characters, and the
+        # name and its value in no window together (a cold review).
+        blank = line.find(" ", end - _OVERLAP, end - _OVERLAP // 2)
         start = blank + 1 if blank >= 0 else end - _OVERLAP
     yield line[start:]
 
