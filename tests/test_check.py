@@ -102,12 +102,22 @@ def test_a_link_in_the_status_is_named_as_the_status_s(tmp_path: Path) -> None:
         {
             "Old.md": page("Old", status="superseded by [[Plan B]]"),
             "Older.md": page("Older", status="superseded", superseded_by="Plan C"),
+            # The cold review of the first fix: a status line in the body (at the top, or an ADR's
+            # section) still named the field, and a link written in both places gave two findings.
+            "Top.md": "# Top\n\nStatus: superseded by [[Plan D]]\n\nText.\n",
+            "adr/0001-x.md": "# 1. X\n\n## Status\n\nSuperseded by [2. Y](0002-y.md)\n\n## Decision\n\nX.\n",
+            "Both.md": page("Both", status="superseded by [[Plan E]]", superseded_by="[[Plan E]]"),
         },
     )
-    messages = {f.path: f.message for f in check(vault).findings if f.kind == "dangling_link"}
+    findings = [f for f in check(vault).findings if f.kind == "dangling_link"]
+    messages = {f.path: f.message for f in findings}
+    assert len(findings) == len(messages) == 5
     assert messages == {
         "Old.md": "status: '[[Plan B]]' names no page",
         "Older.md": "superseded_by: 'Plan C' names no page",
+        "Top.md": "status: '[[Plan D]]' names no page",
+        "adr/0001-x.md": "status: '[2. Y](0002-y.md)' names no page",
+        "Both.md": "superseded_by: '[[Plan E]]' names no page",
     }
 
 

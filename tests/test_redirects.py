@@ -684,10 +684,23 @@ def test_a_status_line_under_the_title_replaces_the_page(tmp_path: Path) -> None
             "New mail.md": "# New mail\n\nInvoice emails go out through Amazon SES.\n",
             "旧报销.md": "# 旧报销流程\n\n状态：已被 [[新报销]] 取代\n\n报销单交给财务部的王姐。\n",
             "新报销.md": "# 新报销流程\n\n报销单在飞书上提交，李会计审批。\n",
+            "Old runbook.md": "# Old runbook\n\nStatus: **Superseded** (see [[New runbook]])\n\nRestart with systemctl.\n",
+            "New runbook.md": "# New runbook\n\nRestart the worker with `krouter-ctl restart`.\n",
+            "Billing.md": "# Billing\n\n> Status: superseded by [[Billing v2]]\n\n## Status\n\nMigration 80% done.\n",
+            "Billing v2.md": "# Billing v2\n\nInvoices are exported nightly.\n",
             "journal.md": "- Vendor quote for printers\n  - Status: rejected\n- The VPN certificate expires in June\n",
             "options.md": "# Queue options\n\nWe compared two.\n\n## Kafka\n\nStatus: rejected\n\nToo heavy for us.\n",
             "sync.md": "# Sync\n\nStatus: we are still evaluating options for the storage tier\n",
             "howto.md": "# How to write a record\n\n```\nStatus: superseded by [[X]]\n```\n",
+            # What a page's top status line says of its subject, not of the note (a cold review found each
+            # page retired): an application rejected, vendors weighed, a server retired, a repair, a
+            # sentence in Chinese.
+            "job.md": "# Acme Corp — Backend Engineer\nApplied: 2024-03-01\nStatus: Rejected\n## Interview\n"
+            "The onsite asked me to design Kafka partition rebalancing.\n",
+            "vendors.md": "# Monitoring vendors\n\nDatadog\nStatus: rejected\n\nGrafana Cloud\nStatus: accepted\n",
+            "db-old.md": "# db-old-01\n\nStatus: retired (2023)\n\nIt ran at 10.0.0.5.\n",
+            "incident.md": "# Incident 42\n\nStatus: Replaced the disk\n\nThe RAID rebuilt overnight.\n",
+            "支付.md": "# 新支付方案\n\n状态：废弃的旧接口已下线\n\n新接口走微信支付。\n",
         },
     )
     receipt = ask(vault, "which queue do jobs go through, RabbitMQ?")
@@ -698,8 +711,14 @@ def test_a_status_line_under_the_title_replaces_the_page(tmp_path: Path) -> None
     assert ask(vault, "which CDN serves assets, Fastly?").decision == "refuse"
     for rel in ("Old queue.md", "Old CDN.md", "Old mail.md", "旧报销.md"):
         assert parse_page(rel, (vault / rel).read_text(encoding="utf-8")).replaced, rel
+    assert cited_paths(ask(vault, "how do I restart the worker")) == ["New runbook.md"]
+    assert cited_paths(ask(vault, "when are invoices exported")) == ["Billing v2.md"]
     for rel in ("New queue.md", "journal.md", "options.md", "sync.md", "howto.md"):
         assert not parse_page(rel, (vault / rel).read_text(encoding="utf-8")).replaced, rel
+    for rel in ("job.md", "vendors.md", "db-old.md", "incident.md", "支付.md"):
+        assert not parse_page(rel, (vault / rel).read_text(encoding="utf-8")).replaced, rel
+    onsite = ask(vault, "what did the Acme onsite ask about Kafka partition rebalancing")
+    assert cited_paths(onsite) == ["job.md"]
 
 
 def test_adr_status_forms_adr_tools_and_nygard_write(tmp_path: Path) -> None:

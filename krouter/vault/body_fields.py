@@ -35,6 +35,10 @@ _READ = frozenset({"title", "status", *_LISTED})
 _ANYWHERE = frozenset({"status", "superseded_by", "replaced_by", "supersedes", "replaces"})
 _PAGE_FIELD = lazy_pattern(r"^[A-Za-z][\w-]*::")
 
+# The key under which the fields read here list the replacement links a status line named (also under
+# ``superseded_by``): `krouter check` names such a link as the status's, not as a field the page lacks.
+STATUS_LINKS = "status links"
+
 _HEADING = lazy_pattern(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 _TITLE = lazy_pattern(r"^[ \t]{0,3}#[ \t]")
 _FENCE = lazy_pattern(r"^[ \t]{0,3}(```|~~~)")
@@ -60,15 +64,38 @@ _REPLACED = frozenset(
 # by [[Alice Chen]]", "deprecated by [[Platform team]]"): read as a replacement, a question on the record
 # cited Alice's contact page at full confidence (a cold review).
 _REPLACED_BY = frozenset({"superseded", "superceded", "replaced"})
-# A status line at the page's top: a line of its own, in bold or not (``Status: superseded by [[New]]``,
-# ``**Status:** Deprecated``, ``状态：已被 [[新方案]] 取代``), or under a title MADR 2's list item (``*
-# Status: superseded by [ADR-0007](…)``); never indented. Read only above the page's first section, and
-# only as far down as a page's header lines go: further down, or nested under an item, a status is a
+# A status line at the page's top: a line of its own, in bold, quoted or not (``Status: superseded by
+# [[New]]``, ``**Status:** Deprecated``, ``状态：已被 [[新方案]] 取代``), or under a title MADR 2's list item
+# (``* Status: superseded by [ADR-0007](…)``); never indented. Read only above the page's first section,
+# and only as far down as a page's header lines go: further down, or nested under an item, a status is a
 # section's, an option's or a block's (a Logseq journal's "- Vendor quote" then "  - Status: rejected").
 _TOP_STATUS = lazy_pattern(
-    r"^([-*+][ \t]+)?[*_]{0,2}(?:status|状态|狀態)[*_]{0,2}[ \t]*[:：](?!:)[*_]{0,2}[ \t]*(.+)$", re.I
+    r"^(?:>[ \t]*)?([-*+][ \t]+)?[*_]{0,2}(?:status|状态|狀態)[*_]{0,2}[ \t]*[:：](?!:)[*_]{0,2}[ \t]*(.+)$",
+    re.I,
 )
 _TOP_LINES = 12
+# The statuses a line of its own retires its page with: those that say the note is out of date. Rejected,
+# retired and archived there as often describe what the page is about (a job application, a vendor
+# weighed, a server, a person: a cold review found each page retired); in frontmatter, an ADR's status
+# section or MADR 2's item they keep the meaning they have there.
+_TOP_RETIRING = frozenset(
+    {
+        "superseded",
+        "superceded",
+        "superseeded",
+        "supersceded",
+        "replaced",
+        "deprecated",
+        "obsolete",
+        "outdated",
+    }
+) | frozenset(s for s in REPLACED_STATUSES if not s.isascii() and not s.endswith(("归档", "歸檔")))
+# Besides its status and links, such a line holds only these ("Superseded (see [[New]])", "Deprecated
+# 2024-03-01"): "Replaced the disk" and "replaced by new hardware" are sentences, and so is Chinese of
+# more than a few characters (废弃的旧接口已下线, "the deprecated old API is offline").
+_TOP_FILLER = frozenset({"by", "see", "since", "on", "as", "of", "in", "from"})
+_TOP_HAN_CHARS = 6
+_NOT_WORD = lazy_pattern(r"[^\w]+")
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = lazy_pattern(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
 _LINK = lazy_pattern(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
@@ -154,7 +181,8 @@ def _adr_status(lines: list[str]) -> dict[str, list[object]]:
     if section and not _LIST_ITEM.match(section[0]) and (han := _han_status_line(section[0])):
         return han
     if not section or _LIST_ITEM.match(section[0]) or not _status_line(section[0]):
-        return {}
+        # Prose under "## Status" ("Migration 80% done") is no status; a line at the top may be.
+        return _top_status(lines)
     # Every status line of the section counts (adr-tools adds "Superceded by" below an "Amended by", and
     # below "Accepted" when the old record is not rewritten), a replaced one winning as in frontmatter.
     found: dict[str, list[object]] = {}
@@ -182,7 +210,7 @@ def _han_status_line(line: str) -> dict[str, list[object]]:
     status = status_of([text])
     found: dict[str, list[object]] = {"status": [status]}
     if status in PROMISE_REPLACEMENT and (links := _LINK.findall(text)):
-        found["superseded_by"] = links
+        found["superseded_by"] = found[STATUS_LINKS] = links
     return found
 
 
@@ -190,9 +218,10 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
     """The status a line at the page's top states (``_TOP_STATUS``): among its first _TOP_LINES lines
     that are not blank, above the first heading after its title, outside code. A hand-written replaced
     page ("# Old plan" then "Status: superseded by [[New plan]]") was cited as current: only MADR 2's
-    list item was read."""
+    list item was read. Two status lines there are a log of options (Datadog rejected, Grafana
+    accepted), not the page's status: neither is read."""
     fenced = fenced_lines(lines)
-    seen, titled = 0, False
+    seen, titled, found = 0, False, []
     for i, line in enumerate(lines):
         if not line.strip():
             continue
@@ -200,13 +229,36 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
         titled = titled or (seen == 1 and bool(_TITLE.match(line)))
         if seen > _TOP_LINES or (seen > 1 and _HEADING.match(line)):
             break
-        if i in fenced or not (item := _TOP_STATUS.match(line)) or (item.group(1) and not titled):
-            continue
-        value = item.group(2)
-        found = _han_status_line(value) if _HAN.search(_LINK.sub("", value)) else _status_line(value)
-        if found:
-            return found
-    return {}
+        if i not in fenced and (item := _TOP_STATUS.match(line)) and (titled or not item.group(1)):
+            found.append(item)
+    if len(found) != 1:
+        return {}
+    item, value = found[0], found[0].group(2)
+    if item.group(1):
+        # MADR 2's item, read as it always was.
+        return _status_line(value)
+    return _retiring_line(value)
+
+
+def _retiring_line(value: str) -> dict[str, list[object]]:
+    """The status a line of its own at a page's top states, when it retires the page (_TOP_RETIRING)
+    and is no sentence (_TOP_FILLER, _TOP_HAN_CHARS), with the links a replacement it promises is
+    named by however phrased ("**Superseded** by [[New]]", "superseded → [[New]]"); else nothing."""
+    status = status_of([value])
+    if status not in _TOP_RETIRING:
+        return {}
+    bare = _LINK.sub(" ", value)
+    if _HAN.search(bare):
+        if len(_HAN.findall(bare)) > _TOP_HAN_CHARS:
+            return {}
+    else:
+        words = [w for w in _NOT_WORD.sub(" ", bare.lower()).split() if not w.isdigit()]
+        if any(w not in _TOP_FILLER for w in words[1:]):
+            return {}
+    found: dict[str, list[object]] = {"status": [status]}
+    if status in PROMISE_REPLACEMENT and (links := _LINK.findall(value)):
+        found["superseded_by"] = found[STATUS_LINKS] = links
+    return found
 
 
 def status_links(status: str) -> list[str]:
@@ -236,7 +288,7 @@ def _status_line(line: str) -> dict[str, list[object]]:
         if len(_LINK.sub(" ", named).split()) > _STATUS_WORDS:
             return {}
         if word in _REPLACED_BY:
-            found["superseded_by"] = links or [named.strip()]
+            found["superseded_by"] = found[STATUS_LINKS] = links or [named.strip()]
     elif len(rest.split()) > _STATUS_WORDS:
         return {}
     return found

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.body_fields import body_fields, scattered_fields, status_links
+from krouter.vault.body_fields import STATUS_LINKS, body_fields, scattered_fields, status_links
 from krouter.vault.fields import (
     REPLACED_STATUSES,
     field_key,
@@ -278,7 +278,7 @@ def parse_page(rel_path: str, text: str) -> Page:
         triggers=every("triggers"),
         superseded_by=[link for raw in every("superseded_by", "replaced_by") for link in split_links(raw)],
         supersedes=[link for raw in every("supersedes", "replaces") for link in split_links(raw)],
-        status_links=named,
+        status_links=[link for raw in [*named, *every(STATUS_LINKS)] for link in split_links(raw)],
         meta=meta,
         yaml_error=error,
         status_disagreement=disagreement,

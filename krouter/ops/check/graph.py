@@ -27,12 +27,17 @@ def replacement_graph(
     links: list[Link] = []
     for path, page in pages.items():
         for kind, raws in (("superseded_by", page.superseded_by), ("supersedes", page.supersedes)):
+            reported: set[str] = set()
             for raw in raws:
                 found, loose = resolver.explain(raw, path)
                 dst = found[0] if len(found) == 1 else None
                 links.append((path, dst, kind, raw))
-                # Named where it is written: a link in the status is no superseded_by field to look for.
-                where = "status" if kind == "superseded_by" and raw in page.status_links else kind
+                if raw in reported:
+                    continue  # written twice (a field and the status): one finding
+                reported.add(raw)
+                # Named where it is written: a link only a status line names is no field to look for.
+                in_status = page.status_links.count(raw)
+                where = "status" if kind == "superseded_by" and in_status >= raws.count(raw) else kind
                 if dst is not None and loose:
                     findings.append(
                         Finding(
