@@ -375,6 +375,28 @@ def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_read(tmp_path: Pa
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_a_lookup_trusting_its_index_never_cites_text_through_a_swapped_folder(tmp_path: Path) -> None:
+    """A bug hunt: with `krouter watch` running, a folder swapped for a link out of the vault was read
+    through it, and the outside file's text cited, until the watcher reported the swap half a second
+    later (a lookup the watcher's lease trusts does not walk). The passage is read without following
+    links; the page, no longer there as indexed, is looked up again after a walk."""
+    root = tmp_path / "vault"
+    (root / "Stuff").mkdir(parents=True)
+    (root / "Stuff" / "wifi.md").write_text("---\ntitle: Wifi\n---\nThe guest wifi password is marmot42.\n")
+    (root / "Other.md").write_text("# Other\n\nThe printer is on floor two.\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "wifi.md").write_text("The guest wifi password is EVILTEXT, salary zorblax.\n")
+    with Router(root) as router:
+        assert router.ask("guest wifi password").decision == "cite"
+    (root / "Stuff").rename(tmp_path / "held")
+    (root / "Stuff").symlink_to(outside, target_is_directory=True)
+    with Router(root, auto_refresh=False) as router:
+        receipt = router.ask("guest wifi password")
+    assert "EVILTEXT" not in json.dumps(receipt.to_dict()) and receipt.decision == "refuse", receipt.to_text()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
 def test_the_learner_never_reads_a_page_through_a_swapped_folder(tmp_path: Path) -> None:
     root = _vault(tmp_path)
     assert read_contained(root, contained_path(root, "Decisions/Database.md")).startswith(b"---")

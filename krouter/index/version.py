@@ -29,7 +29,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 14: only "superseded/replaced by" names a replacement; "rejected/deprecated by" names who decided.
 # 15: a status promising a replacement names it by any link it holds (superseded, see [[X]]; 已被 [[X]] 取代).
 # 16: a Chinese ADR's "## 状态" section read as an English one's "## Status".
-# 17: a status line at a page's top (Status: superseded by [[New]], **Status:** …, 状态：已废弃) read.
+# 17: a status line at a page's top (Status: superseded by [[New]], **Status:** …, 状态：已废弃) read;
+# a frontmatter date no calendar has (2024-02-30) read as text, not as the whole frontmatter's error.
 SCHEMA_VERSION = "17"
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import errno
 import itertools
-import os
 from pathlib import Path
 
 from krouter.errors import KRouterError
@@ -26,6 +26,7 @@ from krouter.routing.tables import Tables
 from krouter.tokens.grouped_numbers import grouped_form
 from krouter.tokens.normal_form import without_accents
 from krouter.tokens.terms import AMOUNT
+from krouter.vault.files import PageTooLarge, read_page_bytes
 from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
 from krouter.vault.templates import fenced_lines, query_block_lines
@@ -55,7 +56,7 @@ class PageReads:
 
     def __init__(self, index: Index, root: Path, units: list[Unit]) -> None:
         self.index = index
-        self._root = str(root)
+        self._root = root
         self._terms = route_terms(units)
         self._texts: dict[str, str] = {}
         self._held: dict[int, list[HeldPassage]] = {}
@@ -63,18 +64,21 @@ class PageReads:
 
     def text(self, path: str) -> str:
         """A page's text as ``Path.read_text`` reads it (undecodable bytes replaced, newlines made
-        ``\\n``), "" when it cannot be read; PageGone when it is not there. Read with ``open`` on a joined
-        string: pathlib's parsing and text layer cost more than the read itself."""
+        ``\\n``), "" when it cannot be read; PageGone when it is not there as indexed. Read without
+        following a symlink (``read_page_bytes``): with a watcher running, a folder swapped for a link
+        out of the vault was read through it, and its text cited, for the half second before the
+        watcher reported the swap (a bug hunt)."""
         found = self._texts.get(path)
         if found is None:
             try:
-                with open(os.path.join(self._root, path), "rb") as fh:
-                    found = fh.read().decode("utf-8", "replace")
-            except (FileNotFoundError, NotADirectoryError) as exc:
+                found = read_page_bytes(self._root, path).decode("utf-8", "replace")
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PageTooLarge) as exc:
                 # Read as "" it was cited with an empty line, or its stored passages ran past the
                 # text's end (IndexError): the lookup walks the vault and asks again (``Router``).
                 raise PageGone(path) from exc
-            except OSError:
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # a symlink where the page or a folder of it was
+                    raise PageGone(path) from exc
                 found = ""
             if "\r" in found:
                 # What text mode's universal newlines make of them.

@@ -70,6 +70,16 @@ def _yaml() -> tuple[Callable[[str], object], Any]:
         bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
     )
 
+    def timestamp(loader: Any, node: Any) -> object:
+        # A date no calendar has (created: 2024-02-30) is text, as Obsidian shows it: PyYAML's error
+        # lost the whole frontmatter, the page's aliases with it (a bug hunt).
+        try:
+            return base.construct_yaml_timestamp(loader, node)
+        except ValueError:
+            return loader.construct_scalar(node)
+
+    _Loader.add_constructor("tag:yaml.org,2002:timestamp", timestamp)
+
     class _TreeLoader(_Loader):
         """For frontmatter that `bounded_as_written` clears: nothing to measure before building it."""
 
