@@ -367,6 +367,7 @@ def test_a_secret_is_labelled_by_its_name_alike_in_an_assignment_and_in_prose(te
         # An owned token's value must look random (a cold review: these were blanked session-wide).
         "Our token is ERC-20 compliant. My secret is GPT-4o; our secret is Python3 everywhere.",
         "Their EOS token is 100257, and my token is 2FA-protected.",
+        "My secret is base64-encoded in the k8s manifest; our token is HS256-signed, not RS256.",
     ],
 )
 def test_prose_about_secrets_is_left_alone(text: str) -> None:

@@ -304,12 +304,10 @@ def test_a_block_of_prose_between_rules_near_the_top_is_no_frontmatter() -> None
         "\n---\n## Old build server (jenkins-01)\nStatus: retired in March; its jobs moved to GitHub Actions.\n"
         "---\n## CI today\nCI runs on GitHub Actions.\n",
         "\n---\nStatus: retired the old courier contract, see below.\n---\nbody\n",
+        "\n---\ntitle: Old travel\n\nstatus: superseded\n---\nA blank line inside is no frontmatter.\n",
     ):
         page = parse_page("a.md", text)
         assert page.yaml_error is None and not page.replaced, text
-    # No frontmatter either; but its status line, at the page's top, is the page's status (D223).
-    page = parse_page("a.md", "\n---\ntitle: Old travel\n\nstatus: superseded\n---\nA blank line inside.\n")
-    assert page.yaml_error is None and page.replaced
 
 
 def test_a_dataview_status_under_the_title_retires_the_page(tmp_path: Path) -> None:

@@ -74,28 +74,33 @@ _TOP_STATUS = lazy_pattern(
     re.I,
 )
 _TOP_LINES = 12
-# The statuses a line of its own retires its page with: those that say the note is out of date. Rejected,
-# retired and archived there as often describe what the page is about (a job application, a vendor
-# weighed, a server, a person: a cold review found each page retired); in frontmatter, an ADR's status
-# section or MADR 2's item they keep the meaning they have there.
-_TOP_RETIRING = frozenset(
-    {
-        "superseded",
-        "superceded",
-        "superseeded",
-        "supersceded",
-        "replaced",
-        "deprecated",
-        "obsolete",
-        "outdated",
-    }
-) | frozenset(s for s in REPLACED_STATUSES if not s.isascii() and not s.endswith(("归档", "歸檔")))
-# Besides its status and links, such a line holds only these ("Superseded (see [[New]])", "Deprecated
-# 2024-03-01"): "Replaced the disk" and "replaced by new hardware" are sentences, and so is Chinese of
-# more than a few characters (废弃的旧接口已下线, "the deprecated old API is offline").
-_TOP_FILLER = frozenset({"by", "see", "since", "on", "as", "of", "in", "from"})
+# The statuses a line of its own retires its page with: alone, those that say the note is out of date
+# (superseded, outdated); with a link to what replaces it, also replaced, deprecated, obsolete ("Deprecated,
+# see [[New]]"). Alone, those as often describe what the page is about (an API endpoint deprecated, a
+# feature flag obsolete, an invoice 作废), and rejected, retired and archived do (a job application, a
+# vendor weighed, a server, a person): two cold reviews found each page retired. In frontmatter, an
+# ADR's status section or MADR 2's item they keep the meaning they have there.
+_TOP_ALONE = frozenset(
+    {"superseded", "superceded", "superseeded", "supersceded", "outdated", "过时", "已过时", "過時", "已過時"}
+) | frozenset({"已替代", "已取代", "已被取代", "已被替代"})
+_TOP_LINKED = frozenset(
+    s
+    for s in REPLACED_STATUSES
+    if s not in {"rejected", "retired", "archived"} and not s.endswith(("归档", "歸檔"))
+)
+# Besides its status and links, such a line holds only these ("Superseded (see [[New]])", "Deprecated in
+# favour of [[New]]", "Superseded by [[X]] in March 2024"): "Replaced the disk" is a sentence, and so is
+# Chinese of more than a few characters besides a date (废弃的旧接口已下线, "the old API is offline").
+_TOP_FILLER = frozenset(
+    "by see since on as of in from with use instead favor favour and or for the adr jan january feb february"
+    " mar march apr april may jun june jul july aug august sep sept september oct october nov november dec"
+    " december".split()
+)
 _TOP_HAN_CHARS = 6
-_NOT_WORD = lazy_pattern(r"[^\w]+")
+# A line of a frontmatter block, read or not: "key: value", "- item", a comment.
+_FIELD_LINE = lazy_pattern(r"^(?:[ \t]*[-#]|[ \t]*[\w\"'][^:]*:)")
+_HAN_DATE = lazy_pattern(r"\d+\s*[年月日号號]")
+_NOT_WORD = lazy_pattern(r"[\W_]+")
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = lazy_pattern(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
 _LINK = lazy_pattern(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
@@ -216,20 +221,25 @@ def _han_status_line(line: str) -> dict[str, list[object]]:
 
 def _top_status(lines: list[str]) -> dict[str, list[object]]:
     """The status a line at the page's top states (``_TOP_STATUS``): among its first _TOP_LINES lines
-    that are not blank, above the first heading after its title, outside code. A hand-written replaced
-    page ("# Old plan" then "Status: superseded by [[New plan]]") was cited as current: only MADR 2's
-    list item was read. Two status lines there are a log of options (Datadog rejected, Grafana
-    accepted), not the page's status: neither is read."""
+    that are not blank, above the first heading after its title (and after frontmatter too broken to
+    be read as such), outside code; a list item only in the list right under a title, MADR 2's. A
+    hand-written replaced page ("# Old plan" then "Status: superseded by [[New plan]]") was cited as
+    current: only MADR 2's item was read. Two status lines there are a log of options (Datadog
+    rejected, Grafana accepted), not the page's status: neither is read."""
     fenced = fenced_lines(lines)
-    seen, titled, found = 0, False, []
-    for i, line in enumerate(lines):
+    seen, listed, found = 0, False, []
+    for i in range(_after_frontmatter(lines), len(lines)):
+        line = lines[i]
         if not line.strip():
             continue
         seen += 1
-        titled = titled or (seen == 1 and bool(_TITLE.match(line)))
+        if seen == 1 and _TITLE.match(line):
+            listed = True
+            continue
         if seen > _TOP_LINES or (seen > 1 and _HEADING.match(line)):
             break
-        if i not in fenced and (item := _TOP_STATUS.match(line)) and (titled or not item.group(1)):
+        listed = listed and bool(_LIST_ITEM.match(line))
+        if i not in fenced and (item := _TOP_STATUS.match(line)) and (listed or not item.group(1)):
             found.append(item)
     if len(found) != 1:
         return {}
@@ -240,23 +250,40 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
     return _retiring_line(value)
 
 
+def _after_frontmatter(lines: list[str]) -> int:
+    """Where the page's text starts after a leading ``---`` block of field lines: frontmatter the YAML
+    reader could not read is the body's top (``title: Plan: v1``), and the title under it was taken for
+    a later section's heading (a cold review)."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first].strip() != "---":
+        return 0
+    for i in range(first + 1, min(len(lines), first + _TOP_LINES * 4)):
+        if lines[i].strip() in ("---", "..."):
+            return i + 1
+        if lines[i].strip() and not _FIELD_LINE.match(lines[i]):
+            return 0
+    return 0
+
+
 def _retiring_line(value: str) -> dict[str, list[object]]:
-    """The status a line of its own at a page's top states, when it retires the page (_TOP_RETIRING)
-    and is no sentence (_TOP_FILLER, _TOP_HAN_CHARS), with the links a replacement it promises is
-    named by however phrased ("**Superseded** by [[New]]", "superseded → [[New]]"); else nothing."""
+    """The status a line of its own at a page's top states, when it retires the page (_TOP_ALONE, or
+    _TOP_LINKED with a link) and is no sentence (_TOP_FILLER, _TOP_HAN_CHARS), with the links it holds
+    as the replacement however phrased ("**Superseded** by [[New]]", "Deprecated, see [[New]]",
+    "superseded → [[New]]"); else nothing."""
     status = status_of([value])
-    if status not in _TOP_RETIRING:
+    links = _LINK.findall(value)
+    if not (status in _TOP_ALONE or (links and status in _TOP_LINKED)):
         return {}
     bare = _LINK.sub(" ", value)
     if _HAN.search(bare):
-        if len(_HAN.findall(bare)) > _TOP_HAN_CHARS:
+        if len(_HAN.findall(_HAN_DATE.sub("", bare))) > _TOP_HAN_CHARS:
             return {}
     else:
         words = [w for w in _NOT_WORD.sub(" ", bare.lower()).split() if not w.isdigit()]
         if any(w not in _TOP_FILLER for w in words[1:]):
             return {}
     found: dict[str, list[object]] = {"status": [status]}
-    if status in PROMISE_REPLACEMENT and (links := _LINK.findall(value)):
+    if links:
         found["superseded_by"] = found[STATUS_LINKS] = links
     return found
 

@@ -139,11 +139,17 @@ _PROSE_OWNED = lazy_pattern(
 )
 
 
+# A word said of a value, not a value: base64-encoded, HS256-signed, ERC20-compliant, sha256-hashed.
+_DESCRIBED = lazy_pattern(r"-[a-z]{3,}$")
+
+
 def _owned_value(value: str) -> bool:
     """Whether an owned token's value looks like a random one: eight characters or more, with two
-    letters and two digits at least (not a standard's or a model's name, ERC-20, GPT-4o)."""
+    letters and two digits at least (not a standard's or a model's name, ERC-20, GPT-4o), and no
+    description ("my secret is base64-encoded": a second review found it blanked session-wide)."""
     letters = sum(c.isalpha() for c in value)
-    return len(value) >= 8 and letters >= 2 and sum(c.isdigit() for c in value) >= 2
+    digits = sum(c.isdigit() for c in value)
+    return len(value) >= 8 and letters >= 2 and digits >= 2 and not _DESCRIBED.search(value)
 
 
 def _prose(
