@@ -504,6 +504,39 @@ def test_an_ignore_file_that_cannot_be_read_is_a_problem(tmp_path: Path, kind: s
     assert expected in finding["message"] and finding["severity"] == "error"
 
 
+def test_obsidian_excluded_files_apply_as_obsidian_applies_them(tmp_path: Path) -> None:
+    """A bug hunt: an excluded file written as a regex ("/^Priv.*/") was skipped and a path ("Private/Pay")
+    read as a whole name, so the pages Obsidian leaves out were indexed and cited, `krouter check` saying
+    "clean"; so were all of them when app.json does not parse. A path excludes what starts so, a regex
+    what it matches; what cannot apply is a problem of `check` and of `status`."""
+    vault = make(
+        tmp_path,
+        {
+            "Private/Pay.md": "# Pay\n\nThe walrus salary band is 90k.\n",
+            "Drafts/Payroll.md": "# Payroll\n\nPayroll runs on the 25th.\n",
+            "Public/Team.md": "# Team\n\nThe walrus team sits on floor 3.\n",
+        },
+    )
+    app_json = vault / ".obsidian" / "app.json"
+    app_json.parent.mkdir()
+    app_json.write_text('{"userIgnoreFilters": ["/^Priv.*/", "Drafts/Pay"]}', encoding="utf-8")
+    for question in ("walrus salary band", "when does payroll run"):
+        out = json.loads(runner.invoke(app, ["ask", question, "--vault", str(vault), "--json"]).stdout)
+        assert out["decision"] == "refuse", out
+    assert runner.invoke(app, ["check", "--vault", str(vault)]).exit_code == 0
+    for written, expected in (
+        ('{"userIgnoreFilters": ["/(?<x/"]}', "are not regular expressions KRouter reads"),
+        ('{"userIgnoreFilters": ["Private/"],}', "Obsidian's excluded files are not left out"),
+    ):
+        app_json.write_text(written, encoding="utf-8")
+        result = runner.invoke(app, ["check", "--vault", str(vault), "--json"])
+        (finding,) = json.loads(result.stdout)["findings"]
+        assert result.exit_code == 1 and finding["path"] == ".obsidian/app.json", finding
+        assert expected in finding["message"]
+        status = json.loads(runner.invoke(app, ["status", "--vault", str(vault), "--json"]).stdout)
+        assert [p["path"] for p in status["problems"]] == [".obsidian/app.json"]
+
+
 def test_one_stray_byte_in_the_ignore_file_leaves_its_other_lines_in_force(tmp_path: Path) -> None:
     """The diff review: one byte that is not UTF-8 dropped every pattern, and the private pages the
     other lines list were indexed and cited."""

@@ -11,6 +11,7 @@ from krouter.index.store import Index
 from krouter.routing.tables import Tables
 from krouter.routing.vectors import Vectors
 from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES
+from krouter.vault.ignore import ignore_problems
 
 
 def vault_status(
@@ -30,7 +31,9 @@ def vault_status(
         "vault": str(root),
         "pages": t.n_pages,
         "replaced": sum(p.replaced for p in t.pages.values()),
-        "problems": [{"path": p.path, "kind": p.kind, "message": p.message} for p in index.problems()],
+        "problems": [{"path": p.path, "kind": p.kind, "message": p.message} for p in index.problems()]
+        # Rules that cannot apply leave indexed, and cited, the pages they were written to leave out.
+        + [{"path": rules, "kind": "ignore_file", "message": why} for rules, why in ignore_problems(root)],
         "broken_links": _broken_links(index, t),
         "index": str(index.path),
         "index_bytes": size,

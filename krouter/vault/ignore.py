@@ -65,10 +65,12 @@ def _union(rules: list[_Rule]) -> re.Pattern[str] | None:
 
 
 class IgnoreRules:
-    """The ignore patterns in force for one vault."""
+    """The ignore patterns in force for one vault; ``paths``: Obsidian's excluded files, each matched
+    against the vault-relative path as Obsidian does (``_obsidian_filters``)."""
 
-    def __init__(self, rules: tuple[_Rule, ...]) -> None:
+    def __init__(self, rules: tuple[_Rule, ...], paths: tuple[re.Pattern[str], ...] = ()) -> None:
         self.rules = rules
+        self.paths = paths
         # (matched against the name or the path, folders only) -> the union of those patterns
         self._by_kind = {
             (anchored, folders): _union(
@@ -80,7 +82,10 @@ class IgnoreRules:
 
     def ignored(self, rel_path: str, is_folder: bool) -> bool:
         """True when the vault-relative ``rel_path`` (a folder when ``is_folder``) is left out."""
-        path = rel_path.strip("/").casefold()
+        written = rel_path.strip("/")
+        if any(p.search(written) for p in self.paths):
+            return True
+        path = written.casefold()
         name = path.rsplit("/", 1)[-1]
         for (anchored, folders), pattern in self._by_kind.items():
             if (
@@ -93,6 +98,7 @@ class IgnoreRules:
 
 
 def _obsidian_patterns(root: Path) -> list[str]:
+    """The template folders Obsidian's settings name, as patterns."""
     patterns = []
     for rel, key in _OBSIDIAN:
         try:
@@ -102,18 +108,36 @@ def _obsidian_patterns(root: Path) -> list[str]:
         folder = data.get(key) if isinstance(data, dict) else None
         if isinstance(folder, str) and folder.strip("/ "):
             patterns.append(f"/{folder.strip('/ ')}/")
+    return patterns
+
+
+def _obsidian_filters(root: Path) -> tuple[list[re.Pattern[str]], str | None]:
+    """Obsidian's "Excluded files" (``userIgnoreFilters`` in .obsidian/app.json) as it applies them, and
+    why some cannot apply, or None: a path ("Archive/", "Private/Pay") excludes every file whose path
+    starts so (letter case aside, as KRouter's patterns), ``/regex/`` every file whose path it matches.
+    A regex was skipped and the prefix read as a whole name, and the pages they exclude in Obsidian were
+    indexed and cited, with no word (a bug hunt); so were all of them when app.json does not parse."""
     try:
         app = json.loads((root / _OBSIDIAN_APP).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        app = None
+    except FileNotFoundError:
+        return [], None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return [], f"cannot be read ({why}): Obsidian's excluded files are not left out"
     filters = app.get("userIgnoreFilters") if isinstance(app, dict) else None
-    if isinstance(filters, list):
-        # Obsidian's "Excluded files": paths from the vault root ("Archive/" or "Archive/old.md");
-        # entries written as /regex/ have no glob equivalent and are skipped.
-        for entry in filters:
-            if isinstance(entry, str) and entry.strip() and not entry.strip().startswith("/"):
-                patterns.append("/" + entry.strip())
-    return patterns
+    out, bad = [], []
+    for entry in filters if isinstance(filters, list) else ():
+        text = entry.strip() if isinstance(entry, str) else ""
+        if len(text) > 2 and text.startswith("/") and text.endswith("/"):
+            try:
+                out.append(re.compile(text[1:-1]))
+            except re.error:
+                bad.append(text)
+        elif text:
+            out.append(re.compile("^" + re.escape(text.lstrip("/")), re.IGNORECASE))
+    if bad:
+        return out, f"excluded files {', '.join(map(repr, bad))} are not regular expressions KRouter reads"
+    return out, None
 
 
 def ignore_rules(root: Path) -> IgnoreRules | None:
@@ -121,14 +145,16 @@ def ignore_rules(root: Path) -> IgnoreRules | None:
     # A broken config.toml raises ConfigError here: indexing with no patterns would index and cite the
     # very pages the user's ignore patterns leave out.
     lines = [*config.load_config().ignore, *_ignore_file(root)[0]]
+    paths: list[re.Pattern[str]] = []
     # An unreadable vault folder is the walk's to report, by its own name, not .obsidian's.
     with contextlib.suppress(OSError):
         if (root / ".obsidian").is_dir():
             lines += _obsidian_patterns(root)
+            paths = _obsidian_filters(root)[0]
         if (root / "logseq").is_dir():
             lines += _LOGSEQ_COPIES
     rules = tuple(r for r in map(_rule, lines) if r is not None)
-    return IgnoreRules(rules) if rules else None
+    return IgnoreRules(rules, tuple(paths)) if rules or paths else None
 
 
 def _ignore_file(root: Path) -> tuple[list[str], str | None]:
@@ -156,9 +182,17 @@ def _ignore_file(root: Path) -> tuple[list[str], str | None]:
         )
 
 
-def ignore_file_problem(root: Path) -> str | None:
-    """Why the vault's ``.krouterignore`` cannot be read, or None (read, or not there)."""
-    return _ignore_file(root)[1]
+def ignore_problems(root: Path) -> list[tuple[str, str]]:
+    """(file, why) for each file of ignore rules that cannot apply whole: the vault's ``.krouterignore``
+    unreadable, Obsidian's app.json unreadable or holding a regex KRouter cannot read. The pages they
+    would leave out are indexed and cited: ``krouter check`` and ``krouter status`` say so."""
+    found = []
+    if (why := _ignore_file(root)[1]) is not None:
+        found.append((IGNORE_FILE, why))
+    with contextlib.suppress(OSError):
+        if (root / ".obsidian").is_dir() and (why := _obsidian_filters(root)[1]) is not None:
+            found.append((_OBSIDIAN_APP, why))
+    return found
 
 
 def excluded(root: Path, rel_path: str) -> bool:

@@ -29,7 +29,7 @@ from krouter.ops.check.report import KIND_ORDER, CheckReport, Finding
 from krouter.ops.check.similar import NEAR_DUP_DISTANCE, duplicate_titles, near_duplicates
 from krouter.vault.fields import tagged_clipping
 from krouter.vault.files import PageTooLarge, check_vault, read_page_bytes, walk
-from krouter.vault.ignore import IGNORE_FILE, ignore_file_problem
+from krouter.vault.ignore import ignore_problems
 from krouter.vault.page import Page, Problem, decode, parse_page
 from krouter.vault.templates import template_message
 
@@ -82,8 +82,7 @@ def check(vault: Path, *, near_distance: int = NEAR_DUP_DISTANCE) -> CheckReport
         for link in sorted(symlinks)
     )
     findings.extend(Finding(p.kind, p.path, p.message) for p in found)
-    if (why := ignore_file_problem(root)) is not None:
-        findings.append(Finding("ignore_file", IGNORE_FILE, why))
+    findings.extend(Finding("ignore_file", rules, why) for rules, why in ignore_problems(root))
     findings.extend(
         Finding("unreadable", folder or ".", "folder cannot be listed; its pages are not checked")
         for folder in unreadable
