@@ -99,3 +99,14 @@ def test_a_page_names_itself_only_when_nothing_else_matches() -> None:
     resolver = LinkResolver(["Plan.md", "Decisions/Plan.md", "Self.md"])
     assert resolver.resolve("[[Plan]]", "Decisions/Plan.md") == "Plan.md"
     assert resolver.resolve("Self", "Self.md") == "Self.md"
+
+
+def test_a_logseq_namespace_link_names_the_page_file_logseq_writes() -> None:
+    """A bug hunt: `superseded_by:: [[Project/Alpha]]` named no page in a Logseq graph, which keeps that
+    page as pages/Project___Alpha.md (pages/Project%2FAlpha.md before Logseq 0.9)."""
+    resolver = LinkResolver(["pages/Project___Alpha.md", "pages/Team%2FOps.md", "pages/Old Alpha.md"])
+    assert resolver.resolve("[[Project/Alpha]]", "pages/Old Alpha.md") == "pages/Project___Alpha.md"
+    assert resolver.resolve("[[Team/Ops]]", "pages/Old Alpha.md") == "pages/Team%2FOps.md"
+    # A path that names a page is that page, whatever a namespace file would be called.
+    both = LinkResolver(["Project/Alpha.md", "pages/Project___Alpha.md"])
+    assert both.resolve("[[Project/Alpha]]") == "Project/Alpha.md"

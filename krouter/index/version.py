@@ -30,7 +30,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 15: a status promising a replacement names it by any link it holds (superseded, see [[X]]; 已被 [[X]] 取代).
 # 16: a Chinese ADR's "## 状态" section read as an English one's "## Status".
 # 17: a status line at a page's top (Status: superseded by [[New]], **Status:** …, 状态：已废弃) read;
-# a frontmatter date no calendar has (2024-02-30) read as text, not as the whole frontmatter's error.
+# a frontmatter date no calendar has (2024-02-30) read as text, not as the whole frontmatter's error;
+# a Logseq namespace link ([[Project/Alpha]]) resolved to the file Logseq writes (Project___Alpha.md).
 SCHEMA_VERSION = "17"
 
 

@@ -164,6 +164,10 @@ class LinkResolver:
             # "Page#Heading" written as a plain path; "C# notes" or "Issue #42" is a name, not a heading.
             if sep and head and tail and not head[-1].isspace() and not tail[0].isspace():
                 tries.append((_strip_md(head), True))
+            if "/" in target:
+                # A Logseq namespace page: [[Project/Alpha]] is the file Project___Alpha.md (Project%2FAlpha.md
+                # before Logseq 0.9): a page's superseded_by:: [[Project/Alpha]] led nowhere (a bug hunt).
+                tries += [(target.replace("/", "___"), True), (target.replace("/", "%2F"), True)]
         for t, suffixes in tries:
             if t and t != ".":
                 found = self._lookup(t, suffixes, folder, source)
