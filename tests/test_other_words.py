@@ -311,25 +311,36 @@ def test_a_compile_stopped_halfway_keeps_none_of_its_words() -> None:
     assert cedict_rows._first_term.cache_info().currsize == 0
 
 
+def _compile_noted(monkeypatch, go_on: threading.Event | None = None) -> threading.Event:
+    """An event set when the dictionary store starts compiling (which then waits for ``go_on``)."""
+    compiling = threading.Event()
+    real = bilingual._build
+
+    def noted(source: Path, path: Path) -> None:
+        compiling.set()
+        assert go_on is None or go_on.wait(60)
+        real(source, path)
+
+    monkeypatch.setattr(bilingual, "_build", noted)
+    monkeypatch.setattr(bilingual, "_opening", False)
+    return compiling
+
+
+def _note_vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("# Note\n\nThe parking fee is $60.\n", encoding="utf-8")
+    return vault
+
+
 def test_a_servers_warm_up_does_not_wait_for_the_dictionary(
     store_path: Path, tmp_path: Path, monkeypatch
 ) -> None:
     # A first `krouter mcp` held its client's start-up ~10 s on a busy machine while the dictionary
     # compiled: the warm-up starts the compile and returns; a question meanwhile waits for the rest.
-    compiling, go_on = threading.Event(), threading.Event()
-    real = bilingual._build
-
-    def slow(source: Path, path: Path) -> None:
-        compiling.set()
-        assert go_on.wait(60)
-        real(source, path)
-
-    monkeypatch.setattr(bilingual, "_build", slow)
-    monkeypatch.setattr(bilingual, "_opening", False)
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "Note.md").write_text("# Note\n\nThe parking fee is $60.\n", encoding="utf-8")
-    with Router(vault) as router:
+    go_on = threading.Event()
+    compiling = _compile_noted(monkeypatch, go_on)
+    with Router(_note_vault(tmp_path)) as router:
         router.warm()
         assert compiling.wait(60) and not store_path.exists()
         go_on.set()
@@ -341,19 +352,8 @@ def test_a_watchers_ask_socket_starts_the_dictionary_before_its_first_question(
 ) -> None:
     # `krouter watch` made its answering router, and so compiled the dictionary, in the first fresh
     # `krouter ask` it answered: that ask waited ~5 s on a new install.
-    compiling = threading.Event()
-    real = bilingual._build
-
-    def noted(source: Path, path: Path) -> None:
-        compiling.set()
-        real(source, path)
-
-    monkeypatch.setattr(bilingual, "_build", noted)
-    monkeypatch.setattr(bilingual, "_opening", False)
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "Note.md").write_text("# Note\n\nThe parking fee is $60.\n", encoding="utf-8")
-    with Router(vault) as router:
+    compiling = _compile_noted(monkeypatch)
+    with Router(_note_vault(tmp_path)) as router:
         router.refresh()
         watcher = VaultWatcher(router.root, index_path=router.index.path)
         server = AskServer(router.root, router.index.path, watcher)

@@ -381,29 +381,30 @@ def test_a_secret_found_once_is_redacted_everywhere_in_the_session() -> None:
     assert redact_together([f"the build {SECRET}2 passed"]) == [f"the build {SECRET}2 passed"]
 
 
+def _redacted_apart(line: str, check: str) -> None:
+    """Redact the line ``line`` (Python) makes and assert ``check`` of ``out`` in a process of its own,
+    so that a hang fails the test, not the suite."""
+    code = f"from krouter.agents.sessions.redaction import redact\nout = redact({line})\nassert {check}, out[-60:]\n"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
 def test_a_long_run_of_blanks_after_a_secret_word_is_read_at_once() -> None:
     """A bug hunt: "password" followed by a few thousand spaces held an import for minutes (a library
-    pattern backtracking over the blanks). Run apart, so that a hang fails the test, not the suite."""
-    code = (
-        "from krouter.agents.sessions.redaction import redact\n"
-        "line = 'password' + ' ' * 20000 + 'x\\nmy password: Zx9kq2Lm77'\n"
-        "out = redact(line)\n"
-        "assert out.startswith('password ') and out.endswith('my password: [REDACTED:password]'), out[-60:]\n"
+    pattern backtracking over the blanks)."""
+    _redacted_apart(
+        "'password' + ' ' * 20000 + 'x\\nmy password: Zx9kq2Lm77'",
+        "out.startswith('password ') and out.endswith('my password: [REDACTED:password]')",
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 def test_a_long_line_of_quoted_values_is_read_in_bounded_time() -> None:
     """A bug hunt: one pasted 80 KB line of "password `x`" took 34 s (this one: minutes), the time
-    growing with the square of the line (the keyword plugin backtracking over every quote). Run apart,
-    as above."""
-    code = (
-        "from krouter.agents.sessions.redaction import redact\n"
-        "line = 'password `x` ' * 16000 + 'the password is \"Qw8rT5yU2iO\" ' + 'password `x` ' * 16000\n"
-        "out = redact(line + '\\nmy password: Zx9kq2Lm77')\n"
-        "assert 'Qw8rT5yU2iO' not in out and out.endswith('my password: [REDACTED:password]'), out[-60:]\n"
+    growing with the square of the line (the keyword plugin backtracking over every quote)."""
+    _redacted_apart(
+        "'password `x` ' * 16000 + 'the password is \"Qw8rT5yU2iO\" ' + 'password `x` ' * 16000"
+        " + '\\nmy password: Zx9kq2Lm77'",
+        "'Qw8rT5yU2iO' not in out and out.endswith('my password: [REDACTED:password]')",
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 @pytest.mark.parametrize("at", range(1400, 2600, 37))
