@@ -524,6 +524,23 @@ def test_obsidian_excluded_files_apply_as_obsidian_applies_them(tmp_path: Path) 
         out = json.loads(runner.invoke(app, ["ask", question, "--vault", str(vault), "--json"]).stdout)
         assert out["decision"] == "refuse", out
     assert runner.invoke(app, ["check", "--vault", str(vault)]).exit_code == 0
+    # The cold review: a regex is asked of files alone ("names starting with _" left out the folder
+    # _inbox whole), and "/" is no path (it left out the whole vault).
+    (vault / "_inbox").mkdir()
+    (vault / "_inbox" / "Alpha plan.md").write_text(
+        "# Alpha plan\n\nAlpha launches in May.\n", encoding="utf-8"
+    )
+    (vault / "Public" / "_draft.md").write_text("# Draft\n\nThe beta launches in June.\n", encoding="utf-8")
+    app_json.write_text('{"userIgnoreFilters": ["/(^|\\\\/)_[^/]+$/", "/", "//"]}', encoding="utf-8")
+    cited = {
+        q: json.loads(runner.invoke(app, ["ask", q, "--vault", str(vault), "--json"]).stdout)["decision"]
+        for q in ("when does alpha launch", "when does the beta launch", "walrus salary band")
+    }
+    assert cited == {
+        "when does alpha launch": "cite",
+        "when does the beta launch": "refuse",
+        "walrus salary band": "cite",
+    }
     for written, expected in (
         ('{"userIgnoreFilters": ["/(?<x/"]}', "are not regular expressions KRouter reads"),
         ('{"userIgnoreFilters": ["Private/"],}', "Obsidian's excluded files are not left out"),

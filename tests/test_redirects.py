@@ -712,6 +712,12 @@ def test_a_status_line_under_the_title_replaces_the_page(tmp_path: Path) -> None
             "Plan.md": "---\ntitle: Plan: v1\n---\n# Plan\n\nStatus: Superseded by [[Plan v2]]\n\nShip in May.\n",
             "Plan v2.md": "# Plan v2\n\nShip in June.\n",
             "旧报销流程.md": "# 旧报销流程\n\n状态：已被 [[新报销流程]] 取代（2024年3月1日）\n\n报销单交给财务部的王姐。\n",
+            # The third review: a link that is the status, or names who decided or when, is no replacement.
+            "Vendor API.md": "# Vendor API v1\n\nStatus: [[Deprecated]]\n\nThe v1 rate limit is 600 a minute.\n",
+            "Deprecated.md": "# Deprecated\n\nA status for pages no longer recommended.\n",
+            "Legacy export.md": "# Legacy export\n\nStatus: Deprecated by [[Platform team]]\n\nIt runs at 02:00.\n",
+            "Platform team.md": "# Platform team\n\nAnn and Raj.\n",
+            "Old plan B.md": "# Old plan B\n\nStatus: Superseded by [[Plan v2]], approved by [[Platform team]]\n",
             "新报销流程.md": "# 新报销流程\n\n报销单在飞书上提交，李会计审批。\n",
         },
     )
@@ -738,10 +744,13 @@ def test_a_status_line_under_the_title_replaces_the_page(tmp_path: Path) -> None
         "acme.md",
     ):
         assert not parse_page(rel, (vault / rel).read_text(encoding="utf-8")).replaced, rel
+    assert cited_paths(ask(vault, "what is the v1 vendor API rate limit")) == ["Vendor API.md"]
+    assert cited_paths(ask(vault, "when does the legacy export run")) == ["Legacy export.md"]
     for rel, new in {
         "Old deploy.md": "[[New deploy]]",
         "Plan.md": "[[Plan v2]]",
         "旧报销流程.md": "[[新报销流程]]",
+        "Old plan B.md": "[[Plan v2]]",
     }.items():
         page = parse_page(rel, (vault / rel).read_text(encoding="utf-8"))
         assert page.replaced and page.superseded_by == [new], rel

@@ -92,15 +92,34 @@ _TOP_LINKED = frozenset(
 # favour of [[New]]", "Superseded by [[X]] in March 2024"): "Replaced the disk" is a sentence, and so is
 # Chinese of more than a few characters besides a date (废弃的旧接口已下线, "the old API is offline").
 _TOP_FILLER = frozenset(
-    "by see since on as of in from with use instead favor favour and or for the adr jan january feb february"
-    " mar march apr april may jun june jul july aug august sep sept september oct october nov november dec"
-    " december".split()
+    "by see since on as of in from with use instead favor favour and or for the our new latest current updated"
+    " adr please jan january feb"
+    " february mar march apr april may jun june jul july aug august sep sept september oct october nov"
+    " november dec december".split()
 )
 _TOP_HAN_CHARS = 6
+# Before the link that replaces the page, more (已过时，请参阅最新的 [[新方案]]); after it, a few words or
+# characters of anything ("Superseded by [[New]], do not use", 请改用 [[新接口]] 代替).
+_TOP_HAN_BEFORE_LINK = 10
+_TOP_AFTER_LINK = 6
+# What says the link after it replaces the page ("see [[New]]", "use [[New]] instead", "in favour of
+# [[New]]", "→ [[New]]", 见/参阅/改用 [[新]]); after "by" or "with", only a replaced status's ("superseded
+# by", "replaced with"), and after 被 one that 取代 ends. A link after anything else names who decided or
+# when ("Deprecated by [[Platform team]]", "deprecated in [[2024-03-01]]", 由 [[平台组]] 决定: a third
+# review found each page sent to it), and a link written as the status itself ("Status: [[Deprecated]]")
+# names the status page.
+_LEADS_TO = lazy_pattern(
+    r"(?:\b(?:see|use|favou?r\s+of|instead\s+of)(?:\s+(?:the|our|new|latest|current|updated))*"
+    r"|→|->|=>|(?:见|参阅|参见|改用|使用|改为|换成|迁移到|迁至)[\u4e00-\u9fff]{0,4})[\s:：,，]*$",
+    re.I,
+)
+_PASSIVE = lazy_pattern(r"被[\s:：]*$")
+_AND = lazy_pattern(r"^[\s,，、]*(?:and|or|和|或|及)?[\s,，、]*$", re.I)
 # A line of a frontmatter block, read or not: "key: value", "- item", a comment.
 _FIELD_LINE = lazy_pattern(r"^(?:[ \t]*[-#]|[ \t]*[\w\"'][^:]*:)")
 _HAN_DATE = lazy_pattern(r"\d+\s*[年月日号號]")
 _NOT_WORD = lazy_pattern(r"[\W_]+")
+_VERSION = lazy_pattern(r"v?\d+")
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = lazy_pattern(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
 _LINK = lazy_pattern(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
@@ -267,24 +286,47 @@ def _after_frontmatter(lines: list[str]) -> int:
 
 def _retiring_line(value: str) -> dict[str, list[object]]:
     """The status a line of its own at a page's top states, when it retires the page (_TOP_ALONE, or
-    _TOP_LINKED with a link) and is no sentence (_TOP_FILLER, _TOP_HAN_CHARS), with the links it holds
-    as the replacement however phrased ("**Superseded** by [[New]]", "Deprecated, see [[New]]",
-    "superseded → [[New]]"); else nothing."""
+    _TOP_LINKED with a link that replaces it, ``_replacing``) and is no sentence (_TOP_FILLER, the Han
+    counts), with the links that replace it; else nothing."""
     status = status_of([value])
-    links = _LINK.findall(value)
+    links = _replacing(value, status)
     if not (status in _TOP_ALONE or (links and status in _TOP_LINKED)):
         return {}
-    bare = _LINK.sub(" ", value)
-    if _HAN.search(bare):
-        if len(_HAN.findall(_HAN_DATE.sub("", bare))) > _TOP_HAN_CHARS:
+    cut = value.index(links[0]) if links else len(value)
+    before, after = _LINK.sub(" ", value[:cut]), _LINK.sub(" ", value[cut:])
+    if _HAN.search(before + after):
+        limit = _TOP_HAN_BEFORE_LINK if links else _TOP_HAN_CHARS
+        if len(_HAN.findall(_HAN_DATE.sub("", before))) > limit or len(_HAN.findall(after)) > _TOP_AFTER_LINK:
             return {}
     else:
-        words = [w for w in _NOT_WORD.sub(" ", bare.lower()).split() if not w.isdigit()]
-        if any(w not in _TOP_FILLER for w in words[1:]):
+        words = [w for w in _NOT_WORD.sub(" ", before.lower()).split() if not _VERSION.fullmatch(w)]
+        if any(w not in _TOP_FILLER for w in words[1:]) or len(after.split()) > _TOP_AFTER_LINK + 1:
             return {}
     found: dict[str, list[object]] = {"status": [status]}
     if links:
         found["superseded_by"] = found[STATUS_LINKS] = links
+    return found
+
+
+def _replacing(value: str, status: str) -> list[str]:
+    """The links of a top status line that name what replaces the page (``_LEADS_TO``; one right after
+    a replaced status's word or its "by", "Superseded: [[New]]", 已被 [[新]] 取代; and those joined to one
+    by "and", "or", a comma), not one that is the status itself."""
+    found: list[str] = []
+    end = None
+    for m in _LINK.finditer(value):
+        before = value[: m.start()]
+        joined = end is not None and _AND.match(value[end : m.start()])
+        words = _NOT_WORD.sub(" ", before).lower().split()
+        # Right after a replaced status's word, or its "by"/"with" ("superseded by", "replaced with",
+        # 已被 … 取代): "Superseded by [[B]], approved by [[Ann]]" names Ann as who approved.
+        promised = words in ([status], [status, "by"], [status, "with"]) or bool(_PASSIVE.search(before))
+        leads = _LEADS_TO.search(before) or (status in PROMISE_REPLACEMENT and promised) or joined
+        if leads and not _names_a_status(m.group(0)):
+            found.append(m.group(0))
+            end = m.end()
+        else:
+            end = None
     return found
 
 
@@ -298,7 +340,14 @@ def status_links(status: str) -> list[str]:
         return links
     # A status that promises a replacement names it by any link it holds, however phrased ("superseded,
     # see [[X]]", "superseded → [[X]]", 已被 [[X]] 取代, 已被取代，见 [[X]]): each had no replacement page.
-    return [str(link) for link in _LINK.findall(status)]
+    # Not one written as the status itself (status: "[[Superseded]]", a link to a page about statuses).
+    return [str(link) for link in _LINK.findall(status) if not _names_a_status(link)]
+
+
+def _names_a_status(link: str) -> bool:
+    """Whether a link's text is a replaced status ([[Deprecated]], [Superseded](Status/Superseded.md))."""
+    text = link.strip("[]").split("](")[0].split("|")[-1]
+    return status_of([_NOT_WORD.sub(" ", text).strip()]) in REPLACED_STATUSES
 
 
 def _status_line(line: str) -> dict[str, list[object]]:

@@ -65,12 +65,11 @@ def _union(rules: list[_Rule]) -> re.Pattern[str] | None:
 
 
 class IgnoreRules:
-    """The ignore patterns in force for one vault; ``paths``: Obsidian's excluded files, each matched
-    against the vault-relative path as Obsidian does (``_obsidian_filters``)."""
+    """The ignore patterns in force for one vault, and Obsidian's excluded files (``_obsidian_filters``)."""
 
-    def __init__(self, rules: tuple[_Rule, ...], paths: tuple[re.Pattern[str], ...] = ()) -> None:
+    def __init__(self, rules: tuple[_Rule, ...], obsidian: _ObsidianFilters | None = None) -> None:
         self.rules = rules
-        self.paths = paths
+        self.obsidian = obsidian
         # (matched against the name or the path, folders only) -> the union of those patterns
         self._by_kind = {
             (anchored, folders): _union(
@@ -83,7 +82,7 @@ class IgnoreRules:
     def ignored(self, rel_path: str, is_folder: bool) -> bool:
         """True when the vault-relative ``rel_path`` (a folder when ``is_folder``) is left out."""
         written = rel_path.strip("/")
-        if any(p.search(written) for p in self.paths):
+        if self.obsidian is not None and self.obsidian.excludes(written, is_folder):
             return True
         path = written.casefold()
         name = path.rsplit("/", 1)[-1]
@@ -111,33 +110,51 @@ def _obsidian_patterns(root: Path) -> list[str]:
     return patterns
 
 
-def _obsidian_filters(root: Path) -> tuple[list[re.Pattern[str]], str | None]:
-    """Obsidian's "Excluded files" (``userIgnoreFilters`` in .obsidian/app.json) as it applies them, and
-    why some cannot apply, or None: a path ("Archive/", "Private/Pay") excludes every file whose path
-    starts so (letter case aside, as KRouter's patterns), ``/regex/`` every file whose path it matches.
-    A regex was skipped and the prefix read as a whole name, and the pages they exclude in Obsidian were
-    indexed and cited, with no word (a bug hunt); so were all of them when app.json does not parse."""
+@dataclass(frozen=True)
+class _ObsidianFilters:
+    """Obsidian's "Excluded files" as Obsidian applies them, to each file's vault-relative path: an entry
+    excludes every path that starts with it (``prefixes``, one pattern; letter case aside, as KRouter's
+    own patterns), ``/regex/`` every path it matches (``regexes``). A folder is left out whole only when
+    every path in it starts with an entry; a regex is asked of files alone ("files whose name starts with
+    _" left out every page of a folder called _inbox: a cold review)."""
+
+    prefixes: re.Pattern[str] | None
+    regexes: tuple[re.Pattern[str], ...]
+
+    def excludes(self, path: str, is_folder: bool) -> bool:
+        if self.prefixes is not None and self.prefixes.match(path + "/" if is_folder else path):
+            return True
+        return not is_folder and any(r.search(path) for r in self.regexes)
+
+
+def _obsidian_filters(root: Path) -> tuple[_ObsidianFilters | None, str | None]:
+    """Obsidian's "Excluded files" (``userIgnoreFilters`` in .obsidian/app.json), and why some cannot apply,
+    or None. A regex was skipped and a path read as a whole name, and the pages they exclude in Obsidian
+    were indexed and cited, with no word (a bug hunt); so were all of them when app.json does not parse.
+    An entry starting with "/" that is no regex names no path (Obsidian's paths never start so)."""
     try:
         app = json.loads((root / _OBSIDIAN_APP).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return [], None
+        return None, None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        return [], f"cannot be read ({why}): Obsidian's excluded files are not left out"
+        return None, f"cannot be read ({why}): Obsidian's excluded files are not left out"
     filters = app.get("userIgnoreFilters") if isinstance(app, dict) else None
-    out, bad = [], []
+    prefixes, regexes, bad = [], [], []
     for entry in filters if isinstance(filters, list) else ():
         text = entry.strip() if isinstance(entry, str) else ""
         if len(text) > 2 and text.startswith("/") and text.endswith("/"):
             try:
-                out.append(re.compile(text[1:-1]))
+                regexes.append(re.compile(text[1:-1]))
             except re.error:
                 bad.append(text)
-        elif text:
-            out.append(re.compile("^" + re.escape(text.lstrip("/")), re.IGNORECASE))
+        elif text and not text.startswith("/"):
+            prefixes.append(re.escape(text))
+    union = re.compile(f"(?:{'|'.join(prefixes)})", re.IGNORECASE) if prefixes else None
+    found = _ObsidianFilters(union, tuple(regexes)) if union or regexes else None
     if bad:
-        return out, f"excluded files {', '.join(map(repr, bad))} are not regular expressions KRouter reads"
-    return out, None
+        return found, f"excluded files {', '.join(map(repr, bad))} are not regular expressions KRouter reads"
+    return found, None
 
 
 def ignore_rules(root: Path) -> IgnoreRules | None:
@@ -145,16 +162,16 @@ def ignore_rules(root: Path) -> IgnoreRules | None:
     # A broken config.toml raises ConfigError here: indexing with no patterns would index and cite the
     # very pages the user's ignore patterns leave out.
     lines = [*config.load_config().ignore, *_ignore_file(root)[0]]
-    paths: list[re.Pattern[str]] = []
+    obsidian = None
     # An unreadable vault folder is the walk's to report, by its own name, not .obsidian's.
     with contextlib.suppress(OSError):
         if (root / ".obsidian").is_dir():
             lines += _obsidian_patterns(root)
-            paths = _obsidian_filters(root)[0]
+            obsidian = _obsidian_filters(root)[0]
         if (root / "logseq").is_dir():
             lines += _LOGSEQ_COPIES
     rules = tuple(r for r in map(_rule, lines) if r is not None)
-    return IgnoreRules(rules, tuple(paths)) if rules or paths else None
+    return IgnoreRules(rules, obsidian) if rules or obsidian else None
 
 
 def _ignore_file(root: Path) -> tuple[list[str], str | None]:
