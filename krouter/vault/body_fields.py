@@ -65,7 +65,7 @@ _REPLACED = frozenset(
 # cited Alice's contact page at full confidence (a cold review).
 _REPLACED_BY = frozenset({"superseded", "superceded", "replaced"})
 # A status line at the page's top: a line of its own, in bold, quoted or not (``Status: superseded by
-# [[New]]``, ``**Status:** Deprecated``, ``状态：已被 [[新方案]] 取代``), or under a title MADR 2's list item
+# [[New]]``, ``**Status:** Outdated``, ``状态：已被 [[新方案]] 取代``), or under a title MADR 2's list item
 # (``* Status: superseded by [ADR-0007](…)``); never indented. Read only above the page's first section,
 # and only as far down as a page's header lines go: further down, or nested under an item, a status is a
 # section's, an option's or a block's (a Logseq journal's "- Vendor quote" then "  - Status: rejected").
@@ -92,10 +92,9 @@ _TOP_LINKED = frozenset(
 # favour of [[New]]", "Superseded by [[X]] in March 2024"): "Replaced the disk" is a sentence, and so is
 # Chinese of more than a few characters besides a date (废弃的旧接口已下线, "the old API is offline").
 _TOP_FILLER = frozenset(
-    "by see since on as of in from with use instead favor favour and or for the our new latest current updated"
-    " adr please jan january feb"
-    " february mar march apr april may jun june jul july aug august sep sept september oct october nov"
-    " november dec december".split()
+    "by see since on as of in from with use instead favor favour and or for the our new latest current"
+    " updated adr please jan january feb february mar march apr april may jun june jul july aug august"
+    " sep sept september oct october nov november dec december".split()
 )
 _TOP_HAN_CHARS = 6
 # Before the link that replaces the page, more (已过时，请参阅最新的 [[新方案]]); after it, a few words or

@@ -166,7 +166,7 @@ class LinkResolver:
                 tries.append((_strip_md(head), True))
             if "/" in target:
                 # A Logseq namespace page: [[Project/Alpha]] is the file Project___Alpha.md (Project%2FAlpha.md
-                # before Logseq 0.9): a page's superseded_by:: [[Project/Alpha]] led nowhere (a bug hunt).
+                # in Logseq 0.6.8 to 0.8): superseded_by:: [[Project/Alpha]] led nowhere (a bug hunt).
                 tries += [(target.replace("/", "___"), True), (target.replace("/", "%2F"), True)]
         for t, suffixes in tries:
             if t and t != ".":

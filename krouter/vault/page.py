@@ -118,7 +118,8 @@ class Page:
     triggers: list[str] = field(default_factory=list)
     superseded_by: list[str] = field(default_factory=list)
     supersedes: list[str] = field(default_factory=list)
-    # Those of ``superseded_by`` its status names (``superseded by [[X]]``), not a field of their own.
+    # Those of ``superseded_by`` a status names (``status: superseded by [[X]]``, a status line at the top,
+    # an ADR's Status section), not a field of their own: `krouter check` names them so.
     status_links: list[str] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
     yaml_error: str | None = None
