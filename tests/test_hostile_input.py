@@ -396,6 +396,29 @@ def test_a_lookup_trusting_its_index_never_cites_text_through_a_swapped_folder(t
     assert "EVILTEXT" not in json.dumps(receipt.to_dict()) and receipt.decision == "refuse", receipt.to_text()
 
 
+def test_a_page_that_cannot_be_read_now_is_not_cited_from_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug hunt: the pages of a folder made unreadable (chmod, a privacy prompt, a sync mount) are kept
+    as last indexed, and one was cited with an empty passage, even after its file was deleted; `krouter
+    read` then failed. Such a page is refused, saying why."""
+    from krouter.routing import citation
+
+    root = _vault(tmp_path)
+    real = citation.read_page_bytes
+
+    def denied(vault: Path, rel: str, *args: object) -> bytes:
+        if rel == "Decisions/Database.md":
+            raise PermissionError(13, "Permission denied")
+        return real(vault, rel, *args)
+
+    with Router(root) as router:
+        assert router.ask("which primary database do we use").decision == "cite"
+        monkeypatch.setattr(citation, "read_page_bytes", denied)
+        receipt = router.ask("which primary database do we use")
+    assert receipt.decision == "refuse" and "cannot be read now (Permission denied)" in receipt.reason
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
 def test_the_learner_never_reads_a_page_through_a_swapped_folder(tmp_path: Path) -> None:
     root = _vault(tmp_path)

@@ -59,6 +59,9 @@ class PageReads:
         self._root = root
         self._terms = route_terms(units)
         self._texts: dict[str, str] = {}
+        # Pages whose file could not be read now (a folder made unreadable: its pages are kept in the
+        # index as last indexed), with why: read as "", such a page is not cited (``decision``).
+        self.unread: dict[str, str] = {}
         self._held: dict[int, list[HeldPassage]] = {}
         self._rows: dict[int, list[tuple[int, str]]] = {}
 
@@ -79,6 +82,7 @@ class PageReads:
             except OSError as exc:
                 if exc.errno == errno.ELOOP:  # a symlink where the page or a folder of it was
                     raise PageGone(path) from exc
+                self.unread[path] = exc.strerror or str(exc)
                 found = ""
             if "\r" in found:
                 # What text mode's universal newlines make of them.

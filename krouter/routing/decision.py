@@ -210,7 +210,11 @@ def decide(
     # A vetoed page's words cover the question as far as words go; its confidence is none, so that a
     # phrasing, a coverage curve or a reader ranks it below every page that could be cited.
     word_confidence = confidence
-    if lone or said_by_other or other_page or pointer or set_apart or unknown or unpriced or uncontacted:
+    # A page whose file cannot be read now (its folder made unreadable, it may be gone) is cited from
+    # nothing: the passage was empty and `krouter read` failed (a bug hunt).
+    unread = reads.unread.get(citations[0].path) if confidence >= floor else None
+    vetoes = (lone, said_by_other, other_page, pointer, set_apart, unknown, unpriced, uncontacted, unread)
+    if any(vetoes):
         confidence = 0.0
     evidence = Evidence(
         confidence=round(confidence, 4),
@@ -228,7 +232,12 @@ def decide(
     )
     decision = "cite" if confidence >= floor else "refuse"
     names_runner_up = bool(pointer)  # a reason that names the runner-up lists it, at k = 1 too
-    if lone:
+    if unread:
+        reason = (
+            f"the closest page, {citations[0].path}, cannot be read now ({unread}): it is not cited from the "
+            f"index's copy (the words' confidence {word_confidence:.0%}); `krouter status` lists what cannot be read"
+        )
+    elif lone:
         chars = quoted([units[i].text for i in sorted(effective)])
         reason = (
             f"the closest page, {citations[0].path}, matches only the single character(s) {chars}, which "
