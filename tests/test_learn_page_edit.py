@@ -199,10 +199,16 @@ def test_a_frontmatter_block_closed_by_yaml_end_marker_is_not_buried_under_a_new
         with_trigger(b"---\naliases: [review policy]\ntags: [process]\n...\n# Code review\n", "Q")
 
 
-def test_frontmatter_with_an_impossible_date_is_refused_with_a_reason() -> None:
-    """A cold review: PyYAML's ValueError for 2024-02-30 escaped the editor (and crashed undo)."""
+def test_frontmatter_that_does_not_parse_is_refused_with_a_reason() -> None:
+    """A cold review: PyYAML's error escaped the editor (and crashed undo)."""
     with pytest.raises(PageEditError, match="not valid YAML"):
-        with_trigger(b"---\ntitle: A\nreviewed: 2024-02-30\n---\nbody\n", "Q")
+        with_trigger(b"---\ntitle: A\nreviewed: [2024\n---\nbody\n", "Q")
+
+
+def test_a_date_no_calendar_has_is_text_to_the_editor_as_to_the_router() -> None:
+    # 2024-02-30 was "not valid YAML" to the editor while the router reads it as text (D223).
+    after = with_trigger(b"---\ntitle: A\nreviewed: 2024-02-30\n---\nbody\n", "Q")
+    assert after.startswith(b"---\ntitle: A\nreviewed: 2024-02-30\n") and _triggers(after) == ["Q"]
 
 
 def test_a_question_holding_characters_yaml_may_not_hold_raw_is_written_escaped() -> None:

@@ -374,13 +374,13 @@ def test_undo_after_a_later_edit_gives_the_owners_triggers_field_back_as_written
 
 
 def test_undo_of_a_page_whose_frontmatter_no_longer_parses_says_why_and_goes_on(tmp_path: Path) -> None:
-    """A cold review: a date the owner mistyped later (2024-02-30) made undo end in a traceback, the
-    trigger left on the page and the run's other pages not restored."""
+    """A cold review: frontmatter the owner broke later made undo end in a traceback, the trigger left on
+    the page and the run's other pages not restored."""
     (tmp_path / "a.md").write_bytes(b"---\ntitle: A\n---\nbody\n")
     (tmp_path / "b.md").write_bytes(b"---\ntitle: B\n---\nbody\n")
     _teach(tmp_path, "a.md", "what is on page a", "A")
     _teach(tmp_path, "b.md", "what is on page b", "A")
-    broken = (tmp_path / "a.md").read_bytes().replace(b"title: A\n", b"title: A\nreviewed: 2024-02-30\n")
+    broken = (tmp_path / "a.md").read_bytes().replace(b"title: A\n", b"title: A\nreviewed: [2024\n")
     (tmp_path / "a.md").write_bytes(broken)
     code, out = _undo("A")
     assert code == 1, out
@@ -388,6 +388,18 @@ def test_undo_of_a_page_whose_frontmatter_no_longer_parses_says_why_and_goes_on(
     assert "does not parse now" in out and "fix it and undo again" in out
     assert (tmp_path / "a.md").read_bytes() == broken
     assert (tmp_path / "b.md").read_bytes() == b"---\ntitle: B\n---\nbody\n"
+
+
+def test_undo_takes_a_trigger_off_a_page_with_a_date_no_calendar_has(tmp_path: Path) -> None:
+    """A date the owner mistyped later (2024-02-30) is text to the router (D223), and was "not valid YAML"
+    to the learner's editor, whose undo left the trigger "no longer a plain item" of the list."""
+    (tmp_path / "a.md").write_bytes(b"---\ntitle: A\n---\nbody\n")
+    _teach(tmp_path, "a.md", "what is on page a", "A")
+    edited = (tmp_path / "a.md").read_bytes().replace(b"title: A\n", b"title: A\nreviewed: 2024-02-30\n")
+    (tmp_path / "a.md").write_bytes(edited)
+    code, out = _undo("A")
+    assert code == 0, out
+    assert (tmp_path / "a.md").read_bytes() == b"---\ntitle: A\nreviewed: 2024-02-30\n---\nbody\n"
 
 
 def test_a_write_after_a_journal_line_cut_short_is_still_undone(

@@ -13,19 +13,17 @@ import re
 from dataclasses import dataclass
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from krouter.errors import KRouterError
 from krouter.lazy_pattern import lazy_pattern
 from krouter.safe_text import without_controls
 from krouter.tokens.terms import normalize
 from krouter.vault.fields import field_key
-from krouter.vault.page import parse_page
+from krouter.vault.page import load_frontmatter, parse_page
 from krouter.vault.page_lines import file_lines, split_frontmatter
 
 BOM = b"\xef\xbb\xbf"
 MAX_TRIGGER_CHARS = 200
-_YAML = YAMLHandler()
 # Any spelling the router reads as the triggers field (``Triggers:`` too); the page keeps its spelling.
 _KEY = lazy_pattern(r"^(?P<key>triggers[ \t]*:)(?P<rest>.*?)(?P<eol>\r?\n)?$", re.IGNORECASE)
 # Values that YAML reads as no triggers at all: null, and the empty string.
@@ -109,9 +107,9 @@ def _yaml_scalar(text: str) -> str:
 
 def _parse_meta(fm_text: str) -> dict[str, object]:
     try:
-        loaded = _YAML.load(fm_text) if fm_text.strip() else {}
-    # PyYAML raises ValueError for an impossible date (2024-02-30) and recurses on deep nesting, as
-    # ``parse_page`` knows: a page the owner edited so must be left alone with a reason, not a traceback.
+        loaded = load_frontmatter(fm_text) if fm_text.strip() else {}
+    # PyYAML recurses on deep nesting, and the expansion bound raises ValueError, as ``parse_page``
+    # knows: a page the owner edited so must be left alone with a reason, not a traceback.
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
         raise PageEditError(f"frontmatter is not valid YAML: {' '.join(str(exc).split())}") from exc
     if loaded is None:

@@ -347,6 +347,13 @@ def _salvage(fm_text: str) -> dict[str, list[object]]:
     return {k: [" ".join(v) if isinstance(v, _Block) else v for v in vs] for k, vs in out.items()}
 
 
+def load_frontmatter(text: str) -> object:
+    """Frontmatter text read as the router reads it (YAML 1.2 booleans, a date no calendar has as text,
+    its expansion bounded); raises as PyYAML does, or ValueError. The learner's edits read a page so: a
+    date the router reads as text stopped an undo as "not valid YAML" (a second loader's reading)."""
+    return _yaml()[0](text)
+
+
 def _scalar(text: str) -> object:
     """One salvaged value, read as YAML when it can be, else as text without a trailing comment."""
     load, yaml = _yaml()
