@@ -234,8 +234,9 @@ def decide(
     names_runner_up = bool(pointer)  # a reason that names the runner-up lists it, at k = 1 too
     if unread:
         reason = (
-            f"the closest page, {citations[0].path}, cannot be read now ({unread}): it is not cited from the "
-            f"index's copy (the words' confidence {word_confidence:.0%}); `krouter status` lists what cannot be read"
+            f"the closest page, {citations[0].path}, cannot be read now ({unread}): it is not cited from "
+            f"the index's copy (the words' confidence {word_confidence:.0%}); `krouter status` lists what "
+            "cannot be read"
         )
     elif lone:
         chars = quoted([units[i].text for i in sorted(effective)])
