@@ -718,6 +718,15 @@ def test_a_status_line_under_the_title_replaces_the_page(tmp_path: Path) -> None
             "Legacy export.md": "# Legacy export\n\nStatus: Deprecated by [[Platform team]]\n\nIt runs at 02:00.\n",
             "Platform team.md": "# Platform team\n\nAnn and Raj.\n",
             "Old plan B.md": "# Old plan B\n\nStatus: Superseded by [[Plan v2]], approved by [[Platform team]]\n",
+            # The fourth review: replacements dropped (由 … 替代, a date before "by", a title starting with a
+            # status word, in frontmatter too) and a date taken for one after a comma.
+            "报销接口.md": "# 报销接口\n\n状态：已废弃，由 [[报销服务v2]] 替代\n\n报销单走 /api/expense。\n",
+            "报销服务v2.md": "# 报销服务v2\n\n报销单走飞书。\n",
+            "Old queue 2.md": "# Old queue 2\n\nStatus: Superseded on 2024-03-01 by [[Kafka queue]], [[2024-03-01]]\n",
+            "Kafka queue.md": "# Kafka queue\n\nJobs go through Kafka.\n",
+            "2024-03-01.md": "# 2024-03-01\n\nStandup.\n",
+            "Webhooks.md": '---\nstatus: "superseded, see [[Deprecated APIs guide]]"\n---\n# Webhooks\n\nRetries hourly.\n',
+            "Deprecated APIs guide.md": "# Deprecated APIs guide\n\nRetries every 10 minutes.\n",
             "新报销流程.md": "# 新报销流程\n\n报销单在飞书上提交，李会计审批。\n",
         },
     )
@@ -751,6 +760,9 @@ def test_a_status_line_under_the_title_replaces_the_page(tmp_path: Path) -> None
         "Plan.md": "[[Plan v2]]",
         "旧报销流程.md": "[[新报销流程]]",
         "Old plan B.md": "[[Plan v2]]",
+        "报销接口.md": "[[报销服务v2]]",
+        "Old queue 2.md": "[[Kafka queue]]",
+        "Webhooks.md": "[[Deprecated APIs guide]]",
     }.items():
         page = parse_page(rel, (vault / rel).read_text(encoding="utf-8"))
         assert page.replaced and page.superseded_by == [new], rel

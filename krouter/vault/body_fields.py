@@ -109,11 +109,21 @@ _TOP_AFTER_LINK = 6
 # names the status page.
 _LEADS_TO = lazy_pattern(
     r"(?:\b(?:see|use|favou?r\s+of|instead\s+of)(?:\s+(?:the|our|new|latest|current|updated))*"
-    r"|→|->|=>|(?:见|参阅|参见|改用|使用|改为|换成|迁移到|迁至)[\u4e00-\u9fff]{0,4})[\s:：,，]*$",
+    r"|→|->|=>|(?:见|参阅|参见|参考|改用|请用|使用|改为|换成|替换为|替换成|迁移到|迁移至|迁至)[\u4e00-\u9fff]{0,4})"
+    r"[\s:：,，]*$",
     re.I,
 )
 _PASSIVE = lazy_pattern(r"被[\s:：]*$")
-_AND = lazy_pattern(r"^[\s,，、]*(?:and|or|和|或|及)?[\s,，、]*$", re.I)
+# After the link: what takes the page's place (由 [[新]] 替代, "[[New]] replaces it"): the link is its replacement.
+_TAKES_OVER = lazy_pattern(r"^[\s，,]*(?:替代|取代|代替|替换)")
+# Joined to a replacement by a word, not a comma alone ("Superseded by [[Kafka]], [[2024-03-01]]": a date).
+_AND = lazy_pattern(r"^[\s,，]*(?:and|or|和|或|及|、)[\s,，]*$", re.I)
+# Words that may stand between a replaced status and its "by" ("Superseded on 2024-03-01 by [[X]]",
+# "Superseded by the [[X]]", "by ADR [[0007-new]]").
+_DATED = frozenset(
+    "on in since the adr jan january feb february mar march apr april may jun june jul july aug august sep"
+    " sept september oct october nov november dec december".split()
+)
 # A line of a frontmatter block, read or not: "key: value", "- item", a comment.
 _FIELD_LINE = lazy_pattern(r"^(?:[ \t]*[-#]|[ \t]*[\w\"'][^:]*:)")
 _HAN_DATE = lazy_pattern(r"\d+\s*[年月日号號]")
@@ -316,11 +326,18 @@ def _replacing(value: str, status: str) -> list[str]:
     for m in _LINK.finditer(value):
         before = value[: m.start()]
         joined = end is not None and _AND.match(value[end : m.start()])
-        words = _NOT_WORD.sub(" ", before).lower().split()
+        words = [
+            w
+            for w in _NOT_WORD.sub(" ", before).lower().split()
+            if w not in _DATED and not _VERSION.fullmatch(w)
+        ]
         # Right after a replaced status's word, or its "by"/"with" ("superseded by", "replaced with",
-        # 已被 … 取代): "Superseded by [[B]], approved by [[Ann]]" names Ann as who approved.
+        # 已被 … 取代), a date aside: "Superseded by [[B]], approved by [[Ann]]" names Ann as who approved.
         promised = words in ([status], [status, "by"], [status, "with"]) or bool(_PASSIVE.search(before))
-        leads = _LEADS_TO.search(before) or (status in PROMISE_REPLACEMENT and promised) or joined
+        takes_over = bool(_TAKES_OVER.match(value[m.end() :]))
+        leads = (
+            _LEADS_TO.search(before) or (status in PROMISE_REPLACEMENT and promised) or takes_over or joined
+        )
         if leads and not _names_a_status(m.group(0)):
             found.append(m.group(0))
             end = m.end()
@@ -344,9 +361,11 @@ def status_links(status: str) -> list[str]:
 
 
 def _names_a_status(link: str) -> bool:
-    """Whether a link's text is a replaced status ([[Deprecated]], [Superseded](Status/Superseded.md))."""
+    """Whether a link's whole text is a replaced status ([[Deprecated]], [Superseded](Status/Superseded.md));
+    not a title that starts with one ([[Deprecated APIs migration guide]], [[废弃物分类规范]]: a fourth review
+    found such replacements dropped)."""
     text = link.strip("[]").split("](")[0].split("|")[-1]
-    return status_of([_NOT_WORD.sub(" ", text).strip()]) in REPLACED_STATUSES
+    return _NOT_WORD.sub(" ", text).strip().lower() in REPLACED_STATUSES
 
 
 def _status_line(line: str) -> dict[str, list[object]]:
