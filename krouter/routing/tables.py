@@ -180,12 +180,15 @@ class Tables:
         """True when the page ``path`` writes Japanese, as ``writings`` reads a page titled in Han
         characters (a katakana brand name in a Chinese page does not make it Japanese)."""
         pid = self.by_path.get(path)
-        if pid is None:
-            return False
+        # A refusal asks of its closest pages: in a vault with no hiragana, none is read.
+        return pid is not None and self._holds_hiragana(index) and _writes_japanese(index.page_terms(pid))
+
+    def _holds_hiragana(self, index: Index) -> bool:
+        """Whether any page holds a term that starts with hiragana (any Japanese text): one range read
+        per generation."""
         if self._hiragana is None:
-            # A refusal asks of its closest pages: in a vault with no hiragana, none is read.
             self._hiragana = index.has_term_between("\u3041", "\u309f\uffff")
-        return self._hiragana and _writes_japanese(index.page_terms(pid))
+        return self._hiragana
 
     def _shares(self, index: Index | None) -> dict[str, float]:
         """Each language's share of the current pages by their titles; with ``index``, the pages
@@ -197,8 +200,8 @@ class Tables:
         }
         counts: dict[str, float] = dict(Counter(titled.values()))
         han = [self.pages[pid] for pid, lang in titled.items() if lang == "Chinese"]
-        # No page read in a vault no term of which starts with hiragana (any Chinese one): one range read.
-        if index is not None and han and index.has_term_between("\u3041", "\u309f\uffff"):
+        # No page read in a vault no term of which starts with hiragana (any Chinese one).
+        if index is not None and han and self._holds_hiragana(index):
             japanese = len(han) * _japanese_share(index, han)
             counts["Chinese"] -= japanese
             counts["Japanese"] = counts.get("Japanese", 0) + japanese

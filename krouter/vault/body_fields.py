@@ -91,10 +91,15 @@ _TOP_LINKED = frozenset(
 # Besides its status and links, such a line holds only these ("Superseded (see [[New]])", "Deprecated in
 # favour of [[New]]", "Superseded by [[X]] in March 2024"): "Replaced the disk" is a sentence, and so is
 # Chinese of more than a few characters besides a date (废弃的旧接口已下线, "the old API is offline").
-_TOP_FILLER = frozenset(
-    "by see since on as of in from with use instead favor favour and or for the our new latest current"
-    " updated adr please jan january feb february mar march apr april may jun june jul july aug august"
-    " sep sept september oct october nov november dec december".split()
+_MONTHS = frozenset(
+    "jan january feb february mar march apr april may jun june jul july aug august sep sept september oct"
+    " october nov november dec december".split()
+)
+# Words that may stand between a replaced status and its "by" ("Superseded on 2024-03-01 by [[X]]",
+# "Superseded by the [[X]]", "by ADR [[0007-new]]").
+_DATED = _MONTHS | frozenset({"on", "in", "since", "the", "adr"})
+_TOP_FILLER = _DATED | frozenset(
+    "by see as of from with use instead favor favour and or for our new latest current updated please".split()
 )
 _TOP_HAN_CHARS = 6
 # Before the link that replaces the page, more (已过时，请参阅最新的 [[新方案]]); after it, a few words or
@@ -118,12 +123,6 @@ _PASSIVE = lazy_pattern(r"被[\s:：]*$")
 _TAKES_OVER = lazy_pattern(r"^[\s，,]*(?:替代|取代|代替|替换)")
 # Joined to a replacement by a word, not a comma alone ("Superseded by [[Kafka]], [[2024-03-01]]": a date).
 _AND = lazy_pattern(r"^[\s,，]*(?:and|or|和|或|及|、)[\s,，]*$", re.I)
-# Words that may stand between a replaced status and its "by" ("Superseded on 2024-03-01 by [[X]]",
-# "Superseded by the [[X]]", "by ADR [[0007-new]]").
-_DATED = frozenset(
-    "on in since the adr jan january feb february mar march apr april may jun june jul july aug august sep"
-    " sept september oct october nov november dec december".split()
-)
 # A line of a frontmatter block, read or not: "key: value", "- item", a comment.
 _FIELD_LINE = lazy_pattern(r"^(?:[ \t]*[-#]|[ \t]*[\w\"'][^:]*:)")
 _HAN_DATE = lazy_pattern(r"\d+\s*[年月日号號]")
