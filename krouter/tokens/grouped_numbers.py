@@ -13,8 +13,10 @@ docs/decisions.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
+from krouter.tokens import han_numerals
 
 _GROUPED = lazy_pattern(r"(?<![\d.])(?<!\d,)[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)")
 _GROUP_HINT = lazy_pattern(r"\d,\d{3}")
@@ -84,13 +86,14 @@ def magnitude_numbers(norm: str) -> list[str]:
     return [n for m in _MAGNITUDE.finditer(norm) if (n := _whole(m))] if _HINT.search(norm) else []
 
 
-def as_digits(norm: str) -> tuple[str, dict[str, str]]:
+def as_digits(norm: str, known: Callable[[str], bool] | None = None) -> tuple[str, dict[str, str]]:
     """A normalised question with its numbers counted in 千, 万 or 亿 written in digits (上限5万 is 上限
-    50000: a page that writes 50,000, 50000 or 5 万 holds it), and each such number's digits mapped to
-    the words the question wrote (50000: 5万), for the receipt to show."""
+    50000: a page that writes 50,000, 50000 or 5 万 holds it), and so its Han numerals the vault does not
+    write as asked (``han_numerals``: 两千 is 2000), and each such number's digits mapped to the words
+    the question wrote (50000: 5万), for the receipt to show."""
+    norm, spoken = han_numerals.in_digits(norm, known)
     if not _HINT.search(norm):
-        return norm, {}
-    spoken: dict[str, str] = {}
+        return norm, spoken
 
     def digits(m: re.Match[str]) -> str:
         whole = _whole(m)

@@ -353,7 +353,7 @@ def question_identifiers(question: str) -> list[str]:
 def _query_pairs(
     question: str, known: Callable[[str], bool] | None, reached: Callable[[str], bool] | None = None
 ) -> Iterator[tuple[str, str, str | None]]:
-    asked, spoken = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))))
+    asked, spoken = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))), known)
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
