@@ -5,14 +5,21 @@ asks of a page saying "上限 2000 元", "九点上班吧" of one saying "9:00 �
 九点 were words the vault never holds, and the right page was refused for them. A numeral is read as its
 number only where it can be nothing else and only when the vault does not write it as asked:
 
-- a well-formed number (十二, 三十, 两千, 一百零五, 十五万), the spoken short forms included (一百五 is 150,
-  两千五 2500, 三万二 32000); not a run of bare digits (二〇二五, 五一), nor 百, 千 or 万 with no digit
-  before it (百度, 千万别, 万一);
-- a single digit only before a measure word (三点, 两只, 九折, 七月), never 一 (一个 is "a"), nor 十 of 十分
-  ("very"), nor a stop word's (两个);
-- not a weekday's, an ordinal's or a name's (周三, 礼拜四, 第二, 初三, 双十一, 老三);
-- never when a page writes it so (the bigram or word is in the index): a vault that writes 三点 keeps
-  finding it, and without an index (``known`` None) nothing is read.
+- a well-formed number: with 百, 千, 万 or 亿 (两千, 一百零五, 十五万), the spoken short forms included
+  (一百五 is 150, 两千五 2500, 三万二 32000, but 两千一个月 is 2000 a month); without them (十二, 三十) only
+  before a measure word (三十天, 十五号: 十一 is the October holiday, 十三行 a place); not bare digits in a
+  row (二〇二五, 五一), one starting with 零 (零五年), nor 百, 千 or 万 with no digit before it (百度, 千万别);
+- a single digit only before a measure word (三点, 两只, 九折, 七月), never 一 (一个 is "a"), nor a stop
+  word's (两个);
+- not a weekday's, an ordinal's, a date's, an approximation's or a name's (周三, 礼拜四, 第二, 初三,
+  九月初三, 几十万, 双十一, 老三), nor the start of a longer dictionary word (五月天, 五台山, 十万火急), but
+  for one that only goes on counting (九点半, 七月份);
+- never when a page writes it so, in Simplified or Traditional characters (its word or every bigram of it
+  is in the index: a vault that writes 三点 or 兩千 keeps finding it), and without an index (``known``
+  None) nothing is read.
+
+Names that start with a number and no dictionary holds (三元桥, a shop called 三顿半) are still read as the
+number when the vault never writes them (docs/decisions.md D224).
 """
 
 from __future__ import annotations
@@ -20,25 +27,35 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
+from krouter.tokens import traditional
+from krouter.tokens.chinese import question_jieba
 from krouter.tokens.stopwords import CHINESE
 
 _DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _PLACES = {"十": 10, "百": 100, "千": 1000}
 _MYRIADS = {"万": 10**4, "亿": 10**8}
 _NUMERAL = lazy_pattern("[零〇一二两三四五六七八九十百千万亿]+")
+_LARGE = frozenset("百千万亿")
 # What a numeral right after these is part of: a weekday (周三, 星期五, 礼拜四), an ordinal (第二), a day of
-# the lunar month (初三), a festival (双十一), a sibling's nickname (老三).
-_NOT_AFTER = ("周", "星期", "礼拜", "第", "初", "双", "老")
-# Measure words and units a single digit is counted with (三点, 两只猫, 九折, 七月, 五公里).
-_DATE_AFTER = lazy_pattern(r"月\s*[零〇一二两三四五六七八九十\d]")
+# the lunar month (初三), a festival (双十一), a sibling's nickname (老三), an approximation (几十万, 数十).
+_NOT_AFTER = ("周", "星期", "礼拜", "第", "初", "双", "老", "几", "数")
+# A month with its day (三月四号, 九月初三) is read whole by the date rules, or not at all.
+_DATE_AFTER = lazy_pattern(r"月\s*[初零〇一二两三四五六七八九十\d]")
+# Measure words and units a number is counted with (三点, 两只猫, 九折, 七月, 五公里). Not 成: 八成 is
+# "probably", and 三成 a share notes write as 30%; nor 期 and 节, which start the words after a holiday's
+# name (十一期间, 十一节假日) as often as they count.
 _COUNTED = lazy_pattern(
     "(?:点|个|天|号|日|度|块|元|月|年|人|次|台|岁|分钟|秒|小时|钟头|周|倍|只|张|份|套|间|层|楼|箱|件|条"
-    "|米|公里|斤|公斤|克|升|折|成|位|名|家|辆|遍|顿|期|节|趟|晚|夜|单|瓶|包|盒|袋|项|页|本)"
+    "|平米|平方|平|米|公里|斤|公斤|克|升|折|位|名|家|辆|遍|顿|趟|晚|夜|单|瓶|包|盒|袋|项|页|本)"
 )
+# What a dictionary word may add to a number and its measure word and still be a count (九点半, 七月份).
+_COUNTING_ON = frozenset("半份多整")
 
 
 def value(run: str) -> int | None:
     """The number a run of Han numerals writes, or None when the run is not one well-formed number."""
+    if run[0] in "零〇":
+        return None
     total = section = 0
     digit: int | None = None
     place = 0  # the last place (十, 百, 千) of this section, or the myriad just closed
@@ -82,19 +99,21 @@ def in_digits(norm: str, known: Callable[[str], bool] | None) -> tuple[str, dict
     spoken: dict[str, str] = {}
     out, end = [], 0
     for m in _NUMERAL.finditer(norm):
-        run, after = m.group(0), norm[m.end() :]
-        number = _read(run, norm[: m.start()], after, known)
+        run = m.group(0)
+        # 两千一个月, 两万一平: the 一 before a measure word is "a", not the short form's hundreds.
+        if len(run) > 2 and run[-1] == "一" and run[-2] in _LARGE and _COUNTED.match(norm, m.end()):
+            run = run[:-1]
+        number = _read(run, norm[: m.start()], norm[m.start() + len(run) :], known)
         if number is None:
             continue
         out.append(norm[end : m.start()] + number)
         spoken.setdefault(number, run)
-        end = m.end()
+        end = m.start() + len(run)
     return "".join(out) + norm[end:], spoken
 
 
 def _read(run: str, before: str, after: str, known: Callable[[str], bool]) -> str | None:
     """The digits ``run`` is read as, between ``before`` and ``after``, or None to leave it as written."""
-    # A date is read whole by the date rules (三月四号 as 3月4号): neither of its numbers is read apart.
     if before.endswith(_NOT_AFTER) or before.endswith(("月", "年")) or _DATE_AFTER.match(after):
         return None
     number = value(run)
@@ -104,10 +123,30 @@ def _read(run: str, before: str, after: str, known: Callable[[str], bool]) -> st
     measure = counted.group(0) if counted else ""
     if run + measure in CHINESE or (len(run) > 1 and run in CHINESE):
         return None
-    if len(run) == 1:
-        # 一 is "a" (一个, 一次); a digit before no measure word is a word's (九寨沟, 三星, 十分 "very").
-        if run == "一" or not measure or known(run + after[:1]):
-            return None
-    elif known(run):
+    # 一 is "a" (一个, 一次); a number with no measure word and no 百, 千, 万 or 亿 is a word's (九寨沟,
+    # 三星, 十分 "very", 十一 the holiday).
+    if run == "一" or not (measure or _LARGE.intersection(run)):
+        return None
+    if _starts_a_word(run + measure, after[len(measure) :]) or _written(
+        run if len(run) > 1 else run + after[:1], known
+    ):
         return None
     return str(number)
+
+
+def _starts_a_word(counted: str, rest: str) -> bool:
+    """Whether the number and its measure word begin a longer word of the segmenter's dictionary (五月天, a
+    band; 五台山; 十万火急), other than one that only goes on counting (九点半, 七月份)."""
+    freq = question_jieba().FREQ
+    for size in range(1, min(len(rest), 3) + 1):
+        if not _COUNTING_ON.issuperset(rest[:size]) and freq.get(counted + rest[:size]):
+            return True
+    return False
+
+
+def _written(text: str, known: Callable[[str], bool]) -> bool:
+    """Whether the vault writes ``text`` as asked: the word, every bigram of it, or its Traditional
+    spelling (兩千 of 两千) is in the index."""
+    if known(text) or (len(text) > 2 and all(known(text[i : i + 2]) for i in range(len(text) - 1))):
+        return True
+    return traditional.held_in_traditional(text, known) is not None
