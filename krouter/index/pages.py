@@ -71,6 +71,11 @@ class PageRows:
             return None
         return list(record["ids"])
 
+    def stored_hash(self, path: str) -> str | None:
+        """The fingerprint (``content_hash``) of a page's bytes as last indexed; None when not indexed."""
+        row = self.conn.execute("SELECT hash FROM pages WHERE path=?", (path,)).fetchone()
+        return str(row[0]) if row else None
+
     def page_rows(self, ids: list[int]) -> list[tuple[int, str, str, str, int, int, int, int]]:
         """``page_table``'s rows of just these pages (those still in the index), by id."""
         rows = []

@@ -26,7 +26,7 @@ from krouter.routing.tables import Tables
 from krouter.tokens.grouped_numbers import grouped_form
 from krouter.tokens.normal_form import without_accents
 from krouter.tokens.terms import AMOUNT
-from krouter.vault.files import PageTooLarge, read_page_bytes
+from krouter.vault.files import PageTooLarge, content_hash, read_page_bytes
 from krouter.vault.md_tables import is_rule
 from krouter.vault.page_lines import body_start, file_lines
 from krouter.vault.templates import fenced_lines, query_block_lines
@@ -38,10 +38,13 @@ _MAX_HITS = 20000
 
 
 class PageGone(KRouterError):
-    """A page the index holds is no longer in the vault: the index is behind the files."""
+    """A page the index holds is no longer in the vault as indexed (gone, or ``changed`` since): the
+    index is behind the files."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__(f"{path} is no longer in the vault")
+    def __init__(self, path: str, *, changed: bool = False) -> None:
+        super().__init__(
+            f"{path} {'changed since it was indexed' if changed else 'is no longer in the vault'}"
+        )
         self.path = path
 
 
@@ -74,7 +77,7 @@ class PageReads:
         found = self._texts.get(path)
         if found is None:
             try:
-                found = read_page_bytes(self._root, path).decode("utf-8", "replace")
+                data = read_page_bytes(self._root, path)
             except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PageTooLarge) as exc:
                 # Read as "" it was cited with an empty line, or its stored passages ran past the
                 # text's end (IndexError): the lookup walks the vault and asks again (``Router``).
@@ -83,7 +86,16 @@ class PageReads:
                 if exc.errno == errno.ELOOP:  # a symlink where the page or a folder of it was
                     raise PageGone(path) from exc
                 self.unread[path] = exc.strerror or str(exc)
-                found = ""
+                data = b""
+            else:
+                # Saved again since the index read it (the owner's save, a moment before the watcher
+                # reports it): its stored passages and words are not this text's. Read as it is, it was
+                # cited for words it no longer holds, or its passages ran past its end (IndexError, a
+                # bug hunt): it is indexed again and the question asked again, as for a page gone.
+                stored = self.index.stored_hash(path)
+                if stored is not None and stored != content_hash(data):
+                    raise PageGone(path, changed=True)
+            found = data.decode("utf-8", "replace")
             if "\r" in found:
                 # What text mode's universal newlines make of them.
                 found = found.replace("\r\n", "\n").replace("\r", "\n")

@@ -298,8 +298,7 @@ class Router:
                     # again would wait as long each time and find the same page (a cold review: two
                     # minutes, then a traceback).
                     raise KRouterError(
-                        f"{gone.path} is no longer in the vault, and another process is writing the "
-                        "index: ask again in a moment"
+                        f"{gone}, and another process is writing the index: ask again in a moment"
                     ) from gone
         self.index.refresh(force=True)
         return self._looked_up(question, k, others, lexical_only)
