@@ -466,3 +466,24 @@ def test_undo_after_a_tool_saved_the_fields_again_takes_the_trigger_out(
     assert code == 0, out
     after = parse_page("p.md", page.read_text(encoding="utf-8"))
     assert after.triggers == [] and after.body.strip() == "body\nmore"
+
+
+@pytest.mark.parametrize(
+    "before", [SHAPES["no frontmatter"], SHAPES["no triggers key"]], ids=["none", "no key"]
+)
+@pytest.mark.parametrize("order", ["older first", "newer first"])
+def test_undoing_two_runs_on_a_page_edited_since_leaves_no_triggers_key_the_owner_never_wrote(
+    tmp_path: Path, before: bytes, order: str
+) -> None:
+    """A bug hunt (two agents teaching one page, the owner adding a line, each run undone): undoing the
+    older run first left the page with a bare ``triggers:`` key (and, on a page without frontmatter, a
+    block around it) that only the learner had written: the newer run's own "before" held the key."""
+    page = tmp_path / "p.md"
+    page.write_bytes(before)
+    _teach(tmp_path, "p.md", "first question", "A")
+    _teach(tmp_path, "p.md", "second question", "B")
+    page.write_bytes(page.read_bytes() + b"A line the owner added.\n")
+    for run in ("A", "B") if order == "older first" else ("B", "A"):
+        code, out = _undo(run)
+        assert code == 0, out
+    assert page.read_bytes() == before + b"A line the owner added.\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from krouter.errors import KRouterError, PageNotFound, VaultNotFound
@@ -46,6 +47,8 @@ UNDONE_ALREADY = (
 # What a run id may look like (``journal.new_run_id`` makes "20250101T000000Z-1a2b3c"): an empty or
 # blank one (an unset variable in a script) must never be taken for "no --undo" and start a run.
 RUN_ID = lazy_pattern(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
+# The line ``page_edit.with_trigger`` writes when it adds the key.
+_KEY_LINE = lazy_pattern(r"(?m)^triggers:\r?$")
 
 
 def undo(run_id: str, stand_in: Path | None = None) -> LearnReport:
@@ -253,9 +256,14 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
         # owner's way of writing the field, a scalar or a null, comes back with it); else the
         # trigger's list item is taken out (with the key, when nothing else is left in it, and the
         # frontmatter block the learner made, when nothing else is left in that).
-        kept = _without_insertion(current, old, new, trigger)
+        # A key a learner write made is not the owner's way of writing the field: when an earlier run
+        # made it, this run's "before" held it, and putting that back left a bare key behind.
+        made_key = _learner_made(e, _made_key)
+        kept = None if made_key else _without_insertion(current, old, new, trigger)
         if kept is None and (kept := page_edit.without_trigger(current, trigger)) is not None:
             kept = _without_empty_block(kept, e)
+        if kept is None and made_key:
+            kept = _without_insertion(current, old, new, trigger)
         if kept is None:
             try:
                 text = current.decode("utf-8-sig")
@@ -317,15 +325,26 @@ def _without_empty_block(data: bytes, e: dict[str, object]) -> bytes:
     """``data`` without its frontmatter block when the block is empty and the learner made it (a write
     to this page inserted a whole block): the owner never wrote it."""
     bom = page_edit.BOM if data.startswith(page_edit.BOM) else b""
-    made = any(
-        x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and _made_block(x)
-        for x in journal_entries()
-    )
+    made = _learner_made(e, _made_block)
     for nl in (b"\n", b"\r\n"):
         empty = b"---" + nl + b"---" + nl
         if made and data[len(bom) :].startswith(empty):
             return bom + data[len(bom) + len(empty) :]
     return data
+
+
+def _learner_made(e: dict[str, object], made: Callable[[dict[str, object]], bool]) -> bool:
+    """Whether a journaled write to ``e``'s page (``e``'s or another run's) ``made`` something."""
+    return any(
+        x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and made(x)
+        for x in journal_entries()
+    )
+
+
+def _made_key(x: dict[str, object]) -> bool:
+    """Whether a journaled write added the ``triggers`` key line (the page had no such key)."""
+    new, old = (base64.b64decode(str(x.get(k, ""))).decode("utf-8", "replace") for k in ("new", "old"))
+    return _KEY_LINE.search(new) is not None and _KEY_LINE.search(old) is None
 
 
 def _made_block(x: dict[str, object]) -> bool:
