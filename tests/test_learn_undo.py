@@ -487,3 +487,32 @@ def test_undoing_two_runs_on_a_page_edited_since_leaves_no_triggers_key_the_owne
         code, out = _undo(run)
         assert code == 0, out
     assert page.read_bytes() == before + b"A line the owner added.\n"
+
+
+def test_an_undo_cut_short_before_its_record_counts_once_it_is_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug hunt (kill -9 while agents teach): an undo killed after it restored the page and before it
+    recorded the undo left the run listed as taught, and undoing it again found the page as before the
+    run and recorded nothing either, so the owner's undo never counted (an agent taught it again)."""
+    from krouter.learner import pending, undo
+
+    page = tmp_path / "p.md"
+    before = b"---\ntitle: Wifi\n---\nThe office wifi password rotates every Monday.\n"
+    page.write_bytes(before)
+    _teach(tmp_path, "p.md", "wifi passcode change day", "R1")
+
+    def killed(*_args: object) -> None:
+        raise SystemExit(137)
+
+    with monkeypatch.context() as m:
+        m.setattr(undo, "append_jsonl", killed)
+        with pytest.raises(SystemExit):
+            undo.undo("R1")
+    assert page.read_bytes() == before
+    code, out = _undo("R1")
+    assert code == 0, out
+    assert "R1" in journal.undone_runs()
+    assert "undid this trigger" in str(pending.owner_refusal(tmp_path, "wifi passcode change day", "p.md"))
+    listed = CliRunner().invoke(app, ["learn", "--list", "--vault", str(tmp_path)])
+    assert "(undone)" in listed.output, listed.output

@@ -67,6 +67,10 @@ def undo(run_id: str, stand_in: Path | None = None) -> LearnReport:
     with learner_lock():
         report, done = _undo_run(run_id, moved, stand_in)
     undone = report.count(RESTORED) + report.count(REMOVED) + report.count(REWOUND)
+    # A page found as it was before the run, which no earlier undo recorded: an undo killed between its
+    # restore and this record restored it. Not counted, the run was never listed as undone, and an agent
+    # could teach the trigger the owner took back again.
+    undone += sum(o.status == "unchanged" and o.reason != UNDONE_ALREADY for o in report.outcomes)
     # The folder it was undone in: a run whose vault moved may have two folders holding what it wrote
     # (the vault moved, and a copy of it), and an undo in one must not count as done in the other.
     record = {
