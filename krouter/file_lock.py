@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,11 @@ from krouter import config
 
 
 class Taken(Exception):
-    """Another process holds the lock, and the caller would not wait for it."""
+    """Another process holds the lock, and the caller would not wait for it (or not that long)."""
+
+
+# How often a bounded wait tries the lock again.
+_RETRY_S = 0.05
 
 
 if sys.platform == "win32":
@@ -47,14 +52,31 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+def _acquire_within(fd: int, timeout: float) -> None:
+    """Take the lock, trying again until ``timeout`` seconds have passed; then raise Taken."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            _acquire(fd, wait=False)
+            return
+        except Taken:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(_RETRY_S)
+
+
 @contextlib.contextmanager
-def held(path: Path, wait: bool = True) -> Iterator[None]:
+def held(path: Path, wait: bool = True, timeout: float | None = None) -> Iterator[None]:
     """Hold the lock file ``path`` (created 0600) for the block, waiting for another process to let
-    it go; without ``wait``, raise Taken at once when one holds it. Not re-entrant: a block holding it
-    must not take it again (the second wait never ends)."""
+    it go (at most ``timeout`` seconds, when given: then Taken); without ``wait``, raise Taken at once
+    when one holds it. Not re-entrant: a block holding it must not take it again (the second wait never
+    ends)."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        _acquire(fd, wait)
+        if wait and timeout is not None:
+            _acquire_within(fd, timeout)
+        else:
+            _acquire(fd, wait)
         try:
             yield
         finally:
@@ -64,10 +86,11 @@ def held(path: Path, wait: bool = True) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def state_lock(name: str, wait: bool = True) -> Iterator[None]:
+def state_lock(name: str, wait: bool = True, timeout: float | None = None) -> Iterator[None]:
     """Hold the lock file ``name`` in the state dir (private, KRouter's own) for the block, across
-    every process of the user; without ``wait``, raise Taken at once when another holds it."""
+    every process of the user; without ``wait``, raise Taken at once when another holds it (after
+    ``timeout`` seconds, when given)."""
     path = config.state_dir() / name
     config.private_dir(path.parent)
-    with held(path, wait):
+    with held(path, wait, timeout):
         yield

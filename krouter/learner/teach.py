@@ -33,8 +33,8 @@ from pathlib import Path
 
 from krouter import config
 from krouter.errors import KRouterError
-from krouter.file_lock import state_lock
-from krouter.learner import page_edit, pending
+from krouter.file_lock import Taken, state_lock
+from krouter.learner import page_edit, pending, write_lock
 from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, outcomes_path
 from krouter.learner.quotes import MAX_QUOTE_CHARS
@@ -225,8 +225,11 @@ def teach(
         result.quote = shown_quote(quote)
         result.reason = f"the quote is {len(quote)} characters long; at most {MAX_QUOTE_CHARS}: quote the sentence that answers"
     else:
-        with state_lock(TEACH_LOCK_NAME):
-            result.reason = _teach(router, result, client, new_run_id())
+        try:
+            with state_lock(TEACH_LOCK_NAME, timeout=write_lock.LOCK_WAIT_S):
+                result.reason = _teach(router, result, client, new_run_id())
+        except Taken:  # only the turn's wait raises it (a learner write's own wait is its reason)
+            result.reason = write_lock.busy("the teaching lock")
     append_jsonl(
         outcomes_path(),
         {

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from krouter.errors import KRouterError, PageNotFound
+from krouter.file_lock import Taken
 from krouter.learner import page_edit
 from krouter.learner.journal import (
     NOT_WRITTEN,
@@ -34,7 +35,7 @@ from krouter.learner.moved import identity
 from krouter.learner.page_write import PageNotWritten, atomic_replace, size_problem
 from krouter.learner.report import LEARNED, PROPOSED, SKIPPED, Outcome
 from krouter.learner.undo import undo_entry
-from krouter.learner.write_lock import learner_lock
+from krouter.learner.write_lock import busy, learner_lock
 from krouter.vault.files import contained_path, read_contained
 
 if TYPE_CHECKING:
@@ -110,11 +111,13 @@ def write_trigger(
         "after_sha256": digest(new),
     }
     try:
-        with learner_lock():
+        with learner_lock(bounded=True):
             settle_unmarked(root, page.rel, page.text)
             journaled_replace(page.path, new, page.data, entry)
     except PageNotWritten as exc:
         return SKIPPED, str(exc)
+    except Taken:  # only the lock's wait raises it: nothing was journaled or written
+        return SKIPPED, busy("the learner's write lock")
     return LEARNED, ""
 
 

@@ -30,9 +30,25 @@ LOCK_NAME = "learned.lock"
 TEACH_LOCK_NAME = "teach.lock"
 
 
-def learner_lock() -> contextlib.AbstractContextManager[None]:
-    """Hold the learner's write lock for the block (waiting for another process to let it go).
+# How long a teaching waits for another process's turn (either lock) before it says so: a holder stopped
+# with Ctrl-Z (`krouter teach`, `krouter learn --undo`) kept an MCP server's krouter_teach waiting for ever,
+# and every later call of that server behind it on its one worker, krouter_ask included (a bug hunt).
+# Far past a real turn: a teaching holds the lock for seconds at most, a write for milliseconds.
+LOCK_WAIT_S = 30.0
+
+
+def busy(what: str) -> str:
+    """Why nothing was written: another process held ``what`` for all of LOCK_WAIT_S."""
+    return (
+        f"another KRouter process has held {what} for {LOCK_WAIT_S:g} s (one stopped with Ctrl-Z?); "
+        "try again in a moment"
+    )
+
+
+def learner_lock(bounded: bool = False) -> contextlib.AbstractContextManager[None]:
+    """Hold the learner's write lock for the block (waiting for another process to let it go; for
+    at most LOCK_WAIT_S when ``bounded``, then ``krouter.file_lock.Taken``).
 
     Not re-entrant: a block holding it must not take it again (the second wait would never end).
     """
-    return state_lock(LOCK_NAME)
+    return state_lock(LOCK_NAME, timeout=LOCK_WAIT_S if bounded else None)
