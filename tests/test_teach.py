@@ -1078,3 +1078,23 @@ def test_control_characters_of_a_taught_question_never_reach_the_page(vault: Pat
     text = (vault / CODE_REVIEW).read_text(encoding="utf-8")
     assert parse_page(CODE_REVIEW, text).triggers == ["How many sign-offs does a merge need?"]
     assert "\\u001b" not in text and "\x1b" not in text and "\x07" not in text and "\\a" not in text
+
+
+def test_the_per_page_cap_counts_the_triggers_of_a_page_moved_since(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug hunt (the owner reorganising the vault while agents teach): a page moved or renamed after
+    agents taught it no longer counted their triggers, which it still holds, so agents could teach it
+    PAGE_CAP more."""
+    stripe_quote = "The read timeout for Stripe calls is 10 seconds."
+    monkeypatch.setattr(teach, "PAGE_CAP", 1)
+    code, out = teach_cli(vault, "What is the Stripe deadline?", PAYMENTS, stripe_quote)
+    assert code == 0, out
+    (vault / "Payments").mkdir()
+    (vault / PAYMENTS).rename(vault / "Payments" / "Stripe timeouts.md")
+    before = snapshot(vault)
+    code, out = teach_cli(
+        vault, "How many seconds do we wait for Stripe?", "Payments/Stripe timeouts.md", stripe_quote
+    )
+    assert code == 3 and "per-page cap" in out, out
+    assert snapshot(vault) == before

@@ -9,12 +9,13 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
+from krouter.errors import KRouterError, PageNotFound
 from krouter.learner import page_edit
 from krouter.learner.journal import digest, journal_entries
 from krouter.learner.stand_in import folder
-from krouter.vault.files import read_page_bytes, walk
+from krouter.vault.files import contained_path, read_contained, read_page_bytes, walk
 from krouter.vault.page import parse_page
 from krouter.vault.page_lines import split_frontmatter
 
@@ -41,6 +42,29 @@ def identity(rel: str, data: bytes) -> dict[str, str]:
     _frontmatter, body, _line = split_frontmatter(text)
     title = unicodedata.normalize("NFC", parse_page(rel, text).title)
     return {"page_title": title, "body_sha256": digest(body.encode("utf-8"))}
+
+
+def still_on(root: Path, e: dict[str, object], rel: str | None = None) -> bool:
+    """Whether entry ``e``'s trigger is still one of its page's triggers (an undo or an edit removes it);
+    with ``rel``, whether it is one of ``rel``'s, as ``e``'s page's own or as that page's moved since
+    (the owner reorganising the vault took the triggers agents taught off the per-page cap's count)."""
+    page = str(e.get("page", ""))
+    try:
+        if rel is not None and page != rel:
+            return _gone(root, page) and bool(moved_to(e, [rel]).pages)
+        text = read_contained(root, contained_path(root, page)).decode("utf-8-sig")
+    except (KRouterError, OSError, UnicodeDecodeError):
+        return False
+    return page_edit.holds_trigger(page, text, str(e.get("trigger", "")))
+
+
+def _gone(root: Path, rel: str) -> bool:
+    """Whether the vault no longer holds a file at ``rel``."""
+    try:
+        contained_path(root, rel)
+    except PageNotFound:
+        return True
+    return False
 
 
 def moved_to(e: dict[str, object], among: Iterable[str] | None = None) -> Whereabouts:

@@ -37,6 +37,7 @@ from krouter.file_lock import Taken, state_lock
 from krouter.learner import page_edit, pending, write_lock
 from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, outcomes_path
+from krouter.learner.moved import still_on
 from krouter.learner.quotes import MAX_QUOTE_CHARS
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
@@ -46,7 +47,7 @@ from krouter.learner.write_lock import TEACH_LOCK_NAME
 from krouter.routing.phrasings import check as check_phrasings
 from krouter.routing.phrasings import check_question
 from krouter.routing.router import Router
-from krouter.vault.files import MAX_PATH_CHARS, contained_path, read_contained
+from krouter.vault.files import MAX_PATH_CHARS
 
 AGENT_LANE = "agent"
 PAGE_CAP = 3
@@ -126,16 +127,6 @@ def shown_quote(quote: str) -> str:
     return quote if len(quote) <= QUOTE_SHOWN else quote[:QUOTE_SHOWN] + "…"
 
 
-def _still_on_page(root: Path, entry: dict[str, object]) -> bool:
-    """Whether a journaled trigger is still one of its page's triggers (an undo or an edit removes it)."""
-    try:
-        rel = str(entry["page"])
-        text = read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
-    except (KeyError, KRouterError, OSError, UnicodeDecodeError):
-        return False
-    return page_edit.holds_trigger(rel, text, str(entry.get("trigger", "")))
-
-
 def _limits_problem(root: Path, rel: str, question: str, now: float, daily_cap: int) -> str | None:
     """Why the caps (``daily_cap`` a day in the vault, PAGE_CAP a page) or an earlier teaching forbid
     this one, or None."""
@@ -158,7 +149,7 @@ def _limits_problem(root: Path, rel: str, question: str, now: float, daily_cap: 
         if (
             e.get("page") != rel
             and page_edit.trigger_key(str(e.get("trigger", ""))) == want
-            and _still_on_page(root, e)
+            and still_on(root, e)
         ):
             return (
                 f"this question is already a trigger of {e['page']} (run {e['run_id']}); "
@@ -186,7 +177,7 @@ def _limits_problem(root: Path, rel: str, question: str, now: float, daily_cap: 
         if e.get("lane") == AGENT_LANE
         or (e.get("pending_id") in confirmed and e.get("lane") != pending.OWNER)
     ]
-    on_page = [e for e in taught if e.get("page") == rel and _still_on_page(root, e)]
+    on_page = [e for e in taught if still_on(root, e, rel)]
     held = [h for h in holds if h["end"] is None and h.get("page") == rel]
     if len(on_page) + len(held) >= PAGE_CAP:
         return (
