@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from krouter.agents.sessions.pages import import_sessions
-from krouter.agents.sessions.redaction import redact
+from krouter.agents.sessions.redaction import RULES_VERSION, redact
 from krouter.cli import app
 from krouter.vault.page import parse_page
 
@@ -394,7 +394,7 @@ def _two_turns(tmp_path: Path) -> tuple[Path, list[object]]:
 def test_page_records_the_hash_of_what_the_import_wrote(vault: Path, tmp_path: Path) -> None:
     src, _ = _two_turns(tmp_path)
     page = parse_page("p.md", (vault / import_sessions([src], vault).created[0]).read_text(encoding="utf-8"))
-    assert page.yaml_error is None and str(page.meta["import_hash"]).startswith("sha256:")
+    assert page.yaml_error is None and str(page.meta["import_hash"]).startswith(f"r{RULES_VERSION}-sha256:")
 
 
 def test_reimport_keeps_a_page_edited_by_hand(vault: Path, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from krouter import config
-from krouter.agents.sessions.redaction import redact, redact_together
+from krouter.agents.sessions.redaction import RULES_VERSION, redact, redact_together
 from krouter.agents.sessions.transcripts import Session, Turn, display_path, read_transcript, transcript_files
 from krouter.atomic import atomic_write
 from krouter.errors import PathOutsideVault, TranscriptTooLarge
@@ -106,7 +106,9 @@ def render(session: Session, imported_at: str) -> str:
     """The page for a (redacted) session: frontmatter, then a ``**User**:``/``**Assistant**:`` paragraph a turn.
 
     The last frontmatter field, ``import_hash``, is the hash of the page without that line: a later
-    import overwrites the page only while it still matches (see ``_why_keep``).
+    import overwrites the page only while it still matches (see ``_why_keep``). It starts with the
+    redaction rules' generation (``r2-sha256:...``), which KRouter versions before it do not read as a
+    hash: they keep the page as written by hand instead of writing back what these rules redacted.
     """
     title = _title(session)
     when = min(session.timestamps).date() if session.timestamps else session.fallback_date
@@ -126,12 +128,13 @@ def render(session: Session, imported_at: str) -> str:
         parts.append(f"**{label}**: {turn.text}\n")
     body = "\n".join(parts)
     unsigned = f"---\n{front}---\n\n{body}"
-    return f"---\n{front}import_hash: {_page_hash(unsigned)}\n---\n\n{body}"
+    return f"---\n{front}import_hash: r{RULES_VERSION}-{_page_hash(unsigned)}\n---\n\n{body}"
 
 
 _IMPORTED_AT = lazy_pattern(r"^imported_at:.*$", re.M)
-# "sha256:" keeps the value a string to YAML (64 hex digits alone can read as a number).
-_IMPORT_HASH = lazy_pattern(r"^import_hash: (sha256:[0-9a-f]{64})\r?\n", re.M)
+# "sha256:" keeps the value a string to YAML (64 hex digits alone can read as a number). Before it, the
+# redaction rules' generation; none on the pages of versions that did not record it (generation 1).
+_IMPORT_HASH = lazy_pattern(r"^import_hash: (?:r([0-9]{1,9})-)?(sha256:[0-9a-f]{64})\r?\n", re.M)
 
 
 def _page_hash(text: str) -> str:
@@ -140,8 +143,11 @@ def _page_hash(text: str) -> str:
 
 def _same_apart_from_import_time(old: str, new: str) -> bool:
     def core(text: str) -> str:
-        # The hash covers the import time, so it differs whenever the time does.
-        return _IMPORT_HASH.sub("", _IMPORTED_AT.sub("", text, count=1), count=1)
+        # The hash covers the import time, so it differs whenever the time does. Not the rules'
+        # generation: a page of older rules is signed again, else an older KRouter still overwrites it.
+        return _IMPORT_HASH.sub(
+            lambda m: f"r{m.group(1) or 1}\n", _IMPORTED_AT.sub("", text, count=1), count=1
+        )
 
     return core(old) == core(new)
 
@@ -152,8 +158,14 @@ def _why_keep(text: str) -> str | None:
     if m is None:
         return "no import_hash: written by hand or by an older krouter; delete it to re-import"
     unsigned = text[: m.start()] + text[m.end() :]
-    if _page_hash(unsigned) != m.group(1):
+    if _page_hash(unsigned) != m.group(2):
         return "edited by hand; delete it to re-import"
+    if int(m.group(1) or 1) > RULES_VERSION:
+        # Written by a newer KRouter: these older rules would put back secrets its rules redacted.
+        return (
+            f"imported by a newer krouter (redaction rules {m.group(1)}, this one's {RULES_VERSION}); "
+            "re-import it with that version"
+        )
     return None
 
 

@@ -48,6 +48,12 @@ from krouter.agents.sessions.named_secrets import (
 )
 from krouter.lazy_pattern import lazy_pattern
 
+# The generation of these rules, recorded on every page an import writes (``pages.render``): bumped
+# whenever they redact something they did not before, so that an older KRouter sharing the vault (an
+# agent's install not yet upgraded) never re-imports a session over a page redacted by newer rules,
+# writing back the secrets they took out. Pages of KRouter versions before the record are generation 1.
+RULES_VERSION = 2
+
 # ---------------------------------------------------------------------------------------------------
 # Layer 1: detect-secrets.
 
