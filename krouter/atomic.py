@@ -14,6 +14,7 @@ import glob
 import os
 import secrets
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -134,13 +135,20 @@ def _remove_abandoned(path: Path) -> None:
             continue  # alive, another user's: not ours to judge
 
 
-def remove_others(keep: Path, pattern: str, spare: int = 0) -> None:
+def remove_others(keep: Path, pattern: str, spare: int = 0, used_within_s: float = 0.0) -> None:
     """Delete the files beside ``keep`` that match ``pattern`` but are not ``keep``: stores built for
     another version, never read again (rebuilt on demand if that version comes back). The ``spare``
-    most recently modified of them are kept too."""
+    most recently modified of them are kept too, and any modified in the last ``used_within_s`` seconds
+    (a store its install marks as used each time it opens it)."""
     others = [old for old in keep.parent.glob(pattern) if old != keep]
-    with contextlib.suppress(OSError):
-        others.sort(key=lambda old: old.stat().st_mtime, reverse=True)
+    mtimes: dict[Path, float] = {}
+    for old in others:
+        with contextlib.suppress(OSError):
+            mtimes[old] = old.stat().st_mtime
+    others.sort(key=lambda old: mtimes.get(old, 0.0), reverse=True)
+    now = time.time()
     for old in others[spare:]:
+        if now - mtimes.get(old, 0.0) < used_within_s:
+            continue
         with contextlib.suppress(OSError):
             old.unlink()

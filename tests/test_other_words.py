@@ -8,6 +8,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -401,6 +402,28 @@ def test_the_store_of_the_install_used_before_is_kept(tmp_path: Path, monkeypatc
     finally:
         bilingual.to_chinese.cache_clear()
     assert older.exists() and not oldest.exists()
+
+
+def test_the_stores_of_every_install_used_lately_are_kept(tmp_path: Path, monkeypatch) -> None:
+    """An upgrade hunt: three installs sharing a cache (an agent's server, a pipx install, a checkout)
+    each deleted the store of the one run before last, so every run compiled its own again (10 s a
+    question instead of 0.4 s). Those opened in the last two weeks stay; one unused for longer goes."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("KROUTER_CACHE_DIR", str(cache))
+    monkeypatch.setattr(bilingual, "_conn", None)
+    monkeypatch.setattr(bilingual, "_unavailable", False)
+    now = time.time()
+    stores = [cache / f"cedict-00000000000{n}.sqlite3" for n in range(1, 5)]
+    for store, age_days in zip(stores, (0.01, 1, 13, 15), strict=True):
+        store.write_bytes(b"another install's store")
+        os.utime(store, (now - age_days * 86400, now - age_days * 86400))
+    bilingual.to_chinese.cache_clear()
+    try:
+        assert "数据库" in bilingual.to_chinese("databas")
+    finally:
+        bilingual.to_chinese.cache_clear()
+    assert [store.exists() for store in stores] == [True, True, True, False]
 
 
 def test_numbers_do_not_make_a_chinese_vault_bilingual(tmp_path: Path, monkeypatch) -> None:
