@@ -516,3 +516,25 @@ def test_an_undo_cut_short_before_its_record_counts_once_it_is_run_again(
     assert "undid this trigger" in str(pending.owner_refusal(tmp_path, "wifi passcode change day", "p.md"))
     listed = CliRunner().invoke(app, ["learn", "--list", "--vault", str(tmp_path)])
     assert "(undone)" in listed.output, listed.output
+def test_an_undo_of_an_older_krouter_leaves_what_it_could_not_undo_to_this_one(tmp_path: Path) -> None:
+    """An upgrade hunt: an undo by a KRouter that recorded no entries ({"undo", "restored"} alone; before
+    2026-12-05) restored one page of a run and, following no moved page, called a renamed one gone. The
+    upgraded `--undo`, which follows moves, took every entry of the run as undone: "undone already", and
+    the renamed page kept the trigger its owner had asked to take back."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name in ("a.md", "b.md"):
+        (vault / name).write_text(f"---\ntitle: {name[0]}\n---\nThe {name[0]} body.\n", encoding="utf-8")
+    before = snapshot(vault)
+    run = "20260101T000000Z-abcdef"
+    _teach(vault, "a.md", "what is a", run)
+    _teach(vault, "b.md", "what is b", run)
+    # The older undo: a.md restored; b.md, renamed before it ran, left with the trigger.
+    (vault / "a.md").write_bytes(before["a.md"])
+    (vault / "b.md").rename(vault / "b renamed.md")
+    with journal.outcomes_path().open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"undo": run, "time": 1.0, "restored": 1}) + "\n")
+    code, out = _undo(run)
+    assert code == 0, out
+    assert (vault / "b renamed.md").read_bytes() == before["b.md"], out
+    assert (vault / "a.md").read_bytes() == before["a.md"]

@@ -190,8 +190,8 @@ def _undo_run(
 
 def _done_before(run_id: str, entries: list[dict[str, object]], here: str) -> set[str]:
     """The keys of the run's entries an earlier undo in the folder ``here`` dealt with (or in any, for
-    an undo recorded before undos named their folder); every entry, for an undo recorded before undos
-    named their entries, if it restored anything."""
+    an undo recorded before undos named their folder); for an undo recorded before undos named their
+    entries, if it restored anything, every entry but those it cannot have undone (``_left_alone``)."""
     done: set[str] = set()
     for _offset, item in querylog.read(outcomes_path()):
         if item.get("undo") != run_id or item.get("folder", here) != here:
@@ -200,8 +200,24 @@ def _done_before(run_id: str, entries: list[dict[str, object]], here: str) -> se
         if isinstance(keys, list):
             done.update(str(k) for k in keys)
         elif isinstance(item.get("restored"), int) and item["restored"]:
-            done.update(str(e["key"]) for e in entries)
+            done.update(str(e["key"]) for e in entries if not _left_alone(e))
     return done
+
+
+def _left_alone(e: dict[str, object]) -> bool:
+    """Whether an undo that did not name the entries it undid (an older KRouter's) left entry ``e``
+    alone: its page still holds, at its path, the bytes the run left, or is gone from its path (such an
+    undo followed no moved page, or called it gone). Taken for undone, the trigger stayed on the page
+    for good once upgraded: "undone already" (an upgrade hunt)."""
+    if e.get("never_written"):
+        return False
+    try:
+        path = contained_path(folder(e), str(e["page"]))
+        return digest(read_contained(folder(e), path)) == e["after_sha256"]
+    except PageNotFound:
+        return vault_there(folder(e))
+    except (KRouterError, OSError):
+        return False
 
 
 def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = None) -> None:
