@@ -96,14 +96,22 @@ OTHER_VERSION_KEPT_S = 14 * 24 * 3600
 _BESIDE = ("-wal", "-shm", ".watch", ".lock", ".build", ".merge", ".warming")
 
 
-def remove_other_versions(path: Path) -> None:
-    """Delete the indexes of the same vault left by other KRouter versions (the unversioned name of the
-    versions before the file was named by version included), once unused for OTHER_VERSION_KEPT_S."""
+def other_versions(path: Path) -> list[Path]:
+    """The indexes of the same vault that other KRouter versions left beside the index ``path`` (the
+    unversioned name of the versions before the file was named by version included)."""
     stem = shared_stem(path)
+    return [
+        other
+        for other in path.parent.glob(f"{glob.escape(stem)}*.sqlite3")
+        if other != path and not other.name.endswith(".vectors.sqlite3") and shared_stem(other) == stem
+    ]
+
+
+def remove_other_versions(path: Path) -> None:
+    """Delete the indexes of the same vault left by other KRouter versions (``other_versions``), once
+    unused for OTHER_VERSION_KEPT_S."""
     now = time.time()
-    for other in path.parent.glob(f"{glob.escape(stem)}*.sqlite3"):
-        if other == path or other.name.endswith(".vectors.sqlite3") or shared_stem(other) != stem:
-            continue
+    for other in other_versions(path):
         with contextlib.suppress(OSError):
             used = max(
                 os.stat(f"{other}{suffix}").st_mtime

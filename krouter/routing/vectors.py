@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - Windows: no lock, every process embeds
 
 from krouter.errors import PageNotFound
 from krouter.index.passages import split_passages
-from krouter.index.schema import delete_database, private_database
+from krouter.index.schema import delete_database, other_versions, private_database
 from krouter.index.version import shared_stem
 from krouter.vault.files import content_hash, read_page_bytes
 from krouter.vault.page import Problem, decode, parse_page
@@ -242,7 +242,13 @@ class Vectors:
             )
             have.add(key)
             done += 1
-        self.conn.executemany("DELETE FROM page_vectors WHERE key=?", [(k,) for k in have - live])
+        forgotten = have - live
+        if forgotten:
+            # The file is every index version's of this vault: what another version's index still holds
+            # stays (an older install's server re-embedded, in turn, every page this one left out).
+            kept = _other_versions_keys(index.path)
+            forgotten = set() if kept is None else forgotten - kept
+        self.conn.executemany("DELETE FROM page_vectors WHERE key=?", [(k,) for k in forgotten])
         if not behind:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('synced', ?)", (mark,))
         return done
@@ -278,6 +284,20 @@ def _embed(texts: list[str], start: float, budget_s: float | None, model: _Model
             return None
         parts.append(model.passages(texts[i : i + EMBED_BATCH]))
     return np.vstack(parts)
+
+
+def _other_versions_keys(index_path: Path) -> set[str] | None:
+    """The vector keys of the pages the indexes other KRouter versions left beside ``index_path`` hold
+    (each until unused for two weeks: ``schema.remove_other_versions``); None when one cannot be read,
+    which may hold any of them."""
+    keys: set[str] = set()
+    for other in other_versions(index_path):
+        try:
+            with contextlib.closing(sqlite3.connect(f"{other.as_uri()}?mode=ro", uri=True)) as conn:
+                keys.update(vector_key(h, t) for h, t in conn.execute("SELECT hash, title FROM pages"))
+        except sqlite3.Error:
+            return None
+    return keys
 
 
 def _current_texts(root: Path, path: str, digest: str) -> list[str] | None:
