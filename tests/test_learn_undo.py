@@ -516,6 +516,8 @@ def test_an_undo_cut_short_before_its_record_counts_once_it_is_run_again(
     assert "undid this trigger" in str(pending.owner_refusal(tmp_path, "wifi passcode change day", "p.md"))
     listed = CliRunner().invoke(app, ["learn", "--list", "--vault", str(tmp_path)])
     assert "(undone)" in listed.output, listed.output
+
+
 def test_an_undo_of_an_older_krouter_leaves_what_it_could_not_undo_to_this_one(tmp_path: Path) -> None:
     """An upgrade hunt: an undo by a KRouter that recorded no entries ({"undo", "restored"} alone; before
     2026-12-05) restored one page of a run and, following no moved page, called a renamed one gone. The
