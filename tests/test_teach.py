@@ -1098,3 +1098,31 @@ def test_the_per_page_cap_counts_the_triggers_of_a_page_moved_since(
     )
     assert code == 3 and "per-page cap" in out, out
     assert snapshot(vault) == before
+
+
+def test_the_per_page_cap_reads_the_journal_once_for_the_pages_gone_since(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review of the check above: each agent trigger on a page deleted since read the whole journal
+    to look for where it moved, on every teaching (300 such entries, 5.9 s a teaching, inside the teaching
+    lock, blocking the MCP server's worker)."""
+    import time
+
+    from krouter.learner import moved
+
+    for i in range(40):
+        entry = {"run_id": f"r{i}", "entry": f"e{i}", "page": f"gone {i}.md", "vault": str(vault.resolve())}
+        entry.update(lane="agent", trigger=f"question number {i}", time=time.time() - 5 * 86400)
+        learn_journal.append_jsonl(learn_journal.journal_path(), entry)
+    reads = []
+
+    def counted() -> list[dict[str, object]]:
+        reads.append(1)
+        return learn_journal.journal_entries()
+
+    monkeypatch.setattr(moved, "journal_entries", counted)
+    code, out = teach_cli(
+        vault, "What is the Stripe deadline?", PAYMENTS, "The read timeout for Stripe calls is 10 seconds."
+    )
+    assert code == 0, out
+    assert len(reads) <= 1, len(reads)

@@ -37,7 +37,7 @@ from krouter.file_lock import Taken, state_lock
 from krouter.learner import page_edit, pending, write_lock
 from krouter.learner.clipped import clipped_ids
 from krouter.learner.journal import append_jsonl, journal_entries, new_run_id, outcomes_path
-from krouter.learner.moved import still_on
+from krouter.learner.moved import still_on, still_on_page
 from krouter.learner.quotes import MAX_QUOTE_CHARS
 from krouter.learner.report import LEARNED
 from krouter.learner.trigger_writes import TAKEN_BACK, read_for_edit, write_confirmed
@@ -177,7 +177,7 @@ def _limits_problem(root: Path, rel: str, question: str, now: float, daily_cap: 
         if e.get("lane") == AGENT_LANE
         or (e.get("pending_id") in confirmed and e.get("lane") != pending.OWNER)
     ]
-    on_page = [e for e in taught if still_on(root, e, rel)]
+    on_page = still_on_page(root, taught, rel)
     held = [h for h in holds if h["end"] is None and h.get("page") == rel]
     if len(on_page) + len(held) >= PAGE_CAP:
         return (
