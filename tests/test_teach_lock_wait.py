@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from krouter.cli import app
 from krouter.learner import journal, write_lock
 from krouter.learner.write_lock import LOCK_NAME, TEACH_LOCK_NAME
+from krouter.routing.router import Router
 
 pytestmark = pytest.mark.usefixtures("teaching_writes_at_once")
 
@@ -58,3 +59,20 @@ def test_teaching_while_another_process_holds_a_lock_says_so_and_writes_nothing(
     # Its turn come, the same teaching is written.
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0 and res.output.startswith("taught"), res.output
+
+
+def test_the_index_is_built_before_the_teaching_waits_for_its_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review: the first teaching after an upgrade to a new index version built the index inside
+    the teaching lock (74 s at 45k pages), and a second teacher was refused after its bounded wait as if
+    the first had been stopped. The index is now built or caught up before the turn is taken: a teacher
+    refused for the turn has built it already."""
+    vault = write_vault(tmp_path / "vault", PAGES)
+    monkeypatch.setattr(write_lock, "LOCK_WAIT_S", 0.2)
+    args = ["teach", MERGE_Q, "--page", CODE_REVIEW, "--quote", GOOD_QUOTE, "--vault", str(vault)]
+    with held_elsewhere(TEACH_LOCK_NAME):
+        res = CliRunner().invoke(app, args)
+    assert res.exit_code == 3 and "try again" in res.output, res.output
+    with Router(vault, auto_refresh=False) as router:
+        assert router.decide(MERGE_Q, lexical_only=True).candidates, "the index was not built"

@@ -216,6 +216,11 @@ def teach(
         result.quote = shown_quote(quote)
         result.reason = f"the quote is {len(quote)} characters long; at most {MAX_QUOTE_CHARS}: quote the sentence that answers"
     else:
+        if router.auto_refresh:
+            # An index built or caught up before the turn is taken: a cold build (the first teaching after
+            # an upgrade to a new index version; minutes at 45k pages) held the lock past another
+            # teacher's bounded wait, refused as "held … for 30 s" (a cold review).
+            router.refresh()
         try:
             with state_lock(TEACH_LOCK_NAME, timeout=write_lock.LOCK_WAIT_S):
                 result.reason = _teach(router, result, client, new_run_id())

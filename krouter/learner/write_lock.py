@@ -40,8 +40,8 @@ LOCK_WAIT_S = 30.0
 def busy(what: str) -> str:
     """Why nothing was written: another process held ``what`` for all of LOCK_WAIT_S."""
     return (
-        f"another KRouter process has held {what} for {LOCK_WAIT_S:g} s (one stopped with Ctrl-Z?); "
-        "try again in a moment"
+        f"another KRouter process has held {what} for {LOCK_WAIT_S:g} s (a long learner run, or one "
+        "stopped with Ctrl-Z?); try again in a moment"
     )
 
 
