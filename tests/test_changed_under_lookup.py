@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from krouter import Router
 
 WALRUS = "Zoo/Walrus.md"
@@ -49,3 +51,25 @@ def test_a_page_rewritten_before_the_index_knows_is_not_cited_for_what_it_said(t
         )
         receipt = router.decide("what is the walrus budget")
     assert receipt.decision == "refuse" or "budget" in receipt.top.snippet.lower(), receipt.top
+
+
+def test_a_page_written_faster_than_a_lookup_runs_is_read_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold review of the check above: a log appended to every few milliseconds was found changed on
+    every try, and the lookup failed ("log.md changed since it was indexed") where it had answered. Once
+    the lookup has indexed what it could, the page is read as it is."""
+    from krouter.routing import citation
+
+    vault = make_vault(tmp_path / "vault")
+    reads = []
+
+    def appended(root: Path, rel: str, *args: object) -> bytes:
+        reads.append(rel)
+        return (root / rel).read_bytes() + f"\nline {len(reads)}\n".encode()
+
+    with Router(vault) as router:
+        router.refresh()
+        monkeypatch.setattr(citation, "read_page_bytes", appended)
+        receipt = router.decide("what is the walrus budget")
+    assert receipt.decision == "cite" and receipt.top.path == WALRUS, receipt.reason

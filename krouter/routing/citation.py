@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from krouter.errors import KRouterError
@@ -46,6 +49,22 @@ class PageGone(KRouterError):
             f"{path} {'changed since it was indexed' if changed else 'is no longer in the vault'}"
         )
         self.path = path
+        self.changed = changed
+
+
+_AS_THEY_ARE: ContextVar[bool] = ContextVar("as_they_are", default=False)
+
+
+@contextlib.contextmanager
+def as_they_are() -> Iterator[None]:
+    """Within the block a page saved since it was indexed is read as it is, not raised as PageGone: a
+    lookup's last try, once it has indexed what it could (a page written again faster than a lookup
+    runs, or the index's writer busy, made the lookup fail where it had answered: a cold review)."""
+    token = _AS_THEY_ARE.set(True)
+    try:
+        yield
+    finally:
+        _AS_THEY_ARE.reset(token)
 
 
 class PageReads:
@@ -88,11 +107,10 @@ class PageReads:
                 self.unread[path] = exc.strerror or str(exc)
                 data = b""
             else:
-                # Saved again since the index read it (the owner's save, a moment before the watcher
-                # reports it): its stored passages and words are not this text's. Read as it is, it was
-                # cited for words it no longer holds, or its passages ran past its end (IndexError, a
-                # bug hunt): it is indexed again and the question asked again, as for a page gone.
-                stored = self.index.stored_hash(path)
+                # Saved since the index read it (a moment before the watcher reports it): read as it is,
+                # it was cited for words it no longer holds, or its stored passages ran past its end
+                # (IndexError, a bug hunt): it is indexed again and the question asked again.
+                stored = None if _AS_THEY_ARE.get() else self.index.stored_hash(path)
                 if stored is not None and stored != content_hash(data):
                     raise PageGone(path, changed=True)
             found = data.decode("utf-8", "replace")

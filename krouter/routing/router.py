@@ -22,7 +22,7 @@ from krouter.file_stamp import file_stamp
 from krouter.index.refresh import RefreshStats
 from krouter.index.store import Index
 from krouter.routing import phrasings, querylog, semantic, sessions, vectors
-from krouter.routing.citation import PageGone
+from krouter.routing.citation import PageGone, as_they_are
 from krouter.routing.contacts import lacks_contact
 from krouter.routing.decision import DEFAULT_FLOOR, decide
 from krouter.routing.elsewhere import held_words, holds_none, lacking_words, names_against, trigger_blocker
@@ -284,24 +284,25 @@ class Router:
         question = question.strip()
         if self.auto_refresh:
             self.refresh()
-        # The index may hold a page the vault no longer does: a watcher's lease said every change was
-        # indexed while a move out of the vault was still on its way (watchdog holds an unpaired move
-        # back for half a second), and the lookup cited the gone page or failed (a bug hunt). That page
-        # is refreshed (no walk of the vault) and the question asked again; past a few, the vault is
-        # walked.
+        # The index may hold a page the vault no longer does, or not as it is now: a watcher's lease said
+        # every change was indexed while a move or a save was on its way, and the lookup cited the gone
+        # page or failed (bug hunts). That page is refreshed (no walk of the vault) and the question
+        # asked again; past a few, the vault is walked, and a page saved since is read as it is.
         for _ in range(_GONE_RETRIES):
             try:
                 return self._looked_up(question, k, others, lexical_only)
             except PageGone as gone:
                 if self.index.refresh(paths=[gone.path]).stale:
-                    # Another process holds the index's write lock (after the busy timeout): asking
-                    # again would wait as long each time and find the same page (a cold review: two
-                    # minutes, then a traceback).
+                    if gone.changed:  # the index's writer busy: the page as it is, as before
+                        break
+                    # Asking again would wait as long each time and find the same page (a cold review).
                     raise KRouterError(
                         f"{gone}, and another process is writing the index: ask again in a moment"
                     ) from gone
-        self.index.refresh(force=True)
-        return self._looked_up(question, k, others, lexical_only)
+        else:
+            self.index.refresh(force=True)
+        with as_they_are():
+            return self._looked_up(question, k, others, lexical_only)
 
     def _looked_up(self, question: str, k: int, others: list[str], lexical_only: bool) -> Receipt:
         # One read transaction: every statement of this lookup sees the same index, even if another
