@@ -286,3 +286,14 @@ def test_a_project_without_write_is_a_usage_error_not_a_silent_print(tmp_path: P
     )
     assert result.exit_code == 2 and "add --write" in result.output
     assert list(project.iterdir()) == []
+
+
+def test_the_printed_plan_does_not_say_a_file_exists_that_does_not(tmp_path: Path, vault: Path) -> None:
+    """A first-hour trial: `krouter setup claude-code` (no --write) said ".mcp.json (merged into the
+    existing file with --write)" in a project with no .mcp.json."""
+    result = CliRunner().invoke(app, ["setup", "claude-code", "--vault", str(vault)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "existing file" not in result.output
+        and ".mcp.json (merged into it with --write, or the file created)" in result.output
+    )

@@ -263,7 +263,7 @@ def render_plan(agent: Agent, vault: Path | None) -> str:
     for kind, rel, content in plan(agent, vault):
         if kind == "mcp-json":
             content = json.dumps({"mcpServers": {"krouter": json.loads(content)}}, indent=2)
-            title = f"{rel} (merged into the existing file with --write)"
+            title = f"{rel} (merged into it with --write, or the file created)"
         elif kind == "block":
             title = f"{rel} (appended between marker comments with --write)"
         elif kind == "file":

@@ -293,7 +293,8 @@ class Receipt:
                     f"  runner-up: {c.path}  score {c.score:.2f}  matched: {', '.join(c.matched) or '-'}{through}"
                 )
         else:
-            lines.append("REFUSE  the vault does not hold a page that answers this")
+            # Not "the vault holds no page that answers": the closest pages below may (a first-hour trial).
+            lines.append("REFUSE  no page answers this clearly enough to cite")
             if self.closest:
                 top = self.closest
                 lines.append(f"  closest: {top.path}  ({top.title}), line {top.line}")
