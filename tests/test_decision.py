@@ -668,6 +668,18 @@ def test_a_product_name_with_a_lower_case_prefix_is_written_as_a_name(
     assert written_as_name(word, question, set()) is name
 
 
+def test_a_name_in_several_words_an_alias_writes_counts_once(tmp_path: Path) -> None:
+    """D61 for a page's alias (the first-hour trial): "when is Wang Lei's birthday" was cited on 王磊's
+    page, aliased Wang Lei, at 67% (the name's two words two thirds of the question), although the page
+    holds no birthday and Sarah Chen's does."""
+    with Router(write(tmp_path, FIRST_HOUR)) as router:
+        birthday = router.decide("when is Wang Lei's birthday")
+        office = router.decide("Wang Lei 在哪个办公室")
+    assert birthday.decision == "refuse", birthday.reason
+    assert birthday.closest is not None and birthday.closest.path == "People/王磊.md"
+    assert office.decision == "cite" and office.top is not None and office.top.path == "People/王磊.md"
+
+
 def test_a_word_of_a_title_written_lower_case_names_no_page(tmp_path: Path) -> None:
     """ "lab notes" does not name the "Lab roster" page (lab and roster are in no dictionary), nor does a
     name of several words named whole change: Sarah Chen's page answers her birthday."""
