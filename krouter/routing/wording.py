@@ -111,16 +111,15 @@ def name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tupl
 def _aliased_name(units: list[Unit], question: str, page_id: int) -> list[int]:
     """The first run of two or more units in a row written as a name, each a word no dictionary knows that
     the page's title field (title, aliases, tags, file name) holds."""
-    run: list[int] = []
+    runs: list[list[int]] = [[]]
     for i, u in enumerate(units):
-        held = u.postings.get(page_id, (0, 0, 0))[0] > 0
-        if held and not is_cjk(u.text) and capitalised(u.text, question) and is_name(u.text):
-            run.append(i)
-            continue
-        if len(run) > 1:
-            return run
-        run = []
-    return run if len(run) > 1 else []
+        if u.postings.get(page_id, (0, 0, 0))[0] > 0 and not is_cjk(u.text) and capitalised(u.text, question):
+            runs[-1].append(i)
+        elif runs[-1]:
+            runs.append([])
+    # The dictionary only for a run of two: a vault in one script never opens it to cite ("the payments
+    # API timeout" has one such word).
+    return next((run for run in runs if len(run) > 1 and all(is_name(units[j].text) for j in run)), [])
 
 
 def _once(units: list[Unit], group: list[int]) -> tuple[list[Unit], float]:

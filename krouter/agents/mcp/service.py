@@ -241,10 +241,7 @@ class VaultService:
         if self._refresh_failed is not None and ranks:
             # Answered from the index as it was, a refusal read "the notes don't cover it" (a cold review:
             # a full disk, a cold build running in another process): the call fails with the reason.
-            raise IndexUnavailable(
-                f"the index could not be brought up to date ({self._refresh_failed}); its answers could "
-                "miss or contradict the notes, so none is given: try again"
-            )
+            raise _not_up_to_date(self._refresh_failed)
 
     async def run(self, fn: Callable[[Router], T], *, rescan: bool = False, ranks: bool = True) -> T:
         """Run ``fn(router)`` on the worker thread, after bringing the index up to date (``rescan``:
@@ -255,7 +252,13 @@ class VaultService:
             self._ensure_fresh(rescan, ranks=ranks)
             # Opened by that refresh if config.toml was broken when the server started; failing to open,
             # an error for the call.
-            return fn(self._router())
+            router = self._router()
+            try:
+                return fn(router)
+            except IndexUnavailable as exc:
+                # A lookup that found a page saved since it was indexed (before the watcher said so)
+                # refreshes it, and that refresh can fail as the server's own does: said the same way.
+                raise _not_up_to_date(exc) from exc
 
         import asyncio  # already loaded by the running event loop; kept out of `krouter ask`'s imports
 
@@ -278,3 +281,11 @@ class VaultService:
                 self._executor.submit(self.router.close).result(timeout=10)
         finally:
             self._executor.shutdown(wait=False)
+
+
+def _not_up_to_date(why: object) -> IndexUnavailable:
+    """The error a call fails with when the index could not be refreshed before answering."""
+    return IndexUnavailable(
+        f"the index could not be brought up to date ({why}); its answers could miss or contradict the "
+        "notes, so none is given: try again"
+    )
