@@ -77,9 +77,10 @@ def named_page(
     """(the name, that page's path) when the question words the top page lacks hold every word of another
     current page's title or file name, or those of them ``question`` writes as names (Sarah of Sarah
     Chen), and those words are a name: each holds a letter or a Han character and none is a word the
-    dictionary knows (王磊, Sarah Chen, not Database, which titles many a page a question only mentions). Only pages whose title or aliases hold one of the missing
-    words are looked at, and the dictionary only for a title they hold whole: a vault in one script
-    never opens it otherwise (compiling it takes seconds, once). A page the top page ``mentioned`` by
+    dictionary knows (王磊, Sarah Chen, not Database, which titles many a page a question only
+    mentions). Only pages whose title or aliases hold one of the missing words are looked at, and the
+    dictionary only for a title they name: a vault in one script never opens it otherwise (compiling
+    it takes seconds, once). A page the top page ``mentioned`` by
     another of its names (``mentioned_by_name``) is not one it never mentions."""
     missing = [u for i, u in enumerate(units) if i not in matched]
     words = {without_accents(normalize(u.text)) for u in missing}
@@ -105,8 +106,8 @@ def named_page(
 
 
 def _written_as_name(word: str, question: str) -> bool:
-    """``names.written_as_name``, or with a capital in a question written in Han characters, which capitalise
-    no sentence ("Sarah 喜欢喝什么")."""
+    """``names.written_as_name``, or with a capital in a question written in Han characters, which
+    capitalise no sentence ("Sarah 喜欢喝什么")."""
     return written_as_name(word, question, set()) or (has_han(question) and capitalised(word, question))
 
 
