@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from krouter import Router
-from krouter.tokens.names import written_as_name
 from tests.vault_files import write
 
 PAYMENTS = """---
@@ -630,66 +627,6 @@ def test_a_question_naming_another_page_is_not_answered_by_this_one(tmp_path: Pa
     assert receipt.decision == "refuse"
     assert "names '王磊', the page People/王磊.md" in receipt.reason
     assert own.decision == "cite" and own.top is not None and own.top.path == "People/Sarah Chen.md"
-
-
-# A new user's own pages (a first-hour trial), as written.
-FIRST_HOUR = {
-    "People/Sarah Chen.md": "---\ntitle: Sarah Chen\ntags: [people]\n---\n# Sarah Chen\n\nDesign lead, based in London. Works Monday to Wednesday only (part-time since June 2026).\nOwns the design system and the Figma library. Prefers async feedback in Figma comments over meetings.\nHer birthday is 14 February.\n",
-    "People/王磊.md": "---\ntitle: 王磊\naliases: [Wang Lei, 磊哥]\ntags: [人员]\n---\n# 王磊\n\n后端负责人，管支付模块和消息队列。人在上海办公室。\n手机：138-0000-1234。周三下午一般在开会，找他最好发消息。\n喜欢喝美式咖啡，不吃辣。\n",
-    "Runbooks/Deploy to production.md": "---\ntitle: Deploy to production\naliases: [release process, shipping]\ntags: [runbook]\n---\n# Deploy to production\n\n1. Merge to `main`; CI builds the Docker image and runs the tests.\n2. Deploys happen only on **Tuesday and Thursday between 10:00 and 16:00** (Shanghai time). No deploys on Fridays.\n3. Sarah Chen or 王磊 approves the deploy in the pipeline.\n4. Run `make deploy ENV=prod`; it does a canary at 10% for 15 minutes, then rolls out to all pods.\n5. If error rate goes above 2%, run `make rollback ENV=prod`.\n",
-    "People/Lab roster.md": "---\ntitle: Lab roster\n---\n# Lab roster\n\nWho is in the lab this term.\n",
-    "Notes/Station XM04.md": "# Station XM04\n\nThe lab notes give XM04's GPS position and water depth.\n",
-}
-
-
-def test_a_first_name_names_the_page_of_a_name_in_several_words(tmp_path: Path) -> None:
-    """A new user's own vault (a first-hour trial): "Sarah 喜欢喝什么" was cited on Wang Lei's page at 61%
-    (it holds 喜欢喝, and no Sarah): one word of Sarah Chen's name, written as a name, names her page."""
-    with Router(write(tmp_path, FIRST_HOUR)) as router:
-        receipt = router.decide("Sarah 喜欢喝什么")
-    assert receipt.decision == "refuse", receipt.reason
-    assert "names 'Sarah Chen', the page People/Sarah Chen.md" in receipt.reason
-
-
-@pytest.mark.parametrize(
-    ("word", "question", "name"),
-    [
-        ("ios", "what's our iOS release process", True),  # cited on the trial's only deploy runbook at 58%
-        ("iphone", "how do we ship the iPhone app", True),
-        ("macos", "what's the macOS build step", True),
-        ("ebay", "do we still sell on eBay", True),
-        ("maxconnections", "what is maxConnections set to", False),  # an identifier
-        ("userid", "where is the userId stored", False),
-    ],
-)
-def test_a_product_name_with_a_lower_case_prefix_is_written_as_a_name(
-    word: str, question: str, name: bool
-) -> None:
-    assert written_as_name(word, question, set()) is name
-
-
-def test_a_name_in_several_words_an_alias_writes_counts_once(tmp_path: Path) -> None:
-    """D61 for a page's alias (the first-hour trial): "when is Wang Lei's birthday" was cited on 王磊's
-    page, aliased Wang Lei, at 67% (the name's two words two thirds of the question), although the page
-    holds no birthday and Sarah Chen's does."""
-    with Router(write(tmp_path, FIRST_HOUR)) as router:
-        birthday = router.decide("when is Wang Lei's birthday")
-        office = router.decide("Wang Lei 在哪个办公室")
-    assert birthday.decision == "refuse", birthday.reason
-    assert birthday.closest is not None and birthday.closest.path == "People/王磊.md"
-    assert office.decision == "cite" and office.top is not None and office.top.path == "People/王磊.md"
-
-
-def test_a_word_of_a_title_written_lower_case_names_no_page(tmp_path: Path) -> None:
-    """ "lab notes" does not name the "Lab roster" page (lab and roster are in no dictionary), nor does a
-    name of several words named whole change: Sarah Chen's page answers her birthday."""
-    with Router(write(tmp_path, FIRST_HOUR)) as router:
-        station = router.decide("pull the GPS position and water depth of XM04 from the lab notes")
-        birthday = router.decide("when is Sarah's birthday")
-    assert station.decision == "cite" and station.top is not None, station.reason
-    assert station.top.path == "Notes/Station XM04.md"
-    assert birthday.decision == "cite" and birthday.top is not None
-    assert birthday.top.path == "People/Sarah Chen.md"
 
 
 PEOPLE = {

@@ -173,7 +173,7 @@ def decide(
     # file name, none of them a dictionary word) which this page never mentions asks about that page's
     # subject: 王磊的邮箱 is not answered by Sarah Chen's email.
     other_page = (
-        named_page(units, effective, mine, t, mentioned_by_name(t, reads.text, mine), question)
+        named_page(units, effective, mine, t, mentioned_by_name(t, reads.text, mine))
         if confidence >= floor and not lone
         else None
     )

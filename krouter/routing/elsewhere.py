@@ -72,15 +72,13 @@ def named_page(
     mine: set[int],
     t: Tables,
     mentioned: Callable[[int], bool] = lambda pid: False,
-    question: str = "",
 ) -> tuple[str, str] | None:
     """(the name, that page's path) when the question words the top page lacks hold every word of another
-    current page's title or file name, or those of them ``question`` writes as names (Sarah of Sarah
-    Chen), and those words are a name: each holds a letter or a Han character and none is a word the
-    dictionary knows (王磊, Sarah Chen, not Database, which titles many a page a question only
-    mentions). Only pages whose title or aliases hold one of the missing words are looked at, and the
-    dictionary only for a title they name: a vault in one script never opens it otherwise (compiling
-    it takes seconds, once). A page the top page ``mentioned`` by
+    current page's title or file name, and those words are a name: each holds a letter or a Han
+    character and none is a word the dictionary knows (王磊, Sarah Chen, not Database, which titles
+    many a page a question only mentions). Only pages whose title or aliases hold one of the missing
+    words are looked at, and the dictionary only for a title they hold whole: a vault in one script
+    never opens it otherwise (compiling it takes seconds, once). A page the top page ``mentioned`` by
     another of its names (``mentioned_by_name``) is not one it never mentions."""
     missing = [u for i, u in enumerate(units) if i not in matched]
     words = {without_accents(normalize(u.text)) for u in missing}
@@ -93,22 +91,11 @@ def named_page(
                 continue
             seen.add(pid)
             for name, parts in t.names_of(pid):
-                # A name of several words is named by one the question writes as a name too ("Sarah 喜欢喝
-                # 什么" of Sarah Chen's page, cited on Wang Lei's, which holds 喜欢喝 and no Sarah: a first-hour
-                # trial); not "lab notes" of a "Lab roster" page (no dictionary word, written lower case).
-                some = [p for p in parts if p in words]
-                whole = len(some) == len(parts) or all(_written_as_name(p, question) for p in some)
-                if some and whole and all(map(is_name, parts)):
+                if parts and words.issuperset(parts) and all(map(is_name, parts)):
                     if mentioned(pid):
                         break
                     return name, t.pages[pid].path
     return None
-
-
-def _written_as_name(word: str, question: str) -> bool:
-    """``names.written_as_name``, or with a capital in a question written in Han characters, which
-    capitalise no sentence ("Sarah 喜欢喝什么")."""
-    return written_as_name(word, question, set()) or (has_han(question) and capitalised(word, question))
 
 
 def unknown_name(
@@ -216,8 +203,7 @@ def names_against(
     mine = {pid, *t.predecessors.get(pid, ())}
     units = question_units(question, index, t)
     held = {i for i, u in enumerate(units) if any(p in u.postings for p in mine)}
-    mentioned = mentioned_by_name(t, PageReads(index, root, units).text, mine)
-    other = named_page(units, held, mine, t, mentioned, question)
+    other = named_page(units, held, mine, t, mentioned_by_name(t, PageReads(index, root, units).text, mine))
     if other:
         return f"the question names {other[0]!r}, the page {other[1]}, which {path} never mentions"
     unread = unread_words(units, index)

@@ -23,14 +23,7 @@ from dataclasses import replace
 
 from krouter.routing.question import Unit
 from krouter.routing.tables import Tables
-from krouter.tokens.names import (
-    CALENDAR_NAMES,
-    CALENDAR_SHORT,
-    WEEKDAYS,
-    capitalised,
-    is_name,
-    written_as_name,
-)
+from krouter.tokens.names import CALENDAR_NAMES, CALENDAR_SHORT, WEEKDAYS, capitalised, written_as_name
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.scripts import is_cjk
 
@@ -92,9 +85,8 @@ def _names(unit: Unit, mine: set[int], question: str, pieces: set[str]) -> bool:
 def name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tuple[list[Unit], float]:
     """The units as the coverage weighs them, and their total: when the question writes the page's title
     or file name of two or more words as a name (each word with a capital), those words weigh as one,
-    the heaviest of them (docs/decisions.md D61); so do two or more words in a row that the question
-    writes as a name, that no dictionary knows and that the page's title field holds (an alias: "when is
-    Wang Lei's birthday" on 王磊's page, aliased Wang Lei, which holds no birthday, D227)."""
+    the heaviest of them (docs/decisions.md D61)."""
+    total = sum(u.weight for u in units)
     # Names are read as the index reads them, accents dropped (``Tables.names_of``).
     read = [without_accents(normalize(u.text)) for u in units]
     for _name, parts in t.names_of(page_id):
@@ -103,28 +95,9 @@ def name_once(units: list[Unit], question: str, page_id: int, t: Tables) -> tupl
         group = [i for i, text in enumerate(read) if text in parts]
         if len({read[i] for i in group}) < len(set(parts)):
             continue
-        if all(capitalised(units[i].text, question) for i in group):
-            return _once(units, group)
-    return _once(units, _aliased_name(units, question, page_id))
-
-
-def _aliased_name(units: list[Unit], question: str, page_id: int) -> list[int]:
-    """The first run of two or more units in a row written as a name, each a word no dictionary knows that
-    the page's title field (title, aliases, tags, file name) holds."""
-    runs: list[list[int]] = [[]]
-    for i, u in enumerate(units):
-        if u.postings.get(page_id, (0, 0, 0))[0] > 0 and not is_cjk(u.text) and capitalised(u.text, question):
-            runs[-1].append(i)
-        elif runs[-1]:
-            runs.append([])
-    # The dictionary only for a run of two: a vault in one script never opens it to cite ("the payments
-    # API timeout" has one such word).
-    return next((run for run in runs if len(run) > 1 and all(is_name(units[j].text) for j in run)), [])
-
-
-def _once(units: list[Unit], group: list[int]) -> tuple[list[Unit], float]:
-    if not group:
-        return units, sum(u.weight for u in units)
-    keep = max(group, key=lambda i: units[i].weight)
-    once = [u if i == keep or i not in group else replace(u, weight=0.0) for i, u in enumerate(units)]
-    return once, sum(u.weight for u in once)
+        if not all(capitalised(units[i].text, question) for i in group):
+            continue
+        keep = max(group, key=lambda i: units[i].weight)
+        once = [u if i == keep or i not in group else replace(u, weight=0.0) for i, u in enumerate(units)]
+        return once, sum(u.weight for u in once)
+    return units, total

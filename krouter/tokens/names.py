@@ -136,18 +136,9 @@ def written_as_name(word: str, question: str, held: set[str]) -> bool:
     return False
 
 
-# A product name with a lower-case prefix: one letter before a capital (iOS, iPhone, eBay), or a word
-# closed by two capitals (macOS, tvOS).
-_PREFIXED_NAME = lazy_pattern(r"[a-z][A-Z][A-Za-z]*|[a-z]+[A-Z]{2,}")
-
-
 def _capital_inside(written: str) -> bool:
-    """A capital inside a word that starts with one (MongoDB, SQS), or a product name's lower-case prefix
-    (iOS, macOS: "what's our iOS release process" was cited on the only deploy runbook of a vault that
-    never mentions iOS, a first-hour trial); not an identifier (maxConnections)."""
-    if written[0].isupper():
-        return any(ch.isupper() for ch in written[1:])
-    return _PREFIXED_NAME.fullmatch(written) is not None
+    """A capital inside a word that starts with one (MongoDB, SQS); not an identifier (maxConnections)."""
+    return written[0].isupper() and any(ch.isupper() for ch in written[1:])
 
 
 def written_with_capital_inside(word: str, question: str) -> bool:
