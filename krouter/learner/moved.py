@@ -47,23 +47,35 @@ def identity(rel: str, data: bytes) -> dict[str, str]:
 def still_on(root: Path, e: dict[str, object]) -> bool:
     """Whether entry ``e``'s trigger is still one of its page's triggers (an undo or an edit removes it)."""
     page = str(e.get("page", ""))
+    text = _page_text(root, page)
+    return text is not None and page_edit.holds_trigger(page, text, str(e.get("trigger", "")))
+
+
+def _page_text(root: Path, rel: str) -> str | None:
+    """The text of the page ``rel``, or None when it cannot be read."""
     try:
-        text = read_contained(root, contained_path(root, page)).decode("utf-8-sig")
+        return read_contained(root, contained_path(root, rel)).decode("utf-8-sig")
     except (KRouterError, OSError, UnicodeDecodeError):
-        return False
-    return page_edit.holds_trigger(page, text, str(e.get("trigger", "")))
+        return None
 
 
 def still_on_page(root: Path, entries: list[dict[str, object]], rel: str) -> list[dict[str, object]]:
     """The entries whose trigger is one of ``rel``'s triggers: written there and still on it, or written on
     a page gone since of which ``rel`` is the page moved (the owner reorganising the vault took the
     triggers agents taught off the per-page cap's count). The journal and ``rel`` are read once for all
-    the gone ones: read per entry, a teaching in a vault taught for months took seconds (a cold review:
+    of them: read per entry, a teaching in a vault taught for months took seconds (a cold review:
     300 entries on deleted pages, 5.9 s)."""
     gone_pages = {
         page: _gone(root, page) for page in {str(e.get("page", "")) for e in entries} if page != rel
     }
-    found = [e for e in entries if e.get("page") == rel and still_on(root, e)]
+    text = _page_text(root, rel)
+    found = [
+        e
+        for e in entries
+        if e.get("page") == rel
+        and text is not None
+        and page_edit.holds_trigger(rel, text, str(e.get("trigger", "")))
+    ]
     gone = [e for e in entries if gone_pages.get(str(e.get("page", "")))]
     return found + [e for e, where in zip(gone, moved_all(gone, [rel]), strict=True) if where.pages]
 

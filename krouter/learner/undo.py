@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from krouter.errors import KRouterError, PageNotFound, VaultNotFound
@@ -278,10 +277,11 @@ def undo_entry(e: dict[str, object], o: Outcome, look_at: list[str] | None = Non
         # frontmatter block the learner made, when nothing else is left in that).
         # A key a learner write made is not the owner's way of writing the field: when an earlier run
         # made it, this run's "before" held it, and putting that back left a bare key behind.
-        made_key = _learner_made(e, _made_key)
+        writes = _page_writes(e)  # the journal read once for both questions below
+        made_key = any(map(_made_key, writes))
         kept = None if made_key else _without_insertion(current, old, new, trigger)
         if kept is None and (kept := page_edit.without_trigger(current, trigger)) is not None:
-            kept = _without_empty_block(kept, e)
+            kept = _without_empty_block(kept, any(map(_made_block, writes)))
         if kept is None and made_key:
             kept = _without_insertion(current, old, new, trigger)
         if kept is None:
@@ -341,11 +341,10 @@ def _gone_reason(others: list[str]) -> str:
     )
 
 
-def _without_empty_block(data: bytes, e: dict[str, object]) -> bytes:
-    """``data`` without its frontmatter block when the block is empty and the learner made it (a write
-    to this page inserted a whole block): the owner never wrote it."""
+def _without_empty_block(data: bytes, made: bool) -> bytes:
+    """``data`` without its frontmatter block when the block is empty and the learner ``made`` it (a
+    write to this page inserted a whole block): the owner never wrote it."""
     bom = page_edit.BOM if data.startswith(page_edit.BOM) else b""
-    made = _learner_made(e, _made_block)
     for nl in (b"\n", b"\r\n"):
         empty = b"---" + nl + b"---" + nl
         if made and data[len(bom) :].startswith(empty):
@@ -353,12 +352,11 @@ def _without_empty_block(data: bytes, e: dict[str, object]) -> bytes:
     return data
 
 
-def _learner_made(e: dict[str, object], made: Callable[[dict[str, object]], bool]) -> bool:
-    """Whether a journaled write to ``e``'s page (``e``'s or another run's) ``made`` something."""
-    return any(
-        x.get("vault") == e.get("vault") and x.get("page") == e.get("page") and made(x)
-        for x in journal_entries()
-    )
+def _page_writes(e: dict[str, object]) -> list[dict[str, object]]:
+    """The journaled writes to ``e``'s page, ``e``'s and other runs'."""
+    return [
+        x for x in journal_entries() if x.get("vault") == e.get("vault") and x.get("page") == e.get("page")
+    ]
 
 
 def _made_key(x: dict[str, object]) -> bool:
