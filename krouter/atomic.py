@@ -135,6 +135,12 @@ def _remove_abandoned(path: Path) -> None:
             continue  # alive, another user's: not ours to judge
 
 
+# What another KRouter install left in a shared cache (its index, its dictionary store), used this
+# recently, is kept: that install is still run (an agent's server not yet upgraded) and would build it
+# again each time. Unused this long, it goes: at 100k pages an index is a gigabyte or more.
+OTHER_INSTALLS_KEPT_S = 14 * 24 * 3600
+
+
 def remove_others(keep: Path, pattern: str, spare: int = 0, used_within_s: float = 0.0) -> None:
     """Delete the files beside ``keep`` that match ``pattern`` but are not ``keep``: stores built for
     another version, never read again (rebuilt on demand if that version comes back). The ``spare``

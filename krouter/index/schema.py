@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from krouter import config
+from krouter.atomic import OTHER_INSTALLS_KEPT_S
 from krouter.index.version import SCHEMA_VERSION as SCHEMA_VERSION
 from krouter.index.version import file_name, shared_stem
 
@@ -87,11 +88,10 @@ def index_path(vault_root: Path) -> Path:
     return config.cache_dir() / "indexes" / file_name(vault_root.name, config.vault_id(vault_root))
 
 
-# An index of another KRouter version unused this long (its file and its -wal untouched) is deleted:
-# an upgrade builds the new one beside it (``version.file_name``), and at 100k pages an index is a
-# gigabyte or more. A process of that version still running (an agent's MCP server idle for weeks) keeps
-# reading the deleted file and builds its own again when it next opens it.
-OTHER_VERSION_KEPT_S = 14 * 24 * 3600
+# An index of another KRouter version unused for OTHER_INSTALLS_KEPT_S (its file and its -wal untouched)
+# is deleted: an upgrade builds the new one beside it (``version.file_name``). A process of that version
+# still running (an agent's MCP server idle for weeks) keeps reading the deleted file and builds its own
+# again when it next opens it.
 # What lives beside an index file, named after it (the lease, the build's staging files, SQLite's).
 _BESIDE = ("-wal", "-shm", ".watch", ".lock", ".build", ".merge", ".warming")
 
@@ -109,7 +109,7 @@ def other_versions(path: Path) -> list[Path]:
 
 def remove_other_versions(path: Path) -> None:
     """Delete the indexes of the same vault left by other KRouter versions (``other_versions``), once
-    unused for OTHER_VERSION_KEPT_S."""
+    unused for ``atomic.OTHER_INSTALLS_KEPT_S``."""
     now = time.time()
     for other in other_versions(path):
         with contextlib.suppress(OSError):
@@ -118,7 +118,7 @@ def remove_other_versions(path: Path) -> None:
                 for suffix in ("", "-wal")
                 if os.path.exists(f"{other}{suffix}")
             )
-            if now - used < OTHER_VERSION_KEPT_S:
+            if now - used < OTHER_INSTALLS_KEPT_S:
                 continue
             for suffix in ("", *_BESIDE):
                 with contextlib.suppress(FileNotFoundError):

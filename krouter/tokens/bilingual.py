@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from krouter import config
-from krouter.atomic import remove_others, sqlite_aside
+from krouter.atomic import OTHER_INSTALLS_KEPT_S, remove_others, sqlite_aside
 from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import cedict_rows, jieba_dict, traditional, work_glossary
 from krouter.tokens.word_forms import derivation
@@ -40,10 +40,6 @@ from krouter.tokens.word_forms import derivation
 # store by itself: D35's single characters, added and reverted within the hour, left stores of the
 # reverted rules behind a version number nobody bumped.
 STORE_VERSION = "20"
-# Another install's store (its version, its rules) opened this recently is kept: that install is still
-# run (an agent's server not yet upgraded), and would compile it again (5 s or more) each time. The
-# same span as another version's index (krouter.index.schema.OTHER_VERSION_KEPT_S).
-OTHER_STORES_KEPT_S = 14 * 24 * 3600
 # Dictionary lines that exercise each rule: a word, a single character, a two-word sense, a definition
 # too long to be a translation, numerals and an ordinal, a cross-reference, a classifier note, verbs in
 # "to ..." form, listed synonyms, negations, a phrasal verb, place names with their glosses (one with
@@ -269,7 +265,7 @@ def _store() -> sqlite3.Connection | None:
                 # other store was kept (an upgrade hunt: each `krouter ask` took 10 s, not 0.4 s).
                 with contextlib.suppress(OSError):
                     os.utime(path)
-                remove_others(path, "cedict-*.sqlite3", spare=1, used_within_s=OTHER_STORES_KEPT_S)
+                remove_others(path, "cedict-*.sqlite3", spare=1, used_within_s=OTHER_INSTALLS_KEPT_S)
             except (OSError, sqlite3.Error, UnicodeDecodeError, EOFError, zlib.error) as exc:
                 # A cache dir that cannot be written, a damaged dictionary file (cut short: EOFError;
                 # corrupt: zlib.error): this process answers untranslated, as without the dictionary, and
