@@ -99,3 +99,24 @@ def test_a_name_or_a_title_is_no_unit(tmp_path: Path) -> None:
         for question in ("what does Ram's server run", "Ms Chen latency complaint"):
             receipt = router.decide(question)
             assert receipt.decision == "refuse", (question, receipt.reason)
+
+
+def test_an_area_said_in_chinese_reaches_the_symbol_a_page_writes(tmp_path: Path) -> None:
+    """Session 51's leftover: a page's "126㎡" is one index word (126m2), so "126平米那套" named '126' a
+    word the vault never mentions and the flat's page, on top, was refused; 126平 is how people say it."""
+    vault = write(
+        tmp_path,
+        {
+            "房子/望京那套.md": "# 望京那套\n\n面积 126㎡，三室一厅，月租 9800 元，押一付三。\n",
+            "房子/回龙观那套.md": "# 回龙观那套\n\n面积 89㎡，两室一厅，月租 5600 元。\n",
+            "Office.md": "# Office\n\nThe office is 300 m2 on floor 2.\n",
+        },
+    )
+    with Router(vault) as router:
+        for question in ("126平米那套月租多少", "126平方米的房子月租多少", "126平那套押几付几"):
+            receipt = router.decide(question)
+            assert receipt.top is not None and receipt.top.path == "房子/望京那套.md", question
+            assert "126" not in receipt.evidence.corpus_missing, question
+            assert receipt.decision == "cite", (question, receipt.reason)
+        receipt = router.decide("89平米那套月租多少")
+        assert receipt.top is not None and receipt.top.path == "房子/回龙观那套.md"

@@ -16,9 +16,26 @@ from krouter.tokens.terms import QueryTerm, english_terms
 _APART = lazy_pattern(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)[ \t]+([A-Za-z]{1,4})(?![A-Za-z])")
 # Not units: an ordinal's ending (3 rd) and the half of a day, which times read (3 pm).
 _NOT_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm"})
-# Chinese units that notes in English write as a symbol: 5公斤 is the page's 5kg.
-_CHINESE_UNITS = {"公斤": "kg", "千克": "kg", "公里": "km", "厘米": "cm", "毫米": "mm", "毫秒": "ms"}
-_APART_ZH = lazy_pattern(rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*({'|'.join(_CHINESE_UNITS)})")
+# Chinese units that notes write as a symbol: 5公斤 is the page's 5kg, 126平米 (or 126平, as people say
+# it) the page's 126㎡, which NFKC makes 126m2.
+_CHINESE_UNITS = {
+    "公斤": "kg",
+    "千克": "kg",
+    "公里": "km",
+    "厘米": "cm",
+    "毫米": "mm",
+    "毫秒": "ms",
+    "毫升": "ml",
+    "平方米": "m2",
+    "平米": "m2",
+    "平方": "m2",
+    "平": "m2",
+    "立方米": "m3",
+}
+# Longest first: 126平方米 is not 126平 followed by 方米.
+_APART_ZH = lazy_pattern(
+    rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*({'|'.join(sorted(_CHINESE_UNITS, key=len, reverse=True))})"
+)
 
 
 def other_spellings(asked: list[QueryTerm], question: str) -> dict[int, list[tuple[str, ...]]]:
