@@ -109,10 +109,12 @@ def test_an_area_said_in_chinese_reaches_the_symbol_a_page_writes(tmp_path: Path
         {
             "房子/望京那套.md": "# 望京那套\n\n面积 126㎡，三室一厅，月租 9800 元，押一付三。\n",
             "房子/回龙观那套.md": "# 回龙观那套\n\n面积 89㎡，两室一厅，月租 5600 元。\n",
-            "Office.md": "# Office\n\nThe office is 300 m2 on floor 2.\n",
+            "Office.md": "# Office\n\nThe office is 300 m2 on floor 2; the kettle takes 500ml.\n",
         },
     )
     with Router(vault) as router:
+        receipt = router.decide("500毫升的水壶放在哪")
+        assert "500" not in receipt.evidence.corpus_missing
         for question in ("126平米那套月租多少", "126平方米的房子月租多少", "126平那套押几付几"):
             receipt = router.decide(question)
             assert receipt.top is not None and receipt.top.path == "房子/望京那套.md", question
