@@ -419,6 +419,48 @@ def test_a_page_that_cannot_be_read_now_is_not_cited_from_the_index(
     assert receipt.decision == "refuse" and "cannot be read now (Permission denied)" in receipt.reason
 
 
+def test_a_readable_page_answers_when_the_top_one_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Session 52's leftover: a page that cannot be read now refused the question even when a readable
+    page below it answers (a deleted one is walked past). It is passed over, and the receipt says so."""
+    from krouter.agents.mcp import replies
+    from krouter.routing import citation
+
+    root = _vault(tmp_path)
+    (root / "Archive").mkdir()
+    (root / "Archive" / "Database notes.md").write_text(
+        "---\ntitle: Primary database\naliases: [primary database we use]\n---\nWe use PostgreSQL 16 as the "
+        "primary database for every service, on the primary host.\n",
+        encoding="utf-8",
+    )
+    real = citation.read_page_bytes
+
+    def denied(vault: Path, rel: str, *args: object) -> bytes:
+        if rel.startswith("Archive/"):
+            raise PermissionError(13, "Permission denied")
+        return real(vault, rel, *args)
+
+    with Router(root) as router:
+        assert router.ask("which primary database do we use").top.path == "Archive/Database notes.md"  # type: ignore[union-attr]
+        monkeypatch.setattr(citation, "read_page_bytes", denied)
+        receipt = router.ask("which primary database do we use")
+        assert receipt.decision == "cite" and receipt.top is not None
+        assert receipt.top.path == "Decisions/Database.md", receipt.to_text()
+        assert receipt.evidence.unread == {"Archive/Database notes.md": "Permission denied"}
+        assert (
+            "passed over: Archive/Database notes.md cannot be read now (Permission denied)"
+            in receipt.to_text()
+        )
+        assert all(c.path != "Archive/Database notes.md" for c in receipt.candidates)
+        out = replies.ask_result(router, "which primary database do we use", 5)
+        assert out["unread"] == ["Archive/Database notes.md"]
+        assert "passed over, cannot be read now: Archive/Database notes.md" in replies.ask_summary(out)
+        # With nothing else to say, the unreadable page is still refused, saying why.
+        receipt = router.ask("on which host")
+    assert receipt.decision == "refuse" and "cannot be read now (Permission denied)" in receipt.reason
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
 def test_the_learner_never_reads_a_page_through_a_swapped_folder(tmp_path: Path) -> None:
     root = _vault(tmp_path)

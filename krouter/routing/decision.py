@@ -52,9 +52,18 @@ MAX_LISTED = 20
 
 
 def decide(
-    question: str, k: int, index: Index, t: Tables, floor: float, root: Path, index_info: dict[str, object]
+    question: str,
+    k: int,
+    index: Index,
+    t: Tables,
+    floor: float,
+    root: Path,
+    index_info: dict[str, object],
+    passed: dict[str, str] | None = None,
 ) -> Receipt:
-    """One wording's receipt: the ranked citations, the evidence, and cite or refuse against ``floor``."""
+    """One wording's receipt: the ranked citations, the evidence, and cite or refuse against ``floor``.
+    ``passed``: pages whose file cannot be read now, each with why, decided on as if they were not there."""
+    passed = passed or {}
     units = question_units(question, index, t)
     total = sum(u.weight for u in units)
     if not units or total <= 0:
@@ -69,11 +78,24 @@ def decide(
             reason="the question has no content words to look up",
             index=index_info,
         )
-    scores, meta_mask, content_mask = score(units, t, walk_window(max(k, 1)))
-    targets, redirects, skipped = top_targets(scores, max(k, 1), t)
+    scores, meta_mask, content_mask = score(units, t, walk_window(max(k, 1) + len(passed)))
+    targets, redirects, skipped = top_targets(scores, max(k, 1) + len(passed), t)
     # The lead over the runner-up is measured on the full ranking, before it is cut to k: with k=1
     # there would be no runner-up and every tie would look like a clear answer.
-    everything = sorted(targets.values(), key=lambda x: (-x.score, t.pages[x.page_id].path))
+    everything = sorted(
+        (x for x in targets.values() if t.pages[x.page_id].path not in passed),
+        key=lambda x: (-x.score, t.pages[x.page_id].path),
+    )
+    reads = PageReads(index, root, units)
+    # A top page whose file cannot be read now (its folder made unreadable: kept in the index as last
+    # indexed) is passed over, as a deleted one is: it refused the question while a readable page
+    # below it answered. Past MAX_LISTED such pages, the next one is refused, saying why.
+    if len(everything) > 1 and len(passed) < MAX_LISTED:
+        first = t.pages[everything[0].page_id].path
+        reads.text(first)
+        if first in reads.unread:
+            more = {**passed, first: reads.unread[first]}
+            return decide(question, k, index, t, floor, root, index_info, more)
     ranked = everything[: max(k, 1)]
     corpus_missing = [u.text for u in units if u.df == 0]
     # A word no page holds that a folder's name does ("Vendors/Zendesk/") is not one the vault never
@@ -92,6 +114,7 @@ def decide(
                 query_terms=[u.text for u in units],
                 corpus_missing=corpus_missing,
                 in_folders=in_folders,
+                unread=passed,
             ),
             reason=reason_nothing(corpus_missing, t.n_pages, t.unread, in_folders),
             index=index_info,
@@ -104,7 +127,6 @@ def decide(
     listed_pages = {pid for tgt in everything[: max(k, 2) + REACH] for pid in tgt.contributors}
     meta_hits = {pid: unit_bits(meta_mask[pid]) for pid in listed_pages if pid in meta_mask}
     content_hits = {pid: unit_bits(content_mask[pid]) for pid in listed_pages if pid in content_mask}
-    reads = PageReads(index, root, units)
     # The cited (or closest) page's passage now; the runner-ups' when something reads them.
     citations = [citation(x, units, meta_hits, t, reads, now=i == 0) for i, x in enumerate(shown)]
     top = ranked[0]
@@ -229,6 +251,7 @@ def decide(
         untranslated=halved,
         wording=wording,
         in_folders=in_folders,
+        unread=passed,
     )
     decision = "cite" if confidence >= floor else "refuse"
     names_runner_up = bool(pointer)  # a reason that names the runner-up lists it, at k = 1 too

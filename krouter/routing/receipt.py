@@ -161,6 +161,8 @@ class Evidence:
     ``semantic`` is what the semantic second opinion found, when it was asked (``krouter.routing.semantic``).
     ``in_folders`` are the words of ``corpus_missing`` that a folder's own name holds, each with that
     folder: pages are read, not folders' names, but the vault does write them.
+    ``unread`` are the pages that ranked above the one decided on but whose file cannot be read now (a
+    folder made unreadable), each with why: passed over, as a deleted page is.
     """
 
     confidence: float = 0.0
@@ -176,6 +178,7 @@ class Evidence:
     wording: list[str] = field(default_factory=list)
     semantic: dict[str, object] | None = None
     in_folders: dict[str, str] = field(default_factory=dict)
+    unread: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -310,6 +313,7 @@ class Receipt:
                 lines.append(f"  redirect: {r.from_path} was replaced -> {' -> '.join(r.chain[1:])}")
             else:
                 lines.append(f"  skipped: {r.from_path} was replaced ({r.problem})")
+        lines.extend(f"  passed over: {path} cannot be read now ({why})" for path, why in ev.unread.items())
         if self.phrasing is not None:
             lines.append(f"  {phrasing_line(self.decision, self.phrasing)}")
         if never := [w for w in ev.corpus_missing if w not in ev.in_folders]:

@@ -59,6 +59,7 @@ def ask_result(router: Router, question: str, k: int, also: Sequence[str] = ()) 
         if receipt.decision == "refuse"
         else [],
         "redirects": [{"from": r.from_path, "to": r.to_path} for r in receipt.shown_redirects],
+        "unread": list(receipt.evidence.unread),
         "reason": receipt.reason,
         "confidence": round(receipt.evidence.confidence, 3),
         "floor": round(receipt.evidence.floor, 3),
@@ -142,6 +143,8 @@ def ask_summary(out: dict[str, Any]) -> str:
     for r in out["redirects"]:
         now = r["to"] or "no current page"
         lines.append(f"replaced: {r['from']} -> {now} (do not answer from the replaced page)")
+    if out["unread"]:
+        lines.append(f"passed over, cannot be read now: {', '.join(out['unread'])}")
     if out["demo_vault"]:
         lines.append("note: this is KRouter's demo vault; its pages are fictional, not the user's notes")
     lines.append(f"next: {out['next_step']}")

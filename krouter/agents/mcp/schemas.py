@@ -61,6 +61,10 @@ class AskReply(BaseModel):
     closest: str | None = Field(description="On a refusal, the nearest page (not an answer).")
     candidates: list[Candidate] = Field(description="On a refusal, the closest pages to read, best first.")
     redirects: list[Replacement]
+    unread: list[str] = Field(
+        default_factory=list,
+        description="Pages that ranked higher but cannot be read now (a folder made unreadable): passed over.",
+    )
     reason: str
     confidence: float
     floor: float
