@@ -581,6 +581,57 @@ def test_a_question_asked_in_an_imported_session_is_not_its_own_answer(
         assert "imported agent session; none of its replies holds" in receipt.reason
 
 
+def test_a_cited_session_shows_the_assistant_s_answer_not_the_user_s_question(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Session 53's first-hour trial: a cited imported session showed the user's question as the line that
+    answers (it holds every word of the question), and `krouter_read` was pointed there. The line shown
+    is in the assistant's reply, and not its tool call, which repeats the words it searched for."""
+    from krouter.routing.router import Router
+
+    src = write_jsonl(
+        tmp_path / "t1.jsonl",
+        [
+            {"session_id": "s1", "role": "user", "content": "What is the search API timeout?"},
+            {
+                "session_id": "s1",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Let me look."},
+                    {"type": "tool_use", "name": "Grep", "input": {"pattern": "search API timeout"}},
+                ],
+            },
+            {
+                "session_id": "s1",
+                "role": "assistant",
+                "content": "It is 5 seconds: the search API timeout lives in config/search.yaml.",
+            },
+            {"session_id": "s1", "role": "user", "content": "thanks"},
+        ],
+    )
+    assert run_import(str(src), "--vault", str(vault)).exit_code == 0
+    with Router(vault) as router:
+        receipt = router.ask("what is the search API timeout")
+    assert receipt.top is not None and receipt.top.path.startswith("Inputs/Sessions/"), receipt.to_text()
+    assert receipt.top.snippet.startswith("It is 5 seconds"), receipt.to_text()
+    text = (vault / receipt.top.path).read_text(encoding="utf-8")
+    assert text.splitlines()[receipt.top.line - 1] == receipt.top.snippet
+
+
+def test_a_note_that_quotes_a_chat_is_shown_as_any_page(vault: Path) -> None:
+    """Only an imported session's lines are read as turns: the owner's own note quoting a chat shows the
+    line that holds the question's words, whoever said it."""
+    from krouter.routing.router import Router
+
+    (vault / "Chat.md").write_text(
+        "# Chat\n\n**User**: the search API timeout is 5 seconds, says Ops\n\n**Assistant**: noted\n",
+        encoding="utf-8",
+    )
+    with Router(vault) as router:
+        receipt = router.ask("search API timeout")
+    assert receipt.top is not None and receipt.top.snippet.startswith("**User**: the search API timeout")
+
+
 def test_a_page_an_earlier_krouter_imported_from_an_id_less_file_is_updated_not_doubled(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -50,7 +50,7 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
         return {
             i
             for i, u in enumerate(units)
-            if any(all(_on_line(plain, term.removeprefix(AMOUNT)) for term in alt) for alt in u.alts)
+            if any(all(on_line(plain, term.removeprefix(AMOUNT)) for term in alt) for alt in u.alts)
         }
 
     def weight(found: set[int]) -> float:
@@ -76,7 +76,7 @@ def answering_line(best: HeldPassage, rows: list[str], units: list[Unit]) -> int
     return chosen
 
 
-def _on_line(plain: str, term: str) -> bool:
+def on_line(plain: str, term: str) -> bool:
     """Whether a line (read as ``word_text`` reads it) writes a term: a Latin word or a number where a
     word of the line starts with it (a stem, "rotat" of "rotates"), not inside another word ("day" of
     "Monday" made the handoff line answer "who gets a day off after on-call", a first-hour trial), where

@@ -25,6 +25,7 @@ from krouter.routing.answering_line import (
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
+from krouter.routing.sessions import in_replies
 from krouter.routing.tables import Tables
 from krouter.tokens.grouped_numbers import grouped_form
 from krouter.tokens.normal_form import without_accents
@@ -213,10 +214,9 @@ def _snippet(
     Words matched by the title, aliases or triggers count as present in every passage (they say
     what the whole page is about), so a page found by its title shows its first paragraph, not
     the one line that happens to repeat a title word. On a tie, content beats a heading."""
-    passages = reads.passages(page_id)
-    if not passages:
-        return 1, ""
     text = reads.text(path)
+    if not (passages := in_replies(text, reads.passages(page_id))):
+        return 1, ""
     text_lines = file_lines(text)
 
     def line_text(n: int) -> str:

@@ -4,7 +4,8 @@
 body the turns, ``**User**: ...`` and ``**Assistant**: ...``. Asked again, that question matched the
 page by every word of it (title and turn), at full confidence, also when the reply was "I could not
 find it" (a cold review). On such a page the answer is in the assistant's turns: when none of them
-holds a word of the question (nor of its phrasings), the page only shows the question was asked before.
+holds a word of the question (nor of its phrasings), the page only shows the question was asked before;
+when one does, the line a citation shows is in that reply (``in_replies``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from collections.abc import Callable, Sequence
 
 from krouter.errors import KRouterError
 from krouter.lazy_pattern import lazy_pattern
+from krouter.routing.answering_line import HeldPassage, on_line
 from krouter.routing.receipt import Receipt
 from krouter.routing.tables import Tables
 from krouter.tokens.chinese import holds_word
-from krouter.tokens.terms import index_terms, query_terms
+from krouter.tokens.terms import AMOUNT, index_terms, query_terms, word_text
 from krouter.vault.page import parse_page
+from krouter.vault.page_lines import body_start, file_lines
 
 # What `krouter import` writes in a session page's ``format`` field (agents/sessions/transcripts.py).
 _FORMATS = frozenset({"claude-code", "codex", "jsonl"})
@@ -85,6 +88,40 @@ def _found_nothing(clause: str) -> bool:
     said = clause.strip().casefold()
     m = _FOUND_NOTHING.search(said)
     return m is not None and not _CONDITION.search(said, 0, m.start())
+
+
+def in_replies(text: str, passages: list[HeldPassage]) -> list[HeldPassage]:
+    """The passages of ``passages`` (of a page whose text is ``text``) to show a citation from: on an
+    imported agent session, those in the assistant's turns that hold a question word, when any does
+    (the user's question holds every word of it, and was shown as the line that answers); else all.
+    A reply's tool lines and clauses that found nothing answer nothing (``replied_terms``)."""
+    if "**Assistant**" not in text:
+        return passages
+    lines = file_lines(text)
+    head = {line.strip() for line in lines[: body_start(lines) - 1]}
+    if head.isdisjoint(f"format: {f}" for f in _FORMATS) or not any(
+        h.startswith("session_id:") for h in head
+    ):
+        return passages
+    replied: dict[int, str] = {}  # line: what the assistant said on it, as ``word_text`` reads it
+    role = ""
+    for n, line in enumerate(lines, start=1):
+        if turn := _TURN.match(line):
+            role, line = turn.group(1), line[turn.end() :]
+        said = _TOOL_LINE.sub(" ", line).replace("\u2019", "'")
+        if role == "Assistant" and (
+            clauses := [c for c in _CLAUSE.split(said) if c and not _found_nothing(c)]
+        ):
+            replied[n] = word_text(" ".join(clauses))
+    # A passage runs to the next one's first line; its question terms count where a reply says them.
+    starts = sorted(p[0] for p in passages)
+    ends = dict(zip(starts, [*starts[1:], len(lines) + 1], strict=True))
+    answers = []
+    for first, held in passages:
+        said = " ".join(replied.get(n, "") for n in range(first, ends[first]))
+        if kept := frozenset(term for term in held if on_line(said, term.removeprefix(AMOUNT))):
+            answers.append((first, kept))
+    return answers or passages
 
 
 def replied_terms(path: str, read: Callable[[str], str]) -> frozenset[str] | None:
