@@ -406,6 +406,37 @@ def test_a_status_alone_says_replaced_as_people_type_it(tmp_path: Path, status: 
     assert receipt.decision == "refuse" and receipt.skipped == ["Decisions/Queue - RabbitMQ.md"]
 
 
+def test_japanese_and_korean_statuses_retire_a_page(tmp_path: Path) -> None:
+    """A bug hunt on a Japanese and Korean vault: pages marked 廃止 (abolished) or 폐기 (discarded) were
+    cited as current at full confidence, and `krouter check`, given a replacement link, called them
+    current. As frontmatter and as a status line at the page's top, leading to the replacement."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "仕事/旧/交通費ルール.md": "---\nstatus: 廃止\nsuperseded_by: '[[交通費ルール2025]]'\n---\n"
+            "# 交通費ルール\n\n交通費は定期代で支給されます。\n",
+            "仕事/交通費ルール2025.md": "# 交通費ルール2025\n\n交通費は実費で精算されます。\n",
+            "팀/구_출장비.md": "---\nstatus: 폐기됨\n---\n# 출장비\n\n출장 일비는 하루 3만원입니다.\n",
+            "팀/옛 회의실 규칙.md": "# 회의실 규칙\n\n상태: 대체됨 [[회의실 규칙 2025]]\n\n회의실 예약은 엑셀로 합니다.\n",
+            "팀/회의실 규칙 2025.md": "# 회의실 규칙 2025\n\n회의실 예약은 캘린더로 합니다.\n",
+            "家/旧ごみ.md": "# ごみ出し\n\n状態：置き換え済み（[[ごみ出し2025]]）\n\n燃えるごみは月曜日です。\n",
+            "家/ごみ出し2025.md": "# ごみ出し2025\n\n燃えるごみは火曜日と金曜日です。\n",
+            "家/ノート.md": "# ノート\n\n状態：廃止になった機能の一覧をここに書く。\n\n通知機能は廃止です。\n",
+        },
+    )
+    for rel in ("仕事/旧/交通費ルール.md", "팀/구_출장비.md", "팀/옛 회의실 규칙.md", "家/旧ごみ.md"):
+        assert parse_page(rel, (vault / rel).read_text(encoding="utf-8")).replaced, rel
+    assert not parse_page("家/ノート.md", (vault / "家/ノート.md").read_text(encoding="utf-8")).replaced
+    receipt = ask(vault, "交通費は定期代で支給されますか？")
+    assert "仕事/旧/交通費ルール.md" not in cited_paths(receipt), receipt.to_text()
+    assert ask(vault, "출장 일비 하루 얼마야?").decision == "refuse"
+    assert cited_paths(ask(vault, "회의실 예약은 어떻게 해요?")) == ["팀/회의실 규칙 2025.md"]
+    with Router(vault) as router:
+        router.refresh()
+        status = router.status()
+    assert not status["broken_links"], status["broken_links"]
+
+
 def test_a_field_written_twice_is_reported(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

@@ -35,7 +35,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 18: what 17's commits changed after its first (top status lines' replacement links: 由 [[X]] 替代, a date
 # before "by", a link whose title starts with a status word; impossible dates; Logseq namespace links),
 # so that no index built between those commits is kept (tests/test_index_version_pin.py pins it now).
-SCHEMA_VERSION = "18"
+# 19: Japanese and Korean replaced statuses (廃止, 폐기, 置き換え済み, 대체됨 …) and status lines (状態：, 상태:).
+SCHEMA_VERSION = "19"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.fields import PROMISE_REPLACEMENT, REPLACED_STATUSES, field_key, status_of
+from krouter.vault.fields import ARCHIVED_JA_KO, PROMISE_REPLACEMENT, REPLACED_STATUSES, field_key, status_of
 from krouter.vault.templates import fenced_lines
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
@@ -45,7 +45,7 @@ _FENCE = lazy_pattern(r"^[ \t]{0,3}(```|~~~)")
 _MARKUP = "*_`> :"
 # A Chinese ADR's status section ("## 状态": 已废弃, 已被 [[新方案]] 取代) is read as an English one is: a
 # replaced record written so was cited as current. A first line longer than this (links aside) is prose.
-_STATUS_HEADINGS = frozenset({"status", "状态", "狀態"})
+_STATUS_HEADINGS = frozenset({"status", "状态", "狀態", "状態", "ステータス", "상태"})
 _HAN = lazy_pattern(r"[\u4e00-\u9fff]")
 _HAN_STATUS_CHARS = 20
 _LIST_ITEM = lazy_pattern(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
@@ -70,7 +70,7 @@ _REPLACED_BY = frozenset({"superseded", "superceded", "replaced"})
 # and only as far down as a page's header lines go: further down, or nested under an item, a status is a
 # section's, an option's or a block's (a Logseq journal's "- Vendor quote" then "  - Status: rejected").
 _TOP_STATUS = lazy_pattern(
-    r"^(?:>[ \t]*)?([-*+][ \t]+)?[*_]{0,2}(?:status|状态|狀態)[*_]{0,2}[ \t]*[:：](?!:)[*_]{0,2}[ \t]*(.+)$",
+    r"^(?:>[ \t]*)?([-*+][ \t]+)?[*_]{0,2}(?:status|状态|狀態|状態|ステータス|상태)[*_]{0,2}[ \t]*[:：](?!:)[*_]{0,2}[ \t]*(.+)$",
     re.I,
 )
 _TOP_LINES = 12
@@ -82,11 +82,11 @@ _TOP_LINES = 12
 # ADR's status section or MADR 2's item they keep the meaning they have there.
 _TOP_ALONE = frozenset(
     {"superseded", "superceded", "superseeded", "supersceded", "outdated", "过时", "已过时", "過時", "已過時"}
-) | frozenset({"已替代", "已取代", "已被取代", "已被替代"})
+) | frozenset(s for s in PROMISE_REPLACEMENT if not s.isascii())
 _TOP_LINKED = frozenset(
     s
     for s in REPLACED_STATUSES
-    if s not in {"rejected", "retired", "archived"} and not s.endswith(("归档", "歸檔"))
+    if s not in {"rejected", "retired", "archived", *ARCHIVED_JA_KO} and not s.endswith(("归档", "歸檔"))
 )
 # Besides its status and links, such a line holds only these ("Superseded (see [[New]])", "Deprecated in
 # favour of [[New]]", "Superseded by [[X]] in March 2024"): "Replaced the disk" is a sentence, and so is

@@ -35,10 +35,24 @@ def tagged_clipping(tags: Iterable[str]) -> bool:
 _TAG_WORDS = lazy_pattern(r"[\s,，、]+")
 
 
+# Japanese (abolished, deprecated, discarded, void, archived, rejected) and Korean (discarded, abolished,
+# out of use, void, archived, rejected, old version), and those of them that say "replaced".
+_REPLACING_JA_KO = frozenset({"置き換え済み", "置換済み", "差し替え済み", "대체됨", "교체됨"})
+_REPLACED_JA_KO = (
+    _REPLACING_JA_KO
+    | frozenset(
+        """廃止 廃止済み 非推奨 廃棄 破棄 無効 アーカイブ アーカイブ済み 却下 廃案
+    폐기 폐기됨 폐지 폐지됨 사용중단 사용중지 무효 보관됨 아카이브 아카이브됨 반려 기각 구버전""".split()
+    )
+    | frozenset({"사용 중단", "사용 중지"})
+)
+# Of those, the archived and rejected: a line of its own at a page's top retires it with none of them.
+ARCHIVED_JA_KO = frozenset("アーカイブ アーカイブ済み 却下 廃案 보관됨 아카이브 아카이브됨 반려 기각".split())
 # Statuses that mean "this page was replaced or abandoned": never cited. "superceded" is how the word
 # is misspelt as often as not, "superseeded" and "supersceded" often enough (a bug hunt found one cited);
 # the Chinese ones (Simplified and Traditional) are what a Chinese vault writes for deprecated, outdated,
-# void, replaced and archived.
+# void, replaced and archived, and the Japanese and Korean ones what those vaults write for the same (a
+# bug hunt: 廃止 and 폐기 pages were cited as current, and `krouter check` called them current).
 REPLACED_STATUSES = frozenset(
     {
         "superseded",
@@ -76,6 +90,7 @@ REPLACED_STATUSES = frozenset(
         "已归档",
         "歸檔",
         "已歸檔",
+        *_REPLACED_JA_KO,
     }
 )
 # The statuses that promise a replacement page; the others (retired, archived, rejected) may rightly
@@ -91,13 +106,14 @@ PROMISE_REPLACEMENT = frozenset(
         "已取代",
         "已被取代",
         "已被替代",
+        *_REPLACING_JA_KO,
     }
 )
 _HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), key=len, reverse=True))
 # Where a line ends, as editors count lines (vault.page_lines.file_lines): \n, \r\n or a lone \r.
 _LINE_BREAK = lazy_pattern(r"\r\n|\r|\n")
 _CAMEL = lazy_pattern(r"(?<=[a-z])(?=[A-Z])")
-_STATUS_WORD = lazy_pattern(r"[a-z]+|[\u4e00-\u9fff]+")
+_STATUS_WORD = lazy_pattern(r"[a-z]+|[\u4e00-\u9fff\u3040-\u30ff]+|[\uac00-\ud7af]+")
 # A passive replacement with the replacement inside it: 已被 [[新方案]] 取代, 被 X 替代了.
 _REPLACED_BY_HAN = lazy_pattern(r"^已?被[^。；;\n]{1,80}?(?:取代|替代|替换|代替)")
 
