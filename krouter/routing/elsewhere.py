@@ -21,6 +21,7 @@ from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
 from krouter.routing.unread_language import in_unread_language, unread_words, unreadable
+from krouter.tokens.hiragana_words import honoured
 from krouter.tokens.languages import capitalises_nouns
 from krouter.tokens.names import (
     CALENDAR_NAMES,
@@ -146,14 +147,17 @@ def unknown_name(
             # How a word is written is read before the dictionary is asked: a vault in one script does
             # not open the dictionary for every lower-case word a question has and the vault lacks.
             if u.df == 0
-            and (han_names if is_cjk(u.text) else written_as_name(u.text, question, held))
+            and (
+                honoured(u.text, question)
+                or (han_names if is_cjk(u.text) else written_as_name(u.text, question, held))
+            )
             and (kept is None or is_cjk(u.text) or _kept_as_name(u.text, question, kept))
             and (
                 not spare_openers
                 or not opens_a_question(u.text, question)
                 or _kept_as_name(u.text, question, spare_openers)
             )
-            and names_a_subject(u.text)
+            and (names_a_subject(u.text) or honoured(u.text, question))
         ),
         None,
     )

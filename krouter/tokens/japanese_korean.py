@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
+from krouter.tokens.hiragana_words import hiragana_word
 from krouter.tokens.scripts import HAN, char_bigrams
 
-# In a Japanese question, hiragana stretches are particles, endings and auxiliaries (は, の, ですか,
-# ました): grammar, not subject. Kanji and katakana stretches carry the content; 何 and 誰 (what, who)
-# ask rather than name.
-_JA_CONTENT = lazy_pattern(rf"[{HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
+# In a Japanese question, hiragana stretches are mostly particles, endings and auxiliaries (は, の,
+# ですか, ました): grammar, not subject, but for a word written in hiragana (``hiragana_words``). Kanji
+# and katakana stretches carry the content; 何 and 誰 (what, who) ask rather than name.
+_JA_STRETCH = lazy_pattern(rf"[{HAN}]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+|[\u3041-\u309f]+")
+_HIRAGANA = lazy_pattern(r"[\u3041-\u309f]")
 _JA_ASKING = lazy_pattern(r"[何誰]")
 _KATAKANA_WORD = lazy_pattern(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]{3,}")
 
@@ -95,11 +97,11 @@ def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
         # A one-syllable particle must leave two syllables (휴가 and 회의 end like particles too); a longer
         # ending may leave one (하나요 → 하, then dropped as a lone syllable the vault does not hold).
         if stem.endswith(ending) and len(stem) >= len(ending) + (1 if len(ending) > 1 else 2):
-            # Cut down to one syllable, the word is gone unless pages write that syllable alone: only
-            # where the ending can follow it (이나 follows a final consonant, and 차 has none: 차이나 is
-            # China, not 차 or, and cut, a question about the China branch was cited on the Japan
-            # branch's page at 100%: a cold review).
-            if len(stem) - len(ending) == 1 and not _can_follow(ending, stem[0]):
+            # Only where the ending can follow the syllable before it (이나 and 은 follow a final
+            # consonant): 차이나 is China, not 차 or (cut, a question about the China branch was cited on
+            # the Japan branch's page at 100%: a cold review), and 박지은 a name, not 박지 and its topic
+            # particle (cut, "박지은 전화번호" was cited on 박지훈's page at 100%: a bug hunt).
+            if not _can_follow(ending, stem[-len(ending) - 1]):
                 break
             stem = stem[: -len(ending)]
             break
@@ -168,17 +170,22 @@ def korean_words(word: str, held: Callable[[str], bool]) -> list[str] | None:
 
 
 def japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
-    """The content bigrams of a kana-and-kanji run: hiragana and question kanji dropped. A lone kanji
-    left between them is kept only when the vault holds it alone (pages index runs as bigrams). A
+    """The content bigrams of a kana-and-kanji run: hiragana grammar and question kanji dropped. A lone
+    kanji left between them is kept only when the vault holds it alone (pages index runs as bigrams). A
     katakana word of three or more characters (a loanword: ミーティング) is kept whole: the lookup finds
-    it by its bigrams on one page, and a page without it lacks one word, not five bigrams."""
+    it by its bigrams on one page, and a page without it lacks one word, not five bigrams; so is a word
+    written in hiragana (``hiragana_words``)."""
     holds = known or _holds_nothing
-    return [
-        gram
-        for stretch in _JA_CONTENT.findall(run)
-        for part in _JA_ASKING.split(stretch)
-        for gram in ([part] if _KATAKANA_WORD.fullmatch(part) else _content_grams(part, holds))
-    ]
+    pieces: list[str] = []
+    for m in _JA_STRETCH.finditer(run):
+        stretch = m.group()
+        if _HIRAGANA.match(stretch):
+            if word := hiragana_word(stretch, leading=m.start() == 0):
+                pieces.append(word)
+            continue
+        for part in _JA_ASKING.split(stretch):
+            pieces.extend([part] if _KATAKANA_WORD.fullmatch(part) else _content_grams(part, holds))
+    return pieces
 
 
 def _holds_nothing(term: str) -> bool:

@@ -1,0 +1,66 @@
+"""What a bug hunt on a Japanese and Korean vault of its own found (docs/decisions.md D228): a name, a
+word written in hiragana, a chat mark, one character asked alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from krouter import Router
+from tests.vault_files import write
+
+HOUSE = {
+    "팀/박지훈.md": "# 박지훈\n\n- 직무: 백엔드 개발\n- 전화번호: 010-1234-5678\n",
+    "팀/디자인팀.md": "# 디자인팀\n\n박지은 님이 디자인팀 리드입니다. 회의는 화요일입니다.\n",
+    "생활/부모님_댁.md": "# 부모님 댁\n\n부모님 댁은 고양시 일산에 있습니다. 관리비는 매달 23만원입니다.\n",
+    "家族/連絡先.md": "# 連絡先\n\n大家の佐藤さんの電話番号：090-1111-2222\n\nやまだ小児科の電話番号：03-3333-4444\n",
+    "家族/ごみ出し.md": "# ごみ出し\n\n燃えるごみは月曜日と木曜日。ごみの日は朝8時までに出す。\n",
+    "家族/保育園.md": "# 保育園\n\nお迎えは18時まで。おむつは5枚持っていく。\n",
+}
+
+
+def test_a_korean_name_is_not_cut_where_its_last_syllable_cannot_be_a_particle(tmp_path: Path) -> None:
+    """ "박지은 전화번호" was cited on 박지훈's page at 100%: 은 was cut as a topic particle, which follows a
+    final consonant, and 지 has none."""
+    with Router(write(tmp_path, HOUSE)) as router:
+        receipt = router.decide("박지은 전화번호 알려줘")
+        assert receipt.decision == "refuse", receipt.to_text()
+        assert "박지은" in receipt.evidence.query_terms
+        # A particle that fits its word is still cut (회의 ends in a vowel: 는).
+        assert "회의" in router.decide("회의는 무슨 요일이야?").evidence.query_terms
+
+
+@pytest.mark.parametrize(
+    ("question", "page"),
+    [
+        ("やまだの電話番号は？", "家族/連絡先.md"),
+        ("ごみの日はいつ？", "家族/ごみ出し.md"),
+        ("おむつは何枚？", "家族/保育園.md"),
+    ],
+)
+def test_a_japanese_word_written_in_hiragana_is_content(tmp_path: Path, question: str, page: str) -> None:
+    """Hiragana was read as grammar alone: ごみ, おむつ and the name やまだ were dropped ("no content
+    words", or the landlord's number cited for やまだ's)."""
+    with Router(write(tmp_path, HOUSE)) as router:
+        receipt = router.decide(question)
+    assert receipt.candidates and receipt.candidates[0].path == page, receipt.to_text()
+    assert receipt.decision == "cite", receipt.to_text()
+
+
+def test_a_name_in_hiragana_the_vault_never_mentions_is_not_answered_by_another_s_number(
+    tmp_path: Path,
+) -> None:
+    """ "すずきさんの電話番号は？" (no Suzuki in the vault) cited the landlord's number at 100%."""
+    with Router(write(tmp_path, HOUSE)) as router:
+        receipt = router.decide("すずきさんの電話番号は？")
+    assert receipt.decision == "refuse", receipt.to_text()
+    assert "すずき" in receipt.evidence.corpus_missing
+
+
+def test_grammar_in_hiragana_is_still_grammar(tmp_path: Path) -> None:
+    """Only a word: a question's particles, endings, demonstratives and question words stay out."""
+    with Router(write(tmp_path, HOUSE)) as router:
+        terms = router.decide("あのごみの日はいつですか？").evidence.query_terms
+    assert "ごみ" in terms
+    assert not {"あの", "いつ", "ですか", "いつですか"} & set(terms), terms
