@@ -64,3 +64,31 @@ def test_grammar_in_hiragana_is_still_grammar(tmp_path: Path) -> None:
         terms = router.decide("あのごみの日はいつですか？").evidence.query_terms
     assert "ごみ" in terms
     assert not {"あの", "いつ", "ですか", "いつですか"} & set(terms), terms
+
+
+@pytest.mark.parametrize(
+    ("question", "phrasing", "page"),
+    [
+        ("how much is our rent?", "家賃はいくら？", "家族/家賃.md"),
+        ("how much is the apartment maintenance fee?", "아파트 관리비 얼마?", "생활/관리비.md"),
+    ],
+)
+def test_an_english_question_with_a_japanese_or_korean_translation_is_answered(
+    tmp_path: Path, question: str, phrasing: str, page: str
+) -> None:
+    """No dictionary of ours links English to Japanese or Korean: the agent's translation is the only
+    bridge, as for a question in a language KRouter cannot read. It was refused as holding "none of the
+    question's own words", and the refusal told the agent to translate: a loop."""
+    pages = {
+        **HOUSE,
+        "家族/家賃.md": "# 家賃\n\n家賃は毎月8万5千円、27日に振り込む。\n",
+        "생활/관리비.md": "# 관리비\n\n아파트 관리비는 매달 23만원입니다. 자동이체로 냅니다.\n",
+    }
+    with Router(write(tmp_path, pages)) as router:
+        receipt = router.ask(question, also=[phrasing])
+        assert receipt.decision == "cite" and receipt.top is not None, receipt.to_text()
+        assert receipt.top.path == page
+        # Where the dictionary links the two (English and a Chinese page), the question still needs a
+        # word of its own there: the phrasing does not vouch alone.
+        receipt = router.ask("how often is the garage swept", also=["垃圾什么时候收"])
+    assert receipt.decision == "refuse", receipt.to_text()

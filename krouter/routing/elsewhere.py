@@ -10,6 +10,7 @@ a page that never mentions it (docs/decisions.md D43).
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -34,7 +35,7 @@ from krouter.tokens.names import (
     written_with_capital_inside,
 )
 from krouter.tokens.normal_form import without_accents
-from krouter.tokens.scripts import KANA, has_han, is_cjk
+from krouter.tokens.scripts import KANA, has_han, is_cjk, writing
 from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
 
 _KANA = lazy_pattern(f"[{KANA}]")
@@ -298,12 +299,37 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     phrasing alone ("Kafka retention" with the phrasing "vacation days" cited the vacation page).
 
     Not for a question in a language KRouter cannot read (``in_unread_language``: French, German against
-    English notes): no route of ours could reach the page from its words, so the agent's translation is
-    the only bridge there is, and refusing it would refuse every such question."""
+    English notes), nor for one in a language no dictionary of ours links to the page's (English or
+    Chinese and a Japanese or Korean page, Japanese and Korean): no route of ours could reach the page
+    from its words, so the agent's translation is the only bridge there is, and refusing it would refuse
+    every such question (a bug hunt: the refusal told the agent to translate, and refused the translation)."""
     units = question_units(question, index, t)
     if not units or _held(units, path, index, t) or in_unread_language(question, unread_words(units, index)):
         return None
+    if not _bridged(question, path, index, t):
+        return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
+
+
+# The languages our routes link (the CC-CEDICT dictionary, abbreviations, shared Han characters).
+_ROUTED = frozenset({"Latin", "Chinese"})
+
+
+def _bridged(question: str, path: str, index: Index, t: Tables) -> bool:
+    """Whether a route of ours could link the question's words to the page at ``path``: the page is
+    written mostly in the question's language, or both are English or Chinese (a Japanese page's kanji
+    are Japanese; a few English names on it link no English word to its text)."""
+    asked = writing(question)
+    pid = t.by_path.get(path)
+    if asked is None or pid is None:
+        return True
+    counts = Counter(lang for term in index.page_terms(pid) if (lang := writing(term)))
+    if counts["Japanese"] or t.writes_japanese(index, path):
+        counts["Japanese"] += counts.pop("Chinese", 0)
+    if not counts:
+        return True
+    main = counts.most_common(1)[0][0]
+    return main == asked or {main, asked} <= _ROUTED
 
 
 def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str]:
