@@ -92,3 +92,19 @@ def test_an_english_question_with_a_japanese_or_korean_translation_is_answered(
         # word of its own there: the phrasing does not vouch alone.
         receipt = router.ask("how often is the garage swept", also=["垃圾什么时候收"])
     assert receipt.decision == "refuse", receipt.to_text()
+
+
+def test_a_question_whose_one_word_is_a_single_character_is_looked_up(tmp_path: Path) -> None:
+    """ "お迎えは何時までですか？" (迎 on the nursery's page) was turned away before the vault was asked, as
+    having no content words: a single character counts where the vault holds it."""
+    from typer.testing import CliRunner
+
+    from krouter.cli import app
+
+    vault = write(tmp_path / "v", HOUSE)
+    result = CliRunner().invoke(app, ["ask", "お迎えは何時までですか？", "--vault", str(vault), "--json"])
+    assert result.exit_code in (0, 3), result.output  # cited, or refused by the vault
+    assert "no content words" not in result.output and '"迎"' in result.output, result.output
+    # Grammar alone is still turned away.
+    result = CliRunner().invoke(app, ["ask", "的了吗", "--vault", str(vault)])
+    assert result.exit_code == 2 and "no content words" in result.output
