@@ -108,3 +108,20 @@ def test_a_question_whose_one_word_is_a_single_character_is_looked_up(tmp_path: 
     # Grammar alone is still turned away.
     result = CliRunner().invoke(app, ["ask", "的了吗", "--vault", str(vault)])
     assert result.exit_code == 2 and "no content words" in result.output
+
+
+def test_korean_chat_marks_are_no_words(tmp_path: Path) -> None:
+    """ "관리비 얼마야 ㅎㅎ" was refused as naming 'ᄒᄒ', a word the vault never mentions (NFKC makes ㅎ a
+    conjoining letter); glued to a word (회의실ㅠㅠ) it hid that word. A question typed decomposed (NFD)
+    keeps its syllables."""
+    import unicodedata
+
+    with Router(write(tmp_path, HOUSE)) as router:
+        for question in (
+            "관리비 얼마야 ㅎㅎ",
+            "관리비ㅋㅋ 얼마야",
+            unicodedata.normalize("NFD", "관리비 얼마야 ㅠㅠ"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.evidence.query_terms == ["관리비"], (question, receipt.evidence.query_terms)
+            assert receipt.candidates[0].path == "생활/부모님_댁.md"

@@ -74,6 +74,17 @@ _KO_VERBAL = ("하", "되", "해", "했", "됐", "합", "됩", "할", "될")
 _KO_COUNTERS = frozenset("시 분 초 명 개 번 일 주 달 년 살 층 대 건 회 원 장 배".split())
 
 
+# Hangul letters standing alone (ㅋㅋ, ㅎㅎ, ㅠㅠ: laughter and tears in chat; NFKC makes them conjoining
+# jamo, and composes a decomposed syllable first).
+_JAMO = lazy_pattern(r"[\u1100-\u11ff\u3130-\u318f]+")
+
+
+def without_jamo(norm: str) -> str:
+    """A normalised question without its lone Hangul letters: no word of it ("관리비 얼마야 ㅎㅎ" was
+    refused as naming 'ᄒᄒ', and 회의실ㅠㅠ hid 회의실: a bug hunt)."""
+    return _JAMO.sub(" ", norm)
+
+
 def counted_after_asking(run: str) -> bool:
     """True for the counter a question asks for after 몇, with its particle or ending (시부터, 개까지요)."""
     return _with_endings(run, _KO_COUNTERS)

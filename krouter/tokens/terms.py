@@ -27,7 +27,7 @@ from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.dates import DATE, date_terms, split_dates
 from krouter.tokens.grouped_numbers import as_digits, grouped_numbers, magnitude_numbers
-from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces
+from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces, without_jamo
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, segmented, verb_asked_once, without_days, without_frames
@@ -94,9 +94,8 @@ _DOTTED = lazy_pattern(r"\d+(?:\.\d+)+")
 # An identifier written with an underscore, as code names things (page_id, realtime_gmv, _di): one name.
 # Its words are indexed as ever, and the identifier whole besides (outside the BM25 length); a question
 # naming one the vault never holds whole asks about something the notes never mention, so "What
-# parallelism does the realtime_gmv job run with?" is not answered by a page
-# holding "realtime" and no realtime_gmv (``routing/elsewhere.unknown_name``). ASCII letters and digits
-# only, after case folding.
+# parallelism does the realtime_gmv job run with?" is not answered by a page holding "realtime" and no
+# realtime_gmv (``routing/elsewhere.unknown_name``). ASCII letters and digits only, after case folding.
 _IDENTIFIER_RUN = r"[a-z0-9_]*_[a-z0-9_]*"
 _IDENTIFIER = lazy_pattern(rf"(?<![a-z0-9_]){_IDENTIFIER_RUN}(?![a-z0-9_])")
 _AFTER_AMOUNT = lazy_pattern(_AMOUNT_AFTER)
@@ -353,7 +352,8 @@ def question_identifiers(question: str) -> list[str]:
 def _query_pairs(
     question: str, known: Callable[[str], bool] | None, reached: Callable[[str], bool] | None = None
 ) -> Iterator[tuple[str, str, str | None]]:
-    asked, spoken = as_digits(without_frames(_MD_SUFFIX.sub(" ", normalize(without_days(question)))), known)
+    plain = without_jamo(normalize(without_days(question)))
+    asked, spoken = as_digits(without_frames(_MD_SUFFIX.sub(" ", plain)), known)
     # In a Japanese question a kanji run typed apart (決済 タイムアウト 何秒) is Japanese too: read as
     # jieba's Chinese it kept the question word 何秒 as a word the right page lacked.
     japanese = HAS_KANA.search(asked) is not None and HAS_HANGUL.search(asked) is None
