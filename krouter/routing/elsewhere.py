@@ -10,7 +10,6 @@ a page that never mentions it (docs/decisions.md D43).
 from __future__ import annotations
 
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from krouter.index.store import Index
 from krouter.lazy_pattern import lazy_pattern
 from krouter.routing.citation import PageReads
+from krouter.routing.language_bridge import bridged
 from krouter.routing.other_names import mentioned_by_name
 from krouter.routing.question import Unit, question_units
 from krouter.routing.tables import Tables
@@ -35,7 +35,7 @@ from krouter.tokens.names import (
     written_with_capital_inside,
 )
 from krouter.tokens.normal_form import without_accents
-from krouter.tokens.scripts import KANA, has_han, is_cjk, writing
+from krouter.tokens.scripts import KANA, has_han, is_cjk
 from krouter.tokens.terms import identifier_words, normalize, number_parts, question_identifiers
 
 _KANA = lazy_pattern(f"[{KANA}]")
@@ -306,30 +306,9 @@ def holds_none(question: str, path: str, index: Index, t: Tables) -> str | None:
     units = question_units(question, index, t)
     if not units or _held(units, path, index, t) or in_unread_language(question, unread_words(units, index)):
         return None
-    if not _bridged(question, path, index, t):
+    if not bridged(question, path, index, t):
         return None
     return "it holds none of the question's own words, in any language: the phrasing alone found it"
-
-
-# The languages our routes link (the CC-CEDICT dictionary, abbreviations, shared Han characters).
-_ROUTED = frozenset({"Latin", "Chinese"})
-
-
-def _bridged(question: str, path: str, index: Index, t: Tables) -> bool:
-    """Whether a route of ours could link the question's words to the page at ``path``: the page is
-    written mostly in the question's language, or both are English or Chinese (a Japanese page's kanji
-    are Japanese; a few English names on it link no English word to its text)."""
-    asked = writing(question)
-    pid = t.by_path.get(path)
-    if asked is None or pid is None:
-        return True
-    counts = Counter(lang for term in index.page_terms(pid) if (lang := writing(term)))
-    if counts["Japanese"] or t.writes_japanese(index, path):
-        counts["Japanese"] += counts.pop("Chinese", 0)
-    if not counts:
-        return True
-    main = counts.most_common(1)[0][0]
-    return main == asked or {main, asked} <= _ROUTED
 
 
 def lacking_words(question: str, path: str, index: Index, t: Tables) -> list[str]:

@@ -1,0 +1,32 @@
+"""Whether any route of ours links a question's language to a page's: the CC-CEDICT dictionary, the
+work glossary and shared Han characters link English and Chinese; nothing links either to Japanese or
+Korean, nor those two to each other. Where nothing does, an agent's translation is the only bridge
+(``elsewhere.holds_none``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from krouter.index.store import Index
+from krouter.routing.tables import Tables
+from krouter.tokens.scripts import writing
+
+# The languages our routes link (the CC-CEDICT dictionary, abbreviations, shared Han characters).
+_ROUTED = frozenset({"Latin", "Chinese"})
+
+
+def bridged(question: str, path: str, index: Index, t: Tables) -> bool:
+    """Whether a route of ours could link the question's words to the page at ``path``: the page is
+    written mostly in the question's language, or both are English or Chinese (a Japanese page's kanji
+    are Japanese; a few English names on it link no English word to its text)."""
+    asked = writing(question)
+    pid = t.by_path.get(path)
+    if asked is None or pid is None:
+        return True
+    counts = Counter(lang for term in index.page_terms(pid) if (lang := writing(term)))
+    if counts["Japanese"] or t.writes_japanese(index, path):
+        counts["Japanese"] += counts.pop("Chinese", 0)
+    if not counts:
+        return True
+    main = counts.most_common(1)[0][0]
+    return main == asked or {main, asked} <= _ROUTED
