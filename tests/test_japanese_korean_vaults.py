@@ -125,3 +125,19 @@ def test_korean_chat_marks_are_no_words(tmp_path: Path) -> None:
             receipt = router.decide(question)
             assert receipt.evidence.query_terms == ["관리비"], (question, receipt.evidence.query_terms)
             assert receipt.candidates[0].path == "생활/부모님_댁.md"
+
+
+def test_a_long_line_s_snippet_finds_a_word_written_in_half_width_katakana(tmp_path: Path) -> None:
+    """A line over the snippet's width showed its first characters, not the answer, when the answer was
+    written in half-width katakana (ﾄﾞﾗｲﾔｰ): the line was searched without NFKC, the question's terms
+    with it."""
+    line = (
+        "家電の保証メモ："
+        + "テレビは実家からもらったもので保証書なし。" * 14
+        + "ﾄﾞﾗｲﾔｰはﾊﾟﾅｿﾆｯｸ、保証は2027年3月まで。"
+    )
+    with Router(write(tmp_path, {**HOUSE, "家族/家電の保証.md": f"# 家電の保証\n\n{line}\n"})) as router:
+        receipt = router.decide("パナソニックのドライヤーの保証")
+    top = receipt.candidates[0]
+    assert top.path == "家族/家電の保証.md"
+    assert "ﾄﾞﾗｲﾔｰはﾊﾟﾅｿﾆｯｸ" in top.snippet and top.snippet.startswith("…"), top.snippet

@@ -22,13 +22,13 @@ from krouter.routing.answering_line import (
     route_terms,
     terms_in,
 )
+from krouter.routing.line_search import searchable
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
 from krouter.routing.sessions import in_replies
 from krouter.routing.tables import Tables
 from krouter.tokens.grouped_numbers import grouped_form
-from krouter.tokens.normal_form import without_accents
 from krouter.tokens.terms import AMOUNT
 from krouter.vault.files import PageTooLarge, content_hash, read_page_bytes
 from krouter.vault.md_tables import is_rule
@@ -321,16 +321,13 @@ def _around_matches(text: str, units: list[Unit]) -> str:
     if len(text) <= SNIPPET_CHARS:
         return text
     width = SNIPPET_CHARS - 2  # room for the two "…"
-    # Accents dropped, as the index drops them (Inês is ines): one letter for one, positions kept.
-    low = without_accents(text.casefold())
-    if len(low) != len(text):  # a character folded to two (ß): positions would drift
-        low = without_accents(text.lower()) if len(text.lower()) == len(text) else ""
+    low, origin = searchable(text)  # as the question's terms are read (Inês is ines, ﾄﾞ is ド)
     hits: list[tuple[int, int, float]] = []  # (position, unit, weight)
     for i, u in enumerate(units):
         for term in {written for alt in u.alts for t in alt if t for written in _written(t)}:
             at, taken = low.find(term), 0
             while at != -1 and taken < _MAX_HITS:
-                hits.append((at, i, u.weight))
+                hits.append((origin[at], i, u.weight))
                 at, taken = low.find(term, at + 1), taken + 1
     hits.sort()
     # A hit counts where its whole word fits: one at the window's very end was cut off (the review's
