@@ -141,3 +141,13 @@ def test_a_long_line_s_snippet_finds_a_word_written_in_half_width_katakana(tmp_p
     top = receipt.candidates[0]
     assert top.path == "家族/家電の保証.md"
     assert "ﾄﾞﾗｲﾔｰはﾊﾟﾅｿﾆｯｸ" in top.snippet and top.snippet.startswith("…"), top.snippet
+
+
+@pytest.mark.parametrize("question", ["관리비 230000원 맞아?", "관리비 23만원 맞아?", "관리비 23 만원 맞아?"])
+def test_a_korean_amount_counted_in_man_is_its_number(tmp_path: Path, question: str) -> None:
+    """ "관리비 230000원 맞아?" named the number a word the vault never mentions on the page writing 23만원:
+    Korean counts in 만 (ten thousand) as Chinese does in 万."""
+    with Router(write(tmp_path, HOUSE)) as router:
+        receipt = router.decide(question)
+    assert receipt.candidates[0].path == "생활/부모님_댁.md", receipt.to_text()
+    assert not receipt.evidence.corpus_missing, receipt.to_text()

@@ -53,19 +53,20 @@ def grouped_form(number: str) -> str | None:
     return f"{int(whole):,}" + number[len(whole) :]
 
 
-# A number counted in thousands, ten-thousands or hundred-millions (5万, 1.5 万, 3千, 3千万, 2亿): Chinese
-# counts in 万 where notes, English ones and many Chinese ones, write 50,000. Both are read as the number.
+# A number counted in thousands, ten-thousands or hundred-millions (5万, 1.5 万, 3千, 3千万, 2亿; Korean
+# 23만, 5천, 1억): Chinese and Korean count in 万 (만) where notes, English ones and many others, write
+# 50,000. Both are read as the number.
 # Only a number counted once: 1万2千 or a range's end (3-5万) is left as written, as is a number another
 # counter follows, and 千 of a unit (千瓦 kW, 千克 kg).
 _MAGNITUDE = lazy_pattern(
     # Not a range's end written after a number (3-5万, 3到5万: the range is left as written), but after a
     # verb (提到5万, 增至3千万) or another counted number (3万-5万).
-    r"(?<![\d.,千万亿])(?<!\d[\-~～–—到至])(?<!\d\s[\-~～–—到至])(?<!\d[\-~～–—到至]\s)(?<!\d\s[\-~～–—到至]\s)"
-    r"(\d+(?:\.\d+)?)\s*(十万|百万|千万|万亿|十亿|百亿|千亿|千(?![瓦克米兆赫帕焦卡伏牛欧安乏比])|万|亿)"
+    r"(?<![\d.,千万亿만천억])(?<!\d[\-~～–—到至])(?<!\d\s[\-~～–—到至])(?<!\d[\-~～–—到至]\s)(?<!\d\s[\-~～–—到至]\s)"
+    r"(\d+(?:\.\d+)?)\s*(十万|百万|千万|万亿|十亿|百亿|千亿|千(?![瓦克米兆赫帕焦卡伏牛欧安乏比])|万|亿|십만|백만|천만|만|천|억)"
     # Not a number another counter or digit follows (1万2千, 2千多万, 3千来万), nor 千 of a unit (5千瓦, 5千克).
-    r"(?![\d千万亿百十]|[多来余][万亿])"
+    r"(?![\d千万亿百十만천억백십]|[多来余][万亿])"
 )
-_HINT = lazy_pattern("[千万亿]")
+_HINT = lazy_pattern("[千万亿만천억]")
 _TIMES = {
     "千": 10**3,
     "万": 10**4,
@@ -77,6 +78,13 @@ _TIMES = {
     "百亿": 10**10,
     "千亿": 10**11,
     "万亿": 10**12,
+    # Korean counts so too: 23만원 is 230,000 won, 5천 5,000, 1억 100,000,000.
+    "천": 10**3,
+    "만": 10**4,
+    "십만": 10**5,
+    "백만": 10**6,
+    "천만": 10**7,
+    "억": 10**8,
 }
 
 
