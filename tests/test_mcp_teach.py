@@ -148,3 +148,34 @@ def test_read_sends_a_page_once_and_teach_replies_with_typed_fields(tmp_path: Pa
                 assert res.structured_content["run_id"] is None and res.structured_content["reason"]
 
     anyio.run(session)
+
+
+@pytest.mark.parametrize("pending", ["none", "all"])
+def test_teach_never_writes_into_the_demo_vault(tmp_path: Path, pending: str) -> None:
+    """A documentation audit: `krouter teach --vault demo` refuses (the demo vault lives inside the
+    installed package), but `krouter_teach` on a server started with `--vault demo` edited the package's
+    page, or, by default, held a pick that neither --accept nor --reject could then close."""
+    from krouter.config import bundled_vault
+    from krouter.learner import pending as holds
+
+    assert CliRunner().invoke(app, ["config", "set", "pending_triggers", pending]).exit_code == 0
+    demo = bundled_vault()
+    before = snapshot(demo)
+    page = "Runbooks/Payments API timeout.md"
+    line = next(
+        s.strip() for s in (demo / page).read_text(encoding="utf-8").splitlines() if "times out after" in s
+    )
+
+    async def session() -> None:
+        with anyio.fail_after(60):
+            async with Client(server_params("demo"), read_timeout_seconds=30) as client:
+                res = await client.call_tool(
+                    "krouter_teach", {"question": "paystream connect limit", "path": page, "quote": line}
+                )
+                assert res.structured_content is not None
+                assert res.structured_content["status"] == "not-taught", text_of(res)
+                assert "demo vault is read-only" in res.structured_content["reason"]
+
+    anyio.run(session)
+    assert snapshot(demo) == before
+    assert not holds.open_holds(demo)

@@ -211,6 +211,12 @@ def teach(
         # Refused calls are logged and answered too: a path of megabytes would be echoed into both.
         result.page = shown_quote(page)
         result.reason = f"the path is {len(page)} characters long; at most {MAX_PATH_CHARS}"
+    elif config.is_demo(router.root):
+        # Its pages live inside the installed package: `krouter teach` refused it, `krouter_teach` wrote
+        # there, or held a pick no command could accept or reject (a documentation audit).
+        result.reason = (
+            "the bundled demo vault is read-only: teach your own vault (krouter init DIR makes one)"
+        )
     elif len(quote) > MAX_QUOTE_CHARS:
         # Neither the reply nor the log echoes a pasted page back (a 126 KB quote made a 126 KB reply).
         result.quote = shown_quote(quote)
