@@ -179,3 +179,26 @@ def test_teach_never_writes_into_the_demo_vault(tmp_path: Path, pending: str) ->
     anyio.run(session)
     assert snapshot(demo) == before
     assert not holds.open_holds(demo)
+
+
+def test_a_hold_an_earlier_version_made_in_the_demo_vault_can_be_rejected(tmp_path: Path) -> None:
+    """Such a hold could be neither accepted nor rejected ("the bundled demo vault is read-only"): a reject
+    writes no page, and closes it; an accept is still refused."""
+    from krouter.config import bundled_vault
+    from krouter.learner import pending as holds
+
+    demo = bundled_vault()
+    kept = holds.hold(
+        demo,
+        "Runbooks/Payments API timeout.md",
+        "paystream limit",
+        "x.",
+        source="agent",
+        lane="agent",
+        model="-",
+    )
+    accepted = CliRunner().invoke(app, ["learn", "--accept", str(kept["pending"])])
+    assert accepted.exit_code == 2 and "read-only" in accepted.output
+    rejected = CliRunner().invoke(app, ["learn", "--reject", str(kept["pending"])])
+    assert rejected.exit_code == 0, rejected.output
+    assert not holds.open_holds(demo)

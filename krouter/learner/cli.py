@@ -238,7 +238,12 @@ def _settle(vault: Path | None, accept: str | None, reject: str | None, as_json:
         # --accept ID", which failed, "no vault named" (a bug hunt).
         held = next((h for h in pending.all_holds() if h["pending"] == (accept or reject)), None)
         recorded = Path(str(held["vault"])) if vault is None and held is not None else None
-        root = config.vault_to_write(recorded or vault, "accept or reject pending triggers")
+        # A reject writes no page: a hold an earlier version made in the demo vault (`krouter_teach` held
+        # picks there) is closed all the same, or it stayed listed for ever (a documentation audit).
+        if accept:
+            root = config.vault_to_write(recorded or vault, "accept pending triggers")
+        else:
+            root = recorded or vault or config.default_vault()
         if recorded is not None and not root.is_dir() and accept:
             # The path came from the hold, not from config.toml or $KROUTER_VAULT: said so, with the
             # way on when the vault moved (its folder, named, stands in for it).
