@@ -391,3 +391,15 @@ def test_config_get_vault_prints_the_vault_krouter_vault_names(
     monkeypatch.setenv("KROUTER_VAULT", "../" + tmp_path.name + "/other")
     assert runner.invoke(app, ["config", "get", "vault"]).stdout == f"{other}\n"
     assert f"vault in use: {other} ($KROUTER_VAULT)" in runner.invoke(app, ["config"]).stdout
+
+
+def test_config_names_where_the_cache_and_state_are_kept() -> None:
+    """A documentation audit: nothing told a user who installed with pip where KRouter keeps the indexes
+    (their notes' words) and the query log (their questions), to remove them. `krouter recall-context
+    --help` said "never the demo vault" of a hook that answers from it when named."""
+    shown = runner.invoke(app, ["config"]).stdout
+    assert f"cache dir:    {config.cache_dir()}" in shown and f"state dir:    {config.state_dir()}" in shown
+    as_json = json.loads(runner.invoke(app, ["config", "--json"]).stdout)
+    assert as_json["cache_dir"] == str(config.cache_dir()) and as_json["state_dir"] == str(config.state_dir())
+    helped = runner.invoke(app, ["recall-context", "--help"], terminal_width=200).stdout
+    assert "never the demo vault" not in helped and "'demo' for the bundled demo vault" in helped

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from krouter.agents.command_line import shell_words
-from krouter.cli_options import NamedVaultOption
+from krouter.cli_options import VaultOption
 from krouter.config import is_demo
 from krouter.lazy_pattern import lazy_pattern
 from krouter.safe_text import clean, visible_text
@@ -255,7 +255,7 @@ def _log_to_stderr() -> None:
 
 
 def recall_command(
-    vault: NamedVaultOption = None,
+    vault: VaultOption = None,
     timeout: Annotated[
         float,
         typer.Option(

@@ -101,7 +101,8 @@ def show(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Show the config file's path, the vault in use (and where it comes from), and every setting.
+    """Show the config file's path, the vault in use (and where it comes from), where the cache and state
+    are kept, and every setting.
 
     A broken setting is shown as broken, the others as read, what is wrong on stderr (JSON: under
     "problems", the broken ones left out of "settings"), and the exit code is 1."""
@@ -116,6 +117,7 @@ def show(
     env = _from_environment(values)
     if as_json:
         out = {"path": str(path), "exists": path.is_file(), "vault_in_use": vault, "vault_from": source}
+        out |= {"cache_dir": str(config.cache_dir()), "state_dir": str(config.state_dir())}
         settings = {**values, **{key: value for key, (value, _) in env.items()}}
         from_env = {key: var for key, (_, var) in env.items()}
         report = {**out, "settings": settings, "from_environment": from_env}
@@ -123,6 +125,10 @@ def show(
     else:
         typer.echo(f"config file:  {path}{'' if path.is_file() else ' (not created yet)'}")
         typer.echo(f"vault in use: {vault or '-'} ({source})")
+        # Where KRouter keeps what it makes: the indexes (your notes' words) and the query log and
+        # learner's journal (your questions); removing them is yours to do after a pip install.
+        typer.echo(f"cache dir:    {config.cache_dir()} (indexes: rebuilt on demand)")
+        typer.echo(f"state dir:    {config.state_dir()} (query log, learner's journal, held picks)")
         for key in KEYS:
             shown = json.dumps(values[key], ensure_ascii=False) if key in values else "(broken, see below)"
             if key in env:

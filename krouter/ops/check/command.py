@@ -19,7 +19,8 @@ def check_command(
 ) -> None:
     """Lint the vault: broken replacement links, cycles, broken YAML, duplicates. Exit 1 on any problem.
 
-    Uncollapsed replacement chains are reported as notices and do not fail the check."""
+    Notices are reported and do not fail the check: uncollapsed replacement chains, a page replaced by
+    several, loose or unresolved links, symbolic and hard links, leftover temp files, templates."""
     with exit_codes(as_json=as_json, default_vault=vault is None):
         report = check(vault if vault is not None else default_vault())
     if as_json:
