@@ -151,3 +151,12 @@ def test_a_korean_amount_counted_in_man_is_its_number(tmp_path: Path, question: 
         receipt = router.decide(question)
     assert receipt.candidates[0].path == "생활/부모님_댁.md", receipt.to_text()
     assert not receipt.evidence.corpus_missing, receipt.to_text()
+
+
+def test_a_bigram_where_two_kanji_words_meet_is_no_word_of_the_question(tmp_path: Path) -> None:
+    """ "在宅手当金額は？" was refused, "the vault never mentions '当金'": half of 手当 and half of 金額."""
+    pages = {**HOUSE, "仕事/在宅勤務.md": "# 在宅勤務\n\n在宅手当は月3000円。手当の金額は4月に見直す。\n"}
+    with Router(write(tmp_path, pages)) as router:
+        receipt = router.decide("在宅手当金額は？")
+    assert "当金" not in receipt.evidence.query_terms, receipt.to_text()
+    assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "仕事/在宅勤務.md"
