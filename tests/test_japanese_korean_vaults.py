@@ -160,3 +160,22 @@ def test_a_bigram_where_two_kanji_words_meet_is_no_word_of_the_question(tmp_path
         receipt = router.decide("在宅手当金額は？")
     assert "当金" not in receipt.evidence.query_terms, receipt.to_text()
     assert receipt.decision == "cite" and receipt.top is not None and receipt.top.path == "仕事/在宅勤務.md"
+
+
+def test_a_korean_counter_after_a_number_is_read_as_the_counter(tmp_path: Path) -> None:
+    """ "대회의실 10명이 쓸 수 있어?" was refused, "never mentions '명이'", on the page writing 대회의실(10명),
+    and "분리수거 지하 1층에서 해?" lacked '층' on the page writing 지하 1층에서: a counter glued to its
+    particle, in the question and on the page."""
+    pages = {
+        **HOUSE,
+        "팀/회의실.md": "# 회의실\n\n대회의실(10명)과 소회의실(4명)이 있습니다. 예약은 캘린더로.\n",
+        "생활/분리수거.md": "# 분리수거\n\n분리수거는 지하 1층에서 합니다. 화요일과 금요일.\n",
+    }
+    with Router(write(tmp_path, pages)) as router:
+        for question, page in (
+            ("대회의실 10명이 쓸 수 있어?", "팀/회의실.md"),
+            ("분리수거 지하 1층에서 해?", "생활/분리수거.md"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.top is not None and receipt.top.path == page, receipt.to_text()
+            assert not receipt.top.missing, receipt.to_text()

@@ -127,3 +127,17 @@ def _whole(m: re.Match[str]) -> str | None:
     if part and int(part) * times % scale:
         return None
     return str(int(whole) * times + (int(part) * times // scale if part else 0))
+
+
+# A price said the spoken way, whole and tenths around 块 (38块5): not inside a longer number, nor a
+# count of things with a size (4块4T 硬盘).
+_KUAI_DECIMAL = lazy_pattern(r"(?<![\d.])(\d+)块(\d)(?![\d.]*[A-Za-z\d])")
+
+
+def spoken_decimals(norm: str) -> list[str]:
+    """The prices a normalised text says the spoken way, as their number: 16块5 is 16.5 (yuan), as a
+    question's is read (question_frames): the page wrote it, and "the question names '16.5', which no page
+    mentions" refused the page that did (a bug hunt)."""
+    if "块" not in norm:
+        return []
+    return [f"{whole}.{tenths}" for whole, tenths in _KUAI_DECIMAL.findall(norm)]

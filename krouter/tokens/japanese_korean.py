@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens.hiragana_words import hiragana_word
-from krouter.tokens.scripts import HAN, char_bigrams
+from krouter.tokens.scripts import HAN, HAS_HANGUL, char_bigrams
 
 # In a Japanese question, hiragana stretches are mostly particles, endings and auxiliaries (は, の,
 # ですか, ました): grammar, not subject, but for a word written in hiragana (``hiragana_words``). Kanji
@@ -85,18 +85,33 @@ def without_jamo(norm: str) -> str:
     return _JAMO.sub(" ", norm)
 
 
+# A counter right after a number (10명이, 1층에서, 3만원): the page writing 지하 1층에서 holds 층에 and 에서,
+# not 층, and "1층에서 해?" lacked '층' on the very line it cited (a bug hunt).
+_COUNTED = lazy_pattern(rf"(?<=\d)[ \t]?([{''.join(sorted(_KO_COUNTERS))}])(?=[\uac00-\ud7af])")
+
+
+def korean_counters(norm: str) -> list[str]:
+    """The counters a normalised text writes right after a number with more after them (10명이, 1층에서),
+    each as an index term of its own (one standing alone, 10명, is its own run's term already)."""
+    return _COUNTED.findall(norm) if HAS_HANGUL.search(norm) else []
+
+
 def counted_after_asking(run: str) -> bool:
     """True for the counter a question asks for after 몇, with its particle or ending (시부터, 개까지요)."""
     return _with_endings(run, _KO_COUNTERS)
 
 
-def korean_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
+def korean_pieces(run: str, known: Callable[[str], bool] | None, after_number: bool = False) -> list[str]:
     """The content of a Hangul word in a question: the word, its particle or ending cut off, then a
     verb-forming 하/되; question and filler words dropped. A word whose bigrams the vault holds as
     written is kept whole. The word is one unit, which the lookup finds by its bigrams on one page:
     as bigrams, 타임아웃 weighed three words against the one word 로그 the page lacked, and "the log
-    server's timeout" was cited on the payment server's page (a cold review)."""
+    server's timeout" was cited on the payment server's page (a cold review). Right after a number, a
+    counter with its particle (10명이, 1층에서) is the counter, where the vault holds it alone (it is a
+    measure, not a subject: dropped where it does not)."""
     holds = known or _holds_nothing
+    if after_number and run[0] in _KO_COUNTERS and (len(run) == 1 or run[1:] in _KO_ENDINGS):
+        return [run[0]] if holds(run[0]) else []
     if run in _KO_NOT_CONTENT or run in _KO_ENDINGS:
         return []  # a question word, or a particle alone (API의, after a Latin word)
     if _asks_with_endings(run):

@@ -26,8 +26,14 @@ from krouter.lazy_pattern import lazy_pattern
 from krouter.tokens import compounds
 from krouter.tokens.chinese import jieba_words, question_jieba, repair
 from krouter.tokens.dates import DATE, date_terms, split_dates
-from krouter.tokens.grouped_numbers import as_digits, grouped_numbers, magnitude_numbers
-from krouter.tokens.japanese_korean import counted_after_asking, japanese_pieces, korean_pieces, without_jamo
+from krouter.tokens.grouped_numbers import as_digits, grouped_numbers, magnitude_numbers, spoken_decimals
+from krouter.tokens.japanese_korean import (
+    counted_after_asking,
+    japanese_pieces,
+    korean_counters,
+    korean_pieces,
+    without_jamo,
+)
 from krouter.tokens.normal_form import normalize, without_accents
 from krouter.tokens.pinyin_names import join_apostrophes
 from krouter.tokens.question_frames import asks_only, segmented, verb_asked_once, without_days, without_frames
@@ -227,10 +233,7 @@ def index_terms(text: str) -> list[str]:
     amounts += _identifiers(norm)
     amounts += compounds.closed_terms(norm, _word_terms) + date_terms(norm, runs)
     amounts += [] if written.isascii() else written_terms(written)
-    if "块" in norm:
-        # 16块5 is 16.5 (yuan), as a question's is read (question_frames): the page wrote it, and "the
-        # question names '16.5', which no page mentions" refused the page that did (a bug hunt).
-        amounts += [f"{whole}.{tenths}" for whole, tenths in _KUAI_DECIMAL.findall(norm)]
+    amounts += spoken_decimals(norm) + korean_counters(norm)
     # A text whose every word was seen before (most English passages) is looked up in C.
     known = list(map(_WORD_MEMO.get, runs))
     if None not in known:
@@ -287,11 +290,6 @@ _NOT_COUNTED = lazy_pattern(
     rf"^(?:[{HAN}]|{AMOUNT}[\d.]+|{DATE}\d\d-\d\d|[\d.]*\.[\d.]*|{_IDENTIFIER_RUN}|{compounds.CLOSED}.*|{WRITTEN}.*)$",
     re.MULTILINE,
 )
-
-
-# A price said the spoken way, whole and tenths around 块 (38块5): not inside a longer number, nor a
-# count of things with a size (4块4T 硬盘).
-_KUAI_DECIMAL = lazy_pattern(r"(?<![\d.])(\d+)块(\d)(?![\d.]*[A-Za-z\d])")
 
 
 def length_of(counts: dict[str, int]) -> int:
@@ -378,7 +376,7 @@ def _run_pairs(
 ) -> Iterator[tuple[str, str]]:
     before = ""
     for run in RUN.findall(text):
-        asked_after, before = before == "몇", run
+        asked_after, counted, before = before == "몇", before.isdigit(), run
         if asked_after and counted_after_asking(run):
             continue
         if not IS_CJK.match(run):
@@ -393,7 +391,7 @@ def _run_pairs(
                 if word.strip() and word not in CHINESE and not asks_only(word):
                     yield word, word
         elif HAS_HANGUL.search(run):
-            for piece in korean_pieces(run, known):
+            for piece in korean_pieces(run, known, counted):
                 yield piece, piece
         else:
             for piece in japanese_pieces(run, known):

@@ -62,4 +62,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # 49 (48 was aa57793's, reverted): the verb of paying is dropped once the segmenter cut it out as a
 # word before the price frame (房租/交/多少), in triggers as in questions; no pattern over the text.
 # 50: a Korean number counted in 만, 천 or 억 (23만원, 5천, 1억) is also indexed as its digits.
-TOKENIZER_VERSION = "50"
+# 51: a Korean counter right after a number with its particle (10명이, 1층에서) is also indexed alone.
+TOKENIZER_VERSION = "51"
