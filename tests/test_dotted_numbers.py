@@ -163,8 +163,10 @@ def test_a_number_whose_thousands_are_grouped_is_the_number_written_without_comm
     assert index_terms("Inbound allowed: 80,443") == ["inbound", "allow", "80", "443", "¤80443"]
     assert index_terms("total: $12,480.00")[-2:] == ["¤12480.00", "¤12480"]
     assert index_terms("steps 1,2,3; AQL 1,5; 0,500") == ["step", "1", "2", "3", "aql", "1", "5", "0", "500"]
-    # A question keeps the parts too ("ports 80,443" of a page writing "80 and 443"; a second review).
-    assert [t.term for t in query_terms("are ports 80,443 open")] == ["port", "80", "443", "open"]
+    # A question's grouped number is one number, shown as asked; its parts stay a route ("ports 80,443" of
+    # a page writing "80 and 443": a second review, below).
+    asked = query_terms("are ports 80,443 open")
+    assert [(t.text, t.term) for t in asked] == [("ports", "port"), ("80,443", "80443"), ("open", "open")]
     vault = write(
         tmp_path / "vault",
         {
@@ -249,3 +251,29 @@ def test_the_line_shown_for_a_number_counted_in_wan_is_the_one_that_writes_it(tm
     with Router(vault) as router:
         receipt = router.decide("10万 series 按什么价收费")
     assert receipt.top is not None and receipt.top.line == 5, receipt.top
+
+
+def test_a_question_s_grouped_number_meets_the_number_however_a_page_writes_it(tmp_path: Path) -> None:
+    """A bug hunt: "is the travel budget cap 230,000?" named '230' and '000' words the vault never
+    mentions on the page writing 230000, and so did "报销上限是50,000元吗" on 5万元 and "관리비 230,000원"
+    on 23만원: the question's number was looked up as its parts only."""
+    vault = write(
+        tmp_path / "vault",
+        {
+            "Budget.md": "# Budget\n\nThe travel budget cap is 230000 per year.\n",
+            "报销.md": "# 报销\n\n差旅报销上限5万元。\n",
+            "관리비.md": "# 관리비\n\n관리비는 매달 23만원입니다.\n",
+            "Ops/Firewall.md": "# Firewall\n\nOpen ports 80 and 443 only.\n",
+            "Team.md": "# Team\n\nHannah runs operations.\n",
+        },
+    )
+    with Router(vault) as router:
+        for question, page in (
+            ("is the travel budget cap 230,000?", "Budget.md"),
+            ("报销上限是50,000元吗", "报销.md"),
+            ("관리비 230,000원 맞아?", "관리비.md"),
+            ("are ports 80,443 open", "Ops/Firewall.md"),
+        ):
+            receipt = router.decide(question)
+            assert receipt.top is not None and receipt.top.path == page, receipt.to_text()
+            assert not receipt.evidence.corpus_missing, receipt.to_text()

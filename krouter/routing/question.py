@@ -97,6 +97,10 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         translated: dict[int, str] = {}
         merged = False
         grouped = [(AMOUNT + qt.term,)] if rows and terms == (qt.term,) and _groupable(qt.term) else []
+        if "," in qt.text and qt.term.replace(".", "").isdigit():
+            grouped.append(
+                tuple(qt.text.split(","))
+            )  # asked grouped (80,443): its parts, as a page lists them
         spellings = _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term) + grouped + measures.get(i, [])
         for closed in spellings:
             # The pages that write the question's hyphenated word closed (rollout for roll-out), or its

@@ -100,6 +100,16 @@ def as_digits(norm: str, known: Callable[[str], bool] | None = None) -> tuple[st
     write as asked (``han_numerals``: 两千 is 2000), and each such number's digits mapped to the words
     the question wrote (50000: 5万), for the receipt to show."""
     norm, spoken = han_numerals.in_digits(norm, known)
+    if _GROUP_HINT.search(norm):
+        # A number grouped in thousands is one number (230,000): asked as its parts 230 and 000 it never
+        # met a page writing 230000 or 23만원, and "the vault never mentions '230', '000'" (a bug hunt).
+        # The question's unit keeps the parts as a route (80,443 asked of "ports 80 and 443": D140).
+        def ungrouped(m: re.Match[str]) -> str:
+            whole = m.group(0).replace(",", "")
+            spoken[whole] = m.group(0)
+            return f" {whole} "
+
+        norm = _GROUPED.sub(ungrouped, norm)
     if not _HINT.search(norm):
         return norm, spoken
 
