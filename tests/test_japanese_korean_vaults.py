@@ -179,3 +179,17 @@ def test_a_korean_counter_after_a_number_is_read_as_the_counter(tmp_path: Path) 
             receipt = router.decide(question)
             assert receipt.top is not None and receipt.top.path == page, receipt.to_text()
             assert not receipt.top.missing, receipt.to_text()
+
+
+def test_a_word_in_hiragana_meets_it_in_katakana(tmp_path: Path) -> None:
+    """ごみ and ゴミ are one word, written either way: once ごみ counted as a word, "ごみ袋はいくら？" was
+    refused on the page titled ゴミ袋 (which states the price) for lacking it."""
+    pages = {
+        **HOUSE,
+        "家族/ゴミ袋の買い置き.md": "# ゴミ袋の買い置き\n\n区指定のゴミ袋は洗面所の下の棚。10枚入り400円。\n",
+    }
+    with Router(write(tmp_path, pages)) as router:
+        receipt = router.decide("ごみ袋はいくら？")
+        assert receipt.decision == "cite" and receipt.top is not None, receipt.to_text()
+        assert receipt.top.path == "家族/ゴミ袋の買い置き.md" and not receipt.top.missing
+        assert router.decide("オムツは何枚？").candidates[0].path == "家族/保育園.md"

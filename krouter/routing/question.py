@@ -19,6 +19,7 @@ from krouter.tokens import abbreviations, bilingual, romanised, spoken_chinese, 
 from krouter.tokens.chinese import fallback_bigrams
 from krouter.tokens.compounds import CLOSED
 from krouter.tokens.dates import DATE
+from krouter.tokens.hiragana_words import other_kana
 from krouter.tokens.measures import other_spellings
 from krouter.tokens.scripts import HANGUL, is_cjk
 from krouter.tokens.terms import AMOUNT, QueryTerm, english_terms, number_parts
@@ -97,6 +98,8 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         translated: dict[int, str] = {}
         merged = False
         grouped = [(AMOUNT + qt.term,)] if rows and terms == (qt.term,) and _groupable(qt.term) else []
+        if kana := other_kana(qt.term):  # ごみ and ゴミ are one word
+            grouped.append((kana,) if len(kana) == 2 else tuple(fallback_bigrams(kana)))
         if "," in qt.text and qt.term.replace(".", "").isdigit():
             grouped.append(
                 tuple(qt.text.split(","))

@@ -97,3 +97,18 @@ def honoured(word: str, question: str) -> bool:
 def _cut(word: str, ends: tuple[str, ...], keep: int) -> str:
     """``word`` without the first of ``ends`` it ends with, when at least ``keep`` characters remain."""
     return next((word[: -len(e)] for e in ends if word.endswith(e) and len(word) - len(e) >= keep), word)
+
+
+_HIRAGANA_WORD = lazy_pattern(r"[\u3041-\u3096]{2,}")
+_KATAKANA_WORD = lazy_pattern(r"[\u30a1-\u30f6]{2,}")
+
+
+def other_kana(word: str) -> str | None:
+    """A word written in hiragana in katakana, and back (ごみ and ゴミ, おむつ and オムツ): Japanese writes
+    many everyday words either way, and "ごみ袋はいくら" missed the page titled ゴミ袋 (a check of the bug
+    hunt's vault). None for any other word."""
+    if _HIRAGANA_WORD.fullmatch(word):
+        return "".join(chr(ord(c) + 0x60) for c in word)
+    if _KATAKANA_WORD.fullmatch(word):
+        return "".join(chr(ord(c) - 0x60) for c in word)
+    return None
