@@ -64,6 +64,17 @@ def test_grammar_in_hiragana_is_still_grammar(tmp_path: Path) -> None:
         terms = router.decide("あのごみの日はいつですか？").evidence.query_terms
     assert "ごみ" in terms
     assert not {"あの", "いつ", "ですか", "いつですか"} & set(terms), terms
+    from krouter.tokens.terms import query_terms
+
+    for question, words in (
+        ("あしたのごみは何？", ["ごみ"]),  # two nouns joined by の; あした says when
+        ("やきのりを買う", ["やきのり"]),  # の inside a word
+        ("たなかさんのいえはどこ", ["たなか", "いえ"]),
+        ("ちゅうもんしたいです", ["ちゅうもん"]),  # two endings
+        ("だいじょうぶですか", []),
+        ("かにはどこ", ["かに"]),  # a word of two keeps its last character
+    ):
+        assert [t.term for t in query_terms(question)] == words, question
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,8 @@ from krouter.lazy_pattern import lazy_pattern
 _ENDINGS = tuple(
     sorted(
         """ですか ですよね ですね でしょうか でしょう でした ました ません ますか ますね ます です なの
-        なんですか んですか だっけ っけ だよね だよ かな かしら って""".split(),
+        なんですか んですか だっけ っけ だよね だよ かな かしら って します しました しますか してください
+        ください したい している してる""".split(),
         key=len,
         reverse=True,
     )
@@ -45,33 +46,47 @@ _JOINING = tuple(sorted([*(h + "の" for h in _HONORIFICS), "の", "と", "や"]
 _OPENING = tuple(
     sorted("あの この その どの うちの わたしの ぼくの ねえ えっと ちょっと".split(), key=len, reverse=True)
 )
-# Hiragana words that ask, point or carry grammar rather than name anything.
+# Hiragana words that ask, point, carry grammar or say when (きょう, あした: notes write 今日, 明日 or the
+# date) rather than name anything.
 _NOT_WORDS = frozenset(
     """いつ どこ だれ なに なん どう どうして なぜ どれ どの どっち どちら いくら いくつ どのくらい どれくらい
     これ それ あれ この その あの ここ そこ あそこ うち わたし ぼく おれ みんな ぜんぶ いま いつも もう まだ
     また ちょっと すこし とても よく たぶん ほんとう じゃあ でも だから それで あと ところで そういえば
     ちなみに とりあえず やっぱり なんか ある いる する なる できる いい よい ない ほしい おしえて ください
-    おねがい すみません すいません ありがとう""".split()
+    おねがい すみません すいません ありがとう だいじょうぶ すぐ もっと だいたい きょう あした あす きのう
+    あさって おととい こんど まいにち まいしゅう らいしゅう せんしゅう こんしゅう らいげつ せんげつ ことし
+    きょねん らいねん さっき あとで""".split()
 )
 
 
-def hiragana_word(stretch: str, leading: bool) -> str | None:
-    """The word a stretch of hiragana writes, or None: ``leading`` when the stretch opens its run, else
-    only after a joining particle (``_JOINING``)."""
+def hiragana_words(stretch: str, leading: bool) -> list[str]:
+    """The words a stretch of hiragana writes (none, mostly): ``leading`` when the stretch opens its run,
+    else only after a joining particle (``_JOINING``). Two nouns joined by の are two words (あしたのごみ),
+    where each side is two characters or more (きのこ, やきのり are one)."""
     if not leading:
         joined = next((j for j in _JOINING if stretch.startswith(j)), None)
         if joined is None:
-            return None
+            return []
         stretch = stretch[len(joined) :]
     stretch = next(
         (stretch[len(o) :] for o in _OPENING if stretch.startswith(o) and len(stretch) > len(o)), stretch
     )
-    word = _cut(stretch, _ENDINGS, 1)
+    # お and ご before the next kanji are its polite prefix (きょうのお迎え), not the end of a word.
+    word = stretch[:-1] if len(stretch) > 2 and stretch.endswith(("お", "ご")) else stretch
+    word = _cut(_cut(word, _ENDINGS, 1), _ENDINGS, 1)  # したいです: two endings
     asked = _cut(word, _ASKING, 1)
     if asked != word and asked.endswith(_PARTICLES):
         word = asked
-    word = _cut(_cut(word, _PARTICLES, 2), _HONORIFICS, 2)
-    return word if len(word) > 1 and word not in _NOT_WORDS else None
+    found = []
+    for part in _JOINED_BY_NO.split(_cut(word, _PARTICLES, 2)):
+        part = _cut(_cut(part, _PARTICLES, 2), _HONORIFICS, 2)
+        if len(part) > 1 and part not in _NOT_WORDS:
+            found.append(part)
+    return found
+
+
+# の between two words of two characters or more.
+_JOINED_BY_NO = lazy_pattern(r"(?<=[\u3041-\u3096]{2})の(?=[\u3041-\u3096]{2})")
 
 
 # A person named in a Japanese or Korean question: すずきさん, 鈴木様, 박지은 님, 지은 씨.

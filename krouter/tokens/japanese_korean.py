@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.tokens.hiragana_words import hiragana_word
+from krouter.tokens.hiragana_words import hiragana_words
 from krouter.tokens.scripts import HAN, HAS_HANGUL, char_bigrams
 
 # In a Japanese question, hiragana stretches are mostly particles, endings and auxiliaries (は, の,
@@ -206,8 +206,7 @@ def japanese_pieces(run: str, known: Callable[[str], bool] | None) -> list[str]:
     for m in _JA_STRETCH.finditer(run):
         stretch = m.group()
         if _HIRAGANA.match(stretch):
-            if word := hiragana_word(stretch, leading=m.start() == 0):
-                pieces.append(word)
+            pieces.extend(hiragana_words(stretch, leading=m.start() == 0))
             continue
         for part in _JA_ASKING.split(stretch):
             pieces.extend([part] if _KATAKANA_WORD.fullmatch(part) else _content_grams(part, holds))
