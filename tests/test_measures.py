@@ -122,3 +122,5 @@ def test_an_area_said_in_chinese_reaches_the_symbol_a_page_writes(tmp_path: Path
             assert receipt.decision == "cite", (question, receipt.reason)
         receipt = router.decide("89平米那套月租多少")
         assert receipt.top is not None and receipt.top.path == "房子/回龙观那套.md"
+        # Not the start of a longer unit: 126平方公里 is no 126㎡ (a cold review).
+        assert "126" in router.decide("面积126平方公里的水库").evidence.corpus_missing

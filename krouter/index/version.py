@@ -36,7 +36,9 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # before "by", a link whose title starts with a status word; impossible dates; Logseq namespace links),
 # so that no index built between those commits is kept (tests/test_index_version_pin.py pins it now).
 # 19: Japanese and Korean replaced statuses (廃止, 폐기, 置き換え済み, 대체됨 …) and status lines (状態：, 상태:).
-SCHEMA_VERSION = "19"
+# 20: a Japanese or Korean status counts as a whole word, not by its first characters (廃止しない, 廃止予定,
+# 폐기 예정 are current).
+SCHEMA_VERSION = "20"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -1,7 +1,8 @@
-"""Whether any route of ours links a question's language to a page's: the CC-CEDICT dictionary, the
-work glossary and shared Han characters link English and Chinese; nothing links either to Japanese or
-Korean, nor those two to each other. Where nothing does, an agent's translation is the only bridge
-(``elsewhere.holds_none``)."""
+"""Whether any route of ours links a question's language to a page's: the CC-CEDICT dictionary and the
+work glossary link English and Chinese, shared Han characters Chinese and Japanese; nothing links English
+to Japanese, nor Korean to any other. Where nothing does, an agent's translation is the only bridge
+(``elsewhere.holds_none``), as for a language KRouter cannot read: a wrong translation is then believed
+(SECURITY.md says so)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from krouter.index.store import Index
 from krouter.routing.tables import Tables
 from krouter.tokens.scripts import writing
 
-# The languages our routes link (the CC-CEDICT dictionary, abbreviations, shared Han characters).
+# The languages our routes link (the CC-CEDICT dictionary, abbreviations), and the two that share Han
+# characters: a Chinese question's words reach a Japanese page's kanji ("Kafka的保留期" with the phrasing
+# "有給休暇は何日？" was cited on the vacation page at 100% when they were taken as unlinked: a cold review).
 _ROUTED = frozenset({"Latin", "Chinese"})
+_SHARING_HAN = frozenset({"Chinese", "Japanese"})
 
 
 def bridged(question: str, path: str, index: Index, t: Tables) -> bool:
@@ -29,4 +33,4 @@ def bridged(question: str, path: str, index: Index, t: Tables) -> bool:
     if not counts:
         return True
     main = counts.most_common(1)[0][0]
-    return main == asked or {main, asked} <= _ROUTED
+    return main == asked or {main, asked} <= _ROUTED or {main, asked} == _SHARING_HAN

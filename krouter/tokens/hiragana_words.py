@@ -16,28 +16,23 @@ import unicodedata
 
 from krouter.lazy_pattern import lazy_pattern
 
-# What ends a noun in a question, cut off in this order, each at most once: an ending (です, ですか,
-# だっけ), a question word after a particle (ふとんはいつ), a particle, an honorific. Only endings of
-# two characters or more, and particles after at least two characters: だ, か, な end words (やまだ,
-# すいか, さかな), and a word of two (かに, もも) keeps its last character.
-_ENDINGS = tuple(
-    sorted(
-        """ですか ですよね ですね でしょうか でしょう でした ました ません ますか ますね ます です なの
-        なんですか んですか だっけ っけ だよね だよ かな かしら って します しました しますか してください
-        ください したい している してる""".split(),
-        key=len,
-        reverse=True,
-    )
+# What ends a noun in a question, cut from its end (``_cut_grammar``): endings (です, ですか, だっけ), verbs of
+# doing and being (する, できる), question words (いつ, どこ), honorifics (さん), and the particles between
+# them (は, で, まで). A particle is cut once at the stretch's end, and once right before each other cut:
+# "よやくはどこでする" is よやく, but しごと keeps its と and かに its に (a word of two keeps both
+# characters, and だ, か, な end words: やまだ, すいか, さかな).
+_ENDINGS = frozenset(
+    """ですか ですよね ですね でしょうか でしょう でした ました ません ますか ますね ます です なの
+    なんですか んですか だっけ っけ だよね だよ かな かしら って します しました しますか してください
+    ください したい している してる""".split()
 )
-_ASKING = ("いつ", "どこ", "だれ", "なに", "なん", "いくら", "いくつ", "どれ", "どう")
-_PARTICLES = tuple(
-    sorted(
-        "には では とは での への との から まで より など の は が を に で と も へ や".split(),
-        key=len,
-        reverse=True,
-    )
-)
-_HONORIFICS = ("ちゃん", "さん", "くん", "さま", "たち")
+_VERBS = frozenset("する した して できる できます できますか なる なった ある いる ない なってる".split())
+_ASKING = frozenset("いつ どこ だれ なに なん いくら いくつ どれ どう どの どちら".split())
+_HONORIFICS = frozenset({"ちゃん", "さん", "くん", "さま", "たち"})
+# Not とは or との: a word ending in と (しごと, おとうと) would lose it.
+_PARTICLES = frozenset("には では での への から まで より など の は が を に で と も へ や".split())
+_NOT_PARTICLES = tuple(sorted(_ENDINGS | _VERBS | _ASKING | _HONORIFICS, key=len, reverse=True))
+_PARTICLE_ENDS = tuple(sorted(_PARTICLES, key=len, reverse=True))
 # What may open a stretch after a noun and join it to the noun after it: 保育園のおむつ, 佐藤さんのでんわ,
 # ごみとふとん. Not は, が, を, に, で: a predicate follows them (車検はいつ, 東京にいる).
 _JOINING = tuple(sorted([*(h + "の" for h in _HONORIFICS), "の", "と", "や"], key=len, reverse=True))
@@ -46,16 +41,18 @@ _JOINING = tuple(sorted([*(h + "の" for h in _HONORIFICS), "の", "と", "や"]
 _OPENING = tuple(
     sorted("あの この その どの うちの わたしの ぼくの ねえ えっと ちょっと".split(), key=len, reverse=True)
 )
-# Hiragana words that ask, point, carry grammar or say when (きょう, あした: notes write 今日, 明日 or the
-# date) rather than name anything.
+# Hiragana words that ask, point, carry grammar, fill or say when (きょう, あした: notes write 今日, 明日 or
+# the date) rather than name anything; read whole before anything is cut (えっと is no えっ and と).
 _NOT_WORDS = frozenset(
     """いつ どこ だれ なに なん どう どうして なぜ どれ どの どっち どちら いくら いくつ どのくらい どれくらい
-    これ それ あれ この その あの ここ そこ あそこ うち わたし ぼく おれ みんな ぜんぶ いま いつも もう まだ
-    また ちょっと すこし とても よく たぶん ほんとう じゃあ でも だから それで あと ところで そういえば
-    ちなみに とりあえず やっぱり なんか ある いる する なる できる いい よい ない ほしい おしえて ください
-    おねがい すみません すいません ありがとう だいじょうぶ すぐ もっと だいたい きょう あした あす きのう
-    あさって おととい こんど まいにち まいしゅう らいしゅう せんしゅう こんしゅう らいげつ せんげつ ことし
-    きょねん らいねん さっき あとで""".split()
+    いつまで どうしたら どうすれば どうやって これ それ あれ この その あの ここ そこ あそこ うち わたし ぼく
+    おれ みんな みな みなさん ぜんぶ いま いつも もう まだ また ちょっと すこし とても よく たぶん ほんとう
+    じゃあ でも だから それで あと ところ ところで そういえば ちなみに とりあえず やっぱり なんか ある いる
+    する なる できる いい よい ない ほしい おしえて ください おねがい すみません すいません ありがとう
+    だいじょうぶ すぐ もっと だいたい きょう あした あす きのう あさって おととい こんど まいにち まいしゅう
+    らいしゅう せんしゅう こんしゅう らいげつ せんげつ ことし きょねん らいねん さっき あとで ため こと もの
+    とき ほう よう ちゃんと もしもし えっと あのう なるほど はじめまして して として とか など みたい ぐらい
+    くらい ほど ばかり だけ しか""".split()
 )
 
 
@@ -63,55 +60,66 @@ def hiragana_words(stretch: str, leading: bool) -> list[str]:
     """The words a stretch of hiragana writes (none, mostly): ``leading`` when the stretch opens its run,
     else only after a joining particle (``_JOINING``). Two nouns joined by の are two words (あしたのごみ),
     where each side is two characters or more (きのこ, やきのり are one)."""
+    if stretch in _NOT_WORDS:
+        return []
     if not leading:
         joined = next((j for j in _JOINING if stretch.startswith(j)), None)
         if joined is None:
             return []
         stretch = stretch[len(joined) :]
-    stretch = next(
-        (stretch[len(o) :] for o in _OPENING if stretch.startswith(o) and len(stretch) > len(o)), stretch
-    )
+    stretch = next((stretch[len(o) :] for o in _OPENING if stretch.startswith(o)), stretch)
     # お and ご before the next kanji are its polite prefix (きょうのお迎え), not the end of a word.
-    word = stretch[:-1] if len(stretch) > 2 and stretch.endswith(("お", "ご")) else stretch
-    word = _cut(_cut(word, _ENDINGS, 1), _ENDINGS, 1)  # したいです: two endings
-    asked = _cut(word, _ASKING, 1)
-    if asked != word and asked.endswith(_PARTICLES):
-        word = asked
-    found = []
-    for part in _JOINED_BY_NO.split(_cut(word, _PARTICLES, 2)):
-        part = _cut(_cut(part, _PARTICLES, 2), _HONORIFICS, 2)
-        if len(part) > 1 and part not in _NOT_WORDS:
-            found.append(part)
-    return found
+    word = _cut_grammar(stretch[:-1] if len(stretch) > 2 and stretch.endswith(("お", "ご")) else stretch)
+    *before, last = _JOINED_BY_NO.split(word)
+    # A noun before の ends in nothing to cut but an honorific (たなかさんのいえ; しごとのあと keeps its と).
+    parts = [
+        next((p[: -len(h)] for h in _HONORIFICS if p.endswith(h) and len(p) - len(h) >= 2), p) for p in before
+    ]
+    return [part for part in (*parts, last) if len(part) > 1 and part not in _NOT_WORDS]
+
+
+def _cut_grammar(word: str) -> str:
+    """``word`` without the grammar at its end (``_ENDINGS`` … ``_PARTICLES``), keeping two characters."""
+    particles = 1
+    while word not in _NOT_WORDS:
+        cut = next((e for e in _NOT_PARTICLES if word.endswith(e) and len(word) - len(e) >= 2), None)
+        if cut is not None:
+            word, particles = word[: -len(cut)], 1
+            continue
+        cut = next((p for p in _PARTICLE_ENDS if word.endswith(p) and len(word) - len(p) >= 2), None)
+        if cut is None or not particles:
+            break
+        word, particles = word[: -len(cut)], particles - 1
+    return word
 
 
 # の between two words of two characters or more.
 _JOINED_BY_NO = lazy_pattern(r"(?<=[\u3041-\u3096]{2})の(?=[\u3041-\u3096]{2})")
 
 
-# A person named in a Japanese or Korean question: すずきさん, 鈴木様, 박지은 님, 지은 씨.
-_HONOURED = lazy_pattern(r"[ \t]?(?:さん|ちゃん|くん|さま|様|氏|先生|님|씨)")
+# A person named in a Japanese or Korean question: すずきさん, 박지은 님, 지은 씨. Not 様 or 氏, which end
+# words as often (仕様, 同様, 氏名: "新仕様の締め切り" was refused as naming 新仕, a cold review).
+_HONOURED = lazy_pattern(r"[ \t]?(?:さん|ちゃん|くん|さま|님|씨)")
+_HAN = lazy_pattern(r"[\u3400-\u9fff]")
 
 
-# Titles and roles take the same honorifics (社長さん, お客様, 고객님, 팀장님): they name no one.
+# Titles and roles take the same honorifics (社長さん, 管理人さん, 고객님, 팀장님): they name no one.
 _TITLES = frozenset(
-    """社長 部長 課長 係長 店長 先生 大家 客 お客 医者 担当 担当者 고객 손님 사장 대표 팀장 부장 과장 차장 대리 실장
-    원장 선생 교수 회장 이사 매니저 기사 담당자 담당""".split()
+    """社長 部長 課長 係長 店長 先生 大家 客 お客 医者 担当 担当者 管理人 美容師 運転手 先輩 後輩 店員 奥 お隣
+    고객 손님 사장 대표 팀장 부장 과장 차장 대리 실장 원장 선생 교수 회장 이사 매니저 기사 담당자 담당 기사님""".split()
 )
 
 
 def honoured(word: str, question: str) -> bool:
-    """True when ``question`` writes ``word`` right before an honorific: it names a person (not a title)."""
+    """True when ``question`` writes ``word`` whole right before an honorific: it names a person (not a
+    title, and not the end of a longer kanji word a question's bigram was cut from: 管理人さん is no 理人)."""
     if word in _TITLES:
         return False
     text = unicodedata.normalize("NFKC", question)
     found = text.find(word)
-    return found >= 0 and _HONOURED.match(text, found + len(word)) is not None
-
-
-def _cut(word: str, ends: tuple[str, ...], keep: int) -> str:
-    """``word`` without the first of ``ends`` it ends with, when at least ``keep`` characters remain."""
-    return next((word[: -len(e)] for e in ends if word.endswith(e) and len(word) - len(e) >= keep), word)
+    if found < 0 or (found > 0 and _HAN.match(text, found - 1) and _HAN.match(text, found)):
+        return False
+    return _HONOURED.match(text, found + len(word)) is not None
 
 
 _HIRAGANA_WORD = lazy_pattern(r"[\u3041-\u3096]{2,}")

@@ -219,15 +219,7 @@ def _holds_nothing(term: str) -> bool:
 
 
 def _content_grams(piece: str, holds: Callable[[str], bool]) -> list[str]:
-    """A piece's bigrams; a single character only when the vault holds it alone. A bigram the vault does
-    not hold whose two characters the bigrams either side of it hold is where two words meet (当金 of
-    手当金額: 手当 and 金額), not a word: it was named as one "the vault never mentions" (a bug hunt)."""
-    if len(piece) < 2:
-        return [piece] if piece and holds(piece) else []
-    grams = char_bigrams(piece)
-    held = [holds(g) for g in grams]
-    return [
-        g
-        for i, g in enumerate(grams)
-        if held[i] or not (0 < i < len(grams) - 1 and held[i - 1] and held[i + 1])
-    ]
+    """A piece's bigrams; a single character only when the vault holds it alone."""
+    if len(piece) > 1:
+        return char_bigrams(piece)
+    return [piece] if piece and holds(piece) else []

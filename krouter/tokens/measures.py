@@ -33,8 +33,10 @@ _CHINESE_UNITS = {
     "立方米": "m3",
 }
 # Longest first: 126平方米 is not 126平 followed by 方米.
+# Not the start of a longer unit: 500平方公里 is square kilometres (a cold review cited a 500㎡ warehouse).
 _APART_ZH = lazy_pattern(
     rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*({'|'.join(sorted(_CHINESE_UNITS, key=len, reverse=True))})"
+    r"(?![公千厘毫分英里方米码尺寸])"
 )
 
 

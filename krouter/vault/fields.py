@@ -109,7 +109,16 @@ PROMISE_REPLACEMENT = frozenset(
         *_REPLACING_JA_KO,
     }
 )
-_HAN_STATUSES = tuple(sorted((s for s in REPLACED_STATUSES if not s.isascii()), key=len, reverse=True))
+_HAN_STATUSES = tuple(
+    sorted(
+        (s for s in REPLACED_STATUSES if not s.isascii() and s not in _REPLACED_JA_KO), key=len, reverse=True
+    )
+)
+# What says a Japanese or Korean status is done, and what says it is not (yet).
+_DONE = lazy_pattern(
+    r"(?:済み|済|された|されました|されている|となった|になった|됨|되었음|되었습니다|됐음|완료)$"
+)
+_NOT_YET = lazy_pattern(r"予定|しない|しません|せず|検討|保留|見送|예정|않|보류|검토|안 함")
 # Where a line ends, as editors count lines (vault.page_lines.file_lines): \n, \r\n or a lone \r.
 _LINE_BREAK = lazy_pattern(r"\r\n|\r|\n")
 _CAMEL = lazy_pattern(r"(?<=[a-z])(?=[A-Z])")
@@ -186,8 +195,13 @@ def status_of(items: Iterable[str]) -> str:
         text = unicodedata.normalize("NFKC", item).lower()
         first = _STATUS_WORD.search(text)
         word = first.group(0) if first else text
-        if word in REPLACED_STATUSES:
+        if word in REPLACED_STATUSES and not (word in _REPLACED_JA_KO and _NOT_YET.search(text)):
             return word
+        # Japanese and Korean say it is done at the word's end (廃止されました, 폐기됨), and that it is not
+        # there too (廃止しない, 廃止予定, 폐기 예정: still current, a cold review): a whole word only.
+        done = _DONE.sub("", word)
+        if done in _REPLACED_JA_KO and not _NOT_YET.search(text):
+            return done
         # Chinese runs on without a space: 废弃的方案, 已过时了.
         han = next((h for h in _HAN_STATUSES if word.startswith(h)), None)
         if han is not None:
