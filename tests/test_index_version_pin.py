@@ -36,15 +36,18 @@ PAGES = {
     "Cache.md": "---\nstatus: current\nsupersedes: '[[Cache - Memcached]]'\ntriggers: [which cache]\n---\n# Cache\n\nRedis 7.\n",
     "旧ルール.md": "---\nstatus: 廃止\n---\n# 交通費\n\n定期代で支給。\n",
     "구_규칙.md": "# 회의실\n\n상태: 대체됨 [[회의실 규칙 2025]]\n\n엑셀로 예약.\n",
+    "Old deploy aa11.md": "# Old deploy\n\nStatus: Deprecated\nReplaced by: [Deploy](Deploy%209b1c.md)\n\nJenkins.\n",
+    "Old A.md": "# Old A\n\n> [!warning] Superseded by [[New plan]]\n\nJenkins alpha.\n",
 }
 
 # The digest of what PAGES parse into, for each index version since this pin was kept ("17" as the
-# version first parsed them, at de32a81), over PAGES as they were then (19 added the last two).
+# version first parsed them, at de32a81), over PAGES as they were then (19 added 旧ルール and 구_규칙, 21 the last two).
 PARSED = {
     "17": "07102b78f56b56b5e8c16290bf680ab8a6c6bbbb17911b27e4595b7ebe152ce6",
     "18": "df75cba9d724584ba13f5126d637e24d213026cc4e9a1c23ba616f409e3f3795",
     "19": "d809d5871d0145fb14b64abd215fc91798e48801f8d654ef4431c2c896fd8c03",
     "20": "d809d5871d0145fb14b64abd215fc91798e48801f8d654ef4431c2c896fd8c03",
+    "21": "1b7be850560bc88075820d0fbcd058208f0fa312ad4951bc1002267c31c2ff4d",
 }
 
 

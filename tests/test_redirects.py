@@ -437,6 +437,37 @@ def test_japanese_and_korean_statuses_retire_a_page(tmp_path: Path) -> None:
     assert not status["broken_links"], status["broken_links"]
 
 
+def test_a_replacement_written_as_a_notion_field_or_in_a_callout_title_retires_the_page(
+    tmp_path: Path,
+) -> None:
+    """A bug hunt on exported vaults: a Notion page's "Status: Deprecated" with "Replaced by: [Page](…)" on
+    the next line, and an Obsidian callout titled "> [!warning] Superseded by [[New plan]]", were cited
+    as current at 100%, and `krouter check` called the vault clean."""
+    notion_id = "9b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e"
+    vault = make_vault(
+        tmp_path,
+        {
+            f"Deploy runbook {notion_id}.md": "# Deploy runbook\n\nOwner: Marcus\n\nDeploys go through Argo Rollouts.\n",
+            "Old deploy process aa11bb22cc33dd44ee55ff6677889900.md": "# Old deploy process\n\nStatus: Deprecated\n"
+            f"Replaced by: [Deploy runbook](Deploy%20runbook%20{notion_id}.md)\nOwner: Marcus\n\n"
+            "We deployed with Jenkins by running the ship-it job manually.\n",
+            "Old A.md": "# Old A\n\n> [!warning] Status: superseded by [[New plan]]\n\nJenkins alpha builds.\n",
+            "Old D.md": "# Old D\n\n> [!warning] Superseded by [[New plan]]\n\nJenkins delta builds.\n",
+            "New plan.md": "# New plan\n\nBuilds run on GitHub Actions.\n",
+            "Kept.md": "# Kept\n\nStatus: Active\nReplaced by: [[New plan]]\n\nJenkins gamma builds.\n",
+        },
+    )
+    receipt = ask(vault, "how do we deploy with the jenkins ship-it job")
+    assert cited_paths(receipt) == [f"Deploy runbook {notion_id}.md"] or receipt.decision == "refuse"
+    assert receipt.redirects and receipt.redirects[0].to_path == f"Deploy runbook {notion_id}.md"
+    for rel in ("Old A.md", "Old D.md"):
+        assert parse_page(rel, (vault / rel).read_text(encoding="utf-8")).superseded_by == ["[[New plan]]"], (
+            rel
+        )
+    # A current status beside a replacement field wins.
+    assert not parse_page("Kept.md", (vault / "Kept.md").read_text(encoding="utf-8")).replaced
+
+
 def test_a_field_written_twice_is_reported(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

@@ -38,7 +38,9 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 19: Japanese and Korean replaced statuses (廃止, 폐기, 置き換え済み, 대체됨 …) and status lines (状態：, 상태:).
 # 20: a Japanese or Korean status counts as a whole word, not by its first characters (廃止しない, 廃止予定,
 # 폐기 예정 are current).
-SCHEMA_VERSION = "20"
+# 21: a replacement field of its own at a page's top ("Replaced by: [Page](…)", a Notion export's) and a
+# callout's title ("> [!warning] Superseded by [[New]]") read as a replaced status.
+SCHEMA_VERSION = "21"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -74,6 +74,13 @@ _TOP_STATUS = lazy_pattern(
     re.I,
 )
 _TOP_LINES = 12
+# A replacement written as a field of its own at the top, with a link ("Replaced by: [Page](Page%20….md)",
+# "Superseded by: [[New]]", a Notion export's property; a bug hunt found such pages cited as current).
+_TOP_REPLACED_BY = lazy_pattern(
+    r"^(?:>[ \t]*)?[*_]{0,2}(?:superseded|superceded|replaced)[ \t]+by[*_]{0,2}[ \t]*(?:[:：](?!:))?[*_]{0,2}[ \t]*(.+)$",
+    re.I,
+)
+_CALLOUT_TYPE = lazy_pattern(r"^>[ \t]*\[![\w-]+\][+-]?")
 # The statuses a line of its own retires its page with: alone, those that say the note is out of date
 # (superseded, outdated); with a link to what replaces it, also replaced, deprecated, obsolete ("Deprecated,
 # see [[New]]"). Alone, those as often describe what the page is about (an API endpoint deprecated, a
@@ -255,6 +262,7 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
     rejected, Grafana accepted), not the page's status: neither is read."""
     fenced = fenced_lines(lines)
     seen, listed, found = 0, False, []
+    replaced_by: list[re.Match[str]] = []
     for i in range(_after_frontmatter(lines), len(lines)):
         line = lines[i]
         if not line.strip():
@@ -266,8 +274,18 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
         if seen > _TOP_LINES or (seen > 1 and _HEADING.match(line)):
             break
         listed = listed and bool(_LIST_ITEM.match(line))
-        if i not in fenced and (item := _TOP_STATUS.match(line)) and (listed or not item.group(1)):
+        if i in fenced:
+            continue
+        # An Obsidian callout's type is no part of what its title says ("> [!warning] Superseded by [[New]]").
+        line = _CALLOUT_TYPE.sub(">", line)
+        if (item := _TOP_STATUS.match(line)) and (listed or not item.group(1)):
             found.append(item)
+        elif (by := _TOP_REPLACED_BY.match(line)) and _LINK.search(by.group(1)):
+            replaced_by.append(by)
+    if replaced_by and len(replaced_by) == 1 and all(_named_replaced(f.group(2)) for f in found):
+        # A replacement field of its own under the title (Notion's "Replaced by: [Page](…)" beside its
+        # "Status: Deprecated"): read as "superseded by" it, as frontmatter's superseded_by is.
+        return _retiring_line(f"superseded by {replaced_by[0].group(1)}")
     if len(found) != 1:
         return {}
     item, value = found[0], found[0].group(2)
@@ -275,6 +293,12 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
         # MADR 2's item, read as it always was.
         return _status_line(value)
     return _retiring_line(value)
+
+
+def _named_replaced(value: str) -> bool:
+    """Whether a status line's value is empty of any status but a replaced one (a Notion page's "Status:
+    Deprecated" beside its "Replaced by:" field): a current status beside a replacement field wins."""
+    return status_of([value]) in REPLACED_STATUSES
 
 
 def _after_frontmatter(lines: list[str]) -> int:
