@@ -468,6 +468,35 @@ def test_a_replacement_written_as_a_notion_field_or_in_a_callout_title_retires_t
     assert not parse_page("Kept.md", (vault / "Kept.md").read_text(encoding="utf-8")).replaced
 
 
+def test_replacement_links_as_exporters_write_them_lead_to_the_page(tmp_path: Path) -> None:
+    """A bug hunt on exported vaults: each replacement below named an existing page and led nowhere
+    (`krouter check`: dangling): a macOS file name percent-encoded decomposed (Cafe%CC%81), Logseq's
+    percent-encoded file name ([[Q1: Planning]] is Q1%3A Planning.md), and Roam's two-word attribute
+    (Superseded by:: [[X]]), read as no field at all."""
+    vault = make_vault(
+        tmp_path,
+        {
+            "Café menu aa11.md": "# Café menu\n\nThe flat white costs 3.80 EUR.\n",
+            "Old menu.md": '---\nstatus: superseded\nsuperseded_by: "[Café menu](Cafe%CC%81%20menu%20aa11.md)"\n---\n'
+            "# Old menu\n\nThe flat white cost 3.20 EUR at the kiosk.\n",
+            "pages/Q1%3A Planning.md": "- Q1 planning happens in the first week of January.\n",
+            "pages/Old planning.md": "status:: superseded\nsuperseded-by:: [[Q1: Planning]]\n\n- Planning was in February.\n",
+            "Hiring process 2025.md": "- Take-home exercise is 90 minutes.\n",
+            "Hiring process 2023.md": "- Status:: #superseded\n- Superseded by:: [[Hiring process 2025]]\n"
+            "- Take-home exercise is 4 hours.\n",
+        },
+    )
+    with Router(vault) as router:
+        router.refresh()
+        assert not router.status()["broken_links"], router.status()["broken_links"]
+    receipt = ask(vault, "how much does the flat white cost at the kiosk")
+    assert receipt.redirects and receipt.redirects[0].to_path == "Café menu aa11.md", receipt.to_text()
+    receipt = ask(vault, "when does planning happen, february?")
+    assert any(r.to_path == "pages/Q1%3A Planning.md" for r in receipt.redirects), receipt.to_text()
+    receipt = ask(vault, "how long is the take-home exercise, 4 hours?")
+    assert any(r.to_path == "Hiring process 2025.md" for r in receipt.redirects), receipt.to_text()
+
+
 def test_a_field_written_twice_is_reported(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path,

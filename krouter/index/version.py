@@ -40,7 +40,9 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 폐기 예정 are current).
 # 21: a replacement field of its own at a page's top ("Replaced by: [Page](…)", a Notion export's) and a
 # callout's title ("> [!warning] Superseded by [[New]]") read as a replaced status.
-SCHEMA_VERSION = "21"
+# 22: links to macOS's decomposed file names percent-encoded, to Logseq's percent-encoded file names
+# ([[Q1: Planning]]), and two-word keys (Roam's "Superseded by:: [[X]]") resolved and read.
+SCHEMA_VERSION = "22"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -21,7 +21,8 @@ from krouter.vault.templates import fenced_lines
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
 # without a bullet). A value longer than a person writes is not read (the line still is one).
-_PROPERTY = lazy_pattern(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$")
+# A key may be two words (Roam's "Superseded by:: [[X]]": a bug hunt found it read as no field).
+_PROPERTY = lazy_pattern(r"^[ \t]*(?:-[ \t]+)?([A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?)::[ \t]*(.*?)[ \t]*$")
 _MAX_PROPERTY_CHARS = 2000
 # Comma-separated in Logseq (`alias:: GP, 家庭医生`), except inside a wikilink.
 _LISTED = frozenset({"aliases", "alias", "tags", "superseded_by", "replaced_by", "supersedes", "replaces"})
@@ -33,7 +34,7 @@ _READ = frozenset({"title", "status", *_LISTED})
 # block's property ("- Vendor quote" then "  status:: rejected"), about that block, not the page. Code
 # blocks are examples, not fields (``scattered_fields``).
 _ANYWHERE = frozenset({"status", "superseded_by", "replaced_by", "supersedes", "replaces"})
-_PAGE_FIELD = lazy_pattern(r"^[A-Za-z][\w-]*::")
+_PAGE_FIELD = lazy_pattern(r"^[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?::")
 
 # The key under which the fields read here list the replacement links a status line named (also under
 # ``superseded_by``): `krouter check` names such a link as the status's, not as a field the page lacks.
@@ -77,7 +78,7 @@ _TOP_LINES = 12
 # A replacement written as a field of its own at the top, with a link ("Replaced by: [Page](Page%20….md)",
 # "Superseded by: [[New]]", a Notion export's property; a bug hunt found such pages cited as current).
 _TOP_REPLACED_BY = lazy_pattern(
-    r"^(?:>[ \t]*)?[*_]{0,2}(?:superseded|superceded|replaced)[ \t]+by[*_]{0,2}[ \t]*(?:[:：](?!:))?[*_]{0,2}[ \t]*(.+)$",
+    r"^(?:>[ \t]*)?[*_]{0,2}(?:superseded|superceded|replaced)[ \t]+by[*_]{0,2}(?![ \t]*::)[ \t]*(?:[:：](?!:))?[*_]{0,2}[ \t]*(.+)$",
     re.I,
 )
 _CALLOUT_TYPE = lazy_pattern(r"^>[ \t]*\[![\w-]+\][+-]?")

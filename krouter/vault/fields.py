@@ -122,6 +122,7 @@ _NOT_YET = lazy_pattern(r"予定|しない|しません|せず|検討|保留|見
 # Where a line ends, as editors count lines (vault.page_lines.file_lines): \n, \r\n or a lone \r.
 _LINE_BREAK = lazy_pattern(r"\r\n|\r|\n")
 _CAMEL = lazy_pattern(r"(?<=[a-z])(?=[A-Z])")
+_SEPARATORS = lazy_pattern(r"[\s-]+")
 _STATUS_WORD = lazy_pattern(r"[a-z]+|[\u4e00-\u9fff\u3040-\u30ff]+|[\uac00-\ud7af]+")
 # A passive replacement with the replacement inside it: 已被 [[新方案]] 取代, 被 X 替代了.
 _REPLACED_BY_HAN = lazy_pattern(r"^已?被[^。；;\n]{1,80}?(?:取代|替代|替换|代替)")
@@ -129,8 +130,8 @@ _REPLACED_BY_HAN = lazy_pattern(r"^已?被[^。；;\n]{1,80}?(?:取代|替代|�
 
 def field_key(name: str) -> str:
     """The form a frontmatter field name is compared in: ``Superseded-By``, ``supersededBy``,
-    ``superseded_by`` and the misspelt ``superceded_by`` agree."""
-    key = _CAMEL.sub("_", name.strip().strip("\"'").strip()).lower().replace("-", "_")
+    ``Superseded by``, ``superseded_by`` and the misspelt ``superceded_by`` agree."""
+    key = _SEPARATORS.sub("_", _CAMEL.sub("_", name.strip().strip("\"'").strip()).lower())
     return key.replace("superced", "supersed")
 
 

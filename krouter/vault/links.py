@@ -20,6 +20,8 @@ from pathlib import PurePosixPath
 
 from krouter.lazy_pattern import lazy_pattern
 
+# Characters Logseq percent-encodes in a page's file name (the ones Windows and macOS forbid, but /).
+_FILE_NAME_ESCAPED = lazy_pattern(r'[<>:"\\|?*]')
 _WIKILINK = lazy_pattern(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 _MD_LINK = lazy_pattern(r"^\[[^\]]*\]\((.+)\)$")
 # What may sit between several wikilinks written in one string: "[[A]], [[B]]".
@@ -77,8 +79,9 @@ def parse_link(raw: str) -> tuple[str, bool]:
             dest = _without_title(md.group(1).strip())
             if dest.startswith("<") and ">" in dest:
                 dest = dest[1 : dest.index(">")]
-            # The fragment goes before unquoting: a %23 in the path is part of a file name.
-            raw = urllib.parse.unquote(dest.split("#", 1)[0].strip())
+            # The fragment goes before unquoting: a %23 in the path is part of a file name. NFC again after:
+            # a macOS file name percent-encoded as it is stored (Cafe%CC%81) is decomposed (a bug hunt).
+            raw = unicodedata.normalize("NFC", urllib.parse.unquote(dest.split("#", 1)[0].strip()))
     return _strip_md(raw.replace("\\", "/").lstrip("/")), markdown
 
 
@@ -168,6 +171,10 @@ class LinkResolver:
                 # A Logseq namespace page: [[Project/Alpha]] is the file Project___Alpha.md (Project%2FAlpha.md
                 # in Logseq 0.6.8 to 0.8): superseded_by:: [[Project/Alpha]] led nowhere (a bug hunt).
                 tries += [(target.replace("/", "___"), True), (target.replace("/", "%2F"), True)]
+            if _FILE_NAME_ESCAPED.search(target):
+                # Logseq writes a page name's characters no file name may hold percent-encoded (Q1: Planning
+                # is Q1%3A Planning.md): [[Q1: Planning]] led nowhere (a bug hunt).
+                tries.append((_FILE_NAME_ESCAPED.sub(lambda m: f"%{ord(m.group()):02X}", target), True))
         for t, suffixes in tries:
             if t and t != ".":
                 found = self._lookup(t, suffixes, folder, source)
