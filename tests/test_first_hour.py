@@ -533,6 +533,16 @@ def test_check_lints_wikilinks_and_markdown_links_in_bodies(notes: Path) -> None
         page.read_text(encoding="utf-8").replace("[old](Old%20runbook.md), ", ""), encoding="utf-8"
     )
     assert runner.invoke(app, ["check", "--vault", str(notes)]).exit_code == 0
+    # A link to a folder (a code host shows its README) and a Joplin note's own id are no broken links
+    # (a bug hunt: both failed the check); a folder that is not there still is.
+    page.write_text(
+        "# Backups\n\n[Ops](../Ops/), [ops](./), [note](:/4f1c2d) and [gone](../Gone/).\n", encoding="utf-8"
+    )
+    found = {
+        (f["kind"], f["message"])
+        for f in json.loads(runner.invoke(app, ["check", "--vault", str(notes), "--json"]).stdout)["findings"]
+    }
+    assert found == {("broken_link", "line 3: [gone](../Gone/) names no page")}, found
 
 
 def test_ignore_pattern_rules(tmp_path: Path) -> None:

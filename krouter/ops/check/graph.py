@@ -3,13 +3,15 @@ chains, pages replaced by several) and the links in page bodies, resolved exactl
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
+from pathlib import PurePosixPath
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.ops.check.report import Finding
 from krouter.routing.replacements import SPLIT, Link, Replacements
 from krouter.vault.fields import PROMISE_REPLACEMENT
-from krouter.vault.links import LinkResolver
+from krouter.vault.links import LinkResolver, parse_link
 from krouter.vault.page import Page
 from krouter.vault.page_lines import file_lines
 from krouter.vault.templates import fenced_lines
@@ -125,7 +127,8 @@ _BODY_WIKILINK = lazy_pattern(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _BODY_MD_LINK = lazy_pattern(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+(?:\s+\"[^\"]*\")?|<[^<>\n]+>)\)")
 _CODE_SPAN = lazy_pattern(r"`+[^`\n]*`+")
 # A destination with a scheme (https:, mailto:, obsidian:) or only a #fragment is not a page of the vault.
-_NOT_A_PAGE = lazy_pattern(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
+# Another site or scheme, a fragment, or a Joplin note's own id (":/4f1c…": a bug hunt's false alarm).
+_NOT_A_PAGE = lazy_pattern(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#|:/)")
 
 
 def _page_target(target: str) -> bool:
@@ -135,11 +138,20 @@ def _page_target(target: str) -> bool:
     return suffix in ("", "md") or not suffix.isalnum()
 
 
+def _names_a_folder(raw: str, source: str, folders: set[str]) -> bool:
+    """Whether a Markdown link names a folder of the vault (``[ADRs](adr/)``, ``(./adr)``): a code host
+    shows its README there, and `check` called it broken, failing the check (a bug hunt)."""
+    target, _markdown = parse_link(raw)
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), target.rstrip("/")))
+    return joined in folders or target.rstrip("/") in folders
+
+
 def body_link_findings(pages: dict[str, Page]) -> list[Finding]:
     """Links in page bodies that name no page, or could mean several (resolved as replacement links
     are, so a link that works in Obsidian works here). Code blocks and code spans are skipped, and
     so are links to attachments (images, PDFs) and to other sites."""
     resolver = LinkResolver(list(pages))
+    folders = {str(parent) for p in pages for parent in PurePosixPath(p).parents if str(parent) != "."}
     out: list[Finding] = []
     for path, page in pages.items():
         lines = file_lines(page.body)
@@ -161,7 +173,7 @@ def body_link_findings(pages: dict[str, Page]) -> list[Finding]:
             ]
             for raw, wiki in links:
                 found = resolver.matches(raw, path)
-                if len(found) == 1:
+                if len(found) == 1 or (not wiki and not found and _names_a_folder(raw, path, folders)):
                     continue
                 where = f"line {page.body_line + offset}: {raw}"
                 if found:
