@@ -758,3 +758,21 @@ def test_a_date_no_calendar_has_is_text_not_the_frontmatter_s_end(tmp_path: Path
     with Router(vault) as router:
         receipt = router.ask("jenkins box")
     assert receipt.top is not None and receipt.top.path == "Build server.md"
+
+
+def test_hugo_aliases_are_old_urls_not_names(tmp_path: Path) -> None:
+    """A bug hunt on a Hugo site's content folder: `aliases: ["/blog/2019/vpn-setup/"]` (the old URLs a
+    page redirects from) was read as a name of the laptop policy, and "vpn setup" cited it at 100%."""
+    vault = tmp_path / "site"
+    (vault / "content" / "posts").mkdir(parents=True)
+    (vault / "content" / "posts" / "laptop.md").write_text(
+        '---\ntitle: Laptop policy\naliases: ["/blog/2019/vpn-setup/", "Laptops"]\n---\nEvery laptop is encrypted.\n',
+        encoding="utf-8",
+    )
+    (vault / "content" / "posts" / "remote.md").write_text(
+        "---\ntitle: Remote access\n---\nThe VPN setup uses WireGuard; profiles are issued by IT.\n",
+        encoding="utf-8",
+    )
+    with Router(vault) as router:
+        receipt = router.decide("vpn setup")
+    assert receipt.candidates[0].path == "content/posts/remote.md", receipt.to_text()

@@ -42,7 +42,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # callout's title ("> [!warning] Superseded by [[New]]") read as a replaced status.
 # 22: links to macOS's decomposed file names percent-encoded, to Logseq's percent-encoded file names
 # ([[Q1: Planning]]), and two-word keys (Roam's "Superseded by:: [[X]]") resolved and read.
-SCHEMA_VERSION = "22"
+# 23: an alias that is a URL path (Hugo's aliases: the old URLs a page redirects from) is no name of it.
+SCHEMA_VERSION = "23"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

@@ -282,7 +282,9 @@ def parse_page(rel_path: str, text: str) -> Page:
         body=body,
         body_line=body_line,
         status=status_of(item for v in fields.get("status", []) for item in _as_list(v)),
-        aliases=every("aliases", "alias"),
+        # Hugo's aliases are the old URLs a page redirects from ("/blog/2019/vpn-setup/"), no names of it:
+        # read as names, "vpn setup" was cited on the laptop policy (a bug hunt).
+        aliases=[a for a in every("aliases", "alias") if not _URL_PATH.match(a)],
         # "tag" too, as "alias" is read with "aliases": Obsidian reads both, and a tag: field was neither
         # a tag nor words (a second review).
         tags=every("tags", "tag"),
@@ -361,6 +363,9 @@ def _scalar(text: str) -> object:
         return _normalise(load(f"v: {text}")["v"])  # type: ignore[index]
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError, TypeError):
         return re.sub(r"\s+#.*$", "", text).strip().strip("\"'")
+
+
+_URL_PATH = lazy_pattern(r"^(?:/|[a-z][a-z0-9+.-]*://)\S*$", re.I)
 
 
 def _first_heading(body: str) -> str | None:
