@@ -464,8 +464,10 @@ def test_a_replacement_written_as_a_notion_field_or_in_a_callout_title_retires_t
         assert parse_page(rel, (vault / rel).read_text(encoding="utf-8")).superseded_by == ["[[New plan]]"], (
             rel
         )
-    # A current status beside a replacement field wins.
+    # A current status beside a replacement field wins; a sentence about a person is no status.
     assert not parse_page("Kept.md", (vault / "Kept.md").read_text(encoding="utf-8")).replaced
+    alice = "# Alice\n\nReplaced by [[Bob]] as team lead in March.\n\nAlice runs the data team now.\n"
+    assert not parse_page("People/Alice.md", alice).replaced
 
 
 def test_replacement_links_as_exporters_write_them_lead_to_the_page(tmp_path: Path) -> None:

@@ -43,7 +43,8 @@ from krouter.tokens.version import TOKENIZER_VERSION
 # 22: links to macOS's decomposed file names percent-encoded, to Logseq's percent-encoded file names
 # ([[Q1: Planning]]), and two-word keys (Roam's "Superseded by:: [[X]]") resolved and read.
 # 23: an alias that is a URL path (Hugo's aliases: the old URLs a page redirects from) is no name of it.
-SCHEMA_VERSION = "23"
+# 24: a "Replaced by [[X]]" line retires its page only when nothing but a date or a word follows the link.
+SCHEMA_VERSION = "24"
 
 
 def file_name(vault_name: str, vault_id: str) -> str:

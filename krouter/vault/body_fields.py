@@ -281,7 +281,13 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
         line = _CALLOUT_TYPE.sub(">", line)
         if (item := _TOP_STATUS.match(line)) and (listed or not item.group(1)):
             found.append(item)
-        elif (by := _TOP_REPLACED_BY.match(line)) and _LINK.search(by.group(1)):
+        # The link and at most a date or a word: "Replaced by [[Bob]] as team lead in March" is a sentence
+        # about a person, not the page's status.
+        elif (
+            (by := _TOP_REPLACED_BY.match(line))
+            and _LINK.search(by.group(1))
+            and len(_LINK.sub(" ", by.group(1)).split()) <= 2
+        ):
             replaced_by.append(by)
     if replaced_by and len(replaced_by) == 1 and all(_named_replaced(f.group(2)) for f in found):
         # A replacement field of its own under the title (Notion's "Replaced by: [Page](…)" beside its
