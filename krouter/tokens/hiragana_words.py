@@ -7,7 +7,8 @@ stands: at the start of a run ("ごみの日"), or after the particle that joins
 佐藤さんのでんわ), with its particle, honorific and ending cut off; a stretch after a verb's or an
 adjective's kanji (燃える, 持っていく) is its inflection, and stays out. Without a morphological
 dictionary this reads the word's edges only: a word cut short (こども → こど) is still found by its
-bigrams, which are among the whole word's.
+bigrams, which are among the whole word's. Also here: a name written before an honorific (``honoured``:
+すずきさん, 박지은 님) and a word's other kana (``other_kana``: ごみ and ゴミ).
 """
 
 from __future__ import annotations
