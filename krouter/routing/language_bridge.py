@@ -21,8 +21,9 @@ _SHARING_HAN = frozenset({"Chinese", "Japanese"})
 
 def bridged(question: str, path: str, index: Index, t: Tables) -> bool:
     """Whether a route of ours could link the question's words to the page at ``path``: the page is
-    written mostly in the question's language, or both are English or Chinese (a Japanese page's kanji
-    are Japanese; a few English names on it link no English word to its text)."""
+    written mostly in the question's language, or the two are English and Chinese, or Chinese and
+    Japanese (a Japanese page's kanji count as Japanese; a few English names on it link no English word
+    to its text)."""
     asked = writing(question)
     pid = t.by_path.get(path)
     if asked is None or pid is None:
