@@ -17,6 +17,15 @@ import re
 
 from krouter.lazy_pattern import lazy_pattern
 from krouter.vault.fields import ARCHIVED_JA_KO, PROMISE_REPLACEMENT, REPLACED_STATUSES, field_key, status_of
+from krouter.vault.status_lines import (
+    LINK,
+    MARKUP,
+    NOT_WORD,
+    STATUS_LINKS,
+    STATUS_WORDS,
+    names_a_status,
+    status_line,
+)
 from krouter.vault.templates import fenced_lines
 
 # A property line: `key:: value`, at the page's top (Logseq writes the page's first block so, with or
@@ -36,35 +45,15 @@ _READ = frozenset({"title", "status", *_LISTED})
 _ANYWHERE = frozenset({"status", "superseded_by", "replaced_by", "supersedes", "replaces"})
 _PAGE_FIELD = lazy_pattern(r"^[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?::")
 
-# The key under which the fields read here list the replacement links a status line named (also under
-# ``superseded_by``): `krouter check` names such a link as the status's, not as a field the page lacks.
-STATUS_LINKS = "status links"
-
 _HEADING = lazy_pattern(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 _TITLE = lazy_pattern(r"^[ \t]{0,3}#[ \t]")
 _FENCE = lazy_pattern(r"^[ \t]{0,3}(```|~~~)")
-_MARKUP = "*_`> :"
 # A Chinese ADR's status section ("## 状态": 已废弃, 已被 [[新方案]] 取代) is read as an English one is: a
 # replaced record written so was cited as current. A first line longer than this (links aside) is prose.
 _STATUS_HEADINGS = frozenset({"status", "状态", "狀態", "状態", "ステータス", "상태"})
 _HAN = lazy_pattern(r"[\u4e00-\u9fff]")
 _HAN_STATUS_CHARS = 20
 _LIST_ITEM = lazy_pattern(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]")
-# An ADR's status line (adr-tools writes "Accepted", "Superseded by [3. …](0003-….md)", "Amended by
-# [2. …](…)"; Nygard's template "Superseded by ADR-0005"): a status word alone (perhaps with a date), or
-# what it is "by". Only a replaced status's "by" names the page's replacement.
-_STATUS_LINE = lazy_pattern(
-    r"^(accepted|proposed|approved|draft|amended|superseded|superceded|deprecated|rejected|obsolete|retired"
-    r"|replaced)\b(?:\s+by\b[\s:]*(.*))?(.*)$",
-    re.I,
-)
-_REPLACED = frozenset(
-    {"superseded", "superceded", "deprecated", "rejected", "obsolete", "retired", "replaced"}
-)
-# The statuses whose "by" names what replaces the record; after the others it names who decided ("rejected
-# by [[Alice Chen]]", "deprecated by [[Platform team]]"): read as a replacement, a question on the record
-# cited Alice's contact page at full confidence (a cold review).
-_REPLACED_BY = frozenset({"superseded", "superceded", "replaced"})
 # A status line at the page's top: a line of its own, in bold, quoted or not (``Status: superseded by
 # [[New]]``, ``**Status:** Outdated``, ``状态：已被 [[新方案]] 取代``), or under a title MADR 2's list item
 # (``* Status: superseded by [ADR-0007](…)``); never indented. Read only above the page's first section,
@@ -134,14 +123,9 @@ _AND = lazy_pattern(r"^[\s,，]*(?:and|or|和|或|及|、)[\s,，]*$", re.I)
 # A line of a frontmatter block, read or not: "key: value", "- item", a comment.
 _FIELD_LINE = lazy_pattern(r"^(?:[ \t]*[-#]|[ \t]*[\w\"'][^:]*:)")
 _HAN_DATE = lazy_pattern(r"\d+\s*[年月日号號]")
-_NOT_WORD = lazy_pattern(r"[\W_]+")
 _VERSION = lazy_pattern(r"v?\d+")
 # Under it, adr-tools names the record the new one replaces: "Supersedes [1. …](0001-….md)".
 _SUPERSEDES_LINE = lazy_pattern(r"^(?:supersedes|replaces)\b[\s:]*(.+)$", re.I)
-_LINK = lazy_pattern(r"\[\[[^\]]+\]\]|\[[^\]]*\]\([^)]+\)")
-# Words a status line may hold besides its status and links ("Deprecated 2024-03-01", "on 2024-05-01",
-# "ADR-0005"): a sentence that starts with "Deprecated" is prose about something else.
-_STATUS_WORDS = 3
 
 
 def body_fields(body: str) -> dict[str, list[object]]:
@@ -218,9 +202,9 @@ def _adr_status(lines: list[str]) -> dict[str, list[object]]:
             break
         if line.strip():
             section.append(line)
-    if section and not _LIST_ITEM.match(section[0]) and (han := _han_status_line(section[0])):
+    if section and not _LIST_ITEM.match(section[0]) and (han := _hanstatus_line(section[0])):
         return han
-    if not section or _LIST_ITEM.match(section[0]) or not _status_line(section[0]):
+    if not section or _LIST_ITEM.match(section[0]) or not status_line(section[0]):
         # Prose under "## Status" ("Migration 80% done") is no status; a line at the top may be.
         return _top_status(lines)
     # Every status line of the section counts (adr-tools adds "Superceded by" below an "Amended by", and
@@ -229,27 +213,27 @@ def _adr_status(lines: list[str]) -> dict[str, list[object]]:
     for line in section:
         if _LIST_ITEM.match(line):
             continue
-        for key, values in _status_line(line).items():
+        for key, values in status_line(line).items():
             found.setdefault(key, []).extend(values)
-        supersedes = _SUPERSEDES_LINE.match(line.strip().strip(_MARKUP).strip())
+        supersedes = _SUPERSEDES_LINE.match(line.strip().strip(MARKUP).strip())
         named = supersedes.group(1) if supersedes else ""
-        links = _LINK.findall(named)
-        if links and len(_LINK.sub(" ", named).split()) <= _STATUS_WORDS:
+        links = LINK.findall(named)
+        if links and len(LINK.sub(" ", named).split()) <= STATUS_WORDS:
             found.setdefault("supersedes", []).extend(links)
     return found
 
 
-def _han_status_line(line: str) -> dict[str, list[object]]:
+def _hanstatus_line(line: str) -> dict[str, list[object]]:
     """The status a Chinese ADR's 状态 section states in its first line (已废弃, 已被 [[新方案]] 取代, 已接受),
     with the links a replacement it promises is named by; empty for a line with no Han or a sentence."""
-    text = line.strip().strip(_MARKUP).strip()
-    if not _HAN.search(text) or len(_LINK.sub("", text)) > _HAN_STATUS_CHARS:
+    text = line.strip().strip(MARKUP).strip()
+    if not _HAN.search(text) or len(LINK.sub("", text)) > _HAN_STATUS_CHARS:
         return {}
     # The status as ``status_of`` reads it, as an English line gives its word: the line itself, links
     # and all, was read again as a status naming its replacement, and each link came out twice.
     status = status_of([text])
     found: dict[str, list[object]] = {"status": [status]}
-    if status in PROMISE_REPLACEMENT and (links := _LINK.findall(text)):
+    if status in PROMISE_REPLACEMENT and (links := LINK.findall(text)):
         found["superseded_by"] = found[STATUS_LINKS] = links
     return found
 
@@ -285,8 +269,8 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
         # about a person, not the page's status.
         elif (
             (by := _TOP_REPLACED_BY.match(line))
-            and _LINK.search(by.group(1))
-            and len(_LINK.sub(" ", by.group(1)).split()) <= 2
+            and LINK.search(by.group(1))
+            and len(LINK.sub(" ", by.group(1)).split()) <= 2
         ):
             replaced_by.append(by)
     if replaced_by and len(replaced_by) == 1 and all(_named_replaced(f.group(2)) for f in found):
@@ -298,7 +282,7 @@ def _top_status(lines: list[str]) -> dict[str, list[object]]:
     item, value = found[0], found[0].group(2)
     if item.group(1):
         # MADR 2's item, read as it always was.
-        return _status_line(value)
+        return status_line(value)
     return _retiring_line(value)
 
 
@@ -332,13 +316,13 @@ def _retiring_line(value: str) -> dict[str, list[object]]:
     if not (status in _TOP_ALONE or (links and status in _TOP_LINKED)):
         return {}
     cut = value.index(links[0]) if links else len(value)
-    before, after = _LINK.sub(" ", value[:cut]), _LINK.sub(" ", value[cut:])
+    before, after = LINK.sub(" ", value[:cut]), LINK.sub(" ", value[cut:])
     if _HAN.search(before + after):
         limit = _TOP_HAN_BEFORE_LINK if links else _TOP_HAN_CHARS
         if len(_HAN.findall(_HAN_DATE.sub("", before))) > limit or len(_HAN.findall(after)) > _TOP_AFTER_LINK:
             return {}
     else:
-        words = [w for w in _NOT_WORD.sub(" ", before.lower()).split() if not _VERSION.fullmatch(w)]
+        words = [w for w in NOT_WORD.sub(" ", before.lower()).split() if not _VERSION.fullmatch(w)]
         if any(w not in _TOP_FILLER for w in words[1:]) or len(after.split()) > _TOP_AFTER_LINK + 1:
             return {}
     found: dict[str, list[object]] = {"status": [status]}
@@ -353,12 +337,12 @@ def _replacing(value: str, status: str) -> list[str]:
     by "and", "or", a comma), not one that is the status itself."""
     found: list[str] = []
     end = None
-    for m in _LINK.finditer(value):
+    for m in LINK.finditer(value):
         before = value[: m.start()]
         joined = end is not None and _AND.match(value[end : m.start()])
         words = [
             w
-            for w in _NOT_WORD.sub(" ", before).lower().split()
+            for w in NOT_WORD.sub(" ", before).lower().split()
             if w not in _DATED and not _VERSION.fullmatch(w)
         ]
         # Right after a replaced status's word, or its "by"/"with" ("superseded by", "replaced with",
@@ -368,51 +352,9 @@ def _replacing(value: str, status: str) -> list[str]:
         leads = (
             _LEADS_TO.search(before) or (status in PROMISE_REPLACEMENT and promised) or takes_over or joined
         )
-        if leads and not _names_a_status(m.group(0)):
+        if leads and not names_a_status(m.group(0)):
             found.append(m.group(0))
             end = m.end()
         else:
             end = None
-    return found
-
-
-def status_links(status: str) -> list[str]:
-    """The links a replaced status names its replacement by ("superseded by [[New]]"; MADR 3 writes its
-    status so in the frontmatter: ``status: superseded by [ADR-0005](0005-….md)``); none for a status word
-    alone, a sentence, or a replacement named without a link (which names no page)."""
-    named = _status_line(status).get("superseded_by", [])
-    links = [str(link) for link in named if _LINK.fullmatch(str(link))]
-    if links or status_of([status]) not in PROMISE_REPLACEMENT:
-        return links
-    # A status that promises a replacement names it by any link it holds, however phrased ("superseded,
-    # see [[X]]", "superseded → [[X]]", 已被 [[X]] 取代, 已被取代，见 [[X]]): each had no replacement page.
-    # Not one written as the status itself (status: "[[Superseded]]", a link to a page about statuses).
-    return [str(link) for link in _LINK.findall(status) if not _names_a_status(link)]
-
-
-def _names_a_status(link: str) -> bool:
-    """Whether a link's whole text is a replaced status ([[Deprecated]], [Superseded](Status/Superseded.md));
-    not a title that starts with one ([[Deprecated APIs migration guide]], [[废弃物分类规范]]: a fourth review
-    found such replacements dropped)."""
-    text = link.strip("[]").split("](")[0].split("|")[-1]
-    return _NOT_WORD.sub(" ", text).strip().lower() in REPLACED_STATUSES
-
-
-def _status_line(line: str) -> dict[str, list[object]]:
-    """The status (and, for a replaced one, replacement links) an ADR's status line states; empty for a
-    sentence. A replacement named without a link ("ADR-0005") is kept as written: it names no page, so the
-    record stays replaced and `krouter check` reports the link."""
-    status = _STATUS_LINE.match(line.strip().strip(_MARKUP).strip())
-    if status is None:
-        return {}
-    word, named, rest = status.group(1).lower(), status.group(2), status.group(3)
-    found: dict[str, list[object]] = {"status": [word]}
-    if named is not None:
-        links = _LINK.findall(named)
-        if len(_LINK.sub(" ", named).split()) > _STATUS_WORDS:
-            return {}
-        if word in _REPLACED_BY:
-            found["superseded_by"] = found[STATUS_LINKS] = links or [named.strip()]
-    elif len(rest.split()) > _STATUS_WORDS:
-        return {}
     return found

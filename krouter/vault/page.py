@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from krouter.lazy_pattern import lazy_pattern
-from krouter.vault.body_fields import STATUS_LINKS, body_fields, scattered_fields, status_links
+from krouter.vault.body_fields import body_fields, scattered_fields
 from krouter.vault.fields import (
     REPLACED_STATUSES,
     field_key,
@@ -33,6 +33,7 @@ from krouter.vault.loose_frontmatter import SALVAGED as _SALVAGED
 from krouter.vault.loose_frontmatter import TOP_FIELD as _TOP_FIELD
 from krouter.vault.loose_frontmatter import loose_frontmatter
 from krouter.vault.page_lines import split_frontmatter
+from krouter.vault.status_lines import STATUS_LINKS, status_links
 from krouter.vault.templates import template_mark
 from krouter.vault.yaml_bounds import MAX_DEPTH, bounded_as_written, check_expansion
 
