@@ -101,9 +101,8 @@ def question_units(question: str, index: Index, t: Tables) -> list[Unit]:
         if kana := other_kana(qt.term):  # ごみ and ゴミ are one word
             grouped.append((kana,) if len(kana) == 2 else tuple(fallback_bigrams(kana)))
         if "," in qt.text and qt.term.replace(".", "").isdigit():
-            grouped.append(
-                tuple(qt.text.split(","))
-            )  # asked grouped (80,443): its parts, as a page lists them
+            # Asked grouped (80,443): its parts too, as a page may list them (ports 80 and 443).
+            grouped.append(tuple(qt.text.split(",")))
         spellings = _closed_forms(qt, t.has_closed) + _acronym_plural(qt.term) + grouped + measures.get(i, [])
         for closed in spellings:
             # The pages that write the question's hyphenated word closed (rollout for roll-out), or its
