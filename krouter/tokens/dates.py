@@ -46,11 +46,12 @@ _DAYS_IN = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # Over a normalised (case-folded, NFKC) text. Each pattern opens with a character class, which the
 # regex engine scans for in C (one opening with a look-behind was tried at every position, 8 times
 # slower): what may not stand before a date is checked after (``_alone``).
-# A year first, with hyphens or slashes (2025-03-04, 2025/3/4), or dots between two-digit parts
-# (2025.03.04; "Unity 2022.3.12" is a version); a full stop or a hyphen may follow ("on 2025-03-04.",
-# "2025-03-04-standup"), a digit after them may not.
+# A year first, with hyphens, slashes or underscores (2025-03-04, 2025/3/4, 2025_03_04: a Logseq journal's
+# file name, which a bug hunt found no date), or dots between two-digit parts (2025.03.04; "Unity
+# 2022.3.12" is a version); a full stop or a hyphen may follow ("on 2025-03-04.", "2025-03-04-standup"),
+# a digit after them may not.
 _ISO = lazy_pattern(
-    r"(?:19|20)\d{2}(?P<sep>[-/]|\.(?=\d\d\.\d\d(?!\d)))(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d|[./-]\d|:\d)"
+    r"(?:19|20)\d{2}(?P<sep>[-/_]|\.(?=\d\d\.\d\d(?!\d)))(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d|[./_-]\d|:\d)"
 )
 # The day and month with a year after (04/03/2025): a page's only, either day.
 _SLASHED = lazy_pattern(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?:19|20)\d{2}(?!\d)")
@@ -111,7 +112,7 @@ def _spans(norm: str, words: Iterable[str], page: bool) -> list[Span]:
     """(start, end, its terms) of each date of a normalised text, in order; ``words``: its word runs,
     where a month's name is looked for; ``page``: a page's text, read more widely."""
     out: list[Span] = []
-    if ("-" in norm or "/" in norm or "." in norm) and ("20" in norm or "19" in norm):
+    if ("-" in norm or "/" in norm or "." in norm or "_" in norm) and ("20" in norm or "19" in norm):
         for m in _ISO.finditer(norm):
             if _alone(norm, m.start()) and (term := _term(int(m["m"]), int(m["d"]))):
                 out.append((m.start(), m.end(), (term,)))

@@ -63,4 +63,5 @@ one machine never share a file. Its own module: the file name is needed where im
 # word before the price frame (房租/交/多少), in triggers as in questions; no pattern over the text.
 # 50: a Korean number counted in 만, 천 or 억 (23만원, 5천, 1억) is also indexed as its digits.
 # 51: a Korean counter right after a number with its particle (10명이, 1층에서) is also indexed alone.
-TOKENIZER_VERSION = "51"
+# 52: a date written with underscores (2025_03_14, a Logseq journal's file name) is a date.
+TOKENIZER_VERSION = "52"
