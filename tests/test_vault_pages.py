@@ -776,3 +776,23 @@ def test_hugo_aliases_are_old_urls_not_names(tmp_path: Path) -> None:
     with Router(vault) as router:
         receipt = router.decide("vpn setup")
     assert receipt.candidates[0].path == "content/posts/remote.md", receipt.to_text()
+
+
+def test_a_snippet_shows_a_line_without_obsidian_s_block_id_or_highlight_marks(tmp_path: Path) -> None:
+    """A bug hunt on exported vaults: receipts showed "Firewall pfSense ^aB3dE9fG" and "==sunflower-42==",
+    marks the note's reader never sees; code's == stays."""
+    vault = tmp_path / "obs"
+    vault.mkdir()
+    (vault / "Network.md").write_text(
+        "# Network\n\nThe core switch is a Cisco C9300 ^aB3dE9fG\n\nThe guest wifi password is ==sunflower-42== now.\n"
+        "\nThe health check passes if status==200 or code==204.\n",
+        encoding="utf-8",
+    )
+    (vault / "Other.md").write_text("# Other\n\nThe printer is on floor two.\n", encoding="utf-8")
+    with Router(vault) as router:
+        switch = router.decide("what core switch do we have").candidates[0]
+        wifi = router.decide("guest wifi password").candidates[0]
+        check = router.decide("when does the health check pass").candidates[0]
+    assert switch.snippet == "The core switch is a Cisco C9300", switch
+    assert wifi.snippet == "The guest wifi password is sunflower-42 now.", wifi
+    assert check.snippet == "The health check passes if status==200 or code==204.", check

@@ -22,7 +22,7 @@ from krouter.routing.answering_line import (
     route_terms,
     terms_in,
 )
-from krouter.routing.line_search import searchable
+from krouter.routing.line_search import as_read, searchable
 from krouter.routing.question import Unit
 from krouter.routing.receipt import Citation
 from krouter.routing.scoring import Target
@@ -303,7 +303,7 @@ def _snippet(
             best = row
     best = keyed_row(best, passages, text_lines, units, fenced)
     line = answering_line(best, rows_of(best[0]), units)
-    return line, _around_matches(line_text(line), units)
+    return line, _around_matches(as_read(line_text(line)), units)
 
 
 def _written(term: str) -> tuple[str, ...]:
