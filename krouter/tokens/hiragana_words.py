@@ -16,6 +16,7 @@ from __future__ import annotations
 import unicodedata
 
 from krouter.lazy_pattern import lazy_pattern
+from krouter.tokens.scripts import HAS_HAN
 
 # What ends a noun in a question, cut from its end (``_cut_grammar``): endings (です, ですか, だっけ), verbs of
 # doing and being (する, できる), question words (いつ, どこ), honorifics (さん), and the particles between
@@ -101,7 +102,6 @@ _JOINED_BY_NO = lazy_pattern(r"(?<=[\u3041-\u3096]{2})の(?=[\u3041-\u3096]{2})"
 # A person named in a Japanese or Korean question: すずきさん, 박지은 님, 지은 씨. Not 様 or 氏, which end
 # words as often (仕様, 同様, 氏名: "新仕様の締め切り" was refused as naming 新仕, a cold review).
 _HONOURED = lazy_pattern(r"[ \t]?(?:さん|ちゃん|くん|さま|님|씨)")
-_HAN = lazy_pattern(r"[\u3400-\u9fff]")
 
 
 # Titles and roles take the same honorifics (社長さん, 管理人さん, 고객님, 팀장님): they name no one.
@@ -118,21 +118,21 @@ def honoured(word: str, question: str) -> bool:
         return False
     text = unicodedata.normalize("NFKC", question)
     found = text.find(word)
-    if found < 0 or (found > 0 and _HAN.match(text, found - 1) and _HAN.match(text, found)):
+    if found < 0 or (found > 0 and HAS_HAN.match(text, found - 1) and HAS_HAN.match(text, found)):
         return False
     return _HONOURED.match(text, found + len(word)) is not None
 
 
-_HIRAGANA_WORD = lazy_pattern(r"[\u3041-\u3096]{2,}")
-_KATAKANA_WORD = lazy_pattern(r"[\u30a1-\u30f6]{2,}")
+_HIRAGANA_ONLY = lazy_pattern(r"[\u3041-\u3096]{2,}")
+_KATAKANA_ONLY = lazy_pattern(r"[\u30a1-\u30f6]{2,}")
 
 
 def other_kana(word: str) -> str | None:
     """A word written in hiragana in katakana, and back (ごみ and ゴミ, おむつ and オムツ): Japanese writes
     many everyday words either way, and "ごみ袋はいくら" missed the page titled ゴミ袋 (a check of the bug
     hunt's vault). None for any other word."""
-    if _HIRAGANA_WORD.fullmatch(word):
+    if _HIRAGANA_ONLY.fullmatch(word):
         return "".join(chr(ord(c) + 0x60) for c in word)
-    if _KATAKANA_WORD.fullmatch(word):
+    if _KATAKANA_ONLY.fullmatch(word):
         return "".join(chr(ord(c) - 0x60) for c in word)
     return None
