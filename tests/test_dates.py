@@ -11,6 +11,7 @@ from krouter.routing.router import Router
 from krouter.tokens.dates import date_terms
 from krouter.tokens.normal_form import normalize
 from krouter.tokens.terms import RUN, query_terms
+from tests.vault_files import write
 
 
 @pytest.mark.parametrize(
@@ -137,14 +138,14 @@ def test_a_day_asked_finds_its_log_page_and_a_day_no_page_writes_is_missing(tmp_
 def test_a_logseq_journal_s_file_name_is_its_date(tmp_path: Path) -> None:
     """A bug hunt on a Logseq graph: "who did I meet on 2025-03-14" said "the vault never mentions
     '2025-03-14'" beside journals/2025_03_14.md, whose name Logseq writes with underscores."""
-    vault = tmp_path / "graph"
-    (vault / "journals").mkdir(parents=True)
-    (vault / "journals" / "2025_03_14.md").write_text(
-        "- Meeting with [[Acme Corp]] about the renewal\n", encoding="utf-8"
+    vault = write(
+        tmp_path / "graph",
+        {
+            "journals/2025_03_14.md": "- Meeting with [[Acme Corp]] about the renewal\n",
+            "journals/2025_03_15.md": "- Quiet day, wrote the report\n",
+            "pages/Acme Corp.md": "- Customer since 2021\n",
+        },
     )
-    (vault / "journals" / "2025_03_15.md").write_text("- Quiet day, wrote the report\n", encoding="utf-8")
-    (vault / "pages").mkdir()
-    (vault / "pages" / "Acme Corp.md").write_text("- Customer since 2021\n", encoding="utf-8")
     with Router(vault) as router:
         receipt = router.decide("who did I meet on 2025-03-14")
     assert receipt.candidates[0].path == "journals/2025_03_14.md", receipt.to_text()

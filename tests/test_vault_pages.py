@@ -9,6 +9,7 @@ import pytest
 
 from krouter import Router
 from krouter.vault.page import parse_page
+from tests.vault_files import write
 
 FILLER = {
     "Notes/Gardening.md": "# Gardening\n\nTomatoes need sun and water every morning.\n",
@@ -763,15 +764,14 @@ def test_a_date_no_calendar_has_is_text_not_the_frontmatter_s_end(tmp_path: Path
 def test_hugo_aliases_are_old_urls_not_names(tmp_path: Path) -> None:
     """A bug hunt on a Hugo site's content folder: `aliases: ["/blog/2019/vpn-setup/"]` (the old URLs a
     page redirects from) was read as a name of the laptop policy, and "vpn setup" cited it at 100%."""
-    vault = tmp_path / "site"
-    (vault / "content" / "posts").mkdir(parents=True)
-    (vault / "content" / "posts" / "laptop.md").write_text(
-        '---\ntitle: Laptop policy\naliases: ["/blog/2019/vpn-setup/", "Laptops"]\n---\nEvery laptop is encrypted.\n',
-        encoding="utf-8",
-    )
-    (vault / "content" / "posts" / "remote.md").write_text(
-        "---\ntitle: Remote access\n---\nThe VPN setup uses WireGuard; profiles are issued by IT.\n",
-        encoding="utf-8",
+    vault = write(
+        tmp_path / "site",
+        {
+            "content/posts/laptop.md": '---\ntitle: Laptop policy\naliases: ["/blog/2019/vpn-setup/", "Laptops"]\n---\n'
+            "Every laptop is encrypted.\n",
+            "content/posts/remote.md": "---\ntitle: Remote access\n---\n"
+            "The VPN setup uses WireGuard; profiles are issued by IT.\n",
+        },
     )
     with Router(vault) as router:
         receipt = router.decide("vpn setup")
@@ -781,14 +781,14 @@ def test_hugo_aliases_are_old_urls_not_names(tmp_path: Path) -> None:
 def test_a_snippet_shows_a_line_without_obsidian_s_block_id_or_highlight_marks(tmp_path: Path) -> None:
     """A bug hunt on exported vaults: receipts showed "Firewall pfSense ^aB3dE9fG" and "==sunflower-42==",
     marks the note's reader never sees; code's == stays."""
-    vault = tmp_path / "obs"
-    vault.mkdir()
-    (vault / "Network.md").write_text(
-        "# Network\n\nThe core switch is a Cisco C9300 ^aB3dE9fG\n\nThe guest wifi password is ==sunflower-42== now.\n"
-        "\nThe health check passes if status==200 or code==204.\n",
-        encoding="utf-8",
+    vault = write(
+        tmp_path / "obs",
+        {
+            "Network.md": "# Network\n\nThe core switch is a Cisco C9300 ^aB3dE9fG\n\n"
+            "The guest wifi password is ==sunflower-42== now.\n\nThe health check passes if status==200 or code==204.\n",
+            "Other.md": "# Other\n\nThe printer is on floor two.\n",
+        },
     )
-    (vault / "Other.md").write_text("# Other\n\nThe printer is on floor two.\n", encoding="utf-8")
     with Router(vault) as router:
         switch = router.decide("what core switch do we have").candidates[0]
         wifi = router.decide("guest wifi password").candidates[0]
